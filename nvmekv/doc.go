@@ -1,0 +1,2 @@
+// Package nvmekv is part of tiercache; see DESIGN.md. This file is filled in by the issue that builds the package.
+package nvmekv
