@@ -1,0 +1,53 @@
+// Command vmrun boots the vmtest QEMU guest and runs the guest tests in it
+// (see package vmtest). scripts/vmtest is the usual way to call it.
+//
+// Exit status: 0 when every guest test passed or the run was skipped (a
+// "skipped" line says why), 1 when a guest test failed or the run broke,
+// 2 for bad flags. With -noskip (or TIERCACHE_NO_SKIP=1) a skip is a failure.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tiercache/tiercache/vmtest"
+)
+
+func main() {
+	var o vmtest.Options
+	pkgs := flag.String("pkgs", "", "comma-separated guest test packages (default: all of ./vmtest/guest/...)")
+	bins := flag.String("bins", "", "comma-separated main packages to pack as /bin/<name>")
+	flag.StringVar(&o.Dir, "dir", ".", "Go module root")
+	flag.StringVar(&o.Kernel, "kernel", "", "guest kernel (default: newest /boot/vmlinuz-* with modules)")
+	flag.StringVar(&o.Run, "run", "", "-test.run regexp for every guest binary")
+	flag.DurationVar(&o.Timeout, "timeout", 4*time.Minute, "hard limit for the guest run")
+	flag.DurationVar(&o.TestTimeout, "test.timeout", 3*time.Minute, "-test.timeout of each guest binary")
+	flag.BoolVar(&o.KeepWork, "keep", false, "keep the work directory")
+	noSkip := flag.Bool("noskip", os.Getenv("TIERCACHE_NO_SKIP") == "1", "fail instead of skipping when QEMU or a kernel is missing")
+	flag.Parse()
+	if *pkgs != "" {
+		o.Packages = strings.Split(*pkgs, ",")
+	}
+	if *bins != "" {
+		o.Binaries = strings.Split(*bins, ",")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	_, err := vmtest.Run(ctx, o)
+	switch {
+	case err == nil:
+		fmt.Println("vmtest: PASS")
+	case errors.Is(err, vmtest.ErrSkip) && !*noSkip:
+		fmt.Printf("vmtest: skipped: %v\n", err)
+	default:
+		fmt.Printf("vmtest: FAIL: %v\n", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,47 @@
+package boot
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// requireGuest skips outside the QEMU guest: these tests only make sense in
+// the guest that scripts/vmtest boots (which sets TIERCACHE_GUEST=1, and
+// there nothing skips).
+func requireGuest(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TIERCACHE_GUEST") != "1" {
+		t.Skip("guest-only test: scripts/vmtest runs it inside the QEMU guest (TIERCACHE_GUEST=1)")
+	}
+}
+
+func TestNVMeDevicesPresent(t *testing.T) {
+	requireGuest(t)
+	for _, d := range []string{"/dev/nvme0", "/dev/nvme0n1", "/dev/ng0n1"} {
+		fi, err := os.Stat(d)
+		if err != nil {
+			t.Fatalf("NVMe device %s missing: %v", d, err)
+		}
+		if fi.Mode()&os.ModeDevice == 0 {
+			t.Fatalf("%s is not a device node (mode %v)", d, fi.Mode())
+		}
+	}
+}
+
+func TestNodeOneIsMemoryOnly(t *testing.T) {
+	requireGuest(t)
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("read %s: %v", p, err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	if got := read("/sys/devices/system/node/has_memory"); got != "0-1" {
+		t.Fatalf("has_memory = %q, want 0-1 (QEMU -numa flags)", got)
+	}
+	if got := read("/sys/devices/system/node/has_cpu"); got != "0" {
+		t.Fatalf("has_cpu = %q, want 0 (node 1 must be CPU-less)", got)
+	}
+}

@@ -1,0 +1,160 @@
+// Command guestinit is /init of the vmtest QEMU guest: it mounts the
+// pseudo file systems, loads the NVMe kernel modules, waits for the NVMe
+// devices, runs every test binary listed in /etc/vmtest.json with -test.v
+// (output goes straight to the serial console), prints the vmtest markers
+// the host parses, and powers the guest off. It is built static
+// (CGO_ENABLED=0) by vmtest.Run; it is useless outside the guest.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tiercache/tiercache/vmtest"
+)
+
+func mark(format string, args ...any) {
+	fmt.Printf("\n"+vmtest.MarkerPrefix+format+"\n", args...)
+}
+
+func main() {
+	defer powerOff()
+	defer func() {
+		if r := recover(); r != nil {
+			mark("%s init panicked: %v", vmtest.MarkerError, r)
+		}
+	}()
+	if err := mountAll(); err != nil {
+		mark("%s %v", vmtest.MarkerError, err)
+		return
+	}
+	// Keep kernel messages off the console: they would split test lines.
+	_ = os.WriteFile("/proc/sys/kernel/printk", []byte("1 4 1 7"), 0)
+	var uts unix.Utsname
+	_ = unix.Uname(&uts)
+	mark("%s kernel=%s", vmtest.MarkerBoot, unix.ByteSliceToString(uts.Release[:]))
+
+	cfg, err := readConfig()
+	if err != nil {
+		mark("%s %v", vmtest.MarkerError, err)
+		return
+	}
+	for _, m := range cfg.Modules {
+		if err := loadModule(m); err != nil {
+			mark("%s %v", vmtest.MarkerError, err)
+		}
+	}
+	if err := waitDevices(cfg.Devices, cfg.DeviceWait); err != nil {
+		mark("%s %v", vmtest.MarkerError, err)
+	}
+	for _, t := range cfg.Tests {
+		runTest(cfg, t)
+	}
+	unix.Sync()
+	mark("%s", vmtest.MarkerDone)
+}
+
+func mountAll() error {
+	mounts := []struct{ src, dst, fstype, data string }{
+		{"proc", "/proc", "proc", ""},
+		{"sysfs", "/sys", "sysfs", ""},
+		{"devtmpfs", "/dev", "devtmpfs", ""},
+		{"tmpfs", "/tmp", "tmpfs", "mode=1777"},
+		{"tmpfs", "/run", "tmpfs", "mode=0755"},
+	}
+	for _, m := range mounts {
+		if err := os.MkdirAll(m.dst, 0o755); err != nil {
+			return fmt.Errorf("guestinit: mkdir %s: %w", m.dst, err)
+		}
+		if err := unix.Mount(m.src, m.dst, m.fstype, 0, m.data); err != nil && !errors.Is(err, unix.EBUSY) {
+			return fmt.Errorf("guestinit: mount %s on %s: %w", m.fstype, m.dst, err)
+		}
+	}
+	return nil
+}
+
+func readConfig() (*vmtest.GuestConfig, error) {
+	b, err := os.ReadFile(vmtest.GuestConfigPath)
+	if err != nil {
+		return nil, fmt.Errorf("guestinit: read config: %w", err)
+	}
+	var cfg vmtest.GuestConfig
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return nil, fmt.Errorf("guestinit: parse %s: %w", vmtest.GuestConfigPath, err)
+	}
+	return &cfg, nil
+}
+
+func loadModule(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("guestinit: open module: %w", err)
+	}
+	defer f.Close()
+	// flags 0: the host ships uncompressed objects (vmtest.ReadModule).
+	if err := unix.FinitModule(int(f.Fd()), "", 0); err != nil && !errors.Is(err, unix.EEXIST) {
+		return fmt.Errorf("guestinit: finit_module %s: %w", path, err)
+	}
+	return nil
+}
+
+func waitDevices(devs []string, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		var missing []string
+		for _, d := range devs {
+			if _, err := os.Stat(d); err != nil {
+				missing = append(missing, d)
+			}
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("guestinit: devices %s did not appear within %s", strings.Join(missing, " "), wait)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func runTest(cfg *vmtest.GuestConfig, t vmtest.GuestTest) {
+	mark("%s %s %s", vmtest.MarkerBegin, t.Name, t.Pkg)
+	args := []string{"-test.v", "-test.timeout=" + cfg.TestTimeout.String()}
+	if cfg.Run != "" {
+		args = append(args, "-test.run="+cfg.Run)
+	}
+	cmd := exec.Command(t.Path, args...)
+	cmd.Dir = "/tmp"
+	cmd.Env = append([]string{"PATH=/bin:/tests", "HOME=/tmp", "TMPDIR=/tmp"}, cfg.Env...)
+	cmd.Stdout = os.Stdout
+	cmd.Stderr = os.Stdout
+	start := time.Now()
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		code = -1
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else {
+			fmt.Printf("guestinit: run %s: %v\n", t.Path, err)
+		}
+	}
+	mark("%s %s exit=%d elapsed=%s", vmtest.MarkerEnd, t.Name, code, time.Since(start).Round(time.Millisecond))
+}
+
+func powerOff() {
+	unix.Sync()
+	if err := unix.Reboot(unix.LINUX_REBOOT_CMD_POWER_OFF); err != nil {
+		fmt.Printf("guestinit: power off: %v\n", err)
+	}
+	// If power-off failed, returning from init panics the kernel and
+	// panic=-1 with -no-reboot ends QEMU.
+}

@@ -1,0 +1,104 @@
+package vmtest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// DefaultPackages are the guest test packages (run in go list order).
+var DefaultPackages = []string{"./vmtest/guest/..."}
+
+// Options configure one guest run. The zero value plus EnsureDefaults is
+// the CI configuration.
+type Options struct {
+	Dir         string        // Go module root where go build runs; default "."
+	Packages    []string      // guest test packages (go list patterns); default DefaultPackages
+	Binaries    []string      // extra main packages packed as /bin/<name> (e.g. "./cmd/tiercache"); default none
+	Kernel      string        // guest kernel image; default the newest /boot/vmlinuz-* with /lib/modules/<version>/modules.dep
+	ModulesDir  string        // /lib/modules/<version>; default derived from Kernel
+	Modules     []string      // kernel modules to load (dependencies added); default NVMeModules
+	QEMU        string        // emulator binary; default "qemu-system-x86_64"
+	CPUs        int           // guest CPUs, all on node 0; default 2
+	Node0MB     int           // node 0 memory (has the CPUs), MiB; default 1024
+	Node1MB     int           // node 1 memory (memory only, CXL-like), MiB; default 1024
+	ImageBytes  int64         // NVMe namespace image size, bytes; default 256 MiB
+	Timeout     time.Duration // hard limit for the guest run, QEMU is killed after it; default 4m
+	TestTimeout time.Duration // -test.timeout of each guest binary; default 3m
+	DeviceWait  time.Duration // how long the guest waits for /dev/ng0n1; default 30s
+	Run         string        // -test.run for every guest binary; default all tests
+	KeepWork    bool          // keep the temporary work directory (initramfs, image)
+	Stdout      io.Writer     // guest console and progress lines; default os.Stdout
+	Logger      *zap.Logger   // default zap.NewNop()
+}
+
+// EnsureDefaults fills zero fields with their defaults.
+func (o *Options) EnsureDefaults() {
+	if o.Dir == "" {
+		o.Dir = "."
+	}
+	if o.Packages == nil {
+		o.Packages = DefaultPackages
+	}
+	if o.Modules == nil {
+		o.Modules = NVMeModules
+	}
+	if o.QEMU == "" {
+		o.QEMU = "qemu-system-x86_64"
+	}
+	if o.CPUs == 0 {
+		o.CPUs = 2
+	}
+	if o.Node0MB == 0 {
+		o.Node0MB = 1024
+	}
+	if o.Node1MB == 0 {
+		o.Node1MB = 1024
+	}
+	if o.ImageBytes == 0 {
+		o.ImageBytes = 256 << 20
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 4 * time.Minute
+	}
+	if o.TestTimeout == 0 {
+		o.TestTimeout = 3 * time.Minute
+	}
+	if o.DeviceWait == 0 {
+		o.DeviceWait = 30 * time.Second
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+}
+
+// Validate reports every invalid field at once.
+func (o *Options) Validate() error {
+	var errs []error
+	if len(o.Packages) == 0 {
+		errs = append(errs, errors.New("vmtest: Packages is empty: no guest tests to run"))
+	}
+	if o.CPUs < 1 || o.CPUs > 64 {
+		errs = append(errs, fmt.Errorf("vmtest: CPUs %d is out of range 1..64", o.CPUs))
+	}
+	if o.Node0MB < 256 {
+		errs = append(errs, fmt.Errorf("vmtest: Node0MB %d is below 256 MiB, too small to boot", o.Node0MB))
+	}
+	if o.Node1MB < 64 {
+		errs = append(errs, fmt.Errorf("vmtest: Node1MB %d is below 64 MiB", o.Node1MB))
+	}
+	if o.ImageBytes < 1<<20 || o.ImageBytes%4096 != 0 {
+		errs = append(errs, fmt.Errorf("vmtest: ImageBytes %d must be a multiple of 4096 and at least 1 MiB", o.ImageBytes))
+	}
+	if o.Timeout <= 0 || o.TestTimeout <= 0 || o.DeviceWait <= 0 {
+		errs = append(errs, errors.New("vmtest: Timeout, TestTimeout and DeviceWait must be positive"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,41 @@
+package vmtest
+
+import "time"
+
+// The guest init and the host talk through the serial console only: the
+// init prints marker lines that start with MarkerPrefix, and everything else
+// is the test binaries' own -test.v output (plus any kernel message).
+const (
+	MarkerPrefix = "@@vmtest "
+	// MarkerBoot is printed once the init runs: "@@vmtest boot kernel=<release>".
+	MarkerBoot = "boot"
+	// MarkerBegin precedes a test binary: "@@vmtest begin <name> <import path>".
+	MarkerBegin = "begin"
+	// MarkerEnd follows it: "@@vmtest end <name> exit=<code> elapsed=<duration>".
+	MarkerEnd = "end"
+	// MarkerError reports a failure of the init itself (module load, missing device).
+	MarkerError = "error"
+	// MarkerDone is the last line before power-off: "@@vmtest done".
+	MarkerDone = "done"
+)
+
+// GuestConfigPath is where the host puts the GuestConfig (JSON) in the initramfs.
+const GuestConfigPath = "/etc/vmtest.json"
+
+// GuestConfig tells the guest init what to do.
+type GuestConfig struct {
+	Modules     []string      // absolute paths inside the initramfs, in load order
+	Devices     []string      // device nodes to wait for before running tests
+	DeviceWait  time.Duration // how long to wait for them
+	Tests       []GuestTest   // run in this order
+	TestTimeout time.Duration // passed as -test.timeout
+	Run         string        // passed as -test.run when not empty
+	Env         []string      // extra KEY=VALUE for every test binary
+}
+
+// GuestTest is one test binary in the initramfs.
+type GuestTest struct {
+	Name string // short name, e.g. "nvmept"
+	Pkg  string // import path, printed in the summary line
+	Path string // absolute path inside the initramfs
+}
