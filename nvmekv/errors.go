@@ -1,0 +1,166 @@
+package nvmekv
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. A command's failure is a *StatusError (or a wrapped
+// errno); errors.Is(err, ErrKeyNotFound) etc. work on both.
+var (
+	// ErrKeyNotFound: KV Key Does Not Exist (SC 0x87), or a KV-level miss
+	// (collision, expired record, stale chunk).
+	ErrKeyNotFound = errors.New("nvmekv: key not found")
+	// ErrKeyExists: Key Exists (SC 0x89), a must-not-exist Store found the key.
+	ErrKeyExists = errors.New("nvmekv: key exists")
+	// ErrCapacityExceeded: Capacity Exceeded (SC 0x81).
+	ErrCapacityExceeded = errors.New("nvmekv: capacity exceeded")
+	// ErrInvalidValueSize: Invalid Value Size (SC 0x85), or a value larger
+	// than the KV layer's configured maximum.
+	ErrInvalidValueSize = errors.New("nvmekv: invalid value size")
+	// ErrInvalidKeySize: Invalid Key Size (SC 0x86), or a key outside 1..16
+	// bytes (device) / 1..MaxKeyBytes (KV layer).
+	ErrInvalidKeySize = errors.New("nvmekv: invalid key size")
+	// ErrUnrecovered: Unrecovered Error (SC 0x88), or a record whose CRC does
+	// not match.
+	ErrUnrecovered = errors.New("nvmekv: unrecovered error")
+	// ErrNotKV: the namespace's command set is not KV (CSI != 1); KV opcodes
+	// are refused because Store is NVM Write's opcode.
+	ErrNotKV = errors.New("nvmekv: namespace is not a KV namespace")
+	// ErrClosed: the namespace or KV is closed.
+	ErrClosed = errors.New("nvmekv: closed")
+	// ErrBadOptions: Options.Validate found a problem.
+	ErrBadOptions = errors.New("nvmekv: invalid options")
+	// ErrShortBuffer: a List or Identify buffer is malformed or too small.
+	ErrShortBuffer = errors.New("nvmekv: malformed or short buffer")
+	// ErrCanceled: a command did not run because an earlier command of its
+	// linked chain failed (io_uring's -ECANCELED).
+	ErrCanceled = errors.New("nvmekv: canceled, an earlier command of the chain failed")
+)
+
+// StatusError is a completion with a non-zero NVMe status (nvme-kv.md §1.5):
+// cqe.res = (SCT<<8)|SC | CRD | MORE | DNR.
+type StatusError struct {
+	Op   Opcode // the command that failed
+	SCT  uint8  // status code type (0 = generic)
+	SC   uint8  // status code
+	CRD  uint8  // command retry delay (0..3)
+	More bool   // more status information in the error log page
+	DNR  bool   // do not retry
+}
+
+// Status bit positions in cqe.res (libnvme enum nvme_status_field).
+const (
+	statusSCMask   = 0xff
+	statusSCTShift = 8
+	statusSCTMask  = 0x7
+	statusCRDShift = 11
+	statusCRDMask  = 0x3
+	statusMore     = 0x2000
+	statusDNR      = 0x4000
+)
+
+// KV status codes, SCT 0 (nvme-kv.md §1.4; xNVMe/SPDK/libnvme).
+const (
+	SCSuccess            uint8 = 0x00
+	SCInvalidOpcode      uint8 = 0x01
+	SCInvalidField       uint8 = 0x02
+	SCInternal           uint8 = 0x06
+	SCCapacityExceeded   uint8 = 0x81
+	SCNamespaceNotReady  uint8 = 0x82
+	SCReservationConflct uint8 = 0x83
+	SCFormatInProgress   uint8 = 0x84
+	SCInvalidValueSize   uint8 = 0x85
+	SCInvalidKeySize     uint8 = 0x86
+	SCKeyNotExists       uint8 = 0x87
+	SCUnrecovered        uint8 = 0x88
+	SCKeyExists          uint8 = 0x89
+)
+
+// Status encodes (SCT, SC, DNR) as the kernel reports it in cqe.res.
+func Status(sct, sc uint8, dnr bool) int32 {
+	r := int32(sc) | int32(sct&statusSCTMask)<<statusSCTShift
+	if dnr {
+		r |= statusDNR
+	}
+	return r
+}
+
+// statusFromRes splits a positive cqe.res into its fields.
+func statusFromRes(op Opcode, res int32) *StatusError {
+	return &StatusError{
+		Op:   op,
+		SC:   uint8(res & statusSCMask),
+		SCT:  uint8((res >> statusSCTShift) & statusSCTMask),
+		CRD:  uint8((res >> statusCRDShift) & statusCRDMask),
+		More: res&statusMore != 0,
+		DNR:  res&statusDNR != 0,
+	}
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("nvmekv: %s failed with NVMe status SCT %#x SC %#x (%s)%s%s",
+		e.Op, e.SCT, e.SC, e.name(), flag(e.DNR, ", do not retry"), flag(e.More, ", more info in the error log"))
+}
+
+func flag(b bool, s string) string {
+	if b {
+		return s
+	}
+	return ""
+}
+
+func (e *StatusError) name() string {
+	if e.SCT != 0 {
+		return "non-generic status"
+	}
+	switch e.SC {
+	case SCInvalidOpcode:
+		return "invalid opcode"
+	case SCInvalidField:
+		return "invalid field in command"
+	case SCInternal:
+		return "internal error"
+	case SCCapacityExceeded:
+		return "capacity exceeded"
+	case SCNamespaceNotReady:
+		return "namespace not ready"
+	case SCReservationConflct:
+		return "reservation conflict"
+	case SCFormatInProgress:
+		return "format in progress"
+	case SCInvalidValueSize:
+		return "invalid value size"
+	case SCInvalidKeySize:
+		return "invalid key size"
+	case SCKeyNotExists:
+		return "key does not exist"
+	case SCUnrecovered:
+		return "unrecovered error"
+	case SCKeyExists:
+		return "key exists"
+	}
+	return "unknown status"
+}
+
+// Unwrap maps the KV status codes to the package sentinels.
+func (e *StatusError) Unwrap() error {
+	if e.SCT != 0 {
+		return nil
+	}
+	switch e.SC {
+	case SCCapacityExceeded:
+		return ErrCapacityExceeded
+	case SCInvalidValueSize:
+		return ErrInvalidValueSize
+	case SCInvalidKeySize:
+		return ErrInvalidKeySize
+	case SCKeyNotExists:
+		return ErrKeyNotFound
+	case SCUnrecovered:
+		return ErrUnrecovered
+	case SCKeyExists:
+		return ErrKeyExists
+	}
+	return nil
+}

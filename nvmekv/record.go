@@ -1,0 +1,117 @@
+package nvmekv
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+)
+
+// Record header (what KV stores under a user key's device key), little-endian:
+//
+//	off size field
+//	0   4    magic "TKV1" (0x31564b54)
+//	4   1    format version (1)
+//	5   1    reserved (0)
+//	6   2    user key length
+//	8   4    flags (Meta.Flags)
+//	12  4    number of chunks (0 = value inline after the key)
+//	16  8    value length
+//	24  8    expiry (unix ns, 0 = none)
+//	32  8    version (Meta.Version)
+//	40  8    put ID (unique per Put; every chunk repeats it)
+//	48  4    CRC32C (Castagnoli) of header (this field 0) ‖ key ‖ whole value
+//	52  4    reserved (0)
+//	56  …    user key, then the inline value
+//
+// Chunk value: put ID u64, chunk index u32, reserved u32, then payload.
+const (
+	recordMagic    = 0x31564b54
+	recordVersion  = 1
+	HeaderBytes    = 56
+	ChunkHdrBytes  = 16
+	recordCRCOff   = 48
+	maxUserKeyLen  = 1<<16 - 1
+	maxChunksLimit = 1<<32 - 1
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// header is a decoded record header.
+type header struct {
+	keyLen   int
+	flags    uint32
+	chunks   uint32
+	valueLen uint64
+	expiry   int64
+	version  uint64
+	putID    uint64
+	crc      uint32
+}
+
+// putHeader writes the header, key and inline value into b (which must be
+// HeaderBytes+len(key)+len(inline) long) and the CRC over header ‖ key ‖ value.
+func putHeader(b []byte, h *header, key, value []byte, inline bool) {
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], recordMagic)
+	b[4], b[5] = recordVersion, 0
+	le.PutUint16(b[6:], uint16(len(key)))
+	le.PutUint32(b[8:], h.flags)
+	le.PutUint32(b[12:], h.chunks)
+	le.PutUint64(b[16:], h.valueLen)
+	le.PutUint64(b[24:], uint64(h.expiry))
+	le.PutUint64(b[32:], h.version)
+	le.PutUint64(b[40:], h.putID)
+	le.PutUint32(b[48:], 0)
+	le.PutUint32(b[52:], 0)
+	copy(b[HeaderBytes:], key)
+	if inline {
+		copy(b[HeaderBytes+len(key):], value)
+	}
+	crc := crc32.Update(0, castagnoli, b[:HeaderBytes+len(key)])
+	crc = crc32.Update(crc, castagnoli, value)
+	le.PutUint32(b[recordCRCOff:], crc)
+}
+
+// parseHeader decodes a header from the first bytes of a retrieved record.
+func parseHeader(b []byte) (header, error) {
+	if len(b) < HeaderBytes {
+		return header{}, fmt.Errorf("%w: record is %d bytes, shorter than its %d-byte header", ErrUnrecovered, len(b), HeaderBytes)
+	}
+	le := binary.LittleEndian
+	if m := le.Uint32(b); m != recordMagic || b[4] != recordVersion {
+		return header{}, fmt.Errorf("%w: record has magic %#x version %d, want %#x version %d", ErrUnrecovered, m, b[4], recordMagic, recordVersion)
+	}
+	h := header{
+		keyLen: int(le.Uint16(b[6:])), flags: le.Uint32(b[8:]), chunks: le.Uint32(b[12:]),
+		valueLen: le.Uint64(b[16:]), expiry: int64(le.Uint64(b[24:])), version: le.Uint64(b[32:]),
+		putID: le.Uint64(b[40:]), crc: le.Uint32(b[48:]),
+	}
+	if len(b) < HeaderBytes+h.keyLen {
+		return header{}, fmt.Errorf("%w: record of %d bytes cannot hold its %d-byte key", ErrUnrecovered, len(b), h.keyLen)
+	}
+	return h, nil
+}
+
+// headerCRC starts the record CRC: header (CRC field zeroed) ‖ key.
+func headerCRC(b []byte, keyLen int) uint32 {
+	var hb [HeaderBytes]byte
+	copy(hb[:], b[:HeaderBytes])
+	binary.LittleEndian.PutUint32(hb[recordCRCOff:], 0)
+	crc := crc32.Update(0, castagnoli, hb[:])
+	return crc32.Update(crc, castagnoli, b[HeaderBytes:HeaderBytes+keyLen])
+}
+
+func putChunkHdr(b []byte, putID uint64, i uint32) {
+	le := binary.LittleEndian
+	le.PutUint64(b[0:], putID)
+	le.PutUint32(b[8:], i)
+	le.PutUint32(b[12:], 0)
+}
+
+func parseChunkHdr(b []byte) (putID uint64, i uint32, ok bool) {
+	if len(b) < ChunkHdrBytes {
+		return 0, 0, false
+	}
+	le := binary.LittleEndian
+	return le.Uint64(b), le.Uint32(b[8:]), true
+}
