@@ -113,7 +113,7 @@ func writeInitramfs(o *Options, b *built, mods []Module, path string) (GuestConf
 		DeviceWait:  o.DeviceWait,
 		TestTimeout: o.TestTimeout,
 		Run:         o.Run,
-		Env:         []string{"TIERCACHE_GUEST=1", "TIERCACHE_NO_SKIP=1"},
+		Env:         []string{"TIERCACHE_GUEST=1", "TIERCACHE_NO_SKIP=1", "TIERCACHE_NUMA_NODE=1"},
 	}
 	f, err := os.Create(path)
 	if err != nil {
