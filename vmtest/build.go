@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -113,7 +114,8 @@ func writeInitramfs(o *Options, b *built, mods []Module, path string) (GuestConf
 		DeviceWait:  o.DeviceWait,
 		TestTimeout: o.TestTimeout,
 		Run:         o.Run,
-		Env:         []string{"TIERCACHE_GUEST=1", "TIERCACHE_NO_SKIP=1", "TIERCACHE_NUMA_NODE=1"},
+		Env: []string{"TIERCACHE_GUEST=1", "TIERCACHE_NO_SKIP=1", "TIERCACHE_NUMA_NODE=1",
+			"TIERCACHE_VM_IMAGE_BYTES=" + strconv.FormatInt(o.ImageBytes, 10)},
 	}
 	f, err := os.Create(path)
 	if err != nil {
