@@ -1,2 +1,61 @@
-// Package server is part of tiercache; see DESIGN.md. This file is filled in by the issue that builds the package.
+// Package server speaks the Redis protocol (RESP2, and RESP3 after HELLO 3)
+// for a Cache over a Unix socket and, optionally, TCP. Any Redis client
+// (redis-cli, redis-py, go-redis) is a client unchanged.
+//
+// A Server is built with New(cache, Options), started with Start (or fed
+// listeners with Serve) and stopped with Close. The Cache interface mirrors
+// tier.Cache; cmd/tiercache adapts one to the other, so this package knows
+// nothing about tiers beyond the TierStats it prints in INFO.
+//
+// Each connection has one goroutine that reads a command, runs it and
+// appends the reply to a buffered writer. The writer is flushed only when
+// the reader is about to block for more input, so a pipelined batch of
+// requests that arrived together is answered with one write.
+//
+// Commands: PING ECHO HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO)
+// COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET) GET SET DEL UNLINK
+// EXISTS MGET MSET EXPIRE PEXPIRE TTL PTTL PERSIST TIER DBSIZE FLUSHALL
+// FLUSHDB INFO.
+//
+// # Invariants
+//
+//   - S1: every limit (connections, bulk length, argument count, inline
+//     length, bytes of one command) is checked before memory is committed
+//     for it; a declared length only bounds what may arrive, and buffers
+//     grow as bytes arrive (TestReaderDeclaredLengthDoesNotAllocate).
+//   - S2: a protocol error is answered "-ERR Protocol error: <what>" and
+//     then the connection is closed; the server keeps serving others
+//     (TestProtocolErrors).
+//   - S3: an unknown command, a wrong arity or a bad argument gets Redis's
+//     error text and never closes the connection (TestCommandReplies).
+//   - S4: replies are written in request order, and a batch of requests
+//     that arrived together is answered with one write (TestPipelineOneFlush).
+//   - S5: the Unix socket is created with exactly the configured mode (0600
+//     by default) — there is no moment with wider permissions — so another
+//     user cannot connect (TestSocketModeKeepsOtherUsersOut).
+//   - S6: an existing socket file is removed only when connecting to it is
+//     refused; a live server's socket and non-socket files are left alone
+//     (TestStaleSocketHandling).
+//   - S7: a TCP listener requires AUTH; before AUTH only AUTH, HELLO and QUIT
+//     run, with at most 10 arguments and 16 KiB bulks (TestTCPRequiresAuth).
+//   - S8: the Reader yields the same commands whatever the read boundaries
+//     (FuzzReader, with the stream split into single bytes).
+//   - S9: Close stops the listeners, lets each connection finish its
+//     current command and flush, waits for every goroutine, and is
+//     idempotent (TestCloseIsOrderedAndIdempotent).
+//
+// # Caveats
+//
+//   - Arguments handed to the Cache alias the connection's read buffer and
+//     are valid only during the call; the Cache copies what it keeps.
+//   - SET ... GET, EXPIRE with NX/XX/GT/LT and SET with an absolute expiry
+//     in the past are composed of two Cache calls and are not atomic with
+//     respect to other clients writing the same key.
+//   - There is one database (SELECT 0 only); FLUSHALL ASYNC runs synchronously.
+//   - The umask is narrowed process-wide for the instant of bind(2);
+//     files created concurrently by other goroutines get the narrower mask.
+//   - Between probing a stale socket and removing it, another process could
+//     bind the path; the window is microseconds.
+//   - HELLO reports server "tiercache" and version 7.2.0, the Redis version
+//     whose protocol is implemented.
 package server

@@ -1,0 +1,76 @@
+package server
+
+import "time"
+
+// Cache is what the server needs from the storage engine. Its method set
+// mirrors tier.Cache; cmd/tiercache adapts a *tier.Cache to it, and the
+// server knows nothing about the tiers behind it.
+//
+// Every method is called concurrently from many connections. Slices passed
+// in are only valid during the call; a returned value may alias dst.
+type Cache interface {
+	// Get appends the value of key to dst. ok is false on a miss.
+	Get(dst, key []byte) (value []byte, ok bool, err error)
+	// MGet returns one value per key, nil for a miss.
+	MGet(keys [][]byte) ([][]byte, error)
+	// Set stores key=value; stored is false when NX/XX prevented it.
+	Set(key, value []byte, o SetOptions) (stored bool, err error)
+	// MSet stores every pair.
+	MSet(kvs [][2][]byte) error
+	// Delete removes keys and returns how many existed.
+	Delete(keys ...[]byte) int
+	// Exists counts the keys that exist (a key named twice counts twice).
+	Exists(keys ...[]byte) int
+	// Expire sets a positive ttl on an existing key; false if the key is absent.
+	Expire(key []byte, ttl time.Duration) bool
+	// TTL returns the remaining time to live; ttl < 0 means no expiry.
+	// exists is false when the key is absent.
+	TTL(key []byte) (ttl time.Duration, exists bool)
+	// Persist removes the expiry; false if the key is absent or had none.
+	Persist(key []byte) bool
+	// Len is the number of keys.
+	Len() int
+	// Flush removes every key from every tier.
+	Flush() error
+	// Where names the tier holding key: "hot", "warm", "cold", or "" if absent.
+	Where(key []byte) string
+	// TierStats is the snapshot INFO's tiers section prints.
+	TierStats() TierStats
+}
+
+// SetOptions are the SET modifiers the cache implements.
+type SetOptions struct {
+	TTL      time.Duration // relative expiry; 0 = none
+	ExpireAt time.Time     // absolute expiry; zero = none (TTL and ExpireAt are never both set)
+	NX       bool          // only if the key does not exist
+	XX       bool          // only if the key exists
+	KeepTTL  bool          // keep the existing expiry
+}
+
+// TierStats is a point-in-time snapshot of the cache for INFO.
+type TierStats struct {
+	Tiers []TierLevel // hot, warm, cold in that order
+
+	FlusherQueue   int64  // items waiting to be written to cold
+	FlusherBytes   uint64 // bytes written by the flusher
+	FlusherBatches uint64 // submissions made by the flusher
+	FlusherDrops   uint64 // cold admissions dropped because the flusher was behind
+
+	WarmNode      int     // NUMA node the warm arena is bound to; -1 unbound
+	WarmPlacement float64 // fraction of sampled warm pages on WarmNode (0..1)
+
+	ColdBackend      string // "emulated:<path>", "passthrough:/dev/ngXnY", ...
+	ColdFreeBytes    uint64 // free space reported by the cold backend
+	ColdBytesRead    uint64 // bytes read from the cold device
+	ColdBytesWritten uint64 // bytes written to the cold device
+}
+
+// TierLevel is one tier's counters.
+type TierLevel struct {
+	Name      string
+	Items     int64
+	Bytes     int64
+	Hits      uint64
+	Misses    uint64
+	Evictions uint64
+}

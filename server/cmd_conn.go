@@ -1,0 +1,313 @@
+package server
+
+import (
+	"bytes"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// redisCompatVersion is the Redis version whose protocol the server speaks;
+// HELLO and INFO report it for clients that check.
+const redisCompatVersion = "7.2.0"
+
+func (c *conn) cmdPing(args [][]byte) {
+	switch len(args) {
+	case 1:
+		c.w.Simple("PONG")
+	case 2:
+		c.w.Bulk(args[1])
+	default:
+		c.wrongArgs("ping")
+	}
+}
+
+func (c *conn) cmdEcho(args [][]byte) { c.w.Bulk(args[1]) }
+
+// cmdHello: HELLO [protover [AUTH username password] [SETNAME clientname]].
+func (c *conn) cmdHello(args [][]byte) {
+	proto := c.w.Proto()
+	if len(args) >= 2 {
+		v, err := strconv.ParseInt(string(args[1]), 10, 64)
+		if err != nil {
+			c.w.Error("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if v != 2 && v != 3 {
+			c.w.Error("NOPROTO unsupported protocol version")
+			return
+		}
+		proto = int(v)
+	}
+	var name []byte
+	setName := false
+	for i := 2; i < len(args); i++ {
+		more := len(args) - i - 1
+		switch {
+		case strings.EqualFold(string(args[i]), "auth") && more >= 2:
+			if c.s.opts.RequirePass != "" && !c.checkPassword(args[i+1], args[i+2]) {
+				c.w.Error("WRONGPASS invalid username-password pair or user is disabled.")
+				return
+			}
+			c.authed = true
+			c.rd.SetPreAuth(false)
+			i += 2
+		case strings.EqualFold(string(args[i]), "setname") && more >= 1:
+			name, setName = args[i+1], true
+			i++
+		default:
+			c.w.Error("ERR Syntax error in HELLO option '" + string(args[i]) + "'")
+			return
+		}
+	}
+	if !c.authed {
+		c.w.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	if setName {
+		if !validClientName(name) {
+			c.w.Error("ERR Client names cannot contain spaces, newlines or special characters.")
+			return
+		}
+		c.name = string(name)
+	}
+	c.w.SetProto(proto)
+	c.w.Map(7)
+	c.w.BulkString("server")
+	c.w.BulkString("tiercache")
+	c.w.BulkString("version")
+	c.w.BulkString(redisCompatVersion)
+	c.w.BulkString("proto")
+	c.w.Int(int64(proto))
+	c.w.BulkString("id")
+	c.w.Int(c.id)
+	c.w.BulkString("mode")
+	c.w.BulkString("standalone")
+	c.w.BulkString("role")
+	c.w.BulkString("master")
+	c.w.BulkString("modules")
+	c.w.Array(0)
+}
+
+// cmdAuth: AUTH [username] password.
+func (c *conn) cmdAuth(args [][]byte) {
+	if len(args) > 3 {
+		c.w.Error("ERR syntax error")
+		return
+	}
+	if c.s.opts.RequirePass == "" {
+		c.w.Error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+		return
+	}
+	var user []byte
+	pass := args[1]
+	if len(args) == 3 {
+		user, pass = args[1], args[2]
+	}
+	if !c.checkPassword(user, pass) {
+		c.w.Error("WRONGPASS invalid username-password pair or user is disabled.")
+		return
+	}
+	c.authed = true
+	c.rd.SetPreAuth(false)
+	c.w.OK()
+}
+
+func validClientName(b []byte) bool {
+	for _, ch := range b {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *conn) cmdClient(args [][]byte) {
+	sub := strings.ToLower(string(args[1]))
+	switch sub {
+	case "setname":
+		if len(args) != 3 {
+			c.wrongArgs("client|setname")
+			return
+		}
+		if !validClientName(args[2]) {
+			c.w.Error("ERR Client names cannot contain spaces, newlines or special characters.")
+			return
+		}
+		c.name = string(args[2])
+		c.w.OK()
+	case "getname":
+		if c.name == "" {
+			c.w.Null()
+			return
+		}
+		c.w.BulkString(c.name)
+	case "setinfo":
+		if len(args) != 4 {
+			c.wrongArgs("client|setinfo")
+			return
+		}
+		if bytes.ContainsAny(args[3], " \r\n") {
+			c.w.Error("ERR " + string(args[2]) + " cannot contain spaces, newlines or special characters.")
+			return
+		}
+		switch strings.ToLower(string(args[2])) {
+		case "lib-name":
+			c.libName = string(args[3])
+		case "lib-ver":
+			c.libVer = string(args[3])
+		default:
+			c.w.Error("ERR Unrecognized option '" + string(args[2]) + "'")
+			return
+		}
+		c.w.OK()
+	case "id":
+		c.w.Int(c.id)
+	case "info":
+		c.w.Verbatim("txt", c.describe()+"\n")
+	case "help":
+		help := []string{"CLIENT <subcommand> [<arg> ...]. Subcommands are:", "GETNAME", "SETNAME <name>",
+			"SETINFO <LIB-NAME|LIB-VER> <value>", "ID", "INFO", "HELP"}
+		c.w.Array(len(help))
+		for _, h := range help {
+			c.w.Simple(h)
+		}
+	default:
+		c.unknownSubcommand("client", args[1])
+	}
+}
+
+// describe is the CLIENT INFO line.
+func (c *conn) describe() string {
+	return "id=" + strconv.FormatInt(c.id, 10) + " addr=" + c.nc.RemoteAddr().String() +
+		" name=" + c.name + " db=0 resp=" + strconv.Itoa(c.w.Proto()) +
+		" lib-name=" + c.libName + " lib-ver=" + c.libVer
+}
+
+// cmdCommand answers COMMAND, COMMAND COUNT, COMMAND LIST, COMMAND INFO and
+// COMMAND DOCS (empty) with Redis 7's reply shapes.
+func (c *conn) cmdCommand(args [][]byte) {
+	if len(args) == 1 {
+		names := c.sortedCommands()
+		c.w.Array(len(names))
+		for _, n := range names {
+			c.writeCommandInfo(c.s.cmds[n])
+		}
+		return
+	}
+	switch strings.ToLower(string(args[1])) {
+	case "count":
+		c.w.Int(int64(len(c.s.cmds)))
+	case "list":
+		names := c.sortedCommands()
+		c.w.Array(len(names))
+		for _, n := range names {
+			c.w.BulkString(n)
+		}
+	case "info":
+		names := args[2:]
+		if len(names) == 0 {
+			c.cmdCommand(args[:1])
+			return
+		}
+		c.w.Array(len(names))
+		for _, n := range names {
+			if cmd := c.s.cmds[strings.ToLower(string(n))]; cmd != nil {
+				c.writeCommandInfo(cmd)
+			} else {
+				c.w.Null()
+			}
+		}
+	case "docs":
+		c.w.Map(0)
+	default:
+		c.unknownSubcommand("command", args[1])
+	}
+}
+
+func (c *conn) sortedCommands() []string {
+	names := make([]string, 0, len(c.s.cmds))
+	for n := range c.s.cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// writeCommandInfo writes the 10-element COMMAND entry of Redis 7: name,
+// arity, flags, first key, last key, step, ACL categories, tips, key specs,
+// subcommands.
+func (c *conn) writeCommandInfo(cmd *command) {
+	c.w.Array(10)
+	c.w.BulkString(cmd.name)
+	c.w.Int(int64(cmd.arity))
+	c.w.Set(len(cmd.flags))
+	for _, f := range cmd.flags {
+		c.w.Simple(f)
+	}
+	c.w.Int(int64(cmd.first))
+	c.w.Int(int64(cmd.last))
+	c.w.Int(int64(cmd.step))
+	c.w.Set(0)
+	c.w.Set(0)
+	c.w.Array(0)
+	c.w.Array(0)
+}
+
+func (c *conn) cmdSelect(args [][]byte) {
+	n, err := strconv.ParseInt(string(args[1]), 10, 64)
+	if err != nil {
+		c.w.Error("ERR value is not an integer or out of range")
+		return
+	}
+	if n != 0 {
+		c.w.Error("ERR DB index is out of range")
+		return
+	}
+	c.w.OK()
+}
+
+func (c *conn) cmdQuit(args [][]byte) {
+	c.w.OK()
+	c.quit = true
+}
+
+// cmdConfig answers CONFIG GET for the few parameters tools ask about
+// (redis-benchmark reads "save" and "appendonly"); CONFIG SET is refused.
+func (c *conn) cmdConfig(args [][]byte) {
+	switch strings.ToLower(string(args[1])) {
+	case "get":
+		if len(args) < 3 {
+			c.wrongArgs("config|get")
+			return
+		}
+		params := [][2]string{
+			{"save", ""}, {"appendonly", "no"}, {"databases", "1"},
+			{"maxclients", strconv.Itoa(c.s.opts.MaxConns)},
+			{"proto-max-bulk-len", strconv.Itoa(c.s.opts.MaxBulkBytes)},
+			{"unixsocket", c.s.opts.UnixSocket},
+			{"unixsocketperm", strconv.FormatUint(uint64(c.s.opts.UnixMode), 8)},
+		}
+		var out [][2]string
+		for _, p := range params {
+			for _, pat := range args[2:] {
+				if ok, _ := path.Match(strings.ToLower(string(pat)), p[0]); ok {
+					out = append(out, p)
+					break
+				}
+			}
+		}
+		c.w.Map(len(out))
+		for _, p := range out {
+			c.w.BulkString(p[0])
+			c.w.BulkString(p[1])
+		}
+	case "set":
+		c.w.Error("ERR CONFIG SET is not supported by tiercache; edit the configuration file and restart")
+	case "resetstat":
+		c.w.OK()
+	default:
+		c.unknownSubcommand("config", args[1])
+	}
+}

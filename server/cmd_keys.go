@@ -1,0 +1,287 @@
+package server
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const errNotInt = "ERR value is not an integer or out of range"
+
+func (c *conn) cacheError(err error) {
+	c.w.Error("ERR " + err.Error())
+}
+
+func (c *conn) cmdGet(args [][]byte) {
+	v, ok, err := c.s.cache.Get(c.scratch[:0], args[1])
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	if !ok {
+		c.s.stats.misses.Add(1)
+		c.w.Null()
+		return
+	}
+	c.s.stats.hits.Add(1)
+	c.w.Bulk(v)
+	if cap(v) <= maxScratch && cap(v) > cap(c.scratch) {
+		c.scratch = v[:0]
+	}
+}
+
+// cmdSet: SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL].
+func (c *conn) cmdSet(args [][]byte) {
+	var o SetOptions
+	get, expiry := false, false
+	var at time.Time
+	for i := 3; i < len(args); i++ {
+		opt := strings.ToUpper(string(args[i]))
+		switch opt {
+		case "NX", "XX":
+			if o.NX || o.XX {
+				c.w.Error("ERR syntax error")
+				return
+			}
+			o.NX, o.XX = opt == "NX", opt == "XX"
+		case "GET":
+			get = true
+		case "KEEPTTL":
+			if expiry {
+				c.w.Error("ERR syntax error")
+				return
+			}
+			o.KeepTTL, expiry = true, true
+		case "EX", "PX", "EXAT", "PXAT":
+			if expiry || i+1 >= len(args) {
+				c.w.Error("ERR syntax error")
+				return
+			}
+			i++
+			n, err := strconv.ParseInt(string(args[i]), 10, 64)
+			if err != nil {
+				c.w.Error(errNotInt)
+				return
+			}
+			unit := time.Millisecond
+			if opt == "EX" || opt == "EXAT" {
+				unit = time.Second
+			}
+			if n <= 0 || n > math.MaxInt64/int64(unit) {
+				c.w.Error("ERR invalid expire time in 'set' command")
+				return
+			}
+			d := time.Duration(n) * unit
+			if opt == "EX" || opt == "PX" {
+				o.TTL = d
+			} else {
+				at = time.Unix(0, 0).Add(d)
+				o.ExpireAt = at
+			}
+			expiry = true
+		default:
+			c.w.Error("ERR syntax error")
+			return
+		}
+	}
+	key, val := args[1], args[2]
+	var old []byte
+	hadOld := false
+	if get {
+		var err error
+		old, hadOld, err = c.s.cache.Get(nil, key)
+		if err != nil {
+			c.cacheError(err)
+			return
+		}
+	}
+	var stored bool
+	if !at.IsZero() && !at.After(time.Now()) {
+		// An absolute expiry in the past: the key ends up absent, as in Redis.
+		exists := c.s.cache.Exists(key) > 0
+		stored = !(o.NX && exists) && !(o.XX && !exists)
+		if stored {
+			c.s.cache.Delete(key)
+		}
+	} else {
+		var err error
+		stored, err = c.s.cache.Set(key, val, o)
+		if err != nil {
+			c.cacheError(err)
+			return
+		}
+	}
+	switch {
+	case get && hadOld:
+		c.w.Bulk(old)
+	case get:
+		c.w.Null()
+	case stored:
+		c.w.OK()
+	default:
+		c.w.Null()
+	}
+}
+
+func (c *conn) cmdDel(args [][]byte) { c.w.Int(int64(c.s.cache.Delete(args[1:]...))) }
+
+func (c *conn) cmdExists(args [][]byte) { c.w.Int(int64(c.s.cache.Exists(args[1:]...))) }
+
+func (c *conn) cmdMGet(args [][]byte) {
+	vals, err := c.s.cache.MGet(args[1:])
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	c.w.Array(len(vals))
+	var hits uint64
+	for _, v := range vals {
+		if v == nil {
+			c.w.Null()
+			continue
+		}
+		hits++
+		c.w.Bulk(v)
+	}
+	c.s.stats.hits.Add(hits)
+	c.s.stats.misses.Add(uint64(len(vals)) - hits)
+}
+
+func (c *conn) cmdMSet(args [][]byte) {
+	if len(args)%2 != 1 {
+		c.wrongArgs("mset")
+		return
+	}
+	kvs := c.kvs[:0]
+	for i := 1; i < len(args); i += 2 {
+		kvs = append(kvs, [2][]byte{args[i], args[i+1]})
+	}
+	err := c.s.cache.MSet(kvs)
+	clear(kvs)
+	if cap(kvs) <= 1024 {
+		c.kvs = kvs[:0]
+	}
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	c.w.OK()
+}
+
+// cmdExpire: EXPIRE|PEXPIRE key n [NX|XX|GT|LT]. A non-positive time
+// deletes the key, as in Redis.
+func (c *conn) cmdExpire(args [][]byte) {
+	name := strings.ToLower(string(args[0]))
+	unit := time.Second
+	if name == "pexpire" {
+		unit = time.Millisecond
+	}
+	n, err := strconv.ParseInt(string(args[2]), 10, 64)
+	if err != nil {
+		c.w.Error(errNotInt)
+		return
+	}
+	if n > math.MaxInt64/int64(unit) {
+		c.w.Error("ERR invalid expire time in '" + name + "' command")
+		return
+	}
+	var nx, xx, gt, lt bool
+	for _, a := range args[3:] {
+		switch strings.ToUpper(string(a)) {
+		case "NX":
+			nx = true
+		case "XX":
+			xx = true
+		case "GT":
+			gt = true
+		case "LT":
+			lt = true
+		default:
+			c.w.Error("ERR Unsupported option " + string(a))
+			return
+		}
+	}
+	if nx && (xx || gt || lt) {
+		c.w.Error("ERR NX and XX, GT or LT options at the same time are not compatible")
+		return
+	}
+	if gt && lt {
+		c.w.Error("ERR GT and LT options at the same time are not compatible")
+		return
+	}
+	ttl := time.Duration(n) * unit
+	key := args[1]
+	if nx || xx || gt || lt {
+		cur, exists := c.s.cache.TTL(key)
+		if !exists {
+			c.w.Int(0)
+			return
+		}
+		persistent := cur < 0
+		if (nx && !persistent) || (xx && persistent) || (gt && (persistent || ttl <= cur)) || (lt && !persistent && ttl >= cur) {
+			c.w.Int(0)
+			return
+		}
+	}
+	if ttl <= 0 {
+		c.w.Int(int64(c.s.cache.Delete(key)))
+		return
+	}
+	if c.s.cache.Expire(key, ttl) {
+		c.w.Int(1)
+		return
+	}
+	c.w.Int(0)
+}
+
+func (c *conn) cmdTTL(args [][]byte) {
+	ttl, exists := c.s.cache.TTL(args[1])
+	switch {
+	case !exists:
+		c.w.Int(-2)
+	case ttl < 0:
+		c.w.Int(-1)
+	case args[0][0] == 'p' || args[0][0] == 'P':
+		c.w.Int(int64((ttl + time.Millisecond/2) / time.Millisecond))
+	default:
+		c.w.Int(int64((ttl + time.Second/2) / time.Second))
+	}
+}
+
+func (c *conn) cmdPersist(args [][]byte) {
+	if c.s.cache.Persist(args[1]) {
+		c.w.Int(1)
+		return
+	}
+	c.w.Int(0)
+}
+
+func (c *conn) cmdTier(args [][]byte) {
+	if t := c.s.cache.Where(args[1]); t != "" {
+		c.w.BulkString(t)
+		return
+	}
+	c.w.Null()
+}
+
+func (c *conn) cmdDBSize(args [][]byte) { c.w.Int(int64(c.s.cache.Len())) }
+
+// cmdFlush: FLUSHALL|FLUSHDB [ASYNC|SYNC]; both run synchronously.
+func (c *conn) cmdFlush(args [][]byte) {
+	if len(args) > 2 {
+		c.w.Error("ERR syntax error")
+		return
+	}
+	if len(args) == 2 {
+		if m := strings.ToUpper(string(args[1])); m != "ASYNC" && m != "SYNC" {
+			c.w.Error("ERR syntax error")
+			return
+		}
+	}
+	if err := c.s.cache.Flush(); err != nil {
+		c.cacheError(err)
+		return
+	}
+	c.w.OK()
+}

@@ -1,0 +1,140 @@
+package server
+
+import (
+	"crypto/subtle"
+	"strings"
+	"time"
+)
+
+// command is one entry of the command table.
+type command struct {
+	name    string // lower case
+	arity   int    // Redis convention: n exact, -n at least n (name included)
+	flags   []string
+	first   int // first key position, 0 = none
+	last    int // last key position, -1 = last argument
+	step    int
+	noAuth  bool // allowed before AUTH
+	run     func(c *conn, args [][]byte)
+	observe func(time.Duration)
+}
+
+func newCommandTable(observe func(string) func(time.Duration)) map[string]*command {
+	cmds := []*command{
+		// connection
+		{name: "ping", arity: -1, flags: []string{"fast", "stale"}, noAuth: false, run: (*conn).cmdPing},
+		{name: "echo", arity: 2, flags: []string{"fast"}, run: (*conn).cmdEcho},
+		{name: "hello", arity: -1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, run: (*conn).cmdHello},
+		{name: "auth", arity: -2, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, run: (*conn).cmdAuth},
+		{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, run: (*conn).cmdClient},
+		{name: "command", arity: -1, flags: []string{"loading", "stale"}, run: (*conn).cmdCommand},
+		{name: "select", arity: 2, flags: []string{"loading", "stale", "fast"}, run: (*conn).cmdSelect},
+		{name: "quit", arity: -1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, run: (*conn).cmdQuit},
+		{name: "config", arity: -2, flags: []string{"admin", "noscript", "loading", "stale"}, run: (*conn).cmdConfig},
+		// keys and values
+		{name: "get", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGet},
+		{name: "set", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdSet},
+		{name: "del", arity: -2, flags: []string{"write"}, first: 1, last: -1, step: 1, run: (*conn).cmdDel},
+		{name: "unlink", arity: -2, flags: []string{"write", "fast"}, first: 1, last: -1, step: 1, run: (*conn).cmdDel},
+		{name: "exists", arity: -2, flags: []string{"readonly", "fast"}, first: 1, last: -1, step: 1, run: (*conn).cmdExists},
+		{name: "mget", arity: -2, flags: []string{"readonly", "fast"}, first: 1, last: -1, step: 1, run: (*conn).cmdMGet},
+		{name: "mset", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: -1, step: 2, run: (*conn).cmdMSet},
+		{name: "expire", arity: -3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpire},
+		{name: "pexpire", arity: -3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpire},
+		{name: "ttl", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdTTL},
+		{name: "pttl", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdTTL},
+		{name: "persist", arity: 2, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdPersist},
+		{name: "tier", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdTier},
+		// keyspace and server
+		{name: "dbsize", arity: 1, flags: []string{"readonly", "fast"}, run: (*conn).cmdDBSize},
+		{name: "flushall", arity: -1, flags: []string{"write"}, run: (*conn).cmdFlush},
+		{name: "flushdb", arity: -1, flags: []string{"write"}, run: (*conn).cmdFlush},
+		{name: "info", arity: -1, flags: []string{"loading", "stale"}, run: (*conn).cmdInfo},
+	}
+	t := make(map[string]*command, len(cmds))
+	for _, cmd := range cmds {
+		if observe != nil {
+			cmd.observe = observe(cmd.name)
+		}
+		t[cmd.name] = cmd
+	}
+	return t
+}
+
+// CommandNames lists the commands the server implements, lower case.
+func CommandNames() []string {
+	t := newCommandTable(nil)
+	names := make([]string, 0, len(t))
+	for n := range t {
+		names = append(names, n)
+	}
+	return names
+}
+
+// dispatch runs one command and never drops the connection for a bad one.
+func (c *conn) dispatch(args [][]byte) {
+	c.s.stats.commands.Add(1)
+	var lower [24]byte
+	name := args[0]
+	var cmd *command
+	if len(name) <= len(lower) {
+		for i, b := range name {
+			if 'A' <= b && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			lower[i] = b
+		}
+		cmd = c.s.cmds[string(lower[:len(name)])] // no allocation: map lookup of a converted slice
+	}
+	if cmd == nil {
+		c.w.Error(unknownCommand(args))
+		return
+	}
+	if !c.authed && !cmd.noAuth {
+		c.w.Error("NOAUTH Authentication required.")
+		return
+	}
+	if (cmd.arity > 0 && len(args) != cmd.arity) || (cmd.arity < 0 && len(args) < -cmd.arity) {
+		c.w.Error("ERR wrong number of arguments for '" + cmd.name + "' command")
+		return
+	}
+	if cmd.observe == nil {
+		cmd.run(c, args)
+		return
+	}
+	t0 := time.Now()
+	cmd.run(c, args)
+	cmd.observe(time.Since(t0))
+}
+
+// unknownCommand is Redis's text (server.c: processCommand): each argument
+// quoted, the list cut near 128 bytes.
+func unknownCommand(args [][]byte) string {
+	var sb strings.Builder
+	for _, a := range args[1:] {
+		if sb.Len() >= 128 {
+			break
+		}
+		sb.WriteByte('\'')
+		sb.Write(a[:min(len(a), 128-sb.Len())])
+		sb.WriteString("' ")
+	}
+	return "ERR unknown command '" + string(args[0][:min(len(args[0]), 128)]) +
+		"', with args beginning with: " + sb.String()
+}
+
+func (c *conn) wrongArgs(name string) {
+	c.w.Error("ERR wrong number of arguments for '" + name + "' command")
+}
+
+func (c *conn) unknownSubcommand(cmd string, sub []byte) {
+	c.w.Error("ERR unknown subcommand '" + string(sub[:min(len(sub), 128)]) + "'. Try " + strings.ToUpper(cmd) + " HELP.")
+}
+
+func (c *conn) checkPassword(user, pass []byte) bool {
+	if user != nil && string(user) != "default" {
+		return false
+	}
+	want := c.s.opts.RequirePass
+	return subtle.ConstantTimeCompare(pass, []byte(want)) == 1
+}

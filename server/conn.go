@@ -1,0 +1,81 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// conn is one client connection; its goroutine owns every field.
+type conn struct {
+	s       *Server
+	nc      net.Conn
+	rd      *Reader
+	w       *Writer
+	id      int64
+	name    string
+	libName string
+	libVer  string
+	authed  bool
+	quit    bool
+	created time.Time
+	lastCmd string
+	scratch []byte // reused GET buffer
+	keys    [][]byte
+	kvs     [][2][]byte
+	isUnix  bool
+}
+
+// maxScratch is the largest GET buffer kept between commands.
+const maxScratch = 1 << 20
+
+func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
+	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, created: time.Now()}
+	_, c.isUnix = nc.(*net.UnixConn)
+	c.rd = NewReader(nc, ReaderLimits{BufferBytes: s.opts.ReadBufferBytes, MaxBulkBytes: s.opts.MaxBulkBytes,
+		MaxArgs: s.opts.MaxArgs, MaxInlineBytes: s.opts.MaxInlineBytes, MaxQueryBytes: s.opts.MaxQueryBytes})
+	c.rd.SetPreAuth(requireAuth)
+	c.w = NewWriter(nc, s.opts.WriteBufferBytes)
+	c.rd.BeforeBlock = c.flush
+	return c
+}
+
+func (c *conn) flush() error {
+	if c.w.Buffered() == 0 {
+		return nil
+	}
+	return c.w.Flush()
+}
+
+func (c *conn) serve() {
+	defer c.s.untrack(c)
+	defer c.nc.Close()
+	for !c.quit {
+		args, err := c.rd.ReadCommand()
+		if err != nil {
+			c.readFailed(err)
+			return
+		}
+		c.dispatch(args)
+	}
+	c.flush()
+}
+
+func (c *conn) readFailed(err error) {
+	switch {
+	case isProtoError(err):
+		c.s.stats.protocolError.Add(1)
+		c.w.Error("ERR " + err.Error())
+		c.flush()
+		c.s.log.Debug("protocol error, closing connection", zap.Int64("client", c.id), zap.Error(err))
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		c.flush() // shutting down: replies already produced still go out
+	default:
+		c.s.log.Debug("connection read failed", zap.Int64("client", c.id), zap.Error(err))
+	}
+}

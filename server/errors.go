@@ -1,0 +1,29 @@
+package server
+
+import "errors"
+
+// Sentinel errors; callers match them with errors.Is.
+var (
+	// ErrClosed is returned by Serve and Listen after Close.
+	ErrClosed = errors.New("server: closed")
+	// ErrSocketInUse means the Unix socket path is held by a live server.
+	ErrSocketInUse = errors.New("server: socket in use by a live server")
+	// ErrNotSocket means the socket path exists and is not a socket, so it is left alone.
+	ErrNotSocket = errors.New("server: path exists and is not a socket")
+	// ErrInvalidOptions wraps every problem Options.Validate finds.
+	ErrInvalidOptions = errors.New("server: invalid options")
+)
+
+// protoError is a RESP protocol violation: the server answers
+// "ERR Protocol error: <msg>" and closes the connection.
+type protoError struct{ msg string }
+
+func (e *protoError) Error() string { return "Protocol error: " + e.msg }
+
+func protoErr(msg string) error { return &protoError{msg: msg} }
+
+// isProtoError reports whether err is a protocol violation.
+func isProtoError(err error) bool {
+	var pe *protoError
+	return errors.As(err, &pe)
+}

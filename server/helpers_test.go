@@ -1,0 +1,271 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// skipOrFail skips with reason, or fails when TIERCACHE_NO_SKIP=1 (CI).
+func skipOrFail(t testing.TB, format string, a ...any) {
+	t.Helper()
+	if os.Getenv("TIERCACHE_NO_SKIP") == "1" {
+		t.Fatalf(format, a...)
+	}
+	t.Skipf(format, a...)
+}
+
+// shortSocket returns a socket path under /tmp short enough for sun_path.
+func shortSocket(t testing.TB) string {
+	t.Helper()
+	f, err := os.CreateTemp("/tmp", "tc-*.sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := f.Name()
+	f.Close()
+	os.Remove(p)
+	t.Cleanup(func() { os.Remove(p) })
+	return p
+}
+
+// mapCache is a plain map implementing Cache for protocol tests; the real
+// tier.Cache is exercised by cmd/tiercache's client tests.
+type mapCache struct {
+	mu  sync.Mutex
+	m   map[string]mapItem
+	now func() time.Time
+}
+
+type mapItem struct {
+	v   []byte
+	exp time.Time
+}
+
+func newMapCache() *mapCache { return &mapCache{m: map[string]mapItem{}, now: time.Now} }
+
+func (c *mapCache) live(k string) (mapItem, bool) {
+	it, ok := c.m[k]
+	if ok && !it.exp.IsZero() && !c.now().Before(it.exp) {
+		delete(c.m, k)
+		return mapItem{}, false
+	}
+	return it, ok
+}
+
+func (c *mapCache) Get(dst, key []byte) ([]byte, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.live(string(key))
+	if !ok {
+		return dst, false, nil
+	}
+	return append(dst, it.v...), true, nil
+}
+
+func (c *mapCache) MGet(keys [][]byte) ([][]byte, error) {
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		v, ok, _ := c.Get(nil, k)
+		if ok {
+			if v == nil {
+				v = []byte{}
+			}
+			out[i] = v
+		}
+	}
+	return out, nil
+}
+
+func (c *mapCache) Set(key, value []byte, o SetOptions) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, exists := c.live(string(key))
+	if (o.NX && exists) || (o.XX && !exists) {
+		return false, nil
+	}
+	it := mapItem{v: append([]byte(nil), value...)}
+	switch {
+	case o.KeepTTL:
+		it.exp = old.exp
+	case o.TTL > 0:
+		it.exp = c.now().Add(o.TTL)
+	case !o.ExpireAt.IsZero():
+		it.exp = o.ExpireAt
+	}
+	c.m[string(key)] = it
+	return true, nil
+}
+
+func (c *mapCache) MSet(kvs [][2][]byte) error {
+	for _, kv := range kvs {
+		c.Set(kv[0], kv[1], SetOptions{})
+	}
+	return nil
+}
+
+func (c *mapCache) Delete(keys ...[]byte) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, k := range keys {
+		if _, ok := c.live(string(k)); ok {
+			delete(c.m, string(k))
+			n++
+		}
+	}
+	return n
+}
+
+func (c *mapCache) Exists(keys ...[]byte) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, k := range keys {
+		if _, ok := c.live(string(k)); ok {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *mapCache) Expire(key []byte, ttl time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.live(string(key))
+	if !ok {
+		return false
+	}
+	it.exp = c.now().Add(ttl)
+	c.m[string(key)] = it
+	return true
+}
+
+func (c *mapCache) TTL(key []byte) (time.Duration, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.live(string(key))
+	if !ok {
+		return 0, false
+	}
+	if it.exp.IsZero() {
+		return -1, true
+	}
+	return it.exp.Sub(c.now()), true
+}
+
+func (c *mapCache) Persist(key []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.live(string(key))
+	if !ok || it.exp.IsZero() {
+		return false
+	}
+	it.exp = time.Time{}
+	c.m[string(key)] = it
+	return true
+}
+
+func (c *mapCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
+
+func (c *mapCache) Flush() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = map[string]mapItem{}
+	return nil
+}
+
+func (c *mapCache) Where(key []byte) string {
+	if c.Exists(key) > 0 {
+		return "hot"
+	}
+	return ""
+}
+
+func (c *mapCache) TierStats() TierStats {
+	return TierStats{Tiers: []TierLevel{{Name: "hot", Items: int64(c.Len())}, {Name: "warm"}, {Name: "cold"}},
+		WarmNode: -1, ColdBackend: "map"}
+}
+
+// startServer starts a Server for a map cache on a fresh short socket.
+func startServer(t testing.TB, mod func(*Options)) (*Server, string) {
+	t.Helper()
+	o := Options{UnixSocket: shortSocket(t), ShutdownTimeout: 2 * time.Second}
+	if mod != nil {
+		mod(&o)
+	}
+	s, err := New(newMapCache(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return s, o.UnixSocket
+}
+
+// rawConn is a connection speaking raw bytes.
+type rawConn struct {
+	t  testing.TB
+	nc net.Conn
+	rd *testReplyReader
+}
+
+func dialRaw(t testing.TB, path string) *rawConn {
+	t.Helper()
+	nc, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	nc.SetDeadline(time.Now().Add(30 * time.Second))
+	return &rawConn{t: t, nc: nc, rd: newTestReplyReader(nc)}
+}
+
+func (r *rawConn) send(s string) {
+	r.t.Helper()
+	if _, err := r.nc.Write([]byte(s)); err != nil {
+		r.t.Fatalf("write: %v", err)
+	}
+}
+
+// cmd sends a command as a RESP array.
+func (r *rawConn) cmd(args ...string) {
+	r.t.Helper()
+	s := fmt.Sprintf("*%d\r\n", len(args))
+	for _, a := range args {
+		s += fmt.Sprintf("$%d\r\n%s\r\n", len(a), a)
+	}
+	r.send(s)
+}
+
+// reply reads one reply rendered as text (see testReplyReader).
+func (r *rawConn) reply() string {
+	r.t.Helper()
+	s, err := r.rd.read()
+	if err != nil {
+		r.t.Fatalf("read reply: %v", err)
+	}
+	return s
+}
+
+// expectClosed asserts the server closed the connection.
+func (r *rawConn) expectClosed() {
+	r.t.Helper()
+	r.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if s, err := r.rd.read(); err == nil {
+		r.t.Fatalf("connection still open, got %q", s)
+	}
+}

@@ -1,0 +1,159 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Options configures a Server. Zero values take the defaults named in the
+// comments (EnsureDefaults).
+type Options struct {
+	// UnixSocket is the path of the Unix socket; "" disables it (then TCP
+	// must be set). Default "./tiercache.sock". At most 107 bytes.
+	UnixSocket string
+	// UnixMode is the socket file's permission bits. Default 0600.
+	UnixMode fs.FileMode
+	// UnixGroup, when >= 0, is the group id the socket file is chowned to
+	// (so members of that group may connect with mode 0660). Default -1.
+	UnixGroup int
+	// UnixRequireAuth makes Unix-socket clients AUTH too when RequirePass is set.
+	UnixRequireAuth bool
+
+	// TCPAddr enables a TCP listener ("127.0.0.1:6380"); "" (the default)
+	// leaves TCP off. When on, RequirePass must be set.
+	TCPAddr string
+	// RequirePass is the AUTH password (required for TCP clients).
+	RequirePass string
+
+	// MaxConns is the maximum number of open client connections. Default 10000.
+	MaxConns int
+	// MaxBulkBytes is the largest bulk string accepted. Default 512 MiB.
+	MaxBulkBytes int
+	// MaxArgs is the largest argument count of one command. Default 1<<20.
+	MaxArgs int
+	// MaxInlineBytes is the longest inline (non-RESP) command line. Default 64 KiB.
+	MaxInlineBytes int
+	// MaxQueryBytes bounds the bytes buffered for one command. Default 1 GiB.
+	MaxQueryBytes int
+	// ReadBufferBytes is each connection's initial read buffer. Default 16 KiB.
+	ReadBufferBytes int
+	// WriteBufferBytes is each connection's write buffer. Default 64 KiB.
+	WriteBufferBytes int
+
+	// ShutdownTimeout bounds how long Close waits for connections to finish
+	// their current command. Default 5 s.
+	ShutdownTimeout time.Duration
+
+	// ObserveLatency, when set, is called once per command name at New and
+	// returns the function that records each execution's duration (cmd/
+	// wires it to a Prometheus histogram). nil = no timing.
+	ObserveLatency func(command string) func(time.Duration)
+
+	// Version is reported by INFO and HELLO. Default "dev".
+	Version string
+
+	// Logger defaults to zap.NewNop().
+	Logger *zap.Logger
+}
+
+// EnsureDefaults fills zero fields with their defaults.
+func (o *Options) EnsureDefaults() {
+	if o.UnixSocket == "" && o.TCPAddr == "" {
+		o.UnixSocket = "./tiercache.sock"
+	}
+	if o.UnixMode == 0 {
+		o.UnixMode = 0o600
+	}
+	if o.UnixGroup == 0 {
+		o.UnixGroup = -1
+	}
+	if o.MaxConns == 0 {
+		o.MaxConns = 10000
+	}
+	if o.MaxBulkBytes == 0 {
+		o.MaxBulkBytes = 512 << 20
+	}
+	if o.MaxArgs == 0 {
+		o.MaxArgs = 1 << 20
+	}
+	if o.MaxInlineBytes == 0 {
+		o.MaxInlineBytes = 64 << 10
+	}
+	if o.MaxQueryBytes == 0 {
+		o.MaxQueryBytes = 1 << 30
+	}
+	if o.ReadBufferBytes == 0 {
+		o.ReadBufferBytes = 16 << 10
+	}
+	if o.WriteBufferBytes == 0 {
+		o.WriteBufferBytes = 64 << 10
+	}
+	if o.ShutdownTimeout == 0 {
+		o.ShutdownTimeout = 5 * time.Second
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+}
+
+// maxUnixPath is sizeof(sockaddr_un.sun_path) - 1 on Linux (<sys/un.h>: 108).
+const maxUnixPath = 107
+
+// Validate reports every problem at once, wrapped in ErrInvalidOptions.
+func (o *Options) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if o.UnixSocket == "" && o.TCPAddr == "" {
+		bad("no listener: set a unix socket path or a TCP address")
+	}
+	if len(o.UnixSocket) > maxUnixPath {
+		bad("unix socket path %q is %d bytes, the limit is %d", o.UnixSocket, len(o.UnixSocket), maxUnixPath)
+	}
+	if o.UnixMode&^0o777 != 0 {
+		bad("unix socket mode %o has bits outside 0777", o.UnixMode)
+	}
+	if o.UnixGroup < -1 {
+		bad("unix socket group %d is negative", o.UnixGroup)
+	}
+	if o.TCPAddr != "" && o.RequirePass == "" {
+		bad("TCP listener %s needs requirepass (TCP clients must AUTH)", o.TCPAddr)
+	}
+	if o.UnixRequireAuth && o.RequirePass == "" {
+		bad("unix socket auth is on but requirepass is empty")
+	}
+	if o.MaxConns < 1 {
+		bad("max connections %d must be at least 1", o.MaxConns)
+	}
+	if o.MaxBulkBytes < 1 {
+		bad("max bulk bytes %d must be at least 1", o.MaxBulkBytes)
+	}
+	if o.MaxArgs < 1 {
+		bad("max args %d must be at least 1", o.MaxArgs)
+	}
+	if o.MaxInlineBytes < 16 {
+		bad("max inline bytes %d must be at least 16", o.MaxInlineBytes)
+	}
+	if o.MaxQueryBytes < o.MaxBulkBytes {
+		bad("max query bytes %d is below max bulk bytes %d", o.MaxQueryBytes, o.MaxBulkBytes)
+	}
+	if o.ReadBufferBytes < 512 {
+		bad("read buffer %d bytes is below 512", o.ReadBufferBytes)
+	}
+	if o.WriteBufferBytes < 512 {
+		bad("write buffer %d bytes is below 512", o.WriteBufferBytes)
+	}
+	if o.ShutdownTimeout < 0 {
+		bad("shutdown timeout %v is negative", o.ShutdownTimeout)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
+}

@@ -1,0 +1,326 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// Limits applied to clients that have not authenticated yet (when auth is
+// required), as Redis does (networking.c: processMultibulkBuffer).
+const (
+	preAuthMaxArgs = 10
+	preAuthMaxBulk = 16 << 10
+	// maxCountLine bounds a "*<n>" or "$<n>" header line.
+	maxCountLine = 64
+	// bigThreshold: a bulk longer than this that is not yet fully buffered is
+	// read into its own slice, grown only as its bytes arrive.
+	bigMinChunk = 64 << 10
+)
+
+// Reader reads RESP commands (multibulk arrays of bulk strings, or inline
+// commands) from a connection with every limit checked before memory is
+// committed: a declared length only bounds what may arrive, and buffers grow
+// as bytes actually arrive.
+type Reader struct {
+	rd  io.Reader
+	buf []byte
+	r   int // start of the command being parsed
+	p   int // parse position
+	w   int // end of buffered data
+
+	initBuf   int
+	maxBulk   int
+	maxArgs   int
+	maxInline int
+	maxQuery  int
+	preAuth   bool
+
+	// BeforeBlock, when set, runs before every read that may block (the
+	// connection flushes its pending replies there: one flush per batch).
+	BeforeBlock func() error
+
+	n     int // declared argument count of the current command; -1 unknown
+	spans []span
+	args  [][]byte
+	bigs  [][]byte
+	query int // bytes of the current command held in bigs
+}
+
+type span struct {
+	off, end int // into buf, or into bigs[big]
+	big      int // -1: in buf
+}
+
+// ReaderLimits are the Reader's limits; zero fields take Options' defaults.
+type ReaderLimits struct {
+	BufferBytes, MaxBulkBytes, MaxArgs, MaxInlineBytes, MaxQueryBytes int
+}
+
+// NewReader returns a Reader over rd.
+func NewReader(rd io.Reader, lim ReaderLimits) *Reader {
+	o := Options{ReadBufferBytes: lim.BufferBytes, MaxBulkBytes: lim.MaxBulkBytes, MaxArgs: lim.MaxArgs,
+		MaxInlineBytes: lim.MaxInlineBytes, MaxQueryBytes: lim.MaxQueryBytes, UnixSocket: "x"}
+	o.EnsureDefaults()
+	return &Reader{rd: rd, buf: make([]byte, o.ReadBufferBytes), initBuf: o.ReadBufferBytes,
+		maxBulk: o.MaxBulkBytes, maxArgs: o.MaxArgs, maxInline: o.MaxInlineBytes, maxQuery: o.MaxQueryBytes, n: -1}
+}
+
+// SetPreAuth switches the small pre-authentication limits on or off.
+func (rd *Reader) SetPreAuth(on bool) { rd.preAuth = on }
+
+// Buffered is the number of received bytes not yet consumed.
+func (rd *Reader) Buffered() int { return rd.w - rd.r }
+
+// ReadCommand returns the next command's arguments. The slices are valid
+// until the next call. A *protoError means the stream is unusable.
+func (rd *Reader) ReadCommand() ([][]byte, error) {
+	rd.startCommand()
+	for {
+		done, err := rd.parse()
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return rd.finish(), nil
+		}
+		if err := rd.fill(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (rd *Reader) startCommand() {
+	rd.n = -1
+	rd.spans = rd.spans[:0]
+	for i := range rd.bigs {
+		rd.bigs[i] = nil
+	}
+	rd.bigs = rd.bigs[:0]
+	rd.query = 0
+	if rd.r == rd.w {
+		rd.r, rd.p, rd.w = 0, 0, 0
+		if len(rd.buf) > 4*rd.initBuf {
+			rd.buf = make([]byte, rd.initBuf) // give back a buffer grown for one big command
+		}
+	}
+	rd.p = rd.r
+}
+
+func (rd *Reader) finish() [][]byte {
+	rd.args = rd.args[:0]
+	for _, s := range rd.spans {
+		if s.big >= 0 {
+			rd.args = append(rd.args, rd.bigs[s.big][s.off:s.end])
+		} else {
+			rd.args = append(rd.args, rd.buf[s.off:s.end:s.end])
+		}
+	}
+	rd.r = rd.p
+	return rd.args
+}
+
+// parse advances over what is buffered; done reports a complete command.
+// When it needs more bytes it leaves p at a point it can resume from.
+func (rd *Reader) parse() (done bool, err error) {
+	for {
+		if rd.n < 0 {
+			if rd.p >= rd.w {
+				return false, nil
+			}
+			if rd.buf[rd.p] != '*' {
+				return rd.inline()
+			}
+			line, ok, err := rd.line("too big mbulk count string")
+			if !ok || err != nil {
+				return false, err
+			}
+			n, ok := parseLen(line[1:])
+			limit := rd.maxArgs
+			if rd.preAuth {
+				limit = preAuthMaxArgs
+			}
+			if !ok || n > int64(limit) {
+				return false, protoErr("invalid multibulk length")
+			}
+			if n <= 0 { // "*0" and "*-1" are empty commands: skip them
+				rd.r = rd.p
+				continue
+			}
+			rd.n = int(n)
+			if cap(rd.spans) < min(rd.n, 1024) {
+				rd.spans = make([]span, 0, min(rd.n, 1024)) // never sized by the declared count alone
+			}
+		}
+		for len(rd.spans) < rd.n {
+			if rd.p >= rd.w {
+				return false, nil
+			}
+			if c := rd.buf[rd.p]; c != '$' {
+				return false, protoErr(fmt.Sprintf("expected '$', got '%s'", printable(c)))
+			}
+			hdr := rd.p
+			line, ok, err := rd.line("too big bulk count string")
+			if !ok || err != nil {
+				return false, err
+			}
+			blen, ok := parseLen(line[1:])
+			limit := rd.maxBulk
+			if rd.preAuth {
+				limit = preAuthMaxBulk
+			}
+			if !ok || blen < 0 || blen > int64(limit) {
+				return false, protoErr("invalid bulk length")
+			}
+			n := int(blen)
+			if avail := rd.w - rd.p; avail < n+2 {
+				if n+2 > max(bigMinChunk, len(rd.buf)/2) {
+					if err := rd.readBig(n); err != nil {
+						return false, err
+					}
+					continue
+				}
+				rd.p = hdr // re-read the header once the body is here
+				return false, nil
+			}
+			if rd.buf[rd.p+n] != '\r' || rd.buf[rd.p+n+1] != '\n' {
+				return false, protoErr("bulk string is not terminated by CRLF")
+			}
+			rd.spans = append(rd.spans, span{off: rd.p, end: rd.p + n, big: -1})
+			rd.p += n + 2
+		}
+		return true, nil
+	}
+}
+
+// line returns the header line at p (without CRLF) and moves p past it.
+// ok is false when the line is not complete yet.
+func (rd *Reader) line(tooBig string) (line []byte, ok bool, err error) {
+	seg := rd.buf[rd.p:rd.w]
+	if len(seg) > maxCountLine {
+		seg = seg[:maxCountLine]
+	}
+	i := bytes.IndexByte(seg, '\n')
+	if i < 0 {
+		if len(seg) >= maxCountLine {
+			return nil, false, protoErr(tooBig)
+		}
+		return nil, false, nil
+	}
+	if i == 0 || seg[i-1] != '\r' {
+		return nil, false, protoErr("line is not terminated by CRLF")
+	}
+	rd.p += i + 1
+	return seg[:i-1], true, nil
+}
+
+// readBig reads a bulk of n bytes (+CRLF) into its own slice, growing it
+// only as bytes arrive, so a declared length never allocates by itself.
+func (rd *Reader) readBig(n int) error {
+	need := n + 2
+	if rd.query+need > rd.maxQuery {
+		return protoErr("query buffer limit exceeded")
+	}
+	avail := rd.w - rd.p
+	b := make([]byte, 0, min(need, max(bigMinChunk, 2*avail)))
+	b = append(b, rd.buf[rd.p:rd.w]...)
+	rd.p = rd.w
+	for len(b) < need {
+		if len(b) == cap(b) {
+			nb := make([]byte, len(b), min(need, 2*cap(b)))
+			copy(nb, b)
+			b = nb
+		}
+		if rd.BeforeBlock != nil {
+			if err := rd.BeforeBlock(); err != nil {
+				return err
+			}
+		}
+		m, err := rd.rd.Read(b[len(b):min(cap(b), need)])
+		b = b[:len(b)+m]
+		if m == 0 && err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	if b[n] != '\r' || b[n+1] != '\n' {
+		return protoErr("bulk string is not terminated by CRLF")
+	}
+	rd.query += need
+	rd.bigs = append(rd.bigs, b)
+	rd.spans = append(rd.spans, span{off: 0, end: n, big: len(rd.bigs) - 1})
+	return nil
+}
+
+// fill reads more bytes, compacting and (as bytes arrive) growing the buffer.
+func (rd *Reader) fill() error {
+	if rd.r > 0 {
+		shift := rd.r
+		copy(rd.buf, rd.buf[rd.r:rd.w])
+		rd.w -= shift
+		rd.p -= shift
+		rd.r = 0
+		for i := range rd.spans {
+			if rd.spans[i].big < 0 {
+				rd.spans[i].off -= shift
+				rd.spans[i].end -= shift
+			}
+		}
+	}
+	if rd.w == len(rd.buf) {
+		if rd.w+rd.query >= rd.maxQuery {
+			return protoErr("query buffer limit exceeded")
+		}
+		nb := make([]byte, min(2*len(rd.buf), rd.maxQuery-rd.query))
+		copy(nb, rd.buf[:rd.w])
+		rd.buf = nb
+	}
+	if rd.BeforeBlock != nil {
+		if err := rd.BeforeBlock(); err != nil {
+			return err
+		}
+	}
+	m, err := rd.rd.Read(rd.buf[rd.w:])
+	rd.w += m
+	if m == 0 && err != nil {
+		if err == io.EOF && rd.w > rd.r {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	return nil
+}
+
+// parseLen parses a RESP length: optional '-', decimal digits, no overflow.
+func parseLen(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	neg := false
+	if b[0] == '-' {
+		neg, b = true, b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+func printable(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return string(rune(c))
+	}
+	return fmt.Sprintf("\\x%02x", c)
+}

@@ -1,0 +1,177 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func readAll(t *testing.T, in string, lim ReaderLimits, oneByte bool) ([]string, error) {
+	t.Helper()
+	var src io.Reader = strings.NewReader(in)
+	if oneByte {
+		src = iotest.OneByteReader(src)
+	}
+	rd := NewReader(src, lim)
+	var out []string
+	for {
+		args, err := rd.ReadCommand()
+		if err != nil {
+			if err == io.EOF {
+				return out, nil
+			}
+			return out, err
+		}
+		var parts []string
+		for _, a := range args {
+			parts = append(parts, string(a))
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+}
+
+func TestReaderCommands(t *testing.T) {
+	big := strings.Repeat("x", 200<<10)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+		err  string // substring of a protocol error; "" = none
+	}{
+		{"ping", "*1\r\n$4\r\nPING\r\n", []string{"PING"}, ""},
+		{"pipeline", "*2\r\n$3\r\nGET\r\n$1\r\na\r\n*1\r\n$4\r\nPING\r\n", []string{"GET|a", "PING"}, ""},
+		{"binary", "*2\r\n$4\r\nECHO\r\n$5\r\na\r\n\x00b\r\n", []string{"ECHO|a\r\n\x00b"}, ""},
+		{"empty bulk", "*2\r\n$4\r\nECHO\r\n$0\r\n\r\n", []string{"ECHO|"}, ""},
+		{"empty arrays skipped", "*0\r\n*-1\r\n*1\r\n$4\r\nPING\r\n", []string{"PING"}, ""},
+		{"big bulk", "*2\r\n$4\r\nECHO\r\n$204800\r\n" + big + "\r\n*1\r\n$4\r\nPING\r\n", []string{"ECHO|" + big, "PING"}, ""},
+		{"inline", "PING\r\nSET k  v\n\r\n", []string{"PING", "SET|k|v"}, ""},
+		{"inline quotes", "SET \"a b\" 'c\\'d' \"\\x41\\n\"\r\n", []string{"SET|a b|c'd|A\n"}, ""},
+		{"inline unbalanced", "SET \"a b\r\n", nil, "unbalanced quotes"},
+		{"inline too big", strings.Repeat("a", 70<<10), nil, "too big inline request"},
+		{"negative bulk", "*1\r\n$-5\r\n", nil, "invalid bulk length"},
+		{"huge bulk", "*1\r\n$99999999999\r\n", nil, "invalid bulk length"},
+		{"nonnumeric bulk", "*1\r\n$abc\r\n", nil, "invalid bulk length"},
+		{"nonnumeric mbulk", "*x\r\n", nil, "invalid multibulk length"},
+		{"too many args", "*2000\r\n", nil, "invalid multibulk length"},
+		{"expected dollar", "*1\r\n:1\r\n", nil, "expected '$', got ':'"},
+		{"bad terminator", "*1\r\n$1\r\nab\r\n", nil, "not terminated by CRLF"},
+		{"long count line", "*1\r\n$" + strings.Repeat("1", 100) + "\r\n", nil, "too big bulk count string"},
+		{"truncated", "*2\r\n$3\r\nGET\r\n$1\r\n", nil, "unexpected EOF"},
+	}
+	for _, tc := range tests {
+		for _, oneByte := range []bool{false, true} {
+			got, err := readAll(t, tc.in, ReaderLimits{MaxArgs: 1000, MaxBulkBytes: 1 << 20}, oneByte)
+			if tc.err == "" {
+				if err != nil {
+					t.Errorf("%s (oneByte=%v): %v", tc.name, oneByte, err)
+					continue
+				}
+				if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+					t.Errorf("%s (oneByte=%v): got %q, want %q", tc.name, oneByte, got, tc.want)
+				}
+				continue
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s (oneByte=%v): err %v, want %q", tc.name, oneByte, err, tc.err)
+			}
+			if tc.err != "unexpected EOF" && !isProtoError(err) {
+				t.Errorf("%s: %v is not a protocol error", tc.name, err)
+			}
+		}
+	}
+}
+
+// TestReaderDeclaredLengthDoesNotAllocate: a declared 1 GiB bulk with only
+// a few bytes behind it costs a few KiB, not the declared length.
+func TestReaderDeclaredLengthDoesNotAllocate(t *testing.T) {
+	in := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1073741000\r\nabc"
+	rd := NewReader(strings.NewReader(in), ReaderLimits{MaxBulkBytes: 1 << 30, MaxQueryBytes: 2 << 30})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := rd.ReadCommand()
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want unexpected EOF", err)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 4<<20 {
+		t.Fatalf("reading a declared 1 GiB bulk allocated %d bytes", d)
+	}
+}
+
+// TestReaderDeclaredCountDoesNotAllocate: "*1000000" allocates no million-slot slice.
+func TestReaderDeclaredCountDoesNotAllocate(t *testing.T) {
+	rd := NewReader(strings.NewReader("*1000000\r\n$1\r\na\r\n"), ReaderLimits{})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := rd.ReadCommand()
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want unexpected EOF", err)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 1<<20 {
+		t.Fatalf("a declared count of 1e6 allocated %d bytes", d)
+	}
+}
+
+func TestReaderPreAuthLimits(t *testing.T) {
+	rd := NewReader(strings.NewReader("*11\r\n"), ReaderLimits{})
+	rd.SetPreAuth(true)
+	if _, err := rd.ReadCommand(); err == nil || !strings.Contains(err.Error(), "invalid multibulk length") {
+		t.Fatalf("11 args before auth: %v", err)
+	}
+	rd = NewReader(strings.NewReader("*2\r\n$4\r\nAUTH\r\n$20000\r\n"), ReaderLimits{})
+	rd.SetPreAuth(true)
+	if _, err := rd.ReadCommand(); err == nil || !strings.Contains(err.Error(), "invalid bulk length") {
+		t.Fatalf("20000-byte bulk before auth: %v", err)
+	}
+}
+
+// TestReaderManySmallArgsGrowsBuffer: a command bigger than the buffer made
+// of small arguments is read whole, and the buffer shrinks afterwards.
+func TestReaderManySmallArgsGrowsBuffer(t *testing.T) {
+	var b bytes.Buffer
+	n := 20000
+	b.WriteString("*20001\r\n$4\r\nMGET\r\n")
+	for i := 0; i < n; i++ {
+		b.WriteString("$6\r\nkey:00\r\n")
+	}
+	b.WriteString("*1\r\n$4\r\nPING\r\n")
+	rd := NewReader(&b, ReaderLimits{BufferBytes: 1024})
+	args, err := rd.ReadCommand()
+	if err != nil || len(args) != n+1 || string(args[n]) != "key:00" {
+		t.Fatalf("got %d args, err %v", len(args), err)
+	}
+	args, err = rd.ReadCommand()
+	if err != nil || string(args[0]) != "PING" {
+		t.Fatalf("next command: %q %v", args, err)
+	}
+	if _, err := rd.ReadCommand(); err != io.EOF {
+		t.Fatalf("end of stream: %v", err)
+	}
+	if len(rd.buf) > 4*1024 {
+		t.Fatalf("buffer kept at %d bytes after the big command", len(rd.buf))
+	}
+}
+
+func BenchmarkReaderPipeline(b *testing.B) {
+	cmd := "*2\r\n$3\r\nGET\r\n$16\r\nkey:000000000042\r\n"
+	in := strings.Repeat(cmd, 1000)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(in)))
+	src := strings.NewReader(in)
+	rd := NewReader(src, ReaderLimits{})
+	for b.Loop() {
+		src.Reset(in)
+		for range 1000 {
+			if _, err := rd.ReadCommand(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,264 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Server serves the Redis protocol for a Cache on a Unix socket and,
+// optionally, on TCP.
+type Server struct {
+	opts  Options
+	cache Cache
+	log   *zap.Logger
+	cmds  map[string]*command
+	start time.Time
+
+	mu        sync.Mutex
+	listeners []net.Listener
+	conns     map[*conn]struct{}
+	closed    bool
+	acceptWG  sync.WaitGroup
+	connWG    sync.WaitGroup
+	closeErr  error
+	closeOnce sync.Once
+
+	nextID atomic.Int64
+	stats  counters
+}
+
+// counters are the server's cumulative statistics (INFO stats).
+type counters struct {
+	connsOpen     atomic.Int64
+	connsTotal    atomic.Uint64
+	rejected      atomic.Uint64
+	commands      atomic.Uint64
+	hits          atomic.Uint64
+	misses        atomic.Uint64
+	protocolError atomic.Uint64
+}
+
+// Stats is a snapshot of the server's counters.
+type Stats struct {
+	ConnectedClients  int64
+	TotalConnections  uint64
+	RejectedConns     uint64
+	CommandsProcessed uint64
+	KeyspaceHits      uint64
+	KeyspaceMisses    uint64
+	ProtocolErrors    uint64
+}
+
+// New returns a Server for cache; it does not listen until Start.
+func New(cache Cache, opts Options) (*Server, error) {
+	opts.EnsureDefaults()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if cache == nil {
+		return nil, fmt.Errorf("%w: nil cache", ErrInvalidOptions)
+	}
+	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{})}
+	s.cmds = newCommandTable(opts.ObserveLatency)
+	return s, nil
+}
+
+// Stats returns the server's counters.
+func (s *Server) Stats() Stats {
+	return Stats{
+		ConnectedClients:  s.stats.connsOpen.Load(),
+		TotalConnections:  s.stats.connsTotal.Load(),
+		RejectedConns:     s.stats.rejected.Load(),
+		CommandsProcessed: s.stats.commands.Load(),
+		KeyspaceHits:      s.stats.hits.Load(),
+		KeyspaceMisses:    s.stats.misses.Load(),
+		ProtocolErrors:    s.stats.protocolError.Load(),
+	}
+}
+
+// Start opens the configured listeners and serves them in the background.
+// It fails without serving anything if any listener cannot be opened.
+func (s *Server) Start() error {
+	var ls []net.Listener
+	var auth []bool
+	if s.opts.UnixSocket != "" {
+		l, err := listenUnix(s.opts.UnixSocket, s.opts.UnixMode, s.opts.UnixGroup)
+		if err != nil {
+			return err
+		}
+		ls = append(ls, l)
+		auth = append(auth, s.opts.UnixRequireAuth)
+	}
+	if s.opts.TCPAddr != "" {
+		l, err := net.Listen("tcp", s.opts.TCPAddr)
+		if err != nil {
+			for _, l := range ls {
+				l.Close()
+			}
+			return fmt.Errorf("server: listen tcp %s: %w", s.opts.TCPAddr, err)
+		}
+		ls = append(ls, l)
+		auth = append(auth, true)
+	}
+	for i, l := range ls {
+		if err := s.add(l); err != nil {
+			for _, l := range ls[i:] {
+				l.Close()
+			}
+			return err
+		}
+		s.acceptWG.Add(1)
+		go func() {
+			defer s.acceptWG.Done()
+			s.serve(l, auth[i])
+		}()
+	}
+	return nil
+}
+
+// Addrs returns the addresses being served.
+func (s *Server) Addrs() []net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var a []net.Addr
+	for _, l := range s.listeners {
+		a = append(a, l.Addr())
+	}
+	return a
+}
+
+// Serve serves connections from l until l or the server is closed. The
+// server owns l from then on. requireAuth makes its clients AUTH first.
+func (s *Server) Serve(l net.Listener, requireAuth bool) error {
+	if requireAuth && s.opts.RequirePass == "" {
+		l.Close()
+		return fmt.Errorf("%w: a listener that requires auth needs requirepass", ErrInvalidOptions)
+	}
+	if err := s.add(l); err != nil {
+		return err
+	}
+	s.acceptWG.Add(1)
+	defer s.acceptWG.Done()
+	s.serve(l, requireAuth)
+	return nil
+}
+
+func (s *Server) add(l net.Listener) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		l.Close()
+		return ErrClosed
+	}
+	s.listeners = append(s.listeners, l)
+	return nil
+}
+
+func (s *Server) serve(l net.Listener, requireAuth bool) {
+	var backoff time.Duration
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) || s.isClosed() {
+				return
+			}
+			// EMFILE and friends: wait, then try again, as net/http does.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.log.Warn("accept failed", zap.Error(err), zap.Duration("retry_in", backoff))
+			time.Sleep(backoff)
+			continue
+		}
+		backoff = 0
+		s.stats.connsTotal.Add(1)
+		// The limit is checked before the connection's buffers exist.
+		if s.stats.connsOpen.Add(1) > int64(s.opts.MaxConns) {
+			s.stats.connsOpen.Add(-1)
+			s.stats.rejected.Add(1)
+			nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+			nc.Write([]byte("-ERR max number of clients reached\r\n"))
+			nc.Close()
+			continue
+		}
+		c := s.newConn(nc, requireAuth)
+		if !s.track(c) {
+			s.stats.connsOpen.Add(-1)
+			nc.Close()
+			return
+		}
+		go c.serve()
+	}
+}
+
+func (s *Server) track(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	s.connWG.Add(1)
+	return true
+}
+
+func (s *Server) untrack(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.stats.connsOpen.Add(-1)
+	s.connWG.Done()
+}
+
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// Close stops the listeners, lets each connection finish the command it is
+// running and flush its replies (up to ShutdownTimeout, then closes them
+// hard), and waits for every goroutine. It does not close the Cache.
+// Close is idempotent.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		ls := s.listeners
+		s.listeners = nil
+		var errs []error
+		for _, l := range ls {
+			if err := l.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+				errs = append(errs, fmt.Errorf("server: close listener %s: %w", l.Addr(), err))
+			}
+		}
+		// A read deadline in the past wakes every reader; a connection in the
+		// middle of a command finishes it and flushes before it sees it.
+		for c := range s.conns {
+			c.nc.SetReadDeadline(time.Now())
+		}
+		s.mu.Unlock()
+		s.acceptWG.Wait()
+
+		done := make(chan struct{})
+		go func() { s.connWG.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(s.opts.ShutdownTimeout):
+			s.mu.Lock()
+			n := len(s.conns)
+			for c := range s.conns {
+				c.nc.Close()
+			}
+			s.mu.Unlock()
+			s.log.Warn("closed connections that did not finish in time", zap.Int("connections", n))
+			<-done
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
