@@ -1,2 +1,81 @@
-// Package uring is part of tiercache; see DESIGN.md. This file is filled in by the issue that builds the package.
+// Package uring is io_uring from raw system calls: ring setup
+// (io_uring_setup with SQE128/CQE32, SQPOLL, COOP_TASKRUN,
+// SINGLE_ISSUER/DEFER_TASKRUN, NO_SQARRAY), the mmap'd SQ and CQ rings, SQE
+// prep helpers (read/write, fixed buffers, readv/writev, fsync, uring_cmd
+// with its 16- or 80-byte command area, link timeouts, cancel), links,
+// registered buffers and files, and opcode probing.
+//
+// Ring is the raw ring, used by exactly one goroutine. Front is what the rest
+// of tiercache uses: one owner goroutine per ring (locked to its OS thread
+// for SINGLE_ISSUER rings) does every ring operation, and any number of
+// goroutines queue Requests with Submit (completion by Request.Done) or Do
+// (waits and returns the Results). The owner takes the queued requests in
+// one swap of a mutex-protected slice, prepares them in batches, submits and
+// reaps with one io_uring_enter per round, and sleeps in the kernel; a
+// submitter wakes it through an eventfd that the ring itself reads.
+//
+// The ABI (offsets, flags, opcodes) is that of include/uapi/linux/io_uring.h
+// as verified in shared/docs/nvme-kv.md §2–3; constants cite it in consts.go.
+//
+// # Memory rule
+//
+// Any memory whose address goes into an SQE (I/O buffers, iovec arrays,
+// timespecs, uring_cmd payloads) must stay valid and unmoved until that SQE's
+// completion has been reaped. Either take it from mmap'd (off-heap) memory,
+// or, through the Front, list Go memory in Request.Pin / Request.PinObjects:
+// the Front pins it with runtime.Pinner before the SQE is prepared and unpins
+// it after the completion. Go memory put into an SQE of a raw Ring must be
+// pinned by the caller (runtime.Pinner) — a small non-escaping []byte can
+// live on a goroutine stack, which moves when it grows. Registered buffers
+// (RegisterBuffers) are pinned by the kernel and kept reachable by the Ring.
+//
+// # Invariants
+//
+//   - U1: every ABI struct (SQE 64 B, CQE 16 B, CQE32 32 B, io_uring_params
+//     120 B, ring offsets 40 B, getevents arg 24 B, probe 16+8 B) has the
+//     size and field offsets of its C struct (compile-time size asserts in
+//     abi.go, offsets in TestABIOffsets).
+//   - U2: NextSQE returns a fully zeroed SQE (64 or 128 bytes) or nil when
+//     the SQ is full; it never hands out a slot the kernel has not consumed.
+//   - U3: SetCmdOp writes only cmd_op (bytes 8..11); __pad1 (12..15) stays 0.
+//   - U4: on a CQE32 ring Big returns big_cqe[0..1] of the same CQE; on
+//     other rings it returns zeros.
+//   - U5: a completion held back by the kernel (CQ overflow list, deferred
+//     task work) is delivered by PeekCQE/ForEachCQE/WaitCQE without the
+//     caller doing anything (they enter with GETEVENTS when
+//     IORING_SQ_CQ_OVERFLOW or IORING_SQ_TASKRUN is set).
+//   - U6: WaitCQE with a timeout returns a CQE or, once the timeout has
+//     passed, an error wrapping ErrTimeout and ETIME; EINTR is retried.
+//   - U7: every Request submitted to a Front has its Done called exactly
+//     once (also when Do's context ends and it is cancelled), on the owner
+//     goroutine, after the kernel is done with its memory.
+//   - U8: the requests of one Submit land adjacently in the SQ in order and
+//     are submitted in the same io_uring_enter, so a link chain inside a
+//     group is intact; the last request's IO_LINK/IO_HARDLINK is cleared so a
+//     chain never reaches into another group.
+//   - U9: on a SINGLE_ISSUER ring the Front enters the kernel only from the
+//     thread that created the ring, so the kernel never answers EEXIST.
+//   - U10: the Front never has more requests in flight than the CQ has
+//     entries (minus one for its eventfd read), so the CQ does not overflow.
+//   - U11: Close of a Ring or Front is idempotent; Front.Close returns only
+//     after every accepted request has completed and the ring is closed.
+//   - U12: when io_uring cannot be used (ENOSYS, EPERM from the sysctl
+//     kernel.io_uring_disabled or seccomp) New returns an error wrapping
+//     ErrUnavailable that says why in one sentence.
+//
+// # Caveats
+//
+//   - Ring is not safe for concurrent use; on a SingleIssuer ring every call
+//     that enters the kernel must come from the creating OS thread.
+//   - A CQE returned by PeekCQE/WaitCQE/ForEachCQE is a copy owned by the
+//     Ring, valid until the next Peek/Wait/ForEach. Big is only meaningful on
+//     such a CQE.
+//   - Cmd80 is valid only on an SQE of an SQE128 ring.
+//   - Front: Done runs on the owner goroutine and must not block, call Do,
+//     Close or the Register/Probe methods (it may call Submit, which then
+//     never waits). Multishot requests (IORING_CQE_F_MORE) are not supported.
+//     Prep must not set UserData; FlagCQESkipSuccess is cleared.
+//   - Submit waits (for queue room, not for the kernel) when MaxQueued
+//     requests are already waiting for the owner.
+//   - WaitCQE with a timeout needs IORING_FEAT_EXT_ARG (Linux 5.11).
 package uring
