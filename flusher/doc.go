@@ -1,2 +1,31 @@
-// Package flusher is part of tiercache; see DESIGN.md. This file is filled in by the issue that builds the package.
+// Package flusher moves warm-tier evictions (and cold deletes, drain and
+// writethrough writes) to the cold store: a bounded queue, batches that
+// close by count, bytes or age, each batch sent as one Store.PutMany (one
+// submission of linked chains: chunks, then header), completions handled
+// asynchronously by up to InFlight runners.
+//
+// # Invariants
+//
+//   - F1: an item is reported written (OnDone with nil) only after the store
+//     acknowledged it; a Sync item's waiter is released only after the store
+//     made it durable (Syncer) or failed.
+//   - F2: Enqueue never blocks; when the queue is over QueueItems or
+//     QueueBytes it drops the oldest droppable item (not Sync, not a delete),
+//     counts it and reports it through OnDrop.
+//   - F3: two items of the same key are never in flight at once, and they
+//     reach the store in enqueue order.
+//   - F4: a put that Current says is superseded is not written.
+//   - F5: Close writes everything pending, waits for every completion, and
+//     is idempotent; Enqueue after Close returns ErrClosed.
+//   - F6: a device error is counted, logged and reported to OnDone; the
+//     flusher keeps going.
+//   - F7: with an Admitter, a put that it refuses is never queued.
+//
+// # Caveats
+//
+//   - The flusher owns Item.Key and Item.Value from Enqueue on.
+//   - OnDone and OnDrop run on flusher goroutines, never inside Enqueue;
+//     they must not block.
+//   - Sync items and deletes can push the queue past its bound (counted in
+//     Stats.Overflow) rather than being dropped.
 package flusher

@@ -1,2 +1,25 @@
-// Package policy is part of tiercache; see DESIGN.md. This file is filled in by the issue that builds the package.
+// Package policy decides, and stores nothing: which warm or cold hits are
+// promoted (Promotion: a TinyLFU-style frequency sketch behind a doorkeeper,
+// weighted by value size) and which warm evictions may be written to flash
+// (Flash: a write budget in bytes per second, a token bucket in the spirit
+// of CacheLib's dynamic random admission, plus optional reject-on-first-
+// sight).
+//
+// # Invariants
+//
+//   - P1: a key seen once since the last reset is never promoted (its
+//     estimate is 1: the doorkeeper bit, no counter).
+//   - P2: the estimate of a key never decreases between resets, and a reset
+//     halves every counter and clears the doorkeeper after 10 × Counters
+//     recorded accesses.
+//   - P3: a larger value needs more hits: each doubling above SizeUnit adds
+//     one to the hits needed for hot; values above MaxHotValue never go hot.
+//   - P4: Flash admits at most Burst + BytesPerSec × elapsed bytes; with
+//     RejectFirst the first offer of a key is always refused.
+//
+// # Caveats
+//
+//   - Counts are approximate (count-min: over-estimates on collisions).
+//   - Safe for concurrent use; updates are lock-free CAS loops except the
+//     token bucket (a mutex).
 package policy

@@ -1,2 +1,66 @@
-// Package tier is part of tiercache; see DESIGN.md. This file is filled in by the issue that builds the package.
+// Package tier composes the three tiers of tiercache into one cache:
+// hot (ristretto v2 on the Go heap, cost = bytes), warm (tier/warm, an
+// off-heap arena that may be bound to a CXL NUMA node) and cold (an
+// nvmekv.KV over the emulated namespace or a KV SSD), behind tier.Cache.
+//
+// A directory (a sharded map key → entry) is the authority on which keys
+// exist, their newest version and their expiry. Every write gets a new
+// cache-wide version; the copies in the tiers carry their version (hot
+// values carry their own key and version because ristretto's callbacks only
+// know the key hash) and a copy is served only if its version is the one the
+// directory names. Reads go hot → warm → cold; policy.Promotion (a TinyLFU
+// sketch with a doorkeeper, weighted by size) decides whether a warm or cold
+// hit is copied up. Hot evictions are demoted to warm by a background
+// goroutine; warm segment evictions go to the flusher, which writes them to
+// cold in batches. Values above HotMaxValue go straight to warm, values warm
+// cannot hold straight to cold. MGet sends all its cold lookups as one
+// KV.GetMany.
+//
+// # Invariants
+//
+//   - T1: a value returned by Get/MGet is byte for byte the value of one
+//     Set of that key (never torn, never another key's).
+//   - T2: a read returns the version the directory named for the key at
+//     some instant during the read: never a version older than the newest
+//     Set acknowledged before the read began, never a deleted value.
+//   - T3: an overwrite or delete of a key whose copy may be in cold queues a
+//     cold delete in the flusher; the flusher keeps each key's writes in
+//     enqueue order and never has two in flight, and skips a put whose
+//     version is no longer the newest, so cold never ends up with an older
+//     version than the newest one written there.
+//   - T4: a deleted key whose copy may be in cold stays as a tombstone until
+//     the cold delete completed, and a key read from a cold store left by an
+//     earlier run is adopted only if no tombstone was removed meanwhile, so
+//     a deleted value never comes back.
+//   - T5: a copy moving between tiers (hot eviction → warm, warm eviction →
+//     cold, large value → cold) is in a transit map until it landed, and a
+//     reader checks hot, transit, warm, transit, cold in that order.
+//   - T6: no client call blocks on the flusher or on ristretto's eviction
+//     callback: a full demotion queue or flusher queue drops (and counts)
+//     the oldest droppable copy instead. Only writethrough Sets and values
+//     too large for warm wait for their own cold write.
+//   - T7: Len counts the live keys of the directory exactly; a key whose
+//     only copy was dropped, failed or reclaimed is removed from it (counted
+//     in Stats.Lost).
+//   - T8: in drain mode Close writes every live hot and warm value that is
+//     not already in cold, durably, before closing the store; in writethrough
+//     mode Set returns after the cold copy is durable.
+//   - T9: Close is idempotent and ordered: drain, hot, background goroutine,
+//     flusher (drained), warm, cold (synced, closed).
+//
+// # Caveats
+//
+//   - Len is exact for the keys this process wrote or read. Keys left in a
+//     cold store by an earlier run are counted once touched (adopted): the
+//     KV layer maps keys to hashes and cannot list user keys. For the same
+//     reason Flush cannot delete untouched keys of an earlier run in cold:
+//     they are hidden until the next Open.
+//   - After a crash in cache mode cold may still hold a version that a later
+//     acknowledged write replaced (its cold delete was still queued); a clean
+//     Close always drains the queue.
+//   - A TTL changed with Expire/Persist is not rewritten to a cold copy: a
+//     cold copy keeps the expiry it was written with.
+//   - A value the cache dropped (queues full, flash budget, device error)
+//     reads as a miss: it is a cache, and Stats counts every drop.
+//   - Returned slices are the caller's (Get appends to dst).
 package tier

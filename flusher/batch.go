@@ -1,0 +1,219 @@
+package flusher
+
+import (
+	"context"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// dispatch is the single goroutine that closes batches and hands them to
+// runners, at most InFlight at a time.
+func (f *Flusher) dispatch() {
+	defer f.wg.Done()
+	sem := make(chan struct{}, f.o.InFlight)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		f.mu.Lock()
+		if f.closing && f.n == 0 && len(f.victims) == 0 {
+			for f.batches > 0 {
+				f.idle.Wait()
+			}
+			f.mu.Unlock()
+			return
+		}
+		victims := f.victims
+		f.victims = nil
+		ready, wait := f.readyLocked()
+		var batch []*Item
+		if ready {
+			batch = f.takeLocked()
+		}
+		f.mu.Unlock()
+		for _, v := range victims {
+			f.dropped(v, Dropped)
+		}
+		if len(batch) == 0 {
+			if ready || wait <= 0 {
+				<-f.kick // everything pending waits for an in-flight key, or nothing is pending
+				continue
+			}
+			timer.Reset(wait)
+			select {
+			case <-f.kick:
+			case <-timer.C:
+			}
+			timer.Stop()
+			continue
+		}
+		sem <- struct{}{}
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			f.run(batch)
+			<-sem
+		}()
+	}
+}
+
+// readyLocked says whether a batch should close now, and if not how long
+// until the oldest pending item reaches BatchDelay (0: nothing pending).
+func (f *Flusher) readyLocked() (bool, time.Duration) {
+	if f.n == 0 {
+		return false, 0
+	}
+	if f.closing || f.drainReq > 0 || f.syncN > 0 || f.n >= f.o.BatchItems || f.bytes >= f.o.BatchBytes {
+		return true, 0
+	}
+	oldest := f.q[f.head].enq // compactLocked keeps q[head] non-nil while n > 0
+	age := time.Duration(time.Now().UnixNano() - oldest)
+	if age >= f.o.BatchDelay {
+		return true, 0
+	}
+	return false, f.o.BatchDelay - age
+}
+
+// takeLocked removes up to one batch of items from the queue, oldest first,
+// skipping (and keeping in order) every item whose key is in flight or
+// already in this batch, so two writes of one key are never in flight at
+// once and reach the store in enqueue order.
+func (f *Flusher) takeLocked() []*Item {
+	var batch []*Item
+	var bytes int64
+	var held map[string]struct{}
+	for i := f.head; i < len(f.q) && len(batch) < f.o.BatchItems && bytes < f.o.BatchBytes; i++ {
+		it := f.q[i]
+		if it == nil {
+			continue
+		}
+		k := string(it.Key)
+		if _, busy := f.inflight[k]; busy {
+			continue
+		}
+		if _, h := held[k]; h {
+			continue
+		}
+		if held == nil {
+			held = make(map[string]struct{})
+		}
+		held[k] = struct{}{}
+		f.inflight[k] = struct{}{}
+		f.q[i] = nil
+		f.n--
+		f.bytes -= it.size()
+		if it.Sync {
+			f.syncN--
+		}
+		bytes += it.size()
+		batch = append(batch, it)
+	}
+	if len(batch) > 0 {
+		f.batches++
+		f.compactLocked()
+	}
+	return batch
+}
+
+// run writes one batch: deletes one by one, puts as one PutMany submission.
+func (f *Flusher) run(batch []*Item) {
+	ctx, cancel := context.WithTimeout(context.Background(), f.o.Timeout)
+	defer cancel()
+	puts := make([]*Item, 0, len(batch))
+	var skipped []*Item
+	for _, it := range batch {
+		switch {
+		case it.Delete:
+			it.Err = f.o.Store.Delete(ctx, it.Key)
+		case f.o.Current != nil && !f.o.Current(it):
+			skipped = append(skipped, it)
+		default:
+			it.Err = nil
+			puts = append(puts, it)
+		}
+	}
+	if len(puts) > 0 {
+		f.st.batches.Add(1)
+		if err := f.o.Store.PutMany(ctx, puts); err != nil {
+			for _, it := range puts {
+				if it.Err == nil {
+					it.Err = err
+				}
+			}
+		}
+		f.syncIfNeeded(ctx, puts)
+	}
+	for _, it := range skipped {
+		f.st.superseded.Add(1)
+		if f.o.OnDrop != nil {
+			f.o.OnDrop(it, Superseded)
+		}
+		if it.done != nil {
+			it.done <- nil // a newer write owns the key now
+		}
+	}
+	for _, it := range batch {
+		if skippedItem(skipped, it) {
+			continue
+		}
+		if it.Err != nil {
+			f.st.errors.Add(1)
+			f.o.Logger.Warn("flusher: cold write failed", zap.Int("key_bytes", len(it.Key)),
+				zap.Int("value_bytes", len(it.Value)), zap.Bool("delete", it.Delete), zap.Error(it.Err))
+		} else {
+			f.st.written.Add(1)
+			f.st.bytes.Add(uint64(it.size()))
+		}
+		if f.o.OnDone != nil {
+			f.o.OnDone(it, it.Err)
+		}
+		if it.done != nil {
+			it.done <- it.Err
+		}
+	}
+	f.mu.Lock()
+	for _, it := range batch {
+		delete(f.inflight, string(it.Key))
+	}
+	f.batches--
+	f.idle.Broadcast()
+	f.mu.Unlock()
+	f.wake()
+}
+
+func skippedItem(skipped []*Item, it *Item) bool {
+	for _, s := range skipped {
+		if s == it {
+			return true
+		}
+	}
+	return false
+}
+
+// Syncer is implemented by stores that can make completed writes durable.
+type Syncer interface {
+	Sync(ctx context.Context) error
+}
+
+// syncIfNeeded makes the batch durable when a Sync put in it succeeded, so a
+// waiter is released only after its write is durable.
+func (f *Flusher) syncIfNeeded(ctx context.Context, puts []*Item) {
+	s, ok := f.o.Store.(Syncer)
+	if !ok {
+		return
+	}
+	need := false
+	for _, it := range puts {
+		need = need || (it.Sync && it.Err == nil)
+	}
+	if !need {
+		return
+	}
+	if err := s.Sync(ctx); err != nil {
+		for _, it := range puts {
+			if it.Sync && it.Err == nil {
+				it.Err = err
+			}
+		}
+	}
+}

@@ -1,0 +1,246 @@
+package flusher
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Flusher moves items to the cold store in batches from a bounded queue. See
+// the package documentation for its invariants.
+type Flusher struct {
+	o Options
+
+	mu       sync.Mutex
+	q        []*Item             // pending, oldest first; nil slots were dropped
+	head     int                 // index of the first slot in q that may be non-nil
+	n        int                 // non-nil items in q
+	bytes    int64               // value+key bytes of the items in q
+	inflight map[string]struct{} // keys of items submitted and not completed
+	batches  int                 // batches in flight
+	closing  bool
+	syncN    int     // Sync items pending: their batch closes at once
+	victims  []*Item // dropped by Enqueue, handed to OnDrop by the dispatcher
+	drainReq int     // > 0 while someone waits for an empty queue: close batches now
+
+	kick chan struct{} // wakes the dispatcher
+	idle *sync.Cond    // signalled when a batch completes
+	wg   sync.WaitGroup
+
+	st stats
+}
+
+type stats struct {
+	enqueued, batches, written, bytes, drops, rejected, superseded, errors, overflow atomic.Uint64
+}
+
+// Stats is a snapshot of the flusher's counters.
+type Stats struct {
+	Queue      int64  // items pending
+	QueueBytes int64  // bytes pending
+	InFlight   int64  // batches submitted and not completed
+	Enqueued   uint64 // items accepted by Enqueue
+	Batches    uint64 // submissions made
+	Written    uint64 // items the store acknowledged
+	Bytes      uint64 // key+value bytes the store acknowledged
+	Drops      uint64 // items dropped because the queue was full
+	Rejected   uint64 // items refused by flash admission
+	Superseded uint64 // items skipped because a newer copy existed
+	Errors     uint64 // items the store failed
+	Overflow   uint64 // times Sync items pushed the queue past its bound
+}
+
+// New starts a flusher.
+func New(o Options) (*Flusher, error) {
+	o.EnsureDefaults()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	f := &Flusher{o: o, inflight: make(map[string]struct{}), kick: make(chan struct{}, 1)}
+	f.idle = sync.NewCond(&f.mu)
+	f.wg.Add(1)
+	go f.dispatch()
+	return f, nil
+}
+
+// Enqueue queues it without ever blocking. It returns ErrRejected when flash
+// admission refused the item, ErrDropped when a droppable item alone exceeds
+// QueueBytes and ErrClosed after Close (OnDrop is not called for those). To make room it may drop the oldest droppable pending item;
+// OnDrop is then called for the victim later, on a flusher goroutine.
+func (f *Flusher) Enqueue(it *Item) error {
+	if !it.Sync && !it.Delete && f.o.Admit != nil && !f.o.Admit.Admit(f.o.Hash(it.Key), len(it.Value)) {
+		f.st.rejected.Add(1)
+		return ErrRejected
+	}
+	f.mu.Lock()
+	if f.closing {
+		f.mu.Unlock()
+		return ErrClosed
+	}
+	if !it.Sync && !it.Delete && it.size() > f.o.QueueBytes {
+		f.mu.Unlock()
+		f.st.drops.Add(1)
+		return ErrDropped
+	}
+	full := f.n > 0 && (f.n >= f.o.QueueItems || f.bytes+it.size() > f.o.QueueBytes)
+	if full && (it.Sync || it.Delete) {
+		f.st.overflow.Add(1) // never dropped, never the cause of a drop
+		full = false
+	}
+	for full {
+		full = f.n > 0 && (f.n >= f.o.QueueItems || f.bytes+it.size() > f.o.QueueBytes)
+		if !full {
+			break
+		}
+		v := f.dropOldestLocked()
+		if v == nil {
+			f.st.overflow.Add(1)
+			break
+		}
+		f.st.drops.Add(1)
+		f.victims = append(f.victims, v)
+	}
+	it.enq = time.Now().UnixNano()
+	f.q = append(f.q, it)
+	f.n++
+	f.bytes += it.size()
+	if it.Sync {
+		f.syncN++
+	}
+	f.st.enqueued.Add(1)
+	wake := it.Sync || f.n == 1 || len(f.victims) > 0 || f.n >= f.o.BatchItems || f.bytes >= f.o.BatchBytes
+	f.mu.Unlock()
+	if wake {
+		f.wake()
+	}
+	return nil
+}
+
+// Wait enqueues a Sync copy of it and waits until the store acknowledged it;
+// it returns the store's error. ctx bounds the wait, not the write.
+func (f *Flusher) Wait(ctx context.Context, it *Item) error {
+	it.Sync = true
+	it.done = make(chan error, 1)
+	if err := f.Enqueue(it); err != nil {
+		return err
+	}
+	select {
+	case err := <-it.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Drain waits until every item enqueued before the call has completed.
+func (f *Flusher) Drain(ctx context.Context) error {
+	f.mu.Lock()
+	f.drainReq++
+	f.mu.Unlock()
+	f.wake()
+	stop := context.AfterFunc(ctx, func() {
+		f.mu.Lock()
+		f.idle.Broadcast()
+		f.mu.Unlock()
+	})
+	defer stop()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	defer func() { f.drainReq-- }()
+	for f.n > 0 || f.batches > 0 {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		f.idle.Wait()
+	}
+	return nil
+}
+
+// Close stops accepting items, writes every pending one, waits for all
+// completions and stops the goroutines. It is idempotent.
+func (f *Flusher) Close() error {
+	f.mu.Lock()
+	if f.closing {
+		f.mu.Unlock()
+		f.wg.Wait()
+		return nil
+	}
+	f.closing = true
+	f.mu.Unlock()
+	f.wake()
+	f.wg.Wait()
+	return nil
+}
+
+// Stats returns a snapshot of the counters.
+func (f *Flusher) Stats() Stats {
+	f.mu.Lock()
+	s := Stats{Queue: int64(f.n), QueueBytes: f.bytes, InFlight: int64(f.batches)}
+	f.mu.Unlock()
+	s.Enqueued = f.st.enqueued.Load()
+	s.Batches = f.st.batches.Load()
+	s.Written = f.st.written.Load()
+	s.Bytes = f.st.bytes.Load()
+	s.Drops = f.st.drops.Load()
+	s.Rejected = f.st.rejected.Load()
+	s.Superseded = f.st.superseded.Load()
+	s.Errors = f.st.errors.Load()
+	s.Overflow = f.st.overflow.Load()
+	return s
+}
+
+func (f *Flusher) wake() {
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (f *Flusher) dropped(it *Item, why Reason) {
+	if it.done != nil {
+		it.done <- fmt.Errorf("%w: %s", ErrDropped, why)
+	}
+	if f.o.OnDrop != nil {
+		f.o.OnDrop(it, why)
+	}
+}
+
+// dropOldestLocked removes the oldest pending item that may be dropped (not
+// Sync, not a delete) and returns it, or nil if there is none.
+func (f *Flusher) dropOldestLocked() *Item {
+	for i := f.head; i < len(f.q); i++ {
+		it := f.q[i]
+		if it == nil || it.Sync || it.Delete {
+			continue
+		}
+		f.q[i] = nil
+		f.n--
+		f.bytes -= it.size()
+		f.compactLocked()
+		return it
+	}
+	return nil
+}
+
+func (f *Flusher) compactLocked() {
+	for f.head < len(f.q) && f.q[f.head] == nil {
+		f.head++
+	}
+	if f.head == len(f.q) {
+		f.q = f.q[:0]
+		f.head = 0
+	} else if len(f.q)-f.head > 2*f.n+1024 || (f.head > 1024 && f.head > len(f.q)/2) {
+		w := 0
+		for _, it := range f.q[f.head:] {
+			if it != nil {
+				f.q[w] = it
+				w++
+			}
+		}
+		clear(f.q[w:])
+		f.q = f.q[:w]
+		f.head = 0
+	}
+}

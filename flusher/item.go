@@ -1,0 +1,21 @@
+package flusher
+
+// Item is one cold write: a put of Key=Value, or a delete of Key. The flusher
+// owns Key and Value from Enqueue on: the caller must not modify them.
+type Item struct {
+	Key     []byte
+	Value   []byte
+	Version uint64 // the writer's version, stored with the value
+	Expiry  int64  // unix ns, 0 = none
+	Delete  bool   // remove Key instead of storing it
+	// Sync items (drain, writethrough, deletes) are never dropped and bypass
+	// admission: the queue may then hold more than QueueItems.
+	Sync bool
+	// Err is set by Store.PutMany for this item.
+	Err error
+
+	enq  int64      // enqueue time, unix ns
+	done chan error // Wait's channel, nil when nobody waits
+}
+
+func (it *Item) size() int64 { return int64(len(it.Key) + len(it.Value)) }

@@ -1,0 +1,144 @@
+package flusher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Store is the cold store the flusher writes to. The tier package adapts an
+// *nvmekv.KV to it: PutMany sends every item of a batch as its own linked
+// chain (chunks, then header) in one submission and sets items[i].Err.
+type Store interface {
+	PutMany(ctx context.Context, items []*Item) error
+	Delete(ctx context.Context, key []byte) error
+}
+
+// Admitter is the flash admission policy (policy.Flash implements it).
+type Admitter interface {
+	Admit(h uint64, size int) bool
+}
+
+// Options configure a Flusher. Zero values take the defaults.
+type Options struct {
+	Store Store // required
+
+	QueueItems int           // pending items before the oldest is dropped (default 4096)
+	QueueBytes int64         // pending value bytes before the oldest is dropped (default 64 MiB)
+	BatchItems int           // a batch closes at this many items (default 64)
+	BatchBytes int64         // ... or at this many value bytes (default 4 MiB)
+	BatchDelay time.Duration // ... or when its oldest item waited this long (default 2 ms)
+	InFlight   int           // batches submitted and not yet completed at once (default 2)
+
+	// Admit filters puts at Enqueue (nil admits all). Sync items bypass it.
+	Admit Admitter
+	// Hash returns the admission hash of a key (default: FNV-1a 64).
+	Hash func(key []byte) uint64
+	// Current is asked just before submission whether a put is still the
+	// newest copy of its key; false skips it (counted as Superseded). nil
+	// submits everything.
+	Current func(it *Item) bool
+	// OnDone is called once per submitted item after its completion (err nil
+	// on success), on a flusher goroutine; it must not block.
+	OnDone func(it *Item, err error)
+	// OnDrop is called once per item that was dropped (queue full) or
+	// skipped as superseded, on a flusher goroutine (never inside Enqueue);
+	// it must not block.
+	OnDrop func(it *Item, why Reason)
+
+	// Timeout bounds one batch's device round trip (default 30 s).
+	Timeout time.Duration
+	Logger  *zap.Logger
+}
+
+// Reason says why an item never reached the store.
+type Reason uint8
+
+// Reasons for OnDrop.
+const (
+	Dropped    Reason = iota + 1 // the queue was full and this was the oldest droppable item
+	Superseded                   // Current said a newer copy exists
+)
+
+func (r Reason) String() string {
+	switch r {
+	case Dropped:
+		return "dropped"
+	case Superseded:
+		return "superseded"
+	}
+	return "unknown"
+}
+
+// EnsureDefaults fills zero fields with their defaults.
+func (o *Options) EnsureDefaults() {
+	if o.QueueItems == 0 {
+		o.QueueItems = 4096
+	}
+	if o.QueueBytes == 0 {
+		o.QueueBytes = 64 << 20
+	}
+	if o.BatchItems == 0 {
+		o.BatchItems = 64
+	}
+	if o.BatchBytes == 0 {
+		o.BatchBytes = 4 << 20
+	}
+	if o.BatchDelay == 0 {
+		o.BatchDelay = 2 * time.Millisecond
+	}
+	if o.InFlight == 0 {
+		o.InFlight = 2
+	}
+	if o.Hash == nil {
+		o.Hash = fnv64
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+}
+
+// Validate reports every invalid field at once.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Store == nil {
+		errs = append(errs, fmt.Errorf("%w: Store is required", ErrInvalidOptions))
+	}
+	if o.QueueItems < 1 {
+		errs = append(errs, fmt.Errorf("%w: QueueItems %d must be positive", ErrInvalidOptions, o.QueueItems))
+	}
+	if o.QueueBytes < 1 {
+		errs = append(errs, fmt.Errorf("%w: QueueBytes %d must be positive", ErrInvalidOptions, o.QueueBytes))
+	}
+	if o.BatchItems < 1 || o.BatchItems > 4096 {
+		errs = append(errs, fmt.Errorf("%w: BatchItems %d is outside [1, 4096]", ErrInvalidOptions, o.BatchItems))
+	}
+	if o.BatchBytes < 1 {
+		errs = append(errs, fmt.Errorf("%w: BatchBytes %d must be positive", ErrInvalidOptions, o.BatchBytes))
+	}
+	if o.BatchDelay < 0 {
+		errs = append(errs, fmt.Errorf("%w: BatchDelay %v must not be negative", ErrInvalidOptions, o.BatchDelay))
+	}
+	if o.InFlight < 1 || o.InFlight > 64 {
+		errs = append(errs, fmt.Errorf("%w: InFlight %d is outside [1, 64]", ErrInvalidOptions, o.InFlight))
+	}
+	if o.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("%w: Timeout %v must not be negative", ErrInvalidOptions, o.Timeout))
+	}
+	return errors.Join(errs...)
+}
+
+func fnv64(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}

@@ -1,0 +1,64 @@
+package tier
+
+import (
+	"context"
+
+	"github.com/tiercache/tiercache/flusher"
+)
+
+// Meta is what every tier stores beside a value.
+type Meta struct {
+	Expiry  int64  // unix ns, 0 = none
+	Version uint64 // the cache-wide version of the write that produced the value
+}
+
+// Warm is what the cache needs from the warm tier (tier/warm adapts to it).
+// OnEvict, given at open, receives every live item of an evicted segment.
+type Warm interface {
+	Get(dst, key []byte) ([]byte, Meta, bool)
+	Set(key, value []byte, m Meta) error // an error means "not stored"
+	Delete(key []byte) bool
+	Stats() WarmStats
+	Close() error
+}
+
+// WarmStats are the warm tier's counters.
+type WarmStats struct {
+	Items, Bytes       int64
+	Evictions          uint64
+	Node               int     // NUMA node the arena is bound to, -1 unbound
+	Placement          float64 // fraction of sampled pages on Node
+	Capacity, Segments int64
+	MaxValue           int // largest value Set can take
+}
+
+// Cold is what the cache needs from the cold tier (an *nvmekv.KV adapts to
+// it). It is also the flusher's store.
+type Cold interface {
+	flusher.Store // PutMany (one submission of linked chains), Delete (missing key is not an error)
+	// Get appends the value to dst; found is false on a miss.
+	Get(ctx context.Context, dst, key []byte) (value []byte, m Meta, found bool, err error)
+	// GetMany looks every key up in one device submission.
+	GetMany(ctx context.Context, keys [][]byte) []ColdItem
+	Stats() ColdStats
+	Close() error
+}
+
+// ColdItem is one GetMany result.
+type ColdItem struct {
+	Value []byte
+	Meta  Meta
+	Found bool
+	Err   error
+}
+
+// ColdStats are the cold tier's counters.
+type ColdStats struct {
+	Backend                 string // "emulated:<path>", "passthrough:<dev>", ...
+	Items                   int64  // -1 if unknown
+	FreeBytes               uint64
+	BytesRead, BytesWritten uint64
+	Submissions             uint64 // device submissions (GetMany counts one)
+	MaxValue                int    // largest value the store takes
+	PreExisting             bool   // the store held data when opened
+}

@@ -1,0 +1,230 @@
+package tier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/flusher"
+	"github.com/tiercache/tiercache/policy"
+)
+
+// Cache is the three-tier cache. It is safe for concurrent use.
+type Cache struct {
+	o    Options
+	log  *zap.Logger
+	dir  *directory
+	hot  *hot
+	tr   *transit
+	warm Warm // nil when disabled
+	cold Cold // nil when disabled
+	fl   *flusher.Flusher
+	pro  *policy.Promotion
+
+	// coldUnknown: the cold store held data when opened, so a key missing
+	// from the directory may still be in cold (from an earlier run).
+	coldUnknown bool
+	verSeq      atomic.Uint64
+
+	// life guards Close against in-flight operations: ops hold it shared.
+	life   sync.RWMutex
+	closed bool
+	// quietHot makes hot evictions be discarded (Flush, Close).
+	quietHot atomic.Bool
+
+	demoteq chan *hotEntry
+	lostMu  sync.Mutex
+	lostq   []lostKey
+	kick    chan struct{}
+	stop    chan struct{}
+	wg      sync.WaitGroup
+
+	st counters
+}
+
+type lostKey struct {
+	key []byte
+	ver uint64
+}
+
+// Open builds the tiers and starts the background goroutines.
+func Open(opts Options) (*Cache, error) {
+	opts.EnsureDefaults()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Cache{o: opts, log: opts.Logger, dir: newDirectory(), tr: newTransit(),
+		demoteq: make(chan *hotEntry, opts.DemoteQueue), kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	c.verSeq.Store(uint64(time.Now().UnixNano()))
+	var err error
+	if c.pro, err = policy.NewPromotion(opts.Promotion); err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*Cache, error) {
+		if c.cold != nil {
+			_ = c.cold.Close()
+		}
+		if c.warm != nil {
+			_ = c.warm.Close()
+		}
+		return nil, err
+	}
+	switch {
+	case opts.OpenCold != nil:
+		c.cold, err = opts.OpenCold()
+	case opts.ColdConfig.enabled():
+		c.cold, err = c.o.openCold()
+	}
+	if err != nil {
+		return fail(fmt.Errorf("tier: open cold tier: %w", err))
+	}
+	if c.cold != nil {
+		c.coldUnknown = c.cold.Stats().PreExisting
+		fo := opts.Flusher
+		fo.Store = c.cold
+		fo.Current = c.flushCurrent
+		fo.OnDone = c.flushDone
+		fo.OnDrop = c.flushDropped
+		if opts.Flash.BytesPerSec > 0 || opts.Flash.RejectFirst {
+			fl, err := policy.NewFlash(opts.Flash)
+			if err != nil {
+				return fail(err)
+			}
+			fo.Admit = fl
+			fo.Hash = func(k []byte) uint64 { lo, _ := hashKey(k); return lo }
+		}
+		if c.fl, err = flusher.New(fo); err != nil {
+			return fail(err)
+		}
+	}
+	switch {
+	case opts.OpenWarm != nil:
+		c.warm, err = opts.OpenWarm(c.warmEvicted)
+	case opts.WarmBytes > 0:
+		c.warm, err = c.o.openWarm(c.warmEvicted)
+	}
+	if err != nil {
+		if c.fl != nil {
+			_ = c.fl.Close()
+		}
+		return fail(fmt.Errorf("tier: open warm tier: %w", err))
+	}
+	if c.hot, err = newHot(&c.o, c.hotEvicted); err != nil {
+		if c.fl != nil {
+			_ = c.fl.Close()
+		}
+		return fail(fmt.Errorf("tier: open hot tier: %w", err))
+	}
+	c.wg.Add(1)
+	go c.background()
+	c.log.Info("tier: cache open", zap.Int64("hot_bytes", opts.HotBytes), zap.Bool("warm", c.warm != nil),
+		zap.Bool("cold", c.cold != nil), zap.Bool("cold_preexisting", c.coldUnknown), zap.String("durability", string(opts.Durability)))
+	return c, nil
+}
+
+// enter starts an operation; the returned func ends it. It fails after Close.
+func (c *Cache) enter() bool {
+	c.life.RLock()
+	if c.closed {
+		c.life.RUnlock()
+		return false
+	}
+	return true
+}
+
+func (c *Cache) exit() { c.life.RUnlock() }
+
+func (c *Cache) now() int64 { return c.o.Clock() }
+
+func (c *Cache) nextVersion() uint64 { return c.verSeq.Add(1) }
+
+// Close stops the cache: in drain mode it first writes every hot and warm
+// value to cold; in every mode it waits for the flusher to finish what it
+// holds. Idempotent.
+func (c *Cache) Close() error {
+	c.life.Lock()
+	if c.closed {
+		c.life.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.life.Unlock()
+
+	var errs []error
+	c.hot.rc.Wait()
+	if c.o.Durability == DurabilityDrain && c.fl != nil {
+		if err := c.drainToCold(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	c.quietHot.Store(true)
+	c.hot.rc.Close()
+	close(c.stop)
+	c.wg.Wait()
+	if c.fl != nil {
+		errs = append(errs, c.fl.Close())
+	}
+	c.processLost()
+	if c.warm != nil {
+		errs = append(errs, c.warm.Close())
+	}
+	if c.cold != nil {
+		if s, ok := c.cold.(flusher.Syncer); ok {
+			errs = append(errs, s.Sync(context.Background()))
+		}
+		errs = append(errs, c.cold.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// drainToCold enqueues a durable put of every live key whose newest version
+// is not known to be in cold, then waits for the flusher to write them.
+func (c *Cache) drainToCold() error {
+	now := c.now()
+	var buf []byte
+	var n int
+	for i := range c.dir.shards {
+		sh := &c.dir.shards[i]
+		sh.mu.Lock()
+		for k, e := range sh.m {
+			if !e.live(now) || e.cold == e.ver {
+				continue
+			}
+			key := []byte(k)
+			v, ok := c.findMemory(buf[:0], key, e.ver)
+			if !ok {
+				continue // on its way to cold already, or lost
+			}
+			buf = v
+			e.coldMay = true
+			it := &flusher.Item{Key: key, Value: append([]byte(nil), v...), Version: e.ver, Expiry: e.exp, Sync: true}
+			if err := c.fl.Enqueue(it); err == nil {
+				n++
+			}
+		}
+		sh.mu.Unlock()
+	}
+	c.log.Info("tier: draining to cold", zap.Int("keys", n))
+	return c.fl.Drain(context.Background())
+}
+
+// findMemory looks for key at version ver in hot, transit and warm.
+func (c *Cache) findMemory(dst, key []byte, ver uint64) ([]byte, bool) {
+	if he, ok := c.hot.get(key, ver); ok {
+		return append(dst, he.val...), true
+	}
+	if v, ok := c.tr.get(dst, key, ver); ok {
+		return v, true
+	}
+	if c.warm != nil {
+		if v, m, ok := c.warm.Get(dst, key); ok && m.Version == ver {
+			return v, true
+		}
+	}
+	return dst, false
+}

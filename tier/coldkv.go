@@ -1,0 +1,86 @@
+package tier
+
+import (
+	"context"
+	"errors"
+
+	"github.com/tiercache/tiercache/flusher"
+	"github.com/tiercache/tiercache/nvmekv"
+)
+
+// coldKV adapts an *nvmekv.KV to Cold (and so to flusher.Store).
+type coldKV struct {
+	kv          *nvmekv.KV
+	backend     string
+	preExisting bool
+	maxValue    int
+}
+
+// NewColdKV wraps kv as the cache's cold tier. backend names it in Stats;
+// preExisting says the store may hold keys from an earlier run, which makes
+// the cache consult it for keys it does not know.
+func NewColdKV(kv *nvmekv.KV, backend string, preExisting bool, maxValue int) Cold {
+	return &coldKV{kv: kv, backend: backend, preExisting: preExisting, maxValue: maxValue}
+}
+
+func (c *coldKV) Get(ctx context.Context, dst, key []byte) ([]byte, Meta, bool, error) {
+	v, m, err := c.kv.Get(ctx, dst, key)
+	if errors.Is(err, nvmekv.ErrKeyNotFound) {
+		return dst, Meta{}, false, nil
+	}
+	if err != nil {
+		return dst, Meta{}, false, err
+	}
+	return v, Meta{Expiry: m.Expiry, Version: m.Version}, true, nil
+}
+
+func (c *coldKV) GetMany(ctx context.Context, keys [][]byte) []ColdItem {
+	items := c.kv.GetMany(ctx, keys)
+	out := make([]ColdItem, len(items))
+	for i, it := range items {
+		switch {
+		case errors.Is(it.Err, nvmekv.ErrKeyNotFound):
+		case it.Err != nil:
+			out[i].Err = it.Err
+		default:
+			out[i] = ColdItem{Value: it.Value, Meta: Meta{Expiry: it.Meta.Expiry, Version: it.Meta.Version}, Found: true}
+		}
+	}
+	return out
+}
+
+func (c *coldKV) PutMany(ctx context.Context, items []*flusher.Item) error {
+	kvs := make([]nvmekv.Item, len(items))
+	for i, it := range items {
+		kvs[i] = nvmekv.Item{Key: it.Key, Value: it.Value, Meta: nvmekv.Meta{Expiry: it.Expiry, Version: it.Version}}
+	}
+	err := c.kv.PutMany(ctx, kvs)
+	for i := range items {
+		items[i].Err = kvs[i].Err
+	}
+	return err
+}
+
+func (c *coldKV) Delete(ctx context.Context, key []byte) error {
+	if err := c.kv.Delete(ctx, key); err != nil && !errors.Is(err, nvmekv.ErrKeyNotFound) {
+		return err
+	}
+	return nil
+}
+
+func (c *coldKV) Sync(ctx context.Context) error { return c.kv.Sync(ctx) }
+
+func (c *coldKV) Stats() ColdStats {
+	s := c.kv.Stats()
+	lim := c.kv.Namespace().Limits()
+	free := uint64(0)
+	if lim.Capacity > lim.Utilization {
+		free = lim.Capacity - lim.Utilization
+	}
+	return ColdStats{Backend: c.backend, Items: -1, FreeBytes: free, BytesRead: s.BytesRead,
+		BytesWritten: s.BytesWritten, MaxValue: c.maxValue, PreExisting: c.preExisting}
+}
+
+func (c *coldKV) PreExisting() bool { return c.preExisting }
+
+func (c *coldKV) Close() error { return c.kv.Close() }

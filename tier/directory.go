@@ -1,0 +1,57 @@
+package tier
+
+import (
+	"sync"
+
+	"github.com/zeebo/xxh3"
+)
+
+const shardCount = 256
+
+// entry is the directory's record of one key: the authority on whether the
+// key exists, its newest version and its expiry. A copy in any tier is served
+// only if it carries exactly ver (T2).
+type entry struct {
+	ver  uint64 // version of the newest write (or of the delete, for a tombstone)
+	exp  int64  // unix ns, 0 = none
+	size int64  // value bytes
+	cold uint64 // version known durable in cold, 0 = none known
+	// coldMay: cold may hold (or is about to receive) some copy of this key,
+	// so an overwrite or delete must send a cold delete first (T3).
+	coldMay bool
+	// dead marks a tombstone: the key is deleted, and the entry stays until
+	// the cold delete completed, so an old cold copy is never adopted (T4).
+	dead bool
+}
+
+func (e *entry) live(now int64) bool { return !e.dead && (e.exp == 0 || e.exp > now) }
+
+type shard struct {
+	mu sync.RWMutex
+	m  map[string]*entry
+	// epoch counts removals from m; a reader that looked a key up in cold
+	// adopts it only if no removal happened meanwhile (T4).
+	epoch uint64
+	_     [32]byte // keep shards on separate cache lines
+}
+
+type directory struct {
+	shards [shardCount]shard
+}
+
+func newDirectory() *directory {
+	d := &directory{}
+	for i := range d.shards {
+		d.shards[i].m = make(map[string]*entry)
+	}
+	return d
+}
+
+// hashKey is the 128-bit key hash: lo picks the shard and feeds ristretto and
+// the policy, hi is ristretto's conflict check.
+func hashKey(key []byte) (lo, hi uint64) {
+	h := xxh3.Hash128(key)
+	return h.Lo, h.Hi
+}
+
+func (d *directory) shard(lo uint64) *shard { return &d.shards[lo>>56] }

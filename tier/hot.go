@@ -1,0 +1,70 @@
+package tier
+
+import (
+	"github.com/dgraph-io/ristretto/v2"
+	"github.com/zeebo/xxh3"
+)
+
+// hotOverhead is the bookkeeping cost in bytes charged per hot item on top
+// of key and value.
+const hotOverhead = 64
+
+// hotEntry is what the hot tier stores: the value with its own key, version
+// and expiry, because ristretto's callbacks only know the key hash. It is
+// immutable once stored.
+type hotEntry struct {
+	key []byte
+	val []byte
+	ver uint64
+	exp int64
+}
+
+func (e *hotEntry) cost() int64 { return int64(len(e.key)+len(e.val)) + hotOverhead }
+
+// hot wraps ristretto v2. Keys are passed as string views of the caller's
+// bytes (ristretto hashes them and never keeps them).
+type hot struct {
+	rc *ristretto.Cache[string, *hotEntry]
+}
+
+func newHot(o *Options, onEvict func(*hotEntry)) (*hot, error) {
+	rc, err := ristretto.NewCache(&ristretto.Config[string, *hotEntry]{
+		NumCounters:        o.HotCounters,
+		MaxCost:            o.HotBytes,
+		BufferItems:        64,
+		IgnoreInternalCost: true,
+		Metrics:            true,
+		KeyToHash: func(k string) (uint64, uint64) {
+			h := xxh3.HashString128(k)
+			return h.Lo, h.Hi
+		},
+		OnEvict:  func(it *ristretto.Item[*hotEntry]) { onEvict(it.Value) },
+		OnReject: func(it *ristretto.Item[*hotEntry]) { onEvict(it.Value) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &hot{rc: rc}, nil
+}
+
+// get returns the hot copy of key if it has version ver.
+func (h *hot) get(key []byte, ver uint64) (*hotEntry, bool) {
+	e, ok := h.rc.Get(viewString(key))
+	if !ok || e == nil || e.ver != ver || string(e.key) != viewString(key) {
+		return nil, false
+	}
+	return e, true
+}
+
+// set offers e to ristretto; if wait, it returns only after ristretto
+// applied it (so e is either stored or was handed to onEvict as rejected).
+// It reports false when ristretto dropped the set outright.
+func (h *hot) set(e *hotEntry, wait bool) bool {
+	ok := h.rc.Set(viewString(e.key), e, e.cost())
+	if ok && wait {
+		h.rc.Wait()
+	}
+	return ok
+}
+
+func (h *hot) del(key []byte) { h.rc.Del(viewString(key)) }

@@ -1,0 +1,234 @@
+package tier
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/tiercache/tiercache/flusher"
+)
+
+// smallOptions are tiers so small that promotion, demotion, flushing and
+// the straight-to-cold path all run within a few hundred operations.
+func smallOptions(clk *fakeClock) Options {
+	return Options{
+		HotBytes:      64 << 10,
+		HotMaxValue:   16 << 10,
+		HotCounters:   1000,
+		WarmConfig:    WarmConfig{WarmBytes: 512 << 10, WarmSegmentBytes: 64 << 10, WarmArena: warmArenaForTests()},
+		Flusher:       flusher.Options{QueueItems: 1 << 20, QueueBytes: 1 << 40, BatchItems: 16},
+		SweepInterval: time.Hour,
+		Clock:         clk.Now,
+	}
+}
+
+// modelVal is the reference model's record.
+type modelVal struct {
+	v   []byte
+	exp int64
+}
+
+// randValue returns a value of 1 B .. max bytes, mostly small.
+func randValue(r *rand.Rand, max int) []byte {
+	var n int
+	switch p := r.IntN(100); {
+	case p < 70:
+		n = 1 + r.IntN(512)
+	case p < 90:
+		n = 512 + r.IntN(16<<10)
+	case p < 98:
+		n = 16<<10 + r.IntN(128<<10)
+	default:
+		n = 1 + r.IntN(max)
+	}
+	n = min(n, max)
+	v := make([]byte, n)
+	for i := range v {
+		v[i] = byte(r.Uint32())
+	}
+	return v
+}
+
+// runModel drives c and a map model with the same random operations from a
+// single goroutine and fails on the first difference.
+func runModel(t *testing.T, c *Cache, clk *fakeClock, steps, keys, maxVal int, seed uint64) {
+	t.Helper()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("stats at failure: %+v", c.Stats())
+		}
+	})
+	r := rand.New(rand.NewPCG(seed, 7))
+	model := map[string]modelVal{}
+	key := func() []byte { return []byte(fmt.Sprintf("k%03d", r.IntN(keys))) }
+	live := func(k string) (modelVal, bool) {
+		m, ok := model[k]
+		if ok && m.exp != 0 && m.exp <= clk.Now() {
+			delete(model, k)
+			return m, false
+		}
+		return m, ok
+	}
+	for step := 0; step < steps; step++ {
+		k := key()
+		ks := string(k)
+		switch op := r.IntN(100); {
+		case op < 35:
+			v := randValue(r, maxVal)
+			var o SetOptions
+			switch r.IntN(10) {
+			case 0:
+				o.NX = true
+			case 1:
+				o.XX = true
+			case 2:
+				o.TTL = time.Duration(1+r.IntN(10)) * time.Second
+			case 3:
+				o.KeepTTL = true
+			}
+			cur, exists := live(ks)
+			stored, err := c.Set(k, v, o)
+			if err != nil {
+				t.Fatalf("step %d: Set(%s, %d bytes): %v", step, k, len(v), err)
+			}
+			want := !(o.NX && exists) && !(o.XX && !exists)
+			if stored != want {
+				t.Fatalf("step %d: Set(%s, %+v) stored=%v, model says %v", step, k, o, stored, want)
+			}
+			if stored {
+				exp := int64(0)
+				if o.TTL > 0 {
+					exp = clk.Now() + int64(o.TTL)
+				}
+				if o.KeepTTL && exists {
+					exp = cur.exp
+				}
+				model[ks] = modelVal{v: v, exp: exp}
+			}
+		case op < 45:
+			_, exists := live(ks)
+			n := c.Delete(k)
+			if (n == 1) != exists {
+				t.Fatalf("step %d: Delete(%s) = %d, model exists=%v", step, k, n, exists)
+			}
+			delete(model, ks)
+		case op < 80:
+			m, exists := live(ks)
+			v, ok, err := c.Get(nil, k)
+			if err != nil {
+				t.Fatalf("step %d: Get(%s): %v", step, k, err)
+			}
+			if ok != exists || (ok && !bytes.Equal(v, m.v)) {
+				t.Fatalf("step %d: Get(%s) ok=%v len=%d, model exists=%v len=%d (where=%q)", step, k, ok, len(v), exists, len(m.v), c.Where(k))
+			}
+		case op < 85:
+			ks2 := make([][]byte, 1+r.IntN(20))
+			for i := range ks2 {
+				ks2[i] = key()
+			}
+			vs, err := c.MGet(ks2)
+			if err != nil {
+				t.Fatalf("step %d: MGet: %v", step, err)
+			}
+			for i, k2 := range ks2 {
+				m, exists := live(string(k2))
+				if (vs[i] != nil) != exists || (exists && !bytes.Equal(vs[i], m.v)) {
+					t.Fatalf("step %d: MGet[%d] %s hit=%v, model exists=%v", step, i, k2, vs[i] != nil, exists)
+				}
+			}
+		case op < 88:
+			_, exists := live(ks)
+			if got := c.Exists(k, k); got != map[bool]int{true: 2, false: 0}[exists] {
+				t.Fatalf("step %d: Exists(%s,%s) = %d, model exists=%v", step, k, k, got, exists)
+			}
+		case op < 91:
+			m, exists := live(ks)
+			ttl := time.Duration(1+r.IntN(10)) * time.Second
+			if got := c.Expire(k, ttl); got != exists {
+				t.Fatalf("step %d: Expire(%s) = %v, model exists=%v", step, k, got, exists)
+			}
+			if exists {
+				m.exp = clk.Now() + int64(ttl)
+				model[ks] = m
+			}
+		case op < 93:
+			m, exists := live(ks)
+			want := exists && m.exp != 0
+			if got := c.Persist(k); got != want {
+				t.Fatalf("step %d: Persist(%s) = %v, model %v", step, k, got, want)
+			}
+			if want {
+				m.exp = 0
+				model[ks] = m
+			}
+		case op < 95:
+			m, exists := live(ks)
+			ttl, ok := c.TTL(k)
+			switch {
+			case ok != exists:
+				t.Fatalf("step %d: TTL(%s) exists=%v, model %v", step, k, ok, exists)
+			case ok && m.exp == 0 && ttl >= 0:
+				t.Fatalf("step %d: TTL(%s) = %v, model has no expiry", step, k, ttl)
+			case ok && m.exp != 0 && ttl != time.Duration(m.exp-clk.Now()):
+				t.Fatalf("step %d: TTL(%s) = %v, model %v", step, k, ttl, time.Duration(m.exp-clk.Now()))
+			}
+		case op < 98:
+			clk.Advance(int64(time.Duration(r.IntN(3000)) * time.Millisecond))
+		default:
+			n := 0
+			for k := range model {
+				if _, ok := live(k); ok {
+					n++
+				}
+			}
+			if got := c.Len(); got != n {
+				t.Fatalf("step %d: Len = %d, model %d", step, got, n)
+			}
+		}
+	}
+}
+
+func TestModelMemoryTiers(t *testing.T) {
+	clk := newFakeClock()
+	o := smallOptions(clk)
+	o.MaxValue = 256 << 10 // no cold tier: warm (64 KiB segments) bounds values
+	o.WarmSegmentBytes = 512 << 10
+	o.WarmBytes = 16 << 20
+	o.HotMaxValue = 64 << 10
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// Without a cold tier warm evictions lose data: keep the key space small
+	// enough to fit hot+warm.
+	runModel(t, c, clk, steps(t, 20000), 40, 200<<10, 1)
+	t.Logf("stats: %+v", c.Stats())
+}
+
+func TestModelFakeCold(t *testing.T) {
+	clk := newFakeClock()
+	o := smallOptions(clk)
+	cold := newMemCold()
+	o.OpenCold = func() (Cold, error) { return cold, nil }
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	runModel(t, c, clk, steps(t, 20000), 300, 1<<20, 2)
+	st := c.Stats()
+	t.Logf("stats: %+v", st)
+	if st.Demotions == 0 || st.Flushed == 0 || st.Promotions == 0 {
+		t.Errorf("not every path ran: demotions %d, flushed %d, promotions %d", st.Demotions, st.Flushed, st.Promotions)
+	}
+}
+
+func steps(t *testing.T, n int) int {
+	if testing.Short() {
+		return n / 5
+	}
+	return n
+}

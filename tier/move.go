@@ -1,0 +1,223 @@
+package tier
+
+import (
+	"time"
+
+	"github.com/tiercache/tiercache/flusher"
+)
+
+// hotEvicted runs on ristretto's goroutine for every evicted or rejected hot
+// item. It never blocks: the copy goes to transit and the demotion queue, or
+// is dropped and counted when the queue is full.
+func (c *Cache) hotEvicted(he *hotEntry) {
+	if he == nil || c.quietHot.Load() {
+		return
+	}
+	c.tr.add(he.key, he.val, he.ver, he.exp)
+	select {
+	case c.demoteq <- he:
+	default:
+		c.tr.remove(he.key, he.ver)
+		c.st.demoteDrops.Add(1)
+		c.noteLost(he.key, he.ver)
+	}
+}
+
+// warmEvicted runs inside the warm tier for every live item of an evicted
+// segment; key and value are only valid during the call. It never blocks and
+// takes no directory lock (its caller may hold one).
+func (c *Cache) warmEvicted(key, value []byte, m Meta) {
+	k := append([]byte(nil), key...)
+	if c.fl == nil {
+		c.noteLost(k, m.Version)
+		return
+	}
+	v := append([]byte(nil), value...)
+	c.tr.add(k, v, m.Version, m.Expiry)
+	if err := c.fl.Enqueue(&flusher.Item{Key: k, Value: v, Version: m.Version, Expiry: m.Expiry}); err != nil {
+		c.tr.remove(k, m.Version)
+		c.noteLost(k, m.Version)
+		return
+	}
+	c.st.flushed.Add(1)
+}
+
+// background runs demotions, lost-copy bookkeeping and the expiry sweep.
+func (c *Cache) background() {
+	defer c.wg.Done()
+	var tick <-chan time.Time
+	if c.o.SweepInterval > 0 {
+		t := time.NewTicker(c.o.SweepInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case he := <-c.demoteq:
+			c.demote(he)
+		case <-c.kick:
+			c.processLost()
+		case <-tick:
+			c.sweep()
+		case <-c.stop:
+			for {
+				select {
+				case he := <-c.demoteq:
+					c.demote(he)
+				default:
+					c.processLost()
+					return
+				}
+			}
+		}
+	}
+}
+
+// demote moves one hot eviction to warm (or to cold if warm cannot take it,
+// or nowhere if there is no lower tier). Stale versions are discarded.
+func (c *Cache) demote(he *hotEntry) {
+	defer c.tr.remove(he.key, he.ver)
+	lo, _ := hashKey(he.key)
+	sh := c.dir.shard(lo)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	e := sh.m[viewString(he.key)]
+	if e == nil || e.ver != he.ver || !e.live(c.now()) {
+		return
+	}
+	if c.warm != nil {
+		if err := c.warm.Set(he.key, he.val, Meta{Version: he.ver}); err == nil {
+			e.coldMay = e.coldMay || c.cold != nil
+			c.st.demotions.Add(1)
+			return
+		}
+	}
+	if c.fl != nil {
+		e.coldMay = true
+		c.tr.add(he.key, he.val, he.ver, e.exp)
+		if err := c.fl.Enqueue(&flusher.Item{Key: he.key, Value: he.val, Version: he.ver, Expiry: e.exp}); err == nil {
+			c.st.demotions.Add(1)
+			return
+		}
+		c.tr.remove(he.key, he.ver)
+	}
+	c.lostLocked(sh, he.key, e, he.ver, false)
+}
+
+// flushCurrent tells the flusher whether a put still carries its key's
+// newest version.
+func (c *Cache) flushCurrent(it *flusher.Item) bool {
+	lo, _ := hashKey(it.Key)
+	sh := c.dir.shard(lo)
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	e := sh.m[viewString(it.Key)]
+	return e != nil && !e.dead && e.ver == it.Version
+}
+
+// flushDone records a completed cold write.
+func (c *Cache) flushDone(it *flusher.Item, err error) {
+	lo, _ := hashKey(it.Key)
+	sh := c.dir.shard(lo)
+	sh.mu.Lock()
+	e := sh.m[viewString(it.Key)]
+	switch {
+	case it.Delete:
+		if err == nil && e != nil && e.dead && e.ver == it.Version {
+			delete(sh.m, viewString(it.Key))
+			sh.epoch++
+		}
+	case err == nil:
+		if e != nil && !e.dead && e.ver == it.Version {
+			e.cold = it.Version
+		}
+	default:
+		if e != nil && !e.dead && e.ver == it.Version {
+			c.tr.remove(it.Key, it.Version)
+			c.lostLocked(sh, it.Key, e, it.Version, false)
+			sh.mu.Unlock()
+			return
+		}
+	}
+	sh.mu.Unlock()
+	if !it.Delete {
+		c.tr.remove(it.Key, it.Version)
+	}
+	if err != nil {
+		c.coldError("flush", err)
+	}
+}
+
+// flushDropped records a put the flusher dropped or skipped.
+func (c *Cache) flushDropped(it *flusher.Item, why flusher.Reason) {
+	c.tr.remove(it.Key, it.Version)
+	if why == flusher.Dropped {
+		c.lostVersion(it.Key, it.Version, false)
+	}
+}
+
+// noteLost queues a (key, version) whose copy may have vanished, for the
+// background goroutine (the caller may hold locks the check needs).
+func (c *Cache) noteLost(key []byte, ver uint64) {
+	c.lostMu.Lock()
+	c.lostq = append(c.lostq, lostKey{key: key, ver: ver})
+	c.lostMu.Unlock()
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (c *Cache) processLost() {
+	c.lostMu.Lock()
+	q := c.lostq
+	c.lostq = nil
+	c.lostMu.Unlock()
+	for _, l := range q {
+		c.lostVersion(l.key, l.ver, false)
+	}
+}
+
+// lostVersion forgets key if its newest version is ver and no tier holds it
+// any more, so Len stays honest (T7).
+// coldGone says a read found no cold copy although one was recorded (the
+// store reclaimed it).
+func (c *Cache) lostVersion(key []byte, ver uint64, coldGone bool) {
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	sh.mu.Lock()
+	if e := sh.m[viewString(key)]; e != nil {
+		c.lostLocked(sh, key, e, ver, coldGone)
+	}
+	sh.mu.Unlock()
+}
+
+func (c *Cache) lostLocked(sh *shard, key []byte, e *entry, ver uint64, coldGone bool) {
+	if e.dead || e.ver != ver {
+		return
+	}
+	if _, ok := c.findMemory(nil, key, ver); ok {
+		return
+	}
+	if e.cold == ver && !coldGone {
+		return // durable in cold
+	}
+	c.purgeLocked(sh, key, e)
+	c.st.lost.Add(1)
+}
+
+// sweep purges expired keys.
+func (c *Cache) sweep() {
+	now := c.now()
+	for i := range c.dir.shards {
+		sh := &c.dir.shards[i]
+		sh.mu.Lock()
+		for k, e := range sh.m {
+			if !e.dead && e.exp != 0 && e.exp <= now {
+				c.purgeLocked(sh, []byte(k), e)
+				c.st.expired.Add(1)
+			}
+		}
+		sh.mu.Unlock()
+	}
+}

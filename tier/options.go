@@ -1,0 +1,165 @@
+package tier
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/flusher"
+	"github.com/tiercache/tiercache/policy"
+)
+
+// Durability says when a write reaches the cold tier.
+type Durability string
+
+// Durability modes.
+const (
+	// DurabilityCache (default) is write-back: values reach cold only when
+	// warm evicts them; a crash loses what was only in DRAM or warm.
+	DurabilityCache Durability = "cache"
+	// DurabilityDrain is write-back plus: Close writes every hot and warm
+	// value to cold, so the next Open on the same store is warm.
+	DurabilityDrain Durability = "drain"
+	// DurabilityWriteThrough acknowledges a Set only after its cold copy is
+	// durable.
+	DurabilityWriteThrough Durability = "writethrough"
+)
+
+// Options configure a Cache. Zero values take the defaults.
+type Options struct {
+	// HotBytes is the hot tier's budget in bytes (ristretto MaxCost, cost =
+	// key + value + 64 bytes of bookkeeping). Default 64 MiB.
+	HotBytes int64
+	// HotMaxValue: values larger than this many bytes skip hot and go to warm
+	// (or cold if warm cannot take them). Default 1 MiB.
+	HotMaxValue int
+	// HotCounters is ristretto's NumCounters (default 10 per 1 KiB of HotBytes,
+	// at least 10,000).
+	HotCounters int64
+
+	// Warm configures the warm tier (see warm_open.go); WarmBytes 0 disables it.
+	WarmConfig
+	// Cold configures the cold tier (see cold_open.go).
+	ColdConfig
+
+	// OpenWarm and OpenCold replace the built-in tiers (test seam). OpenWarm
+	// must arrange for onEvict to be called for every item the tier evicts.
+	OpenWarm func(onEvict func(key, value []byte, m Meta)) (Warm, error)
+	OpenCold func() (Cold, error)
+
+	// MaxValue is the largest value Set accepts, in bytes (default 8 MiB).
+	MaxValue int
+	// Durability: cache (default), drain or writethrough.
+	Durability Durability
+	// Flusher tunes the warm → cold pipeline (Store and callbacks are set by
+	// the cache).
+	Flusher flusher.Options
+	// Promotion tunes which warm and cold hits move up.
+	Promotion policy.PromotionOptions
+	// Flash is the cold admission budget (BytesPerSec 0 = unlimited).
+	Flash policy.FlashOptions
+	// DemoteQueue is how many hot evictions may wait for the warm tier before
+	// new ones are dropped (default 4096).
+	DemoteQueue int
+	// SweepInterval is how often expired keys are purged (default 1 s).
+	SweepInterval time.Duration
+	// Clock returns unix nanoseconds; it decides TTLs (test seam, default
+	// time.Now).
+	Clock  func() int64
+	Logger *zap.Logger
+}
+
+// EnsureDefaults fills zero fields with their defaults.
+func (o *Options) EnsureDefaults() {
+	if o.HotBytes == 0 {
+		o.HotBytes = 64 << 20
+	}
+	if o.HotMaxValue == 0 {
+		o.HotMaxValue = 1 << 20
+	}
+	if o.HotCounters == 0 {
+		o.HotCounters = max(o.HotBytes/1024*10, 10000)
+	}
+	if o.MaxValue == 0 {
+		o.MaxValue = 8 << 20
+	}
+	if o.Durability == "" {
+		o.Durability = DurabilityCache
+	}
+	if o.DemoteQueue == 0 {
+		o.DemoteQueue = 4096
+	}
+	if o.SweepInterval == 0 {
+		o.SweepInterval = time.Second
+	}
+	if o.Clock == nil {
+		o.Clock = func() int64 { return time.Now().UnixNano() }
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	o.WarmConfig.ensureDefaults()
+	o.ColdConfig.ensureDefaults()
+	o.Promotion.EnsureDefaults()
+	if o.Promotion.MaxHotValue > o.HotMaxValue {
+		o.Promotion.MaxHotValue = o.HotMaxValue
+	}
+	o.Flash.EnsureDefaults()
+	if o.Flusher.Logger == nil {
+		o.Flusher.Logger = o.Logger
+	}
+}
+
+// Validate reports every invalid field at once.
+func (o *Options) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidOptions}, a...)...))
+	}
+	if o.HotBytes < 1024 {
+		bad("HotBytes %d is below 1024", o.HotBytes)
+	}
+	if o.HotMaxValue < 1 || int64(o.HotMaxValue) > o.HotBytes {
+		bad("HotMaxValue %d is outside [1, HotBytes]", o.HotMaxValue)
+	}
+	if o.HotCounters < 100 {
+		bad("HotCounters %d is below 100", o.HotCounters)
+	}
+	if o.MaxValue < 1 || o.MaxValue > 1<<30 {
+		bad("MaxValue %d is outside [1, 1 GiB]", o.MaxValue)
+	}
+	switch o.Durability {
+	case DurabilityCache, DurabilityDrain, DurabilityWriteThrough:
+	default:
+		bad("Durability %q is not cache, drain or writethrough", o.Durability)
+	}
+	if o.DemoteQueue < 1 {
+		bad("DemoteQueue %d must be positive", o.DemoteQueue)
+	}
+	if o.SweepInterval < 0 {
+		bad("SweepInterval %v must not be negative", o.SweepInterval)
+	}
+	errs = append(errs, o.WarmConfig.validate()...)
+	errs = append(errs, o.ColdConfig.validate()...)
+	if o.OpenCold == nil && !o.ColdConfig.enabled() && o.Durability != DurabilityCache {
+		bad("Durability %q needs a cold tier", o.Durability)
+	}
+	if err := o.Promotion.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Flash.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// SetOptions are the SET modifiers.
+type SetOptions struct {
+	TTL      time.Duration // relative expiry; 0 = none
+	ExpireAt time.Time     // absolute expiry; zero = none
+	NX       bool          // store only if the key does not exist
+	XX       bool          // store only if the key exists
+	KeepTTL  bool          // keep the existing expiry
+}

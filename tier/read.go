@@ -1,0 +1,375 @@
+package tier
+
+import (
+	"time"
+
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/policy"
+)
+
+// Get appends key's value to dst. ok is false on a miss. A cold-tier device
+// error is counted and logged and reads as a miss (the cache keeps serving).
+func (c *Cache) Get(dst, key []byte) ([]byte, bool, error) {
+	if len(key) == 0 {
+		return dst, false, ErrEmptyKey
+	}
+	if !c.enter() {
+		return dst, false, ErrClosed
+	}
+	defer c.exit()
+	lo, _ := hashKey(key)
+	c.pro.Record(lo)
+	v, t, ok := c.get(dst, key, lo)
+	c.count(t, ok)
+	return v, ok, nil
+}
+
+// get is Get without the bookkeeping: it returns the value and the tier it
+// was found in.
+func (c *Cache) get(dst, key []byte, lo uint64) ([]byte, policy.Tier, bool) {
+	sh := c.dir.shard(lo)
+	for attempt := 0; attempt < 3; attempt++ {
+		now := c.now()
+		sh.mu.RLock()
+		e := sh.m[viewString(key)]
+		if e == nil {
+			epoch := sh.epoch
+			sh.mu.RUnlock()
+			if !c.coldUnknown {
+				return dst, policy.None, false
+			}
+			v, ok, retry := c.adopt(dst, key, sh, epoch)
+			if retry {
+				continue
+			}
+			return v, policy.Cold, ok
+		}
+		if !e.live(now) {
+			sh.mu.RUnlock()
+			return dst, policy.None, false
+		}
+		ver, coldVer := e.ver, e.cold
+		if v, t, ok := c.memLookup(dst, key, ver); ok {
+			if t == policy.Warm && c.pro.Promote(lo, len(v)-len(dst), policy.Warm) == policy.Hot {
+				c.promoteHot(key, v[len(dst):], ver, e.exp)
+			}
+			sh.mu.RUnlock()
+			return v, t, true
+		}
+		sh.mu.RUnlock()
+		if c.cold != nil {
+			v, m, found, err := c.cold.Get(context.Background(), dst, key)
+			if err != nil {
+				c.coldError("get", err)
+				return dst, policy.None, false
+			}
+			if found && m.Version == ver {
+				c.promoteFromCold(key, v[len(dst):], lo, ver)
+				return v, policy.Cold, true
+			}
+			dst = v[:len(dst)]
+			if !found && coldVer == ver {
+				c.lostVersion(key, ver, true) // the store reclaimed it
+				return dst, policy.None, false
+			}
+		}
+		if attempt == 0 {
+			// A copy may be between ristretto's store and our eviction
+			// callback: wait until ristretto finished what it is doing.
+			c.hot.rc.Wait()
+		}
+	}
+	c.st.phantoms.Add(1)
+	return dst, policy.None, false
+}
+
+// memLookup finds key at version ver in the memory tiers. The order (hot,
+// transit, warm, transit) catches a copy moving between any two of them.
+// The caller holds the key's shard lock.
+func (c *Cache) memLookup(dst, key []byte, ver uint64) ([]byte, policy.Tier, bool) {
+	if he, ok := c.hot.get(key, ver); ok {
+		return append(dst, he.val...), policy.Hot, true
+	}
+	if v, ok := c.tr.get(dst, key, ver); ok {
+		return v, policy.Warm, true
+	}
+	if c.warm != nil {
+		v, m, ok := c.warm.Get(dst, key)
+		if ok && m.Version == ver {
+			return v, policy.Warm, true
+		}
+		dst = v[:len(dst)]
+	}
+	if v, ok := c.tr.get(dst, key, ver); ok {
+		return v, policy.Warm, true
+	}
+	return dst, policy.None, false
+}
+
+// promoteHot copies a warm or cold hit into hot without waiting.
+func (c *Cache) promoteHot(key, val []byte, ver uint64, exp int64) {
+	he := &hotEntry{key: append([]byte(nil), key...), val: append([]byte(nil), val...), ver: ver, exp: exp}
+	if c.hot.set(he, false) {
+		c.st.promotions.Add(1)
+	}
+}
+
+// promoteFromCold copies a cold hit up if the policy says so and the key
+// still has version ver.
+func (c *Cache) promoteFromCold(key, val []byte, lo, ver uint64) {
+	to := c.pro.Promote(lo, len(val), policy.Cold)
+	if to == policy.None {
+		return
+	}
+	sh := c.dir.shard(lo)
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	e := sh.m[viewString(key)]
+	if e == nil || e.dead || e.ver != ver {
+		return
+	}
+	if to == policy.Hot && len(val) <= c.o.HotMaxValue {
+		c.promoteHot(key, val, ver, e.exp)
+		return
+	}
+	if c.warm != nil && e.coldMay {
+		if err := c.warm.Set(key, val, Meta{Version: ver}); err == nil {
+			c.st.promotions.Add(1)
+		}
+	}
+}
+
+// adopt looks up a key the directory does not know in a cold store that
+// held data when opened, and records it. retry says the directory changed
+// meanwhile (the caller starts over).
+func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) ([]byte, bool, bool) {
+	v, m, found, err := c.cold.Get(context.Background(), dst, key)
+	if err != nil {
+		c.coldError("get", err)
+		return dst, false, false
+	}
+	if !found || (m.Expiry != 0 && m.Expiry <= c.now()) {
+		return v[:len(dst)], false, false
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.m[viewString(key)] != nil || sh.epoch != epoch {
+		return v[:len(dst)], false, true
+	}
+	sh.m[string(key)] = &entry{ver: m.Version, exp: m.Expiry, size: int64(len(v) - len(dst)), cold: m.Version, coldMay: true}
+	c.st.adopted.Add(1)
+	return v, true, false
+}
+
+// MGet returns one value per key (nil for a miss). The cold lookups of the
+// whole batch go to the device as one GetMany submission.
+func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
+	if !c.enter() {
+		return nil, ErrClosed
+	}
+	defer c.exit()
+	out := make([][]byte, len(keys))
+	type pending struct {
+		i       int
+		lo      uint64
+		ver     uint64
+		coldVer uint64
+		known   bool
+		epoch   uint64
+	}
+	var need []pending
+	now := c.now()
+	for i, key := range keys {
+		if len(key) == 0 {
+			continue
+		}
+		lo, _ := hashKey(key)
+		c.pro.Record(lo)
+		sh := c.dir.shard(lo)
+		sh.mu.RLock()
+		e := sh.m[viewString(key)]
+		switch {
+		case e == nil:
+			if c.coldUnknown {
+				need = append(need, pending{i: i, lo: lo, epoch: sh.epoch})
+			} else {
+				c.count(policy.None, false)
+			}
+		case !e.live(now):
+			c.count(policy.None, false)
+		default:
+			if v, t, ok := c.memLookup(nil, key, e.ver); ok {
+				if t == policy.Warm && c.pro.Promote(lo, len(v), policy.Warm) == policy.Hot {
+					c.promoteHot(key, v, e.ver, e.exp)
+				}
+				out[i] = v
+				c.count(t, true)
+			} else if c.cold != nil {
+				need = append(need, pending{i: i, lo: lo, ver: e.ver, coldVer: e.cold, known: true})
+			} else {
+				need = append(need, pending{i: i, lo: lo, ver: e.ver, known: true})
+			}
+		}
+		sh.mu.RUnlock()
+	}
+	if len(need) == 0 {
+		return out, nil
+	}
+	var res []ColdItem
+	if c.cold != nil {
+		ck := make([][]byte, len(need))
+		for j, p := range need {
+			ck[j] = keys[p.i]
+		}
+		res = c.cold.GetMany(context.Background(), ck)
+		c.st.mgetSubmissions.Add(1)
+	}
+	for j, p := range need {
+		key := keys[p.i]
+		if res != nil {
+			r := res[j]
+			switch {
+			case r.Err != nil:
+				c.coldError("mget", r.Err)
+				c.count(policy.None, false)
+				continue
+			case r.Found && p.known && r.Meta.Version == p.ver:
+				out[p.i] = r.Value
+				c.promoteFromCold(key, r.Value, p.lo, p.ver)
+				c.count(policy.Cold, true)
+				continue
+			case r.Found && !p.known:
+				if r.Meta.Expiry == 0 || r.Meta.Expiry > now {
+					sh := c.dir.shard(p.lo)
+					sh.mu.Lock()
+					if sh.m[viewString(key)] == nil && sh.epoch == p.epoch {
+						sh.m[string(key)] = &entry{ver: r.Meta.Version, exp: r.Meta.Expiry, size: int64(len(r.Value)), cold: r.Meta.Version, coldMay: true}
+						c.st.adopted.Add(1)
+						out[p.i] = r.Value
+					}
+					sh.mu.Unlock()
+					if out[p.i] != nil {
+						c.count(policy.Cold, true)
+						continue
+					}
+				} else {
+					c.count(policy.None, false)
+					continue
+				}
+			case !r.Found && !p.known:
+				c.count(policy.None, false)
+				continue
+			}
+		}
+		// Rare: the copy moved while we looked, or the directory changed.
+		v, t, ok := c.get(nil, key, p.lo)
+		if ok {
+			out[p.i] = v
+		}
+		c.count(t, ok)
+	}
+	return out, nil
+}
+
+// Exists counts the keys that exist (a key named twice counts twice).
+func (c *Cache) Exists(keys ...[]byte) int {
+	if !c.enter() {
+		return 0
+	}
+	defer c.exit()
+	n := 0
+	for _, key := range keys {
+		if c.known(key) {
+			n++
+		}
+	}
+	return n
+}
+
+// known reports whether key exists, adopting it from a pre-existing cold
+// store if needed.
+func (c *Cache) known(key []byte) bool {
+	if len(key) == 0 {
+		return false
+	}
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	sh.mu.RLock()
+	e := sh.m[viewString(key)]
+	live := e != nil && e.live(c.now())
+	sh.mu.RUnlock()
+	if e != nil || !c.coldUnknown {
+		return live
+	}
+	_, _, ok := c.get(nil, key, lo)
+	return ok
+}
+
+// TTL returns the remaining time to live (negative: no expiry) and whether
+// the key exists.
+func (c *Cache) TTL(key []byte) (ttl time.Duration, exists bool) {
+	if !c.enter() {
+		return 0, false
+	}
+	defer c.exit()
+	if !c.known(key) {
+		return 0, false
+	}
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	e := sh.m[viewString(key)]
+	now := c.now()
+	if e == nil || !e.live(now) {
+		return 0, false
+	}
+	if e.exp == 0 {
+		return -1, true
+	}
+	return time.Duration(e.exp - now), true
+}
+
+// Where names the tier holding key's newest value: "hot", "warm", "cold",
+// or "" when the key is absent (or its value was lost).
+func (c *Cache) Where(key []byte) string {
+	if !c.enter() {
+		return ""
+	}
+	defer c.exit()
+	if !c.known(key) {
+		return ""
+	}
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	sh.mu.RLock()
+	e := sh.m[viewString(key)]
+	if e == nil || !e.live(c.now()) {
+		sh.mu.RUnlock()
+		return ""
+	}
+	ver, coldVer := e.ver, e.cold
+	_, t, ok := c.memLookup(nil, key, ver)
+	sh.mu.RUnlock()
+	if ok {
+		return t.String()
+	}
+	if coldVer == ver {
+		return "cold"
+	}
+	if c.cold != nil {
+		_, m, found, err := c.cold.Get(context.Background(), nil, key)
+		if err == nil && found && m.Version == ver {
+			return "cold"
+		}
+	}
+	return ""
+}
+
+func (c *Cache) coldError(op string, err error) {
+	c.st.coldErrors.Add(1)
+	c.log.Warn("tier: cold tier error, serving a miss", zap.String("op", op), zap.Error(err))
+}

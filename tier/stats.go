@@ -1,0 +1,110 @@
+package tier
+
+import (
+	"sync/atomic"
+
+	"github.com/tiercache/tiercache/flusher"
+	"github.com/tiercache/tiercache/policy"
+)
+
+type counters struct {
+	hits   [4]atomic.Uint64 // by policy.Tier (None unused)
+	misses atomic.Uint64
+	_      [64]byte
+
+	promotions, demotions, demoteDrops, flushed, lost, phantoms, adopted atomic.Uint64
+	coldErrors, coldDeletes, tombstones, expired, warmWrites, coldWrites atomic.Uint64
+	mgetSubmissions                                                      atomic.Uint64
+}
+
+func (c *Cache) count(t policy.Tier, hit bool) {
+	if hit {
+		c.st.hits[t].Add(1)
+	} else {
+		c.st.misses.Add(1)
+	}
+}
+
+// TierLevel is one tier's counters.
+type TierLevel struct {
+	Name      string
+	Items     int64 // -1 if unknown
+	Bytes     int64 // -1 if unknown
+	Hits      uint64
+	Misses    uint64 // reads that fell through this tier
+	Evictions uint64
+}
+
+// Stats is a snapshot of the cache.
+type Stats struct {
+	Keys  int64       // Len()
+	Tiers []TierLevel // hot, warm, cold in that order (absent tiers omitted)
+
+	Misses          uint64 // Get/MGet keys found nowhere
+	Promotions      uint64 // warm/cold hits copied up
+	Demotions       uint64 // hot evictions written to warm (or cold)
+	DemoteDrops     uint64 // hot evictions dropped because the demotion queue was full
+	Flushed         uint64 // warm evictions handed to the flusher
+	Lost            uint64 // keys forgotten because their only copy was dropped, failed or reclaimed
+	Phantoms        uint64 // reads that found the key's version nowhere after retrying
+	Adopted         uint64 // keys found in a cold store from an earlier run
+	ColdErrors      uint64 // cold-tier errors (served as misses or dropped writes)
+	ColdDeletes     uint64 // cold deletes queued to invalidate old copies
+	Tombstones      uint64 // deletes that had to wait for a cold delete
+	Expired         uint64 // keys purged by the expiry sweep
+	InTransit       int64  // copies moving between tiers
+	MGetSubmissions uint64 // cold GetMany submissions made by MGet
+
+	Flusher flusher.Stats
+
+	WarmNode      int
+	WarmPlacement float64
+
+	ColdBackend      string
+	ColdFreeBytes    uint64
+	ColdBytesRead    uint64
+	ColdBytesWritten uint64
+}
+
+// Stats returns a snapshot. It walks the directory (O(keys)).
+func (c *Cache) Stats() Stats {
+	s := Stats{Keys: int64(c.Len()), WarmNode: -1}
+	hm := c.hot.rc.Metrics
+	hl := TierLevel{Name: "hot", Items: -1, Bytes: c.hot.rc.MaxCost() - c.hot.rc.RemainingCost(), Hits: c.st.hits[policy.Hot].Load()}
+	if hm != nil {
+		hl.Items = int64(hm.KeysAdded() - hm.KeysEvicted())
+		hl.Evictions = hm.KeysEvicted()
+	}
+	s.Tiers = append(s.Tiers, hl)
+	warmHits := c.st.hits[policy.Warm].Load()
+	coldHits := c.st.hits[policy.Cold].Load()
+	misses := c.st.misses.Load()
+	s.Tiers[0].Misses = warmHits + coldHits + misses
+	if c.warm != nil {
+		ws := c.warm.Stats()
+		s.Tiers = append(s.Tiers, TierLevel{Name: "warm", Items: ws.Items, Bytes: ws.Bytes, Hits: warmHits,
+			Misses: coldHits + misses, Evictions: ws.Evictions})
+		s.WarmNode, s.WarmPlacement = ws.Node, ws.Placement
+	}
+	if c.cold != nil {
+		cs := c.cold.Stats()
+		s.Tiers = append(s.Tiers, TierLevel{Name: "cold", Items: cs.Items, Bytes: -1, Hits: coldHits, Misses: misses})
+		s.ColdBackend, s.ColdFreeBytes, s.ColdBytesRead, s.ColdBytesWritten = cs.Backend, cs.FreeBytes, cs.BytesRead, cs.BytesWritten
+		s.Flusher = c.fl.Stats()
+	}
+	s.Misses = misses
+	s.Promotions = c.st.promotions.Load()
+	s.Demotions = c.st.demotions.Load()
+	s.DemoteDrops = c.st.demoteDrops.Load()
+	s.Flushed = c.st.flushed.Load()
+	s.Lost = c.st.lost.Load()
+	s.Phantoms = c.st.phantoms.Load()
+	s.Adopted = c.st.adopted.Load()
+	s.ColdErrors = c.st.coldErrors.Load()
+	s.ColdDeletes = c.st.coldDeletes.Load()
+	s.Tombstones = c.st.tombstones.Load()
+	s.Expired = c.st.expired.Load()
+	s.InTransit = int64(c.tr.len())
+	s.MGetSubmissions = c.st.mgetSubmissions.Load()
+	return s
+}

@@ -1,0 +1,104 @@
+package tier
+
+import "sync"
+
+// transit holds copies that are moving between tiers (a hot eviction on its
+// way to warm, a warm eviction or a large value on its way to cold), so a
+// reader finds them while no tier has them yet (T5). One version per key:
+// the newest wins, and each add of that version is matched by one remove.
+type transit struct {
+	shards [shardCount]transitShard
+}
+
+type transitShard struct {
+	mu sync.Mutex
+	m  map[string]*moving
+	_  [48]byte
+}
+
+type moving struct {
+	val  []byte
+	ver  uint64
+	exp  int64
+	refs int
+}
+
+func newTransit() *transit {
+	t := &transit{}
+	for i := range t.shards {
+		t.shards[i].m = make(map[string]*moving)
+	}
+	return t
+}
+
+func (t *transit) shard(key []byte) *transitShard {
+	lo, _ := hashKey(key)
+	return &t.shards[lo>>56]
+}
+
+// add records a moving copy. val must not be modified afterwards.
+func (t *transit) add(key, val []byte, ver uint64, exp int64) {
+	s := t.shard(key)
+	s.mu.Lock()
+	m := s.m[viewString(key)]
+	switch {
+	case m == nil:
+		s.m[string(key)] = &moving{val: val, ver: ver, exp: exp, refs: 1}
+	case m.ver == ver:
+		m.refs++
+	case m.ver < ver:
+		*m = moving{val: val, ver: ver, exp: exp, refs: 1}
+	}
+	s.mu.Unlock()
+}
+
+// remove drops one reference of key at version ver.
+func (t *transit) remove(key []byte, ver uint64) {
+	s := t.shard(key)
+	s.mu.Lock()
+	if m := s.m[viewString(key)]; m != nil && m.ver == ver {
+		if m.refs--; m.refs <= 0 {
+			delete(s.m, viewString(key))
+		}
+	}
+	s.mu.Unlock()
+}
+
+// get appends the moving copy of key at version ver to dst.
+func (t *transit) get(dst, key []byte, ver uint64) ([]byte, bool) {
+	s := t.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m := s.m[viewString(key)]; m != nil && m.ver == ver {
+		return append(dst, m.val...), true
+	}
+	return dst, false
+}
+
+// forget removes key whatever its version (Delete, Flush).
+func (t *transit) forget(key []byte) {
+	s := t.shard(key)
+	s.mu.Lock()
+	delete(s.m, viewString(key))
+	s.mu.Unlock()
+}
+
+func (t *transit) clear() {
+	for i := range t.shards {
+		s := &t.shards[i]
+		s.mu.Lock()
+		clear(s.m)
+		s.mu.Unlock()
+	}
+}
+
+func (t *transit) len() int {
+	n := 0
+	for i := range t.shards {
+		s := &t.shards[i]
+		s.mu.Lock()
+		n += len(s.m)
+		s.mu.Unlock()
+	}
+	return n
+}

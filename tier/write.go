@@ -1,0 +1,270 @@
+package tier
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tiercache/tiercache/flusher"
+)
+
+// Set stores key=value. stored is false when NX or XX prevented it. Values
+// up to HotMaxValue go to hot, larger ones to warm, and values warm cannot
+// take to cold (the call then returns after the cold copy is durable). In
+// writethrough mode every Set returns after its cold copy is durable.
+func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
+	switch {
+	case len(key) == 0:
+		return false, ErrEmptyKey
+	case len(value) > c.o.MaxValue:
+		return false, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(value), c.o.MaxValue)
+	}
+	if !c.enter() {
+		return false, ErrClosed
+	}
+	defer c.exit()
+	now := c.now()
+	var exp int64
+	switch {
+	case o.TTL > 0:
+		exp = now + int64(o.TTL)
+	case o.TTL < 0:
+		exp = now
+	case !o.ExpireAt.IsZero():
+		exp = o.ExpireAt.UnixNano()
+	}
+	if (o.NX || o.XX || o.KeepTTL) && c.coldUnknown {
+		c.known(key) // adopt a key from an earlier run so NX/XX/KEEPTTL see it
+	}
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	k := append([]byte(nil), key...)
+	v := append([]byte(nil), value...)
+
+	sh.mu.Lock()
+	e := sh.m[viewString(key)]
+	exists := e != nil && e.live(now)
+	if (o.NX && exists) || (o.XX && !exists) {
+		sh.mu.Unlock()
+		return false, nil
+	}
+	if o.KeepTTL && exists {
+		exp = e.exp
+	}
+	if exp != 0 && exp <= now { // already expired: SET with a past expiry deletes
+		if e != nil {
+			c.purgeLocked(sh, key, e)
+		}
+		sh.mu.Unlock()
+		return true, nil
+	}
+	ver := c.nextVersion()
+	if e == nil {
+		e = &entry{coldMay: c.coldUnknown && c.cold != nil}
+		sh.m[string(k)] = e
+	} else {
+		c.invalidateLocked(key, e, e.ver)
+	}
+	e.ver, e.exp, e.size, e.dead = ver, exp, int64(len(value)), false
+
+	var wait *flusher.Item
+	placed := false
+	if len(v) <= c.o.HotMaxValue {
+		placed = c.hot.set(&hotEntry{key: k, val: v, ver: ver, exp: exp}, true)
+	}
+	if !placed && c.warm != nil {
+		if err := c.warm.Set(k, v, Meta{Version: ver}); err == nil {
+			placed = true
+			e.coldMay = e.coldMay || c.cold != nil
+			c.st.warmWrites.Add(1)
+		}
+	}
+	if !placed && c.fl != nil {
+		// Straight to cold: readers find it in transit until it is durable.
+		e.coldMay = true
+		c.tr.add(k, v, ver, exp)
+		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp}
+		placed = true
+		c.st.coldWrites.Add(1)
+	} else if c.o.Durability == DurabilityWriteThrough && c.fl != nil {
+		e.coldMay = true
+		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp}
+	}
+	if !placed {
+		c.purgeLocked(sh, key, e)
+		sh.mu.Unlock()
+		return false, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(key), len(value))
+	}
+	sh.mu.Unlock()
+	if wait != nil {
+		if err := c.fl.Wait(context.Background(), wait); err != nil {
+			return false, fmt.Errorf("tier: write %d bytes to cold: %w", len(value), err)
+		}
+	}
+	return true, nil
+}
+
+// invalidateLocked removes every lower-tier copy of the key's current
+// version before it is overwritten: the warm copy and moving copies now, the
+// cold copy through a delete queued in the flusher behind any write of the
+// key still in flight (T3).
+// The delete item carries delVer: a tombstone of that version is removed
+// when it completes.
+func (c *Cache) invalidateLocked(key []byte, e *entry, delVer uint64) {
+	if c.warm != nil {
+		c.warm.Delete(key)
+	}
+	c.tr.forget(key)
+	if e.coldMay && c.fl != nil {
+		err := c.fl.Enqueue(&flusher.Item{Key: append([]byte(nil), key...), Delete: true, Version: delVer})
+		if err != nil {
+			c.coldError("invalidate", err)
+		}
+		c.st.coldDeletes.Add(1)
+	}
+	e.coldMay, e.cold = false, 0
+}
+
+// purgeLocked deletes the key from every tier: the entry goes, or becomes a
+// tombstone until the cold delete completed (T4).
+func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
+	c.hot.del(key)
+	mayCold := e.coldMay && c.fl != nil
+	tomb := c.nextVersion()
+	c.invalidateLocked(key, e, tomb)
+	if mayCold {
+		e.dead, e.ver = true, tomb
+		c.st.tombstones.Add(1)
+		return
+	}
+	delete(sh.m, viewString(key))
+	sh.epoch++
+}
+
+// MSet stores every pair (no NX/XX); it stops at the first error.
+func (c *Cache) MSet(kvs [][2][]byte) error {
+	for _, kv := range kvs {
+		if _, err := c.Set(kv[0], kv[1], SetOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Delete removes keys and returns how many existed.
+func (c *Cache) Delete(keys ...[]byte) int {
+	if !c.enter() {
+		return 0
+	}
+	defer c.exit()
+	n := 0
+	for _, key := range keys {
+		if len(key) == 0 {
+			continue
+		}
+		if c.coldUnknown {
+			c.known(key)
+		}
+		lo, _ := hashKey(key)
+		sh := c.dir.shard(lo)
+		sh.mu.Lock()
+		if e := sh.m[viewString(key)]; e != nil && !e.dead {
+			if e.live(c.now()) {
+				n++
+			}
+			c.purgeLocked(sh, key, e)
+		}
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+// Expire sets a ttl on an existing key (ttl ≤ 0 deletes it); false if the
+// key is absent.
+func (c *Cache) Expire(key []byte, ttl time.Duration) bool {
+	return c.retime(key, func(now int64, e *entry) (int64, bool) {
+		return now + int64(ttl), true
+	})
+}
+
+// Persist removes the expiry; false if the key is absent or had none.
+func (c *Cache) Persist(key []byte) bool {
+	return c.retime(key, func(now int64, e *entry) (int64, bool) {
+		return 0, e.exp != 0
+	})
+}
+
+func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) bool {
+	if len(key) == 0 || !c.enter() {
+		return false
+	}
+	defer c.exit()
+	if c.coldUnknown {
+		c.known(key)
+	}
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	now := c.now()
+	e := sh.m[viewString(key)]
+	if e == nil || !e.live(now) {
+		return false
+	}
+	exp, ok := f(now, e)
+	if !ok {
+		return false
+	}
+	if exp != 0 && exp <= now {
+		c.purgeLocked(sh, key, e)
+		return true
+	}
+	e.exp = exp
+	return true
+}
+
+// Len is the number of live keys the cache knows: exact for keys written or
+// read since Open; keys left in a cold store by an earlier run are counted
+// once they have been touched (the store cannot list user keys).
+func (c *Cache) Len() int {
+	now := c.now()
+	n := 0
+	for i := range c.dir.shards {
+		sh := &c.dir.shards[i]
+		sh.mu.RLock()
+		for _, e := range sh.m {
+			if e.live(now) {
+				n++
+			}
+		}
+		sh.mu.RUnlock()
+	}
+	return n
+}
+
+// Flush removes every key from every tier (FLUSHALL). Keys a cold store
+// holds from an earlier run and that this process never touched cannot be
+// enumerated: they stay hidden until the next Open (see Caveats).
+func (c *Cache) Flush() error {
+	c.life.Lock()
+	defer c.life.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	c.quietHot.Store(true)
+	c.hot.rc.Clear()
+	c.quietHot.Store(false)
+	for i := range c.dir.shards {
+		sh := &c.dir.shards[i]
+		sh.mu.Lock()
+		for k, e := range sh.m {
+			if !e.dead {
+				c.purgeLocked(sh, []byte(k), e)
+			}
+		}
+		sh.mu.Unlock()
+	}
+	c.tr.clear()
+	c.coldUnknown = false
+	return nil
+}
