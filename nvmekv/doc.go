@@ -1,2 +1,65 @@
-// Package nvmekv is part of tiercache; see DESIGN.md. This file is filled in by the issue that builds the package.
+// Package nvmekv speaks the NVMe Key Value command set (CSI 1) and maps a
+// cache's user keys and values onto it.
+//
+// Layers, bottom up:
+//
+//   - Commands: Command mirrors the 64-byte NVMe submission entry; EncodeStore,
+//     EncodeRetrieve, EncodeDelete, EncodeExist, EncodeList, EncodeIdentify
+//     build them (opcodes Store 0x01, Retrieve 0x02, List 0x06, Delete 0x10,
+//     Exist 0x14; shared/docs/nvme-kv.md §1). PackKey/UnpackKey are the one
+//     key packer (xNVMe/SPDK layout). UringCmd is struct nvme_uring_cmd, the
+//     form the kernel takes at byte 48 of a 128-byte SQE (§2). DecodeResult
+//     turns cqe.res into nil, an errno or a *StatusError whose Unwrap gives
+//     ErrKeyNotFound, ErrKeyExists, ErrCapacityExceeded, ErrInvalidValueSize,
+//     ErrInvalidKeySize or ErrUnrecovered.
+//   - Namespace: Store/Retrieve/Delete/Exist/List on device keys of 1..16
+//     bytes, single or batched (Do: one submission, Link chains kept), Flush
+//     for durability, Limits from Identify. Implemented by Passthrough
+//     (/dev/ngXnY through io_uring NVME_URING_CMD_IO) and by nvmekv/emu (the
+//     emulated namespace, the default cold store).
+//   - KV: user keys (1..MaxKeyBytes) → 16-byte device keys (Hasher, XXH3-128
+//     by default); each record is a header (magic, version, full user key,
+//     value length, flags, expiry, version, put ID, CRC32C) plus the value
+//     inline, or chunks under derived device keys (ChunkKey) when it does not
+//     fit one Store.
+//
+// # Invariants
+//
+//   - K1: every command's bytes match nvme-kv.md §1.2: opcode at 0, NSID at 4,
+//     key bytes 0..7 at 8, CDW10 at 40, key length at 44, options at 45, key
+//     bytes 8..15 at 56; inside a 128-byte SQE they are at 48 + the
+//     nvme_uring_cmd offsets (TestEncodeVectors, TestUringCmdVector).
+//   - K2: a key of 0 (except List) or more than 16 bytes is never encoded:
+//     ErrInvalidKeySize.
+//   - K3: cqe.res > 0 decodes as SCT = res>>8&7, SC = res&0xff, DNR = 0x4000,
+//     MORE = 0x2000, and SCT 0 SC 0x81/0x85/0x86/0x87/0x88/0x89 match the six
+//     sentinels with errors.Is; -ECANCELED is ErrCanceled (TestDecodeResult).
+//   - K4: a Get returns a value only if the header's user key equals the
+//     requested key, every chunk carries the header's put ID and index, and
+//     the CRC32C over header, key and value matches; a different key, a stale
+//     chunk or an expired record is ErrKeyNotFound, a CRC mismatch ErrUnrecovered.
+//   - K5: a Put is one linked chain, chunks first and header last, so a chain
+//     that fails never publishes its header.
+//   - K6: Delete reads the header (to check the user key), then deletes the
+//     header first and then the chunks, in one linked chain.
+//   - K7: a Retrieve whose stored size (DW0) exceeds the host buffer is
+//     retried with a buffer of exactly that size.
+//   - K8: Passthrough reads the namespace CSI (Identify CNS 03h) before any
+//     I/O and never sends a KV opcode unless CSI == 1 (ErrNotKV names the
+//     device and its CSI).
+//
+// # Caveats
+//
+//   - Buffers passed in Op.Buf are pinned by the namespace until completion;
+//     the caller must not touch them before Do returns.
+//   - Collisions are misses: two user keys with the same device key evict
+//     each other (the later Put wins); orphaned chunks of an overwritten or
+//     collided record stay on the device until reclaimed or overwritten.
+//   - Get does not lock: a Get racing a Put of the same key can see the new
+//     header with old chunks; the put ID turns that into a miss, never a mix.
+//   - The List buffer layout and Retrieve's DW0 come from implementations
+//     (AirMettle, IBM rocm-xio), not the spec text; ParseList accepts both
+//     padding styles. Store option bit 2 is COMPRESS (1.0c) or NOCOMP (1.3):
+//     it is never set.
+//   - KV.Close closes the namespace.
 package nvmekv

@@ -262,9 +262,12 @@ func (kv *KV) afterHeader(g *getState) (needChunks bool) {
 		g.err, g.done = err, true
 		return false
 	}
-	if hd.keyLen != len(g.key) || string(b[HeaderBytes:HeaderBytes+hd.keyLen]) != string(g.key) {
-		kv.collisions.Add(1)
-		g.err, g.done = fmt.Errorf("%w (device key holds another user key)", ErrKeyNotFound), true
+	if ok, err := keyMatches(b, &hd, g.key); err != nil || !ok {
+		if err == nil {
+			kv.collisions.Add(1)
+			err = fmt.Errorf("%w (device key holds another user key)", ErrKeyNotFound)
+		}
+		g.err, g.done = err, true
 		return false
 	}
 	g.hd = hd
@@ -496,9 +499,12 @@ func (kv *KV) afterHeaderKeyOnly(g *getState) {
 		g.err = err
 		return
 	}
-	if hd.keyLen != len(g.key) || string(b[HeaderBytes:HeaderBytes+hd.keyLen]) != string(g.key) {
-		kv.collisions.Add(1)
-		g.err = fmt.Errorf("%w (device key holds another user key)", ErrKeyNotFound)
+	if ok, err := keyMatches(b, &hd, g.key); err != nil || !ok {
+		if err == nil {
+			kv.collisions.Add(1)
+			err = fmt.Errorf("%w (device key holds another user key)", ErrKeyNotFound)
+		}
+		g.err = err
 		return
 	}
 	g.hd = hd

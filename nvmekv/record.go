@@ -72,7 +72,8 @@ func putHeader(b []byte, h *header, key, value []byte, inline bool) {
 	le.PutUint32(b[recordCRCOff:], crc)
 }
 
-// parseHeader decodes a header from the first bytes of a retrieved record.
+// parseHeader decodes a header from the first bytes of a retrieved record
+// (the caller checks that the key fits: see keyMatches).
 func parseHeader(b []byte) (header, error) {
 	if len(b) < HeaderBytes {
 		return header{}, fmt.Errorf("%w: record is %d bytes, shorter than its %d-byte header", ErrUnrecovered, len(b), HeaderBytes)
@@ -85,9 +86,6 @@ func parseHeader(b []byte) (header, error) {
 		keyLen: int(le.Uint16(b[6:])), flags: le.Uint32(b[8:]), chunks: le.Uint32(b[12:]),
 		valueLen: le.Uint64(b[16:]), expiry: int64(le.Uint64(b[24:])), version: le.Uint64(b[32:]),
 		putID: le.Uint64(b[40:]), crc: le.Uint32(b[48:]),
-	}
-	if len(b) < HeaderBytes+h.keyLen {
-		return header{}, fmt.Errorf("%w: record of %d bytes cannot hold its %d-byte key", ErrUnrecovered, len(b), h.keyLen)
 	}
 	return h, nil
 }
@@ -114,4 +112,16 @@ func parseChunkHdr(b []byte) (putID uint64, i uint32, ok bool) {
 	}
 	le := binary.LittleEndian
 	return le.Uint64(b), le.Uint32(b[8:]), true
+}
+
+// keyMatches reports whether record b (header h) holds user key key; a
+// record too short for its own key is an error.
+func keyMatches(b []byte, h *header, key []byte) (bool, error) {
+	if h.keyLen != len(key) {
+		return false, nil
+	}
+	if len(b) < HeaderBytes+h.keyLen {
+		return false, fmt.Errorf("%w: record of %d bytes cannot hold its %d-byte key", ErrUnrecovered, len(b), h.keyLen)
+	}
+	return string(b[HeaderBytes:HeaderBytes+h.keyLen]) == string(key), nil
 }

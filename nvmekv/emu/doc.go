@@ -1,0 +1,56 @@
+// Package emu is the emulated NVMe KV namespace: an in-process controller
+// that executes the same 64-byte KV commands as a KV SSD, with the same
+// status codes, against a regular file or a block device through io_uring
+// (O_DIRECT, 4096-byte aligned, registered buffers). It is tiercache's
+// default cold store.
+//
+// Design: the data area is a ring of fixed-size regions written
+// sequentially (log-structured). Records (header + key + value, CRC32C) are
+// appended to the open region's buffer in DRAM; a full region is written
+// with one write; Flush writes the open region's unwritten blocks and
+// fdatasyncs. The DRAM index is a Robin Hood table over non-pointer arrays:
+// 16 bytes of device key + 8 bytes packing region, key length, offset and
+// size, at up to 90% load (≈ 26.7 B per item at full load, 24/load in
+// general). On Open the index comes from the checkpoint that Close wrote, or
+// by scanning every region in sequence order. When the ring is full, Cache
+// mode reclaims the oldest region (FIFO, no copying) and reports each
+// dropped key through OnReclaim; Strict mode answers Capacity Exceeded.
+//
+// Durability: a Store or Delete is durable once a Flush (Namespace.Flush,
+// KV.Sync) that started after it returned nil, or when Options.SyncWrites
+// is set, once its Do returned nil. Close makes everything durable.
+//
+// # Invariants
+//
+//   - E1: every command goes through its 64-byte encoding: Do encodes each
+//     Op with nvmekv, executes the bytes, and decodes the completion with
+//     nvmekv.DecodeResult.
+//   - E2: a record is served only if its magic, region sequence number, key
+//     and CRC32C match; otherwise the read is retried (the region was
+//     reclaimed meanwhile) or fails with Unrecovered Error (SC 0x88).
+//   - E3: a 4096-byte block that was part of a completed Flush is never
+//     written again until its region is reclaimed (Flush pads to a block end).
+//   - E4: after a crash, Open replays regions in sequence order and stops
+//     each region at its first invalid record, so every value read back is a
+//     value that was stored for that key, and everything flushed is present.
+//   - E5: Open trusts the checkpoint only if the superblock says clean with
+//     the same store id and generation; Open marks it dirty before writing.
+//   - E6: in Cache mode every key dropped by reclaim is passed to OnReclaim
+//     exactly once; in Strict mode a region with live records is never reused.
+//   - E7: after a failed region write (EIO, ENOSPC) Store and Delete fail
+//     with ErrReadOnly wrapping the errno, and reads of data written before
+//     keep working.
+//
+// # Caveats
+//
+//   - Strict mode does not compact: overwritten and deleted records use log
+//     space until their whole region holds no live record.
+//   - Keys equal after zero padding but of different lengths ("a" and "a\x00")
+//     share an index slot; a lookup with the other length misses.
+//   - A Flush pads to a block boundary: frequent flushes of small records
+//     cost up to 4 KiB each.
+//   - The checkpoint is a side file (Path+".ckpt"); block devices have none by
+//     default and are scanned on every Open.
+//   - A Retrieve chained (Link) before other ops does not stop them if its
+//     disk read fails: disk reads run after the rest of the batch.
+package emu

@@ -1,0 +1,349 @@
+package emu
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/uring"
+)
+
+// regionState is the DRAM state of one region.
+type regionState struct {
+	seq  uint64 // incarnation; 0 = free (never written or reclaimed)
+	live uint32 // live records
+}
+
+// wbuf is a region write buffer: the open region, or a sealed one whose
+// writes are in flight. A buffer is reused only after its writes completed.
+type wbuf struct {
+	mem     []byte // RegionBytes, mmap'd, registered as fixed buffer idx
+	idx     uint16
+	region  int // -1 = none
+	seq     uint64
+	fill    int // bytes appended
+	written int // bytes submitted for writing, multiple of 4096
+	pending []*ioWait
+}
+
+// ioWait is one in-flight write.
+type ioWait struct {
+	done chan struct{}
+	res  int32
+	want int32
+	off  int64
+}
+
+func (w *ioWait) finished() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Namespace is the emulated KV namespace. Safe for concurrent use.
+type Namespace struct {
+	nvmekv.Singles
+	opts    Options
+	log     *zap.Logger
+	fd      int
+	isBlock bool
+	direct  bool
+	fixed   bool // buffers registered
+	front   *uring.Front
+	sb      superblock
+	nReg    int
+	dataOff int64
+	ckpt    string
+
+	mu        sync.Mutex
+	idx       *index
+	regs      []regionState
+	bufs      []*wbuf
+	act       *wbuf // nil until the first write
+	cur       int   // last region taken; the next is (cur+1)%nReg
+	nextSeq   uint64
+	liveBytes int64
+	failed    error
+	closed    bool
+	reclaimQ  [][16]byte // keys dropped, reported after unlock
+	st        Stats
+
+	ioMu     sync.RWMutex // Close takes it exclusively before unmapping
+	readSlab []byte
+	slots    chan int
+}
+
+// Stats are counters and gauges of a namespace.
+type Stats struct {
+	Items         int   // live keys
+	LiveBytes     int64 // bytes of live records (headers included)
+	Regions       int   // regions in the log
+	UsedRegions   int   // regions holding data
+	IndexBytes    int   // DRAM of the index
+	Reclaimed     uint64
+	ReclaimedKeys uint64
+	RegionWrites  uint64
+	Syncs         uint64
+	DiskReads     uint64
+	BufferReads   uint64 // Retrieves served from a region still in DRAM
+	Recovered     string // "fresh", "checkpoint" or "scan"
+	TornTails     int    // regions whose scan stopped before their end
+	Direct        bool   // O_DIRECT in use
+}
+
+// Open opens (formatting if needed) the emulated namespace at opts.Path.
+func Open(opts Options) (*Namespace, error) {
+	opts.EnsureDefaults()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	fd, isBlock, size, direct, err := openDev(opts.Path)
+	if err != nil {
+		return nil, err
+	}
+	e := &Namespace{opts: opts, log: opts.Logger, fd: fd, isBlock: isBlock, direct: direct, dataOff: blockBytes, st: Stats{Direct: direct}}
+	e.Singles.D = e
+	if !direct {
+		e.log.Warn("emu: filesystem refuses O_DIRECT, using buffered I/O", zap.String("path", opts.Path))
+	}
+	e.ckpt = opts.CheckpointPath
+	if e.ckpt == "" && !isBlock {
+		e.ckpt = opts.Path + ".ckpt"
+	}
+	if e.ckpt == "-" {
+		e.ckpt = ""
+	}
+	if err := e.openStore(size); err != nil {
+		return nil, errors.Join(err, e.release())
+	}
+	return e, nil
+}
+
+func (e *Namespace) openStore(size int64) error {
+	sbuf, err := mapBuf(blockBytes)
+	if err != nil {
+		return err
+	}
+	defer unmapBuf(sbuf)
+	if err := pread(e.fd, sbuf, 0); err != nil && size >= blockBytes {
+		return fmt.Errorf("emu: read superblock of %s: %w", e.opts.Path, err)
+	} else if err != nil {
+		clear(sbuf)
+	}
+	sb, formatted, err := parseSuperblock(sbuf)
+	if err != nil {
+		return fmt.Errorf("%s: %w", e.opts.Path, err)
+	}
+	R := int64(e.opts.RegionBytes)
+	if formatted {
+		if sb.regionBytes != uint64(R) {
+			return fmt.Errorf("%w: %s was formatted with %d-byte regions, Options.RegionBytes is %d", ErrFormat, e.opts.Path, sb.regionBytes, R)
+		}
+		if e.opts.Capacity != 0 && uint64(e.opts.Capacity/R) != sb.regions {
+			return fmt.Errorf("%w: %s was formatted with capacity %d (%d regions), Options.Capacity is %d", ErrFormat, e.opts.Path, sb.regions*uint64(R), sb.regions, e.opts.Capacity)
+		}
+		if e.isBlock && size < e.dataOff+int64(sb.regions)*R {
+			return fmt.Errorf("%w: %s is %d bytes, smaller than its formatted size", ErrFormat, e.opts.Path, size)
+		}
+	} else {
+		capacity := e.opts.Capacity
+		if capacity == 0 {
+			capacity = defaultCap
+			if e.isBlock || size > blockBytes {
+				capacity = size - blockBytes
+			}
+		}
+		n := capacity / R
+		if n < 4 || n > maxRegions {
+			return fmt.Errorf("%w: capacity %d holds %d regions of %d bytes, need 4..%d", ErrBadOptions, capacity, n, R, maxRegions)
+		}
+		if e.isBlock && size < e.dataOff+n*R {
+			return fmt.Errorf("%w: block device %s has %d bytes, capacity %d needs %d", ErrBadOptions, e.opts.Path, size, capacity, e.dataOff+n*R)
+		}
+		var id [8]byte
+		rand.Read(id[:])
+		sb = superblock{regionBytes: uint64(R), regions: uint64(n), storeID: binary.LittleEndian.Uint64(id[:]) | 1}
+	}
+	e.sb, e.nReg = sb, int(sb.regions)
+	if !e.isBlock && size < e.dataOff+int64(e.nReg)*R {
+		if err := ftruncate(e.fd, e.dataOff+int64(e.nReg)*R); err != nil {
+			return fmt.Errorf("emu: size %s to %d bytes: %w", e.opts.Path, e.dataOff+int64(e.nReg)*R, err)
+		}
+	}
+	if err := e.setupIO(); err != nil {
+		return err
+	}
+	if formatted {
+		if err := e.recover(); err != nil {
+			return err
+		}
+	} else {
+		e.fresh()
+	}
+	// Mark dirty before any write: a crash from now on forces a scan.
+	e.sb.clean = false
+	e.sb.maxValue = uint32(e.opts.MaxValueBytes)
+	return e.writeSuperblock(sbuf)
+}
+
+func (e *Namespace) fresh() {
+	e.idx = newIndex(e.expected())
+	e.regs = make([]regionState, e.nReg)
+	e.cur, e.nextSeq = e.nReg-1, 1
+	e.st.Recovered = "fresh"
+}
+
+func (e *Namespace) expected() int {
+	if e.opts.ExpectedItems > 0 {
+		return e.opts.ExpectedItems
+	}
+	return int(int64(e.nReg) * int64(e.opts.RegionBytes) / 2048)
+}
+
+func (e *Namespace) writeSuperblock(b []byte) error {
+	e.sb.put(b)
+	if err := pwrite(e.fd, b, 0); err != nil {
+		return fmt.Errorf("emu: write superblock of %s: %w", e.opts.Path, err)
+	}
+	if err := fdatasync(e.fd); err != nil {
+		return fmt.Errorf("emu: fdatasync %s: %w", e.opts.Path, err)
+	}
+	return nil
+}
+
+// setupIO creates the ring, the write buffers and the read slab.
+func (e *Namespace) setupIO() error {
+	f, err := uring.NewFront(e.opts.ringOptions())
+	if err != nil {
+		return fmt.Errorf("emu: io_uring for %s: %w", e.opts.Path, err)
+	}
+	e.front = f
+	var regs [][]byte
+	for i := 0; i < 3; i++ {
+		m, err := mapBuf(e.opts.RegionBytes)
+		if err != nil {
+			return err
+		}
+		e.bufs = append(e.bufs, &wbuf{mem: m, idx: uint16(i), region: -1})
+		regs = append(regs, m)
+	}
+	if e.readSlab, err = mapBuf(e.opts.ReadSlots * readSlotBytes); err != nil {
+		return err
+	}
+	e.slots = make(chan int, e.opts.ReadSlots)
+	for i := 0; i < e.opts.ReadSlots; i++ {
+		e.slots <- i
+	}
+	if err := f.RegisterBuffers(append(regs, e.readSlab)); err != nil {
+		e.log.Warn("emu: cannot register buffers, using unregistered I/O", zap.Error(err))
+	} else {
+		e.fixed = true
+	}
+	return nil
+}
+
+// release frees what Open acquired (after a failed Open or in Close).
+func (e *Namespace) release() error {
+	var errs []error
+	if e.front != nil {
+		errs = append(errs, e.front.Close())
+	}
+	for _, b := range e.bufs {
+		errs = append(errs, unmapBuf(b.mem))
+	}
+	e.bufs = nil
+	errs = append(errs, unmapBuf(e.readSlab))
+	e.readSlab = nil
+	if e.fd >= 0 {
+		errs = append(errs, closeFd(e.fd))
+		e.fd = -1
+	}
+	return errors.Join(errs...)
+}
+
+// Limits reports the namespace's KV format and usage.
+func (e *Namespace) Limits() nvmekv.Limits {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return nvmekv.Limits{
+		MaxKeyLen: nvmekv.MaxKeyLen, MaxValueLen: e.opts.MaxValueBytes, MaxKeys: uint64(e.opts.MaxKeys),
+		Capacity: uint64(e.nReg) * uint64(e.opts.RegionBytes), Utilization: uint64(e.liveBytes),
+	}
+}
+
+// Stats returns a snapshot of the counters.
+func (e *Namespace) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.st
+	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = e.idx.count, e.liveBytes, e.nReg, e.idx.bytes()
+	for _, r := range e.regs {
+		if r.seq != 0 {
+			s.UsedRegions++
+		}
+	}
+	return s
+}
+
+// Close writes the open region, waits for every write, fdatasyncs, writes
+// the checkpoint and marks the superblock clean (all skipped after a failed
+// write: the next Open scans). Idempotent.
+func (e *Namespace) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	err := e.failed
+	if err == nil {
+		err = e.flushLocked()
+	}
+	e.mu.Unlock()
+	var errs []error
+	if err == nil {
+		err = e.waitAll()
+	}
+	if err == nil {
+		err = e.saveClean()
+	}
+	if err != nil && !errors.Is(err, ErrReadOnly) {
+		errs = append(errs, err)
+	}
+	e.ioMu.Lock()
+	errs = append(errs, e.release())
+	e.ioMu.Unlock()
+	return errors.Join(errs...)
+}
+
+// Flush makes every Store and Delete completed so far durable: it writes
+// the open region up to the end of its last block (padding the rest of the
+// block, which is never written again), waits for every region write, then
+// fdatasyncs.
+func (e *Namespace) Flush(ctx context.Context) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return ErrClosed
+	}
+	if e.failed != nil {
+		err := e.failed
+		e.mu.Unlock()
+		return err
+	}
+	err := e.flushLocked()
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return e.waitAll()
+}

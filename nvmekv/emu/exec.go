@@ -1,0 +1,379 @@
+package emu
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"syscall"
+
+	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/uring"
+)
+
+var bgCtx = context.Background()
+
+// pendingRead is a Retrieve that needs the disk.
+type pendingRead struct {
+	op   *nvmekv.Op
+	key  [16]byte
+	klen int
+	l    loc
+	seq  uint64
+}
+
+// Do runs ops in order against the emulated controller: each op is encoded
+// into its 64-byte NVMe command, executed from those bytes, and its
+// completion (status, DW0) decoded by nvmekv like a device's. A failed op
+// cancels the rest of its Link chain. Retrieves that need the disk are read
+// in one submission after the others ran.
+func (e *Namespace) Do(ctx context.Context, ops ...*nvmekv.Op) error {
+	return e.do(ctx, 0, ops)
+}
+
+func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op) error {
+	if err := ctx.Err(); err != nil {
+		failAll(ops, err)
+		return err
+	}
+	var reads []pendingRead
+	wrote := false
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		failAll(ops, ErrClosed)
+		return ErrClosed
+	}
+	broken := false
+	for _, op := range ops {
+		op.DW0, op.Err = 0, nil
+		if broken {
+			op.Complete(-int32(syscall.ECANCELED), 0)
+			broken = op.Link
+			continue
+		}
+		cmd, err := op.Encode(e.opts.NSID)
+		if err != nil {
+			op.Err = err
+			broken = op.Link
+			continue
+		}
+		raw := cmd.Bytes()
+		res, dw0, pr := e.execLocked(&raw, op.Buf)
+		if pr != nil {
+			pr.op = op
+			reads = append(reads, *pr)
+			continue
+		}
+		op.Complete(res, uint64(dw0))
+		if res < 0 && e.failed != nil && (op.Code == nvmekv.OpStore || op.Code == nvmekv.OpDelete) {
+			op.Err = fmt.Errorf("%w (%s)", op.Err, e.failed)
+		}
+		if op.Err != nil {
+			broken = op.Link
+		} else if op.Code == nvmekv.OpStore || op.Code == nvmekv.OpDelete {
+			wrote = true
+		}
+	}
+	q := e.reclaimQ
+	e.reclaimQ = nil
+	e.mu.Unlock()
+	if e.opts.OnReclaim != nil {
+		for _, k := range q {
+			e.opts.OnReclaim(k)
+		}
+	}
+	if len(reads) > 0 {
+		e.doReads(ctx, depth, reads)
+	}
+	if wrote && e.opts.SyncWrites {
+		if err := e.Flush(ctx); err != nil {
+			for _, op := range ops {
+				if op.Err == nil && (op.Code == nvmekv.OpStore || op.Code == nvmekv.OpDelete) {
+					op.Err = fmt.Errorf("emu: %s not durable: %w", op.Code, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func failAll(ops []*nvmekv.Op, err error) {
+	for _, op := range ops {
+		op.Err = err
+	}
+}
+
+func status(sc uint8) int32 { return nvmekv.Status(0, sc, true) }
+
+// execLocked is the controller: it decodes a 64-byte KV command and
+// executes it with data buffer buf. It returns cqe.res (0, -errno or an
+// NVMe status), DW0, or a pending disk read.
+func (e *Namespace) execLocked(raw *[64]byte, buf []byte) (int32, uint32, *pendingRead) {
+	c := nvmekv.ParseCommand(raw)
+	if c.NSID != e.opts.NSID {
+		return status(0x0b), 0, nil // Invalid Namespace or Format
+	}
+	if c.Flags != 0 {
+		return status(nvmekv.SCInvalidField), 0, nil
+	}
+	op := nvmekv.Opcode(c.Opcode)
+	if op == nvmekv.OpFlush {
+		return 0, 0, nil // durability is Namespace.Flush; a command cannot wait here
+	}
+	key, kl, ok := nvmekv.UnpackKey(&c)
+	if !ok || (kl == 0 && op != nvmekv.OpList) {
+		return status(nvmekv.SCInvalidKeySize), 0, nil
+	}
+	k := key[:kl]
+	l, found := e.lookupLocked(&key, kl)
+	switch op {
+	case nvmekv.OpStore:
+		if int(c.CDW10) > e.opts.MaxValueBytes || int(c.CDW10) != len(buf) {
+			return status(nvmekv.SCInvalidValueSize), 0, nil
+		}
+		o := c.Options()
+		if o&nvmekv.StoreMustExist != 0 && !found {
+			return status(nvmekv.SCKeyNotExists), 0, nil
+		}
+		if o&nvmekv.StoreMustNotExist != 0 && found {
+			return status(nvmekv.SCKeyExists), 0, nil
+		}
+		nl, st := e.appendLocked(kindStore, k, buf)
+		if st != 0 {
+			return st, 0, nil
+		}
+		e.setLocked(&key, nl)
+		return 0, 0, nil
+	case nvmekv.OpRetrieve:
+		if !found {
+			return status(nvmekv.SCKeyNotExists), 0, nil
+		}
+		if int(c.CDW10) != len(buf) {
+			return status(nvmekv.SCInvalidField), 0, nil
+		}
+		if b := e.bufOfLocked(l.region()); b != nil {
+			e.st.BufferReads++
+			res, dw0 := copyValue(b.mem[l.off():l.off()+l.size()], e.regs[l.region()].seq, &key, kl, buf, e.opts.RegionBytes)
+			return res, dw0, nil
+		}
+		return 0, 0, &pendingRead{key: key, klen: kl, l: l, seq: e.regs[l.region()].seq}
+	case nvmekv.OpDelete:
+		if !found {
+			return status(nvmekv.SCKeyNotExists), 0, nil
+		}
+		if _, st := e.appendLocked(kindDelete, k, nil); st != 0 {
+			return st, 0, nil
+		}
+		e.idx.del(&key)
+		e.dropLocked(l)
+		return 0, 0, nil
+	case nvmekv.OpExist:
+		if !found {
+			return status(nvmekv.SCKeyNotExists), 0, nil
+		}
+		return 0, 0, nil
+	case nvmekv.OpList:
+		if int(c.CDW10) != len(buf) {
+			return status(nvmekv.SCInvalidField), 0, nil
+		}
+		keys := e.listLocked(k)
+		nvmekv.PutList(buf, keys)
+		return 0, uint32(len(keys)), nil
+	}
+	return status(nvmekv.SCInvalidOpcode), 0, nil
+}
+
+// lookupLocked finds key (of length kl); a key stored with another length
+// but the same zero-padded bytes does not match.
+func (e *Namespace) lookupLocked(key *[16]byte, kl int) (loc, bool) {
+	if kl == 0 {
+		return 0, false
+	}
+	l, ok := e.idx.get(key)
+	if !ok || l.klen() != kl {
+		return 0, false
+	}
+	return l, true
+}
+
+func (e *Namespace) setLocked(key *[16]byte, l loc) {
+	if old := e.idx.put(key, l); old != 0 {
+		e.dropLocked(old)
+	}
+	e.regs[l.region()].live++
+	e.liveBytes += int64(l.size())
+}
+
+func (e *Namespace) dropLocked(old loc) {
+	if r := old.region(); e.regs[r].live > 0 {
+		e.regs[r].live--
+	}
+	e.liveBytes -= int64(old.size())
+}
+
+// bufOfLocked returns the write buffer still holding region r, if any.
+func (e *Namespace) bufOfLocked(r int) *wbuf {
+	for _, b := range e.bufs {
+		if b.region == r && b.seq == e.regs[r].seq {
+			return b
+		}
+	}
+	return nil
+}
+
+// copyValue checks the record image and copies its value into buf.
+func copyValue(img []byte, seq uint64, key *[16]byte, kl int, buf []byte, maxValue int) (int32, uint32) {
+	r, ok := parseRecord(img, seq, maxValue)
+	if !ok || r.kind != kindStore || r.klen != kl || r.key != *key {
+		return status(nvmekv.SCUnrecovered), 0
+	}
+	copy(buf, img[recHdrBytes:recHdrBytes+r.vlen])
+	return 0, uint32(r.vlen)
+}
+
+// listLocked returns the keys ≥ start in byte order (then by length).
+func (e *Namespace) listLocked(start []byte) [][]byte {
+	var keys [][]byte
+	e.idx.each(func(a, b uint64, l loc) {
+		k := joinKey(a, b)
+		kk := k[:l.klen()]
+		if bytes.Compare(kk, start) >= 0 {
+			keys = append(keys, kk)
+		}
+	})
+	slices.SortFunc(keys, bytes.Compare)
+	return keys
+}
+
+// doReads reads every pending Retrieve in one submission and completes them.
+func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead) {
+	e.ioMu.RLock()
+	defer e.ioMu.RUnlock()
+	if e.readSlab == nil {
+		for _, pr := range reads {
+			pr.op.Err = ErrClosed
+		}
+		return
+	}
+	type rd struct {
+		mem   []byte
+		slot  int // -1: temporary mapping
+		start int64
+		skip  int
+	}
+	rds := make([]rd, len(reads))
+	reqs := make([]*uring.Request, 0, len(reads))
+	idxs := make([]int, 0, len(reads))
+	results := make([]int32, len(reads))
+	for i, pr := range reads {
+		off := e.regionOff(pr.l.region()) + int64(pr.l.off())
+		start := off &^ (blockBytes - 1)
+		n := alignUp(int(off-start) + pr.l.size())
+		r := rd{slot: -1, start: start, skip: int(off - start)}
+		if n <= readSlotBytes {
+			s := <-e.slots
+			r.slot, r.mem = s, e.readSlab[s*readSlotBytes:s*readSlotBytes+n]
+		} else {
+			m, err := mapBuf(n)
+			if err != nil {
+				results[i] = -int32(syscall.ENOMEM)
+				rds[i] = r
+				continue
+			}
+			r.mem = m
+		}
+		rds[i] = r
+		if e.opts.Fault != nil {
+			if en := e.opts.Fault(false, start, n); en != 0 {
+				results[i] = -int32(en)
+				continue
+			}
+		}
+		fd, mem, fixed, slabIdx := int32(e.fd), r.mem, e.fixed && r.slot >= 0, uint16(len(e.bufs))
+		reqs = append(reqs, &uring.Request{Prep: func(s *uring.SQE) {
+			if fixed {
+				s.PrepReadFixed(fd, mem, uint64(start), slabIdx)
+			} else {
+				s.PrepRead(fd, mem, uint64(start))
+			}
+		}})
+		idxs = append(idxs, i)
+	}
+	if len(reqs) > 0 {
+		res, err := e.front.Do(ctx, reqs...)
+		for j, i := range idxs {
+			switch {
+			case err != nil && res == nil:
+				results[i] = -int32(errnoOf(err))
+			default:
+				results[i] = res[j].Res
+			}
+		}
+	}
+	e.mu.Lock()
+	e.st.DiskReads += uint64(len(reqs))
+	e.mu.Unlock()
+	var retry []*nvmekv.Op
+	for i, pr := range reads {
+		r := rds[i]
+		switch res := results[i]; {
+		case res < 0:
+			pr.op.Complete(res, 0)
+			pr.op.Err = fmt.Errorf("emu: read %s at offset %d: %w", e.opts.Path, r.start, pr.op.Err)
+		case int(res) < r.skip+pr.l.size():
+			pr.op.Complete(status(nvmekv.SCUnrecovered), 0)
+		default:
+			st, dw0 := copyValue(r.mem[r.skip:r.skip+pr.l.size()], pr.seq, &pr.key, pr.klen, pr.op.Buf, e.opts.RegionBytes)
+			if st != 0 && depth < 3 && e.moved(&pr) {
+				retry = append(retry, pr.op)
+				break
+			}
+			pr.op.Complete(st, uint64(dw0))
+		}
+		if r.slot >= 0 {
+			e.slots <- r.slot
+		} else if r.mem != nil {
+			unmapBuf(r.mem)
+		}
+	}
+	if len(retry) > 0 {
+		if err := e.do(ctx, depth+1, retry); err != nil {
+			failAll(retry, err)
+		}
+	}
+}
+
+// moved reports whether pr's record was replaced or reclaimed after it was
+// looked up (so the read raced and is retried, not an error).
+func (e *Namespace) moved(pr *pendingRead) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l, ok := e.lookupLocked(&pr.key, pr.klen)
+	return !ok || l != pr.l || e.regs[pr.l.region()].seq != pr.seq
+}
+
+// Admin executes an admin command from its 64 bytes: Identify CNS 03h (a
+// CSI descriptor saying 1) and CNS 05h/CSI 1 (the KV namespace data), so the
+// Identify path can be exercised without a device. buf must be 4096 bytes.
+func (e *Namespace) Admin(raw *[64]byte, buf []byte) (int32, error) {
+	c := nvmekv.ParseCommand(raw)
+	if c.Opcode != nvmekv.AdminOpIdentify || len(buf) < nvmekv.IdentifyBytes {
+		return status(nvmekv.SCInvalidOpcode), errors.New("emu: only Identify with a 4096-byte buffer is emulated")
+	}
+	clear(buf[:nvmekv.IdentifyBytes])
+	cns, csi := uint8(c.CDW10), uint8(c.CDW11>>24)
+	switch {
+	case cns == nvmekv.CNSNSDescriptorList && c.NSID == e.opts.NSID:
+		copy(buf, []byte{nvmekv.NIDTCSI, 1, 0, 0, nvmekv.CSIKV})
+	case cns == nvmekv.CNSIOCSNamespace && csi == nvmekv.CSIKV && c.NSID == e.opts.NSID:
+		lim := e.Limits()
+		n := nvmekv.KVNamespace{Size: lim.Capacity, Utilization: lim.Utilization,
+			Formats: []nvmekv.KVFormat{{MaxKeyLen: nvmekv.MaxKeyLen, MaxValueLen: uint32(lim.MaxValueLen), MaxKeys: e.opts.MaxKeys}}}
+		nvmekv.PutKVNamespace(buf, &n)
+	default:
+		return status(nvmekv.SCInvalidField), nil
+	}
+	return 0, nil
+}

@@ -1,0 +1,181 @@
+package emu
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// index maps a 16-byte device key to the loc of its live record. It is a
+// Robin Hood hash table over three non-pointer arrays (the GC never scans
+// them): per slot 16 bytes of key and 8 bytes of loc, 24 bytes, at a load
+// of up to 90%. The home slot of a key is fastrange(mix(key), n) so n need
+// not be a power of two and the table grows by 1.5×. Deletion shifts the
+// following entries back (no tombstones). Not safe for concurrent use.
+type index struct {
+	k0, k1 []uint64 // key bytes 0..7 and 8..15, little-endian
+	locs   []loc    // 0 = empty slot
+	n      int
+	count  int
+}
+
+const maxLoad = 0.90
+
+func newIndex(expected int) *index {
+	n := max(64, int(float64(expected)/maxLoad)+1)
+	return &index{k0: make([]uint64, n), k1: make([]uint64, n), locs: make([]loc, n), n: n}
+}
+
+func splitKey(k *[16]byte) (uint64, uint64) {
+	return binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[8:])
+}
+
+func joinKey(a, b uint64) (k [16]byte) {
+	binary.LittleEndian.PutUint64(k[:8], a)
+	binary.LittleEndian.PutUint64(k[8:], b)
+	return k
+}
+
+// home is the preferred slot of a key. Device keys may be structured (not
+// hashes), so they are mixed first.
+func (x *index) home(a, b uint64) int {
+	h := (a ^ bits.RotateLeft64(b, 29)) * 0x9e3779b97f4a7c15
+	h ^= h >> 32
+	h *= 0xd6e8feb86659fd93
+	h ^= h >> 29
+	hi, _ := bits.Mul64(h, uint64(x.n))
+	return int(hi)
+}
+
+func (x *index) dist(slot int) int {
+	d := slot - x.home(x.k0[slot], x.k1[slot])
+	if d < 0 {
+		d += x.n
+	}
+	return d
+}
+
+// find returns the slot of key, or -1.
+func (x *index) find(a, b uint64) int {
+	i := x.home(a, b)
+	for d := 0; ; d++ {
+		if x.locs[i] == 0 {
+			return -1
+		}
+		if x.k0[i] == a && x.k1[i] == b {
+			return i
+		}
+		if x.dist(i) < d {
+			return -1
+		}
+		if i++; i == x.n {
+			i = 0
+		}
+	}
+}
+
+func (x *index) get(k *[16]byte) (loc, bool) {
+	a, b := splitKey(k)
+	if i := x.find(a, b); i >= 0 {
+		return x.locs[i], true
+	}
+	return 0, false
+}
+
+// put sets key → l and returns the previous loc (0 if none).
+func (x *index) put(k *[16]byte, l loc) loc {
+	a, b := splitKey(k)
+	if i := x.find(a, b); i >= 0 {
+		old := x.locs[i]
+		x.locs[i] = l
+		return old
+	}
+	if float64(x.count+1) > maxLoad*float64(x.n) {
+		x.grow()
+	}
+	x.insert(a, b, l)
+	x.count++
+	return 0
+}
+
+// insert places a new key (known absent) with Robin Hood displacement.
+func (x *index) insert(a, b uint64, l loc) {
+	i := x.home(a, b)
+	for d := 0; ; d++ {
+		if x.locs[i] == 0 {
+			x.k0[i], x.k1[i], x.locs[i] = a, b, l
+			return
+		}
+		if od := x.dist(i); od < d {
+			x.k0[i], a = a, x.k0[i]
+			x.k1[i], b = b, x.k1[i]
+			x.locs[i], l = l, x.locs[i]
+			d = od
+		}
+		if i++; i == x.n {
+			i = 0
+		}
+	}
+}
+
+// del removes key and returns its loc (0 if absent).
+func (x *index) del(k *[16]byte) loc {
+	a, b := splitKey(k)
+	i := x.find(a, b)
+	if i < 0 {
+		return 0
+	}
+	old := x.locs[i]
+	x.removeAt(i)
+	return old
+}
+
+func (x *index) removeAt(i int) {
+	for {
+		j := i + 1
+		if j == x.n {
+			j = 0
+		}
+		if x.locs[j] == 0 || x.dist(j) == 0 {
+			x.locs[i], x.k0[i], x.k1[i] = 0, 0, 0
+			break
+		}
+		x.k0[i], x.k1[i], x.locs[i] = x.k0[j], x.k1[j], x.locs[j]
+		i = j
+	}
+	x.count--
+}
+
+// delIf removes key only if it still maps to l (reclaim: a newer record
+// elsewhere must survive). It reports whether it removed it.
+func (x *index) delIf(k *[16]byte, l loc) bool {
+	a, b := splitKey(k)
+	i := x.find(a, b)
+	if i < 0 || x.locs[i] != l {
+		return false
+	}
+	x.removeAt(i)
+	return true
+}
+
+func (x *index) grow() {
+	old := *x
+	n := old.n + old.n/2
+	*x = index{k0: make([]uint64, n), k1: make([]uint64, n), locs: make([]loc, n), n: n, count: old.count}
+	for i, l := range old.locs {
+		if l != 0 {
+			x.insert(old.k0[i], old.k1[i], l)
+		}
+	}
+}
+
+// each calls fn for every entry, in slot order.
+func (x *index) each(fn func(a, b uint64, l loc)) {
+	for i, l := range x.locs {
+		if l != 0 {
+			fn(x.k0[i], x.k1[i], l)
+		}
+	}
+}
+
+// bytes is the DRAM the table holds.
+func (x *index) bytes() int { return x.n * 24 }

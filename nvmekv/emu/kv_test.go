@@ -1,0 +1,135 @@
+package emu
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tiercache/tiercache/nvmekv"
+)
+
+// weakHash maps user keys onto 8 device keys, forcing collisions.
+func weakHash(key []byte) [16]byte {
+	h := fnv.New32a()
+	h.Write(key)
+	return [16]byte{15: byte(h.Sum32() % 8), 0: 0xaa}
+}
+
+// TestKVModel drives random Put/Get/Delete/Exists/GetMany/PutMany through
+// KV → encoded commands → the emulated controller, against a map model,
+// with values crossing chunk boundaries, forced device-key collisions, and
+// reopens (checkpoint and scan) along the way.
+func TestKVModel(t *testing.T) {
+	for _, hash := range []struct {
+		name string
+		h    nvmekv.Hasher
+		keys int
+	}{{"xxh3", nil, 40}, {"weak", weakHash, 40}} {
+		t.Run(hash.name, func(t *testing.T) {
+			o := testOptions(t)
+			o.Capacity = 1024 * (64 << 10)
+			ns := mustOpen(t, o)
+			kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{Hash: hash.h, MaxKeyBytes: 64})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hf := hash.h
+			if hf == nil {
+				hf = nvmekv.DefaultHasher
+			}
+			model := map[string][]byte{}
+			owner := map[[16]byte]string{}
+			rng := rand.New(rand.NewPCG(1, uint64(len(hash.name))))
+			chunk := 4096 - nvmekv.ChunkHdrBytes
+			sizes := []int{0, 1, 100, 4096 - nvmekv.HeaderBytes - 8, 4096 - nvmekv.HeaderBytes - 7, chunk - 1, chunk, chunk + 1, 2 * chunk, 3*chunk + 17}
+			put := func(k string, v []byte) {
+				d := hf([]byte(k))
+				if o, ok := owner[d]; ok && o != k {
+					delete(model, o)
+				}
+				owner[d] = k
+				model[k] = v
+			}
+			del := func(k string) bool {
+				d := hf([]byte(k))
+				if owner[d] != k {
+					return false
+				}
+				delete(owner, d)
+				delete(model, k)
+				return true
+			}
+			ops := 1500
+			if testing.Short() {
+				ops = 600
+			}
+			for i := 0; i < ops; i++ {
+				k := fmt.Sprintf("user-key-%d", rng.IntN(hash.keys))
+				switch r := rng.IntN(100); {
+				case r < 40:
+					v := make([]byte, sizes[rng.IntN(len(sizes))])
+					for j := range v {
+						v[j] = byte(rng.Uint32())
+					}
+					if err := kv.Put(ctx, []byte(k), v, nvmekv.Meta{Version: uint64(i)}); err != nil {
+						t.Fatalf("op %d put %s: %v", i, k, err)
+					}
+					put(k, v)
+				case r < 50:
+					items := []nvmekv.Item{{Key: []byte(k), Value: []byte("many-" + k)}, {Key: []byte(k + "x"), Value: make([]byte, 2*chunk+5)}}
+					if err := kv.PutMany(ctx, items); err != nil {
+						t.Fatalf("op %d putmany: %v", i, err)
+					}
+					put(k, items[0].Value)
+					put(k+"x", items[1].Value)
+				case r < 75:
+					got, _, err := kv.Get(ctx, nil, []byte(k))
+					want, ok := model[k]
+					if ok != (err == nil) || !bytes.Equal(got, want) {
+						t.Fatalf("op %d get %s: got %d bytes err=%v, model has %v (%d bytes)", i, k, len(got), err, ok, len(want))
+					}
+					if err != nil && !errors.Is(err, nvmekv.ErrKeyNotFound) {
+						t.Fatalf("op %d get %s: %v", i, k, err)
+					}
+				case r < 85:
+					err := kv.Delete(ctx, []byte(k))
+					if ok := del(k); ok != (err == nil) {
+						t.Fatalf("op %d delete %s: err=%v, model had it: %v", i, k, err, ok)
+					}
+				case r < 92:
+					ok, err := kv.Exists(ctx, []byte(k))
+					if _, want := model[k]; err != nil || ok != want {
+						t.Fatalf("op %d exists %s = %v, %v; model %v", i, k, ok, err, want)
+					}
+				case r < 97:
+					keys := [][]byte{[]byte(k), []byte(k + "x"), []byte("nope")}
+					for j, it := range kv.GetMany(ctx, keys) {
+						want, ok := model[string(keys[j])]
+						if ok != (it.Err == nil) || !bytes.Equal(it.Value, want) {
+							t.Fatalf("op %d getmany %s: %d bytes err=%v; model %v", i, keys[j], len(it.Value), it.Err, ok)
+						}
+					}
+				default:
+					if err := kv.Close(); err != nil {
+						t.Fatal(err)
+					}
+					o2 := o
+					if rng.IntN(2) == 0 {
+						o2.CheckpointPath = "-" // scan
+					}
+					ns = mustOpen(t, o2)
+					kv, _ = nvmekv.NewKV(ns, nvmekv.KVOptions{Hash: hash.h, MaxKeyBytes: 64})
+				}
+			}
+			st := kv.Stats()
+			t.Logf("stats %+v, ns %+v", st, ns.Stats())
+			if hash.h != nil && st.Collisions == 0 {
+				t.Error("weak hash produced no collisions")
+			}
+			kv.Close()
+		})
+	}
+}

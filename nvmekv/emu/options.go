@@ -1,0 +1,140 @@
+package emu
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/uring"
+)
+
+// Mode chooses what happens when the log is full.
+type Mode int
+
+const (
+	// Cache reclaims the oldest region (FIFO, no copying) and reports each
+	// key it drops through OnReclaim.
+	Cache Mode = iota
+	// Strict returns Capacity Exceeded (SC 0x81) instead, as a KV SSD does;
+	// only a region without live records is reused.
+	Strict
+)
+
+func (m Mode) String() string {
+	if m == Strict {
+		return "strict"
+	}
+	return "cache"
+}
+
+// Options configure an emulated namespace.
+type Options struct {
+	// Path is a regular file (created if missing) or a block device.
+	Path string
+	// Capacity is the data area in bytes (rounded down to whole regions);
+	// default: 1 GiB for a new file, the size of an existing file or
+	// device minus the 4 KiB superblock.
+	Capacity int64
+	// RegionBytes is the log region size (a multiple of 4096, 64 KiB..64 MiB);
+	// default 4 MiB. Must match an existing store.
+	RegionBytes int
+	// MaxValueBytes is the largest Store value (KVVML); default 1 MiB, at
+	// most RegionBytes-4096 and 4 MiB-64.
+	MaxValueBytes int
+	// MaxKeys is reported as MNKS (0 = no maximum); it is not enforced.
+	MaxKeys uint32
+	// Mode is Cache (default) or Strict.
+	Mode Mode
+	// OnReclaim is called (Cache mode) for every key dropped by reclaiming
+	// a region, after the namespace lock is released, on the goroutine
+	// whose Store needed the space. It must not block for long.
+	OnReclaim func(devKey [16]byte)
+	// CheckpointPath is where Close writes the index so the next Open does
+	// not scan; default Path+".ckpt" for a regular file, none ("") for a
+	// block device (it is then always scanned). "-" disables checkpoints.
+	CheckpointPath string
+	// ExpectedItems sizes the DRAM index up front (it grows by 1.5× at 90%
+	// load); default Capacity/2048.
+	ExpectedItems int
+	// SyncWrites makes every Do with a Store or Delete durable before it
+	// returns (write-through); default false: call Flush.
+	SyncWrites bool
+	// ReadSlots is how many registered 64 KiB read buffers serve Retrieve
+	// (larger reads use a temporary mapping); default 128.
+	ReadSlots int
+	// RingEntries is the size of the namespace's io_uring; default 256.
+	RingEntries uint32
+	// NSID is the namespace id the commands carry; default 1.
+	NSID uint32
+	// Fault is a test seam: called before each region write or read is
+	// submitted; a non-zero Errno makes that I/O fail with it.
+	Fault func(write bool, off int64, n int) syscall.Errno
+	// Logger defaults to zap.NewNop().
+	Logger *zap.Logger
+}
+
+// Limits of the geometry.
+const (
+	blockBytes     = 4096
+	minRegionBytes = 64 << 10
+	maxRegionBytes = 64 << 20
+	maxRecordBytes = 4<<20 - 16
+	readSlotBytes  = 64 << 10
+	defaultCap     = 1 << 30
+)
+
+// EnsureDefaults fills zero fields (Capacity is resolved at Open).
+func (o *Options) EnsureDefaults() {
+	if o.RegionBytes == 0 {
+		o.RegionBytes = 4 << 20
+	}
+	if o.MaxValueBytes == 0 {
+		o.MaxValueBytes = min(1<<20, o.RegionBytes-blockBytes)
+	}
+	if o.ReadSlots == 0 {
+		o.ReadSlots = 128
+	}
+	if o.RingEntries == 0 {
+		o.RingEntries = 256
+	}
+	if o.NSID == 0 {
+		o.NSID = 1
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+}
+
+// Validate reports every problem at once.
+func (o *Options) Validate() error {
+	var errs []error
+	bad := func(f string, a ...any) { errs = append(errs, fmt.Errorf("%w: "+f, append([]any{ErrBadOptions}, a...)...)) }
+	if o.Path == "" {
+		bad("Path is empty")
+	}
+	if o.Capacity < 0 {
+		bad("Capacity %d is negative", o.Capacity)
+	}
+	if o.RegionBytes%blockBytes != 0 || o.RegionBytes < minRegionBytes || o.RegionBytes > maxRegionBytes {
+		bad("RegionBytes %d must be a multiple of 4096 in %d..%d", o.RegionBytes, minRegionBytes, maxRegionBytes)
+	}
+	if o.MaxValueBytes < 1 || o.MaxValueBytes > o.RegionBytes-blockBytes || o.MaxValueBytes > maxRecordBytes-recHdrBytes {
+		bad("MaxValueBytes %d must be in 1..min(RegionBytes-4096, %d)", o.MaxValueBytes, maxRecordBytes-recHdrBytes)
+	}
+	if o.Mode != Cache && o.Mode != Strict {
+		bad("Mode %d is neither Cache nor Strict", o.Mode)
+	}
+	if o.ReadSlots < 1 {
+		bad("ReadSlots %d must be at least 1", o.ReadSlots)
+	}
+	if o.ExpectedItems < 0 {
+		bad("ExpectedItems %d is negative", o.ExpectedItems)
+	}
+	return errors.Join(errs...)
+}
+
+func (o *Options) ringOptions() uring.FrontOptions {
+	return uring.FrontOptions{Ring: uring.Options{Entries: o.RingEntries}, Logger: o.Logger}
+}

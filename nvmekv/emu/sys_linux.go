@@ -1,0 +1,90 @@
+package emu
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// openDev opens path read-write with O_DIRECT (created as a regular file
+// if missing). A filesystem without O_DIRECT (EINVAL) is opened buffered.
+func openDev(path string) (fd int, isBlock bool, size int64, direct bool, err error) {
+	flags := unix.O_RDWR | unix.O_CLOEXEC | unix.O_CREAT
+	fd, err = unix.Open(path, flags|unix.O_DIRECT, 0o644)
+	direct = err == nil
+	if errors.Is(err, unix.EINVAL) {
+		fd, err = unix.Open(path, flags, 0o644)
+	}
+	if err != nil {
+		return -1, false, 0, false, fmt.Errorf("emu: open %s: %w", path, err)
+	}
+	var st unix.Stat_t
+	if err = unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, false, 0, false, fmt.Errorf("emu: stat %s: %w", path, err)
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFBLK:
+		var sz uint64
+		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.BLKGETSIZE64, uintptr(unsafe.Pointer(&sz))); e != 0 {
+			unix.Close(fd)
+			return -1, false, 0, false, fmt.Errorf("emu: BLKGETSIZE64 on %s: %w", path, e)
+		}
+		return fd, true, int64(sz), direct, nil
+	case unix.S_IFREG:
+		return fd, false, st.Size, direct, nil
+	}
+	unix.Close(fd)
+	return -1, false, 0, false, fmt.Errorf("emu: %s is neither a regular file nor a block device", path)
+}
+
+func ftruncate(fd int, n int64) error { return unix.Ftruncate(fd, n) }
+
+// pread/pwrite loop until n bytes moved (used for the superblock only).
+func pread(fd int, b []byte, off int64) error {
+	for len(b) > 0 {
+		n, err := unix.Pread(fd, b, off)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return syscall.EIO
+		}
+		b, off = b[n:], off+int64(n)
+	}
+	return nil
+}
+
+func pwrite(fd int, b []byte, off int64) error {
+	for len(b) > 0 {
+		n, err := unix.Pwrite(fd, b, off)
+		if err != nil {
+			return err
+		}
+		b, off = b[n:], off+int64(n)
+	}
+	return nil
+}
+
+func fdatasync(fd int) error { return unix.Fdatasync(fd) }
+
+func closeFd(fd int) error { return unix.Close(fd) }
+
+// mapBuf returns n bytes of page-aligned anonymous memory (off the Go heap).
+func mapBuf(n int) ([]byte, error) {
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return nil, fmt.Errorf("emu: mmap %d bytes: %w", n, err)
+	}
+	return b, nil
+}
+
+func unmapBuf(b []byte) error {
+	if b == nil {
+		return nil
+	}
+	return unix.Munmap(b)
+}
