@@ -2,7 +2,11 @@ package tier
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+
+	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/emu"
 )
 
 // ColdConfig configures the built-in cold tier.
@@ -17,9 +21,14 @@ type ColdConfig struct {
 	ColdPath string
 	// ColdDevice is the passthrough char device (/dev/ngXnY).
 	ColdDevice string
-	// ColdCapacity is the emulated store's size in bytes (default 1 GiB; a
-	// block device's own size when 0 and ColdPath is a device).
+	// ColdCapacity is the emulated store's size in bytes (0: the emulator's
+	// default, 1 GiB for a new file, the existing size otherwise).
 	ColdCapacity int64
+	// ColdRegionBytes is the emulated log region size (0: emulator default).
+	ColdRegionBytes int
+	// ColdStrict makes a full emulated store fail writes (capacity exceeded,
+	// like a KV SSD) instead of reclaiming its oldest region.
+	ColdStrict bool
 }
 
 func (c *ColdConfig) ensureDefaults() {
@@ -60,5 +69,28 @@ func (c *ColdConfig) validate() []error {
 
 // openCold opens the built-in cold tier.
 func (o *Options) openCold() (Cold, error) {
-	return nil, fmt.Errorf("tier: cold mode %q is not available yet", o.ColdMode)
+	if o.ColdMode != "emulated" {
+		return nil, fmt.Errorf("tier: cold mode %q is not available in this build; use emulated or Options.OpenCold", o.ColdMode)
+	}
+	if o.DataDir != "" {
+		if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+			return nil, fmt.Errorf("create data dir: %w", err)
+		}
+	}
+	mode := emu.Cache
+	if o.ColdStrict {
+		mode = emu.Strict
+	}
+	ns, err := emu.Open(emu.Options{Path: o.ColdPath, Capacity: o.ColdCapacity, RegionBytes: o.ColdRegionBytes,
+		Mode: mode, Logger: o.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("open emulated namespace %s: %w", o.ColdPath, err)
+	}
+	pre := ns.Stats().Items > 0
+	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{MaxValueBytes: int64(o.MaxValue), Clock: o.Clock, Logger: o.Logger})
+	if err != nil {
+		_ = ns.Close()
+		return nil, fmt.Errorf("KV over %s: %w", o.ColdPath, err)
+	}
+	return NewColdKV(kv, "emulated:"+o.ColdPath, pre, o.MaxValue), nil
 }

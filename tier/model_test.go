@@ -208,24 +208,6 @@ func TestModelMemoryTiers(t *testing.T) {
 	t.Logf("stats: %+v", c.Stats())
 }
 
-func TestModelFakeCold(t *testing.T) {
-	clk := newFakeClock()
-	o := smallOptions(clk)
-	cold := newMemCold()
-	o.OpenCold = func() (Cold, error) { return cold, nil }
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	runModel(t, c, clk, steps(t, 20000), 300, 1<<20, 2)
-	st := c.Stats()
-	t.Logf("stats: %+v", st)
-	if st.Demotions == 0 || st.Flushed == 0 || st.Promotions == 0 {
-		t.Errorf("not every path ran: demotions %d, flushed %d, promotions %d", st.Demotions, st.Flushed, st.Promotions)
-	}
-}
-
 func steps(t *testing.T, n int) int {
 	if testing.Short() {
 		return n / 5

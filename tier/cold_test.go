@@ -1,0 +1,338 @@
+package tier
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tiercache/tiercache/flusher"
+	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/emu"
+	"github.com/tiercache/tiercache/uring"
+)
+
+// needURing skips (or fails under TIERCACHE_NO_SKIP) where io_uring, which
+// the emulated namespace runs on, is unavailable.
+func needURing(t *testing.T) {
+	t.Helper()
+	r, err := uring.New(uring.Options{Entries: 4})
+	if err != nil {
+		skipOrFail(t, "io_uring unavailable, the emulated cold store cannot run: %v", err)
+		return
+	}
+	r.Close()
+}
+
+// emuCold sets o up with the real emulated namespace in dir: 256 KiB regions
+// make values above ~252 KiB chunked by the KV layer.
+func emuCold(o *Options, dir string) {
+	o.DataDir = dir
+	o.ColdCapacity = 256 << 20
+	o.ColdRegionBytes = 256 << 10
+}
+
+func kvOf(c *Cache) *nvmekv.KV { return c.cold.(*coldKV).kv }
+
+func TestModelEmulatedCold(t *testing.T) {
+	needURing(t)
+	clk := newFakeClock()
+	o := smallOptions(clk)
+	emuCold(&o, t.TempDir())
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxVal := 8 << 20
+	if testing.Short() {
+		maxVal = 1 << 20
+	}
+	runModel(t, c, clk, steps(t, 10000), 300, maxVal, 3)
+	st := c.Stats()
+	kst := kvOf(c).Stats()
+	t.Logf("stats: %+v; kv: %+v", st, kst)
+	if st.Demotions == 0 || st.Flushed == 0 || st.Promotions == 0 || st.Flusher.Written == 0 || kst.ChunksWritten == 0 {
+		t.Errorf("not every path ran: demotions %d, flushed %d, promotions %d, written %d, chunks %d",
+			st.Demotions, st.Flushed, st.Promotions, st.Flusher.Written, kst.ChunksWritten)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConcurrentEmulatedCold(t *testing.T) {
+	needURing(t)
+	o := concOptions(nil)
+	emuCold(&o, t.TempDir())
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runConcurrent(t, c, 4, 16, 4, steps(t, 3000))
+	st := c.Stats()
+	kst := kvOf(c).Stats()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("reads %d hits %d missLive %d; stats %+v; kv chunks %d", res.reads.Load(), res.hits.Load(), res.missLive.Load(), st, kst.ChunksWritten)
+	if st.Demotions == 0 || st.Flushed == 0 || st.Promotions == 0 || st.Flusher.Drops == 0 || kst.ChunksWritten == 0 {
+		t.Errorf("not every path ran: demotions %d, flushed %d, promotions %d, flusher drops %d, chunks %d",
+			st.Demotions, st.Flushed, st.Promotions, st.Flusher.Drops, kst.ChunksWritten)
+	}
+	if st.Lost+st.DemoteDrops+st.Flusher.Drops == 0 && res.missLive.Load() > 0 {
+		t.Errorf("%d misses of live keys although nothing was dropped or lost", res.missLive.Load())
+	}
+}
+
+// restartWorkload writes, overwrites and deletes keys and returns the model
+// of what was acknowledged last (nil = deleted).
+func restartWorkload(t *testing.T, c *Cache, n int, seed uint64) map[string][]byte {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	model := map[string][]byte{}
+	for i := 0; i < n*3; i++ {
+		k := fmt.Sprintf("r%04d", r.IntN(n))
+		if r.IntN(6) == 0 {
+			c.Delete([]byte(k))
+			model[k] = nil
+			continue
+		}
+		v := randValue(r, 600<<10)
+		if _, err := c.Set([]byte(k), v, SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		model[k] = v
+	}
+	return model
+}
+
+func restartOptions(dir string, d Durability) Options {
+	o := smallOptions(newFakeClock())
+	o.Clock = nil
+	o.Durability = d
+	emuCold(&o, dir)
+	return o
+}
+
+func TestRestartDrainBringsEveryKeyBack(t *testing.T) {
+	needURing(t)
+	dir := t.TempDir()
+	c, err := Open(restartOptions(dir, DurabilityDrain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := restartWorkload(t, c, 400, 5)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Open(restartOptions(dir, DurabilityDrain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	live := 0
+	for k, want := range model {
+		v, ok, err := c.Get(nil, []byte(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case want == nil && ok:
+			t.Errorf("deleted key %s came back after restart", k)
+		case want != nil && !ok:
+			t.Errorf("key %s missing after a drain restart", k)
+		case want != nil && !bytes.Equal(v, want):
+			t.Errorf("key %s: wrong value after restart (%d bytes, want %d)", k, len(v), len(want))
+		}
+		if want != nil {
+			live++
+		}
+	}
+	if got := c.Len(); got != live {
+		t.Errorf("Len after reading every key = %d, want %d", got, live)
+	}
+	t.Logf("%d live keys restored, stats %+v", live, c.Stats())
+}
+
+func TestRestartCacheModeSubsetNeverWrong(t *testing.T) {
+	needURing(t)
+	dir := t.TempDir()
+	c, err := Open(restartOptions(dir, DurabilityCache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := restartWorkload(t, c, 400, 6)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Open(restartOptions(dir, DurabilityCache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	back := 0
+	for k, want := range model {
+		v, ok, err := c.Get(nil, []byte(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case ok && want == nil:
+			t.Errorf("deleted key %s came back after restart", k)
+		case ok && !bytes.Equal(v, want):
+			t.Errorf("key %s: stale or wrong value after restart (%d bytes, want %d)", k, len(v), len(want))
+		case ok:
+			back++
+		}
+	}
+	if back == 0 {
+		t.Errorf("no key came back: the small tiers should have flushed some to cold")
+	}
+	t.Logf("%d of %d keys came back", back, len(model))
+}
+
+func TestWriteThroughIsDurableBeforeSetReturns(t *testing.T) {
+	needURing(t)
+	dir := t.TempDir()
+	c, err := Open(restartOptions(dir, DurabilityWriteThrough))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		k := []byte(fmt.Sprintf("wt%02d", i))
+		v := bytes.Repeat([]byte{byte(i)}, 100+i*1000)
+		if _, err := c.Set(k, v, SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got, m, err := kvOf(c).Get(context.Background(), nil, k)
+		if err != nil || !bytes.Equal(got, v) {
+			t.Fatalf("key %s not in cold when Set returned: %v", k, err)
+		}
+		if m.Version == 0 {
+			t.Fatalf("key %s: cold copy has no version", k)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// failingCold opens the real emulated namespace with its Fault seam: once
+// fail is set, every region write fails with EIO.
+func failingCold(o *Options, dir string, fail *atomic.Bool) {
+	o.OpenCold = func() (Cold, error) {
+		ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 64 << 20, RegionBytes: 64 << 10,
+			Fault: func(write bool, off int64, n int) syscall.Errno {
+				if write && fail.Load() {
+					return syscall.EIO
+				}
+				return 0
+			}})
+		if err != nil {
+			return nil, err
+		}
+		kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return NewColdKV(kv, "emulated-faulty", false, o.MaxValue), nil
+	}
+}
+
+func TestDeviceErrorsAreCountedAndCacheKeepsServing(t *testing.T) {
+	needURing(t)
+	var fail atomic.Bool
+	o := smallOptions(newFakeClock())
+	o.Clock = nil
+	failingCold(&o, t.TempDir(), &fail)
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fail.Store(true)
+	r := rand.New(rand.NewPCG(9, 9))
+	last := map[string][]byte{}
+	for i := 0; i < 3000; i++ {
+		k := fmt.Sprintf("f%03d", r.IntN(300))
+		v := randValue(r, 100<<10)
+		if _, err := c.Set([]byte(k), v, SetOptions{}); err != nil && !errors.Is(err, flusher.ErrDropped) {
+			// values too large for warm go to cold and report its failure
+			var se *nvmekv.StatusError
+			if !errors.As(err, &se) && !errors.Is(err, syscall.EIO) {
+				t.Logf("Set %s (%d bytes): %v", k, len(v), err)
+			}
+			delete(last, k)
+			continue
+		}
+		last[k] = v
+	}
+	hits := 0
+	for k, want := range last {
+		v, ok, err := c.Get(nil, []byte(k))
+		if err != nil {
+			t.Fatalf("Get %s: %v", k, err)
+		}
+		if ok {
+			hits++
+			if !bytes.Equal(v, want) {
+				t.Fatalf("key %s: wrong value while the device fails", k)
+			}
+		}
+	}
+	st := c.Stats()
+	t.Logf("hits %d of %d; flusher errors %d, cold errors %d, lost %d", hits, len(last), st.Flusher.Errors, st.ColdErrors, st.Lost)
+	if st.Flusher.Errors == 0 || st.ColdErrors == 0 {
+		t.Errorf("device errors were not counted: flusher %d, cache %d", st.Flusher.Errors, st.ColdErrors)
+	}
+	if hits == 0 {
+		t.Errorf("the cache stopped serving while the device failed")
+	}
+	// The device recovers: writes go through again.
+	fail.Store(false)
+	if _, err := c.Set([]byte("after"), []byte("ok"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, _ := c.Get(nil, []byte("after")); !ok || string(v) != "ok" {
+		t.Fatalf("Get after recovery = %q, %v", v, ok)
+	}
+	_ = time.Second
+}
+
+func TestFullStrictStoreCountsCapacityErrors(t *testing.T) {
+	needURing(t)
+	o := smallOptions(newFakeClock())
+	o.Clock = nil
+	emuCold(&o, t.TempDir())
+	o.ColdCapacity = 1 << 20 // four 256 KiB regions
+	o.ColdStrict = true
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := rand.New(rand.NewPCG(10, 10))
+	for i := 0; i < 2000; i++ {
+		k := fmt.Sprintf("s%04d", i)
+		if _, err := c.Set([]byte(k), randValue(r, 32<<10), SetOptions{}); err != nil {
+			t.Logf("Set: %v", err)
+		}
+	}
+	if _, err := c.Set([]byte("still"), []byte("serving"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, _ := c.Get(nil, []byte("still")); !ok || string(v) != "serving" {
+		t.Fatalf("Get = %q, %v", v, ok)
+	}
+	c.fl.Drain(context.Background())
+	st := c.Stats()
+	t.Logf("flusher %+v, lost %d", st.Flusher, st.Lost)
+	if st.Flusher.Errors == 0 {
+		t.Errorf("a full strict store produced no counted errors")
+	}
+}
