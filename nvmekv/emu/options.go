@@ -110,7 +110,9 @@ func (o *Options) EnsureDefaults() {
 // Validate reports every problem at once.
 func (o *Options) Validate() error {
 	var errs []error
-	bad := func(f string, a ...any) { errs = append(errs, fmt.Errorf("%w: "+f, append([]any{ErrBadOptions}, a...)...)) }
+	bad := func(f string, a ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+f, append([]any{ErrBadOptions}, a...)...))
+	}
 	if o.Path == "" {
 		bad("Path is empty")
 	}

@@ -1,0 +1,293 @@
+package nvmekv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/uring"
+)
+
+// PassthroughOptions configure OpenPassthrough.
+type PassthroughOptions struct {
+	// RingEntries is the SQE128|CQE32 ring size; default 256. It bounds one Do.
+	RingEntries uint32
+	// AllowNonKV opens a namespace whose CSI is not 1 anyway, for raw NVM
+	// commands (Raw, the QEMU guest tests); KV ops are still refused with ErrNotKV.
+	AllowNonKV bool
+	// Logger defaults to zap.NewNop().
+	Logger *zap.Logger
+}
+
+// Passthrough is a KV namespace on a real device: /dev/ngXnY through
+// IORING_OP_URING_CMD with NVME_URING_CMD_IO. Safe for concurrent use.
+type Passthrough struct {
+	Singles
+	path  string
+	fd    int
+	nsid  uint32
+	csi   uint8
+	kvns  KVNamespace
+	lim   Limits
+	front *uring.Front
+	fixed map[*byte]uint16 // registered buffers by first byte
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// ReadCSI returns the command set identifier of namespace nsid on an open
+// NVMe device fd, from the Namespace Identification Descriptor list
+// (Identify CNS 03h, through NVME_IOCTL_ADMIN_CMD, which /dev/ngXnY accepts).
+func ReadCSI(fd int, nsid uint32) (uint8, error) {
+	buf := make([]byte, IdentifyBytes)
+	if err := AdminIdentify(fd, EncodeIdentify(nsid, CNSNSDescriptorList, 0, 0), buf); err != nil {
+		return 0, err
+	}
+	ds, err := ParseNSDescriptors(buf)
+	if err != nil {
+		return 0, err
+	}
+	return CSIFromDescriptors(ds), nil
+}
+
+// AdminIdentify runs an Identify command c (see EncodeIdentify) with the
+// NVME_IOCTL_ADMIN_CMD ioctl on fd (a /dev/ngXnY or /dev/nvmeX), filling
+// buf (4096 bytes).
+func AdminIdentify(fd int, c Command, buf []byte) error {
+	if len(buf) < IdentifyBytes {
+		return fmt.Errorf("%w: identify buffer is %d bytes, need %d", ErrShortBuffer, len(buf), IdentifyBytes)
+	}
+	pc := PassthruCmd(UringCmdFrom(&c, 0, 0))
+	res, err := ioctlPassthru(fd, NVMeIoctlAdminCmd, &pc, buf[:IdentifyBytes])
+	if err != nil {
+		return fmt.Errorf("nvmekv: identify CNS %#x: %w", uint8(c.CDW10), err)
+	}
+	if res != 0 {
+		return fmt.Errorf("nvmekv: identify CNS %#x: %w", uint8(c.CDW10), statusFromRes(Opcode(AdminOpIdentify), res))
+	}
+	return nil
+}
+
+// NotKVError is the refusal to send KV opcodes to a namespace whose command
+// set is not KV. errors.Is(err, ErrNotKV).
+func NotKVError(path string, csi uint8) error {
+	name := map[uint8]string{CSINVM: "NVM", CSIZNS: "ZNS"}[csi]
+	if name == "" {
+		name = "unknown"
+	}
+	return fmt.Errorf("%w: %s has command set identifier %d (%s), not 1 (KV); KV commands are refused because KV Store is NVM Write's opcode 0x01", ErrNotKV, path, csi, name)
+}
+
+// OpenPassthrough opens path (/dev/ngXnY), reads its namespace id and CSI,
+// and refuses (ErrNotKV) unless CSI == 1 or opts.AllowNonKV. For a KV
+// namespace it reads the KV format (Identify CNS 05h, CSI 1) into Limits.
+func OpenPassthrough(path string, opts PassthroughOptions) (*Passthrough, error) {
+	if opts.RingEntries == 0 {
+		opts.RingEntries = 256
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	fd, err := openRW(path)
+	if err != nil {
+		return nil, fmt.Errorf("nvmekv: open %s: %w", path, err)
+	}
+	p := &Passthrough{path: path, fd: fd}
+	p.Singles.D = p
+	fail := func(err error) (*Passthrough, error) {
+		closeFd(fd)
+		return nil, err
+	}
+	if p.nsid, err = ioctlNVMeID(fd); err != nil {
+		return fail(fmt.Errorf("nvmekv: %s is not an NVMe namespace (NVME_IOCTL_ID): %w", path, err))
+	}
+	if p.csi, err = ReadCSI(fd, p.nsid); err != nil {
+		return fail(fmt.Errorf("nvmekv: read command set of %s: %w", path, err))
+	}
+	if p.csi != CSIKV && !opts.AllowNonKV {
+		return fail(NotKVError(path, p.csi))
+	}
+	if p.csi == CSIKV {
+		buf := make([]byte, IdentifyBytes)
+		if err := AdminIdentify(fd, EncodeIdentify(p.nsid, CNSIOCSNamespace, 0, CSIKV), buf); err != nil {
+			return fail(fmt.Errorf("nvmekv: KV identify of %s: %w", path, err))
+		}
+		if p.kvns, err = ParseKVNamespace(buf); err != nil {
+			return fail(err)
+		}
+		f := p.kvns.Format()
+		p.lim = Limits{MaxKeyLen: int(f.MaxKeyLen), MaxValueLen: int(f.MaxValueLen), MaxKeys: uint64(f.MaxKeys),
+			Capacity: p.kvns.Size, Utilization: p.kvns.Utilization}
+	}
+	p.front, err = uring.NewFront(uring.FrontOptions{Ring: uring.Options{Entries: opts.RingEntries, SQE128: true, CQE32: true}, Logger: opts.Logger})
+	if err != nil {
+		return fail(fmt.Errorf("nvmekv: SQE128|CQE32 ring for %s: %w", path, err))
+	}
+	p.lim.MaxBatch = int(opts.RingEntries)
+	return p, nil
+}
+
+// NSID and CSI of the namespace.
+func (p *Passthrough) NSID() uint32 { return p.nsid }
+func (p *Passthrough) CSI() uint8   { return p.csi }
+
+// Fd is the device's file descriptor (for AdminIdentify and tests).
+func (p *Passthrough) Fd() int { return p.fd }
+
+// Limits are from the KV Identify data (zero for a non-KV namespace).
+func (p *Passthrough) Limits() Limits { return p.lim }
+
+// RegisterBuffers registers bufs as fixed buffers; commands whose Buf
+// starts at one of them use IORING_URING_CMD_FIXED.
+func (p *Passthrough) RegisterBuffers(bufs [][]byte) error {
+	if err := p.front.RegisterBuffers(bufs); err != nil {
+		return err
+	}
+	p.fixed = map[*byte]uint16{}
+	for i, b := range bufs {
+		p.fixed[&b[0]] = uint16(i)
+	}
+	return nil
+}
+
+// PrepCmd fills a 128-byte SQE with a passthrough command: URING_CMD, cmd_op
+// cmdOp, fd, nvme_uring_cmd at byte 48 with buf as data (fixed buffer
+// bufIndex when fixed), IO_LINK when link.
+func PrepCmd(s *uring.SQE, fd int32, cmdOp uint32, c *Command, buf []byte, link, fixed bool, bufIndex uint16) {
+	s.PrepUringCmd(fd, cmdOp)
+	if link {
+		s.Flags |= uring.FlagIOLink
+	}
+	if fixed {
+		s.OpFlags |= uring.UringCmdFixed
+		s.BufIndex = bufIndex
+	}
+	u := UringCmdFrom(c, addrOf(buf), uint32(len(buf)))
+	u.MarshalTo(s.Cmd80())
+}
+
+// Do sends ops as one submission (at most RingEntries), keeping Link chains.
+func (p *Passthrough) Do(ctx context.Context, ops ...*Op) error {
+	for _, op := range ops {
+		if op.Code.IsKV() && p.csi != CSIKV {
+			err := NotKVError(p.path, p.csi)
+			for _, o := range ops {
+				o.Err = err
+			}
+			return err
+		}
+	}
+	cmds := make([]Command, len(ops))
+	for i, op := range ops {
+		c, err := op.Encode(p.nsid)
+		if err != nil {
+			for _, o := range ops {
+				o.Err = err
+			}
+			return err
+		}
+		cmds[i] = c
+	}
+	res, err := p.submit(ctx, cmds, func(i int) ([]byte, bool) { return ops[i].Buf, ops[i].Link })
+	for i, op := range ops {
+		if i < len(res) {
+			op.Complete(res[i].Res, res[i].Big[0])
+		} else {
+			op.Err = err
+		}
+	}
+	return err
+}
+
+func (p *Passthrough) submit(ctx context.Context, cmds []Command, arg func(int) ([]byte, bool)) ([]uring.Result, error) {
+	if p.front == nil {
+		return nil, ErrClosed
+	}
+	reqs := make([]*uring.Request, len(cmds))
+	for i := range cmds {
+		c := &cmds[i]
+		buf, link := arg(i)
+		var idx uint16
+		fixed := false
+		if len(buf) > 0 && p.fixed != nil {
+			idx, fixed = p.fixed[&buf[0]]
+		}
+		fd := int32(p.fd)
+		reqs[i] = &uring.Request{Prep: func(s *uring.SQE) { PrepCmd(s, fd, NVMeURingCmdIO, c, buf, link, fixed, idx) }}
+		if len(buf) > 0 && !fixed {
+			reqs[i].Pin = [][]byte{buf}
+		}
+	}
+	res, err := p.front.Do(ctx, reqs...)
+	if err != nil && errors.Is(err, uring.ErrClosed) {
+		err = fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return res, err
+}
+
+// RawCmd is a raw I/O command for Raw: any opcode (NVM Read/Write/Flush on
+// a CSI 0 namespace), with its data buffer.
+type RawCmd struct {
+	Cmd  Command
+	Buf  []byte
+	Link bool
+}
+
+// Raw sends raw I/O commands (e.g. EncodeNVMRead/EncodeNVMWrite/EncodeFlush)
+// as one submission, with no KV check: it is for the NVM namespace tests.
+// Result.Res is cqe.res (decode with DecodeResult), Result.Big[0] the NVMe result.
+func (p *Passthrough) Raw(ctx context.Context, cmds ...RawCmd) ([]uring.Result, error) {
+	cs := make([]Command, len(cmds))
+	for i := range cmds {
+		cs[i] = cmds[i].Cmd
+		cs[i].NSID = p.nsid
+	}
+	return p.submit(ctx, cs, func(i int) ([]byte, bool) { return cmds[i].Buf, cmds[i].Link })
+}
+
+// Flush sends an NVMe Flush (opcode 0): the device makes completed writes durable.
+func (p *Passthrough) Flush(ctx context.Context) error {
+	res, err := p.Raw(ctx, RawCmd{Cmd: EncodeFlush(p.nsid)})
+	if err != nil {
+		return err
+	}
+	return DecodeResult(OpFlush, res[0].Res)
+}
+
+// IdentifyController returns the controller's Identify data (CNS 01h).
+func (p *Passthrough) IdentifyController() (Controller, error) {
+	buf := make([]byte, IdentifyBytes)
+	if err := AdminIdentify(p.fd, EncodeIdentify(0, CNSController, 0, 0), buf); err != nil {
+		return Controller{}, err
+	}
+	return ParseController(buf)
+}
+
+// IdentifyNamespace returns the NVM Identify Namespace data (CNS 00h).
+func (p *Passthrough) IdentifyNamespace() (NVMNamespace, error) {
+	buf := make([]byte, IdentifyBytes)
+	if err := AdminIdentify(p.fd, EncodeIdentify(p.nsid, CNSNamespace, 0, 0), buf); err != nil {
+		return NVMNamespace{}, err
+	}
+	return ParseNVMNamespace(buf)
+}
+
+// KVIdentify returns the KV Identify Namespace data read at open.
+func (p *Passthrough) KVIdentify() KVNamespace { return p.kvns }
+
+// Close waits for in-flight commands and closes the ring and device. Idempotent.
+func (p *Passthrough) Close() error {
+	p.closeOnce.Do(func() {
+		var errs []error
+		if p.front != nil {
+			errs = append(errs, p.front.Close())
+		}
+		errs = append(errs, closeFd(p.fd))
+		p.closeErr = errors.Join(errs...)
+	})
+	return p.closeErr
+}
