@@ -1,0 +1,136 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/numa"
+	"github.com/tiercache/tiercache/server"
+	"github.com/tiercache/tiercache/tier"
+)
+
+// built is a Config turned into the packages' Options.
+type built struct {
+	server server.Options
+	tier   tier.Options
+}
+
+// build converts c and validates everything; the error lists every problem
+// (config-level and each package's Validate) in one message.
+func (c *Config) build(log *zap.Logger) (*built, error) {
+	var errs []error
+	bad := func(err error) { errs = append(errs, err) }
+	b := &built{}
+
+	mode, err := c.socketMode()
+	if err != nil {
+		bad(err)
+	}
+	gid, err := c.socketGroup()
+	if err != nil {
+		bad(err)
+	}
+	b.server = server.Options{
+		UnixSocket: c.Server.Socket, UnixMode: mode, UnixGroup: gid, UnixRequireAuth: c.Server.UnixAuth,
+		TCPAddr: c.Server.TCP, RequirePass: c.Server.RequirePass, MaxConns: c.Server.MaxClients,
+		MaxBulkBytes: int(c.Server.MaxBulk), MaxArgs: c.Server.MaxArgs, MaxInlineBytes: int(c.Server.MaxInline),
+		ShutdownTimeout: time.Duration(c.Server.ShutdownTimeout), Version: version, Logger: log,
+	}
+	if c.Server.Socket == "" && c.Server.TCP == "" {
+		bad(errors.New("server.socket and server.tcp are both empty: nothing to listen on"))
+	}
+	if c.Server.MaxBulk < c.MaxValue {
+		bad(fmt.Errorf("server.max_bulk %v is below max_value %v: the largest value could not be sent", c.Server.MaxBulk, c.MaxValue))
+	}
+	so := b.server
+	so.EnsureDefaults()
+	if err := so.Validate(); err != nil {
+		bad(err)
+	}
+
+	node, err := c.warmNode()
+	if err != nil {
+		bad(err)
+	}
+	pol, err := numa.ParsePolicy(c.Warm.Policy)
+	if err != nil {
+		bad(fmt.Errorf("warm.policy: %w", err))
+	}
+	pmode, err := numa.ParseMode(c.Warm.Mode)
+	if err != nil {
+		bad(fmt.Errorf("warm.mode: %w", err))
+	}
+	fb, err := numa.ParseFallback(c.Warm.Fallback)
+	if err != nil {
+		bad(fmt.Errorf("warm.fallback: %w", err))
+	}
+	switch c.Cold.Backend {
+	case "emulated", "passthrough", "none":
+	default:
+		bad(fmt.Errorf("cold.backend %q is not emulated, passthrough or none", c.Cold.Backend))
+	}
+	switch c.Logging.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad(fmt.Errorf("logging.level %q is not debug, info, warn or error", c.Logging.Level))
+	}
+	switch c.Logging.Format {
+	case "auto", "json", "console":
+	default:
+		bad(fmt.Errorf("logging.format %q is not auto, json or console", c.Logging.Format))
+	}
+
+	to := tier.Options{
+		HotBytes: int64(c.Hot.Bytes), HotMaxValue: int(c.Hot.MaxValue),
+		MaxValue: int(c.MaxValue), Durability: tier.Durability(c.Durability), Logger: log,
+	}
+	to.WarmBytes = int64(c.Warm.Bytes)
+	to.WarmSegmentBytes = int(c.Warm.Segment)
+	to.WarmArena = numa.ArenaOptions{Node: node, Policy: pol, Mode: pmode, Fallback: fb, HugePages: c.Warm.HugePages, Logger: log}
+	to.ColdMode = c.Cold.Backend
+	if c.Cold.Backend == "emulated" {
+		to.DataDir, to.ColdPath = c.Cold.DataDir, c.Cold.Path
+	}
+	to.ColdDevice = c.Cold.Device
+	to.ColdCapacity = int64(c.Cold.Capacity)
+	to.Flusher.QueueItems = c.Flusher.QueueItems
+	to.Flusher.QueueBytes = int64(c.Flusher.QueueBytes)
+	to.Flusher.BatchItems = c.Flusher.BatchItems
+	to.Flusher.BatchBytes = int64(c.Flusher.BatchBytes)
+	to.Flusher.BatchDelay = time.Duration(c.Flusher.BatchDelay)
+	to.Flusher.InFlight = c.Flusher.InFlight
+	to.Promotion.HotHits = c.Policy.PromoteHotHits
+	to.Promotion.WarmHits = c.Policy.PromoteWarmHits
+	to.Promotion.SizeUnit = int(c.Policy.SizeUnit)
+	to.Flash.BytesPerSec = int64(c.Policy.FlashBytesPerSec)
+	to.Flash.RejectFirst = c.Policy.FlashRejectFirst
+	b.tier = to
+	vt := to
+	vt.EnsureDefaults()
+	if err := vt.Validate(); err != nil {
+		bad(err)
+	}
+	if len(errs) > 0 {
+		return nil, &configError{errs: errs}
+	}
+	return b, nil
+}
+
+// configError lists every configuration problem, one per line.
+type configError struct{ errs []error }
+
+func (e *configError) Error() string {
+	var lines []string
+	for _, err := range e.errs {
+		for _, l := range strings.Split(err.Error(), "\n") {
+			lines = append(lines, "  - "+l)
+		}
+	}
+	return fmt.Sprintf("invalid configuration (%d problems):\n%s", len(lines), strings.Join(lines, "\n"))
+}
+
+func (e *configError) Unwrap() []error { return e.errs }

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"github.com/tiercache/tiercache/server"
+	"github.com/tiercache/tiercache/tier"
+)
+
+// tierCache adapts a *tier.Cache to server.Cache.
+type tierCache struct{ *tier.Cache }
+
+var _ server.Cache = tierCache{}
+
+func (t tierCache) Set(key, value []byte, o server.SetOptions) (bool, error) {
+	return t.Cache.Set(key, value, tier.SetOptions(o))
+}
+
+func (t tierCache) TierStats() server.TierStats {
+	s := t.Cache.Stats()
+	out := server.TierStats{
+		FlusherQueue: s.Flusher.Queue, FlusherBytes: s.Flusher.Bytes, FlusherBatches: s.Flusher.Batches,
+		FlusherDrops: s.Flusher.Drops, WarmNode: s.WarmNode, WarmPlacement: s.WarmPlacement,
+		ColdBackend: s.ColdBackend, ColdFreeBytes: s.ColdFreeBytes,
+		ColdBytesRead: s.ColdBytesRead, ColdBytesWritten: s.ColdBytesWritten,
+	}
+	for _, l := range s.Tiers {
+		out.Tiers = append(out.Tiers, server.TierLevel{Name: l.Name, Items: l.Items, Bytes: l.Bytes,
+			Hits: l.Hits, Misses: l.Misses, Evictions: l.Evictions})
+	}
+	return out
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func newClient(t testing.TB, sc *sidecar, proto int) *redis.Client {
+	t.Helper()
+	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: sc.cfg.Server.Socket, Protocol: proto,
+		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, MaxRetries: -1})
+	t.Cleanup(func() { rc.Close() })
+	return rc
+}
+
+// TestGoRedis drives the real sidecar with go-redis v9 over the socket, in
+// RESP2 and in RESP3 (HELLO 3).
+func TestGoRedis(t *testing.T) {
+	sc := startTestSidecar(t, testConfig(t, t.TempDir()))
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
+			ctx := context.Background()
+			rc := newClient(t, sc, proto)
+			p := fmt.Sprintf("p%d:", proto)
+			if err := rc.Set(ctx, p+"k", "v", 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if v, err := rc.Get(ctx, p+"k").Result(); err != nil || v != "v" {
+				t.Fatalf("GET: %q %v", v, err)
+			}
+			if _, err := rc.Get(ctx, p+"missing").Result(); !errors.Is(err, redis.Nil) {
+				t.Fatalf("GET missing: %v", err)
+			}
+			if err := rc.MSet(ctx, p+"a", "1", p+"b", "2").Err(); err != nil {
+				t.Fatal(err)
+			}
+			vals, err := rc.MGet(ctx, p+"a", p+"nope", p+"b").Result()
+			if err != nil || vals[0] != "1" || vals[1] != nil || vals[2] != "2" {
+				t.Fatalf("MGET: %v %v", vals, err)
+			}
+			if n, err := rc.Exists(ctx, p+"a", p+"b", p+"nope").Result(); err != nil || n != 2 {
+				t.Fatalf("EXISTS: %d %v", n, err)
+			}
+			if n, err := rc.Del(ctx, p+"a", p+"nope").Result(); err != nil || n != 1 {
+				t.Fatalf("DEL: %d %v", n, err)
+			}
+			// SET options.
+			if ok, err := rc.SetNX(ctx, p+"k", "other", 0).Result(); err != nil || ok {
+				t.Fatalf("SETNX on existing: %v %v", ok, err)
+			}
+			if ok, err := rc.SetXX(ctx, p+"k", "v2", 0).Result(); err != nil || !ok {
+				t.Fatalf("SETXX: %v %v", ok, err)
+			}
+			if old, err := rc.SetArgs(ctx, p+"k", "v3", redis.SetArgs{Get: true}).Result(); err != nil || old != "v2" {
+				t.Fatalf("SET GET: %q %v", old, err)
+			}
+			// TTLs.
+			if err := rc.Set(ctx, p+"t", "x", 100*time.Second).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if d, err := rc.TTL(ctx, p+"t").Result(); err != nil || d <= 90*time.Second || d > 100*time.Second {
+				t.Fatalf("TTL: %v %v", d, err)
+			}
+			if d, err := rc.PTTL(ctx, p+"t").Result(); err != nil || d <= 90*time.Second {
+				t.Fatalf("PTTL: %v %v", d, err)
+			}
+			if ok, err := rc.Persist(ctx, p+"t").Result(); err != nil || !ok {
+				t.Fatalf("PERSIST: %v %v", ok, err)
+			}
+			if d, err := rc.TTL(ctx, p+"t").Result(); err != nil || d != -1 {
+				t.Fatalf("TTL after PERSIST: %v %v", d, err)
+			}
+			if ok, err := rc.Expire(ctx, p+"t", time.Hour).Result(); err != nil || !ok {
+				t.Fatalf("EXPIRE: %v %v", ok, err)
+			}
+			if ok, err := rc.PExpire(ctx, p+"t", 1500*time.Millisecond).Result(); err != nil || !ok {
+				t.Fatalf("PEXPIRE: %v %v", ok, err)
+			}
+			if err := rc.Set(ctx, p+"short", "x", 50*time.Millisecond).Err(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for rc.Exists(ctx, p+"short").Val() != 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("a 50 ms key still exists after 10 s")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if d, err := rc.TTL(ctx, p+"short").Result(); err != nil || d != -2 {
+				t.Fatalf("TTL of an expired key: %v %v", d, err)
+			}
+			// Binary values with CR, LF and NUL, in keys too.
+			bin := []byte("a\r\nb\x00c\r\n\x00\xff")
+			if err := rc.Set(ctx, p+"bin\r\n\x00", bin, 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if v, err := rc.Get(ctx, p+"bin\r\n\x00").Bytes(); err != nil || !bytes.Equal(v, bin) {
+				t.Fatalf("binary: %q %v", v, err)
+			}
+			// Pipelines.
+			pipe := rc.Pipeline()
+			for i := 0; i < 500; i++ {
+				pipe.Set(ctx, fmt.Sprintf("%spipe%d", p, i), i, 0)
+			}
+			gets := make([]*redis.StringCmd, 500)
+			for i := range gets {
+				gets[i] = pipe.Get(ctx, fmt.Sprintf("%spipe%d", p, i))
+			}
+			if _, err := pipe.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for i, g := range gets {
+				if g.Val() != fmt.Sprint(i) {
+					t.Fatalf("pipelined GET %d: %q %v", i, g.Val(), g.Err())
+				}
+			}
+			// Errors keep the connection.
+			if err := rc.Do(ctx, "NOSUCH", "x").Err(); err == nil || !strings.Contains(err.Error(), "unknown command 'NOSUCH'") {
+				t.Fatalf("unknown command: %v", err)
+			}
+			if err := rc.Do(ctx, "GET").Err(); err == nil || !strings.Contains(err.Error(), "wrong number of arguments for 'get' command") {
+				t.Fatalf("arity: %v", err)
+			}
+			if tr, err := rc.Do(ctx, "TIER", p+"k").Text(); err != nil || (tr != "hot" && tr != "warm" && tr != "cold") {
+				t.Fatalf("TIER: %q %v", tr, err)
+			}
+			info, err := rc.Info(ctx, "tiers").Result()
+			if err != nil || !strings.Contains(info, "tier_hot_hits:") || !strings.Contains(info, "cold_backend:emulated") {
+				t.Fatalf("INFO tiers: %q %v", info, err)
+			}
+			if n, err := rc.DBSize(ctx).Result(); err != nil || n < 500 {
+				t.Fatalf("DBSIZE: %d %v", n, err)
+			}
+		})
+	}
+}
+
+// TestGoRedisLargeValues: values up to 64 MiB round-trip, and a
+// 10,000-key MGET returns every value in order.
+func TestGoRedisLargeValues(t *testing.T) {
+	sc := startTestSidecar(t, testConfig(t, t.TempDir()))
+	ctx := context.Background()
+	rc := newClient(t, sc, 3)
+	sizes := []int{0, 1, 100 << 10, 1<<20 + 1, 5 << 20, 64 << 20}
+	if testing.Short() {
+		sizes = sizes[:5]
+	}
+	for _, n := range sizes {
+		v := bytes.Repeat([]byte{'z', '\r', '\n', 0}, n/4+1)[:n]
+		k := fmt.Sprintf("big%d", n)
+		if err := rc.Set(ctx, k, v, 0).Err(); err != nil {
+			t.Fatalf("SET %d bytes: %v", n, err)
+		}
+		got, err := rc.Get(ctx, k).Bytes()
+		if err != nil || !bytes.Equal(got, v) {
+			t.Fatalf("GET %d bytes: got %d bytes, %v", n, len(got), err)
+		}
+	}
+	const n = 10000
+	kv := make([]any, 0, 2*n)
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("mkey:%05d", i)
+		kv = append(kv, keys[i], fmt.Sprintf("value-%d", i))
+	}
+	if err := rc.MSet(ctx, kv...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	vals, err := rc.MGet(ctx, keys...).Result()
+	if err != nil || len(vals) != n {
+		t.Fatalf("MGET %d keys: %d values, %v", n, len(vals), err)
+	}
+	for i, v := range vals {
+		if v != fmt.Sprintf("value-%d", i) {
+			t.Fatalf("MGET value %d = %v", i, v)
+		}
+	}
+}
+
+// TestRestartKeepsColdKeys: with durability drain, a clean shutdown puts
+// every key in the cold store and a restart on the same data dir serves them.
+func TestRestartKeepsColdKeys(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, dir)
+	cfg.Durability = "drain"
+	sc, err := startSidecar(cfg, nopLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: cfg.Server.Socket})
+	for i := 0; i < 100; i++ {
+		if err := rc.Set(ctx, fmt.Sprintf("persist:%d", i), fmt.Sprintf("v%d", i), 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc.Close()
+	if err := sc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sc2 := startTestSidecar(t, cfg)
+	rc2 := newClient(t, sc2, 2)
+	for i := 0; i < 100; i++ {
+		if v, err := rc2.Get(ctx, fmt.Sprintf("persist:%d", i)).Result(); err != nil || v != fmt.Sprintf("v%d", i) {
+			t.Fatalf("after restart, persist:%d = %q, %v", i, v, err)
+		}
+	}
+}
+
+// TestMetricsEndpoint: /metrics serves per-tier, per-command, flusher,
+// device, NUMA and Go runtime metrics.
+func TestMetricsEndpoint(t *testing.T) {
+	sc := startTestSidecar(t, testConfig(t, t.TempDir()))
+	ctx := context.Background()
+	rc := newClient(t, sc, 2)
+	rc.Set(ctx, "m", "v", 0)
+	rc.Get(ctx, "m")
+	resp, err := http.Get("http://" + sc.httpLn.Addr().String() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`tiercache_tier_hits_total{tier="hot"}`, `tiercache_tier_misses_total{tier="warm"}`,
+		`tiercache_command_duration_seconds_bucket{command="get"`, `tiercache_command_duration_seconds_count{command="set"} 1`,
+		"tiercache_flusher_queue_items", "tiercache_flusher_batches_total", "tiercache_flusher_drops_total",
+		"tiercache_device_bytes_written_total", "tiercache_device_bytes_read_total",
+		"tiercache_warm_numa_node", "tiercache_warm_placement_ratio", "go_goroutines", "go_gc_",
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}

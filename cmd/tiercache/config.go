@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the sidecar's configuration: defaultConfig(), then the YAML
+// file, then TIERCACHE_* environment variables, then flags. Every key is
+// documented in configs/tiercache.yaml, which must parse to defaultConfig()
+// (TestDefaultConfigFileMatchesDefaults).
+type Config struct {
+	Server     ServerConfig  `yaml:"server"`
+	Hot        HotConfig     `yaml:"hot"`
+	Warm       WarmConfig    `yaml:"warm"`
+	Cold       ColdConfig    `yaml:"cold"`
+	Flusher    FlusherConfig `yaml:"flusher"`
+	Policy     PolicyConfig  `yaml:"policy"`
+	Durability string        `yaml:"durability"`
+	MaxValue   ByteSize      `yaml:"max_value"`
+	Metrics    MetricsConfig `yaml:"metrics"`
+	Logging    LoggingConfig `yaml:"logging"`
+}
+
+// ServerConfig is the RESP listener.
+type ServerConfig struct {
+	Socket          string   `yaml:"socket"`
+	SocketMode      string   `yaml:"socket_mode"`
+	SocketGroup     string   `yaml:"socket_group"`
+	TCP             string   `yaml:"tcp"`
+	RequirePass     string   `yaml:"requirepass"`
+	UnixAuth        bool     `yaml:"unix_auth"`
+	MaxClients      int      `yaml:"max_clients"`
+	MaxBulk         ByteSize `yaml:"max_bulk"`
+	MaxArgs         int      `yaml:"max_args"`
+	MaxInline       ByteSize `yaml:"max_inline"`
+	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
+}
+
+// HotConfig is the DRAM tier.
+type HotConfig struct {
+	Bytes    ByteSize `yaml:"bytes"`
+	MaxValue ByteSize `yaml:"max_value"`
+}
+
+// WarmConfig is the NUMA/CXL arena tier.
+type WarmConfig struct {
+	Bytes     ByteSize `yaml:"bytes"`
+	Segment   ByteSize `yaml:"segment"`
+	Node      string   `yaml:"node"`
+	Policy    string   `yaml:"policy"`
+	Mode      string   `yaml:"mode"`
+	Fallback  string   `yaml:"fallback"`
+	HugePages bool     `yaml:"hugepages"`
+}
+
+// ColdConfig is the KV store tier.
+type ColdConfig struct {
+	Backend  string   `yaml:"backend"`
+	DataDir  string   `yaml:"data_dir"`
+	Path     string   `yaml:"path"`
+	Device   string   `yaml:"device"`
+	Capacity ByteSize `yaml:"capacity"`
+}
+
+// FlusherConfig is the warm → cold pipeline.
+type FlusherConfig struct {
+	QueueItems int      `yaml:"queue_items"`
+	QueueBytes ByteSize `yaml:"queue_bytes"`
+	BatchItems int      `yaml:"batch_items"`
+	BatchBytes ByteSize `yaml:"batch_bytes"`
+	BatchDelay Duration `yaml:"batch_delay"`
+	InFlight   int      `yaml:"in_flight"`
+}
+
+// PolicyConfig is promotion and flash admission.
+type PolicyConfig struct {
+	PromoteHotHits   int      `yaml:"promote_hot_hits"`
+	PromoteWarmHits  int      `yaml:"promote_warm_hits"`
+	SizeUnit         ByteSize `yaml:"size_unit"`
+	FlashBytesPerSec ByteSize `yaml:"flash_bytes_per_sec"`
+	FlashRejectFirst bool     `yaml:"flash_reject_first"`
+}
+
+// MetricsConfig is the Prometheus endpoint.
+type MetricsConfig struct {
+	Listen string `yaml:"listen"`
+}
+
+// LoggingConfig is zap's setup.
+type LoggingConfig struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+}
+
+// defaultConfig is the embedded default: what `tiercache` runs with no
+// configuration at all.
+func defaultConfig() Config {
+	return Config{
+		Server: ServerConfig{Socket: "./tiercache.sock", SocketMode: "0600", MaxClients: 10000,
+			MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10, ShutdownTimeout: Duration(5e9)},
+		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
+		Warm: WarmConfig{Bytes: 256 << 20, Segment: 4 << 20, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
+		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30},
+		Flusher: FlusherConfig{QueueItems: 4096, QueueBytes: 64 << 20, BatchItems: 64, BatchBytes: 4 << 20,
+			BatchDelay: Duration(2e6), InFlight: 2},
+		Policy:     PolicyConfig{PromoteHotHits: 2, PromoteWarmHits: 2, SizeUnit: 4 << 10},
+		Durability: "cache",
+		MaxValue:   64 << 20,
+		Metrics:    MetricsConfig{Listen: "127.0.0.1:9187"},
+		Logging:    LoggingConfig{Level: "info", Format: "auto"},
+	}
+}
+
+// loadFile merges a YAML file over c; unknown keys are errors.
+func (c *Config) loadFile(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read config: %w", err)
+	}
+	return c.loadYAML(b, path)
+}
+
+func (c *Config) loadYAML(b []byte, name string) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("config %s: %w", name, err)
+	}
+	return nil
+}
+
+// envPrefix starts every environment override: TIERCACHE_<SECTION>_<KEY>,
+// e.g. TIERCACHE_SERVER_SOCKET, TIERCACHE_WARM_BYTES, TIERCACHE_DURABILITY.
+const envPrefix = "TIERCACHE_"
+
+// applyEnv applies every TIERCACHE_* variable that names a config key;
+// values are parsed like YAML scalars. It returns one error per bad value.
+func (c *Config) applyEnv(environ []string) []error {
+	fields := map[string]reflect.Value{}
+	collectFields(reflect.ValueOf(c).Elem(), envPrefix, fields)
+	var errs []error
+	for _, kv := range environ {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		f, ok := fields[name]
+		if !ok {
+			continue
+		}
+		var node yaml.Node
+		if err := yaml.Unmarshal([]byte(val), &node); err != nil || len(node.Content) == 0 {
+			if val == "" && f.Kind() == reflect.String {
+				f.SetString("")
+				continue
+			}
+			errs = append(errs, fmt.Errorf("%s=%q: not a value", name, val))
+			continue
+		}
+		scalar := node.Content[0]
+		if f.Kind() == reflect.String {
+			scalar.Tag = "!!str" // "0600" and "off" stay strings
+		}
+		if err := scalar.Decode(f.Addr().Interface()); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %v", name, val, err))
+		}
+	}
+	return errs
+}
+
+func collectFields(v reflect.Value, prefix string, out map[string]reflect.Value) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		tag := t.Field(i).Tag.Get("yaml")
+		if tag == "" || tag == "-" {
+			continue
+		}
+		name := prefix + strings.ToUpper(tag)
+		f := v.Field(i)
+		if f.Kind() == reflect.Struct {
+			collectFields(f, name+"_", out)
+			continue
+		}
+		out[name] = f
+	}
+}
+
+// socketMode parses server.socket_mode ("0600").
+func (c *Config) socketMode() (os.FileMode, error) {
+	m, err := strconv.ParseUint(c.Server.SocketMode, 8, 32)
+	if err != nil || m > 0o777 {
+		return 0, fmt.Errorf("server.socket_mode %q is not an octal mode like 0600", c.Server.SocketMode)
+	}
+	return os.FileMode(m), nil
+}
+
+// socketGroup resolves server.socket_group (a name or a gid; "" = none).
+func (c *Config) socketGroup() (int, error) {
+	g := c.Server.SocketGroup
+	if g == "" {
+		return -1, nil
+	}
+	if id, err := strconv.Atoi(g); err == nil && id >= 0 {
+		return id, nil
+	}
+	grp, err := user.LookupGroup(g)
+	if err != nil {
+		return 0, fmt.Errorf("server.socket_group %q: %v", g, err)
+	}
+	return strconv.Atoi(grp.Gid)
+}
+
+// warmNode parses warm.node: "auto", "unbound" or a node id.
+func (c *Config) warmNode() (int, error) {
+	switch strings.ToLower(c.Warm.Node) {
+	case "auto", "":
+		return -2, nil
+	case "unbound", "none":
+		return -1, nil
+	}
+	n, err := strconv.Atoi(c.Warm.Node)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("warm.node %q is not auto, unbound or a node id", c.Warm.Node)
+	}
+	return n, nil
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+)
+
+// TestDefaultConfigFileMatchesDefaults: configs/tiercache.yaml sets every
+// key, to exactly the embedded default.
+func TestDefaultConfigFileMatchesDefaults(t *testing.T) {
+	var c Config
+	if err := c.loadFile("../../configs/tiercache.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if want := defaultConfig(); !reflect.DeepEqual(c, want) {
+		t.Fatalf("configs/tiercache.yaml parses to\n%+v\nthe embedded default is\n%+v", c, want)
+	}
+}
+
+func TestExampleConfigsAreValid(t *testing.T) {
+	for _, f := range []string{"cxl.yaml", "kvssd.yaml"} {
+		c := defaultConfig()
+		if err := c.loadFile("../../configs/" + f); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		c.Server.SocketGroup = "" // the example group need not exist here
+		if _, err := c.build(zap.NewNop()); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func TestInvalidConfigListsEveryProblem(t *testing.T) {
+	c := defaultConfig()
+	err := c.loadYAML([]byte(`
+server:
+  socket_mode: "999"
+  tcp: 127.0.0.1:7000
+warm:
+  node: left
+  policy: sideways
+  fallback: maybe
+cold:
+  backend: tape
+durability: eventually
+logging:
+  level: loud
+`), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.build(zap.NewNop())
+	var ce *configError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v", err)
+	}
+	for _, want := range []string{"socket_mode", "requirepass", "warm.node", "warm.policy", "warm.fallback",
+		"cold.backend", "Durability", "logging.level"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+func TestUnknownKeyIsAnError(t *testing.T) {
+	c := defaultConfig()
+	if err := c.loadYAML([]byte("server:\n  sokcet: /x\n"), "test"); err == nil || !strings.Contains(err.Error(), "sokcet") {
+		t.Fatalf("unknown key: %v", err)
+	}
+	if err := c.loadYAML([]byte("hot:\n  bytes: lots\n"), "test"); err == nil || !strings.Contains(err.Error(), "not a size") {
+		t.Fatalf("bad size: %v", err)
+	}
+}
+
+func TestEnvAndFlagsOverride(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "c-*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("server:\n  socket: /tmp/file.sock\nhot:\n  bytes: 32MiB\ndurability: drain\n")
+	f.Close()
+	env := []string{"TIERCACHE_CONFIG=" + f.Name(), "TIERCACHE_HOT_BYTES=48MiB", "TIERCACHE_SERVER_SOCKET_MODE=0660",
+		"TIERCACHE_WARM_HUGEPAGES=true", "TIERCACHE_FLUSHER_BATCH_DELAY=5ms", "TIERCACHE_NO_SKIP=1", "PATH=/bin"}
+	c, err := loadConfig("serve", []string{"-socket", "/tmp/flag.sock", "-warm-bytes", "128MiB"}, env, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Server.Socket != "/tmp/flag.sock" || c.Hot.Bytes != 48<<20 || c.Durability != "drain" ||
+		c.Server.SocketMode != "0660" || !c.Warm.HugePages || c.Flusher.BatchDelay != Duration(5e6) || c.Warm.Bytes != 128<<20 {
+		t.Fatalf("merged config: %+v", c)
+	}
+	_, err = loadConfig("serve", nil, []string{"TIERCACHE_HOT_BYTES=huge", "TIERCACHE_SERVER_MAX_CLIENTS=many"}, os.Stderr)
+	if err == nil || !strings.Contains(err.Error(), "TIERCACHE_HOT_BYTES") || !strings.Contains(err.Error(), "TIERCACHE_SERVER_MAX_CLIENTS") {
+		t.Fatalf("bad env values: %v", err)
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	for in, want := range map[string]ByteSize{"0": 0, "4096": 4096, "64KiB": 64 << 10, "1g": 1 << 30, "2 MB": 2 << 20, "3T": 3 << 40} {
+		got, err := ParseByteSize(in)
+		if err != nil || got != want {
+			t.Errorf("%q: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "1.5G", "lots", "99999999999T"} {
+		if _, err := ParseByteSize(in); err == nil {
+			t.Errorf("%q parsed", in)
+		}
+	}
+}

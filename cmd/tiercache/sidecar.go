@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/server"
+	"github.com/tiercache/tiercache/tier"
+)
+
+// sidecar is a running tiercache: cache, RESP server and metrics endpoint.
+type sidecar struct {
+	cfg     *Config
+	log     *zap.Logger
+	cache   *tier.Cache
+	srv     *server.Server
+	met     *metrics
+	httpSrv *http.Server
+	httpLn  net.Listener
+	httpErr chan error
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// startSidecar opens the cache, then the metrics listener, then the RESP
+// listeners; on any failure it closes what it opened.
+func startSidecar(cfg *Config, log *zap.Logger) (*sidecar, error) {
+	b, err := cfg.build(log)
+	if err != nil {
+		return nil, err
+	}
+	s := &sidecar{cfg: cfg, log: log, met: newMetrics(), httpErr: make(chan error, 1)}
+	b.server.ObserveLatency = s.met.observe
+	if cfg.Cold.Backend == "emulated" && cfg.Cold.DataDir != "" {
+		if err := os.MkdirAll(cfg.Cold.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("create data directory: %w", err)
+		}
+	}
+	if s.cache, err = tier.Open(b.tier); err != nil {
+		return nil, fmt.Errorf("open cache: %w", err)
+	}
+	if s.srv, err = server.New(tierCache{s.cache}, b.server); err != nil {
+		s.cache.Close()
+		return nil, err
+	}
+	if cfg.Metrics.Listen != "" {
+		if s.httpLn, err = net.Listen("tcp", cfg.Metrics.Listen); err != nil {
+			s.cache.Close()
+			return nil, fmt.Errorf("metrics listener %s: %w", cfg.Metrics.Listen, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(s.met.reg, promhttp.HandlerOpts{}))
+		s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { s.httpErr <- s.httpSrv.Serve(s.httpLn) }()
+	}
+	s.met.attach(s.cache, s.srv)
+	if err := s.srv.Start(); err != nil {
+		s.closeMetrics()
+		s.cache.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// describe is the one line printed at start: what is bound where.
+func (s *sidecar) describe() string {
+	var parts []string
+	for _, a := range s.srv.Addrs() {
+		if a.Network() == "unix" {
+			parts = append(parts, fmt.Sprintf("serving unix:%s (mode %s)", a.String(), s.cfg.Server.SocketMode))
+		} else {
+			parts = append(parts, fmt.Sprintf("tcp:%s (AUTH required)", a.String()))
+		}
+	}
+	st := s.cache.Stats()
+	parts = append(parts, fmt.Sprintf("hot %v DRAM", s.cfg.Hot.Bytes))
+	for _, l := range st.Tiers {
+		switch l.Name {
+		case "warm":
+			if st.WarmNode >= 0 {
+				parts = append(parts, fmt.Sprintf("warm %v on NUMA node %d (placement %.2f)", s.cfg.Warm.Bytes, st.WarmNode, st.WarmPlacement))
+			} else {
+				parts = append(parts, fmt.Sprintf("warm %v unbound", s.cfg.Warm.Bytes))
+			}
+		case "cold":
+			parts = append(parts, fmt.Sprintf("cold %s (%v free)", st.ColdBackend, ByteSize(st.ColdFreeBytes)))
+		}
+	}
+	if len(st.Tiers) < 3 {
+		parts = append(parts, "tiers "+tierNames(st.Tiers))
+	}
+	parts = append(parts, "durability "+s.cfg.Durability)
+	if s.httpLn != nil {
+		parts = append(parts, "metrics http://"+s.httpLn.Addr().String()+"/metrics")
+	}
+	return "tiercache " + version + ": " + strings.Join(parts, "; ")
+}
+
+func tierNames(ls []tier.TierLevel) string {
+	var n []string
+	for _, l := range ls {
+		n = append(n, l.Name)
+	}
+	return strings.Join(n, "+")
+}
+
+func (s *sidecar) closeMetrics() error {
+	if s.httpSrv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := s.httpSrv.Shutdown(ctx)
+	if e := <-s.httpErr; !errors.Is(e, http.ErrServerClosed) {
+		err = errors.Join(err, e)
+	}
+	return err
+}
+
+// Close shuts down in order: RESP listeners, then connections (each
+// finishes its command), then the metrics endpoint, then the cache (which
+// drains the flusher, then closes the ring, the arenas and the device).
+// It is idempotent.
+func (s *sidecar) Close() error {
+	s.closeOnce.Do(func() {
+		var errs []error
+		if err := s.srv.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("server: %w", err))
+		}
+		if err := s.closeMetrics(); err != nil {
+			errs = append(errs, fmt.Errorf("metrics: %w", err))
+		}
+		s.met.attach(nil, nil)
+		if err := s.cache.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("cache: %w", err))
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// cmdServe runs the sidecar until SIGTERM or SIGINT; a second signal
+// forces the exit.
+func cmdServe(args []string, stdout, stderr io.Writer) int {
+	cfg, err := loadConfig("serve", args, os.Environ(), stderr)
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	if _, err := cfg.build(zap.NewNop()); err != nil {
+		return exitCode(err, stderr)
+	}
+	log := newLogger(cfg.Logging, stderr)
+	defer log.Sync()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	sc, err := startSidecar(cfg, log)
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	fmt.Fprintln(stdout, sc.describe())
+	sig := <-sigs
+	log.Info("shutting down", zap.String("signal", sig.String()))
+	done := make(chan error, 1)
+	go func() { done <- sc.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			log.Error("shutdown", zap.Error(err))
+			return 1
+		}
+		log.Info("shut down cleanly")
+		return 0
+	case sig := <-sigs:
+		log.Error("second signal: exiting without finishing the shutdown", zap.String("signal", sig.String()))
+		log.Sync()
+		return 2
+	}
+}
