@@ -38,6 +38,7 @@ type ioWait struct {
 	res  int32
 	want int32
 	off  int64
+	data []byte // the bytes being written (mmap'd region buffer)
 }
 
 func (w *ioWait) finished() bool {

@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"errors"
 	"fmt"
 	"syscall"
 
@@ -113,6 +114,14 @@ func (e *Namespace) checkWrite(w *ioWait) error {
 	var err error = syscall.EIO
 	if w.res < 0 {
 		err = syscall.Errno(-w.res)
+	} else if w.data != nil {
+		// Short write: finish it synchronously to learn why (ENOSPC on a full filesystem).
+		if perr := pwrite(e.fd, w.data[w.res:], w.off+int64(w.res)); perr == nil {
+			w.res = w.want
+			return nil
+		} else if !errors.Is(perr, syscall.EINVAL) {
+			err = perr
+		}
 	}
 	return fmt.Errorf("emu: write of %d bytes at offset %d of %s failed: %w", w.want, w.off, e.opts.Path, err)
 }
@@ -131,7 +140,7 @@ func (e *Namespace) submitWriteLocked(b *wbuf, end int) {
 	}
 	data := b.mem[b.written:end]
 	off := e.regionOff(b.region) + int64(b.written)
-	w := &ioWait{done: make(chan struct{}), want: int32(len(data)), off: off}
+	w := &ioWait{done: make(chan struct{}), want: int32(len(data)), off: off, data: data}
 	b.written = end
 	b.pending = append(b.pending, w)
 	e.st.RegionWrites++
