@@ -1,0 +1,218 @@
+package emu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tiercache/tiercache/nvmekv"
+)
+
+// benchPath is TIERCACHE_BENCH_FILE (scripts/bench-nvmekv puts it next to
+// fio's file) or a file in a temp dir.
+func benchPath(b *testing.B, name string) string {
+	if p := os.Getenv("TIERCACHE_BENCH_FILE"); p != "" {
+		os.Remove(p)
+		os.Remove(p + ".ckpt")
+		return p
+	}
+	return b.TempDir() + "/" + name
+}
+
+const benchQD = 64
+
+func benchNS(b *testing.B, path string) *Namespace {
+	ns, err := Open(Options{Path: path, Capacity: 2 << 30, RegionBytes: 4 << 20, MaxValueBytes: 64 << 10, ExpectedItems: 1 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ns
+}
+
+// BenchmarkStore4K: 4 KiB Stores from 64 concurrent goroutines (QD 64),
+// Flush at the end (included in the time).
+func BenchmarkStore4K(b *testing.B) {
+	ns := benchNS(b, benchPath(b, "store"))
+	defer ns.Close()
+	b.SetBytes(4096)
+	b.ReportAllocs()
+	b.SetParallelism(benchQD / max(1, runtimeProcs()))
+	var n atomic.Uint64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		v := make([]byte, 4096)
+		var k [16]byte
+		for pb.Next() {
+			binary.LittleEndian.PutUint64(k[:], n.Add(1)%(256<<10))
+			if err := ns.Store(ctx, k[:], v, 0); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	if err := ns.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkRetrieve4K: random 4 KiB Retrieves of 256 MiB of flushed data
+// (read from the file, not from DRAM) at QD 64.
+func BenchmarkRetrieve4K(b *testing.B) {
+	ns := benchNS(b, benchPath(b, "retrieve"))
+	defer ns.Close()
+	const keys = 64 << 10
+	v := make([]byte, 4096)
+	ops := make([]*nvmekv.Op, 0, 64)
+	for i := 0; i < keys; i++ {
+		k := make([]byte, 16)
+		binary.LittleEndian.PutUint64(k, uint64(i))
+		ops = append(ops, &nvmekv.Op{Code: nvmekv.OpStore, Key: k, Buf: v})
+		if len(ops) == cap(ops) {
+			ns.Do(ctx, ops...)
+			ops = ops[:0]
+		}
+	}
+	if err := ns.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	// Push the last regions out of the write buffers.
+	for i := 0; i < 3*(4<<20)/4096; i++ {
+		k := make([]byte, 16)
+		binary.LittleEndian.PutUint64(k, uint64(keys+i))
+		ns.Store(ctx, k, v, 0)
+	}
+	ns.Flush(ctx)
+	b.SetBytes(4096)
+	b.ReportAllocs()
+	b.SetParallelism(benchQD / max(1, runtimeProcs()))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		buf := make([]byte, 4096)
+		var k [16]byte
+		rng := rand.New(rand.NewPCG(rand.Uint64(), 1))
+		for pb.Next() {
+			binary.LittleEndian.PutUint64(k[:], uint64(rng.IntN(keys)))
+			if _, err := ns.Retrieve(ctx, k[:], buf); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	st := ns.Stats()
+	b.ReportMetric(float64(st.DiskReads)/float64(b.N), "diskreads/op")
+}
+
+// BenchmarkOpen builds a store of TIERCACHE_BENCH_ITEMS small records
+// (default 10M; 1M under -short) once, then measures Open from the
+// checkpoint and by scanning, and the index's DRAM per item.
+func BenchmarkOpen(b *testing.B) {
+	items := 10_000_000
+	if testing.Short() {
+		items = 1_000_000
+	}
+	if s := os.Getenv("TIERCACHE_BENCH_ITEMS"); s != "" {
+		items, _ = strconv.Atoi(s)
+	}
+	path := benchPath(b, "open")
+	o := Options{Path: path, Capacity: int64(items)*64*5/4 + 64<<20, RegionBytes: 4 << 20, MaxValueBytes: 4096}
+	ns, err := Open(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	fillSmall(b, ns, items)
+	st := ns.Stats()
+	b.Logf("wrote %d records of 64 B in %v; index %d B = %.1f B/item (%.1f beyond the 16-byte key)", st.Items, time.Since(start), st.IndexBytes,
+		float64(st.IndexBytes)/float64(st.Items), float64(st.IndexBytes)/float64(st.Items)-16)
+	if err := ns.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []string{"checkpoint", "scan"} {
+		b.Run(mode, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				oo := o
+				if mode == "scan" {
+					oo.CheckpointPath = "-"
+				}
+				t0 := time.Now()
+				ns, err := Open(oo)
+				if err != nil {
+					b.Fatal(err)
+				}
+				d := time.Since(t0)
+				st := ns.Stats()
+				if st.Recovered != mode || st.Items != items {
+					b.Fatalf("recovered %d items by %s, want %d by %s", st.Items, st.Recovered, items, mode)
+				}
+				b.ReportMetric(d.Seconds(), "open-s")
+				b.ReportMetric(float64(st.IndexBytes)/float64(st.Items), "indexB/item")
+				if mode == "checkpoint" {
+					ns.Close() // rewrites the checkpoint for the next round
+				} else {
+					ns.Close()
+				}
+			}
+		})
+	}
+}
+
+func fillSmall(tb testing.TB, ns *Namespace, items int) {
+	v := make([]byte, 8)
+	ops := make([]*nvmekv.Op, 256)
+	keys := make([][16]byte, 256)
+	for i := range ops {
+		ops[i] = &nvmekv.Op{Code: nvmekv.OpStore, Buf: v}
+	}
+	for i := 0; i < items; i += len(ops) {
+		n := min(len(ops), items-i)
+		for j := 0; j < n; j++ {
+			binary.LittleEndian.PutUint64(keys[j][:], uint64(i+j)*0x9e3779b97f4a7c15)
+			binary.LittleEndian.PutUint64(keys[j][8:], uint64(i+j))
+			ops[j].Key = keys[j][:]
+		}
+		if err := ns.Do(ctx, ops[:n]...); err != nil {
+			tb.Fatal(err)
+		}
+		for _, op := range ops[:n] {
+			if op.Err != nil {
+				tb.Fatal(fmt.Errorf("store: %w", op.Err))
+			}
+		}
+	}
+}
+
+// TestRecoveryTime reports how long Open takes to rebuild the index of 1M
+// small records (100k under -short) by scanning and from the checkpoint.
+func TestRecoveryTime(t *testing.T) {
+	items := 1_000_000
+	if testing.Short() {
+		items = 100_000
+	}
+	o := Options{Path: t.TempDir() + "/rec", Capacity: int64(items)*64*5/4 + 64<<20, RegionBytes: 4 << 20, MaxValueBytes: 4096}
+	ns := mustOpen(t, o)
+	fillSmall(t, ns, items)
+	if err := ns.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"checkpoint", "scan"} {
+		oo := o
+		if mode == "scan" {
+			oo.CheckpointPath = "-"
+		}
+		t0 := time.Now()
+		ns := mustOpen(t, oo)
+		d := time.Since(t0)
+		st := ns.Stats()
+		if st.Items != items || st.Recovered != mode {
+			t.Fatalf("%s: recovered %d items by %s, want %d", mode, st.Items, st.Recovered, items)
+		}
+		t.Logf("recovery of %d records of 64 B by %s: %v (index %.1f B/item)", items, mode, d, float64(st.IndexBytes)/float64(st.Items))
+		ns.Close()
+	}
+}
