@@ -20,11 +20,11 @@ func (c *conn) cmdGet(args [][]byte) {
 		return
 	}
 	if !ok {
-		c.s.stats.misses.Add(1)
+		c.st.misses.Add(1)
 		c.w.Null()
 		return
 	}
-	c.s.stats.hits.Add(1)
+	c.st.hits.Add(1)
 	c.w.Bulk(v)
 	if cap(v) <= maxScratch && cap(v) > cap(c.scratch) {
 		c.scratch = v[:0]
@@ -144,8 +144,8 @@ func (c *conn) cmdMGet(args [][]byte) {
 		hits++
 		c.w.Bulk(v)
 	}
-	c.s.stats.hits.Add(hits)
-	c.s.stats.misses.Add(uint64(len(vals)) - hits)
+	c.st.hits.Add(hits)
+	c.st.misses.Add(uint64(len(vals)) - hits)
 }
 
 func (c *conn) cmdMSet(args [][]byte) {

@@ -73,7 +73,7 @@ func CommandNames() []string {
 
 // dispatch runs one command and never drops the connection for a bad one.
 func (c *conn) dispatch(args [][]byte) {
-	c.s.stats.commands.Add(1)
+	c.st.commands.Add(1)
 	var lower [24]byte
 	name := args[0]
 	var cmd *command

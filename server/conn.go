@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -23,11 +24,16 @@ type conn struct {
 	authed  bool
 	quit    bool
 	created time.Time
-	lastCmd string
-	scratch []byte // reused GET buffer
-	keys    [][]byte
-	kvs     [][2][]byte
+	scratch []byte      // reused GET buffer
+	kvs     [][2][]byte // reused MSET pairs
 	isUnix  bool
+	st      connCounters
+}
+
+// connCounters are one connection's statistics: written by its goroutine
+// only (no cache line shared between connections), summed by Server.Stats.
+type connCounters struct {
+	commands, hits, misses atomic.Uint64
 }
 
 // maxScratch is the largest GET buffer kept between commands.

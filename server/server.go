@@ -38,10 +38,9 @@ type counters struct {
 	connsOpen     atomic.Int64
 	connsTotal    atomic.Uint64
 	rejected      atomic.Uint64
-	commands      atomic.Uint64
-	hits          atomic.Uint64
-	misses        atomic.Uint64
 	protocolError atomic.Uint64
+	// Totals of closed connections; live ones are summed from their conns.
+	commands, hits, misses atomic.Uint64
 }
 
 // Stats is a snapshot of the server's counters.
@@ -71,13 +70,21 @@ func New(cache Cache, opts Options) (*Server, error) {
 
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats {
+	cmds, hits, misses := s.stats.commands.Load(), s.stats.hits.Load(), s.stats.misses.Load()
+	s.mu.Lock()
+	for c := range s.conns {
+		cmds += c.st.commands.Load()
+		hits += c.st.hits.Load()
+		misses += c.st.misses.Load()
+	}
+	s.mu.Unlock()
 	return Stats{
 		ConnectedClients:  s.stats.connsOpen.Load(),
 		TotalConnections:  s.stats.connsTotal.Load(),
 		RejectedConns:     s.stats.rejected.Load(),
-		CommandsProcessed: s.stats.commands.Load(),
-		KeyspaceHits:      s.stats.hits.Load(),
-		KeyspaceMisses:    s.stats.misses.Load(),
+		CommandsProcessed: cmds,
+		KeyspaceHits:      hits,
+		KeyspaceMisses:    misses,
 		ProtocolErrors:    s.stats.protocolError.Load(),
 	}
 }
@@ -209,6 +216,9 @@ func (s *Server) track(c *conn) bool {
 func (s *Server) untrack(c *conn) {
 	s.mu.Lock()
 	delete(s.conns, c)
+	s.stats.commands.Add(c.st.commands.Load())
+	s.stats.hits.Add(c.st.hits.Load())
+	s.stats.misses.Add(c.st.misses.Load())
 	s.mu.Unlock()
 	s.stats.connsOpen.Add(-1)
 	s.connWG.Done()

@@ -44,7 +44,9 @@ func startSidecar(cfg *Config, log *zap.Logger) (*sidecar, error) {
 		return nil, err
 	}
 	s := &sidecar{cfg: cfg, log: log, met: newMetrics(), httpErr: make(chan error, 1)}
-	b.server.ObserveLatency = s.met.observe
+	if cfg.Metrics.Listen != "" {
+		b.server.ObserveLatency = s.met.observe // no clock reads per command when nobody scrapes
+	}
 	if cfg.Cold.Backend == "emulated" && cfg.Cold.DataDir != "" {
 		if err := os.MkdirAll(cfg.Cold.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("create data directory: %w", err)
