@@ -60,6 +60,16 @@ func (c *conn) flush() error {
 func (c *conn) serve() {
 	defer c.s.untrack(c)
 	defer c.nc.Close()
+	defer func() {
+		// A bug behind one command must not take the whole sidecar down:
+		// log it, tell the client, drop only this connection.
+		if r := recover(); r != nil {
+			c.s.log.Error("panic while serving a command; closing the connection",
+				zap.Int64("client", c.id), zap.Any("panic", r), zap.Stack("stack"))
+			c.w.Error("ERR internal error; connection closed")
+			c.flush()
+		}
+	}()
 	for !c.quit {
 		args, err := c.rd.ReadCommand()
 		if err != nil {

@@ -17,8 +17,9 @@ type Options struct {
 	UnixSocket string
 	// UnixMode is the socket file's permission bits. Default 0600.
 	UnixMode fs.FileMode
-	// UnixGroup, when >= 0, is the group id the socket file is chowned to
-	// (so members of that group may connect with mode 0660). Default -1.
+	// UnixGroup, when > 0, is the group id the socket file is chowned to
+	// (so members of that group may connect with mode 0660); 0 or -1 leave
+	// the file's group as created (group 0 cannot be chosen).
 	UnixGroup int
 	// UnixRequireAuth makes Unix-socket clients AUTH too when RequirePass is set.
 	UnixRequireAuth bool
@@ -67,9 +68,6 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.UnixMode == 0 {
 		o.UnixMode = 0o600
-	}
-	if o.UnixGroup == 0 {
-		o.UnixGroup = -1
 	}
 	if o.MaxConns == 0 {
 		o.MaxConns = 10000

@@ -453,3 +453,37 @@ func TestObserveLatency(t *testing.T) {
 		t.Fatalf("observed %v", seen)
 	}
 }
+
+type panicCache struct{ *mapCache }
+
+func (p panicCache) Get(dst, key []byte) ([]byte, bool, error) {
+	if string(key) == "boom" {
+		panic("test panic")
+	}
+	return p.mapCache.Get(dst, key)
+}
+
+// TestPanicClosesOnlyThatConnection: a panic behind a command is answered
+// with an error and drops that connection; the server keeps serving.
+func TestPanicClosesOnlyThatConnection(t *testing.T) {
+	path := shortSocket(t)
+	s, err := New(panicCache{newMapCache()}, Options{UnixSocket: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := dialRaw(t, path)
+	c.cmd("GET", "boom")
+	if got := c.reply(); got != "-ERR internal error; connection closed" {
+		t.Fatalf("reply: %q", got)
+	}
+	c.expectClosed()
+	d := dialRaw(t, path)
+	d.cmd("GET", "fine")
+	if got := d.reply(); got != "nil" {
+		t.Fatalf("after a panic: %q", got)
+	}
+}

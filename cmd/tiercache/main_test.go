@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRunVersionAndUnknown(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"version"}, &out, &errOut); rc != 0 || !strings.HasPrefix(out.String(), "tiercache ") {
+		t.Fatalf("version: rc %d, %q", rc, out.String())
+	}
+	if rc := run([]string{"bogus"}, &out, &errOut); rc != 2 || !strings.Contains(errOut.String(), `unknown subcommand "bogus"`) {
+		t.Fatalf("bogus: rc %d, %q", rc, errOut.String())
+	}
+}
+
+func TestRunNuma(t *testing.T) {
+	if _, err := os.Stat("/sys/devices/system/node"); err != nil {
+		skipOrFail(t, "no NUMA sysfs here: %v", err)
+	}
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"numa"}, &out, &errOut); rc != 0 {
+		t.Fatalf("numa: rc %d: %s", rc, errOut.String())
+	}
+	if !strings.Contains(out.String(), "warm tier:") {
+		t.Fatalf("numa output lacks the warm tier line:\n%s", out.String())
+	}
+}
+
+// TestServeRefusesInvalidConfig: serve with a bad config exits 1 with one
+// message naming every problem, before opening anything.
+func TestServeRefusesInvalidConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(cfg, []byte("server:\n  socket_mode: rw\nhot:\n  bytes: 10\ndurability: sometimes\n"), 0o600)
+	var out, errOut bytes.Buffer
+	rc := run([]string{"serve", "-config", cfg, "-data", filepath.Join(dir, "data")}, &out, &errOut)
+	if rc != 1 {
+		t.Fatalf("rc %d", rc)
+	}
+	msg := errOut.String()
+	for _, want := range []string{"invalid configuration", "socket_mode", "HotBytes", "Durability"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
+		t.Errorf("data dir created for an invalid config")
+	}
+}
