@@ -26,19 +26,17 @@ type SQE struct {
 	Pad2        uint64 // 56: __pad2[0] / attr_type_mask
 }
 
-// CQE mirrors struct io_uring_cqe (16 bytes). On a CQE32 ring big_cqe[2]
-// follows it; read it with Big.
-type CQE struct {
+// rawCQE mirrors struct io_uring_cqe (16 bytes).
+type rawCQE struct {
 	UserData uint64 // 0
 	Res      int32  // 8: result, or -errno
 	Flags    uint32 // 12: IORING_CQE_F_*
 }
 
-// cqe32 is a CQE with its big_cqe[2] extension (the 32-byte CQE of a CQE32
-// ring). The Ring copies every CQE into one of these, so Big is always valid.
-type cqe32 struct {
-	CQE
-	big [2]uint64 // 16: big_cqe[0..1]
+// rawCQE32 is the 32-byte CQE of a CQE32 ring: io_uring_cqe plus big_cqe[2].
+type rawCQE32 struct {
+	rawCQE
+	Big [2]uint64 // 16: big_cqe[0..1]
 }
 
 // sqringOffsets mirrors struct io_sqring_offsets (40 bytes).
@@ -123,10 +121,10 @@ type probeBuf struct {
 var (
 	_ [unsafe.Sizeof(SQE{}) - 64]byte
 	_ [64 - unsafe.Sizeof(SQE{})]byte
-	_ [unsafe.Sizeof(CQE{}) - 16]byte
-	_ [16 - unsafe.Sizeof(CQE{})]byte
-	_ [unsafe.Sizeof(cqe32{}) - 32]byte
-	_ [32 - unsafe.Sizeof(cqe32{})]byte
+	_ [unsafe.Sizeof(rawCQE{}) - 16]byte
+	_ [16 - unsafe.Sizeof(rawCQE{})]byte
+	_ [unsafe.Sizeof(rawCQE32{}) - 32]byte
+	_ [32 - unsafe.Sizeof(rawCQE32{})]byte
 	_ [unsafe.Sizeof(sqringOffsets{}) - 40]byte
 	_ [40 - unsafe.Sizeof(sqringOffsets{})]byte
 	_ [unsafe.Sizeof(cqringOffsets{}) - 40]byte

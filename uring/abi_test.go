@@ -16,8 +16,8 @@ func TestABIOffsets(t *testing.T) {
 	}{
 		{SQE{}, 64, map[string]uintptr{"Opcode": 0, "Flags": 1, "Ioprio": 2, "Fd": 4, "Off": 8, "Addr": 16, "Len": 24,
 			"OpFlags": 28, "UserData": 32, "BufIndex": 40, "Personality": 42, "SpliceFdIn": 44, "Addr3": 48, "Pad2": 56}},
-		{CQE{}, 16, map[string]uintptr{"UserData": 0, "Res": 8, "Flags": 12}},
-		{cqe32{}, 32, map[string]uintptr{"CQE": 0, "big": 16}},
+		{rawCQE{}, 16, map[string]uintptr{"UserData": 0, "Res": 8, "Flags": 12}},
+		{rawCQE32{}, 32, map[string]uintptr{"rawCQE": 0, "Big": 16}},
 		{sqringOffsets{}, 40, map[string]uintptr{"Head": 0, "Tail": 4, "RingMask": 8, "RingEntries": 12, "Flags": 16,
 			"Dropped": 20, "Array": 24, "Resv1": 28, "UserAddr": 32}},
 		{cqringOffsets{}, 40, map[string]uintptr{"Head": 0, "Tail": 4, "RingMask": 8, "RingEntries": 12, "Overflow": 16,

@@ -67,9 +67,9 @@
 //
 //   - Ring is not safe for concurrent use; on a SingleIssuer ring every call
 //     that enters the kernel must come from the creating OS thread.
-//   - A CQE returned by PeekCQE/WaitCQE/ForEachCQE is a copy owned by the
-//     Ring, valid until the next Peek/Wait/ForEach. Big is only meaningful on
-//     such a CQE.
+//   - The *CQE returned by PeekCQE/WaitCQE/ForEachCQE points at a copy owned
+//     by the Ring, overwritten by the next Peek/Wait/ForEach: copy the value
+//     (*c) to keep it.
 //   - Cmd80 is valid only on an SQE of an SQE128 ring.
 //   - Front: Done runs on the owner goroutine and must not block, call Do,
 //     Close or the Register/Probe methods (it may call Submit, which then

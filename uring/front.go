@@ -51,6 +51,7 @@ type Front struct {
 	slots    []*Request
 	gens     []uint32
 	pins     []runtime.Pinner
+	pinned   []bool // pins[i] holds something
 	free     []int32
 	efdBuf   *[8]byte
 	efdPin   runtime.Pinner
@@ -109,6 +110,7 @@ func (f *Front) start() error {
 	f.slots = make([]*Request, nslots)
 	f.gens = make([]uint32, nslots)
 	f.pins = make([]runtime.Pinner, nslots)
+	f.pinned = make([]bool, nslots)
 	f.free = make([]int32, nslots)
 	for i := range f.free {
 		f.free[i] = int32(nslots - 1 - i)
@@ -253,10 +255,12 @@ func (f *Front) startReq(req *Request, last bool) {
 	for _, b := range req.Pin {
 		if len(b) > 0 {
 			p.Pin(&b[0])
+			f.pinned[slot] = true
 		}
 	}
 	for _, o := range req.PinObjects {
 		p.Pin(o)
+		f.pinned[slot] = true
 	}
 	s := f.ring.NextSQE()
 	req.Prep(s)
@@ -290,7 +294,10 @@ func (f *Front) complete(c *CQE) {
 		return
 	}
 	f.slots[slot] = nil
-	f.pins[slot].Unpin()
+	if f.pinned[slot] {
+		f.pins[slot].Unpin()
+		f.pinned[slot] = false
+	}
 	f.free = append(f.free, slot)
 	req.slot = -1
 	f.finish(req, Result{Res: c.Res, Flags: c.Flags, Big: c.Big()})

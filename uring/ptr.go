@@ -23,8 +23,8 @@ func sqeAt(sqes []byte, i uint32, shift uint) *SQE {
 
 // cqeAt returns slot i of the CQE array at byte offset off of the mapping m
 // (shift 4 for 16-byte CQEs, 5 for 32-byte CQEs).
-func cqeAt(m []byte, off uint32, i uint32, shift uint) *cqe32 {
-	return (*cqe32)(unsafe.Pointer(&m[uintptr(off)+uintptr(i)<<shift]))
+func cqeAt(m []byte, off uint32, i uint32, shift uint) *rawCQE32 {
+	return (*rawCQE32)(unsafe.Pointer(&m[uintptr(off)+uintptr(i)<<shift]))
 }
 
 // sqeBytes views an SQE (and, on an SQE128 ring, the 64 bytes after it) as
@@ -55,3 +55,6 @@ func unsafePointer(ts *kernelTimespec) unsafe.Pointer { return unsafe.Pointer(ts
 func unsafeIovecs(mem []byte, n int) []unix.Iovec {
 	return unsafe.Slice((*unix.Iovec)(unsafe.Pointer(&mem[0])), n)
 }
+
+// unsafePointerOf is the address of b's first byte as an unsafe.Pointer.
+func unsafePointerOf(b []byte) unsafe.Pointer { return unsafe.Pointer(&b[0]) }

@@ -35,7 +35,7 @@ type Ring struct {
 	cqesOff                    uint32
 	cqeShift                   uint // 4 or 5
 
-	scratch cqe32          // the CQE handed out by PeekCQE/WaitCQE/ForEachCQE
+	scratch CQE            // the CQE handed out by PeekCQE/WaitCQE/ForEachCQE
 	waitArg getEventsArg   // EXT_ARG for WaitCQE; on the heap, never on a stack
 	waitTs  kernelTimespec // its timeout
 
@@ -251,15 +251,14 @@ func (r *Ring) peek() *CQE {
 		return nil
 	}
 	r.load(head)
-	return &r.scratch.CQE
+	return &r.scratch
 }
 
 func (r *Ring) load(head uint32) {
 	c := cqeAt(r.cqMem, r.cqesOff, head&r.cqMask, r.cqeShift)
+	r.scratch = CQE{UserData: c.UserData, Res: c.Res, Flags: c.Flags}
 	if r.cqeShift == 5 {
-		r.scratch = *c
-	} else {
-		r.scratch = cqe32{CQE: c.CQE}
+		r.scratch.big = c.Big // only a CQE32 ring has these 16 bytes
 	}
 }
 
@@ -320,7 +319,7 @@ func (r *Ring) ForEachCQE(fn func(*CQE)) int {
 		}
 		for ; head != tail; head++ {
 			r.load(head)
-			fn(&r.scratch.CQE)
+			fn(&r.scratch)
 			n++
 			atomic.StoreUint32(r.cqHead, head+1)
 		}

@@ -112,11 +112,6 @@ func (s *SQE) PrepCancel(userData uint64, flags uint32) {
 	s.OpFlags = flags
 }
 
-// Big returns big_cqe[0..1]. It is valid for a CQE obtained from a Ring
-// (PeekCQE, WaitCQE, ForEachCQE); on a ring without CQE32 it returns zeros.
-// Do not call it on a CQE you constructed yourself.
-func (c *CQE) Big() [2]uint64 { return (*cqe32)(unsafe.Pointer(c)).big }
-
 // iovecsAddr is the address of the first iovec, 0 if none.
 func iovecsAddr(iovs []unix.Iovec) uint64 {
 	if len(iovs) == 0 {
