@@ -270,3 +270,19 @@ func TestIdentifyParse(t *testing.T) {
 		t.Fatalf("controller %+v, %v", ctl, err)
 	}
 }
+
+// FuzzParseList: the List parser never panics and returns keys of 1..16 bytes.
+func FuzzParseList(f *testing.F) {
+	buf := make([]byte, 64)
+	PutList(buf, [][]byte{[]byte("a"), key16})
+	f.Add(buf)
+	f.Add([]byte{255, 255, 255, 255, 1, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		keys, _ := ParseList(b)
+		for _, k := range keys {
+			if len(k) < 1 || len(k) > 16 {
+				t.Fatalf("key of %d bytes", len(k))
+			}
+		}
+	})
+}

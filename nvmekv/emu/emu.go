@@ -39,6 +39,8 @@ type ioWait struct {
 	want int32
 	off  int64
 	data []byte // the bytes being written (mmap'd region buffer)
+	once sync.Once
+	err  error // set once by checkWrite
 }
 
 func (w *ioWait) finished() bool {
@@ -58,6 +60,7 @@ type Namespace struct {
 	fd      int
 	isBlock bool
 	direct  bool
+	rAlign  int  // read alignment (O_DIRECT offset alignment, 512..4096)
 	fixed   bool // buffers registered
 	front   *uring.Front
 	sb      superblock
@@ -113,6 +116,10 @@ func Open(opts Options) (*Namespace, error) {
 	}
 	e := &Namespace{opts: opts, log: opts.Logger, fd: fd, isBlock: isBlock, direct: direct, dataOff: blockBytes, st: Stats{Direct: direct}}
 	e.Singles.D = e
+	e.rAlign = blockBytes
+	if direct {
+		e.rAlign = dioAlign(fd, isBlock)
+	}
 	if !direct {
 		e.log.Warn("emu: filesystem refuses O_DIRECT, using buffered I/O", zap.String("path", opts.Path))
 	}

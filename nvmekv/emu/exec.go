@@ -269,8 +269,9 @@ func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead)
 	results := make([]int32, len(reads))
 	for i, pr := range reads {
 		off := e.regionOff(pr.l.region()) + int64(pr.l.off())
-		start := off &^ (blockBytes - 1)
-		n := alignUp(int(off-start) + pr.l.size())
+		a := int64(e.rAlign)
+		start := off &^ (a - 1)
+		n := int((off - start + int64(pr.l.size()) + a - 1) &^ (a - 1))
 		r := rd{slot: -1, start: start, skip: int(off - start)}
 		if n <= readSlotBytes {
 			s := <-e.slots

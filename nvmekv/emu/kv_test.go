@@ -24,15 +24,16 @@ func weakHash(key []byte) [16]byte {
 // reopens (checkpoint and scan) along the way.
 func TestKVModel(t *testing.T) {
 	for _, hash := range []struct {
-		name string
-		h    nvmekv.Hasher
-		keys int
-	}{{"xxh3", nil, 40}, {"weak", weakHash, 40}} {
+		name    string
+		h       nvmekv.Hasher
+		keys    int
+		hdrRead int // first Retrieve size: small forces the short-buffer retry
+	}{{"xxh3", nil, 40, 0}, {"weak", weakHash, 40, 0}, {"shortbuf", nil, 40, 100}} {
 		t.Run(hash.name, func(t *testing.T) {
 			o := testOptions(t)
 			o.Capacity = 1024 * (64 << 10)
 			ns := mustOpen(t, o)
-			kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{Hash: hash.h, MaxKeyBytes: 64})
+			kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{Hash: hash.h, MaxKeyBytes: 64, HeaderReadBytes: hash.hdrRead})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +122,7 @@ func TestKVModel(t *testing.T) {
 						o2.CheckpointPath = "-" // scan
 					}
 					ns = mustOpen(t, o2)
-					kv, _ = nvmekv.NewKV(ns, nvmekv.KVOptions{Hash: hash.h, MaxKeyBytes: 64})
+					kv, _ = nvmekv.NewKV(ns, nvmekv.KVOptions{Hash: hash.h, MaxKeyBytes: 64, HeaderReadBytes: hash.hdrRead})
 				}
 			}
 			st := kv.Stats()
@@ -131,5 +132,48 @@ func TestKVModel(t *testing.T) {
 			}
 			kv.Close()
 		})
+	}
+}
+
+// TestKVFailedChainHidesHeader: a Put whose chain fails part-way (strict
+// mode runs out of space on a chunk) never publishes its header, and a Get
+// then returns the old value or a miss, never a mix.
+func TestKVFailedChainHidesHeader(t *testing.T) {
+	o := testOptions(t)
+	o.Mode = Strict
+	ns := mustOpen(t, o)
+	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	old := bytes.Repeat([]byte("o"), 9000)
+	if err := kv.Put(ctx, []byte("victim"), old, nvmekv.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	// Fill the namespace to the brim with small values.
+	var err2 error
+	for i := 0; err2 == nil; i++ {
+		err2 = kv.Put(ctx, []byte(fmt.Sprintf("fill-%d", i)), make([]byte, 3000), nvmekv.Meta{})
+	}
+	if !errors.Is(err2, nvmekv.ErrCapacityExceeded) {
+		t.Fatalf("filling: %v", err2)
+	}
+	big := bytes.Repeat([]byte("n"), 20000)
+	if err := kv.Put(ctx, []byte("victim"), big, nvmekv.Meta{}); !errors.Is(err, nvmekv.ErrCapacityExceeded) {
+		t.Fatalf("put into a full strict namespace: %v", err)
+	}
+	if err := kv.Put(ctx, []byte("newkey"), big, nvmekv.Meta{}); err == nil {
+		t.Fatal("put of a new big key into a full namespace succeeded")
+	}
+	if _, _, err := kv.Get(ctx, nil, []byte("newkey")); !errors.Is(err, nvmekv.ErrKeyNotFound) {
+		t.Fatalf("failed put published its header: %v", err)
+	}
+	got, _, err := kv.Get(ctx, nil, []byte("victim"))
+	if err == nil && !bytes.Equal(got, old) {
+		t.Fatalf("victim reads %d bytes that are neither the old value nor a miss", len(got))
+	}
+	if err != nil && !errors.Is(err, nvmekv.ErrKeyNotFound) {
+		t.Fatalf("victim: %v", err)
 	}
 }

@@ -107,7 +107,13 @@ func (e *Namespace) freeBufLocked() (*wbuf, error) {
 	return best, nil
 }
 
+// checkWrite returns the outcome of a completed write (computed once).
 func (e *Namespace) checkWrite(w *ioWait) error {
+	w.once.Do(func() { w.err = e.writeOutcome(w) })
+	return w.err
+}
+
+func (e *Namespace) writeOutcome(w *ioWait) error {
 	if w.res == w.want {
 		return nil
 	}

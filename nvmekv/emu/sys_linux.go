@@ -41,6 +41,24 @@ func openDev(path string) (fd int, isBlock bool, size int64, direct bool, err er
 	return -1, false, 0, false, fmt.Errorf("emu: %s is neither a regular file nor a block device", path)
 }
 
+// dioAlign is the O_DIRECT offset/length alignment of fd (statx
+// STATX_DIOALIGN, Linux 6.1+; BLKSSZGET for a block device), or 4096 when
+// unknown. Reads use it; writes always use 4096.
+func dioAlign(fd int, isBlock bool) int {
+	var stx unix.Statx_t
+	if err := unix.Statx(fd, "", unix.AT_EMPTY_PATH, unix.STATX_DIOALIGN, &stx); err == nil && stx.Mask&unix.STATX_DIOALIGN != 0 {
+		if a := int(stx.Dio_offset_align); a >= 512 && a <= blockBytes && a&(a-1) == 0 && int(stx.Dio_mem_align) <= a {
+			return a
+		}
+	}
+	if isBlock {
+		if a, err := unix.IoctlGetInt(fd, unix.BLKSSZGET); err == nil && a >= 512 && a <= blockBytes && a&(a-1) == 0 {
+			return a
+		}
+	}
+	return blockBytes
+}
+
 func ftruncate(fd int, n int64) error { return unix.Ftruncate(fd, n) }
 
 // pread/pwrite loop until n bytes moved (used for the superblock only).

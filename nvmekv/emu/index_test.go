@@ -1,0 +1,98 @@
+package emu
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestIndexModel checks the Robin Hood index against a map through
+// inserts, updates, deletes, conditional deletes and growth.
+func TestIndexModel(t *testing.T) {
+	x := newIndex(10)
+	model := map[[16]byte]loc{}
+	rng := rand.New(rand.NewPCG(3, 4))
+	key := func() [16]byte {
+		var k [16]byte
+		binary.LittleEndian.PutUint64(k[:], uint64(rng.IntN(5000)))
+		if rng.IntN(2) == 0 {
+			k[15] = 1 // structured keys: high half mostly zero
+		}
+		return k
+	}
+	for i := 0; i < 200000; i++ {
+		k := key()
+		switch rng.IntN(10) {
+		case 0, 1, 2, 3, 4:
+			l := mkLoc(rng.IntN(1000), 16, 16*rng.IntN(1000), 64)
+			old := x.put(&k, l)
+			if old != model[k] {
+				t.Fatalf("op %d put: old %x, model %x", i, old, model[k])
+			}
+			model[k] = l
+		case 5, 6:
+			if old := x.del(&k); old != model[k] {
+				t.Fatalf("op %d del: %x, model %x", i, old, model[k])
+			}
+			delete(model, k)
+		case 7:
+			l := model[k]
+			if rng.IntN(2) == 0 {
+				l++
+			}
+			if got := x.delIf(&k, l); got != (l != 0 && model[k] == l) {
+				t.Fatalf("op %d delIf = %v", i, got)
+			}
+			if model[k] == l {
+				delete(model, k)
+			}
+		default:
+			l, ok := x.get(&k)
+			if want, wok := model[k]; ok != wok || l != want {
+				t.Fatalf("op %d get = %x %v, model %x %v", i, l, ok, want, wok)
+			}
+		}
+		if x.count != len(model) {
+			t.Fatalf("op %d: count %d, model %d", i, x.count, len(model))
+		}
+	}
+	n := 0
+	x.each(func(a, b uint64, l loc) {
+		if model[joinKey(a, b)] != l {
+			t.Fatalf("each: entry %x not in model", l)
+		}
+		n++
+	})
+	if n != len(model) {
+		t.Fatalf("each saw %d entries, model %d", n, len(model))
+	}
+}
+
+func TestLocPacking(t *testing.T) {
+	for _, c := range []struct{ r, kl, off, size int }{{0, 1, 64, 48}, {maxRegions - 1, 16, 64<<20 - 16, 4<<20 - 16}, {12345, 7, 4096, 4160}} {
+		l := mkLoc(c.r, c.kl, c.off, c.size)
+		if l == 0 || l.region() != c.r || l.klen() != c.kl || l.off() != c.off || l.size() != c.size {
+			t.Errorf("mkLoc%+v → region %d klen %d off %d size %d", c, l.region(), l.klen(), l.off(), l.size())
+		}
+	}
+}
+
+// FuzzWalkRegion: recovery never panics on arbitrary region bytes and
+// returns only records whose CRC matched.
+func FuzzWalkRegion(f *testing.F) {
+	img := make([]byte, 8192)
+	putRegionHdr(img, 9)
+	putRecord(img[regionHdr:], kindStore, 9, []byte("key"), []byte("value"))
+	f.Add(img[:1024], uint64(9))
+	f.Add(make([]byte, 4096), uint64(1))
+	f.Fuzz(func(t *testing.T, b []byte, seq uint64) {
+		walkRegion(b, seq, 4096, func(off int, r *rec, size int) {
+			if off+size > len(b) && off+recHdrBytes+r.vlen > len(b) {
+				t.Fatalf("record at %d of %d bytes runs past the image", off, size)
+			}
+			if _, ok := parseRecord(b[off:], seq, 4096); !ok {
+				t.Fatal("walk returned a record that does not parse")
+			}
+		})
+	})
+}
