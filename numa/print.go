@@ -11,7 +11,12 @@ import (
 // WriteTo prints the topology as `tiercache numa` shows it: one line per
 // node, the distance matrix, the CXL candidates and the node the warm tier
 // would use with AutoNode. It implements io.WriterTo.
-func (t *Topology) WriteTo(w io.Writer) (int64, error) {
+func (t *Topology) WriteTo(w io.Writer) (int64, error) { return t.Print(w, AutoNode) }
+
+// Print is WriteTo for a configured warm-tier node (a node id, Unbound or
+// AutoNode): the last line says which node the warm arena would use, or
+// why the configured node cannot be used.
+func (t *Topology) Print(w io.Writer, warmNode int) (int64, error) {
 	cw := &countWriter{w: w}
 	tw := tabwriter.NewWriter(cw, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "node\tcpus\tmemory\tfree\ttier\tkind\n")
@@ -41,10 +46,13 @@ func (t *Topology) WriteTo(w io.Writer) (int64, error) {
 	}
 	tw.Flush()
 	fmt.Fprintf(cw, "\nCXL candidates (CPU-less memory nodes, best first): %s\n", formatList(t.CXLCandidates()))
-	node, reason := t.WarmNode()
-	if node == Unbound {
+	node, reason, err := t.WarmNodeFor(warmNode)
+	switch {
+	case err != nil:
+		fmt.Fprintf(cw, "warm tier node: %d UNUSABLE: %v\n", warmNode, err)
+	case node == Unbound:
 		fmt.Fprintf(cw, "warm tier node: unbound (%s)\n", reason)
-	} else {
+	default:
 		fmt.Fprintf(cw, "warm tier node: %d (%s)\n", node, reason)
 	}
 	return cw.n, cw.err

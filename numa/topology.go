@@ -207,6 +207,28 @@ func (t *Topology) WarmNode() (node int, reason string) {
 		tier, t.nearestCPUDistance(c[0]))
 }
 
+// WarmNodeFor resolves a configured warm-tier node (a node id, Unbound or
+// AutoNode) to the node an arena would bind to, with the reason, or the
+// error NewArena would report for it (before any syscall).
+func (t *Topology) WarmNodeFor(node int) (int, string, error) {
+	switch {
+	case node == AutoNode:
+		n, reason := t.WarmNode()
+		return n, "auto: " + reason, nil
+	case node == Unbound:
+		return Unbound, "configured unbound", nil
+	}
+	if err := t.checkNode(node); err != nil {
+		return Unbound, "", err
+	}
+	n, _ := t.Node(node)
+	kind := "a node with CPUs, not CXL memory"
+	if n.CPULess() {
+		kind = "a CPU-less memory node"
+	}
+	return node, "configured; " + kind, nil
+}
+
 // checkNode returns nil when id is an online node with memory, else an error
 // naming the node and listing what exists.
 func (t *Topology) checkNode(id int) error {

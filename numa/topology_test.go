@@ -82,6 +82,23 @@ func TestFakeCXLBoxTopology(t *testing.T) {
 				t.Fatalf("WriteTo = %d, %v (buffer %d)", n, err, buf.Len())
 			}
 			out := buf.String()
+			buf.Reset()
+			topo.Print(&buf, 2)
+			if !strings.Contains(buf.String(), "warm tier node: 2 UNUSABLE: numa: node has no memory: node 2 has no memory") {
+				t.Errorf("Print(node 2) lacks the error:\n%s", buf.String())
+			}
+			if n, reason, err := topo.WarmNodeFor(0); n != 0 || err != nil || !strings.Contains(reason, "not CXL") {
+				t.Errorf("WarmNodeFor(0) = %d %q %v", n, reason, err)
+			}
+			if n, _, err := topo.WarmNodeFor(Unbound); n != Unbound || err != nil {
+				t.Errorf("WarmNodeFor(Unbound) = %d %v", n, err)
+			}
+			if n, _, err := topo.WarmNodeFor(AutoNode); n != 1 || err != nil {
+				t.Errorf("WarmNodeFor(AutoNode) = %d %v", n, err)
+			}
+			if _, _, err := topo.WarmNodeFor(7); !errors.Is(err, ErrNoSuchNode) {
+				t.Errorf("WarmNodeFor(7) = %v", err)
+			}
 			for _, want := range []string{"warm tier node: 1", "cpu-less memory", "8.0 GiB", "distances:", "CXL candidates"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("WriteTo output lacks %q:\n%s", want, out)

@@ -317,6 +317,11 @@ func TestOptionsValidate(t *testing.T) {
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "need at least 2") {
 		t.Fatalf("too few segments per shard: %v", err)
 	}
+	o = Options{Bytes: 1 << 20}
+	o.EnsureDefaults()
+	if o.SegmentBytes != 64<<10 || o.Validate() != nil {
+		t.Fatalf("small arena: SegmentBytes %d, shards %d: %v", o.SegmentBytes, o.Shards, o.Validate())
+	}
 	o = Options{Bytes: 1 << 30}
 	o.EnsureDefaults()
 	if o.Shards != 32 || o.Validate() != nil {

@@ -50,3 +50,33 @@ func TestLocPacking(t *testing.T) {
 		t.Fatal("record size not 8-aligned")
 	}
 }
+
+// TestRecordLayout pins the record header offsets documented in record.go.
+func TestRecordLayout(t *testing.T) {
+	b := make([]byte, recSize(3, 5))
+	writeRecord(b, 0x0102030405060708, []byte("key"), []byte("value"), Meta{Expiry: 0x1112131415161718, Version: 0x2122232425262728})
+	for _, tc := range []struct {
+		name string
+		off  int
+		want []byte
+	}{
+		{"hash", offHash, []byte{8, 7, 6, 5, 4, 3, 2, 1}},
+		{"expiry", offExpiry, []byte{0x18, 0x17, 0x16, 0x15, 0x14, 0x13, 0x12, 0x11}},
+		{"version", offVersion, []byte{0x28, 0x27, 0x26, 0x25, 0x24, 0x23, 0x22, 0x21}},
+		{"value length", offValLen, []byte{5, 0, 0, 0}},
+		{"key length and flags", offKeyWord, []byte{3, 0, 0, 0}},
+		{"key", hdrSize, []byte("key")},
+		{"value", hdrSize + 3, []byte("value")},
+	} {
+		if got := b[tc.off : tc.off+len(tc.want)]; string(got) != string(tc.want) {
+			t.Errorf("%s at %d = %x, want %x", tc.name, tc.off, got, tc.want)
+		}
+	}
+	if len(b) != 40 {
+		t.Errorf("record of 3+5 bytes is %d bytes, want 40", len(b))
+	}
+	r := readRecord(b, 3|flagHit)
+	if string(r.key) != "key" || string(r.value) != "value" || r.meta.Version != 0x2122232425262728 || r.hash != 0x0102030405060708 {
+		t.Errorf("readRecord = %+v", r)
+	}
+}

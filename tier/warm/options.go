@@ -21,7 +21,8 @@ type Options struct {
 	// Bytes is the arena size in bytes, rounded down to whole segments. Required.
 	Bytes int64
 	// SegmentBytes is the log segment size in bytes: the eviction unit and
-	// the largest record (32-byte header + key + value). Default 4 MiB;
+	// the largest record (32-byte header + key + value). Default 4 MiB, or
+	// Bytes/16 rounded down to 4 KiB (at least 64 KiB) when Bytes < 64 MiB;
 	// a multiple of 4096.
 	SegmentBytes int
 	// Shards is the number of independently locked shards, a power of two.
@@ -29,7 +30,9 @@ type Options struct {
 	// segments (at least 1). Each shard needs >= 2 segments.
 	Shards int
 	// Arena places the arena (node, policy, mode, fallback, huge pages).
-	// Its Bytes is set from Bytes. The zero value binds to node 0, strict.
+	// Its Bytes is set from Bytes. The zero value binds to node 0, strict;
+	// a deployment wants Node: numa.AutoNode (the best CXL node) with
+	// Fallback: numa.FallbackPreferred (run unbound where there is none).
 	Arena numa.ArenaOptions
 	// OnEvict receives every live item of an evicted segment (and an item
 	// displaced by a hash collision). It runs under a shard lock: it MUST
@@ -58,6 +61,9 @@ const (
 func (o *Options) EnsureDefaults() {
 	if o.SegmentBytes == 0 {
 		o.SegmentBytes = DefaultSegmentBytes
+		if o.Bytes < 16*DefaultSegmentBytes {
+			o.SegmentBytes = max(64<<10, int(o.Bytes/16)&^4095)
+		}
 	}
 	if o.Shards == 0 && o.SegmentBytes > 0 {
 		segs := o.Bytes / int64(o.SegmentBytes)
