@@ -252,3 +252,21 @@ func TestNodemask(t *testing.T) {
 		t.Fatal("nil mask must pass NULL, 0")
 	}
 }
+
+// TestPolicyErrors: EPERM and an unknown mode map to sentinels with a
+// message that says what to do (EPERM cannot be provoked here as root).
+func TestPolicyErrors(t *testing.T) {
+	err := policyErr("mbind 4096 bytes", PolicyBind, []int{1}, unix.EPERM)
+	if !errors.Is(err, ErrPermission) || !errors.Is(err, unix.EPERM) || !strings.Contains(err.Error(), "CAP_SYS_NICE") ||
+		!strings.Contains(err.Error(), "node(s) 1") {
+		t.Fatalf("EPERM: %v", err)
+	}
+	err = policyErr("mbind", PolicyWeightedInterleave, []int{0}, unix.EINVAL)
+	if !errors.Is(err, ErrPolicyUnsupported) || !strings.Contains(err.Error(), "6.9") {
+		t.Fatalf("EINVAL weighted-interleave: %v", err)
+	}
+	err = policyErr("mbind", PolicyBind, []int{0}, unix.EINVAL)
+	if errors.Is(err, ErrPolicyUnsupported) || !errors.Is(err, unix.EINVAL) {
+		t.Fatalf("EINVAL bind: %v", err)
+	}
+}

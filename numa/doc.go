@@ -7,7 +7,9 @@
 // has_cpu, has_memory, has_normal_memory, nodeN/{cpulist,meminfo,distance}
 // and memory_tiering/memory_tierN/{nodelist|nodes}. CXLCandidates ranks
 // memory nodes without CPUs by tier, then distance; WarmNode picks the first;
-// WriteTo prints what `tiercache numa` shows.
+// WarmNodeFor resolves a configured node (id, Unbound, AutoNode) the way
+// NewArena would; WriteTo / Print(w, configuredNode) print what
+// `tiercache numa` shows.
 //
 // Arena: mmap(MAP_PRIVATE|MAP_ANONYMOUS), optional MADV_HUGEPAGE, then
 // either mbind over the range (ModeRange, default: a VMA policy that holds
@@ -37,6 +39,9 @@
 // or the call fails.
 // N9: Close unmaps exactly what mmap returned and is idempotent.
 // N10: Validate reports every option problem at once.
+// N11: CXLCandidates lists exactly the online nodes with memory and no
+// CPUs, ordered by memory tier (unknown last), then by distance from the
+// nearest CPU node (unknown last), then by id.
 //
 // # Caveats
 //
