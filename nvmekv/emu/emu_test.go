@@ -54,3 +54,70 @@ func TestStoreRetrieveReopen(t *testing.T) {
 	check(ns, "scan")
 	ns.Close()
 }
+
+// TestSyncWrites: with SyncWrites every Do with a Store is flushed before
+// it returns, so a crash right after (no Close) loses nothing.
+func TestSyncWrites(t *testing.T) {
+	o := testOptions(t)
+	o.SyncWrites = true
+	ns := mustOpen(t, o)
+	for i := 0; i < 50; i++ {
+		if err := ns.Store(ctx, []byte(fmt.Sprintf("s%d", i)), []byte("durable"), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := ns.Stats(); st.Syncs < 50 {
+		t.Fatalf("%d syncs for 50 write-through stores", st.Syncs)
+	}
+	ns.ioMu.Lock() // drop without Close, as a crash would
+	ns.release()
+	ns.ioMu.Unlock()
+	ns = mustOpen(t, o)
+	defer ns.Close()
+	for i := 0; i < 50; i++ {
+		if ok, err := ns.Exist(ctx, []byte(fmt.Sprintf("s%d", i))); !ok || err != nil {
+			t.Fatalf("write-through key %d lost: %v", i, err)
+		}
+	}
+}
+
+// TestConcurrent hammers one namespace from several goroutines (run it with -race).
+func TestConcurrent(t *testing.T) {
+	o := testOptions(t)
+	ns := mustOpen(t, o)
+	defer ns.Close()
+	done := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			buf := make([]byte, 4096)
+			for i := 0; i < 300; i++ {
+				k := []byte(fmt.Sprintf("g%d-%d", g, i%50))
+				v := bytes.Repeat([]byte{byte(g)}, 100+i)
+				if err := ns.Store(ctx, k, v, 0); err != nil {
+					done <- err
+					return
+				}
+				n, err := ns.Retrieve(ctx, k, buf)
+				if errors.Is(err, nvmekv.ErrKeyNotFound) {
+					continue // reclaimed by another goroutine's writes
+				}
+				if err != nil || buf[0] != byte(g) || n < 100 {
+					done <- fmt.Errorf("g%d i%d: n=%d err=%v", g, i, n, err)
+					return
+				}
+				if i%50 == 0 {
+					if err := ns.Flush(ctx); err != nil {
+						done <- err
+						return
+					}
+				}
+			}
+			done <- nil
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -85,7 +85,11 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op) error {
 		}
 	}
 	if len(reads) > 0 {
-		e.doReads(ctx, depth, reads)
+		if retry := e.doReads(ctx, depth, reads); len(retry) > 0 {
+			if err := e.do(ctx, depth+1, retry); err != nil {
+				failAll(retry, err)
+			}
+		}
 	}
 	if wrote && e.opts.SyncWrites {
 		if err := e.Flush(ctx); err != nil {
@@ -247,15 +251,16 @@ func (e *Namespace) listLocked(start []byte) [][]byte {
 	return keys
 }
 
-// doReads reads every pending Retrieve in one submission and completes them.
-func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead) {
+// doReads reads every pending Retrieve in one submission and completes
+// them; it returns the ops whose record moved meanwhile (to run again).
+func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead) []*nvmekv.Op {
 	e.ioMu.RLock()
 	defer e.ioMu.RUnlock()
 	if e.readSlab == nil {
 		for _, pr := range reads {
 			pr.op.Err = ErrClosed
 		}
-		return
+		return nil
 	}
 	type rd struct {
 		mem   []byte
@@ -339,11 +344,7 @@ func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead)
 			unmapBuf(r.mem)
 		}
 	}
-	if len(retry) > 0 {
-		if err := e.do(ctx, depth+1, retry); err != nil {
-			failAll(retry, err)
-		}
-	}
+	return retry
 }
 
 // moved reports whether pr's record was replaced or reclaimed after it was
