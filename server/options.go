@@ -42,7 +42,8 @@ type Options struct {
 	MaxQueryBytes int
 	// ReadBufferBytes is each connection's initial read buffer. Default 16 KiB.
 	ReadBufferBytes int
-	// WriteBufferBytes is each connection's write buffer. Default 64 KiB.
+	// WriteBufferBytes is each connection's write buffer (16 pipelined
+	// 1.5 KiB replies fit in one write). Default 32 KiB.
 	WriteBufferBytes int
 
 	// ShutdownTimeout bounds how long Close waits for connections to finish
@@ -88,7 +89,7 @@ func (o *Options) EnsureDefaults() {
 		o.ReadBufferBytes = 16 << 10
 	}
 	if o.WriteBufferBytes == 0 {
-		o.WriteBufferBytes = 64 << 10
+		o.WriteBufferBytes = 32 << 10
 	}
 	if o.ShutdownTimeout == 0 {
 		o.ShutdownTimeout = 5 * time.Second
