@@ -191,7 +191,7 @@ func (a *Arena) threadFault() error {
 			return
 		}
 		a.prefault()
-		if err := setMempolicy(mpolDefault, nil); err != nil {
+		if err := restoreDefaultPolicy(); err != nil {
 			a.opts.Logger.Warn("numa: restoring MPOL_DEFAULT failed; retiring the thread", zap.Error(err))
 			done <- nil // leave locked: the thread exits with the goroutine
 			return
@@ -203,6 +203,22 @@ func (a *Arena) threadFault() error {
 		return err
 	}
 	a.bound = true
+	return nil
+}
+
+// restoreDefaultPolicy sets MPOL_DEFAULT on the calling thread and reads
+// it back with get_mempolicy(flags 0), which returns the thread policy.
+func restoreDefaultPolicy() error {
+	if err := setMempolicy(mpolDefault, nil); err != nil {
+		return err
+	}
+	var mode int32 = -1
+	if err := getMempolicy(&mode, nil, 0, 0); err != nil {
+		return err
+	}
+	if int(mode)&^mpolModeFlags != mpolDefault {
+		return fmt.Errorf("numa: thread policy is still mode %d after restoring MPOL_DEFAULT", mode)
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package numa
 import (
 	"errors"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -268,5 +269,25 @@ func TestPolicyErrors(t *testing.T) {
 	err = policyErr("mbind", PolicyBind, []int{0}, unix.EINVAL)
 	if errors.Is(err, ErrPolicyUnsupported) || !errors.Is(err, unix.EINVAL) {
 		t.Fatalf("EINVAL bind: %v", err)
+	}
+}
+
+// TestThreadPolicyRestored: the helper used by ModeThread leaves the thread
+// with MPOL_DEFAULT (N7).
+func TestThreadPolicyRestored(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := setMempolicy(mpolBind, maskOf(testNode(t))); err != nil {
+		t.Fatal(err)
+	}
+	var mode int32
+	if err := getMempolicy(&mode, nil, 0, 0); err != nil || mode != mpolBind {
+		t.Fatalf("thread policy = %d, %v; want MPOL_BIND", mode, err)
+	}
+	if err := restoreDefaultPolicy(); err != nil {
+		t.Fatal(err)
+	}
+	if err := getMempolicy(&mode, nil, 0, 0); err != nil || mode != mpolDefault {
+		t.Fatalf("thread policy after restore = %d, %v", mode, err)
 	}
 }
