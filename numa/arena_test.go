@@ -275,8 +275,9 @@ func TestPolicyErrors(t *testing.T) {
 // TestThreadPolicyRestored: the helper used by ModeThread leaves the thread
 // with MPOL_DEFAULT (N7).
 func TestThreadPolicyRestored(t *testing.T) {
+	// Unlocked only on success: a failed test leaves the thread locked, so
+	// the runtime retires it instead of reusing a thread with a policy.
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	if err := setMempolicy(mpolBind, maskOf(testNode(t))); err != nil {
 		t.Fatal(err)
 	}
@@ -290,4 +291,5 @@ func TestThreadPolicyRestored(t *testing.T) {
 	if err := getMempolicy(&mode, nil, 0, 0); err != nil || mode != mpolDefault {
 		t.Fatalf("thread policy after restore = %d, %v", mode, err)
 	}
+	runtime.UnlockOSThread()
 }
