@@ -168,7 +168,7 @@ func TestTooLarge(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	// The largest record that fits one segment is accepted.
-	if err := c.Set([]byte("k"), make([]byte, 4096-hdrSize-1), Meta{}); err != nil {
+	if err := c.Set([]byte("k"), make([]byte, c.Stats().MaxItemBytes-1), Meta{}); err != nil {
 		t.Fatal(err)
 	}
 	if v, _, ok := c.Get(nil, []byte("k")); !ok || len(v) != 4096-hdrSize-1 {

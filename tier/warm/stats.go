@@ -10,6 +10,7 @@ type Stats struct {
 	Segments      int     // segments in the arena (including one spare per shard)
 	SegmentsInUse int     // segments holding data
 	SegmentBytes  int     // segment size
+	MaxItemBytes  int     // largest key+value a Set accepts (SegmentBytes - 32-byte header)
 	Shards        int     // lock shards
 	Evictions     uint64  // live items evicted (handed to OnEvict)
 	Displaced     uint64  // of Evictions: pushed out by a 64-bit hash collision
@@ -26,7 +27,7 @@ type Stats struct {
 
 // Stats sums the shards' counters.
 func (c *Cache) Stats() Stats {
-	st := Stats{SegmentBytes: c.opts.SegmentBytes, Shards: len(c.shards), Placement: c.Placement()}
+	st := Stats{SegmentBytes: c.opts.SegmentBytes, MaxItemBytes: c.opts.SegmentBytes - hdrSize, Shards: len(c.shards), Placement: c.Placement()}
 	st.Node, st.Bound = c.arena.Bound()
 	if err := c.arena.FallbackErr(); err != nil {
 		st.Fallback = err.Error()
