@@ -37,16 +37,19 @@
 //   - K4: a Get returns a value only if the header's user key equals the
 //     requested key, every chunk carries the header's put ID and index, and
 //     the CRC32C over header, key and value matches; a different key, a stale
-//     chunk or an expired record is ErrKeyNotFound, a CRC mismatch ErrUnrecovered.
+//     chunk or an expired record is ErrKeyNotFound, a CRC mismatch ErrUnrecovered
+//     (emu TestKVModel with a weak hash forcing collisions).
 //   - K5: a Put is one linked chain, chunks first and header last, so a chain
-//     that fails never publishes its header.
+//     that fails never publishes its header (emu TestKVFailedChainHidesHeader).
 //   - K6: Delete reads the header (to check the user key), then deletes the
 //     header first and then the chunks, in one linked chain.
 //   - K7: a Retrieve whose stored size (DW0) exceeds the host buffer is
-//     retried with a buffer of exactly that size.
+//     retried with a buffer of exactly that size (TestKVModel/shortbuf).
 //   - K8: Passthrough reads the namespace CSI (Identify CNS 03h) before any
 //     I/O and never sends a KV opcode unless CSI == 1 (ErrNotKV names the
-//     device and its CSI).
+//     device and its CSI) (TestRefuseNonKV; the live check runs in the QEMU guest).
+//   - K9: ParseList and ParseNSDescriptors never read past their buffer and
+//     return keys of 1..16 bytes only (TestListFormat, FuzzParseList).
 //
 // # Caveats
 //

@@ -46,6 +46,7 @@ type KV struct {
 	lim      Limits
 	chunkMax int // payload bytes per chunk
 	locks    [256]sync.Mutex
+	hdrPool  sync.Pool // *[]byte of HeaderReadBytes
 	putID    atomic.Uint64
 	closed   atomic.Bool
 	log      *zap.Logger
@@ -241,7 +242,24 @@ type getState struct {
 }
 
 func (kv *KV) headerOp(g *getState, size int) {
-	g.op = Op{Code: OpRetrieve, Key: g.h[:], Buf: make([]byte, size)}
+	var b []byte
+	if size == kv.opts.HeaderReadBytes {
+		if p, ok := kv.hdrPool.Get().(*[]byte); ok {
+			b = *p
+		}
+	}
+	if b == nil {
+		b = make([]byte, size)
+	}
+	g.op = Op{Code: OpRetrieve, Key: g.h[:], Buf: b}
+}
+
+// releaseHeader returns a pooled header buffer (the value was copied out).
+func (kv *KV) releaseHeader(g *getState) {
+	if b := g.op.Buf; len(b) == kv.opts.HeaderReadBytes {
+		g.op.Buf = nil
+		kv.hdrPool.Put(&b)
+	}
 }
 
 // afterHeader parses a retrieved header; it returns true if chunks are needed.
@@ -434,6 +452,7 @@ func (kv *KV) getMany(ctx context.Context, keys [][]byte, dsts [][]byte) []Item 
 		default:
 			dst, err = kv.assemble(dst, g, chunked[i])
 		}
+		kv.releaseHeader(g)
 		if err != nil {
 			if errors.Is(err, ErrKeyNotFound) {
 				kv.misses.Add(1)

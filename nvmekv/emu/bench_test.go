@@ -216,3 +216,37 @@ func TestRecoveryTime(t *testing.T) {
 		ns.Close()
 	}
 }
+
+// BenchmarkKVGet1K: KV.Get of 1 KiB values (header + inline value, CRC
+// checked) from flushed data, 64 goroutines.
+func BenchmarkKVGet1K(b *testing.B) {
+	ns := benchNS(b, benchPath(b, "kvget"))
+	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer kv.Close()
+	const keys = 50000
+	v := make([]byte, 1024)
+	for i := 0; i < keys; i++ {
+		if err := kv.Put(ctx, []byte(fmt.Sprintf("user:%08d", i)), v, nvmekv.Meta{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	kv.Sync(ctx)
+	b.SetBytes(1024)
+	b.ReportAllocs()
+	b.SetParallelism(benchQD / max(1, runtimeProcs()))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		rng := rand.New(rand.NewPCG(rand.Uint64(), 2))
+		dst := make([]byte, 0, 1024)
+		for pb.Next() {
+			got, _, err := kv.Get(ctx, dst[:0], []byte(fmt.Sprintf("user:%08d", rng.IntN(keys))))
+			if err != nil || len(got) != 1024 {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
