@@ -2,6 +2,7 @@ package warm
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -12,7 +13,8 @@ import (
 
 // Benchmarks of the warm tier next to ristretto v2 (the hot tier's engine)
 // on the same keys and values: Get and Set ns/op and allocs at 1 and 2
-// goroutines, and index DRAM bytes per item.
+// goroutines, and index DRAM bytes per item. WARM_BENCH_HUGE=1 gives the
+// warm arena MADV_HUGEPAGE.
 
 const (
 	benchKeys   = 100_000
@@ -52,7 +54,7 @@ func (r ristrettoBench) get(dst, key []byte) ([]byte, bool) {
 func (r ristrettoBench) set(key, value []byte) { r.c.Set(key, value, int64(len(value))) }
 
 func newBenchCaches(b *testing.B) map[string]benchCache {
-	w, err := New(Options{Bytes: 64 << 20, SegmentBytes: 1 << 20, Arena: numa.ArenaOptions{Node: testNode(b)}})
+	w, err := New(Options{Bytes: 64 << 20, SegmentBytes: 1 << 20, Arena: numa.ArenaOptions{Node: testNode(b), HugePages: os.Getenv("WARM_BENCH_HUGE") == "1"}})
 	if err != nil {
 		b.Fatal(err)
 	}
