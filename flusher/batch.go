@@ -15,12 +15,16 @@ func (f *Flusher) dispatch() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
+		// Take an in-flight slot first, so items stay queued (and droppable)
+		// while the store is busy.
+		sem <- struct{}{}
 		f.mu.Lock()
 		if f.closing && f.n == 0 && len(f.victims) == 0 {
 			for f.batches > 0 {
 				f.idle.Wait()
 			}
 			f.mu.Unlock()
+			<-sem
 			return
 		}
 		victims := f.victims
@@ -35,6 +39,7 @@ func (f *Flusher) dispatch() {
 			f.dropped(v, Dropped)
 		}
 		if len(batch) == 0 {
+			<-sem
 			if ready || wait <= 0 {
 				<-f.kick // everything pending waits for an in-flight key, or nothing is pending
 				continue
@@ -47,7 +52,6 @@ func (f *Flusher) dispatch() {
 			timer.Stop()
 			continue
 		}
-		sem <- struct{}{}
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()

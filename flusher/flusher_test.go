@@ -1,0 +1,291 @@
+package flusher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// recStore records what reaches it, in order; gate (if set) blocks PutMany
+// until closed, to hold batches in flight.
+type recStore struct {
+	mu      sync.Mutex
+	log     []string // "put k v" / "del k"
+	batches [][]string
+	inPut   map[string]bool
+	overlap atomic.Bool
+	gate    chan struct{}
+	fail    atomic.Bool
+}
+
+func newRecStore() *recStore { return &recStore{inPut: map[string]bool{}} }
+
+func (s *recStore) PutMany(ctx context.Context, items []*Item) error {
+	s.mu.Lock()
+	var b []string
+	for _, it := range items {
+		if s.inPut[string(it.Key)] {
+			s.overlap.Store(true)
+		}
+		s.inPut[string(it.Key)] = true
+		b = append(b, string(it.Key))
+	}
+	s.batches = append(s.batches, b)
+	gate := s.gate
+	s.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var first error
+	for _, it := range items {
+		delete(s.inPut, string(it.Key))
+		if s.fail.Load() {
+			it.Err = errors.New("recstore: injected failure")
+			first = it.Err
+			continue
+		}
+		s.log = append(s.log, fmt.Sprintf("put %s %s", it.Key, it.Value))
+	}
+	return first
+}
+
+func (s *recStore) Delete(ctx context.Context, key []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log = append(s.log, "del "+string(key))
+	return nil
+}
+
+func newFlusher(t *testing.T, o Options) *Flusher {
+	t.Helper()
+	f, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func item(k, v string) *Item { return &Item{Key: []byte(k), Value: []byte(v)} }
+
+func TestBatchClosesByCount(t *testing.T) {
+	s := newRecStore()
+	f := newFlusher(t, Options{Store: s, BatchItems: 4, BatchDelay: time.Hour})
+	for i := 0; i < 8; i++ {
+		if err := f.Enqueue(item(fmt.Sprint("k", i), "v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range s.batches {
+		if len(b) > 4 {
+			t.Fatalf("batch of %d items, limit 4", len(b))
+		}
+	}
+	if st := f.Stats(); st.Written != 8 || st.Batches < 2 {
+		t.Fatalf("stats %+v, want 8 written in >= 2 batches", st)
+	}
+}
+
+func TestBatchClosesByBytes(t *testing.T) {
+	s := newRecStore()
+	f := newFlusher(t, Options{Store: s, BatchItems: 100, BatchBytes: 100, BatchDelay: time.Hour})
+	for i := 0; i < 10; i++ {
+		f.Enqueue(item(fmt.Sprint("k", i), string(make([]byte, 60))))
+	}
+	f.Drain(context.Background())
+	for _, b := range s.batches {
+		if len(b) > 2 {
+			t.Fatalf("batch of %d items of 62 bytes, byte limit 100", len(b))
+		}
+	}
+}
+
+func TestBatchClosesByTime(t *testing.T) {
+	s := newRecStore()
+	f := newFlusher(t, Options{Store: s, BatchItems: 100, BatchDelay: time.Millisecond})
+	f.Enqueue(item("a", "1"))
+	// No Drain: only the delay can close this batch. Wait for it (bounded).
+	for i := 0; i < 5000 && f.Stats().Written == 0; i++ {
+		time.Sleep(time.Millisecond)
+	}
+	if f.Stats().Written != 1 {
+		t.Fatal("a lone item was never written: the batch did not close by time")
+	}
+}
+
+func TestFullQueueDropsOldestNeverBlocks(t *testing.T) {
+	s := newRecStore()
+	s.gate = make(chan struct{})
+	var dropped []string
+	var mu sync.Mutex
+	f := newFlusher(t, Options{Store: s, QueueItems: 4, BatchItems: 1, InFlight: 1, BatchDelay: time.Microsecond,
+		OnDrop: func(it *Item, why Reason) {
+			mu.Lock()
+			dropped = append(dropped, string(it.Key))
+			mu.Unlock()
+		}})
+	t.Cleanup(func() {
+		select {
+		case <-s.gate:
+		default:
+			close(s.gate)
+		}
+	})
+	f.Enqueue(item("first", "x"))
+	for f.Stats().InFlight == 0 { // wait until "first" is held in flight by the gate
+		time.Sleep(time.Millisecond)
+	}
+	for i := 0; i < 10; i++ {
+		f.Enqueue(item(fmt.Sprint("k", i), "v")) // must not block although the store is stuck
+	}
+	if err := f.Enqueue(&Item{Key: []byte("del"), Delete: true}); err != nil {
+		t.Fatal(err)
+	}
+	st := f.Stats()
+	if st.Drops != 6 || st.Queue != 5 {
+		t.Fatalf("after 10 puts into a queue of 4 (+1 delete): drops %d queue %d, want 6 and 5", st.Drops, st.Queue)
+	}
+	close(s.gate)
+	f.Drain(context.Background())
+	f.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"k0", "k1", "k2", "k3", "k4", "k5"}
+	if fmt.Sprint(dropped) != fmt.Sprint(want) {
+		t.Fatalf("dropped %v, want the oldest %v", dropped, want)
+	}
+}
+
+func TestSameKeyInOrderNeverOverlapping(t *testing.T) {
+	s := newRecStore()
+	f := newFlusher(t, Options{Store: s, BatchItems: 3, InFlight: 4, BatchDelay: time.Microsecond, QueueItems: 1 << 20})
+	for i := 0; i < 300; i++ {
+		k := fmt.Sprint("k", i%5)
+		if i%7 == 0 {
+			f.Enqueue(&Item{Key: []byte(k), Delete: true})
+		} else {
+			f.Enqueue(item(k, fmt.Sprint(i)))
+		}
+	}
+	f.Close()
+	if s.overlap.Load() {
+		t.Fatal("two writes of one key were in flight at once")
+	}
+	// Replay: per key, the log must list the operations in enqueue order.
+	per := map[string][]string{}
+	for _, l := range s.log {
+		var op, k, v string
+		fmt.Sscan(l, &op, &k, &v)
+		per[k] = append(per[k], op+v)
+	}
+	for k := 0; k < 5; k++ {
+		var want []string
+		for i := k; i < 300; i += 5 {
+			if i%7 == 0 {
+				want = append(want, "del")
+			} else {
+				want = append(want, fmt.Sprint("put", i))
+			}
+		}
+		if got := per[fmt.Sprint("k", k)]; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("key k%d reached the store as %v, want %v", k, got, want)
+		}
+	}
+}
+
+func TestSupersededIsSkipped(t *testing.T) {
+	s := newRecStore()
+	f := newFlusher(t, Options{Store: s, Current: func(it *Item) bool { return it.Version == 2 }})
+	f.Enqueue(&Item{Key: []byte("a"), Value: []byte("old"), Version: 1})
+	f.Enqueue(&Item{Key: []byte("b"), Value: []byte("new"), Version: 2})
+	f.Close()
+	if fmt.Sprint(s.log) != "[put b new]" || f.Stats().Superseded != 1 {
+		t.Fatalf("log %v stats %+v", s.log, f.Stats())
+	}
+}
+
+func TestErrorsCountedAndWaitReportsThem(t *testing.T) {
+	s := newRecStore()
+	s.fail.Store(true)
+	var done atomic.Int64
+	f := newFlusher(t, Options{Store: s, OnDone: func(it *Item, err error) {
+		if err != nil {
+			done.Add(1)
+		}
+	}})
+	if err := f.Wait(context.Background(), item("w", "x")); err == nil {
+		t.Fatal("Wait returned nil for a failed write")
+	}
+	f.Enqueue(item("a", "x"))
+	f.Drain(context.Background())
+	if st := f.Stats(); st.Errors != 2 || done.Load() != 2 {
+		t.Fatalf("errors %d, OnDone errors %d, want 2 and 2", st.Errors, done.Load())
+	}
+	s.fail.Store(false)
+	if err := f.Wait(context.Background(), item("w", "y")); err != nil {
+		t.Fatalf("the flusher did not recover: %v", err)
+	}
+}
+
+type admitNone struct{}
+
+func (admitNone) Admit(uint64, int) bool { return false }
+
+func TestAdmissionRejectsButNotSync(t *testing.T) {
+	s := newRecStore()
+	f := newFlusher(t, Options{Store: s, Admit: admitNone{}})
+	if err := f.Enqueue(item("a", "x")); !errors.Is(err, ErrRejected) {
+		t.Fatalf("Enqueue = %v, want ErrRejected", err)
+	}
+	if err := f.Wait(context.Background(), item("s", "x")); err != nil {
+		t.Fatalf("a Sync item was refused: %v", err)
+	}
+	if st := f.Stats(); st.Rejected != 1 || st.Written != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestCloseDrainsAndIsIdempotent(t *testing.T) {
+	s := newRecStore()
+	f := newFlusher(t, Options{Store: s, BatchDelay: time.Hour, BatchItems: 1000})
+	for i := 0; i < 100; i++ {
+		f.Enqueue(item(fmt.Sprint("k", i), "v"))
+	}
+	f.Close()
+	f.Close()
+	if len(s.log) != 100 {
+		t.Fatalf("Close wrote %d of 100 pending items", len(s.log))
+	}
+	if err := f.Enqueue(item("late", "v")); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Enqueue after Close = %v", err)
+	}
+}
+
+func TestOptionsValidateReportsEverything(t *testing.T) {
+	o := Options{QueueItems: -1, BatchItems: 5000, InFlight: 100}
+	o.EnsureDefaults()
+	err := o.Validate()
+	for _, want := range []string{"Store", "QueueItems", "BatchItems", "InFlight"} {
+		if err == nil || !contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to name %s", err, want)
+		}
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
