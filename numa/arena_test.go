@@ -140,6 +140,15 @@ func TestArenaFakeSysfsErrors(t *testing.T) {
 	if !errors.Is(err, ErrNoSuchNode) || !strings.Contains(err.Error(), "node 7 does not exist; online nodes: 0-2, nodes with memory: 0-1") {
 		t.Fatalf("node 7: %v", err)
 	}
+	// Node 1 passes the fake topology; the real kernel's cpuset decides.
+	if real, _ := ReadTopology(); real != nil {
+		if _, ok := real.Node(1); !ok {
+			_, err = NewArena(ArenaOptions{Bytes: arenaTestBytes, Node: 1, SysfsRoot: root})
+			if !errors.Is(err, ErrNotAllowed) || !strings.Contains(err.Error(), "node 1 is not in this process's cpuset") {
+				t.Fatalf("node 1 of the fake tree on this kernel: %v", err)
+			}
+		}
+	}
 	_, err = NewArena(ArenaOptions{Bytes: arenaTestBytes, Nodes: []int{0, 2, 7}, Policy: PolicyPreferredMany, SysfsRoot: root})
 	if !errors.Is(err, ErrNoSuchNode) || !errors.Is(err, ErrNoMemory) {
 		t.Fatalf("nodes 0,2,7: %v, want both problems", err)
