@@ -1,13 +1,3 @@
-// Command tiercache is the tiercache sidecar: a three-tier cache served
-// over the Redis protocol on a Unix socket.
-//
-//	tiercache [serve] [flags]   run the sidecar (the default)
-//	tiercache numa              print the NUMA topology and the warm node
-//	tiercache version           print the version
-//
-// Configuration: the embedded defaults, then -config FILE (YAML, every key
-// documented in configs/tiercache.yaml), then TIERCACHE_<SECTION>_<KEY>
-// environment variables, then flags.
 package main
 
 import (

@@ -1,0 +1,39 @@
+// Command tiercache is the tiercache sidecar: a three-tier cache (DRAM hot,
+// NUMA/CXL warm arena, KV-store cold) served over the Redis protocol on a
+// Unix socket.
+//
+//	tiercache [serve] [flags]   run the sidecar (the default)
+//	tiercache numa              print the NUMA topology and the warm node
+//	tiercache version           print the version
+//
+// Configuration: the embedded defaults (defaultConfig), then -config FILE
+// or $TIERCACHE_CONFIG (YAML, every key documented in
+// configs/tiercache.yaml), then TIERCACHE_<SECTION>_<KEY> environment
+// variables, then flags. Logging is zap (JSON, or console when stderr is a
+// terminal); metrics are Prometheus on a loopback address.
+//
+// # Invariants
+//
+//   - C1: configs/tiercache.yaml sets every key to exactly the embedded
+//     default (TestDefaultConfigFileMatchesDefaults).
+//   - C2: an invalid configuration is refused with one error listing every
+//     problem, before any file, socket or arena is created
+//     (TestInvalidConfigListsEveryProblem, TestServeRefusesInvalidConfig).
+//   - C3: shutdown is ordered: RESP listeners, connections (each finishes
+//     its command and flushes), metrics endpoint, then tier.Cache.Close
+//     (flusher drained, ring, arenas, device); a second SIGTERM/SIGINT
+//     exits at once with status 2.
+//   - C4: with durability drain, a clean shutdown and a restart on the same
+//     data directory serve every key again (TestRestartKeepsColdKeys).
+//   - C5: every Redis client used in the tests (go-redis v9 in RESP2 and
+//     RESP3, redis-cli, redis-py) works unchanged against the real sidecar
+//     (TestGoRedis, scripts/test.d/30-clients).
+//
+// # Caveats
+//
+//   - Stats for /metrics and INFO are pulled on each scrape; tier.Stats
+//     walks the key directory, so a scrape costs O(keys).
+//   - The metrics endpoint has no authentication: keep it on loopback.
+//   - cold.backend passthrough depends on tier support for it; until then
+//     tier.Open refuses it with a clear error.
+package main
