@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"go.uber.org/zap"
 )
 
 func TestRunVersionAndUnknown(t *testing.T) {
@@ -50,5 +53,20 @@ func TestServeRefusesInvalidConfig(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
 		t.Errorf("data dir created for an invalid config")
+	}
+}
+
+func TestSecondSignalForcesExit(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	block := make(chan struct{})
+	defer close(block)
+	sigs <- syscall.SIGTERM
+	sigs <- syscall.SIGINT
+	if rc := awaitShutdown(sigs, func() error { <-block; return nil }, zap.NewNop()); rc != 2 {
+		t.Fatalf("rc %d after a second signal, want 2", rc)
+	}
+	sigs <- syscall.SIGTERM
+	if rc := awaitShutdown(sigs, func() error { return nil }, zap.NewNop()); rc != 0 {
+		t.Fatalf("rc %d after a clean shutdown, want 0", rc)
 	}
 }

@@ -174,10 +174,16 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	fmt.Fprintln(stdout, sc.describe())
+	return awaitShutdown(sigs, sc.Close, log)
+}
+
+// awaitShutdown waits for a signal, then runs closeFn; a second signal
+// before closeFn returns gives up on it and returns 2.
+func awaitShutdown(sigs <-chan os.Signal, closeFn func() error, log *zap.Logger) int {
 	sig := <-sigs
 	log.Info("shutting down", zap.String("signal", sig.String()))
 	done := make(chan error, 1)
-	go func() { done <- sc.Close() }()
+	go func() { done <- closeFn() }()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -188,7 +194,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case sig := <-sigs:
 		log.Error("second signal: exiting without finishing the shutdown", zap.String("signal", sig.String()))
-		log.Sync()
+		_ = log.Sync()
 		return 2
 	}
 }
