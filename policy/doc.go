@@ -7,8 +7,10 @@
 //
 // # Invariants
 //
-//   - P1: a key seen once since the last reset is never promoted (its
-//     estimate is 1: the doorkeeper bit, no counter).
+//   - P1: a key seen once since the last reset is not promoted (its
+//     estimate is 1: the doorkeeper bit, no counter) unless its doorkeeper
+//     probes are false positives (probability ≈ (2k/8n)² for k keys in a
+//     sketch of n counters).
 //   - P2: the estimate of a key never decreases between resets, and a reset
 //     halves every counter and clears the doorkeeper after 10 × Counters
 //     recorded accesses.

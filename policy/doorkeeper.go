@@ -11,7 +11,7 @@ type doorkeeper struct {
 
 func newDoorkeeper(n int) *doorkeeper {
 	words := uint64(1)
-	for words*64 < uint64(n)*4 {
+	for words*64 < uint64(n)*8 {
 		words <<= 1
 	}
 	return &doorkeeper{bits: make([]atomic.Uint64, words), mask: words*64 - 1}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -62,6 +63,7 @@ type Flash struct {
 	tokens float64
 	last   int64
 	door   *doorkeeper
+	seen   atomic.Int64 // offers since the doorkeeper was last cleared
 }
 
 // NewFlash builds a Flash admission policy.
@@ -80,8 +82,13 @@ func NewFlash(o FlashOptions) (*Flash, error) {
 // Admit reports whether an item of size bytes with key hash h may be written
 // now; an admitted item consumes size bytes of budget.
 func (f *Flash) Admit(h uint64, size int) bool {
-	if f.door != nil && !f.door.testAndSet(h) {
-		return false
+	if f.door != nil {
+		if f.seen.Add(1)%int64(f.o.Counters) == 0 {
+			f.door.clear() // age it: after Counters offers it would admit everything
+		}
+		if !f.door.testAndSet(h) {
+			return false
+		}
 	}
 	if f.o.BytesPerSec == 0 {
 		return true
