@@ -142,10 +142,8 @@ func (e *Namespace) openStore(size int64) error {
 		return err
 	}
 	defer unmapBuf(sbuf)
-	if err := pread(e.fd, sbuf, 0); err != nil && size >= blockBytes {
+	if err := preadShort(e.fd, sbuf, 0); err != nil {
 		return fmt.Errorf("emu: read superblock of %s: %w", e.opts.Path, err)
-	} else if err != nil {
-		clear(sbuf)
 	}
 	sb, formatted, err := parseSuperblock(sbuf)
 	if err != nil {
@@ -163,6 +161,9 @@ func (e *Namespace) openStore(size int64) error {
 			return fmt.Errorf("%w: %s is %d bytes, smaller than its formatted size", ErrFormat, e.opts.Path, size)
 		}
 	} else {
+		if !e.opts.Format && !isZero(sbuf) {
+			return fmt.Errorf("%w: %s holds data that is not an emulated namespace; refusing to format it (set Options.Format to overwrite)", ErrFormat, e.opts.Path)
+		}
 		capacity := e.opts.Capacity
 		if capacity == 0 {
 			capacity = defaultCap
@@ -354,4 +355,13 @@ func (e *Namespace) Flush(ctx context.Context) error {
 		return err
 	}
 	return e.waitAll()
+}
+
+func isZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/tiercache/tiercache/nvmekv"
@@ -119,5 +121,26 @@ func TestConcurrent(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestRefuseForeignData: a file with other data is never formatted unless asked.
+func TestRefuseForeignData(t *testing.T) {
+	o := testOptions(t)
+	if err := os.WriteFile(o.Path, []byte("precious data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(o); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), o.Path) {
+		t.Fatalf("Open over foreign data = %v", err)
+	}
+	if b, _ := os.ReadFile(o.Path); string(b) != "precious data" {
+		t.Fatal("foreign file modified")
+	}
+	o.Format = true
+	ns := mustOpen(t, o)
+	ns.Close()
+	o.RegionBytes *= 2
+	if _, err := Open(o); !errors.Is(err, ErrFormat) {
+		t.Fatalf("Open with another region size = %v", err)
 	}
 }

@@ -66,6 +66,10 @@ type Options struct {
 	ReadSlots int
 	// RingEntries is the size of the namespace's io_uring; default 256.
 	RingEntries uint32
+	// Format allows formatting a device or file whose first 4 KiB are not
+	// zero and hold no superblock (it would otherwise be refused, so a
+	// mistyped path never destroys data). Default false.
+	Format bool
 	// NSID is the namespace id the commands carry; default 1.
 	NSID uint32
 	// Fault is a test seam: called before each region write or read is

@@ -76,6 +76,23 @@ func pread(fd int, b []byte, off int64) error {
 	return nil
 }
 
+// preadShort reads up to len(b) bytes at off; bytes past the end of the
+// file read as zero.
+func preadShort(fd int, b []byte, off int64) error {
+	clear(b)
+	for len(b) > 0 {
+		n, err := unix.Pread(fd, b, off)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		b, off = b[n:], off+int64(n)
+	}
+	return nil
+}
+
 func pwrite(fd int, b []byte, off int64) error {
 	for len(b) > 0 {
 		n, err := unix.Pwrite(fd, b, off)
