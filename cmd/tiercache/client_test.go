@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -240,5 +243,49 @@ func TestMetricsEndpoint(t *testing.T) {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+}
+
+// TestConcurrentConnections: 2,000 clients connected at once, each with its
+// own SET and GET, against the real sidecar.
+func TestConcurrentConnections(t *testing.T) {
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	cfg := testConfig(t, t.TempDir())
+	startTestSidecar(t, cfg)
+	conns := make([]net.Conn, n)
+	for i := range conns {
+		c, err := net.Dial("unix", cfg.Server.Socket)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(60 * time.Second))
+		conns[i] = c
+	}
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for i, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k := fmt.Sprintf("conn:%04d", i)
+			req := fmt.Sprintf("*3\r\n$3\r\nSET\r\n$9\r\n%s\r\n$9\r\n%s\r\n*2\r\n$3\r\nGET\r\n$9\r\n%s\r\n", k, k, k)
+			want := "+OK\r\n$9\r\n" + k + "\r\n"
+			if _, err := c.Write([]byte(req)); err != nil {
+				failed.Add(1)
+				return
+			}
+			got := make([]byte, len(want))
+			if _, err := io.ReadFull(c, got); err != nil || string(got) != want {
+				failed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if f := failed.Load(); f != 0 {
+		t.Fatalf("%d of %d concurrent connections failed", f, n)
 	}
 }
