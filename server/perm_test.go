@@ -30,7 +30,8 @@ func TestHelperDial(t *testing.T) {
 }
 
 // TestSocketModeKeepsOtherUsersOut: a child running as nobody cannot
-// connect to the default 0600 socket, and can to a 0666 one (the control).
+// connect to the default 0600 socket, and can to a 0666 one (the control)
+// and to a 0660 one given to its group.
 func TestSocketModeKeepsOtherUsersOut(t *testing.T) {
 	if os.Geteuid() != 0 {
 		skipOrFail(t, "switching a child process to another user needs root")
@@ -81,5 +82,17 @@ func TestSocketModeKeepsOtherUsersOut(t *testing.T) {
 	_, open := startServer(t, func(o *Options) { o.UnixMode = 0o666 })
 	if out := dial(open); !strings.Contains(out, "connected") {
 		t.Fatalf("nobody connecting to a 0666 socket (control): %s", out)
+	}
+	// Mode 0660 with the socket given to nobody's group lets nobody in.
+	_, grouped := startServer(t, func(o *Options) { o.UnixMode = 0o660; o.UnixGroup = gid })
+	fi, err := os.Stat(grouped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := fi.Sys().(*syscall.Stat_t); int(st.Gid) != gid || fi.Mode().Perm() != 0o660 {
+		t.Fatalf("socket group %d mode %o, want %d and 660", st.Gid, fi.Mode().Perm(), gid)
+	}
+	if out := dial(grouped); !strings.Contains(out, "connected") {
+		t.Fatalf("nobody connecting to a 0660 socket of its group: %s", out)
 	}
 }
