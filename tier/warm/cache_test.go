@@ -348,3 +348,18 @@ func TestCloseIdempotent(t *testing.T) {
 		t.Fatalf("Set after Close: %v", err)
 	}
 }
+
+// TestStaleGenerationNotServed: an index entry whose segment generation no
+// longer matches is a miss (W3's safety net).
+func TestStaleGenerationNotServed(t *testing.T) {
+	c := newTestCache(t, Options{Bytes: 4 * 4096, SegmentBytes: 4096, Shards: 1})
+	if err := c.Set([]byte("k"), []byte("v"), Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	s := c.shards[0]
+	loc, _ := s.idx.get(keyHash([]byte("k")))
+	s.segs[locOff(loc)/s.segBytes].gen++
+	if _, _, ok := c.Get(nil, []byte("k")); ok {
+		t.Fatal("served a record through a stale generation")
+	}
+}
