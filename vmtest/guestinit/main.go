@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -41,6 +42,9 @@ func main() {
 	_ = unix.Uname(&uts)
 	mark("%s kernel=%s", vmtest.MarkerBoot, unix.ByteSliceToString(uts.Release[:]))
 
+	if err := loopbackUp(); err != nil {
+		mark("%s %v", vmtest.MarkerError, err)
+	}
 	cfg, err := readConfig()
 	if err != nil {
 		mark("%s %v", vmtest.MarkerError, err)
@@ -76,6 +80,28 @@ func mountAll() error {
 		if err := unix.Mount(m.src, m.dst, m.fstype, 0, m.data); err != nil && !errors.Is(err, unix.EBUSY) {
 			return fmt.Errorf("guestinit: mount %s on %s: %w", m.fstype, m.dst, err)
 		}
+	}
+	return nil
+}
+
+// loopbackUp sets IFF_UP on lo, so tests can use 127.0.0.1 (QEMU runs
+// with -nic none: lo is the only interface).
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("guestinit: socket for lo: %w", err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return fmt.Errorf("guestinit: ifreq lo: %w", err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("guestinit: SIOCGIFFLAGS lo: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("guestinit: SIOCSIFFLAGS lo up: %w", err)
 	}
 	return nil
 }
@@ -137,17 +163,54 @@ func runTest(cfg *vmtest.GuestConfig, t vmtest.GuestTest) {
 	cmd.Stderr = os.Stdout
 	start := time.Now()
 	err := cmd.Run()
-	code := 0
+	code, how := 0, ""
 	if err != nil {
 		code = -1
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			code = ee.ExitCode()
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				how = " signal=" + strings.ReplaceAll(ws.Signal().String(), " ", "_")
+				fmt.Printf("guestinit: %s was killed by signal %d (%v); last kernel messages:\n", t.Path, int(ws.Signal()), ws.Signal())
+				dumpKmsg(40)
+			}
 		} else {
 			fmt.Printf("guestinit: run %s: %v\n", t.Path, err)
 		}
 	}
-	mark("%s %s exit=%d elapsed=%s", vmtest.MarkerEnd, t.Name, code, time.Since(start).Round(time.Millisecond))
+	mark("%s %s exit=%d elapsed=%s%s", vmtest.MarkerEnd, t.Name, code, time.Since(start).Round(time.Millisecond), how)
+}
+
+// dumpKmsg prints the last n kernel log records (the console shows only
+// level 1, so an OOM kill or a segfault report is otherwise invisible).
+func dumpKmsg(n int) {
+	// Raw syscalls: os.File would park a non-blocking read on the netpoller
+	// and wait forever at the end of the log instead of returning EAGAIN.
+	fd, err := unix.Open("/dev/kmsg", unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		fmt.Printf("guestinit: open /dev/kmsg: %v\n", err)
+		return
+	}
+	defer unix.Close(fd)
+	var recs []string
+	buf := make([]byte, 8192)
+	for {
+		k, err := unix.Read(fd, buf) // one record per read
+		if errors.Is(err, unix.EPIPE) || errors.Is(err, unix.EINTR) {
+			continue // records overwritten while reading, or a signal
+		}
+		if err != nil || k <= 0 {
+			break // EAGAIN: end of the log
+		}
+		rec := string(buf[:k])
+		if _, msg, ok := strings.Cut(rec, ";"); ok {
+			rec = msg
+		}
+		recs = append(recs, strings.TrimRight(rec, "\n"))
+	}
+	for _, r := range recs[max(0, len(recs)-n):] {
+		fmt.Printf("kmsg: %s\n", r)
+	}
 }
 
 func powerOff() {

@@ -1,6 +1,8 @@
 package boot
 
 import (
+	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -43,5 +45,29 @@ func TestNodeOneIsMemoryOnly(t *testing.T) {
 	}
 	if got := read("/sys/devices/system/node/has_cpu"); got != "0" {
 		t.Fatalf("has_cpu = %q, want 0 (node 1 must be CPU-less)", got)
+	}
+}
+
+func TestLoopbackUp(t *testing.T) {
+	requireGuest(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen on 127.0.0.1 (guest init brings lo up): %v", err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Write([]byte("hi"))
+			c.Close()
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatalf("dial loopback: %v", err)
+	}
+	defer c.Close()
+	b, err := io.ReadAll(c)
+	if err != nil || string(b) != "hi" {
+		t.Fatalf("read over loopback = %q, %v", b, err)
 	}
 }
