@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // redisCompatVersion is the Redis version whose protocol the server speaks;
@@ -181,6 +182,7 @@ func (c *conn) cmdClient(args [][]byte) {
 // describe is the CLIENT INFO line.
 func (c *conn) describe() string {
 	return "id=" + strconv.FormatInt(c.id, 10) + " addr=" + c.nc.RemoteAddr().String() +
+		" age=" + strconv.FormatInt(int64(time.Since(c.created)/time.Second), 10) +
 		" name=" + c.name + " db=0 resp=" + strconv.Itoa(c.w.Proto()) +
 		" lib-name=" + c.libName + " lib-ver=" + c.libVer
 }

@@ -26,7 +26,6 @@ type conn struct {
 	created time.Time
 	scratch []byte      // reused GET buffer
 	kvs     [][2][]byte // reused MSET pairs
-	isUnix  bool
 	st      connCounters
 }
 
@@ -41,7 +40,6 @@ const maxScratch = 1 << 20
 
 func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, created: time.Now()}
-	_, c.isUnix = nc.(*net.UnixConn)
 	c.rd = NewReader(nc, ReaderLimits{BufferBytes: s.opts.ReadBufferBytes, MaxBulkBytes: s.opts.MaxBulkBytes,
 		MaxArgs: s.opts.MaxArgs, MaxInlineBytes: s.opts.MaxInlineBytes, MaxQueryBytes: s.opts.MaxQueryBytes})
 	c.rd.SetPreAuth(requireAuth)

@@ -9,6 +9,15 @@ import (
 	"go.uber.org/zap"
 )
 
+// Defaults of the limits (Options and ReaderLimits).
+const (
+	defaultMaxBulk    = 512 << 20 // Redis's proto-max-bulk-len
+	defaultMaxArgs    = 1 << 20
+	defaultMaxInline  = 64 << 10 // Redis's PROTO_INLINE_MAX_SIZE
+	defaultMaxQuery   = 1 << 30  // Redis's client-query-buffer-limit
+	defaultReadBuffer = 16 << 10
+)
+
 // Options configures a Server. Zero values take the defaults named in the
 // comments (EnsureDefaults).
 type Options struct {
@@ -74,19 +83,19 @@ func (o *Options) EnsureDefaults() {
 		o.MaxConns = 10000
 	}
 	if o.MaxBulkBytes == 0 {
-		o.MaxBulkBytes = 512 << 20
+		o.MaxBulkBytes = defaultMaxBulk
 	}
 	if o.MaxArgs == 0 {
-		o.MaxArgs = 1 << 20
+		o.MaxArgs = defaultMaxArgs
 	}
 	if o.MaxInlineBytes == 0 {
-		o.MaxInlineBytes = 64 << 10
+		o.MaxInlineBytes = defaultMaxInline
 	}
 	if o.MaxQueryBytes == 0 {
-		o.MaxQueryBytes = 1 << 30
+		o.MaxQueryBytes = defaultMaxQuery
 	}
 	if o.ReadBufferBytes == 0 {
-		o.ReadBufferBytes = 16 << 10
+		o.ReadBufferBytes = defaultReadBuffer
 	}
 	if o.WriteBufferBytes == 0 {
 		o.WriteBufferBytes = 32 << 10

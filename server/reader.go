@@ -13,8 +13,9 @@ const (
 	preAuthMaxBulk = 16 << 10
 	// maxCountLine bounds a "*<n>" or "$<n>" header line.
 	maxCountLine = 64
-	// bigThreshold: a bulk longer than this that is not yet fully buffered is
-	// read into its own slice, grown only as its bytes arrive.
+	// bigMinChunk: a bulk longer than this (or than half the buffer) that is
+	// not yet fully buffered is read into its own slice, which starts at
+	// most this big and grows only as the bulk's bytes arrive.
 	bigMinChunk = 64 << 10
 )
 
@@ -52,18 +53,24 @@ type span struct {
 	big      int // -1: in buf
 }
 
-// ReaderLimits are the Reader's limits; zero fields take Options' defaults.
+// ReaderLimits are the Reader's limits; zero fields take the defaults of
+// the matching Options fields.
 type ReaderLimits struct {
 	BufferBytes, MaxBulkBytes, MaxArgs, MaxInlineBytes, MaxQueryBytes int
 }
 
 // NewReader returns a Reader over rd.
 func NewReader(rd io.Reader, lim ReaderLimits) *Reader {
-	o := Options{ReadBufferBytes: lim.BufferBytes, MaxBulkBytes: lim.MaxBulkBytes, MaxArgs: lim.MaxArgs,
-		MaxInlineBytes: lim.MaxInlineBytes, MaxQueryBytes: lim.MaxQueryBytes, UnixSocket: "x"}
-	o.EnsureDefaults()
-	return &Reader{rd: rd, buf: make([]byte, o.ReadBufferBytes), initBuf: o.ReadBufferBytes,
-		maxBulk: o.MaxBulkBytes, maxArgs: o.MaxArgs, maxInline: o.MaxInlineBytes, maxQuery: o.MaxQueryBytes, n: -1}
+	def := func(v, d int) int {
+		if v <= 0 {
+			return d
+		}
+		return v
+	}
+	buf := def(lim.BufferBytes, defaultReadBuffer)
+	return &Reader{rd: rd, buf: make([]byte, buf), initBuf: buf,
+		maxBulk: def(lim.MaxBulkBytes, defaultMaxBulk), maxArgs: def(lim.MaxArgs, defaultMaxArgs),
+		maxInline: def(lim.MaxInlineBytes, defaultMaxInline), maxQuery: def(lim.MaxQueryBytes, defaultMaxQuery), n: -1}
 }
 
 // SetPreAuth switches the small pre-authentication limits on or off.
