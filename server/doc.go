@@ -28,8 +28,10 @@
 //     (TestProtocolErrors).
 //   - S3: an unknown command, a wrong arity or a bad argument gets Redis's
 //     error text and never closes the connection (TestCommandReplies).
-//   - S4: replies are written in request order, and a batch of requests
-//     that arrived together is answered with one write (TestPipelineOneFlush).
+//   - S4: replies are written in request order, and they are flushed only
+//     when no complete request is left buffered: a batch of requests that
+//     arrived together is answered with one write when its replies fit the
+//     write buffer (TestPipelineOneFlush).
 //   - S5: the Unix socket is created with exactly the configured mode (0600
 //     by default) — there is no moment with wider permissions — so another
 //     user cannot connect (TestSocketModeKeepsOtherUsersOut).
