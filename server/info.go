@@ -63,6 +63,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string) {
 		b.WriteString("# Clients\r\n")
 		kv("connected_clients", s.stats.connsOpen.Load())
 		kv("maxclients", s.opts.MaxConns)
+		kv("blocked_clients", 0)
 	case "memory":
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
