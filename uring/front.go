@@ -41,6 +41,7 @@ type Front struct {
 	efd      int
 	maxGroup int
 	sqe128   bool
+	sqpoll   bool
 	cqe32    bool
 	features uint32
 
@@ -106,6 +107,7 @@ func (f *Front) start() error {
 	}
 	f.ring, f.efd = r, efd
 	f.sqe128, f.cqe32, f.features = r.SQE128(), r.CQE32(), r.Features()
+	f.sqpoll = r.SetupFlags()&setupSQPoll != 0
 	nslots := int(r.CQEntries()) - 1 // one CQE is the eventfd read's
 	f.slots = make([]*Request, nslots)
 	f.gens = make([]uint32, nslots)
@@ -150,6 +152,15 @@ func (f *Front) loop() {
 		}
 		if f.closing && f.nq.Load() == 0 && len(f.backlog) == 0 && len(f.free) == len(f.slots) {
 			return
+		}
+		if len(f.backlog) > 0 && f.ring.SQSpace() < int(f.backlog[f.bpos].groupLen) && f.sqpoll {
+			// The SQPOLL thread has not consumed the SQ yet, and it may
+			// have posted every completion already: waiting for a CQE
+			// could wait forever, so wait for SQ space instead.
+			if err := f.ring.WaitSQSpace(); err != nil {
+				f.log.Error("uring: front: wait for SQ space", zap.Error(err))
+			}
+			continue
 		}
 		f.sleeping.Store(true)
 		if f.nq.Load() > 0 && len(f.backlog) == 0 {

@@ -244,6 +244,36 @@ func (r *Ring) submit(waitNr uint32, getEvents bool) (int, error) {
 	}
 }
 
+// WaitSQSpace publishes the prepared SQEs and waits until the SQ is not
+// full. Only an SQPOLL ring needs it: there the kernel thread consumes SQEs
+// in its own time (and posts their completions before it advances the SQ
+// head). On other rings it returns at once.
+func (r *Ring) WaitSQSpace() error {
+	if r.closed {
+		return ErrClosed
+	}
+	if r.flags&setupSQPoll == 0 {
+		return nil
+	}
+	r.flush()
+	if r.SQSpace() > 0 {
+		return nil
+	}
+	for {
+		flags := enterSQWait
+		if atomic.LoadUint32(r.sqFlags)&sqNeedWakeup != 0 {
+			flags |= enterSQWakeup
+		}
+		_, err := sysEnter(r.fd, 0, 0, flags, nil)
+		if err != syscall.EINTR {
+			if err != nil {
+				return fmt.Errorf("uring: io_uring_enter(SQ_WAIT): %w", err)
+			}
+			return nil
+		}
+	}
+}
+
 // peek copies the CQE at the head into r.scratch, nil if the CQ is empty.
 func (r *Ring) peek() *CQE {
 	head := atomic.LoadUint32(r.cqHead)
