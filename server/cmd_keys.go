@@ -211,6 +211,9 @@ func (c *conn) cmdExpire(args [][]byte) {
 		return
 	}
 	ttl := time.Duration(n) * unit
+	if n <= 0 {
+		ttl = 0 // also keeps a huge negative n from overflowing into a positive ttl
+	}
 	key := args[1]
 	if nx || xx || gt || lt {
 		cur, exists := c.s.cache.TTL(key)
