@@ -41,7 +41,8 @@
 //   - S7: a TCP listener requires AUTH; before AUTH only AUTH, HELLO and QUIT
 //     run, with at most 10 arguments and 16 KiB bulks (TestTCPRequiresAuth).
 //   - S8: the Reader yields the same commands whatever the read boundaries
-//     (FuzzReader, with the stream split into single bytes).
+//     (FuzzReader, with the stream split into single bytes), and any
+//     argument list gets a reply without a panic (FuzzCommands).
 //   - S9: Close stops the listeners, lets each connection finish its
 //     current command and flush, waits for every goroutine, and is
 //     idempotent (TestCloseIsOrderedAndIdempotent).
