@@ -282,5 +282,8 @@ func TestOptionsValidate(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(seccompChildEnv) == "1" {
+		os.Exit(seccompChild())
+	}
 	os.Exit(m.Run())
 }
