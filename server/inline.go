@@ -29,7 +29,8 @@ func (rd *Reader) inline() (done bool, err error) {
 	}
 	if len(rd.spans) == 0 { // an empty line is ignored
 		rd.r = rd.p
-		return rd.parse()
+		rd.skipped = true
+		return false, nil
 	}
 	limit := rd.maxArgs
 	if rd.preAuth {

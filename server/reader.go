@@ -41,11 +41,12 @@ type Reader struct {
 	// connection flushes its pending replies there: one flush per batch).
 	BeforeBlock func() error
 
-	n     int // declared argument count of the current command; -1 unknown
-	spans []span
-	args  [][]byte
-	bigs  [][]byte
-	query int // bytes of the current command held in bigs
+	n       int  // declared argument count of the current command; -1 unknown
+	skipped bool // inline() consumed an empty line
+	spans   []span
+	args    [][]byte
+	bigs    [][]byte
+	query   int // bytes of the current command held in bigs
 }
 
 type span struct {
@@ -136,7 +137,12 @@ func (rd *Reader) parse() (done bool, err error) {
 				return false, nil
 			}
 			if rd.buf[rd.p] != '*' {
-				return rd.inline()
+				done, err := rd.inline()
+				if rd.skipped { // an empty inline line: look at what follows
+					rd.skipped = false
+					continue
+				}
+				return done, err
 			}
 			line, ok, err := rd.line("too big mbulk count string")
 			if !ok || err != nil {

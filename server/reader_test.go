@@ -49,6 +49,7 @@ func TestReaderCommands(t *testing.T) {
 		{"empty arrays skipped", "*0\r\n*-1\r\n*1\r\n$4\r\nPING\r\n", []string{"PING"}, ""},
 		{"big bulk", "*2\r\n$4\r\nECHO\r\n$204800\r\n" + big + "\r\n*1\r\n$4\r\nPING\r\n", []string{"ECHO|" + big, "PING"}, ""},
 		{"inline", "PING\r\nSET k  v\n\r\n", []string{"PING", "SET|k|v"}, ""},
+		{"many empty lines", strings.Repeat("\r\n", 100000) + "PING\r\n", []string{"PING"}, ""},
 		{"inline quotes", "SET \"a b\" 'c\\'d' \"\\x41\\n\"\r\n", []string{"SET|a b|c'd|A\n"}, ""},
 		{"inline unbalanced", "SET \"a b\r\n", nil, "unbalanced quotes"},
 		{"inline too big", strings.Repeat("a", 70<<10), nil, "too big inline request"},

@@ -120,7 +120,6 @@ func (s *Server) Start() error {
 			}
 			return err
 		}
-		s.acceptWG.Add(1)
 		go func() {
 			defer s.acceptWG.Done()
 			s.serve(l, auth[i])
@@ -150,12 +149,13 @@ func (s *Server) Serve(l net.Listener, requireAuth bool) error {
 	if err := s.add(l); err != nil {
 		return err
 	}
-	s.acceptWG.Add(1)
 	defer s.acceptWG.Done()
 	s.serve(l, requireAuth)
 	return nil
 }
 
+// add registers l and counts its accept loop (under mu, so Close's Wait
+// never races with the Add); the caller must call acceptWG.Done.
 func (s *Server) add(l net.Listener) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -164,6 +164,7 @@ func (s *Server) add(l net.Listener) error {
 		return ErrClosed
 	}
 	s.listeners = append(s.listeners, l)
+	s.acceptWG.Add(1)
 	return nil
 }
 
