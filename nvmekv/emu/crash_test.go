@@ -22,8 +22,22 @@ const (
 	crashKeys = 200
 )
 
-func crashOptions(path string) Options {
-	return Options{Path: path, Capacity: 1024 * (64 << 10), RegionBytes: 64 << 10, MaxValueBytes: 4096, ReadSlots: 8, RingEntries: 64}
+// crashOptions: "cache" is large enough never to reclaim; "strict" is 8
+// regions of 64 KiB, so Strict mode keeps evacuating the oldest region.
+func crashOptions(path, mode string) Options {
+	o := Options{Path: path, Capacity: 1024 * (64 << 10), RegionBytes: 64 << 10, MaxValueBytes: 4096, ReadSlots: 8, RingEntries: 64}
+	if mode == "strict" {
+		o.Mode, o.Capacity = Strict, 8*(64<<10)
+	}
+	return o
+}
+
+// crashKeyOf: 20 hot keys take 6/7 of the writes, 180 colder keys the rest.
+func crashKeyOf(counter uint64) int {
+	if counter%7 != 0 {
+		return int(counter % 20)
+	}
+	return 20 + int(counter/7%180)
 }
 
 func crashKey(id int) []byte { return []byte(fmt.Sprintf("k%05d", id)) }
@@ -34,7 +48,7 @@ func crashValue(counter uint64) []byte {
 	n := 16 + int(counter*37%600)
 	v := make([]byte, n)
 	binary.LittleEndian.PutUint64(v, counter)
-	binary.LittleEndian.PutUint32(v[8:], uint32(counter%crashKeys))
+	binary.LittleEndian.PutUint32(v[8:], uint32(crashKeyOf(counter)))
 	binary.LittleEndian.PutUint32(v[12:], uint32(n))
 	for i := 16; i < n; i++ {
 		v[i] = byte(counter*7 + uint64(i))
@@ -47,7 +61,7 @@ func checkCrashValue(id int, v []byte) (uint64, error) {
 		return 0, fmt.Errorf("value of %d bytes", len(v))
 	}
 	c := binary.LittleEndian.Uint64(v)
-	if want := crashValue(c); string(want) != string(v) || int(c%crashKeys) != id {
+	if want := crashValue(c); string(want) != string(v) || crashKeyOf(c) != id {
 		return c, fmt.Errorf("value with counter %d is not what was written for key %d", c, id)
 	}
 	return c, nil
@@ -61,7 +75,7 @@ func TestCrashChild(t *testing.T) {
 		t.Skip("only runs as TestCrashRecovery's child")
 	}
 	base, _ := strconv.ParseUint(os.Getenv(crashEnv+"_BASE"), 10, 64)
-	ns, err := Open(crashOptions(path))
+	ns, err := Open(crashOptions(path, os.Getenv(crashEnv+"_MODE")))
 	if err != nil {
 		fmt.Println("E", err)
 		os.Exit(2)
@@ -72,34 +86,47 @@ func TestCrashChild(t *testing.T) {
 		n := 1 + rng.IntN(40)
 		ops := make([]*nvmekv.Op, n)
 		for i := range ops {
-			ops[i] = &nvmekv.Op{Code: nvmekv.OpStore, Key: crashKey(int(c % crashKeys)), Buf: crashValue(c)}
+			ops[i] = &nvmekv.Op{Code: nvmekv.OpStore, Key: crashKey(crashKeyOf(c)), Buf: crashValue(c)}
 			c++
 		}
 		if err := ns.Do(ctx, ops...); err != nil {
 			fmt.Println("E", err)
 			os.Exit(2)
 		}
+		for _, op := range ops {
+			if op.Err != nil {
+				fmt.Println("E", op.Err)
+				os.Exit(2)
+			}
+		}
 		if err := ns.Flush(ctx); err != nil {
 			fmt.Println("E", err)
 			os.Exit(2)
 		}
-		fmt.Println("D", c-1)
+		fmt.Println("D", c-1, ns.Stats().Evacuated)
 	}
 	select {} // wait for the kill
 }
 
-// TestCrashRecovery SIGKILLs a writing child at random points (50 times,
-// also under -short) and checks after each reopen that every value read is
-// one that was written for its key and that every value acknowledged
-// durable (or a later one) is present.
+// TestCrashRecovery SIGKILLs a writing child at random points (50 times per
+// mode, also under -short) and checks after each reopen that every value
+// read is one that was written for its key and that every value
+// acknowledged durable (or a later one) is present.
 func TestCrashRecovery(t *testing.T) {
+	for _, mode := range []string{"cache", "strict"} {
+		t.Run(mode, func(t *testing.T) { crashCycles(t, mode) })
+	}
+}
+
+func crashCycles(t *testing.T, mode string) {
 	path := t.TempDir() + "/crash"
 	minCounter := make([]uint64, crashKeys) // oldest acceptable counter per key (0 = none durable yet)
+	evacuated := 0
 	rng := rand.New(rand.NewPCG(42, 42))
 	for cycle := 0; cycle < 50; cycle++ {
 		base := uint64(cycle+1) * 1_000_000
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), crashEnv+"="+path, crashEnv+"_BASE="+strconv.FormatUint(base, 10))
+		cmd.Env = append(os.Environ(), crashEnv+"="+path, crashEnv+"_BASE="+strconv.FormatUint(base, 10), crashEnv+"_MODE="+mode)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -116,6 +143,7 @@ func TestCrashRecovery(t *testing.T) {
 			close(lines)
 		}()
 		durable := uint64(0)
+		cycEvac := 0 // the child's latest evacuation count
 		ready := false
 		deadline := time.After(10 * time.Second)
 		killAt := time.Duration(rng.IntN(40000)) * time.Microsecond
@@ -132,7 +160,9 @@ func TestCrashRecovery(t *testing.T) {
 					ready = true
 					kill = time.After(killAt)
 				case strings.HasPrefix(l, "D "):
-					durable, _ = strconv.ParseUint(l[2:], 10, 64)
+					f := strings.Fields(l)
+					durable, _ = strconv.ParseUint(f[1], 10, 64)
+					cycEvac, _ = strconv.Atoi(f[2])
 				case strings.HasPrefix(l, "E "):
 					t.Fatalf("cycle %d: child: %s", cycle, l)
 				}
@@ -144,18 +174,20 @@ func TestCrashRecovery(t *testing.T) {
 		}
 		cmd.Process.Signal(syscall.SIGKILL)
 		for l := range lines { // lines printed before the kill still count
-			if strings.HasPrefix(l, "D ") {
-				durable, _ = strconv.ParseUint(l[2:], 10, 64)
+			if f := strings.Fields(l); len(f) == 3 && f[0] == "D" {
+				durable, _ = strconv.ParseUint(f[1], 10, 64)
+				cycEvac, _ = strconv.Atoi(f[2])
 			}
 		}
+		evacuated += cycEvac
 		cmd.Wait()
 		if !ready {
 			t.Fatalf("cycle %d: child never opened the namespace", cycle)
 		}
 		for c := base; c <= durable && durable >= base; c++ {
-			minCounter[c%crashKeys] = c
+			minCounter[crashKeyOf(c)] = c
 		}
-		ns, err := Open(crashOptions(path))
+		ns, err := Open(crashOptions(path, mode))
 		if err != nil {
 			t.Fatalf("cycle %d: reopen after kill: %v", cycle, err)
 		}
@@ -176,12 +208,13 @@ func TestCrashRecovery(t *testing.T) {
 				t.Fatalf("cycle %d: key %d: %v", cycle, id, err)
 			}
 			if c < minCounter[id] {
+				dumpKey(t, path, crashKey(id))
 				t.Fatalf("cycle %d: key %d has counter %d, older than durable %d", cycle, id, c, minCounter[id])
 			}
 		}
 		st := ns.Stats()
 		if cycle%10 == 0 {
-			t.Logf("cycle %d: killed after %v, durable up to %d, recovered by %s, %d items", cycle, killAt, durable, st.Recovered, st.Items)
+			t.Logf("cycle %d: killed after %v, durable up to %d, recovered by %s, %d items, %d regions used", cycle, killAt, durable, st.Recovered, st.Items, st.UsedRegions)
 		}
 		// Alternate: close cleanly (next child opens from the checkpoint) or not.
 		if cycle%2 == 0 {
@@ -193,5 +226,28 @@ func TestCrashRecovery(t *testing.T) {
 			ns.release()
 			ns.ioMu.Unlock()
 		}
+	}
+	t.Logf("%s: %d region evacuations reported by the children", mode, evacuated)
+	if mode == "strict" && evacuated == 0 {
+		t.Error("strict children never evacuated a region")
+	}
+}
+
+// dumpKey logs every on-disk record of key (for a failing crash cycle).
+func dumpKey(t *testing.T, path string, key []byte) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	R := 64 << 10
+	for r := 0; blockBytes+(r+1)*R <= len(b); r++ {
+		img := b[blockBytes+r*R : blockBytes+(r+1)*R]
+		seq := regionSeq(img)
+		end, torn := walkRegion(img, seq, R, func(off int, rc *rec, size int) {
+			if string(rc.key[:rc.klen]) == string(key) {
+				t.Logf("region %d seq %d off %d kind %d counter %d", r, seq, off, rc.kind, binary.LittleEndian.Uint64(img[off+recHdrBytes:]))
+			}
+		})
+		t.Logf("region %d seq %d end %d torn %v", r, seq, end, torn)
 	}
 }

@@ -12,9 +12,14 @@
 // 16 bytes of device key + 8 bytes packing region, key length, offset and
 // size, at up to 90% load (≈ 26.7 B per item at full load, 24/load in
 // general). On Open the index comes from the checkpoint that Close wrote, or
-// by scanning every region in sequence order. When the ring is full, Cache
-// mode reclaims the oldest region (FIFO, no copying) and reports each
-// dropped key through OnReclaim; Strict mode answers Capacity Exceeded.
+// by scanning every region in sequence order, and appending resumes in the
+// last region. When the ring is full, Cache mode reclaims the oldest region
+// (FIFO, no copying) and reports each dropped key through OnReclaim. Strict
+// mode never drops a live record: on entering a fresh region it copies the
+// live records of the oldest region into it (so the oldest is always free
+// when the log wraps), makes those copies durable before the oldest region
+// is overwritten, and answers Capacity Exceeded (SC 0x81) when live data
+// would exceed nRegions-2 regions.
 //
 // Durability: a Store or Delete is durable once a Flush (Namespace.Flush,
 // KV.Sync) that started after it returned nil, or when Options.SyncWrites
@@ -39,8 +44,10 @@
 //     the same store id and generation; Open marks it dirty before writing
 //     (TestStoreRetrieveReopen, TestCrashRecovery alternates clean and unclean).
 //   - E6: in Cache mode every key dropped by reclaim is passed to OnReclaim
-//     exactly once; in Strict mode a region with live records is never reused
-//     (TestCacheReclaim).
+//     exactly once (TestCacheReclaim); in Strict mode a region with live
+//     records is never reused, and a region whose records were copied out is
+//     reused only after the copies are durable (TestStrictCompaction,
+//     TestCrashRecovery/strict).
 //   - E7: after a failed region write (EIO, ENOSPC) Store and Delete fail
 //     with ErrReadOnly wrapping the errno, and reads of data written before
 //     keep working, also after reopening (TestInjectedEIO, TestENOSPC).
@@ -49,8 +56,10 @@
 //
 // # Caveats
 //
-//   - Strict mode does not compact: overwritten and deleted records use log
-//     space until their whole region holds no live record.
+//   - Strict mode copies live data forward (write amplification grows with
+//     the live fraction). If a crash leaves the oldest region live and the
+//     resumed region without room to absorb it, Strict mode stays full until
+//     deletes free that region.
 //   - Keys equal after zero padding but of different lengths ("a" and "a\x00")
 //     share an index slot; a lookup with the other length misses.
 //   - A Flush pads to a block boundary: frequent flushes of small records

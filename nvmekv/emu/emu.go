@@ -16,8 +16,10 @@ import (
 
 // regionState is the DRAM state of one region.
 type regionState struct {
-	seq  uint64 // incarnation; 0 = free (never written or reclaimed)
-	live uint32 // live records
+	seq   uint64 // incarnation; 0 = free (never written or reclaimed)
+	live  uint32 // live records
+	liveB uint32 // bytes of live records
+	moved bool   // live records were copied out (Strict): make the copies durable before reuse
 }
 
 // wbuf is a region write buffer: the open region, or a sealed one whose
@@ -74,6 +76,7 @@ type Namespace struct {
 	bufs      []*wbuf
 	act       *wbuf // nil until the first write
 	cur       int   // last region taken; the next is (cur+1)%nReg
+	curEnd    int   // recovered end of region cur, where appending resumes (0 = do not resume)
 	nextSeq   uint64
 	liveBytes int64
 	failed    error
@@ -99,6 +102,7 @@ type Stats struct {
 	Syncs         uint64
 	DiskReads     uint64
 	BufferReads   uint64 // Retrieves served from a region still in DRAM
+	Evacuated     uint64 // regions whose live records Strict mode moved forward
 	Recovered     string // "fresh", "checkpoint" or "scan"
 	TornTails     int    // regions whose scan stopped before their end
 	Direct        bool   // O_DIRECT in use
@@ -194,6 +198,11 @@ func (e *Namespace) openStore(size int64) error {
 	if formatted {
 		if err := e.recover(); err != nil {
 			return err
+		}
+		e.resumeLocked()
+		if nn := (e.cur + 1) % e.nReg; e.opts.Mode == Strict && e.act != nil && e.regs[nn].live > 0 &&
+			e.act.fill+int(e.regs[nn].liveB) <= e.opts.RegionBytes {
+			e.evacuateLocked(nn) // restore the Strict invariant after a crash
 		}
 	} else {
 		e.fresh()

@@ -207,12 +207,14 @@ func (e *Namespace) setLocked(key *[16]byte, l loc) {
 		e.dropLocked(old)
 	}
 	e.regs[l.region()].live++
+	e.regs[l.region()].liveB += uint32(l.size())
 	e.liveBytes += int64(l.size())
 }
 
 func (e *Namespace) dropLocked(old loc) {
 	if r := old.region(); e.regs[r].live > 0 {
 		e.regs[r].live--
+		e.regs[r].liveB -= min(e.regs[r].liveB, uint32(old.size()))
 	}
 	e.liveBytes -= int64(old.size())
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"syscall"
 
+	"go.uber.org/zap"
+
 	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/uring"
 )
@@ -23,7 +25,11 @@ func (e *Namespace) appendLocked(kind uint8, key []byte, value []byte) (loc, int
 		return 0, -int32(errnoOf(e.failed))
 	}
 	size := recSize(len(value))
-	if e.act == nil || e.act.fill+size > e.opts.RegionBytes {
+	if e.opts.Mode == Strict {
+		if st := e.makeRoomLocked(size, kind == kindDelete); st != 0 {
+			return 0, st
+		}
+	} else if e.act == nil || e.act.fill+size > e.opts.RegionBytes {
 		if st := e.rotateLocked(); st != 0 {
 			return 0, st
 		}
@@ -68,6 +74,13 @@ func (e *Namespace) rotateLocked() int32 {
 	b, err := e.freeBufLocked()
 	if err != nil {
 		return -int32(errnoOf(err))
+	}
+	if e.regs[next].moved {
+		// Its live records were copied into later regions: those copies
+		// must be durable before the originals are overwritten.
+		if err := e.syncLocked(); err != nil {
+			return -int32(errnoOf(err))
+		}
 	}
 	if e.regs[next].seq != 0 {
 		e.reclaimLocked(next, b)
@@ -232,6 +245,11 @@ func (e *Namespace) waitAll() error {
 func (e *Namespace) reclaimLocked(r int, b *wbuf) {
 	seq := e.regs[r].seq
 	n := 0
+	if e.regs[r].live == 0 {
+		e.regs[r] = regionState{}
+		e.st.Reclaimed++
+		return
+	}
 	if err := e.readRegion(r, b); err == nil {
 		walkRegion(b.mem, seq, e.opts.RegionBytes, func(off int, rc *rec, size int) {
 			if rc.kind == kindStore && e.idx.delIf(&rc.key, mkLoc(r, rc.klen, off, size)) {
@@ -289,11 +307,12 @@ func (e *Namespace) readRegion(r int, b *wbuf) error {
 	return nil
 }
 
-// walkRegion calls fn for each valid record of a region image and returns
-// the offset where the walk stopped (a torn tail, stale data or the end).
-// A zero magic is padding: the walk continues at the next block.
+// walkRegion calls fn for each valid record of a region image. A zero
+// magic is padding: the walk continues at the next block. It returns where
+// appending may resume: the offset of the first invalid record (torn tail or
+// older data; torn = true), else the block end after the last valid record.
 func walkRegion(mem []byte, seq uint64, maxValue int, fn func(off int, r *rec, size int)) (end int, torn bool) {
-	off := regionHdr
+	off, last := regionHdr, regionHdr
 	for off+recHdrBytes <= len(mem) {
 		if mem[off] == 0 && mem[off+1] == 0 && mem[off+2] == 0 && mem[off+3] == 0 {
 			next := alignUp(off + 1)
@@ -310,6 +329,127 @@ func walkRegion(mem []byte, seq uint64, maxValue int, fn func(off int, r *rec, s
 		size := recSize(r.vlen)
 		fn(off, &r, size)
 		off += size
+		last = off
 	}
-	return len(mem), false
+	return min(alignUp(last), len(mem)), false
+}
+
+// syncLocked waits for every submitted write and fdatasyncs, with the lock
+// held (Strict mode, before reusing a region whose records were moved).
+func (e *Namespace) syncLocked() error {
+	for _, b := range e.bufs {
+		for _, w := range b.pending {
+			<-w.done
+			if err := e.checkWrite(w); err != nil {
+				e.failLocked(err)
+				return e.failed
+			}
+		}
+		b.pending = b.pending[:0]
+	}
+	if err := fdatasync(e.fd); err != nil {
+		e.failLocked(fmt.Errorf("emu: fdatasync %s: %w", e.opts.Path, err))
+		return e.failed
+	}
+	e.st.Syncs++
+	return nil
+}
+
+// makeRoomLocked (Strict mode) makes the open region able to take size
+// more bytes. Strict mode keeps the region after the open one (the oldest,
+// next to be reused) free of live records: right after rotating into a
+// fresh region it copies the live records of the new oldest region into it
+// (they fit: they came from one region), so the next rotation never finds
+// live data in its way. Deletes skip the fullness check (they free space).
+func (e *Namespace) makeRoomLocked(size int, isDelete bool) int32 {
+	R := e.opts.RegionBytes
+	full := nvmekv.Status(0, nvmekv.SCCapacityExceeded, true)
+	if !isDelete && e.liveBytes+int64(size) > int64(e.nReg-2)*int64(R-regionHdr) {
+		return full
+	}
+	for tries := 0; tries <= 2*e.nReg+2; tries++ {
+		if e.act != nil && e.act.fill+size <= R {
+			return 0
+		}
+		next := (e.cur + 1) % e.nReg
+		if e.regs[next].live > 0 {
+			// Only after a crash at the wrong moment: evacuate into the
+			// open region if it has room, else the log is stuck full.
+			if e.act == nil || e.act.fill+int(e.regs[next].liveB) > R {
+				return full
+			}
+			if st := e.evacuateLocked(next); st != 0 {
+				return st
+			}
+		}
+		if st := e.rotateLocked(); st != 0 {
+			return st
+		}
+		if nn := (e.cur + 1) % e.nReg; e.regs[nn].live > 0 {
+			if st := e.evacuateLocked(nn); st != 0 {
+				return st
+			}
+		}
+	}
+	return full
+}
+
+// evacuateLocked copies region r's live records into the open region
+// (their index entries move with them) and marks r moved.
+func (e *Namespace) evacuateLocked(r int) int32 {
+	img := []byte(nil)
+	if src := e.bufOfLocked(r); src != nil {
+		img = src.mem
+	} else {
+		b, err := e.freeBufLocked()
+		if err != nil {
+			return -int32(errnoOf(err))
+		}
+		if err := e.readRegion(r, b); err != nil {
+			return -int32(errnoOf(err))
+		}
+		img = b.mem
+	}
+	a := e.act
+	walkRegion(img, e.regs[r].seq, e.opts.RegionBytes, func(off int, rc *rec, size int) {
+		if rc.kind != kindStore || a.fill+size > e.opts.RegionBytes {
+			return
+		}
+		if l, ok := e.idx.get(&rc.key); !ok || l != mkLoc(r, rc.klen, off, size) {
+			return
+		}
+		noff := a.fill
+		putRecord(a.mem[noff:], kindStore, a.seq, rc.key[:rc.klen], img[off+recHdrBytes:off+recHdrBytes+rc.vlen])
+		a.fill += size
+		e.setLocked(&rc.key, mkLoc(a.region, rc.klen, noff, size))
+	})
+	e.st.Evacuated++
+	if e.regs[r].live != 0 {
+		e.log.Warn("emu: live records of a region could not be moved", zap.Int("region", r), zap.Uint32("left", e.regs[r].live))
+		return nvmekv.Status(0, nvmekv.SCCapacityExceeded, true)
+	}
+	e.regs[r].moved = true
+	return 0
+}
+
+// resumeLocked reopens region cur for appending at curEnd, so a restart
+// does not waste the rest of it. The block holding curEnd is rewritten
+// from its start: it was never part of a completed Flush (a Flush pads to
+// a block end, and a scan stops inside a block only at a torn write).
+func (e *Namespace) resumeLocked() {
+	end := e.curEnd
+	if end < regionHdr || e.regs[e.cur].seq == 0 || end+recSize(0) > e.opts.RegionBytes {
+		return
+	}
+	b, err := e.freeBufLocked()
+	if err != nil {
+		return
+	}
+	if err := e.readRegion(e.cur, b); err != nil {
+		e.log.Warn("emu: cannot read the last region back, starting a new one", zap.Error(err))
+		return
+	}
+	clear(b.mem[end:])
+	b.region, b.seq, b.fill, b.written = e.cur, e.regs[e.cur].seq, end, end&^(blockBytes-1)
+	e.act = b
 }

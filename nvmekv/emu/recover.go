@@ -19,16 +19,16 @@ import (
 
 // Checkpoint file (written at clean Close, all little-endian):
 //
-//	header 64 B: u64 magic "CEMU_CK1", u64 store id, u64 clean generation,
+//	header 72 B: u64 magic "CEMU_CK2", u64 store id, u64 clean generation,
 //	  u64 regions, u64 region bytes, u64 cur (last region taken), u64 next seq,
-//	  u64 entries
-//	regions × 16 B: u64 seq, u32 live, u32 0
+//	  u64 entries, u64 end of region cur (appending resumes there; 0 = none)
+//	regions × 16 B: u64 seq, u32 live records, u32 live bytes
 //	entries × 24 B: u64 key[0:8], u64 key[8:16], u64 loc
 //	u32 CRC32C of everything before it
 //
 // It is trusted only if the superblock says clean with the same store id
 // and generation; Open marks the superblock dirty before writing anything.
-const ckMagic = 0x314b435f554d4543 // bytes "CEMU_CK1"
+const ckMagic = 0x324b435f554d4543 // bytes "CEMU_CK2"
 
 // recover rebuilds the index: from the checkpoint after a clean close,
 // otherwise by scanning every region.
@@ -57,7 +57,7 @@ func (e *Namespace) loadCheckpoint() error {
 		crc.Write(b[:n])
 		return n, err
 	})
-	var h [64]byte
+	var h [72]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (e *Namespace) loadCheckpoint() error {
 		le.Uint64(h[24:]) != uint64(e.nReg) || le.Uint64(h[32:]) != e.sb.regionBytes {
 		return fmt.Errorf("%w: checkpoint %s does not belong to this clean close of %s", ErrFormat, e.ckpt, e.opts.Path)
 	}
-	cur, nextSeq, count := le.Uint64(h[40:]), le.Uint64(h[48:]), le.Uint64(h[56:])
+	cur, nextSeq, count, curEnd := le.Uint64(h[40:]), le.Uint64(h[48:]), le.Uint64(h[56:]), le.Uint64(h[64:])
 	if cur >= uint64(e.nReg) || count > uint64(e.nReg)*uint64(e.opts.RegionBytes)/recHdrBytes {
 		return fmt.Errorf("%w: checkpoint %s header is inconsistent", ErrFormat, e.ckpt)
 	}
@@ -76,7 +76,7 @@ func (e *Namespace) loadCheckpoint() error {
 		if _, err := io.ReadFull(r, rb[:]); err != nil {
 			return err
 		}
-		regs[i] = regionState{seq: le.Uint64(rb[0:]), live: le.Uint32(rb[8:])}
+		regs[i] = regionState{seq: le.Uint64(rb[0:]), live: le.Uint32(rb[8:]), liveB: le.Uint32(rb[12:])}
 	}
 	idx := newIndex(max(int(count), e.expected()))
 	var live int64
@@ -107,6 +107,7 @@ func (e *Namespace) loadCheckpoint() error {
 		return fmt.Errorf("%w: checkpoint %s CRC mismatch", ErrFormat, e.ckpt)
 	}
 	e.idx, e.regs, e.cur, e.nextSeq, e.liveBytes = idx, regs, int(cur), nextSeq, live
+	e.curEnd = int(min(curEnd, uint64(e.opts.RegionBytes)))
 	return nil
 }
 
@@ -139,8 +140,12 @@ func (e *Namespace) writeCheckpoint(gen uint64) error {
 	crc := crc32.New(castagnoli)
 	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
 	le := binary.LittleEndian
-	var h [64]byte
-	for i, v := range []uint64{ckMagic, e.sb.storeID, gen, uint64(e.nReg), e.sb.regionBytes, uint64(e.cur), e.nextSeq, uint64(e.idx.count)} {
+	var h [72]byte
+	curEnd := uint64(0)
+	if e.act != nil && e.act.region == e.cur {
+		curEnd = uint64(e.act.fill)
+	}
+	for i, v := range []uint64{ckMagic, e.sb.storeID, gen, uint64(e.nReg), e.sb.regionBytes, uint64(e.cur), e.nextSeq, uint64(e.idx.count), curEnd} {
 		le.PutUint64(h[8*i:], v)
 	}
 	w.Write(h[:])
@@ -148,6 +153,7 @@ func (e *Namespace) writeCheckpoint(gen uint64) error {
 	for _, r := range e.regs {
 		le.PutUint64(rb[0:], r.seq)
 		le.PutUint32(rb[8:], r.live)
+		le.PutUint32(rb[12:], r.liveB)
 		w.Write(rb[:])
 	}
 	var eb [24]byte
@@ -269,7 +275,7 @@ func (e *Namespace) scan() error {
 			clear(b.mem[fl[i].res:])
 		}
 		e.regs[h.r] = regionState{seq: h.seq}
-		_, torn := walkRegion(b.mem, h.seq, e.opts.RegionBytes, func(off int, rc *rec, size int) {
+		end, torn := walkRegion(b.mem, h.seq, e.opts.RegionBytes, func(off int, rc *rec, size int) {
 			if rc.kind == kindStore {
 				e.setLocked(&rc.key, mkLoc(h.r, rc.klen, off, size))
 			} else if old := e.idx.del(&rc.key); old != 0 {
@@ -278,6 +284,9 @@ func (e *Namespace) scan() error {
 		})
 		if torn {
 			e.st.TornTails++
+		}
+		if i == len(found)-1 {
+			e.curEnd = end
 		}
 		if i+len(e.bufs) < len(found) {
 			submit(i + len(e.bufs))
