@@ -1,0 +1,310 @@
+package nvmekv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+)
+
+// getState is one Get in progress.
+type getState struct {
+	key  []byte
+	h    [16]byte
+	op   Op
+	hd   header
+	err  error
+	done bool
+}
+
+func (kv *KV) headerOp(g *getState, size int) {
+	var b []byte
+	if size == kv.opts.HeaderReadBytes {
+		if p, ok := kv.hdrPool.Get().(*[]byte); ok {
+			b = *p
+		}
+	}
+	if b == nil {
+		b = make([]byte, size)
+	}
+	g.op = Op{Code: OpRetrieve, Key: g.h[:], Buf: b}
+}
+
+// releaseHeader returns a pooled header buffer (the value was copied out).
+func (kv *KV) releaseHeader(g *getState) {
+	if b := g.op.Buf; len(b) == kv.opts.HeaderReadBytes {
+		g.op.Buf = nil
+		kv.hdrPool.Put(&b)
+	}
+}
+
+// afterHeader parses a retrieved header; it returns true if chunks are needed.
+func (kv *KV) afterHeader(g *getState) (needChunks bool) {
+	if g.op.Err != nil {
+		g.err, g.done = g.op.Err, true
+		return false
+	}
+	n := int(g.op.DW0)
+	if n > len(g.op.Buf) {
+		return false // caller retries with the right size
+	}
+	b := g.op.Buf[:n]
+	kv.br.Add(uint64(n))
+	hd, err := parseHeader(b)
+	if err != nil {
+		kv.crcErrs.Add(1)
+		g.err, g.done = err, true
+		return false
+	}
+	if ok, err := keyMatches(b, &hd, g.key); err != nil || !ok {
+		if err == nil {
+			kv.collisions.Add(1)
+			err = fmt.Errorf("%w (device key holds another user key)", ErrKeyNotFound)
+		}
+		g.err, g.done = err, true
+		return false
+	}
+	g.hd = hd
+	if hd.expiry != 0 && hd.expiry <= kv.opts.Clock() {
+		g.err, g.done = fmt.Errorf("%w (expired)", ErrKeyNotFound), true
+		return false
+	}
+	if hd.chunks == 0 {
+		if uint64(n-HeaderBytes-hd.keyLen) != hd.valueLen {
+			kv.crcErrs.Add(1)
+			g.err, g.done = fmt.Errorf("%w: record holds %d value bytes, header says %d", ErrUnrecovered, n-HeaderBytes-hd.keyLen, hd.valueLen), true
+			return false
+		}
+		g.done = true
+		return false
+	}
+	return true
+}
+
+func (kv *KV) finishInline(dst []byte, g *getState) ([]byte, error) {
+	v := g.op.Buf[HeaderBytes+g.hd.keyLen : int(g.op.DW0)]
+	crc := crc32.Update(headerCRC(g.op.Buf, g.hd.keyLen), castagnoli, v)
+	if crc != g.hd.crc {
+		kv.crcErrs.Add(1)
+		return dst, fmt.Errorf("%w: record CRC32C %#x, computed %#x", ErrUnrecovered, g.hd.crc, crc)
+	}
+	return append(dst, v...), nil
+}
+
+// chunkOps builds the Retrieves of g's chunks, each into its own buffer.
+func (kv *KV) chunkOps(g *getState) []*Op {
+	ops := make([]*Op, g.hd.chunks)
+	for i := range ops {
+		ck := ChunkKey(g.h, uint32(i))
+		ops[i] = &Op{Code: OpRetrieve, Key: ck[:], Buf: make([]byte, ChunkHdrBytes+kv.chunkMax)}
+	}
+	return ops
+}
+
+// assemble checks chunk headers and the CRC and appends the value to dst.
+func (kv *KV) assemble(dst []byte, g *getState, ops []*Op) ([]byte, error) {
+	start := len(dst)
+	crc := headerCRC(g.op.Buf, g.hd.keyLen)
+	for i, op := range ops {
+		if op.Err != nil {
+			if errors.Is(op.Err, ErrKeyNotFound) {
+				kv.stale.Add(1)
+				return dst[:start], fmt.Errorf("%w (chunk %d of %d is missing)", ErrKeyNotFound, i, len(ops))
+			}
+			return dst[:start], op.Err
+		}
+		n := min(int(op.DW0), len(op.Buf))
+		id, idx, ok := parseChunkHdr(op.Buf[:n])
+		if !ok || id != g.hd.putID || idx != uint32(i) {
+			kv.stale.Add(1)
+			return dst[:start], fmt.Errorf("%w (chunk %d belongs to another put)", ErrKeyNotFound, i)
+		}
+		p := op.Buf[ChunkHdrBytes:n]
+		kv.br.Add(uint64(n))
+		crc = crc32.Update(crc, castagnoli, p)
+		dst = append(dst, p...)
+	}
+	if uint64(len(dst)-start) != g.hd.valueLen {
+		kv.crcErrs.Add(1)
+		return dst[:start], fmt.Errorf("%w: chunks hold %d value bytes, header says %d", ErrUnrecovered, len(dst)-start, g.hd.valueLen)
+	}
+	if crc != g.hd.crc {
+		kv.crcErrs.Add(1)
+		return dst[:start], fmt.Errorf("%w: record CRC32C %#x, computed %#x", ErrUnrecovered, g.hd.crc, crc)
+	}
+	return dst, nil
+}
+
+// Get appends key's value to dst. A miss, a collision (the device key holds
+// another user key), an expired record or a stale chunk is ErrKeyNotFound.
+func (kv *KV) Get(ctx context.Context, dst, key []byte) ([]byte, Meta, error) {
+	items := kv.getMany(ctx, [][]byte{key}, [][]byte{dst})
+	it := items[0]
+	if it.Err != nil {
+		return dst, Meta{}, it.Err
+	}
+	return it.Value, it.Meta, nil
+}
+
+// GetMany reads several keys: all header Retrieves in one submission, then
+// all chunk Retrieves in one more. Per-key outcomes are in the Items.
+func (kv *KV) GetMany(ctx context.Context, keys [][]byte) []Item {
+	return kv.getMany(ctx, keys, nil)
+}
+
+func (kv *KV) getMany(ctx context.Context, keys [][]byte, dsts [][]byte) []Item {
+	items := make([]Item, len(keys))
+	gs := make([]getState, len(keys))
+	var ops []*Op
+	for i, k := range keys {
+		gs[i].key = k
+		items[i].Key = k
+		if err := kv.check(k); err != nil {
+			gs[i].err, gs[i].done = err, true
+			continue
+		}
+		gs[i].h = kv.opts.Hash(k)
+		kv.headerOp(&gs[i], kv.opts.HeaderReadBytes)
+		ops = append(ops, &gs[i].op)
+	}
+	kv.gets.Add(uint64(len(keys)))
+	for round := 0; len(ops) > 0 && round < 3; round++ {
+		if err := kv.doBatched(ctx, ops); err != nil {
+			for _, op := range ops {
+				if op.Err == nil {
+					op.Err = err
+				}
+			}
+		}
+		var retry []*Op
+		for i := range gs {
+			g := &gs[i]
+			if g.done || g.op.Buf == nil {
+				continue
+			}
+			if g.op.Err == nil && int(g.op.DW0) > len(g.op.Buf) {
+				kv.headerOp(g, int(g.op.DW0)) // short buffer: retry at the stored size
+				retry = append(retry, &g.op)
+				continue
+			}
+			if !kv.afterHeader(g) && !g.done {
+				g.err, g.done = fmt.Errorf("%w: header record kept growing while being read", ErrUnrecovered), true
+			}
+		}
+		ops = retry
+	}
+	// Chunks of every chunked record, one submission.
+	var cops []*Op
+	chunked := map[int][]*Op{}
+	for i := range gs {
+		g := &gs[i]
+		if !g.done && g.err == nil && g.hd.chunks > 0 {
+			c := kv.chunkOps(g)
+			chunked[i] = c
+			cops = append(cops, c...)
+		}
+	}
+	if len(cops) > 0 {
+		if err := kv.doBatched(ctx, cops); err != nil {
+			for _, op := range cops {
+				if op.Err == nil && op.DW0 == 0 {
+					op.Err = err
+				}
+			}
+		}
+	}
+	for i := range gs {
+		g := &gs[i]
+		var dst []byte
+		if dsts != nil {
+			dst = dsts[i]
+		}
+		var err error
+		switch {
+		case g.err != nil:
+			err = g.err
+		case g.hd.chunks == 0 && g.done:
+			dst, err = kv.finishInline(dst, g)
+		default:
+			dst, err = kv.assemble(dst, g, chunked[i])
+		}
+		kv.releaseHeader(g)
+		if err != nil {
+			if errors.Is(err, ErrKeyNotFound) {
+				kv.misses.Add(1)
+			}
+			items[i].Err = err
+			continue
+		}
+		kv.hits.Add(1)
+		items[i].Value = dst
+		items[i].Meta = Meta{Expiry: g.hd.expiry, Version: g.hd.version, Flags: g.hd.flags}
+	}
+	return items
+}
+
+// doBatched runs ops in submissions of at most Limits.MaxBatch.
+func (kv *KV) doBatched(ctx context.Context, ops []*Op) error {
+	if kv.closed.Load() {
+		return ErrClosed
+	}
+	step := len(ops)
+	if kv.lim.MaxBatch > 0 {
+		step = kv.lim.MaxBatch
+	}
+	for len(ops) > 0 {
+		n := min(step, len(ops))
+		if err := kv.ns.Do(ctx, ops[:n]...); err != nil {
+			return err
+		}
+		ops = ops[n:]
+	}
+	return nil
+}
+
+// readHeader retrieves and checks key's header (for Delete and Exists).
+func (kv *KV) readHeader(ctx context.Context, key []byte) (*getState, error) {
+	g := &getState{key: key, h: kv.opts.Hash(key)}
+	kv.headerOp(g, HeaderBytes+len(key))
+	for round := 0; round < 3; round++ {
+		if err := kv.ns.Do(ctx, &g.op); err != nil {
+			return g, err
+		}
+		if g.op.Err == nil && int(g.op.DW0) > len(g.op.Buf) && len(g.op.Buf) < HeaderBytes+len(key) {
+			kv.headerOp(g, int(g.op.DW0))
+			continue
+		}
+		break
+	}
+	// Only the header and key are needed: pretend the record ends there.
+	if g.op.Err == nil && int(g.op.DW0) > len(g.op.Buf) {
+		g.op.DW0 = uint32(len(g.op.Buf))
+		kv.afterHeaderKeyOnly(g)
+		return g, g.err
+	}
+	kv.afterHeader(g)
+	return g, g.err
+}
+
+// afterHeaderKeyOnly checks header and key of a record read partially.
+func (kv *KV) afterHeaderKeyOnly(g *getState) {
+	b := g.op.Buf[:g.op.DW0]
+	hd, err := parseHeader(b)
+	if err != nil {
+		g.err = err
+		return
+	}
+	if ok, err := keyMatches(b, &hd, g.key); err != nil || !ok {
+		if err == nil {
+			kv.collisions.Add(1)
+			err = fmt.Errorf("%w (device key holds another user key)", ErrKeyNotFound)
+		}
+		g.err = err
+		return
+	}
+	g.hd = hd
+	if hd.expiry != 0 && hd.expiry <= kv.opts.Clock() {
+		g.err = fmt.Errorf("%w (expired)", ErrKeyNotFound)
+	}
+}
+
