@@ -307,4 +307,3 @@ func (kv *KV) afterHeaderKeyOnly(g *getState) {
 		g.err = fmt.Errorf("%w (expired)", ErrKeyNotFound)
 	}
 }
-
