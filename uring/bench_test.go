@@ -21,9 +21,9 @@ var (
 // BenchmarkRingNop: NOP submit+reap on a raw ring, batches of 1 and 32 per
 // io_uring_enter; ns/op is per NOP.
 func BenchmarkRingNop(b *testing.B) {
-	for _, batch := range []int{1, 32} {
+	for _, batch := range []int{1, 32, 128} {
 		b.Run("batch"+itoa(batch), func(b *testing.B) {
-			r := newRing(b, Options{Entries: 64})
+			r := newRing(b, Options{Entries: 128})
 			b.ReportAllocs()
 			b.ResetTimer()
 			start := time.Now()

@@ -144,7 +144,8 @@ const (
 	TimeoutAbs       uint32 = 1      // IORING_TIMEOUT_ABS (sqe->timeout_flags)
 	UringCmdFixed    uint32 = 1      // IORING_URING_CMD_FIXED (sqe->uring_cmd_flags): Addr is in registered buffer BufIndex
 	probeOpSupported uint16 = 1      // IO_URING_OP_SUPPORTED (io_uring_probe_op.flags)
-	cancelAll        uint32 = 1 << 0 // IORING_ASYNC_CANCEL_ALL
+	CancelAll        uint32 = 1 << 0 // IORING_ASYNC_CANCEL_ALL: cancel every match, not the first
+	CancelAny        uint32 = 1 << 2 // IORING_ASYNC_CANCEL_ANY: match any request (6.0)
 )
 
 // uring_cmd command opcodes of drivers that exist on a stock kernel (nvme-kv.md §3.8).

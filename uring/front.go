@@ -13,8 +13,12 @@ import (
 	"go.uber.org/zap"
 )
 
-// efdTag is the user data of the owner's read of its wake-up eventfd.
-const efdTag = ^uint64(0)
+// User data of the owner's own SQEs: the read of its wake-up eventfd, and
+// the cancel-everything of Close after CloseGrace.
+const (
+	efdTag    = ^uint64(0)
+	cancelTag = ^uint64(0) - 1
+)
 
 // Front lets many goroutines share one Ring. One goroutine, the owner, does
 // every ring operation (locked to its OS thread when SingleIssuer); other
@@ -58,6 +62,9 @@ type Front struct {
 	efdPin   runtime.Pinner
 	efdArmed bool
 	closing  bool
+	closeBy  time.Time // when Close cancels what is still in flight
+	cancelAt bool      // the cancel-everything SQE has been placed
+	reaped   bool      // the last round reaped without entering
 
 	stats frontStats
 }
@@ -145,13 +152,25 @@ func (f *Front) loop() {
 		f.take()
 		f.place()
 		if n := f.reap(); n > 0 {
-			if f.ring.SQReady() > 0 {
+			// Done callbacks may have queued more: look once more before
+			// entering, but do not hold placed SQEs back for long.
+			if f.ring.SQReady() > 0 && f.reaped {
 				f.enter(0)
+				f.reaped = false
+			} else {
+				f.reaped = true
 			}
 			continue
 		}
-		if f.closing && f.nq.Load() == 0 && len(f.backlog) == 0 && len(f.free) == len(f.slots) {
-			return
+		f.reaped = false
+		var timeout time.Duration
+		if f.closing && f.nq.Load() == 0 && len(f.backlog) == 0 {
+			if len(f.free) == len(f.slots) {
+				return
+			}
+			if timeout = f.closeWait(); timeout < 0 {
+				continue // the cancel SQE was placed
+			}
 		}
 		if len(f.backlog) > 0 && f.ring.SQSpace() < int(f.backlog[f.bpos].groupLen) && f.sqpoll {
 			// The SQPOLL thread has not consumed the SQ yet, and it may
@@ -167,16 +186,45 @@ func (f *Front) loop() {
 			f.sleeping.Store(false)
 			continue
 		}
-		f.enter(1)
+		f.enterTimeout(1, timeout)
 		f.sleeping.Store(false)
 	}
 }
 
+// closeWait is called while closing with requests still in flight. Past
+// CloseGrace it places one cancel-everything SQE and returns -1; otherwise
+// it returns how long the owner may sleep (0 = without limit).
+func (f *Front) closeWait() time.Duration {
+	if f.opts.CloseGrace < 0 || f.cancelAt {
+		return 0
+	}
+	if f.closeBy.IsZero() {
+		f.closeBy = time.Now().Add(f.opts.CloseGrace)
+	}
+	left := time.Until(f.closeBy)
+	if left > 0 {
+		return left
+	}
+	s := f.ring.NextSQE()
+	if s == nil {
+		return 0 // the next enter frees the SQ
+	}
+	s.PrepCancel(0, CancelAny|CancelAll)
+	s.UserData = cancelTag
+	f.cancelAt = true
+	f.log.Warn("uring: front: cancelling requests still in flight after the close grace period",
+		zap.Int("in_flight", len(f.slots)-len(f.free)), zap.Duration("grace", f.opts.CloseGrace))
+	return -1
+}
+
 // enter submits the SQ and waits for wait completions.
-func (f *Front) enter(wait uint32) {
-	_, err := f.ring.SubmitAndWait(wait)
+func (f *Front) enter(wait uint32) { f.enterTimeout(wait, 0) }
+
+// enterTimeout is enter that gives up waiting after timeout (0 = no limit).
+func (f *Front) enterTimeout(wait uint32, timeout time.Duration) {
+	_, err := f.ring.SubmitAndWaitTimeout(wait, timeout)
 	f.stats.enters.Add(1)
-	if err == nil || errors.Is(err, ErrBusy) {
+	if err == nil || errors.Is(err, ErrBusy) || errors.Is(err, ErrTimeout) {
 		return // on ErrBusy the loop reaps and enters again
 	}
 	f.stats.enterErrors.Add(1)
@@ -294,8 +342,11 @@ func (f *Front) reap() int {
 }
 
 func (f *Front) complete(c *CQE) {
-	if c.UserData == efdTag {
+	switch c.UserData {
+	case efdTag:
 		f.efdArmed = false
+		return
+	case cancelTag:
 		return
 	}
 	slot := int32(uint32(c.UserData))

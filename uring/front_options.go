@@ -3,6 +3,7 @@ package uring
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -20,6 +21,11 @@ type FrontOptions struct {
 	// blocks (backpressure; Submit from a Done callback never blocks);
 	// default 4×the SQ size.
 	MaxQueued int
+	// CloseGrace is how long Close lets in-flight requests finish before it
+	// asks the kernel to cancel all of them (IORING_OP_ASYNC_CANCEL with
+	// CANCEL_ANY|CANCEL_ALL; e.g. a read on a pipe nobody writes); default
+	// 5 s, -1 = never cancel (Close may then wait forever).
+	CloseGrace time.Duration
 }
 
 // EnsureDefaults fills unset fields with their defaults.
@@ -34,6 +40,9 @@ func (o *FrontOptions) EnsureDefaults() {
 	}
 	if o.MaxQueued == 0 {
 		o.MaxQueued = 4 * int(o.Ring.Entries)
+	}
+	if o.CloseGrace == 0 {
+		o.CloseGrace = 5 * time.Second
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 )
 
@@ -300,5 +301,84 @@ func TestFrontRegisterAndProbe(t *testing.T) {
 	}
 	if err := f.UnregisterFiles(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFrontCloseCancelsStuck: Close with a read on an empty pipe in flight
+// cancels it after CloseGrace; its Done still runs exactly once.
+func TestFrontCloseCancelsStuck(t *testing.T) {
+	f, err := NewFront(FrontOptions{Ring: Options{Entries: 8}, CloseGrace: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	buf := make([]byte, 8)
+	results := make(chan Result, 2)
+	for i := 0; i < 2; i++ {
+		if err := f.Submit(&Request{Prep: func(s *SQE) { s.PrepRead(int32(p[0]), buf, 0) }, Pin: [][]byte{buf},
+			Done: func(r Result) { results <- r }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	for i := 0; i < 2; i++ {
+		select {
+		case r := <-results:
+			if e := r.Err(); !errors.Is(e, unix.ECANCELED) && !errors.Is(e, unix.EINTR) {
+				t.Fatalf("stuck read res %d, want -ECANCELED or -EINTR", r.Res)
+			}
+		default:
+			t.Fatalf("Close returned before request %d completed", i)
+		}
+	}
+	if len(results) != 0 {
+		t.Fatal("a Done ran twice")
+	}
+}
+
+// TestFrontGroupBoundary: a group's trailing IO_LINK is cleared, so a failing
+// group never cancels the next one; inside a group the chain holds.
+func TestFrontGroupBoundary(t *testing.T) {
+	f := newFront(t, FrontOptions{Ring: Options{Entries: 16}})
+	buf := make([]byte, 8)
+	for i := 0; i < 200; i++ {
+		var a, b1, b2 Result
+		var wg sync.WaitGroup
+		wg.Add(3)
+		err1 := f.Submit(&Request{Prep: func(s *SQE) { s.PrepRead(-1, buf, 0); s.Flags |= FlagIOLink }, Pin: [][]byte{buf},
+			Done: func(r Result) { a = r; wg.Done() }})
+		err2 := f.Submit(
+			&Request{Prep: func(s *SQE) { s.PrepRead(-1, buf, 0); s.Flags |= FlagIOLink }, Pin: [][]byte{buf}, Done: func(r Result) { b1 = r; wg.Done() }},
+			&Request{Prep: func(s *SQE) { s.PrepNop() }, Done: func(r Result) { b2 = r; wg.Done() }})
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		wg.Wait()
+		if a.Res != -int32(unix.EBADF) || b1.Res != -int32(unix.EBADF) || b2.Res != -int32(unix.ECANCELED) {
+			t.Fatalf("round %d: results %d, %d, %d; want -EBADF, -EBADF, -ECANCELED", i, a.Res, b1.Res, b2.Res)
+		}
+	}
+}
+
+func TestFrontNoGoroutineLeak(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, v := range frontVariants {
+		f, err := NewFront(FrontOptions{Ring: v.opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Do(context.Background(), &Request{Prep: func(s *SQE) { s.PrepNop() }}); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -210,7 +210,31 @@ func (r *Ring) Submit() (int, error) { return r.submit(0, false) }
 // SubmitAndWait submits and waits until at least n completions are in the CQ.
 func (r *Ring) SubmitAndWait(n uint32) (int, error) { return r.submit(n, n > 0) }
 
+// SubmitAndWaitTimeout is SubmitAndWait that gives up after timeout
+// (IORING_ENTER_EXT_ARG) with an error wrapping ErrTimeout and ETIME when
+// nothing was submitted; timeout <= 0 waits without limit.
+func (r *Ring) SubmitAndWaitTimeout(n uint32, timeout time.Duration) (int, error) {
+	if timeout <= 0 || n == 0 {
+		return r.submit(n, n > 0)
+	}
+	if r.features&FeatExtArg == 0 {
+		return 0, fmt.Errorf("uring: a wait timeout needs IORING_FEAT_EXT_ARG (Linux 5.11): %w", syscall.ENOTSUP)
+	}
+	r.setTimeout(timeout)
+	return r.enterLoop(n, true, &r.waitArg)
+}
+
+// setTimeout fills the ring's EXT_ARG with a relative timeout.
+func (r *Ring) setTimeout(d time.Duration) {
+	r.waitTs = kernelTimespec{Sec: int64(d / time.Second), Nsec: int64(d % time.Second)}
+	r.waitArg = getEventsArg{Ts: ptrAddr(unsafePointer(&r.waitTs))}
+}
+
 func (r *Ring) submit(waitNr uint32, getEvents bool) (int, error) {
+	return r.enterLoop(waitNr, getEvents, nil)
+}
+
+func (r *Ring) enterLoop(waitNr uint32, getEvents bool, arg *getEventsArg) (int, error) {
 	if r.closed {
 		return 0, ErrClosed
 	}
@@ -227,7 +251,10 @@ func (r *Ring) submit(waitNr uint32, getEvents bool) (int, error) {
 		if flags == 0 && (sqpoll || toSubmit == 0) {
 			return int(toSubmit), nil // nothing needs the kernel
 		}
-		n, err := sysEnter(r.fd, toSubmit, waitNr, flags, nil)
+		if arg != nil {
+			flags |= enterExtArg
+		}
+		n, err := sysEnter(r.fd, toSubmit, waitNr, flags, arg)
 		switch {
 		case err == nil:
 			if sqpoll {
@@ -236,6 +263,8 @@ func (r *Ring) submit(waitNr uint32, getEvents bool) (int, error) {
 			return n, nil
 		case err == syscall.EINTR:
 			continue // nothing was submitted (else n > 0 and no error)
+		case err == syscall.ETIME:
+			return 0, fmt.Errorf("%w: %w", ErrTimeout, err)
 		case err == syscall.EAGAIN || err == syscall.EBUSY:
 			return 0, fmt.Errorf("%w: io_uring_enter: %w", ErrBusy, err)
 		default:
@@ -391,8 +420,7 @@ func (r *Ring) WaitCQE(timeout time.Duration) (*CQE, error) {
 			if left <= 0 {
 				return nil, fmt.Errorf("%w (%v): %w", ErrTimeout, timeout, syscall.ETIME)
 			}
-			r.waitTs = kernelTimespec{Sec: int64(left / time.Second), Nsec: int64(left % time.Second)}
-			r.waitArg = getEventsArg{Ts: ptrAddr(unsafePointer(&r.waitTs))}
+			r.setTimeout(left)
 			arg = &r.waitArg
 			flags |= enterExtArg
 		}

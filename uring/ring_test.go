@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -286,4 +287,30 @@ func TestMain(m *testing.M) {
 		os.Exit(seccompChild())
 	}
 	os.Exit(m.Run())
+}
+
+// TestSQPollWakeup: once the SQPOLL thread has gone idle it sets
+// IORING_SQ_NEED_WAKEUP, and Submit wakes it (IORING_ENTER_SQ_WAKEUP).
+func TestSQPollWakeup(t *testing.T) {
+	r := newRing(t, Options{Entries: 8, SQPoll: true, SQThreadCPU: -1, SQThreadIdle: time.Millisecond})
+	for round := 0; round < 3; round++ {
+		deadline := time.Now().Add(5 * time.Second)
+		for atomic.LoadUint32(r.sqFlags)&sqNeedWakeup == 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("the SQPOLL thread never set IORING_SQ_NEED_WAKEUP")
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		s := r.NextSQE()
+		s.PrepNop()
+		s.UserData = uint64(round)
+		if _, err := r.Submit(); err != nil {
+			t.Fatalf("Submit: %v", err)
+		}
+		c, err := r.WaitCQE(5 * time.Second)
+		if err != nil || c.UserData != uint64(round) {
+			t.Fatalf("round %d: %v %+v", round, err, c)
+		}
+		r.CQESeen()
+	}
 }
