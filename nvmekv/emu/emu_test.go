@@ -144,3 +144,17 @@ func TestRefuseForeignData(t *testing.T) {
 		t.Fatalf("Open with another region size = %v", err)
 	}
 }
+
+// TestFlushCommand: an NVMe Flush op in a batch makes the batch durable.
+func TestFlushCommand(t *testing.T) {
+	ns := mustOpen(t, testOptions(t))
+	defer ns.Close()
+	before := ns.Stats().Syncs
+	ops := []*nvmekv.Op{{Code: nvmekv.OpStore, Key: []byte("k"), Buf: []byte("v")}, {Code: nvmekv.OpFlush}}
+	if err := ns.Do(ctx, ops...); err != nil || ops[0].Err != nil || ops[1].Err != nil {
+		t.Fatalf("store+flush: %v %v %v", err, ops[0].Err, ops[1].Err)
+	}
+	if ns.Stats().Syncs == before {
+		t.Fatal("Flush command did not sync")
+	}
+}

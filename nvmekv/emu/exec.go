@@ -38,6 +38,7 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op) error {
 		return err
 	}
 	var reads []pendingRead
+	var flushes []*nvmekv.Op
 	wrote := false
 	e.mu.Lock()
 	if e.closed {
@@ -67,6 +68,9 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op) error {
 			continue
 		}
 		op.Complete(res, uint64(dw0))
+		if op.Code == nvmekv.OpFlush && res == 0 {
+			flushes = append(flushes, op)
+		}
 		if res < 0 && e.failed != nil && (op.Code == nvmekv.OpStore || op.Code == nvmekv.OpDelete) {
 			op.Err = fmt.Errorf("%w (%s)", op.Err, e.failed)
 		}
@@ -88,6 +92,13 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op) error {
 		if retry := e.doReads(ctx, depth, reads); len(retry) > 0 {
 			if err := e.do(ctx, depth+1, retry); err != nil {
 				failAll(retry, err)
+			}
+		}
+	}
+	if len(flushes) > 0 {
+		if err := e.Flush(ctx); err != nil {
+			for _, op := range flushes {
+				op.Err = fmt.Errorf("emu: Flush command: %w", err)
 			}
 		}
 	}
@@ -124,7 +135,7 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte) (int32, uint32, *pendi
 	}
 	op := nvmekv.Opcode(c.Opcode)
 	if op == nvmekv.OpFlush {
-		return 0, 0, nil // durability is Namespace.Flush; a command cannot wait here
+		return 0, 0, nil // Do runs Namespace.Flush after the batch (the lock is held here)
 	}
 	key, kl, ok := nvmekv.UnpackKey(&c)
 	if !ok || (kl == 0 && op != nvmekv.OpList) {
