@@ -124,7 +124,7 @@ func (f *Front) start() error {
 	for i := range f.free {
 		f.free[i] = int32(nslots - 1 - i)
 	}
-	f.maxGroup = min(int(r.SQEntries())-1, nslots, f.opts.MaxBatch)
+	f.maxGroup = min(int(r.SQEntries()), nslots, f.opts.MaxBatch)
 	f.efdBuf = new([8]byte)
 	f.efdPin.Pin(f.efdBuf)
 	return nil
@@ -172,12 +172,17 @@ func (f *Front) loop() {
 				continue // the cancel SQE was placed
 			}
 		}
-		if len(f.backlog) > 0 && f.ring.SQSpace() < int(f.backlog[f.bpos].groupLen) && f.sqpoll {
-			// The SQPOLL thread has not consumed the SQ yet, and it may
-			// have posted every completion already: waiting for a CQE
-			// could wait forever, so wait for SQ space instead.
-			if err := f.ring.WaitSQSpace(); err != nil {
-				f.log.Error("uring: front: wait for SQ space", zap.Error(err))
+		if len(f.backlog) > 0 && f.ring.SQSpace() < int(f.backlog[f.bpos].groupLen) {
+			// The next group waits for SQ space, and nothing may be in
+			// flight to wake us: free the SQ first instead of sleeping.
+			if f.sqpoll {
+				// The SQPOLL thread consumes the SQ in its own time (and
+				// may have posted every completion already).
+				if err := f.ring.WaitSQSpace(); err != nil {
+					f.log.Error("uring: front: wait for SQ space", zap.Error(err))
+				}
+			} else {
+				f.enter(0)
 			}
 			continue
 		}
