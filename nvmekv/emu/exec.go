@@ -72,7 +72,7 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op) error {
 			flushes = append(flushes, op)
 		}
 		if res < 0 && e.failed != nil && (op.Code == nvmekv.OpStore || op.Code == nvmekv.OpDelete) {
-			op.Err = fmt.Errorf("%w (%s)", op.Err, e.failed)
+			op.Err = fmt.Errorf("%w (%w)", op.Err, e.failed)
 		}
 		if op.Err != nil {
 			broken = op.Link

@@ -60,7 +60,7 @@ func TestInjectedEIO(t *testing.T) {
 	if !errors.Is(err, syscall.EIO) || !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), o.Path) {
 		t.Fatalf("Flush after EIO = %v", err)
 	}
-	if err := ns.Store(ctx, []byte("after"), []byte("x"), 0); !errors.Is(err, syscall.EIO) {
+	if err := ns.Store(ctx, []byte("after"), []byte("x"), 0); !errors.Is(err, syscall.EIO) || !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("Store after EIO = %v", err)
 	}
 	checkN(t, ns, 0, 100, 1000)
