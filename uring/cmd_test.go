@@ -175,4 +175,16 @@ func TestUringCmdFront(t *testing.T) {
 	if err != nil || res[0].Res != 21 || res[0].Big != [2]uint64{} {
 		t.Fatalf("SIOCINQ through the Front: %v %+v", err, res)
 	}
+	// Result.Big carries big_cqe (IORING_NOP_CQE32, Linux 6.18).
+	res, err = f.Do(t.Context(), &Request{Prep: func(s *SQE) {
+		s.PrepNop()
+		s.OpFlags = nopCQE32
+		s.Off, s.Addr = 0xABCDEF, 0x123456789
+	}})
+	if err != nil || res[0].Big != [2]uint64{0xABCDEF, 0x123456789} {
+		if res != nil && res[0].Res == -int32(unix.EINVAL) {
+			skipOrFail(t, "kernel without IORING_NOP_CQE32 (Linux 6.18)")
+		}
+		t.Fatalf("NOP_CQE32 through the Front: %v %+v", err, res)
+	}
 }

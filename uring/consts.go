@@ -144,6 +144,8 @@ const (
 	TimeoutAbs       uint32 = 1      // IORING_TIMEOUT_ABS (sqe->timeout_flags)
 	UringCmdFixed    uint32 = 1      // IORING_URING_CMD_FIXED (sqe->uring_cmd_flags): Addr is in registered buffer BufIndex
 	probeOpSupported uint16 = 1      // IO_URING_OP_SUPPORTED (io_uring_probe_op.flags)
+	nopInjectResult  uint32 = 1 << 0 // IORING_NOP_INJECT_RESULT: res = sqe->len
+	nopCQE32         uint32 = 1 << 5 // IORING_NOP_CQE32 (6.18): big_cqe = {sqe->off, sqe->addr} (io_uring/nop.c)
 	CancelAll        uint32 = 1 << 0 // IORING_ASYNC_CANCEL_ALL: cancel every match, not the first
 	CancelAny        uint32 = 1 << 2 // IORING_ASYNC_CANCEL_ANY: match any request (6.0)
 )

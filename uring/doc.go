@@ -58,10 +58,16 @@
 //   - U10: the Front never has more requests in flight than the CQ has
 //     entries (minus one for its eventfd read), so the CQ does not overflow.
 //   - U11: Close of a Ring or Front is idempotent; Front.Close returns only
-//     after every accepted request has completed and the ring is closed.
+//     after every accepted request has completed (those still in flight
+//     after FrontOptions.CloseGrace are cancelled first) and the ring, its
+//     eventfd and the owner goroutine are gone.
 //   - U12: when io_uring cannot be used (ENOSYS, EPERM from the sysctl
 //     kernel.io_uring_disabled or seccomp) New returns an error wrapping
 //     ErrUnavailable that says why in one sentence.
+//   - U13: the Front never sleeps in the kernel while its next group waits
+//     for SQ space (it submits, or on SQPOLL waits with IORING_ENTER_SQ_WAIT:
+//     the SQPOLL thread posts completions before it advances the SQ head),
+//     so it never waits for a completion that cannot come.
 //
 // # Caveats
 //
@@ -77,5 +83,9 @@
 //     Prep must not set UserData; FlagCQESkipSuccess is cleared.
 //   - Submit waits (for queue room, not for the kernel) when MaxQueued
 //     requests are already waiting for the owner.
+//   - Close cancels requests still in flight after CloseGrace (default 5 s)
+//     with IORING_OP_ASYNC_CANCEL (ANY|ALL); a request the kernel cannot
+//     cancel (e.g. a regular-file read already running in io-wq) is still
+//     waited for.
 //   - WaitCQE with a timeout needs IORING_FEAT_EXT_ARG (Linux 5.11).
 package uring
