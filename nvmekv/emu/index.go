@@ -157,9 +157,17 @@ func (x *index) delIf(k *[16]byte, l loc) bool {
 	return true
 }
 
-func (x *index) grow() {
+func (x *index) grow() { x.rebuild(x.n + x.n/2) }
+
+// reserve makes room for expected entries without growing again.
+func (x *index) reserve(expected int) {
+	if n := int(float64(expected)/maxLoad) + 1; n > x.n {
+		x.rebuild(n)
+	}
+}
+
+func (x *index) rebuild(n int) {
 	old := *x
-	n := old.n + old.n/2
 	*x = index{k0: make([]uint64, n), k1: make([]uint64, n), locs: make([]loc, n), n: n, count: old.count}
 	for i, l := range old.locs {
 		if l != 0 {

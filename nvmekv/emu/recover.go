@@ -288,6 +288,10 @@ func (e *Namespace) scan() error {
 		if i == len(found)-1 {
 			e.curEnd = end
 		}
+		if i == 0 && len(found) > 2 {
+			// Size the index once from the first region's record count.
+			e.idx.reserve(int(float64(e.idx.count) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
+		}
 		if i+len(e.bufs) < len(found) {
 			submit(i + len(e.bufs))
 		}
