@@ -14,20 +14,33 @@
 //   - packs them, the NVMe kernel modules of the guest kernel (with their
 //     modules.dep dependencies, decompressed on the host) and a JSON
 //     GuestConfig into a newc cpio initramfs written in Go (CPIOWriter);
+//   - builds the DefaultBinaries (./cmd/tiercache) into /bin of the guest,
+//     their paths in $TIERCACHE_BIN_<NAME>;
 //   - boots qemu-system-x86_64 -accel tcg (KVM hangs on these machines)
-//     with node 0 = CPUs + memory, node 1 = memory only, and one NVMe
-//     controller on a sparse temporary raw image;
+//     with node 0 = CPUs + memory, node 1 = memory only, and two NVMe
+//     controllers on sparse temporary raw images: nvme0 (serial
+//     tiercachevm) for the passthrough tests, nvme1 (tiercachecold) for the
+//     sidecar's cold tier, so the suites never see each other's blocks;
 //   - the guest init mounts proc, sysfs, devtmpfs, tmpfs on /tmp and /run,
-//     loads the modules with finit_module, waits for the NVMe devices, runs
-//     each test binary with -test.v and TIERCACHE_GUEST=1
-//     TIERCACHE_NO_SKIP=1, prints marker lines ("@@vmtest begin/end/done")
-//     on the serial console and powers off;
+//     brings lo up, loads the modules with finit_module, waits for the NVMe
+//     devices, runs each test binary with -test.v and TIERCACHE_GUEST=1
+//     TIERCACHE_NO_SKIP=1 TIERCACHE_NUMA_NODE=1 TIERCACHE_VM_IMAGE_BYTES,
+//     prints marker lines ("@@vmtest begin/end/done") on the serial console
+//     (with the last kernel messages when a binary dies from a signal, e.g.
+//     the OOM killer) and powers off;
 //   - the host streams the console, parses the binaries' own output
 //     (Report) and prints one go-test summary line per binary.
 //
 // The guest test packages (vmtest/guest/...) skip outside the guest
 // (TIERCACHE_GUEST unset), so plain `go test ./...` on the host only
-// compiles them.
+// compiles them:
+//
+//   - boot: the NVMe devices exist in the expected order, node 1 is
+//     memory-only, loopback works;
+//   - nvmept: passthrough on the real NVMe driver (V9-V12);
+//   - numanode: numa and tier/warm on the CPU-less node (V13-V15);
+//   - sidecar: the tiercache binary with warm on node 1 and cold on
+//     /dev/nvme1n1 through its socket (V16).
 //
 // # Invariants
 //
@@ -50,10 +63,42 @@
 // V8: without QEMU or a guest kernel, scripts/vmtest prints a "skipped"
 // line and exits 0, unless TIERCACHE_NO_SKIP=1, when it exits 1.
 //
+// Guest invariants (checked in the guest by vmtest/guest/...):
+//
+// V9: Identify Controller and Namespace return the same bytes through
+// NVME_URING_CMD_ADMIN on /dev/nvme0 (SQE128|CQE32 ring) and through
+// NVME_IOCTL_ADMIN_CMD on /dev/ng0n1; the namespace is CSI 0 and its size
+// is the host image's.
+// V10: NVM Writes then Reads through NVME_URING_CMD_IO on /dev/ng0n1 return
+// the written bytes at QD 1 and QD 32, with plain and with registered
+// (IORING_URING_CMD_FIXED) buffers, and the block device (O_DIRECT,
+// READ_FIXED) sees the same bytes; NVM Flush succeeds.
+// V11: a Read beyond the namespace completes with cqe.res = 0x4080, decoded
+// as SCT 0, SC 0x80 (LBA Out of Range), DNR, and never as an errno.
+// V12: nvmekv.OpenPassthrough refuses the CSI 0 namespace with ErrNotKV
+// naming the device and its CSI; opened with AllowNonKV, every KV opcode
+// (Store, Retrieve, Delete, Exist, List, Do) fails with ErrNotKV; the
+// XXH3-128 of the whole namespace is unchanged afterwards.
+// V13: numa.ReadTopology reports nodes 0-1, node 1 CPU-less, and
+// CXLCandidates() == [1]; WarmNode() == 1.
+// V14: arenas on node 1 with bind, preferred, preferred-many, thread mode,
+// AutoNode, and after Rebind from node 0, have every page on node 1
+// (move_pages and get_mempolicy agree); bound to node 0 every page is on
+// node 0; node 2 fails with ErrNoSuchNode naming node 2 and nodes 0-1.
+// V15: the warm tier on node 1 (bind/range, preferred/range, bind/thread)
+// keeps every page on node 1 after filling and evicting.
+// V16: the sidecar binary with warm on node 1 (strict) and the emulated
+// cold namespace on /dev/nvme1n1 reports warm node 1 placement 1.0;
+// values larger than hot and warm reach cold; every key SET reads back
+// equal, before and after a SIGTERM (drain) restart, where the reads come
+// from cold.
+//
 // # Caveats
 //
-// TCG is slow (a guest CPU runs some 10-50x slower than the host): guest
-// tests keep their data small. The guest kernel is whatever
+// TCG is slow (a guest CPU runs some 10-50x slower than the host, more
+// when the host is loaded): guest tests keep their data small, and the
+// guest has 2 GiB, so a package's own heavy tests (not -short) may be
+// OOM-killed there; only vmtest/guest/... runs by default. The guest kernel is whatever
 // linux-image-amd64 installs (Debian 12: 6.1), not the host's kernel; the
 // io_uring features the tests use must exist in 6.1. QEMU's NVMe device
 // implements the NVM command set, not KV: KV opcodes are only checked for

@@ -48,8 +48,9 @@ func TestFindKernelPrefersNewestAmd64WithModules(t *testing.T) {
 func TestQEMUArgsUseTCGAndCPULessNode(t *testing.T) {
 	o := Options{}
 	o.EnsureDefaults()
-	args := strings.Join(QEMUArgs(&o, "K", "I", "IMG"), " ")
-	for _, want := range []string{"-accel tcg", "node,nodeid=1,memdev=m1", "cpus=0-1", "-device nvme,", "-no-reboot", "panic=-1"} {
+	args := strings.Join(QEMUArgs(&o, "K", "I", []string{"A", "B"}), " ")
+	for _, want := range []string{"-accel tcg", "node,nodeid=1,memdev=m1", "cpus=0-1", "-no-reboot", "panic=-1",
+		"file=A,if=none,id=nv0", "nvme,serial=tiercachevm,drive=nv0", "file=B,if=none,id=nv1", "nvme,serial=tiercachecold,drive=nv1"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("qemu args lack %q: %s", want, args)
 		}
@@ -57,7 +58,7 @@ func TestQEMUArgsUseTCGAndCPULessNode(t *testing.T) {
 	if strings.Contains(args, "kvm") {
 		t.Errorf("qemu args use KVM, which hangs here: %s", args)
 	}
-	if slices.Contains(QEMUArgs(&o, "K", "I", "IMG"), "-enable-kvm") {
+	if slices.Contains(QEMUArgs(&o, "K", "I", nil), "-enable-kvm") {
 		t.Error("-enable-kvm present")
 	}
 }

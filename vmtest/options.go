@@ -13,12 +13,15 @@ import (
 // DefaultPackages are the guest test packages (run in go list order).
 var DefaultPackages = []string{"./vmtest/guest/..."}
 
+// DefaultBinaries are the programs packed into the guest's /bin.
+var DefaultBinaries = []string{"./cmd/tiercache"}
+
 // Options configure one guest run. The zero value plus EnsureDefaults is
 // the CI configuration.
 type Options struct {
 	Dir         string        // Go module root where go build runs; default "."
 	Packages    []string      // guest test packages (go list patterns); default DefaultPackages
-	Binaries    []string      // extra main packages packed as /bin/<name> (e.g. "./cmd/tiercache"); default none
+	Binaries    []string      // main packages packed as /bin/<name>, path in $TIERCACHE_BIN_<NAME>; default DefaultBinaries
 	Kernel      string        // guest kernel image; default the newest /boot/vmlinuz-* with /lib/modules/<version>/modules.dep
 	ModulesDir  string        // /lib/modules/<version>; default derived from Kernel
 	Modules     []string      // kernel modules to load (dependencies added); default NVMeModules
@@ -26,7 +29,7 @@ type Options struct {
 	CPUs        int           // guest CPUs, all on node 0; default 2
 	Node0MB     int           // node 0 memory (has the CPUs), MiB; default 1024
 	Node1MB     int           // node 1 memory (memory only, CXL-like), MiB; default 1024
-	ImageBytes  int64         // NVMe namespace image size, bytes; default 256 MiB
+	ImageBytes  int64         // size of each NVMe namespace image (nvme0: passthrough tests, nvme1: sidecar cold tier), bytes; default 256 MiB
 	Timeout     time.Duration // hard limit for the guest run, QEMU is killed after it; default 4m
 	TestTimeout time.Duration // -test.timeout of each guest binary; default 3m
 	DeviceWait  time.Duration // how long the guest waits for /dev/ng0n1; default 30s
@@ -43,6 +46,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.Packages == nil {
 		o.Packages = DefaultPackages
+	}
+	if o.Binaries == nil {
+		o.Binaries = DefaultBinaries
 	}
 	if o.Modules == nil {
 		o.Modules = NVMeModules

@@ -17,13 +17,27 @@ import (
 	"go.uber.org/zap"
 )
 
+// NVMe controllers the guest gets, in PCI (hence /dev/nvmeN) order.
+const (
+	PassthroughSerial = "tiercachevm"   // nvme0: passthrough tests
+	ColdSerial        = "tiercachecold" // nvme1: the sidecar's cold tier
+)
+
 // QEMUArgs returns the emulator arguments: software emulation (KVM hangs on
 // this machine kind, shared/docs/vm.md), node 0 with all CPUs, node 1 with
-// memory only (how Linux presents CXL type-3 memory), one NVMe controller
-// on a raw image, serial console on stdio, power-off ends QEMU.
-func QEMUArgs(o *Options, kernel, initrd, image string) []string {
+// memory only (how Linux presents CXL type-3 memory), two NVMe controllers
+// on raw images (images[0] becomes nvme0, images[1] nvme1), serial console
+// on stdio, power-off ends QEMU.
+func QEMUArgs(o *Options, kernel, initrd string, images []string) []string {
 	mb := func(n int) string { return strconv.Itoa(n) + "M" }
-	return []string{
+	serials := []string{PassthroughSerial, ColdSerial}
+	var disks []string
+	for i, img := range images {
+		disks = append(disks,
+			"-drive", fmt.Sprintf("file=%s,if=none,id=nv%d,format=raw", img, i),
+			"-device", fmt.Sprintf("nvme,serial=%s,drive=nv%d", serials[i%len(serials)], i))
+	}
+	return append(disks, []string{
 		"-accel", "tcg",
 		"-smp", strconv.Itoa(o.CPUs),
 		"-m", mb(o.Node0MB + o.Node1MB),
@@ -31,14 +45,12 @@ func QEMUArgs(o *Options, kernel, initrd, image string) []string {
 		"-object", "memory-backend-ram,id=m1,size=" + mb(o.Node1MB),
 		"-numa", fmt.Sprintf("node,nodeid=0,cpus=0-%d,memdev=m0", o.CPUs-1),
 		"-numa", "node,nodeid=1,memdev=m1",
-		"-drive", "file=" + image + ",if=none,id=nv0,format=raw",
-		"-device", "nvme,serial=tiercachevm,drive=nv0",
 		"-nic", "none",
 		"-kernel", kernel,
 		"-initrd", initrd,
 		"-append", "console=ttyS0 panic=-1 quiet loglevel=3",
 		"-nographic", "-no-reboot",
-	}
+	}...)
 }
 
 // Run builds the guest programs, packs the initramfs, boots QEMU and
@@ -95,9 +107,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	image := filepath.Join(work, "nvme.img")
-	if err := makeImage(image, o.ImageBytes); err != nil {
-		return nil, err
+	images := []string{filepath.Join(work, "nvme0.img"), filepath.Join(work, "nvme1.img")}
+	for _, img := range images {
+		if err := makeImage(img, o.ImageBytes); err != nil {
+			return nil, err
+		}
 	}
 	st, _ := os.Stat(initrd)
 	names := make([]string, len(mods))
@@ -107,7 +121,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	fmt.Fprintf(out, "vmtest: built in %.1fs; initramfs %d MiB; kernel %s; modules %s\n",
 		time.Since(t0).Seconds(), st.Size()>>20, o.Kernel, strings.Join(names, " "))
 
-	args := QEMUArgs(&o, o.Kernel, initrd, image)
+	args := QEMUArgs(&o, o.Kernel, initrd, images)
 	log.Debug("starting qemu", zap.String("qemu", qemu), zap.Strings("args", args))
 	rep := NewReport(cfg.Tests)
 	t1 := time.Now()

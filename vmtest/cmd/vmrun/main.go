@@ -23,7 +23,7 @@ import (
 func main() {
 	var o vmtest.Options
 	pkgs := flag.String("pkgs", "", "comma-separated guest test packages (default: all of ./vmtest/guest/...)")
-	bins := flag.String("bins", "", "comma-separated main packages to pack as /bin/<name>")
+	bins := flag.String("bins", strings.Join(vmtest.DefaultBinaries, ","), `comma-separated main packages to pack as /bin/<name> ("none": no binaries)`)
 	flag.StringVar(&o.Dir, "dir", ".", "Go module root")
 	flag.StringVar(&o.Kernel, "kernel", "", "guest kernel (default: newest /boot/vmlinuz-* with modules)")
 	flag.StringVar(&o.Run, "run", "", "-test.run regexp for every guest binary")
@@ -35,7 +35,10 @@ func main() {
 	if *pkgs != "" {
 		o.Packages = strings.Split(*pkgs, ",")
 	}
-	if *bins != "" {
+	switch *bins {
+	case "none", "":
+		o.Binaries = []string{}
+	default:
 		o.Binaries = strings.Split(*bins, ",")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -20,13 +20,28 @@ func requireGuest(t *testing.T) {
 
 func TestNVMeDevicesPresent(t *testing.T) {
 	requireGuest(t)
-	for _, d := range []string{"/dev/nvme0", "/dev/nvme0n1", "/dev/ng0n1"} {
+	for _, d := range []string{"/dev/nvme0", "/dev/nvme0n1", "/dev/ng0n1", "/dev/nvme1n1"} {
 		fi, err := os.Stat(d)
 		if err != nil {
 			t.Fatalf("NVMe device %s missing: %v", d, err)
 		}
 		if fi.Mode()&os.ModeDevice == 0 {
 			t.Fatalf("%s is not a device node (mode %v)", d, fi.Mode())
+		}
+	}
+}
+
+// TestNVMeControllerOrder: nvme0 is the passthrough test disk and nvme1 the
+// sidecar's cold disk (vmtest.QEMUArgs serials), so tests may rely on names.
+func TestNVMeControllerOrder(t *testing.T) {
+	requireGuest(t)
+	for ctrl, want := range map[string]string{"nvme0": "tiercachevm", "nvme1": "tiercachecold"} {
+		b, err := os.ReadFile("/sys/class/nvme/" + ctrl + "/serial")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(string(b)); got != want {
+			t.Fatalf("%s serial = %q, want %q", ctrl, got, want)
 		}
 	}
 }
