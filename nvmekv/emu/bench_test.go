@@ -60,6 +60,35 @@ func BenchmarkStore4K(b *testing.B) {
 	}
 }
 
+// BenchmarkStore4KSync: write-through 4 KiB Stores (Options.SyncWrites:
+// each returns once durable; concurrent ones share fdatasyncs), QD 64.
+func BenchmarkStore4KSync(b *testing.B) {
+	path := benchPath(b, "storesync")
+	ns, err := Open(Options{Path: path, Capacity: 2 << 30, RegionBytes: 4 << 20, MaxValueBytes: 64 << 10, ExpectedItems: 1 << 20, SyncWrites: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ns.Close()
+	b.SetBytes(4096)
+	b.ReportAllocs()
+	b.SetParallelism(benchQD / max(1, runtimeProcs()))
+	var n atomic.Uint64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		v := make([]byte, 4096)
+		var k [16]byte
+		for pb.Next() {
+			binary.LittleEndian.PutUint64(k[:], n.Add(1)%(256<<10))
+			if err := ns.Store(ctx, k[:], v, 0); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(ns.Stats().Syncs)/float64(b.N), "syncs/op")
+}
+
 // BenchmarkRetrieve4K: random 4 KiB Retrieves of 256 MiB of flushed data
 // (read from the file, not from DRAM) at QD 64.
 func BenchmarkRetrieve4K(b *testing.B) {

@@ -79,11 +79,14 @@ type Namespace struct {
 	curEnd    int   // recovered end of region cur, where appending resumes (0 = do not resume)
 	nextSeq   uint64
 	liveBytes int64
+	appended  uint64 // records appended so far
+	durable   uint64 // records made durable by a completed Flush
 	failed    error
 	closed    bool
 	reclaimQ  [][16]byte // keys dropped, reported after unlock
 	st        Stats
 
+	syncMu   sync.Mutex   // one Flush writes and fdatasyncs at a time
 	ioMu     sync.RWMutex // Close takes it exclusively before unmapping
 	readSlab []byte
 	slots    chan int
@@ -347,23 +350,48 @@ func (e *Namespace) Close() error {
 // the open region up to the end of its last block (padding the rest of the
 // block, which is never written again), waits for every region write, then
 // fdatasyncs.
+//
+// Concurrent Flushes are group-committed: one caller at a time writes and
+// fdatasyncs everything appended so far; a caller whose appends a finished
+// Flush already covered returns without syncing again.
 func (e *Namespace) Flush(ctx context.Context) error {
 	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return ErrClosed
-	}
-	if e.failed != nil {
-		err := e.failed
-		e.mu.Unlock()
-		return err
-	}
-	err := e.flushLocked()
+	mine, err := e.appended, e.flushState()
 	e.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	return e.waitAll()
+	e.syncMu.Lock()
+	defer e.syncMu.Unlock()
+	e.mu.Lock()
+	if err := e.flushState(); err != nil {
+		e.mu.Unlock()
+		return err
+	}
+	if e.durable >= mine {
+		e.mu.Unlock()
+		return nil
+	}
+	mark := e.appended
+	err = e.flushLocked()
+	e.mu.Unlock()
+	if err == nil {
+		err = e.waitAll()
+	}
+	if err == nil {
+		e.mu.Lock()
+		e.durable = max(e.durable, mark)
+		e.mu.Unlock()
+	}
+	return err
+}
+
+// flushState is the error a Flush returns before doing anything.
+func (e *Namespace) flushState() error {
+	if e.closed {
+		return ErrClosed
+	}
+	return e.failed
 }
 
 func isZero(b []byte) bool {

@@ -38,6 +38,7 @@ func (e *Namespace) appendLocked(kind uint8, key []byte, value []byte) (loc, int
 	off := b.fill
 	putRecord(b.mem[off:], kind, b.seq, key, value)
 	b.fill += size
+	e.appended++
 	return mkLoc(b.region, len(key), off, size), 0
 }
 
@@ -421,6 +422,7 @@ func (e *Namespace) evacuateLocked(r int) int32 {
 		noff := a.fill
 		putRecord(a.mem[noff:], kindStore, a.seq, rc.key[:rc.klen], img[off+recHdrBytes:off+recHdrBytes+rc.vlen])
 		a.fill += size
+		e.appended++
 		e.setLocked(&rc.key, mkLoc(a.region, rc.klen, noff, size))
 	})
 	e.st.Evacuated++
