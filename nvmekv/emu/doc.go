@@ -23,7 +23,9 @@
 //
 // Durability: a Store or Delete is durable once a Flush (Namespace.Flush,
 // KV.Sync) that started after it returned nil, or when Options.SyncWrites
-// is set, once its Do returned nil. Close makes everything durable.
+// is set, once its Do returned nil. Concurrent Flushes are group-committed
+// (one fdatasync covers every append before it). Close makes everything
+// durable.
 //
 // # Invariants
 //
