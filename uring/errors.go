@@ -39,13 +39,12 @@ const disabledSysctl = "/proc/sys/kernel/io_uring_disabled"
 // mean io_uring is unavailable to this process; they become ErrUnavailable
 // with one sentence saying why. Anything else is a setup error with the
 // options that were asked for.
-func setupError(errno syscall.Errno, flags uint32) error {
-	switch errno {
-	case syscall.ENOSYS, syscall.EPERM:
+func setupError(err error, flags uint32) error {
+	if errno, ok := err.(syscall.Errno); ok && (errno == syscall.ENOSYS || errno == syscall.EPERM) {
 		sysctl, _ := os.ReadFile(disabledSysctl)
 		return unavailableError(errno, strings.TrimSpace(string(sysctl)))
 	}
-	return fmt.Errorf("uring: io_uring_setup with flags %#x: %w", flags, errno)
+	return fmt.Errorf("uring: io_uring_setup with flags %#x: %w", flags, err)
 }
 
 // unavailableError is the errno → sentence mapping of setupError, separate so

@@ -50,17 +50,17 @@ func New(opts Options) (*Ring, error) {
 		return nil, err
 	}
 	p := opts.params()
-	fd, errno := sysSetup(opts.Entries, &p)
-	if errno == syscall.EINVAL && (opts.NoSQArray || opts.SubmitAll) {
+	fd, err := sysSetup(opts.Entries, &p)
+	if err == syscall.EINVAL && (opts.NoSQArray || opts.SubmitAll) {
 		// Older kernels reject flags they do not know (NO_SQARRAY is 6.6,
 		// SUBMIT_ALL 5.18): both are optional, so set up without them.
 		o := opts
 		o.NoSQArray, o.SubmitAll = false, false
 		p = o.params()
-		fd, errno = sysSetup(opts.Entries, &p)
+		fd, err = sysSetup(opts.Entries, &p)
 	}
-	if errno != 0 {
-		return nil, setupError(errno, p.Flags)
+	if err != nil {
+		return nil, setupError(err, p.Flags)
 	}
 	r := &Ring{fd: fd, flags: p.Flags, features: p.Features}
 	if err := r.mapRings(&p); err != nil {

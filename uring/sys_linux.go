@@ -1,7 +1,6 @@
 package uring
 
 import (
-	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -13,12 +12,12 @@ import (
 // registering buffers pins pages and may sleep.
 
 // sysSetup calls io_uring_setup(entries, p).
-func sysSetup(entries uint32, p *params) (int, syscall.Errno) {
+func sysSetup(entries uint32, p *params) (int, error) {
 	fd, _, e := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(p)), 0)
 	if e != 0 {
 		return -1, e
 	}
-	return int(fd), 0
+	return int(fd), nil
 }
 
 // sysEnter calls io_uring_enter(fd, toSubmit, minComplete, flags, arg, argSz).
