@@ -17,7 +17,7 @@ import (
 const (
 	coldDevice = "/dev/nvme1n1" // vmtest.ColdSerial controller
 	bigValue   = 256 << 10      // above hot.max_value: goes to warm, then cold
-	bigKeys    = 160            // 40 MiB through a 16 MiB warm tier
+	bigKeys    = 96             // 24 MiB through an 8 MiB warm tier
 	smallKeys  = 200
 )
 
@@ -32,7 +32,7 @@ hot:
   bytes: 4MiB
   max_value: 16KiB
 warm:
-  bytes: 16MiB
+  bytes: 8MiB
   segment: 1MiB
   node: "1"
   policy: bind
@@ -80,6 +80,7 @@ func TestSidecarWarmNode1ColdNVMeRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
+	t0 := time.Now()
 	p := start(t, cfg, socket)
 	rc := p.client()
 	tiers := info(t, rc, "tiers")
@@ -96,7 +97,8 @@ func TestSidecarWarmNode1ColdNVMeRestart(t *testing.T) {
 			t.Fatalf("SET big:%d: %v", i, err)
 		}
 	}
-	// The warm tier (16 MiB) cannot hold 40 MiB: evictions flow to cold.
+	t.Logf("started and wrote %d keys in %v", smallKeys+bigKeys, time.Since(t0).Round(time.Millisecond))
+	// The warm tier (8 MiB) cannot hold 24 MiB: evictions flow to cold.
 	deadline := time.Now().Add(time.Minute)
 	for {
 		tiers = info(t, rc, "tiers")
@@ -121,9 +123,13 @@ func TestSidecarWarmNode1ColdNVMeRestart(t *testing.T) {
 		t.Fatalf("reading every key back never read the cold tier: %v", tiers)
 	}
 	rc.Close()
+	t1 := time.Now()
 	p.stop()
+	t.Logf("drained and stopped in %v", time.Since(t1).Round(time.Millisecond))
 
+	t1 = time.Now()
 	p = start(t, cfg, socket)
+	t.Logf("restarted in %v", time.Since(t1).Round(time.Millisecond))
 	rc = p.client()
 	defer rc.Close()
 	tiers = info(t, rc, "tiers")
