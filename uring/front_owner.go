@@ -1,0 +1,317 @@
+package uring
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// The owner goroutine of a Front: it alone touches the ring. Each round it
+// takes the queued requests (one swap under the mutex), places whole groups
+// into the SQ, reaps and calls Done, and sleeps in io_uring_enter (submit +
+// wait in one call) when there is nothing else to do.
+// start runs on the owner goroutine: ring, eventfd and slot table.
+func (f *Front) start() error {
+	r, err := New(f.opts.Ring)
+	if err != nil {
+		return err
+	}
+	efd, err := sysEventfd()
+	if err != nil {
+		r.Close()
+		return fmt.Errorf("uring: front: create eventfd: %w", err)
+	}
+	f.ring, f.efd = r, efd
+	f.sqe128, f.cqe32, f.features = r.SQE128(), r.CQE32(), r.Features()
+	f.sqpoll = r.SetupFlags()&setupSQPoll != 0
+	nslots := int(r.CQEntries()) - 1 // one CQE is the eventfd read's
+	f.slots = make([]*Request, nslots)
+	f.gens = make([]uint32, nslots)
+	f.pins = make([]runtime.Pinner, nslots)
+	f.pinned = make([]bool, nslots)
+	f.free = make([]int32, nslots)
+	for i := range f.free {
+		f.free[i] = int32(nslots - 1 - i)
+	}
+	f.maxGroup = min(int(r.SQEntries()), nslots, f.opts.MaxBatch)
+	f.efdBuf = new([8]byte)
+	f.efdPin.Pin(f.efdBuf)
+	return nil
+}
+
+func (f *Front) run(started chan<- error) {
+	defer close(f.done)
+	if f.opts.Ring.SingleIssuer {
+		// Every io_uring_enter must come from the thread that created the
+		// ring, or the kernel answers EEXIST: stay on this thread.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	if err := f.start(); err != nil {
+		started <- err
+		return
+	}
+	started <- nil
+	f.loop()
+	f.shutdown()
+}
+
+func (f *Front) loop() {
+	for {
+		f.take()
+		f.place()
+		if n := f.reap(); n > 0 {
+			// Done callbacks may have queued more: look once more before
+			// entering, but do not hold placed SQEs back for long.
+			if f.ring.SQReady() > 0 && f.reaped {
+				f.enter(0)
+				f.reaped = false
+			} else {
+				f.reaped = true
+			}
+			continue
+		}
+		f.reaped = false
+		var timeout time.Duration
+		if f.closing && f.nq.Load() == 0 && len(f.backlog) == 0 {
+			if len(f.free) == len(f.slots) {
+				return
+			}
+			if timeout = f.closeWait(); timeout < 0 {
+				continue // the cancel SQE was placed
+			}
+		}
+		if len(f.backlog) > 0 && f.ring.SQSpace() < int(f.backlog[f.bpos].groupLen) {
+			// The next group waits for SQ space, and nothing may be in
+			// flight to wake us: free the SQ first instead of sleeping.
+			if f.sqpoll {
+				// The SQPOLL thread consumes the SQ in its own time (and
+				// may have posted every completion already).
+				if err := f.ring.WaitSQSpace(); err != nil {
+					f.log.Error("uring: front: wait for SQ space", zap.Error(err))
+				}
+			} else {
+				f.enter(0)
+			}
+			continue
+		}
+		f.sleeping.Store(true)
+		if f.nq.Load() > 0 && len(f.backlog) == 0 {
+			f.sleeping.Store(false)
+			continue
+		}
+		f.enterTimeout(1, timeout)
+		f.sleeping.Store(false)
+	}
+}
+
+// closeWait is called while closing with requests still in flight. Past
+// CloseGrace it places one cancel-everything SQE and returns -1; otherwise
+// it returns how long the owner may sleep (0 = without limit).
+func (f *Front) closeWait() time.Duration {
+	if f.opts.CloseGrace < 0 || f.cancelAt {
+		return 0
+	}
+	if f.closeBy.IsZero() {
+		f.closeBy = time.Now().Add(f.opts.CloseGrace)
+	}
+	left := time.Until(f.closeBy)
+	if left > 0 {
+		return left
+	}
+	s := f.ring.NextSQE()
+	if s == nil {
+		return 0 // the next enter frees the SQ
+	}
+	s.PrepCancel(0, CancelAny|CancelAll)
+	s.UserData = cancelTag
+	f.cancelAt = true
+	f.log.Warn("uring: front: cancelling requests still in flight after the close grace period",
+		zap.Int("in_flight", len(f.slots)-len(f.free)), zap.Duration("grace", f.opts.CloseGrace))
+	return -1
+}
+
+// enter submits the SQ and waits for wait completions.
+func (f *Front) enter(wait uint32) { f.enterTimeout(wait, 0) }
+
+// enterTimeout is enter that gives up waiting after timeout (0 = no limit).
+func (f *Front) enterTimeout(wait uint32, timeout time.Duration) {
+	_, err := f.ring.SubmitAndWaitTimeout(wait, timeout)
+	f.stats.enters.Add(1)
+	if err == nil || errors.Is(err, ErrBusy) || errors.Is(err, ErrTimeout) {
+		return // on ErrBusy the loop reaps and enters again
+	}
+	f.stats.enterErrors.Add(1)
+	f.stats.lastErr.Store(err)
+	f.log.Error("uring: front: io_uring_enter failed", zap.Error(err))
+	time.Sleep(time.Millisecond) // do not spin on a persistent failure
+}
+
+// take moves queued groups into the backlog (only when the backlog is
+// empty, so Submit's backpressure works) and runs control functions.
+func (f *Front) take() {
+	if f.nq.Load() == 0 {
+		return
+	}
+	f.mu.Lock()
+	f.closing = f.closed
+	ctl := f.ctl
+	f.ctl = nil
+	took := false
+	if len(f.backlog) == 0 && len(f.pending) > 0 {
+		f.backlog, f.pending = f.pending, f.backlog[:0]
+		took = true
+	}
+	f.nq.Store(int64(len(f.pending)))
+	if took {
+		f.room.Broadcast()
+	}
+	f.mu.Unlock()
+	for _, fn := range ctl {
+		fn(f.ring)
+	}
+}
+
+// place puts backlog groups into the SQ while they fit whole.
+func (f *Front) place() {
+	if !f.efdArmed && !f.closing {
+		s := f.ring.NextSQE()
+		if s == nil {
+			return // cannot happen: the loop submits the whole SQ every round
+		}
+		s.PrepRead(int32(f.efd), f.efdBuf[:], 0)
+		s.UserData = efdTag
+		f.efdArmed = true
+	}
+	budget := f.opts.MaxBatch
+	for f.bpos < len(f.backlog) {
+		first := f.backlog[f.bpos]
+		n := int(first.groupLen)
+		group := f.backlog[f.bpos : f.bpos+n]
+		if anyCancelled(group) {
+			for _, req := range group {
+				f.finish(req, Result{Res: -int32(syscall.ECANCELED)})
+			}
+			f.bpos += n
+			continue
+		}
+		if n > f.ring.SQSpace() || n > len(f.free) || n > budget {
+			return
+		}
+		budget -= n
+		for i, req := range group {
+			f.startReq(req, i == n-1)
+		}
+		f.bpos += n
+	}
+	clear(f.backlog) // all placed: drop the pointers, reuse the array
+	f.backlog, f.bpos = f.backlog[:0], 0
+}
+
+func anyCancelled(group []*Request) bool {
+	for _, r := range group {
+		if r.cancelled {
+			return true
+		}
+	}
+	return false
+}
+
+// startReq takes a slot, pins the request's memory and prepares its SQE.
+func (f *Front) startReq(req *Request, last bool) {
+	slot := f.free[len(f.free)-1]
+	f.free = f.free[:len(f.free)-1]
+	f.slots[slot] = req
+	f.gens[slot]++
+	req.slot = slot
+	p := &f.pins[slot]
+	for _, b := range req.Pin {
+		if len(b) > 0 {
+			p.Pin(&b[0])
+			f.pinned[slot] = true
+		}
+	}
+	for _, o := range req.PinObjects {
+		p.Pin(o)
+		f.pinned[slot] = true
+	}
+	s := f.ring.NextSQE()
+	req.Prep(s)
+	s.Flags &^= FlagCQESkipSuccess
+	if last {
+		s.Flags &^= FlagIOLink | FlagIOHardlink
+	}
+	s.UserData = f.userData(slot)
+	f.stats.submitted.Add(1)
+}
+
+func (f *Front) userData(slot int32) uint64 { return uint64(f.gens[slot])<<32 | uint64(uint32(slot)) }
+
+// reap delivers every CQE in the CQ.
+func (f *Front) reap() int {
+	f.inDone.Store(true)
+	n := f.ring.ForEachCQE(f.complete)
+	f.inDone.Store(false)
+	return n
+}
+
+func (f *Front) complete(c *CQE) {
+	switch c.UserData {
+	case efdTag:
+		f.efdArmed = false
+		return
+	case cancelTag:
+		return
+	}
+	slot := int32(uint32(c.UserData))
+	req := f.slots[slot]
+	if req == nil || f.userData(slot) != c.UserData {
+		f.log.Error("uring: front: completion for an unknown request", zap.Uint64("user_data", c.UserData))
+		return
+	}
+	f.slots[slot] = nil
+	if f.pinned[slot] {
+		f.pins[slot].Unpin()
+		f.pinned[slot] = false
+	}
+	f.free = append(f.free, slot)
+	req.slot = -1
+	f.finish(req, Result{Res: c.Res, Flags: c.Flags, Big: c.Big()})
+}
+
+// finish delivers a result to Done and to a waiting Do.
+func (f *Front) finish(req *Request, res Result) {
+	call, idx := req.call, req.callIdx
+	req.call, req.cancelled, req.slot = nil, false, -1
+	f.stats.completed.Add(1)
+	if req.Done != nil {
+		req.Done(res)
+	}
+	if call != nil {
+		call.results[idx] = res
+		call.left--
+		if call.left == 0 {
+			close(call.done)
+		}
+	}
+}
+
+// shutdown retires the eventfd read, then closes the ring and the eventfd.
+func (f *Front) shutdown() {
+	if f.efdArmed {
+		// The read completes once the counter is non-zero; it is not re-armed.
+		if err := sysEventfdSignal(f.efd); err != nil {
+			f.log.Error("uring: front: signal eventfd", zap.Error(err))
+		}
+		for f.efdArmed {
+			f.enter(1)
+			f.reap()
+		}
+	}
+	f.closeErr = errors.Join(f.ring.Close(), sysClose(f.efd))
+	f.efdPin.Unpin()
+}
