@@ -11,8 +11,9 @@
 // goroutines queue Requests with Submit (completion by Request.Done) or Do
 // (waits and returns the Results). The owner takes the queued requests in
 // one swap of a mutex-protected slice, prepares them in batches, submits and
-// reaps with one io_uring_enter per round, and sleeps in the kernel; a
-// submitter wakes it through an eventfd that the ring itself reads.
+// reaps with one io_uring_enter per round. With requests in flight it
+// sleeps in the kernel and a submitter wakes it through an eventfd that the
+// ring itself reads; when idle it sleeps on a channel.
 //
 // The ABI (offsets, flags, opcodes) is that of include/uapi/linux/io_uring.h
 // as verified in shared/docs/nvme-kv.md §2–3; constants cite it in consts.go.

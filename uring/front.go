@@ -33,8 +33,9 @@ type Front struct {
 	ctl       []func(*Ring)
 	closed    bool         // guarded by mu
 	nq        atomic.Int64 // len(pending)+len(ctl), readable without mu
-	sleeping  atomic.Bool  // the owner is (about to be) blocked in the kernel
-	inDone    atomic.Bool  // the owner is running Done callbacks
+	sleeping  atomic.Int32 // sleepAwake, sleepKernel or sleepChan
+	wakeCh    chan struct{}
+	inDone    atomic.Bool // the owner is running Done callbacks
 	closeOnce sync.Once
 	done      chan struct{}
 	closeErr  error
@@ -77,7 +78,7 @@ type FrontStats struct {
 	Submitted   uint64 // requests put into the SQ
 	Completed   uint64 // Done callbacks made
 	Enters      uint64 // io_uring_enter calls by the owner
-	Wakeups     uint64 // eventfd signals to wake a sleeping owner
+	Wakeups     uint64 // wake-ups of a sleeping owner (eventfd or channel)
 	EnterErrors uint64 // io_uring_enter failures other than EINTR/EBUSY/EAGAIN
 	LastError   error  // the last such failure
 }
@@ -88,7 +89,7 @@ func NewFront(opts FrontOptions) (*Front, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	f := &Front{opts: opts, log: opts.Logger, done: make(chan struct{}), efd: -1}
+	f := &Front{opts: opts, log: opts.Logger, done: make(chan struct{}), efd: -1, wakeCh: make(chan struct{}, 1)}
 	f.room = sync.NewCond(&f.mu)
 	started := make(chan error, 1)
 	go f.run(started)
@@ -99,13 +100,29 @@ func NewFront(opts FrontOptions) (*Front, error) {
 	return f, nil
 }
 
+// Where the owner sleeps (Front.sleeping).
+const (
+	sleepAwake  int32 = iota
+	sleepKernel       // in io_uring_enter: wake it through the eventfd the ring reads
+	sleepChan         // idle, on wakeCh
+)
+
 // wake signals a sleeping owner.
 func (f *Front) wake() {
-	if f.sleeping.Load() && f.sleeping.CompareAndSwap(true, false) {
-		f.stats.wakeups.Add(1)
-		if err := sysEventfdSignal(f.efd); err != nil {
-			f.log.Error("uring: front: signal eventfd", zap.Error(err))
+	s := f.sleeping.Load()
+	if s == sleepAwake || !f.sleeping.CompareAndSwap(s, sleepAwake) {
+		return
+	}
+	f.stats.wakeups.Add(1)
+	if s == sleepChan {
+		select {
+		case f.wakeCh <- struct{}{}:
+		default: // a wake-up is already pending
 		}
+		return
+	}
+	if err := sysEventfdSignal(f.efd); err != nil {
+		f.log.Error("uring: front: signal eventfd", zap.Error(err))
 	}
 }
 

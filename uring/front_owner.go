@@ -99,13 +99,26 @@ func (f *Front) loop() {
 			}
 			continue
 		}
-		f.sleeping.Store(true)
+		if len(f.free) == len(f.slots) && f.ring.SQReady() == 0 && len(f.backlog) == 0 && !f.closing {
+			// Idle: nothing the kernel could complete for us. Sleep on a
+			// channel; a submitter's wake-up is then a goroutine switch,
+			// often on its own thread, not an eventfd write and a thread wake.
+			f.sleeping.Store(sleepChan)
+			if f.nq.Load() > 0 {
+				f.sleeping.Store(sleepAwake)
+				continue
+			}
+			<-f.wakeCh
+			f.sleeping.Store(sleepAwake)
+			continue
+		}
+		f.sleeping.Store(sleepKernel)
 		if f.nq.Load() > 0 && len(f.backlog) == 0 {
-			f.sleeping.Store(false)
+			f.sleeping.Store(sleepAwake)
 			continue
 		}
 		f.enterTimeout(1, timeout)
-		f.sleeping.Store(false)
+		f.sleeping.Store(sleepAwake)
 	}
 }
 
