@@ -8,15 +8,17 @@ import (
 
 // command is one entry of the command table.
 type command struct {
-	name    string // lower case
-	arity   int    // Redis convention: n exact, -n at least n (name included)
-	flags   []string
-	first   int // first key position, 0 = none
-	last    int // last key position, -1 = last argument
-	step    int
-	noAuth  bool // allowed before AUTH
-	run     func(c *conn, args [][]byte)
-	observe func(time.Duration)
+	name   string // lower case
+	arity  int    // Redis convention: n exact, -n at least n (name included)
+	flags  []string
+	first  int // first key position, 0 = none
+	last   int // last key position, -1 = last argument
+	step   int
+	noAuth bool // allowed before AUTH
+	// txControl commands run at once inside MULTI instead of being queued.
+	txControl bool
+	run       func(c *conn, args [][]byte)
+	observe   func(time.Duration)
 }
 
 func newCommandTable(observe func(string) func(time.Duration)) map[string]*command {
@@ -29,7 +31,12 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 		{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, run: (*conn).cmdClient},
 		{name: "command", arity: -1, flags: []string{"loading", "stale"}, run: (*conn).cmdCommand},
 		{name: "select", arity: 2, flags: []string{"loading", "stale", "fast"}, run: (*conn).cmdSelect},
-		{name: "quit", arity: -1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, run: (*conn).cmdQuit},
+		{name: "quit", arity: -1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, txControl: true, run: (*conn).cmdQuit},
+		{name: "multi", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, txControl: true, run: (*conn).cmdMulti},
+		{name: "exec", arity: 1, flags: []string{"noscript", "loading", "stale", "skip_slowlog"}, txControl: true, run: (*conn).cmdExec},
+		{name: "discard", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, txControl: true, run: (*conn).cmdDiscard},
+		{name: "watch", arity: -2, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, txControl: true, run: (*conn).cmdWatch},
+		{name: "unwatch", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, run: (*conn).cmdUnwatch},
 		{name: "config", arity: -2, flags: []string{"admin", "noscript", "loading", "stale"}, run: (*conn).cmdConfig},
 		// keys and values
 		{name: "get", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGet},
@@ -88,16 +95,29 @@ func (c *conn) dispatch(args [][]byte) {
 	}
 	if cmd == nil {
 		c.w.Error(unknownCommand(args))
+		c.tx.fail()
 		return
 	}
 	if !c.authed && !cmd.noAuth {
 		c.w.Error("NOAUTH Authentication required.")
+		c.tx.fail()
 		return
 	}
 	if (cmd.arity > 0 && len(args) != cmd.arity) || (cmd.arity < 0 && len(args) < -cmd.arity) {
 		c.w.Error("ERR wrong number of arguments for '" + cmd.name + "' command")
+		c.tx.fail()
 		return
 	}
+	if c.tx.active && !cmd.txControl {
+		c.tx.queue(cmd, args)
+		c.w.Simple("QUEUED")
+		return
+	}
+	c.run(cmd, args)
+}
+
+// run executes a checked command, timing it when observed.
+func (c *conn) run(cmd *command, args [][]byte) {
 	if cmd.observe == nil {
 		cmd.run(c, args)
 		return

@@ -27,6 +27,7 @@ type conn struct {
 	scratch []byte      // reused GET buffer
 	kvs     [][2][]byte // reused MSET pairs
 	st      connCounters
+	tx      txState
 }
 
 // connCounters are one connection's statistics: written by its goroutine

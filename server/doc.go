@@ -13,9 +13,9 @@
 // requests that arrived together is answered with one write.
 //
 // Commands: PING ECHO HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO)
-// COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET) GET SET DEL UNLINK
-// EXISTS MGET MSET EXPIRE PEXPIRE TTL PTTL PERSIST TIER DBSIZE FLUSHALL
-// FLUSHDB INFO.
+// COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET) MULTI EXEC DISCARD
+// UNWATCH GET SET DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE TTL PTTL
+// PERSIST TIER DBSIZE FLUSHALL FLUSHDB INFO.
 //
 // # Invariants
 //
@@ -55,6 +55,11 @@
 //     in the past are composed of two Cache calls and are not atomic with
 //     respect to other clients writing the same key.
 //   - There is one database (SELECT 0 only); FLUSHALL ASYNC runs synchronously.
+//   - MULTI/EXEC exist so clients whose pipelines are transactions by
+//     default (redis-py's pipeline(), go-redis's TxPipelined) work: EXEC
+//     runs the queued commands back to back, NOT isolated from other
+//     connections, and WATCH is refused. A block with a refused command is
+//     discarded at EXEC (EXECABORT), as in Redis.
 //   - The umask is narrowed process-wide for the instant of bind(2);
 //     files created concurrently by other goroutines get the narrower mask.
 //   - Between probing a stale socket and removing it, another process could

@@ -491,3 +491,37 @@ func TestPanicClosesOnlyThatConnection(t *testing.T) {
 		t.Fatalf("after a panic: %q", got)
 	}
 }
+
+func TestMultiExec(t *testing.T) {
+	_, path := startServer(t, nil)
+	c := dialRaw(t, path)
+	for _, s := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"EXEC"}, "-ERR EXEC without MULTI"},
+		{[]string{"DISCARD"}, "-ERR DISCARD without MULTI"},
+		{[]string{"MULTI"}, "+OK"},
+		{[]string{"MULTI"}, "-ERR MULTI calls can not be nested"},
+		{[]string{"SET", "tx", "1"}, "+QUEUED"},
+		{[]string{"GET", "tx"}, "+QUEUED"},
+		{[]string{"MGET", "tx", "nope"}, "+QUEUED"},
+		{[]string{"EXEC"}, "*[+OK $1 *[$1 nil]]"},
+		{[]string{"MULTI"}, "+OK"},
+		{[]string{"SET", "tx", "2"}, "+QUEUED"},
+		{[]string{"DISCARD"}, "+OK"},
+		{[]string{"GET", "tx"}, "$1"},
+		{[]string{"MULTI"}, "+OK"},
+		{[]string{"SET", "tx", "3"}, "+QUEUED"},
+		{[]string{"GET"}, "-ERR wrong number of arguments for 'get' command"},
+		{[]string{"EXEC"}, "-EXECABORT Transaction discarded because of previous errors."},
+		{[]string{"GET", "tx"}, "$1"},
+		{[]string{"WATCH", "tx"}, "-ERR WATCH is not supported by tiercache (MULTI/EXEC only queue commands)"},
+		{[]string{"UNWATCH"}, "+OK"},
+	} {
+		c.cmd(s.args...)
+		if got := c.reply(); got != s.want {
+			t.Errorf("%q: got %q, want %q", s.args, got, s.want)
+		}
+	}
+}

@@ -126,6 +126,23 @@ func TestGoRedis(t *testing.T) {
 					t.Fatalf("pipelined GET %d: %q %v", i, g.Val(), g.Err())
 				}
 			}
+			// MULTI/EXEC as go-redis's TxPipelined sends it.
+			cmds, err := rc.TxPipelined(ctx, func(tx redis.Pipeliner) error {
+				tx.Set(ctx, p+"tx", "a", 0)
+				tx.Incr(ctx, p+"nope") // not implemented: the whole block is refused
+				return nil
+			})
+			if err == nil {
+				t.Fatalf("a MULTI block with an unknown command ran: %v", cmds)
+			}
+			cmds, err = rc.TxPipelined(ctx, func(tx redis.Pipeliner) error {
+				tx.Set(ctx, p+"tx", "a", 0)
+				tx.Get(ctx, p+"tx")
+				return nil
+			})
+			if err != nil || len(cmds) != 2 || cmds[1].(*redis.StringCmd).Val() != "a" {
+				t.Fatalf("TxPipelined: %v %v", cmds, err)
+			}
 			// Errors keep the connection.
 			if err := rc.Do(ctx, "NOSUCH", "x").Err(); err == nil || !strings.Contains(err.Error(), "unknown command 'NOSUCH'") {
 				t.Fatalf("unknown command: %v", err)
