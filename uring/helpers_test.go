@@ -48,7 +48,11 @@ func alignedBuf(t testing.TB, n int) []byte {
 // it with extra open flags (e.g. O_DIRECT); closed at cleanup.
 func tempFile(t testing.TB, size int64, flags int) (*os.File, string) {
 	t.Helper()
-	path := t.TempDir() + "/data"
+	dir := t.TempDir()
+	if flags&unix.O_DIRECT != 0 {
+		dir = directDir(t)
+	}
+	path := dir + "/data"
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|flags, 0o600)
 	if err != nil {
 		t.Fatalf("open %s: %v", path, err)
@@ -58,6 +62,28 @@ func tempFile(t testing.TB, size int64, flags int) (*os.File, string) {
 		t.Fatalf("truncate: %v", err)
 	}
 	return f, path
+}
+
+// directDir returns a directory on a filesystem with real O_DIRECT:
+// t.TempDir(), or a temporary directory under /var/tmp when TMPDIR is a
+// tmpfs (which accepts O_DIRECT but does buffered I/O).
+func directDir(t testing.TB) string {
+	t.Helper()
+	const tmpfsMagic = 0x01021994
+	isTmpfs := func(dir string) bool {
+		var st unix.Statfs_t
+		return unix.Statfs(dir, &st) == nil && st.Type == tmpfsMagic
+	}
+	dir := t.TempDir()
+	if !isTmpfs(dir) {
+		return dir
+	}
+	dir, err := os.MkdirTemp("/var/tmp", "uring-test-")
+	if err != nil || isTmpfs(dir) {
+		skipOrFail(t, "no directory outside tmpfs for O_DIRECT (TMPDIR and /var/tmp are tmpfs or unusable: %v)", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 // waitOne waits for one completion, consumes it and returns a copy.
