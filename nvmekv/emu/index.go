@@ -3,26 +3,36 @@ package emu
 import (
 	"encoding/binary"
 	"math/bits"
+	"unsafe"
+)
+
+var (
+	_ [unsafe.Sizeof(slot{}) - 24]byte
+	_ [24 - unsafe.Sizeof(slot{})]byte
 )
 
 // index maps a 16-byte device key to the loc of its live record. It is a
-// Robin Hood hash table over three non-pointer arrays (the GC never scans
-// them): per slot 16 bytes of key and 8 bytes of loc, 24 bytes, at a load
-// of up to 90%. The home slot of a key is fastrange(mix(key), n) so n need
+// Robin Hood hash table over one non-pointer array (the GC never scans it):
+// per slot 16 bytes of key and 8 bytes of loc, 24 bytes, side by side so a
+// probe touches one cache line, at a load of up to 90%. The home slot of a key is fastrange(mix(key), n) so n need
 // not be a power of two and the table grows by 1.5×. Deletion shifts the
 // following entries back (no tombstones). Not safe for concurrent use.
 type index struct {
-	k0, k1 []uint64 // key bytes 0..7 and 8..15, little-endian
-	locs   []loc    // 0 = empty slot
-	n      int
-	count  int
+	slots []slot
+	n     int
+	count int
+}
+
+type slot struct {
+	k0, k1 uint64 // key bytes 0..7 and 8..15, little-endian
+	l      loc    // 0 = empty slot
 }
 
 const maxLoad = 0.90
 
 func newIndex(expected int) *index {
 	n := max(64, int(float64(expected)/maxLoad)+1)
-	return &index{k0: make([]uint64, n), k1: make([]uint64, n), locs: make([]loc, n), n: n}
+	return &index{slots: make([]slot, n), n: n}
 }
 
 func splitKey(k *[16]byte) (uint64, uint64) {
@@ -47,7 +57,7 @@ func (x *index) home(a, b uint64) int {
 }
 
 func (x *index) dist(slot int) int {
-	d := slot - x.home(x.k0[slot], x.k1[slot])
+	d := slot - x.home(x.slots[slot].k0, x.slots[slot].k1)
 	if d < 0 {
 		d += x.n
 	}
@@ -58,10 +68,11 @@ func (x *index) dist(slot int) int {
 func (x *index) find(a, b uint64) int {
 	i := x.home(a, b)
 	for d := 0; ; d++ {
-		if x.locs[i] == 0 {
+		s := &x.slots[i]
+		if s.l == 0 {
 			return -1
 		}
-		if x.k0[i] == a && x.k1[i] == b {
+		if s.k0 == a && s.k1 == b {
 			return i
 		}
 		if x.dist(i) < d {
@@ -76,7 +87,7 @@ func (x *index) find(a, b uint64) int {
 func (x *index) get(k *[16]byte) (loc, bool) {
 	a, b := splitKey(k)
 	if i := x.find(a, b); i >= 0 {
-		return x.locs[i], true
+		return x.slots[i].l, true
 	}
 	return 0, false
 }
@@ -85,8 +96,8 @@ func (x *index) get(k *[16]byte) (loc, bool) {
 func (x *index) put(k *[16]byte, l loc) loc {
 	a, b := splitKey(k)
 	if i := x.find(a, b); i >= 0 {
-		old := x.locs[i]
-		x.locs[i] = l
+		old := x.slots[i].l
+		x.slots[i].l = l
 		return old
 	}
 	if float64(x.count+1) > maxLoad*float64(x.n) {
@@ -101,14 +112,13 @@ func (x *index) put(k *[16]byte, l loc) loc {
 func (x *index) insert(a, b uint64, l loc) {
 	i := x.home(a, b)
 	for d := 0; ; d++ {
-		if x.locs[i] == 0 {
-			x.k0[i], x.k1[i], x.locs[i] = a, b, l
+		s := &x.slots[i]
+		if s.l == 0 {
+			*s = slot{a, b, l}
 			return
 		}
 		if od := x.dist(i); od < d {
-			x.k0[i], a = a, x.k0[i]
-			x.k1[i], b = b, x.k1[i]
-			x.locs[i], l = l, x.locs[i]
+			*s, a, b, l = slot{a, b, l}, s.k0, s.k1, s.l
 			d = od
 		}
 		if i++; i == x.n {
@@ -124,7 +134,7 @@ func (x *index) del(k *[16]byte) loc {
 	if i < 0 {
 		return 0
 	}
-	old := x.locs[i]
+	old := x.slots[i].l
 	x.removeAt(i)
 	return old
 }
@@ -135,11 +145,11 @@ func (x *index) removeAt(i int) {
 		if j == x.n {
 			j = 0
 		}
-		if x.locs[j] == 0 || x.dist(j) == 0 {
-			x.locs[i], x.k0[i], x.k1[i] = 0, 0, 0
+		if x.slots[j].l == 0 || x.dist(j) == 0 {
+			x.slots[i] = slot{}
 			break
 		}
-		x.k0[i], x.k1[i], x.locs[i] = x.k0[j], x.k1[j], x.locs[j]
+		x.slots[i] = x.slots[j]
 		i = j
 	}
 	x.count--
@@ -150,7 +160,7 @@ func (x *index) removeAt(i int) {
 func (x *index) delIf(k *[16]byte, l loc) bool {
 	a, b := splitKey(k)
 	i := x.find(a, b)
-	if i < 0 || x.locs[i] != l {
+	if i < 0 || x.slots[i].l != l {
 		return false
 	}
 	x.removeAt(i)
@@ -168,19 +178,19 @@ func (x *index) reserve(expected int) {
 
 func (x *index) rebuild(n int) {
 	old := *x
-	*x = index{k0: make([]uint64, n), k1: make([]uint64, n), locs: make([]loc, n), n: n, count: old.count}
-	for i, l := range old.locs {
-		if l != 0 {
-			x.insert(old.k0[i], old.k1[i], l)
+	*x = index{slots: make([]slot, n), n: n, count: old.count}
+	for _, s := range old.slots {
+		if s.l != 0 {
+			x.insert(s.k0, s.k1, s.l)
 		}
 	}
 }
 
 // each calls fn for every entry, in slot order.
 func (x *index) each(fn func(a, b uint64, l loc)) {
-	for i, l := range x.locs {
-		if l != 0 {
-			fn(x.k0[i], x.k1[i], l)
+	for _, s := range x.slots {
+		if s.l != 0 {
+			fn(s.k0, s.k1, s.l)
 		}
 	}
 }
