@@ -101,6 +101,9 @@ func (kv *KV) chain(key, value []byte, m Meta) ([]*Op, error) {
 		if HeaderBytes+len(key) > kv.lim.MaxValueLen {
 			return nil, fmt.Errorf("%w: key of %d bytes does not fit a %d-byte record", ErrInvalidKeySize, len(key), kv.lim.MaxValueLen)
 		}
+		if kv.lim.MaxBatch > 0 && n+1 > kv.lim.MaxBatch {
+			return nil, fmt.Errorf("%w: a %d-byte value needs %d chunks of %d bytes, more than the %d commands the namespace takes in one submission", ErrInvalidValueSize, len(value), n, kv.chunkMax, kv.lim.MaxBatch)
+		}
 		hd.chunks = uint32(n)
 		ops = make([]*Op, 0, n+1)
 		for i := 0; i < n; i++ {

@@ -158,3 +158,51 @@ func TestFlushCommand(t *testing.T) {
 		t.Fatal("Flush command did not sync")
 	}
 }
+
+// TestListPaging lists 1000 keys of 1..16 bytes through small List buffers,
+// continuing from the last key returned, and gets every key once, in order.
+func TestListPaging(t *testing.T) {
+	ns := mustOpen(t, testOptions(t))
+	defer ns.Close()
+	want := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		k := fmt.Sprintf("%x", i*7919)
+		k = k[:1+i%len(k)] + strings.Repeat("z", i%8)
+		if len(k) > 16 {
+			k = k[:16]
+		}
+		if err := ns.Store(ctx, []byte(k), nil, 0); err != nil {
+			t.Fatal(err)
+		}
+		want[k] = true
+	}
+	var got []string
+	start := []byte(nil)
+	for pages := 0; pages < 2000; pages++ {
+		keys, total, err := ns.List(ctx, start, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pages == 0 && int(total) != len(want) {
+			t.Fatalf("List from the start found %d keys, want %d", total, len(want))
+		}
+		for _, k := range keys {
+			if len(got) > 0 && string(k) <= got[len(got)-1] {
+				continue // the start key itself (inclusive) or out of order
+			}
+			got = append(got, string(k))
+		}
+		if len(keys) == 0 || (len(keys) == 1 && start != nil && string(keys[0]) == string(start)) {
+			break
+		}
+		start = append([]byte(nil), keys[len(keys)-1]...)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("paged through %d keys, want %d", len(got), len(want))
+	}
+	for i, k := range got {
+		if !want[k] || (i > 0 && got[i-1] >= k) {
+			t.Fatalf("key %d %q unexpected or out of order", i, k)
+		}
+	}
+}

@@ -2,10 +2,10 @@ package emu
 
 import (
 	"bytes"
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"syscall"
 
 	"github.com/tiercache/tiercache/nvmekv"
@@ -193,9 +193,9 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte) (int32, uint32, *pendi
 		if int(c.CDW10) != len(buf) {
 			return status(nvmekv.SCInvalidField), 0, nil
 		}
-		keys := e.listLocked(k)
+		keys, total := e.listLocked(k, len(buf))
 		nvmekv.PutList(buf, keys)
-		return 0, uint32(len(keys)), nil
+		return 0, uint32(total), nil
 	}
 	return status(nvmekv.SCInvalidOpcode), 0, nil
 }
@@ -250,18 +250,55 @@ func copyValue(img []byte, seq uint64, key *[16]byte, kl int, buf []byte, maxVal
 	return 0, uint32(r.vlen)
 }
 
-// listLocked returns the keys ≥ start in byte order (then by length).
-func (e *Namespace) listLocked(start []byte) [][]byte {
-	var keys [][]byte
+// listLocked returns, in byte order (then by length), the smallest keys ≥
+// start that can fit a List buffer of bufBytes, and how many keys are ≥
+// start. It keeps a bounded max-heap, so a huge namespace costs O(n log k).
+func (e *Namespace) listLocked(start []byte, bufBytes int) ([][]byte, int) {
+	limit := max(0, (bufBytes-4)/nvmekv.ListEntryBytes(1))
+	h := &keyHeap{}
+	total := 0
 	e.idx.each(func(a, b uint64, l loc) {
-		k := joinKey(a, b)
-		kk := k[:l.klen()]
-		if bytes.Compare(kk, start) >= 0 {
-			keys = append(keys, kk)
+		k := listKey{k: joinKey(a, b), n: uint8(l.klen())}
+		if bytes.Compare(k.bytes(), start) < 0 {
+			return
+		}
+		total++
+		if h.Len() < limit {
+			heap.Push(h, k)
+		} else if h.Len() > 0 && lessKey(k, (*h)[0]) {
+			(*h)[0] = k
+			heap.Fix(h, 0)
 		}
 	})
-	slices.SortFunc(keys, bytes.Compare)
-	return keys
+	keys := make([][]byte, h.Len())
+	for i := len(keys) - 1; i >= 0; i-- {
+		k := heap.Pop(h).(listKey)
+		keys[i] = k.bytes()
+	}
+	return keys, total
+}
+
+type listKey struct {
+	k [16]byte
+	n uint8
+}
+
+func (k *listKey) bytes() []byte { return k.k[:k.n] }
+
+func lessKey(a, b listKey) bool { return bytes.Compare(a.bytes(), b.bytes()) < 0 }
+
+// keyHeap is a max-heap of list keys (the root is the largest kept).
+type keyHeap []listKey
+
+func (h keyHeap) Len() int           { return len(h) }
+func (h keyHeap) Less(i, j int) bool { return lessKey(h[j], h[i]) }
+func (h keyHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *keyHeap) Push(x any)        { *h = append(*h, x.(listKey)) }
+func (h *keyHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // doReads reads every pending Retrieve in one submission and completes
