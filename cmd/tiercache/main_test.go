@@ -29,7 +29,7 @@ func TestRunNuma(t *testing.T) {
 	if rc := run([]string{"numa"}, &out, &errOut); rc != 0 {
 		t.Fatalf("numa: rc %d: %s", rc, errOut.String())
 	}
-	if !strings.Contains(out.String(), "warm tier:") {
+	if !strings.Contains(out.String(), "warm tier node:") || !strings.Contains(out.String(), "warm tier config:") {
 		t.Fatalf("numa output lacks the warm tier line:\n%s", out.String())
 	}
 }
@@ -68,5 +68,17 @@ func TestSecondSignalForcesExit(t *testing.T) {
 	sigs <- syscall.SIGTERM
 	if rc := awaitShutdown(sigs, func() error { return nil }, zap.NewNop()); rc != 0 {
 		t.Fatalf("rc %d after a clean shutdown, want 0", rc)
+	}
+}
+
+func TestRunNumaUnusableNode(t *testing.T) {
+	if _, err := os.Stat("/sys/devices/system/node"); err != nil {
+		skipOrFail(t, "no NUMA sysfs here: %v", err)
+	}
+	var out, errOut bytes.Buffer
+	env := "TIERCACHE_WARM_FALLBACK"
+	t.Setenv(env, "strict")
+	if rc := run([]string{"numa", "-warm-node", "63"}, &out, &errOut); rc != 1 || !strings.Contains(out.String(), "UNUSABLE") {
+		t.Fatalf("numa with node 63, strict: rc %d\n%s%s", rc, out.String(), errOut.String())
 	}
 }
