@@ -14,6 +14,7 @@ import (
 // takes the queued requests (one swap under the mutex), places whole groups
 // into the SQ, reaps and calls Done, and sleeps in io_uring_enter (submit +
 // wait in one call) when there is nothing else to do.
+
 // start runs on the owner goroutine: ring, eventfd and slot table.
 func (f *Front) start() error {
 	r, err := New(f.opts.Ring)
