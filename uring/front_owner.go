@@ -73,6 +73,12 @@ func (f *Front) loop() {
 				f.reaped = false
 			} else {
 				f.reaped = true
+				if !f.opts.Ring.SingleIssuer {
+					// Let the goroutines that Done woke run now (on this
+					// P): what they submit is then taken in this round,
+					// not after an eventfd wake-up of a sleeping owner.
+					runtime.Gosched()
+				}
 			}
 			continue
 		}
