@@ -57,6 +57,9 @@ type PromotionOptions struct {
 	// MaxHotValue in bytes: larger values are never promoted to hot
 	// (default 1 MiB).
 	MaxHotValue int
+	// Disabled turns promotion off (Promote always returns None); accesses
+	// are still recorded.
+	Disabled bool
 }
 
 // EnsureDefaults fills zero fields with their defaults.
@@ -124,6 +127,9 @@ func (p *Promotion) Estimate(h uint64) int { return p.s.estimate(h) }
 
 // Promote implements Promoter.
 func (p *Promotion) Promote(h uint64, size int, from Tier) Tier {
+	if p.o.Disabled {
+		return None
+	}
 	f := p.s.estimate(h)
 	extra := 0
 	if size > p.o.SizeUnit {

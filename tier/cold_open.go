@@ -82,7 +82,7 @@ func (o *Options) openCold() (Cold, error) {
 		mode = emu.Strict
 	}
 	ns, err := emu.Open(emu.Options{Path: o.ColdPath, Capacity: o.ColdCapacity, RegionBytes: o.ColdRegionBytes,
-		Mode: mode, Logger: o.Logger})
+		Mode: mode, ReadSlots: readSlots(o.MGetColdBatch), RingEntries: ringEntries(o.MGetColdBatch), Logger: o.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("open emulated namespace %s: %w", o.ColdPath, err)
 	}
@@ -93,4 +93,19 @@ func (o *Options) openCold() (Cold, error) {
 		return nil, fmt.Errorf("KV over %s: %w", o.ColdPath, err)
 	}
 	return NewColdKV(kv, "emulated:"+o.ColdPath, pre, o.MaxValue), nil
+}
+
+// readSlots sizes the emulator's read buffers (64 KiB each): one batched
+// lookup takes one slot per key and blocks while none is free, so the slots
+// must exceed the largest batch (the cache runs one batch at a time, see
+// Cache.coldMany).
+func readSlots(batch int) int { return max(128, 2*batch) }
+
+// ringEntries sizes the emulator's ring: one submission must fit its SQ.
+func ringEntries(batch int) uint32 {
+	n := uint32(256)
+	for n < uint32(2*batch) {
+		n <<= 1
+	}
+	return n
 }

@@ -60,6 +60,11 @@ type Options struct {
 	Promotion policy.PromotionOptions
 	// Flash is the cold admission budget (BytesPerSec 0 = unlimited).
 	Flash policy.FlashOptions
+	// MGetColdBatch is the most cold lookups one MGet sends in one device
+	// submission (default 128); larger batches take several. The emulated
+	// namespace is sized for it (2 × 64 KiB read slots per key, see
+	// cold_open.go).
+	MGetColdBatch int
 	// DemoteQueue is how many hot evictions may wait for the warm tier before
 	// new ones are dropped (default 4096).
 	DemoteQueue int
@@ -87,6 +92,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.Durability == "" {
 		o.Durability = DurabilityCache
+	}
+	if o.MGetColdBatch == 0 {
+		o.MGetColdBatch = 128
 	}
 	if o.DemoteQueue == 0 {
 		o.DemoteQueue = 4096
@@ -134,6 +142,9 @@ func (o *Options) Validate() error {
 	case DurabilityCache, DurabilityDrain, DurabilityWriteThrough:
 	default:
 		bad("Durability %q is not cache, drain or writethrough", o.Durability)
+	}
+	if o.MGetColdBatch < 1 || o.MGetColdBatch > 4096 {
+		bad("MGetColdBatch %d is outside [1, 4096]", o.MGetColdBatch)
 	}
 	if o.DemoteQueue < 1 {
 		bad("DemoteQueue %d must be positive", o.DemoteQueue)

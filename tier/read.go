@@ -224,8 +224,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 		for j, p := range need {
 			ck[j] = keys[p.i]
 		}
-		res = c.cold.GetMany(context.Background(), ck)
-		c.st.mgetSubmissions.Add(1)
+		res = c.coldMany(ck)
 	}
 	for j, p := range need {
 		key := keys[p.i]
@@ -372,4 +371,20 @@ func (c *Cache) Where(key []byte) string {
 func (c *Cache) coldError(op string, err error) {
 	c.st.coldErrors.Add(1)
 	c.log.Warn("tier: cold tier error, serving a miss", zap.String("op", op), zap.Error(err))
+}
+
+// coldMany looks keys up in cold, MGetColdBatch keys per submission, one
+// batch at a time: the emulated namespace takes one read slot per key of a
+// batch and two concurrent batches could each hold slots the other needs.
+func (c *Cache) coldMany(keys [][]byte) []ColdItem {
+	c.coldMu.Lock()
+	defer c.coldMu.Unlock()
+	var res []ColdItem
+	for len(keys) > 0 {
+		n := min(len(keys), c.o.MGetColdBatch)
+		res = append(res, c.cold.GetMany(context.Background(), keys[:n])...)
+		c.st.mgetSubmissions.Add(1)
+		keys = keys[n:]
+	}
+	return res
 }

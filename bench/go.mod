@@ -1,0 +1,21 @@
+module github.com/tiercache/tiercache/bench
+
+go 1.26.0
+
+require (
+	github.com/dgraph-io/ristretto/v2 v2.4.2
+	github.com/tiercache/tiercache v0.0.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/dustin/go-humanize v1.0.1 // indirect
+	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
+	github.com/maypok86/otter/v2 v2.4.0
+	github.com/zeebo/xxh3 v1.1.0 // indirect
+	go.uber.org/multierr v1.10.0 // indirect
+	go.uber.org/zap v1.28.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)
+
+replace github.com/tiercache/tiercache => ../

@@ -1,0 +1,228 @@
+package tier
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tiercache/tiercache/flusher"
+	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/emu"
+	"github.com/tiercache/tiercache/policy"
+)
+
+type countingNS struct {
+	nvmekv.Namespace
+	n atomic.Int64
+}
+
+func (c *countingNS) Do(ctx context.Context, ops ...*nvmekv.Op) error {
+	c.n.Add(1)
+	return c.Namespace.Do(ctx, ops...)
+}
+
+func TestMGetSendsColdLookupsInOneSubmission(t *testing.T) {
+	needURing(t)
+	dir := t.TempDir()
+	var cns *countingNS
+	o := smallOptions(newFakeClock())
+	o.Clock = nil
+	o.Promotion = policy.PromotionOptions{Disabled: true}
+	o.MGetColdBatch = 1000
+	o.OpenCold = func() (Cold, error) {
+		ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 256 << 20, ReadSlots: 1024, RingEntries: 2048})
+		if err != nil {
+			return nil, err
+		}
+		cns = &countingNS{Namespace: ns}
+		kv, err := nvmekv.NewKV(cns, nvmekv.KVOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return NewColdKV(kv, "counting", false, o.MaxValue), nil
+	}
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	val := func(i int) []byte { return []byte(fmt.Sprintf("value-%05d-%s", i, strings.Repeat("x", 500))) }
+	for i := 0; i < 3000; i++ {
+		if _, err := c.Set([]byte(fmt.Sprintf("m%05d", i)), val(i), SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.fl.Drain(context.Background())
+	var mem, cold [][]byte
+	var memIdx, coldIdx []int
+	for i := 0; i < 3000; i++ {
+		k := []byte(fmt.Sprintf("m%05d", i))
+		switch c.Where(k) {
+		case "hot", "warm":
+			mem, memIdx = append(mem, k), append(memIdx, i)
+		case "cold":
+			cold, coldIdx = append(cold, k), append(coldIdx, i)
+		}
+	}
+	if len(mem) < 700 || len(cold) < 300 {
+		t.Fatalf("population: %d keys in memory, %d in cold; need 700 and 300", len(mem), len(cold))
+	}
+	keys := append(append([][]byte{}, mem[:700]...), cold[:300]...)
+	idx := append(append([]int{}, memIdx[:700]...), coldIdx[:300]...)
+	before := cns.n.Load()
+	vs, err := c.MGet(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if subs := cns.n.Load() - before; subs != 1 {
+		t.Errorf("MGet of 1000 keys (300 cold) made %d device submissions, want 1", subs)
+	}
+	for i, v := range vs {
+		if !bytes.Equal(v, val(idx[i])) {
+			t.Fatalf("MGet[%d] (%s) = %.20q", i, keys[i], v)
+		}
+	}
+}
+
+func TestWhereFollowsTheValue(t *testing.T) {
+	needURing(t)
+	o := smallOptions(newFakeClock())
+	emuCold(&o, t.TempDir())
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Set([]byte("small"), []byte("v"), SetOptions{})
+	if w := c.Where([]byte("small")); w != "hot" {
+		t.Errorf("Where(small) = %q, want hot", w)
+	}
+	c.Set([]byte("medium"), bytes.Repeat([]byte{1}, 32<<10), SetOptions{}) // > HotMaxValue (16 KiB)
+	if w := c.Where([]byte("medium")); w != "warm" {
+		t.Errorf("Where(medium) = %q, want warm", w)
+	}
+	c.Set([]byte("large"), bytes.Repeat([]byte{2}, 200<<10), SetOptions{}) // > warm segment (64 KiB)
+	if w := c.Where([]byte("large")); w != "cold" {
+		t.Errorf("Where(large) = %q, want cold", w)
+	}
+	if w := c.Where([]byte("absent")); w != "" {
+		t.Errorf("Where(absent) = %q", w)
+	}
+}
+
+func TestFlushEmptiesEveryTier(t *testing.T) {
+	needURing(t)
+	o := smallOptions(newFakeClock())
+	emuCold(&o, t.TempDir())
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := 0; i < 500; i++ {
+		c.Set([]byte(fmt.Sprint("f", i)), bytes.Repeat([]byte{byte(i)}, 1+i*100), SetOptions{})
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Len(); n != 0 {
+		t.Fatalf("Len after Flush = %d", n)
+	}
+	for i := 0; i < 500; i++ {
+		if _, ok, _ := c.Get(nil, []byte(fmt.Sprint("f", i))); ok {
+			t.Fatalf("key f%d survived Flush", i)
+		}
+	}
+	c.fl.Drain(context.Background())
+	for i := 0; i < 500; i++ {
+		if _, _, found, _ := c.cold.Get(context.Background(), nil, []byte(fmt.Sprint("f", i))); found {
+			t.Fatalf("key f%d still in cold after Flush drained", i)
+		}
+	}
+}
+
+func TestExpirySweepAndLen(t *testing.T) {
+	clk := newFakeClock()
+	o := smallOptions(clk)
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := 0; i < 100; i++ {
+		c.Set([]byte(fmt.Sprint("t", i)), []byte("v"), SetOptions{TTL: time.Duration(1+i%2) * time.Second})
+	}
+	clk.Advance(int64(1500 * time.Millisecond))
+	if n := c.Len(); n != 50 {
+		t.Fatalf("Len after half expired = %d, want 50", n)
+	}
+	c.sweep()
+	if got := c.Stats().Expired; got != 50 {
+		t.Fatalf("sweep purged %d, want 50", got)
+	}
+	if ttl, ok := c.TTL([]byte("t1")); !ok || ttl != 500*time.Millisecond {
+		t.Fatalf("TTL(t1) = %v, %v", ttl, ok)
+	}
+	// SET with an expiry in the past deletes.
+	c.Set([]byte("t1"), []byte("v"), SetOptions{ExpireAt: time.Unix(0, clk.Now()-1)})
+	if _, ok, _ := c.Get(nil, []byte("t1")); ok {
+		t.Fatal("SET with a past expiry left the key")
+	}
+}
+
+func TestCloseIsIdempotentAndFailsLaterCalls(t *testing.T) {
+	c, err := Open(smallOptions(newFakeClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Set([]byte("a"), []byte("b"), SetOptions{})
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Get(nil, []byte("a")); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Get after Close: %v", err)
+	}
+	if _, err := c.Set([]byte("a"), []byte("b"), SetOptions{}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Set after Close: %v", err)
+	}
+}
+
+func TestBadInputIsAClearError(t *testing.T) {
+	c, err := Open(Options{HotBytes: 1 << 20, MaxValue: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Set(nil, []byte("v"), SetOptions{}); !errors.Is(err, ErrEmptyKey) {
+		t.Errorf("Set(empty key) = %v", err)
+	}
+	if _, err := c.Set([]byte("k"), make([]byte, 1001), SetOptions{}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Set(too large) = %v", err)
+	}
+	if _, _, err := c.Get(nil, nil); !errors.Is(err, ErrEmptyKey) {
+		t.Errorf("Get(empty key) = %v", err)
+	}
+}
+
+func TestOptionsValidateReportsEveryProblem(t *testing.T) {
+	o := Options{HotBytes: 10, Durability: "sometimes", ColdConfig: ColdConfig{ColdMode: "tape"},
+		WarmConfig: WarmConfig{WarmBytes: -1}, Flusher: flusher.Options{}}
+	o.EnsureDefaults()
+	err := o.Validate()
+	for _, want := range []string{"HotBytes", "Durability", "ColdMode", "WarmBytes"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to name %s", err, want)
+		}
+	}
+	if _, err := Open(Options{Durability: DurabilityDrain}); err == nil {
+		t.Error("drain without a cold tier was accepted")
+	}
+}
