@@ -84,6 +84,7 @@ func checkPlacement(t *testing.T, a *numa.Arena, want int) {
 
 func TestArenaBindNode1AllPagesOnNode1(t *testing.T) {
 	requireGuest(t)
+	setNumaBalancing(t, "1") // a range policy is immune to the balancer
 	a := newArena(t, numa.ArenaOptions{Node: cxlNode, Policy: numa.PolicyBind}, cxlNode)
 	if n, ok := a.Bound(); !ok || n != cxlNode {
 		t.Fatalf("Bound() = %d, %v; want 1, true", n, ok)
@@ -113,6 +114,7 @@ func TestArenaBindNode0Control(t *testing.T) {
 
 func TestArenaPreferredNode1(t *testing.T) {
 	requireGuest(t)
+	setNumaBalancing(t, "1")
 	a := newArena(t, numa.ArenaOptions{Node: cxlNode, Policy: numa.PolicyPreferred}, cxlNode)
 	mode, nodes, err := a.RangePolicy()
 	if err != nil || mode != mpolPref || !slices.Equal(nodes, []int{cxlNode}) {
@@ -125,8 +127,12 @@ func TestArenaPreferredManyNode1(t *testing.T) {
 	newArena(t, numa.ArenaOptions{Node: cxlNode, Nodes: []int{cxlNode}, Policy: numa.PolicyPreferredMany}, cxlNode)
 }
 
+// TestArenaThreadModeNode1 runs with automatic NUMA balancing off: thread
+// mode sets no VMA policy, so the balancer may move the pages to node 0
+// (see TestWarmTierOnNode1).
 func TestArenaThreadModeNode1(t *testing.T) {
 	requireGuest(t)
+	setNumaBalancing(t, "0")
 	a := newArena(t, numa.ArenaOptions{Node: cxlNode, Policy: numa.PolicyBind, Mode: numa.ModeThread}, cxlNode)
 	if n, ok := a.Bound(); !ok || n != cxlNode {
 		t.Fatalf("Bound() = %d, %v; want 1, true", n, ok)
