@@ -115,7 +115,7 @@ func Open(opts Options) (*Cache, error) {
 		}
 		return fail(fmt.Errorf("tier: open warm tier: %w", err))
 	}
-	if c.hot, err = newHot(&c.o, c.hotEvicted); err != nil {
+	if c.hot, err = newHot(&c.o, c.hotEvicted, c.hotApplied); err != nil {
 		if c.fl != nil {
 			_ = c.fl.Close()
 		}
@@ -219,7 +219,7 @@ func (c *Cache) findMemory(dst, key []byte, ver uint64) ([]byte, bool) {
 	if he, ok := c.hot.get(key, ver); ok {
 		return append(dst, he.val...), true
 	}
-	if v, ok := c.tr.get(dst, key, ver); ok {
+	if v, _, ok := c.tr.get(dst, key, ver); ok {
 		return v, true
 	}
 	if c.warm != nil {

@@ -1,6 +1,7 @@
 package tier
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,32 +68,49 @@ func (c *ColdConfig) validate() []error {
 	return errs
 }
 
-// openCold opens the built-in cold tier.
+// openCold opens the built-in cold tier: the emulated namespace (default)
+// or a KV SSD through passthrough, with nvmekv.KV on top.
 func (o *Options) openCold() (Cold, error) {
-	if o.ColdMode != "emulated" {
-		return nil, fmt.Errorf("tier: cold mode %q is not available in this build; use emulated or Options.OpenCold", o.ColdMode)
-	}
-	if o.DataDir != "" {
-		if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
-			return nil, fmt.Errorf("create data dir: %w", err)
+	var ns nvmekv.Namespace
+	var backend string
+	switch o.ColdMode {
+	case "emulated":
+		if o.DataDir != "" {
+			if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+				return nil, fmt.Errorf("create data dir: %w", err)
+			}
 		}
+		mode := emu.Cache
+		if o.ColdStrict {
+			mode = emu.Strict
+		}
+		e, err := emu.Open(emu.Options{Path: o.ColdPath, Capacity: o.ColdCapacity, RegionBytes: o.ColdRegionBytes,
+			Mode: mode, ReadSlots: readSlots(o.MGetColdBatch), RingEntries: ringEntries(o.MGetColdBatch), Logger: o.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("open emulated namespace %s: %w", o.ColdPath, err)
+		}
+		ns, backend = e, "emulated:"+o.ColdPath
+	case "passthrough":
+		p, err := nvmekv.OpenPassthrough(o.ColdDevice, nvmekv.PassthroughOptions{RingEntries: ringEntries(o.MGetColdBatch), Logger: o.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("open KV namespace %s: %w", o.ColdDevice, err)
+		}
+		ns, backend = p, "passthrough:"+o.ColdDevice
+	default:
+		return nil, fmt.Errorf("tier: cold mode %q has no built-in store", o.ColdMode)
 	}
-	mode := emu.Cache
-	if o.ColdStrict {
-		mode = emu.Strict
-	}
-	ns, err := emu.Open(emu.Options{Path: o.ColdPath, Capacity: o.ColdCapacity, RegionBytes: o.ColdRegionBytes,
-		Mode: mode, ReadSlots: readSlots(o.MGetColdBatch), RingEntries: ringEntries(o.MGetColdBatch), Logger: o.Logger})
+	// A store that lists any key may hold keys of an earlier run.
+	_, total, err := ns.List(context.Background(), nil, 4096)
 	if err != nil {
-		return nil, fmt.Errorf("open emulated namespace %s: %w", o.ColdPath, err)
+		_ = ns.Close()
+		return nil, fmt.Errorf("list %s: %w", backend, err)
 	}
-	pre := ns.Stats().Items > 0
 	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{MaxValueBytes: int64(o.MaxValue), Clock: o.Clock, Logger: o.Logger})
 	if err != nil {
 		_ = ns.Close()
-		return nil, fmt.Errorf("KV over %s: %w", o.ColdPath, err)
+		return nil, fmt.Errorf("KV over %s: %w", backend, err)
 	}
-	return NewColdKV(kv, "emulated:"+o.ColdPath, pre, o.MaxValue), nil
+	return NewColdKV(kv, backend, total > 0, o.MaxValue), nil
 }
 
 // readSlots sizes the emulator's read buffers (64 KiB each): one batched

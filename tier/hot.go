@@ -13,10 +13,11 @@ const hotOverhead = 64
 // and expiry, because ristretto's callbacks only know the key hash. It is
 // immutable once stored.
 type hotEntry struct {
-	key []byte
-	val []byte
-	ver uint64
-	exp int64
+	key   []byte
+	val   []byte
+	ver   uint64
+	exp   int64
+	fresh bool // set by Set with a transit copy that hotApplied removes
 }
 
 func (e *hotEntry) cost() int64 { return int64(len(e.key)+len(e.val)) + hotOverhead }
@@ -27,7 +28,9 @@ type hot struct {
 	rc *ristretto.Cache[string, *hotEntry]
 }
 
-func newHot(o *Options, onEvict func(*hotEntry)) (*hot, error) {
+// newHot builds the hot tier. onApplied runs on ristretto's goroutine when
+// it takes up a fresh item (set with cost 0), just before admitting it.
+func newHot(o *Options, onEvict, onApplied func(*hotEntry)) (*hot, error) {
 	rc, err := ristretto.NewCache(&ristretto.Config[string, *hotEntry]{
 		NumCounters:        o.HotCounters,
 		MaxCost:            o.HotBytes,
@@ -37,6 +40,10 @@ func newHot(o *Options, onEvict func(*hotEntry)) (*hot, error) {
 		KeyToHash: func(k string) (uint64, uint64) {
 			h := xxh3.HashString128(k)
 			return h.Lo, h.Hi
+		},
+		Cost: func(e *hotEntry) int64 {
+			onApplied(e)
+			return e.cost()
 		},
 		OnEvict:  func(it *ristretto.Item[*hotEntry]) { onEvict(it.Value) },
 		OnReject: func(it *ristretto.Item[*hotEntry]) { onEvict(it.Value) },
@@ -56,15 +63,22 @@ func (h *hot) get(key []byte, ver uint64) (*hotEntry, bool) {
 	return e, true
 }
 
-// set offers e to ristretto; if wait, it returns only after ristretto
-// applied it (so e is either stored or was handed to onEvict as rejected).
-// It reports false when ristretto dropped the set outright.
-func (h *hot) set(e *hotEntry, wait bool) bool {
-	ok := h.rc.Set(viewString(e.key), e, e.cost())
-	if ok && wait {
-		h.rc.Wait()
+// set offers e to ristretto and reports false when ristretto dropped it
+// outright. A fresh set (the key is not in hot) is applied asynchronously:
+// the caller keeps e in transit until onApplied runs. An update replaces the
+// stored value at once.
+func (h *hot) set(e *hotEntry, fresh bool) bool {
+	cost := e.cost()
+	if fresh {
+		cost = 0 // ristretto calls Cost, hence onApplied, when it applies it
 	}
-	return ok
+	return h.rc.Set(viewString(e.key), e, cost)
+}
+
+// has reports whether hot stores any copy of key.
+func (h *hot) has(key []byte) bool {
+	e, ok := h.rc.Get(viewString(key))
+	return ok && e != nil && string(e.key) == viewString(key)
 }
 
 func (h *hot) del(key []byte) { h.rc.Del(viewString(key)) }

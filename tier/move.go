@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tiercache/tiercache/flusher"
+	"github.com/tiercache/tiercache/policy"
 )
 
 // hotEvicted runs on ristretto's goroutine for every evicted or rejected hot
@@ -13,13 +14,22 @@ func (c *Cache) hotEvicted(he *hotEntry) {
 	if he == nil || c.quietHot.Load() {
 		return
 	}
-	c.tr.add(he.key, he.val, he.ver, he.exp)
+	c.tr.add(he.key, he.val, he.ver, he.exp, policy.Warm)
 	select {
 	case c.demoteq <- he:
 	default:
 		c.tr.remove(he.key, he.ver)
 		c.st.demoteDrops.Add(1)
 		c.noteLost(he.key, he.ver)
+	}
+}
+
+// hotApplied runs on ristretto's goroutine when it takes up a fresh Set:
+// from here on the entry is in ristretto's store (or handed to hotEvicted as
+// rejected), so the Set's transit copy can go.
+func (c *Cache) hotApplied(he *hotEntry) {
+	if he.fresh {
+		c.tr.remove(he.key, he.ver)
 	}
 }
 
@@ -33,7 +43,7 @@ func (c *Cache) warmEvicted(key, value []byte, m Meta) {
 		return
 	}
 	v := append([]byte(nil), value...)
-	c.tr.add(k, v, m.Version, m.Expiry)
+	c.tr.add(k, v, m.Version, m.Expiry, policy.Cold)
 	if err := c.fl.Enqueue(&flusher.Item{Key: k, Value: v, Version: m.Version, Expiry: m.Expiry}); err != nil {
 		c.tr.remove(k, m.Version)
 		c.noteLost(k, m.Version)
@@ -94,7 +104,7 @@ func (c *Cache) demote(he *hotEntry) {
 	}
 	if c.fl != nil {
 		e.coldMay = true
-		c.tr.add(he.key, he.val, he.ver, e.exp)
+		c.tr.add(he.key, he.val, he.ver, e.exp, policy.Cold)
 		if err := c.fl.Enqueue(&flusher.Item{Key: he.key, Value: he.val, Version: he.ver, Expiry: e.exp}); err == nil {
 			c.st.demotions.Add(1)
 			return

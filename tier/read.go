@@ -60,7 +60,9 @@ func (c *Cache) get(dst, key []byte, lo uint64) ([]byte, policy.Tier, bool) {
 			return v, t, true
 		}
 		sh.mu.RUnlock()
-		if c.cold != nil {
+		// Cold can hold version ver only once its write completed (coldVer)
+		// — before that the copy is in transit, which we just checked.
+		if c.cold != nil && coldVer == ver {
 			v, m, found, err := c.cold.Get(context.Background(), dst, key)
 			if err != nil {
 				c.coldError("get", err)
@@ -93,8 +95,8 @@ func (c *Cache) memLookup(dst, key []byte, ver uint64) ([]byte, policy.Tier, boo
 	if he, ok := c.hot.get(key, ver); ok {
 		return append(dst, he.val...), policy.Hot, true
 	}
-	if v, ok := c.tr.get(dst, key, ver); ok {
-		return v, policy.Warm, true
+	if v, t, ok := c.tr.get(dst, key, ver); ok {
+		return v, t, true
 	}
 	if c.warm != nil {
 		v, m, ok := c.warm.Get(dst, key)
@@ -103,8 +105,8 @@ func (c *Cache) memLookup(dst, key []byte, ver uint64) ([]byte, policy.Tier, boo
 		}
 		dst = v[:len(dst)]
 	}
-	if v, ok := c.tr.get(dst, key, ver); ok {
-		return v, policy.Warm, true
+	if v, t, ok := c.tr.get(dst, key, ver); ok {
+		return v, t, true
 	}
 	return dst, policy.None, false
 }
@@ -181,6 +183,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 		epoch   uint64
 	}
 	var need []pending
+	var slow []int
 	now := c.now()
 	for i, key := range keys {
 		if len(key) == 0 {
@@ -207,13 +210,21 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 				}
 				out[i] = v
 				c.count(t, true)
-			} else if c.cold != nil {
+			} else if c.cold != nil && e.cold == e.ver {
 				need = append(need, pending{i: i, lo: lo, ver: e.ver, coldVer: e.cold, known: true})
 			} else {
-				need = append(need, pending{i: i, lo: lo, ver: e.ver, known: true})
+				slow = append(slow, i) // moving between tiers: the single-key path retries
 			}
 		}
 		sh.mu.RUnlock()
+	}
+	for _, i := range slow {
+		lo, _ := hashKey(keys[i])
+		v, t, ok := c.get(nil, keys[i], lo)
+		if ok {
+			out[i] = v
+		}
+		c.count(t, ok)
 	}
 	if len(need) == 0 {
 		return out, nil

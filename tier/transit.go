@@ -1,6 +1,10 @@
 package tier
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/tiercache/tiercache/policy"
+)
 
 // transit holds copies that are moving between tiers (a hot eviction on its
 // way to warm, a warm eviction or a large value on its way to cold), so a
@@ -21,6 +25,7 @@ type moving struct {
 	ver  uint64
 	exp  int64
 	refs int
+	to   policy.Tier // where the copy is going (what Where reports)
 }
 
 func newTransit() *transit {
@@ -36,18 +41,19 @@ func (t *transit) shard(key []byte) *transitShard {
 	return &t.shards[lo>>56]
 }
 
-// add records a moving copy. val must not be modified afterwards.
-func (t *transit) add(key, val []byte, ver uint64, exp int64) {
+// add records a copy moving to tier to. val must not be modified afterwards.
+func (t *transit) add(key, val []byte, ver uint64, exp int64, to policy.Tier) {
 	s := t.shard(key)
 	s.mu.Lock()
 	m := s.m[viewString(key)]
 	switch {
 	case m == nil:
-		s.m[string(key)] = &moving{val: val, ver: ver, exp: exp, refs: 1}
+		s.m[string(key)] = &moving{val: val, ver: ver, exp: exp, refs: 1, to: to}
 	case m.ver == ver:
 		m.refs++
+		m.to = to
 	case m.ver < ver:
-		*m = moving{val: val, ver: ver, exp: exp, refs: 1}
+		*m = moving{val: val, ver: ver, exp: exp, refs: 1, to: to}
 	}
 	s.mu.Unlock()
 }
@@ -64,15 +70,16 @@ func (t *transit) remove(key []byte, ver uint64) {
 	s.mu.Unlock()
 }
 
-// get appends the moving copy of key at version ver to dst.
-func (t *transit) get(dst, key []byte, ver uint64) ([]byte, bool) {
+// get appends the moving copy of key at version ver to dst and says where
+// it is going.
+func (t *transit) get(dst, key []byte, ver uint64) ([]byte, policy.Tier, bool) {
 	s := t.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if m := s.m[viewString(key)]; m != nil && m.ver == ver {
-		return append(dst, m.val...), true
+		return append(dst, m.val...), m.to, true
 	}
-	return dst, false
+	return dst, policy.None, false
 }
 
 // forget removes key whatever its version (Delete, Flush).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tiercache/tiercache/flusher"
+	"github.com/tiercache/tiercache/policy"
 )
 
 // Set stores key=value. stored is false when NX or XX prevented it. Values
@@ -70,7 +71,16 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	var wait *flusher.Item
 	placed := false
 	if len(v) <= c.o.HotMaxValue {
-		placed = c.hot.set(&hotEntry{key: k, val: v, ver: ver, exp: exp}, true)
+		// A fresh key becomes visible in ristretto only when its goroutine
+		// applies the set: until then readers find it in transit (T5).
+		fresh := !c.hot.has(key)
+		if fresh {
+			c.tr.add(k, v, ver, exp, policy.Hot)
+		}
+		placed = c.hot.set(&hotEntry{key: k, val: v, ver: ver, exp: exp, fresh: fresh}, fresh)
+		if !placed && fresh {
+			c.tr.remove(k, ver)
+		}
 	}
 	if !placed && c.warm != nil {
 		if err := c.warm.Set(k, v, Meta{Version: ver}); err == nil {
@@ -82,7 +92,7 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	if !placed && c.fl != nil {
 		// Straight to cold: readers find it in transit until it is durable.
 		e.coldMay = true
-		c.tr.add(k, v, ver, exp)
+		c.tr.add(k, v, ver, exp, policy.Cold)
 		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp}
 		placed = true
 		c.st.coldWrites.Add(1)
