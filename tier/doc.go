@@ -13,40 +13,52 @@
 // hit is copied up. Hot evictions are demoted to warm by a background
 // goroutine; warm segment evictions go to the flusher, which writes them to
 // cold in batches. Values above HotMaxValue go straight to warm, values warm
-// cannot hold straight to cold. MGet sends all its cold lookups as one
-// KV.GetMany.
+// cannot hold straight to cold. MGet sends its cold lookups as one
+// KV.GetMany per MGetColdBatch keys. Durability is cache (write-back), drain
+// or writethrough.
 //
 // # Invariants
 //
+// (Tests: model_test.go, concurrent_test.go, cold_test.go, api_test.go.)
+//
 //   - T1: a value returned by Get/MGet is byte for byte the value of one
-//     Set of that key (never torn, never another key's).
+//     Set of that key: never torn, never another key's (the concurrency test
+//     decodes key, seq and length from every value it reads).
 //   - T2: a read returns the version the directory named for the key at
 //     some instant during the read: never a version older than the newest
-//     Set acknowledged before the read began, never a deleted value.
+//     Set acknowledged before the read began, never a value deleted before
+//     it began.
 //   - T3: an overwrite or delete of a key whose copy may be in cold queues a
 //     cold delete in the flusher; the flusher keeps each key's writes in
-//     enqueue order and never has two in flight, and skips a put whose
-//     version is no longer the newest, so cold never ends up with an older
-//     version than the newest one written there.
+//     enqueue order, never has two in flight, and skips a put whose version
+//     is no longer the newest, so cold never ends up with an older version
+//     than the newest one written there.
 //   - T4: a deleted key whose copy may be in cold stays as a tombstone until
 //     the cold delete completed, and a key read from a cold store left by an
-//     earlier run is adopted only if no tombstone was removed meanwhile, so
-//     a deleted value never comes back.
-//   - T5: a copy moving between tiers (hot eviction → warm, warm eviction →
-//     cold, large value → cold) is in a transit map until it landed, and a
-//     reader checks hot, transit, warm, transit, cold in that order.
-//   - T6: no client call blocks on the flusher or on ristretto's eviction
-//     callback: a full demotion queue or flusher queue drops (and counts)
-//     the oldest droppable copy instead. Only writethrough Sets and values
-//     too large for warm wait for their own cold write.
+//     earlier run is adopted only if no directory entry of its shard was
+//     removed meanwhile, so a deleted value never comes back.
+//   - T5: a copy that no tier shows yet is in the transit map: a fresh Set
+//     until ristretto applied it, a hot eviction until warm took it, a warm
+//     eviction or a value too large for warm until its cold write completed.
+//     A reader checks hot, transit, warm, transit, then cold — and cold only
+//     for a version whose cold write completed — and if it found nothing it
+//     waits for ristretto's pending work once and retries.
+//   - T6: no client call blocks on the flusher or on ristretto's callbacks: a
+//     full demotion queue or flusher queue drops (and counts) the oldest
+//     droppable copy instead. Only writethrough Sets and values too large for
+//     warm wait, for their own cold write.
 //   - T7: Len counts the live keys of the directory exactly; a key whose
 //     only copy was dropped, failed or reclaimed is removed from it (counted
-//     in Stats.Lost).
+//     in Stats.Lost) — immediately for a failed or dropped cold write, on the
+//     next read for a copy the cold store reclaimed by itself.
 //   - T8: in drain mode Close writes every live hot and warm value that is
 //     not already in cold, durably, before closing the store; in writethrough
-//     mode Set returns after the cold copy is durable.
+//     mode Set returns after the cold copy is durable (KV.Sync).
 //   - T9: Close is idempotent and ordered: drain, hot, background goroutine,
-//     flusher (drained), warm, cold (synced, closed).
+//     flusher (drained), warm, cold (synced, closed). Calls after Close
+//     return ErrClosed.
+//   - T10: MGet sends the cold lookups of a batch as one KV.GetMany
+//     submission per MGetColdBatch keys (default 128), one batch at a time.
 //
 // # Caveats
 //
@@ -55,12 +67,19 @@
 //     KV layer maps keys to hashes and cannot list user keys. For the same
 //     reason Flush cannot delete untouched keys of an earlier run in cold:
 //     they are hidden until the next Open.
+//   - The directory costs about 100 bytes of Go heap per key on top of the
+//     tiers' budgets.
 //   - After a crash in cache mode cold may still hold a version that a later
 //     acknowledged write replaced (its cold delete was still queued); a clean
 //     Close always drains the queue.
 //   - A TTL changed with Expire/Persist is not rewritten to a cold copy: a
-//     cold copy keeps the expiry it was written with.
+//     cold copy keeps the expiry it was written with (it matters after a
+//     restart, or if the old expiry passes while the copy is only in cold).
 //   - A value the cache dropped (queues full, flash budget, device error)
 //     reads as a miss: it is a cache, and Stats counts every drop.
+//   - The emulated namespace takes one 64 KiB read slot per key of a batched
+//     read and blocks while none is free, and one submission must fit its
+//     ring: openCold sizes both from MGetColdBatch; a caller passing its own
+//     store through OpenCold must do the same.
 //   - Returned slices are the caller's (Get appends to dst).
 package tier
