@@ -38,7 +38,7 @@
 //   - boot: the NVMe devices exist in the expected order, node 1 is
 //     memory-only, loopback works;
 //   - nvmept: passthrough on the real NVMe driver (V9-V12);
-//   - numanode: numa and tier/warm on the CPU-less node (V13-V15);
+//   - numanode: numa and tier/warm on the CPU-less node (V13-V15, V17);
 //   - sidecar: the tiercache binary with warm on node 1 and cold on
 //     /dev/nvme1n1 through its socket (V16).
 //
@@ -86,7 +86,11 @@
 // (move_pages and get_mempolicy agree); bound to node 0 every page is on
 // node 0; node 2 fails with ErrNoSuchNode naming node 2 and nodes 0-1.
 // V15: the warm tier on node 1 (bind/range, preferred/range, bind/thread)
-// keeps every page on node 1 after filling and evicting.
+// keeps every page on node 1 after filling and evicting; range mode with
+// automatic NUMA balancing on, thread mode with it off.
+// V17: with automatic NUMA balancing on (Debian's default with two nodes)
+// and node-0 CPUs touching it, a range-mode (mbind) arena keeps every page
+// on node 1 through two full balancer passes (mm->numa_scan_seq).
 // V16: the sidecar binary with warm on node 1 (strict) and the emulated
 // cold namespace on /dev/nvme1n1 reports warm node 1 placement 1.0;
 // values larger than hot and warm reach cold; every key SET reads back
@@ -98,7 +102,11 @@
 // TCG is slow (a guest CPU runs some 10-50x slower than the host, more
 // when the host is loaded): guest tests keep their data small, and the
 // guest has 2 GiB, so a package's own heavy tests (not -short) may be
-// OOM-killed there; only vmtest/guest/... runs by default. The guest kernel is whatever
+// OOM-killed there; only vmtest/guest/... runs by default. A thread-mode
+// (set_mempolicy) arena has no VMA policy, so automatic NUMA balancing
+// migrates it to the CPUs' node within seconds of use: the guest shows it
+// (TestRangeArenaImmuneToNumaBalancing logs it) but cannot assert the
+// kernel's timing. The guest kernel is whatever
 // linux-image-amd64 installs (Debian 12: 6.1), not the host's kernel; the
 // io_uring features the tests use must exist in 6.1. QEMU's NVMe device
 // implements the NVM command set, not KV: KV opcodes are only checked for
