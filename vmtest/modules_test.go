@@ -93,7 +93,7 @@ func TestReadModuleDecompresses(t *testing.T) {
 func TestResolveRealNVMeModules(t *testing.T) {
 	_, dir, err := FindKernel()
 	if err != nil {
-		t.Skipf("no guest kernel installed (scripts/vmtest installs linux-image-amd64): %v", err)
+		skipOrFail(t, "no guest kernel installed (scripts/vmtest installs linux-image-amd64): %v", err)
 	}
 	mods, err := ResolveModules(dir, NVMeModules)
 	if err != nil {
