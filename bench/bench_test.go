@@ -57,6 +57,7 @@ func openTier(b *testing.B, dram int64, withCold, promote bool) (*tier.Cache, *c
 			WarmArena: numa.ArenaOptions{Node: numa.Unbound}},
 		Flusher:       flusher.Options{QueueItems: 1 << 16, QueueBytes: 256 << 20},
 		Promotion:     policy.PromotionOptions{Disabled: !promote},
+		DemoteAll:     !promote, // populate-based benchmarks: keys written once still fill warm
 		MGetColdBatch: 1000,
 		Logger:        benchLogger(),
 	}

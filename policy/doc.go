@@ -1,6 +1,7 @@
 // Package policy decides, and stores nothing: which warm or cold hits are
-// promoted (Promotion: a TinyLFU-style frequency sketch behind a doorkeeper,
-// weighted by value size) and which warm evictions may be written to flash
+// promoted and which hot victims deserve warm memory (Promotion: a
+// TinyLFU-style frequency sketch behind a doorkeeper, weighted by value
+// size) and which warm evictions may be written to flash
 // (Flash: a write budget in bytes per second, a token bucket in the spirit
 // of CacheLib's dynamic random admission, plus optional reject-on-first-
 // sight).
@@ -16,7 +17,9 @@
 //     recorded accesses.
 //   - P3: a larger value needs more hits: each doubling above SizeUnit adds
 //     one to the hits needed for hot; values above MaxHotValue never go hot.
-//   - P4: Flash admits at most Burst + BytesPerSec × elapsed bytes; with
+//   - P4: Demote keeps warm memory for hot victims seen at least DemoteHits
+//     times (default 2); one-hit wonders skip warm.
+//   - P5: Flash admits at most Burst + BytesPerSec × elapsed bytes; with
 //     RejectFirst the first offer of a key is always refused.
 //
 // # Caveats

@@ -181,3 +181,15 @@ func TestValidateReportsEverything(t *testing.T) {
 		t.Errorf("FlashOptions.Validate() = %v", err)
 	}
 }
+
+func TestDemoteSkipsOneHitWonders(t *testing.T) {
+	p := newP(t, PromotionOptions{Counters: 1 << 12})
+	p.Record(5)
+	if p.Demote(5, 100) {
+		t.Fatal("a victim seen once was demoted to warm")
+	}
+	p.Record(5)
+	if !p.Demote(5, 100) {
+		t.Fatal("a victim seen twice was not demoted")
+	}
+}

@@ -37,6 +37,9 @@ type Promoter interface {
 	// Promote returns the tier a hit of size bytes found in from should be
 	// copied to, or None.
 	Promote(h uint64, size int, from Tier) Tier
+	// Demote reports whether a hot victim deserves warm memory (else it
+	// goes to cold, or away).
+	Demote(h uint64, size int) bool
 }
 
 // PromotionOptions configure a Promotion. Zero values take the defaults.
@@ -57,6 +60,9 @@ type PromotionOptions struct {
 	// MaxHotValue in bytes: larger values are never promoted to hot
 	// (default 1 MiB).
 	MaxHotValue int
+	// DemoteHits is the access count a hot victim needs to be demoted to
+	// warm rather than skipping it (default 2: one-hit wonders skip warm).
+	DemoteHits int
 	// Disabled turns promotion off (Promote always returns None); accesses
 	// are still recorded.
 	Disabled bool
@@ -79,6 +85,9 @@ func (o *PromotionOptions) EnsureDefaults() {
 	if o.MaxHotValue == 0 {
 		o.MaxHotValue = 1 << 20
 	}
+	if o.DemoteHits == 0 {
+		o.DemoteHits = 2
+	}
 }
 
 // Validate reports every invalid field at once.
@@ -92,6 +101,9 @@ func (o *PromotionOptions) Validate() error {
 	}
 	if o.WarmHits < 1 || o.WarmHits > 16 {
 		errs = append(errs, fmt.Errorf("%w: WarmHits %d is outside [1, 16]", ErrInvalidOptions, o.WarmHits))
+	}
+	if o.DemoteHits < 1 || o.DemoteHits > 16 {
+		errs = append(errs, fmt.Errorf("%w: DemoteHits %d is outside [1, 16]", ErrInvalidOptions, o.DemoteHits))
 	}
 	if o.SizeUnit < 1 {
 		errs = append(errs, fmt.Errorf("%w: SizeUnit %d must be positive", ErrInvalidOptions, o.SizeUnit))
@@ -142,4 +154,10 @@ func (p *Promotion) Promote(h uint64, size int, from Tier) Tier {
 		return Warm
 	}
 	return None
+}
+
+// Demote implements Promoter: a victim seen at least DemoteHits times since
+// the last reset keeps a place in warm.
+func (p *Promotion) Demote(h uint64, size int) bool {
+	return p.s.estimate(h) >= p.o.DemoteHits
 }

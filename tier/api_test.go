@@ -34,6 +34,7 @@ func TestMGetSendsColdLookupsInOneSubmission(t *testing.T) {
 	o.Clock = nil
 	o.Promotion = policy.PromotionOptions{Disabled: true}
 	o.MGetColdBatch = 1000
+	o.DemoteAll = true // keys written once and never read still fill warm
 	o.OpenCold = func() (Cold, error) {
 		ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 256 << 20, ReadSlots: 1024, RingEntries: 2048})
 		if err != nil {

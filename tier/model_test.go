@@ -197,6 +197,7 @@ func TestModelMemoryTiers(t *testing.T) {
 	o.WarmSegmentBytes = 512 << 10
 	o.WarmBytes = 16 << 20
 	o.HotMaxValue = 64 << 10
+	o.DemoteAll = true // no cold tier: a victim skipping warm would be lost
 	c, err := Open(o)
 	if err != nil {
 		t.Fatal(err)

@@ -83,8 +83,9 @@ func (c *Cache) background() {
 	}
 }
 
-// demote moves one hot eviction to warm (or to cold if warm cannot take it,
-// or nowhere if there is no lower tier). Stale versions are discarded.
+// demote moves one hot eviction to warm if the policy says it was used
+// often enough (or DemoteAll), else — or if warm cannot take it — to cold,
+// else nowhere. Stale versions are discarded.
 func (c *Cache) demote(he *hotEntry) {
 	defer c.tr.remove(he.key, he.ver)
 	lo, _ := hashKey(he.key)
@@ -95,7 +96,7 @@ func (c *Cache) demote(he *hotEntry) {
 	if e == nil || e.ver != he.ver || !e.live(c.now()) {
 		return
 	}
-	if c.warm != nil {
+	if c.warm != nil && (c.o.DemoteAll || c.pro.Demote(lo, len(he.val))) {
 		if err := c.warm.Set(he.key, he.val, Meta{Version: he.ver}); err == nil {
 			e.coldMay = e.coldMay || c.cold != nil
 			c.st.demotions.Add(1)

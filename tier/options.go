@@ -65,6 +65,10 @@ type Options struct {
 	// namespace is sized for it (2 × 64 KiB read slots per key, see
 	// cold_open.go).
 	MGetColdBatch int
+	// DemoteAll demotes every hot victim to warm. By default only victims
+	// the promotion policy saw at least Promotion.DemoteHits times (default
+	// 2) get warm memory; the others go to cold, or are dropped without one.
+	DemoteAll bool
 	// DemoteQueue is how many hot evictions may wait for the warm tier before
 	// new ones are dropped (default 4096).
 	DemoteQueue int
