@@ -32,7 +32,8 @@ type Front struct {
 	pending   []*Request // queued groups, flattened; guarded by mu
 	ctl       []func(*Ring)
 	closed    bool         // guarded by mu
-	nq        atomic.Int64 // len(pending)+len(ctl), readable without mu
+	nq        atomic.Int64 // len(pending), readable without mu
+	nattn     atomic.Int64 // control functions or Close wait for the owner
 	sleeping  atomic.Int32 // sleepAwake, sleepKernel or sleepChan
 	wakeCh    chan struct{}
 	inDone    atomic.Bool // the owner is running Done callbacks
@@ -61,6 +62,7 @@ type Front struct {
 	efdPin   runtime.Pinner
 	efdArmed bool
 	closing  bool
+	cancels  []uint64  // user data of requests to cancel (Do's context ended)
 	closeBy  time.Time // when Close cancels what is still in flight
 	cancelAt bool      // the cancel-everything SQE has been placed
 	reaped   bool      // the last round reaped without entering
@@ -217,13 +219,11 @@ func (f *Front) cancel(call *doCall, reqs []*Request) {
 		if req.call != call {
 			continue // already completed
 		}
-		if req.slot < 0 {
+		if !req.inFlight {
 			req.cancelled = true
 			continue
 		}
-		ud := f.userData(req.slot)
-		c := &Request{Prep: func(s *SQE) { s.PrepCancel(ud, 0) }, groupLen: 1, slot: -1}
-		f.backlog = append(f.backlog, c)
+		f.cancels = append(f.cancels, f.userData(req.slot))
 	}
 }
 
@@ -237,7 +237,7 @@ func (f *Front) control(fn func(*Ring)) error {
 		return ErrClosed
 	}
 	f.ctl = append(f.ctl, func(r *Ring) { fn(r); close(ran) })
-	f.nq.Add(1)
+	f.nattn.Add(1)
 	f.mu.Unlock()
 	f.wake()
 	<-ran
@@ -250,7 +250,7 @@ func (f *Front) Close() error {
 	f.closeOnce.Do(func() {
 		f.mu.Lock()
 		f.closed = true
-		f.nq.Add(1) // make the owner look
+		f.nattn.Add(1) // make the owner look
 		f.room.Broadcast()
 		f.mu.Unlock()
 		f.wake()

@@ -84,7 +84,7 @@ func (f *Front) loop() {
 		}
 		f.reaped = false
 		var timeout time.Duration
-		if f.closing && f.nq.Load() == 0 && len(f.backlog) == 0 {
+		if f.closing && f.nq.Load() == 0 && f.nattn.Load() == 0 && len(f.backlog) == 0 {
 			if len(f.free) == len(f.slots) {
 				return
 			}
@@ -111,7 +111,7 @@ func (f *Front) loop() {
 			// channel; a submitter's wake-up is then a goroutine switch,
 			// often on its own thread, not an eventfd write and a thread wake.
 			f.sleeping.Store(sleepChan)
-			if f.nq.Load() > 0 {
+			if f.nq.Load() > 0 || f.nattn.Load() > 0 {
 				f.sleeping.Store(sleepAwake)
 				continue
 			}
@@ -120,7 +120,7 @@ func (f *Front) loop() {
 			continue
 		}
 		f.sleeping.Store(sleepKernel)
-		if f.nq.Load() > 0 && len(f.backlog) == 0 {
+		if (f.nq.Load() > 0 && len(f.backlog) == 0) || f.nattn.Load() > 0 {
 			f.sleeping.Store(sleepAwake)
 			continue
 		}
@@ -174,7 +174,7 @@ func (f *Front) enterTimeout(wait uint32, timeout time.Duration) {
 // take moves queued groups into the backlog (only when the backlog is
 // empty, so Submit's backpressure works) and runs control functions.
 func (f *Front) take() {
-	if f.nq.Load() == 0 {
+	if f.nq.Load() == 0 && f.nattn.Load() == 0 {
 		return
 	}
 	f.mu.Lock()
@@ -187,6 +187,7 @@ func (f *Front) take() {
 		took = true
 	}
 	f.nq.Store(int64(len(f.pending)))
+	f.nattn.Store(0)
 	if took {
 		f.room.Broadcast()
 	}
@@ -206,6 +207,17 @@ func (f *Front) place() {
 		s.PrepRead(int32(f.efd), f.efdBuf[:], 0)
 		s.UserData = efdTag
 		f.efdArmed = true
+	}
+	for len(f.cancels) > 0 {
+		// Cancels take no slot: their CQE (cancelTag) only needs CQ room,
+		// and the kernel keeps an overflow rather than drop it (FEAT_NODROP).
+		s := f.ring.NextSQE()
+		if s == nil {
+			return
+		}
+		s.PrepCancel(f.cancels[len(f.cancels)-1], 0)
+		s.UserData = cancelTag
+		f.cancels = f.cancels[:len(f.cancels)-1]
 	}
 	budget := f.opts.MaxBatch
 	for f.bpos < len(f.backlog) {
@@ -247,7 +259,7 @@ func (f *Front) startReq(req *Request, last bool) {
 	f.free = f.free[:len(f.free)-1]
 	f.slots[slot] = req
 	f.gens[slot]++
-	req.slot = slot
+	req.slot, req.inFlight = slot, true
 	p := &f.pins[slot]
 	for _, b := range req.Pin {
 		if len(b) > 0 {
@@ -299,14 +311,14 @@ func (f *Front) complete(c *CQE) {
 		f.pinned[slot] = false
 	}
 	f.free = append(f.free, slot)
-	req.slot = -1
+	req.inFlight = false
 	f.finish(req, Result{Res: c.Res, Flags: c.Flags, Big: c.Big()})
 }
 
 // finish delivers a result to Done and to a waiting Do.
 func (f *Front) finish(req *Request, res Result) {
 	call, idx := req.call, req.callIdx
-	req.call, req.cancelled, req.slot = nil, false, -1
+	req.call, req.cancelled = nil, false
 	f.stats.completed.Add(1)
 	if req.Done != nil {
 		req.Done(res)

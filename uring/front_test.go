@@ -387,3 +387,68 @@ func TestFrontNoGoroutineLeak(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontDoCancelQueued: a Do whose request is still queued (every slot
+// is held by a stuck read) when its context ends completes with -ECANCELED
+// without reaching the kernel.
+func TestFrontDoCancelQueued(t *testing.T) {
+	f := newFront(t, FrontOptions{Ring: Options{Entries: 4, CQEntries: 4}, CloseGrace: time.Millisecond})
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	buf := make([]byte, 1)
+	stuck := make(chan Result, 8)
+	for i := 0; i < 3; i++ { // CQ 4 = 3 slots + the eventfd read
+		if err := f.Submit(&Request{Prep: func(s *SQE) { s.PrepRead(int32(p[0]), buf, 0) }, Pin: [][]byte{buf},
+			Done: func(r Result) { stuck <- r }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	ran := false
+	res, err := f.Do(ctx, &Request{Prep: func(s *SQE) { ran = true; s.PrepNop() }})
+	if !errors.Is(err, context.DeadlineExceeded) || res[0].Res != -int32(unix.ECANCELED) || ran {
+		t.Fatalf("queued Do: err %v res %+v prepared %v; want DeadlineExceeded, -ECANCELED, not prepared", err, res, ran)
+	}
+	if _, err := unix.Write(p[1], []byte("abc")); err != nil { // release the stuck reads
+		t.Fatal(err)
+	}
+	if r := <-stuck; r.Res != 1 {
+		t.Fatalf("released read res %d, want 1", r.Res)
+	}
+}
+
+// TestFrontResubmitFromDone: Done may Submit (it never waits, even when the
+// queue is full), so a request can keep itself going.
+func TestFrontResubmitFromDone(t *testing.T) {
+	f := newFront(t, FrontOptions{Ring: Options{Entries: 8}, MaxQueued: 1})
+	const chains, hops = 16, 2000
+	var wg sync.WaitGroup
+	wg.Add(chains)
+	for c := 0; c < chains; c++ {
+		left := hops
+		var req *Request
+		req = &Request{Prep: func(s *SQE) { s.PrepNop() }, Done: func(r Result) {
+			left--
+			if left == 0 {
+				wg.Done()
+				return
+			}
+			if err := f.Submit(req); err != nil {
+				t.Errorf("Submit from Done: %v", err)
+				wg.Done()
+			}
+		}}
+		if err := f.Submit(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	if st := f.Stats(); st.Completed != chains*hops {
+		t.Fatalf("%d completions, want %d", st.Completed, chains*hops)
+	}
+}

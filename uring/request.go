@@ -28,7 +28,8 @@ type Request struct {
 
 	// Owner-goroutine state.
 	groupLen  int32   // set on the first request of a group by Submit
-	slot      int32   // slot while in flight, -1 otherwise
+	slot      int32   // its slot, valid while inFlight
+	inFlight  bool    // its SQE has been prepared and its completion not reaped
 	cancelled bool    // Do's context ended before the request was placed
 	call      *doCall // the Do waiting for this request, if any
 	callIdx   int32
