@@ -31,6 +31,10 @@
 //   - the host streams the console, parses the binaries' own output
 //     (Report) and prints one go-test summary line per binary.
 //
+// Other packages' own tests can run in the guest too, e.g.
+// `scripts/vmtest -pkgs ./numa,./uring -bins none -run Arena`; they see
+// TIERCACHE_NUMA_NODE=1 and TIERCACHE_NO_SKIP=1 there.
+//
 // The guest test packages (vmtest/guest/...) skip outside the guest
 // (TIERCACHE_GUEST unset), so plain `go test ./...` on the host only
 // compiles them:
