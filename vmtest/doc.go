@@ -92,14 +92,14 @@
 // V15: the warm tier on node 1 (bind/range, preferred/range, bind/thread)
 // keeps every page on node 1 after filling and evicting; range mode with
 // automatic NUMA balancing on, thread mode with it off.
-// V17: with automatic NUMA balancing on (Debian's default with two nodes)
-// and node-0 CPUs touching it, a range-mode (mbind) arena keeps every page
-// on node 1 through two full balancer passes (mm->numa_scan_seq).
 // V16: the sidecar binary with warm on node 1 (strict) and the emulated
 // cold namespace on /dev/nvme1n1 reports warm node 1 placement 1.0;
 // values larger than hot and warm reach cold; every key SET reads back
 // equal, before and after a SIGTERM (drain) restart, where the reads come
 // from cold.
+// V17: with automatic NUMA balancing on (Debian's default with two nodes)
+// and node-0 CPUs touching it, a range-mode (mbind) arena keeps every page
+// on node 1 through two full balancer passes (mm->numa_scan_seq).
 //
 // # Caveats
 //
