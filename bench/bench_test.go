@@ -58,6 +58,7 @@ func openTier(b *testing.B, dram int64, withCold, promote bool) (*tier.Cache, *c
 		Flusher:       flusher.Options{QueueItems: 1 << 16, QueueBytes: 256 << 20},
 		Promotion:     policy.PromotionOptions{Disabled: !promote},
 		DemoteAll:     !promote, // populate-based benchmarks: keys written once still fill warm
+		DemoteQueue:   1 << 20,  // and none is dropped while populating
 		MGetColdBatch: 1000,
 		Logger:        benchLogger(),
 	}
@@ -178,8 +179,15 @@ func populate(b *testing.B, c *tier.Cache, n, size int) map[string][][]byte {
 			b.Fatal(err)
 		}
 	}
-	for i := 0; i < 1000 && c.Stats().Flusher.Queue > 0; i++ {
+	for i := 0; i < 2000; i++ {
+		st := c.Stats()
+		if st.InTransit == 0 && st.Flusher.Queue == 0 && st.Flusher.InFlight == 0 {
+			break
+		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	if st := c.Stats(); st.Lost+st.DemoteDrops+st.Flusher.Drops > 0 {
+		b.Logf("populate dropped copies: %+v", st)
 	}
 	by := map[string][][]byte{}
 	for i := 0; i < n; i++ {
@@ -254,7 +262,7 @@ func BenchmarkMGetCold(b *testing.B) {
 	by := populate(b, c, 100_000, 512)
 	mem := append(append([][]byte{}, by["hot"]...), by["warm"]...)
 	if len(mem) < 700 || len(by["cold"]) < 300 {
-		b.Fatalf("population gave %d memory and %d cold keys", len(mem), len(by["cold"]))
+		b.Fatalf("population gave %d memory and %d cold keys: %+v", len(mem), len(by["cold"]), c.Stats())
 	}
 	keys := append(append([][]byte{}, mem[:700]...), by["cold"][:300]...)
 	rand.New(rand.NewPCG(1, 2)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
