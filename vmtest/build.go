@@ -135,15 +135,19 @@ func writeInitramfs(o *Options, b *built, mods []Module, path string) (GuestConf
 	add(w.CharDev("dev/console", 0o600, 5, 1))
 	add(w.CharDev("dev/null", 0o666, 1, 3))
 	add(addHostFile(w, "init", b.init))
+	kconfig, _ := os.ReadFile(filepath.Join("/boot", "config-"+filepath.Base(o.ModulesDir)))
 	for _, m := range mods {
-		data, err := ReadModule(m.Path)
+		data, compressed, err := ModuleForGuest(m.Path, "\n"+string(kconfig))
 		if err != nil {
 			add(err)
 			continue
 		}
 		p := "/lib/modules/" + m.Name + ".ko"
+		if compressed {
+			p = "/lib/modules/" + m.Name + filepath.Ext(m.Path)
+		}
 		add(w.File(p, 0o644, data))
-		cfg.Modules = append(cfg.Modules, p)
+		cfg.Modules = append(cfg.Modules, GuestModule{Path: p, Compressed: compressed})
 	}
 	for _, t := range b.tests {
 		p := "/tests/" + t.Name + ".test"

@@ -120,7 +120,8 @@ func readModulesDep(path string) (map[string][]string, error) {
 
 // ReadModule returns the uncompressed ELF object of a module. Debian's 6.1
 // kernel ships plain .ko files and is built without CONFIG_MODULE_DECOMPRESS
-// (so finit_module's MODULE_INIT_COMPRESSED_FILE flag is refused there):
+// (checked in the guest: finit_module with MODULE_INIT_COMPRESSED_FILE
+// fails with EOPNOTSUPP there):
 // compressed modules are therefore decompressed on the host, .gz in Go,
 // .xz and .zst with the xz or zstd tool.
 func ReadModule(path string) ([]byte, error) {
@@ -154,6 +155,26 @@ func ReadModule(path string) ([]byte, error) {
 		return nil, fmt.Errorf("vmtest: module %s is not an ELF object after decompression", path)
 	}
 	return data, nil
+}
+
+// ModuleForGuest returns what to pack for module path: the decompressed
+// object (ReadModule), or, when that fails for a compressed module and the
+// guest kernel's config (kconfig, the text of /boot/config-<version>; ""
+// if unknown) has CONFIG_MODULE_DECOMPRESS=y, the compressed file itself,
+// to be loaded with ModuleInitCompressedFile.
+func ModuleForGuest(path, kconfig string) (data []byte, compressed bool, err error) {
+	data, err = ReadModule(path)
+	if err == nil || strings.HasSuffix(path, ".ko") {
+		return data, false, err
+	}
+	if !strings.Contains(kconfig, "\nCONFIG_MODULE_DECOMPRESS=y") {
+		return nil, false, err
+	}
+	raw, rerr := os.ReadFile(path)
+	if rerr != nil {
+		return nil, false, fmt.Errorf("vmtest: read module %s: %w", path, rerr)
+	}
+	return raw, true, nil
 }
 
 func runTool(name string, args ...string) ([]byte, error) {

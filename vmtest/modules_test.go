@@ -108,3 +108,22 @@ func TestResolveRealNVMeModules(t *testing.T) {
 		}
 	}
 }
+
+func TestModuleForGuestCompressedFallback(t *testing.T) {
+	dir := t.TempDir()
+	// A .ko.zst the host cannot decompress here (not zstd data, or no
+	// zstd tool): packed as is only when the kernel decompresses modules.
+	path := filepath.Join(dir, "m.ko.zst")
+	writeFile(t, path, "not really zstd")
+	if _, _, err := ModuleForGuest(path, "\nCONFIG_MODULE_COMPRESS_NONE=y\n"); err == nil {
+		t.Fatal("undecompressable module accepted for a kernel without CONFIG_MODULE_DECOMPRESS")
+	}
+	data, compressed, err := ModuleForGuest(path, "\nCONFIG_MODULE_DECOMPRESS=y\n")
+	if err != nil || !compressed || string(data) != "not really zstd" {
+		t.Fatalf("ModuleForGuest = %q, %v, %v; want the raw file, compressed", data, compressed, err)
+	}
+	writeFile(t, filepath.Join(dir, "p.ko"), "\x7fELF")
+	if data, compressed, err := ModuleForGuest(filepath.Join(dir, "p.ko"), "\nCONFIG_MODULE_DECOMPRESS=y\n"); err != nil || compressed || string(data) != "\x7fELF" {
+		t.Fatalf("plain module: %q, %v, %v", data, compressed, err)
+	}
+}

@@ -24,7 +24,7 @@ const GuestConfigPath = "/etc/vmtest.json"
 
 // GuestConfig tells the guest init what to do.
 type GuestConfig struct {
-	Modules     []string      // absolute paths inside the initramfs, in load order
+	Modules     []GuestModule // in load order
 	Devices     []string      // device nodes to wait for before running tests
 	DeviceWait  time.Duration // how long to wait for them
 	Tests       []GuestTest   // run in this order
@@ -32,6 +32,16 @@ type GuestConfig struct {
 	Run         string        // passed as -test.run when not empty
 	Env         []string      // extra KEY=VALUE for every test binary
 }
+
+// GuestModule is one kernel module in the initramfs.
+type GuestModule struct {
+	Path       string // absolute path inside the initramfs
+	Compressed bool   // still compressed: load with MODULE_INIT_COMPRESSED_FILE
+}
+
+// ModuleInitCompressedFile is finit_module's flag for a compressed module
+// (include/uapi/linux/module.h, Linux 5.17+ with CONFIG_MODULE_DECOMPRESS).
+const ModuleInitCompressedFile = 4
 
 // GuestTest is one test binary in the initramfs.
 type GuestTest struct {

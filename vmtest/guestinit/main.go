@@ -118,15 +118,20 @@ func readConfig() (*vmtest.GuestConfig, error) {
 	return &cfg, nil
 }
 
-func loadModule(path string) error {
-	f, err := os.Open(path)
+func loadModule(m vmtest.GuestModule) error {
+	f, err := os.Open(m.Path)
 	if err != nil {
 		return fmt.Errorf("guestinit: open module: %w", err)
 	}
 	defer f.Close()
-	// flags 0: the host ships uncompressed objects (vmtest.ReadModule).
-	if err := unix.FinitModule(int(f.Fd()), "", 0); err != nil && !errors.Is(err, unix.EEXIST) {
-		return fmt.Errorf("guestinit: finit_module %s: %w", path, err)
+	// The host ships uncompressed objects (vmtest.ModuleForGuest) unless it
+	// could not decompress and the kernel decompresses itself.
+	flags := 0
+	if m.Compressed {
+		flags = vmtest.ModuleInitCompressedFile
+	}
+	if err := unix.FinitModule(int(f.Fd()), "", flags); err != nil && !errors.Is(err, unix.EEXIST) {
+		return fmt.Errorf("guestinit: finit_module %s (flags %d): %w", m.Path, flags, err)
 	}
 	return nil
 }
