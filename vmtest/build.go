@@ -114,6 +114,7 @@ func writeInitramfs(o *Options, b *built, mods []Module, path string) (GuestConf
 		DeviceWait:  o.DeviceWait,
 		TestTimeout: o.TestTimeout,
 		Run:         o.Run,
+		Short:       o.Short,
 		Env: []string{"TIERCACHE_GUEST=1", "TIERCACHE_NO_SKIP=1", "TIERCACHE_NUMA_NODE=1",
 			"TIERCACHE_VM_IMAGE_BYTES=" + strconv.FormatInt(o.ImageBytes, 10)},
 	}

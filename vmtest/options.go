@@ -34,6 +34,7 @@ type Options struct {
 	TestTimeout time.Duration // -test.timeout of each guest binary; default 3m
 	DeviceWait  time.Duration // how long the guest waits for /dev/ng0n1; default 30s
 	Run         string        // -test.run for every guest binary; default all tests
+	Short       bool          // run the guest binaries with -test.short
 	KeepWork    bool          // keep the temporary work directory (initramfs, image)
 	Stdout      io.Writer     // guest console and progress lines; default os.Stdout
 	Logger      *zap.Logger   // default zap.NewNop()

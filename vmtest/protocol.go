@@ -30,6 +30,7 @@ type GuestConfig struct {
 	Tests       []GuestTest   // run in this order
 	TestTimeout time.Duration // passed as -test.timeout
 	Run         string        // passed as -test.run when not empty
+	Short       bool          // pass -test.short
 	Env         []string      // extra KEY=VALUE for every test binary
 }
 

@@ -161,6 +161,9 @@ func runTest(cfg *vmtest.GuestConfig, t vmtest.GuestTest) {
 	if cfg.Run != "" {
 		args = append(args, "-test.run="+cfg.Run)
 	}
+	if cfg.Short {
+		args = append(args, "-test.short")
+	}
 	cmd := exec.Command(t.Path, args...)
 	cmd.Dir = "/tmp"
 	cmd.Env = append([]string{"PATH=/bin:/tests", "HOME=/tmp", "TMPDIR=/tmp"}, cfg.Env...)

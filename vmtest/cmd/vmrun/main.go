@@ -30,6 +30,7 @@ func main() {
 	flag.DurationVar(&o.Timeout, "timeout", 4*time.Minute, "hard limit for the guest run")
 	flag.DurationVar(&o.TestTimeout, "test.timeout", 3*time.Minute, "-test.timeout of each guest binary")
 	flag.BoolVar(&o.KeepWork, "keep", false, "keep the work directory")
+	flag.BoolVar(&o.Short, "short", false, "run the guest binaries with -test.short")
 	noSkip := flag.Bool("noskip", os.Getenv("TIERCACHE_NO_SKIP") == "1", "fail instead of skipping when QEMU or a kernel is missing")
 	flag.Parse()
 	if *pkgs != "" {
