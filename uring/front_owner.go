@@ -92,19 +92,27 @@ func (f *Front) loop() {
 				continue // the cancel SQE was placed
 			}
 		}
-		if len(f.backlog) > 0 && f.ring.SQSpace() < int(f.backlog[f.bpos].groupLen) {
-			// The next group waits for SQ space, and nothing may be in
-			// flight to wake us: free the SQ first instead of sleeping.
-			if f.sqpoll {
-				// The SQPOLL thread consumes the SQ in its own time (and
-				// may have posted every completion already).
-				if err := f.ring.WaitSQSpace(); err != nil {
-					f.log.Error("uring: front: wait for SQ space", zap.Error(err))
-				}
-			} else {
-				f.enter(0)
+		if len(f.backlog) > 0 {
+			n := int(f.backlog[f.bpos].groupLen)
+			if n <= f.ring.SQSpace() && n <= len(f.free) {
+				continue // it fits now (SQ space or slots came free since place)
 			}
-			continue
+			if n > f.ring.SQSpace() {
+				// The next group waits for SQ space, and nothing may be in
+				// flight to wake us: free the SQ instead of sleeping.
+				if f.sqpoll {
+					// The SQPOLL thread consumes the SQ in its own time
+					// (and may have posted every completion already).
+					if err := f.ring.WaitSQSpace(n); err != nil {
+						f.log.Error("uring: front: wait for SQ space", zap.Error(err))
+					}
+				} else {
+					f.enter(0)
+				}
+				continue
+			}
+			// Only slots are missing: requests are in flight, their
+			// completions (or a submitter) wake us.
 		}
 		if len(f.free) == len(f.slots) && f.ring.SQReady() == 0 && len(f.backlog) == 0 && !f.closing {
 			// Idle: nothing the kernel could complete for us. Sleep on a

@@ -3,6 +3,7 @@ package uring
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -273,34 +274,33 @@ func (r *Ring) enterLoop(waitNr uint32, getEvents bool, arg *getEventsArg) (int,
 	}
 }
 
-// WaitSQSpace publishes the prepared SQEs and waits until the SQ is not
-// full. Only an SQPOLL ring needs it: there the kernel thread consumes SQEs
-// in its own time (and posts their completions before it advances the SQ
-// head). On other rings it returns at once.
-func (r *Ring) WaitSQSpace() error {
+// WaitSQSpace publishes the prepared SQEs and waits until the SQ has at
+// least n free entries (n is capped at the SQ size). Only an SQPOLL ring
+// needs it: there the kernel thread consumes SQEs in its own time (and posts
+// their completions before it advances the SQ head); it is woken if it
+// sleeps. On other rings it returns at once.
+func (r *Ring) WaitSQSpace(n int) error {
 	if r.closed {
 		return ErrClosed
 	}
 	if r.flags&setupSQPoll == 0 {
 		return nil
 	}
+	n = min(n, int(r.sqEntries))
 	r.flush()
-	if r.SQSpace() > 0 {
-		return nil
-	}
-	for {
-		flags := enterSQWait
+	for r.SQSpace() < n {
+		flags := enterSQWait // returns at once unless the SQ is full
 		if atomic.LoadUint32(r.sqFlags)&sqNeedWakeup != 0 {
 			flags |= enterSQWakeup
 		}
-		_, err := sysEnter(r.fd, 0, 0, flags, nil)
-		if err != syscall.EINTR {
-			if err != nil {
-				return fmt.Errorf("uring: io_uring_enter(SQ_WAIT): %w", err)
-			}
-			return nil
+		if _, err := sysEnter(r.fd, 0, 0, flags, nil); err != nil && err != syscall.EINTR {
+			return fmt.Errorf("uring: io_uring_enter(SQ_WAIT): %w", err)
+		}
+		if r.SQSpace() < n {
+			runtime.Gosched() // the SQ thread is consuming: give it the CPU
 		}
 	}
+	return nil
 }
 
 // peek copies the CQE at the head into r.scratch, nil if the CQ is empty.
