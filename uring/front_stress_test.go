@@ -105,3 +105,41 @@ func TestFrontStress(t *testing.T) {
 		})
 	}
 }
+
+// TestFrontCloseRace: Close while goroutines submit; every accepted
+// request completes exactly once, the rest get ErrClosed.
+func TestFrontCloseRace(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		f, err := NewFront(FrontOptions{Ring: Options{Entries: 8}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var accepted, completed atomic.Int64
+		var wg sync.WaitGroup
+		for w := 0; w < 4; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					err := f.Submit(&Request{Prep: func(s *SQE) { s.PrepNop() }, Done: func(Result) { completed.Add(1) }})
+					if errors.Is(err, ErrClosed) {
+						return
+					}
+					if err != nil {
+						t.Errorf("Submit: %v", err)
+						return
+					}
+					accepted.Add(1)
+				}
+			}()
+		}
+		time.Sleep(time.Millisecond)
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		if accepted.Load() != completed.Load() {
+			t.Fatalf("round %d: %d accepted, %d completed", round, accepted.Load(), completed.Load())
+		}
+	}
+}
