@@ -65,10 +65,12 @@
 //   - U12: when io_uring cannot be used (ENOSYS, EPERM from the sysctl
 //     kernel.io_uring_disabled or seccomp) New returns an error wrapping
 //     ErrUnavailable that says why in one sentence.
-//   - U13: the Front never sleeps in the kernel while its next group waits
-//     for SQ space (it submits, or on SQPOLL waits with IORING_ENTER_SQ_WAIT:
-//     the SQPOLL thread posts completions before it advances the SQ head),
-//     so it never waits for a completion that cannot come.
+//   - U13: the Front sleeps in the kernel only when a completion or a
+//     submitter will wake it: never while its next queued group fits, nor
+//     while that group waits for SQ space (it submits, or on SQPOLL waits
+//     with IORING_ENTER_SQ_WAIT and wakes the SQ thread: that thread posts
+//     completions before it advances the SQ head). When idle it sleeps on a
+//     channel. (TestFrontStress, TestFrontNOPsExactlyOnce on every ring kind.)
 //
 // # Caveats
 //
