@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/nvmekv"
@@ -301,7 +300,6 @@ func TestDeviceErrorsAreCountedAndCacheKeepsServing(t *testing.T) {
 	if v, ok, _ := c.Get(nil, []byte("after")); !ok || string(v) != "ok" {
 		t.Fatalf("Get after recovery = %q, %v", v, ok)
 	}
-	_ = time.Second
 }
 
 func TestFullStrictStoreCountsCapacityErrors(t *testing.T) {
