@@ -21,8 +21,9 @@ const (
 // Front lets many goroutines share one Ring. One goroutine, the owner, does
 // every ring operation (locked to its OS thread when SingleIssuer); other
 // goroutines queue requests with Submit or Do, and the owner prepares them in
-// batches, submits, reaps and calls Done. A sleeping owner is woken through
-// an eventfd the ring itself reads.
+// batches, submits, reaps and calls Done. An owner sleeping in the kernel
+// (requests in flight) is woken through an eventfd the ring itself reads; an
+// idle owner sleeps on a channel.
 type Front struct {
 	opts FrontOptions
 	log  *zap.Logger
