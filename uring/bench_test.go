@@ -3,6 +3,7 @@ package uring
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
@@ -247,4 +248,76 @@ func itoa(n int) string {
 		return string(rune('0' + n))
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// BenchmarkRandReadFrontCB: the same reads through a Front, callback style:
+// -uring.qd requests, each Done resubmits its request (no goroutine per
+// request, as the flusher and the emulated namespace use the Front).
+func BenchmarkRandReadFrontCB(b *testing.B) {
+	const bs = 4096
+	path := *benchFile
+	if path == "" {
+		b.Skip("needs -uring.file (scripts/bench-uring)")
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_DIRECT, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	blocks := uint64(st.Size() / bs)
+	qd := *benchQD
+	fr := newFront(b, FrontOptions{Ring: Options{Entries: uint32(max(qd, 8))}})
+	mem := alignedBuf(b, qd*bs)
+	fd := int32(f.Fd())
+	rng := uint64(0x9E3779B97F4A7C15)
+	issued, done := 0, 0 // touched only by Done (owner goroutine) after the start
+	finished := make(chan error, 1)
+	reqs := make([]*Request, qd)
+	offs := make([]uint64, qd)
+	next := func(i int) {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		offs[i] = (rng % blocks) * bs
+		issued++
+	}
+	for i := range reqs {
+		buf := mem[i*bs : (i+1)*bs]
+		reqs[i] = &Request{Prep: func(s *SQE) { s.PrepRead(fd, buf, offs[i]) }}
+		reqs[i].Done = func(r Result) {
+			done++
+			if r.Res != bs {
+				select {
+				case finished <- fmt.Errorf("read res %d", r.Res):
+				default:
+				}
+				return
+			}
+			if done == b.N {
+				finished <- nil
+				return
+			}
+			if issued < b.N {
+				next(i)
+				if err := fr.Submit(reqs[i]); err != nil {
+					finished <- err
+				}
+			}
+		}
+	}
+	b.SetBytes(bs)
+	b.ResetTimer()
+	start := time.Now()
+	n := min(qd, b.N)
+	for i := 0; i < n; i++ {
+		next(i)
+	}
+	if err := fr.Submit(reqs[:n]...); err != nil { // one group: all start together
+		b.Fatal(err)
+	}
+	if err := <-finished; err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "IOPS")
 }
