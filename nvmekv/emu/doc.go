@@ -55,6 +55,13 @@
 //     keep working, also after reopening (TestInjectedEIO, TestENOSPC).
 //   - E8: the index holds no Go pointers and uses 24 bytes per slot at up to
 //     90% load (TestIndexModel; BenchmarkOpen reports bytes per item).
+//   - E9: a Do with any number of ops completes, and so do any number of
+//     concurrent Dos: disk reads go in waves of at most min(ReadSlots, the
+//     ring's largest group), each wave takes its read slots all at once
+//     (first come, first served) and returns them before the next, so no
+//     caller holds slots while waiting for more; Limits().MaxBatch is 0
+//     (unlimited) (TestGetManyLarge, TestDoManyRetrieves,
+//     TestConcurrentBatches, TestSlotsAllOrNothing).
 //
 // # Caveats
 //

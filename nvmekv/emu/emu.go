@@ -89,7 +89,8 @@ type Namespace struct {
 	syncMu   sync.Mutex   // one Flush writes and fdatasyncs at a time
 	ioMu     sync.RWMutex // Close takes it exclusively before unmapping
 	readSlab []byte
-	slots    chan int
+	slots    *slots
+	wave     int // most disk reads per submission: min(ReadSlots, the ring's largest group)
 }
 
 // Stats are counters and gauges of a namespace.
@@ -260,10 +261,8 @@ func (e *Namespace) setupIO() error {
 	if e.readSlab, err = mapBuf(e.opts.ReadSlots * readSlotBytes); err != nil {
 		return err
 	}
-	e.slots = make(chan int, e.opts.ReadSlots)
-	for i := 0; i < e.opts.ReadSlots; i++ {
-		e.slots <- i
-	}
+	e.slots = newSlots(e.opts.ReadSlots)
+	e.wave = max(1, min(e.opts.ReadSlots, f.MaxGroup()))
 	if err := f.RegisterBuffers(append(regs, e.readSlab)); err != nil {
 		e.log.Warn("emu: cannot register buffers, using unregistered I/O", zap.Error(err))
 	} else {

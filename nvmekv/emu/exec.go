@@ -301,8 +301,11 @@ func (h *keyHeap) Pop() any {
 	return x
 }
 
-// doReads reads every pending Retrieve in one submission and completes
-// them; it returns the ops whose record moved meanwhile (to run again).
+// doReads reads every pending Retrieve and completes them; it returns the
+// ops whose record moved meanwhile (to run again). Reads go in waves of at
+// most e.wave (≤ ReadSlots and ≤ the ring's largest group); each wave takes
+// its slots all at once and returns them before the next wave, so any batch
+// size and any number of concurrent batches complete.
 func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead) []*nvmekv.Op {
 	e.ioMu.RLock()
 	defer e.ioMu.RUnlock()
@@ -312,42 +315,67 @@ func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead)
 		}
 		return nil
 	}
+	var retry []*nvmekv.Op
+	for len(reads) > 0 {
+		n := min(len(reads), e.wave)
+		if err := ctx.Err(); err != nil {
+			for _, pr := range reads {
+				pr.op.Err = err
+			}
+			break
+		}
+		retry = e.readWave(ctx, depth, reads[:n], retry)
+		reads = reads[n:]
+	}
+	return retry
+}
+
+// readWave reads up to e.wave pending Retrieves in one submission.
+func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead, retry []*nvmekv.Op) []*nvmekv.Op {
 	type rd struct {
 		mem   []byte
 		slot  int // -1: temporary mapping
 		start int64
+		n     int
 		skip  int
+		err   error
 	}
 	rds := make([]rd, len(reads))
-	reqs := make([]*uring.Request, 0, len(reads))
-	idxs := make([]int, 0, len(reads))
-	results := make([]int32, len(reads))
+	need := 0
 	for i, pr := range reads {
 		off := e.regionOff(pr.l.region()) + int64(pr.l.off())
 		a := int64(e.rAlign)
 		start := off &^ (a - 1)
 		n := int((off - start + int64(pr.l.size()) + a - 1) &^ (a - 1))
-		r := rd{slot: -1, start: start, skip: int(off - start)}
+		rds[i] = rd{slot: -1, start: start, n: n, skip: int(off - start)}
 		if n <= readSlotBytes {
-			s := <-e.slots
-			r.slot, r.mem = s, e.readSlab[s*readSlotBytes:s*readSlotBytes+n]
+			need++
+		}
+	}
+	got := e.slots.get(make([]int, 0, need), need)
+	reqs := make([]*uring.Request, 0, len(reads))
+	idxs := make([]int, 0, len(reads))
+	results := make([]int32, len(reads))
+	for i := range reads {
+		r := &rds[i]
+		if r.n <= readSlotBytes {
+			r.slot, got = got[len(got)-1], got[:len(got)-1]
+			r.mem = e.readSlab[r.slot*readSlotBytes : r.slot*readSlotBytes+r.n]
 		} else {
-			m, err := mapBuf(n)
+			m, err := mapBuf(r.n)
 			if err != nil {
-				results[i] = -int32(syscall.ENOMEM)
-				rds[i] = r
+				r.err = err
 				continue
 			}
 			r.mem = m
 		}
-		rds[i] = r
 		if e.opts.Fault != nil {
-			if en := e.opts.Fault(false, start, n); en != 0 {
+			if en := e.opts.Fault(false, r.start, r.n); en != 0 {
 				results[i] = -int32(en)
 				continue
 			}
 		}
-		fd, mem, fixed, slabIdx := int32(e.fd), r.mem, e.fixed && r.slot >= 0, uint16(len(e.bufs))
+		fd, mem, start, fixed, slabIdx := int32(e.fd), r.mem, r.start, e.fixed && r.slot >= 0, uint16(len(e.bufs))
 		reqs = append(reqs, &uring.Request{Prep: func(s *uring.SQE) {
 			if fixed {
 				s.PrepReadFixed(fd, mem, uint64(start), slabIdx)
@@ -360,10 +388,9 @@ func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead)
 	if len(reqs) > 0 {
 		res, err := e.front.Do(ctx, reqs...)
 		for j, i := range idxs {
-			switch {
-			case err != nil && res == nil:
-				results[i] = -int32(errnoOf(err))
-			default:
+			if res == nil {
+				rds[i].err = err
+			} else {
 				results[i] = res[j].Res
 			}
 		}
@@ -371,10 +398,12 @@ func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead)
 	e.mu.Lock()
 	e.st.DiskReads += uint64(len(reqs))
 	e.mu.Unlock()
-	var retry []*nvmekv.Op
+	free := got[:0]
 	for i, pr := range reads {
-		r := rds[i]
+		r := &rds[i]
 		switch res := results[i]; {
+		case r.err != nil:
+			pr.op.Err = fmt.Errorf("emu: Retrieve: read %d bytes at offset %d of %s: %w", r.n, r.start, e.opts.Path, r.err)
 		case res < 0:
 			pr.op.Complete(res, 0)
 			pr.op.Err = fmt.Errorf("emu: read %s at offset %d: %w", e.opts.Path, r.start, pr.op.Err)
@@ -389,11 +418,12 @@ func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead)
 			pr.op.Complete(st, uint64(dw0))
 		}
 		if r.slot >= 0 {
-			e.slots <- r.slot
+			free = append(free, r.slot)
 		} else if r.mem != nil {
 			unmapBuf(r.mem)
 		}
 	}
+	e.slots.put(free)
 	return retry
 }
 
