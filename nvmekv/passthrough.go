@@ -127,7 +127,7 @@ func OpenPassthrough(path string, opts PassthroughOptions) (*Passthrough, error)
 	if err != nil {
 		return fail(fmt.Errorf("nvmekv: SQE128|CQE32 ring for %s: %w", path, err))
 	}
-	p.lim.MaxBatch = int(opts.RingEntries)
+	p.lim.MaxBatch = p.front.MaxGroup() // what one submission can take (SQ and CQ room)
 	return p, nil
 }
 
@@ -180,6 +180,14 @@ func (p *Passthrough) Do(ctx context.Context, ops ...*Op) error {
 			}
 			return err
 		}
+	}
+	if p.lim.MaxBatch > 0 && len(ops) > p.lim.MaxBatch {
+		err := fmt.Errorf("nvmekv: a batch of %d commands exceeds the %d that one submission to %s takes (Limits.MaxBatch): %w",
+			len(ops), p.lim.MaxBatch, p.path, uring.ErrTooLarge)
+		for _, o := range ops {
+			o.Err = err
+		}
+		return err
 	}
 	cmds := make([]Command, len(ops))
 	for i, op := range ops {
