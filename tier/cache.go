@@ -146,7 +146,8 @@ func (c *Cache) nextVersion() uint64 { return c.verSeq.Add(1) }
 
 // Close stops the cache: in drain mode it first writes every hot and warm
 // value to cold; in every mode it waits for the flusher to finish what it
-// holds. Idempotent.
+// holds (and for its callbacks) before closing hot, warm and cold.
+// Idempotent.
 func (c *Cache) Close() error {
 	c.life.Lock()
 	if c.closed {
@@ -163,14 +164,18 @@ func (c *Cache) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	// Hot evictions are discarded from here on, but hot stays open until
+	// nothing can call it any more: the background goroutine's demotions
+	// and lost-copy checks and the flusher's completion callbacks may purge
+	// a key from hot (T9).
 	c.quietHot.Store(true)
-	c.hot.rc.Close()
 	close(c.stop)
 	c.wg.Wait()
 	if c.fl != nil {
-		errs = append(errs, c.fl.Close())
+		errs = append(errs, c.fl.Close()) // every callback has returned
 	}
 	c.processLost()
+	c.hot.rc.Close()
 	if c.warm != nil {
 		errs = append(errs, c.warm.Close())
 	}

@@ -54,9 +54,11 @@
 //   - T8: in drain mode Close writes every live hot and warm value that is
 //     not already in cold, durably, before closing the store; in writethrough
 //     mode Set returns after the cold copy is durable (KV.Sync).
-//   - T9: Close is idempotent and ordered: drain, hot, background goroutine,
-//     flusher (drained), warm, cold (synced, closed). Calls after Close
-//     return ErrClosed.
+//   - T9: Close is idempotent and ordered: drain, background goroutine
+//     (hot evictions are discarded from then on), flusher (drained, every
+//     completion callback returned), lost-copy checks, hot, warm, cold
+//     (synced, closed): nothing touches a tier after it is closed. Calls
+//     after Close return ErrClosed.
 //   - T10: MGet sends the cold lookups of a batch as one KV.GetMany
 //     submission per MGetColdBatch keys (default 128), one batch at a time.
 //
