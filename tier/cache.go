@@ -46,6 +46,10 @@ type Cache struct {
 	wg      sync.WaitGroup
 
 	st counters
+
+	// appliedHook, when set (tests only, before the first Set), runs on
+	// ristretto's goroutine in hotApplied.
+	appliedHook func(*hotEntry)
 }
 
 type lostKey struct {

@@ -83,5 +83,8 @@
 //     read and blocks while none is free, and one submission must fit its
 //     ring: openCold sizes both from MGetColdBatch; a caller passing its own
 //     store through OpenCold must do the same.
+//   - A delete leaves a tombstone of the key's size in hot (ristretto's own
+//     Del is not used: its deferred second removal could hit a newer value,
+//     see hot.del) until hot evicts it or a Set of the key overwrites it.
 //   - Returned slices are the caller's (Get appends to dst).
 package tier

@@ -11,7 +11,7 @@ const hotOverhead = 64
 
 // hotEntry is what the hot tier stores: the value with its own key, version
 // and expiry, because ristretto's callbacks only know the key hash. It is
-// immutable once stored.
+// immutable once stored. Version 0 marks a tombstone (see del).
 type hotEntry struct {
 	key   []byte
 	val   []byte
@@ -75,10 +75,24 @@ func (h *hot) set(e *hotEntry, fresh bool) bool {
 	return h.rc.Set(viewString(e.key), e, cost)
 }
 
-// has reports whether hot stores any copy of key.
+// has reports whether hot stores any copy of key (a tombstone counts).
 func (h *hot) has(key []byte) bool {
 	e, ok := h.rc.Get(viewString(key))
 	return ok && e != nil && string(e.key) == viewString(key)
 }
 
-func (h *hot) del(key []byte) { h.rc.Del(viewString(key)) }
+// del drops hot's copy of key. ristretto's Del is not used: it removes the
+// key from the store at once but queues a second removal by hash, which
+// ristretto's goroutine applies later to whatever the store then holds —
+// possibly a newer value that a Set put in place meanwhile (a fresh Set
+// applied between the two, then updated), which would vanish without an
+// eviction callback. Instead a present copy is replaced in place by a
+// tombstone (version 0, no value, cost of the key only), which no read
+// serves, hotEvicted ignores and the next Set of the key overwrites in place.
+func (h *hot) del(key []byte) {
+	if !h.has(key) {
+		return // not in ristretto's store; a copy it applies later is stale
+	}
+	t := &hotEntry{key: append([]byte(nil), key...)}
+	h.rc.Set(viewString(t.key), t, t.cost())
+}

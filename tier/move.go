@@ -11,7 +11,7 @@ import (
 // item. It never blocks: the copy goes to transit and the demotion queue, or
 // is dropped and counted when the queue is full.
 func (c *Cache) hotEvicted(he *hotEntry) {
-	if he == nil || c.quietHot.Load() {
+	if he == nil || he.ver == 0 || c.quietHot.Load() { // nothing, a tombstone, or closing
 		return
 	}
 	c.tr.add(he.key, he.val, he.ver, he.exp, policy.Warm)
@@ -28,6 +28,9 @@ func (c *Cache) hotEvicted(he *hotEntry) {
 // from here on the entry is in ristretto's store (or handed to hotEvicted as
 // rejected), so the Set's transit copy can go.
 func (c *Cache) hotApplied(he *hotEntry) {
+	if c.appliedHook != nil {
+		c.appliedHook(he)
+	}
 	if he.fresh {
 		c.tr.remove(he.key, he.ver)
 	}
