@@ -77,4 +77,10 @@
 //     default and are scanned on every Open.
 //   - A Retrieve chained (Link) before other ops does not stop them if its
 //     disk read fails: disk reads run after the rest of the batch.
+//   - A Do's context is checked before each wave of disk reads; reads already
+//     submitted are waited for, not cancelled (file reads complete promptly),
+//     and the rest of the batch fails with the context's error.
+//   - A Retrieve of a 4 KiB value reads its whole record extent rounded out
+//     to the O_DIRECT alignment (4136 bytes → 4608 or 5120 at 512-byte
+//     alignment), not 4096 bytes: the header and CRC are checked on every read.
 package emu

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -86,11 +87,13 @@ type Namespace struct {
 	reclaimQ  [][16]byte // keys dropped, reported after unlock
 	st        Stats
 
-	syncMu   sync.Mutex   // one Flush writes and fdatasyncs at a time
-	ioMu     sync.RWMutex // Close takes it exclusively before unmapping
-	readSlab []byte
-	slots    *slots
-	wave     int // most disk reads per submission: min(ReadSlots, the ring's largest group)
+	syncMu    sync.Mutex   // one Flush writes and fdatasyncs at a time
+	ioMu      sync.RWMutex // Close takes it exclusively before unmapping
+	readSlab  []byte
+	slots     *slots
+	wave      int       // most disk reads per submission: min(ReadSlots, the ring's largest group)
+	waves     sync.Pool // *wave
+	diskReads atomic.Uint64
 }
 
 // Stats are counters and gauges of a namespace.
@@ -262,6 +265,7 @@ func (e *Namespace) setupIO() error {
 		return err
 	}
 	e.slots = newSlots(e.opts.ReadSlots)
+	e.waves.New = func() any { return newWave() }
 	e.wave = max(1, min(e.opts.ReadSlots, f.MaxGroup()))
 	if err := f.RegisterBuffers(append(regs, e.readSlab)); err != nil {
 		e.log.Warn("emu: cannot register buffers, using unregistered I/O", zap.Error(err))
@@ -305,6 +309,7 @@ func (e *Namespace) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.st
+	s.DiskReads = e.diskReads.Load()
 	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = e.idx.count, e.liveBytes, e.nReg, e.idx.bytes()
 	for _, r := range e.regs {
 		if r.seq != 0 {

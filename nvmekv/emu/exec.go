@@ -330,34 +330,30 @@ func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead)
 	return retry
 }
 
-// readWave reads up to e.wave pending Retrieves in one submission.
+// readWave reads up to e.wave pending Retrieves in one submission, each
+// as one read of its record's extent rounded out to the read alignment.
+// The reads go to the Front with Submit and complete through Done into a
+// pooled wave (no per-read allocation); the caller waits for the whole wave.
 func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead, retry []*nvmekv.Op) []*nvmekv.Op {
-	type rd struct {
-		mem   []byte
-		slot  int // -1: temporary mapping
-		start int64
-		n     int
-		skip  int
-		err   error
-	}
-	rds := make([]rd, len(reads))
+	w := e.waves.Get().(*wave)
+	w.grow(len(reads))
 	need := 0
 	for i, pr := range reads {
 		off := e.regionOff(pr.l.region()) + int64(pr.l.off())
 		a := int64(e.rAlign)
 		start := off &^ (a - 1)
 		n := int((off - start + int64(pr.l.size()) + a - 1) &^ (a - 1))
-		rds[i] = rd{slot: -1, start: start, n: n, skip: int(off - start)}
+		r := w.rds[i]
+		r.mem, r.slot, r.start, r.n, r.skip, r.res, r.err = nil, -1, start, n, int(off-start), 0, nil
 		if n <= readSlotBytes {
 			need++
 		}
 	}
-	got := e.slots.get(make([]int, 0, need), need)
-	reqs := make([]*uring.Request, 0, len(reads))
-	idxs := make([]int, 0, len(reads))
-	results := make([]int32, len(reads))
+	w.slots = e.slots.get(w.slots[:0], need)
+	got := w.slots
+	w.reqs = w.reqs[:0]
 	for i := range reads {
-		r := &rds[i]
+		r := w.rds[i]
 		if r.n <= readSlotBytes {
 			r.slot, got = got[len(got)-1], got[:len(got)-1]
 			r.mem = e.readSlab[r.slot*readSlotBytes : r.slot*readSlotBytes+r.n]
@@ -371,43 +367,38 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 		}
 		if e.opts.Fault != nil {
 			if en := e.opts.Fault(false, r.start, r.n); en != 0 {
-				results[i] = -int32(en)
+				r.res = -int32(en)
 				continue
 			}
 		}
-		fd, mem, start, fixed, slabIdx := int32(e.fd), r.mem, r.start, e.fixed && r.slot >= 0, uint16(len(e.bufs))
-		reqs = append(reqs, &uring.Request{Prep: func(s *uring.SQE) {
-			if fixed {
-				s.PrepReadFixed(fd, mem, uint64(start), slabIdx)
-			} else {
-				s.PrepRead(fd, mem, uint64(start))
-			}
-		}})
-		idxs = append(idxs, i)
+		r.fd, r.fixed, r.bufIdx = int32(e.fd), e.fixed && r.slot >= 0, uint16(len(e.bufs))
+		w.reqs = append(w.reqs, &r.req)
 	}
-	if len(reqs) > 0 {
-		res, err := e.front.Do(ctx, reqs...)
-		for j, i := range idxs {
-			if res == nil {
-				rds[i].err = err
-			} else {
-				results[i] = res[j].Res
+	if len(w.reqs) > 0 {
+		w.left.Store(int32(len(w.reqs)))
+		if err := e.front.Submit(w.reqs...); err != nil {
+			for _, q := range w.reqs {
+				q.Done(uring.Result{Res: -int32(syscall.ECANCELED)})
+			}
+			for i := range reads {
+				if r := w.rds[i]; r.err == nil && r.res == -int32(syscall.ECANCELED) {
+					r.err = err
+				}
 			}
 		}
+		<-w.done
+		e.diskReads.Add(uint64(len(w.reqs)))
 	}
-	e.mu.Lock()
-	e.st.DiskReads += uint64(len(reqs))
-	e.mu.Unlock()
-	free := got[:0]
+	free := w.slots[:0]
 	for i, pr := range reads {
-		r := &rds[i]
-		switch res := results[i]; {
+		r := w.rds[i]
+		switch {
 		case r.err != nil:
 			pr.op.Err = fmt.Errorf("emu: Retrieve: read %d bytes at offset %d of %s: %w", r.n, r.start, e.opts.Path, r.err)
-		case res < 0:
-			pr.op.Complete(res, 0)
+		case r.res < 0:
+			pr.op.Complete(r.res, 0)
 			pr.op.Err = fmt.Errorf("emu: read %s at offset %d: %w", e.opts.Path, r.start, pr.op.Err)
-		case int(res) < r.skip+pr.l.size():
+		case int(r.res) < r.skip+pr.l.size():
 			pr.op.Complete(status(nvmekv.SCUnrecovered), 0)
 		default:
 			st, dw0 := copyValue(r.mem[r.skip:r.skip+pr.l.size()], pr.seq, &pr.key, pr.klen, pr.op.Buf, e.opts.RegionBytes)
@@ -422,8 +413,12 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 		} else if r.mem != nil {
 			unmapBuf(r.mem)
 		}
+		r.mem = nil
 	}
 	e.slots.put(free)
+	w.slots = free[:0]
+	clear(w.reqs)
+	e.waves.Put(w)
 	return retry
 }
 

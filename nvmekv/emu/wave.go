@@ -1,0 +1,63 @@
+package emu
+
+import (
+	"sync/atomic"
+
+	"github.com/tiercache/tiercache/uring"
+)
+
+// wave is the reusable state of one submission of disk reads (readWave).
+// Its reads' Requests have Prep and Done bound once, so a read allocates
+// nothing; a wave goes back to the pool only after every Done ran.
+type wave struct {
+	rds   []*waveRead
+	reqs  []*uring.Request
+	slots []int
+	left  atomic.Int32  // reads whose Done has not run
+	done  chan struct{} // receives once when left reaches 0
+}
+
+// waveRead is one disk read of a wave.
+type waveRead struct {
+	req    uring.Request
+	w      *wave
+	mem    []byte // read slab slot or temporary mapping (both off the Go heap)
+	slot   int    // -1: temporary mapping
+	start  int64  // file offset, aligned
+	n      int    // bytes read, aligned
+	skip   int    // record offset within mem
+	fd     int32
+	fixed  bool
+	bufIdx uint16
+	res    int32 // cqe.res
+	err    error // the read could not be issued
+}
+
+func newWave() *wave { return &wave{done: make(chan struct{}, 1)} }
+
+// grow makes room for n reads.
+func (w *wave) grow(n int) {
+	for len(w.rds) < n {
+		r := &waveRead{w: w, slot: -1}
+		r.req.Prep = r.prep
+		r.req.Done = r.complete
+		w.rds = append(w.rds, r)
+	}
+}
+
+func (r *waveRead) prep(s *uring.SQE) {
+	if r.fixed {
+		s.PrepReadFixed(r.fd, r.mem, uint64(r.start), r.bufIdx)
+	} else {
+		s.PrepRead(r.fd, r.mem, uint64(r.start))
+	}
+}
+
+// complete runs on the Front's owner goroutine (it must not block: done
+// has room for the one send).
+func (r *waveRead) complete(res uring.Result) {
+	r.res = res.Res
+	if r.w.left.Add(-1) == 0 {
+		r.w.done <- struct{}{}
+	}
+}
