@@ -21,6 +21,9 @@
 //     times (default 2); one-hit wonders skip warm.
 //   - P5: Flash admits at most Burst + BytesPerSec × elapsed bytes; with
 //     RejectFirst the first offer of a key is always refused.
+//   - P6: RecordSampled records SampleEvery accesses at once in one call of
+//     SampleEvery on average (at random), so its expected count is the
+//     number of calls (up to the counters' saturation at 16).
 //
 // # Caveats
 //

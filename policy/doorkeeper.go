@@ -30,9 +30,14 @@ func (d *doorkeeper) test(h uint64) bool {
 // testAndSet records h and reports whether it was already present.
 func (d *doorkeeper) testAndSet(h uint64) bool {
 	a, b := d.probes(h)
-	oa := d.bits[a/64].Or(1 << (a % 64))
-	ob := d.bits[b/64].Or(1 << (b % 64))
-	return oa&(1<<(a%64)) != 0 && ob&(1<<(b%64)) != 0
+	wa, wb := &d.bits[a/64], &d.bits[b/64]
+	ma, mb := uint64(1)<<(a%64), uint64(1)<<(b%64)
+	if wa.Load()&ma != 0 && wb.Load()&mb != 0 {
+		return true // already set: no write, the cache lines stay shared
+	}
+	oa := wa.Or(ma)
+	ob := wb.Or(mb)
+	return oa&ma != 0 && ob&mb != 0
 }
 
 func (d *doorkeeper) clear() {

@@ -193,3 +193,35 @@ func TestDemoteSkipsOneHitWonders(t *testing.T) {
 		t.Fatal("a victim seen twice was not demoted")
 	}
 }
+
+func TestRecordSampledCountsInExpectation(t *testing.T) {
+	p, err := NewPromotion(PromotionOptions{Counters: 1 << 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Many keys, each recorded 64 times by sampling: the mean estimate is
+	// close to 16 (saturated) only if samples weigh SampleEvery; a key with
+	// no sample in 64 calls has probability (7/8)^64 ≈ 2e-4.
+	const keys, calls = 200, 64
+	low := 0
+	for k := uint64(1); k <= keys; k++ {
+		h := k * 0x9e3779b97f4a7c15
+		for i := 0; i < calls; i++ {
+			p.RecordSampled(h)
+		}
+		if p.Estimate(h) < SampleEvery {
+			low++
+		}
+	}
+	if low > keys/20 {
+		t.Fatalf("%d of %d keys recorded %d times by sampling estimate below %d", low, keys, calls, SampleEvery)
+	}
+	// A single sample of a fresh key counts SampleEvery accesses.
+	h := uint64(0xdeadbeef12345)
+	for p.Estimate(h) == 0 {
+		p.RecordSampled(h)
+	}
+	if got := p.Estimate(h); got != SampleEvery {
+		t.Fatalf("first sample: estimate %d, want %d", got, SampleEvery)
+	}
+}

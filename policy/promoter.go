@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 )
 
 // Tier names a storage tier for promotion decisions.
@@ -132,6 +133,19 @@ func NewPromotion(o PromotionOptions) (*Promotion, error) {
 
 // Record counts one access.
 func (p *Promotion) Record(h uint64) { p.s.increment(h) }
+
+// SampleEvery is how many accesses RecordSampled stands for per sample.
+const SampleEvery = 8
+
+// RecordSampled counts one access by sampling: one call in SampleEvery (at
+// random) records SampleEvery accesses, the others touch no memory. For
+// frequent accesses whose exact count matters little (hits already served
+// by hot); the expected count is the true one (P6).
+func (p *Promotion) RecordSampled(h uint64) {
+	if rand.Uint32()%SampleEvery == 0 {
+		p.s.add(h, SampleEvery)
+	}
+}
 
 // Estimate returns the (approximate, never under-counted before a reset)
 // number of recorded accesses of h, capped at 16.

@@ -42,30 +42,35 @@ func (s *sketch) index(h uint64, row int) uint64 {
 
 // increment counts one access of h. The first access of a key only sets its
 // doorkeeper bit; the sketch counts from the second one on.
-func (s *sketch) increment(h uint64) {
+func (s *sketch) increment(h uint64) { s.add(h, 1) }
+
+// add counts n accesses of h (n ≥ 1): the doorkeeper bit takes the first if
+// it was clear, each counter takes the rest, saturating at 15.
+func (s *sketch) add(h uint64, n uint64) {
+	accesses := int64(n)
 	if !s.door.testAndSet(h) {
-		s.tick()
-		return
+		n--
 	}
-	for r := 0; r < 4; r++ {
+	for r := 0; r < 4 && n > 0; r++ {
 		i := s.index(h, r)
 		w := &s.rows[r][i/16]
 		shift := (i % 16) * 4
 		for {
 			old := w.Load()
-			if (old>>shift)&0xf == 0xf {
+			c := (old >> shift) & 0xf
+			if c == 0xf {
 				break
 			}
-			if w.CompareAndSwap(old, old+(1<<shift)) {
+			if w.CompareAndSwap(old, old+(min(n, 0xf-c)<<shift)) {
 				break
 			}
 		}
 	}
-	s.tick()
+	s.tick(accesses)
 }
 
-func (s *sketch) tick() {
-	if s.additions.Add(1) >= s.sampleSize {
+func (s *sketch) tick(n int64) {
+	if s.additions.Add(n) >= s.sampleSize {
 		s.reset()
 	}
 }
