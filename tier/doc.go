@@ -10,7 +10,8 @@
 // know the key hash) and a copy is served only if its version is the one the
 // directory names. Reads go hot → warm → cold; policy.Promotion (a TinyLFU
 // sketch with a doorkeeper, weighted by size) decides whether a warm or cold
-// hit is copied up. Hot evictions are demoted to warm by a background
+// hit is copied up (a hit served by hot is only sampled for it,
+// policy.RecordSampled). Hot evictions are demoted to warm by a background
 // goroutine; warm segment evictions go to the flusher, which writes them to
 // cold in batches. Values above HotMaxValue go straight to warm, values warm
 // cannot hold straight to cold. MGet sends its cold lookups as one

@@ -19,25 +19,40 @@ func (c *Cache) Get(dst, key []byte) ([]byte, bool, error) {
 	if !c.enter() {
 		return dst, false, ErrClosed
 	}
-	defer c.exit()
 	lo, _ := hashKey(key)
-	c.pro.Record(lo)
-	v, t, ok := c.get(dst, key, lo)
+	v, t, ok := c.get(dst, key, lo, true)
 	c.count(t, ok)
+	c.exit()
 	return v, ok, nil
 }
 
+// record counts the access for the promotion policy once per read (*rec
+// says it is still due): a hit already served by hot is sampled (it only
+// feeds the demotion decision), any other read counts before the policy
+// decides on a promotion.
+func (c *Cache) record(rec *bool, lo uint64, hot bool) {
+	if !*rec {
+		return
+	}
+	*rec = false
+	if hot {
+		c.pro.RecordSampled(lo)
+	} else {
+		c.pro.Record(lo)
+	}
+}
+
 // get is Get without the bookkeeping: it returns the value and the tier it
-// was found in.
-func (c *Cache) get(dst, key []byte, lo uint64) ([]byte, policy.Tier, bool) {
+// was found in. rec says the access is to be recorded for the policy.
+func (c *Cache) get(dst, key []byte, lo uint64, rec bool) ([]byte, policy.Tier, bool) {
 	sh := c.dir.shard(lo)
 	for attempt := 0; attempt < 3; attempt++ {
-		now := c.now()
 		sh.mu.RLock()
 		e := sh.m[viewString(key)]
 		if e == nil {
 			epoch := sh.epoch
 			sh.mu.RUnlock()
+			c.record(&rec, lo, false)
 			if !c.coldUnknown {
 				return dst, policy.None, false
 			}
@@ -47,12 +62,14 @@ func (c *Cache) get(dst, key []byte, lo uint64) ([]byte, policy.Tier, bool) {
 			}
 			return v, policy.Cold, ok
 		}
-		if !e.live(now) {
+		if e.dead || (e.exp != 0 && e.exp <= c.now()) {
 			sh.mu.RUnlock()
+			c.record(&rec, lo, false)
 			return dst, policy.None, false
 		}
 		ver, coldVer := e.ver, e.cold
 		if v, t, ok := c.memLookup(dst, key, ver); ok {
+			c.record(&rec, lo, t == policy.Hot)
 			if t == policy.Warm && c.pro.Promote(lo, len(v)-len(dst), policy.Warm) == policy.Hot {
 				c.promoteHot(key, v[len(dst):], ver, e.exp)
 			}
@@ -60,6 +77,7 @@ func (c *Cache) get(dst, key []byte, lo uint64) ([]byte, policy.Tier, bool) {
 			return v, t, true
 		}
 		sh.mu.RUnlock()
+		c.record(&rec, lo, false)
 		// Cold can hold version ver only once its write completed (coldVer)
 		// — before that the copy is in transit, which we just checked.
 		if c.cold != nil && coldVer == ver {
@@ -113,7 +131,10 @@ func (c *Cache) memLookup(dst, key []byte, ver uint64) ([]byte, policy.Tier, boo
 
 // promoteHot copies a warm or cold hit into hot without waiting.
 func (c *Cache) promoteHot(key, val []byte, ver uint64, exp int64) {
-	he := &hotEntry{key: append([]byte(nil), key...), val: append([]byte(nil), val...), ver: ver, exp: exp}
+	kv := make([]byte, len(key)+len(val))
+	k := kv[:copy(kv, key):len(key)]
+	he := &hotEntry{key: k, val: kv[len(key):], ver: ver, exp: exp}
+	copy(he.val, val)
 	if c.hot.set(he, false) {
 		c.st.promotions.Add(1)
 	}
@@ -220,7 +241,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 	}
 	for _, i := range slow {
 		lo, _ := hashKey(keys[i])
-		v, t, ok := c.get(nil, keys[i], lo)
+		v, t, ok := c.get(nil, keys[i], lo, false)
 		if ok {
 			out[i] = v
 		}
@@ -275,7 +296,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 			}
 		}
 		// Rare: the copy moved while we looked, or the directory changed.
-		v, t, ok := c.get(nil, key, p.lo)
+		v, t, ok := c.get(nil, key, p.lo, false)
 		if ok {
 			out[p.i] = v
 		}
@@ -314,7 +335,7 @@ func (c *Cache) known(key []byte) bool {
 	if e != nil || !c.coldUnknown {
 		return live
 	}
-	_, _, ok := c.get(nil, key, lo)
+	_, _, ok := c.get(nil, key, lo, false)
 	return ok
 }
 

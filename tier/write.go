@@ -39,8 +39,12 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	k := append([]byte(nil), key...)
-	v := append([]byte(nil), value...)
+	// One allocation holds both (a hot read touches key and value together);
+	// the capacities keep an append to one from overwriting the other.
+	kv := make([]byte, len(key)+len(value))
+	k := kv[:copy(kv, key):len(key)]
+	v := kv[len(key):]
+	copy(v, value)
 
 	sh.mu.Lock()
 	e := sh.m[viewString(key)]
