@@ -142,10 +142,17 @@ const SampleEvery = 8
 // frequent accesses whose exact count matters little (hits already served
 // by hot); the expected count is the true one (P6).
 func (p *Promotion) RecordSampled(h uint64) {
-	if rand.Uint32()%SampleEvery == 0 {
-		p.s.add(h, SampleEvery)
+	if Sample() {
+		p.RecordSample(h)
 	}
 }
+
+// Sample is true for one call in SampleEvery, at random: a caller that must
+// compute h first calls it, then RecordSample, as RecordSampled does.
+func Sample() bool { return rand.Uint32()%SampleEvery == 0 }
+
+// RecordSample records SampleEvery accesses of h (one sample).
+func (p *Promotion) RecordSample(h uint64) { p.s.add(h, SampleEvery) }
 
 // Estimate returns the (approximate, never under-counted before a reset)
 // number of recorded accesses of h, capped at 16.

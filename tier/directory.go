@@ -22,6 +22,10 @@ type entry struct {
 	// dead marks a tombstone: the key is deleted, and the entry stays until
 	// the cold delete completed, so an old cold copy is never adopted (T4).
 	dead bool
+	// removed: the entry left the map (it is never put back). A hot copy
+	// points at its entry, so a hot hit checks its version under the shard
+	// lock without looking the key up in the map.
+	removed bool
 }
 
 func (e *entry) live(now int64) bool { return !e.dead && (e.exp == 0 || e.exp > now) }

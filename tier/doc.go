@@ -8,7 +8,10 @@
 // cache-wide version; the copies in the tiers carry their version (hot
 // values carry their own key and version because ristretto's callbacks only
 // know the key hash) and a copy is served only if its version is the one the
-// directory names. Reads go hot → warm → cold; policy.Promotion (a TinyLFU
+// directory names. A hot copy points at its directory entry, so a hot hit
+// checks that entry (still in the map, live, same version) under its shard
+// lock without hashing the key twice or looking it up in the map. Reads go
+// hot → warm → cold; policy.Promotion (a TinyLFU
 // sketch with a doorkeeper, weighted by size) decides whether a warm or cold
 // hit is copied up (a hit served by hot is only sampled for it,
 // policy.RecordSampled). Hot evictions are demoted to warm by a background

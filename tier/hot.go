@@ -18,6 +18,10 @@ type hotEntry struct {
 	ver   uint64
 	exp   int64
 	fresh bool // set by Set with a transit copy that hotApplied removes
+	// ent is the directory entry the copy was made for (nil for a
+	// tombstone); read its fields only under the key's shard lock.
+	ent *entry
+	sh  *shard // ent's shard
 }
 
 func (e *hotEntry) cost() int64 { return int64(len(e.key)+len(e.val)) + hotOverhead }
@@ -58,6 +62,15 @@ func newHot(o *Options, onEvict, onApplied func(*hotEntry)) (*hot, error) {
 func (h *hot) get(key []byte, ver uint64) (*hotEntry, bool) {
 	e, ok := h.rc.Get(viewString(key))
 	if !ok || e == nil || e.ver != ver || string(e.key) != viewString(key) {
+		return nil, false
+	}
+	return e, true
+}
+
+// peek returns hot's copy of key whatever its version (not a tombstone).
+func (h *hot) peek(key []byte) (*hotEntry, bool) {
+	e, ok := h.rc.Get(viewString(key))
+	if !ok || e == nil || e.ver == 0 || string(e.key) != viewString(key) {
 		return nil, false
 	}
 	return e, true

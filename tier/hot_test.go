@@ -59,3 +59,54 @@ func TestDeleteThenSetSurvivesRistrettoOrder(t *testing.T) {
 		t.Fatalf("Get(k) = %q, %v, %v; want v2 (stats %+v)", v, ok, err, c.Stats())
 	}
 }
+
+// TestHotHitFollowsTheDirectory: the hot-hit fast path serves a copy only
+// while its directory entry is in the map, live and of the copy's version.
+func TestHotHitFollowsTheDirectory(t *testing.T) {
+	clk := newFakeClock()
+	c, err := Open(smallOptions(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	get := func(k string) (string, bool) {
+		c.hot.rc.Wait() // applied: the copy is in ristretto's store
+		v, ok, err := c.Get(nil, []byte(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(v), ok
+	}
+	k := []byte("k")
+	c.Set(k, []byte("v1"), SetOptions{})
+	if v, ok := get("k"); !ok || v != "v1" || c.Where(k) != "hot" {
+		t.Fatalf("Get = %q, %v (where %q); want v1 from hot", v, ok, c.Where(k))
+	}
+	c.Set(k, []byte("v2"), SetOptions{})
+	if v, ok := get("k"); !ok || v != "v2" {
+		t.Fatalf("after overwrite Get = %q, %v", v, ok)
+	}
+	c.Delete(k)
+	if v, ok := get("k"); ok {
+		t.Fatalf("after Delete Get = %q", v)
+	}
+	c.Set(k, []byte("v3"), SetOptions{})
+	if v, ok := get("k"); !ok || v != "v3" {
+		t.Fatalf("after re-Set Get = %q, %v", v, ok)
+	}
+	c.Expire(k, time.Second)
+	clk.Advance(int64(2 * time.Second))
+	if v, ok := get("k"); ok {
+		t.Fatalf("after expiry Get = %q", v)
+	}
+	c.Set(k, []byte("v4"), SetOptions{})
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := get("k"); ok {
+		t.Fatalf("after Flush Get = %q", v)
+	}
+	if st := c.Stats(); st.Phantoms != 0 {
+		t.Fatalf("phantoms: %+v", st)
+	}
+}

@@ -138,6 +138,7 @@ func (c *Cache) flushDone(it *flusher.Item, err error) {
 	switch {
 	case it.Delete:
 		if err == nil && e != nil && e.dead && e.ver == it.Version {
+			e.removed = true
 			delete(sh.m, viewString(it.Key))
 			sh.epoch++
 		}

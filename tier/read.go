@@ -19,11 +19,41 @@ func (c *Cache) Get(dst, key []byte) ([]byte, bool, error) {
 	if !c.enter() {
 		return dst, false, ErrClosed
 	}
+	if v, ok := c.hotHit(dst, key); ok {
+		c.count(policy.Hot, true)
+		c.exit()
+		return v, true, nil
+	}
 	lo, _ := hashKey(key)
 	v, t, ok := c.get(dst, key, lo, true)
 	c.count(t, ok)
 	c.exit()
 	return v, ok, nil
+}
+
+// hotHit serves a hot copy whose directory entry is still in the map with
+// the copy's version, checked under the key's shard lock: the same check as
+// get's, without hashing the key again or looking it up in the map. The
+// access is sampled for the policy (a hot hit only feeds demotion).
+func (c *Cache) hotHit(dst, key []byte) ([]byte, bool) {
+	he, ok := c.hot.peek(key)
+	if !ok || he.ent == nil {
+		return dst, false
+	}
+	sh := he.sh
+	sh.mu.RLock()
+	e := he.ent
+	if e.removed || e.dead || e.ver != he.ver || (e.exp != 0 && e.exp <= c.now()) {
+		sh.mu.RUnlock()
+		return dst, false
+	}
+	v := append(dst, he.val...)
+	sh.mu.RUnlock()
+	if policy.Sample() {
+		lo, _ := hashKey(key)
+		c.pro.RecordSample(lo)
+	}
+	return v, true
 }
 
 // record counts the access for the promotion policy once per read (*rec
@@ -71,7 +101,7 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec bool) ([]byte, policy.Tier, 
 		if v, t, ok := c.memLookup(dst, key, ver); ok {
 			c.record(&rec, lo, t == policy.Hot)
 			if t == policy.Warm && c.pro.Promote(lo, len(v)-len(dst), policy.Warm) == policy.Hot {
-				c.promoteHot(key, v[len(dst):], ver, e.exp)
+				c.promoteHot(key, v[len(dst):], sh, e)
 			}
 			sh.mu.RUnlock()
 			return v, t, true
@@ -130,10 +160,11 @@ func (c *Cache) memLookup(dst, key []byte, ver uint64) ([]byte, policy.Tier, boo
 }
 
 // promoteHot copies a warm or cold hit into hot without waiting.
-func (c *Cache) promoteHot(key, val []byte, ver uint64, exp int64) {
+// The caller holds the key's shard lock sh; e is the key's entry.
+func (c *Cache) promoteHot(key, val []byte, sh *shard, e *entry) {
 	kv := make([]byte, len(key)+len(val))
 	k := kv[:copy(kv, key):len(key)]
-	he := &hotEntry{key: k, val: kv[len(key):], ver: ver, exp: exp}
+	he := &hotEntry{key: k, val: kv[len(key):], ver: e.ver, exp: e.exp, ent: e, sh: sh}
 	copy(he.val, val)
 	if c.hot.set(he, false) {
 		c.st.promotions.Add(1)
@@ -155,7 +186,7 @@ func (c *Cache) promoteFromCold(key, val []byte, lo, ver uint64) {
 		return
 	}
 	if to == policy.Hot && len(val) <= c.o.HotMaxValue {
-		c.promoteHot(key, val, ver, e.exp)
+		c.promoteHot(key, val, sh, e)
 		return
 	}
 	if c.warm != nil && e.coldMay {
@@ -227,7 +258,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 		default:
 			if v, t, ok := c.memLookup(nil, key, e.ver); ok {
 				if t == policy.Warm && c.pro.Promote(lo, len(v), policy.Warm) == policy.Hot {
-					c.promoteHot(key, v, e.ver, e.exp)
+					c.promoteHot(key, v, sh, e)
 				}
 				out[i] = v
 				c.count(t, true)

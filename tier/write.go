@@ -81,7 +81,7 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 		if fresh {
 			c.tr.add(k, v, ver, exp, policy.Hot)
 		}
-		placed = c.hot.set(&hotEntry{key: k, val: v, ver: ver, exp: exp, fresh: fresh}, fresh)
+		placed = c.hot.set(&hotEntry{key: k, val: v, ver: ver, exp: exp, fresh: fresh, ent: e, sh: sh}, fresh)
 		if !placed && fresh {
 			c.tr.remove(k, ver)
 		}
@@ -151,6 +151,7 @@ func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
 		c.st.tombstones.Add(1)
 		return
 	}
+	e.removed = true
 	delete(sh.m, viewString(key))
 	sh.epoch++
 }
