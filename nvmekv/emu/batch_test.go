@@ -16,20 +16,22 @@ import (
 // goroutine's stack instead of blocking until go test's own timeout.
 const deadlockLimit = 3 * time.Minute
 
-// within runs fn and fails the test if it has not returned by deadlockLimit.
+// within runs fn and, if it has not returned by deadlockLimit, crashes the
+// test binary with every goroutine's stack: a deadlocked batch would also
+// hang the test's deferred Close, so failing the test is not enough.
 func within(t *testing.T, what string, fn func()) {
 	t.Helper()
 	done := make(chan struct{})
+	timer := time.AfterFunc(deadlockLimit, func() {
+		buf := make([]byte, 1<<20)
+		panic(fmt.Sprintf("%s: %s did not finish within %v (deadlock?):\n%s", t.Name(), what, deadlockLimit, buf[:runtime.Stack(buf, true)]))
+	})
+	defer timer.Stop()
 	go func() {
 		defer close(done)
 		fn()
 	}()
-	select {
-	case <-done:
-	case <-time.After(deadlockLimit):
-		buf := make([]byte, 1<<20)
-		t.Fatalf("%s did not finish within %v (deadlock?):\n%s", what, deadlockLimit, buf[:runtime.Stack(buf, true)])
-	}
+	<-done
 }
 
 func batchValue(i, n int) []byte {
