@@ -75,7 +75,8 @@ type Limits struct {
 	Capacity    uint64 // NSZE, bytes
 	Utilization uint64 // NUSE, bytes
 	// MaxBatch is the most Ops one Do call accepts (the submission queue
-	// size for passthrough); 0 = unlimited.
+	// size, as the ring admits it, for passthrough; the emulated namespace
+	// takes any batch); 0 = unlimited.
 	MaxBatch int
 }
 
