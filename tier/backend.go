@@ -55,7 +55,7 @@ type ColdItem struct {
 // ColdStats are the cold tier's counters.
 type ColdStats struct {
 	Backend                 string // "emulated:<path>", "passthrough:<dev>", ...
-	Items                   int64  // -1 if unknown
+	Items                   int64  // device records (a chunked value counts once per chunk); -1 if unknown
 	FreeBytes               uint64
 	BytesRead, BytesWritten uint64
 	Submissions             uint64 // device submissions (GetMany counts one)

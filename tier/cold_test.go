@@ -217,6 +217,12 @@ func TestWriteThroughIsDurableBeforeSetReturns(t *testing.T) {
 			t.Fatalf("key %s: cold copy has no version", k)
 		}
 	}
+	// Every written key has at least its header record in cold.
+	for _, tl := range c.Stats().Tiers {
+		if tl.Name == "cold" && tl.Items < 50 {
+			t.Fatalf("cold reports %d records after 50 write-through Sets", tl.Items)
+		}
+	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}

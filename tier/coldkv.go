@@ -6,6 +6,7 @@ import (
 
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/emu"
 )
 
 // coldKV adapts an *nvmekv.KV to Cold (and so to flusher.Store).
@@ -77,7 +78,11 @@ func (c *coldKV) Stats() ColdStats {
 	if lim.Capacity > lim.Utilization {
 		free = lim.Capacity - lim.Utilization
 	}
-	return ColdStats{Backend: c.backend, Items: -1, FreeBytes: free, BytesRead: s.BytesRead,
+	items := int64(-1)
+	if es, ok := c.kv.Namespace().(interface{ Stats() emu.Stats }); ok {
+		items = int64(es.Stats().Items) // device records: a chunked value counts once per chunk
+	}
+	return ColdStats{Backend: c.backend, Items: items, FreeBytes: free, BytesRead: s.BytesRead,
 		BytesWritten: s.BytesWritten, MaxValue: c.maxValue, PreExisting: c.preExisting}
 }
 
