@@ -66,6 +66,12 @@ func NewArena(opts ArenaOptions) (*Arena, error) {
 	bindNow := bindErr == nil && a.target != nil
 	switch {
 	case bindNow && opts.Mode == ModeThread:
+		if numaBalancingOn() {
+			// Seen in the QEMU guest: with automatic NUMA balancing a
+			// thread-mode arena migrated from its node to the CPUs' node
+			// within seconds; a range (mbind) policy keeps its pages.
+			log.Warn("numa: automatic NUMA balancing is on (/proc/sys/kernel/numa_balancing); pages placed by the thread policy may migrate away from the target node: prefer mode range")
+		}
 		if err := a.threadFault(); err != nil {
 			if ferr := a.fallback(err); ferr != nil {
 				_ = munmap(mem)
@@ -328,4 +334,11 @@ func (a *Arena) Close() error {
 		return fmt.Errorf("numa: munmap %d bytes: %w", len(mem), err)
 	}
 	return nil
+}
+
+// numaBalancingOn reports whether the kernel's automatic NUMA balancing is
+// enabled (a missing file means a kernel without it).
+func numaBalancingOn() bool {
+	b, err := os.ReadFile("/proc/sys/kernel/numa_balancing")
+	return err == nil && len(b) > 0 && b[0] != '0'
 }

@@ -48,7 +48,9 @@
 // Arena.Bytes is valid until Close; it must never hold Go pointers (the GC
 // does not scan it). In ModeThread the range has no VMA policy: pages the
 // kernel later reallocates (swap-in, khugepaged collapse, compaction) follow
-// the default policy. With NoPrefault, Placement only sees touched pages.
+// the default policy, and with automatic NUMA balancing on (Debian's default
+// on multi-node machines) they were seen to migrate to the CPUs' node within
+// seconds in the QEMU guest; NewArena logs a warning then. With NoPrefault, Placement only sees touched pages.
 // Automatic NUMA balancing may migrate unbound pages between a sample's
 // move_pages and get_mempolicy reads. EPERM usually means a container
 // without CAP_SYS_NICE under the default seccomp profile. Topology is a
