@@ -44,8 +44,12 @@ func crashKey(id int) []byte { return []byte(fmt.Sprintf("k%05d", id)) }
 
 // crashValue is self-describing: counter, key id, length, then bytes that
 // depend on both, so a reader can tell a written value from anything else.
+// One value in 5 is 3545..4096 bytes long, so it goes in an extent.
 func crashValue(counter uint64) []byte {
 	n := 16 + int(counter*37%600)
+	if counter%5 == 2 {
+		n = 3545 + int(counter*13%552)
+	}
 	v := make([]byte, n)
 	binary.LittleEndian.PutUint64(v, counter)
 	binary.LittleEndian.PutUint32(v[8:], uint32(crashKeyOf(counter)))
@@ -233,6 +237,13 @@ func crashCycles(t *testing.T, mode string) {
 	}
 }
 
+func firstU64(b []byte) uint64 {
+	if len(b) < 8 {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
 // dumpKey logs every on-disk record of key (for a failing crash cycle).
 func dumpKey(t *testing.T, path string, key []byte) {
 	b, err := os.ReadFile(path)
@@ -243,11 +254,11 @@ func dumpKey(t *testing.T, path string, key []byte) {
 	for r := 0; blockBytes+(r+1)*R <= len(b); r++ {
 		img := b[blockBytes+r*R : blockBytes+(r+1)*R]
 		seq := regionSeq(img)
-		end, torn := walkRegion(img, seq, R, func(off int, rc *rec, size int) {
+		end, low, torn := walkRegion(img, seq, R, func(off int, rc *rec) {
 			if string(rc.key[:rc.klen]) == string(key) {
-				t.Logf("region %d seq %d off %d kind %d counter %d", r, seq, off, rc.kind, binary.LittleEndian.Uint64(img[off+recHdrBytes:]))
+				t.Logf("region %d seq %d off %d kind %d counter %d", r, seq, off, rc.kind, firstU64(rc.value(img, off)))
 			}
 		})
-		t.Logf("region %d seq %d end %d torn %v", r, seq, end, torn)
+		t.Logf("region %d seq %d end %d low %d torn %v", r, seq, end, low, torn)
 	}
 }

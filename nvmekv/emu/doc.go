@@ -6,11 +6,17 @@
 //
 // Design: the data area is a ring of fixed-size regions written
 // sequentially (log-structured). Records (header + key + value, CRC32C) are
-// appended to the open region's buffer in DRAM; a full region is written
-// with one write; Flush writes the open region's unwritten blocks and
-// fdatasyncs. The DRAM index is a Robin Hood table over non-pointer arrays:
-// 16 bytes of device key + 8 bytes packing region, key length, offset and
-// size, at up to 90% load (≈ 26.7 B per item at full load, 24/load in
+// appended to the open region's buffer in DRAM, growing forward from the
+// region's start; a value whose 4096-aligned read alone is not larger than
+// its inline record's 512-aligned read (4 KiB, 8000 B, 8 KiB...) goes in an
+// extent instead: whole 4096-byte blocks taken from the region's end
+// downward, with a 48-byte header record forward, so a 4 KiB value is read
+// with one aligned 4096-byte read. A full region (forward end meets the
+// extents) is written with one write; Flush writes the open region's
+// unwritten forward blocks and new extents and fdatasyncs. The DRAM index
+// is a Robin Hood table over non-pointer arrays: 16 bytes of device key + 8
+// bytes packing region, key length, and offset and size (or extent block
+// and value length), at up to 90% load (≈ 26.7 B per item at full load, 24/load in
 // general). On Open the index comes from the checkpoint that Close wrote, or
 // by scanning every region in sequence order, and appending resumes in the
 // last region. When the ring is full, Cache mode reclaims the oldest region
@@ -32,12 +38,26 @@
 //   - E1: every command goes through its 64-byte encoding: Do encodes each
 //     Op with nvmekv, executes the bytes, and decodes the completion with
 //     nvmekv.DecodeResult (TestControllerStatus).
-//   - E2: a record is served only if its magic, region sequence number, key
-//     and CRC32C match; otherwise the read is retried (the region was
-//     reclaimed meanwhile) or fails with Unrecovered Error (SC 0x88)
-//     (FuzzWalkRegion, TestConcurrent).
+//   - E2: an inline record is served only if its magic, region sequence
+//     number, key and CRC32C match; otherwise the read is retried (the
+//     region was reclaimed meanwhile) or fails with Unrecovered Error (SC
+//     0x88) (FuzzWalkRegion, TestConcurrent). An extent value is served
+//     from a read of the extent alone: no header and no CRC are checked on
+//     that path; it is served only if its region was not reclaimed between
+//     the index lookup and the read's completion (a reclaim bumps a counter
+//     before anything new is written into the region; the read then checks
+//     the region's sequence number and retries), else it fails with SC 0x88
+//     (TestConcurrentExtents). An extent's CRC32C (header ‖ value) is
+//     checked wherever records are walked: the scan at Open, Cache-mode
+//     reclaim and Strict-mode evacuation (TestTornExtent,
+//     TestStrictEvacuatesExtents). nvmekv.KV checks its own CRC32C over its
+//     header and value end to end, so a KV Get still detects corruption.
 //   - E3: a 4096-byte block that was part of a completed Flush is never
-//     written again until its region is reclaimed (Flush pads to a block end).
+//     written again until its region is reclaimed (Flush pads the forward
+//     end to a block end; extents are whole blocks below every earlier
+//     extent; after a crash appending resumes after the last valid record
+//     and below the lowest extent of any valid record) (TestTornExtent,
+//     TestExtentRoundTrip).
 //   - E4: after a crash, Open replays regions in sequence order and stops
 //     each region at its first invalid record, so every value read back is a
 //     value that was stored for that key, and everything flushed is present
@@ -54,7 +74,8 @@
 //     with ErrReadOnly wrapping the errno, and reads of data written before
 //     keep working, also after reopening (TestInjectedEIO, TestENOSPC).
 //   - E8: the index holds no Go pointers and uses 24 bytes per slot at up to
-//     90% load (TestIndexModel; BenchmarkOpen reports bytes per item).
+//     90% load, extent or not (TestIndexModel, TestLocPacking; BenchmarkOpen
+//     reports bytes per item).
 //   - E9: a Do with any number of ops completes, and so do any number of
 //     concurrent Dos: disk reads go in waves of at most min(ReadSlots, the
 //     ring's largest group), each wave takes its read slots all at once
@@ -62,6 +83,14 @@
 //     caller holds slots while waiting for more; Limits().MaxBatch is 0
 //     (unlimited) (TestGetManyLarge, TestDoManyRetrieves,
 //     TestConcurrentBatches, TestSlotsAllOrNothing).
+//   - E10: a Retrieve of a value in an extent is one disk read of the value
+//     rounded up to the read alignment (4096 bytes for a 4 KiB value), or of
+//     its prefix that the buffer takes; live-byte accounting counts an
+//     extent record as 48 bytes plus its blocks (TestRetrieve4KOneRead,
+//     TestCacheReclaimExtents).
+//   - E11: a store written by an older on-disk format (superblock version
+//     1) is refused with ErrFormat naming the file and what to do, and is
+//     not modified (TestOldFormatRefused).
 //
 // # Caveats
 //
@@ -80,7 +109,11 @@
 //   - A Do's context is checked before each wave of disk reads; reads already
 //     submitted are waited for, not cancelled (file reads complete promptly),
 //     and the rest of the batch fails with the context's error.
-//   - A Retrieve of a 4 KiB value reads its whole record extent rounded out
-//     to the O_DIRECT alignment (4136 bytes → 4608 or 5120 at 512-byte
-//     alignment), not 4096 bytes: the header and CRC are checked on every read.
+//   - A value that does not qualify for an extent (e.g. 4150 bytes, or any
+//     value under 3545 bytes) is read with its record rounded out to the
+//     O_DIRECT alignment, header and CRC checked. Extent values are not
+//     CRC-checked on the read path (E2); a raw Namespace user that needs
+//     end-to-end checks must carry its own checksum (nvmekv.KV does).
+//   - An extent wastes the rest of its last block (a 3545-byte value takes
+//     4096 bytes plus a 48-byte header).
 package emu

@@ -30,8 +30,10 @@ type wbuf struct {
 	idx     uint16
 	region  int // -1 = none
 	seq     uint64
-	fill    int // bytes appended
-	written int // bytes submitted for writing, multiple of 4096
+	fill    int // forward end: bytes of records appended from the region start
+	written int // forward bytes submitted for writing, multiple of 4096
+	low     int // lowest extent allocated (extents fill [low, RegionBytes)), multiple of 4096
+	wlow    int // lowest extent submitted for writing (extents in [low, wlow) are not yet)
 	pending []*ioWait
 }
 
@@ -78,6 +80,7 @@ type Namespace struct {
 	act       *wbuf // nil until the first write
 	cur       int   // last region taken; the next is (cur+1)%nReg
 	curEnd    int   // recovered end of region cur, where appending resumes (0 = do not resume)
+	curLow    int   // recovered lowest extent of region cur (RegionBytes = none)
 	nextSeq   uint64
 	liveBytes int64
 	appended  uint64 // records appended so far
@@ -94,6 +97,8 @@ type Namespace struct {
 	wave      int       // most disk reads per submission: min(ReadSlots, the ring's largest group)
 	waves     sync.Pool // *wave
 	diskReads atomic.Uint64
+	readBytes atomic.Uint64 // bytes read from the device by Retrieves
+	reclaims  atomic.Uint64 // regions reclaimed so far (a disk read rechecks its region if this moved)
 }
 
 // Stats are counters and gauges of a namespace.
@@ -107,7 +112,8 @@ type Stats struct {
 	ReclaimedKeys uint64
 	RegionWrites  uint64
 	Syncs         uint64
-	DiskReads     uint64
+	DiskReads     uint64 // Retrieves read from the device
+	ReadBytes     uint64 // bytes those reads transferred (a 4 KiB value in an extent: 4096)
 	BufferReads   uint64 // Retrieves served from a region still in DRAM
 	Evacuated     uint64 // regions whose live records Strict mode moved forward
 	Recovered     string // "fresh", "checkpoint" or "scan"
@@ -208,7 +214,7 @@ func (e *Namespace) openStore(size int64) error {
 		}
 		e.resumeLocked()
 		if nn := (e.cur + 1) % e.nReg; e.opts.Mode == Strict && e.act != nil && e.regs[nn].live > 0 &&
-			e.act.fill+int(e.regs[nn].liveB) <= e.opts.RegionBytes {
+			e.act.fitsBytes(int(e.regs[nn].liveB)) {
 			e.evacuateLocked(nn) // restore the Strict invariant after a crash
 		}
 	} else {
@@ -224,6 +230,7 @@ func (e *Namespace) fresh() {
 	e.idx = newIndex(e.expected())
 	e.regs = make([]regionState, e.nReg)
 	e.cur, e.nextSeq = e.nReg-1, 1
+	e.curEnd, e.curLow = 0, e.opts.RegionBytes
 	e.st.Recovered = "fresh"
 }
 
@@ -258,7 +265,7 @@ func (e *Namespace) setupIO() error {
 		if err != nil {
 			return err
 		}
-		e.bufs = append(e.bufs, &wbuf{mem: m, idx: uint16(i), region: -1})
+		e.bufs = append(e.bufs, &wbuf{mem: m, idx: uint16(i), region: -1, low: e.opts.RegionBytes, wlow: e.opts.RegionBytes})
 		regs = append(regs, m)
 	}
 	if e.readSlab, err = mapBuf(e.opts.ReadSlots * readSlotBytes); err != nil {
@@ -309,7 +316,7 @@ func (e *Namespace) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.st
-	s.DiskReads = e.diskReads.Load()
+	s.DiskReads, s.ReadBytes = e.diskReads.Load(), e.readBytes.Load()
 	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = e.idx.count, e.liveBytes, e.nReg, e.idx.bytes()
 	for _, r := range e.regs {
 		if r.seq != 0 {

@@ -16,11 +16,12 @@ var bgCtx = context.Background()
 
 // pendingRead is a Retrieve that needs the disk.
 type pendingRead struct {
-	op   *nvmekv.Op
-	key  [16]byte
-	klen int
-	l    loc
-	seq  uint64
+	op    *nvmekv.Op
+	key   [16]byte
+	klen  int
+	l     loc
+	seq   uint64 // of the record's region at lookup
+	epoch uint64 // e.reclaims at lookup
 }
 
 // Do runs ops in order against the emulated controller: each op is encoded
@@ -168,12 +169,19 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte) (int32, uint32, *pendi
 		if int(c.CDW10) != len(buf) {
 			return status(nvmekv.SCInvalidField), 0, nil
 		}
+		if l.ext() && len(buf) == 0 {
+			return 0, uint32(l.vlen()), nil // only the size: nothing to read
+		}
 		if b := e.bufOfLocked(l.region()); b != nil {
 			e.st.BufferReads++
-			res, dw0 := copyValue(b.mem[l.off():l.off()+l.size()], e.regs[l.region()].seq, &key, kl, buf, e.opts.RegionBytes)
+			if l.ext() {
+				copy(buf, b.mem[l.extOff():l.extOff()+l.vlen()])
+				return 0, uint32(l.vlen()), nil
+			}
+			res, dw0 := copyValue(b.mem, l.off(), e.regs[l.region()].seq, &key, kl, buf, e.opts.RegionBytes)
 			return res, dw0, nil
 		}
-		return 0, 0, &pendingRead{key: key, klen: kl, l: l, seq: e.regs[l.region()].seq}
+		return 0, 0, &pendingRead{key: key, klen: kl, l: l, seq: e.regs[l.region()].seq, epoch: e.reclaims.Load()}
 	case nvmekv.OpDelete:
 		if !found {
 			return status(nvmekv.SCKeyNotExists), 0, nil
@@ -240,13 +248,14 @@ func (e *Namespace) bufOfLocked(r int) *wbuf {
 	return nil
 }
 
-// copyValue checks the record image and copies its value into buf.
-func copyValue(img []byte, seq uint64, key *[16]byte, kl int, buf []byte, maxValue int) (int32, uint32) {
-	r, ok := parseRecord(img, seq, maxValue)
+// copyValue checks the inline record at img[off:] and copies its value
+// into buf.
+func copyValue(img []byte, off int, seq uint64, key *[16]byte, kl int, buf []byte, maxValue int) (int32, uint32) {
+	r, ok := parseRecord(img, off, seq, maxValue, len(img))
 	if !ok || r.kind != kindStore || r.klen != kl || r.key != *key {
 		return status(nvmekv.SCUnrecovered), 0
 	}
-	copy(buf, img[recHdrBytes:recHdrBytes+r.vlen])
+	copy(buf, r.value(img, off))
 	return 0, uint32(r.vlen)
 }
 
@@ -339,10 +348,18 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 	w.grow(len(reads))
 	need := 0
 	for i, pr := range reads {
-		off := e.regionOff(pr.l.region()) + int64(pr.l.off())
+		var off int64
+		var size int
+		if pr.l.ext() {
+			// An extent is block aligned and read alone: only as much of
+			// the value as the buffer takes.
+			off, size = e.regionOff(pr.l.region())+int64(pr.l.extOff()), min(pr.l.vlen(), len(pr.op.Buf))
+		} else {
+			off, size = e.regionOff(pr.l.region())+int64(pr.l.off()), pr.l.size()
+		}
 		a := int64(e.rAlign)
 		start := off &^ (a - 1)
-		n := int((off - start + int64(pr.l.size()) + a - 1) &^ (a - 1))
+		n := int((off - start + int64(size) + a - 1) &^ (a - 1))
 		r := w.rds[i]
 		r.mem, r.slot, r.start, r.n, r.skip, r.res, r.err = nil, -1, start, n, int(off-start), 0, nil
 		if n <= readSlotBytes {
@@ -352,6 +369,7 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 	w.slots = e.slots.get(w.slots[:0], need)
 	got := w.slots
 	w.reqs = w.reqs[:0]
+	nb := 0
 	for i := range reads {
 		r := w.rds[i]
 		if r.n <= readSlotBytes {
@@ -373,6 +391,7 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 		}
 		r.fd, r.fixed, r.bufIdx = int32(e.fd), e.fixed && r.slot >= 0, uint16(len(e.bufs))
 		w.reqs = append(w.reqs, &r.req)
+		nb += r.n
 	}
 	if len(w.reqs) > 0 {
 		w.left.Store(int32(len(w.reqs)))
@@ -388,6 +407,7 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 		}
 		<-w.done
 		e.diskReads.Add(uint64(len(w.reqs)))
+		e.readBytes.Add(uint64(nb))
 	}
 	free := w.slots[:0]
 	for i, pr := range reads {
@@ -398,10 +418,26 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 		case r.res < 0:
 			pr.op.Complete(r.res, 0)
 			pr.op.Err = fmt.Errorf("emu: read %s at offset %d: %w", e.opts.Path, r.start, pr.op.Err)
+		case pr.l.ext():
+			// No header to check: the region must not have been reclaimed
+			// (and so rewritten) between the lookup and the read's end.
+			st, dw0 := int32(0), uint32(pr.l.vlen())
+			if e.reclaims.Load() != pr.epoch && e.regionChanged(&pr) {
+				if depth < 3 {
+					retry = append(retry, pr.op)
+					break
+				}
+				st, dw0 = status(nvmekv.SCUnrecovered), 0
+			} else if int(r.res) < min(pr.l.vlen(), len(pr.op.Buf)) {
+				st, dw0 = status(nvmekv.SCUnrecovered), 0
+			} else {
+				copy(pr.op.Buf, r.mem[:min(pr.l.vlen(), len(pr.op.Buf))])
+			}
+			pr.op.Complete(st, uint64(dw0))
 		case int(r.res) < r.skip+pr.l.size():
 			pr.op.Complete(status(nvmekv.SCUnrecovered), 0)
 		default:
-			st, dw0 := copyValue(r.mem[r.skip:r.skip+pr.l.size()], pr.seq, &pr.key, pr.klen, pr.op.Buf, e.opts.RegionBytes)
+			st, dw0 := copyValue(r.mem[:r.skip+pr.l.size()], r.skip, pr.seq, &pr.key, pr.klen, pr.op.Buf, e.opts.RegionBytes)
 			if st != 0 && depth < 3 && e.moved(&pr) {
 				retry = append(retry, pr.op)
 				break
@@ -429,6 +465,14 @@ func (e *Namespace) moved(pr *pendingRead) bool {
 	defer e.mu.Unlock()
 	l, ok := e.lookupLocked(&pr.key, pr.klen)
 	return !ok || l != pr.l || e.regs[pr.l.region()].seq != pr.seq
+}
+
+// regionChanged reports whether pr's region was reclaimed after pr was
+// looked up (an extent read may then hold newer data: it is retried).
+func (e *Namespace) regionChanged(pr *pendingRead) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.regs[pr.l.region()].seq != pr.seq
 }
 
 // Admin executes an admin command from its 64 bytes: Identify CNS 03h (a

@@ -74,25 +74,56 @@ func TestLocPacking(t *testing.T) {
 		if l == 0 || l.region() != c.r || l.klen() != c.kl || l.off() != c.off || l.size() != c.size {
 			t.Errorf("mkLoc%+v → region %d klen %d off %d size %d", c, l.region(), l.klen(), l.off(), l.size())
 		}
+		if l.ext() {
+			t.Errorf("mkLoc%+v is an extent loc", c)
+		}
+	}
+	for _, c := range []struct{ r, kl, ext, vlen int }{{0, 1, 4096, 4096}, {maxRegions - 1, 16, 64<<20 - 4096, 4<<20 - 1}, {777, 3, 8192, 8000}} {
+		l := mkExtLoc(c.r, c.kl, c.ext, c.vlen)
+		if !l.ext() || l.region() != c.r || l.klen() != c.kl || l.extOff() != c.ext || l.vlen() != c.vlen || l.size() != extRecBytes+alignUp(c.vlen) {
+			t.Errorf("mkExtLoc%+v → ext %v region %d klen %d extent %d vlen %d size %d", c, l.ext(), l.region(), l.klen(), l.extOff(), l.vlen(), l.size())
+		}
 	}
 }
 
 // FuzzWalkRegion: recovery never panics on arbitrary region bytes and
-// returns only records whose CRC matched.
+// returns only records whose CRC matched, inline ones before the extents
+// and extents below one another.
 func FuzzWalkRegion(f *testing.F) {
 	img := make([]byte, 8192)
 	putRegionHdr(img, 9)
 	putRecord(img[regionHdr:], kindStore, 9, []byte("key"), []byte("value"))
 	f.Add(img[:1024], uint64(9))
 	f.Add(make([]byte, 4096), uint64(1))
+	// Inline, then an extent record whose 4096-byte value is the last block.
+	ext := make([]byte, 12288)
+	putRegionHdr(ext, 9)
+	putRecord(ext[regionHdr:], kindStore, 9, []byte("a"), []byte("small"))
+	v := make([]byte, 4096)
+	for i := range v {
+		v[i] = byte(i * 7)
+	}
+	putExtRecord(ext, regionHdr+recSize(5), 9, []byte("b"), 8192, v)
+	f.Add(ext, uint64(9))
+	torn := append([]byte(nil), ext...)
+	torn[8192+100] ^= 1 // extent not as written: dropped
+	f.Add(torn, uint64(9))
 	f.Fuzz(func(t *testing.T, b []byte, seq uint64) {
-		walkRegion(b, seq, 4096, func(off int, r *rec, size int) {
-			if off+size > len(b) && off+recHdrBytes+r.vlen > len(b) {
-				t.Fatalf("record at %d of %d bytes runs past the image", off, size)
+		low, fwd := len(b), 0
+		walkRegion(b, seq, 4096, func(off int, r *rec) {
+			if off < fwd || off+r.size() > low && off+recHdrBytes+r.vlen > low {
+				t.Fatalf("record at %d of %d bytes overlaps earlier ones (forward end %d, extents from %d)", off, r.size(), fwd, low)
 			}
-			if _, ok := parseRecord(b[off:], seq, 4096); !ok {
+			if _, ok := parseRecord(b, off, seq, 4096, low); !ok {
 				t.Fatal("walk returned a record that does not parse")
 			}
+			if r.kind == kindExtent {
+				if r.ext < alignUp(off+extRecBytes) || r.ext+extBytes(r.vlen) > low {
+					t.Fatalf("extent at %d of %d bytes outside [%d, %d)", r.ext, r.vlen, alignUp(off+extRecBytes), low)
+				}
+				low = r.ext
+			}
+			fwd = off + r.size()
 		})
 	})
 }

@@ -13,33 +13,47 @@ import (
 //
 // Superblock (first 64 bytes of block 0):
 //
-//	0 u64 magic "CEMU_SB1"   8 u32 version (1)   12 u32 block bytes (4096)
+//	0 u64 magic "CEMU_SB1"   8 u32 version (2)   12 u32 block bytes (4096)
 //	16 u64 region bytes      24 u64 regions      32 u64 store id (random at format)
 //	40 u32 clean (1 = closed cleanly, checkpoint valid)  44 u32 max value bytes
 //	48 u64 clean generation (matches the checkpoint)     56 u32 CRC32C of 0..56
 //
-// Region header (first 64 bytes of a region): u32 magic "TCRG", u32 version,
-// u64 seq (unique, increasing per region incarnation), u32 CRC32C of 0..16.
+// Version 1 (before extents) is refused with ErrFormat.
 //
+// Region header (first 64 bytes of a region): u32 magic "TCRG", u32 version
+// (2), u64 seq (unique, increasing per region incarnation), u32 CRC32C of 0..16.
+//
+// A region fills from both ends: records grow forward from offset 64, value
+// extents (whole 4096-byte blocks) grow downward from the region's end.
 // Record (at 16-byte aligned offsets from 64):
 //
-//	0 u32 magic "TCR1"  4 u8 kind (1 store, 2 delete)  5 u8 key length  6 u16 0
-//	8 u32 value length  12 u32 CRC32C of bytes 0..12 ‖ 16..40+vlen
-//	16 u64 region seq   24 [16]byte key (zero padded)  40 value
+//	0 u32 magic "TCR1"  4 u8 kind (1 store, 2 delete, 3 store-extent)  5 u8 key length
+//	6 u16 extent block (kind 3: the value's first block within the region; else 0)
+//	8 u32 value length  12 u32 CRC32C of bytes 0..12 ‖ 16..40 ‖ value
+//	16 u64 region seq   24 [16]byte key (zero padded)  40 value (kinds 1 and 2)
 //
-// A record occupies align16(40+vlen) bytes. A zero magic means padding: the
-// scan skips to the next 4096-byte block (Flush pads the open region to a
-// block boundary so that a durable block is never written again).
+// Kinds 1 and 2 occupy align16(40+vlen) bytes with the value inline. Kind 3
+// occupies 48 bytes; its value lies at extent block*4096 of the region (the
+// CRC covers it there), zero padded to a block end. A Store uses an extent
+// when its value read alone, 4096-aligned, is not larger than the inline
+// record read at 512-byte alignment (useExtent: a 4 KiB value is then read
+// with one aligned 4096-byte read). Extents of later records lie below those
+// of earlier ones, and above the forward end's block. A zero magic means
+// padding: the scan skips to the next 4096-byte block (Flush pads the
+// forward end to a block boundary so that a durable block is never written
+// again); the scan stops where the extents begin.
 const (
 	sbMagic       = 0x3142535f554d4543 // bytes "CEMU_SB1"
-	sbVersion     = 1
+	sbVersion     = 2
 	regionMagic   = 0x47524354 // "TCRG"
-	regionVersion = 1
+	regionVersion = 2
 	regionHdr     = 64
 	recMagic      = 0x31524354 // "TCR1"
 	recHdrBytes   = 40
+	extRecBytes   = 48 // align16(recHdrBytes): inline size of a kind-3 record
 	kindStore     = 1
 	kindDelete    = 2
+	kindExtent    = 3
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -78,7 +92,10 @@ func parseSuperblock(b []byte) (s superblock, ok bool, err error) {
 	if crc32.Checksum(b[:56], castagnoli) != le.Uint32(b[56:]) {
 		return s, true, fmt.Errorf("%w: superblock CRC mismatch", ErrFormat)
 	}
-	if v := le.Uint32(b[8:]); v != sbVersion || le.Uint32(b[12:]) != blockBytes {
+	if v := le.Uint32(b[8:]); v < sbVersion && le.Uint32(b[12:]) == blockBytes {
+		return s, true, fmt.Errorf("%w: written by an older format (version %d, before value extents; this build reads version %d); "+
+			"delete the file and its .ckpt checkpoint, or point Options.Path elsewhere", ErrFormat, v, sbVersion)
+	} else if v != sbVersion || le.Uint32(b[12:]) != blockBytes {
 		return s, true, fmt.Errorf("%w: superblock version %d block %d, want %d/%d", ErrFormat, v, le.Uint32(b[12:]), sbVersion, blockBytes)
 	}
 	s = superblock{regionBytes: le.Uint64(b[16:]), regions: le.Uint64(b[24:]), storeID: le.Uint64(b[32:]),
@@ -106,20 +123,51 @@ func regionSeq(b []byte) uint64 {
 
 func recSize(vlen int) int { return (recHdrBytes + vlen + 15) &^ 15 }
 
-// putRecord writes a record at b (len ≥ recSize(len(value))).
+func align512(n int) int { return (n + 511) &^ 511 }
+
+// useExtent reports whether a Store of vlen bytes puts its value in an
+// extent: when reading the value alone from a 4096-aligned extent is not
+// larger than reading the inline record at 512-byte alignment (true for
+// 4096, 8000, 8192; false for 4150 or small values).
+func useExtent(vlen int) bool {
+	return vlen > 0 && alignUp(vlen) <= align512(recHdrBytes+vlen)
+}
+
+// extBytes is the region space of an extent of vlen bytes.
+func extBytes(vlen int) int { return alignUp(vlen) }
+
+// putRecord writes an inline record at b (len ≥ recSize(len(value))).
 func putRecord(b []byte, kind uint8, seq uint64, key []byte, value []byte) {
 	le := binary.LittleEndian
-	le.PutUint32(b[0:], recMagic)
-	b[4], b[5] = kind, uint8(len(key))
-	le.PutUint16(b[6:], 0)
-	le.PutUint32(b[8:], uint32(len(value)))
-	le.PutUint64(b[16:], seq)
-	clear(b[24:40])
-	copy(b[24:40], key)
+	putHdr(b, kind, seq, key, len(value), 0)
 	n := copy(b[40:], value)
 	clear(b[40+n : recSize(len(value))])
 	crc := crc32.Update(crc32.Checksum(b[:12], castagnoli), castagnoli, b[16:40+len(value)])
 	le.PutUint32(b[12:], crc)
+}
+
+// putExtRecord writes a store-extent record at mem[off:] and its value at
+// mem[ext:] (ext a block offset of the same region image; the rest of the
+// value's last block must already be zero).
+func putExtRecord(mem []byte, off int, seq uint64, key []byte, ext int, value []byte) {
+	b := mem[off:]
+	putHdr(b, kindExtent, seq, key, len(value), ext/blockBytes)
+	clear(b[40:extRecBytes])
+	copy(mem[ext:], value)
+	crc := crc32.Update(crc32.Checksum(b[:12], castagnoli), castagnoli, b[16:40])
+	crc = crc32.Update(crc, castagnoli, value)
+	binary.LittleEndian.PutUint32(b[12:], crc)
+}
+
+func putHdr(b []byte, kind uint8, seq uint64, key []byte, vlen, blk int) {
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], recMagic)
+	b[4], b[5] = kind, uint8(len(key))
+	le.PutUint16(b[6:], uint16(blk))
+	le.PutUint32(b[8:], uint32(vlen))
+	le.PutUint64(b[16:], seq)
+	clear(b[24:40])
+	copy(b[24:40], key)
 }
 
 // rec is a parsed record header.
@@ -127,23 +175,62 @@ type rec struct {
 	kind uint8
 	klen int
 	vlen int
+	ext  int // kind 3: offset of the value's extent in the region
 	seq  uint64
 	key  [16]byte
 }
 
-// parseRecord checks the record at b: magic, sizes, seq and CRC. It
+// size is the forward space the record takes.
+func (r *rec) size() int {
+	if r.kind == kindExtent {
+		return extRecBytes
+	}
+	return recSize(r.vlen)
+}
+
+// locIn is the index loc of a store record at off of region.
+func (r *rec) locIn(region, off int) loc {
+	if r.kind == kindExtent {
+		return mkExtLoc(region, r.klen, r.ext, r.vlen)
+	}
+	return mkLoc(region, r.klen, off, recSize(r.vlen))
+}
+
+// value returns the record's value bytes within the region image mem.
+func (r *rec) value(mem []byte, off int) []byte {
+	if r.kind == kindExtent {
+		return mem[r.ext : r.ext+r.vlen]
+	}
+	return mem[off+recHdrBytes : off+recHdrBytes+r.vlen]
+}
+
+// parseRecord checks the record at mem[off:]: magic, sizes, seq and CRC
+// (for kind 3 over its extent, which must lie in [alignUp(off+48), low)). It
 // returns ok=false for anything else (padding is checked by the caller).
-func parseRecord(b []byte, wantSeq uint64, maxValue int) (r rec, ok bool) {
+func parseRecord(mem []byte, off int, wantSeq uint64, maxValue int, low int) (r rec, ok bool) {
 	le := binary.LittleEndian
+	b := mem[off:]
 	if len(b) < recHdrBytes || le.Uint32(b) != recMagic {
 		return r, false
 	}
 	r.kind, r.klen, r.vlen, r.seq = b[4], int(b[5]), int(le.Uint32(b[8:])), le.Uint64(b[16:])
-	if (r.kind != kindStore && r.kind != kindDelete) || r.klen < 1 || r.klen > 16 || r.vlen > maxValue ||
-		recHdrBytes+r.vlen > len(b) || r.seq != wantSeq {
+	if r.kind < kindStore || r.kind > kindExtent || r.klen < 1 || r.klen > 16 || r.vlen > maxValue || r.seq != wantSeq {
 		return r, false
 	}
-	crc := crc32.Update(crc32.Checksum(b[:12], castagnoli), castagnoli, b[16:40+r.vlen])
+	crc := crc32.Update(crc32.Checksum(b[:12], castagnoli), castagnoli, b[16:40])
+	if r.kind == kindExtent {
+		r.ext = int(le.Uint16(b[6:])) * blockBytes
+		if !useExtent(r.vlen) || off+extRecBytes > low || r.ext < alignUp(off+extRecBytes) ||
+			r.ext+extBytes(r.vlen) > min(low, len(mem)) {
+			return r, false
+		}
+		crc = crc32.Update(crc, castagnoli, mem[r.ext:r.ext+r.vlen])
+	} else {
+		if le.Uint16(b[6:]) != 0 || off+recHdrBytes+r.vlen > min(low, len(mem)) {
+			return r, false
+		}
+		crc = crc32.Update(crc, castagnoli, b[40:40+r.vlen])
+	}
 	if crc != le.Uint32(b[12:]) {
 		return r, false
 	}
@@ -151,17 +238,42 @@ func parseRecord(b []byte, wantSeq uint64, maxValue int) (r rec, ok bool) {
 	return r, true
 }
 
-// loc packs where a live record is and its key length:
-// (region+1)<<44 | (klen-1)<<40 | (offset/16)<<18 | size/16. 0 means empty.
-// Limits: 2^20-2 regions, 64 MiB regions, 4 MiB records, keys 1..16 bytes.
+// loc packs where a live record is and its key length. Inline records:
+// (region+1)<<44 | (klen-1)<<40 | (offset/16)<<18 | size/16. Extent records
+// (bit 63 set): 1<<63 | (region+1)<<44 | (klen-1)<<40 | (extent/4096)<<22 |
+// value length. 0 means empty. Limits: 2^19-2 regions, 64 MiB regions,
+// 4 MiB records, keys 1..16 bytes.
 type loc uint64
 
-const maxRegions = 1<<20 - 2
+const (
+	maxRegions = 1<<19 - 2
+	locExt     = loc(1) << 63
+)
 
 func mkLoc(region, klen, off, size int) loc {
 	return loc(uint64(region+1)<<44 | uint64(klen-1)<<40 | uint64(off>>4)<<18 | uint64(size>>4))
 }
-func (l loc) region() int { return int(l>>44) - 1 }
+
+func mkExtLoc(region, klen, ext, vlen int) loc {
+	return locExt | loc(uint64(region+1)<<44|uint64(klen-1)<<40|uint64(ext/blockBytes)<<22|uint64(vlen))
+}
+
+func (l loc) region() int { return int(l>>44&(1<<19-1)) - 1 }
 func (l loc) klen() int   { return int(l>>40&0xf) + 1 }
-func (l loc) off() int    { return int(l>>18&(1<<22-1)) << 4 }
-func (l loc) size() int   { return int(l&(1<<18-1)) << 4 }
+func (l loc) ext() bool   { return l&locExt != 0 }
+
+// off is the inline record's offset (inline locs only).
+func (l loc) off() int { return int(l>>18&(1<<22-1)) << 4 }
+
+// extOff and vlen describe an extent loc.
+func (l loc) extOff() int { return int(l>>22&(1<<18-1)) * blockBytes }
+func (l loc) vlen() int   { return int(l & (1<<22 - 1)) }
+
+// size is the region space the record holds (live-byte accounting): the
+// inline record, or its 48-byte header plus its extent blocks.
+func (l loc) size() int {
+	if l.ext() {
+		return extRecBytes + extBytes(l.vlen())
+	}
+	return int(l&(1<<18-1)) << 4
+}

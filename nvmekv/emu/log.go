@@ -24,22 +24,55 @@ func (e *Namespace) appendLocked(kind uint8, key []byte, value []byte) (loc, int
 	if e.failed != nil {
 		return 0, -int32(errnoOf(e.failed))
 	}
-	size := recSize(len(value))
+	ext := kind == kindStore && useExtent(len(value))
 	if e.opts.Mode == Strict {
-		if st := e.makeRoomLocked(size, kind == kindDelete); st != 0 {
+		if st := e.makeRoomLocked(len(value), ext, kind == kindDelete); st != 0 {
 			return 0, st
 		}
-	} else if e.act == nil || e.act.fill+size > e.opts.RegionBytes {
+	} else if e.act == nil || !e.act.fits(len(value), ext) {
 		if st := e.rotateLocked(); st != 0 {
 			return 0, st
 		}
 	}
-	b := e.act
+	return e.putLocked(e.act, kind, key, value, ext), 0
+}
+
+// putLocked appends a record to b, which has room (fits).
+func (e *Namespace) putLocked(b *wbuf, kind uint8, key []byte, value []byte, ext bool) loc {
 	off := b.fill
+	e.appended++
+	if ext {
+		b.low -= extBytes(len(value))
+		putExtRecord(b.mem, off, b.seq, key, b.low, value)
+		b.fill += extRecBytes
+		return mkExtLoc(b.region, len(key), b.low, len(value))
+	}
+	size := recSize(len(value))
 	putRecord(b.mem[off:], kind, b.seq, key, value)
 	b.fill += size
-	e.appended++
-	return mkLoc(b.region, len(key), off, size), 0
+	return mkLoc(b.region, len(key), off, size)
+}
+
+// fits reports whether b has room for a record of vlen value bytes (ext:
+// as a header plus an extent): the forward end, rounded to its block for an
+// extent, must not pass the extents' low end.
+func (b *wbuf) fits(vlen int, ext bool) bool {
+	if ext {
+		return alignUp(b.fill+extRecBytes)+extBytes(vlen) <= b.low
+	}
+	return b.fill+recSize(vlen) <= b.low
+}
+
+// fitsBytes reports whether b surely has room for records that held n
+// bytes (inline records plus extents, liveB) in another region.
+func (b *wbuf) fitsBytes(n int) bool { return alignUp(b.fill)+n+blockBytes <= b.low }
+
+// recBytes is the region space a record of vlen value bytes takes.
+func recBytes(vlen int, ext bool) int {
+	if ext {
+		return extRecBytes + extBytes(vlen)
+	}
+	return recSize(vlen)
 }
 
 // errnoOf finds the errno inside a failure (EIO when there is none).
@@ -88,6 +121,7 @@ func (e *Namespace) rotateLocked() int32 {
 	}
 	clear(b.mem)
 	b.region, b.seq, b.written, b.pending = next, e.nextSeq, 0, b.pending[:0]
+	b.low, b.wlow = e.opts.RegionBytes, e.opts.RegionBytes
 	e.nextSeq++
 	putRegionHdr(b.mem, b.seq)
 	b.fill = regionHdr
@@ -153,15 +187,33 @@ func (e *Namespace) failLocked(err error) {
 	}
 }
 
-// submitWriteLocked writes b.mem[b.written:end) to its region.
+// submitWriteLocked writes b's forward blocks mem[b.written:end) and its
+// newly allocated extents mem[b.low:b.wlow) to its region (one write when
+// they meet).
 func (e *Namespace) submitWriteLocked(b *wbuf, end int) {
-	if end <= b.written {
+	if b.low < b.wlow {
+		if end >= b.low {
+			e.submitRangeLocked(b, b.written, b.wlow)
+			b.written, b.wlow = max(b.written, end), b.low
+			return
+		}
+		e.submitRangeLocked(b, b.low, b.wlow)
+		b.wlow = b.low
+	}
+	if end > b.written {
+		e.submitRangeLocked(b, b.written, end)
+		b.written = end
+	}
+}
+
+// submitRangeLocked writes b.mem[from:to) to its region.
+func (e *Namespace) submitRangeLocked(b *wbuf, from, to int) {
+	if to <= from {
 		return
 	}
-	data := b.mem[b.written:end]
-	off := e.regionOff(b.region) + int64(b.written)
+	data := b.mem[from:to]
+	off := e.regionOff(b.region) + int64(from)
 	w := &ioWait{done: make(chan struct{}), want: int32(len(data)), off: off, data: data}
-	b.written = end
 	b.pending = append(b.pending, w)
 	e.st.RegionWrites++
 	if e.opts.Fault != nil {
@@ -195,7 +247,7 @@ func (e *Namespace) flushLocked() error {
 		end := alignUp(b.fill)
 		b.fill = end
 		e.submitWriteLocked(b, end)
-		if b.fill >= e.opts.RegionBytes {
+		if b.fill >= b.low {
 			e.act = nil // full: the next append rotates
 		}
 	}
@@ -246,15 +298,16 @@ func (e *Namespace) waitAll() error {
 func (e *Namespace) reclaimLocked(r int, b *wbuf) {
 	seq := e.regs[r].seq
 	n := 0
+	e.reclaims.Add(1) // before anything new is written into r (readers recheck, see moved)
 	if e.regs[r].live == 0 {
 		e.regs[r] = regionState{}
 		e.st.Reclaimed++
 		return
 	}
 	if err := e.readRegion(r, b); err == nil {
-		walkRegion(b.mem, seq, e.opts.RegionBytes, func(off int, rc *rec, size int) {
-			if rc.kind == kindStore && e.idx.delIf(&rc.key, mkLoc(r, rc.klen, off, size)) {
-				e.liveBytes -= int64(size)
+		walkRegion(b.mem, seq, e.opts.RegionBytes, func(off int, rc *rec) {
+			if l := rc.locIn(r, off); rc.kind != kindDelete && e.idx.delIf(&rc.key, l) {
+				e.liveBytes -= int64(l.size())
 				e.reclaimQ = append(e.reclaimQ, rc.key)
 				n++
 			}
@@ -309,12 +362,16 @@ func (e *Namespace) readRegion(r int, b *wbuf) error {
 }
 
 // walkRegion calls fn for each valid record of a region image. A zero
-// magic is padding: the walk continues at the next block. It returns where
+// magic is padding: the walk continues at the next block. The walk stops
+// where the extents of the records seen so far begin. It returns where
 // appending may resume: the offset of the first invalid record (torn tail or
-// older data; torn = true), else the block end after the last valid record.
-func walkRegion(mem []byte, seq uint64, maxValue int, fn func(off int, r *rec, size int)) (end int, torn bool) {
+// older data; torn = true), else the block end after the last valid record;
+// and low, the lowest extent of a valid record (len(mem) if none): blocks
+// from low up are never reused before the region is.
+func walkRegion(mem []byte, seq uint64, maxValue int, fn func(off int, r *rec)) (end, low int, torn bool) {
 	off, last := regionHdr, regionHdr
-	for off+recHdrBytes <= len(mem) {
+	low = len(mem)
+	for off+recHdrBytes <= low {
 		if mem[off] == 0 && mem[off+1] == 0 && mem[off+2] == 0 && mem[off+3] == 0 {
 			next := alignUp(off + 1)
 			if next == off {
@@ -323,16 +380,18 @@ func walkRegion(mem []byte, seq uint64, maxValue int, fn func(off int, r *rec, s
 			off = next
 			continue
 		}
-		r, ok := parseRecord(mem[off:], seq, maxValue)
+		r, ok := parseRecord(mem, off, seq, maxValue, low)
 		if !ok {
-			return off, true
+			return off, low, true
 		}
-		size := recSize(r.vlen)
-		fn(off, &r, size)
-		off += size
+		if r.kind == kindExtent {
+			low = r.ext
+		}
+		fn(off, &r)
+		off += r.size()
 		last = off
 	}
-	return min(alignUp(last), len(mem)), false
+	return min(alignUp(last), low), low, false
 }
 
 // syncLocked waits for every submitted write and fdatasyncs, with the lock
@@ -362,21 +421,21 @@ func (e *Namespace) syncLocked() error {
 // fresh region it copies the live records of the new oldest region into it
 // (they fit: they came from one region), so the next rotation never finds
 // live data in its way. Deletes skip the fullness check (they free space).
-func (e *Namespace) makeRoomLocked(size int, isDelete bool) int32 {
+func (e *Namespace) makeRoomLocked(vlen int, ext, isDelete bool) int32 {
 	R := e.opts.RegionBytes
 	full := nvmekv.Status(0, nvmekv.SCCapacityExceeded, true)
-	if !isDelete && e.liveBytes+int64(size) > int64(e.nReg-2)*int64(R-regionHdr) {
+	if !isDelete && e.liveBytes+int64(recBytes(vlen, ext)) > int64(e.nReg-2)*int64(R-regionHdr) {
 		return full
 	}
 	for tries := 0; tries <= 2*e.nReg+2; tries++ {
-		if e.act != nil && e.act.fill+size <= R {
+		if e.act != nil && e.act.fits(vlen, ext) {
 			return 0
 		}
 		next := (e.cur + 1) % e.nReg
 		if e.regs[next].live > 0 {
 			// Only after a crash at the wrong moment: evacuate into the
 			// open region if it has room, else the log is stuck full.
-			if e.act == nil || e.act.fill+int(e.regs[next].liveB) > R {
+			if e.act == nil || !e.act.fitsBytes(int(e.regs[next].liveB)) {
 				return full
 			}
 			if st := e.evacuateLocked(next); st != 0 {
@@ -412,18 +471,16 @@ func (e *Namespace) evacuateLocked(r int) int32 {
 		img = b.mem
 	}
 	a := e.act
-	walkRegion(img, e.regs[r].seq, e.opts.RegionBytes, func(off int, rc *rec, size int) {
-		if rc.kind != kindStore || a.fill+size > e.opts.RegionBytes {
+	walkRegion(img, e.regs[r].seq, e.opts.RegionBytes, func(off int, rc *rec) {
+		ext := rc.kind == kindExtent
+		if rc.kind == kindDelete || !a.fits(rc.vlen, ext) {
 			return
 		}
-		if l, ok := e.idx.get(&rc.key); !ok || l != mkLoc(r, rc.klen, off, size) {
+		if l, ok := e.idx.get(&rc.key); !ok || l != rc.locIn(r, off) {
 			return
 		}
-		noff := a.fill
-		putRecord(a.mem[noff:], kindStore, a.seq, rc.key[:rc.klen], img[off+recHdrBytes:off+recHdrBytes+rc.vlen])
-		a.fill += size
-		e.appended++
-		e.setLocked(&rc.key, mkLoc(a.region, rc.klen, noff, size))
+		nl := e.putLocked(a, kindStore, rc.key[:rc.klen], rc.value(img, off), ext)
+		e.setLocked(&rc.key, nl)
 	})
 	e.st.Evacuated++
 	if e.regs[r].live != 0 {
@@ -434,13 +491,17 @@ func (e *Namespace) evacuateLocked(r int) int32 {
 	return 0
 }
 
-// resumeLocked reopens region cur for appending at curEnd, so a restart
-// does not waste the rest of it. The block holding curEnd is rewritten
-// from its start: it was never part of a completed Flush (a Flush pads to
-// a block end, and a scan stops inside a block only at a torn write).
+// resumeLocked reopens region cur for appending at curEnd (forward) and
+// curLow (extents), so a restart does not waste the rest of it. The block
+// holding curEnd is rewritten from its start: it was never part of a
+// completed Flush (a Flush pads to a block end, and a scan stops inside a
+// block only at a torn write). Blocks from curLow up hold extents of valid
+// records and are kept; blocks between are free (never part of a completed
+// Flush: a Flush writes a record's header and extent together).
 func (e *Namespace) resumeLocked() {
-	end := e.curEnd
-	if end < regionHdr || e.regs[e.cur].seq == 0 || end+recSize(0) > e.opts.RegionBytes {
+	end, low := e.curEnd, e.curLow
+	if end < regionHdr || e.regs[e.cur].seq == 0 || low > e.opts.RegionBytes || low%blockBytes != 0 ||
+		alignUp(end) > low || end+recSize(0) > low {
 		return
 	}
 	b, err := e.freeBufLocked()
@@ -451,7 +512,8 @@ func (e *Namespace) resumeLocked() {
 		e.log.Warn("emu: cannot read the last region back, starting a new one", zap.Error(err))
 		return
 	}
-	clear(b.mem[end:])
+	clear(b.mem[end:low])
 	b.region, b.seq, b.fill, b.written = e.cur, e.regs[e.cur].seq, end, end&^(blockBytes-1)
+	b.low, b.wlow = low, low
 	e.act = b
 }

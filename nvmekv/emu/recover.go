@@ -19,16 +19,20 @@ import (
 
 // Checkpoint file (written at clean Close, all little-endian):
 //
-//	header 72 B: u64 magic "CEMU_CK2", u64 store id, u64 clean generation,
+//	header 80 B: u64 magic "CEMU_CK3", u64 store id, u64 clean generation,
 //	  u64 regions, u64 region bytes, u64 cur (last region taken), u64 next seq,
-//	  u64 entries, u64 end of region cur (appending resumes there; 0 = none)
+//	  u64 entries, u64 end of region cur (appending resumes there; 0 = none),
+//	  u64 lowest extent of region cur (extents resume below it)
 //	regions × 16 B: u64 seq, u32 live records, u32 live bytes
 //	entries × 24 B: u64 key[0:8], u64 key[8:16], u64 loc
 //	u32 CRC32C of everything before it
 //
 // It is trusted only if the superblock says clean with the same store id
 // and generation; Open marks the superblock dirty before writing anything.
-const ckMagic = 0x324b435f554d4543 // bytes "CEMU_CK2"
+const (
+	ckMagic    = 0x334b435f554d4543 // bytes "CEMU_CK3"
+	ckHdrBytes = 80
+)
 
 // recover rebuilds the index: from the checkpoint after a clean close,
 // otherwise by scanning every region.
@@ -57,7 +61,7 @@ func (e *Namespace) loadCheckpoint() error {
 		crc.Write(b[:n])
 		return n, err
 	})
-	var h [72]byte
+	var h [ckHdrBytes]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
 		return err
 	}
@@ -66,7 +70,7 @@ func (e *Namespace) loadCheckpoint() error {
 		le.Uint64(h[24:]) != uint64(e.nReg) || le.Uint64(h[32:]) != e.sb.regionBytes {
 		return fmt.Errorf("%w: checkpoint %s does not belong to this clean close of %s", ErrFormat, e.ckpt, e.opts.Path)
 	}
-	cur, nextSeq, count, curEnd := le.Uint64(h[40:]), le.Uint64(h[48:]), le.Uint64(h[56:]), le.Uint64(h[64:])
+	cur, nextSeq, count, curEnd, curLow := le.Uint64(h[40:]), le.Uint64(h[48:]), le.Uint64(h[56:]), le.Uint64(h[64:]), le.Uint64(h[72:])
 	if cur >= uint64(e.nReg) || count > uint64(e.nReg)*uint64(e.opts.RegionBytes)/recHdrBytes {
 		return fmt.Errorf("%w: checkpoint %s header is inconsistent", ErrFormat, e.ckpt)
 	}
@@ -89,7 +93,7 @@ func (e *Namespace) loadCheckpoint() error {
 		for j := 0; j < n; j++ {
 			b := buf[24*j:]
 			l := loc(le.Uint64(b[16:]))
-			if l == 0 || l.region() >= e.nReg {
+			if l == 0 || l.region() < 0 || l.region() >= e.nReg || (l.ext() && l.extOff()+extBytes(l.vlen()) > e.opts.RegionBytes) {
 				return fmt.Errorf("%w: checkpoint %s has an entry outside the log", ErrFormat, e.ckpt)
 			}
 			idx.insert(le.Uint64(b[0:]), le.Uint64(b[8:]), l)
@@ -108,6 +112,7 @@ func (e *Namespace) loadCheckpoint() error {
 	}
 	e.idx, e.regs, e.cur, e.nextSeq, e.liveBytes = idx, regs, int(cur), nextSeq, live
 	e.curEnd = int(min(curEnd, uint64(e.opts.RegionBytes)))
+	e.curLow = int(min(curLow, uint64(e.opts.RegionBytes)))
 	return nil
 }
 
@@ -140,12 +145,12 @@ func (e *Namespace) writeCheckpoint(gen uint64) error {
 	crc := crc32.New(castagnoli)
 	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
 	le := binary.LittleEndian
-	var h [72]byte
-	curEnd := uint64(0)
+	var h [ckHdrBytes]byte
+	curEnd, curLow := uint64(0), uint64(e.opts.RegionBytes)
 	if e.act != nil && e.act.region == e.cur {
-		curEnd = uint64(e.act.fill)
+		curEnd, curLow = uint64(e.act.fill), uint64(e.act.low)
 	}
-	for i, v := range []uint64{ckMagic, e.sb.storeID, gen, uint64(e.nReg), e.sb.regionBytes, uint64(e.cur), e.nextSeq, uint64(e.idx.count), curEnd} {
+	for i, v := range []uint64{ckMagic, e.sb.storeID, gen, uint64(e.nReg), e.sb.regionBytes, uint64(e.cur), e.nextSeq, uint64(e.idx.count), curEnd, curLow} {
 		le.PutUint64(h[8*i:], v)
 	}
 	w.Write(h[:])
@@ -275,9 +280,9 @@ func (e *Namespace) scan() error {
 			clear(b.mem[fl[i].res:])
 		}
 		e.regs[h.r] = regionState{seq: h.seq}
-		end, torn := walkRegion(b.mem, h.seq, e.opts.RegionBytes, func(off int, rc *rec, size int) {
-			if rc.kind == kindStore {
-				e.setLocked(&rc.key, mkLoc(h.r, rc.klen, off, size))
+		end, low, torn := walkRegion(b.mem, h.seq, e.opts.RegionBytes, func(off int, rc *rec) {
+			if rc.kind != kindDelete {
+				e.setLocked(&rc.key, rc.locIn(h.r, off))
 			} else if old := e.idx.del(&rc.key); old != 0 {
 				e.dropLocked(old)
 			}
@@ -286,7 +291,7 @@ func (e *Namespace) scan() error {
 			e.st.TornTails++
 		}
 		if i == len(found)-1 {
-			e.curEnd = end
+			e.curEnd, e.curLow = end, low
 		}
 		if i == 0 && len(found) > 2 {
 			// Size the index once from the first region's record count.

@@ -1,0 +1,456 @@
+package emu
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tiercache/tiercache/nvmekv"
+)
+
+// extValue is self-describing: key id and generation, then bytes that
+// depend on both.
+func extValue(id, gen, n int) []byte {
+	v := make([]byte, n)
+	for i := range v {
+		v[i] = byte(id*31 + gen*7 + i)
+	}
+	if n >= 8 {
+		binary.LittleEndian.PutUint32(v, uint32(id))
+		binary.LittleEndian.PutUint32(v[4:], uint32(gen))
+	}
+	return v
+}
+
+func extOptions(t testing.TB) Options {
+	o := testOptions(t) // 16 regions of 64 KiB
+	o.MaxValueBytes = 16 << 10
+	return o
+}
+
+// checkAccounting: the per-region live counts and bytes add up to the
+// index (every loc's size), so overwrites, deletes and reclaim keep them.
+func checkAccounting(t *testing.T, ns *Namespace, what string) {
+	t.Helper()
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	live := make([]uint32, ns.nReg)
+	liveB := make([]uint32, ns.nReg)
+	var total int64
+	ns.idx.each(func(a, b uint64, l loc) {
+		live[l.region()]++
+		liveB[l.region()] += uint32(l.size())
+		total += int64(l.size())
+	})
+	for r := range live {
+		if ns.regs[r].live != live[r] || ns.regs[r].liveB != liveB[r] {
+			t.Fatalf("%s: region %d counts %d records %d bytes, index has %d / %d", what, r, ns.regs[r].live, ns.regs[r].liveB, live[r], liveB[r])
+		}
+	}
+	if ns.liveBytes != total {
+		t.Fatalf("%s: liveBytes %d, index %d", what, ns.liveBytes, total)
+	}
+}
+
+func TestUseExtent(t *testing.T) {
+	for v, want := range map[int]bool{0: false, 100: false, 3544: false, 3545: true, 4096: true, 4150: false, 8000: true, 8192: true, 8193: false, 12000: true} {
+		if got := useExtent(v); got != want {
+			t.Errorf("useExtent(%d) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// TestExtentRoundTrip: values of 4096, 8192, 8000 (extents), 4150 and
+// small ones (inline), with overwrites and deletes, read back from the
+// write buffers, from the file, after reopening from the checkpoint and
+// after a scan.
+func TestExtentRoundTrip(t *testing.T) {
+	o := extOptions(t)
+	ns := mustOpen(t, o)
+	sizes := []int{4096, 8192, 8000, 4150, 100, 0, 3600, 1}
+	model := map[string][]byte{}
+	for i := 0; i < 60; i++ {
+		k := fmt.Sprintf("key-%03d", i)
+		v := extValue(i, 0, sizes[i%len(sizes)])
+		if err := ns.Store(ctx, []byte(k), v, 0); err != nil {
+			t.Fatalf("store %s: %v", k, err)
+		}
+		model[k] = v
+	}
+	for i := 0; i < 60; i += 3 { // overwrite with another size class
+		k := fmt.Sprintf("key-%03d", i)
+		v := extValue(i, 1, sizes[(i+1)%len(sizes)])
+		if err := ns.Store(ctx, []byte(k), v, 0); err != nil {
+			t.Fatal(err)
+		}
+		model[k] = v
+	}
+	for i := 1; i < 60; i += 7 {
+		k := fmt.Sprintf("key-%03d", i)
+		if err := ns.Delete(ctx, []byte(k)); err != nil {
+			t.Fatal(err)
+		}
+		delete(model, k)
+	}
+	ns.mu.Lock()
+	l, _ := ns.lookupLocked(&[16]byte{'k', 'e', 'y', '-', '0', '1', '6'}, 7) // 16 % 8 = 0: 4096 bytes
+	ns.mu.Unlock()
+	if !l.ext() || l.vlen() != 4096 || l.size() != extRecBytes+4096 {
+		t.Fatalf("a 4096-byte value is not in an extent: loc %x", uint64(l))
+	}
+	check := func(ns *Namespace, what string) {
+		t.Helper()
+		buf := make([]byte, 16<<10)
+		for k, v := range model {
+			n, err := ns.Retrieve(ctx, []byte(k), buf)
+			if err != nil || n != len(v) || !bytes.Equal(buf[:n], v) {
+				t.Fatalf("%s: %s: n=%d (want %d) err=%v", what, k, n, len(v), err)
+			}
+		}
+		for i := 1; i < 60; i += 7 {
+			if _, err := ns.Retrieve(ctx, []byte(fmt.Sprintf("key-%03d", i)), buf); !errors.Is(err, nvmekv.ErrKeyNotFound) {
+				t.Fatalf("%s: deleted key %d: %v", what, i, err)
+			}
+		}
+		if st := ns.Stats(); st.Items != len(model) {
+			t.Fatalf("%s: %d items, model %d", what, st.Items, len(model))
+		}
+		checkAccounting(t, ns, what)
+	}
+	before := ns.Stats().BufferReads
+	check(ns, "write buffer")
+	if ns.Stats().BufferReads == before {
+		t.Fatal("nothing was read from the write buffers")
+	}
+	if err := ns.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := pushOut(ns); err != nil {
+		t.Fatal(err)
+	}
+	fv := make([]byte, min(60<<10, o.MaxValueBytes))
+	for i := 0; i < 4*o.RegionBytes/len(fv); i++ { // pushOut's fillers
+		model[fmt.Sprintf("filler-%d", i)] = fv
+	}
+	before = ns.Stats().DiskReads
+	check(ns, "file")
+	if ns.Stats().DiskReads-before < uint64(len(model))-10 {
+		t.Fatalf("only %d disk reads for %d keys", ns.Stats().DiskReads-before, len(model))
+	}
+	// A short buffer gets the value's prefix and its full length.
+	small := make([]byte, 10)
+	if n, err := ns.Retrieve(ctx, []byte("key-016"), small); err != nil || n != len(model["key-016"]) || !bytes.Equal(small, model["key-016"][:10]) {
+		t.Fatalf("short buffer: n=%d err=%v", n, err)
+	}
+	if err := ns.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ns = mustOpen(t, o)
+	if ns.Stats().Recovered != "checkpoint" {
+		t.Fatalf("recovered by %q", ns.Stats().Recovered)
+	}
+	check(ns, "checkpoint")
+	// Appending resumes in the last region (both ends) without clobbering it.
+	for i := 100; i < 110; i++ {
+		k, v := fmt.Sprintf("key-%03d", i), extValue(i, 2, sizes[i%len(sizes)])
+		if err := ns.Store(ctx, []byte(k), v, 0); err != nil {
+			t.Fatal(err)
+		}
+		model[k] = v
+	}
+	check(ns, "after resume")
+	ns.Close()
+	o2 := o
+	o2.CheckpointPath = "-"
+	ns = mustOpen(t, o2)
+	if st := ns.Stats(); st.Recovered != "scan" || st.TornTails != 0 {
+		t.Fatalf("recovered by %q with %d torn tails", st.Recovered, st.TornTails)
+	}
+	check(ns, "scan")
+	ns.Close()
+}
+
+// TestRetrieve4KOneRead: a Retrieve of a 4 KiB value from the file is one
+// disk read of 4096 bytes.
+func TestRetrieve4KOneRead(t *testing.T) {
+	ns := mustOpen(t, testOptions(t))
+	defer ns.Close()
+	v := extValue(1, 0, 4096)
+	if err := ns.Store(ctx, []byte("four-k"), v, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := pushOut(ns); err != nil {
+		t.Fatal(err)
+	}
+	st0 := ns.Stats()
+	buf := make([]byte, 4096)
+	for i := 0; i < 10; i++ {
+		if n, err := ns.Retrieve(ctx, []byte("four-k"), buf); err != nil || n != 4096 || !bytes.Equal(buf, v) {
+			t.Fatalf("retrieve: n=%d err=%v", n, err)
+		}
+	}
+	st := ns.Stats()
+	if d, b := st.DiskReads-st0.DiskReads, st.ReadBytes-st0.ReadBytes; d != 10 || b != 10*4096 {
+		t.Fatalf("10 Retrieves of a 4 KiB value: %d disk reads of %d bytes, want 10 of 40960", d, b)
+	}
+}
+
+// crashDrop closes ns the way a crash would (no flush, no checkpoint).
+func crashDrop(ns *Namespace) {
+	ns.ioMu.Lock()
+	ns.release()
+	ns.ioMu.Unlock()
+}
+
+// TestTornExtent: a record whose header is durable but whose extent is not
+// (zero, or other bytes) is dropped by the scan, with everything after it
+// in its region; earlier records survive and appending resumes without
+// overwriting their extents.
+func TestTornExtent(t *testing.T) {
+	for _, how := range []string{"zero", "flip"} {
+		t.Run(how, func(t *testing.T) {
+			o := extOptions(t)
+			ns := mustOpen(t, o)
+			v1, v2, v3 := extValue(1, 0, 4096), extValue(2, 0, 8000), extValue(3, 0, 200)
+			ns.Store(ctx, []byte("k1"), v1, 0)
+			if err := ns.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			ns.Store(ctx, []byte("k2"), v2, 0)
+			ns.Store(ctx, []byte("k3"), v3, 0)
+			if err := ns.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			ns.mu.Lock()
+			l, _ := ns.lookupLocked(&[16]byte{'k', '2'}, 2)
+			off := ns.regionOff(l.region()) + int64(l.extOff())
+			ns.mu.Unlock()
+			crashDrop(ns)
+			f, err := os.OpenFile(o.Path, os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			blk := make([]byte, 8192)
+			if how == "flip" {
+				f.ReadAt(blk, off)
+				blk[5000] ^= 0x40
+			}
+			if _, err := f.WriteAt(blk, off); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			ns = mustOpen(t, o)
+			buf := make([]byte, 8192)
+			if n, err := ns.Retrieve(ctx, []byte("k1"), buf); err != nil || !bytes.Equal(buf[:n], v1) {
+				t.Fatalf("k1 before the torn record: n=%d err=%v", n, err)
+			}
+			for _, k := range []string{"k2", "k3"} {
+				if _, err := ns.Retrieve(ctx, []byte(k), buf); !errors.Is(err, nvmekv.ErrKeyNotFound) {
+					t.Fatalf("%s at or after the torn record: %v", k, err)
+				}
+			}
+			if st := ns.Stats(); st.Recovered != "scan" || st.TornTails != 1 {
+				t.Fatalf("recovered by %s with %d torn tails", st.Recovered, st.TornTails)
+			}
+			v4 := extValue(4, 0, 4096)
+			ns.Store(ctx, []byte("k4"), v4, 0)
+			if err := ns.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			crashDrop(ns)
+			ns = mustOpen(t, o)
+			defer ns.Close()
+			for k, v := range map[string][]byte{"k1": v1, "k4": v4} {
+				if n, err := ns.Retrieve(ctx, []byte(k), buf); err != nil || !bytes.Equal(buf[:n], v) {
+					t.Fatalf("%s after resuming: n=%d err=%v", k, n, err)
+				}
+			}
+		})
+	}
+}
+
+// TestCacheReclaimExtents: a full log of mixed extent and inline values
+// reclaims regions, reports each dropped key once, keeps the accounting,
+// and every key not reported reads back exactly.
+func TestCacheReclaimExtents(t *testing.T) {
+	o := extOptions(t)
+	reclaimed := map[string]int{}
+	o.OnReclaim = func(k [16]byte) { reclaimed[string(bytes.TrimRight(k[:], "\x00"))]++ }
+	ns := mustOpen(t, o)
+	defer ns.Close()
+	rng := rand.New(rand.NewPCG(5, 6))
+	sizes := []int{4096, 8192, 300, 8000, 4150}
+	model := map[string][]byte{}
+	for i := 0; i < 600; i++ { // ~2.9 MB into 1 MiB
+		id := rng.IntN(400)
+		k := fmt.Sprintf("r%04d", id)
+		v := extValue(id, i, sizes[i%len(sizes)])
+		if err := ns.Store(ctx, []byte(k), v, 0); err != nil {
+			t.Fatal(err)
+		}
+		model[k] = v
+		delete(reclaimed, k) // a later Store brings it back
+	}
+	ns.Flush(ctx)
+	if ns.Stats().Reclaimed == 0 {
+		t.Fatal("no region was reclaimed")
+	}
+	checkAccounting(t, ns, "after reclaim")
+	buf := make([]byte, 16<<10)
+	for k, v := range model {
+		n, err := ns.Retrieve(ctx, []byte(k), buf)
+		switch c := reclaimed[k]; {
+		case c > 1:
+			t.Fatalf("%s reported %d times", k, c)
+		case c == 1 && !errors.Is(err, nvmekv.ErrKeyNotFound):
+			t.Fatalf("%s reported reclaimed but reads: %v", k, err)
+		case c == 0 && (err != nil || !bytes.Equal(buf[:n], v)):
+			t.Fatalf("%s: n=%d err=%v", k, n, err)
+		}
+	}
+}
+
+// TestStrictEvacuatesExtents: Strict mode moves extent records forward
+// with the inline ones; everything survives overwrites and reopening.
+func TestStrictEvacuatesExtents(t *testing.T) {
+	o := extOptions(t)
+	o.Mode = Strict
+	ns := mustOpen(t, o)
+	model := map[string][]byte{}
+	for i := 0; i < 40; i++ { // ~190 KB that stays live
+		k, v := fmt.Sprintf("base-%d", i), extValue(i, 0, []int{4096, 8000, 500}[i%3])
+		if err := ns.Store(ctx, []byte(k), v, 0); err != nil {
+			t.Fatal(err)
+		}
+		model[k] = v
+	}
+	for i := 0; i < 1500; i++ { // ~6 MB of overwrites into 1 MiB
+		k := fmt.Sprintf("hot-%d", i%40)
+		v := extValue(1000+i%40, i, []int{4096, 300, 8192, 4150}[i%4])
+		if err := ns.Store(ctx, []byte(k), v, 0); err != nil {
+			t.Fatalf("overwrite %d (live %d B): %v", i, ns.Stats().LiveBytes, err)
+		}
+		model[k] = v
+	}
+	if ns.Stats().Evacuated == 0 {
+		t.Fatal("no region was evacuated")
+	}
+	check := func(ns *Namespace, what string) {
+		t.Helper()
+		buf := make([]byte, 16<<10)
+		for k, v := range model {
+			n, err := ns.Retrieve(ctx, []byte(k), buf)
+			if err != nil || !bytes.Equal(buf[:n], v) {
+				t.Fatalf("%s: %s: n=%d err=%v", what, k, n, err)
+			}
+		}
+		checkAccounting(t, ns, what)
+	}
+	check(ns, "open")
+	ns.Close()
+	ns = mustOpen(t, o)
+	check(ns, "checkpoint")
+	ns.Close()
+	o.CheckpointPath = "-"
+	ns = mustOpen(t, o)
+	check(ns, "scan")
+	ns.Close()
+}
+
+// TestConcurrentExtents: goroutines store 4 KiB values (extents) while
+// others' writes reclaim regions under their reads (run it with -race); a
+// read returns the value just stored or, once reclaimed, not found.
+func TestConcurrentExtents(t *testing.T) {
+	o := testOptions(t)
+	ns := mustOpen(t, o)
+	defer ns.Close()
+	done := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			buf := make([]byte, 4096)
+			for i := 0; i < 150; i++ {
+				id := g*100 + i%20
+				k := []byte(fmt.Sprintf("c%d", id))
+				v := extValue(id, i, 4096)
+				if err := ns.Store(ctx, k, v, 0); err != nil {
+					done <- err
+					return
+				}
+				if i%10 == 0 {
+					if err := pushOut(ns); err != nil {
+						done <- err
+						return
+					}
+				}
+				n, err := ns.Retrieve(ctx, k, buf)
+				if errors.Is(err, nvmekv.ErrKeyNotFound) {
+					continue
+				}
+				if err != nil || !bytes.Equal(buf[:n], v) {
+					done <- fmt.Errorf("g%d i%d: n=%d err=%v", g, i, n, err)
+					return
+				}
+			}
+			done <- nil
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestOldFormatRefused: a store written by format version 1 is refused
+// with ErrFormat saying what to do, and is not modified.
+func TestOldFormatRefused(t *testing.T) {
+	o := testOptions(t)
+	ns := mustOpen(t, o)
+	ns.Store(ctx, []byte("k"), []byte("v"), 0)
+	ns.Close()
+	f, err := os.OpenFile(o.Path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := make([]byte, blockBytes)
+	f.ReadAt(sb, 0)
+	binary.LittleEndian.PutUint32(sb[8:], 1)
+	binary.LittleEndian.PutUint32(sb[56:], crc32.Checksum(sb[:56], castagnoli))
+	f.WriteAt(sb, 0)
+	f.Close()
+	before, _ := os.ReadFile(o.Path)
+	_, err = Open(o)
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "older format") || !strings.Contains(err.Error(), o.Path) ||
+		!strings.Contains(err.Error(), "delete") {
+		t.Fatalf("Open of a version-1 store = %v", err)
+	}
+	if after, _ := os.ReadFile(o.Path); !bytes.Equal(before, after) {
+		t.Fatal("the version-1 store was modified")
+	}
+}
+
+// TestWalkExtentSeeds: the fuzz seeds' meaning: an inline and an extent
+// record are found; with the extent changed, only the inline one.
+func TestWalkExtentSeeds(t *testing.T) {
+	img := make([]byte, 12288)
+	putRegionHdr(img, 9)
+	putRecord(img[regionHdr:], kindStore, 9, []byte("a"), []byte("small"))
+	putExtRecord(img, regionHdr+recSize(5), 9, []byte("b"), 8192, extValue(1, 1, 4096))
+	count := func() (n int, end, low int, torn bool) {
+		end, low, torn = walkRegion(img, 9, 4096, func(int, *rec) { n++ })
+		return
+	}
+	if n, end, low, torn := count(); n != 2 || end != blockBytes || low != 8192 || torn {
+		t.Fatalf("walk: %d records, end %d, low %d, torn %v", n, end, low, torn)
+	}
+	img[8192+4095] ^= 1
+	if n, end, low, torn := count(); n != 1 || end != regionHdr+recSize(5) || low != len(img) || !torn {
+		t.Fatalf("walk of a torn extent: %d records, end %d, low %d, torn %v", n, end, low, torn)
+	}
+}
