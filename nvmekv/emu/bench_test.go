@@ -163,6 +163,9 @@ func BenchmarkRetrieve4K(b *testing.B) {
 	st := ns.Stats()
 	b.ReportMetric(float64(st.DiskReads)/float64(b.N), "diskreads/op")
 	b.ReportMetric(float64(st.ReadBytes)/float64(max(1, st.DiskReads)), "B/diskread")
+	fs := ns.front.Stats()
+	b.ReportMetric(float64(fs.Enters)/float64(b.N), "enters/op")
+	b.ReportMetric(float64(fs.Wakeups)/float64(b.N), "wakeups/op")
 }
 
 // BenchmarkRetrieve4KBatch8: the same reads at QD 64 as 8 goroutines each

@@ -47,7 +47,7 @@
 //     the index lookup and the read's completion (a reclaim bumps a counter
 //     before anything new is written into the region; the read then checks
 //     the region's sequence number and retries), else it fails with SC 0x88
-//     (TestConcurrentExtents). An extent's CRC32C (header ‖ value) is
+//     (TestExtentReadRacesReclaim, TestConcurrentExtents). An extent's CRC32C (header ‖ value) is
 //     checked wherever records are walked: the scan at Open, Cache-mode
 //     reclaim and Strict-mode evacuation (TestTornExtent,
 //     TestStrictEvacuatesExtents). nvmekv.KV checks its own CRC32C over its

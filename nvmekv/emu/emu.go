@@ -90,15 +90,16 @@ type Namespace struct {
 	reclaimQ  [][16]byte // keys dropped, reported after unlock
 	st        Stats
 
-	syncMu    sync.Mutex   // one Flush writes and fdatasyncs at a time
-	ioMu      sync.RWMutex // Close takes it exclusively before unmapping
-	readSlab  []byte
-	slots     *slots
-	wave      int       // most disk reads per submission: min(ReadSlots, the ring's largest group)
-	waves     sync.Pool // *wave
-	diskReads atomic.Uint64
-	readBytes atomic.Uint64 // bytes read from the device by Retrieves
-	reclaims  atomic.Uint64 // regions reclaimed so far (a disk read rechecks its region if this moved)
+	syncMu      sync.Mutex   // one Flush writes and fdatasyncs at a time
+	ioMu        sync.RWMutex // Close takes it exclusively before unmapping
+	readSlab    []byte
+	slots       *slots
+	wave        int       // most disk reads per submission: min(ReadSlots, the ring's largest group)
+	waves       sync.Pool // *wave
+	diskReads   atomic.Uint64
+	readBytes   atomic.Uint64 // bytes read from the device by Retrieves
+	reclaims    atomic.Uint64 // regions reclaimed so far (a disk read rechecks its region if this moved)
+	readRetries atomic.Uint64
 }
 
 // Stats are counters and gauges of a namespace.
@@ -115,6 +116,7 @@ type Stats struct {
 	DiskReads     uint64 // Retrieves read from the device
 	ReadBytes     uint64 // bytes those reads transferred (a 4 KiB value in an extent: 4096)
 	BufferReads   uint64 // Retrieves served from a region still in DRAM
+	ReadRetries   uint64 // disk reads done again: their region was reclaimed (or record replaced) meanwhile
 	Evacuated     uint64 // regions whose live records Strict mode moved forward
 	Recovered     string // "fresh", "checkpoint" or "scan"
 	TornTails     int    // regions whose scan stopped before their end
@@ -316,7 +318,7 @@ func (e *Namespace) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.st
-	s.DiskReads, s.ReadBytes = e.diskReads.Load(), e.readBytes.Load()
+	s.DiskReads, s.ReadBytes, s.ReadRetries = e.diskReads.Load(), e.readBytes.Load(), e.readRetries.Load()
 	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = e.idx.count, e.liveBytes, e.nReg, e.idx.bytes()
 	for _, r := range e.regs {
 		if r.seq != 0 {

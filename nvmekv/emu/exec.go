@@ -424,6 +424,7 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 			st, dw0 := int32(0), uint32(pr.l.vlen())
 			if e.reclaims.Load() != pr.epoch && e.regionChanged(&pr) {
 				if depth < 3 {
+					e.readRetries.Add(1)
 					retry = append(retry, pr.op)
 					break
 				}
@@ -439,6 +440,7 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 		default:
 			st, dw0 := copyValue(r.mem[:r.skip+pr.l.size()], r.skip, pr.seq, &pr.key, pr.klen, pr.op.Buf, e.opts.RegionBytes)
 			if st != 0 && depth < 3 && e.moved(&pr) {
+				e.readRetries.Add(1)
 				retry = append(retry, pr.op)
 				break
 			}

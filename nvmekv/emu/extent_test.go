@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tiercache/tiercache/nvmekv"
@@ -452,5 +453,57 @@ func TestWalkExtentSeeds(t *testing.T) {
 	img[8192+4095] ^= 1
 	if n, end, low, torn := count(); n != 1 || end != regionHdr+recSize(5) || low != len(img) || !torn {
 		t.Fatalf("walk of a torn extent: %d records, end %d, low %d, torn %v", n, end, low, torn)
+	}
+}
+
+// TestExtentReadRacesReclaim: the log wraps (the region of the value
+// being read is reclaimed and rewritten on disk) between a Retrieve's
+// lookup and its disk read. The read must not return the new bytes as the
+// value: it is retried and finds the key gone (reported to OnReclaim).
+func TestExtentReadRacesReclaim(t *testing.T) {
+	o := testOptions(t) // 16 regions of 64 KiB, Cache mode
+	reclaimed := map[string]int{}
+	o.OnReclaim = func(k [16]byte) { reclaimed[string(bytes.TrimRight(k[:], "\x00"))]++ }
+	var ns *Namespace
+	armed := false
+	o.Fault = func(write bool, off int64, n int) syscall.Errno {
+		if write || !armed || n != 4096 {
+			return 0
+		}
+		armed = false
+		other := bytes.Repeat([]byte{0xee}, 4096)
+		for i := 0; i < 20*(64<<10)/4096; i++ { // more than the whole log
+			if err := ns.Store(ctx, []byte(fmt.Sprintf("w%d", i)), other, 0); err != nil {
+				t.Errorf("store while a read waits: %v", err)
+			}
+		}
+		if err := ns.Flush(ctx); err != nil {
+			t.Error(err)
+		}
+		return 0
+	}
+	ns = mustOpen(t, o)
+	defer ns.Close()
+	v := extValue(7, 7, 4096)
+	if err := ns.Store(ctx, []byte("victim"), v, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := pushOut(ns); err != nil {
+		t.Fatal(err)
+	}
+	armed = true
+	buf := make([]byte, 4096)
+	n, err := ns.Retrieve(ctx, []byte("victim"), buf)
+	if armed {
+		t.Fatal("the Retrieve did not read the disk")
+	}
+	if !errors.Is(err, nvmekv.ErrKeyNotFound) {
+		t.Fatalf("Retrieve across a reclaim of its region: n=%d err=%v (first bytes %x)", n, err, buf[:8])
+	}
+	if reclaimed["victim"] != 1 {
+		t.Fatalf("victim reported reclaimed %d times", reclaimed["victim"])
+	}
+	if st := ns.Stats(); st.ReadRetries == 0 {
+		t.Fatal("no read was retried")
 	}
 }
