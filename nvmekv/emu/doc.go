@@ -45,13 +45,15 @@
 //     from a read of the extent alone: no header and no CRC are checked on
 //     that path; it is served only if its region was not reclaimed between
 //     the index lookup and the read's completion (a reclaim bumps a counter
-//     before anything new is written into the region; the read then checks
-//     the region's sequence number and retries), else it fails with SC 0x88
-//     (TestExtentReadRacesReclaim, TestConcurrentExtents). An extent's CRC32C (header ‖ value) is
-//     checked wherever records are walked: the scan at Open, Cache-mode
-//     reclaim and Strict-mode evacuation (TestTornExtent,
-//     TestStrictEvacuatesExtents). nvmekv.KV checks its own CRC32C over its
-//     header and value end to end, so a KV Get still detects corruption.
+//     before anything new is written into the region; a read that sees it
+//     moved checks its region's sequence number), otherwise the Retrieve
+//     runs again from the lookup (after 3 tries: SC 0x88)
+//     (TestExtentReadRacesReclaim, TestConcurrentExtents). An extent's
+//     CRC32C (header ‖ value) is checked wherever records are walked: the
+//     scan at Open, Cache-mode reclaim and Strict-mode evacuation
+//     (TestTornExtent, TestStrictEvacuatesExtents). nvmekv.KV checks its
+//     own CRC32C over its header and value end to end, so a KV Get still
+//     detects corruption.
 //   - E3: a 4096-byte block that was part of a completed Flush is never
 //     written again until its region is reclaimed (Flush pads the forward
 //     end to a block end; extents are whole blocks below every earlier
