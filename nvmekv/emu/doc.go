@@ -16,8 +16,8 @@
 // unwritten forward blocks and new extents and fdatasyncs. The DRAM index
 // is a Robin Hood table over non-pointer arrays: 16 bytes of device key + 8
 // bytes packing region, key length, and offset and size (or extent block
-// and value length), at up to 90% load (≈ 26.7 B per item at full load, 24/load in
-// general). On Open the index comes from the checkpoint that Close wrote, or
+// and value length), at up to 90% load (≈ 26.7 B per item at full load,
+// 24/load in general). On Open the index comes from the checkpoint that Close wrote, or
 // by scanning every region in sequence order, and appending resumes in the
 // last region. When the ring is full, Cache mode reclaims the oldest region
 // (FIFO, no copying) and reports each dropped key through OnReclaim. Strict
@@ -118,4 +118,8 @@
 //     end-to-end checks must carry its own checksum (nvmekv.KV does).
 //   - An extent wastes the rest of its last block (a 3545-byte value takes
 //     4096 bytes plus a 48-byte header).
+//   - The extent rule sees the device value: nvmekv.KV stores a 56-byte
+//     header and the key before the user's value, so a 4 KiB user value
+//     (≈ 4170 device bytes) stays inline (a 4608-byte read); user values of
+//     about 3490..4040 bytes (device 3545..4096) get an extent.
 package emu
