@@ -11,6 +11,11 @@ import "time"
 type Cache interface {
 	// Get appends the value of key to dst. ok is false on a miss.
 	Get(dst, key []byte) (value []byte, ok bool, err error)
+	// View is Get for a reader that only writes the value out: it may
+	// return the stored bytes themselves instead of appending them to dst
+	// (shared is then true, and value must not be modified nor kept as a
+	// buffer).
+	View(dst, key []byte) (value []byte, shared, ok bool, err error)
 	// MGet returns one value per key, nil for a miss.
 	MGet(keys [][]byte) ([][]byte, error)
 	// Set stores key=value; stored is false when NX/XX prevented it.

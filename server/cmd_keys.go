@@ -14,7 +14,7 @@ func (c *conn) cacheError(err error) {
 }
 
 func (c *conn) cmdGet(args [][]byte) {
-	v, ok, err := c.s.cache.Get(c.scratch[:0], args[1])
+	v, shared, ok, err := c.s.cache.View(c.scratch[:0], args[1])
 	if err != nil {
 		c.cacheError(err)
 		return
@@ -25,8 +25,8 @@ func (c *conn) cmdGet(args [][]byte) {
 		return
 	}
 	c.st.hits.Add(1)
-	c.w.Bulk(v)
-	if cap(v) <= maxScratch && cap(v) > cap(c.scratch) {
+	c.w.Bulk(v) // the one copy of a hot value: straight into the reply buffer
+	if !shared && cap(v) <= maxScratch && cap(v) > cap(c.scratch) {
 		c.scratch = v[:0]
 	}
 }

@@ -71,6 +71,11 @@ func (c *mapCache) Get(dst, key []byte) ([]byte, bool, error) {
 	return append(dst, it.v...), true, nil
 }
 
+func (c *mapCache) View(dst, key []byte) ([]byte, bool, bool, error) {
+	v, ok, err := c.Get(dst, key)
+	return v, false, ok, err
+}
+
 func (c *mapCache) MGet(keys [][]byte) ([][]byte, error) {
 	out := make([][]byte, len(keys))
 	for i, k := range keys {

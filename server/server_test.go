@@ -482,6 +482,11 @@ func (p panicCache) Get(dst, key []byte) ([]byte, bool, error) {
 	return p.mapCache.Get(dst, key)
 }
 
+func (p panicCache) View(dst, key []byte) ([]byte, bool, bool, error) {
+	v, ok, err := p.Get(dst, key)
+	return v, false, ok, err
+}
+
 // TestPanicClosesOnlyThatConnection: a panic behind a command is answered
 // with an error and drops that connection; the server keeps serving.
 func TestPanicClosesOnlyThatConnection(t *testing.T) {

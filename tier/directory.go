@@ -2,6 +2,7 @@ package tier
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/zeebo/xxh3"
 )
@@ -26,6 +27,12 @@ type entry struct {
 	// points at its entry, so a hot hit checks its version under the shard
 	// lock without looking the key up in the map.
 	removed bool
+	// hot is the key's hot copy, or nil: set when a copy is offered to hot,
+	// cleared when hot drops it. It may briefly name a copy hot no longer
+	// holds (or an older version); a read serves it only if its version is
+	// ver, and copies are immutable, so that is always the right value.
+	// Atomic because promotions store it under the shard's read lock.
+	hot atomic.Pointer[hotEntry]
 }
 
 func (e *entry) live(now int64) bool { return !e.dead && (e.exp == 0 || e.exp > now) }

@@ -8,9 +8,13 @@
 // cache-wide version; the copies in the tiers carry their version (hot
 // values carry their own key and version because ristretto's callbacks only
 // know the key hash) and a copy is served only if its version is the one the
-// directory names. A hot copy points at its directory entry, so a hot hit
-// checks that entry (still in the map, live, same version) under its shard
-// lock without hashing the key twice or looking it up in the map. Reads go
+// directory names. A directory entry points at its hot copy (set when the
+// copy is offered to ristretto, cleared by ristretto's eviction callback),
+// so a hot hit is one map lookup under the key's shard read lock, without
+// going through ristretto; one hot hit in policy.SampleEvery is passed to
+// ristretto's Get so that its TinyLFU admission still sees the access
+// frequencies. Hot copies are immutable: View hands a hot hit's bytes to
+// the caller without copying them. Reads go
 // hot → warm → cold; policy.Promotion (a TinyLFU
 // sketch with a doorkeeper, weighted by size) decides whether a warm or cold
 // hit is copied up (a hit served by hot is only sampled for it,

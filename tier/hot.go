@@ -76,6 +76,10 @@ func (h *hot) peek(key []byte) (*hotEntry, bool) {
 	return e, true
 }
 
+// touch records an access of key in ristretto's frequency sketch (hot hits
+// are served from the directory and sampled into it).
+func (h *hot) touch(key []byte) { h.rc.Get(viewString(key)) }
+
 // set offers e to ristretto and reports false when ristretto dropped it
 // outright. A fresh set (the key is not in hot) is applied asynchronously:
 // the caller keeps e in transit until onApplied runs. An update replaces the

@@ -1,6 +1,7 @@
 package tier
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -108,5 +109,83 @@ func TestHotHitFollowsTheDirectory(t *testing.T) {
 	}
 	if st := c.Stats(); st.Phantoms != 0 {
 		t.Fatalf("phantoms: %+v", st)
+	}
+}
+
+// TestViewSharesImmutableHotCopy: View returns the hot copy itself, an
+// overwrite never changes a view already handed out, and the next View
+// returns the new value.
+func TestViewSharesImmutableHotCopy(t *testing.T) {
+	c, err := Open(smallOptions(newFakeClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Set([]byte("k"), []byte("v1"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v1, shared, ok, err := c.View(make([]byte, 0, 16), []byte("k"))
+	if err != nil || !ok || !shared || string(v1) != "v1" {
+		t.Fatalf("View = %q shared=%v ok=%v err=%v; want the shared hot copy v1", v1, shared, ok, err)
+	}
+	if cap(v1) != len(v1) {
+		t.Fatalf("view has spare capacity %d: an append would write into the cache", cap(v1)-len(v1))
+	}
+	if _, err := c.Set([]byte("k"), []byte("v2"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v2, _, ok, _ := c.View(nil, []byte("k"))
+	if !ok || string(v2) != "v2" || string(v1) != "v1" {
+		t.Fatalf("after overwrite: new view %q (want v2), old view %q (want v1)", v2, v1)
+	}
+	if c.Delete([]byte("k")) != 1 {
+		t.Fatal("Delete found nothing")
+	}
+	if v, _, ok, _ := c.View(nil, []byte("k")); ok {
+		t.Fatalf("View after Delete = %q", v)
+	}
+}
+
+// TestHotPointerClearedOnEviction: a key hot evicted (here: many more bytes
+// than HotBytes) no longer pins its hot copy through the directory, and is
+// still readable from warm.
+func TestHotPointerClearedOnEviction(t *testing.T) {
+	c, err := Open(smallOptions(newFakeClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	val := make([]byte, 1024)
+	const n = 400 // 400 KiB through a 64 KiB hot tier
+	for i := range n {
+		if _, err := c.Set([]byte(fmt.Sprint("key", i)), val, SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.hot.rc.Wait()
+	pinned, inHot := 0, 0
+	for i := range n {
+		k := []byte(fmt.Sprint("key", i))
+		lo, _ := hashKey(k)
+		sh := c.dir.shard(lo)
+		sh.mu.RLock()
+		e := sh.m[string(k)]
+		var he *hotEntry
+		if e != nil {
+			he = e.hot.Load()
+		}
+		sh.mu.RUnlock()
+		if he != nil {
+			pinned++
+		}
+		if c.hot.has(k) {
+			inHot++
+		}
+	}
+	if pinned > inHot {
+		t.Fatalf("%d directory entries point at a hot copy, but hot holds only %d keys", pinned, inHot)
+	}
+	if pinned == n {
+		t.Fatalf("every key is still pinned as hot after writing %d KiB through 64 KiB", n)
 	}
 }

@@ -11,6 +11,9 @@ import (
 // item. It never blocks: the copy goes to transit and the demotion queue, or
 // is dropped and counted when the queue is full.
 func (c *Cache) hotEvicted(he *hotEntry) {
+	if he != nil && he.ent != nil {
+		he.ent.hot.CompareAndSwap(he, nil) // hot no longer holds it
+	}
 	if he == nil || he.ver == 0 || c.quietHot.Load() { // nothing, a tombstone, or closing
 		return
 	}

@@ -19,41 +19,66 @@ func (c *Cache) Get(dst, key []byte) ([]byte, bool, error) {
 	if !c.enter() {
 		return dst, false, ErrClosed
 	}
-	if v, ok := c.hotHit(dst, key); ok {
+	lo, _ := hashKey(key)
+	if he := c.hotHit(key, lo); he != nil {
 		c.count(policy.Hot, true)
 		c.exit()
-		return v, true, nil
+		return append(dst, he.val...), true, nil
 	}
-	lo, _ := hashKey(key)
 	v, t, ok := c.get(dst, key, lo, true)
 	c.count(t, ok)
 	c.exit()
 	return v, ok, nil
 }
 
-// hotHit serves a hot copy whose directory entry is still in the map with
-// the copy's version, checked under the key's shard lock: the same check as
-// get's, without hashing the key again or looking it up in the map. The
-// access is sampled for the policy (a hot hit only feeds demotion).
-func (c *Cache) hotHit(dst, key []byte) ([]byte, bool) {
-	he, ok := c.hot.peek(key)
-	if !ok || he.ent == nil {
-		return dst, false
+// View is Get without the copy for a hot hit: value is then the hot copy
+// itself (shared is true), which is immutable and stays valid for as long
+// as the caller keeps it, but must not be written to nor used as a buffer.
+// Any other hit is appended to dst, as Get does (shared is false).
+func (c *Cache) View(dst, key []byte) (value []byte, shared, ok bool, err error) {
+	if len(key) == 0 {
+		return dst, false, false, ErrEmptyKey
 	}
-	sh := he.sh
+	if !c.enter() {
+		return dst, false, false, ErrClosed
+	}
+	lo, _ := hashKey(key)
+	if he := c.hotHit(key, lo); he != nil {
+		c.count(policy.Hot, true)
+		c.exit()
+		return he.val[:len(he.val):len(he.val)], true, true, nil
+	}
+	v, t, ok := c.get(dst, key, lo, true)
+	c.count(t, ok)
+	c.exit()
+	return v, false, ok, nil
+}
+
+// hotHit returns the key's hot copy if the directory entry names one with
+// the entry's version (checked under the key's shard lock, the same check
+// as get's). It does not go through ristretto: one access in
+// policy.SampleEvery is passed on to ristretto (its TinyLFU sketch only
+// needs the frequencies' proportions) and to the promotion policy (a hot
+// hit only feeds demotion).
+func (c *Cache) hotHit(key []byte, lo uint64) *hotEntry {
+	sh := c.dir.shard(lo)
 	sh.mu.RLock()
-	e := he.ent
-	if e.removed || e.dead || e.ver != he.ver || (e.exp != 0 && e.exp <= c.now()) {
+	e := sh.m[viewString(key)]
+	if e == nil {
 		sh.mu.RUnlock()
-		return dst, false
+		return nil
 	}
-	v := append(dst, he.val...)
+	he := e.hot.Load()
+	if he == nil || e.removed || e.dead || e.ver != he.ver || (e.exp != 0 && e.exp <= c.now()) {
+		sh.mu.RUnlock()
+		return nil
+	}
 	sh.mu.RUnlock()
 	if policy.Sample() {
-		lo, _ := hashKey(key)
+		c.hot.touch(key)
 		c.pro.RecordSample(lo)
 	}
-	return v, true
+	return he
 }
 
 // record counts the access for the promotion policy once per read (*rec
@@ -167,6 +192,7 @@ func (c *Cache) promoteHot(key, val []byte, sh *shard, e *entry) {
 	he := &hotEntry{key: k, val: kv[len(key):], ver: e.ver, exp: e.exp, ent: e, sh: sh}
 	copy(he.val, val)
 	if c.hot.set(he, false) {
+		e.hot.Store(he)
 		c.st.promotions.Add(1)
 	}
 }

@@ -81,8 +81,11 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 		if fresh {
 			c.tr.add(k, v, ver, exp, policy.Hot)
 		}
-		placed = c.hot.set(&hotEntry{key: k, val: v, ver: ver, exp: exp, fresh: fresh, ent: e, sh: sh}, fresh)
-		if !placed && fresh {
+		he := &hotEntry{key: k, val: v, ver: ver, exp: exp, fresh: fresh, ent: e, sh: sh}
+		placed = c.hot.set(he, fresh)
+		if placed {
+			e.hot.Store(he) // served from here on, also before ristretto applies it
+		} else if fresh {
 			c.tr.remove(k, ver)
 		}
 	}
@@ -142,6 +145,7 @@ func (c *Cache) invalidateLocked(key []byte, e *entry, delVer uint64) {
 // purgeLocked deletes the key from every tier: the entry goes, or becomes a
 // tombstone until the cold delete completed (T4).
 func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
+	e.hot.Store(nil)
 	c.hot.del(key)
 	mayCold := e.coldMay && c.fl != nil
 	tomb := c.nextVersion()
