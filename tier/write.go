@@ -64,6 +64,10 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 		return true, nil
 	}
 	ver := c.nextVersion()
+	var hadHot *hotEntry
+	if e != nil {
+		hadHot = e.hot.Load()
+	}
 	if e == nil {
 		e = &entry{coldMay: c.coldUnknown && c.cold != nil}
 		sh.m[string(k)] = e
@@ -76,8 +80,10 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	placed := false
 	if len(v) <= c.o.HotMaxValue {
 		// A fresh key becomes visible in ristretto only when its goroutine
-		// applies the set: until then readers find it in transit (T5).
-		fresh := !c.hot.has(key)
+		// applies the set: until then readers find it in transit (T5) (and
+		// through e.hot). The entry's hot pointer says whether hot holds a
+		// copy, without asking ristretto (whose Get would count an access).
+		fresh := hadHot == nil
 		if fresh {
 			c.tr.add(k, v, ver, exp, policy.Hot)
 		}
