@@ -25,7 +25,11 @@ func (c *conn) cmdGet(args [][]byte) {
 		return
 	}
 	c.st.hits.Add(1)
-	c.w.Bulk(v) // the one copy of a hot value: straight into the reply buffer
+	if shared {
+		c.w.BulkShared(v) // an immutable hot copy: the kernel copies it from where it is
+	} else {
+		c.w.Bulk(v)
+	}
 	if !shared && cap(v) <= maxScratch && cap(v) > cap(c.scratch) {
 		c.scratch = v[:0]
 	}

@@ -1,22 +1,40 @@
 package server
 
 import (
-	"bufio"
 	"io"
+	"net"
 	"strconv"
 )
 
 // Writer encodes RESP2 or RESP3 replies into a buffered stream. Errors are
-// sticky inside the bufio.Writer and surface on Flush.
+// sticky and surface on Flush.
+//
+// Replies are encoded into one buffer, except the values passed to
+// BulkShared: those stay where they are and are written with the buffer's
+// pieces around them in one writev, so a large cached value is copied once
+// (by the kernel) instead of twice.
 type Writer struct {
-	bw    *bufio.Writer
+	w     io.Writer
+	buf   []byte      // encoded bytes; never reallocated (segs may point into it)
+	mark  int         // buf[:mark] is already in segs
+	segs  net.Buffers // pending pieces in order: buffer slices and shared values
+	iov   net.Buffers // backing array of segs, kept across flushes
+	held  int         // bytes held by reference in segs
+	err   error
 	proto int // 2 or 3
 	num   [24]byte
 }
 
+// gatherMin is the smallest value BulkShared writes by reference; smaller
+// ones are cheaper to copy than an extra iovec.
+const gatherMin = 512
+
+// maxSegs bounds the iovecs of one writev (Linux IOV_MAX is 1024).
+const maxSegs = 512
+
 // NewWriter returns a RESP2 Writer over w with a size-byte buffer.
 func NewWriter(w io.Writer, size int) *Writer {
-	return &Writer{bw: bufio.NewWriterSize(w, size), proto: 2}
+	return &Writer{w: w, buf: make([]byte, 0, size), proto: 2}
 }
 
 // SetProto selects RESP2 (2) or RESP3 (3).
@@ -26,40 +44,119 @@ func (w *Writer) SetProto(p int) { w.proto = p }
 func (w *Writer) Proto() int { return w.proto }
 
 // Buffered is the number of bytes not yet flushed.
-func (w *Writer) Buffered() int { return w.bw.Buffered() }
+func (w *Writer) Buffered() int { return len(w.buf) + w.held }
 
 // Flush writes the buffered replies.
-func (w *Writer) Flush() error { return w.bw.Flush() }
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.held == 0 {
+		if len(w.buf) > 0 {
+			_, w.err = w.w.Write(w.buf)
+		}
+	} else {
+		if w.mark < len(w.buf) {
+			w.segs = append(w.segs, w.buf[w.mark:])
+		}
+		w.iov = w.segs[:0]
+		_, w.err = w.segs.WriteTo(w.w) // consumes segs
+		clear(w.iov[:cap(w.iov)])      // drop the references to shared values
+		w.segs = w.iov
+	}
+	w.buf, w.mark, w.held = w.buf[:0], 0, 0
+	return w.err
+}
+
+// room makes space for n more bytes in buf, flushing if needed; it reports
+// false when n does not fit even an empty buffer.
+func (w *Writer) room(n int) bool {
+	if len(w.buf)+n <= cap(w.buf) {
+		return true
+	}
+	w.Flush()
+	return n <= cap(w.buf)
+}
+
+func (w *Writer) write(b []byte) {
+	if w.room(len(b)) {
+		w.buf = append(w.buf, b...)
+		return
+	}
+	if w.err == nil { // larger than the whole buffer: write it through
+		_, w.err = w.w.Write(b)
+	}
+}
+
+func (w *Writer) writeString(s string) {
+	if w.room(len(s)) {
+		w.buf = append(w.buf, s...)
+		return
+	}
+	if w.err == nil {
+		_, w.err = io.WriteString(w.w, s)
+	}
+}
+
+func (w *Writer) writeByte(c byte) {
+	if w.room(1) {
+		w.buf = append(w.buf, c)
+	}
+}
+
+// BulkShared writes a bulk string whose bytes the caller will not modify
+// until the next Flush returned (an immutable cached value): a large one is
+// written from where it is, without copying it into the buffer.
+func (w *Writer) BulkShared(b []byte) {
+	if len(b) < gatherMin {
+		w.Bulk(b)
+		return
+	}
+	w.prefixInt('$', int64(len(b)))
+	if len(w.segs) >= maxSegs-2 {
+		w.Flush()
+	}
+	if w.mark < len(w.buf) {
+		w.segs = append(w.segs, w.buf[w.mark:len(w.buf):len(w.buf)])
+		w.mark = len(w.buf)
+	}
+	w.segs = append(w.segs, b)
+	w.held += len(b)
+	w.writeString("\r\n")
+	if w.held >= 4*cap(w.buf) {
+		w.Flush()
+	}
+}
 
 func (w *Writer) prefixInt(c byte, n int64) {
 	b := append(w.num[:0], c)
 	b = strconv.AppendInt(b, n, 10)
 	b = append(b, '\r', '\n')
-	w.bw.Write(b)
+	w.write(b)
 }
 
 // Simple writes a simple string (+OK). s must not contain CR or LF.
 func (w *Writer) Simple(s string) {
-	w.bw.WriteByte('+')
-	w.bw.WriteString(s)
-	w.bw.WriteString("\r\n")
+	w.writeByte('+')
+	w.writeString(s)
+	w.writeString("\r\n")
 }
 
 // OK writes +OK.
-func (w *Writer) OK() { w.bw.WriteString("+OK\r\n") }
+func (w *Writer) OK() { w.writeString("+OK\r\n") }
 
 // Error writes an error reply; msg starts with its code ("ERR ...") and has
 // CR and LF replaced by spaces so the reply stays one line.
 func (w *Writer) Error(msg string) {
-	w.bw.WriteByte('-')
+	w.writeByte('-')
 	for i := 0; i < len(msg); i++ {
 		c := msg[i]
 		if c == '\r' || c == '\n' {
 			c = ' '
 		}
-		w.bw.WriteByte(c)
+		w.writeByte(c)
 	}
-	w.bw.WriteString("\r\n")
+	w.writeString("\r\n")
 }
 
 // Int writes an integer.
@@ -68,24 +165,24 @@ func (w *Writer) Int(n int64) { w.prefixInt(':', n) }
 // Bulk writes a bulk string.
 func (w *Writer) Bulk(b []byte) {
 	w.prefixInt('$', int64(len(b)))
-	w.bw.Write(b)
-	w.bw.WriteString("\r\n")
+	w.write(b)
+	w.writeString("\r\n")
 }
 
 // BulkString writes a bulk string.
 func (w *Writer) BulkString(s string) {
 	w.prefixInt('$', int64(len(s)))
-	w.bw.WriteString(s)
-	w.bw.WriteString("\r\n")
+	w.writeString(s)
+	w.writeString("\r\n")
 }
 
 // Null writes a null (RESP2 "$-1", RESP3 "_").
 func (w *Writer) Null() {
 	if w.proto == 3 {
-		w.bw.WriteString("_\r\n")
+		w.writeString("_\r\n")
 		return
 	}
-	w.bw.WriteString("$-1\r\n")
+	w.writeString("$-1\r\n")
 }
 
 // Array writes an array header of n elements.
@@ -116,8 +213,8 @@ func (w *Writer) Verbatim(format, s string) {
 		return
 	}
 	w.prefixInt('=', int64(len(s)+4))
-	w.bw.WriteString(format)
-	w.bw.WriteByte(':')
-	w.bw.WriteString(s)
-	w.bw.WriteString("\r\n")
+	w.writeString(format)
+	w.writeByte(':')
+	w.writeString(s)
+	w.writeString("\r\n")
 }

@@ -1,0 +1,122 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"testing"
+)
+
+// TestBulkSharedMatchesBulk: replies written with BulkShared (values kept by
+// reference and sent with writev) are byte for byte what Bulk produces, for
+// every mix of small and large values, buffer overflows, values larger than
+// the buffer and more pieces than one writev takes, over a bytes.Buffer and
+// over a real Unix socket.
+func TestBulkSharedMatchesBulk(t *testing.T) {
+	sinks := map[string]func(t *testing.T) (io.Writer, func() []byte){
+		"buffer": func(t *testing.T) (io.Writer, func() []byte) {
+			var b bytes.Buffer
+			return &b, func() []byte { return b.Bytes() }
+		},
+		"unix": func(t *testing.T) (io.Writer, func() []byte) {
+			a, b, err := socketPair(shortSocket(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { a.Close(); b.Close() })
+			got := make(chan []byte, 1)
+			go func() { d, _ := io.ReadAll(b); got <- d }()
+			return a, func() []byte { a.Close(); return <-got }
+		},
+	}
+	for name, sink := range sinks {
+		t.Run(name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 2))
+			out, result := sink(t)
+			w := NewWriter(out, 4096)
+			var want bytes.Buffer
+			ref := NewWriter(&want, 1<<20)
+			for i := range 3000 {
+				var v []byte
+				switch p := r.IntN(10); {
+				case p < 4:
+					v = make([]byte, r.IntN(gatherMin))
+				case p < 9:
+					v = make([]byte, gatherMin+r.IntN(3000))
+				default:
+					v = make([]byte, 4096+r.IntN(10000)) // larger than the buffer
+				}
+				for j := range v {
+					v[j] = byte(i + j)
+				}
+				w.BulkShared(v)
+				ref.Bulk(v)
+				if i%7 == 0 {
+					w.Int(int64(i))
+					ref.Int(int64(i))
+				}
+				if r.IntN(50) == 0 {
+					if err := w.Flush(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			ref.Flush()
+			got := result()
+			if !bytes.Equal(got, want.Bytes()) {
+				t.Fatalf("stream differs: %d bytes, want %d (first difference at %d)", len(got), want.Len(), firstDiff(got, want.Bytes()))
+			}
+			if w.Buffered() != 0 {
+				t.Fatalf("Buffered() = %d after Flush", w.Buffered())
+			}
+		})
+	}
+}
+
+// TestWriterErrorSticky: a failed write is reported by Flush and by every
+// later Flush; nothing is written after it.
+func TestWriterErrorSticky(t *testing.T) {
+	fw := &failWriter{}
+	w := NewWriter(fw, 512)
+	w.BulkShared(make([]byte, 1000))
+	if err := w.Flush(); err == nil {
+		t.Fatal("Flush after a failed write returned nil")
+	}
+	w.OK()
+	if err := w.Flush(); err == nil {
+		t.Fatal("second Flush returned nil")
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("disk on fire") }
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+func socketPair(path string) (net.Conn, net.Conn, error) {
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer l.Close()
+	acc := make(chan net.Conn, 1)
+	go func() { c, _ := l.Accept(); acc <- c }()
+	a, err := net.Dial("unix", path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, <-acc, nil
+}
