@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -53,7 +54,16 @@ func (c *conn) flush() error {
 	if c.w.Buffered() == 0 {
 		return nil
 	}
-	return c.w.Flush()
+	if err := c.w.Flush(); err != nil {
+		return err
+	}
+	// The client has just been sent its replies and has not answered yet,
+	// so reading now would fail with EAGAIN (a wasted syscall) and park.
+	// Let the other connections run first: by the time this one runs again
+	// its next request has often arrived. With nothing else to run this
+	// returns at once.
+	runtime.Gosched()
+	return nil
 }
 
 func (c *conn) serve() {
