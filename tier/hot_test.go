@@ -189,3 +189,27 @@ func TestHotPointerClearedOnEviction(t *testing.T) {
 		t.Fatalf("every key is still pinned as hot after writing %d KiB through 64 KiB", n)
 	}
 }
+
+// TestJoinKVCopies: joinKV never aliases the caller's key or value (the
+// server reuses those buffers), also for an empty value, and its parts do not
+// overlap.
+func TestJoinKVCopies(t *testing.T) {
+	for _, vlen := range []int{0, 1, 100, 1536, 5000} {
+		key := []byte("some-key")
+		val := make([]byte, vlen)
+		for i := range val {
+			val[i] = byte(i)
+		}
+		k, v := joinKV(key, val)
+		if string(k) != "some-key" || len(v) != vlen || (vlen > 0 && v[vlen-1] != byte(vlen-1)) {
+			t.Fatalf("vlen %d: got %q / %d bytes", vlen, k, len(v))
+		}
+		key[0], val = 'X', append(val[:0], make([]byte, vlen)...)
+		if k[0] != 's' || (vlen > 1 && v[1] != 1) {
+			t.Fatalf("vlen %d: joinKV aliases the caller's buffers", vlen)
+		}
+		if cap(k) != len(k) || cap(v) != len(v) {
+			t.Fatalf("vlen %d: parts have spare capacity (k %d/%d, v %d/%d)", vlen, len(k), cap(k), len(v), cap(v))
+		}
+	}
+}

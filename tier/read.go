@@ -187,10 +187,8 @@ func (c *Cache) memLookup(dst, key []byte, ver uint64) ([]byte, policy.Tier, boo
 // promoteHot copies a warm or cold hit into hot without waiting.
 // The caller holds the key's shard lock sh; e is the key's entry.
 func (c *Cache) promoteHot(key, val []byte, sh *shard, e *entry) {
-	kv := make([]byte, len(key)+len(val))
-	k := kv[:copy(kv, key):len(key)]
-	he := &hotEntry{key: k, val: kv[len(key):], ver: e.ver, exp: e.exp, ent: e, sh: sh}
-	copy(he.val, val)
+	k, v := joinKV(key, val)
+	he := &hotEntry{key: k, val: v, ver: e.ver, exp: e.exp, ent: e, sh: sh}
 	if c.hot.set(he, false) {
 		e.hot.Store(he)
 		c.st.promotions.Add(1)

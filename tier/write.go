@@ -39,12 +39,7 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	// One allocation holds both (a hot read touches key and value together);
-	// the capacities keep an append to one from overwriting the other.
-	kv := make([]byte, len(key)+len(value))
-	k := kv[:copy(kv, key):len(key)]
-	v := kv[len(key):]
-	copy(v, value)
+	k, v := joinKV(key, value)
 
 	sh.mu.Lock()
 	e := sh.m[viewString(key)]
@@ -292,4 +287,19 @@ func (c *Cache) Flush() error {
 	c.tr.clear()
 	c.coldUnknown = false
 	return nil
+}
+
+// joinKV copies key and value into one allocation (a hot read touches both)
+// and returns the two parts, each capped at its length so that an append to
+// one never writes into the other. Appending to a capped copy of key lets
+// the runtime skip zeroing the bytes it is about to overwrite.
+func joinKV(key, value []byte) (k, v []byte) {
+	var kv []byte
+	if len(value) == 0 {
+		kv = append([]byte(nil), key...) // append of nothing would not copy key
+	} else {
+		kv = append(key[:len(key):len(key)], value...)
+	}
+	n := len(kv)
+	return kv[:len(key):len(key)], kv[len(key):n:n]
 }
