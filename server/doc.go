@@ -10,7 +10,12 @@
 // Each connection has one goroutine that reads a command, runs it and
 // appends the reply to a buffered writer. The writer is flushed only when
 // the reader is about to block for more input, so a pipelined batch of
-// requests that arrived together is answered with one write.
+// requests that arrived together is answered with one write. A GET served
+// from the hot tier does not copy the value into that buffer: the cache
+// hands out its immutable hot copy (Cache.View) and the writer sends it with
+// the buffered bytes around it in one writev (Writer.BulkShared). After a
+// flush the goroutine yields once before reading, so that the read usually
+// finds the client's next request instead of failing with EAGAIN.
 //
 // Commands: PING ECHO HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO)
 // COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET) MULTI EXEC DISCARD
@@ -32,8 +37,9 @@
 //     error text and never closes the connection (TestCommandReplies).
 //   - S4: replies are written in request order, and they are flushed only
 //     when no complete request is left buffered: a batch of requests that
-//     arrived together is answered with one write when its replies fit the
-//     write buffer (TestPipelineOneFlush).
+//     arrived together is answered with one write (or writev) when its
+//     replies fit the write buffer (TestPipelineOneFlush,
+//     TestBulkSharedMatchesBulk).
 //   - S5: the Unix socket is created with exactly the configured mode (0600
 //     by default) — there is no moment with wider permissions — so another
 //     user cannot connect (TestSocketModeKeepsOtherUsersOut).
