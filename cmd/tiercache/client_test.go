@@ -263,6 +263,24 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 }
 
+// TestPprofEndpoint: /debug/pprof/ is served only when metrics.pprof is on.
+func TestPprofEndpoint(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		cfg := testConfig(t, t.TempDir())
+		cfg.Metrics.Pprof = on
+		sc := startTestSidecar(t, cfg)
+		resp, err := http.Get("http://" + sc.httpLn.Addr().String() + "/debug/pprof/goroutine?debug=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := resp.StatusCode == http.StatusOK && strings.Contains(string(body), "goroutine profile"); got != on {
+			t.Fatalf("pprof %v: status %d, body starts %.60q", on, resp.StatusCode, body)
+		}
+	}
+}
+
 // TestConcurrentConnections: 2,000 clients connected at once, each with its
 // own SET and GET, against the real sidecar.
 func TestConcurrentConnections(t *testing.T) {

@@ -94,6 +94,7 @@ type PolicyConfig struct {
 // MetricsConfig is the Prometheus endpoint.
 type MetricsConfig struct {
 	Listen string `yaml:"listen"`
+	Pprof  bool   `yaml:"pprof"`
 }
 
 // LoggingConfig is zap's setup.
