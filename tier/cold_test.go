@@ -156,6 +156,7 @@ func TestRestartDrainBringsEveryKeyBack(t *testing.T) {
 	if got := c.Len(); got != live {
 		t.Errorf("Len after reading every key = %d, want %d", got, live)
 	}
+	checkKeyCount(t, c) // keys adopted from cold are counted
 	t.Logf("%d live keys restored, stats %+v", live, c.Stats())
 }
 

@@ -231,6 +231,7 @@ func TestConcurrentNoDropsNoMisses(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := runConcurrent(t, c, 4, 16, 4, steps(t, 3000))
+	checkKeyCount(t, c)
 	st := c.Stats()
 	if err := c.Close(); err != nil {
 		t.Fatal(err)

@@ -43,7 +43,11 @@ type shard struct {
 	// epoch counts removals from m; a reader that looked a key up in cold
 	// adopts it only if no removal happened meanwhile (T4).
 	epoch uint64
-	_     [32]byte // keep shards on separate cache lines
+	// live counts the entries of m that are not tombstones (expired ones
+	// included until the sweep removes them); changed under mu, read
+	// without it by keyCount.
+	live atomic.Int64
+	_    [24]byte // keep shards on separate cache lines
 }
 
 type directory struct {
@@ -66,3 +70,13 @@ func hashKey(key []byte) (lo, hi uint64) {
 }
 
 func (d *directory) shard(lo uint64) *shard { return &d.shards[lo>>56] }
+
+// keyCount is the number of keys without walking the map: expired keys the
+// sweep has not removed yet are counted (as Redis's DBSIZE counts them).
+func (d *directory) keyCount() int64 {
+	var n int64
+	for i := range d.shards {
+		n += d.shards[i].live.Load()
+	}
+	return n
+}

@@ -186,6 +186,7 @@ func runModel(t *testing.T, c *Cache, clk *fakeClock, steps, keys, maxVal int, s
 			if got := c.Len(); got != n {
 				t.Fatalf("step %d: Len = %d, model %d", step, got, n)
 			}
+			checkKeyCount(t, c)
 		}
 	}
 }
@@ -214,4 +215,24 @@ func steps(t *testing.T, n int) int {
 		return n / 5
 	}
 	return n
+}
+
+// checkKeyCount: the O(1) key count (Stats.Keys) equals the number of
+// directory entries that are not tombstones.
+func checkKeyCount(t *testing.T, c *Cache) {
+	t.Helper()
+	var n int64
+	for i := range c.dir.shards {
+		sh := &c.dir.shards[i]
+		sh.mu.RLock()
+		for _, e := range sh.m {
+			if !e.dead {
+				n++
+			}
+		}
+		sh.mu.RUnlock()
+	}
+	if got := c.Stats().Keys; got != n {
+		t.Fatalf("Stats().Keys = %d, directory holds %d entries that are not tombstones", got, n)
+	}
 }

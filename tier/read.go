@@ -238,6 +238,7 @@ func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) ([]byte, bool, b
 		return v[:len(dst)], false, true
 	}
 	sh.m[string(key)] = &entry{ver: m.Version, exp: m.Expiry, size: int64(len(v) - len(dst)), cold: m.Version, coldMay: true}
+	sh.live.Add(1)
 	c.st.adopted.Add(1)
 	return v, true, false
 }
@@ -333,6 +334,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 					sh.mu.Lock()
 					if sh.m[viewString(key)] == nil && sh.epoch == p.epoch {
 						sh.m[string(key)] = &entry{ver: r.Meta.Version, exp: r.Meta.Expiry, size: int64(len(r.Value)), cold: r.Meta.Version, coldMay: true}
+						sh.live.Add(1)
 						c.st.adopted.Add(1)
 						out[p.i] = r.Value
 					}

@@ -37,7 +37,7 @@ type TierLevel struct {
 
 // Stats is a snapshot of the cache.
 type Stats struct {
-	Keys  int64       // Len()
+	Keys  int64       // keys, counting expired ones not yet swept (O(1); Len is exact and O(keys))
 	Tiers []TierLevel // hot, warm, cold in that order (absent tiers omitted)
 
 	Misses          uint64 // Get/MGet keys found nowhere
@@ -68,7 +68,7 @@ type Stats struct {
 
 // Stats returns a snapshot. It walks the directory (O(keys)).
 func (c *Cache) Stats() Stats {
-	s := Stats{Keys: int64(c.Len()), WarmNode: -1}
+	s := Stats{Keys: c.dir.keyCount(), WarmNode: -1}
 	hm := c.hot.rc.Metrics
 	hl := TierLevel{Name: "hot", Items: -1, Bytes: c.hot.rc.MaxCost() - c.hot.rc.RemainingCost(), Hits: c.st.hits[policy.Hot].Load()}
 	if hm != nil {

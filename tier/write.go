@@ -69,6 +69,9 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	} else {
 		c.invalidateLocked(key, e, e.ver)
 	}
+	if e.ver == 0 || e.dead { // a new entry, or a tombstone coming back to life
+		sh.live.Add(1)
+	}
 	e.ver, e.exp, e.size, e.dead = ver, exp, int64(len(value)), false
 
 	var wait *flusher.Item
@@ -151,6 +154,9 @@ func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
 	mayCold := e.coldMay && c.fl != nil
 	tomb := c.nextVersion()
 	c.invalidateLocked(key, e, tomb)
+	if !e.dead {
+		sh.live.Add(-1)
+	}
 	if mayCold {
 		e.dead, e.ver = true, tomb
 		c.st.tombstones.Add(1)
