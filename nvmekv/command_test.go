@@ -3,6 +3,7 @@ package nvmekv
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -191,6 +192,18 @@ func TestDecodeResult(t *testing.T) {
 	}
 	if Status(0, SCKeyNotExists, true) != 0x4087 {
 		t.Error("Status(0, 0x87, dnr) != 0x4087")
+	}
+	// The error text names what the status means, also outside the KV set.
+	for res, want := range map[int32]string{
+		0x80:  "LBA out of range",
+		0x287: "media and data integrity error",
+		0x181: "command specific status",
+		0x87:  "key does not exist",
+		0xc0:  "unknown status",
+	} {
+		if err := DecodeResult(OpStore, res); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("res %#x: error %v, want it to say %q", res, err, want)
+		}
 	}
 }
 

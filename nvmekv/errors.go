@@ -111,10 +111,25 @@ func flag(b bool, s string) string {
 }
 
 func (e *StatusError) name() string {
-	if e.SCT != 0 {
-		return "non-generic status"
+	switch e.SCT { // NVMe Base Specification, Status Code Type values of the completion's Status field
+	case 0:
+	case 1:
+		return "command specific status"
+	case 2:
+		return "media and data integrity error"
+	case 3:
+		return "path related status"
+	case 7:
+		return "vendor specific status"
+	default:
+		return "reserved status code type"
 	}
 	switch e.SC {
+	case 0x80:
+		// Generic SC 0x80 is LBA Out of Range in the NVM Command Set
+		// Specification's command-set-specific generic statuses; the KV
+		// set's list (nvme-kv.md §1.4) starts at 0x81.
+		return "LBA out of range (an NVM status: is this a KV namespace?)"
 	case SCInvalidOpcode:
 		return "invalid opcode"
 	case SCInvalidField:
