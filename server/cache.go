@@ -54,6 +54,9 @@ type SetOptions struct {
 
 // TierStats is a point-in-time snapshot of the cache for INFO.
 type TierStats struct {
+	// Keys counts the keys without walking them: expired keys not yet
+	// removed are included, as in Redis's INFO keyspace.
+	Keys  int64
 	Tiers []TierLevel // hot, warm, cold in that order
 
 	FlusherQueue   int64  // items waiting to be written to cold

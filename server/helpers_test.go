@@ -200,7 +200,7 @@ func (c *mapCache) Where(key []byte) string {
 }
 
 func (c *mapCache) TierStats() TierStats {
-	return TierStats{Tiers: []TierLevel{{Name: "hot", Items: int64(c.Len())}, {Name: "warm"}, {Name: "cold"}},
+	return TierStats{Keys: int64(c.Len()), Tiers: []TierLevel{{Name: "hot", Items: int64(c.Len())}, {Name: "warm"}, {Name: "cold"}},
 		WarmNode: -1, ColdBackend: "map"}
 }
 

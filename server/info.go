@@ -84,7 +84,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string) {
 		kv("total_error_replies_protocol", st.ProtocolErrors)
 	case "keyspace":
 		b.WriteString("# Keyspace\r\n")
-		if n := s.cache.Len(); n > 0 {
+		if n := s.cache.TierStats().Keys; n > 0 {
 			kv("db0", fmt.Sprintf("keys=%d,expires=0,avg_ttl=0", n))
 		}
 	case "tiers":

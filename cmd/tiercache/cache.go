@@ -16,7 +16,7 @@ func (t tierCache) Set(key, value []byte, o server.SetOptions) (bool, error) {
 
 func (t tierCache) TierStats() server.TierStats {
 	s := t.Cache.Stats()
-	out := server.TierStats{
+	out := server.TierStats{Keys: s.Keys,
 		FlusherQueue: s.Flusher.Queue, FlusherBytes: s.Flusher.Bytes, FlusherBatches: s.Flusher.Batches,
 		FlusherDrops: s.Flusher.Drops, WarmNode: s.WarmNode, WarmPlacement: s.WarmPlacement,
 		ColdBackend: s.ColdBackend, ColdFreeBytes: s.ColdFreeBytes,
