@@ -79,9 +79,12 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	if len(v) <= c.o.HotMaxValue {
 		// A fresh key becomes visible in ristretto only when its goroutine
 		// applies the set: until then readers find it in transit (T5) (and
-		// through e.hot). The entry's hot pointer says whether hot holds a
-		// copy, without asking ristretto (whose Get would count an access).
-		fresh := hadHot == nil
+		// through e.hot). When the entry names a hot copy, hot holds the key
+		// and ristretto need not be asked (its Get counts an access); without
+		// one, ristretto may still hold a tombstone of the key, and a cost-0
+		// set of a key it holds is an in-place update whose cost callback —
+		// which ends the transit copy — may never run.
+		fresh := hadHot == nil && !c.hot.has(key)
 		if fresh {
 			c.tr.add(k, v, ver, exp, policy.Hot)
 		}
