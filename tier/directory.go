@@ -27,8 +27,10 @@ type entry struct {
 	// points at its entry, so a hot hit checks its version under the shard
 	// lock without looking the key up in the map.
 	removed bool
-	// hot is the key's hot copy, or nil: set when a copy is offered to hot,
-	// cleared when hot drops it. It may briefly name a copy hot no longer
+	// hot is the key's hot copy, or nil: set just before a copy is offered
+	// to hot (so that a rejection or eviction callback, which may run at
+	// once on ristretto's goroutine, always finds it), cleared when hot
+	// drops it or refuses it. It may briefly name a copy hot no longer
 	// holds (or an older version); a read serves it only if its version is
 	// ver, and copies are immutable, so that is always the right value.
 	// Atomic because promotions store it under the shard's read lock.

@@ -189,9 +189,11 @@ func (c *Cache) memLookup(dst, key []byte, ver uint64) ([]byte, policy.Tier, boo
 func (c *Cache) promoteHot(key, val []byte, sh *shard, e *entry) {
 	k, v := joinKV(key, val)
 	he := &hotEntry{key: k, val: v, ver: e.ver, exp: e.exp, ent: e, sh: sh}
+	e.hot.Store(he) // before ristretto can evict it (see Set)
 	if c.hot.set(he, false) {
-		e.hot.Store(he)
 		c.st.promotions.Add(1)
+	} else {
+		e.hot.CompareAndSwap(he, nil)
 	}
 }
 

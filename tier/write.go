@@ -89,11 +89,16 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 			c.tr.add(k, v, ver, exp, policy.Hot)
 		}
 		he := &hotEntry{key: k, val: v, ver: ver, exp: exp, fresh: fresh, ent: e, sh: sh}
+		// Named before ristretto sees it: its goroutine may reject or evict
+		// the copy at once, and the callback must find it here to clear it.
+		// Served from here on, also before ristretto applies it.
+		e.hot.Store(he)
 		placed = c.hot.set(he, fresh)
-		if placed {
-			e.hot.Store(he) // served from here on, also before ristretto applies it
-		} else if fresh {
-			c.tr.remove(k, ver)
+		if !placed {
+			e.hot.CompareAndSwap(he, nil)
+			if fresh {
+				c.tr.remove(k, ver)
+			}
 		}
 	}
 	if !placed && c.warm != nil {
