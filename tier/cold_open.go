@@ -2,6 +2,7 @@ package tier
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,6 +87,10 @@ func (o *Options) openCold() (Cold, error) {
 		}
 		e, err := emu.Open(emu.Options{Path: o.ColdPath, Capacity: o.ColdCapacity, RegionBytes: o.ColdRegionBytes,
 			Mode: mode, ReadSlots: readSlots(o.MGetColdBatch), RingEntries: ringEntries(o.MGetColdBatch), Logger: o.Logger})
+		if errors.Is(err, emu.ErrFormat) {
+			return nil, fmt.Errorf("open emulated namespace %s: %w (the cold tier is a cache: to start it empty, "+
+				"move %s and %s.ckpt away or use another data directory)", o.ColdPath, err, o.ColdPath, o.ColdPath)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("open emulated namespace %s: %w", o.ColdPath, err)
 		}

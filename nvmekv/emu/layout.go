@@ -94,7 +94,7 @@ func parseSuperblock(b []byte) (s superblock, ok bool, err error) {
 	}
 	if v := le.Uint32(b[8:]); v < sbVersion && le.Uint32(b[12:]) == blockBytes {
 		return s, true, fmt.Errorf("%w: written by an older format (version %d, before value extents; this build reads version %d); "+
-			"delete the file and its .ckpt checkpoint, or point Options.Path elsewhere", ErrFormat, v, sbVersion)
+			"delete the file and its .ckpt checkpoint, or open another path", ErrFormat, v, sbVersion)
 	} else if v != sbVersion || le.Uint32(b[12:]) != blockBytes {
 		return s, true, fmt.Errorf("%w: superblock version %d block %d, want %d/%d", ErrFormat, v, le.Uint32(b[12:]), sbVersion, blockBytes)
 	}
