@@ -249,3 +249,34 @@ func TestOptionsValidateReportsEveryProblem(t *testing.T) {
 		t.Error("drain without a cold tier was accepted")
 	}
 }
+
+// TestMGetEmptyValueIsAHit: an empty value is a hit (non-nil) in MGet, from
+// every tier, not a miss.
+func TestMGetEmptyValueIsAHit(t *testing.T) {
+	c, err := Open(smallOptions(newFakeClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Set([]byte("empty"), nil, SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(where string) {
+		t.Helper()
+		vs, err := c.MGet([][]byte{[]byte("empty"), []byte("absent")})
+		if err != nil || vs[0] == nil || len(vs[0]) != 0 || vs[1] != nil {
+			t.Fatalf("%s: MGet = %q (nil: %v, %v), %v", where, vs, vs[0] == nil, vs[1] == nil, err)
+		}
+	}
+	check("hot, before ristretto applied it")
+	c.hot.rc.Wait()
+	check("hot")
+	// Without the directory's hot pointer the read takes the general path
+	// (memLookup: hot through ristretto, transit, warm).
+	lo, _ := hashKey([]byte("empty"))
+	sh := c.dir.shard(lo)
+	sh.mu.Lock()
+	sh.m["empty"].hot.Store(nil)
+	sh.mu.Unlock()
+	check("general path")
+}

@@ -283,11 +283,19 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 		case !e.live(now):
 			c.count(policy.None, false)
 		default:
-			if v, t, ok := c.memLookup(nil, key, e.ver); ok {
+			if he := e.hot.Load(); he != nil && he.ver == e.ver {
+				// A hot copy: the same check as Get's fast path, without
+				// ristretto (which sees one such hit in SampleEvery).
+				out[i] = append(make([]byte, 0, len(he.val)), he.val...) // never nil: nil is a miss
+				c.count(policy.Hot, true)
+				if policy.Sample() {
+					c.hot.touch(key)
+				}
+			} else if v, t, ok := c.memLookup(nil, key, e.ver); ok {
 				if t == policy.Warm && c.pro.Promote(lo, len(v), policy.Warm) == policy.Hot {
 					c.promoteHot(key, v, sh, e)
 				}
-				out[i] = v
+				out[i] = nonNil(v)
 				c.count(t, true)
 			} else if c.cold != nil && e.cold == e.ver {
 				need = append(need, pending{i: i, lo: lo, ver: e.ver, coldVer: e.cold, known: true})
@@ -301,7 +309,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 		lo, _ := hashKey(keys[i])
 		v, t, ok := c.get(nil, keys[i], lo, false)
 		if ok {
-			out[i] = v
+			out[i] = nonNil(v)
 		}
 		c.count(t, ok)
 	}
@@ -326,7 +334,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 				c.count(policy.None, false)
 				continue
 			case r.Found && p.known && r.Meta.Version == p.ver:
-				out[p.i] = r.Value
+				out[p.i] = nonNil(r.Value)
 				c.promoteFromCold(key, r.Value, p.lo, p.ver)
 				c.count(policy.Cold, true)
 				continue
@@ -338,7 +346,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 						sh.m[string(key)] = &entry{ver: r.Meta.Version, exp: r.Meta.Expiry, size: int64(len(r.Value)), cold: r.Meta.Version, coldMay: true}
 						sh.live.Add(1)
 						c.st.adopted.Add(1)
-						out[p.i] = r.Value
+						out[p.i] = nonNil(r.Value)
 					}
 					sh.mu.Unlock()
 					if out[p.i] != nil {
@@ -478,4 +486,13 @@ func (c *Cache) coldMany(keys [][]byte) []ColdItem {
 		keys = keys[n:]
 	}
 	return res
+}
+
+// nonNil returns v, or an empty non-nil slice for an empty value: in MGet's
+// result nil means a miss.
+func nonNil(v []byte) []byte {
+	if v == nil {
+		return []byte{}
+	}
+	return v
 }
