@@ -50,6 +50,13 @@ func TestGoRedis(t *testing.T) {
 			if err != nil || vals[0] != "1" || vals[1] != nil || vals[2] != "2" {
 				t.Fatalf("MGET: %v %v", vals, err)
 			}
+			// An empty value is a value, not a miss.
+			if err := rc.Set(ctx, p+"empty", "", 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if vals, err := rc.MGet(ctx, p+"empty", p+"nope").Result(); err != nil || vals[0] != "" || vals[1] != nil {
+				t.Fatalf("MGET of an empty value: %#v %v", vals, err)
+			}
 			if n, err := rc.Exists(ctx, p+"a", p+"b", p+"nope").Result(); err != nil || n != 2 {
 				t.Fatalf("EXISTS: %d %v", n, err)
 			}
