@@ -69,6 +69,16 @@
 //     after Close return ErrClosed.
 //   - T10: MGet sends the cold lookups of a batch as one KV.GetMany
 //     submission per MGetColdBatch keys (default 128), one batch at a time.
+//   - T11: a directory entry's hot pointer is set before its copy is offered
+//     to ristretto and cleared when ristretto rejects or evicts that copy,
+//     so it never keeps a copy beyond the hot budget for longer than a
+//     callback (TestHotPointerClearedOnEviction); a read serves it only at
+//     the entry's version, and hot copies are never written after they are
+//     made, so View may hand them out (TestViewSharesImmutableHotCopy).
+//   - T12: Stats.Keys equals the number of directory entries that are not
+//     tombstones, kept by per-shard counters instead of a walk (checkKeyCount
+//     in the model, concurrency and restart tests); Len walks and also
+//     leaves out expired keys.
 //
 // # Caveats
 //
@@ -94,5 +104,6 @@
 //   - A delete leaves a tombstone of the key's size in hot (ristretto's own
 //     Del is not used: its deferred second removal could hit a newer value,
 //     see hot.del) until hot evicts it or a Set of the key overwrites it.
-//   - Returned slices are the caller's (Get appends to dst).
+//   - Returned slices are the caller's (Get appends to dst), except the
+//     shared hot copy View returns, which must not be written to.
 package tier
