@@ -3,7 +3,6 @@ package server
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -75,17 +74,8 @@ func (c *conn) cmdTouch(args [][]byte) { c.w.Int(int64(c.s.cache.Exists(args[1:]
 // cmdExpireAt: EXPIREAT key unix-seconds, PEXPIREAT key unix-ms; a time in
 // the past deletes the key.
 func (c *conn) cmdExpireAt(args [][]byte) {
-	unit := time.Second
-	if args[0][0] == 'p' || args[0][0] == 'P' {
-		unit = time.Millisecond
-	}
-	n, err := strconv.ParseInt(string(args[2]), 10, 64)
-	if err != nil {
-		c.w.Error(errNotInt)
-		return
-	}
-	if n > math.MaxInt64/int64(unit) {
-		c.w.Error("ERR invalid expire time in '" + strings.ToLower(string(args[0])) + "' command")
+	n, unit, ok := c.expireArg(args)
+	if !ok {
 		return
 	}
 	ttl := time.Until(time.Unix(0, 0).Add(time.Duration(max(n, 0)) * unit))

@@ -173,21 +173,31 @@ func (c *conn) cmdMSet(args [][]byte) {
 	c.w.OK()
 }
 
-// cmdExpire: EXPIRE|PEXPIRE key n [NX|XX|GT|LT]. A non-positive time
-// deletes the key, as in Redis.
-func (c *conn) cmdExpire(args [][]byte) {
-	name := strings.ToLower(string(args[0]))
-	unit := time.Second
-	if name == "pexpire" {
+// expireArg parses the time argument (args[2]) of EXPIRE, PEXPIRE, EXPIREAT
+// and PEXPIREAT — the P forms count milliseconds — and answers the error
+// itself when it is not a usable integer.
+func (c *conn) expireArg(args [][]byte) (n int64, unit time.Duration, ok bool) {
+	unit = time.Second
+	if args[0][0] == 'p' || args[0][0] == 'P' {
 		unit = time.Millisecond
 	}
 	n, err := strconv.ParseInt(string(args[2]), 10, 64)
 	if err != nil {
 		c.w.Error(errNotInt)
-		return
+		return 0, 0, false
 	}
 	if n > math.MaxInt64/int64(unit) {
-		c.w.Error("ERR invalid expire time in '" + name + "' command")
+		c.w.Error("ERR invalid expire time in '" + strings.ToLower(string(args[0])) + "' command")
+		return 0, 0, false
+	}
+	return n, unit, true
+}
+
+// cmdExpire: EXPIRE|PEXPIRE key n [NX|XX|GT|LT]. A non-positive time
+// deletes the key, as in Redis.
+func (c *conn) cmdExpire(args [][]byte) {
+	n, unit, ok := c.expireArg(args)
+	if !ok {
 		return
 	}
 	var nx, xx, gt, lt bool
