@@ -13,22 +13,11 @@ import (
 // Get appends key's value to dst. ok is false on a miss. A cold-tier device
 // error is counted and logged and reads as a miss (the cache keeps serving).
 func (c *Cache) Get(dst, key []byte) ([]byte, bool, error) {
-	if len(key) == 0 {
-		return dst, false, ErrEmptyKey
+	v, shared, ok, err := c.View(dst, key)
+	if shared {
+		v = append(dst, v...)
 	}
-	if !c.enter() {
-		return dst, false, ErrClosed
-	}
-	lo, _ := hashKey(key)
-	if he := c.hotHit(key, lo); he != nil {
-		c.count(policy.Hot, true)
-		c.exit()
-		return append(dst, he.val...), true, nil
-	}
-	v, t, ok := c.get(dst, key, lo, true)
-	c.count(t, ok)
-	c.exit()
-	return v, ok, nil
+	return v, ok, err
 }
 
 // View is Get without the copy for a hot hit: value is then the hot copy
