@@ -93,6 +93,12 @@
 //   - E11: a store written by an older on-disk format (superblock version
 //     1) is refused with ErrFormat naming the file and what to do, and is
 //     not modified (TestOldFormatRefused).
+//   - E12: a Retrieve that succeeds (Namespace.Retrieve, or a Do of
+//     Retrieves) allocates nothing once warm, whether it reads the file or a
+//     write buffer; a batch of only Retrieves and Exists looks its keys up
+//     under the namespace lock read-locked (concurrently with other
+//     lookups), every other batch holds it exclusively (TestRetrieveAllocs;
+//     TestConcurrent and TestExtentReadRacesReclaim under -race).
 //
 // # Caveats
 //

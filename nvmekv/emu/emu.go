@@ -73,7 +73,7 @@ type Namespace struct {
 	dataOff int64
 	ckpt    string
 
-	mu        sync.Mutex
+	mu        sync.RWMutex // read-locked by lookups (Retrieve, Exist), locked by everything else
 	idx       *index
 	regs      []regionState
 	bufs      []*wbuf
@@ -100,6 +100,8 @@ type Namespace struct {
 	readBytes   atomic.Uint64 // bytes read from the device by Retrieves
 	reclaims    atomic.Uint64 // regions reclaimed so far (a disk read rechecks its region if this moved)
 	readRetries atomic.Uint64
+	bufferReads atomic.Uint64 // Retrieves served from a write buffer (counted under the read lock)
+	calls       sync.Pool     // *call
 }
 
 // Stats are counters and gauges of a namespace.
@@ -319,6 +321,7 @@ func (e *Namespace) Stats() Stats {
 	defer e.mu.Unlock()
 	s := e.st
 	s.DiskReads, s.ReadBytes, s.ReadRetries = e.diskReads.Load(), e.readBytes.Load(), e.readRetries.Load()
+	s.BufferReads = e.bufferReads.Load()
 	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = e.idx.count, e.liveBytes, e.nReg, e.idx.bytes()
 	for _, r := range e.regs {
 		if r.seq != 0 {

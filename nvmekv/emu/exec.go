@@ -30,20 +30,54 @@ type pendingRead struct {
 // cancels the rest of its Link chain. Retrieves that need the disk are read
 // in one submission after the others ran.
 func (e *Namespace) Do(ctx context.Context, ops ...*nvmekv.Op) error {
-	return e.do(ctx, 0, ops)
+	c := e.getCall()
+	err := e.do(ctx, 0, ops, c)
+	e.putCall(c)
+	return err
 }
 
-func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op) error {
+// Retrieve reads key's value into buf and returns the stored value size
+// (nvmekv.Namespace): Do of one Retrieve op, without allocating.
+func (e *Namespace) Retrieve(ctx context.Context, key, buf []byte) (int, error) {
+	c := e.getCall()
+	c.op = nvmekv.Op{Code: nvmekv.OpRetrieve, Key: key, Buf: buf}
+	c.one[0] = &c.op
+	err := e.do(ctx, 0, c.one[:], c)
+	if err == nil {
+		err = c.op.Err
+	}
+	n := int(c.op.DW0)
+	e.putCall(c)
+	return n, err
+}
+
+// readOnly reports whether ops only look keys up (Retrieve, Exist): such a
+// batch runs with e.mu read-locked, concurrently with other lookups.
+func readOnly(ops []*nvmekv.Op) bool {
+	for _, op := range ops {
+		if op.Code != nvmekv.OpRetrieve && op.Code != nvmekv.OpExist {
+			return false
+		}
+	}
+	return true
+}
+
+// do runs ops with c's scratch state (c.op and c.one may hold ops itself).
+func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op, c *call) error {
 	if err := ctx.Err(); err != nil {
 		failAll(ops, err)
 		return err
 	}
-	var reads []pendingRead
-	var flushes []*nvmekv.Op
+	reads, flushes := c.reads[:0], c.flushes[:0]
 	wrote := false
-	e.mu.Lock()
+	ro := readOnly(ops)
+	if ro {
+		e.mu.RLock()
+	} else {
+		e.mu.Lock()
+	}
 	if e.closed {
-		e.mu.Unlock()
+		e.unlock(ro)
 		failAll(ops, ErrClosed)
 		return ErrClosed
 	}
@@ -62,10 +96,11 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op) error {
 			continue
 		}
 		raw := cmd.Bytes()
-		res, dw0, pr := e.execLocked(&raw, op.Buf)
-		if pr != nil {
+		var pr pendingRead
+		res, dw0, pending := e.execLocked(&raw, op.Buf, &pr)
+		if pending {
 			pr.op = op
-			reads = append(reads, *pr)
+			reads = append(reads, pr)
 			continue
 		}
 		op.Complete(res, uint64(dw0))
@@ -81,9 +116,13 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op) error {
 			wrote = true
 		}
 	}
-	q := e.reclaimQ
-	e.reclaimQ = nil
-	e.mu.Unlock()
+	c.reads, c.flushes = reads, flushes // keep what grew; putCall clears them
+	var q [][16]byte
+	if !ro {
+		q = e.reclaimQ
+		e.reclaimQ = nil
+	}
+	e.unlock(ro)
 	if e.opts.OnReclaim != nil {
 		for _, k := range q {
 			e.opts.OnReclaim(k)
@@ -91,9 +130,11 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op) error {
 	}
 	if len(reads) > 0 {
 		if retry := e.doReads(ctx, depth, reads); len(retry) > 0 {
-			if err := e.do(ctx, depth+1, retry); err != nil {
+			rc := e.getCall()
+			if err := e.do(ctx, depth+1, retry, rc); err != nil {
 				failAll(retry, err)
 			}
+			e.putCall(rc)
 		}
 	}
 	if len(flushes) > 0 {
@@ -115,6 +156,14 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op) error {
 	return nil
 }
 
+func (e *Namespace) unlock(read bool) {
+	if read {
+		e.mu.RUnlock()
+	} else {
+		e.mu.Unlock()
+	}
+}
+
 func failAll(ops []*nvmekv.Op, err error) {
 	for _, op := range ops {
 		op.Err = err
@@ -125,87 +174,90 @@ func status(sc uint8) int32 { return nvmekv.Status(0, sc, true) }
 
 // execLocked is the controller: it decodes a 64-byte KV command and
 // executes it with data buffer buf. It returns cqe.res (0, -errno or an
-// NVMe status), DW0, or a pending disk read.
-func (e *Namespace) execLocked(raw *[64]byte, buf []byte) (int32, uint32, *pendingRead) {
+// NVMe status) and DW0, or fills *pr and reports a pending disk read. A
+// Retrieve or Exist needs e.mu only read-locked (it changes nothing but
+// atomic counters); every other command needs it locked.
+func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *pendingRead) (int32, uint32, bool) {
 	c := nvmekv.ParseCommand(raw)
 	if c.NSID != e.opts.NSID {
-		return status(0x0b), 0, nil // Invalid Namespace or Format
+		return status(0x0b), 0, false // Invalid Namespace or Format
 	}
 	if c.Flags != 0 {
-		return status(nvmekv.SCInvalidField), 0, nil
+		return status(nvmekv.SCInvalidField), 0, false
 	}
 	op := nvmekv.Opcode(c.Opcode)
 	if op == nvmekv.OpFlush {
-		return 0, 0, nil // Do runs Namespace.Flush after the batch (the lock is held here)
+		return 0, 0, false // Do runs Namespace.Flush after the batch (the lock is held here)
 	}
 	key, kl, ok := nvmekv.UnpackKey(&c)
 	if !ok || (kl == 0 && op != nvmekv.OpList) {
-		return status(nvmekv.SCInvalidKeySize), 0, nil
+		return status(nvmekv.SCInvalidKeySize), 0, false
 	}
 	k := key[:kl]
 	l, found := e.lookupLocked(&key, kl)
 	switch op {
 	case nvmekv.OpStore:
 		if int(c.CDW10) > e.opts.MaxValueBytes || int(c.CDW10) != len(buf) {
-			return status(nvmekv.SCInvalidValueSize), 0, nil
+			return status(nvmekv.SCInvalidValueSize), 0, false
 		}
 		o := c.Options()
 		if o&nvmekv.StoreMustExist != 0 && !found {
-			return status(nvmekv.SCKeyNotExists), 0, nil
+			return status(nvmekv.SCKeyNotExists), 0, false
 		}
 		if o&nvmekv.StoreMustNotExist != 0 && found {
-			return status(nvmekv.SCKeyExists), 0, nil
+			return status(nvmekv.SCKeyExists), 0, false
 		}
 		nl, st := e.appendLocked(kindStore, k, buf)
 		if st != 0 {
-			return st, 0, nil
+			return st, 0, false
 		}
 		e.setLocked(&key, nl)
-		return 0, 0, nil
+		return 0, 0, false
 	case nvmekv.OpRetrieve:
 		if !found {
-			return status(nvmekv.SCKeyNotExists), 0, nil
+			return status(nvmekv.SCKeyNotExists), 0, false
 		}
 		if int(c.CDW10) != len(buf) {
-			return status(nvmekv.SCInvalidField), 0, nil
+			return status(nvmekv.SCInvalidField), 0, false
 		}
 		if l.ext() && len(buf) == 0 {
-			return 0, uint32(l.vlen()), nil // only the size: nothing to read
+			return 0, uint32(l.vlen()), false // only the size: nothing to read
 		}
 		if b := e.bufOfLocked(l.region()); b != nil {
-			e.st.BufferReads++
+			e.bufferReads.Add(1)
 			if l.ext() {
 				copy(buf, b.mem[l.extOff():l.extOff()+l.vlen()])
-				return 0, uint32(l.vlen()), nil
+				return 0, uint32(l.vlen()), false
 			}
 			res, dw0 := copyValue(b.mem, l.off(), e.regs[l.region()].seq, &key, kl, buf, e.opts.RegionBytes)
-			return res, dw0, nil
+			return res, dw0, false
 		}
-		return 0, 0, &pendingRead{key: key, klen: kl, l: l, seq: e.regs[l.region()].seq, epoch: e.reclaims.Load()}
+		*pr = pendingRead{key: key, klen: kl, l: l, seq: e.regs[l.region()].seq, epoch: e.reclaims.Load()}
+		return 0, 0, true
 	case nvmekv.OpDelete:
 		if !found {
-			return status(nvmekv.SCKeyNotExists), 0, nil
+			return status(nvmekv.SCKeyNotExists), 0, false
 		}
 		if _, st := e.appendLocked(kindDelete, k, nil); st != 0 {
-			return st, 0, nil
+			return st, 0, false
 		}
 		e.idx.del(&key)
 		e.dropLocked(l)
-		return 0, 0, nil
+		return 0, 0, false
 	case nvmekv.OpExist:
 		if !found {
-			return status(nvmekv.SCKeyNotExists), 0, nil
+			return status(nvmekv.SCKeyNotExists), 0, false
 		}
-		return 0, 0, nil
+		return 0, 0, false
 	case nvmekv.OpList:
 		if int(c.CDW10) != len(buf) {
-			return status(nvmekv.SCInvalidField), 0, nil
+			return status(nvmekv.SCInvalidField), 0, false
 		}
 		keys, total := e.listLocked(k, len(buf))
 		nvmekv.PutList(buf, keys)
-		return 0, uint32(total), nil
+		return 0, uint32(total), false
 	}
-	return status(nvmekv.SCInvalidOpcode), 0, nil
+	return status(nvmekv.SCInvalidOpcode), 0, false
 }
 
 // lookupLocked finds key (of length kl); a key stored with another length
@@ -463,8 +515,8 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 // moved reports whether pr's record was replaced or reclaimed after it was
 // looked up (so the read raced and is retried, not an error).
 func (e *Namespace) moved(pr *pendingRead) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.mu.RLock()
+	defer e.mu.RUnlock()
 	l, ok := e.lookupLocked(&pr.key, pr.klen)
 	return !ok || l != pr.l || e.regs[pr.l.region()].seq != pr.seq
 }
@@ -472,8 +524,8 @@ func (e *Namespace) moved(pr *pendingRead) bool {
 // regionChanged reports whether pr's region was reclaimed after pr was
 // looked up (an extent read may then hold newer data: it is retried).
 func (e *Namespace) regionChanged(pr *pendingRead) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.mu.RLock()
+	defer e.mu.RUnlock()
 	return e.regs[pr.l.region()].seq != pr.seq
 }
 

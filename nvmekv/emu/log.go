@@ -12,7 +12,9 @@ import (
 )
 
 // The log: regions are taken round-robin, so the next region is always the
-// oldest (FIFO). All methods named *Locked run with e.mu held.
+// oldest (FIFO). All methods named *Locked run with e.mu held (locked;
+// execLocked of a Retrieve or Exist, lookupLocked and bufOfLocked also
+// read-locked).
 
 func alignUp(n int) int { return (n + blockBytes - 1) &^ (blockBytes - 1) }
 

@@ -1,0 +1,82 @@
+//go:build !race
+
+// The race detector drops sync.Pool items on purpose, so allocation counts
+// mean nothing under it.
+
+package emu
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/tiercache/tiercache/nvmekv"
+)
+
+// TestRetrieveAllocs (E12): a successful Retrieve allocates nothing once
+// warm, read from the file (a 4 KiB extent and an inline record) or from a
+// write buffer, and neither does a Do of several Retrieves.
+func TestRetrieveAllocs(t *testing.T) {
+	ns := mustOpen(t, testOptions(t))
+	defer ns.Close()
+	v4k, small := extValue(1, 0, 4096), extValue(2, 0, 300)
+	for k, v := range map[string][]byte{"four-k": v4k, "small": small} {
+		if err := ns.Store(ctx, []byte(k), v, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pushOut(ns); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Store(ctx, []byte("buffered"), v4k, 0); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	k4k, ksmall, kbuf := []byte("four-k"), []byte("small"), []byte("buffered") // made once: a conversion in the loop would allocate
+	ops := []*nvmekv.Op{
+		{Code: nvmekv.OpRetrieve, Key: []byte("four-k"), Buf: make([]byte, 4096)},
+		{Code: nvmekv.OpRetrieve, Key: []byte("small"), Buf: make([]byte, 300)},
+		{Code: nvmekv.OpRetrieve, Key: []byte("buffered"), Buf: make([]byte, 4096)},
+	}
+	st0 := ns.Stats()
+	for _, c := range []struct {
+		name string
+		fn   func() error
+	}{
+		{"extent from the file", func() error { return retrieveEq(ns, k4k, buf, v4k) }},
+		{"inline from the file", func() error { return retrieveEq(ns, ksmall, buf[:300], small) }},
+		{"from a write buffer", func() error { return retrieveEq(ns, kbuf, buf, v4k) }},
+		{"Do of 3", func() error {
+			if err := ns.Do(ctx, ops...); err != nil {
+				return err
+			}
+			for _, op := range ops {
+				if op.Err != nil {
+					return op.Err
+				}
+			}
+			return nil
+		}},
+	} {
+		var err error
+		if a := testing.AllocsPerRun(200, func() {
+			if e := c.fn(); e != nil && err == nil {
+				err = e
+			}
+		}); err != nil || a != 0 {
+			t.Errorf("%s: %v allocations per Retrieve (err %v), want 0", c.name, a, err)
+		}
+	}
+	if st := ns.Stats(); st.DiskReads == st0.DiskReads || st.BufferReads == st0.BufferReads {
+		t.Fatalf("the Retrieves did not read both the file and a buffer: %+v", st)
+	}
+}
+
+// retrieveEq retrieves key into buf and checks it got want.
+func retrieveEq(ns *Namespace, key, buf, want []byte) error {
+	n, err := ns.Retrieve(ctx, key, buf)
+	if err == nil && (n != len(want) || !bytes.Equal(buf[:n], want)) {
+		err = fmt.Errorf("Retrieve %q: %d bytes, not the %d stored", key, n, len(want))
+	}
+	return err
+}

@@ -1,0 +1,29 @@
+package emu
+
+import "github.com/tiercache/tiercache/nvmekv"
+
+// call is the reusable state of one Do or Retrieve (pooled in
+// Namespace.calls), so that a call allocates nothing in steady state: the
+// pending disk reads and flushes of its batch, and for Retrieve its one Op.
+type call struct {
+	reads   []pendingRead
+	flushes []*nvmekv.Op
+	op      nvmekv.Op
+	one     [1]*nvmekv.Op
+}
+
+func (e *Namespace) getCall() *call {
+	if c, ok := e.calls.Get().(*call); ok {
+		return c
+	}
+	return &call{}
+}
+
+// putCall drops c's references to the caller's ops and buffers and pools it.
+func (e *Namespace) putCall(c *call) {
+	clear(c.reads)
+	clear(c.flushes)
+	c.reads, c.flushes = c.reads[:0], c.flushes[:0]
+	c.op, c.one[0] = nvmekv.Op{}, nil
+	e.calls.Put(c)
+}
