@@ -2,9 +2,10 @@ package emu
 
 import "github.com/tiercache/tiercache/nvmekv"
 
-// call is the reusable state of one Do or Retrieve (pooled in
-// Namespace.calls), so that a call allocates nothing in steady state: the
-// pending disk reads and flushes of its batch, and for Retrieve its one Op.
+// call is the reusable state of one Do, Retrieve, Store or Delete (pooled
+// in Namespace.calls), so that a call allocates nothing in steady state:
+// the pending disk reads and flushes of its batch, and for the single-op
+// methods their one Op.
 type call struct {
 	reads   []pendingRead
 	flushes []*nvmekv.Op

@@ -39,16 +39,37 @@ func (e *Namespace) Do(ctx context.Context, ops ...*nvmekv.Op) error {
 // Retrieve reads key's value into buf and returns the stored value size
 // (nvmekv.Namespace): Do of one Retrieve op, without allocating.
 func (e *Namespace) Retrieve(ctx context.Context, key, buf []byte) (int, error) {
+	n, err := e.one(ctx, nvmekv.Op{Code: nvmekv.OpRetrieve, Key: key, Buf: buf})
+	return int(n), err
+}
+
+// Store stores value under key with Store options opts (nvmekv.Namespace):
+// Do of one Store op, without allocating an Op.
+func (e *Namespace) Store(ctx context.Context, key, value []byte, opts uint8) error {
+	_, err := e.one(ctx, nvmekv.Op{Code: nvmekv.OpStore, Key: key, Buf: value, Options: opts})
+	return err
+}
+
+// Delete removes key (nvmekv.Namespace): Do of one Delete op, without
+// allocating an Op.
+func (e *Namespace) Delete(ctx context.Context, key []byte) error {
+	_, err := e.one(ctx, nvmekv.Op{Code: nvmekv.OpDelete, Key: key})
+	return err
+}
+
+// one runs op as a batch of one in a pooled call and returns its DW0 and
+// error (Do's error, else the op's).
+func (e *Namespace) one(ctx context.Context, op nvmekv.Op) (uint32, error) {
 	c := e.getCall()
-	c.op = nvmekv.Op{Code: nvmekv.OpRetrieve, Key: key, Buf: buf}
+	c.op = op
 	c.one[0] = &c.op
 	err := e.do(ctx, 0, c.one[:], c)
 	if err == nil {
 		err = c.op.Err
 	}
-	n := int(c.op.DW0)
+	dw0 := c.op.DW0
 	e.putCall(c)
-	return n, err
+	return dw0, err
 }
 
 // readOnly reports whether ops only look keys up (Retrieve, Exist): such a
