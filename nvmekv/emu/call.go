@@ -20,11 +20,21 @@ func (e *Namespace) getCall() *call {
 	return &call{}
 }
 
+// maxPooledReads bounds the pending-read array a pooled call keeps (a huge
+// batch's is left to the GC).
+const maxPooledReads = 1024
+
 // putCall drops c's references to the caller's ops and buffers and pools it.
 func (e *Namespace) putCall(c *call) {
 	clear(c.reads)
 	clear(c.flushes)
 	c.reads, c.flushes = c.reads[:0], c.flushes[:0]
+	if cap(c.reads) > maxPooledReads {
+		c.reads = nil
+	}
+	if cap(c.flushes) > maxPooledReads {
+		c.flushes = nil
+	}
 	c.op, c.one[0] = nvmekv.Op{}, nil
 	e.calls.Put(c)
 }
