@@ -35,8 +35,9 @@
 //
 // # Invariants
 //
-//   - E1: every command goes through its 64-byte encoding: Do encodes each
-//     Op with nvmekv, executes the bytes, and decodes the completion with
+//   - E1: every command goes through its 64-byte encoding: Do (and
+//     Retrieve, Store and Delete, each a Do of one Op) encodes each Op with
+//     nvmekv, executes the bytes, and decodes the completion with
 //     nvmekv.DecodeResult (TestControllerStatus).
 //   - E2: an inline record is served only if its magic, region sequence
 //     number, key and CRC32C match; otherwise the read is retried (the
