@@ -11,9 +11,10 @@
 // directory names. A directory entry points at its hot copy (set when the
 // copy is offered to ristretto, cleared by ristretto's eviction callback),
 // so a hot hit is one map lookup under the key's shard read lock, without
-// going through ristretto; one hot hit in policy.SampleEvery is passed to
+// going through ristretto; one hot hit in touchEvery (32) is passed to
 // ristretto's Get so that its TinyLFU admission still sees the access
-// frequencies. Hot copies are immutable: View hands a hot hit's bytes to
+// frequencies' proportions (one in policy.SampleEvery feeds the promotion
+// policy). Hot copies are immutable: View hands a hot hit's bytes to
 // the caller without copying them. Reads go
 // hot → warm → cold; policy.Promotion (a TinyLFU
 // sketch with a doorkeeper, weighted by size) decides whether a warm or cold

@@ -64,7 +64,7 @@ func (c *Cache) hotHit(key []byte, lo uint64) *hotEntry {
 	}
 	sh.mu.RUnlock()
 	if policy.Sample() {
-		c.hot.touch(key)
+		c.hot.touchSampled(key)
 		c.pro.RecordSample(lo)
 	}
 	return he
@@ -278,7 +278,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 				out[i] = append(make([]byte, 0, len(he.val)), he.val...) // never nil: nil is a miss
 				c.count(policy.Hot, true)
 				if policy.Sample() {
-					c.hot.touch(key)
+					c.hot.touchSampled(key)
 				}
 			} else if v, t, ok := c.memLookup(nil, key, e.ver); ok {
 				if t == policy.Warm && c.pro.Promote(lo, len(v), policy.Warm) == policy.Hot {
