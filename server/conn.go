@@ -29,6 +29,10 @@ type conn struct {
 	kvs     [][2][]byte // reused MSET pairs
 	st      connCounters
 	tx      txState
+	// mark is when the last timed command ended (Server.clock), valid while
+	// the Reader's read count is still timedReads.
+	mark       time.Duration
+	timedReads uint64
 }
 
 // connCounters are one connection's statistics: written by its goroutine

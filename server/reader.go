@@ -47,7 +47,11 @@ type Reader struct {
 	args    [][]byte
 	bigs    [][]byte
 	query   int // bytes of the current command held in bigs
+	reads   uint64
 }
+
+// Reads counts the reads from the underlying reader so far.
+func (rd *Reader) Reads() uint64 { return rd.reads }
 
 type span struct {
 	off, end int // into buf, or into bigs[big]
@@ -251,6 +255,7 @@ func (rd *Reader) readBig(n int) error {
 		}
 		m, err := rd.rd.Read(b[len(b):min(cap(b), need)])
 		b = b[:len(b)+m]
+		rd.reads++
 		if m == 0 && err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
@@ -297,6 +302,7 @@ func (rd *Reader) fill() error {
 	}
 	m, err := rd.rd.Read(rd.buf[rd.w:])
 	rd.w += m
+	rd.reads++
 	if m == 0 && err != nil {
 		if err == io.EOF && rd.w > rd.r {
 			err = io.ErrUnexpectedEOF

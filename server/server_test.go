@@ -451,14 +451,26 @@ func TestCloseIsOrderedAndIdempotent(t *testing.T) {
 func TestObserveLatency(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]int{}
+	var longest time.Duration
 	_, path := startServer(t, func(o *Options) {
 		o.ObserveLatency = func(cmd string) func(time.Duration) {
-			return func(time.Duration) { mu.Lock(); seen[cmd]++; mu.Unlock() }
+			return func(d time.Duration) {
+				mu.Lock()
+				seen[cmd]++
+				if d < 0 {
+					t.Errorf("%s observed a negative duration %v", cmd, d)
+				}
+				longest = max(longest, d)
+				mu.Unlock()
+			}
 		}
 	})
 	c := dialRaw(t, path)
 	c.cmd("SET", "k", "v")
 	c.reply()
+	// The wait for the next command is never part of its time.
+	const idle = 300 * time.Millisecond
+	time.Sleep(idle)
 	c.cmd("GET", "k")
 	c.reply()
 	c.cmd("get", "k")
@@ -470,6 +482,9 @@ func TestObserveLatency(t *testing.T) {
 	defer mu.Unlock()
 	if seen["set"] != 1 || seen["get"] != 2 {
 		t.Fatalf("observed %v", seen)
+	}
+	if longest >= idle {
+		t.Fatalf("a command was timed %v: the %v wait for it was counted", longest, idle)
 	}
 }
 
