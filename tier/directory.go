@@ -39,6 +39,15 @@ type entry struct {
 
 func (e *entry) live(now int64) bool { return !e.dead && (e.exp == 0 || e.exp > now) }
 
+// adoptLocked records key, found in a cold store of an earlier run with
+// meta m and a size-byte value, as a live entry (sh.mu held).
+func (sh *shard) adoptLocked(key []byte, m Meta, size int) {
+	e, ks := newEntry(key)
+	e.ver, e.exp, e.size, e.cold, e.coldMay = m.Version, m.Expiry, int64(size), m.Version, true
+	sh.m[ks] = e
+	sh.live.Add(1)
+}
+
 type shard struct {
 	mu sync.RWMutex
 	m  map[string]*entry

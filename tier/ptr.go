@@ -11,3 +11,45 @@ func viewString(b []byte) string {
 	}
 	return unsafe.String(&b[0], len(b))
 }
+
+// An entry allocated together with its key's bytes (the directory's map key
+// points into it): a lookup that compares the key then reads the entry
+// touches one allocation, one cache line for a short key, instead of two.
+// The sizes round up to the same size classes as an entry and a separate
+// key string would: 64, 80 and 96 bytes.
+type (
+	entryKey16 struct {
+		e entry
+		k [16]byte
+	}
+	entryKey32 struct {
+		e entry
+		k [32]byte
+	}
+	entryKey48 struct {
+		e entry
+		k [48]byte
+	}
+)
+
+// newEntry returns a zero entry and a copy of key to use as its map key,
+// in one allocation when key is at most 48 bytes.
+func newEntry(key []byte) (*entry, string) {
+	switch n := len(key); {
+	case n == 0:
+		return &entry{}, ""
+	case n <= 16:
+		ek := &entryKey16{}
+		copy(ek.k[:], key)
+		return &ek.e, unsafe.String(&ek.k[0], n)
+	case n <= 32:
+		ek := &entryKey32{}
+		copy(ek.k[:], key)
+		return &ek.e, unsafe.String(&ek.k[0], n)
+	case n <= 48:
+		ek := &entryKey48{}
+		copy(ek.k[:], key)
+		return &ek.e, unsafe.String(&ek.k[0], n)
+	}
+	return &entry{}, string(key)
+}

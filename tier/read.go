@@ -228,8 +228,7 @@ func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) ([]byte, bool, b
 	if sh.m[viewString(key)] != nil || sh.epoch != epoch {
 		return v[:len(dst)], false, true
 	}
-	sh.m[string(key)] = &entry{ver: m.Version, exp: m.Expiry, size: int64(len(v) - len(dst)), cold: m.Version, coldMay: true}
-	sh.live.Add(1)
+	sh.adoptLocked(key, m, len(v)-len(dst))
 	c.st.adopted.Add(1)
 	return v, true, false
 }
@@ -332,8 +331,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 					sh := c.dir.shard(p.lo)
 					sh.mu.Lock()
 					if sh.m[viewString(key)] == nil && sh.epoch == p.epoch {
-						sh.m[string(key)] = &entry{ver: r.Meta.Version, exp: r.Meta.Expiry, size: int64(len(r.Value)), cold: r.Meta.Version, coldMay: true}
-						sh.live.Add(1)
+						sh.adoptLocked(key, r.Meta, len(r.Value))
 						c.st.adopted.Add(1)
 						out[p.i] = nonNil(r.Value)
 					}

@@ -64,8 +64,10 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 		hadHot = e.hot.Load()
 	}
 	if e == nil {
-		e = &entry{coldMay: c.coldUnknown && c.cold != nil}
-		sh.m[string(k)] = e
+		var ks string
+		e, ks = newEntry(k)
+		e.coldMay = c.coldUnknown && c.cold != nil
+		sh.m[ks] = e
 	} else {
 		c.invalidateLocked(key, e, e.ver)
 	}
