@@ -39,7 +39,8 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	k, v := joinKV(key, value)
+	blk := newHotEntry(key, value) // the hot copy, if hot takes it
+	k, v := blk.key, blk.val
 
 	sh.mu.Lock()
 	e := sh.m[viewString(key)]
@@ -90,7 +91,8 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 		if fresh {
 			c.tr.add(k, v, ver, exp, policy.Hot)
 		}
-		he := &hotEntry{key: k, val: v, ver: ver, exp: exp, fresh: fresh, ent: e, sh: sh}
+		he := blk
+		he.ver, he.exp, he.fresh, he.ent, he.sh = ver, exp, fresh, e, sh
 		// Named before ristretto sees it: its goroutine may reject or evict
 		// the copy at once, and the callback must find it here to clear it.
 		// Served from here on, also before ristretto applies it.
