@@ -43,6 +43,9 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	if c.Server.Socket == "" && c.Server.TCP == "" {
 		bad(errors.New("server.socket and server.tcp are both empty: nothing to listen on"))
 	}
+	if c.Server.Procs < 0 {
+		bad(fmt.Errorf("server.procs %d: must be 0 (every CPU the process may use) or a number of CPUs", c.Server.Procs))
+	}
 	if c.Server.MaxBulk < c.MaxValue {
 		bad(fmt.Errorf("server.max_bulk %v is below max_value %v: the largest value could not be sent", c.Server.MaxBulk, c.MaxValue))
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -295,6 +296,29 @@ func TestPprofEndpoint(t *testing.T) {
 		if got := resp.StatusCode == http.StatusOK && strings.Contains(string(body), "goroutine profile"); got != on {
 			t.Fatalf("pprof %v: status %d, body starts %.60q", on, resp.StatusCode, body)
 		}
+	}
+}
+
+// TestProcs: server.procs sets GOMAXPROCS, 0 leaves Go's default, and the
+// start line says how many run.
+func TestProcs(t *testing.T) {
+	def := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(def) })
+	for _, n := range []int{1, 0} {
+		cfg := testConfig(t, t.TempDir())
+		cfg.Server.Procs = n
+		sc := startTestSidecar(t, cfg)
+		want := n
+		if n == 0 {
+			want = def
+		}
+		if got := runtime.GOMAXPROCS(0); got != want {
+			t.Fatalf("procs %d: GOMAXPROCS is %d, want %d", n, got, want)
+		}
+		if line := sc.describe(); !strings.Contains(line, fmt.Sprintf("; %d procs", want)) {
+			t.Fatalf("procs %d: start line %q", n, line)
+		}
+		runtime.GOMAXPROCS(def)
 	}
 }
 

@@ -44,6 +44,7 @@ type ServerConfig struct {
 	MaxArgs         int      `yaml:"max_args"`
 	MaxInline       ByteSize `yaml:"max_inline"`
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
+	Procs           int      `yaml:"procs"`
 }
 
 // HotConfig is the DRAM tier.

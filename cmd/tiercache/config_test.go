@@ -41,6 +41,7 @@ func TestInvalidConfigListsEveryProblem(t *testing.T) {
 server:
   socket_mode: "999"
   tcp: 127.0.0.1:7000
+  procs: -2
 warm:
   node: left
   policy: sideways
@@ -59,7 +60,7 @@ logging:
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v", err)
 	}
-	for _, want := range []string{"socket_mode", "requirepass", "warm.node", "warm.policy", "warm.fallback",
+	for _, want := range []string{"socket_mode", "requirepass", "server.procs", "warm.node", "warm.policy", "warm.fallback",
 		"cold.backend", "Durability", "logging.level"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
@@ -89,6 +90,16 @@ func TestEnvAndFlagsOverride(t *testing.T) {
 	c, err := loadConfig("serve", []string{"-socket", "/tmp/flag.sock", "-warm-bytes", "128MiB"}, env, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		env  []string
+		want int
+	}{{nil, nil, 0}, {nil, []string{"TIERCACHE_SERVER_PROCS=3"}, 3}, {[]string{"-procs", "1"}, []string{"TIERCACHE_SERVER_PROCS=3"}, 1}} {
+		pc, err := loadConfig("serve", tc.args, tc.env, os.Stderr)
+		if err != nil || pc.Server.Procs != tc.want {
+			t.Fatalf("procs from %q %q: %v, %v; want %d", tc.args, tc.env, pc, err, tc.want)
+		}
 	}
 	if c.Server.Socket != "/tmp/flag.sock" || c.Hot.Bytes != 48<<20 || c.Durability != "drain" ||
 		c.Server.SocketMode != "0660" || !c.Warm.HugePages || c.Flusher.BatchDelay != Duration(5e6) || c.Warm.Bytes != 128<<20 {

@@ -61,6 +61,7 @@ func loadConfig(name string, args []string, environ []string, stderr io.Writer) 
 	fs.StringVar(&fl.Cold.Device, "device", "", "KV SSD char device for passthrough (cold.device)")
 	fs.StringVar(&fl.Durability, "durability", "", "cache, drain or writethrough (durability)")
 	fs.StringVar(&fl.Warm.Node, "warm-node", "", "warm NUMA node: auto, unbound or an id (warm.node)")
+	fs.IntVar(&fl.Server.Procs, "procs", 0, "CPUs that run Go code at once (GOMAXPROCS); 0 = all the process may use (server.procs)")
 	fs.Var(&fl.Hot.Bytes, "hot-bytes", "hot tier size, e.g. 256MiB (hot.bytes)")
 	fs.Var(&fl.Warm.Bytes, "warm-bytes", "warm arena size, 0 disables (warm.bytes)")
 	fs.StringVar(&fl.Metrics.Listen, "metrics", "", `Prometheus listen address, "off" disables (metrics.listen)`)
@@ -101,6 +102,9 @@ func loadConfig(name string, args []string, environ []string, stderr io.Writer) 
 	apply("metrics", &cfg.Metrics.Listen, fl.Metrics.Listen)
 	apply("log-level", &cfg.Logging.Level, fl.Logging.Level)
 	apply("log-format", &cfg.Logging.Format, fl.Logging.Format)
+	if set["procs"] {
+		cfg.Server.Procs = fl.Server.Procs
+	}
 	if set["hot-bytes"] {
 		cfg.Hot.Bytes = fl.Hot.Bytes
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,6 +44,9 @@ func startSidecar(cfg *Config, log *zap.Logger) (*sidecar, error) {
 	b, err := cfg.build(log)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Server.Procs > 0 {
+		runtime.GOMAXPROCS(cfg.Server.Procs)
 	}
 	s := &sidecar{cfg: cfg, log: log, met: newMetrics(), httpErr: make(chan error, 1)}
 	if cfg.Metrics.Listen != "" {
@@ -113,7 +117,7 @@ func (s *sidecar) describe() string {
 	if len(st.Tiers) < 3 {
 		parts = append(parts, "tiers "+tierNames(st.Tiers))
 	}
-	parts = append(parts, "durability "+s.cfg.Durability)
+	parts = append(parts, "durability "+s.cfg.Durability, fmt.Sprintf("%d procs", runtime.GOMAXPROCS(0)))
 	if s.httpLn != nil {
 		parts = append(parts, "metrics http://"+s.httpLn.Addr().String()+"/metrics")
 	}
