@@ -163,6 +163,7 @@ func BenchmarkRetrieve4K(b *testing.B) {
 	st := ns.Stats()
 	b.ReportMetric(float64(st.DiskReads)/float64(b.N), "diskreads/op")
 	b.ReportMetric(float64(st.ReadBytes)/float64(max(1, st.DiskReads)), "B/diskread")
+	b.ReportMetric(float64(st.DirectReads)/float64(max(1, st.DiskReads)), "direct/diskread")
 	fs := ns.front.Stats()
 	b.ReportMetric(float64(fs.Enters)/float64(b.N), "enters/op")
 	b.ReportMetric(float64(fs.Wakeups)/float64(b.N), "wakeups/op")

@@ -100,9 +100,18 @@
 //     under the namespace lock read-locked (concurrently with other
 //     lookups), every other batch holds it exclusively (TestRetrieveAllocs;
 //     TestConcurrent and TestExtentReadRacesReclaim under -race).
+//   - E13: an extent read that fills the Retrieve's buffer exactly (the
+//     value, or the part the buffer takes, is a whole number of 4096-byte
+//     blocks) into a buffer aligned for O_DIRECT goes straight into that
+//     buffer (no read slot, no copy); otherwise through a read slot. Either
+//     way no byte of the buffer past the value is written
+//     (TestDirectExtentRead; Stats.DirectReads counts them).
 //
 // # Caveats
 //
+//   - A Retrieve that fails may leave any bytes in the part of its buffer
+//     the value would have filled (a direct extent read that raced a
+//     reclaim three times, or an I/O error mid-read).
 //   - Strict mode copies live data forward (write amplification grows with
 //     the live fraction). If a crash leaves the oldest region live and the
 //     resumed region without room to absorb it, Strict mode stays full until

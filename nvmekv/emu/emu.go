@@ -100,6 +100,7 @@ type Namespace struct {
 	readBytes   atomic.Uint64 // bytes read from the device by Retrieves
 	reclaims    atomic.Uint64 // regions reclaimed so far (a disk read rechecks its region if this moved)
 	readRetries atomic.Uint64
+	directReads atomic.Uint64
 	bufferReads atomic.Uint64 // Retrieves served from a write buffer (counted under the read lock)
 	calls       sync.Pool     // *call
 }
@@ -117,6 +118,7 @@ type Stats struct {
 	Syncs         uint64
 	DiskReads     uint64 // Retrieves read from the device
 	ReadBytes     uint64 // bytes those reads transferred (a 4 KiB value in an extent: 4096)
+	DirectReads   uint64 // of DiskReads, read straight into the Retrieve's buffer (no copy)
 	BufferReads   uint64 // Retrieves served from a region still in DRAM
 	ReadRetries   uint64 // disk reads done again: their region was reclaimed (or record replaced) meanwhile
 	Evacuated     uint64 // regions whose live records Strict mode moved forward
@@ -321,7 +323,7 @@ func (e *Namespace) Stats() Stats {
 	defer e.mu.Unlock()
 	s := e.st
 	s.DiskReads, s.ReadBytes, s.ReadRetries = e.diskReads.Load(), e.readBytes.Load(), e.readRetries.Load()
-	s.BufferReads = e.bufferReads.Load()
+	s.BufferReads, s.DirectReads = e.bufferReads.Load(), e.directReads.Load()
 	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = e.idx.count, e.liveBytes, e.nReg, e.idx.bytes()
 	for _, r := range e.regs {
 		if r.seq != 0 {

@@ -202,6 +202,69 @@ func TestRetrieve4KOneRead(t *testing.T) {
 	}
 }
 
+// TestDirectExtentRead: an extent value that fills an O_DIRECT-aligned
+// buffer exactly is read straight into it; a buffer that is not aligned, or
+// a value that is not a whole number of blocks, goes through a read slot;
+// every way returns the value, and no byte of the buffer past the value is
+// written.
+func TestDirectExtentRead(t *testing.T) {
+	o := testOptions(t)
+	o.MaxValueBytes = 8192
+	ns := mustOpen(t, o)
+	defer ns.Close()
+	v4k, v4000, v8k := extValue(1, 0, 4096), extValue(2, 0, 4000), extValue(3, 0, 8192)
+	for k, v := range map[string][]byte{"4k": v4k, "4000": v4000, "8k": v8k} {
+		if err := ns.Store(ctx, []byte(k), v, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pushOut(ns); err != nil {
+		t.Fatal(err)
+	}
+	page := func(n, shift int) []byte { // n bytes at a 4096-aligned address plus shift, 4096 spare bytes of capacity
+		b := make([]byte, n+shift+3*4096)
+		for i := range b {
+			b[i] = 0x5a
+		}
+		for !aligned(b, 4096) {
+			b = b[1:]
+		}
+		return b[shift : shift+n : shift+n+4096]
+	}
+	for _, tc := range []struct {
+		key    string
+		want   []byte
+		buf    []byte
+		direct bool
+	}{
+		{"4k", v4k, page(4096, 0), true},
+		{"4k", v4k, page(8192, 0), true}, // a bigger buffer: the 4096 bytes go in its first block
+		{"4k", v4k, page(4096, 8), false},
+		{"8k", v8k, page(8192, 0), true},
+		{"8k", v8k[:4096], page(4096, 0), true}, // a short buffer: its first block only
+		{"4000", v4000, page(4096, 0), false},   // the read's tail would pass the value
+	} {
+		st0 := ns.Stats()
+		n, err := ns.Retrieve(ctx, []byte(tc.key), tc.buf)
+		st := ns.Stats()
+		if err != nil && !errors.Is(err, nvmekv.ErrInvalidValueSize) {
+			t.Fatalf("%s into %d bytes: %v", tc.key, len(tc.buf), err)
+		}
+		if !bytes.Equal(tc.buf[:len(tc.want)], tc.want) {
+			t.Fatalf("%s into %d bytes: wrong bytes (n=%d)", tc.key, len(tc.buf), n)
+		}
+		for i, c := range tc.buf[len(tc.want):cap(tc.buf)] {
+			if c != 0x5a {
+				t.Fatalf("%s into %d bytes: byte %d past the value was written", tc.key, len(tc.buf), len(tc.want)+i)
+			}
+		}
+		if st.DiskReads-st0.DiskReads != 1 || (st.DirectReads-st0.DirectReads == 1) != tc.direct {
+			t.Fatalf("%s into %d bytes (aligned %v): %d disk reads, %d direct; want direct %v", tc.key, len(tc.buf),
+				aligned(tc.buf, 4096), st.DiskReads-st0.DiskReads, st.DirectReads-st0.DirectReads, tc.direct)
+		}
+	}
+}
+
 // crashDrop closes ns the way a crash would (no flush, no checkpoint).
 func crashDrop(ns *Namespace) {
 	ns.ioMu.Lock()

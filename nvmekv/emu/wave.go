@@ -21,8 +21,9 @@ type wave struct {
 type waveRead struct {
 	req    uring.Request
 	w      *wave
-	mem    []byte // read slab slot or temporary mapping (both off the Go heap)
-	slot   int    // -1: temporary mapping
+	mem    []byte // read slab slot, temporary mapping, or the caller's buffer (direct)
+	slot   int    // -1: temporary mapping or direct
+	direct bool   // mem is the Retrieve's own buffer: the value is read into place
 	start  int64  // file offset, aligned
 	n      int    // bytes read, aligned
 	skip   int    // record offset within mem
