@@ -1,10 +1,7 @@
 package tier
 
 import (
-	"bytes"
 	"fmt"
-	"runtime"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -213,56 +210,6 @@ func TestJoinKVCopies(t *testing.T) {
 		}
 		if cap(k) != len(k) || cap(v) != len(v) {
 			t.Fatalf("vlen %d: parts have spare capacity (k %d/%d, v %d/%d)", vlen, len(k), cap(k), len(v), cap(v))
-		}
-	}
-}
-
-// TestNewHotEntry: newHotEntry copies key and value (never aliasing the
-// caller's buffers), caps both parts, leaves the other fields zero, in one
-// block or (beyond hotBlockMax) apart; and the garbage collector sees the
-// entry's pointers in a block: what they point at survives collections
-// while only the block refers to it.
-func TestNewHotEntry(t *testing.T) {
-	sizes := []int{0, 1, 63, 64, 65, 1536, hotBlockMax - 8, hotBlockMax - 7, hotBlockMax + 1, 100 << 10}
-	var keep []*hotEntry
-	for round := 0; round < 50; round++ {
-		for _, vlen := range sizes {
-			key := []byte("key-" + strconv.Itoa(vlen))
-			val := make([]byte, vlen)
-			for i := range val {
-				val[i] = byte(i + vlen)
-			}
-			he := newHotEntry(key, val)
-			if he.ver != 0 || he.exp != 0 || he.fresh || he.ent != nil || he.sh != nil {
-				t.Fatalf("vlen %d: fields not zero", vlen)
-			}
-			if string(he.key) != string(key) || !bytes.Equal(he.val, val) {
-				t.Fatalf("vlen %d: wrong key or value", vlen)
-			}
-			if cap(he.key) != len(he.key) || cap(he.val) != len(he.val) {
-				t.Fatalf("vlen %d: parts have spare capacity", vlen)
-			}
-			key[0] = 'X'
-			if vlen > 0 {
-				val[0]++
-				if he.val[0] == val[0] {
-					t.Fatalf("vlen %d: aliases the caller's value", vlen)
-				}
-			}
-			if he.key[0] != 'k' {
-				t.Fatalf("vlen %d: aliases the caller's key", vlen)
-			}
-			he.ent = &entry{ver: uint64(vlen) + 7}
-			he.sh = &shard{m: map[string]*entry{"x": {exp: int64(vlen)}}}
-			keep = append(keep, he)
-		}
-		runtime.GC()
-	}
-	for i, he := range keep {
-		vlen := sizes[i%len(sizes)]
-		if he.ent.ver != uint64(vlen)+7 || he.sh.m["x"].exp != int64(vlen) || len(he.val) != vlen ||
-			(vlen > 1 && he.val[1] != byte(1+vlen)) {
-			t.Fatalf("entry %d (vlen %d) changed after collections", i, vlen)
 		}
 	}
 }

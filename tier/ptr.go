@@ -1,10 +1,6 @@
 package tier
 
-import (
-	"reflect"
-	"sync/atomic"
-	"unsafe"
-)
+import "unsafe"
 
 // viewString returns a string sharing b's bytes, for map lookups and for
 // ristretto, which only hashes the key and never retains it. b must not be
@@ -56,52 +52,4 @@ func newEntry(key []byte) (*entry, string) {
 		return &ek.e, unsafe.String(&ek.k[0], n)
 	}
 	return &entry{}, string(key)
-}
-
-// A hot copy's bytes (key then value) are allocated together with its
-// hotEntry when they fit in hotBlockMax: a hot hit reads the hotEntry (its
-// version, then where the value is) right before the value itself is
-// copied to the client, so the two are adjacent instead of a dependent
-// cache miss apart. The block is a struct type made with reflect (an
-// entry followed by a byte array), so that the garbage collector knows
-// the entry's pointers; one type per hotBlockStep bytes of key and value,
-// made when first needed.
-const (
-	hotBlockStep = 64
-	hotBlockMax  = 32 << 10
-)
-
-var hotBlockTypes [hotBlockMax/hotBlockStep + 1]atomic.Pointer[hotBlockType]
-
-type hotBlockType struct {
-	t   reflect.Type
-	off uintptr // of the byte array
-}
-
-// newHotEntry returns a hotEntry whose key and val are copies of key and
-// value, each capped at its length; the other fields are zero.
-func newHotEntry(key, value []byte) *hotEntry {
-	n := len(key) + len(value)
-	if n > hotBlockMax {
-		he := &hotEntry{}
-		he.key, he.val = joinKV(key, value)
-		return he
-	}
-	i := (n + hotBlockStep - 1) / hotBlockStep
-	bt := hotBlockTypes[i].Load()
-	if bt == nil {
-		t := reflect.StructOf([]reflect.StructField{
-			{Name: "E", Type: reflect.TypeFor[hotEntry]()},
-			{Name: "B", Type: reflect.ArrayOf(i*hotBlockStep, reflect.TypeFor[byte]())},
-		})
-		bt = &hotBlockType{t: t, off: t.Field(1).Offset}
-		hotBlockTypes[i].Store(bt) // a racing caller stores an identical type
-	}
-	p := reflect.New(bt.t).UnsafePointer()
-	b := unsafe.Slice((*byte)(unsafe.Add(p, bt.off)), i*hotBlockStep)
-	kl := copy(b, key)
-	copy(b[kl:], value)
-	he := (*hotEntry)(p)
-	he.key, he.val = b[:kl:kl], b[kl:n:n]
-	return he
 }

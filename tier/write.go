@@ -39,8 +39,7 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	blk := newHotEntry(key, value) // the hot copy, if hot takes it
-	k, v := blk.key, blk.val
+	k, v := joinKV(key, value)
 
 	sh.mu.Lock()
 	e := sh.m[viewString(key)]
@@ -91,8 +90,7 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 		if fresh {
 			c.tr.add(k, v, ver, exp, policy.Hot)
 		}
-		he := blk
-		he.ver, he.exp, he.fresh, he.ent, he.sh = ver, exp, fresh, e, sh
+		he := &hotEntry{key: k, val: v, ver: ver, exp: exp, fresh: fresh, ent: e, sh: sh}
 		// Named before ristretto sees it: its goroutine may reject or evict
 		// the copy at once, and the callback must find it here to clear it.
 		// Served from here on, also before ristretto applies it.
