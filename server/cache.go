@@ -35,6 +35,11 @@ type Cache interface {
 	Persist(key []byte) bool
 	// Len is the number of keys.
 	Len() int
+	// Scan returns keys from cursor on (count is a hint) that match
+	// accepts (all when match is nil), and the cursor to continue from, 0
+	// when the scan is complete; a key present for a whole scan is returned
+	// exactly once (Redis's SCAN contract). match must not call the cache.
+	Scan(cursor uint64, count int, match func(key string) bool) (next uint64, keys [][]byte)
 	// Flush removes every key from every tier.
 	Flush() error
 	// Where names the tier holding key: "hot", "warm", "cold", or "" if absent.

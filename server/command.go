@@ -62,6 +62,8 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 		{name: "tier", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdTier},
 		// keyspace and server
 		{name: "dbsize", arity: 1, flags: []string{"readonly", "fast"}, run: (*conn).cmdDBSize},
+		{name: "scan", arity: -2, flags: []string{"readonly"}, run: (*conn).cmdScan},
+		{name: "keys", arity: 2, flags: []string{"readonly"}, run: (*conn).cmdKeys},
 		{name: "flushall", arity: -1, flags: []string{"write"}, run: (*conn).cmdFlush},
 		{name: "flushdb", arity: -1, flags: []string{"write"}, run: (*conn).cmdFlush},
 		{name: "info", arity: -1, flags: []string{"loading", "stale"}, run: (*conn).cmdInfo},

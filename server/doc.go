@@ -21,7 +21,7 @@
 // COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET) MULTI EXEC DISCARD
 // UNWATCH GET SET SETEX PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS
 // MGET MSET EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL PTTL PERSIST TIER DBSIZE
-// FLUSHALL FLUSHDB INFO. Read-modify-write commands (INCR, APPEND, GETDEL)
+// SCAN(MATCH COUNT TYPE) KEYS FLUSHALL FLUSHDB INFO. Read-modify-write commands (INCR, APPEND, GETDEL)
 // are absent: the Cache has no atomic update to build them on.
 //
 // # Invariants
@@ -54,6 +54,9 @@
 //   - S9: Close stops the listeners, lets each connection finish its
 //     current command and flush, waits for every goroutine, and is
 //     idempotent (TestCloseIsOrderedAndIdempotent).
+//   - S10: SCAN and KEYS match keys with Redis's glob rules (TestGlobMatch),
+//     and a whole SCAN returns each key present throughout it exactly once
+//     (TestScanAndKeys here; tier's T13 with the real directory).
 //
 // # Caveats
 //
@@ -63,6 +66,12 @@
 //     in the past are composed of two Cache calls and are not atomic with
 //     respect to other clients writing the same key.
 //   - There is one database (SELECT 0 only); FLUSHALL ASYNC runs synchronously.
+//   - SCAN's cursor is a position in the cache's key directory (a shard
+//     number for tier.Cache, so a call returns whole shards and COUNT is a
+//     hint); MATCH is Redis's glob (globMatch). KEYS, as in Redis, walks
+//     every key and builds one reply: prefer SCAN on a large cache. Keys a
+//     cold store holds from an earlier run are listed once touched, as
+//     DBSIZE counts them.
 //   - MULTI/EXEC exist so clients whose pipelines are transactions by
 //     default (redis-py's pipeline(), go-redis's TxPipelined) work: EXEC
 //     runs the queued commands back to back, NOT isolated from other

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -183,6 +184,30 @@ func (c *mapCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m)
+}
+
+// Scan walks the keys in sorted order; the cursor is an index into them.
+func (c *mapCache) Scan(cursor uint64, count int, match func(string) bool) (uint64, [][]byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var all []string
+	for k := range c.m {
+		if _, ok := c.live(k); ok {
+			all = append(all, k)
+		}
+	}
+	slices.Sort(all)
+	var keys [][]byte
+	i := int(min(cursor, uint64(len(all))))
+	for ; i < len(all) && len(keys) < count; i++ {
+		if match == nil || match(all[i]) {
+			keys = append(keys, []byte(all[i]))
+		}
+	}
+	if i >= len(all) {
+		return 0, keys
+	}
+	return uint64(i), keys
 }
 
 func (c *mapCache) Flush() error {

@@ -80,12 +80,16 @@
 //     tombstones, kept by per-shard counters instead of a walk (checkKeyCount
 //     in the model, concurrency and restart tests); Len walks and also
 //     leaves out expired keys.
+//   - T13: a whole Scan (from cursor 0 until it returns 0) returns each key
+//     that stays live through it exactly once, and never a deleted or
+//     expired key that stayed so (TestScan, also with writers running).
 //
 // # Caveats
 //
-//   - Len is exact for the keys this process wrote or read. Keys left in a
-//     cold store by an earlier run are counted once touched (adopted): the
-//     KV layer maps keys to hashes and cannot list user keys. For the same
+//   - Len and Scan are exact for the keys this process wrote or read. Keys
+//     left in a cold store by an earlier run are counted and listed once
+//     touched (adopted): the KV layer maps keys to hashes and cannot list
+//     user keys. For the same
 //     reason Flush cannot delete untouched keys of an earlier run in cold:
 //     they are hidden until the next Open.
 //   - The directory costs about 100 bytes of Go heap per key on top of the

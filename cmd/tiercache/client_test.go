@@ -254,6 +254,46 @@ func TestRestartKeepsColdKeys(t *testing.T) {
 	}
 }
 
+// TestGoRedisScan: go-redis's SCAN iterator and KEYS over the real tiers,
+// with values spread over hot and the lower tiers: every key once, MATCH applied,
+// and a key deleted before the scan never returned.
+func TestGoRedisScan(t *testing.T) {
+	sc := startTestSidecar(t, testConfig(t, t.TempDir()))
+	rc := newClient(t, sc, 3)
+	ctx := context.Background()
+	val := strings.Repeat("x", 64<<10) // 3000 x 64 KiB: more than hot and warm hold
+	for i := 0; i < 3000; i++ {
+		if err := rc.Set(ctx, fmt.Sprint("scan:", i), val, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc.Del(ctx, "scan:7")
+	seen := map[string]int{}
+	it := rc.Scan(ctx, 0, "scan:*", 100).Iterator()
+	for it.Next(ctx) {
+		seen[it.Val()]++
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2999 || seen["scan:7"] != 0 {
+		t.Fatalf("SCAN returned %d distinct keys (want 2999), scan:7 %d times", len(seen), seen["scan:7"])
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("SCAN returned %s %d times", k, n)
+		}
+	}
+	keys, err := rc.Keys(ctx, "scan:1?").Result()
+	if err != nil || len(keys) != 10 {
+		t.Fatalf("KEYS scan:1? = %d keys, %v", len(keys), err)
+	}
+	// The keys were spread over the tiers: not all of them were in hot.
+	if st := sc.cache.Stats(); st.Tiers[0].Items >= 2999 {
+		t.Fatalf("every key was in hot, so the scan did not meet the other tiers: %+v", st.Tiers)
+	}
+}
+
 // TestMetricsEndpoint: /metrics serves per-tier, per-command, flusher,
 // device, NUMA and Go runtime metrics.
 func TestMetricsEndpoint(t *testing.T) {

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestScanAndKeys: SCAN's and KEYS's replies and errors, and a whole SCAN
+// in small steps returning every key once.
+func TestScanAndKeys(t *testing.T) {
+	_, path := startServer(t, nil)
+	c := dialRaw(t, path)
+	for i := 1; i <= 25; i++ {
+		c.cmd("SET", fmt.Sprint("user:", i), "v")
+		c.reply()
+	}
+	for i := 1; i <= 5; i++ {
+		c.cmd("SET", fmt.Sprint("item:", i), "v")
+		c.reply()
+	}
+	for _, s := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"KEYS", "item:*"}, "*[$item:1 $item:2 $item:3 $item:4 $item:5]"},
+		{[]string{"KEYS", "user:2?"}, "*[$user:20 $user:21 $user:22 $user:23 $user:24 $user:25]"},
+		{[]string{"KEYS", "nothing*"}, "*[]"},
+		{[]string{"SCAN", "0", "MATCH", "item:[2-3]", "COUNT", "1000"}, "*[$0 *[$item:2 $item:3]]"},
+		{[]string{"scan", "0", "count", "1000", "type", "STRING", "match", "item:1"}, "*[$0 *[$item:1]]"},
+		{[]string{"SCAN", "0", "COUNT", "1000", "TYPE", "hash"}, "*[$0 *[]]"},
+		{[]string{"SCAN", "999"}, "*[$0 *[]]"},
+		{[]string{"SCAN", "x"}, "-ERR invalid cursor"},
+		{[]string{"SCAN", "-1"}, "-ERR invalid cursor"},
+		{[]string{"SCAN", "0", "COUNT", "0"}, "-ERR syntax error"},
+		{[]string{"SCAN", "0", "COUNT", "many"}, "-ERR value is not an integer or out of range"},
+		{[]string{"SCAN", "0", "MATCH"}, "-ERR syntax error"},
+		{[]string{"SCAN", "0", "ORDER", "asc"}, "-ERR syntax error"},
+		{[]string{"SCAN", "0", "TYPE", "blob"}, "-ERR unknown type name 'blob'"},
+		{[]string{"SCAN"}, "-ERR wrong number of arguments for 'scan' command"},
+		{[]string{"KEYS"}, "-ERR wrong number of arguments for 'keys' command"},
+		{[]string{"PING"}, "+PONG"},
+	} {
+		c.cmd(s.args...)
+		if got := c.reply(); got != s.want {
+			t.Errorf("%q: got %q, want %q", s.args, got, s.want)
+		}
+	}
+	seen := map[string]int{}
+	cursor := "0"
+	for steps := 0; ; steps++ {
+		c.cmd("SCAN", cursor, "COUNT", "4")
+		r := c.reply() // "*[$<cursor> *[$k1 $k2 ...]]"
+		head, body, ok := strings.Cut(strings.TrimPrefix(r, "*[$"), " *[")
+		if !ok || steps > 30 {
+			t.Fatalf("SCAN reply %q after %d steps", r, steps)
+		}
+		for _, k := range strings.Fields(strings.TrimSuffix(body, "]]")) {
+			seen[strings.TrimPrefix(k, "$")]++
+		}
+		if cursor = head; cursor == "0" {
+			break
+		}
+	}
+	if len(seen) != 30 {
+		t.Fatalf("a whole SCAN returned %d keys, want 30: %v", len(seen), seen)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s returned %d times", k, n)
+		}
+	}
+}
