@@ -37,7 +37,6 @@ type Cache struct {
 	// quietHot makes hot evictions be discarded (Flush, Close).
 	quietHot atomic.Bool
 
-	coldMu  sync.Mutex // one batched cold lookup at a time (see coldMany)
 	demoteq chan *hotEntry
 	lostMu  sync.Mutex
 	lostq   []lostKey

@@ -118,10 +118,10 @@ func (o *Options) openCold() (Cold, error) {
 	return NewColdKV(kv, backend, total > 0, o.MaxValue), nil
 }
 
-// readSlots sizes the emulator's read buffers (64 KiB each): one batched
-// lookup takes one slot per key and blocks while none is free, so the slots
-// must exceed the largest batch (the cache runs one batch at a time, see
-// Cache.coldMany).
+// readSlots sizes the emulator's read buffers (64 KiB each): a batched
+// lookup takes one slot per key of a wave, all or nothing, and waits in
+// line while too few are free; twice the largest batch lets two concurrent
+// MGets (Cache.coldMany) read at once.
 func readSlots(batch int) int { return max(128, 2*batch) }
 
 // ringEntries sizes the emulator's ring: one submission must fit its SQ.

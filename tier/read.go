@@ -459,12 +459,12 @@ func (c *Cache) coldError(op string, err error) {
 	c.log.Warn("tier: cold tier error, serving a miss", zap.String("op", op), zap.Error(err))
 }
 
-// coldMany looks keys up in cold, MGetColdBatch keys per submission, one
-// batch at a time: the emulated namespace takes one read slot per key of a
-// batch and two concurrent batches could each hold slots the other needs.
+// coldMany looks keys up in cold, MGetColdBatch keys per submission.
+// Concurrent MGets look up at the same time: the emulated namespace hands
+// out a submission's read slots all or nothing and never while the
+// submission holds others (nvmekv/emu slots), so batches queue for slots
+// but cannot deadlock.
 func (c *Cache) coldMany(keys [][]byte) []ColdItem {
-	c.coldMu.Lock()
-	defer c.coldMu.Unlock()
 	var res []ColdItem
 	for len(keys) > 0 {
 		n := min(len(keys), c.o.MGetColdBatch)
