@@ -69,7 +69,8 @@
 //     (synced, closed): nothing touches a tier after it is closed. Calls
 //     after Close return ErrClosed.
 //   - T10: MGet sends the cold lookups of a batch as one KV.GetMany
-//     submission per MGetColdBatch keys (default 128), one batch at a time.
+//     submission per MGetColdBatch keys (default 128); concurrent MGets
+//     submit side by side.
 //   - T11: a directory entry's hot pointer is set before its copy is offered
 //     to ristretto and cleared when ristretto rejects or evicts that copy,
 //     so it never keeps a copy beyond the hot budget for longer than a
