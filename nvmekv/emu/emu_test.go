@@ -88,40 +88,29 @@ func TestConcurrent(t *testing.T) {
 	o := testOptions(t)
 	ns := mustOpen(t, o)
 	defer ns.Close()
-	done := make(chan error, 8)
-	for g := 0; g < 8; g++ {
-		go func(g int) {
-			buf := make([]byte, 4096)
-			for i := 0; i < 300; i++ {
-				k := []byte(fmt.Sprintf("g%d-%d", g, i%50))
-				v := bytes.Repeat([]byte{byte(g)}, 100+i)
-				if err := ns.Store(ctx, k, v, 0); err != nil {
-					done <- err
-					return
-				}
-				n, err := ns.Retrieve(ctx, k, buf)
-				if errors.Is(err, nvmekv.ErrKeyNotFound) {
-					continue // reclaimed by another goroutine's writes
-				}
-				if err != nil || buf[0] != byte(g) || n < 100 {
-					done <- fmt.Errorf("g%d i%d: n=%d err=%v", g, i, n, err)
-					return
-				}
-				if i%50 == 0 {
-					if err := ns.Flush(ctx); err != nil {
-						done <- err
-						return
-					}
+	inGoroutines(t, 8, func(g int) error {
+		buf := make([]byte, 4096)
+		for i := 0; i < 300; i++ {
+			k := []byte(fmt.Sprintf("g%d-%d", g, i%50))
+			v := bytes.Repeat([]byte{byte(g)}, 100+i)
+			if err := ns.Store(ctx, k, v, 0); err != nil {
+				return err
+			}
+			n, err := ns.Retrieve(ctx, k, buf)
+			if errors.Is(err, nvmekv.ErrKeyNotFound) {
+				continue // reclaimed by another goroutine's writes
+			}
+			if err != nil || buf[0] != byte(g) || n < 100 {
+				return fmt.Errorf("g%d i%d: n=%d err=%v", g, i, n, err)
+			}
+			if i%50 == 0 {
+				if err := ns.Flush(ctx); err != nil {
+					return err
 				}
 			}
-			done <- nil
-		}(g)
-	}
-	for g := 0; g < 8; g++ {
-		if err := <-done; err != nil {
-			t.Fatal(err)
 		}
-	}
+		return nil
+	})
 }
 
 // TestRefuseForeignData: a file with other data is never formatted unless asked.

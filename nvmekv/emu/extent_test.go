@@ -416,15 +416,7 @@ func TestStrictEvacuatesExtents(t *testing.T) {
 		}
 		checkAccounting(t, ns, what)
 	}
-	check(ns, "open")
-	ns.Close()
-	ns = mustOpen(t, o)
-	check(ns, "checkpoint")
-	ns.Close()
-	o.CheckpointPath = "-"
-	ns = mustOpen(t, o)
-	check(ns, "scan")
-	ns.Close()
+	checkReopened(t, o, ns, check)
 }
 
 // TestConcurrentExtents: goroutines store 4 KiB values (extents) while
@@ -434,41 +426,30 @@ func TestConcurrentExtents(t *testing.T) {
 	o := testOptions(t)
 	ns := mustOpen(t, o)
 	defer ns.Close()
-	done := make(chan error, 8)
-	for g := 0; g < 8; g++ {
-		go func(g int) {
-			buf := make([]byte, 4096)
-			for i := 0; i < 150; i++ {
-				id := g*100 + i%20
-				k := []byte(fmt.Sprintf("c%d", id))
-				v := extValue(id, i, 4096)
-				if err := ns.Store(ctx, k, v, 0); err != nil {
-					done <- err
-					return
-				}
-				if i%10 == 0 {
-					if err := pushOut(ns); err != nil {
-						done <- err
-						return
-					}
-				}
-				n, err := ns.Retrieve(ctx, k, buf)
-				if errors.Is(err, nvmekv.ErrKeyNotFound) {
-					continue
-				}
-				if err != nil || !bytes.Equal(buf[:n], v) {
-					done <- fmt.Errorf("g%d i%d: n=%d err=%v", g, i, n, err)
-					return
+	inGoroutines(t, 8, func(g int) error {
+		buf := make([]byte, 4096)
+		for i := 0; i < 150; i++ {
+			id := g*100 + i%20
+			k := []byte(fmt.Sprintf("c%d", id))
+			v := extValue(id, i, 4096)
+			if err := ns.Store(ctx, k, v, 0); err != nil {
+				return err
+			}
+			if i%10 == 0 {
+				if err := pushOut(ns); err != nil {
+					return err
 				}
 			}
-			done <- nil
-		}(g)
-	}
-	for g := 0; g < 8; g++ {
-		if err := <-done; err != nil {
-			t.Fatal(err)
+			n, err := ns.Retrieve(ctx, k, buf)
+			if errors.Is(err, nvmekv.ErrKeyNotFound) {
+				continue
+			}
+			if err != nil || !bytes.Equal(buf[:n], v) {
+				return fmt.Errorf("g%d i%d: n=%d err=%v", g, i, n, err)
+			}
 		}
-	}
+		return nil
+	})
 }
 
 // TestOldFormatRefused: a store written by format version 1 is refused

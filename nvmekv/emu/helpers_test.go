@@ -26,3 +26,33 @@ func mustOpen(t testing.TB, o Options) *Namespace {
 	}
 	return ns
 }
+
+// inGoroutines runs f(0..n-1) in n goroutines and fails t with the first
+// error any of them returned.
+func inGoroutines(t *testing.T, n int, f func(g int) error) {
+	t.Helper()
+	done := make(chan error, n)
+	for g := 0; g < n; g++ {
+		go func() { done <- f(g) }()
+	}
+	for g := 0; g < n; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkReopened runs check on ns (open), then after a clean reopen (from
+// the checkpoint), then after a reopen that must scan; it closes ns.
+func checkReopened(t *testing.T, o Options, ns *Namespace, check func(ns *Namespace, what string)) {
+	t.Helper()
+	check(ns, "open")
+	ns.Close()
+	ns = mustOpen(t, o)
+	check(ns, "checkpoint")
+	ns.Close()
+	o.CheckpointPath = "-"
+	ns = mustOpen(t, o)
+	check(ns, "scan")
+	ns.Close()
+}

@@ -239,13 +239,5 @@ func TestStrictCompaction(t *testing.T) {
 			t.Fatalf("%s: %d items, model %d", what, ns.Stats().Items, len(model))
 		}
 	}
-	check(ns, "open")
-	ns.Close()
-	ns = mustOpen(t, o)
-	check(ns, "checkpoint")
-	ns.Close()
-	o.CheckpointPath = "-"
-	ns = mustOpen(t, o)
-	check(ns, "scan")
-	ns.Close()
+	checkReopened(t, o, ns, check)
 }
