@@ -296,6 +296,24 @@ func (r *rawConn) reply() string {
 	return s
 }
 
+// step is a command and the reply it must get (as testReplyReader renders it).
+type step struct {
+	args []string
+	want string
+}
+
+// expect sends each step's command and checks its reply, reporting every
+// mismatch.
+func (r *rawConn) expect(steps []step) {
+	r.t.Helper()
+	for _, s := range steps {
+		r.cmd(s.args...)
+		if got := r.reply(); got != s.want {
+			r.t.Errorf("%q: got %q, want %q", s.args, got, s.want)
+		}
+	}
+}
+
 // expectClosed asserts the server closed the connection.
 func (r *rawConn) expectClosed() {
 	r.t.Helper()

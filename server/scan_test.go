@@ -19,10 +19,7 @@ func TestScanAndKeys(t *testing.T) {
 		c.cmd("SET", fmt.Sprint("item:", i), "v")
 		c.reply()
 	}
-	for _, s := range []struct {
-		args []string
-		want string
-	}{
+	c.expect([]step{
 		{[]string{"KEYS", "item:*"}, "*[$item:1 $item:2 $item:3 $item:4 $item:5]"},
 		{[]string{"KEYS", "user:2?"}, "*[$user:20 $user:21 $user:22 $user:23 $user:24 $user:25]"},
 		{[]string{"KEYS", "nothing*"}, "*[]"},
@@ -40,12 +37,7 @@ func TestScanAndKeys(t *testing.T) {
 		{[]string{"SCAN"}, "-ERR wrong number of arguments for 'scan' command"},
 		{[]string{"KEYS"}, "-ERR wrong number of arguments for 'keys' command"},
 		{[]string{"PING"}, "+PONG"},
-	} {
-		c.cmd(s.args...)
-		if got := c.reply(); got != s.want {
-			t.Errorf("%q: got %q, want %q", s.args, got, s.want)
-		}
-	}
+	})
 	seen := map[string]int{}
 	cursor := "0"
 	for steps := 0; ; steps++ {

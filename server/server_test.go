@@ -15,10 +15,7 @@ import (
 func TestCommandReplies(t *testing.T) {
 	_, path := startServer(t, nil)
 	c := dialRaw(t, path)
-	steps := []struct {
-		args []string
-		want string
-	}{
+	steps := []step{
 		{[]string{"PING"}, "+PONG"},
 		{[]string{"ping", "hi"}, "$hi"},
 		{[]string{"ECHO", "a\r\nb"}, "$a\r\nb"},
@@ -98,12 +95,7 @@ func TestCommandReplies(t *testing.T) {
 		{[]string{"HELLO", "4"}, "-NOPROTO unsupported protocol version"},
 		{[]string{"PING"}, "+PONG"},
 	}
-	for _, s := range steps {
-		c.cmd(s.args...)
-		if got := c.reply(); got != s.want {
-			t.Errorf("%q: got %q, want %q", s.args, got, s.want)
-		}
-	}
+	c.expect(steps)
 	c.cmd("CLIENT", "ID")
 	if got := c.reply(); !strings.HasPrefix(got, ":") {
 		t.Errorf("CLIENT ID: %q", got)
@@ -347,22 +339,14 @@ func TestTCPRequiresAuth(t *testing.T) {
 	}
 	defer nc.Close()
 	c := &rawConn{t: t, nc: nc, rd: newTestReplyReader(nc)}
-	for _, s := range []struct {
-		args []string
-		want string
-	}{
+	c.expect([]step{
 		{[]string{"GET", "k"}, "-NOAUTH Authentication required."},
 		{[]string{"HELLO", "3"}, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"},
 		{[]string{"AUTH", "wrong"}, "-WRONGPASS invalid username-password pair or user is disabled."},
 		{[]string{"AUTH", "default", "s3cret"}, "+OK"},
 		{[]string{"SET", "k", "v"}, "+OK"},
 		{[]string{"GET", "k"}, "$v"},
-	} {
-		c.cmd(s.args...)
-		if got := c.reply(); got != s.want {
-			t.Errorf("%q: got %q, want %q", s.args, got, s.want)
-		}
-	}
+	})
 	// Before AUTH a big bulk is refused at its header.
 	nc2, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -535,10 +519,7 @@ func TestPanicClosesOnlyThatConnection(t *testing.T) {
 func TestMultiExec(t *testing.T) {
 	_, path := startServer(t, nil)
 	c := dialRaw(t, path)
-	for _, s := range []struct {
-		args []string
-		want string
-	}{
+	c.expect([]step{
 		{[]string{"EXEC"}, "-ERR EXEC without MULTI"},
 		{[]string{"DISCARD"}, "-ERR DISCARD without MULTI"},
 		{[]string{"MULTI"}, "+OK"},
@@ -558,10 +539,5 @@ func TestMultiExec(t *testing.T) {
 		{[]string{"GET", "tx"}, "$1"},
 		{[]string{"WATCH", "tx"}, "-ERR WATCH is not supported by tiercache (MULTI/EXEC only queue commands)"},
 		{[]string{"UNWATCH"}, "+OK"},
-	} {
-		c.cmd(s.args...)
-		if got := c.reply(); got != s.want {
-			t.Errorf("%q: got %q, want %q", s.args, got, s.want)
-		}
-	}
+	})
 }
