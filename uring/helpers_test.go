@@ -1,8 +1,14 @@
 package uring
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -86,16 +92,54 @@ func directDir(t testing.TB) string {
 	return dir
 }
 
-// waitOne waits for one completion, consumes it and returns a copy.
+// waitLimit bounds every wait of waitOne. No test operation takes more than
+// milliseconds; a completion that has not come by then never will, and a
+// test that waits without limit only ends at go test's -timeout, with no
+// word about what the kernel was doing.
+const waitLimit = 2 * time.Minute
+
+// waitOne waits for one completion (at most waitLimit), consumes it and
+// returns a copy. On expiry it fails with the kernel stacks of the test
+// process's threads, io-wq workers included, so a hang says where it hangs.
 func waitOne(t testing.TB, r *Ring) CQE {
 	t.Helper()
-	c, err := r.WaitCQE(0)
+	c, err := r.WaitCQE(waitLimit)
+	if errors.Is(err, ErrTimeout) {
+		t.Fatalf("WaitCQE: no completion in %v; kernel stacks of this process's threads:\n%s", waitLimit, taskStacks())
+	}
 	if err != nil {
 		t.Fatalf("WaitCQE: %v", err)
 	}
 	cp := *c
 	r.CQESeen()
 	return cp
+}
+
+// taskStacks returns the name, state and kernel stack of every thread of
+// this process, then of every other task in uninterruptible sleep (D), such
+// as a loop device's kworker (reading a stack needs root; without it the
+// stacks are left out).
+func taskStacks() string {
+	var b strings.Builder
+	own, _ := filepath.Glob("/proc/self/task/*")
+	all, _ := filepath.Glob("/proc/[0-9]*/task/*")
+	self := fmt.Sprintf("/proc/%d/", os.Getpid())
+	for _, dir := range append(own, all...) {
+		stat, _ := os.ReadFile(dir + "/stat")
+		state := "?"
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+			state = string(stat[i+2])
+		}
+		if !strings.HasPrefix(dir, "/proc/self/") && (state != "D" || strings.HasPrefix(dir, self)) {
+			continue
+		}
+		comm, _ := os.ReadFile(dir + "/comm")
+		fmt.Fprintf(&b, "%s %s %s\n", dir, strings.TrimSpace(string(comm)), state)
+		if stack, err := os.ReadFile(dir + "/stack"); err == nil {
+			b.Write(stack)
+		}
+	}
+	return b.String()
 }
 
 // fill writes a recognizable pattern into b.
