@@ -284,6 +284,10 @@ func (p *Passthrough) IdentifyNamespace() (NVMNamespace, error) {
 	return ParseNVMNamespace(buf)
 }
 
+// FrontStats returns the counters of the ring the commands go through
+// (stalled commands among them).
+func (p *Passthrough) FrontStats() uring.FrontStats { return p.front.Stats() }
+
 // KVIdentify returns the KV Identify Namespace data read at open.
 func (p *Passthrough) KVIdentify() KVNamespace { return p.kvns }
 

@@ -72,10 +72,12 @@ type TierStats struct {
 	WarmNode      int     // NUMA node the warm arena is bound to; -1 unbound
 	WarmPlacement float64 // fraction of sampled warm pages on WarmNode (0..1)
 
-	ColdBackend      string // "emulated:<path>", "passthrough:/dev/ngXnY", ...
-	ColdFreeBytes    uint64 // free space reported by the cold backend
-	ColdBytesRead    uint64 // bytes read from the cold device
-	ColdBytesWritten uint64 // bytes written to the cold device
+	ColdBackend      string        // "emulated:<path>", "passthrough:/dev/ngXnY", ...
+	ColdFreeBytes    uint64        // free space reported by the cold backend
+	ColdBytesRead    uint64        // bytes read from the cold device
+	ColdBytesWritten uint64        // bytes written to the cold device
+	ColdStalledIO    uint64        // device I/O that stayed in flight past the stall limit (30 s)
+	ColdOldestIO     time.Duration // age of the oldest device I/O in flight
 }
 
 // TierLevel is one tier's counters.

@@ -108,6 +108,8 @@ func (s *Server) writeInfo(b *strings.Builder, section string) {
 		kv("cold_free_bytes", t.ColdFreeBytes)
 		kv("cold_bytes_read", t.ColdBytesRead)
 		kv("cold_bytes_written", t.ColdBytesWritten)
+		kv("cold_stalled_io", t.ColdStalledIO)
+		kv("cold_oldest_io_ms", t.ColdOldestIO.Milliseconds())
 	}
 }
 

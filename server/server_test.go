@@ -107,7 +107,8 @@ func TestCommandReplies(t *testing.T) {
 	c.cmd("INFO")
 	info := c.reply()
 	for _, want := range []string{"# Server", "# Clients", "# Memory", "# Stats", "# Keyspace", "# Tiers",
-		"tier_hot_items:", "tier_warm_hits:", "flusher_drops:", "warm_numa_node:", "cold_backend:map", "cold_free_bytes:"} {
+		"tier_hot_items:", "tier_warm_hits:", "flusher_drops:", "warm_numa_node:", "cold_backend:map", "cold_free_bytes:",
+		"cold_stalled_io:", "cold_oldest_io_ms:"} {
 		if !strings.Contains(info, want) {
 			t.Errorf("INFO lacks %q", want)
 		}

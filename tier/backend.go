@@ -2,6 +2,7 @@ package tier
 
 import (
 	"context"
+	"time"
 
 	"github.com/tiercache/tiercache/flusher"
 )
@@ -61,4 +62,8 @@ type ColdStats struct {
 	Submissions             uint64 // device submissions (GetMany counts one)
 	MaxValue                int    // largest value the store takes
 	PreExisting             bool   // the store held data when opened
+	// Device I/O in flight longer than the ring's StallAfter (30 s), and
+	// the age of the oldest I/O in flight; 0 when the backend has no ring.
+	StalledIO uint64
+	OldestIO  time.Duration
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/nvmekv/emu"
+	"github.com/tiercache/tiercache/uring"
 )
 
 // coldKV adapts an *nvmekv.KV to Cold (and so to flusher.Store).
@@ -82,8 +83,13 @@ func (c *coldKV) Stats() ColdStats {
 	if es, ok := c.kv.Namespace().(interface{ Stats() emu.Stats }); ok {
 		items = int64(es.Stats().Items) // device records: a chunked value counts once per chunk
 	}
-	return ColdStats{Backend: c.backend, Items: items, FreeBytes: free, BytesRead: s.BytesRead,
+	cs := ColdStats{Backend: c.backend, Items: items, FreeBytes: free, BytesRead: s.BytesRead,
 		BytesWritten: s.BytesWritten, MaxValue: c.maxValue, PreExisting: c.preExisting}
+	if r, ok := c.kv.Namespace().(interface{ FrontStats() uring.FrontStats }); ok {
+		fs := r.FrontStats()
+		cs.StalledIO, cs.OldestIO = fs.Stalled, fs.OldestInFlight
+	}
+	return cs
 }
 
 func (c *coldKV) PreExisting() bool { return c.preExisting }

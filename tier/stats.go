@@ -2,6 +2,7 @@ package tier
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/policy"
@@ -64,6 +65,8 @@ type Stats struct {
 	ColdFreeBytes    uint64
 	ColdBytesRead    uint64
 	ColdBytesWritten uint64
+	ColdStalledIO    uint64        // device I/O in flight longer than 30 s
+	ColdOldestIO     time.Duration // age of the oldest device I/O in flight
 }
 
 // Stats returns a snapshot. It walks the directory (O(keys)).
@@ -90,6 +93,7 @@ func (c *Cache) Stats() Stats {
 		cs := c.cold.Stats()
 		s.Tiers = append(s.Tiers, TierLevel{Name: "cold", Items: cs.Items, Bytes: -1, Hits: coldHits, Misses: misses})
 		s.ColdBackend, s.ColdFreeBytes, s.ColdBytesRead, s.ColdBytesWritten = cs.Backend, cs.FreeBytes, cs.BytesRead, cs.BytesWritten
+		s.ColdStalledIO, s.ColdOldestIO = cs.StalledIO, cs.OldestIO
 		s.Flusher = c.fl.Stats()
 	}
 	s.Misses = misses

@@ -36,41 +36,60 @@
 //     120 B, ring offsets 40 B, getevents arg 24 B, probe 16+8 B) has the
 //     size and field offsets of its C struct (compile-time size asserts in
 //     abi.go, offsets in TestABIOffsets).
+//
 //   - U2: NextSQE returns a fully zeroed SQE (64 or 128 bytes) or nil when
 //     the SQ is full; it never hands out a slot the kernel has not consumed.
+//
 //   - U3: SetCmdOp writes only cmd_op (bytes 8..11); __pad1 (12..15) stays 0.
+//
 //   - U4: on a CQE32 ring Big returns big_cqe[0..1] of the same CQE; on
 //     other rings it returns zeros.
+//
 //   - U5: a completion held back by the kernel (CQ overflow list, deferred
 //     task work) is delivered by PeekCQE/ForEachCQE/WaitCQE without the
 //     caller doing anything (they enter with GETEVENTS when
 //     IORING_SQ_CQ_OVERFLOW or IORING_SQ_TASKRUN is set).
+//
 //   - U6: WaitCQE with a timeout returns a CQE or, once the timeout has
 //     passed, an error wrapping ErrTimeout and ETIME; EINTR is retried.
+//
 //   - U7: every Request submitted to a Front has its Done called exactly
 //     once (also when Do's context ends and it is cancelled), on the owner
 //     goroutine, after the kernel is done with its memory.
+//
 //   - U8: the requests of one Submit land adjacently in the SQ in order and
 //     are submitted in the same io_uring_enter, so a link chain inside a
 //     group is intact; the last request's IO_LINK/IO_HARDLINK is cleared so a
 //     chain never reaches into another group.
+//
 //   - U9: on a SINGLE_ISSUER ring the Front enters the kernel only from the
 //     thread that created the ring, so the kernel never answers EEXIST.
+//
 //   - U10: the Front never has more requests in flight than the CQ has
 //     entries (minus one for its eventfd read), so the CQ does not overflow.
+//
 //   - U11: Close of a Ring or Front is idempotent; Front.Close returns only
 //     after every accepted request has completed (those still in flight
 //     after FrontOptions.CloseGrace are cancelled first) and the ring, its
 //     eventfd and the owner goroutine are gone.
+//
 //   - U12: when io_uring cannot be used (ENOSYS, EPERM from the sysctl
 //     kernel.io_uring_disabled or seccomp) New returns an error wrapping
 //     ErrUnavailable that says why in one sentence.
+//
 //   - U13: the Front sleeps in the kernel only when a completion or a
 //     submitter will wake it: never while its next queued group fits, nor
 //     while that group waits for SQ space (it submits, or on SQPOLL waits
 //     with IORING_ENTER_SQ_WAIT and wakes the SQ thread: that thread posts
 //     completions before it advances the SQ head). When idle it sleeps on a
 //     channel. (TestFrontStress, TestFrontNOPsExactlyOnce on every ring kind.)
+//
+//   - U14: a request in flight longer than FrontOptions.StallAfter (default
+//     30 s) is reported exactly once: a warning naming its opcode and fd,
+//     and FrontStats.Stalled; it is not cancelled, and its completion, if
+//     it comes, is logged too. FrontStats.OldestInFlight is the age of the
+//     oldest request in flight, refreshed at least every
+//     min(StallAfter/4, 1 s) while any is (TestFrontStall).
 //
 // # Caveats
 //
@@ -91,4 +110,11 @@
 //     cancel (e.g. a regular-file read already running in io-wq) is still
 //     waited for.
 //   - WaitCQE with a timeout needs IORING_FEAT_EXT_ARG (Linux 5.11).
+//   - Linux 6.18.44 (this project's machines) can strand work punted to
+//     io-wq: with a ring just closed on the same thread, a new request was
+//     queued to io-wq while its last worker exited, and no worker ever ran
+//     it (ftrace: io_uring_queue_async_work, then the iou-wrk thread's
+//     sched_process_exit 25 µs later; seen once in ~1,200 iterations of a
+//     loop-device discard whose buffered pages forced the io-wq path). Such
+//     a request never completes; U14 makes it visible instead of silent.
 package uring

@@ -68,12 +68,24 @@ type Front struct {
 	cancelAt bool      // the cancel-everything SQE has been placed
 	reaped   bool      // the last round reaped without entering
 
+	// Stall tracking (owner only; off when StallAfter < 0): when each slot's
+	// request was placed and what it is, in ns since epoch.
+	stallOn   bool
+	epoch     time.Time
+	now       int64 // updated once per place round
+	started   []int64
+	stallSeen []bool
+	slotOp    []uint8
+	slotFd    []int32
+	nextCheck int64
+
 	stats frontStats
 }
 
 type frontStats struct {
-	submitted, completed, enters, wakeups, enterErrors atomic.Uint64
-	lastErr                                            atomic.Value // error
+	submitted, completed, enters, wakeups, enterErrors, stalled atomic.Uint64
+	oldest                                                      atomic.Int64 // ns
+	lastErr                                                     atomic.Value // error
 }
 
 // FrontStats are counters of a Front.
@@ -84,6 +96,12 @@ type FrontStats struct {
 	Wakeups     uint64 // wake-ups of a sleeping owner (eventfd or channel)
 	EnterErrors uint64 // io_uring_enter failures other than EINTR/EBUSY/EAGAIN
 	LastError   error  // the last such failure
+	// Stalled counts requests that were in flight longer than StallAfter.
+	Stalled uint64
+	// OldestInFlight is the age of the oldest request in flight when the
+	// owner last looked (every min(StallAfter/4, 1 s)); 0 when nothing was
+	// in flight or stall tracking is off.
+	OldestInFlight time.Duration
 }
 
 // NewFront starts the owner goroutine, which creates the ring.
@@ -324,11 +342,13 @@ func (f *Front) UnregisterFiles() error {
 // Stats returns the Front's counters.
 func (f *Front) Stats() FrontStats {
 	s := FrontStats{
-		Submitted:   f.stats.submitted.Load(),
-		Completed:   f.stats.completed.Load(),
-		Enters:      f.stats.enters.Load(),
-		Wakeups:     f.stats.wakeups.Load(),
-		EnterErrors: f.stats.enterErrors.Load(),
+		Submitted:      f.stats.submitted.Load(),
+		Completed:      f.stats.completed.Load(),
+		Enters:         f.stats.enters.Load(),
+		Wakeups:        f.stats.wakeups.Load(),
+		EnterErrors:    f.stats.enterErrors.Load(),
+		Stalled:        f.stats.stalled.Load(),
+		OldestInFlight: time.Duration(f.stats.oldest.Load()),
 	}
 	if err, ok := f.stats.lastErr.Load().(error); ok {
 		s.LastError = err

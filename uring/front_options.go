@@ -26,6 +26,14 @@ type FrontOptions struct {
 	// CANCEL_ANY|CANCEL_ALL; e.g. a read on a pipe nobody writes); default
 	// 5 s, -1 = never cancel (Close may then wait forever).
 	CloseGrace time.Duration
+	// StallAfter is how long a request may be in flight before the Front
+	// reports it as stalled: one warning in the log per request and a count
+	// in FrontStats.Stalled. Nothing is cancelled. Disk I/O that is still
+	// in flight after StallAfter has hit a kernel or device problem (Linux
+	// 6.18 can strand work punted to io-wq; see the package doc). Requests
+	// that wait on purpose (a read on an idle pipe or socket) want it off.
+	// Default 30 s; negative = off.
+	StallAfter time.Duration
 }
 
 // EnsureDefaults fills unset fields with their defaults.
@@ -44,6 +52,15 @@ func (o *FrontOptions) EnsureDefaults() {
 	if o.CloseGrace == 0 {
 		o.CloseGrace = 5 * time.Second
 	}
+	if o.StallAfter == 0 {
+		o.StallAfter = 30 * time.Second
+	}
+}
+
+// stallCheckEvery is how often the owner looks for stalled requests, and
+// so how late a stall may be seen: a quarter of StallAfter, at most 1 s.
+func (o *FrontOptions) stallCheckEvery() time.Duration {
+	return min(o.StallAfter/4, time.Second)
 }
 
 // Validate reports every problem at once. Call EnsureDefaults first.
@@ -54,6 +71,9 @@ func (o *FrontOptions) Validate() error {
 	}
 	if o.MaxQueued < 0 {
 		errs = append(errs, fmt.Errorf("%w: MaxQueued %d must not be negative", ErrBadOptions, o.MaxQueued))
+	}
+	if o.StallAfter > 0 && o.StallAfter < 4*time.Millisecond {
+		errs = append(errs, fmt.Errorf("%w: StallAfter %v must be at least 4ms, or negative (off)", ErrBadOptions, o.StallAfter))
 	}
 	return errors.Join(errs...)
 }

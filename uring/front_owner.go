@@ -39,6 +39,13 @@ func (f *Front) start() error {
 		f.free[i] = int32(nslots - 1 - i)
 	}
 	f.maxGroup = min(int(r.SQEntries()), nslots, f.opts.MaxBatch)
+	if f.stallOn = f.opts.StallAfter > 0; f.stallOn {
+		f.epoch = time.Now()
+		f.started = make([]int64, nslots)
+		f.stallSeen = make([]bool, nslots)
+		f.slotOp = make([]uint8, nslots)
+		f.slotFd = make([]int32, nslots)
+	}
 	f.efdBuf = new([8]byte)
 	f.efdPin.Pin(f.efdBuf)
 	return nil
@@ -57,12 +64,18 @@ func (f *Front) run(started chan<- error) {
 		return
 	}
 	started <- nil
+	if f.stallOn {
+		go f.stallTicker()
+	}
 	f.loop()
 	f.shutdown()
 }
 
 func (f *Front) loop() {
 	for {
+		if f.stallOn {
+			f.checkStalls()
+		}
 		f.take()
 		f.place()
 		if n := f.reap(); n > 0 {
@@ -118,6 +131,9 @@ func (f *Front) loop() {
 			// Idle: nothing the kernel could complete for us. Sleep on a
 			// channel; a submitter's wake-up is then a goroutine switch,
 			// often on its own thread, not an eventfd write and a thread wake.
+			if f.stallOn {
+				f.stats.oldest.Store(0) // nothing in flight
+			}
 			f.sleeping.Store(sleepChan)
 			if f.nq.Load() > 0 || f.nattn.Load() > 0 {
 				f.sleeping.Store(sleepAwake)
@@ -135,6 +151,52 @@ func (f *Front) loop() {
 		f.enterTimeout(1, timeout)
 		f.sleeping.Store(sleepAwake)
 	}
+}
+
+// stallTicker wakes an owner sleeping in the kernel every stallCheckEvery,
+// so that checkStalls runs while nothing completes. (A timeout on the
+// owner's own wait would arm a kernel timer on every sleep.)
+func (f *Front) stallTicker() {
+	t := time.NewTicker(f.opts.stallCheckEvery())
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if f.sleeping.Load() == sleepKernel {
+				f.wake()
+			}
+		case <-f.done:
+			return
+		}
+	}
+}
+
+// checkStalls, at most every stallCheckEvery, publishes the age of the
+// oldest request in flight and reports each request in flight for longer
+// than StallAfter once (a warning and FrontStats.Stalled). Nothing is
+// cancelled: the request may still complete, and its caller decides.
+func (f *Front) checkStalls() {
+	now := int64(time.Since(f.epoch))
+	if now < f.nextCheck {
+		return
+	}
+	f.nextCheck = now + int64(f.opts.stallCheckEvery())
+	oldest := int64(0)
+	for i, req := range f.slots {
+		if req == nil {
+			continue
+		}
+		age := now - f.started[i]
+		oldest = max(oldest, age)
+		if age >= int64(f.opts.StallAfter) && !f.stallSeen[i] {
+			f.stallSeen[i] = true
+			f.stats.stalled.Add(1)
+			f.log.Warn("uring: front: request stalled in the kernel: in flight longer than StallAfter (not cancelled)",
+				zap.Uint8("opcode", f.slotOp[i]), zap.Int32("fd", f.slotFd[i]),
+				zap.Duration("in_flight", time.Duration(age)), zap.Duration("stall_after", f.opts.StallAfter))
+		}
+	}
+	f.stats.oldest.Store(oldest)
 }
 
 // closeWait is called while closing with requests still in flight. Past
@@ -228,6 +290,9 @@ func (f *Front) place() {
 		f.cancels = f.cancels[:len(f.cancels)-1]
 	}
 	budget := f.opts.MaxBatch
+	if f.stallOn && f.bpos < len(f.backlog) {
+		f.now = int64(time.Since(f.epoch)) // the placing time of this round's requests
+	}
 	for f.bpos < len(f.backlog) {
 		first := f.backlog[f.bpos]
 		n := int(first.groupLen)
@@ -281,6 +346,9 @@ func (f *Front) startReq(req *Request, last bool) {
 	}
 	s := f.ring.NextSQE()
 	req.Prep(s)
+	if f.stallOn {
+		f.started[slot], f.stallSeen[slot], f.slotOp[slot], f.slotFd[slot] = f.now, false, s.Opcode, s.Fd
+	}
 	s.Flags &^= FlagCQESkipSuccess
 	if last {
 		s.Flags &^= FlagIOLink | FlagIOHardlink
@@ -314,6 +382,11 @@ func (f *Front) complete(c *CQE) {
 		return
 	}
 	f.slots[slot] = nil
+	if f.stallOn && f.stallSeen[slot] {
+		f.log.Warn("uring: front: a stalled request completed",
+			zap.Uint8("opcode", f.slotOp[slot]), zap.Int32("fd", f.slotFd[slot]), zap.Int32("res", c.Res),
+			zap.Duration("in_flight", time.Since(f.epoch)-time.Duration(f.started[slot])))
+	}
 	if f.pinned[slot] {
 		f.pins[slot].Unpin()
 		f.pinned[slot] = false

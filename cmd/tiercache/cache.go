@@ -21,6 +21,7 @@ func (t tierCache) TierStats() server.TierStats {
 		FlusherDrops: s.Flusher.Drops, WarmNode: s.WarmNode, WarmPlacement: s.WarmPlacement,
 		ColdBackend: s.ColdBackend, ColdFreeBytes: s.ColdFreeBytes,
 		ColdBytesRead: s.ColdBytesRead, ColdBytesWritten: s.ColdBytesWritten,
+		ColdStalledIO: s.ColdStalledIO, ColdOldestIO: s.ColdOldestIO,
 	}
 	for _, l := range s.Tiers {
 		out.Tiers = append(out.Tiers, server.TierLevel{Name: l.Name, Items: l.Items, Bytes: l.Bytes,

@@ -295,7 +295,7 @@ func TestGoRedisScan(t *testing.T) {
 }
 
 // TestMetricsEndpoint: /metrics serves per-tier, per-command, flusher,
-// device, NUMA and Go runtime metrics.
+// device (stalled I/O among them), NUMA and Go runtime metrics.
 func TestMetricsEndpoint(t *testing.T) {
 	sc := startTestSidecar(t, testConfig(t, t.TempDir()))
 	ctx := context.Background()
@@ -313,6 +313,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		`tiercache_command_duration_seconds_bucket{command="get"`, `tiercache_command_duration_seconds_count{command="set"} 1`,
 		"tiercache_flusher_queue_items", "tiercache_flusher_batches_total", "tiercache_flusher_drops_total",
 		"tiercache_device_bytes_written_total", "tiercache_device_bytes_read_total",
+		"tiercache_cold_stalled_io_total 0", "tiercache_cold_oldest_io_seconds ",
 		"tiercache_warm_numa_node", "tiercache_warm_placement_ratio", "go_goroutines", "go_gc_",
 	} {
 		if !strings.Contains(string(body), want) {

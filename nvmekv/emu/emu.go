@@ -307,6 +307,10 @@ func (e *Namespace) release() error {
 	return errors.Join(errs...)
 }
 
+// FrontStats returns the counters of the ring the namespace's I/O goes
+// through (stalled requests among them).
+func (e *Namespace) FrontStats() uring.FrontStats { return e.front.Stats() }
+
 // Limits reports the namespace's KV format and usage.
 func (e *Namespace) Limits() nvmekv.Limits {
 	e.mu.Lock()
