@@ -78,7 +78,10 @@
 //     keep working, also after reopening (TestInjectedEIO, TestENOSPC).
 //   - E8: the index holds no Go pointers and uses 24 bytes per slot at up to
 //     90% load, extent or not (TestIndexModel, TestLocPacking; BenchmarkOpen
-//     reports bytes per item).
+//     reports bytes per item). A table of 2 MiB or more is an anonymous
+//     mapping off the Go heap, advised to transparent huge pages (a lookup
+//     is one random access; with 4 KiB pages it also misses the TLB); a
+//     table is unmapped once no index holds it (TestIndexOffHeapTable).
 //   - E9: a Do with any number of ops completes, and so do any number of
 //     concurrent Dos: disk reads go in waves of at most min(ReadSlots, the
 //     ring's largest group), each wave takes its read slots all at once
@@ -116,6 +119,10 @@
 //     the live fraction). If a crash leaves the oldest region live and the
 //     resumed region without room to absorb it, Strict mode stays full until
 //     deletes free that region.
+//   - An off-heap index table (E8) is unmapped by a runtime cleanup after
+//     the GC finds it unreachable, not at Close: its DRAM returns at the
+//     next GC after the namespace is dropped. It is not counted in the Go
+//     heap, so GOGC does not see it.
 //   - Keys equal after zero padding but of different lengths ("a" and "a\x00")
 //     share an index slot; a lookup with the other length misses.
 //   - A Flush pads to a block boundary: frequent flushes of small records

@@ -3,6 +3,8 @@ package emu
 import (
 	"encoding/binary"
 	"math/bits"
+	"runtime"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -21,6 +23,7 @@ type index struct {
 	slots []slot
 	n     int
 	count int
+	table *offHeap // the mapping that holds slots, when they are off the Go heap
 }
 
 type slot struct {
@@ -32,7 +35,42 @@ const maxLoad = 0.90
 
 func newIndex(expected int) *index {
 	n := max(64, int(float64(expected)/maxLoad)+1)
-	return &index{slots: make([]slot, n), n: n}
+	slots, table := newTable(n)
+	return &index{slots: slots, n: n, table: table}
+}
+
+// hugeTableBytes: a table at least this big (one 2 MiB huge page) lives off
+// the Go heap, in an anonymous mapping advised to transparent huge pages.
+// A lookup is one random access into a table of up to hundreds of MB
+// (24 bytes a slot); with 4 KiB pages nearly every one also misses the TLB,
+// and in a VM a TLB miss is a two-dimensional page walk. Slots hold no
+// pointers, so the GC never needed to see them.
+const hugeTableBytes = 2 << 20
+
+// offHeap owns a mapping; it is unmapped once the holder is unreachable.
+type offHeap struct{ mem []byte }
+
+// offHeapBytes is what the process's off-heap tables map now.
+var offHeapBytes atomic.Int64
+
+// newTable returns n zeroed slots: on the heap for a small table, else in
+// a huge-page mapping (on the heap after all if mmap fails).
+func newTable(n int) ([]slot, *offHeap) {
+	if n*24 < hugeTableBytes {
+		return make([]slot, n), nil
+	}
+	mem, err := mapHuge(n * 24)
+	if err != nil {
+		return make([]slot, n), nil
+	}
+	h := &offHeap{mem: mem}
+	offHeapBytes.Add(int64(cap(mem)))
+	runtime.AddCleanup(h, func(m []byte) {
+		if unmapBuf(m[:cap(m)]) == nil { // munmap(2) the whole mapping
+			offHeapBytes.Add(-int64(cap(m)))
+		}
+	}, mem)
+	return unsafe.Slice((*slot)(unsafe.Pointer(&mem[0])), n), h
 }
 
 func splitKey(k *[16]byte) (uint64, uint64) {
@@ -178,12 +216,14 @@ func (x *index) reserve(expected int) {
 
 func (x *index) rebuild(n int) {
 	old := *x
-	*x = index{slots: make([]slot, n), n: n, count: old.count}
+	slots, table := newTable(n)
+	*x = index{slots: slots, n: n, count: old.count, table: table}
 	for _, s := range old.slots {
 		if s.l != 0 {
 			x.insert(s.k0, s.k1, s.l)
 		}
 	}
+	runtime.KeepAlive(old.table) // old.slots may live in its mapping
 }
 
 // each calls fn for every entry, in slot order.

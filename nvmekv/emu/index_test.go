@@ -3,7 +3,9 @@ package emu
 import (
 	"encoding/binary"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // TestIndexModel checks the Robin Hood index against a map through
@@ -126,4 +128,63 @@ func FuzzWalkRegion(f *testing.F) {
 			fwd = off + r.size()
 		})
 	})
+}
+
+// TestIndexOffHeapTable: a table of 2 MiB or more is mapped off the Go heap
+// (a smaller one stays on it), and entries survive growing from one mapping
+// into the next while the GC runs and unmaps the old one.
+func TestIndexOffHeapTable(t *testing.T) {
+	before := offHeapBytes.Load()
+	if small := newIndex(1000); small.table != nil {
+		t.Fatalf("a %d-byte table is off the heap", small.bytes())
+	}
+	x := newIndex(hugeTableBytes / 24)
+	if x.table == nil {
+		t.Fatalf("a %d-byte table is on the heap, want off-heap from %d bytes", x.bytes(), hugeTableBytes)
+	}
+	const keys = 300_000 // past maxLoad: the table grows at least once
+	n0 := x.n
+	stop := make(chan struct{})
+	gcDone := make(chan struct{})
+	go func() { // collect (and unmap what no index holds) all along, growth included
+		defer close(gcDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	for i := uint64(1); i <= keys; i++ {
+		k := joinKey(i*0x9e3779b97f4a7c15, i)
+		x.put(&k, mkLoc(int(i%1000)+1, 16, 16*int(i%1000), 64))
+	}
+	close(stop)
+	<-gcDone
+	if x.n == n0 {
+		t.Fatalf("the table never grew (%d slots for %d keys)", x.n, keys)
+	}
+	runtime.GC()
+	runtime.GC()
+	for i := uint64(1); i <= keys; i++ {
+		k := joinKey(i*0x9e3779b97f4a7c15, i)
+		if l, ok := x.get(&k); !ok || l != mkLoc(int(i%1000)+1, 16, 16*int(i%1000), 64) {
+			t.Fatalf("key %d after growing: %v %v", i, l, ok)
+		}
+	}
+	// Cleanups run after a GC finds a table's holder unreachable.
+	waitMapped := func(want int64, what string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); offHeapBytes.Load()-before != want; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d bytes mapped for tables, want %d (%s)", offHeapBytes.Load()-before, want, what)
+			}
+			runtime.GC()
+		}
+	}
+	waitMapped(int64(cap(x.table.mem)), "only the live table: those grown out of are unmapped")
+	x = nil
+	waitMapped(0, "none once the index is garbage")
 }
