@@ -119,6 +119,9 @@
 //     the live fraction). If a crash leaves the oldest region live and the
 //     resumed region without room to absorb it, Strict mode stays full until
 //     deletes free that region.
+//   - Each namespace locks one OS thread for its ring's owner goroutine
+//     (SINGLE_ISSUER|DEFER_TASKRUN; see Options.ringOptions for why and
+//     what it costs); on a kernel without those flags it uses a plain ring.
 //   - An off-heap index table (E8) is unmapped by a runtime cleanup after
 //     the GC finds it unreachable, not at Close: its DRAM returns at the
 //     next GC after the namespace is dropped. It is not counted in the Go

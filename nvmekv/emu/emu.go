@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"go.uber.org/zap"
 
@@ -260,7 +261,11 @@ func (e *Namespace) writeSuperblock(b []byte) error {
 
 // setupIO creates the ring, the write buffers and the read slab.
 func (e *Namespace) setupIO() error {
-	f, err := uring.NewFront(e.opts.ringOptions())
+	f, err := uring.NewFront(e.opts.ringOptions(true))
+	if errors.Is(err, syscall.EINVAL) {
+		e.log.Info("emu: io_uring refuses SINGLE_ISSUER|DEFER_TASKRUN (Linux < 6.1?), using a plain ring", zap.Error(err))
+		f, err = uring.NewFront(e.opts.ringOptions(false))
+	}
 	if err != nil {
 		return fmt.Errorf("emu: io_uring for %s: %w", e.opts.Path, err)
 	}
