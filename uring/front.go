@@ -77,7 +77,7 @@ type Front struct {
 	stallSeen []bool
 	slotOp    []uint8
 	slotFd    []int32
-	nextCheck int64
+	checkDue  atomic.Bool // set by stallTicker: run checkStalls
 
 	stats frontStats
 }

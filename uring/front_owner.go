@@ -73,7 +73,8 @@ func (f *Front) run(started chan<- error) {
 
 func (f *Front) loop() {
 	for {
-		if f.stallOn {
+		if f.stallOn && f.checkDue.Load() {
+			f.checkDue.Store(false)
 			f.checkStalls()
 		}
 		f.take()
@@ -153,15 +154,17 @@ func (f *Front) loop() {
 	}
 }
 
-// stallTicker wakes an owner sleeping in the kernel every stallCheckEvery,
-// so that checkStalls runs while nothing completes. (A timeout on the
-// owner's own wait would arm a kernel timer on every sleep.)
+// stallTicker marks a stall check due every stallCheckEvery and wakes an
+// owner sleeping in the kernel, so that checkStalls runs while nothing
+// completes. (A timeout on the owner's own wait would arm a kernel timer on
+// every sleep, and a clock read per loop round would cost more than this.)
 func (f *Front) stallTicker() {
 	t := time.NewTicker(f.opts.stallCheckEvery())
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
+			f.checkDue.Store(true)
 			if f.sleeping.Load() == sleepKernel {
 				f.wake()
 			}
@@ -171,16 +174,12 @@ func (f *Front) stallTicker() {
 	}
 }
 
-// checkStalls, at most every stallCheckEvery, publishes the age of the
+// checkStalls, when stallTicker says it is due, publishes the age of the
 // oldest request in flight and reports each request in flight for longer
 // than StallAfter once (a warning and FrontStats.Stalled). Nothing is
 // cancelled: the request may still complete, and its caller decides.
 func (f *Front) checkStalls() {
 	now := int64(time.Since(f.epoch))
-	if now < f.nextCheck {
-		return
-	}
-	f.nextCheck = now + int64(f.opts.stallCheckEvery())
 	oldest := int64(0)
 	for i, req := range f.slots {
 		if req == nil {
