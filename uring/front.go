@@ -68,18 +68,22 @@ type Front struct {
 	cancelAt bool      // the cancel-everything SQE has been placed
 	reaped   bool      // the last round reaped without entering
 
-	// Stall tracking (owner only; off when StallAfter < 0): when each slot's
-	// request was placed and what it is, in ns since epoch.
-	stallOn   bool
-	epoch     time.Time
-	now       int64 // updated once per place round
-	started   []int64
-	stallSeen []bool
-	slotOp    []uint8
-	slotFd    []int32
-	checkDue  atomic.Bool // set by stallTicker: run checkStalls
+	// Stall tracking (owner only; off when StallAfter < 0).
+	stallOn  bool
+	epoch    time.Time
+	now      int64        // ns since epoch, updated once per place round
+	placed   []placedInfo // per slot
+	checkDue atomic.Bool  // set by stallTicker: run checkStalls
 
 	stats frontStats
+}
+
+// placedInfo is what stall reports say of a slot's request.
+type placedInfo struct {
+	at      int64 // placed, in ns since Front.epoch
+	fd      int32
+	op      uint8
+	stalled bool // reported
 }
 
 type frontStats struct {

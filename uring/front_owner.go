@@ -41,10 +41,7 @@ func (f *Front) start() error {
 	f.maxGroup = min(int(r.SQEntries()), nslots, f.opts.MaxBatch)
 	if f.stallOn = f.opts.StallAfter > 0; f.stallOn {
 		f.epoch = time.Now()
-		f.started = make([]int64, nslots)
-		f.stallSeen = make([]bool, nslots)
-		f.slotOp = make([]uint8, nslots)
-		f.slotFd = make([]int32, nslots)
+		f.placed = make([]placedInfo, nslots)
 	}
 	f.efdBuf = new([8]byte)
 	f.efdPin.Pin(f.efdBuf)
@@ -185,13 +182,14 @@ func (f *Front) checkStalls() {
 		if req == nil {
 			continue
 		}
-		age := now - f.started[i]
+		p := &f.placed[i]
+		age := now - p.at
 		oldest = max(oldest, age)
-		if age >= int64(f.opts.StallAfter) && !f.stallSeen[i] {
-			f.stallSeen[i] = true
+		if age >= int64(f.opts.StallAfter) && !p.stalled {
+			p.stalled = true
 			f.stats.stalled.Add(1)
 			f.log.Warn("uring: front: request stalled in the kernel: in flight longer than StallAfter (not cancelled)",
-				zap.Uint8("opcode", f.slotOp[i]), zap.Int32("fd", f.slotFd[i]),
+				zap.Uint8("opcode", p.op), zap.Int32("fd", p.fd),
 				zap.Duration("in_flight", time.Duration(age)), zap.Duration("stall_after", f.opts.StallAfter))
 		}
 	}
@@ -346,7 +344,7 @@ func (f *Front) startReq(req *Request, last bool) {
 	s := f.ring.NextSQE()
 	req.Prep(s)
 	if f.stallOn {
-		f.started[slot], f.stallSeen[slot], f.slotOp[slot], f.slotFd[slot] = f.now, false, s.Opcode, s.Fd
+		f.placed[slot] = placedInfo{at: f.now, fd: s.Fd, op: s.Opcode}
 	}
 	s.Flags &^= FlagCQESkipSuccess
 	if last {
@@ -381,10 +379,11 @@ func (f *Front) complete(c *CQE) {
 		return
 	}
 	f.slots[slot] = nil
-	if f.stallOn && f.stallSeen[slot] {
+	if f.stallOn && f.placed[slot].stalled {
+		p := f.placed[slot]
 		f.log.Warn("uring: front: a stalled request completed",
-			zap.Uint8("opcode", f.slotOp[slot]), zap.Int32("fd", f.slotFd[slot]), zap.Int32("res", c.Res),
-			zap.Duration("in_flight", time.Since(f.epoch)-time.Duration(f.started[slot])))
+			zap.Uint8("opcode", p.op), zap.Int32("fd", p.fd), zap.Int32("res", c.Res),
+			zap.Duration("in_flight", time.Since(f.epoch)-time.Duration(p.at)))
 	}
 	if f.pinned[slot] {
 		f.pins[slot].Unpin()
