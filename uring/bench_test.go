@@ -17,7 +17,24 @@ import (
 var (
 	benchFile = flag.String("uring.file", "", "BenchmarkRandRead: file to read (default: a 64 MiB temp file)")
 	benchQD   = flag.Int("uring.qd", 8, "BenchmarkRandRead: queue depth")
+	benchOff  = flag.Int64("uring.offset", 0, "BenchmarkRandRead*: first byte of the span read (a multiple of 4096)")
+	benchSize = flag.Int64("uring.size", 0, "BenchmarkRandRead*: bytes of the span read (0: to the end of the file), as fio's --offset and --size")
 )
+
+// benchSpan is the span BenchmarkRandRead* read: its first offset and its
+// number of 4096-byte blocks. A file with holes reads them without I/O, so
+// a peer run of fio and these must read the same written span.
+func benchSpan(b *testing.B, fileSize int64) (base, blocks uint64) {
+	const bs = 4096
+	off, size := *benchOff, *benchSize
+	if size == 0 {
+		size = fileSize - off
+	}
+	if off < 0 || off%bs != 0 || size < bs || off+size > fileSize {
+		b.Fatalf("-uring.offset %d -uring.size %d: not a span of whole 4096-byte blocks inside the %d-byte file", off, size, fileSize)
+	}
+	return uint64(off), uint64(size / bs)
+}
 
 // BenchmarkRingNop: NOP submit+reap on a raw ring, batches of 1 and 32 per
 // io_uring_enter; ns/op is per NOP.
@@ -130,10 +147,7 @@ func BenchmarkRandRead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	blocks := uint64(st.Size() / bs)
-	if blocks == 0 {
-		b.Fatalf("%s is smaller than one block", path)
-	}
+	base, blocks := benchSpan(b, st.Size())
 	qd := *benchQD
 	if qd < 1 {
 		b.Fatalf("-uring.qd %d must be at least 1", qd)
@@ -146,7 +160,7 @@ func BenchmarkRandRead(b *testing.B) {
 		rng ^= rng << 13
 		rng ^= rng >> 7
 		rng ^= rng << 17
-		return (rng % blocks) * bs
+		return base + (rng%blocks)*bs
 	}
 	issue := func(slot int) {
 		s := r.NextSQE()
@@ -199,7 +213,7 @@ func BenchmarkRandReadFront(b *testing.B) {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	blocks := uint64(st.Size() / bs)
+	base, blocks := benchSpan(b, st.Size())
 	qd := *benchQD
 	fr := newFront(b, FrontOptions{Ring: Options{Entries: uint32(max(qd, 8))}})
 	mem := alignedBuf(b, qd*bs)
@@ -229,7 +243,7 @@ func BenchmarkRandReadFront(b *testing.B) {
 				rng ^= rng << 13
 				rng ^= rng >> 7
 				rng ^= rng << 17
-				off = (rng % blocks) * bs
+				off = base + (rng%blocks)*bs
 				res, err := fr.Do(context.Background(), req)
 				if err != nil || res[0].Res != bs {
 					b.Errorf("read: %v %+v", err, res)
@@ -265,7 +279,7 @@ func BenchmarkRandReadFrontCB(b *testing.B) {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	blocks := uint64(st.Size() / bs)
+	base, blocks := benchSpan(b, st.Size())
 	qd := *benchQD
 	fr := newFront(b, FrontOptions{Ring: Options{Entries: uint32(max(qd, 8))}})
 	mem := alignedBuf(b, qd*bs)
@@ -279,7 +293,7 @@ func BenchmarkRandReadFrontCB(b *testing.B) {
 		rng ^= rng << 13
 		rng ^= rng >> 7
 		rng ^= rng << 17
-		offs[i] = (rng % blocks) * bs
+		offs[i] = base + (rng%blocks)*bs
 		issued++
 	}
 	for i := range reqs {
