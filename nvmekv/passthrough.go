@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -18,6 +19,10 @@ type PassthroughOptions struct {
 	// AllowNonKV opens a namespace whose CSI is not 1 anyway, for raw NVM
 	// commands (Raw, the QEMU guest tests); KV ops are still refused with ErrNotKV.
 	AllowNonKV bool
+	// StallAfter is how long a command may be in flight before it is
+	// logged and counted as stalled (uring.FrontOptions.StallAfter;
+	// FrontStats().Stalled). Default 30 s; negative = off.
+	StallAfter time.Duration
 	// Logger defaults to zap.NewNop().
 	Logger *zap.Logger
 }
@@ -123,7 +128,8 @@ func OpenPassthrough(path string, opts PassthroughOptions) (*Passthrough, error)
 		p.lim = Limits{MaxKeyLen: int(f.MaxKeyLen), MaxValueLen: int(f.MaxValueLen), MaxKeys: uint64(f.MaxKeys),
 			Capacity: p.kvns.Size, Utilization: p.kvns.Utilization}
 	}
-	p.front, err = uring.NewFront(uring.FrontOptions{Ring: uring.Options{Entries: opts.RingEntries, SQE128: true, CQE32: true}, Logger: opts.Logger})
+	p.front, err = uring.NewFront(uring.FrontOptions{Ring: uring.Options{Entries: opts.RingEntries, SQE128: true, CQE32: true},
+		StallAfter: opts.StallAfter, Logger: opts.Logger})
 	if err != nil {
 		return fail(fmt.Errorf("nvmekv: SQE128|CQE32 ring for %s: %w", path, err))
 	}

@@ -76,7 +76,7 @@ type TierStats struct {
 	ColdFreeBytes    uint64        // free space reported by the cold backend
 	ColdBytesRead    uint64        // bytes read from the cold device
 	ColdBytesWritten uint64        // bytes written to the cold device
-	ColdStalledIO    uint64        // device I/O that stayed in flight past the stall limit (30 s)
+	ColdStalledIO    uint64        // device I/O that stayed in flight past cold.stall_after
 	ColdOldestIO     time.Duration // age of the oldest device I/O in flight
 }
 

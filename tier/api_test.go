@@ -236,11 +236,11 @@ func TestBadInputIsAClearError(t *testing.T) {
 }
 
 func TestOptionsValidateReportsEveryProblem(t *testing.T) {
-	o := Options{HotBytes: 10, Durability: "sometimes", ColdConfig: ColdConfig{ColdMode: "tape"},
+	o := Options{HotBytes: 10, Durability: "sometimes", ColdConfig: ColdConfig{ColdMode: "tape", ColdStallAfter: time.Millisecond},
 		WarmConfig: WarmConfig{WarmBytes: -1}, Flusher: flusher.Options{}}
 	o.EnsureDefaults()
 	err := o.Validate()
-	for _, want := range []string{"HotBytes", "Durability", "ColdMode", "WarmBytes"} {
+	for _, want := range []string{"HotBytes", "Durability", "ColdMode", "WarmBytes", "ColdStallAfter"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want it to name %s", err, want)
 		}

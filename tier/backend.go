@@ -62,7 +62,7 @@ type ColdStats struct {
 	Submissions             uint64 // device submissions (GetMany counts one)
 	MaxValue                int    // largest value the store takes
 	PreExisting             bool   // the store held data when opened
-	// Device I/O in flight longer than the ring's StallAfter (30 s), and
+	// Device I/O in flight longer than the ring's StallAfter (ColdStallAfter), and
 	// the age of the oldest I/O in flight; 0 when the backend has no ring.
 	StalledIO uint64
 	OldestIO  time.Duration

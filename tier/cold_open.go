@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/nvmekv/emu"
+	"github.com/tiercache/tiercache/uring"
 )
 
 // ColdConfig configures the built-in cold tier.
@@ -31,6 +33,10 @@ type ColdConfig struct {
 	// ColdStrict makes a full emulated store fail writes (capacity exceeded,
 	// like a KV SSD) instead of reclaiming its oldest region.
 	ColdStrict bool
+	// ColdStallAfter is how long one cold device I/O may be in flight
+	// before it is logged and counted as stalled (Stats.ColdStalledIO).
+	// Default 30 s; negative = off; otherwise at least uring.MinStallAfter.
+	ColdStallAfter time.Duration
 }
 
 func (c *ColdConfig) ensureDefaults() {
@@ -66,6 +72,9 @@ func (c *ColdConfig) validate() []error {
 	if c.ColdCapacity < 0 {
 		errs = append(errs, fmt.Errorf("%w: ColdCapacity %d must not be negative", ErrInvalidOptions, c.ColdCapacity))
 	}
+	if c.ColdStallAfter > 0 && c.ColdStallAfter < uring.MinStallAfter {
+		errs = append(errs, fmt.Errorf("%w: ColdStallAfter %v must be at least %v, or negative (off)", ErrInvalidOptions, c.ColdStallAfter, uring.MinStallAfter))
+	}
 	return errs
 }
 
@@ -86,7 +95,8 @@ func (o *Options) openCold() (Cold, error) {
 			mode = emu.Strict
 		}
 		e, err := emu.Open(emu.Options{Path: o.ColdPath, Capacity: o.ColdCapacity, RegionBytes: o.ColdRegionBytes,
-			Mode: mode, ReadSlots: readSlots(o.MGetColdBatch), RingEntries: ringEntries(o.MGetColdBatch), Logger: o.Logger})
+			Mode: mode, ReadSlots: readSlots(o.MGetColdBatch), RingEntries: ringEntries(o.MGetColdBatch),
+			StallAfter: o.ColdStallAfter, Logger: o.Logger})
 		if errors.Is(err, emu.ErrFormat) {
 			return nil, fmt.Errorf("open emulated namespace %s: %w (the cold tier is a cache: to start it empty, "+
 				"move %s and %s.ckpt away or use another data directory)", o.ColdPath, err, o.ColdPath, o.ColdPath)
@@ -96,7 +106,8 @@ func (o *Options) openCold() (Cold, error) {
 		}
 		ns, backend = e, "emulated:"+o.ColdPath
 	case "passthrough":
-		p, err := nvmekv.OpenPassthrough(o.ColdDevice, nvmekv.PassthroughOptions{RingEntries: ringEntries(o.MGetColdBatch), Logger: o.Logger})
+		p, err := nvmekv.OpenPassthrough(o.ColdDevice, nvmekv.PassthroughOptions{RingEntries: ringEntries(o.MGetColdBatch),
+			StallAfter: o.ColdStallAfter, Logger: o.Logger})
 		if err != nil {
 			return nil, fmt.Errorf("open KV namespace %s: %w", o.ColdDevice, err)
 		}

@@ -65,7 +65,7 @@ type Stats struct {
 	ColdFreeBytes    uint64
 	ColdBytesRead    uint64
 	ColdBytesWritten uint64
-	ColdStalledIO    uint64        // device I/O in flight longer than 30 s
+	ColdStalledIO    uint64        // device I/O in flight longer than ColdStallAfter
 	ColdOldestIO     time.Duration // age of the oldest device I/O in flight
 }
 

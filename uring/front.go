@@ -283,6 +283,9 @@ func (f *Front) Close() error {
 	return f.closeErr
 }
 
+// Options are the options the Front runs with, defaults filled in.
+func (f *Front) Options() FrontOptions { return f.opts }
+
 // Features are the ring's IORING_FEAT_* bits.
 func (f *Front) Features() uint32 { return f.features }
 

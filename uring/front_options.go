@@ -36,6 +36,11 @@ type FrontOptions struct {
 	StallAfter time.Duration
 }
 
+// MinStallAfter is the shortest FrontOptions.StallAfter: the owner looks for
+// stalls every StallAfter/4, and a tick much below 1 ms would cost more
+// than the check is worth.
+const MinStallAfter = 4 * time.Millisecond
+
 // EnsureDefaults fills unset fields with their defaults.
 func (o *FrontOptions) EnsureDefaults() {
 	o.Ring.EnsureDefaults()
@@ -72,8 +77,8 @@ func (o *FrontOptions) Validate() error {
 	if o.MaxQueued < 0 {
 		errs = append(errs, fmt.Errorf("%w: MaxQueued %d must not be negative", ErrBadOptions, o.MaxQueued))
 	}
-	if o.StallAfter > 0 && o.StallAfter < 4*time.Millisecond {
-		errs = append(errs, fmt.Errorf("%w: StallAfter %v must be at least 4ms, or negative (off)", ErrBadOptions, o.StallAfter))
+	if o.StallAfter > 0 && o.StallAfter < MinStallAfter {
+		errs = append(errs, fmt.Errorf("%w: StallAfter %v must be at least %v, or negative (off)", ErrBadOptions, o.StallAfter, MinStallAfter))
 	}
 	return errors.Join(errs...)
 }

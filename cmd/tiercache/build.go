@@ -100,6 +100,14 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	}
 	to.ColdDevice = c.Cold.Device
 	to.ColdCapacity = int64(c.Cold.Capacity)
+	switch d := time.Duration(c.Cold.StallAfter); {
+	case d == 0:
+		to.ColdStallAfter = -1 // off
+	case d < 0 || d < minStallAfter:
+		bad(fmt.Errorf("cold.stall_after %v must be 0 (off) or at least %v", d, minStallAfter))
+	default:
+		to.ColdStallAfter = d
+	}
 	to.Flusher.QueueItems = c.Flusher.QueueItems
 	to.Flusher.QueueBytes = int64(c.Flusher.QueueBytes)
 	to.Flusher.BatchItems = c.Flusher.BatchItems
@@ -122,6 +130,10 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	}
 	return b, nil
 }
+
+// minStallAfter is uring.MinStallAfter (TestStallAfterConfig checks that
+// they agree), so that cold.stall_after's error names the key.
+const minStallAfter = 4 * time.Millisecond
 
 // configError lists every configuration problem, one per line.
 type configError struct{ errs []error }

@@ -71,6 +71,9 @@ type ColdConfig struct {
 	Path     string   `yaml:"path"`
 	Device   string   `yaml:"device"`
 	Capacity ByteSize `yaml:"capacity"`
+	// StallAfter: a device I/O in flight this long is logged and counted
+	// as stalled; 0 = off.
+	StallAfter Duration `yaml:"stall_after"`
 }
 
 // FlusherConfig is the warm → cold pipeline.
@@ -112,7 +115,7 @@ func defaultConfig() Config {
 			MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10, ShutdownTimeout: Duration(5e9)},
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 4 << 20, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
-		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30},
+		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9)},
 		Flusher: FlusherConfig{QueueItems: 4096, QueueBytes: 64 << 20, BatchItems: 64, BatchBytes: 4 << 20,
 			BatchDelay: Duration(2e6), InFlight: 2},
 		Policy:     PolicyConfig{PromoteHotHits: 2, PromoteWarmHits: 2, SizeUnit: 4 << 10},

@@ -6,8 +6,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/uring"
 )
 
 // TestDefaultConfigFileMatchesDefaults: configs/tiercache.yaml sets every
@@ -121,6 +124,56 @@ func TestByteSize(t *testing.T) {
 	for _, in := range []string{"", "-1", "1.5G", "lots", "99999999999T"} {
 		if _, err := ParseByteSize(in); err == nil {
 			t.Errorf("%q parsed", in)
+		}
+	}
+}
+
+// TestStallAfterConfig: cold.stall_after reaches the tier as
+// ColdStallAfter (0 = off, which the tier spells negative), from YAML and
+// from the environment, and a value below the ring's minimum is a config
+// error naming the key.
+func TestStallAfterConfig(t *testing.T) {
+	if minStallAfter != uring.MinStallAfter {
+		t.Fatalf("minStallAfter %v, uring.MinStallAfter %v", minStallAfter, uring.MinStallAfter)
+	}
+	for _, tc := range []struct {
+		yaml string
+		want time.Duration
+	}{
+		{"", 30 * time.Second},
+		{"cold:\n  stall_after: 2m\n", 2 * time.Minute},
+		{"cold:\n  stall_after: 0s\n", -1},
+	} {
+		c := defaultConfig()
+		if err := c.loadYAML([]byte(tc.yaml), "test"); err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.build(zap.NewNop())
+		if err != nil {
+			t.Fatalf("%q: %v", tc.yaml, err)
+		}
+		if b.tier.ColdStallAfter != tc.want {
+			t.Errorf("%q: ColdStallAfter %v, want %v", tc.yaml, b.tier.ColdStallAfter, tc.want)
+		}
+	}
+	c, err := loadConfig("serve", nil, []string{"TIERCACHE_COLD_STALL_AFTER=45s", "PATH=/bin"}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.build(zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.tier.ColdStallAfter != 45*time.Second {
+		t.Fatalf("TIERCACHE_COLD_STALL_AFTER=45s: ColdStallAfter %v", b.tier.ColdStallAfter)
+	}
+	for _, bad := range []string{"1ms", "-5s"} {
+		c := defaultConfig()
+		if err := c.loadYAML([]byte("cold:\n  stall_after: "+bad+"\n"), "test"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.build(zap.NewNop()); err == nil || !strings.Contains(err.Error(), "cold.stall_after") {
+			t.Errorf("stall_after %s: err = %v, want one naming cold.stall_after", bad, err)
 		}
 	}
 }

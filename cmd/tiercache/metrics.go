@@ -72,7 +72,7 @@ var metricHelp = []struct {
 	{"device_bytes_written_total", "Bytes written to the cold device.", nil},
 	{"device_bytes_read_total", "Bytes read from the cold device.", nil},
 	{"cold_free_bytes", "Free space reported by the cold backend.", nil},
-	{"cold_stalled_io_total", "Cold device I/O that stayed in flight longer than 30 s (a kernel or device problem).", nil},
+	{"cold_stalled_io_total", "Cold device I/O that stayed in flight longer than cold.stall_after (a kernel or device problem).", nil},
 	{"cold_oldest_io_seconds", "Age of the oldest cold device I/O in flight (sampled every second).", nil},
 	{"warm_numa_node", "NUMA node the warm arena is bound to (-1 unbound).", nil},
 	{"warm_placement_ratio", "Fraction of sampled warm pages resident on the warm node.", nil},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tiercache/tiercache/nvmekv"
 )
@@ -193,5 +194,35 @@ func TestListPaging(t *testing.T) {
 		if !want[k] || (i > 0 && got[i-1] >= k) {
 			t.Fatalf("key %d %q unexpected or out of order", i, k)
 		}
+	}
+}
+
+// TestStallAfterOption: Options.StallAfter reaches the namespace's ring
+// (0 = the ring's default, negative = off), and a value below
+// uring.MinStallAfter is refused before anything is opened.
+func TestStallAfterOption(t *testing.T) {
+	for _, tc := range []struct{ set, want time.Duration }{
+		{0, 30 * time.Second},
+		{-1, -1},
+		{2 * time.Minute, 2 * time.Minute},
+	} {
+		o := testOptions(t)
+		o.StallAfter = tc.set
+		ns := mustOpen(t, o)
+		if got := ns.front.Options().StallAfter; got != tc.want {
+			t.Errorf("StallAfter %v: the ring runs with %v, want %v", tc.set, got, tc.want)
+		}
+		ns.Close()
+	}
+	o := testOptions(t)
+	o.StallAfter = time.Millisecond
+	if ns, err := Open(o); !errors.Is(err, ErrBadOptions) || !strings.Contains(err.Error(), "StallAfter") {
+		if err == nil {
+			ns.Close()
+		}
+		t.Fatalf("StallAfter 1ms: err = %v, want ErrBadOptions naming StallAfter", err)
+	}
+	if _, err := os.Stat(o.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused Open left %s behind (stat: %v)", o.Path, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -75,6 +76,11 @@ type Options struct {
 	// Fault is a test seam: called before each region write or read is
 	// submitted; a non-zero Errno makes that I/O fail with it.
 	Fault func(write bool, off int64, n int) syscall.Errno
+	// StallAfter is how long one of the namespace's I/Os may be in flight
+	// before it is logged and counted as stalled (uring.FrontOptions;
+	// FrontStats().Stalled). Default 30 s; negative = off; otherwise at
+	// least uring.MinStallAfter.
+	StallAfter time.Duration
 	// Logger defaults to zap.NewNop().
 	Logger *zap.Logger
 }
@@ -138,6 +144,9 @@ func (o *Options) Validate() error {
 	if o.ExpectedItems < 0 {
 		bad("ExpectedItems %d is negative", o.ExpectedItems)
 	}
+	if o.StallAfter > 0 && o.StallAfter < uring.MinStallAfter {
+		bad("StallAfter %v must be at least %v, or negative (off)", o.StallAfter, uring.MinStallAfter)
+	}
 	return errors.Join(errs...)
 }
 
@@ -154,5 +163,5 @@ func (o *Options) Validate() error {
 // kernel that refuses these flags.
 func (o *Options) ringOptions(deferTaskrun bool) uring.FrontOptions {
 	ro := uring.Options{Entries: o.RingEntries, SingleIssuer: deferTaskrun, DeferTaskrun: deferTaskrun}
-	return uring.FrontOptions{Ring: ro, Logger: o.Logger}
+	return uring.FrontOptions{Ring: ro, StallAfter: o.StallAfter, Logger: o.Logger}
 }
