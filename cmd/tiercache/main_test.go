@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,8 @@ import (
 	"testing"
 
 	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/uring"
 )
 
 func TestRunVersionAndUnknown(t *testing.T) {
@@ -80,5 +84,21 @@ func TestRunNumaUnusableNode(t *testing.T) {
 	t.Setenv(env, "strict")
 	if rc := run([]string{"numa", "-warm-node", "63"}, &out, &errOut); rc != 1 || !strings.Contains(out.String(), "UNUSABLE") {
 		t.Fatalf("numa with node 63, strict: rc %d\n%s%s", rc, out.String(), errOut.String())
+	}
+}
+
+// TestOpenCacheErrorHint: a cache that cannot open because io_uring is
+// unavailable (seccomp, kernel.io_uring_disabled; uring's own tests make
+// the real error) gets the way to run without the cold tier; other errors
+// are only wrapped.
+func TestOpenCacheErrorHint(t *testing.T) {
+	unavailable := fmt.Errorf("tier: open cold tier: emu: io_uring for x: %w", uring.ErrUnavailable)
+	err := openCacheError(unavailable)
+	if !errors.Is(err, uring.ErrUnavailable) || !strings.Contains(err.Error(), "cold.backend: none") {
+		t.Errorf("io_uring unavailable: %v", err)
+	}
+	other := errors.New("tier: open cold tier: disk on fire")
+	if err := openCacheError(other); !errors.Is(err, other) || strings.Contains(err.Error(), "cold.backend") {
+		t.Errorf("other error: %v", err)
 	}
 }

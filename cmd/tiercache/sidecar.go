@@ -21,6 +21,7 @@ import (
 
 	"github.com/tiercache/tiercache/server"
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/uring"
 )
 
 // sidecar is a running tiercache: cache, RESP server and metrics endpoint.
@@ -36,6 +37,16 @@ type sidecar struct {
 
 	closeOnce sync.Once
 	closeErr  error
+}
+
+// openCacheError wraps tier.Open's error. Only the cold tier needs
+// io_uring, so where io_uring is unavailable it says how to run without.
+func openCacheError(err error) error {
+	if errors.Is(err, uring.ErrUnavailable) {
+		return fmt.Errorf("open cache: %w (without io_uring, -cold none or cold.backend: none serves the hot and warm "+
+			"tiers alone, with durability cache: nothing outlives the process)", err)
+	}
+	return fmt.Errorf("open cache: %w", err)
 }
 
 // startSidecar opens the cache, then the metrics listener, then the RESP
@@ -58,7 +69,7 @@ func startSidecar(cfg *Config, log *zap.Logger) (*sidecar, error) {
 		}
 	}
 	if s.cache, err = tier.Open(b.tier); err != nil {
-		return nil, fmt.Errorf("open cache: %w", err)
+		return nil, openCacheError(err)
 	}
 	if s.srv, err = server.New(tierCache{s.cache}, b.server); err != nil {
 		s.cache.Close()
