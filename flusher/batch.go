@@ -3,8 +3,6 @@ package flusher
 import (
 	"context"
 	"time"
-
-	"go.uber.org/zap"
 )
 
 // dispatch is the single goroutine that closes batches and hands them to
@@ -162,8 +160,7 @@ func (f *Flusher) run(batch []*Item) {
 		}
 		if it.Err != nil {
 			f.st.errors.Add(1)
-			f.o.Logger.Warn("flusher: cold write failed", zap.Int("key_bytes", len(it.Key)),
-				zap.Int("value_bytes", len(it.Value)), zap.Bool("delete", it.Delete), zap.Error(it.Err))
+			f.errs.failed(f.o.Logger, it, time.Now())
 		} else {
 			f.st.written.Add(1)
 			f.st.bytes.Add(uint64(it.size()))

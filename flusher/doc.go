@@ -17,8 +17,10 @@
 //   - F4: a put that Current says is superseded is not written.
 //   - F5: Close writes everything pending, waits for every completion, and
 //     is idempotent; Enqueue after Close returns ErrClosed.
-//   - F6: a device error is counted, logged and reported to OnDone; the
-//     flusher keeps going.
+//   - F6: a device error is counted, reported to OnDone and logged, the
+//     first at once and later ones at most every 10 s with how many failed
+//     in between (a full or failed device fails every write); the flusher
+//     keeps going (TestErrorsLoggedSparingly).
 //   - F7: with an Admitter, a put that it refuses is never queued.
 //
 // # Caveats

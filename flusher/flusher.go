@@ -29,7 +29,8 @@ type Flusher struct {
 	idle *sync.Cond    // signalled when a batch completes
 	wg   sync.WaitGroup
 
-	st stats
+	st   stats
+	errs errLog
 }
 
 type stats struct {

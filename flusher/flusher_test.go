@@ -8,6 +8,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // recStore records what reaches it, in order; gate (if set) blocks PutMany
@@ -288,4 +292,40 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// TestErrorsLoggedSparingly (F6): a store failing every write gets every
+// failure counted but one warning, not one per item; after errLogEvery the
+// next failure is logged with how many failed in between.
+func TestErrorsLoggedSparingly(t *testing.T) {
+	s := newRecStore()
+	s.fail.Store(true)
+	core, logs := observer.New(zapcore.WarnLevel)
+	f := newFlusher(t, Options{Store: s, Logger: zap.New(core)})
+	for i := 0; i < 500; i++ {
+		f.Enqueue(item(fmt.Sprintf("k%d", i), "v"))
+	}
+	f.Drain(context.Background())
+	if st := f.Stats(); st.Errors != 500 {
+		t.Fatalf("errors %d, want 500", st.Errors)
+	}
+	if n := logs.FilterMessage("flusher: cold write failed").Len(); n != 1 {
+		t.Fatalf("500 failures within a second logged %d warnings, want 1", n)
+	}
+
+	var l errLog
+	log, lines := observer.New(zapcore.WarnLevel)
+	it := &Item{Key: []byte("k"), Err: errors.New("EIO")}
+	t0 := time.Unix(1000, 0)
+	for i := 0; i < 5; i++ {
+		l.failed(zap.New(log), it, t0.Add(time.Duration(i)*time.Second))
+	}
+	l.failed(zap.New(log), it, t0.Add(errLogEvery))
+	all := lines.All()
+	if len(all) != 2 {
+		t.Fatalf("6 failures over %v logged %d lines, want 2", errLogEvery, len(all))
+	}
+	if n := all[1].ContextMap()["failed_since_last_report"]; n != int64(4) {
+		t.Fatalf("the second line reports %v failures in between, want 4", n)
+	}
 }

@@ -36,9 +36,10 @@ func shortSocket(t testing.TB) string {
 // mapCache is a plain map implementing Cache for protocol tests; the real
 // tier.Cache is exercised by cmd/tiercache's client tests.
 type mapCache struct {
-	mu  sync.Mutex
-	m   map[string]mapItem
-	now func() time.Time
+	mu       sync.Mutex
+	m        map[string]mapItem
+	now      func() time.Time
+	coldFail string // TierStats.ColdWriteError
 }
 
 type mapItem struct {
@@ -225,8 +226,11 @@ func (c *mapCache) Where(key []byte) string {
 }
 
 func (c *mapCache) TierStats() TierStats {
+	c.mu.Lock()
+	fail := c.coldFail
+	c.mu.Unlock()
 	return TierStats{Keys: int64(c.Len()), Tiers: []TierLevel{{Name: "hot", Items: int64(c.Len())}, {Name: "warm"}, {Name: "cold"}},
-		WarmNode: -1, ColdBackend: "map"}
+		WarmNode: -1, ColdBackend: "map", ColdWriteError: fail}
 }
 
 // startServer starts a Server for a map cache on a fresh short socket.

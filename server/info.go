@@ -102,6 +102,8 @@ func (s *Server) writeInfo(b *strings.Builder, section string) {
 		kv("flusher_bytes", t.FlusherBytes)
 		kv("flusher_batches", t.FlusherBatches)
 		kv("flusher_drops", t.FlusherDrops)
+		kv("flusher_errors", t.FlusherErrors)
+		kv("lost", t.Lost)
 		kv("warm_numa_node", t.WarmNode)
 		kv("warm_placement", fmt.Sprintf("%.4f", t.WarmPlacement))
 		kv("cold_backend", t.ColdBackend)
@@ -110,7 +112,24 @@ func (s *Server) writeInfo(b *strings.Builder, section string) {
 		kv("cold_bytes_written", t.ColdBytesWritten)
 		kv("cold_stalled_io", t.ColdStalledIO)
 		kv("cold_oldest_io_ms", t.ColdOldestIO.Milliseconds())
+		kv("cold_errors", t.ColdErrors)
+		writable := 1
+		if t.ColdWriteError != "" || t.ColdBackend == "" {
+			writable = 0
+		}
+		kv("cold_writable", writable)
+		kv("cold_write_error", infoText(t.ColdWriteError))
 	}
+}
+
+// infoText makes s one INFO value: no CR or LF.
+func infoText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 func onOff(b bool) string {

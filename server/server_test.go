@@ -108,7 +108,7 @@ func TestCommandReplies(t *testing.T) {
 	info := c.reply()
 	for _, want := range []string{"# Server", "# Clients", "# Memory", "# Stats", "# Keyspace", "# Tiers",
 		"tier_hot_items:", "tier_warm_hits:", "flusher_drops:", "warm_numa_node:", "cold_backend:map", "cold_free_bytes:",
-		"cold_stalled_io:", "cold_oldest_io_ms:"} {
+		"cold_stalled_io:", "cold_oldest_io_ms:", "cold_errors:", "flusher_errors:", "lost:", "cold_writable:1\r\n", "cold_write_error:\r\n"} {
 		if !strings.Contains(info, want) {
 			t.Errorf("INFO lacks %q", want)
 		}
@@ -541,4 +541,22 @@ func TestMultiExec(t *testing.T) {
 		{[]string{"WATCH", "tx"}, "-ERR WATCH is not supported by tiercache (MULTI/EXEC only queue commands)"},
 		{[]string{"UNWATCH"}, "+OK"},
 	})
+}
+
+// TestInfoColdWriteError: a cold store that takes no more writes shows in
+// INFO tiers as cold_writable:0 with the reason on one line.
+func TestInfoColdWriteError(t *testing.T) {
+	s, path := startServer(t, nil)
+	mc := s.cache.(*mapCache)
+	mc.mu.Lock()
+	mc.coldFail = "emu: write failed:\r\nno space left on device"
+	mc.mu.Unlock()
+	c := dialRaw(t, path)
+	c.cmd("INFO", "tiers")
+	info := c.reply()
+	for _, want := range []string{"cold_writable:0\r\n", "cold_write_error:emu: write failed:  no space left on device\r\n"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("INFO tiers lacks %q:\n%s", want, info)
+		}
+	}
 }

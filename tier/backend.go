@@ -66,4 +66,8 @@ type ColdStats struct {
 	// the age of the oldest I/O in flight; 0 when the backend has no ring.
 	StalledIO uint64
 	OldestIO  time.Duration
+	// WriteError is why the store takes no more writes (an emulated
+	// store after a failed region write, until reopened); nil while
+	// writable or unknown.
+	WriteError error
 }

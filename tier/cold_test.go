@@ -263,6 +263,9 @@ func TestDeviceErrorsAreCountedAndCacheKeepsServing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	if we := c.Stats().ColdWriteError; we != nil {
+		t.Fatalf("Stats().ColdWriteError = %v before any failure", we)
+	}
 	fail.Store(true)
 	r := rand.New(rand.NewPCG(9, 9))
 	last := map[string][]byte{}
@@ -305,6 +308,9 @@ func TestDeviceErrorsAreCountedAndCacheKeepsServing(t *testing.T) {
 	}
 	if st.Lost == 0 {
 		t.Errorf("failed cold writes lost no key: Lost = 0")
+	}
+	if !errors.Is(st.ColdWriteError, syscall.EIO) {
+		t.Errorf("Stats().ColdWriteError = %v after failed region writes, want the EIO", st.ColdWriteError)
 	}
 	// The cache keeps serving while the device fails: small values written
 	// now fit the memory tiers and read back.

@@ -80,11 +80,14 @@ func (c *coldKV) Stats() ColdStats {
 		free = lim.Capacity - lim.Utilization
 	}
 	items := int64(-1)
+	var werr error
 	if es, ok := c.kv.Namespace().(interface{ Stats() emu.Stats }); ok {
-		items = int64(es.Stats().Items) // device records: a chunked value counts once per chunk
+		st := es.Stats()
+		items = int64(st.Items) // device records: a chunked value counts once per chunk
+		werr = st.Failed
 	}
 	cs := ColdStats{Backend: c.backend, Items: items, FreeBytes: free, BytesRead: s.BytesRead,
-		BytesWritten: s.BytesWritten, MaxValue: c.maxValue, PreExisting: c.preExisting}
+		BytesWritten: s.BytesWritten, MaxValue: c.maxValue, PreExisting: c.preExisting, WriteError: werr}
 	if r, ok := c.kv.Namespace().(interface{ FrontStats() uring.FrontStats }); ok {
 		fs := r.FrontStats()
 		cs.StalledIO, cs.OldestIO = fs.Stalled, fs.OldestInFlight

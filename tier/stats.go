@@ -67,6 +67,7 @@ type Stats struct {
 	ColdBytesWritten uint64
 	ColdStalledIO    uint64        // device I/O in flight longer than ColdStallAfter
 	ColdOldestIO     time.Duration // age of the oldest device I/O in flight
+	ColdWriteError   error         // why the cold store takes no more writes; nil while writable
 }
 
 // Stats returns a snapshot. It walks the directory (O(keys)).
@@ -93,7 +94,7 @@ func (c *Cache) Stats() Stats {
 		cs := c.cold.Stats()
 		s.Tiers = append(s.Tiers, TierLevel{Name: "cold", Items: cs.Items, Bytes: -1, Hits: coldHits, Misses: misses})
 		s.ColdBackend, s.ColdFreeBytes, s.ColdBytesRead, s.ColdBytesWritten = cs.Backend, cs.FreeBytes, cs.BytesRead, cs.BytesWritten
-		s.ColdStalledIO, s.ColdOldestIO = cs.StalledIO, cs.OldestIO
+		s.ColdStalledIO, s.ColdOldestIO, s.ColdWriteError = cs.StalledIO, cs.OldestIO, cs.WriteError
 		s.Flusher = c.fl.Stats()
 	}
 	s.Misses = misses

@@ -22,6 +22,10 @@ func (t tierCache) TierStats() server.TierStats {
 		ColdBackend: s.ColdBackend, ColdFreeBytes: s.ColdFreeBytes,
 		ColdBytesRead: s.ColdBytesRead, ColdBytesWritten: s.ColdBytesWritten,
 		ColdStalledIO: s.ColdStalledIO, ColdOldestIO: s.ColdOldestIO,
+		ColdErrors: s.ColdErrors, FlusherErrors: s.Flusher.Errors, Lost: s.Lost,
+	}
+	if s.ColdWriteError != nil {
+		out.ColdWriteError = s.ColdWriteError.Error()
 	}
 	for _, l := range s.Tiers {
 		out.Tiers = append(out.Tiers, server.TierLevel{Name: l.Name, Items: l.Items, Bytes: l.Bytes,

@@ -314,6 +314,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		"tiercache_flusher_queue_items", "tiercache_flusher_batches_total", "tiercache_flusher_drops_total",
 		"tiercache_device_bytes_written_total", "tiercache_device_bytes_read_total",
 		"tiercache_cold_stalled_io_total 0", "tiercache_cold_oldest_io_seconds ",
+		"tiercache_flusher_errors_total 0", "tiercache_cold_errors_total 0", "tiercache_cold_writable 1", "tiercache_lost_total 0",
 		"tiercache_warm_numa_node", "tiercache_warm_placement_ratio", "go_goroutines", "go_gc_",
 	} {
 		if !strings.Contains(string(body), want) {

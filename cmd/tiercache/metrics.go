@@ -69,6 +69,9 @@ var metricHelp = []struct {
 	{"flusher_bytes_total", "Bytes the cold store acknowledged.", nil},
 	{"flusher_drops_total", "Cold admissions dropped because the flusher was behind.", nil},
 	{"flusher_rejected_total", "Cold admissions refused by the flash write budget.", nil},
+	{"flusher_errors_total", "Cold writes that failed (the items are dropped: see lost_total).", nil},
+	{"cold_errors_total", "Cold-tier errors: reads served as misses, writes dropped.", nil},
+	{"cold_writable", "1 while the cold store takes writes; 0 without a cold tier or after a failed write (until restart; INFO tiers cold_write_error says why).", nil},
 	{"device_bytes_written_total", "Bytes written to the cold device.", nil},
 	{"device_bytes_read_total", "Bytes read from the cold device.", nil},
 	{"cold_free_bytes", "Free space reported by the cold backend.", nil},
@@ -138,6 +141,13 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 		counter("flusher_bytes_total", float64(st.Flusher.Bytes))
 		counter("flusher_drops_total", float64(st.Flusher.Drops))
 		counter("flusher_rejected_total", float64(st.Flusher.Rejected))
+		counter("flusher_errors_total", float64(st.Flusher.Errors))
+		counter("cold_errors_total", float64(st.ColdErrors))
+		writable := 1.0
+		if st.ColdWriteError != nil || st.ColdBackend == "" {
+			writable = 0
+		}
+		gauge("cold_writable", writable)
 		counter("device_bytes_written_total", float64(st.ColdBytesWritten))
 		counter("device_bytes_read_total", float64(st.ColdBytesRead))
 		gauge("cold_free_bytes", float64(st.ColdFreeBytes))

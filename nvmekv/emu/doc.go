@@ -109,6 +109,13 @@
 //     buffer (no read slot, no copy); otherwise through a read slot. Either
 //     way no byte of the buffer past the value is written
 //     (TestDirectExtentRead; Stats.DirectReads counts them).
+//   - E14: a store in a regular file has its blocks reserved (fallocate)
+//     unless Options.Sparse: formatting a store larger than the
+//     filesystem's free space fails Open with ENOSPC naming the path and
+//     the free bytes, and nothing written later can meet ENOSPC on a
+//     filesystem that overwrites in place (ext4, xfs, tmpfs; not btrfs).
+//     An existing store that cannot be reserved opens with a warning
+//     (TestReserve).
 //
 // # Caveats
 //

@@ -126,6 +126,9 @@ type Stats struct {
 	Recovered     string // "fresh", "checkpoint" or "scan"
 	TornTails     int    // regions whose scan stopped before their end
 	Direct        bool   // O_DIRECT in use
+	// Failed is why the namespace is read-only (E7: a region write failed;
+	// Store and Delete fail until it is reopened), nil while writable.
+	Failed error
 }
 
 // Open opens (formatting if needed) the emulated namespace at opts.Path.
@@ -212,6 +215,14 @@ func (e *Namespace) openStore(size int64) error {
 			return fmt.Errorf("emu: size %s to %d bytes: %w", e.opts.Path, e.dataOff+int64(e.nReg)*R, err)
 		}
 	}
+	if !e.isBlock && !e.opts.Sparse {
+		if err := e.reserve(e.dataOff+int64(e.nReg)*R, formatted); err != nil {
+			if size == 0 {
+				_ = ftruncate(e.fd, 0) // leave the file as empty as it was
+			}
+			return err
+		}
+	}
 	if err := e.setupIO(); err != nil {
 		return err
 	}
@@ -231,6 +242,33 @@ func (e *Namespace) openStore(size int64) error {
 	e.sb.clean = false
 	e.sb.maxValue = uint32(e.opts.MaxValueBytes)
 	return e.writeSuperblock(sbuf)
+}
+
+// reserve allocates the file's n bytes (E14). A new store that does not fit
+// fails with ENOSPC now; an existing one (data the caller wants back, maybe
+// made sparse by an earlier version) opens anyway, with a warning. A
+// filesystem without fallocate keeps the file sparse.
+func (e *Namespace) reserve(n int64, formatted bool) error {
+	err := fallocate(e.fd, n)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.ENOSYS):
+		e.log.Info("emu: the filesystem cannot reserve blocks (no fallocate); the store stays sparse",
+			zap.String("path", e.opts.Path), zap.Error(err))
+		return nil
+	}
+	free := "unknown"
+	if f, ferr := fsFree(e.fd); ferr == nil {
+		free = fmt.Sprintf("%d", f)
+	}
+	if formatted {
+		e.log.Warn("emu: cannot reserve the store's blocks; writes will fail with ENOSPC when the filesystem fills",
+			zap.String("path", e.opts.Path), zap.Int64("bytes", n), zap.String("fs_free_bytes", free), zap.Error(err))
+		return nil
+	}
+	return fmt.Errorf("emu: reserve %d bytes for %s (the filesystem has %s bytes free; lower the capacity or free space): %w",
+		n, e.opts.Path, free, err)
 }
 
 func (e *Namespace) fresh() {
@@ -334,6 +372,7 @@ func (e *Namespace) Stats() Stats {
 	s.DiskReads, s.ReadBytes, s.ReadRetries = e.diskReads.Load(), e.readBytes.Load(), e.readRetries.Load()
 	s.BufferReads, s.DirectReads = e.bufferReads.Load(), e.directReads.Load()
 	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = e.idx.count, e.liveBytes, e.nReg, e.idx.bytes()
+	s.Failed = e.failed
 	for _, r := range e.regs {
 		if r.seq != 0 {
 			s.UsedRegions++

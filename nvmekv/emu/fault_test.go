@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/tiercache/tiercache/nvmekv"
 )
 
@@ -54,6 +58,9 @@ func TestInjectedEIO(t *testing.T) {
 	if err := ns.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if f := ns.Stats().Failed; f != nil {
+		t.Fatalf("Stats().Failed = %v before any failure", f)
+	}
 	failWrites = true
 	storeN(t, ns, 100, 120, 1000)
 	err := ns.Flush(ctx)
@@ -62,6 +69,9 @@ func TestInjectedEIO(t *testing.T) {
 	}
 	if err := ns.Store(ctx, []byte("after"), []byte("x"), 0); !errors.Is(err, syscall.EIO) || !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("Store after EIO = %v", err)
+	}
+	if f := ns.Stats().Failed; !errors.Is(f, syscall.EIO) || !strings.Contains(f.Error(), o.Path) {
+		t.Fatalf("Stats().Failed = %v after a failed region write, want the EIO naming %s", f, o.Path)
 	}
 	checkN(t, ns, 0, 100, 1000)
 	ns.Close()
@@ -92,18 +102,13 @@ func TestInjectedReadEIO(t *testing.T) {
 	}
 }
 
-// TestENOSPC fills a 2 MiB tmpfs: the failing write gives ENOSPC, flushed
-// data stays readable and survives reopening.
+// TestENOSPC fills a 2 MiB tmpfs under a sparse (Options.Sparse) 4 MiB
+// store: the failing write gives ENOSPC, flushed data stays readable and
+// survives reopening.
 func TestENOSPC(t *testing.T) {
-	if os.Geteuid() != 0 {
-		skipf(t, "mounting a size-limited tmpfs needs root")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", dir).CombinedOutput(); err != nil {
-		skipf(t, "mount tmpfs: %v: %s", err, out)
-	}
-	defer exec.Command("umount", "-l", dir).Run()
-	o := Options{Path: dir + "/ns", Capacity: 64 * (64 << 10), RegionBytes: 64 << 10, MaxValueBytes: 4096, ReadSlots: 8, RingEntries: 64, CheckpointPath: "-"}
+	dir := mountTmpfs(t, "2m")
+	o := Options{Path: dir + "/ns", Capacity: 64 * (64 << 10), RegionBytes: 64 << 10, MaxValueBytes: 4096, ReadSlots: 8, RingEntries: 64,
+		CheckpointPath: "-", Sparse: true}
 	ns := mustOpen(t, o)
 	if err := storeN(t, ns, 0, 200, 2000); err != nil {
 		t.Fatal(err)
@@ -125,6 +130,78 @@ func TestENOSPC(t *testing.T) {
 	ns = mustOpen(t, o)
 	checkN(t, ns, 0, 200, 2000)
 	ns.Close()
+}
+
+// mountTmpfs mounts a tmpfs of size bytes on a temp dir (root only).
+func mountTmpfs(t *testing.T, size string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		skipf(t, "mounting a size-limited tmpfs needs root")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		skipf(t, "mount tmpfs: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	return dir
+}
+
+// TestReserve (E14) on a 2 MiB tmpfs: a new 4 MiB store fails Open with
+// ENOSPC naming the path and the free space, and leaves the filesystem
+// usable; a 1 MiB store gets all its blocks at Open; an existing sparse
+// store that no longer fits opens with a warning and its data.
+func TestReserve(t *testing.T) {
+	dir := mountTmpfs(t, "2m")
+	o := Options{Path: dir + "/big", Capacity: 64 * (64 << 10), RegionBytes: 64 << 10, MaxValueBytes: 4096, ReadSlots: 8, RingEntries: 64, CheckpointPath: "-"}
+	ns, err := Open(o)
+	if err == nil {
+		ns.Close()
+		t.Fatal("a 4 MiB store opened on a 2 MiB tmpfs")
+	}
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), o.Path) || !strings.Contains(err.Error(), "free") {
+		t.Fatalf("Open of a 4 MiB store on a 2 MiB tmpfs: %v, want ENOSPC naming the path and the free space", err)
+	}
+	if fi, err := os.Stat(o.Path); err != nil || fi.Size() != 0 {
+		t.Fatalf("the refused store's file: %v, %v; want it left empty", fi, err)
+	}
+	os.Remove(o.Path)
+
+	small := o
+	small.Path, small.Capacity = dir+"/small", 16*(64<<10)
+	ns = mustOpen(t, small)
+	var st syscall.Stat_t
+	if err := syscall.Stat(small.Path, &st); err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(4096 + 16*(64<<10)); st.Blocks*512 < want {
+		t.Errorf("a 1 MiB store holds %d bytes of blocks after Open, want its %d reserved", st.Blocks*512, want)
+	}
+	if err := storeN(t, ns, 0, 100, 2000); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Close(); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(small.Path)
+
+	sparse := o
+	sparse.Sparse = true
+	ns = mustOpen(t, sparse) // sparse: opens though it could not be reserved
+	if err := storeN(t, ns, 0, 100, 2000); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Close(); err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(zapcore.WarnLevel)
+	again := o // reserving now, as a default Open does
+	again.Logger = zap.New(core)
+	ns = mustOpen(t, again)
+	defer ns.Close()
+	checkN(t, ns, 0, 100, 2000)
+	if logs.FilterMessageSnippet("cannot reserve").Len() != 1 {
+		t.Errorf("reopening a sparse store that cannot be reserved logged %v, want one warning", logs.All())
+	}
 }
 
 // TestLoopDevice runs the namespace on a loop block device.

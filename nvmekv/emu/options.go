@@ -67,6 +67,12 @@ type Options struct {
 	ReadSlots int
 	// RingEntries is the size of the namespace's io_uring; default 256.
 	RingEntries uint32
+	// Sparse leaves a regular file's blocks unreserved (thin provisioning).
+	// By default Open reserves them (fallocate) so that a filesystem too
+	// small for Capacity fails Open with ENOSPC, not a later write; a
+	// sparse store's writes fail with ENOSPC when the filesystem fills,
+	// and the namespace is read-only until reopened.
+	Sparse bool
 	// Format allows formatting a device or file whose first 4 KiB are not
 	// zero and hold no superblock (it would otherwise be refused, so a
 	// mistyped path never destroys data). Default false.

@@ -61,6 +61,26 @@ func dioAlign(fd int, isBlock bool) int {
 
 func ftruncate(fd int, n int64) error { return unix.Ftruncate(fd, n) }
 
+// fallocate allocates bytes [0, n) of fd (mode 0: blocks are reserved,
+// reads of never-written ones return zeros).
+func fallocate(fd int, n int64) error {
+	for {
+		err := unix.Fallocate(fd, 0, 0, n)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// fsFree is the free space of fd's filesystem for an unprivileged user.
+func fsFree(fd int) (uint64, error) {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		return 0, err
+	}
+	return st.Bavail * uint64(st.Bsize), nil
+}
+
 // pread/pwrite loop until n bytes moved (used for the superblock only).
 func pread(fd int, b []byte, off int64) error {
 	for len(b) > 0 {
