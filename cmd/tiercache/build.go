@@ -145,6 +145,9 @@ func (e *configError) Error() string {
 			lines = append(lines, "  - "+l)
 		}
 	}
+	if len(lines) == 1 {
+		return "invalid configuration: " + strings.TrimPrefix(lines[0], "  - ")
+	}
 	return fmt.Sprintf("invalid configuration (%d problems):\n%s", len(lines), strings.Join(lines, "\n"))
 }
 

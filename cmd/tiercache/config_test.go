@@ -177,3 +177,16 @@ func TestStallAfterConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigErrorCount: one problem reads as one sentence, several are
+// counted and listed one per line.
+func TestConfigErrorCount(t *testing.T) {
+	one := (&configError{errs: []error{errors.New("warm.node: no node 9")}}).Error()
+	if one != "invalid configuration: warm.node: no node 9" {
+		t.Errorf("one problem: %q", one)
+	}
+	two := (&configError{errs: []error{errors.New("a"), errors.New("b")}}).Error()
+	if two != "invalid configuration (2 problems):\n  - a\n  - b" {
+		t.Errorf("two problems: %q", two)
+	}
+}
