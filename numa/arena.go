@@ -96,7 +96,11 @@ func NewArena(opts ArenaOptions) (*Arena, error) {
 			a.prefault()
 		}
 	}
-	log.Info("numa: arena ready", zap.Int("bytes", size), zap.Ints("nodes", a.target.nodes()),
+	nodesKey := "nodes"
+	if !a.bound {
+		nodesKey = "requested_nodes" // the fallback ran it unbound
+	}
+	log.Info("numa: arena ready", zap.Int("bytes", size), zap.Ints(nodesKey, a.target.nodes()),
 		zap.Stringer("policy", a.policy), zap.Stringer("mode", opts.Mode), zap.Bool("bound", a.bound))
 	return a, nil
 }
