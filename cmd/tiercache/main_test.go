@@ -97,6 +97,10 @@ func TestOpenCacheErrorHint(t *testing.T) {
 	if !errors.Is(err, uring.ErrUnavailable) || !strings.Contains(err.Error(), "cold.backend: none") {
 		t.Errorf("io_uring unavailable: %v", err)
 	}
+	full := fmt.Errorf("tier: open cold tier: emu: reserve 1073745920 bytes for data/cold.kv: %w", syscall.ENOSPC)
+	if err := openCacheError(full); !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "cold.capacity") {
+		t.Errorf("no space for the cold store: %v", err)
+	}
 	other := errors.New("tier: open cold tier: disk on fire")
 	if err := openCacheError(other); !errors.Is(err, other) || strings.Contains(err.Error(), "cold.backend") {
 		t.Errorf("other error: %v", err)

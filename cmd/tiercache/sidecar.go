@@ -46,6 +46,10 @@ func openCacheError(err error) error {
 		return fmt.Errorf("open cache: %w (without io_uring, -cold none or cold.backend: none serves the hot and warm "+
 			"tiers alone, with durability cache: nothing outlives the process)", err)
 	}
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("open cache: %w (the emulated cold store reserves cold.capacity on disk: lower it, e.g. "+
+			"TIERCACHE_COLD_CAPACITY=256MiB, or point -data at a larger filesystem)", err)
+	}
 	return fmt.Errorf("open cache: %w", err)
 }
 
