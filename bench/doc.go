@@ -13,6 +13,11 @@
 //
 // Run: cd bench && go test -run '^$' -bench . -benchtime 1x   (hit ratio)
 //
+// cmd/schedlat summarises a Go execution trace (scheduling latency, run
+// slices, park→ready); scripts/trace-nvmekv runs it on the emulated
+// namespace's Retrieve at QD 64. It lives here because it needs
+// golang.org/x/exp/trace, which tiercache itself does not.
+//
 // # Invariants
 //
 //   - B1: every cache in a hit-ratio run sees the same request sequence

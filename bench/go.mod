@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/dgraph-io/ristretto/v2 v2.4.2
 	github.com/tiercache/tiercache v0.0.0
+	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 )
 
 require (
