@@ -79,6 +79,7 @@ type TierStats struct {
 	ColdStalledIO    uint64        // device I/O that stayed in flight past cold.stall_after
 	ColdOldestIO     time.Duration // age of the oldest device I/O in flight
 	ColdErrors       uint64        // cold-tier errors: reads served as misses, writes dropped
+	ColdWritable     bool          // a cold tier exists and takes writes
 	ColdWriteError   string        // why the cold store takes no more writes ("" while writable)
 	FlusherErrors    uint64        // cold writes that failed
 	Lost             uint64        // keys forgotten because their only copy was dropped or failed

@@ -230,7 +230,7 @@ func (c *mapCache) TierStats() TierStats {
 	fail := c.coldFail
 	c.mu.Unlock()
 	return TierStats{Keys: int64(c.Len()), Tiers: []TierLevel{{Name: "hot", Items: int64(c.Len())}, {Name: "warm"}, {Name: "cold"}},
-		WarmNode: -1, ColdBackend: "map", ColdWriteError: fail}
+		WarmNode: -1, ColdBackend: "map", ColdWritable: fail == "", ColdWriteError: fail}
 }
 
 // startServer starts a Server for a map cache on a fresh short socket.

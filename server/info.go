@@ -113,13 +113,16 @@ func (s *Server) writeInfo(b *strings.Builder, section string) {
 		kv("cold_stalled_io", t.ColdStalledIO)
 		kv("cold_oldest_io_ms", t.ColdOldestIO.Milliseconds())
 		kv("cold_errors", t.ColdErrors)
-		writable := 1
-		if t.ColdWriteError != "" || t.ColdBackend == "" {
-			writable = 0
-		}
-		kv("cold_writable", writable)
+		kv("cold_writable", boolInt(t.ColdWritable))
 		kv("cold_write_error", infoText(t.ColdWriteError))
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // infoText makes s one INFO value: no CR or LF.

@@ -70,6 +70,9 @@ type Stats struct {
 	ColdWriteError   error         // why the cold store takes no more writes; nil while writable
 }
 
+// ColdWritable reports whether there is a cold tier and it takes writes.
+func (s *Stats) ColdWritable() bool { return s.ColdBackend != "" && s.ColdWriteError == nil }
+
 // Stats returns a snapshot. It walks the directory (O(keys)).
 func (c *Cache) Stats() Stats {
 	s := Stats{Keys: c.dir.keyCount(), WarmNode: -1}

@@ -11,6 +11,7 @@ import (
 	"github.com/tiercache/tiercache/numa"
 	"github.com/tiercache/tiercache/server"
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/uring"
 )
 
 // built is a Config turned into the packages' Options.
@@ -103,8 +104,8 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	switch d := time.Duration(c.Cold.StallAfter); {
 	case d == 0:
 		to.ColdStallAfter = -1 // off
-	case d < 0 || d < minStallAfter:
-		bad(fmt.Errorf("cold.stall_after %v must be 0 (off) or at least %v", d, minStallAfter))
+	case d < uring.MinStallAfter:
+		bad(fmt.Errorf("cold.stall_after %v must be 0 (off) or at least %v", d, uring.MinStallAfter))
 	default:
 		to.ColdStallAfter = d
 	}
@@ -130,10 +131,6 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	}
 	return b, nil
 }
-
-// minStallAfter is uring.MinStallAfter (TestStallAfterConfig checks that
-// they agree), so that cold.stall_after's error names the key.
-const minStallAfter = 4 * time.Millisecond
 
 // configError lists every configuration problem, one per line.
 type configError struct{ errs []error }

@@ -143,9 +143,9 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 		counter("flusher_rejected_total", float64(st.Flusher.Rejected))
 		counter("flusher_errors_total", float64(st.Flusher.Errors))
 		counter("cold_errors_total", float64(st.ColdErrors))
-		writable := 1.0
-		if st.ColdWriteError != nil || st.ColdBackend == "" {
-			writable = 0
+		writable := 0.0
+		if st.ColdWritable() {
+			writable = 1
 		}
 		gauge("cold_writable", writable)
 		counter("device_bytes_written_total", float64(st.ColdBytesWritten))
