@@ -44,7 +44,11 @@
 //   - K6: Delete reads the header (to check the user key), then deletes the
 //     header first and then the chunks, in one linked chain.
 //   - K7: a Retrieve whose stored size (DW0) exceeds the host buffer is
-//     retried with a buffer of exactly that size (TestKVModel/shortbuf).
+//     retried with a buffer of exactly that size (TestKVModel/shortbuf). A
+//     Get told the value's size (GetSized, GetManySized) sizes its first
+//     Retrieve for the whole inline record, so it takes one round trip; a
+//     wrong size changes nothing but the number of Retrieves (TestKVModel
+//     with random hints, TestGetSizedOneRoundTrip).
 //   - K8: Passthrough reads the namespace CSI (Identify CNS 03h) before any
 //     I/O and never sends a KV opcode unless CSI == 1 (ErrNotKV names the
 //     device and its CSI) (TestRefuseNonKV; the live check runs in the QEMU guest).

@@ -138,7 +138,16 @@ func (kv *KV) assemble(dst []byte, g *getState, ops []*Op) ([]byte, error) {
 // Get appends key's value to dst. A miss, a collision (the device key holds
 // another user key), an expired record or a stale chunk is ErrKeyNotFound.
 func (kv *KV) Get(ctx context.Context, dst, key []byte) ([]byte, Meta, error) {
-	items := kv.getMany(ctx, [][]byte{key}, [][]byte{dst})
+	return kv.GetSized(ctx, dst, key, -1)
+}
+
+// GetSized is Get for a caller that expects the value to be valueLen bytes
+// long (< 0: unknown): the first Retrieve's buffer then holds the whole
+// inline record, so a value above HeaderReadBytes takes one device round
+// trip instead of two. A wrong guess costs nothing but that: a record
+// larger than the buffer is read again at its size, as Get does.
+func (kv *KV) GetSized(ctx context.Context, dst, key []byte, valueLen int) ([]byte, Meta, error) {
+	items := kv.getMany(ctx, [][]byte{key}, [][]byte{dst}, []int{valueLen})
 	it := items[0]
 	if it.Err != nil {
 		return dst, Meta{}, it.Err
@@ -146,13 +155,35 @@ func (kv *KV) Get(ctx context.Context, dst, key []byte) ([]byte, Meta, error) {
 	return it.Value, it.Meta, nil
 }
 
+// firstRead is the buffer size of a Get's first Retrieve for a key of
+// keyLen bytes whose value is expected to be valueLen bytes (< 0:
+// unknown): the inline record when one fits the namespace's value limit
+// (putRecord's rule), else HeaderReadBytes (a chunked value's header record
+// is small, and an unknown size is most often small too).
+func (kv *KV) firstRead(keyLen, valueLen int) int {
+	if valueLen < 0 {
+		return kv.opts.HeaderReadBytes
+	}
+	n := HeaderBytes + keyLen + valueLen
+	if n <= kv.opts.HeaderReadBytes || n > kv.lim.MaxValueLen {
+		return kv.opts.HeaderReadBytes
+	}
+	return n
+}
+
 // GetMany reads several keys: all header Retrieves in one submission, then
 // all chunk Retrieves in one more. Per-key outcomes are in the Items.
 func (kv *KV) GetMany(ctx context.Context, keys [][]byte) []Item {
-	return kv.getMany(ctx, keys, nil)
+	return kv.getMany(ctx, keys, nil, nil)
 }
 
-func (kv *KV) getMany(ctx context.Context, keys [][]byte, dsts [][]byte) []Item {
+// GetManySized is GetMany with the expected value length of each key
+// (valueLens[i] < 0: unknown; see GetSized). valueLens is as long as keys.
+func (kv *KV) GetManySized(ctx context.Context, keys [][]byte, valueLens []int) []Item {
+	return kv.getMany(ctx, keys, nil, valueLens)
+}
+
+func (kv *KV) getMany(ctx context.Context, keys [][]byte, dsts [][]byte, valueLens []int) []Item {
 	items := make([]Item, len(keys))
 	gs := make([]getState, len(keys))
 	var ops []*Op
@@ -164,7 +195,11 @@ func (kv *KV) getMany(ctx context.Context, keys [][]byte, dsts [][]byte) []Item 
 			continue
 		}
 		gs[i].h = kv.opts.Hash(k)
-		kv.headerOp(&gs[i], kv.opts.HeaderReadBytes)
+		size := kv.opts.HeaderReadBytes
+		if valueLens != nil {
+			size = kv.firstRead(len(k), valueLens[i])
+		}
+		kv.headerOp(&gs[i], size)
 		ops = append(ops, &gs[i].op)
 	}
 	kv.gets.Add(uint64(len(keys)))

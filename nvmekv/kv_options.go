@@ -14,8 +14,12 @@ type KVOptions struct {
 	MaxKeyBytes int
 	// MaxValueBytes is the largest user value, bytes; default 64 MiB.
 	MaxValueBytes int64
-	// HeaderReadBytes is the host buffer of a Get's first Retrieve, bytes;
-	// default 4096. A larger stored header record is read again at its size.
+	// HeaderReadBytes is the host buffer of a Get's first Retrieve when the
+	// caller does not give the value's size (GetSized), bytes; default
+	// 16 KiB. A larger stored record is read again at its size: a second
+	// device round trip. The device (and the emulated namespace) transfers
+	// only the record's bytes, so a larger buffer costs memory, not I/O; 16
+	// KiB holds the record of a 4 or 8 KiB embedding with its key and header.
 	HeaderReadBytes int
 	// Hash maps user keys to device keys; default DefaultHasher (XXH3-128).
 	Hash Hasher
@@ -35,7 +39,7 @@ func (o *KVOptions) EnsureDefaults() {
 		o.MaxValueBytes = 64 << 20
 	}
 	if o.HeaderReadBytes == 0 {
-		o.HeaderReadBytes = 4096
+		o.HeaderReadBytes = 16 << 10
 	}
 	if o.Hash == nil {
 		o.Hash = DefaultHasher

@@ -14,10 +14,15 @@ type Cache interface {
 	// View is Get for a reader that only writes the value out: it may
 	// return the stored bytes themselves instead of appending them to dst
 	// (shared is then true, and value must not be modified nor kept as a
-	// buffer).
-	View(dst, key []byte) (value []byte, shared, ok bool, err error)
+	// buffer). cold reports that the answer took a read of a slow device,
+	// so that reads lined up behind it are better sent together (MGetPrefix).
+	View(dst, key []byte) (value []byte, shared, ok, cold bool, err error)
 	// MGet returns one value per key, nil for a miss.
 	MGet(keys [][]byte) ([][]byte, error)
+	// MGetPrefix is MGet of the longest prefix keys[:n] whose values fit
+	// in maxBytes (at least one key; all when maxBytes < 0); it returns n
+	// values.
+	MGetPrefix(keys [][]byte, maxBytes int64) ([][]byte, int, error)
 	// Set stores key=value; stored is false when NX/XX prevented it.
 	Set(key, value []byte, o SetOptions) (stored bool, err error)
 	// MSet stores every pair.

@@ -14,7 +14,8 @@ func (c *conn) cacheError(err error) {
 }
 
 func (c *conn) cmdGet(args [][]byte) {
-	v, shared, ok, err := c.s.cache.View(c.scratch[:0], args[1])
+	v, shared, ok, cold, err := c.s.cache.View(c.scratch[:0], args[1])
+	c.coldGet = cold
 	if err != nil {
 		c.cacheError(err)
 		return

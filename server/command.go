@@ -124,6 +124,10 @@ func (c *conn) dispatch(args [][]byte) {
 		return
 	}
 	c.run(cmd, args)
+	if c.coldGet {
+		c.coldGet = false
+		c.getBatch()
+	}
 }
 
 // run executes a checked command, timing it when observed. One clock read

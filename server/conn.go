@@ -26,6 +26,8 @@ type conn struct {
 	quit    bool
 	created time.Time
 	scratch []byte      // reused GET buffer
+	coldGet bool        // the last GET read the cold device (see getBatch)
+	batch   [][]byte    // reused keys of a getBatch
 	kvs     [][2][]byte // reused MSET pairs
 	st      connCounters
 	tx      txState

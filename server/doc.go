@@ -15,7 +15,10 @@
 // hands out its immutable hot copy (Cache.View) and the writer sends it with
 // the buffered bytes around it in one writev (Writer.BulkShared). After a
 // flush the goroutine yields once before reading, so that the read usually
-// finds the client's next request instead of failing with EAGAIN.
+// finds the client's next request instead of failing with EAGAIN. A GET
+// that had to wait for the cold device answers the GETs pipelined behind it
+// together (S11), so a client that pipelines n cold reads waits for the
+// device about twice, not n times.
 //
 // Commands: PING ECHO HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO)
 // COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET) MULTI EXEC DISCARD
@@ -57,6 +60,15 @@
 //   - S10: SCAN and KEYS match keys with Redis's glob rules (TestGlobMatch),
 //     and a whole SCAN returns each key present throughout it exactly once
 //     (TestScanAndKeys here; tier's T13 with the real directory).
+//   - S11: after a GET whose answer read the cold device (Cache.View's
+//     cold), the one-key GETs already wholly buffered behind it, up to the
+//     first other command and at most Options.ColdGetBatch, are answered by
+//     MGetPrefix calls holding at most ColdGetBatchBytes of values each:
+//     their device reads overlap instead of waiting one by one. The replies,
+//     counters and latency observations are those of the GETs one by one;
+//     Reader.NextGet never reads, and taking GETs with it leaves the command
+//     stream unchanged (FuzzReader; TestColdGetBatch, TestColdGetBatchLimits,
+//     TestColdGetBatchAfterExec; TestRestartKeepsColdKeys end to end).
 //
 // # Caveats
 //

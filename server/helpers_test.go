@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,6 +41,9 @@ type mapCache struct {
 	m        map[string]mapItem
 	now      func() time.Time
 	coldFail string // TierStats.ColdWriteError
+	// Keys starting with "cold:" play keys on a slow device: View reports
+	// cold for them. prefixCalls records the keys of each MGetPrefix.
+	prefixCalls [][]string
 }
 
 type mapItem struct {
@@ -73,9 +77,30 @@ func (c *mapCache) Get(dst, key []byte) ([]byte, bool, error) {
 	return append(dst, it.v...), true, nil
 }
 
-func (c *mapCache) View(dst, key []byte) ([]byte, bool, bool, error) {
+func (c *mapCache) View(dst, key []byte) ([]byte, bool, bool, bool, error) {
 	v, ok, err := c.Get(dst, key)
-	return v, false, ok, err
+	return v, false, ok, strings.HasPrefix(string(key), "cold:"), err
+}
+
+// MGetPrefix counts each value as its length (a miss as 0).
+func (c *mapCache) MGetPrefix(keys [][]byte, maxBytes int64) ([][]byte, int, error) {
+	n, total := len(keys), int64(0)
+	c.mu.Lock()
+	for i, k := range keys {
+		it, _ := c.live(string(k))
+		if total += int64(len(it.v)); maxBytes >= 0 && i > 0 && total > maxBytes {
+			n = i
+			break
+		}
+	}
+	call := []string{}
+	for _, k := range keys[:n] {
+		call = append(call, string(k))
+	}
+	c.prefixCalls = append(c.prefixCalls, call)
+	c.mu.Unlock()
+	vals, err := c.MGet(keys[:n])
+	return vals, n, err
 }
 
 func (c *mapCache) MGet(keys [][]byte) ([][]byte, error) {
@@ -236,11 +261,17 @@ func (c *mapCache) TierStats() TierStats {
 // startServer starts a Server for a map cache on a fresh short socket.
 func startServer(t testing.TB, mod func(*Options)) (*Server, string) {
 	t.Helper()
+	return startServerWith(t, newMapCache(), mod)
+}
+
+// startServerWith is startServer over the caller's cache.
+func startServerWith(t testing.TB, cache Cache, mod func(*Options)) (*Server, string) {
+	t.Helper()
 	o := Options{UnixSocket: shortSocket(t), ShutdownTimeout: 2 * time.Second}
 	if mod != nil {
 		mod(&o)
 	}
-	s, err := New(newMapCache(), o)
+	s, err := New(cache, o)
 	if err != nil {
 		t.Fatal(err)
 	}

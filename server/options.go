@@ -16,6 +16,9 @@ const (
 	defaultMaxInline  = 64 << 10 // Redis's PROTO_INLINE_MAX_SIZE
 	defaultMaxQuery   = 1 << 30  // Redis's client-query-buffer-limit
 	defaultReadBuffer = 16 << 10
+
+	defaultColdGetBatch      = 128
+	defaultColdGetBatchBytes = 4 << 20
 )
 
 // Options configures a Server. Zero values take the defaults named in the
@@ -54,6 +57,17 @@ type Options struct {
 	// WriteBufferBytes is each connection's write buffer (16 pipelined
 	// 1.5 KiB replies fit in one write). Default 32 KiB.
 	WriteBufferBytes int
+
+	// ColdGetBatch: after a GET that had to read the cold device, up to this
+	// many GETs already received behind it on the same connection are
+	// answered together (one MGet, so their device reads overlap) instead
+	// of one device round trip each. At most ColdGetBatchBytes of values
+	// are held at once. Default 128; -1 turns it off.
+	ColdGetBatch int
+	// ColdGetBatchBytes bounds the values one such batch holds in memory
+	// (by the cache's recorded sizes; a longer run is answered in several
+	// batches). Default 4 MiB.
+	ColdGetBatchBytes int
 
 	// ShutdownTimeout bounds how long Close waits for connections to finish
 	// their current command. Default 5 s.
@@ -96,6 +110,12 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.ReadBufferBytes == 0 {
 		o.ReadBufferBytes = defaultReadBuffer
+	}
+	if o.ColdGetBatch == 0 {
+		o.ColdGetBatch = defaultColdGetBatch
+	}
+	if o.ColdGetBatchBytes == 0 {
+		o.ColdGetBatchBytes = defaultColdGetBatchBytes
 	}
 	if o.WriteBufferBytes == 0 {
 		o.WriteBufferBytes = 32 << 10
@@ -156,6 +176,12 @@ func (o *Options) Validate() error {
 	}
 	if o.WriteBufferBytes < 512 {
 		bad("write buffer %d bytes is below 512", o.WriteBufferBytes)
+	}
+	if o.ColdGetBatch < -1 {
+		bad("cold GET batch %d must be -1 (off) or positive", o.ColdGetBatch)
+	}
+	if o.ColdGetBatchBytes < 1 {
+		bad("cold GET batch bytes %d must be positive", o.ColdGetBatchBytes)
 	}
 	if o.ShutdownTimeout < 0 {
 		bad("shutdown timeout %v is negative", o.ShutdownTimeout)

@@ -18,6 +18,7 @@ type Server struct {
 	cache Cache
 	log   *zap.Logger
 	cmds  map[string]*command
+	get   *command // s.cmds["get"], for getBatch
 	start time.Time
 
 	mu        sync.Mutex
@@ -39,6 +40,9 @@ type counters struct {
 	connsTotal    atomic.Uint64
 	rejected      atomic.Uint64
 	protocolError atomic.Uint64
+	// getBatches and getBatched count the cold GET batches (getBatch)
+	// and the GETs they answered.
+	getBatches, getBatched atomic.Uint64
 	// Totals of closed connections; live ones are summed from their conns.
 	commands, hits, misses atomic.Uint64
 }
@@ -52,6 +56,10 @@ type Stats struct {
 	KeyspaceHits      uint64
 	KeyspaceMisses    uint64
 	ProtocolErrors    uint64
+	// ColdGetBatches counts the pipelined GETs answered together after a
+	// GET that read the cold device (Options.ColdGetBatch), and
+	// ColdGetBatched the GETs so answered.
+	ColdGetBatches, ColdGetBatched uint64
 }
 
 // New returns a Server for cache; it does not listen until Start.
@@ -65,6 +73,7 @@ func New(cache Cache, opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{})}
 	s.cmds = newCommandTable(opts.ObserveLatency)
+	s.get = s.cmds["get"]
 	return s, nil
 }
 
@@ -86,6 +95,8 @@ func (s *Server) Stats() Stats {
 		KeyspaceHits:      hits,
 		KeyspaceMisses:    misses,
 		ProtocolErrors:    s.stats.protocolError.Load(),
+		ColdGetBatches:    s.stats.getBatches.Load(),
+		ColdGetBatched:    s.stats.getBatched.Load(),
 	}
 }
 

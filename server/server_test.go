@@ -487,9 +487,9 @@ func (p panicCache) Get(dst, key []byte) ([]byte, bool, error) {
 	return p.mapCache.Get(dst, key)
 }
 
-func (p panicCache) View(dst, key []byte) ([]byte, bool, bool, error) {
+func (p panicCache) View(dst, key []byte) ([]byte, bool, bool, bool, error) {
 	v, ok, err := p.Get(dst, key)
-	return v, false, ok, err
+	return v, false, ok, false, err
 }
 
 // TestPanicClosesOnlyThatConnection: a panic behind a command is answered

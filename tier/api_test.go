@@ -92,8 +92,8 @@ func TestMGetSendsColdLookupsInOneSubmission(t *testing.T) {
 			cold, coldIdx = append(cold, k), append(coldIdx, i)
 		}
 	}
-	if len(mem) < 700 || len(cold) < 300 {
-		t.Fatalf("population: %d keys in memory, %d in cold; need 700 and 300", len(mem), len(cold))
+	if len(mem) < 700 || len(cold) < 311 {
+		t.Fatalf("population: %d keys in memory, %d in cold; need 700 and 311", len(mem), len(cold))
 	}
 	keys := append(append([][]byte{}, mem[:700]...), cold[:300]...)
 	idx := append(append([]int{}, memIdx[:700]...), coldIdx[:300]...)
@@ -108,6 +108,35 @@ func TestMGetSendsColdLookupsInOneSubmission(t *testing.T) {
 	for i, v := range vs {
 		if !bytes.Equal(v, val(idx[i])) {
 			t.Fatalf("MGet[%d] (%s) = %.20q", i, keys[i], v)
+		}
+	}
+
+	// View says when it read the device; MGetPrefix takes the prefix that
+	// fits its byte budget (every value here is len(val(0)) bytes).
+	if _, _, ok, cold, err := c.View(nil, mem[0]); !ok || cold || err != nil {
+		t.Errorf("View of a key in memory: ok=%v cold=%v err=%v; want a hit without a device read", ok, cold, err)
+	}
+	k := cold[300] // not read above, so still only in cold (promotion is off)
+	if v, _, ok, fromCold, err := c.View(nil, k); !ok || !fromCold || err != nil || !bytes.Equal(v, val(coldIdx[300])) {
+		t.Errorf("View of a cold key: %.20q ok=%v cold=%v err=%v; want its value, read from the device", v, ok, fromCold, err)
+	}
+	size := int64(len(val(0)))
+	for _, tc := range []struct {
+		budget int64
+		want   int
+	}{{-1, 10}, {0, 1}, {size - 1, 1}, {3 * size, 3}, {3*size + size/2, 3}, {100 * size, 10}} {
+		before := cns.n.Load()
+		vs, n, err := c.MGetPrefix(cold[301:311], tc.budget)
+		if err != nil || n != tc.want || len(vs) != n {
+			t.Fatalf("MGetPrefix(10 cold keys, %d bytes) = %d values, n=%d, %v; want %d", tc.budget, len(vs), n, err, tc.want)
+		}
+		if subs := cns.n.Load() - before; subs != 1 {
+			t.Errorf("MGetPrefix of %d cold keys made %d device submissions, want 1", n, subs)
+		}
+		for i, v := range vs {
+			if !bytes.Equal(v, val(coldIdx[301+i])) {
+				t.Fatalf("MGetPrefix[%d] = %.20q", i, v)
+			}
 		}
 	}
 }
@@ -163,7 +192,7 @@ func TestFlushEmptiesEveryTier(t *testing.T) {
 	}
 	c.fl.Drain(context.Background())
 	for i := 0; i < 500; i++ {
-		if _, _, found, _ := c.cold.Get(context.Background(), nil, []byte(fmt.Sprint("f", i))); found {
+		if _, _, found, _ := c.cold.Get(context.Background(), nil, []byte(fmt.Sprint("f", i)), -1); found {
 			t.Fatalf("key f%d still in cold after Flush drained", i)
 		}
 	}

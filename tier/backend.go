@@ -37,10 +37,13 @@ type WarmStats struct {
 // it). It is also the flusher's store.
 type Cold interface {
 	flusher.Store // PutMany (one submission of linked chains), Delete (missing key is not an error)
-	// Get appends the value to dst; found is false on a miss.
-	Get(ctx context.Context, dst, key []byte) (value []byte, m Meta, found bool, err error)
-	// GetMany looks every key up in one device submission.
-	GetMany(ctx context.Context, keys [][]byte) []ColdItem
+	// Get appends the value to dst; found is false on a miss. size is the
+	// value's expected length (< 0: unknown), which lets the backend read
+	// it in one device round trip; a wrong size only costs a second one.
+	Get(ctx context.Context, dst, key []byte, size int) (value []byte, m Meta, found bool, err error)
+	// GetMany looks every key up in one device submission; sizes (nil, or
+	// one per key) are as Get's.
+	GetMany(ctx context.Context, keys [][]byte, sizes []int) []ColdItem
 	Stats() ColdStats
 	Close() error
 }

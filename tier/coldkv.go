@@ -25,8 +25,8 @@ func NewColdKV(kv *nvmekv.KV, backend string, preExisting bool, maxValue int) Co
 	return &coldKV{kv: kv, backend: backend, preExisting: preExisting, maxValue: maxValue}
 }
 
-func (c *coldKV) Get(ctx context.Context, dst, key []byte) ([]byte, Meta, bool, error) {
-	v, m, err := c.kv.Get(ctx, dst, key)
+func (c *coldKV) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Meta, bool, error) {
+	v, m, err := c.kv.GetSized(ctx, dst, key, size)
 	if errors.Is(err, nvmekv.ErrKeyNotFound) {
 		return dst, Meta{}, false, nil
 	}
@@ -36,8 +36,13 @@ func (c *coldKV) Get(ctx context.Context, dst, key []byte) ([]byte, Meta, bool, 
 	return v, Meta{Expiry: m.Expiry, Version: m.Version}, true, nil
 }
 
-func (c *coldKV) GetMany(ctx context.Context, keys [][]byte) []ColdItem {
-	items := c.kv.GetMany(ctx, keys)
+func (c *coldKV) GetMany(ctx context.Context, keys [][]byte, sizes []int) []ColdItem {
+	var items []nvmekv.Item
+	if sizes != nil {
+		items = c.kv.GetManySized(ctx, keys, sizes)
+	} else {
+		items = c.kv.GetMany(ctx, keys)
+	}
 	out := make([]ColdItem, len(items))
 	for i, it := range items {
 		switch {

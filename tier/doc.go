@@ -70,7 +70,10 @@
 //     after Close return ErrClosed.
 //   - T10: MGet sends the cold lookups of a batch as one KV.GetMany
 //     submission per MGetColdBatch keys (default 128); concurrent MGets
-//     submit side by side.
+//     submit side by side. Every cold read of a key the directory knows
+//     passes the directory's size of its value (Cold.Get, Cold.GetMany), so
+//     a value above the KV's default first read still takes one device
+//     round trip; MGetPrefix holds at most its byte budget by those sizes.
 //   - T11: a directory entry's hot pointer is set before its copy is offered
 //     to ristretto and cleared when ristretto rejects or evicts that copy,
 //     so it never keeps a copy beyond the hot budget for longer than a

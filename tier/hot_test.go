@@ -124,9 +124,9 @@ func TestViewSharesImmutableHotCopy(t *testing.T) {
 	if _, err := c.Set([]byte("k"), []byte("v1"), SetOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	v1, shared, ok, err := c.View(make([]byte, 0, 16), []byte("k"))
-	if err != nil || !ok || !shared || string(v1) != "v1" {
-		t.Fatalf("View = %q shared=%v ok=%v err=%v; want the shared hot copy v1", v1, shared, ok, err)
+	v1, shared, ok, cold, err := c.View(make([]byte, 0, 16), []byte("k"))
+	if err != nil || !ok || !shared || cold || string(v1) != "v1" {
+		t.Fatalf("View = %q shared=%v ok=%v cold=%v err=%v; want the shared hot copy v1", v1, shared, ok, cold, err)
 	}
 	if cap(v1) != len(v1) {
 		t.Fatalf("view has spare capacity %d: an append would write into the cache", cap(v1)-len(v1))
@@ -134,14 +134,14 @@ func TestViewSharesImmutableHotCopy(t *testing.T) {
 	if _, err := c.Set([]byte("k"), []byte("v2"), SetOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	v2, _, ok, _ := c.View(nil, []byte("k"))
+	v2, _, ok, _, _ := c.View(nil, []byte("k"))
 	if !ok || string(v2) != "v2" || string(v1) != "v1" {
 		t.Fatalf("after overwrite: new view %q (want v2), old view %q (want v1)", v2, v1)
 	}
 	if c.Delete([]byte("k")) != 1 {
 		t.Fatal("Delete found nothing")
 	}
-	if v, _, ok, _ := c.View(nil, []byte("k")); ok {
+	if v, _, ok, _, _ := c.View(nil, []byte("k")); ok {
 		t.Fatalf("View after Delete = %q", v)
 	}
 }

@@ -13,7 +13,7 @@ import (
 // Get appends key's value to dst. ok is false on a miss. A cold-tier device
 // error is counted and logged and reads as a miss (the cache keeps serving).
 func (c *Cache) Get(dst, key []byte) ([]byte, bool, error) {
-	v, shared, ok, err := c.View(dst, key)
+	v, shared, ok, _, err := c.View(dst, key)
 	if shared {
 		v = append(dst, v...)
 	}
@@ -23,24 +23,27 @@ func (c *Cache) Get(dst, key []byte) ([]byte, bool, error) {
 // View is Get without the copy for a hot hit: value is then the hot copy
 // itself (shared is true), which is immutable and stays valid for as long
 // as the caller keeps it, but must not be written to nor used as a buffer.
-// Any other hit is appended to dst, as Get does (shared is false).
-func (c *Cache) View(dst, key []byte) (value []byte, shared, ok bool, err error) {
+// Any other hit is appended to dst, as Get does (shared is false). cold
+// reports that the answer, hit or miss, took a read of the cold device: a
+// caller with more reads lined up can send them together (MGetPrefix) and
+// wait for the device once instead of once per key.
+func (c *Cache) View(dst, key []byte) (value []byte, shared, ok, cold bool, err error) {
 	if len(key) == 0 {
-		return dst, false, false, ErrEmptyKey
+		return dst, false, false, false, ErrEmptyKey
 	}
 	if !c.enter() {
-		return dst, false, false, ErrClosed
+		return dst, false, false, false, ErrClosed
 	}
 	lo, _ := hashKey(key)
 	if he := c.hotHit(key, lo); he != nil {
 		c.count(policy.Hot, true)
 		c.exit()
-		return he.val[:len(he.val):len(he.val)], true, true, nil
+		return he.val[:len(he.val):len(he.val)], true, true, false, nil
 	}
 	v, t, ok := c.get(dst, key, lo, true)
 	c.count(t, ok)
 	c.exit()
-	return v, false, ok, nil
+	return v, false, ok, t == policy.Cold, nil
 }
 
 // hotHit returns the key's hot copy if the directory entry names one with
@@ -111,7 +114,7 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec bool) ([]byte, policy.Tier, 
 			c.record(&rec, lo, false)
 			return dst, policy.None, false
 		}
-		ver, coldVer := e.ver, e.cold
+		ver, coldVer, size := e.ver, e.cold, int(e.size)
 		if v, t, ok := c.memLookup(dst, key, ver); ok {
 			c.record(&rec, lo, t == policy.Hot)
 			if t == policy.Warm && c.pro.Promote(lo, len(v)-len(dst), policy.Warm) == policy.Hot {
@@ -125,7 +128,7 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec bool) ([]byte, policy.Tier, 
 		// Cold can hold version ver only once its write completed (coldVer)
 		// — before that the copy is in transit, which we just checked.
 		if c.cold != nil && coldVer == ver {
-			v, m, found, err := c.cold.Get(context.Background(), dst, key)
+			v, m, found, err := c.cold.Get(context.Background(), dst, key, size)
 			if err != nil {
 				c.coldError("get", err)
 				return dst, policy.None, false
@@ -215,7 +218,7 @@ func (c *Cache) promoteFromCold(key, val []byte, lo, ver uint64) {
 // held data when opened, and records it. retry says the directory changed
 // meanwhile (the caller starts over).
 func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) ([]byte, bool, bool) {
-	v, m, found, err := c.cold.Get(context.Background(), dst, key)
+	v, m, found, err := c.cold.Get(context.Background(), dst, key, -1)
 	if err != nil {
 		c.coldError("get", err)
 		return dst, false, false
@@ -236,10 +239,55 @@ func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) ([]byte, bool, b
 // MGet returns one value per key (nil for a miss). The cold lookups of the
 // whole batch go to the device as one GetMany submission.
 func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
+	out, _, err := c.MGetPrefix(keys, -1)
+	return out, err
+}
+
+// unknownSize is what MGetPrefix counts for a key the directory does not
+// know yet (one to look up in a cold store of an earlier run): its size is
+// known only once it is read.
+const unknownSize = 64 << 10
+
+// MGetPrefix is MGet of the longest prefix keys[:n] whose values fit in
+// maxBytes by the directory's sizes (a key not known yet counts as 64 KiB),
+// at least one key; maxBytes < 0 takes every key. It returns len(keys[:n])
+// values. Whoever answers a run of separate reads with it (the server, for
+// pipelined GETs) so holds a bounded number of bytes at once, and reads
+// the rest of the run in another call.
+func (c *Cache) MGetPrefix(keys [][]byte, maxBytes int64) ([][]byte, int, error) {
 	if !c.enter() {
-		return nil, ErrClosed
+		return nil, 0, ErrClosed
 	}
 	defer c.exit()
+	keys = keys[:c.prefix(keys, maxBytes)]
+	return c.mget(keys), len(keys), nil
+}
+
+// prefix is how many keys MGetPrefix takes: sizes are read under each
+// shard's read lock, one key at a time, so they are a snapshot, and a value
+// rewritten meanwhile may make the batch larger than maxBytes by the change.
+func (c *Cache) prefix(keys [][]byte, maxBytes int64) int {
+	if maxBytes < 0 || len(keys) <= 1 {
+		return len(keys)
+	}
+	var total int64
+	for i, key := range keys {
+		size := int64(unknownSize)
+		lo, _ := hashKey(key)
+		sh := c.dir.shard(lo)
+		sh.mu.RLock()
+		if e := sh.m[viewString(key)]; e != nil {
+			size = e.size
+		}
+		sh.mu.RUnlock()
+		if total += size; i > 0 && total > maxBytes {
+			return i
+		}
+	}
+	return len(keys)
+}
+
+func (c *Cache) mget(keys [][]byte) [][]byte {
 	out := make([][]byte, len(keys))
 	type pending struct {
 		i       int
@@ -248,6 +296,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 		coldVer uint64
 		known   bool
 		epoch   uint64
+		size    int // -1: unknown
 	}
 	var need []pending
 	var slow []int
@@ -264,7 +313,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 		switch {
 		case e == nil:
 			if c.coldUnknown {
-				need = append(need, pending{i: i, lo: lo, epoch: sh.epoch})
+				need = append(need, pending{i: i, lo: lo, epoch: sh.epoch, size: -1})
 			} else {
 				c.count(policy.None, false)
 			}
@@ -286,7 +335,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 				out[i] = nonNil(v)
 				c.count(t, true)
 			} else if c.cold != nil && e.cold == e.ver {
-				need = append(need, pending{i: i, lo: lo, ver: e.ver, coldVer: e.cold, known: true})
+				need = append(need, pending{i: i, lo: lo, ver: e.ver, coldVer: e.cold, known: true, size: int(e.size)})
 			} else {
 				slow = append(slow, i) // moving between tiers: the single-key path retries
 			}
@@ -302,15 +351,16 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 		c.count(t, ok)
 	}
 	if len(need) == 0 {
-		return out, nil
+		return out
 	}
 	var res []ColdItem
 	if c.cold != nil {
 		ck := make([][]byte, len(need))
+		sizes := make([]int, len(need))
 		for j, p := range need {
-			ck[j] = keys[p.i]
+			ck[j], sizes[j] = keys[p.i], p.size
 		}
-		res = c.coldMany(ck)
+		res = c.coldMany(ck, sizes)
 	}
 	for j, p := range need {
 		key := keys[p.i]
@@ -356,7 +406,7 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 		}
 		c.count(t, ok)
 	}
-	return out, nil
+	return out
 }
 
 // Exists counts the keys that exist (a key named twice counts twice).
@@ -436,7 +486,7 @@ func (c *Cache) Where(key []byte) string {
 		sh.mu.RUnlock()
 		return ""
 	}
-	ver, coldVer := e.ver, e.cold
+	ver, coldVer, size := e.ver, e.cold, int(e.size)
 	_, t, ok := c.memLookup(nil, key, ver)
 	sh.mu.RUnlock()
 	if ok {
@@ -446,7 +496,7 @@ func (c *Cache) Where(key []byte) string {
 		return "cold"
 	}
 	if c.cold != nil {
-		_, m, found, err := c.cold.Get(context.Background(), nil, key)
+		_, m, found, err := c.cold.Get(context.Background(), nil, key, size)
 		if err == nil && found && m.Version == ver {
 			return "cold"
 		}
@@ -464,13 +514,13 @@ func (c *Cache) coldError(op string, err error) {
 // out a submission's read slots all or nothing and never while the
 // submission holds others (nvmekv/emu slots), so batches queue for slots
 // but cannot deadlock.
-func (c *Cache) coldMany(keys [][]byte) []ColdItem {
+func (c *Cache) coldMany(keys [][]byte, sizes []int) []ColdItem {
 	var res []ColdItem
 	for len(keys) > 0 {
 		n := min(len(keys), c.o.MGetColdBatch)
-		res = append(res, c.cold.GetMany(context.Background(), keys[:n])...)
+		res = append(res, c.cold.GetMany(context.Background(), keys[:n], sizes[:n])...)
 		c.st.mgetSubmissions.Add(1)
-		keys = keys[n:]
+		keys, sizes = keys[n:], sizes[n:]
 	}
 	return res
 }

@@ -40,6 +40,18 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		TCPAddr: c.Server.TCP, RequirePass: c.Server.RequirePass, MaxConns: c.Server.MaxClients,
 		MaxBulkBytes: int(c.Server.MaxBulk), MaxArgs: c.Server.MaxArgs, MaxInlineBytes: int(c.Server.MaxInline),
 		ShutdownTimeout: time.Duration(c.Server.ShutdownTimeout), Version: version, Logger: log,
+		ColdGetBatch: c.Server.ColdGetBatch, ColdGetBatchBytes: int(min(c.Server.ColdGetBytes, 1<<40)),
+	}
+	if c.Server.ColdGetBatch == 0 {
+		b.server.ColdGetBatch = -1 // off
+	}
+	if c.Server.ColdGetBatch < 0 {
+		bad(fmt.Errorf("server.cold_get_batch %d: must be 0 (off) or the most GETs answered together", c.Server.ColdGetBatch))
+		b.server.ColdGetBatch = -1
+	}
+	if c.Server.ColdGetBytes < 1 {
+		bad(fmt.Errorf("server.cold_get_batch_bytes %v: must be at least 1 byte", c.Server.ColdGetBytes))
+		b.server.ColdGetBatchBytes = 1
 	}
 	if c.Server.Socket == "" && c.Server.TCP == "" {
 		bad(errors.New("server.socket and server.tcp are both empty: nothing to listen on"))

@@ -247,6 +247,25 @@ func TestRestartKeepsColdKeys(t *testing.T) {
 	}
 	sc2 := startTestSidecar(t, cfg)
 	rc2 := newClient(t, sc2, 2)
+	// Pipelined GETs of keys only the cold store holds: the first reads the
+	// device, the rest go to it together (server.Options.ColdGetBatch).
+	pipe := rc2.Pipeline()
+	var gets []*redis.StringCmd
+	for i := 0; i < 50; i++ {
+		gets = append(gets, pipe.Get(ctx, fmt.Sprintf("persist:%d", i)))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range gets {
+		if v, err := g.Result(); err != nil || v != fmt.Sprintf("v%d", i) {
+			t.Fatalf("after restart, pipelined GET persist:%d = %q, %v", i, v, err)
+		}
+	}
+	info := rc2.Info(ctx, "stats").Val()
+	if !strings.Contains(info, "cold_get_batches:") || strings.Contains(info, "cold_get_batched:0\r") {
+		t.Errorf("50 pipelined cold GETs were not batched:\n%s", info)
+	}
 	for i := 0; i < 100; i++ {
 		if v, err := rc2.Get(ctx, fmt.Sprintf("persist:%d", i)).Result(); err != nil || v != fmt.Sprintf("v%d", i) {
 			t.Fatalf("after restart, persist:%d = %q, %v", i, v, err)

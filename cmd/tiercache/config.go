@@ -45,6 +45,8 @@ type ServerConfig struct {
 	MaxInline       ByteSize `yaml:"max_inline"`
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
 	Procs           int      `yaml:"procs"`
+	ColdGetBatch    int      `yaml:"cold_get_batch"`
+	ColdGetBytes    ByteSize `yaml:"cold_get_batch_bytes"`
 }
 
 // HotConfig is the DRAM tier.
@@ -112,7 +114,8 @@ type LoggingConfig struct {
 func defaultConfig() Config {
 	return Config{
 		Server: ServerConfig{Socket: "./tiercache.sock", SocketMode: "0600", MaxClients: 10000,
-			MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10, ShutdownTimeout: Duration(5e9)},
+			MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10, ShutdownTimeout: Duration(5e9),
+			ColdGetBatch: 128, ColdGetBytes: 4 << 20},
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 4 << 20, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
 		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9)},

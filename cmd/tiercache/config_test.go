@@ -43,6 +43,8 @@ server:
   socket_mode: "999"
   tcp: 127.0.0.1:7000
   procs: -2
+  cold_get_batch: -1
+  cold_get_batch_bytes: 0
 warm:
   node: left
   policy: sideways
@@ -61,7 +63,8 @@ logging:
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v", err)
 	}
-	for _, want := range []string{"socket_mode", "requirepass", "server.procs", "warm.node", "warm.policy", "warm.fallback",
+	for _, want := range []string{"socket_mode", "requirepass", "server.procs", "server.cold_get_batch ",
+		"server.cold_get_batch_bytes", "warm.node", "warm.policy", "warm.fallback",
 		"cold.backend", "Durability", "logging.level"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)

@@ -84,6 +84,8 @@ var metricHelp = []struct {
 	{"rejected_connections_total", "Connections refused at the client limit.", nil},
 	{"commands_total", "Commands processed.", nil},
 	{"protocol_errors_total", "Connections closed for a protocol error.", nil},
+	{"cold_get_batches_total", "Pipelined GETs answered together after a GET that read the cold device.", nil},
+	{"cold_get_batched_total", "GETs answered in such batches.", nil},
 }
 
 func (m *metrics) desc(name string) *prometheus.Desc {
@@ -163,5 +165,7 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 		counter("rejected_connections_total", float64(ss.RejectedConns))
 		counter("commands_total", float64(ss.CommandsProcessed))
 		counter("protocol_errors_total", float64(ss.ProtocolErrors))
+		counter("cold_get_batches_total", float64(ss.ColdGetBatches))
+		counter("cold_get_batched_total", float64(ss.ColdGetBatched))
 	}
 }

@@ -2,6 +2,7 @@ package emu
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -63,6 +64,7 @@ func TestKVModel(t *testing.T) {
 				delete(model, k)
 				return true
 			}
+			var collisions uint64
 			ops := 1500
 			if testing.Short() {
 				ops = 600
@@ -87,8 +89,11 @@ func TestKVModel(t *testing.T) {
 					put(k, items[0].Value)
 					put(k+"x", items[1].Value)
 				case r < 75:
-					got, _, err := kv.Get(ctx, nil, []byte(k))
+					// A size hint never changes the answer: none, right,
+					// too small, too large, beyond one record.
 					want, ok := model[k]
+					hint := []int{-1, len(want), len(want) / 2, len(want) + 100, 1 << 20}[rng.IntN(5)]
+					got, _, err := kv.GetSized(ctx, nil, []byte(k), hint)
 					if ok != (err == nil) || !bytes.Equal(got, want) {
 						t.Fatalf("op %d get %s: got %d bytes err=%v, model has %v (%d bytes)", i, k, len(got), err, ok, len(want))
 					}
@@ -107,13 +112,18 @@ func TestKVModel(t *testing.T) {
 					}
 				case r < 97:
 					keys := [][]byte{[]byte(k), []byte(k + "x"), []byte("nope")}
-					for j, it := range kv.GetMany(ctx, keys) {
+					items := kv.GetMany(ctx, keys)
+					if rng.IntN(2) == 0 {
+						items = kv.GetManySized(ctx, keys, []int{len(model[k]), rng.IntN(3 * chunk), 10})
+					}
+					for j, it := range items {
 						want, ok := model[string(keys[j])]
 						if ok != (it.Err == nil) || !bytes.Equal(it.Value, want) {
 							t.Fatalf("op %d getmany %s: %d bytes err=%v; model %v", i, keys[j], len(it.Value), it.Err, ok)
 						}
 					}
 				default:
+					collisions += kv.Stats().Collisions // a KV's counters start at zero
 					if err := kv.Close(); err != nil {
 						t.Fatal(err)
 					}
@@ -126,12 +136,76 @@ func TestKVModel(t *testing.T) {
 				}
 			}
 			st := kv.Stats()
-			t.Logf("stats %+v, ns %+v", st, ns.Stats())
-			if hash.h != nil && st.Collisions == 0 {
+			t.Logf("stats since the last reopen %+v, ns %+v", st, ns.Stats())
+			if hash.h != nil && collisions+st.Collisions == 0 {
 				t.Error("weak hash produced no collisions")
 			}
 			kv.Close()
 		})
+	}
+}
+
+// countingNS counts the Retrieves sent to a Namespace.
+type countingNS struct {
+	*Namespace
+	retrieves int
+}
+
+func (c *countingNS) Do(ctx context.Context, ops ...*nvmekv.Op) error {
+	for _, op := range ops {
+		if op.Code == nvmekv.OpRetrieve {
+			c.retrieves++
+		}
+	}
+	return c.Namespace.Do(ctx, ops...)
+}
+
+// TestGetSizedOneRoundTrip: a value whose record is larger than the first
+// Retrieve's buffer takes two Retrieves (the second at the size the device
+// reported); told its size, a Get takes one, and a wrong size only costs
+// the second again.
+func TestGetSizedOneRoundTrip(t *testing.T) {
+	o := testOptions(t)
+	o.MaxValueBytes = 32 << 10 // a 4 KiB value is one record, not chunks
+	ns := &countingNS{Namespace: mustOpen(t, o)}
+	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{HeaderReadBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	val := bytes.Repeat([]byte("e"), 4096) // a 1024-dimension float32 embedding
+	if err := kv.Put(ctx, []byte("emb"), val, nvmekv.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	small := []byte("tiny")
+	if err := kv.Put(ctx, []byte("small"), small, nvmekv.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key       string
+		hint      int
+		want      []byte
+		retrieves int
+	}{
+		{"emb", -1, val, 2},
+		{"emb", len(val), val, 1},
+		{"emb", len(val) - 100, val, 2},
+		{"emb", len(val) + 5000, val, 1},
+		{"small", -1, small, 1},
+		{"small", len(small), small, 1},
+		{"small", 8000, small, 1},
+	} {
+		ns.retrieves = 0
+		got, _, err := kv.GetSized(ctx, nil, []byte(tc.key), tc.hint)
+		if err != nil || !bytes.Equal(got, tc.want) || ns.retrieves != tc.retrieves {
+			t.Errorf("GetSized(%s, %d) = %d bytes, %v, in %d Retrieves; want %d bytes in %d",
+				tc.key, tc.hint, len(got), err, ns.retrieves, len(tc.want), tc.retrieves)
+		}
+	}
+	ns.retrieves = 0
+	items := kv.GetManySized(ctx, [][]byte{[]byte("emb"), []byte("small")}, []int{len(val), len(small)})
+	if items[0].Err != nil || !bytes.Equal(items[0].Value, val) || items[1].Err != nil || !bytes.Equal(items[1].Value, small) || ns.retrieves != 2 {
+		t.Errorf("GetManySized: %v %v in %d Retrieves; want both values in 2", items[0].Err, items[1].Err, ns.retrieves)
 	}
 }
 

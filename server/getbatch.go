@@ -1,0 +1,76 @@
+package server
+
+import "time"
+
+// getBatch answers the GETs a client pipelined behind a GET that had to
+// read the cold device. Answered one by one, each would wait for its own
+// device read (a few hundred µs on an SSD) while the next sat in the
+// buffer; taken together they go to the cache as one MGet, whose cold
+// lookups reach the device in one submission and overlap. Only GETs
+// already received and wholly buffered are taken (Reader.NextGet), in
+// order, stopping at the first other command, so replies keep the order of
+// the requests and nothing waits for more input. Values are held at most
+// Options.ColdGetBatchBytes at a time (MGetPrefix); each GET is counted
+// and observed as one command, its time the batch's share.
+func (c *conn) getBatch() {
+	limit := c.s.opts.ColdGetBatch
+	if limit < 1 {
+		return
+	}
+	keys := c.batch[:0]
+	for len(keys) < limit {
+		k, ok := c.rd.NextGet()
+		if !ok {
+			break
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) == 0 {
+		return
+	}
+	c.s.stats.getBatches.Add(1)
+	c.s.stats.getBatched.Add(uint64(len(keys)))
+	for rest := keys; len(rest) > 0; {
+		vals, n, err := c.s.cache.MGetPrefix(rest, int64(c.s.opts.ColdGetBatchBytes))
+		if err != nil || n < 1 {
+			for range rest {
+				c.st.commands.Add(1)
+				if err != nil {
+					c.cacheError(err)
+				} else {
+					c.w.Error("ERR internal error: the cache answered no key of a GET batch")
+				}
+			}
+			break
+		}
+		for _, v := range vals[:n] {
+			c.st.commands.Add(1)
+			if v == nil {
+				c.st.misses.Add(1)
+				c.w.Null()
+			} else {
+				c.st.hits.Add(1)
+				c.w.Bulk(v)
+			}
+		}
+		c.observeBatch(n)
+		rest = rest[n:]
+	}
+	clear(keys) // they point into the read buffer
+	c.batch = keys[:0]
+}
+
+// observeBatch records n GETs answered together, each with an equal share
+// of the time since the last command ended (run's clock).
+func (c *conn) observeBatch(n int) {
+	obs := c.s.get.observe
+	if obs == nil {
+		return
+	}
+	t := c.s.clock()
+	share := (t - c.mark) / time.Duration(n)
+	for range n {
+		obs(share)
+	}
+	c.mark = t
+}
