@@ -175,17 +175,27 @@ func (f *Front) stallTicker() {
 // oldest request in flight and reports each request in flight for longer
 // than StallAfter once (a warning and FrontStats.Stalled). Nothing is
 // cancelled: the request may still complete, and its caller decides.
+//
+// OldestInFlight is published before Stalled grows, so a reader that sees a
+// request counted as stalled also sees an age of at least StallAfter.
 func (f *Front) checkStalls() {
 	now := int64(time.Since(f.epoch))
 	oldest := int64(0)
+	for i, req := range f.slots {
+		if req != nil {
+			oldest = max(oldest, now-f.placed[i].at)
+		}
+	}
+	f.stats.oldest.Store(oldest)
+	if oldest < int64(f.opts.StallAfter) {
+		return
+	}
 	for i, req := range f.slots {
 		if req == nil {
 			continue
 		}
 		p := &f.placed[i]
-		age := now - p.at
-		oldest = max(oldest, age)
-		if age >= int64(f.opts.StallAfter) && !p.stalled {
+		if age := now - p.at; age >= int64(f.opts.StallAfter) && !p.stalled {
 			p.stalled = true
 			f.stats.stalled.Add(1)
 			f.log.Warn("uring: front: request stalled in the kernel: in flight longer than StallAfter (not cancelled)",
@@ -193,7 +203,6 @@ func (f *Front) checkStalls() {
 				zap.Duration("in_flight", time.Duration(age)), zap.Duration("stall_after", f.opts.StallAfter))
 		}
 	}
-	f.stats.oldest.Store(oldest)
 }
 
 // closeWait is called while closing with requests still in flight. Past
