@@ -116,6 +116,13 @@
 //     filesystem that overwrites in place (ext4, xfs, tmpfs; not btrfs).
 //     An existing store that cannot be reserved opens with a warning
 //     (TestReserve).
+//   - E15: reads go to the main ring (SINGLE_ISSUER|DEFER_TASKRUN, its
+//     owner locked to a thread) except a wave of at most 4 reads while no
+//     read is in flight there, which takes a second, plain ring whose owner
+//     runs on the submitter's thread (no thread hand-off: a lone Retrieve
+//     costs about half as long). Both rings hold the same registered
+//     buffers; writes, flushes and recovery use the main ring only
+//     (TestQuickRing; Stats.QuickReads counts the quick ring's reads).
 //
 // # Caveats
 //
@@ -126,9 +133,10 @@
 //     the live fraction). If a crash leaves the oldest region live and the
 //     resumed region without room to absorb it, Strict mode stays full until
 //     deletes free that region.
-//   - Each namespace locks one OS thread for its ring's owner goroutine
-//     (SINGLE_ISSUER|DEFER_TASKRUN; see Options.ringOptions for why and
-//     what it costs); on a kernel without those flags it uses a plain ring.
+//   - Each namespace locks one OS thread for its main ring's owner
+//     goroutine (SINGLE_ISSUER|DEFER_TASKRUN; see Options.ringOptions for
+//     why and what it costs) and has a second, plain ring for lone reads
+//     (E15); on a kernel without those flags it uses one plain ring.
 //   - An off-heap index table (E8) is unmapped by a runtime cleanup after
 //     the GC finds it unreachable, not at Close: its DRAM returns at the
 //     next GC after the namespace is dropped. It is not counted in the Go

@@ -197,7 +197,7 @@ func TestListPaging(t *testing.T) {
 	}
 }
 
-// TestStallAfterOption: Options.StallAfter reaches the namespace's ring
+// TestStallAfterOption: Options.StallAfter reaches the namespace's rings
 // (0 = the ring's default, negative = off), and a value below
 // uring.MinStallAfter is refused before anything is opened.
 func TestStallAfterOption(t *testing.T) {
@@ -211,6 +211,9 @@ func TestStallAfterOption(t *testing.T) {
 		ns := mustOpen(t, o)
 		if got := ns.front.Options().StallAfter; got != tc.want {
 			t.Errorf("StallAfter %v: the ring runs with %v, want %v", tc.set, got, tc.want)
+		}
+		if ns.quick != nil && ns.quick.Options().StallAfter != tc.want {
+			t.Errorf("StallAfter %v: the lone-read ring runs with %v, want %v", tc.set, ns.quick.Options().StallAfter, tc.want)
 		}
 		ns.Close()
 	}

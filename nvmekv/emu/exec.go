@@ -445,6 +445,8 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 			need++
 		}
 	}
+	front, fixed, quick := e.readFront(len(reads))
+	defer e.readDone(quick, len(reads))
 	w.slots = e.slots.get(w.slots[:0], need)
 	got := w.slots
 	w.reqs = w.reqs[:0]
@@ -471,13 +473,13 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 				continue
 			}
 		}
-		r.fd, r.fixed, r.bufIdx = int32(e.fd), e.fixed && r.slot >= 0, uint16(len(e.bufs))
+		r.fd, r.fixed, r.bufIdx = int32(e.fd), fixed && r.slot >= 0, uint16(len(e.bufs))
 		w.reqs = append(w.reqs, &r.req)
 		nb += r.n
 	}
 	if len(w.reqs) > 0 {
 		w.left.Store(int32(len(w.reqs)))
-		if err := e.front.Submit(w.reqs...); err != nil {
+		if err := front.Submit(w.reqs...); err != nil {
 			for _, q := range w.reqs {
 				q.Done(uring.Result{Res: -int32(syscall.ECANCELED)})
 			}
@@ -489,6 +491,9 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 		}
 		<-w.done
 		e.diskReads.Add(uint64(len(w.reqs)))
+		if quick {
+			e.quickReads.Add(uint64(len(w.reqs)))
+		}
 		e.readBytes.Add(uint64(nb))
 	}
 	free := w.slots[:0]

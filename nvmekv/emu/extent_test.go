@@ -551,3 +551,62 @@ func TestExtentReadRacesReclaim(t *testing.T) {
 		t.Fatal("no read was retried")
 	}
 }
+
+// TestQuickRing: a lone Retrieve takes the quick ring; while a read is in
+// flight on the main ring (played here by its counter), and for a wave of
+// more than quickReads, reads take the main ring; every way returns the
+// value and the counters come back to zero.
+func TestQuickRing(t *testing.T) {
+	ns := mustOpen(t, testOptions(t))
+	defer ns.Close()
+	if ns.quick == nil {
+		skipf(t, "no quick ring: the kernel refused SINGLE_ISSUER|DEFER_TASKRUN, so there is one plain ring")
+	}
+	vals := map[string][]byte{}
+	for i := range 8 {
+		k := fmt.Sprint("q", i)
+		vals[k] = extValue(i, 0, 4096)
+		if err := ns.Store(ctx, []byte(k), vals[k], 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pushOut(ns); err != nil {
+		t.Fatal(err)
+	}
+	read := func(keys ...string) (disk, quick uint64) {
+		t.Helper()
+		st0 := ns.Stats()
+		ops := make([]*nvmekv.Op, len(keys))
+		for i, k := range keys {
+			ops[i] = &nvmekv.Op{Code: nvmekv.OpRetrieve, Key: []byte(k), Buf: make([]byte, 4096)}
+		}
+		if err := ns.Do(ctx, ops...); err != nil {
+			t.Fatal(err)
+		}
+		for i, op := range ops {
+			if op.Err != nil || !bytes.Equal(op.Buf, vals[keys[i]]) {
+				t.Fatalf("Retrieve %s: %v", keys[i], op.Err)
+			}
+		}
+		st := ns.Stats()
+		return st.DiskReads - st0.DiskReads, st.QuickReads - st0.QuickReads
+	}
+	if d, q := read("q0"); d != 1 || q != 1 {
+		t.Errorf("a lone Retrieve: %d disk reads, %d on the quick ring; want 1 and 1", d, q)
+	}
+	if d, q := read("q1", "q2", "q3", "q4"); d != 4 || q != 4 {
+		t.Errorf("a wave of 4: %d disk reads, %d on the quick ring; want 4 and 4", d, q)
+	}
+	if d, q := read("q0", "q1", "q2", "q3", "q4"); d != 5 || q != 0 {
+		t.Errorf("a wave of 5: %d disk reads, %d on the quick ring; want 5 and 0", d, q)
+	}
+	ns.mainBusy.Add(1)
+	d, q := read("q5")
+	ns.mainBusy.Add(-1)
+	if d != 1 || q != 0 {
+		t.Errorf("a lone Retrieve while the main ring reads: %d disk reads, %d on the quick ring; want 1 and 0", d, q)
+	}
+	if m, qb := ns.mainBusy.Load(), ns.quickBusy.Load(); m != 0 || qb != 0 {
+		t.Errorf("in-flight counters %d (main) and %d (quick) after every read completed, want 0", m, qb)
+	}
+}

@@ -167,6 +167,13 @@ func (o *Options) Validate() error {
 // disk) an earlier session measured 3-8% less: a locked thread costs a
 // thread handoff per wake-up. setupIO falls back to a plain ring on a
 // kernel that refuses these flags.
+// quickRingOptions: the lone-read ring (Namespace.setupQuick), plain, with
+// room for quickReads waves of the largest group.
+func (o *Options) quickRingOptions() uring.FrontOptions {
+	ro := uring.Options{Entries: 64}
+	return uring.FrontOptions{Ring: ro, StallAfter: o.StallAfter, Logger: o.Logger}
+}
+
 func (o *Options) ringOptions(deferTaskrun bool) uring.FrontOptions {
 	ro := uring.Options{Entries: o.RingEntries, SingleIssuer: deferTaskrun, DeferTaskrun: deferTaskrun}
 	return uring.FrontOptions{Ring: ro, StallAfter: o.StallAfter, Logger: o.Logger}
