@@ -58,8 +58,9 @@
 //     warm wait, for their own cold write.
 //   - T7: Len counts the live keys of the directory exactly; a key whose
 //     only copy was dropped, failed or reclaimed is removed from it (counted
-//     in Stats.Lost) — immediately for a failed or dropped cold write, on the
-//     next read for a copy the cold store reclaimed by itself.
+//     in Stats.Lost) — immediately for a failed or dropped cold write or a
+//     hot victim no lower tier takes, on the next read for a copy the cold
+//     store reclaimed by itself (TestDroppedVictimsLeaveNoEntry).
 //   - T8: in drain mode Close writes every live hot and warm value that is
 //     not already in cold, durably, before closing the store; in writethrough
 //     mode Set returns after the cold copy is durable (KV.Sync).

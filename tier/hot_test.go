@@ -213,3 +213,46 @@ func TestJoinKVCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestDroppedVictimsLeaveNoEntry (T7): without a cold tier, hot victims
+// that warm does not take (the promotion policy saw them once) are
+// dropped, and their directory entries go with them: every key Len counts
+// can be read. (demote used to decide "lost" while its own transit copy
+// still held the value, so each such key stayed listed and counted, and
+// read as a miss.)
+func TestDroppedVictimsLeaveNoEntry(t *testing.T) {
+	c, err := Open(smallOptions(newFakeClock())) // hot 64 KiB, warm 512 KiB, no cold
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const n = 3000
+	for i := 0; i < n; i++ {
+		if _, err := c.Set([]byte(fmt.Sprint("once", i)), []byte("v"), SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		c.hot.rc.Wait()
+		if len(c.demoteq) == 0 && c.tr.len() == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("demotions did not settle: %d queued, %d in transit", len(c.demoteq), c.tr.len())
+		}
+	}
+	readable := 0
+	for i := 0; i < n; i++ {
+		if _, ok, _ := c.Get(nil, []byte(fmt.Sprint("once", i))); ok {
+			readable++
+		}
+	}
+	st := c.Stats()
+	if readable == n {
+		t.Fatalf("all %d keys readable: the test needs hot to overflow", n)
+	}
+	if got := c.Len(); got != readable {
+		t.Errorf("Len = %d, but %d keys can be read (%d lost)", got, readable, st.Lost)
+	}
+	checkKeyCount(t, c)
+}

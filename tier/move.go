@@ -93,7 +93,12 @@ func (c *Cache) background() {
 // often enough (or DemoteAll), else — or if warm cannot take it — to cold,
 // else nowhere. Stale versions are discarded.
 func (c *Cache) demote(he *hotEntry) {
-	defer c.tr.remove(he.key, he.ver)
+	inTransit := true // hotEvicted's transit reference
+	defer func() {
+		if inTransit {
+			c.tr.remove(he.key, he.ver)
+		}
+	}()
 	lo, _ := hashKey(he.key)
 	sh := c.dir.shard(lo)
 	sh.mu.Lock()
@@ -118,6 +123,11 @@ func (c *Cache) demote(he *hotEntry) {
 		}
 		c.tr.remove(he.key, he.ver)
 	}
+	// The copy goes nowhere: drop its transit reference first, or
+	// lostLocked would find it there, keep the entry, and leave it naming
+	// a value no tier holds once the reference went (T7).
+	c.tr.remove(he.key, he.ver)
+	inTransit = false
 	c.lostLocked(sh, he.key, e, he.ver, false)
 }
 
