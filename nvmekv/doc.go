@@ -54,6 +54,11 @@
 //     device and its CSI) (TestRefuseNonKV; the live check runs in the QEMU guest).
 //   - K9: ParseList and ParseNSDescriptors never read past their buffer and
 //     return keys of 1..16 bytes only (TestListFormat, FuzzParseList).
+//   - K10: KV.Clear Lists the namespace from its first key and Deletes what
+//     it lists until List returns nothing: every device key present when it
+//     started is gone when it returns nil, whoever wrote it (the namespace
+//     must be the cache's alone). A List that keeps returning keys Delete
+//     cannot find ends it with an error instead of a loop (TestKVClear).
 //
 // # Caveats
 //

@@ -263,6 +263,52 @@ func (kv *KV) Delete(ctx context.Context, key []byte) error {
 	return err
 }
 
+// clearListBytes is the List host buffer of Clear: about 3,000 16-byte
+// device keys per List.
+const clearListBytes = 64 << 10
+
+// Clear deletes every key in the namespace, as List reports them (record
+// headers and chunks alike, whoever wrote them), and returns how many it
+// deleted. It is FLUSHALL for a store whose user keys nobody can enumerate
+// (a KV namespace lists only device keys). A key written while Clear runs
+// may survive it.
+func (kv *KV) Clear(ctx context.Context) (int, error) {
+	if kv.closed.Load() {
+		return 0, ErrClosed
+	}
+	n := 0
+	for {
+		keys, _, err := kv.ns.List(ctx, nil, clearListBytes)
+		if err != nil {
+			return n, fmt.Errorf("nvmekv: clear: list: %w", err)
+		}
+		if len(keys) == 0 {
+			return n, nil
+		}
+		ops := make([]*Op, len(keys))
+		for i, k := range keys {
+			ops[i] = &Op{Code: OpDelete, Key: append([]byte(nil), k...)}
+		}
+		if err := kv.doBatched(ctx, ops); err != nil {
+			return n, fmt.Errorf("nvmekv: clear: delete: %w", err)
+		}
+		deleted := 0
+		for _, op := range ops {
+			switch {
+			case op.Err == nil:
+				deleted++
+			case errors.Is(op.Err, ErrKeyNotFound): // gone meanwhile
+			default:
+				return n + deleted, fmt.Errorf("nvmekv: clear: delete: %w", op.Err)
+			}
+		}
+		if deleted == 0 {
+			return n, fmt.Errorf("%w: clear: List keeps returning %d keys that Delete does not find", ErrUnrecovered, len(keys))
+		}
+		n += deleted
+	}
+}
+
 // Exists reports whether key is present (its header names key and has not expired).
 func (kv *KV) Exists(ctx context.Context, key []byte) (bool, error) {
 	if err := kv.check(key); err != nil {

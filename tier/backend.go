@@ -44,6 +44,9 @@ type Cold interface {
 	// GetMany looks every key up in one device submission; sizes (nil, or
 	// one per key) are as Get's.
 	GetMany(ctx context.Context, keys [][]byte, sizes []int) []ColdItem
+	// Clear deletes every record in the store, including those of earlier
+	// runs that the cache never learned the keys of (FLUSHALL).
+	Clear(ctx context.Context) error
 	Stats() ColdStats
 	Close() error
 }

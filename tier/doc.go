@@ -88,15 +88,20 @@
 //   - T13: a whole Scan (from cursor 0 until it returns 0) returns each key
 //     that stays live through it exactly once, and never a deleted or
 //     expired key that stayed so (TestScan, also with writers running).
+//   - T14: after Flush returns nil no key written before it is readable,
+//     in this run or after a restart: a cold store that held data when
+//     opened is cleared whole (Cold.Clear: List and Delete every device key,
+//     then Sync), since keys of an earlier run this process never touched
+//     cannot be told apart. If clearing fails, Flush returns the error and
+//     those keys stay readable (TestFlushClearsAnEarlierRunsKeys).
 //
 // # Caveats
 //
 //   - Len and Scan are exact for the keys this process wrote or read. Keys
 //     left in a cold store by an earlier run are counted and listed once
 //     touched (adopted): the KV layer maps keys to hashes and cannot list
-//     user keys. For the same
-//     reason Flush cannot delete untouched keys of an earlier run in cold:
-//     they are hidden until the next Open.
+//     user keys. For the same reason Flush clears such a store whole
+//     (T14), device keys and all.
 //   - The directory costs about 100 bytes of Go heap per key on top of the
 //     tiers' budgets.
 //   - After a crash in cache mode cold may still hold a version that a later

@@ -278,9 +278,10 @@ func (c *Cache) Len() int {
 	return n
 }
 
-// Flush removes every key from every tier (FLUSHALL). Keys a cold store
-// holds from an earlier run and that this process never touched cannot be
-// enumerated: they stay hidden until the next Open (see Caveats).
+// Flush removes every key from every tier (FLUSHALL). A cold store that
+// held data when opened may hold keys this process never touched: it is
+// cleared whole (Cold.Clear), so that they do not come back at the next
+// Open. If that fails, Flush says so and such keys stay readable.
 func (c *Cache) Flush() error {
 	c.life.Lock()
 	defer c.life.Unlock()
@@ -301,7 +302,12 @@ func (c *Cache) Flush() error {
 		sh.mu.Unlock()
 	}
 	c.tr.clear()
-	c.coldUnknown = false
+	if c.coldUnknown {
+		if err := c.cold.Clear(context.Background()); err != nil {
+			return fmt.Errorf("tier: flush: clear the cold store of an earlier run's keys (they stay readable): %w", err)
+		}
+		c.coldUnknown = false
+	}
 	return nil
 }
 

@@ -273,6 +273,47 @@ func TestRestartKeepsColdKeys(t *testing.T) {
 	}
 }
 
+// TestFlushAllAfterRestart: FLUSHALL in a run that never touched the keys
+// an earlier run left in cold removes them too: they do not come back at
+// the next restart.
+func TestFlushAllAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, dir)
+	cfg.Durability = "drain"
+	ctx := context.Background()
+	run := func(f func(rc *redis.Client)) {
+		sc, err := startSidecar(cfg, nopLogger())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc := redis.NewClient(&redis.Options{Network: "unix", Addr: cfg.Server.Socket})
+		f(rc)
+		rc.Close()
+		if err := sc.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(func(rc *redis.Client) {
+		for i := 0; i < 30; i++ {
+			if err := rc.Set(ctx, fmt.Sprintf("old:%d", i), strings.Repeat("v", 100*i), 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	run(func(rc *redis.Client) {
+		if err := rc.FlushAll(ctx).Err(); err != nil {
+			t.Fatalf("FLUSHALL: %v", err)
+		}
+	})
+	run(func(rc *redis.Client) {
+		for i := 0; i < 30; i++ {
+			if v, err := rc.Get(ctx, fmt.Sprintf("old:%d", i)).Result(); err != redis.Nil {
+				t.Fatalf("old:%d after FLUSHALL and a restart = %.20q, %v", i, v, err)
+			}
+		}
+	})
+}
+
 // TestGoRedisScan: go-redis's SCAN iterator and KEYS over the real tiers,
 // with values spread over hot and the lower tiers: every key once, MATCH applied,
 // and a key deleted before the scan never returned.

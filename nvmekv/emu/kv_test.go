@@ -315,3 +315,58 @@ func TestStrictCompaction(t *testing.T) {
 	}
 	checkReopened(t, o, ns, check)
 }
+
+// TestKVClear: Clear deletes every device key (headers and the chunks of
+// values above the record limit), reports how many, and leaves nothing to
+// List or Get, also after a reopen; the namespace takes new keys after.
+func TestKVClear(t *testing.T) {
+	o := testOptions(t)
+	ns := mustOpen(t, o)
+	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 50
+	for i := range n {
+		v := bytes.Repeat([]byte{byte(i)}, 100+i*200) // up to ~10 KB: several chunks of 4 KiB records
+		if err := kv.Put(ctx, []byte(fmt.Sprint("c", i)), v, nvmekv.Meta{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	records := ns.Stats().Items
+	deleted, err := kv.Clear(ctx)
+	if err != nil || deleted != records || records <= n {
+		t.Fatalf("Clear = %d, %v; the namespace held %d records for %d keys (chunks included)", deleted, err, records, n)
+	}
+	empty := func(when string) {
+		t.Helper()
+		if keys, total, err := ns.List(ctx, nil, 4096); err != nil || len(keys) != 0 || total != 0 {
+			t.Fatalf("%s: List = %d keys (total %d), %v", when, len(keys), total, err)
+		}
+		for i := range n {
+			if _, _, err := kv.Get(ctx, nil, []byte(fmt.Sprint("c", i))); !errors.Is(err, nvmekv.ErrKeyNotFound) {
+				t.Fatalf("%s: Get c%d: %v", when, i, err)
+			}
+		}
+	}
+	empty("after Clear")
+	if err := kv.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ns = mustOpen(t, o)
+	kv, _ = nvmekv.NewKV(ns, nvmekv.KVOptions{})
+	defer kv.Close()
+	empty("after a reopen")
+	if err := kv.Put(ctx, []byte("new"), []byte("v"), nvmekv.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := kv.Get(ctx, nil, []byte("new")); err != nil || string(got) != "v" {
+		t.Fatalf("Get after Clear and Put = %q, %v", got, err)
+	}
+	if n, err := kv.Clear(ctx); err != nil || n != 1 {
+		t.Fatalf("second Clear = %d, %v; want 1", n, err)
+	}
+}
