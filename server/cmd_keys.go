@@ -13,8 +13,12 @@ func (c *conn) cacheError(err error) {
 	c.w.Error("ERR " + err.Error())
 }
 
-func (c *conn) cmdGet(args [][]byte) {
-	v, shared, ok, cold, err := c.s.cache.View(c.scratch[:0], args[1])
+func (c *conn) cmdGet(args [][]byte) { c.getKey(args[1]) }
+
+// getKey answers GET key, and notes in c.coldGet whether that read the
+// cold device.
+func (c *conn) getKey(key []byte) {
+	v, shared, ok, cold, err := c.s.cache.View(c.scratch[:0], key)
 	c.coldGet = cold
 	if err != nil {
 		c.cacheError(err)

@@ -124,9 +124,8 @@ func (c *conn) dispatch(args [][]byte) {
 		return
 	}
 	c.run(cmd, args)
-	if c.coldGet {
-		c.coldGet = false
-		c.getBatch()
+	if cmd == c.s.get {
+		c.getRun()
 	}
 }
 

@@ -60,14 +60,16 @@
 //   - S10: SCAN and KEYS match keys with Redis's glob rules (TestGlobMatch),
 //     and a whole SCAN returns each key present throughout it exactly once
 //     (TestScanAndKeys here; tier's T13 with the real directory).
-//   - S11: after a GET whose answer read the cold device (Cache.View's
-//     cold), the one-key GETs already wholly buffered behind it, up to the
-//     first other command and at most Options.ColdGetBatch, are answered by
-//     MGetPrefix calls holding at most ColdGetBatchBytes of values each:
-//     their device reads overlap instead of waiting one by one. The replies,
-//     counters and latency observations are those of the GETs one by one;
-//     Reader.NextGet never reads, and taking GETs with it leaves the command
-//     stream unchanged (FuzzReader; TestColdGetBatch, TestColdGetBatchLimits,
+//   - S11: the one-key GETs wholly buffered behind a GET, up to the first
+//     other command, are taken with Reader.NextGet instead of ReadCommand
+//     and dispatch (getRun). Once one of them read the cold device
+//     (Cache.View's cold), the rest, at most Options.ColdGetBatch, are
+//     answered by MGetPrefix calls holding at most ColdGetBatchBytes of
+//     values each: their device reads overlap instead of waiting one by one
+//     (getBatch). The replies, counters and latency observations are those
+//     of the GETs one by one (a run's GETs share its time); NextGet never
+//     reads, and taking GETs with it leaves the command stream unchanged
+//     (FuzzReader; TestGetRun, TestColdGetBatch, TestColdGetBatchLimits,
 //     TestColdGetBatchAfterExec; TestRestartKeepsColdKeys end to end).
 //
 // # Caveats

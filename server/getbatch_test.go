@@ -148,9 +148,9 @@ func TestColdGetBatchLimits(t *testing.T) {
 	}
 }
 
-// TestColdGetBatchAfterExec: a cold GET inside EXEC batches the GETs
-// buffered after the EXEC, never the queued ones, and a GET queued in a
-// transaction is not taken out of it.
+// TestColdGetBatchAfterExec: GETs queued in a transaction are never taken
+// out of it (the cold ones inside EXEC start no batch), and the GETs after
+// EXEC batch as usual.
 func TestColdGetBatchAfterExec(t *testing.T) {
 	_, mc, path := startMapServer(t, nil)
 	c := dialRaw(t, path)
@@ -173,8 +173,65 @@ func TestColdGetBatchAfterExec(t *testing.T) {
 	}
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
-	want := [][]string{{"cold:b", "cold:a"}}
+	want := [][]string{{"cold:a"}} // behind the first GET after EXEC
 	if !slices.EqualFunc(mc.prefixCalls, want, slices.Equal) {
 		t.Fatalf("MGetPrefix calls %q, want %q", mc.prefixCalls, want)
+	}
+}
+
+// TestGetRun: a run of pipelined GETs answered through NextGet gives the
+// replies, counters and latency observations of GETs answered one by one,
+// up to and including a malformed frame, which is still answered with a
+// protocol error after the replies before it.
+func TestGetRun(t *testing.T) {
+	var mu sync.Mutex
+	observed := map[string]int{}
+	s, _, path := startMapServer(t, func(o *Options) {
+		o.ObserveLatency = func(cmd string) func(time.Duration) {
+			return func(time.Duration) {
+				mu.Lock()
+				observed[cmd]++
+				mu.Unlock()
+			}
+		}
+	})
+	c := dialRaw(t, path)
+	c.expect([]step{{[]string{"SET", "a", "1"}, "+OK"}, {[]string{"SET", "b", "22"}, "+OK"}})
+	var cmds [][]string
+	var want []string
+	for i := 0; i < 40; i++ {
+		switch i % 4 {
+		case 0, 1:
+			cmds, want = append(cmds, []string{"GET", "a"}), append(want, "$1")
+		case 2:
+			cmds, want = append(cmds, []string{"get", "b"}), append(want, "$22")
+		case 3:
+			cmds, want = append(cmds, []string{"GET", "nope"}), append(want, "nil")
+		}
+	}
+	cmds, want = append(cmds, []string{"PING"}), append(want, "+PONG")
+	cmds, want = append(cmds, []string{"GET", "a"}), append(want, "$1")
+	before := s.Stats()
+	c.send(pipeline(cmds...) + "*2\r\n$3\r\nGET\r\n$x\r\n")
+	for i, w := range want {
+		if got := c.reply(); got != w {
+			t.Fatalf("reply %d = %q, want %q", i, got, w)
+		}
+	}
+	if got := c.reply(); !strings.HasPrefix(got, "-ERR Protocol error") {
+		t.Fatalf("malformed GET after the run: %q, want a protocol error", got)
+	}
+	c.expectClosed()
+	after := s.Stats()
+	if d := after.CommandsProcessed - before.CommandsProcessed; d != uint64(len(cmds)) {
+		t.Errorf("commands processed grew by %d, want %d", d, len(cmds))
+	}
+	if h, m := after.KeyspaceHits-before.KeyspaceHits, after.KeyspaceMisses-before.KeyspaceMisses; h != 31 || m != 10 {
+		t.Errorf("hits %d, misses %d; want 31 and 10", h, m)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if observed["get"] != 41 || observed["ping"] != 1 {
+		t.Errorf("observed %v, want 41 GETs and 1 PING", observed)
 	}
 }
