@@ -69,9 +69,10 @@ type Namespace struct {
 	rAlign  int  // read alignment (O_DIRECT offset alignment, 512..4096)
 	fixed   bool // buffers registered
 	front   *uring.Front
-	// quick is a plain ring (its owner not locked to a thread) that reads
-	// take while at most quickReads are in flight on it, nil when the main
-	// ring is plain itself. See setupIO.
+	// quick is a plain ring (its owner not locked to a thread) that a wave
+	// of reads takes while nothing is read on the main ring and at most
+	// quickReads reads are in flight on it (readFront); nil when the main
+	// ring is plain itself or a second ring could not be made (setupQuick).
 	quick      *uring.Front
 	quickFixed bool         // buffers registered on quick
 	quickBusy  atomic.Int32 // reads in flight on quick

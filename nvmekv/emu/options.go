@@ -167,8 +167,8 @@ func (o *Options) Validate() error {
 // disk) an earlier session measured 3-8% less: a locked thread costs a
 // thread handoff per wake-up. setupIO falls back to a plain ring on a
 // kernel that refuses these flags.
-// quickRingOptions: the lone-read ring (Namespace.setupQuick), plain, with
-// room for quickReads waves of the largest group.
+// quickRingOptions: the lone-read ring (Namespace.setupQuick), plain; 64
+// entries are ample for the at most quickReads reads it carries at once.
 func (o *Options) quickRingOptions() uring.FrontOptions {
 	ro := uring.Options{Entries: 64}
 	return uring.FrontOptions{Ring: ro, StallAfter: o.StallAfter, Logger: o.Logger}
