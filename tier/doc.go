@@ -53,9 +53,14 @@
 //     for a version whose cold write completed — and if it found nothing it
 //     waits for ristretto's pending work once and retries.
 //   - T6: no client call blocks on the flusher or on ristretto's callbacks: a
-//     full demotion queue or flusher queue drops (and counts) the oldest
-//     droppable copy instead. Only writethrough Sets and values too large for
-//     warm wait, for their own cold write.
+//     full flusher queue drops (and counts) the oldest droppable copy
+//     instead. Only writethrough Sets and values too large for warm wait,
+//     for their own cold write (and a read that found its version nowhere
+//     waits once for ristretto's pending work, T5). A full demotion queue
+//     drops nothing while the cache is open: ristretto's goroutine waits for
+//     room (Stats.DemoteWaits), its set buffer fills, and fresh Sets that
+//     ristretto turns away go to warm directly; a burst of writes never
+//     pushes out keys a lower tier has room for (TestScan under CPU load).
 //   - T7: Len counts the live keys of the directory exactly; a key whose
 //     only copy was dropped, failed or reclaimed is removed from it (counted
 //     in Stats.Lost) — immediately for a failed or dropped cold write or a

@@ -8,8 +8,13 @@ import (
 )
 
 // hotEvicted runs on ristretto's goroutine for every evicted or rejected hot
-// item. It never blocks: the copy goes to transit and the demotion queue, or
-// is dropped and counted when the queue is full.
+// item: the copy goes to transit and the demotion queue. A full queue makes
+// it wait for the background goroutine rather than drop a victim a lower
+// tier could take (T6): that stalls only ristretto's goroutine, whose full
+// set buffer then turns fresh Sets away from hot to warm, so writers slow
+// down to what the demotions sustain instead of pushing keys out of the
+// cache. Once Close stopped the background goroutine the copy is dropped
+// and counted.
 func (c *Cache) hotEvicted(he *hotEntry) {
 	if he != nil && he.ent != nil {
 		he.ent.hot.CompareAndSwap(he, nil) // hot no longer holds it
@@ -20,7 +25,13 @@ func (c *Cache) hotEvicted(he *hotEntry) {
 	c.tr.add(he.key, he.val, he.ver, he.exp, policy.Warm)
 	select {
 	case c.demoteq <- he:
+		return
 	default:
+	}
+	c.st.demoteWaits.Add(1)
+	select {
+	case c.demoteq <- he:
+	case <-c.stop:
 		c.tr.remove(he.key, he.ver)
 		c.st.demoteDrops.Add(1)
 		c.noteLost(he.key, he.ver)

@@ -70,7 +70,7 @@ type Options struct {
 	// 2) get warm memory; the others go to cold, or are dropped without one.
 	DemoteAll bool
 	// DemoteQueue is how many hot evictions may wait for the warm tier before
-	// new ones are dropped (default 4096).
+	// ristretto's goroutine waits for room (default 4096; T6).
 	DemoteQueue int
 	// SweepInterval is how often expired keys are purged (default 1 s).
 	SweepInterval time.Duration

@@ -13,7 +13,7 @@ type counters struct {
 	misses atomic.Uint64
 	_      [64]byte
 
-	promotions, demotions, demoteDrops, flushed, lost, phantoms, adopted atomic.Uint64
+	promotions, demotions, demoteWaits, demoteDrops, flushed, lost, phantoms, adopted atomic.Uint64
 	coldErrors, coldDeletes, tombstones, expired, warmWrites, coldWrites atomic.Uint64
 	mgetSubmissions                                                      atomic.Uint64
 }
@@ -44,7 +44,8 @@ type Stats struct {
 	Misses          uint64 // Get/MGet keys found nowhere
 	Promotions      uint64 // warm/cold hits copied up
 	Demotions       uint64 // hot evictions written to warm (or cold)
-	DemoteDrops     uint64 // hot evictions dropped because the demotion queue was full
+	DemoteWaits     uint64 // hot evictions that waited for room in the demotion queue
+	DemoteDrops     uint64 // hot evictions dropped because Close had stopped the demotions
 	Flushed         uint64 // warm evictions handed to the flusher
 	Lost            uint64 // keys forgotten because their only copy was dropped, failed or reclaimed
 	Phantoms        uint64 // reads that found the key's version nowhere after retrying
@@ -103,6 +104,7 @@ func (c *Cache) Stats() Stats {
 	s.Misses = misses
 	s.Promotions = c.st.promotions.Load()
 	s.Demotions = c.st.demotions.Load()
+	s.DemoteWaits = c.st.demoteWaits.Load()
 	s.DemoteDrops = c.st.demoteDrops.Load()
 	s.Flushed = c.st.flushed.Load()
 	s.Lost = c.st.lost.Load()

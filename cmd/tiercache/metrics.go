@@ -60,7 +60,8 @@ var metricHelp = []struct {
 	{"keys", "Keys in the cache.", nil},
 	{"promotions_total", "Warm and cold hits copied to a faster tier.", nil},
 	{"demotions_total", "Hot evictions written to a slower tier.", nil},
-	{"demote_drops_total", "Hot evictions dropped because the demotion queue was full.", nil},
+	{"demote_waits_total", "Hot evictions that waited for room in the demotion queue.", nil},
+	{"demote_drops_total", "Hot evictions dropped because shutdown had stopped the demotions.", nil},
 	{"lost_total", "Keys forgotten because their only copy was dropped or failed.", nil},
 	{"flusher_queue_items", "Items waiting in the flusher queue.", nil},
 	{"flusher_queue_bytes", "Bytes waiting in the flusher queue.", nil},
@@ -134,6 +135,7 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 		gauge("keys", float64(st.Keys))
 		counter("promotions_total", float64(st.Promotions))
 		counter("demotions_total", float64(st.Demotions))
+		counter("demote_waits_total", float64(st.DemoteWaits))
 		counter("demote_drops_total", float64(st.DemoteDrops))
 		counter("lost_total", float64(st.Lost))
 		gauge("flusher_queue_items", float64(st.Flusher.Queue))
