@@ -88,6 +88,7 @@ type TierStats struct {
 	ColdWriteError   string        // why the cold store takes no more writes ("" while writable)
 	FlusherErrors    uint64        // cold writes that failed
 	Lost             uint64        // keys forgotten because their only copy was dropped or failed
+	Forgotten        uint64        // cold-only keys the directory forgot to stay within its bound
 }
 
 // TierLevel is one tier's counters.

@@ -106,6 +106,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string) {
 		kv("flusher_drops", t.FlusherDrops)
 		kv("flusher_errors", t.FlusherErrors)
 		kv("lost", t.Lost)
+		kv("directory_forgotten", t.Forgotten)
 		kv("warm_numa_node", t.WarmNode)
 		kv("warm_placement", fmt.Sprintf("%.4f", t.WarmPlacement))
 		kv("cold_backend", t.ColdBackend)

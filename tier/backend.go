@@ -17,6 +17,7 @@ type Meta struct {
 // OnEvict, given at open, receives every live item of an evicted segment.
 type Warm interface {
 	Get(dst, key []byte) ([]byte, Meta, bool)
+	Has(key []byte) (Meta, bool)         // without copying the value or counting a hit
 	Set(key, value []byte, m Meta) error // an error means "not stored"
 	Delete(key []byte) bool
 	Stats() WarmStats

@@ -26,10 +26,16 @@ type Cache struct {
 	fl   *flusher.Flusher
 	pro  *policy.Promotion
 
-	// coldUnknown: the cold store held data when opened, so a key missing
-	// from the directory may still be in cold (from an earlier run).
-	coldUnknown bool
-	verSeq      atomic.Uint64
+	// coldUnknown: a key missing from the directory may still be in cold —
+	// the store held data when opened (an earlier run's keys), or the
+	// directory forgot cold-only keys to stay within MaxKeys (T15). Set
+	// before the first key is forgotten, cleared only by Flush.
+	coldUnknown atomic.Bool
+	// coldSticky: coldUnknown is or may become true (a store of an earlier
+	// run, or MaxKeys set), so a queued cold delete keeps its entry's
+	// coldMay (invalidateLocked, T4). Set in Open.
+	coldSticky bool
+	verSeq     atomic.Uint64
 
 	// life guards Close against in-flight operations: ops hold it shared.
 	life   sync.RWMutex
@@ -43,6 +49,9 @@ type Cache struct {
 	kick    chan struct{}
 	stop    chan struct{}
 	wg      sync.WaitGroup
+	// trimNext is the shard the next directory trim starts at (background
+	// goroutine only).
+	trimNext int
 
 	st counters
 
@@ -88,7 +97,8 @@ func Open(opts Options) (*Cache, error) {
 		return fail(fmt.Errorf("tier: open cold tier: %w", err))
 	}
 	if c.cold != nil {
-		c.coldUnknown = c.cold.Stats().PreExisting
+		c.coldUnknown.Store(c.cold.Stats().PreExisting)
+		c.coldSticky = c.coldUnknown.Load() || opts.MaxKeys > 0
 		fo := opts.Flusher
 		fo.Store = c.cold
 		fo.Current = c.flushCurrent
@@ -127,7 +137,7 @@ func Open(opts Options) (*Cache, error) {
 	c.wg.Add(1)
 	go c.background()
 	c.log.Info("tier: cache open", zap.Int64("hot_bytes", opts.HotBytes), zap.Bool("warm", c.warm != nil),
-		zap.Bool("cold", c.cold != nil), zap.Bool("cold_preexisting", c.coldUnknown), zap.String("durability", string(opts.Durability)))
+		zap.Bool("cold", c.cold != nil), zap.Bool("cold_preexisting", c.coldUnknown.Load()), zap.String("durability", string(opts.Durability)))
 	return c, nil
 }
 

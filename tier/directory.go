@@ -35,6 +35,10 @@ type entry struct {
 	// ver, and copies are immutable, so that is always the right value.
 	// Atomic because promotions store it under the shard's read lock.
 	hot atomic.Pointer[hotEntry]
+	// recent: looked up by a caller that decides from a cold lookup before
+	// taking the shard lock (known), or adopted from cold; a trim pass
+	// clears it instead of forgetting the entry (second chance, T15).
+	recent atomic.Bool
 }
 
 func (e *entry) live(now int64) bool { return !e.dead && (e.exp == 0 || e.exp > now) }
@@ -44,6 +48,7 @@ func (e *entry) live(now int64) bool { return !e.dead && (e.exp == 0 || e.exp > 
 func (sh *shard) adoptLocked(key []byte, m Meta, size int) {
 	e, ks := newEntry(key)
 	e.ver, e.exp, e.size, e.cold, e.coldMay = m.Version, m.Expiry, int64(size), m.Version, true
+	e.recent.Store(true)
 	sh.m[ks] = e
 	sh.live.Add(1)
 }

@@ -99,6 +99,23 @@
 //     then Sync), since keys of an earlier run this process never touched
 //     cannot be told apart. If clearing fails, Flush returns the error and
 //     those keys stay readable (TestFlushClearsAnEarlierRunsKeys).
+//   - T15: with MaxKeys set, the background goroutine keeps the directory
+//     at most MaxKeys plus what is written between two passes (100 ms):
+//     above it, it forgets live keys whose newest version is durable in
+//     cold and held by no memory tier, down to 90% of MaxKeys, skipping once
+//     any key a caller looked up since the last pass (second chance, for
+//     callers that decide from a lookup before taking the shard lock). From
+//     the first such pass on, a key missing from the directory is looked up
+//     in cold and adopted, as for an earlier run's store (T4), so a
+//     forgotten key reads, refuses SET NX, and is overwritten and deleted
+//     as if remembered. Where that can happen (coldSticky: an earlier run's
+//     store, or MaxKeys set) an overwrite keeps the entry's coldMay, so a
+//     later delete waits as a tombstone behind the queued cold delete of the
+//     old copy instead of letting a reader adopt that copy (found by
+//     TestConcurrentOnAnEarlierRunsStore; before, a restarted cache could
+//     serve a value overwritten and then deleted for as long as its cold
+//     delete was queued). Tests: TestDirectoryTrim,
+//     TestConcurrentDirectoryTrim.
 //
 // # Caveats
 //
@@ -107,8 +124,11 @@
 //     touched (adopted): the KV layer maps keys to hashes and cannot list
 //     user keys. For the same reason Flush clears such a store whole
 //     (T14), device keys and all.
-//   - The directory costs about 100 bytes of Go heap per key on top of the
-//     tiers' budgets.
+//   - The directory costs about 120 bytes of Go heap per key plus the key
+//     (136 for a 13-byte key, 184 for a 60-byte one, measured) on top of
+//     the tiers' budgets; MaxKeys bounds it (T15), at the price of a cold
+//     lookup for each miss and each forgotten key's next read, and of Len
+//     and Scan counting only the keys the directory holds.
 //   - After a crash in cache mode cold may still hold a version that a later
 //     acknowledged write replaced (its cold delete was still queued); a clean
 //     Close always drains the queue.

@@ -72,14 +72,26 @@ func (c *Cache) warmEvicted(key, value []byte, m Meta) {
 // background runs demotions, lost-copy bookkeeping and the expiry sweep.
 func (c *Cache) background() {
 	defer c.wg.Done()
-	var tick <-chan time.Time
+	var tick, trimTick <-chan time.Time
 	if c.o.SweepInterval > 0 {
 		t := time.NewTicker(c.o.SweepInterval)
 		defer t.Stop()
 		tick = t.C
 	}
+	var trimTimer *time.Timer
+	if c.o.MaxKeys > 0 {
+		trimTimer = time.NewTimer(trimEvery)
+		defer trimTimer.Stop()
+		trimTick = trimTimer.C
+	}
 	for {
 		select {
+		case <-trimTick:
+			if c.trim() {
+				trimTimer.Reset(trimIdle)
+			} else {
+				trimTimer.Reset(trimEvery)
+			}
 		case he := <-c.demoteq:
 			c.demote(he)
 		case <-c.kick:

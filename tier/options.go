@@ -72,6 +72,12 @@ type Options struct {
 	// DemoteQueue is how many hot evictions may wait for the warm tier before
 	// ristretto's goroutine waits for room (default 4096; T6).
 	DemoteQueue int
+	// MaxKeys bounds the directory, which keeps every key the cache knows on
+	// the Go heap (about 120 bytes plus the key each): above it, keys whose
+	// only copy is in cold are forgotten until the directory is back at 90%
+	// of it, and found again by their next read, a cold lookup (T15). 0 (the
+	// default) keeps every key. Needs a cold tier.
+	MaxKeys int64
 	// SweepInterval is how often expired keys are purged (default 1 s).
 	SweepInterval time.Duration
 	// Clock returns unix nanoseconds; it decides TTLs (test seam, default
@@ -153,6 +159,9 @@ func (o *Options) Validate() error {
 	if o.DemoteQueue < 1 {
 		bad("DemoteQueue %d must be positive", o.DemoteQueue)
 	}
+	if o.MaxKeys < 0 {
+		bad("MaxKeys %d must not be negative", o.MaxKeys)
+	}
 	if o.SweepInterval < 0 {
 		bad("SweepInterval %v must not be negative", o.SweepInterval)
 	}
@@ -160,6 +169,9 @@ func (o *Options) Validate() error {
 	errs = append(errs, o.ColdConfig.validate()...)
 	if o.OpenCold == nil && !o.ColdConfig.enabled() && o.Durability != DurabilityCache {
 		bad("Durability %q needs a cold tier", o.Durability)
+	}
+	if o.OpenCold == nil && !o.ColdConfig.enabled() && o.MaxKeys > 0 {
+		bad("MaxKeys %d needs a cold tier (only keys held in cold can be forgotten)", o.MaxKeys)
 	}
 	if err := o.Promotion.Validate(); err != nil {
 		errs = append(errs, err)

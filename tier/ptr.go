@@ -12,6 +12,15 @@ func viewString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
+// viewBytes returns s's bytes without copying them; they must not be
+// modified.
+func viewBytes(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
 // An entry allocated together with its key's bytes (the directory's map key
 // points into it): a lookup that compares the key then reads the entry
 // touches one allocation, one cache line for a short key, instead of two.

@@ -100,7 +100,7 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec bool) ([]byte, policy.Tier, 
 			epoch := sh.epoch
 			sh.mu.RUnlock()
 			c.record(&rec, lo, false)
-			if !c.coldUnknown {
+			if !c.coldUnknown.Load() {
 				return dst, policy.None, false
 			}
 			v, ok, retry := c.adopt(dst, key, sh, epoch)
@@ -312,7 +312,7 @@ func (c *Cache) mget(keys [][]byte) [][]byte {
 		e := sh.m[viewString(key)]
 		switch {
 		case e == nil:
-			if c.coldUnknown {
+			if c.coldUnknown.Load() {
 				need = append(need, pending{i: i, lo: lo, epoch: sh.epoch, size: -1})
 			} else {
 				c.count(policy.None, false)
@@ -435,8 +435,11 @@ func (c *Cache) known(key []byte) bool {
 	sh.mu.RLock()
 	e := sh.m[viewString(key)]
 	live := e != nil && e.live(c.now())
+	if e != nil && c.coldUnknown.Load() {
+		e.recent.Store(true) // the caller acts on it soon: keep it (T15)
+	}
 	sh.mu.RUnlock()
-	if e != nil || !c.coldUnknown {
+	if e != nil || !c.coldUnknown.Load() {
 		return live
 	}
 	_, _, ok := c.get(nil, key, lo, false)

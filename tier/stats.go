@@ -13,9 +13,9 @@ type counters struct {
 	misses atomic.Uint64
 	_      [64]byte
 
-	promotions, demotions, demoteWaits, demoteDrops, flushed, lost, phantoms, adopted atomic.Uint64
-	coldErrors, coldDeletes, tombstones, expired, warmWrites, coldWrites atomic.Uint64
-	mgetSubmissions                                                      atomic.Uint64
+	promotions, demotions, demoteWaits, demoteDrops, forgotten, flushed, lost, phantoms, adopted atomic.Uint64
+	coldErrors, coldDeletes, tombstones, expired, warmWrites, coldWrites                         atomic.Uint64
+	mgetSubmissions                                                                              atomic.Uint64
 }
 
 func (c *Cache) count(t policy.Tier, hit bool) {
@@ -48,6 +48,7 @@ type Stats struct {
 	DemoteDrops     uint64 // hot evictions dropped because Close had stopped the demotions
 	Flushed         uint64 // warm evictions handed to the flusher
 	Lost            uint64 // keys forgotten because their only copy was dropped, failed or reclaimed
+	Forgotten       uint64 // cold-only keys the directory forgot to stay within MaxKeys (still in cold)
 	Phantoms        uint64 // reads that found the key's version nowhere after retrying
 	Adopted         uint64 // keys found in a cold store from an earlier run
 	ColdErrors      uint64 // cold-tier errors (served as misses or dropped writes)
@@ -108,6 +109,7 @@ func (c *Cache) Stats() Stats {
 	s.DemoteDrops = c.st.demoteDrops.Load()
 	s.Flushed = c.st.flushed.Load()
 	s.Lost = c.st.lost.Load()
+	s.Forgotten = c.st.forgotten.Load()
 	s.Phantoms = c.st.phantoms.Load()
 	s.Adopted = c.st.adopted.Load()
 	s.ColdErrors = c.st.coldErrors.Load()

@@ -58,6 +58,11 @@ func (w warmTier) Get(dst, key []byte) ([]byte, Meta, bool) {
 	return v, Meta{Expiry: m.Expiry, Version: m.Version}, ok
 }
 
+func (w warmTier) Has(key []byte) (Meta, bool) {
+	m, ok := w.c.Has(key)
+	return Meta{Expiry: m.Expiry, Version: m.Version}, ok
+}
+
 func (w warmTier) Set(key, value []byte, m Meta) error {
 	return w.c.Set(key, value, warm.Meta{Expiry: m.Expiry, Version: m.Version})
 }

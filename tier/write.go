@@ -34,7 +34,7 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	case !o.ExpireAt.IsZero():
 		exp = o.ExpireAt.UnixNano()
 	}
-	if (o.NX || o.XX || o.KeepTTL) && c.coldUnknown {
+	if (o.NX || o.XX || o.KeepTTL) && c.coldUnknown.Load() {
 		c.known(key) // adopt a key from an earlier run so NX/XX/KEEPTTL see it
 	}
 	lo, _ := hashKey(key)
@@ -66,7 +66,7 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	if e == nil {
 		var ks string
 		e, ks = newEntry(k)
-		e.coldMay = c.coldUnknown && c.cold != nil
+		e.coldMay = c.coldUnknown.Load() && c.cold != nil
 		sh.m[ks] = e
 	} else {
 		c.invalidateLocked(key, e, e.ver)
@@ -146,14 +146,20 @@ func (c *Cache) invalidateLocked(key []byte, e *entry, delVer uint64) {
 		c.warm.Delete(key)
 	}
 	c.tr.forget(key)
+	queued := false
 	if e.coldMay && c.fl != nil {
 		err := c.fl.Enqueue(&flusher.Item{Key: append([]byte(nil), key...), Delete: true, Version: delVer})
 		if err != nil {
 			c.coldError("invalidate", err)
 		}
 		c.st.coldDeletes.Add(1)
+		queued = true
 	}
-	e.coldMay, e.cold = false, 0
+	// Where a key missing from the directory is looked up in cold, the
+	// entry must outlive the delete just queued, or a reader could adopt
+	// the old copy before it runs: coldMay stays, so that a removal waits
+	// as a tombstone behind its own delete (T4).
+	e.coldMay, e.cold = queued && c.coldSticky, 0
 }
 
 // purgeLocked deletes the key from every tier: the entry goes, or becomes a
@@ -198,7 +204,7 @@ func (c *Cache) Delete(keys ...[]byte) int {
 		if len(key) == 0 {
 			continue
 		}
-		if c.coldUnknown {
+		if c.coldUnknown.Load() {
 			c.known(key)
 		}
 		lo, _ := hashKey(key)
@@ -235,7 +241,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) bo
 		return false
 	}
 	defer c.exit()
-	if c.coldUnknown {
+	if c.coldUnknown.Load() {
 		c.known(key)
 	}
 	lo, _ := hashKey(key)
@@ -302,11 +308,11 @@ func (c *Cache) Flush() error {
 		sh.mu.Unlock()
 	}
 	c.tr.clear()
-	if c.coldUnknown {
+	if c.coldUnknown.Load() {
 		if err := c.cold.Clear(context.Background()); err != nil {
 			return fmt.Errorf("tier: flush: clear the cold store of an earlier run's keys (they stay readable): %w", err)
 		}
-		c.coldUnknown = false
+		c.coldUnknown.Store(false)
 	}
 	return nil
 }

@@ -113,6 +113,14 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	}
 	to.ColdDevice = c.Cold.Device
 	to.ColdCapacity = int64(c.Cold.Capacity)
+	switch k := c.Cold.DirectoryKeys; {
+	case k < 0:
+		bad(fmt.Errorf("cold.directory_keys %d must be 0 (no bound) or positive", k))
+	case k > 0 && c.Cold.Backend == "none":
+		bad(fmt.Errorf("cold.directory_keys %d needs a cold tier (cold.backend is none): only keys held in cold can be forgotten", k))
+	default:
+		to.MaxKeys = k
+	}
 	switch d := time.Duration(c.Cold.StallAfter); {
 	case d == 0:
 		to.ColdStallAfter = -1 // off

@@ -22,7 +22,7 @@ func (t tierCache) TierStats() server.TierStats {
 		ColdBackend: s.ColdBackend, ColdFreeBytes: s.ColdFreeBytes,
 		ColdBytesRead: s.ColdBytesRead, ColdBytesWritten: s.ColdBytesWritten,
 		ColdStalledIO: s.ColdStalledIO, ColdOldestIO: s.ColdOldestIO,
-		ColdErrors: s.ColdErrors, FlusherErrors: s.Flusher.Errors, Lost: s.Lost, ColdWritable: s.ColdWritable(),
+		ColdErrors: s.ColdErrors, FlusherErrors: s.Flusher.Errors, Lost: s.Lost, Forgotten: s.Forgotten, ColdWritable: s.ColdWritable(),
 	}
 	if s.ColdWriteError != nil {
 		out.ColdWriteError = s.ColdWriteError.Error()

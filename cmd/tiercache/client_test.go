@@ -467,3 +467,65 @@ func TestConcurrentConnections(t *testing.T) {
 		t.Fatalf("%d of %d concurrent connections failed", f, n)
 	}
 }
+
+// TestDirectoryKeysBound: with cold.directory_keys set, the sidecar's
+// directory forgets keys held only in cold (INFO tiers directory_forgotten,
+// DBSIZE at most the bound once it settled), and go-redis still reads every
+// key back, MGET included.
+func TestDirectoryKeysBound(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.Hot.Bytes, cfg.Warm.Bytes = 1<<20, 0 // most keys end up only in cold
+	cfg.Cold.DirectoryKeys = 500             // above the ~250 keys the hot tier holds
+	sc := startTestSidecar(t, cfg)
+	ctx := context.Background()
+	rc := newClient(t, sc, 2)
+	val := func(i int) string { return strings.Repeat(fmt.Sprintf("%05d", i), 800) } // 4000 bytes
+	const n = 2000
+	for i := 0; i < n; i += 100 {
+		pipe := rc.Pipeline()
+		for j := i; j < i+100; j++ {
+			pipe.Set(ctx, fmt.Sprintf("dk:%d", j), val(j), 0)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		size, err := rc.DBSize(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size <= cfg.Cold.DirectoryKeys {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("DBSIZE still %d after 30 s, bound %d", size, cfg.Cold.DirectoryKeys)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	info, err := rc.Info(ctx, "tiers").Result()
+	if err != nil || !strings.Contains(info, "directory_forgotten:") || strings.Contains(info, "directory_forgotten:0\r\n") {
+		t.Fatalf("INFO tiers shows no forgotten key: %v\n%s", err, info)
+	}
+	keys := make([]string, 0, 500)
+	for i := 0; i < n; i++ {
+		if i < 500 {
+			keys = append(keys, fmt.Sprintf("dk:%d", i))
+			continue
+		}
+		v, err := rc.Get(ctx, fmt.Sprintf("dk:%d", i)).Result()
+		if err != nil || v != val(i) {
+			t.Fatalf("GET dk:%d: %v, %d bytes", i, err, len(v))
+		}
+	}
+	vals, err := rc.MGet(ctx, keys...).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vals {
+		if s, ok := v.(string); !ok || s != val(i) {
+			t.Fatalf("MGET dk:%d: %T", i, v)
+		}
+	}
+}

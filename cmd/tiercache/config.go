@@ -76,6 +76,10 @@ type ColdConfig struct {
 	// StallAfter: a device I/O in flight this long is logged and counted
 	// as stalled; 0 = off.
 	StallAfter Duration `yaml:"stall_after"`
+	// DirectoryKeys bounds the keys the in-memory directory remembers;
+	// above it, keys held only in cold are forgotten until read again.
+	// 0 = no bound.
+	DirectoryKeys int64 `yaml:"directory_keys"`
 }
 
 // FlusherConfig is the warm → cold pipeline.

@@ -188,3 +188,29 @@ func TestConfigErrorCount(t *testing.T) {
 		t.Errorf("two problems: %q", two)
 	}
 }
+
+// TestDirectoryKeysConfig: cold.directory_keys reaches the tier as MaxKeys;
+// a negative bound, or one without a cold tier, is a config error naming
+// the key.
+func TestDirectoryKeysConfig(t *testing.T) {
+	c := defaultConfig()
+	if err := c.loadYAML([]byte("cold:\n  directory_keys: 5000000\n"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.build(zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.tier.MaxKeys != 5000000 {
+		t.Fatalf("MaxKeys %d, want 5000000", b.tier.MaxKeys)
+	}
+	for _, bad := range []string{"cold:\n  directory_keys: -1\n", "durability: cache\ncold:\n  backend: none\n  directory_keys: 10\n"} {
+		c := defaultConfig()
+		if err := c.loadYAML([]byte(bad), "test"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.build(zap.NewNop()); err == nil || !strings.Contains(err.Error(), "cold.directory_keys") {
+			t.Errorf("%q: err = %v, want one naming cold.directory_keys", bad, err)
+		}
+	}
+}

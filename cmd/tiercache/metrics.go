@@ -63,6 +63,7 @@ var metricHelp = []struct {
 	{"demote_waits_total", "Hot evictions that waited for room in the demotion queue.", nil},
 	{"demote_drops_total", "Hot evictions dropped because shutdown had stopped the demotions.", nil},
 	{"lost_total", "Keys forgotten because their only copy was dropped or failed.", nil},
+	{"directory_forgotten_total", "Keys held only in cold that the directory forgot to stay within cold.directory_keys (read again from cold).", nil},
 	{"flusher_queue_items", "Items waiting in the flusher queue.", nil},
 	{"flusher_queue_bytes", "Bytes waiting in the flusher queue.", nil},
 	{"flusher_batches_total", "Device submissions made by the flusher.", nil},
@@ -138,6 +139,7 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 		counter("demote_waits_total", float64(st.DemoteWaits))
 		counter("demote_drops_total", float64(st.DemoteDrops))
 		counter("lost_total", float64(st.Lost))
+		counter("directory_forgotten_total", float64(st.Forgotten))
 		gauge("flusher_queue_items", float64(st.Flusher.Queue))
 		gauge("flusher_queue_bytes", float64(st.Flusher.QueueBytes))
 		counter("flusher_batches_total", float64(st.Flusher.Batches))

@@ -1,0 +1,85 @@
+package tier
+
+import "time"
+
+// The directory trim (T15). MaxKeys bounds the directory: above it, the
+// background goroutine forgets keys whose only copy is in cold, down to
+// 90% of MaxKeys. A forgotten key is still in cold; with coldUnknown set,
+// a read that does not find a key in the directory looks it up in cold and
+// adopts it, exactly as for a key an earlier run left there.
+
+const (
+	// trimEvery is how often the directory's size is checked while passes
+	// make progress; trimIdle while they find nothing to forget (every key
+	// is in a memory tier or on its way to cold).
+	trimEvery = 100 * time.Millisecond
+	trimIdle  = time.Second
+)
+
+// trim runs one pass if the directory is above MaxKeys. It reports stuck
+// when the directory is above MaxKeys and the pass forgot nothing. It never
+// waits for the life lock: Flush holds it while it clears ristretto, whose
+// goroutine may be waiting on this one (T6).
+func (c *Cache) trim() (stuck bool) {
+	n := c.dir.keyCount()
+	if c.o.MaxKeys <= 0 || n <= c.o.MaxKeys || !c.life.TryRLock() {
+		return false
+	}
+	defer c.life.RUnlock()
+	if c.closed {
+		return false
+	}
+	excess := n - (c.o.MaxKeys - c.o.MaxKeys/10)
+	// From here on a key missing from the directory may be in cold; set
+	// before the first one goes, so a reader that finds it gone asks cold.
+	c.coldUnknown.Store(true)
+	per := excess/shardCount + 1
+	// A pass visits a bounded number of entries per shard lock hold: most
+	// may be in memory tiers and not forgettable.
+	visits := 4*per + 256
+	now := c.now()
+	var forgot int64
+	for i := 0; i < shardCount && forgot < excess; i++ {
+		sh := &c.dir.shards[(c.trimNext+i)%shardCount]
+		sh.mu.Lock()
+		var k, seen int64
+		for ks, e := range sh.m {
+			if k >= per || seen >= visits {
+				break
+			}
+			seen++
+			if !c.forgettable(ks, e, now) {
+				continue
+			}
+			e.removed = true
+			delete(sh.m, ks)
+			sh.epoch++ // an adopter of another key of this shard retries (T4)
+			sh.live.Add(-1)
+			k++
+		}
+		sh.mu.Unlock()
+		forgot += k
+	}
+	c.trimNext = (c.trimNext + 1) % shardCount
+	c.st.forgotten.Add(uint64(forgot))
+	return forgot == 0
+}
+
+// forgettable reports whether e (key ks, shard lock held) may leave the
+// directory: live, its newest version durable in cold, no copy in hot or
+// warm, and not marked recent since the last pass (a caller may be about
+// to act on it; the mark is cleared here, a second chance).
+func (c *Cache) forgettable(ks string, e *entry, now int64) bool {
+	if !e.live(now) || e.ver == 0 || e.cold != e.ver || e.hot.Load() != nil {
+		return false
+	}
+	if e.recent.Swap(false) {
+		return false
+	}
+	if c.warm != nil {
+		if m, ok := c.warm.Has(viewBytes(ks)); ok && m.Version == e.ver {
+			return false
+		}
+	}
+	return true
+}
