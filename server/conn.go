@@ -16,6 +16,7 @@ import (
 type conn struct {
 	s       *Server
 	nc      net.Conn
+	out     *outConn // nc with unsent replies kept aside (S12); nil if nc is no socket
 	rd      *Reader
 	w       *Writer
 	id      int64
@@ -48,10 +49,14 @@ const maxScratch = 1 << 20
 
 func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, created: time.Now()}
-	c.rd = NewReader(nc, ReaderLimits{BufferBytes: s.opts.ReadBufferBytes, MaxBulkBytes: s.opts.MaxBulkBytes,
+	var rw io.ReadWriter = nc
+	if c.out = newOutConn(nc, s.opts.MaxOutputBytes); c.out != nil {
+		rw = c.out
+	}
+	c.rd = NewReader(rw, ReaderLimits{BufferBytes: s.opts.ReadBufferBytes, MaxBulkBytes: s.opts.MaxBulkBytes,
 		MaxArgs: s.opts.MaxArgs, MaxInlineBytes: s.opts.MaxInlineBytes, MaxQueryBytes: s.opts.MaxQueryBytes})
 	c.rd.SetPreAuth(requireAuth)
-	c.w = NewWriter(nc, s.opts.WriteBufferBytes)
+	c.w = NewWriter(rw, s.opts.WriteBufferBytes)
 	c.rd.BeforeBlock = c.flush
 	return c
 }
@@ -75,6 +80,11 @@ func (c *conn) flush() error {
 func (c *conn) serve() {
 	defer c.s.untrack(c)
 	defer c.nc.Close()
+	defer func() {
+		if c.out != nil {
+			c.out.Flush() // replies still unsent go out before the socket closes
+		}
+	}()
 	defer func() {
 		// A bug behind one command must not take the whole sidecar down:
 		// log it, tell the client, drop only this connection.
@@ -106,6 +116,10 @@ func (c *conn) readFailed(err error) {
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		c.flush() // shutting down: replies already produced still go out
+	case errors.Is(err, errOutputLimit):
+		c.s.stats.outputLimit.Add(1)
+		c.s.log.Warn("client output buffer limit reached: it wrote requests without reading the replies; closing the connection",
+			zap.Int64("client", c.id), zap.Error(err))
 	default:
 		c.s.log.Debug("connection read failed", zap.Int64("client", c.id), zap.Error(err))
 	}

@@ -71,6 +71,14 @@
 //     reads, and taking GETs with it leaves the command stream unchanged
 //     (FuzzReader; TestGetRun, TestColdGetBatch, TestColdGetBatchLimits,
 //     TestColdGetBatchAfterExec; TestRestartKeepsColdKeys end to end).
+//   - S12: a connection never blocks writing replies while its client may
+//     be blocked writing requests: a write takes what the socket takes now
+//     and waits (poll, readable or writable) only while no request is
+//     waiting; once one is, the rest of the replies waits in memory
+//     (outConn's spill) and the connection reads on, sending spill as the
+//     socket takes it, in order. Past MaxOutputBytes unsent the connection
+//     is closed without them (TestOutputSpill, TestOutputLimit, go-redis
+//     TestGoRedisLongPipeline: 20,000 pipelined 4 KB SETs, then GETs).
 //
 // # Caveats
 //

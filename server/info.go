@@ -82,6 +82,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string) {
 		kv("keyspace_hits", st.KeyspaceHits)
 		kv("keyspace_misses", st.KeyspaceMisses)
 		kv("total_error_replies_protocol", st.ProtocolErrors)
+		kv("client_output_buffer_limit_disconnections", st.OutputLimitCloses)
 		kv("cold_get_batches", st.ColdGetBatches)
 		kv("cold_get_batched", st.ColdGetBatched)
 	case "keyspace":

@@ -52,6 +52,10 @@ type Options struct {
 	MaxInlineBytes int
 	// MaxQueryBytes bounds the bytes buffered for one command. Default 1 GiB.
 	MaxQueryBytes int
+	// MaxOutputBytes bounds the replies one connection holds unsent while
+	// its client keeps writing requests without reading them (S12); above
+	// it the connection is closed and a warning logged. Default 256 MiB.
+	MaxOutputBytes int
 	// ReadBufferBytes is each connection's initial read buffer. Default 16 KiB.
 	ReadBufferBytes int
 	// WriteBufferBytes is each connection's write buffer (16 pipelined
@@ -110,6 +114,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.ReadBufferBytes == 0 {
 		o.ReadBufferBytes = defaultReadBuffer
+	}
+	if o.MaxOutputBytes == 0 {
+		o.MaxOutputBytes = 256 << 20
 	}
 	if o.ColdGetBatch == 0 {
 		o.ColdGetBatch = defaultColdGetBatch
@@ -170,6 +177,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxQueryBytes < o.MaxBulkBytes {
 		bad("max query bytes %d is below max bulk bytes %d", o.MaxQueryBytes, o.MaxBulkBytes)
+	}
+	if o.MaxOutputBytes < 1<<20 {
+		bad("max output buffer %d bytes is below 1 MiB", o.MaxOutputBytes)
 	}
 	if o.ReadBufferBytes < 512 {
 		bad("read buffer %d bytes is below 512", o.ReadBufferBytes)

@@ -40,6 +40,7 @@ type counters struct {
 	connsTotal    atomic.Uint64
 	rejected      atomic.Uint64
 	protocolError atomic.Uint64
+	outputLimit   atomic.Uint64 // connections closed at MaxOutputBytes
 	// getBatches and getBatched count the cold GET batches (getBatch)
 	// and the GETs they answered.
 	getBatches, getBatched atomic.Uint64
@@ -56,6 +57,7 @@ type Stats struct {
 	KeyspaceHits      uint64
 	KeyspaceMisses    uint64
 	ProtocolErrors    uint64
+	OutputLimitCloses uint64 // connections closed for unread replies past MaxOutputBytes
 	// ColdGetBatches counts the pipelined GETs answered together after a
 	// GET that read the cold device (Options.ColdGetBatch), and
 	// ColdGetBatched the GETs so answered.
@@ -95,6 +97,7 @@ func (s *Server) Stats() Stats {
 		KeyspaceHits:      hits,
 		KeyspaceMisses:    misses,
 		ProtocolErrors:    s.stats.protocolError.Load(),
+		OutputLimitCloses: s.stats.outputLimit.Load(),
 		ColdGetBatches:    s.stats.getBatches.Load(),
 		ColdGetBatched:    s.stats.getBatched.Load(),
 	}
@@ -262,6 +265,9 @@ func (s *Server) Close() error {
 		// middle of a command finishes it and flushes before it sees it.
 		for c := range s.conns {
 			c.nc.SetReadDeadline(time.Now())
+			if c.out != nil {
+				c.out.closing.Store(true)
+			}
 		}
 		s.mu.Unlock()
 		s.acceptWG.Wait()

@@ -1,7 +1,73 @@
 package server
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
 
 // setUmask sets the process umask and returns the previous one (umask(2)
 // cannot fail).
 func setUmask(mask int) int { return syscall.Umask(mask) }
+
+// writevNonblock writes iov to the socket fd without waiting (Go sets
+// O_NONBLOCK on every socket): the bytes it took, 0 and no error if none
+// (EAGAIN).
+func writevNonblock(fd int, iov []unix.Iovec) (int, error) {
+	if len(iov) == 0 {
+		return 0, nil
+	}
+	for {
+		n, _, e := unix.Syscall(unix.SYS_WRITEV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
+		switch e {
+		case 0:
+			return int(n), nil
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return 0, nil
+		}
+		return 0, os.NewSyscallError("writev", e)
+	}
+}
+
+// readNonblock reads from the socket fd without waiting: 0 and no error if
+// nothing has arrived (EAGAIN), eof if the peer closed.
+func readNonblock(fd int, p []byte) (n int, eof bool, err error) {
+	if len(p) == 0 {
+		return 0, false, nil
+	}
+	for {
+		n, err := unix.Read(fd, p)
+		switch {
+		case err == nil && n == 0:
+			return 0, true, nil
+		case err == nil:
+			return n, false, nil
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return 0, false, nil
+		}
+		return 0, false, os.NewSyscallError("read", err)
+	}
+}
+
+// pollInOut waits up to timeoutMs for fd to become readable or writable
+// (or to fail: the next read or write reports why); in reports readable
+// (data, or the peer's close).
+func pollInOut(fd int, timeoutMs int) (in bool, err error) {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN | unix.POLLOUT}}
+	for {
+		_, err := unix.Poll(fds, timeoutMs)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return false, os.NewSyscallError("poll", err)
+		}
+		return fds[0].Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLRDHUP) != 0, nil
+	}
+}

@@ -15,11 +15,12 @@ import (
 // (by the kernel) instead of twice.
 type Writer struct {
 	w     io.Writer
-	buf   []byte      // encoded bytes; never reallocated (segs may point into it)
-	mark  int         // buf[:mark] is already in segs
-	segs  net.Buffers // pending pieces in order: buffer slices and shared values
-	iov   net.Buffers // backing array of segs, kept across flushes
-	held  int         // bytes held by reference in segs
+	bw    buffersWriter // w, if it writes a net.Buffers itself (outConn)
+	buf   []byte        // encoded bytes; never reallocated (segs may point into it)
+	mark  int           // buf[:mark] is already in segs
+	segs  net.Buffers   // pending pieces in order: buffer slices and shared values
+	iov   net.Buffers   // backing array of segs, kept across flushes
+	held  int           // bytes held by reference in segs
 	err   error
 	proto int // 2 or 3
 	num   [24]byte
@@ -32,9 +33,15 @@ const gatherMin = 512
 // maxSegs bounds the iovecs of one writev (Linux IOV_MAX is 1024).
 const maxSegs = 512
 
+// buffersWriter writes and consumes bufs in order, as one writev.
+type buffersWriter interface {
+	WriteBuffers(bufs *net.Buffers) error
+}
+
 // NewWriter returns a RESP2 Writer over w with a size-byte buffer.
 func NewWriter(w io.Writer, size int) *Writer {
-	return &Writer{w: w, buf: make([]byte, 0, size), proto: 2}
+	bw, _ := w.(buffersWriter)
+	return &Writer{w: w, bw: bw, buf: make([]byte, 0, size), proto: 2}
 }
 
 // SetProto selects RESP2 (2) or RESP3 (3).
@@ -60,8 +67,12 @@ func (w *Writer) Flush() error {
 			w.segs = append(w.segs, w.buf[w.mark:])
 		}
 		w.iov = w.segs[:0]
-		_, w.err = w.segs.WriteTo(w.w) // consumes segs
-		clear(w.iov[:cap(w.iov)])      // drop the references to shared values
+		if w.bw != nil {
+			w.err = w.bw.WriteBuffers(&w.segs)
+		} else {
+			_, w.err = w.segs.WriteTo(w.w) // consumes segs
+		}
+		clear(w.iov[:cap(w.iov)]) // drop the references to shared values
 		w.segs = w.iov
 	}
 	w.buf, w.mark, w.held = w.buf[:0], 0, 0

@@ -41,6 +41,11 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		MaxBulkBytes: int(c.Server.MaxBulk), MaxArgs: c.Server.MaxArgs, MaxInlineBytes: int(c.Server.MaxInline),
 		ShutdownTimeout: time.Duration(c.Server.ShutdownTimeout), Version: version, Logger: log,
 		ColdGetBatch: c.Server.ColdGetBatch, ColdGetBatchBytes: int(min(c.Server.ColdGetBytes, 1<<40)),
+		MaxOutputBytes: int(min(c.Server.MaxOutput, 1<<40)),
+	}
+	if c.Server.MaxOutput < 1<<20 {
+		bad(fmt.Errorf("server.max_output_buffer %v: must be at least 1MiB", c.Server.MaxOutput))
+		b.server.MaxOutputBytes = 1 << 20
 	}
 	if c.Server.ColdGetBatch == 0 {
 		b.server.ColdGetBatch = -1 // off

@@ -43,6 +43,7 @@ type ServerConfig struct {
 	MaxBulk         ByteSize `yaml:"max_bulk"`
 	MaxArgs         int      `yaml:"max_args"`
 	MaxInline       ByteSize `yaml:"max_inline"`
+	MaxOutput       ByteSize `yaml:"max_output_buffer"`
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
 	Procs           int      `yaml:"procs"`
 	ColdGetBatch    int      `yaml:"cold_get_batch"`
@@ -118,7 +119,7 @@ type LoggingConfig struct {
 func defaultConfig() Config {
 	return Config{
 		Server: ServerConfig{Socket: "./tiercache.sock", SocketMode: "0600", MaxClients: 10000,
-			MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10, ShutdownTimeout: Duration(5e9),
+			MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10, MaxOutput: 256 << 20, ShutdownTimeout: Duration(5e9),
 			ColdGetBatch: 128, ColdGetBytes: 4 << 20},
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 4 << 20, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},

@@ -214,3 +214,26 @@ func TestDirectoryKeysConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxOutputBufferConfig: server.max_output_buffer reaches the server as
+// MaxOutputBytes; below 1MiB it is a config error naming the key.
+func TestMaxOutputBufferConfig(t *testing.T) {
+	c := defaultConfig()
+	if err := c.loadYAML([]byte("server:\n  max_output_buffer: 64MiB\n"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.build(zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.server.MaxOutputBytes != 64<<20 {
+		t.Fatalf("MaxOutputBytes %d, want 64 MiB", b.server.MaxOutputBytes)
+	}
+	c = defaultConfig()
+	if err := c.loadYAML([]byte("server:\n  max_output_buffer: 4KiB\n"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.build(zap.NewNop()); err == nil || !strings.Contains(err.Error(), "server.max_output_buffer") {
+		t.Fatalf("4KiB: err = %v, want one naming server.max_output_buffer", err)
+	}
+}

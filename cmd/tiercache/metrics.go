@@ -86,6 +86,7 @@ var metricHelp = []struct {
 	{"rejected_connections_total", "Connections refused at the client limit.", nil},
 	{"commands_total", "Commands processed.", nil},
 	{"protocol_errors_total", "Connections closed for a protocol error.", nil},
+	{"output_limit_disconnections_total", "Connections closed because their unread replies passed server.max_output_buffer.", nil},
 	{"cold_get_batches_total", "Pipelined GETs answered together after a GET that read the cold device.", nil},
 	{"cold_get_batched_total", "GETs answered in such batches.", nil},
 }
@@ -169,6 +170,7 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 		counter("rejected_connections_total", float64(ss.RejectedConns))
 		counter("commands_total", float64(ss.CommandsProcessed))
 		counter("protocol_errors_total", float64(ss.ProtocolErrors))
+		counter("output_limit_disconnections_total", float64(ss.OutputLimitCloses))
 		counter("cold_get_batches_total", float64(ss.ColdGetBatches))
 		counter("cold_get_batched_total", float64(ss.ColdGetBatched))
 	}

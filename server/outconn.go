@@ -1,0 +1,269 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// errOutputLimit closes a connection whose unsent replies outgrew
+// Options.MaxOutputBytes.
+var errOutputLimit = errors.New("server: client output buffer limit reached")
+
+// errShutdown ends a read that was waiting to send replies when the server
+// began to close; like the read deadline Server.Close sets, it lets the
+// connection flush and go.
+var errShutdown = fmt.Errorf("server: shutting down: %w", os.ErrDeadlineExceeded)
+
+// outConn is a client socket as a connection's Reader and Writer see it
+// (S12). A reply the socket cannot take at once is kept in spill, and the
+// connection goes on reading requests; only when no request is waiting does
+// it wait, for the socket to become readable or writable, whichever comes
+// first. So a client that writes a long pipeline before it reads any reply
+// (go-redis does) never deadlocks with us, each side blocked writing to the
+// other, as long as the replies fit MaxOutputBytes; redis-server buffers
+// them the same way.
+type outConn struct {
+	nc    net.Conn
+	rc    syscall.RawConn
+	spill []byte // unsent reply bytes, in order
+	off   int    // spill[:off] is sent
+	limit int
+	over  bool // spill passed limit: the connection closes without sending it
+	// closing makes a wait give up (Server.Close; the socket's deadlines
+	// do not reach poll).
+	closing atomic.Bool
+
+	// The raw callbacks' arguments and results: method values made once,
+	// so that a write or read allocates nothing.
+	iov             []unix.Iovec
+	rdBuf           []byte
+	n               int
+	err             error
+	writeFn, readFn func(uintptr) bool
+}
+
+// newOutConn wraps nc, or returns nil if it is not a socket (net.Pipe in
+// tests): such a connection is used directly.
+func newOutConn(nc net.Conn, limit int) *outConn {
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	o := &outConn{nc: nc, rc: rc, limit: limit}
+	o.writeFn, o.readFn = o.writeRaw, o.readRaw
+	return o
+}
+
+func (o *outConn) pending() int { return len(o.spill) - o.off }
+
+// WriteBuffers writes bufs in order (one writev) without waiting: what the
+// socket does not take now joins spill. bufs is consumed.
+func (o *outConn) WriteBuffers(bufs *net.Buffers) error {
+	if o.pending() > 0 {
+		for _, b := range *bufs {
+			o.spill = append(o.spill, b...)
+		}
+		*bufs = (*bufs)[:0]
+		if err := o.trySpill(); err != nil {
+			return err
+		}
+		return o.checkLimit()
+	}
+	total := 0
+	for _, b := range *bufs {
+		total += len(b)
+	}
+	// Write until done, waiting for the socket while no request is
+	// waiting (the client reads its replies); once one is, keep the rest.
+	sent := 0
+	for sent < total {
+		o.setIov(*bufs, sent)
+		if err := o.rc.Write(o.writeFn); err != nil {
+			return err
+		}
+		if o.err != nil {
+			return o.err
+		}
+		if sent += o.n; sent == total {
+			break
+		}
+		in, err := o.waitEvents()
+		if err != nil {
+			return err
+		}
+		if in {
+			break
+		}
+	}
+	if sent < total {
+		for _, b := range *bufs {
+			if sent >= len(b) {
+				sent -= len(b)
+				continue
+			}
+			o.spill = append(o.spill, b[sent:]...)
+			sent = 0
+		}
+	}
+	clear(o.iov) // drop the references to shared values
+	*bufs = (*bufs)[:0]
+	return o.checkLimit()
+}
+
+// setIov points iov at bufs past their first skip bytes.
+func (o *outConn) setIov(bufs net.Buffers, skip int) {
+	o.iov = o.iov[:0]
+	for _, b := range bufs {
+		if skip >= len(b) {
+			skip -= len(b)
+			continue
+		}
+		b, skip = b[skip:], 0
+		o.iov = append(o.iov, unix.Iovec{Base: &b[0]})
+		o.iov[len(o.iov)-1].SetLen(len(b))
+	}
+}
+
+// Write is WriteBuffers of one slice.
+func (o *outConn) Write(p []byte) (int, error) {
+	bufs := net.Buffers{p}
+	if err := o.WriteBuffers(&bufs); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (o *outConn) checkLimit() error {
+	if o.pending() > o.limit {
+		o.over = true
+		return fmt.Errorf("%w: %d bytes of replies unsent, limit %d", errOutputLimit, o.pending(), o.limit)
+	}
+	return nil
+}
+
+// trySpill sends what it can of spill without waiting.
+func (o *outConn) trySpill() error {
+	for o.pending() > 0 {
+		p := o.spill[o.off:]
+		o.iov = append(o.iov[:0], unix.Iovec{Base: &p[0]})
+		o.iov[0].SetLen(len(p))
+		if err := o.rc.Write(o.writeFn); err != nil {
+			return err
+		}
+		if o.err != nil {
+			return o.err
+		}
+		if o.n == 0 {
+			break
+		}
+		o.off += o.n
+	}
+	if o.pending() == 0 {
+		if cap(o.spill) > 1<<20 {
+			o.spill = nil // do not keep a burst's buffer for the connection's life
+		}
+		o.spill, o.off = o.spill[:0], 0
+	}
+	return nil
+}
+
+// Read reads a request. While replies are unsent it takes whatever has
+// arrived; with nothing to read it waits for the socket to become
+// readable or writable, sends what it can, and tries again.
+func (o *outConn) Read(p []byte) (int, error) {
+	for o.pending() > 0 {
+		if err := o.trySpill(); err != nil {
+			return 0, err
+		}
+		if o.pending() == 0 {
+			break
+		}
+		o.rdBuf = p
+		err := o.rc.Read(o.readFn)
+		o.rdBuf = nil
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case o.err != nil:
+			return 0, o.err
+		case o.n > 0:
+			return o.n, nil
+		case o.eof():
+			return 0, io.EOF
+		}
+		if o.closing.Load() {
+			return 0, errShutdown
+		}
+		if err := o.wait(); err != nil {
+			return 0, err
+		}
+	}
+	return o.nc.Read(p)
+}
+
+// Flush sends all of spill, waiting as long as it takes: the connection is
+// about to close (Server.Close bounds the wait by closing the socket).
+func (o *outConn) Flush() error {
+	for o.pending() > 0 && !o.over {
+		if err := o.trySpill(); err != nil {
+			return err
+		}
+		if o.pending() == 0 {
+			return nil
+		}
+		if err := o.wait(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eof is set by readRaw when read returned 0 bytes (the peer closed).
+func (o *outConn) eof() bool { return o.n == -1 }
+
+func (o *outConn) writeRaw(fd uintptr) bool {
+	o.n, o.err = writevNonblock(int(fd), o.iov)
+	return true
+}
+
+func (o *outConn) readRaw(fd uintptr) bool {
+	var eof bool
+	o.n, eof, o.err = readNonblock(int(fd), o.rdBuf)
+	if eof {
+		o.n = -1
+	}
+	return true
+}
+
+// wait blocks until the socket is readable or writable, at most
+// pollSliceMs, so that closing is seen.
+func (o *outConn) wait() error {
+	_, err := o.waitEvents()
+	return err
+}
+
+// waitEvents is wait; in reports that a request (or the peer's close) is
+// waiting to be read.
+func (o *outConn) waitEvents() (in bool, err error) {
+	var perr error
+	err = o.rc.Control(func(fd uintptr) { in, perr = pollInOut(int(fd), pollSliceMs) })
+	if err != nil {
+		return false, err
+	}
+	return in, perr
+}
+
+// pollSliceMs bounds one wait for the socket.
+const pollSliceMs = 100
