@@ -175,6 +175,11 @@ func (f *Flusher) run(batch []*Item) {
 	f.mu.Lock()
 	for _, it := range batch {
 		delete(f.inflight, string(it.Key))
+		if it.Delete {
+			if f.dels[string(it.Key)]--; f.dels[string(it.Key)] <= 0 {
+				delete(f.dels, string(it.Key))
+			}
+		}
 	}
 	f.batches--
 	f.idle.Broadcast()

@@ -22,6 +22,10 @@
 //     in between (a full or failed device fails every write); the flusher
 //     keeps going (TestErrorsLoggedSparingly).
 //   - F7: with an Admitter, a put that it refuses is never queued.
+//   - F8: DeletePending(key) is true from the Enqueue of a delete of key
+//     until the store completed it (and OnDone returned): a caller that
+//     sees false after the delete was enqueued knows the store no longer
+//     holds the deleted copy (TestDeletePending).
 //
 // # Caveats
 //

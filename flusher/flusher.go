@@ -19,6 +19,7 @@ type Flusher struct {
 	n        int                 // non-nil items in q
 	bytes    int64               // value+key bytes of the items in q
 	inflight map[string]struct{} // keys of items submitted and not completed
+	dels     map[string]int      // deletes enqueued and not completed, by key (F8)
 	batches  int                 // batches in flight
 	closing  bool
 	syncN    int     // Sync items pending: their batch closes at once
@@ -59,7 +60,7 @@ func New(o Options) (*Flusher, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	f := &Flusher{o: o, inflight: make(map[string]struct{}), kick: make(chan struct{}, 1)}
+	f := &Flusher{o: o, inflight: make(map[string]struct{}), dels: make(map[string]int), kick: make(chan struct{}, 1)}
 	f.idle = sync.NewCond(&f.mu)
 	f.wg.Add(1)
 	go f.dispatch()
@@ -110,6 +111,9 @@ func (f *Flusher) Enqueue(it *Item) error {
 	if it.Sync {
 		f.syncN++
 	}
+	if it.Delete {
+		f.dels[string(it.Key)]++
+	}
 	f.st.enqueued.Add(1)
 	wake := it.Sync || f.n == 1 || len(f.victims) > 0 || f.n >= f.o.BatchItems || f.bytes >= f.o.BatchBytes
 	f.mu.Unlock()
@@ -117,6 +121,16 @@ func (f *Flusher) Enqueue(it *Item) error {
 		f.wake()
 	}
 	return nil
+}
+
+// DeletePending reports whether a delete of key was enqueued and has not
+// completed yet (F8): until it has, the store may still hold the copy it
+// deletes.
+func (f *Flusher) DeletePending(key []byte) bool {
+	f.mu.Lock()
+	n := f.dels[string(key)]
+	f.mu.Unlock()
+	return n > 0
 }
 
 // Wait enqueues a Sync copy of it and waits until the store acknowledged it;

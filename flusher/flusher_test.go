@@ -329,3 +329,54 @@ func TestErrorsLoggedSparingly(t *testing.T) {
 		t.Fatalf("the second line reports %v failures in between, want 4", n)
 	}
 }
+
+// TestDeletePending (F8): DeletePending is true from a delete's Enqueue
+// until the store completed it, also while it waits behind a put of the
+// same key in flight, and false once it is done.
+func TestDeletePending(t *testing.T) {
+	s := newRecStore()
+	s.gate = make(chan struct{})
+	var pendingInOnDone atomic.Bool
+	var f *Flusher
+	f = newFlusher(t, Options{Store: s, BatchItems: 1, BatchDelay: time.Millisecond, OnDone: func(it *Item, err error) {
+		if it.Delete {
+			pendingInOnDone.Store(f.DeletePending(it.Key))
+		}
+	}})
+	if err := f.Enqueue(item("k", "v")); err != nil {
+		t.Fatal(err)
+	}
+	for { // the put is in flight, held at the gate
+		s.mu.Lock()
+		n := len(s.batches)
+		s.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if f.DeletePending([]byte("k")) {
+		t.Fatal("DeletePending before any delete was enqueued")
+	}
+	if err := f.Enqueue(&Item{Key: []byte("k"), Delete: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !f.DeletePending([]byte("k")) || f.DeletePending([]byte("other")) {
+		t.Fatalf("DeletePending k %v (want true), other %v (want false)", f.DeletePending([]byte("k")), f.DeletePending([]byte("other")))
+	}
+	close(s.gate)
+	if err := f.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if f.DeletePending([]byte("k")) {
+		t.Fatal("DeletePending after the delete completed")
+	}
+	if !pendingInOnDone.Load() {
+		t.Fatal("DeletePending was false in the delete's OnDone")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.log) != 2 || s.log[1] != "del k" {
+		t.Fatalf("store saw %q, want the put then the delete", s.log)
+	}
+}

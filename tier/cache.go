@@ -31,11 +31,7 @@ type Cache struct {
 	// directory forgot cold-only keys to stay within MaxKeys (T15). Set
 	// before the first key is forgotten, cleared only by Flush.
 	coldUnknown atomic.Bool
-	// coldSticky: coldUnknown is or may become true (a store of an earlier
-	// run, or MaxKeys set), so a queued cold delete keeps its entry's
-	// coldMay (invalidateLocked, T4). Set in Open.
-	coldSticky bool
-	verSeq     atomic.Uint64
+	verSeq      atomic.Uint64
 
 	// life guards Close against in-flight operations: ops hold it shared.
 	life   sync.RWMutex
@@ -98,7 +94,6 @@ func Open(opts Options) (*Cache, error) {
 	}
 	if c.cold != nil {
 		c.coldUnknown.Store(c.cold.Stats().PreExisting)
-		c.coldSticky = c.coldUnknown.Load() || opts.MaxKeys > 0
 		fo := opts.Flusher
 		fo.Store = c.cold
 		fo.Current = c.flushCurrent

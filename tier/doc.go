@@ -44,8 +44,13 @@
 //     than the newest one written there.
 //   - T4: a deleted key whose copy may be in cold stays as a tombstone until
 //     the cold delete completed, and a key read from a cold store left by an
-//     earlier run is adopted only if no directory entry of its shard was
-//     removed meanwhile, so a deleted value never comes back.
+//     earlier run (or forgotten, T15) is adopted only if no cold delete of
+//     it is queued (flusher F8) and no directory entry of its shard was
+//     removed meanwhile, so a deleted value never comes back. (The queued
+//     delete check came late: an overwrite queues the old copy's delete and
+//     clears coldMay, so a delete right after removed the entry at once,
+//     and until the cold delete ran a reader could adopt the overwritten
+//     copy; TestConcurrentOnAnEarlierRunsStore caught it.)
 //   - T5: a copy that no tier shows yet is in the transit map: a fresh Set
 //     until ristretto applied it, a hot eviction until warm took it, a warm
 //     eviction or a value too large for warm until its cold write completed.
@@ -108,13 +113,7 @@
 //     the first such pass on, a key missing from the directory is looked up
 //     in cold and adopted, as for an earlier run's store (T4), so a
 //     forgotten key reads, refuses SET NX, and is overwritten and deleted
-//     as if remembered. Where that can happen (coldSticky: an earlier run's
-//     store, or MaxKeys set) an overwrite keeps the entry's coldMay, so a
-//     later delete waits as a tombstone behind the queued cold delete of the
-//     old copy instead of letting a reader adopt that copy (found by
-//     TestConcurrentOnAnEarlierRunsStore; before, a restarted cache could
-//     serve a value overwritten and then deleted for as long as its cold
-//     delete was queued). Tests: TestDirectoryTrim,
+//     as if remembered. Tests: TestDirectoryTrim,
 //     TestConcurrentDirectoryTrim.
 //
 // # Caveats

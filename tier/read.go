@@ -100,7 +100,7 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec bool) ([]byte, policy.Tier, 
 			epoch := sh.epoch
 			sh.mu.RUnlock()
 			c.record(&rec, lo, false)
-			if !c.coldUnknown.Load() {
+			if !c.coldUnknown.Load() || c.coldDeleting(key) {
 				return dst, policy.None, false
 			}
 			v, ok, retry := c.adopt(dst, key, sh, epoch)
@@ -212,6 +212,16 @@ func (c *Cache) promoteFromCold(key, val []byte, lo, ver uint64) {
 			c.st.promotions.Add(1)
 		}
 	}
+}
+
+// coldDeleting reports whether a cold delete of key is queued or running:
+// cold may still hold the copy it deletes, which must not be adopted. A
+// reader asks after it found no directory entry and before it reads cold;
+// any delete of a copy older than the entry's removal was queued before
+// that removal (invalidateLocked, purgeLocked), so it is seen here unless
+// it already completed (T4).
+func (c *Cache) coldDeleting(key []byte) bool {
+	return c.fl != nil && c.fl.DeletePending(key)
 }
 
 // adopt looks up a key the directory does not know in a cold store that
@@ -350,6 +360,17 @@ func (c *Cache) mget(keys [][]byte) [][]byte {
 		}
 		c.count(t, ok)
 	}
+	// A key the directory does not know whose cold delete is still queued
+	// is a miss: cold may hold the deleted copy (coldDeleting, T4).
+	kept := need[:0]
+	for _, p := range need {
+		if !p.known && c.coldDeleting(keys[p.i]) {
+			c.count(policy.None, false)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	need = kept
 	if len(need) == 0 {
 		return out
 	}

@@ -146,20 +146,17 @@ func (c *Cache) invalidateLocked(key []byte, e *entry, delVer uint64) {
 		c.warm.Delete(key)
 	}
 	c.tr.forget(key)
-	queued := false
 	if e.coldMay && c.fl != nil {
 		err := c.fl.Enqueue(&flusher.Item{Key: append([]byte(nil), key...), Delete: true, Version: delVer})
 		if err != nil {
 			c.coldError("invalidate", err)
 		}
 		c.st.coldDeletes.Add(1)
-		queued = true
 	}
-	// Where a key missing from the directory is looked up in cold, the
-	// entry must outlive the delete just queued, or a reader could adopt
-	// the old copy before it runs: coldMay stays, so that a removal waits
-	// as a tombstone behind its own delete (T4).
-	e.coldMay, e.cold = queued && c.coldSticky, 0
+	// The entry may now go at once (a later delete finds coldMay false)
+	// while this cold delete is still queued: a reader that then misses the
+	// directory does not adopt the old copy (coldDeleting, T4).
+	e.coldMay, e.cold = false, 0
 }
 
 // purgeLocked deletes the key from every tier: the entry goes, or becomes a
