@@ -27,6 +27,11 @@ type entry struct {
 	// points at its entry, so a hot hit checks its version under the shard
 	// lock without looking the key up in the map.
 	removed bool
+	// recent: looked up by a caller that decides from a cold lookup before
+	// taking the shard lock (known), or adopted from cold; a trim pass
+	// clears it instead of forgetting the entry (second chance, T15).
+	// Placed here it fills the padding before hot: the entry stays 48 bytes.
+	recent atomic.Bool
 	// hot is the key's hot copy, or nil: set just before a copy is offered
 	// to hot (so that a rejection or eviction callback, which may run at
 	// once on ristretto's goroutine, always finds it), cleared when hot
@@ -35,10 +40,6 @@ type entry struct {
 	// ver, and copies are immutable, so that is always the right value.
 	// Atomic because promotions store it under the shard's read lock.
 	hot atomic.Pointer[hotEntry]
-	// recent: looked up by a caller that decides from a cold lookup before
-	// taking the shard lock (known), or adopted from cold; a trim pass
-	// clears it instead of forgetting the entry (second chance, T15).
-	recent atomic.Bool
 }
 
 func (e *entry) live(now int64) bool { return !e.dead && (e.exp == 0 || e.exp > now) }

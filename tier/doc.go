@@ -123,8 +123,8 @@
 //     touched (adopted): the KV layer maps keys to hashes and cannot list
 //     user keys. For the same reason Flush clears such a store whole
 //     (T14), device keys and all.
-//   - The directory costs about 120 bytes of Go heap per key plus the key
-//     (136 for a 13-byte key, 184 for a 60-byte one, measured) on top of
+//   - The directory costs about 110 bytes of Go heap per key plus the key
+//     (120 for a 13-byte key, 168 for a 60-byte one, measured) on top of
 //     the tiers' budgets; MaxKeys bounds it (T15), at the price of a cold
 //     lookup for each miss and each forgotten key's next read, and of Len
 //     and Scan counting only the keys the directory holds.

@@ -73,7 +73,7 @@ type Options struct {
 	// ristretto's goroutine waits for room (default 4096; T6).
 	DemoteQueue int
 	// MaxKeys bounds the directory, which keeps every key the cache knows on
-	// the Go heap (about 120 bytes plus the key each): above it, keys whose
+	// the Go heap (about 110 bytes plus the key each): above it, keys whose
 	// only copy is in cold are forgotten until the directory is back at 90%
 	// of it, and found again by their next read, a cold lookup (T15). 0 (the
 	// default) keeps every key. Needs a cold tier.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"runtime"
 	"testing"
+	"unsafe"
 )
 
 // TestNewEntry: the map key newEntry returns is a copy of the key, whatever
@@ -36,5 +37,16 @@ func TestNewEntry(t *testing.T) {
 		if e.ver != uint64(len(ks)+1) || ks != string(bytes.Repeat([]byte{byte('a' + len(ks)%26)}, len(ks))) {
 			t.Fatalf("len %d: entry or key changed after a GC", len(ks))
 		}
+	}
+}
+
+// TestEntryLayout: an entry with a key of up to 16 bytes is one 64-byte
+// allocation (a Go size class), as ptr.go's sizes assume: a field added to
+// entry must fit its padding, or every key costs a size class more. (The
+// second-chance bit, T15, first went after hot and made it 56 + 16 bytes,
+// an 80-byte allocation.)
+func TestEntryLayout(t *testing.T) {
+	if n := unsafe.Sizeof(entryKey16{}); n > 64 {
+		t.Fatalf("entry with a 16-byte key takes %d bytes, more than the 64-byte size class", n)
 	}
 }
