@@ -53,6 +53,7 @@ func (c *conn) cmdHello(args [][]byte) {
 			}
 			c.authed = true
 			c.rd.SetPreAuth(false)
+			c.out.SetPreAuth(false)
 			i += 2
 		case strings.EqualFold(string(args[i]), "setname") && more >= 1:
 			name, setName = args[i+1], true
@@ -112,6 +113,7 @@ func (c *conn) cmdAuth(args [][]byte) {
 	}
 	c.authed = true
 	c.rd.SetPreAuth(false)
+	c.out.SetPreAuth(false)
 	c.w.OK()
 }
 

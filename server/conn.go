@@ -50,12 +50,13 @@ const maxScratch = 1 << 20
 func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, created: time.Now()}
 	var rw io.ReadWriter = nc
-	if c.out = newOutConn(nc, s.opts.MaxOutputBytes); c.out != nil {
+	if c.out = newOutConn(nc, s.opts.MaxOutputBytes, s.opts.ShutdownTimeout); c.out != nil {
 		rw = c.out
 	}
 	c.rd = NewReader(rw, ReaderLimits{BufferBytes: s.opts.ReadBufferBytes, MaxBulkBytes: s.opts.MaxBulkBytes,
 		MaxArgs: s.opts.MaxArgs, MaxInlineBytes: s.opts.MaxInlineBytes, MaxQueryBytes: s.opts.MaxQueryBytes})
 	c.rd.SetPreAuth(requireAuth)
+	c.out.SetPreAuth(requireAuth)
 	c.w = NewWriter(rw, s.opts.WriteBufferBytes)
 	c.rd.BeforeBlock = c.flush
 	return c
@@ -63,7 +64,7 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 
 func (c *conn) flush() error {
 	if c.w.Buffered() == 0 {
-		return nil
+		return c.w.err // a flush inside a long reply may have failed
 	}
 	if err := c.w.Flush(); err != nil {
 		return err

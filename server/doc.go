@@ -76,8 +76,13 @@
 //     and waits (poll, readable or writable) only while no request is
 //     waiting; once one is, the rest of the replies waits in memory
 //     (outConn's spill) and the connection reads on, sending spill as the
-//     socket takes it, in order. Past MaxOutputBytes unsent the connection
-//     is closed without them (TestOutputSpill, TestOutputLimit, go-redis
+//     socket takes it, in order. Past MaxOutputBytes unsent (64 KiB before
+//     AUTH, where AUTH is required) the connection is closed without them.
+//     When a connection ends with replies unsent, they go out for at most
+//     ShutdownTimeout while requests that still arrive are read and dropped,
+//     so a client still writing can finish and read them; a client's EOF
+//     does not make that wait busy (TestOutputSpill, TestOutputLimit,
+//     TestOutputLimitBeforeAuth, TestOutputFlushAtClose, go-redis
 //     TestGoRedisLongPipeline: 20,000 pipelined 4 KB SETs, then GETs).
 //
 // # Caveats

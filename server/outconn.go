@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,6 +16,10 @@ import (
 // errOutputLimit closes a connection whose unsent replies outgrew
 // Options.MaxOutputBytes.
 var errOutputLimit = errors.New("server: client output buffer limit reached")
+
+// flushPolls counts the waits of every Flush (a test checks that they do
+// not spin).
+var flushPolls atomic.Int64
 
 // errShutdown ends a read that was waiting to send replies when the server
 // began to close; like the read deadline Server.Close sets, it lets the
@@ -30,12 +35,15 @@ var errShutdown = fmt.Errorf("server: shutting down: %w", os.ErrDeadlineExceeded
 // other, as long as the replies fit MaxOutputBytes; redis-server buffers
 // them the same way.
 type outConn struct {
-	nc    net.Conn
-	rc    syscall.RawConn
-	spill []byte // unsent reply bytes, in order
-	off   int    // spill[:off] is sent
-	limit int
-	over  bool // spill passed limit: the connection closes without sending it
+	nc       net.Conn
+	rc       syscall.RawConn
+	spill    []byte // unsent reply bytes, in order
+	off      int    // spill[:off] is sent
+	limit    int
+	maxLimit int  // limit once authenticated (MaxOutputBytes)
+	over     bool // spill passed limit: the connection closes without sending it
+	// closeWait bounds Flush, the last send before the socket closes.
+	closeWait time.Duration
 	// closing makes a wait give up (Server.Close; the socket's deadlines
 	// do not reach poll).
 	closing atomic.Bool
@@ -51,7 +59,7 @@ type outConn struct {
 
 // newOutConn wraps nc, or returns nil if it is not a socket (net.Pipe in
 // tests): such a connection is used directly.
-func newOutConn(nc net.Conn, limit int) *outConn {
+func newOutConn(nc net.Conn, limit int, closeWait time.Duration) *outConn {
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
 		return nil
@@ -60,16 +68,36 @@ func newOutConn(nc net.Conn, limit int) *outConn {
 	if err != nil {
 		return nil
 	}
-	o := &outConn{nc: nc, rc: rc, limit: limit}
+	o := &outConn{nc: nc, rc: rc, limit: limit, maxLimit: limit, closeWait: closeWait}
 	o.writeFn, o.readFn = o.writeRaw, o.readRaw
 	return o
 }
 
 func (o *outConn) pending() int { return len(o.spill) - o.off }
 
+// preAuthOutput bounds the unsent replies of a connection that has not
+// authenticated yet: its requests get short errors, and without a bound a
+// client that never reads could make a few kilobytes of requests hold
+// MaxOutputBytes of NOAUTH replies.
+const preAuthOutput = 64 << 10
+
+// SetPreAuth selects the limit of a connection before AUTH (preAuthOutput)
+// or after (MaxOutputBytes). A nil outConn ignores it.
+func (o *outConn) SetPreAuth(pre bool) {
+	if o == nil {
+		return
+	}
+	if pre {
+		o.limit = min(o.maxLimit, preAuthOutput)
+	} else {
+		o.limit = o.maxLimit
+	}
+}
+
 // WriteBuffers writes bufs in order (one writev) without waiting: what the
 // socket does not take now joins spill. bufs is consumed.
 func (o *outConn) WriteBuffers(bufs *net.Buffers) error {
+	defer o.clearIov()
 	if o.pending() > 0 {
 		for _, b := range *bufs {
 			o.spill = append(o.spill, b...)
@@ -116,9 +144,15 @@ func (o *outConn) WriteBuffers(bufs *net.Buffers) error {
 			sent = 0
 		}
 	}
-	clear(o.iov) // drop the references to shared values
 	*bufs = (*bufs)[:0]
 	return o.checkLimit()
+}
+
+// clearIov drops iov's references (to shared values and to spill), the
+// whole backing array: an earlier, longer write may have used more of it.
+func (o *outConn) clearIov() {
+	clear(o.iov[:cap(o.iov)])
+	o.iov = o.iov[:0]
 }
 
 // setIov points iov at bufs past their first skip bytes.
@@ -154,6 +188,7 @@ func (o *outConn) checkLimit() error {
 
 // trySpill sends what it can of spill without waiting.
 func (o *outConn) trySpill() error {
+	defer o.clearIov()
 	for o.pending() > 0 {
 		p := o.spill[o.off:]
 		o.iov = append(o.iov[:0], unix.Iovec{Base: &p[0]})
@@ -182,6 +217,9 @@ func (o *outConn) trySpill() error {
 // arrived; with nothing to read it waits for the socket to become
 // readable or writable, sends what it can, and tries again.
 func (o *outConn) Read(p []byte) (int, error) {
+	if o.over {
+		return 0, fmt.Errorf("%w: %d bytes of replies unsent, limit %d", errOutputLimit, o.pending(), o.limit)
+	}
 	for o.pending() > 0 {
 		if err := o.trySpill(); err != nil {
 			return 0, err
@@ -213,9 +251,15 @@ func (o *outConn) Read(p []byte) (int, error) {
 	return o.nc.Read(p)
 }
 
-// Flush sends all of spill, waiting as long as it takes: the connection is
-// about to close (Server.Close bounds the wait by closing the socket).
+// Flush sends what is left of spill before the socket closes, for at most
+// closeWait. Requests that still arrive are read and dropped (the
+// connection answers nothing more): a client blocked writing them can
+// finish and then read its replies. Once the client closed its side it
+// waits for writability only, so a pending EOF does not make it spin.
 func (o *outConn) Flush() error {
+	deadline := time.Now().Add(o.closeWait)
+	inEOF := false
+	var sink []byte
 	for o.pending() > 0 && !o.over {
 		if err := o.trySpill(); err != nil {
 			return err
@@ -223,8 +267,35 @@ func (o *outConn) Flush() error {
 		if o.pending() == 0 {
 			return nil
 		}
-		if err := o.wait(); err != nil {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("server: %d bytes of replies unsent when the connection closed: the client read none for %v", o.pending(), o.closeWait)
+		}
+		if !inEOF {
+			if sink == nil {
+				sink = make([]byte, 64<<10)
+			}
+			o.rdBuf = sink
+			err := o.rc.Read(o.readFn)
+			o.rdBuf = nil
+			switch {
+			case err != nil:
+				return err
+			case o.err != nil:
+				return o.err
+			case o.eof():
+				inEOF = true
+			case o.n > 0:
+				continue // more may be waiting; send and read again
+			}
+		}
+		flushPolls.Add(1)
+		var perr error
+		err := o.rc.Control(func(fd uintptr) { _, perr = pollFor(int(fd), !inEOF, pollSliceMs) })
+		if err != nil {
 			return err
+		}
+		if perr != nil {
+			return perr
 		}
 	}
 	return nil
@@ -258,7 +329,7 @@ func (o *outConn) wait() error {
 // waiting to be read.
 func (o *outConn) waitEvents() (in bool, err error) {
 	var perr error
-	err = o.rc.Control(func(fd uintptr) { in, perr = pollInOut(int(fd), pollSliceMs) })
+	err = o.rc.Control(func(fd uintptr) { in, perr = pollFor(int(fd), true, pollSliceMs) })
 	if err != nil {
 		return false, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"syscall"
 	"testing"
@@ -96,5 +97,86 @@ func TestOutputLimit(t *testing.T) {
 	o.cmd("PING")
 	if got := o.reply(); got != "+PONG" {
 		t.Fatalf("PING after the closed client: %q", got)
+	}
+}
+
+// TestOutputFlushAtClose: replies still unsent when a connection ends are
+// sent while the client reads them, without spinning: after a protocol
+// error in the middle of a pipeline the client is still writing, and the
+// requests after the error are read and dropped so that it can finish; a
+// client that closed its writing side (a pending EOF) does not make the
+// wait busy. Both get every reply up to the error, then EOF.
+func TestOutputFlushAtClose(t *testing.T) {
+	_, path := startServer(t, nil)
+	r := dialRaw(t, path)
+	val := strings.Repeat("v", 64<<10)
+	r.cmd("SET", "big", val)
+	if got := r.reply(); got != "+OK" {
+		t.Fatalf("SET: %q", got)
+	}
+	polls := flushPolls.Load()
+	get := "*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n"
+	// 200 GETs (13 MB of replies), a protocol error, then 4 MB more that
+	// the server must read and drop while the client is still writing.
+	req := strings.Repeat(get, 200) + "*1\r\n$-5\r\n" + strings.Repeat("*1\r\n$4\r\nPING\r\n", 300000)
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.nc.Write([]byte(req))
+		if err == nil {
+			err = r.nc.(*net.UnixConn).CloseWrite() // a pending EOF while the server still sends
+		}
+		done <- err
+	}()
+	time.Sleep(500 * time.Millisecond) // the server waits to send, with nothing more to read
+	br := bufio.NewReaderSize(r.nc, 1<<20)
+	want := fmt.Sprintf("$%d\r\n%s\r\n", len(val), val)
+	buf := make([]byte, len(want))
+	for i := 0; i < 200; i++ {
+		if _, err := io.ReadFull(br, buf); err != nil || string(buf) != want {
+			t.Fatalf("reply %d: %v", i, err)
+		}
+	}
+	line, err := br.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "-ERR") {
+		t.Fatalf("after the GETs: %q, %v; want the protocol error", line, err)
+	}
+	if rest, err := io.ReadAll(br); len(rest) != 0 || (err != nil && !errors.Is(err, syscall.ECONNRESET)) {
+		t.Fatalf("after the error: %d more bytes, %v; want EOF", len(rest), err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the client's write: %v (the server stopped reading before it finished)", err)
+	}
+	// About one poll per 100 ms slice while the client read nothing (and
+	// a few while it read); a spinning wait would make thousands.
+	if n := flushPolls.Load() - polls; n > 200 {
+		t.Fatalf("%d polls while the replies drained: the wait spins", n)
+	}
+}
+
+// TestOutputLimitBeforeAuth: before AUTH a connection may hold only
+// preAuthOutput of unsent replies: a client that never authenticates nor
+// reads cannot make its NOAUTH errors hold MaxOutputBytes.
+func TestOutputLimitBeforeAuth(t *testing.T) {
+	s, path := startServer(t, func(o *Options) { o.RequirePass = "pw"; o.UnixRequireAuth = true })
+	r := dialRaw(t, path)
+	// 60,000 PINGs: 840 KB of requests, about 3 MB of NOAUTH replies.
+	<-func() <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := r.nc.Write([]byte(strings.Repeat("*1\r\n$4\r\nPING\r\n", 60000)))
+			done <- err
+		}()
+		return done
+	}()
+	for deadline := time.Now().Add(20 * time.Second); s.Stats().OutputLimitCloses == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the unauthenticated connection was not closed at the pre-AUTH output limit")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	o := dialRaw(t, path)
+	o.cmd("AUTH", "pw")
+	if got := o.reply(); got != "+OK" {
+		t.Fatalf("AUTH on another connection: %q", got)
 	}
 }

@@ -55,11 +55,15 @@ func readNonblock(fd int, p []byte) (n int, eof bool, err error) {
 	}
 }
 
-// pollInOut waits up to timeoutMs for fd to become readable or writable
-// (or to fail: the next read or write reports why); in reports readable
-// (data, or the peer's close).
-func pollInOut(fd int, timeoutMs int) (in bool, err error) {
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN | unix.POLLOUT}}
+// pollFor waits up to timeoutMs for fd to become writable, or readable too
+// if read (or to fail: the next read or write reports why); in reports
+// readable (data, or the peer's close).
+func pollFor(fd int, read bool, timeoutMs int) (in bool, err error) {
+	ev := int16(unix.POLLOUT)
+	if read {
+		ev |= unix.POLLIN
+	}
+	fds := []unix.PollFd{{Fd: int32(fd), Events: ev}}
 	for {
 		_, err := unix.Poll(fds, timeoutMs)
 		if err == unix.EINTR {
