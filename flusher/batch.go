@@ -175,7 +175,9 @@ func (f *Flusher) run(batch []*Item) {
 	f.mu.Lock()
 	for _, it := range batch {
 		delete(f.inflight, string(it.Key))
-		if it.Delete {
+		// A failed delete stays counted: the store may still hold the
+		// copy, so DeletePending stays true for the flusher's life (F8).
+		if it.Delete && it.Err == nil {
 			if f.dels[string(it.Key)]--; f.dels[string(it.Key)] <= 0 {
 				delete(f.dels, string(it.Key))
 			}

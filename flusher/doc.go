@@ -25,7 +25,8 @@
 //   - F8: DeletePending(key) is true from the Enqueue of a delete of key
 //     until the store completed it (and OnDone returned): a caller that
 //     sees false after the delete was enqueued knows the store no longer
-//     holds the deleted copy (TestDeletePending).
+//     holds the deleted copy. A delete the store failed stays pending for
+//     the flusher's life (TestDeletePending).
 //
 // # Caveats
 //

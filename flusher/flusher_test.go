@@ -24,6 +24,7 @@ type recStore struct {
 	overlap atomic.Bool
 	gate    chan struct{}
 	fail    atomic.Bool
+	failDel atomic.Bool
 }
 
 func newRecStore() *recStore { return &recStore{inPut: map[string]bool{}} }
@@ -62,6 +63,9 @@ func (s *recStore) PutMany(ctx context.Context, items []*Item) error {
 func (s *recStore) Delete(ctx context.Context, key []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.failDel.Load() {
+		return errors.New("recstore: injected delete failure")
+	}
 	s.log = append(s.log, "del "+string(key))
 	return nil
 }
@@ -375,8 +379,19 @@ func TestDeletePending(t *testing.T) {
 		t.Fatal("DeletePending was false in the delete's OnDone")
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if len(s.log) != 2 || s.log[1] != "del k" {
 		t.Fatalf("store saw %q, want the put then the delete", s.log)
+	}
+	s.mu.Unlock()
+	// A delete the store failed leaves the copy there: it stays pending.
+	s.failDel.Store(true)
+	if err := f.Enqueue(&Item{Key: []byte("f"), Delete: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !f.DeletePending([]byte("f")) {
+		t.Fatal("DeletePending false after the store failed the delete")
 	}
 }

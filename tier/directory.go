@@ -27,6 +27,10 @@ type entry struct {
 	// points at its entry, so a hot hit checks its version under the shard
 	// lock without looking the key up in the map.
 	removed bool
+	// expMoved: Expire or Persist changed exp after the version was
+	// written, so a cold copy of it may carry another expiry; such an
+	// entry is not forgotten (T15) until a new version replaces it.
+	expMoved bool
 	// recent: looked up by a caller that decides from a cold lookup before
 	// taking the shard lock (known), or adopted from cold; a trim pass
 	// clears it instead of forgetting the entry (second chance, T15).

@@ -113,8 +113,10 @@
 //     the first such pass on, a key missing from the directory is looked up
 //     in cold and adopted, as for an earlier run's store (T4), so a
 //     forgotten key reads, refuses SET NX, and is overwritten and deleted
-//     as if remembered. Tests: TestDirectoryTrim,
-//     TestConcurrentDirectoryTrim.
+//     as if remembered. A key whose TTL Expire or Persist changed is kept
+//     until it is rewritten (its cold copy has the old expiry), and a DEL
+//     of a key forgotten between its lookup and the shard lock deletes it
+//     in cold. Tests: TestDirectoryTrim, TestConcurrentDirectoryTrim.
 //
 // # Caveats
 //

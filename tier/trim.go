@@ -66,11 +66,12 @@ func (c *Cache) trim() (stuck bool) {
 }
 
 // forgettable reports whether e (key ks, shard lock held) may leave the
-// directory: live, its newest version durable in cold, no copy in hot or
-// warm, and not marked recent since the last pass (a caller may be about
+// directory: live, its newest version durable in cold with the expiry the
+// entry has (not moved by Expire/Persist since), no copy in hot or warm,
+// and not marked recent since the last pass (a caller may be about
 // to act on it; the mark is cleared here, a second chance).
 func (c *Cache) forgettable(ks string, e *entry, now int64) bool {
-	if !e.live(now) || e.ver == 0 || e.cold != e.ver || e.hot.Load() != nil {
+	if !e.live(now) || e.ver == 0 || e.cold != e.ver || e.expMoved || e.hot.Load() != nil {
 		return false
 	}
 	if e.recent.Swap(false) {

@@ -88,10 +88,25 @@ func TestDirectoryTrim(t *testing.T) {
 		t.Fatalf("only %d of %d keys were forgotten", forgot, n)
 	}
 
-	// The reads adopted the keys again: wait for the next trims, then act
-	// on keys the directory does not know.
+	// The reads adopted the keys again. A TTL changed by Expire or Persist
+	// is not in the cold copy: those keys must not be forgotten, or they
+	// would come back with the old expiry.
+	const persisted, expired = 10, 11 // key 10 had a TTL of 1 h, key 11 none
+	if !c.Persist(trimKey(persisted)) || !c.Expire(trimKey(expired), 2*time.Hour) {
+		t.Fatal("Persist or Expire found no key")
+	}
 	settle(t, c)
 	waitTrimmed(t, c, o.MaxKeys)
+	time.Sleep(3 * trimEvery) // passes that could forget them have run
+	if ttl, ok := c.TTL(trimKey(persisted)); !ok || ttl >= 0 {
+		t.Fatalf("persisted key: TTL %v, %v; want none", ttl, ok)
+	}
+	if ttl, ok := c.TTL(trimKey(expired)); !ok || ttl <= time.Hour {
+		t.Fatalf("key given a 2 h TTL: TTL %v, %v", ttl, ok)
+	}
+	if !inDirectory(c, trimKey(persisted)) || !inDirectory(c, trimKey(expired)) {
+		t.Fatal("a key whose TTL changed was forgotten")
+	}
 	var f []int
 	for i := 1; i < n && len(f) < 4; i++ {
 		if i%10 != 0 && !inDirectory(c, trimKey(i)) {

@@ -74,7 +74,7 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	if e.ver == 0 || e.dead { // a new entry, or a tombstone coming back to life
 		sh.live.Add(1)
 	}
-	e.ver, e.exp, e.size, e.dead = ver, exp, int64(len(value)), false
+	e.ver, e.exp, e.size, e.dead, e.expMoved = ver, exp, int64(len(value)), false, false
 
 	var wait *flusher.Item
 	placed := false
@@ -201,17 +201,25 @@ func (c *Cache) Delete(keys ...[]byte) int {
 		if len(key) == 0 {
 			continue
 		}
-		if c.coldUnknown.Load() {
-			c.known(key)
-		}
+		known := c.coldUnknown.Load() && c.known(key)
 		lo, _ := hashKey(key)
 		sh := c.dir.shard(lo)
 		sh.mu.Lock()
-		if e := sh.m[viewString(key)]; e != nil && !e.dead {
+		switch e := sh.m[viewString(key)]; {
+		case e != nil && !e.dead:
 			if e.live(c.now()) {
 				n++
 			}
 			c.purgeLocked(sh, key, e)
+		case e == nil && known && c.fl != nil:
+			// Found, then forgotten by a trim before the lock (T15): its
+			// copy is in cold, so delete it there (readers do not adopt
+			// it while the delete is queued, T4).
+			n++
+			if err := c.fl.Enqueue(&flusher.Item{Key: append([]byte(nil), key...), Delete: true, Version: c.nextVersion()}); err != nil {
+				c.coldError("delete", err)
+			}
+			c.st.coldDeletes.Add(1)
 		}
 		sh.mu.Unlock()
 	}
@@ -258,7 +266,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) bo
 		c.purgeLocked(sh, key, e)
 		return true
 	}
-	e.exp = exp
+	e.exp, e.expMoved = exp, true
 	return true
 }
 
