@@ -114,9 +114,10 @@
 //     in cold and adopted, as for an earlier run's store (T4), so a
 //     forgotten key reads, refuses SET NX, and is overwritten and deleted
 //     as if remembered. A key whose TTL Expire or Persist changed is kept
-//     until it is rewritten (its cold copy has the old expiry), and a DEL
+//     until it is rewritten (its cold copy has the old expiry), a DEL
 //     of a key forgotten between its lookup and the shard lock deletes it
-//     in cold. Tests: TestDirectoryTrim, TestConcurrentDirectoryTrim.
+//     in cold, and SET NX/XX/KEEPTTL look such a key up again (up to
+//     twice more). Tests: TestDirectoryTrim, TestConcurrentDirectoryTrim.
 //
 // # Caveats
 //

@@ -34,15 +34,23 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	case !o.ExpireAt.IsZero():
 		exp = o.ExpireAt.UnixNano()
 	}
-	if (o.NX || o.XX || o.KeepTTL) && c.coldUnknown.Load() {
-		c.known(key) // adopt a key from an earlier run so NX/XX/KEEPTTL see it
-	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
 	k, v := joinKV(key, value)
 
-	sh.mu.Lock()
-	e := sh.m[viewString(key)]
+	var e *entry
+	for try := 0; ; try++ {
+		// Adopt a key from an earlier run (or one the directory forgot, T15)
+		// so that NX/XX/KEEPTTL see it; if a trim forgot it again before
+		// the lock, adopt it again (bounded: two passes must fall in between).
+		known := (o.NX || o.XX || o.KeepTTL) && c.coldUnknown.Load() && c.known(key)
+		sh.mu.Lock()
+		e = sh.m[viewString(key)]
+		if e != nil || !known || try == 2 {
+			break
+		}
+		sh.mu.Unlock()
+	}
 	exists := e != nil && e.live(now)
 	if (o.NX && exists) || (o.XX && !exists) {
 		sh.mu.Unlock()
