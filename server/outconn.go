@@ -126,7 +126,7 @@ func (o *outConn) WriteBuffers(bufs *net.Buffers) error {
 		if sent += o.n; sent == total {
 			break
 		}
-		in, err := o.waitEvents()
+		in, err := o.waitEvents(true)
 		if err != nil {
 			return err
 		}
@@ -181,9 +181,13 @@ func (o *outConn) Write(p []byte) (int, error) {
 func (o *outConn) checkLimit() error {
 	if o.pending() > o.limit {
 		o.over = true
-		return fmt.Errorf("%w: %d bytes of replies unsent, limit %d", errOutputLimit, o.pending(), o.limit)
+		return o.limitErr()
 	}
 	return nil
+}
+
+func (o *outConn) limitErr() error {
+	return fmt.Errorf("%w: %d bytes of replies unsent, limit %d", errOutputLimit, o.pending(), o.limit)
 }
 
 // trySpill sends what it can of spill without waiting.
@@ -218,7 +222,7 @@ func (o *outConn) trySpill() error {
 // readable or writable, sends what it can, and tries again.
 func (o *outConn) Read(p []byte) (int, error) {
 	if o.over {
-		return 0, fmt.Errorf("%w: %d bytes of replies unsent, limit %d", errOutputLimit, o.pending(), o.limit)
+		return 0, o.limitErr()
 	}
 	for o.pending() > 0 {
 		if err := o.trySpill(); err != nil {
@@ -227,24 +231,19 @@ func (o *outConn) Read(p []byte) (int, error) {
 		if o.pending() == 0 {
 			break
 		}
-		o.rdBuf = p
-		err := o.rc.Read(o.readFn)
-		o.rdBuf = nil
-		if err != nil {
-			return 0, err
-		}
+		n, eof, err := o.readNow(p)
 		switch {
-		case o.err != nil:
-			return 0, o.err
-		case o.n > 0:
-			return o.n, nil
-		case o.eof():
+		case err != nil:
+			return 0, err
+		case n > 0:
+			return n, nil
+		case eof:
 			return 0, io.EOF
 		}
 		if o.closing.Load() {
 			return 0, errShutdown
 		}
-		if err := o.wait(); err != nil {
+		if _, err := o.waitEvents(true); err != nil {
 			return 0, err
 		}
 	}
@@ -274,35 +273,40 @@ func (o *outConn) Flush() error {
 			if sink == nil {
 				sink = make([]byte, 64<<10)
 			}
-			o.rdBuf = sink
-			err := o.rc.Read(o.readFn)
-			o.rdBuf = nil
+			n, eof, err := o.readNow(sink)
 			switch {
 			case err != nil:
 				return err
-			case o.err != nil:
-				return o.err
-			case o.eof():
+			case eof:
 				inEOF = true
-			case o.n > 0:
+			case n > 0:
 				continue // more may be waiting; send and read again
 			}
 		}
 		flushPolls.Add(1)
-		var perr error
-		err := o.rc.Control(func(fd uintptr) { _, perr = pollFor(int(fd), !inEOF, pollSliceMs) })
-		if err != nil {
+		if _, err := o.waitEvents(!inEOF); err != nil {
 			return err
-		}
-		if perr != nil {
-			return perr
 		}
 	}
 	return nil
 }
 
-// eof is set by readRaw when read returned 0 bytes (the peer closed).
-func (o *outConn) eof() bool { return o.n == -1 }
+// readNow reads what has arrived without waiting: 0 bytes if nothing has,
+// eof if the peer closed.
+func (o *outConn) readNow(p []byte) (n int, eof bool, err error) {
+	o.rdBuf = p
+	err = o.rc.Read(o.readFn)
+	o.rdBuf = nil
+	switch {
+	case err != nil:
+		return 0, false, err
+	case o.err != nil:
+		return 0, false, o.err
+	case o.n == -1:
+		return 0, true, nil
+	}
+	return o.n, false, nil
+}
 
 func (o *outConn) writeRaw(fd uintptr) bool {
 	o.n, o.err = writevNonblock(int(fd), o.iov)
@@ -318,18 +322,12 @@ func (o *outConn) readRaw(fd uintptr) bool {
 	return true
 }
 
-// wait blocks until the socket is readable or writable, at most
-// pollSliceMs, so that closing is seen.
-func (o *outConn) wait() error {
-	_, err := o.waitEvents()
-	return err
-}
-
-// waitEvents is wait; in reports that a request (or the peer's close) is
-// waiting to be read.
-func (o *outConn) waitEvents() (in bool, err error) {
+// waitEvents blocks until the socket is writable, or readable too if
+// read, for at most pollSliceMs, so that closing is seen; in reports that
+// a request (or the peer's close) is waiting to be read.
+func (o *outConn) waitEvents(read bool) (in bool, err error) {
 	var perr error
-	err = o.rc.Control(func(fd uintptr) { in, perr = pollFor(int(fd), true, pollSliceMs) })
+	err = o.rc.Control(func(fd uintptr) { in, perr = pollFor(int(fd), read, pollSliceMs) })
 	if err != nil {
 		return false, err
 	}

@@ -24,17 +24,24 @@ func pipelineGets(r *rawConn, key string, n int) <-chan error {
 	return done
 }
 
+// setBig stores a 64 KiB value under "big" and returns it.
+func setBig(t *testing.T, r *rawConn) string {
+	t.Helper()
+	val := strings.Repeat("v", 64<<10)
+	r.cmd("SET", "big", val)
+	if got := r.reply(); got != "+OK" {
+		t.Fatalf("SET: %q", got)
+	}
+	return val
+}
+
 // TestOutputSpill (S12): a client that writes a long pipeline before it
 // reads any reply gets every reply, in order, though the replies outgrow
 // the socket's buffers many times over while it is still writing.
 func TestOutputSpill(t *testing.T) {
 	_, path := startServer(t, nil)
 	r := dialRaw(t, path)
-	val := strings.Repeat("v", 64<<10)
-	r.cmd("SET", "big", val)
-	if got := r.reply(); got != "+OK" {
-		t.Fatalf("SET: %q", got)
-	}
+	val := setBig(t, r)
 	// 400 GETs of a 64 KiB value, each followed by a 4000-byte PING (1.6 MB
 	// of requests, more than the socket holds): 26 MB of replies.
 	const n = 400
@@ -67,10 +74,7 @@ func TestOutputSpill(t *testing.T) {
 func TestOutputLimit(t *testing.T) {
 	s, path := startServer(t, func(o *Options) { o.MaxOutputBytes = 1 << 20 })
 	r := dialRaw(t, path)
-	r.cmd("SET", "big", strings.Repeat("v", 64<<10))
-	if got := r.reply(); got != "+OK" {
-		t.Fatalf("SET: %q", got)
-	}
+	setBig(t, r)
 	// 20,000 GETs (460 KB of requests, more than the socket holds) of a
 	// 64 KiB value: 1.3 GB of replies if all were kept.
 	// The client reads nothing until the server gave up on it.
@@ -109,11 +113,7 @@ func TestOutputLimit(t *testing.T) {
 func TestOutputFlushAtClose(t *testing.T) {
 	_, path := startServer(t, nil)
 	r := dialRaw(t, path)
-	val := strings.Repeat("v", 64<<10)
-	r.cmd("SET", "big", val)
-	if got := r.reply(); got != "+OK" {
-		t.Fatalf("SET: %q", got)
-	}
+	val := setBig(t, r)
 	polls := flushPolls.Load()
 	get := "*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n"
 	// 200 GETs (13 MB of replies), a protocol error, then 4 MB more that
