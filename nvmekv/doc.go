@@ -37,8 +37,9 @@
 //   - K4: a Get returns a value only if the header's user key equals the
 //     requested key, every chunk carries the header's put ID and index, and
 //     the CRC32C over header, key and value matches; a different key, a stale
-//     chunk or an expired record is ErrKeyNotFound, a CRC mismatch ErrUnrecovered
-//     (emu TestKVModel with a weak hash forcing collisions).
+//     chunk or an expired record (unless KVOptions.KeepExpired) is
+//     ErrKeyNotFound, a CRC mismatch ErrUnrecovered (emu TestKVModel with a
+//     weak hash forcing collisions, TestKVExpiry).
 //   - K5: a Put is one linked chain, chunks first and header last, so a chain
 //     that fails never publishes its header (emu TestKVFailedChainHidesHeader).
 //   - K6: Delete reads the header (to check the user key), then deletes the

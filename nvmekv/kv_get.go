@@ -65,7 +65,7 @@ func (kv *KV) afterHeader(g *getState) (needChunks bool) {
 		return false
 	}
 	g.hd = hd
-	if hd.expiry != 0 && hd.expiry <= kv.opts.Clock() {
+	if kv.expired(&hd) {
 		g.err, g.done = fmt.Errorf("%w (expired)", ErrKeyNotFound), true
 		return false
 	}
@@ -338,7 +338,13 @@ func (kv *KV) afterHeaderKeyOnly(g *getState) {
 		return
 	}
 	g.hd = hd
-	if hd.expiry != 0 && hd.expiry <= kv.opts.Clock() {
+	if kv.expired(&hd) {
 		g.err = fmt.Errorf("%w (expired)", ErrKeyNotFound)
 	}
+}
+
+// expired reports whether a record's header says it has expired (never
+// with KeepExpired).
+func (kv *KV) expired(hd *header) bool {
+	return !kv.opts.KeepExpired && hd.expiry != 0 && hd.expiry <= kv.opts.Clock()
 }

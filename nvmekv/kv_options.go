@@ -26,6 +26,10 @@ type KVOptions struct {
 	// Clock returns unix nanoseconds; records with 0 < expiry ≤ Clock() read
 	// as misses. Default time.Now().UnixNano.
 	Clock func() int64
+	// KeepExpired returns records whatever their expiry (Meta.Expiry says
+	// it): for a caller that keeps each key's expiry itself and may have
+	// moved it since the record was written. Clock is then unused.
+	KeepExpired bool
 	// Logger defaults to zap.NewNop().
 	Logger *zap.Logger
 }

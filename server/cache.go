@@ -17,6 +17,12 @@ type Cache interface {
 	// buffer). cold reports that the answer took a read of a slow device,
 	// so that reads lined up behind it are better sent together (MGetPrefix).
 	View(dst, key []byte) (value []byte, shared, ok, cold bool, err error)
+	// GetDel is Get that also deletes the key, in one step: the value
+	// returned is the one deleted.
+	GetDel(dst, key []byte) (value []byte, ok bool, err error)
+	// GetEx is Get that also changes the key's expiry, in one step; an
+	// absolute expiry in the past deletes the key (its value is returned).
+	GetEx(dst, key []byte, x Expiry) (value []byte, ok bool, err error)
 	// MGet returns one value per key, nil for a miss.
 	MGet(keys [][]byte) ([][]byte, error)
 	// MGetPrefix is MGet of the longest prefix keys[:n] whose values fit
@@ -60,6 +66,14 @@ type SetOptions struct {
 	NX       bool          // only if the key does not exist
 	XX       bool          // only if the key exists
 	KeepTTL  bool          // keep the existing expiry
+}
+
+// Expiry is GETEX's expiry change: a relative TTL (> 0), an absolute time
+// (non-zero), or Persist. The zero Expiry changes nothing.
+type Expiry struct {
+	TTL     time.Duration
+	At      time.Time
+	Persist bool
 }
 
 // TierStats is a point-in-time snapshot of the cache for INFO.

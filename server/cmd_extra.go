@@ -3,11 +3,13 @@ package server
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // Commands beyond the required set that clients commonly send and that map
-// onto Cache methods without a read-modify-write race (so no INCR/GETDEL).
+// onto Cache methods without a read-modify-write race (so no INCR or
+// APPEND; GETDEL and GETEX have their own one-step Cache methods).
 
 // cmdSetEx: SETEX key seconds value, PSETEX key milliseconds value.
 func (c *conn) cmdSetEx(args [][]byte) {
@@ -57,6 +59,57 @@ func (c *conn) cmdStrlen(args [][]byte) {
 		return
 	}
 	c.w.Int(int64(len(v)))
+}
+
+// cmdGetDel: GETDEL key → the value, deleted in the same step; nil if absent.
+func (c *conn) cmdGetDel(args [][]byte) {
+	v, ok, err := c.s.cache.GetDel(c.scratch[:0], args[1])
+	c.valueReply(v, ok, err)
+}
+
+// cmdGetEx: GETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST] → the value,
+// its expiry changed in the same step (an EXAT/PXAT in the past deletes
+// it); nil if absent.
+func (c *conn) cmdGetEx(args [][]byte) {
+	var x Expiry
+	set := false
+	for i := 2; i < len(args); i++ {
+		opt := strings.ToUpper(string(args[i]))
+		switch {
+		case opt == "PERSIST" && !set:
+			x.Persist, set = true, true
+		case (opt == "EX" || opt == "PX" || opt == "EXAT" || opt == "PXAT") && !set && i+1 < len(args):
+			i++
+			var ok bool
+			if x.TTL, x.At, ok = c.expiryArg("getex", opt, args[i]); !ok {
+				return
+			}
+			set = true
+		default:
+			c.w.Error("ERR syntax error")
+			return
+		}
+	}
+	v, ok, err := c.s.cache.GetEx(c.scratch[:0], args[1], x)
+	c.valueReply(v, ok, err)
+}
+
+// valueReply answers a read of one value (v, ok, err) that appended to
+// c.scratch, counting the hit or miss.
+func (c *conn) valueReply(v []byte, ok bool, err error) {
+	switch {
+	case err != nil:
+		c.cacheError(err)
+	case !ok:
+		c.st.misses.Add(1)
+		c.w.Null()
+	default:
+		c.st.hits.Add(1)
+		c.w.Bulk(v)
+		if cap(v) <= maxScratch && cap(v) > cap(c.scratch) {
+			c.scratch = v[:0]
+		}
+	}
 }
 
 // cmdType: TYPE key → string or none (every value is a string).

@@ -68,26 +68,11 @@ func (c *conn) cmdSet(args [][]byte) {
 				return
 			}
 			i++
-			n, err := strconv.ParseInt(string(args[i]), 10, 64)
-			if err != nil {
-				c.w.Error(errNotInt)
+			var ok bool
+			if o.TTL, at, ok = c.expiryArg("set", opt, args[i]); !ok {
 				return
 			}
-			unit := time.Millisecond
-			if opt == "EX" || opt == "EXAT" {
-				unit = time.Second
-			}
-			if n <= 0 || n > math.MaxInt64/int64(unit) {
-				c.w.Error("ERR invalid expire time in 'set' command")
-				return
-			}
-			d := time.Duration(n) * unit
-			if opt == "EX" || opt == "PX" {
-				o.TTL = d
-			} else {
-				at = time.Unix(0, 0).Add(d)
-				o.ExpireAt = at
-			}
+			o.ExpireAt = at
 			expiry = true
 		default:
 			c.w.Error("ERR syntax error")
@@ -131,6 +116,30 @@ func (c *conn) cmdSet(args [][]byte) {
 	default:
 		c.w.Null()
 	}
+}
+
+// expiryArg parses the number after SET's or GETEX's EX, PX, EXAT or PXAT
+// (opt, upper case): a relative ttl for EX and PX, an absolute time for
+// EXAT and PXAT. It answers the error itself when ok is false.
+func (c *conn) expiryArg(cmd, opt string, arg []byte) (ttl time.Duration, at time.Time, ok bool) {
+	n, err := strconv.ParseInt(string(arg), 10, 64)
+	if err != nil {
+		c.w.Error(errNotInt)
+		return 0, time.Time{}, false
+	}
+	unit := time.Millisecond
+	if opt == "EX" || opt == "EXAT" {
+		unit = time.Second
+	}
+	if n <= 0 || n > math.MaxInt64/int64(unit) {
+		c.w.Error("ERR invalid expire time in '" + cmd + "' command")
+		return 0, time.Time{}, false
+	}
+	d := time.Duration(n) * unit
+	if opt == "EX" || opt == "PX" {
+		return d, time.Time{}, true
+	}
+	return 0, time.Unix(0, 0).Add(d), true
 }
 
 func (c *conn) cmdDel(args [][]byte) { c.w.Int(int64(c.s.cache.Delete(args[1:]...))) }

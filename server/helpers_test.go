@@ -206,6 +206,41 @@ func (c *mapCache) Persist(key []byte) bool {
 	return true
 }
 
+func (c *mapCache) GetDel(dst, key []byte) ([]byte, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.live(string(key))
+	if !ok {
+		return dst, false, nil
+	}
+	delete(c.m, string(key))
+	return append(dst, it.v...), true, nil
+}
+
+func (c *mapCache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.live(string(key))
+	if !ok {
+		return dst, false, nil
+	}
+	v := append(dst, it.v...)
+	switch {
+	case x.Persist:
+		it.exp = time.Time{}
+	case x.TTL > 0:
+		it.exp = c.now().Add(x.TTL)
+	case !x.At.IsZero():
+		if !x.At.After(c.now()) {
+			delete(c.m, string(key))
+			return v, true, nil
+		}
+		it.exp = x.At
+	}
+	c.m[string(key)] = it
+	return v, true, nil
+}
+
 func (c *mapCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -54,6 +54,10 @@ type Cache struct {
 	// appliedHook, when set (tests only, before the first Set), runs on
 	// ristretto's goroutine in hotApplied.
 	appliedHook func(*hotEntry)
+	// knownHook, when set (tests only, before the first call), runs
+	// between an adoption by known and the shard lock that follows it: the
+	// window in which a trim pass may forget the key again (T15).
+	knownHook func(key []byte)
 }
 
 type lostKey struct {
@@ -197,34 +201,67 @@ func (c *Cache) Close() error {
 }
 
 // drainToCold enqueues a durable put of every live key whose newest version
-// is not known to be in cold, then waits for the flusher to write them.
+// is not known to be in cold, and of every key whose newest version is in
+// cold with an expiry that Expire, Persist or GetEx changed since (T17),
+// then waits for the flusher to write them.
 func (c *Cache) drainToCold() error {
 	now := c.now()
 	var buf []byte
 	var n int
+	var retimed []string // in cold with another expiry, and in no memory tier
 	for i := range c.dir.shards {
 		sh := &c.dir.shards[i]
 		sh.mu.Lock()
 		for k, e := range sh.m {
-			if !e.live(now) || e.cold == e.ver {
+			if !e.live(now) || (e.cold == e.ver && !e.expMoved) {
 				continue
 			}
 			key := []byte(k)
 			v, ok := c.findMemory(buf[:0], key, e.ver)
 			if !ok {
-				continue // on its way to cold already, or lost
+				if e.cold == e.ver {
+					retimed = append(retimed, k)
+				}
+				continue // else on its way to cold already, or lost
 			}
 			buf = v
-			e.coldMay = true
-			it := &flusher.Item{Key: key, Value: append([]byte(nil), v...), Version: e.ver, Expiry: e.exp, Sync: true}
-			if err := c.fl.Enqueue(it); err == nil {
+			if c.drainPut(key, v, e) {
 				n++
 			}
 		}
 		sh.mu.Unlock()
 	}
-	c.log.Info("tier: draining to cold", zap.Int("keys", n))
+	// Keys only cold holds are read back from it, without a shard lock held
+	// across the read. Nothing else writes any more (the cache is closed),
+	// but the background goroutine may still demote, so the version is
+	// checked again under the lock.
+	for _, k := range retimed {
+		key := []byte(k)
+		v, m, found, err := c.cold.Get(context.Background(), buf[:0], key, -1)
+		if err != nil || !found {
+			c.log.Warn("tier: cannot read a key back from cold to rewrite its expiry; it keeps the expiry it was written with",
+				zap.ByteString("key", key), zap.Bool("found", found), zap.Error(err))
+			continue
+		}
+		buf = v
+		lo, _ := hashKey(key)
+		sh := c.dir.shard(lo)
+		sh.mu.Lock()
+		if e := sh.m[k]; e != nil && e.live(now) && e.ver == m.Version && c.drainPut(key, v, e) {
+			n++
+		}
+		sh.mu.Unlock()
+	}
+	c.log.Info("tier: draining to cold", zap.Int("keys", n), zap.Int("expiry_rewrites", len(retimed)))
 	return c.fl.Drain(context.Background())
+}
+
+// drainPut enqueues a durable put of v as key's version e.ver with its
+// current expiry (shard lock held).
+func (c *Cache) drainPut(key, v []byte, e *entry) bool {
+	e.coldMay = true
+	it := &flusher.Item{Key: key, Value: append([]byte(nil), v...), Version: e.ver, Expiry: e.exp, Sync: true}
+	return c.fl.Enqueue(it) == nil
 }
 
 // findMemory looks for key at version ver in hot, transit and warm.

@@ -121,7 +121,9 @@ func (o *Options) openCold() (Cold, error) {
 		_ = ns.Close()
 		return nil, fmt.Errorf("list %s: %w", backend, err)
 	}
-	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{MaxValueBytes: int64(o.MaxValue), Clock: o.Clock, Logger: o.Logger})
+	// The directory decides expiry (T17): a cold copy is served at the
+	// entry's version whatever expiry it was written with.
+	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{MaxValueBytes: int64(o.MaxValue), KeepExpired: true, Logger: o.Logger})
 	if err != nil {
 		_ = ns.Close()
 		return nil, fmt.Errorf("KV over %s: %w", backend, err)

@@ -116,8 +116,24 @@
 //     as if remembered. A key whose TTL Expire or Persist changed is kept
 //     until it is rewritten (its cold copy has the old expiry), a DEL
 //     of a key forgotten between its lookup and the shard lock deletes it
-//     in cold, and SET NX/XX/KEEPTTL look such a key up again (up to
-//     twice more). Tests: TestDirectoryTrim, TestConcurrentDirectoryTrim.
+//     in cold, and SET NX/XX/KEEPTTL, EXPIRE, PERSIST, TTL and TIER look
+//     such a key up again (lockEntry, up to twice more). Tests:
+//     TestDirectoryTrim, TestConcurrentDirectoryTrim,
+//     TestTrimBetweenLookupAndLock.
+//   - T16: GetDel and GetEx read the value, then delete the key or change
+//     its expiry under the shard's write lock only if the entry still has
+//     the version read: the value returned is the version deleted or
+//     retimed, and a write in between makes them read again (at most
+//     getThenTries times, then ErrKeyBusy). Tests: TestGetDelGetEx,
+//     TestConcurrentGetDel.
+//   - T17: the directory decides expiry. The cold KV keeps expired records
+//     (nvmekv KeepExpired), and a cold copy is served at the entry's
+//     version whatever expiry it was written with, so Expire, Persist and
+//     GetEx hold for a key only cold has. The expiry a copy carries is read
+//     only by adoption (T4, T15), which checks it. In drain mode Close
+//     rewrites the cold copy of a key whose expiry moved since it was
+//     written, so a restart brings the new expiry back. Tests:
+//     TestExpiryMovedOnColdCopy, TestDrainRewritesChangedExpiry.
 //
 // # Caveats
 //
@@ -134,9 +150,11 @@
 //   - After a crash in cache mode cold may still hold a version that a later
 //     acknowledged write replaced (its cold delete was still queued); a clean
 //     Close always drains the queue.
-//   - A TTL changed with Expire/Persist is not rewritten to a cold copy: a
-//     cold copy keeps the expiry it was written with (it matters after a
-//     restart, or if the old expiry passes while the copy is only in cold).
+//   - A TTL changed with Expire/Persist/GetEx is not rewritten to a cold
+//     copy while the cache runs (T17): the copy keeps the expiry it was
+//     written with, and an adoption reads that one. It matters after a
+//     crash, after a restart in cache durability, and for a key the
+//     directory forgot (T15 keeps such keys until they are rewritten).
 //   - A value the cache dropped (queues full, flash budget, device error)
 //     reads as a miss: it is a cache, and Stats counts every drop.
 //   - The emulated namespace takes one 64 KiB read slot per key of a batched

@@ -467,6 +467,35 @@ func (c *Cache) known(key []byte) bool {
 	return ok
 }
 
+// lockEntry takes sh's lock (the write lock if write is set) and returns
+// key's entry, or nil. When cold may hold keys the directory does not know
+// (coldUnknown) and adopt is set, it first adopts key from cold (known); if
+// a trim pass forgot the key again before the lock (T15), it unlocks and
+// adopts it again, at most twice more: three forgets of one key in a row
+// need three trim passes inside that window.
+func (c *Cache) lockEntry(sh *shard, key []byte, write, adopt bool) *entry {
+	for try := 0; ; try++ {
+		known := adopt && c.coldUnknown.Load() && c.known(key)
+		if known && c.knownHook != nil {
+			c.knownHook(key)
+		}
+		if write {
+			sh.mu.Lock()
+		} else {
+			sh.mu.RLock()
+		}
+		e := sh.m[viewString(key)]
+		if e != nil || !known || try == 2 {
+			return e
+		}
+		if write {
+			sh.mu.Unlock()
+		} else {
+			sh.mu.RUnlock()
+		}
+	}
+}
+
 // TTL returns the remaining time to live (negative: no expiry) and whether
 // the key exists.
 func (c *Cache) TTL(key []byte) (ttl time.Duration, exists bool) {
@@ -474,14 +503,13 @@ func (c *Cache) TTL(key []byte) (ttl time.Duration, exists bool) {
 		return 0, false
 	}
 	defer c.exit()
-	if !c.known(key) {
+	if len(key) == 0 {
 		return 0, false
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	sh.mu.RLock()
+	e := c.lockEntry(sh, key, false, true)
 	defer sh.mu.RUnlock()
-	e := sh.m[viewString(key)]
 	now := c.now()
 	if e == nil || !e.live(now) {
 		return 0, false
@@ -499,13 +527,12 @@ func (c *Cache) Where(key []byte) string {
 		return ""
 	}
 	defer c.exit()
-	if !c.known(key) {
+	if len(key) == 0 {
 		return ""
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	sh.mu.RLock()
-	e := sh.m[viewString(key)]
+	e := c.lockEntry(sh, key, false, true)
 	if e == nil || !e.live(c.now()) {
 		sh.mu.RUnlock()
 		return ""

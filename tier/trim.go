@@ -51,10 +51,7 @@ func (c *Cache) trim() (stuck bool) {
 			if !c.forgettable(ks, e, now) {
 				continue
 			}
-			e.removed = true
-			delete(sh.m, ks)
-			sh.epoch++ // an adopter of another key of this shard retries (T4)
-			sh.live.Add(-1)
+			forgetLocked(sh, ks, e)
 			k++
 		}
 		sh.mu.Unlock()
@@ -63,6 +60,14 @@ func (c *Cache) trim() (stuck bool) {
 	c.trimNext = (c.trimNext + 1) % shardCount
 	c.st.forgotten.Add(uint64(forgot))
 	return forgot == 0
+}
+
+// forgetLocked drops the live entry e of key ks from sh (lock held).
+func forgetLocked(sh *shard, ks string, e *entry) {
+	e.removed = true
+	delete(sh.m, ks)
+	sh.epoch++ // an adopter of another key of this shard retries (T4)
+	sh.live.Add(-1)
 }
 
 // forgettable reports whether e (key ks, shard lock held) may leave the

@@ -28,6 +28,39 @@ func waitTrimmed(t *testing.T, c *Cache, max int64) {
 	}
 }
 
+// openTrimming opens a cache in drain mode (Close writes hot and warm to
+// cold, so a restart is exact) on an emulated cold store in a fresh
+// directory, with MaxKeys set to maxKeys.
+func openTrimming(t *testing.T, maxKeys int64) (*Cache, Options) {
+	t.Helper()
+	needURing(t)
+	o := restartOptions(t.TempDir(), DurabilityDrain)
+	o.MaxKeys = maxKeys
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, o
+}
+
+// fillTrimmed sets keys trimKey(0..n-1) to trimValue(i, 0), every
+// ttlEvery-th one (i%ttlEvery == 0; 0: none) with a TTL of 1 h, and waits
+// until they are durable in cold and the directory is back under maxKeys.
+func fillTrimmed(t *testing.T, c *Cache, n, ttlEvery int, maxKeys int64) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		so := SetOptions{}
+		if ttlEvery > 0 && i%ttlEvery == 0 {
+			so.TTL = time.Hour
+		}
+		if _, err := c.Set(trimKey(i), trimValue(i, 0), so); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, c)
+	waitTrimmed(t, c, maxKeys)
+}
+
 // inDirectory reports whether the directory has an entry for key.
 func inDirectory(c *Cache, key []byte) bool {
 	lo, _ := hashKey(key)
@@ -42,27 +75,10 @@ func inDirectory(c *Cache, key []byte) bool {
 // still reads back, keeps its TTL, refuses SET NX, takes SET XX, overwrites
 // and deletes exactly as if it had been remembered, also across a restart.
 func TestDirectoryTrim(t *testing.T) {
-	needURing(t)
-	dir := t.TempDir()
-	o := restartOptions(dir, DurabilityDrain) // Close writes hot and warm to cold: the restart is exact
-	o.MaxKeys = 500
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, o := openTrimming(t, 500)
 	defer func() { c.Close() }()
 	const n = 3000
-	for i := 0; i < n; i++ {
-		so := SetOptions{}
-		if i%10 == 0 {
-			so.TTL = time.Hour
-		}
-		if _, err := c.Set(trimKey(i), trimValue(i, 0), so); err != nil {
-			t.Fatal(err)
-		}
-	}
-	settle(t, c)
-	waitTrimmed(t, c, o.MaxKeys)
+	fillTrimmed(t, c, n, 10, o.MaxKeys)
 	st := c.Stats()
 	if st.Forgotten == 0 || st.Lost != 0 {
 		t.Fatalf("forgotten %d (want > 0), lost %d (want 0)", st.Forgotten, st.Lost)
@@ -144,6 +160,7 @@ func TestDirectoryTrim(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.MaxKeys = 0
+	var err error
 	if c, err = Open(o); err != nil {
 		t.Fatal(err)
 	}
@@ -211,5 +228,228 @@ func TestConcurrentOnAnEarlierRunsStore(t *testing.T) {
 	t.Logf("reads %d hits %d missLive %d; adopted %d lost %d", res.reads.Load(), res.hits.Load(), res.missLive.Load(), st.Adopted, st.Lost)
 	if st.Adopted == 0 {
 		t.Errorf("no key was adopted from the earlier run's store")
+	}
+}
+
+// forceForget drops key from the directory as a trim pass would, ignoring
+// its second-chance mark; it reports whether it did (a key whose newest
+// version is not durable in cold alone stays).
+func forceForget(c *Cache, key []byte) bool {
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	e := sh.m[viewString(key)]
+	if e == nil {
+		return false
+	}
+	ks, now := string(key), c.now()
+	if !c.forgettable(ks, e, now) && !c.forgettable(ks, e, now) { // the first call may only clear recent
+		return false
+	}
+	forgetLocked(sh, ks, e)
+	return true
+}
+
+// TestTrimBetweenLookupAndLock (T15): a command that adopts a key from
+// cold and then takes the shard lock finds the key again when a trim
+// forgot it in between: the knownHook forgets it there, once per command.
+// TTL, PTTL, EXPIRE, PERSIST, TIER, SET NX/XX and DEL all answer as for a
+// key the directory never forgot.
+func TestTrimBetweenLookupAndLock(t *testing.T) {
+	c, o := openTrimming(t, 200)
+	defer func() { c.Close() }()
+	const n = 1000
+	fillTrimmed(t, c, n, 2, o.MaxKeys)
+	var armed bool
+	forced := 0
+	c.knownHook = func(key []byte) {
+		if armed {
+			armed = false
+			if forceForget(c, key) {
+				forced++
+			}
+		}
+	}
+	// next returns a forgotten key with a TTL (ttl) or without one, and arms
+	// the hook for the command that follows.
+	used := map[int]bool{}
+	commands := 0
+	next := func(ttl bool) (int, []byte) {
+		t.Helper()
+		for i := 0; i < n; i++ {
+			if !used[i] && (i%2 == 0) == ttl && !inDirectory(c, trimKey(i)) {
+				used[i] = true
+				armed = true
+				commands++
+				return i, trimKey(i)
+			}
+		}
+		t.Fatal("no forgotten key left")
+		return 0, nil
+	}
+	if _, k := next(true); true {
+		if ttl, ok := c.TTL(k); !ok || ttl <= 0 || ttl > time.Hour {
+			t.Errorf("TTL of a key with a 1 h TTL: %v, %v", ttl, ok)
+		}
+	}
+	if _, k := next(false); true {
+		if ttl, ok := c.TTL(k); !ok || ttl >= 0 {
+			t.Errorf("TTL of a key without one: %v, %v; want exists, none", ttl, ok)
+		}
+	}
+	if _, k := next(false); true {
+		if w := c.Where(k); w != "cold" {
+			t.Errorf("TIER of a forgotten key: %q, want cold", w)
+		}
+	}
+	if _, k := next(false); !c.Expire(k, 2*time.Hour) {
+		t.Error("EXPIRE of a forgotten key found no key")
+	} else if ttl, ok := c.TTL(k); !ok || ttl <= time.Hour {
+		t.Errorf("after EXPIRE 2 h: TTL %v, %v", ttl, ok)
+	}
+	if _, k := next(true); !c.Persist(k) {
+		t.Error("PERSIST of a forgotten key with a TTL answered 0")
+	} else if ttl, ok := c.TTL(k); !ok || ttl >= 0 {
+		t.Errorf("after PERSIST: TTL %v, %v", ttl, ok)
+	}
+	if i, k := next(false); true {
+		if ok, err := c.Set(k, trimValue(i, 1), SetOptions{NX: true}); ok || err != nil {
+			t.Errorf("SET NX of a forgotten key: %v, %v; want refused", ok, err)
+		}
+	}
+	if i, k := next(false); true {
+		if ok, err := c.Set(k, trimValue(i, 1), SetOptions{XX: true}); !ok || err != nil {
+			t.Errorf("SET XX of a forgotten key: %v, %v; want stored", ok, err)
+		} else if v, ok, _ := c.Get(nil, k); !ok || !bytes.Equal(v, trimValue(i, 1)) {
+			t.Errorf("after SET XX: %v %.20q", ok, v)
+		}
+	}
+	if _, k := next(false); true {
+		if got := c.Delete(k); got != 1 {
+			t.Errorf("DEL of a forgotten key: %d, want 1", got)
+		}
+		settle(t, c)
+		if _, ok, err := c.Get(nil, k); ok || err != nil {
+			t.Errorf("GET after DEL: %v, %v; want a miss", ok, err)
+		}
+	}
+	// Each command above found the key in cold, lost it to the hook, and
+	// must have looked again: the hook forgot it every time.
+	if forced != commands {
+		t.Errorf("the hook forgot %d keys between lookup and lock, want %d (one per command)", forced, commands)
+	}
+}
+
+// TestDrainRewritesChangedExpiry (T17): in drain mode Close rewrites the
+// cold copy of a key whose expiry Expire, Persist or GetEx changed while
+// only cold held it, so the restart brings the new expiry back, not the
+// one the copy was written with.
+func TestDrainRewritesChangedExpiry(t *testing.T) {
+	c, o := openTrimming(t, 200)
+	defer func() { c.Close() }()
+	const n = 1000
+	fillTrimmed(t, c, n, 2, o.MaxKeys) // even keys: a TTL of 1 h
+	var even, odd []int
+	for i := 0; i < n; i++ {
+		if inDirectory(c, trimKey(i)) {
+			continue
+		}
+		if i%2 == 0 && len(even) < 2 {
+			even = append(even, i)
+		} else if i%2 == 1 && len(odd) < 2 {
+			odd = append(odd, i)
+		}
+	}
+	if len(even) < 2 || len(odd) < 2 {
+		t.Fatalf("forgotten keys: %v even, %v odd", even, odd)
+	}
+	longer, persisted, given, givenEx := trimKey(even[0]), trimKey(even[1]), trimKey(odd[0]), trimKey(odd[1])
+	if !c.Expire(longer, 3*time.Hour) || !c.Persist(persisted) || !c.Expire(given, 2*time.Hour) {
+		t.Fatal("Expire or Persist found no key")
+	}
+	if _, ok, err := c.GetEx(nil, givenEx, Expiry{TTL: 2 * time.Hour}); !ok || err != nil {
+		t.Fatalf("GetEx: %v %v", ok, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if c, err = Open(o); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []struct {
+		key      []byte
+		min, max time.Duration // min < 0: no expiry
+	}{
+		{longer, 2 * time.Hour, 3 * time.Hour},
+		{persisted, -1, -1},
+		{given, time.Hour, 2 * time.Hour},
+		{givenEx, time.Hour, 2 * time.Hour},
+	} {
+		ttl, ok := c.TTL(k.key)
+		switch {
+		case !ok:
+			t.Errorf("%s: gone after the restart", k.key)
+		case k.min < 0 && ttl >= 0:
+			t.Errorf("%s: TTL %v after the restart, want none (PERSIST)", k.key, ttl)
+		case k.min >= 0 && (ttl <= k.min || ttl > k.max):
+			t.Errorf("%s: TTL %v after the restart, want in (%v, %v]", k.key, ttl, k.min, k.max)
+		}
+	}
+}
+
+// TestExpiryMovedOnColdCopy (T17): a key only cold holds keeps the expiry
+// the directory has. Expire, Persist and GetEx do not rewrite the cold
+// copy, so once the expiry it was written with has passed, the copy must
+// still be served while the directory says the key lives.
+func TestExpiryMovedOnColdCopy(t *testing.T) {
+	needURing(t)
+	clk := newFakeClock()
+	o := smallOptions(clk)
+	emuCold(&o, t.TempDir())
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const n = 400
+	for i := 0; i < n; i++ {
+		if _, err := c.Set(trimKey(i), trimValue(i, 0), SetOptions{TTL: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, c)
+	var cold [][]byte
+	var idx []int
+	for i := 0; i < n && len(cold) < 3; i++ {
+		if c.Where(trimKey(i)) == "cold" {
+			cold, idx = append(cold, trimKey(i)), append(idx, i)
+		}
+	}
+	if len(cold) < 3 {
+		t.Fatalf("only %d keys are in cold alone", len(cold))
+	}
+	if !c.Expire(cold[0], 3*time.Hour) || !c.Persist(cold[1]) {
+		t.Fatal("Expire or Persist found no key")
+	}
+	if _, ok, err := c.GetEx(nil, cold[2], Expiry{TTL: 3 * time.Hour}); !ok || err != nil {
+		t.Fatalf("GetEx: %v %v", ok, err)
+	}
+	clk.Advance(int64(2 * time.Hour)) // past the expiry the cold copies carry
+	for j, k := range cold {
+		v, ok, err := c.Get(nil, k)
+		if err != nil || !ok || !bytes.Equal(v, trimValue(idx[j], 0)) {
+			t.Errorf("%s, its expiry moved past the cold copy's: ok %v err %v %.20q", k, ok, err, v)
+		}
+	}
+	if ttl, ok := c.TTL(cold[0]); !ok || ttl <= 0 || ttl > time.Hour {
+		t.Errorf("TTL after 2 h of a key given 3 h: %v %v", ttl, ok)
+	}
+	if st := c.Stats(); st.Lost != 0 {
+		t.Errorf("%d keys lost", st.Lost)
+	}
+	if _, ok, _ := c.Get(nil, trimKey(idx[2]+1)); ok {
+		t.Errorf("%s, whose 1 h TTL passed, still reads", trimKey(idx[2]+1))
 	}
 }

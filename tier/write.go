@@ -38,19 +38,9 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	sh := c.dir.shard(lo)
 	k, v := joinKV(key, value)
 
-	var e *entry
-	for try := 0; ; try++ {
-		// Adopt a key from an earlier run (or one the directory forgot, T15)
-		// so that NX/XX/KEEPTTL see it; if a trim forgot it again before
-		// the lock, adopt it again (bounded: two passes must fall in between).
-		known := (o.NX || o.XX || o.KeepTTL) && c.coldUnknown.Load() && c.known(key)
-		sh.mu.Lock()
-		e = sh.m[viewString(key)]
-		if e != nil || !known || try == 2 {
-			break
-		}
-		sh.mu.Unlock()
-	}
+	// NX/XX/KEEPTTL must see a key of an earlier run, or one the directory
+	// forgot (T15): adopt it first.
+	e := c.lockEntry(sh, key, true, o.NX || o.XX || o.KeepTTL)
 	exists := e != nil && e.live(now)
 	if (o.NX && exists) || (o.XX && !exists) {
 		sh.mu.Unlock()
@@ -210,6 +200,9 @@ func (c *Cache) Delete(keys ...[]byte) int {
 			continue
 		}
 		known := c.coldUnknown.Load() && c.known(key)
+		if known && c.knownHook != nil {
+			c.knownHook(key)
+		}
 		lo, _ := hashKey(key)
 		sh := c.dir.shard(lo)
 		sh.mu.Lock()
@@ -254,15 +247,11 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) bo
 		return false
 	}
 	defer c.exit()
-	if c.coldUnknown.Load() {
-		c.known(key)
-	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	sh.mu.Lock()
+	e := c.lockEntry(sh, key, true, true)
 	defer sh.mu.Unlock()
 	now := c.now()
-	e := sh.m[viewString(key)]
 	if e == nil || !e.live(now) {
 		return false
 	}

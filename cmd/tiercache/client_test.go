@@ -93,6 +93,28 @@ func TestGoRedis(t *testing.T) {
 			if ok, err := rc.Expire(ctx, p+"t", time.Hour).Result(); err != nil || !ok {
 				t.Fatalf("EXPIRE: %v %v", ok, err)
 			}
+			// GETEX and GETDEL: read and change in one step.
+			if v, err := rc.GetEx(ctx, p+"t", 2*time.Hour).Result(); err != nil || v != "x" {
+				t.Fatalf("GETEX EX: %q %v", v, err)
+			}
+			if d, err := rc.TTL(ctx, p+"t").Result(); err != nil || d <= time.Hour {
+				t.Fatalf("TTL after GETEX EX 2h: %v %v", d, err)
+			}
+			if v, err := rc.Do(ctx, "GETEX", p+"t", "PERSIST").Text(); err != nil || v != "x" {
+				t.Fatalf("GETEX PERSIST: %q %v", v, err)
+			}
+			if d, err := rc.TTL(ctx, p+"t").Result(); err != nil || d != -1 {
+				t.Fatalf("TTL after GETEX PERSIST: %v %v", d, err)
+			}
+			if err := rc.Set(ctx, p+"gd", "once", 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if v, err := rc.GetDel(ctx, p+"gd").Result(); err != nil || v != "once" {
+				t.Fatalf("GETDEL: %q %v", v, err)
+			}
+			if _, err := rc.GetDel(ctx, p+"gd").Result(); err != redis.Nil {
+				t.Fatalf("GETDEL of a deleted key: %v, want redis.Nil", err)
+			}
 			if ok, err := rc.PExpire(ctx, p+"t", 1500*time.Millisecond).Result(); err != nil || !ok {
 				t.Fatalf("PEXPIRE: %v %v", ok, err)
 			}

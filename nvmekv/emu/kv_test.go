@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/tiercache/tiercache/nvmekv"
 )
@@ -207,6 +208,55 @@ func TestGetSizedOneRoundTrip(t *testing.T) {
 	if items[0].Err != nil || !bytes.Equal(items[0].Value, val) || items[1].Err != nil || !bytes.Equal(items[1].Value, small) || ns.retrieves != 2 {
 		t.Errorf("GetManySized: %v %v in %d Retrieves; want both values in 2", items[0].Err, items[1].Err, ns.retrieves)
 	}
+}
+
+// TestKVExpiry: a record past its expiry reads as a miss (Get, GetMany,
+// Exists), also when chunked, unless the KV keeps expired records
+// (KeepExpired), which returns it with its expiry in Meta.
+func TestKVExpiry(t *testing.T) {
+	o := testOptions(t)
+	o.MaxValueBytes = 8 << 10 // a 20 KiB value is chunked
+	ns := mustOpen(t, o)
+	now := int64(1_700_000_000_000_000_000)
+	clock := func() int64 { return now }
+	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep, err := nvmekv.NewKV(ns, nvmekv.KVOptions{Clock: clock, KeepExpired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := now + int64(time.Hour)
+	vals := map[string][]byte{"small": []byte("v"), "big": bytes.Repeat([]byte("b"), 20<<10)}
+	for k, v := range vals {
+		if err := kv.Put(ctx, []byte(k), v, nvmekv.Meta{Expiry: exp, Version: 7}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string, live bool) {
+		t.Helper()
+		for k, v := range vals {
+			got, m, err := kv.Get(ctx, nil, []byte(k))
+			if live && (err != nil || !bytes.Equal(got, v)) || !live && !errors.Is(err, nvmekv.ErrKeyNotFound) {
+				t.Errorf("%s: Get(%s): %d bytes, %v", when, k, len(got), err)
+			}
+			if ok, err := kv.Exists(ctx, []byte(k)); ok != live || err != nil {
+				t.Errorf("%s: Exists(%s) = %v, %v", when, k, ok, err)
+			}
+			items := kv.GetMany(ctx, [][]byte{[]byte(k)})
+			if live != (items[0].Err == nil) {
+				t.Errorf("%s: GetMany(%s): %v", when, k, items[0].Err)
+			}
+			got, m, err = keep.Get(ctx, nil, []byte(k))
+			if err != nil || !bytes.Equal(got, v) || m.Expiry != exp || m.Version != 7 {
+				t.Errorf("%s: KeepExpired Get(%s): %d bytes, %+v, %v", when, k, len(got), m, err)
+			}
+		}
+	}
+	check("before the expiry", true)
+	now = exp
+	check("at the expiry", false)
 }
 
 // TestKVFailedChainHidesHeader: a Put whose chain fails part-way (strict

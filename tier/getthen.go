@@ -1,0 +1,104 @@
+package tier
+
+import (
+	"errors"
+	"time"
+
+	"github.com/tiercache/tiercache/policy"
+)
+
+// ErrKeyBusy is returned by GetDel and GetEx when the key was rewritten
+// between the read and the change on every one of their tries.
+var ErrKeyBusy = errors.New("tier: the key was rewritten during the command on every try; retry it")
+
+// getThenTries bounds how often GetDel and GetEx read again after a
+// concurrent write to the key.
+const getThenTries = 8
+
+// Expiry is the expiry change of GetEx: a relative TTL (> 0), an absolute
+// time (non-zero; one in the past deletes the key), or Persist (remove the
+// expiry). The zero Expiry changes nothing.
+type Expiry struct {
+	TTL     time.Duration
+	At      time.Time
+	Persist bool
+}
+
+// GetDel appends key's value to dst and deletes the key, in one step (T16):
+// the value returned is the version deleted.
+func (c *Cache) GetDel(dst, key []byte) ([]byte, bool, error) {
+	return c.getThen(dst, key, func(sh *shard, e *entry, now int64) {
+		c.purgeLocked(sh, key, e)
+	})
+}
+
+// GetEx appends key's value to dst and changes its expiry, in one step
+// (T16). An expiry at or before now deletes the key (the value is still
+// returned), as EXPIREAT does.
+func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
+	if x == (Expiry{}) {
+		return c.Get(dst, key)
+	}
+	return c.getThen(dst, key, func(sh *shard, e *entry, now int64) {
+		var exp int64
+		switch {
+		case x.Persist:
+			if e.exp == 0 {
+				return
+			}
+		case x.TTL > 0:
+			exp = now + int64(x.TTL)
+		default:
+			exp = x.At.UnixNano()
+		}
+		if exp != 0 && exp <= now {
+			c.purgeLocked(sh, key, e)
+			return
+		}
+		e.exp, e.expMoved = exp, true
+	})
+}
+
+// getThen reads key's value, then applies f to its entry under the shard's
+// write lock if the entry still has the version read (versions only grow,
+// so an unchanged version means no write came in between): the read and f
+// act on one version as one step. A write in between makes it read again,
+// up to getThenTries times.
+func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64)) ([]byte, bool, error) {
+	if len(key) == 0 {
+		return dst, false, ErrEmptyKey
+	}
+	if !c.enter() {
+		return dst, false, ErrClosed
+	}
+	defer c.exit()
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	for try := 0; try < getThenTries; try++ {
+		e := c.lockEntry(sh, key, false, true)
+		if e == nil || !e.live(c.now()) {
+			sh.mu.RUnlock()
+			c.count(policy.None, false)
+			return dst, false, nil
+		}
+		ver := e.ver
+		sh.mu.RUnlock()
+		v, t, ok := c.get(dst, key, lo, try == 0)
+		if !ok {
+			c.count(t, false)
+			return v, false, nil
+		}
+		sh.mu.Lock()
+		e = sh.m[viewString(key)]
+		now := c.now()
+		if e != nil && e.ver == ver && e.live(now) {
+			f(sh, e, now)
+			sh.mu.Unlock()
+			c.count(t, true)
+			return v, true, nil
+		}
+		sh.mu.Unlock()
+		dst = v[:len(dst)]
+	}
+	return dst, false, ErrKeyBusy
+}
