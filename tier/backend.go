@@ -67,8 +67,12 @@ type ColdStats struct {
 	FreeBytes               uint64
 	BytesRead, BytesWritten uint64
 	Submissions             uint64 // device submissions (GetMany counts one)
-	MaxValue                int    // largest value the store takes
-	PreExisting             bool   // the store held data when opened
+	// Evictions counts the records the store dropped by itself to make
+	// room (an emulated store in cache mode reclaiming its oldest region;
+	// a chunked value counts once per chunk); 0 if unknown.
+	Evictions   uint64
+	MaxValue    int  // largest value the store takes
+	PreExisting bool // the store held data when opened
 	// Device I/O in flight longer than the ring's StallAfter (ColdStallAfter), and
 	// the age of the oldest I/O in flight; 0 when the backend has no ring.
 	StalledIO uint64

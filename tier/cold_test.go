@@ -84,7 +84,7 @@ func TestConcurrentEmulatedCold(t *testing.T) {
 		t.Errorf("not every path ran: demotions %d, flushed %d, promotions %d, flusher drops %d, chunks %d",
 			st.Demotions, st.Flushed, st.Promotions, st.Flusher.Drops, kst.ChunksWritten)
 	}
-	if st.Lost+st.DemoteDrops+st.Flusher.Drops == 0 && res.missLive.Load() > 0 {
+	if dropped(st) == 0 && res.missLive.Load() > 0 {
 		t.Errorf("%d misses of live keys although nothing was dropped or lost", res.missLive.Load())
 	}
 }
@@ -444,5 +444,51 @@ func TestFlushClearsAnEarlierRunsKeys(t *testing.T) {
 	check("after Flush and a restart")
 	if n := c.cold.Stats().Items; n > 0 {
 		t.Errorf("the cold store holds %d records after Flush", n)
+	}
+}
+
+// TestColdEvictionsCounted: an emulated store in cache mode that fills up
+// reclaims its oldest region; the records it dropped show as the cold
+// tier's evictions, and every key either reads back its own value or
+// misses (and is then counted lost and leaves the directory, T7).
+func TestColdEvictionsCounted(t *testing.T) {
+	needURing(t)
+	o := smallOptions(newFakeClock())
+	emuCold(&o, t.TempDir())
+	o.ColdCapacity = 4 << 20 // 16 regions of 256 KiB
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const n = 3000 // 12 MB of 4 KiB values through a 4 MiB store
+	val := func(i int) []byte { return bytes.Repeat([]byte{byte(i), byte(i >> 8)}, 2048) }
+	for i := 0; i < n; i++ {
+		if _, err := c.Set([]byte(fmt.Sprint("ev", i)), val(i), SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, c)
+	readable := 0
+	for i := 0; i < n; i++ {
+		v, ok, err := c.Get(nil, []byte(fmt.Sprint("ev", i)))
+		if err != nil || ok && !bytes.Equal(v, val(i)) {
+			t.Fatalf("key %d: ok %v err %v, a wrong value", i, ok, err)
+		}
+		if ok {
+			readable++
+		}
+	}
+	st := c.Stats()
+	cold := st.Tiers[len(st.Tiers)-1]
+	t.Logf("%d of %d keys readable; cold evictions %d, lost %d", readable, n, cold.Evictions, st.Lost)
+	if cold.Name != "cold" || cold.Evictions == 0 {
+		t.Fatalf("cold tier %+v: no evictions counted though the store took 3x its capacity", cold)
+	}
+	if readable == n || st.Lost == 0 {
+		t.Fatalf("%d of %d readable, %d lost: the store should have dropped keys", readable, n, st.Lost)
+	}
+	if got := c.Len(); got != readable {
+		t.Errorf("Len = %d, but %d keys can be read", got, readable)
 	}
 }

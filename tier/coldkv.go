@@ -93,13 +93,14 @@ func (c *coldKV) Stats() ColdStats {
 	}
 	items := int64(-1)
 	var werr error
+	var evicted uint64
 	if es, ok := c.kv.Namespace().(interface{ Stats() emu.Stats }); ok {
 		st := es.Stats()
 		items = int64(st.Items) // device records: a chunked value counts once per chunk
-		werr = st.Failed
+		werr, evicted = st.Failed, st.ReclaimedKeys
 	}
 	cs := ColdStats{Backend: c.backend, Items: items, FreeBytes: free, BytesRead: s.BytesRead,
-		BytesWritten: s.BytesWritten, MaxValue: c.maxValue, PreExisting: c.preExisting, WriteError: werr}
+		BytesWritten: s.BytesWritten, MaxValue: c.maxValue, PreExisting: c.preExisting, WriteError: werr, Evictions: evicted}
 	if r, ok := c.kv.Namespace().(interface{ FrontStats() uring.FrontStats }); ok {
 		fs := r.FrontStats()
 		cs.StalledIO, cs.OldestIO = fs.Stalled, fs.OldestInFlight

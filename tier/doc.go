@@ -70,7 +70,9 @@
 //     only copy was dropped, failed or reclaimed is removed from it (counted
 //     in Stats.Lost) — immediately for a failed or dropped cold write or a
 //     hot victim no lower tier takes, on the next read for a copy the cold
-//     store reclaimed by itself (TestDroppedVictimsLeaveNoEntry).
+//     store reclaimed by itself (TestDroppedVictimsLeaveNoEntry). The cold
+//     tier's Evictions count the records the store reclaimed, those of
+//     keys the directory forgot (T15) included (TestColdEvictionsCounted).
 //   - T8: in drain mode Close writes every live hot and warm value that is
 //     not already in cold, durably, before closing the store; in writethrough
 //     mode Set returns after the cold copy is durable (KV.Sync).

@@ -97,7 +97,7 @@ func (c *Cache) Stats() Stats {
 	}
 	if c.cold != nil {
 		cs := c.cold.Stats()
-		s.Tiers = append(s.Tiers, TierLevel{Name: "cold", Items: cs.Items, Bytes: -1, Hits: coldHits, Misses: misses})
+		s.Tiers = append(s.Tiers, TierLevel{Name: "cold", Items: cs.Items, Bytes: -1, Hits: coldHits, Misses: misses, Evictions: cs.Evictions})
 		s.ColdBackend, s.ColdFreeBytes, s.ColdBytesRead, s.ColdBytesWritten = cs.Backend, cs.FreeBytes, cs.BytesRead, cs.BytesWritten
 		s.ColdStalledIO, s.ColdOldestIO, s.ColdWriteError = cs.StalledIO, cs.OldestIO, cs.WriteError
 		s.Flusher = c.fl.Stats()

@@ -254,6 +254,9 @@ func TestCacheReclaim(t *testing.T) {
 	if st.Reclaimed == 0 || len(reclaimed) == 0 {
 		t.Fatalf("no reclaim after 2 MB into 1 MiB: %+v", st)
 	}
+	if st.ReclaimedKeys != uint64(len(reclaimed)) {
+		t.Errorf("Stats.ReclaimedKeys %d, but OnReclaim was called for %d keys", st.ReclaimedKeys, len(reclaimed))
+	}
 	buf := make([]byte, 1000)
 	for i := 0; i < 2000; i++ {
 		k := fmt.Sprintf("f%06d", i)

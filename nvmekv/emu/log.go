@@ -329,9 +329,11 @@ func (e *Namespace) reclaimLocked(r int, b *wbuf) {
 			e.liveBytes -= int64(locs[i].size())
 			e.reclaimQ = append(e.reclaimQ, drop[i])
 		}
+		n += len(drop)
 	}
 	e.regs[r] = regionState{}
 	e.st.Reclaimed++
+	e.st.ReclaimedKeys += uint64(n)
 }
 
 // readRegion reads region r into b.mem (synchronously).
