@@ -31,6 +31,9 @@ type Cache interface {
 	MGetPrefix(keys [][]byte, maxBytes int64) ([][]byte, int, error)
 	// Set stores key=value; stored is false when NX/XX prevented it.
 	Set(key, value []byte, o SetOptions) (stored bool, err error)
+	// SetGet is Set that also returns the value it replaced, in one step
+	// (SET ... GET): had is false if the key was absent.
+	SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, stored bool, err error)
 	// MSet stores every pair.
 	MSet(kvs [][2][]byte) error
 	// Delete removes keys and returns how many existed.

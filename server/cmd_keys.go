@@ -80,15 +80,18 @@ func (c *conn) cmdSet(args [][]byte) {
 		}
 	}
 	key, val := args[1], args[2]
-	var old []byte
-	hadOld := false
 	if get {
-		var err error
-		old, hadOld, err = c.s.cache.Get(nil, key)
-		if err != nil {
+		// One step: the value returned is the one this SET replaced.
+		old, hadOld, _, err := c.s.cache.SetGet(c.scratch[:0], key, val, o)
+		switch {
+		case err != nil:
 			c.cacheError(err)
-			return
+		case hadOld:
+			c.w.Bulk(old)
+		default:
+			c.w.Null()
 		}
+		return
 	}
 	var stored bool
 	if !at.IsZero() && !at.After(time.Now()) {
@@ -106,16 +109,11 @@ func (c *conn) cmdSet(args [][]byte) {
 			return
 		}
 	}
-	switch {
-	case get && hadOld:
-		c.w.Bulk(old)
-	case get:
-		c.w.Null()
-	case stored:
+	if stored {
 		c.w.OK()
-	default:
-		c.w.Null()
+		return
 	}
+	c.w.Null()
 }
 
 // expiryArg parses the number after SET's or GETEX's EX, PX, EXAT or PXAT

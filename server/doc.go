@@ -24,8 +24,9 @@
 // COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET) MULTI EXEC DISCARD
 // UNWATCH GET GETDEL GETEX SET SETEX PSETEX SETNX STRLEN TYPE TOUCH DEL
 // UNLINK EXISTS MGET MSET EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL PTTL PERSIST
-// TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL FLUSHDB INFO. GETDEL and
-// GETEX read and change a key in one step (Cache.GetDel, Cache.GetEx).
+// TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL FLUSHDB INFO. GETDEL,
+// GETEX and SET ... GET read and change a key in one step (Cache.GetDel,
+// Cache.GetEx, Cache.SetGet).
 // Commands that compute a new value from the old (INCR, APPEND) are absent:
 // the Cache has no atomic update to build them on.
 //

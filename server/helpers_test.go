@@ -120,9 +120,21 @@ func (c *mapCache) MGet(keys [][]byte) ([][]byte, error) {
 func (c *mapCache) Set(key, value []byte, o SetOptions) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.setLocked(key, value, o), nil
+}
+
+func (c *mapCache) SetGet(dst, key, value []byte, o SetOptions) ([]byte, bool, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, had := c.live(string(key))
+	stored := c.setLocked(key, value, o)
+	return append(dst, old.v...), had, stored, nil
+}
+
+func (c *mapCache) setLocked(key, value []byte, o SetOptions) bool {
 	old, exists := c.live(string(key))
 	if (o.NX && exists) || (o.XX && !exists) {
-		return false, nil
+		return false
 	}
 	it := mapItem{v: append([]byte(nil), value...)}
 	switch {
@@ -134,7 +146,7 @@ func (c *mapCache) Set(key, value []byte, o SetOptions) (bool, error) {
 		it.exp = o.ExpireAt
 	}
 	c.m[string(key)] = it
-	return true, nil
+	return true
 }
 
 func (c *mapCache) MSet(kvs [][2][]byte) error {

@@ -122,12 +122,13 @@
 //     such a key up again (lockEntry, up to twice more). Tests:
 //     TestDirectoryTrim, TestConcurrentDirectoryTrim,
 //     TestTrimBetweenLookupAndLock.
-//   - T16: GetDel and GetEx read the value, then delete the key or change
-//     its expiry under the shard's write lock only if the entry still has
-//     the version read: the value returned is the version deleted or
-//     retimed, and a write in between makes them read again (at most
+//   - T16: GetDel, GetEx and SetGet read the value, then delete the key,
+//     change its expiry or store the new value under the shard's write lock
+//     only if the entry still has the version read (SetGet: or is still
+//     absent): the value returned is the version deleted, retimed or
+//     replaced, and a write in between makes them read again (at most
 //     getThenTries times, then ErrKeyBusy). Tests: TestGetDelGetEx,
-//     TestConcurrentGetDel.
+//     TestConcurrentGetDel, TestConcurrentSetGet.
 //   - T17: the directory decides expiry. The cold KV keeps expired records
 //     (nvmekv KeepExpired), and a cold copy is served at the entry's
 //     version whatever expiry it was written with, so Expire, Persist and

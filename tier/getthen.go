@@ -2,12 +2,13 @@ package tier
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/tiercache/tiercache/policy"
 )
 
-// ErrKeyBusy is returned by GetDel and GetEx when the key was rewritten
+// ErrKeyBusy is returned by GetDel, GetEx and SetGet when the key was rewritten
 // between the read and the change on every one of their tries.
 var ErrKeyBusy = errors.New("tier: the key was rewritten during the command on every try; retry it")
 
@@ -57,6 +58,51 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 		}
 		e.exp, e.expMoved = exp, true
 	})
+}
+
+// SetGet is Set that also returns the value it replaced (SET ... GET), in
+// one step (T16): old is the version the Set overwrote (appended to dst),
+// had is false if the key was absent. stored is false when NX or XX
+// prevented the Set; old is returned either way.
+func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, stored bool, err error) {
+	switch {
+	case len(key) == 0:
+		return dst, false, false, ErrEmptyKey
+	case len(value) > c.o.MaxValue:
+		return dst, false, false, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(value), c.o.MaxValue)
+	}
+	if !c.enter() {
+		return dst, false, false, ErrClosed
+	}
+	defer c.exit()
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	for try := 0; try < getThenTries; try++ {
+		e := c.lockEntry(sh, key, false, true)
+		var ver uint64
+		if e != nil && e.live(c.now()) {
+			ver = e.ver
+		}
+		sh.mu.RUnlock()
+		old, had = dst, false
+		var t policy.Tier
+		if ver != 0 {
+			var ok bool
+			if old, t, ok = c.get(dst, key, lo, try == 0); !ok {
+				continue // deleted or lost meanwhile: look again
+			}
+			had = true
+		}
+		stored, retry, err := c.set(key, value, o, ver, true)
+		if !retry {
+			if had {
+				c.count(t, true)
+			}
+			return old, had, stored, err
+		}
+		dst = old[:len(dst)]
+	}
+	return dst, false, false, ErrKeyBusy
 }
 
 // getThen reads key's value, then applies f to its entry under the shard's

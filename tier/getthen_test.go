@@ -12,7 +12,8 @@ import (
 // TestGetDelGetEx (T16): GetDel returns the value and deletes the key, in
 // hot and in cold (a key the directory forgot, T15), also across a
 // restart; GetEx returns the value and sets, moves or removes the expiry,
-// and an absolute expiry in the past deletes the key.
+// and an absolute expiry in the past deletes the key; SetGet returns the
+// cold value it replaced.
 func TestGetDelGetEx(t *testing.T) {
 	c, o := openTrimming(t, 200)
 	defer func() { c.Close() }()
@@ -80,15 +81,25 @@ func TestGetDelGetEx(t *testing.T) {
 	const n = 1000
 	fillTrimmed(t, c, n, 0, o.MaxKeys)
 	var forgotten []int
-	for i := 0; i < n && len(forgotten) < 2; i++ {
+	for i := 0; i < n && len(forgotten) < 3; i++ {
 		if !inDirectory(c, trimKey(i)) {
 			forgotten = append(forgotten, i)
 		}
 	}
-	if len(forgotten) < 2 {
+	if len(forgotten) < 3 {
 		t.Fatalf("only %d keys forgotten", len(forgotten))
 	}
-	del, ex := forgotten[0], forgotten[1]
+	del, ex, swap := forgotten[0], forgotten[1], forgotten[2]
+	if old, had, stored, err := c.SetGet(nil, trimKey(swap), []byte("new"), SetOptions{}); !had || !stored || err != nil ||
+		!bytes.Equal(old, trimValue(swap, 0)) {
+		t.Fatalf("SetGet of a cold key: had %v stored %v err %v old %.20q", had, stored, err, old)
+	}
+	if v, ok := get(trimKey(swap)); !ok || string(v) != "new" {
+		t.Fatalf("after SetGet: %v %q", ok, v)
+	}
+	if old, had, stored, err := c.SetGet(nil, []byte("fresh"), []byte("v"), SetOptions{XX: true}); had || stored || err != nil || len(old) != 0 {
+		t.Fatalf("SetGet XX of an absent key: had %v stored %v err %v old %q", had, stored, err, old)
+	}
 	if v := must(c.GetDel(nil, trimKey(del))); !bytes.Equal(v, trimValue(del, 0)) {
 		t.Fatalf("GetDel of a cold key: %.20q", v)
 	}
@@ -115,8 +126,11 @@ func TestGetDelGetEx(t *testing.T) {
 	if _, ok := get([]byte("h")); ok {
 		t.Fatal("a key GetDel deleted came back after a restart")
 	}
-	if v, ok := get(trimKey(forgotten[1] + 1)); !ok || !bytes.Equal(v, trimValue(forgotten[1]+1, 0)) {
-		t.Fatalf("a neighbouring key after the restart: %v %.20q", ok, v)
+	if v, ok := get(trimKey(ex)); !ok || !bytes.Equal(v, trimValue(ex, 0)) {
+		t.Fatalf("the key GetEx read, after the restart: %v %.20q", ok, v)
+	}
+	if v, ok := get(trimKey(swap)); !ok || string(v) != "new" {
+		t.Fatalf("the key SetGet wrote, after the restart: %v %q", ok, v)
 	}
 	c.Close()
 	if _, _, err := c.GetDel(nil, []byte("h")); !errors.Is(err, ErrClosed) {
@@ -201,5 +215,70 @@ func TestConcurrentGetDel(t *testing.T) {
 	t.Logf("%d values consumed of %d written; %d returned twice or more", len(taken), writers*perWriter, dups)
 	if len(taken) == 0 {
 		t.Fatal("no GetDel found a value")
+	}
+}
+
+// TestConcurrentSetGet (T16): writers swap values into one key with
+// SetGet. The swaps form one history: every value written is handed back
+// as the replaced value exactly once, except the last, which the key
+// holds, and exactly one SetGet found the key absent. A Get followed by a
+// Set would hand one value to two writers and lose another.
+func TestConcurrentSetGet(t *testing.T) {
+	c, err := Open(smallOptions(newFakeClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const writers, each = 4, 3000
+	key := []byte("swap")
+	var mu sync.Mutex
+	olds := map[string]int{}
+	absent := 0
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				v := fmt.Sprintf("w%d-%d", w, i)
+				old, had, stored, err := c.SetGet(nil, key, []byte(v), SetOptions{})
+				for errors.Is(err, ErrKeyBusy) {
+					old, had, stored, err = c.SetGet(nil, key, []byte(v), SetOptions{})
+				}
+				if err != nil || !stored {
+					t.Errorf("SetGet %s: stored %v, %v", v, stored, err)
+					return
+				}
+				mu.Lock()
+				if had {
+					olds[string(old)]++
+				} else {
+					absent++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	last, ok, err := c.Get(nil, key)
+	if err != nil || !ok {
+		t.Fatalf("Get after the swaps: %v %v", ok, err)
+	}
+	if absent != 1 {
+		t.Errorf("%d SetGets found the key absent, want 1", absent)
+	}
+	bad := 0
+	for w := 0; w < writers; w++ {
+		for i := 0; i < each; i++ {
+			v := fmt.Sprintf("w%d-%d", w, i)
+			want := 1
+			if v == string(last) {
+				want = 0
+			}
+			if olds[v] != want && bad < 5 {
+				bad++
+				t.Errorf("%s was handed back %d times, want %d", v, olds[v], want)
+			}
+		}
 	}
 }

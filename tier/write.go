@@ -24,6 +24,14 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 		return false, ErrClosed
 	}
 	defer c.exit()
+	stored, _, err := c.set(key, value, o, 0, false)
+	return stored, err
+}
+
+// set is Set once the caller entered. With check, it stores only if the
+// key's current version is ifVer (0: the key is absent) and otherwise
+// returns retry (SetGet, T16).
+func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (stored, retry bool, err error) {
 	now := c.now()
 	var exp int64
 	switch {
@@ -38,13 +46,17 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	sh := c.dir.shard(lo)
 	k, v := joinKV(key, value)
 
-	// NX/XX/KEEPTTL must see a key of an earlier run, or one the directory
-	// forgot (T15): adopt it first.
-	e := c.lockEntry(sh, key, true, o.NX || o.XX || o.KeepTTL)
+	// NX/XX/KEEPTTL (and a version check) must see a key of an earlier
+	// run, or one the directory forgot (T15): adopt it first.
+	e := c.lockEntry(sh, key, true, o.NX || o.XX || o.KeepTTL || check)
 	exists := e != nil && e.live(now)
+	if check && (!exists && ifVer != 0 || exists && e.ver != ifVer) {
+		sh.mu.Unlock()
+		return false, true, nil
+	}
 	if (o.NX && exists) || (o.XX && !exists) {
 		sh.mu.Unlock()
-		return false, nil
+		return false, false, nil
 	}
 	if o.KeepTTL && exists {
 		exp = e.exp
@@ -54,7 +66,7 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 			c.purgeLocked(sh, key, e)
 		}
 		sh.mu.Unlock()
-		return true, nil
+		return true, false, nil
 	}
 	ver := c.nextVersion()
 	var hadHot *hotEntry
@@ -122,15 +134,15 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	if !placed {
 		c.purgeLocked(sh, key, e)
 		sh.mu.Unlock()
-		return false, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(key), len(value))
+		return false, false, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(key), len(value))
 	}
 	sh.mu.Unlock()
 	if wait != nil {
 		if err := c.fl.Wait(context.Background(), wait); err != nil {
-			return false, fmt.Errorf("tier: write %d bytes to cold: %w", len(value), err)
+			return false, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(value), err)
 		}
 	}
-	return true, nil
+	return true, false, nil
 }
 
 // invalidateLocked removes every lower-tier copy of the key's current

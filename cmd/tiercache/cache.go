@@ -14,6 +14,10 @@ func (t tierCache) Set(key, value []byte, o server.SetOptions) (bool, error) {
 	return t.Cache.Set(key, value, tier.SetOptions(o))
 }
 
+func (t tierCache) SetGet(dst, key, value []byte, o server.SetOptions) ([]byte, bool, bool, error) {
+	return t.Cache.SetGet(dst, key, value, tier.SetOptions(o))
+}
+
 func (t tierCache) GetEx(dst, key []byte, x server.Expiry) ([]byte, bool, error) {
 	return t.Cache.GetEx(dst, key, tier.Expiry(x))
 }
