@@ -42,6 +42,10 @@ type Cache interface {
 	Exists(keys ...[]byte) int
 	// Expire sets a positive ttl on an existing key; false if the key is absent.
 	Expire(key []byte, ttl time.Duration) bool
+	// ExpireIf is Expire (a ttl ≤ 0 deletes the key) that applies only when
+	// cond holds for the key's current expiry, checked and applied in one
+	// step; false if the key is absent or cond does not hold.
+	ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) bool
 	// TTL returns the remaining time to live; ttl < 0 means no expiry.
 	// exists is false when the key is absent.
 	TTL(key []byte) (ttl time.Duration, exists bool)
@@ -70,6 +74,19 @@ type SetOptions struct {
 	XX       bool          // only if the key exists
 	KeepTTL  bool          // keep the existing expiry
 }
+
+// ExpireCond is EXPIRE's condition: a set of ExpireNX, ExpireXX, ExpireGT
+// and ExpireLT (0: always). A key without an expiry counts as expiring
+// never: GT never applies to it, LT always does.
+type ExpireCond uint8
+
+// The EXPIRE options.
+const (
+	ExpireNX ExpireCond = 1 << iota // only if the key has no expiry
+	ExpireXX                        // only if the key has an expiry
+	ExpireGT                        // only if the new expiry is later
+	ExpireLT                        // only if the new expiry is earlier
+)
 
 // Expiry is GETEX's expiry change: a relative TTL (> 0), an absolute time
 // (non-zero), or Persist. The zero Expiry changes nothing.

@@ -212,27 +212,27 @@ func (c *conn) cmdExpire(args [][]byte) {
 	if !ok {
 		return
 	}
-	var nx, xx, gt, lt bool
+	var cond ExpireCond
 	for _, a := range args[3:] {
 		switch strings.ToUpper(string(a)) {
 		case "NX":
-			nx = true
+			cond |= ExpireNX
 		case "XX":
-			xx = true
+			cond |= ExpireXX
 		case "GT":
-			gt = true
+			cond |= ExpireGT
 		case "LT":
-			lt = true
+			cond |= ExpireLT
 		default:
 			c.w.Error("ERR Unsupported option " + string(a))
 			return
 		}
 	}
-	if nx && (xx || gt || lt) {
+	if cond&ExpireNX != 0 && cond&(ExpireXX|ExpireGT|ExpireLT) != 0 {
 		c.w.Error("ERR NX and XX, GT or LT options at the same time are not compatible")
 		return
 	}
-	if gt && lt {
+	if cond&ExpireGT != 0 && cond&ExpireLT != 0 {
 		c.w.Error("ERR GT and LT options at the same time are not compatible")
 		return
 	}
@@ -240,24 +240,9 @@ func (c *conn) cmdExpire(args [][]byte) {
 	if n <= 0 {
 		ttl = 0 // also keeps a huge negative n from overflowing into a positive ttl
 	}
-	key := args[1]
-	if nx || xx || gt || lt {
-		cur, exists := c.s.cache.TTL(key)
-		if !exists {
-			c.w.Int(0)
-			return
-		}
-		persistent := cur < 0
-		if (nx && !persistent) || (xx && persistent) || (gt && (persistent || ttl <= cur)) || (lt && !persistent && ttl >= cur) {
-			c.w.Int(0)
-			return
-		}
-	}
-	if ttl <= 0 {
-		c.w.Int(int64(c.s.cache.Delete(key)))
-		return
-	}
-	if c.s.cache.Expire(key, ttl) {
+	// The condition is checked and the expiry set in one step; a ttl of 0
+	// deletes the key (when the condition holds).
+	if c.s.cache.ExpireIf(args[1], ttl, cond) {
 		c.w.Int(1)
 		return
 	}

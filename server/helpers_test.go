@@ -193,6 +193,30 @@ func (c *mapCache) Expire(key []byte, ttl time.Duration) bool {
 	return true
 }
 
+func (c *mapCache) ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.live(string(key))
+	if !ok {
+		return false
+	}
+	exp := c.now().Add(max(ttl, 0))
+	never := it.exp.IsZero()
+	switch {
+	case cond&ExpireNX != 0 && !never, cond&ExpireXX != 0 && never,
+		cond&ExpireGT != 0 && (never || !exp.After(it.exp)),
+		cond&ExpireLT != 0 && !never && !exp.Before(it.exp):
+		return false
+	}
+	if ttl <= 0 {
+		delete(c.m, string(key))
+		return true
+	}
+	it.exp = exp
+	c.m[string(key)] = it
+	return true
+}
+
 func (c *mapCache) TTL(key []byte) (time.Duration, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -5,7 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -308,4 +312,75 @@ func TestMGetEmptyValueIsAHit(t *testing.T) {
 	sh.m["empty"].hot.Store(nil)
 	sh.mu.Unlock()
 	check("general path")
+}
+
+// TestHugeTTL: a TTL past what unix nanoseconds hold (the year 2262) is
+// kept as the latest expiry there is, as Redis keeps any TTL; before,
+// now + ttl wrapped into the past and SET EX or EXPIRE deleted the key.
+func TestHugeTTL(t *testing.T) {
+	c, err := Open(smallOptions(newFakeClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	huge := time.Duration(math.MaxInt64) // 292 years, from 2023 on
+	if _, err := c.Set([]byte("a"), []byte("v"), SetOptions{TTL: huge}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Set([]byte("b"), []byte("v"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Expire([]byte("b"), huge) {
+		t.Fatal("Expire found no key")
+	}
+	if _, err := c.Set([]byte("c"), []byte("v"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := c.GetEx(nil, []byte("c"), Expiry{TTL: huge}); !ok || err != nil {
+		t.Fatalf("GetEx: %v %v", ok, err)
+	}
+	for _, k := range []string{"a", "b", "c"} {
+		if ttl, ok := c.TTL([]byte(k)); !ok || ttl < 200*365*24*time.Hour {
+			t.Errorf("%s: TTL %v, %v after a TTL of %v", k, ttl, ok, huge)
+		}
+	}
+	if !c.ExpireIf([]byte("a"), time.Hour, ExpireLT) || c.ExpireIf([]byte("a"), huge, ExpireLT) {
+		t.Error("LT: an hour is earlier than the saturated expiry, and the saturated expiry is not earlier than an hour")
+	}
+}
+
+// TestConcurrentExpireGT: goroutines race EXPIRE GT on one key; the check
+// and the change are one step (ExpireIf), so the key ends with the longest
+// TTL any of them asked for. A TTL lookup followed by an Expire could let
+// a shorter TTL overwrite a longer one.
+func TestConcurrentExpireGT(t *testing.T) {
+	c, err := Open(smallOptions(newFakeClock())) // a clock that stands still: TTLs are exact
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	key := []byte("k")
+	if _, err := c.Set(key, []byte("v"), SetOptions{TTL: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	const workers, each = 4, 2000
+	longest := make([]time.Duration, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			for i := 0; i < each; i++ {
+				d := time.Duration(1+r.IntN(1_000_000)) * time.Second
+				c.ExpireIf(key, d, ExpireGT)
+				longest[w] = max(longest[w], d)
+			}
+		}()
+	}
+	wg.Wait()
+	want := slices.Max(longest)
+	if ttl, ok := c.TTL(key); !ok || ttl != want {
+		t.Fatalf("TTL %v, %v; want %v, the longest asked for", ttl, ok, want)
+	}
 }

@@ -48,7 +48,7 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 				return
 			}
 		case x.TTL > 0:
-			exp = now + int64(x.TTL)
+			exp = expAfter(now, x.TTL)
 		default:
 			exp = x.At.UnixNano()
 		}

@@ -3,6 +3,7 @@ package tier
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/tiercache/tiercache/flusher"
@@ -36,7 +37,7 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	var exp int64
 	switch {
 	case o.TTL > 0:
-		exp = now + int64(o.TTL)
+		exp = expAfter(now, o.TTL)
 	case o.TTL < 0:
 		exp = now
 	case !o.ExpireAt.IsZero():
@@ -241,10 +242,49 @@ func (c *Cache) Delete(keys ...[]byte) int {
 
 // Expire sets a ttl on an existing key (ttl ≤ 0 deletes it); false if the
 // key is absent.
-func (c *Cache) Expire(key []byte, ttl time.Duration) bool {
+func (c *Cache) Expire(key []byte, ttl time.Duration) bool { return c.ExpireIf(key, ttl, 0) }
+
+// ExpireCond is EXPIRE's condition: a set of the ExpireNX, ExpireXX,
+// ExpireGT and ExpireLT bits (0: always).
+type ExpireCond uint8
+
+// The conditions of ExpireIf, as Redis's EXPIRE options. A key without an
+// expiry counts as expiring never: GT never applies to it, LT always does.
+const (
+	ExpireNX ExpireCond = 1 << iota // only if the key has no expiry
+	ExpireXX                        // only if the key has an expiry
+	ExpireGT                        // only if the new expiry is later
+	ExpireLT                        // only if the new expiry is earlier
+)
+
+// ExpireIf is Expire that applies only when cond holds for the key's
+// current expiry, decided under the key's shard lock with the change (one
+// step); false if the key is absent or cond does not hold.
+func (c *Cache) ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) bool {
 	return c.retime(key, func(now int64, e *entry) (int64, bool) {
-		return now + int64(ttl), true
+		exp := now // ttl ≤ 0: delete
+		if ttl > 0 {
+			exp = expAfter(now, ttl)
+		}
+		never := e.exp == 0
+		switch {
+		case cond&ExpireNX != 0 && !never, cond&ExpireXX != 0 && never,
+			cond&ExpireGT != 0 && (never || exp <= e.exp),
+			cond&ExpireLT != 0 && !never && exp >= e.exp:
+			return 0, false
+		}
+		return exp, true
 	})
+}
+
+// expAfter is now + ttl (ttl > 0) in unix ns, saturated at the largest
+// int64 (the year 2262): a TTL past it means never in practice, and must
+// not wrap into the past (which would delete the key).
+func expAfter(now int64, ttl time.Duration) int64 {
+	if int64(ttl) > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + int64(ttl)
 }
 
 // Persist removes the expiry; false if the key is absent or had none.
