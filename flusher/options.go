@@ -38,7 +38,8 @@ type Options struct {
 	// Hash returns the admission hash of a key (default: FNV-1a 64).
 	Hash func(key []byte) uint64
 	// Current is asked just before submission whether a put is still the
-	// newest copy of its key; false skips it (counted as Superseded). nil
+	// newest copy of its key; false skips it (counted as Superseded). It
+	// may update the item's Expiry, which is written as it then is. nil
 	// submits everything.
 	Current func(it *Item) bool
 	// OnDone is called once per submitted item after its completion (err nil

@@ -29,7 +29,8 @@ type Cache interface {
 	// in maxBytes (at least one key; all when maxBytes < 0); it returns n
 	// values.
 	MGetPrefix(keys [][]byte, maxBytes int64) ([][]byte, int, error)
-	// Set stores key=value; stored is false when NX/XX prevented it.
+	// Set stores key=value; stored is false when NX/XX prevented it. An
+	// expiry at or before now deletes the key instead, in the same step.
 	Set(key, value []byte, o SetOptions) (stored bool, err error)
 	// SetGet is Set that also returns the value it replaced, in one step
 	// (SET ... GET): had is false if the key was absent.

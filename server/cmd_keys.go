@@ -83,31 +83,15 @@ func (c *conn) cmdSet(args [][]byte) {
 	if get {
 		// One step: the value returned is the one this SET replaced.
 		old, hadOld, _, err := c.s.cache.SetGet(c.scratch[:0], key, val, o)
-		switch {
-		case err != nil:
-			c.cacheError(err)
-		case hadOld:
-			c.w.Bulk(old)
-		default:
-			c.w.Null()
-		}
+		c.valueReply(old, hadOld, err)
 		return
 	}
-	var stored bool
-	if !at.IsZero() && !at.After(time.Now()) {
-		// An absolute expiry in the past: the key ends up absent, as in Redis.
-		exists := c.s.cache.Exists(key) > 0
-		stored = !(o.NX && exists) && !(o.XX && !exists)
-		if stored {
-			c.s.cache.Delete(key)
-		}
-	} else {
-		var err error
-		stored, err = c.s.cache.Set(key, val, o)
-		if err != nil {
-			c.cacheError(err)
-			return
-		}
+	// An absolute expiry in the past leaves the key absent, as in Redis
+	// (the Cache deletes it in the same step).
+	stored, err := c.s.cache.Set(key, val, o)
+	if err != nil {
+		c.cacheError(err)
+		return
 	}
 	if stored {
 		c.w.OK()

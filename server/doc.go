@@ -92,9 +92,6 @@
 //
 //   - Arguments handed to the Cache alias the connection's read buffer and
 //     are valid only during the call; the Cache copies what it keeps.
-//   - SET ... GET, EXPIRE with NX/XX/GT/LT and SET with an absolute expiry
-//     in the past are composed of two Cache calls and are not atomic with
-//     respect to other clients writing the same key.
 //   - There is one database (SELECT 0 only); FLUSHALL ASYNC runs synchronously.
 //   - SCAN's cursor is a position in the cache's key directory (a shard
 //     number for tier.Cache, so a call returns whole shards and COUNT is a

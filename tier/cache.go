@@ -205,6 +205,10 @@ func (c *Cache) Close() error {
 // cold with an expiry that Expire, Persist or GetEx changed since (T17),
 // then waits for the flusher to write them.
 func (c *Cache) drainToCold() error {
+	// Keys that expired since the last sweep go first: their cold copies
+	// are deleted (the flusher runs the deletes before Drain returns),
+	// or a restart would bring them back.
+	c.sweep()
 	now := c.now()
 	var buf []byte
 	var n int

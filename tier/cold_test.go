@@ -239,10 +239,15 @@ func TestWriteThroughIsDurableBeforeSetReturns(t *testing.T) {
 // failingCold opens the real emulated namespace with its Fault seam: once
 // fail is set, every region write fails with EIO.
 func failingCold(o *Options, dir string, fail *atomic.Bool) {
+	faultyCold(o, dir, fail, new(atomic.Bool))
+}
+
+// faultyCold is failingCold that can also fail every disk read (failReads).
+func faultyCold(o *Options, dir string, failWrites, failReads *atomic.Bool) {
 	o.OpenCold = func() (Cold, error) {
 		ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 64 << 20, RegionBytes: 64 << 10,
 			Fault: func(write bool, off int64, n int) syscall.Errno {
-				if write && fail.Load() {
+				if write && failWrites.Load() || !write && failReads.Load() {
 					return syscall.EIO
 				}
 				return 0

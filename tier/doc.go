@@ -133,10 +133,15 @@
 //     (nvmekv KeepExpired), and a cold copy is served at the entry's
 //     version whatever expiry it was written with, so Expire, Persist and
 //     GetEx hold for a key only cold has. The expiry a copy carries is read
-//     only by adoption (T4, T15), which checks it. In drain mode Close
-//     rewrites the cold copy of a key whose expiry moved since it was
-//     written, so a restart brings the new expiry back. Tests:
-//     TestExpiryMovedOnColdCopy, TestDrainRewritesChangedExpiry.
+//     only by adoption (T4, T15), which checks it, so every cold write
+//     takes the entry's expiry when the flusher submits it (flushCurrent;
+//     warm copies carry none), and a completed write with the entry's
+//     expiry clears expMoved. In drain mode Close sweeps expired keys
+//     (their cold copies are deleted) and rewrites the cold copy of a key
+//     whose expiry moved since it was written, so a restart brings back
+//     each key with its expiry, and no expired key. Tests:
+//     TestExpiryMovedOnColdCopy, TestDrainRewritesChangedExpiry,
+//     TestColdCopyCarriesTheExpiry, TestDrainDeletesExpiredColdCopies.
 //
 // # Caveats
 //

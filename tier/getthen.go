@@ -88,10 +88,16 @@ func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, s
 		var t policy.Tier
 		if ver != 0 {
 			var ok bool
-			if old, t, ok = c.get(dst, key, lo, try == 0); !ok {
-				continue // deleted or lost meanwhile: look again
+			if old, t, ok = c.get(dst, key, lo, try == 0); ok {
+				had = true
+			} else if c.versionIs(sh, key, ver) {
+				// The read failed (a cold device error, counted and
+				// logged) while the key kept its version: like Get, it
+				// answers as a miss, and the SET goes ahead.
+				old = old[:len(dst)]
+			} else {
+				continue // deleted or rewritten meanwhile: look again
 			}
-			had = true
 		}
 		stored, retry, err := c.set(key, value, o, ver, true)
 		if !retry {
@@ -103,6 +109,14 @@ func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, s
 		dst = old[:len(dst)]
 	}
 	return dst, false, false, ErrKeyBusy
+}
+
+// versionIs reports whether key is live at version ver.
+func (c *Cache) versionIs(sh *shard, key []byte, ver uint64) bool {
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	e := sh.m[viewString(key)]
+	return e != nil && e.live(c.now()) && e.ver == ver
 }
 
 // getThen reads key's value, then applies f to its entry under the shard's

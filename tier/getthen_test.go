@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -280,5 +281,34 @@ func TestConcurrentSetGet(t *testing.T) {
 				t.Errorf("%s was handed back %d times, want %d", v, olds[v], want)
 			}
 		}
+	}
+}
+
+// TestSetGetColdReadError: when the value SET ... GET would replace cannot
+// be read (a cold device error) but the key keeps its version, SetGet
+// answers as Get does, a miss, and stores; it does not retry until it
+// reports the key busy.
+func TestSetGetColdReadError(t *testing.T) {
+	needURing(t)
+	var failWrites, failReads atomic.Bool
+	o := smallOptions(newFakeClock())
+	faultyCold(&o, t.TempDir(), &failWrites, &failReads)
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	key := trimKey(coldOnly(t, c, 400, 1, 0)[0])
+	failReads.Store(true)
+	old, had, stored, err := c.SetGet(nil, key, []byte("new"), SetOptions{})
+	failReads.Store(false)
+	if err != nil || had || !stored || len(old) != 0 {
+		t.Fatalf("SetGet over an unreadable cold copy: had %v stored %v err %v old %.20q; want a miss, stored", had, stored, err, old)
+	}
+	if v, ok, err := c.Get(nil, key); !ok || err != nil || string(v) != "new" {
+		t.Fatalf("after SetGet: %v %v %q", ok, err, v)
+	}
+	if st := c.Stats(); st.ColdErrors == 0 {
+		t.Errorf("the failed cold read was not counted: %+v", st)
 	}
 }

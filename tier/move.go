@@ -155,14 +155,20 @@ func (c *Cache) demote(he *hotEntry) {
 }
 
 // flushCurrent tells the flusher whether a put still carries its key's
-// newest version.
+// newest version, and stamps it with the key's expiry now: the copy may
+// have been made before an Expire, Persist or GetEx, and a warm copy
+// carries no expiry at all (T17).
 func (c *Cache) flushCurrent(it *flusher.Item) bool {
 	lo, _ := hashKey(it.Key)
 	sh := c.dir.shard(lo)
 	sh.mu.RLock()
 	defer sh.mu.RUnlock()
 	e := sh.m[viewString(it.Key)]
-	return e != nil && !e.dead && e.ver == it.Version
+	if e == nil || e.dead || e.ver != it.Version {
+		return false
+	}
+	it.Expiry = e.exp
+	return true
 }
 
 // flushDone records a completed cold write.
@@ -181,6 +187,9 @@ func (c *Cache) flushDone(it *flusher.Item, err error) {
 	case err == nil:
 		if e != nil && !e.dead && e.ver == it.Version {
 			e.cold = it.Version
+			if it.Expiry == e.exp {
+				e.expMoved = false // the cold copy has the entry's expiry (T17)
+			}
 		}
 	default:
 		if e != nil && !e.dead && e.ver == it.Version {

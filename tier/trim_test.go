@@ -61,6 +61,29 @@ func fillTrimmed(t *testing.T, c *Cache, n, ttlEvery int, maxKeys int64) {
 	waitTrimmed(t, c, maxKeys)
 }
 
+// coldOnly sets keys trimKey(0..n-1) to trimValue(i, 0) (with ttl, if
+// not 0), waits until they settled, and returns the first want of them
+// that only cold holds; it fails the test if fewer are.
+func coldOnly(t *testing.T, c *Cache, n, want int, ttl time.Duration) []int {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		if _, err := c.Set(trimKey(i), trimValue(i, 0), SetOptions{TTL: ttl}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, c)
+	var idx []int
+	for i := 0; i < n && len(idx) < want; i++ {
+		if c.Where(trimKey(i)) == "cold" {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) < want {
+		t.Fatalf("%d keys are in cold alone, want %d", len(idx), want)
+	}
+	return idx
+}
+
 // inDirectory reports whether the directory has an entry for key.
 func inDirectory(c *Cache, key []byte) bool {
 	lo, _ := hashKey(key)
@@ -416,23 +439,8 @@ func TestExpiryMovedOnColdCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	const n = 400
-	for i := 0; i < n; i++ {
-		if _, err := c.Set(trimKey(i), trimValue(i, 0), SetOptions{TTL: time.Hour}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	settle(t, c)
-	var cold [][]byte
-	var idx []int
-	for i := 0; i < n && len(cold) < 3; i++ {
-		if c.Where(trimKey(i)) == "cold" {
-			cold, idx = append(cold, trimKey(i)), append(idx, i)
-		}
-	}
-	if len(cold) < 3 {
-		t.Fatalf("only %d keys are in cold alone", len(cold))
-	}
+	idx := coldOnly(t, c, 400, 3, time.Hour)
+	cold := [][]byte{trimKey(idx[0]), trimKey(idx[1]), trimKey(idx[2])}
 	if !c.Expire(cold[0], 3*time.Hour) || !c.Persist(cold[1]) {
 		t.Fatal("Expire or Persist found no key")
 	}
@@ -454,5 +462,78 @@ func TestExpiryMovedOnColdCopy(t *testing.T) {
 	}
 	if _, ok, _ := c.Get(nil, trimKey(idx[2]+1)); ok {
 		t.Errorf("%s, whose 1 h TTL passed, still reads", trimKey(idx[2]+1))
+	}
+}
+
+// TestColdCopyCarriesTheExpiry (T17): a key that reaches cold through warm
+// (whose copies carry no expiry) gets its entry's expiry in the cold
+// record, so a forgotten key is adopted back with its TTL, and so is
+// every key after a restart.
+func TestColdCopyCarriesTheExpiry(t *testing.T) {
+	needURing(t)
+	o := restartOptions(t.TempDir(), DurabilityDrain)
+	o.MaxKeys = 200
+	o.DemoteAll = true // hot victims go to warm, and from there to cold
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Close() }()
+	const n = 1000
+	fillTrimmed(t, c, n, 1, o.MaxKeys) // every key: a TTL of 1 h
+	check := func(when string) {
+		t.Helper()
+		bad := 0
+		for i := 0; i < n; i++ {
+			if ttl, ok := c.TTL(trimKey(i)); !ok || ttl <= 0 || ttl > time.Hour {
+				if bad++; bad <= 5 {
+					t.Errorf("%s: key %d: TTL %v, %v; want up to 1 h", when, i, ttl, ok)
+				}
+			}
+		}
+		if bad > 0 {
+			t.Fatalf("%s: %d of %d keys without their TTL", when, bad, n)
+		}
+	}
+	check("forgotten keys adopted back")
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = Open(o); err != nil {
+		t.Fatal(err)
+	}
+	check("after a restart")
+}
+
+// TestDrainDeletesExpiredColdCopies: in drain mode a key that expired
+// after the last sweep, with only cold holding it, does not come back
+// after a restart: Close sweeps before it drains.
+func TestDrainDeletesExpiredColdCopies(t *testing.T) {
+	needURing(t)
+	clk := newFakeClock()
+	o := smallOptions(clk) // sweeps once an hour: not during this test
+	emuCold(&o, t.TempDir())
+	o.Durability = DurabilityDrain
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Close() }()
+	key := trimKey(coldOnly(t, c, 400, 1, 0)[0])
+	if !c.Expire(key, time.Second) {
+		t.Fatal("Expire found no key")
+	}
+	clk.Advance(int64(2 * time.Second))
+	if _, ok, _ := c.Get(nil, key); ok {
+		t.Fatal("the key reads after its TTL passed")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = Open(o); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, _ := c.Get(nil, key); ok {
+		t.Fatalf("an expired key came back after the restart: %.20q", v)
 	}
 }
