@@ -71,7 +71,7 @@ func openTier(b *testing.B, dram int64, withCold, promote bool) (*tier.Cache, *c
 				return nil, err
 			}
 			cns = &countingNS{Namespace: ns}
-			kv, err := nvmekv.NewKV(cns, nvmekv.KVOptions{})
+			kv, err := nvmekv.NewKV(cns, nvmekv.KVOptions{KeepExpired: true})
 			if err != nil {
 				return nil, err
 			}

@@ -74,6 +74,10 @@ func NewKV(ns Namespace, opts KVOptions) (*KV, error) {
 // Namespace returns the namespace under kv.
 func (kv *KV) Namespace() Namespace { return kv.ns }
 
+// KeepsExpired reports whether the KV returns records past their expiry
+// (KVOptions.KeepExpired).
+func (kv *KV) KeepsExpired() bool { return kv.opts.KeepExpired }
+
 func (kv *KV) check(key []byte) error {
 	if kv.closed.Load() {
 		return ErrClosed

@@ -145,6 +145,10 @@ func (c *mapCache) setLocked(key, value []byte, o SetOptions) bool {
 	case !o.ExpireAt.IsZero():
 		it.exp = o.ExpireAt
 	}
+	if !it.exp.IsZero() && !it.exp.After(c.now()) {
+		delete(c.m, string(key)) // an expiry in the past deletes, as tier.Cache does
+		return true
+	}
 	c.m[string(key)] = it
 	return true
 }

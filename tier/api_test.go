@@ -53,7 +53,7 @@ func TestMGetSendsColdLookupsInOneSubmission(t *testing.T) {
 			return nil, err
 		}
 		cns = &countingNS{Namespace: ns}
-		kv, err := nvmekv.NewKV(cns, nvmekv.KVOptions{})
+		kv, err := nvmekv.NewKV(cns, nvmekv.KVOptions{KeepExpired: true})
 		if err != nil {
 			return nil, err
 		}
@@ -217,7 +217,7 @@ func TestExpirySweepAndLen(t *testing.T) {
 	if n := c.Len(); n != 50 {
 		t.Fatalf("Len after half expired = %d, want 50", n)
 	}
-	c.sweep()
+	c.sweep(c.now())
 	if got := c.Stats().Expired; got != 50 {
 		t.Fatalf("sweep purged %d, want 50", got)
 	}
@@ -354,7 +354,9 @@ func TestHugeTTL(t *testing.T) {
 // TTL any of them asked for. A TTL lookup followed by an Expire could let
 // a shorter TTL overwrite a longer one.
 func TestConcurrentExpireGT(t *testing.T) {
-	c, err := Open(smallOptions(newFakeClock())) // a clock that stands still: TTLs are exact
+	o := smallOptions(newFakeClock()) // a clock that stands still: TTLs are exact
+	o.DemoteAll = true                // a copy hot turns away goes to warm, not lost
+	c, err := Open(o)
 	if err != nil {
 		t.Fatal(err)
 	}

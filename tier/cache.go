@@ -96,6 +96,11 @@ func Open(opts Options) (*Cache, error) {
 	if err != nil {
 		return fail(fmt.Errorf("tier: open cold tier: %w", err))
 	}
+	if ck, ok := c.cold.(*coldKV); ok && !ck.kv.KeepsExpired() {
+		// The directory decides expiry (T17): a KV that hid records past
+		// the expiry they were written with would lose keys whose TTL moved.
+		return fail(errors.New("tier: the cold KV must be opened with nvmekv.KVOptions.KeepExpired (T17)"))
+	}
 	if c.cold != nil {
 		c.coldUnknown.Store(c.cold.Stats().PreExisting)
 		fo := opts.Flusher
@@ -208,8 +213,8 @@ func (c *Cache) drainToCold() error {
 	// Keys that expired since the last sweep go first: their cold copies
 	// are deleted (the flusher runs the deletes before Drain returns),
 	// or a restart would bring them back.
-	c.sweep()
-	now := c.now()
+	now := c.now() // one reading: a key is either swept or drained
+	c.sweep(now)
 	var buf []byte
 	var n int
 	var retimed []string // in cold with another expiry, and in no memory tier

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -255,7 +256,7 @@ func faultyCold(o *Options, dir string, failWrites, failReads *atomic.Bool) {
 		if err != nil {
 			return nil, err
 		}
-		kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{})
+		kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{KeepExpired: true})
 		if err != nil {
 			return nil, err
 		}
@@ -495,5 +496,31 @@ func TestColdEvictionsCounted(t *testing.T) {
 	}
 	if got := c.Len(); got != readable {
 		t.Errorf("Len = %d, but %d keys can be read", got, readable)
+	}
+}
+
+// TestOpenRefusesKVHidingExpired (T17): a cold KV that hides records past
+// the expiry they were written with would lose keys whose TTL moved, so
+// Open refuses it and closes it.
+func TestOpenRefusesKVHidingExpired(t *testing.T) {
+	needURing(t)
+	o := smallOptions(newFakeClock())
+	dir := t.TempDir()
+	o.OpenCold = func() (Cold, error) {
+		ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 8 << 20, RegionBytes: 64 << 10})
+		if err != nil {
+			return nil, err
+		}
+		kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return NewColdKV(kv, "emulated", false, o.MaxValue), nil
+	}
+	if c, err := Open(o); err == nil || !strings.Contains(err.Error(), "KeepExpired") {
+		if c != nil {
+			c.Close()
+		}
+		t.Fatalf("Open with a KV that hides expired records: %v", err)
 	}
 }

@@ -18,7 +18,9 @@ type coldKV struct {
 	maxValue    int
 }
 
-// NewColdKV wraps kv as the cache's cold tier. backend names it in Stats;
+// NewColdKV wraps kv as the cache's cold tier. kv must keep expired
+// records (KVOptions.KeepExpired: the directory decides expiry, T17); Open
+// refuses one that does not. backend names it in Stats;
 // preExisting says the store may hold keys from an earlier run, which makes
 // the cache consult it for keys it does not know.
 func NewColdKV(kv *nvmekv.KV, backend string, preExisting bool, maxValue int) Cold {

@@ -127,8 +127,11 @@
 //     only if the entry still has the version read (SetGet: or is still
 //     absent): the value returned is the version deleted, retimed or
 //     replaced, and a write in between makes them read again (at most
-//     getThenTries times, then ErrKeyBusy). Tests: TestGetDelGetEx,
-//     TestConcurrentGetDel, TestConcurrentSetGet.
+//     getThenTries times, then ErrKeyBusy). SetGet whose old value fails to
+//     read from cold twice, the key keeping its version, stores nothing
+//     (ErrUnreadable): a miss would tell NX that it may set. Tests:
+//     TestGetDelGetEx, TestConcurrentGetDel, TestConcurrentSetGet,
+//     TestSetGetColdReadError.
 //   - T17: the directory decides expiry. The cold KV keeps expired records
 //     (nvmekv KeepExpired), and a cold copy is served at the entry's
 //     version whatever expiry it was written with, so Expire, Persist and
@@ -141,7 +144,8 @@
 //     whose expiry moved since it was written, so a restart brings back
 //     each key with its expiry, and no expired key. Tests:
 //     TestExpiryMovedOnColdCopy, TestDrainRewritesChangedExpiry,
-//     TestColdCopyCarriesTheExpiry, TestDrainDeletesExpiredColdCopies.
+//     TestColdCopyCarriesTheExpiry, TestDrainDeletesExpiredColdCopies. Open
+//     refuses a cold KV without KeepExpired (TestOpenRefusesKVHidingExpired).
 //
 // # Caveats
 //

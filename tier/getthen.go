@@ -8,6 +8,11 @@ import (
 	"github.com/tiercache/tiercache/policy"
 )
 
+// ErrUnreadable is returned by SetGet when the value it would return
+// cannot be read (a cold device error, counted and logged) while the key
+// keeps its version: nothing is stored.
+var ErrUnreadable = errors.New("tier: the value SET ... GET would replace cannot be read (cold device error); nothing was stored")
+
 // ErrKeyBusy is returned by GetDel, GetEx and SetGet when the key was rewritten
 // between the read and the change on every one of their tries.
 var ErrKeyBusy = errors.New("tier: the key was rewritten during the command on every try; retry it")
@@ -77,6 +82,7 @@ func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, s
 	defer c.exit()
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
+	unreadable := 0
 	for try := 0; try < getThenTries; try++ {
 		e := c.lockEntry(sh, key, false, true)
 		var ver uint64
@@ -87,17 +93,22 @@ func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, s
 		old, had = dst, false
 		var t policy.Tier
 		if ver != 0 {
+			errs := c.st.coldErrors.Load()
 			var ok bool
-			if old, t, ok = c.get(dst, key, lo, try == 0); ok {
-				had = true
-			} else if c.versionIs(sh, key, ver) {
-				// The read failed (a cold device error, counted and
-				// logged) while the key kept its version: like Get, it
-				// answers as a miss, and the SET goes ahead.
-				old = old[:len(dst)]
-			} else {
-				continue // deleted or rewritten meanwhile: look again
+			if old, t, ok = c.get(dst, key, lo, try == 0); !ok {
+				dst = old[:len(dst)]
+				// The key kept its version, yet its value did not read. A
+				// cold device error (counted meanwhile) twice gives up:
+				// answering a miss would tell NX it may set. Otherwise a
+				// copy was caught moving: read again.
+				if c.st.coldErrors.Load() != errs && c.versionIs(sh, key, ver) {
+					if unreadable++; unreadable == 2 {
+						return dst, false, false, ErrUnreadable
+					}
+				}
+				continue
 			}
+			had = true
 		}
 		stored, retry, err := c.set(key, value, o, ver, true)
 		if !retry {

@@ -97,7 +97,7 @@ func (c *Cache) background() {
 		case <-c.kick:
 			c.processLost()
 		case <-tick:
-			c.sweep()
+			c.sweep(c.now())
 		case <-c.stop:
 			for {
 				select {
@@ -267,8 +267,7 @@ func (c *Cache) lostLocked(sh *shard, key []byte, e *entry, ver uint64, coldGone
 }
 
 // sweep purges expired keys.
-func (c *Cache) sweep() {
-	now := c.now()
+func (c *Cache) sweep(now int64) {
 	for i := range c.dir.shards {
 		sh := &c.dir.shards[i]
 		sh.mu.Lock()

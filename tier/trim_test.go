@@ -537,3 +537,44 @@ func TestDrainDeletesExpiredColdCopies(t *testing.T) {
 		t.Fatalf("an expired key came back after the restart: %.20q", v)
 	}
 }
+
+// TestPastExpiryDeletesForgottenKey: SET with an expiry in the past
+// deletes the key also when only cold holds it (forgotten, T15): it is
+// adopted first, so its cold copy is deleted too, also across a restart.
+func TestPastExpiryDeletesForgottenKey(t *testing.T) {
+	c, o := openTrimming(t, 200)
+	defer func() { c.Close() }()
+	const n = 1000
+	fillTrimmed(t, c, n, 0, o.MaxKeys)
+	var keys [][]byte
+	for i := 0; i < n && len(keys) < 2; i++ {
+		if !inDirectory(c, trimKey(i)) {
+			keys = append(keys, trimKey(i))
+		}
+	}
+	if len(keys) < 2 {
+		t.Fatalf("%d keys forgotten", len(keys))
+	}
+	for i, so := range []SetOptions{{ExpireAt: time.Unix(1, 0)}, {TTL: -1}} {
+		if stored, err := c.Set(keys[i], []byte("x"), so); !stored || err != nil {
+			t.Fatalf("Set %+v: %v %v", so, stored, err)
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, k := range keys {
+			if v, ok, _ := c.Get(nil, k); ok {
+				t.Fatalf("%s: %s, set with an expiry in the past, reads %.20q", when, k, v)
+			}
+		}
+	}
+	check("at once")
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if c, err = Open(o); err != nil {
+		t.Fatal(err)
+	}
+	check("after a restart")
+}

@@ -47,9 +47,11 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	sh := c.dir.shard(lo)
 	k, v := joinKV(key, value)
 
-	// NX/XX/KEEPTTL (and a version check) must see a key of an earlier
-	// run, or one the directory forgot (T15): adopt it first.
-	e := c.lockEntry(sh, key, true, o.NX || o.XX || o.KeepTTL || check)
+	// NX/XX/KEEPTTL, a version check and an expiry in the past (which
+	// deletes the key) must see a key of an earlier run, or one the
+	// directory forgot (T15): adopt it first.
+	past := exp != 0 && exp <= now
+	e := c.lockEntry(sh, key, true, o.NX || o.XX || o.KeepTTL || check || past)
 	exists := e != nil && e.live(now)
 	if check && (!exists && ifVer != 0 || exists && e.ver != ifVer) {
 		sh.mu.Unlock()
