@@ -20,24 +20,12 @@ func (c *conn) cmdGet(args [][]byte) { c.getKey(args[1]) }
 func (c *conn) getKey(key []byte) {
 	v, shared, ok, cold, err := c.s.cache.View(c.scratch[:0], key)
 	c.coldGet = cold
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	if !ok {
-		c.st.misses.Add(1)
-		c.w.Null()
-		return
-	}
-	c.st.hits.Add(1)
-	if shared {
+	if shared && ok && err == nil {
+		c.st.hits.Add(1)
 		c.w.BulkShared(v) // an immutable hot copy: the kernel copies it from where it is
-	} else {
-		c.w.Bulk(v)
+		return
 	}
-	if !shared && cap(v) <= maxScratch && cap(v) > cap(c.scratch) {
-		c.scratch = v[:0]
-	}
+	c.valueReply(v, ok, err)
 }
 
 // cmdSet: SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL].
