@@ -91,6 +91,15 @@
 //     oldest request in flight, refreshed at least every
 //     min(StallAfter/4, 1 s) while any is (TestFrontStall).
 //
+//   - U15: with GOMAXPROCS=1 (Go's choice under a one-core CPU limit) the
+//     owner does not go to sleep in io_uring_enter, where it holds the only
+//     P, before the goroutines its completions woke have run: after
+//     delivering completions it yields (runtime.Gosched), as an owner not
+//     locked to a thread always does. Their next requests then share one
+//     enter instead of costing one enter and one eventfd wake-up each
+//     (TestFrontOneP; 25-31k against 92-111k 4 KiB Retrieves/s at QD 64 on
+//     the emulated namespace here, fio ~180k).
+//
 // # Caveats
 //
 //   - Ring is not safe for concurrent use; on a SingleIssuer ring every call

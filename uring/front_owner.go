@@ -84,10 +84,14 @@ func (f *Front) loop() {
 				f.reaped = false
 			} else {
 				f.reaped = true
-				if !f.opts.Ring.SingleIssuer {
-					// Let the goroutines that Done woke run now (on this
-					// P): what they submit is then taken in this round,
-					// not after an eventfd wake-up of a sleeping owner.
+				if !f.opts.Ring.SingleIssuer || onlyOneP() {
+					// Let the goroutines that Done woke run now: what they
+					// submit is then taken in this round, not after an
+					// eventfd wake-up of a sleeping owner. With one P
+					// (GOMAXPROCS=1) a locked owner must yield too: asleep
+					// in io_uring_enter it holds the only P, so they could
+					// run only after sysmon took it back (20 us or more),
+					// one request per wake-up (U15).
 					runtime.Gosched()
 				}
 			}
@@ -232,6 +236,11 @@ func (f *Front) closeWait() time.Duration {
 		zap.Int("in_flight", len(f.slots)-len(f.free)), zap.Duration("grace", f.opts.CloseGrace))
 	return -1
 }
+
+// onlyOneP reports whether the program runs with GOMAXPROCS=1 (as Go picks
+// under a CPU limit of one core). Read each time: GOMAXPROCS can change
+// while the program runs.
+func onlyOneP() bool { return runtime.GOMAXPROCS(0) == 1 }
 
 // enter submits the SQ and waits for wait completions.
 func (f *Front) enter(wait uint32) { f.enterTimeout(wait, 0) }

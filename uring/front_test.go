@@ -452,3 +452,57 @@ func TestFrontResubmitFromDone(t *testing.T) {
 		t.Fatalf("%d completions, want %d", st.Completed, chains*hops)
 	}
 }
+
+// TestFrontOneP (U15): with GOMAXPROCS=1, 32 goroutines each keep one
+// O_DIRECT 4 KiB read of a file in flight (completed by the disk's
+// interrupt). Their next reads must share io_uring_enter calls: an owner
+// that went to sleep in the kernel holding the only P took them one per
+// wake-up (one enter and one eventfd wake-up per read), the goroutines
+// running only when sysmon took the P back.
+func TestFrontOneP(t *testing.T) {
+	const workers, each, bs = 32, 40, 4096
+	f, _ := tempFile(t, 16<<20, unix.O_DIRECT)
+	if _, err := f.WriteAt(alignedBuf(t, 16<<20), 0); err != nil { // real blocks, not a hole
+		t.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	mem := alignedBuf(t, workers*bs)
+	old := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(old)
+	for _, v := range frontVariants {
+		if v.opts.SQPoll {
+			continue // the SQ thread submits: no enter per request to count
+		}
+		t.Run(v.name, func(t *testing.T) {
+			fr := newFront(t, FrontOptions{Ring: v.opts})
+			var wg sync.WaitGroup
+			for w := 0; w < workers; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					buf := mem[w*bs : (w+1)*bs]
+					var off uint64
+					req := &Request{Prep: func(s *SQE) { s.PrepRead(int32(f.Fd()), buf, off) }}
+					for i := 0; i < each; i++ {
+						off = uint64((w*each+i)*7919%4096) * bs
+						res, err := fr.Do(context.Background(), req)
+						if err != nil || res[0].Res != bs {
+							t.Errorf("read: %v %+v", err, res)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			st := fr.Stats()
+			per := float64(st.Enters) / float64(st.Completed)
+			t.Logf("%d reads: %d enters (%.3f per read), %d wake-ups", st.Completed, st.Enters, per, st.Wakeups)
+			if per > 0.25 {
+				t.Errorf("%.3f enters per read at GOMAXPROCS=1 (%d enters, %d wake-ups for %d reads), want at most 0.25: "+
+					"the owner sleeps in the kernel holding the only P while submitters wait to run", per, st.Enters, st.Wakeups, st.Completed)
+			}
+		})
+	}
+}
