@@ -117,16 +117,17 @@ func (f *Flusher) takeLocked() []*Item {
 	return batch
 }
 
-// run writes one batch: deletes one by one, puts as one PutMany submission.
+// run writes one batch: its deletes first (one DeleteMany when the store
+// has it, else one by one), then its puts as one PutMany submission.
 func (f *Flusher) run(batch []*Item) {
 	ctx, cancel := context.WithTimeout(context.Background(), f.o.Timeout)
 	defer cancel()
 	puts := make([]*Item, 0, len(batch))
-	var skipped []*Item
+	var skipped, dels []*Item
 	for _, it := range batch {
 		switch {
 		case it.Delete:
-			it.Err = f.o.Store.Delete(ctx, it.Key)
+			dels = append(dels, it)
 		case f.o.Current != nil && !f.o.Current(it):
 			skipped = append(skipped, it)
 		default:
@@ -134,6 +135,7 @@ func (f *Flusher) run(batch []*Item) {
 			puts = append(puts, it)
 		}
 	}
+	f.deleteAll(ctx, dels)
 	if len(puts) > 0 {
 		f.st.batches.Add(1)
 		if err := f.o.Store.PutMany(ctx, puts); err != nil {
@@ -187,6 +189,25 @@ func (f *Flusher) run(batch []*Item) {
 	f.idle.Broadcast()
 	f.mu.Unlock()
 	f.wake()
+}
+
+// deleteAll runs a batch's deletes, setting each item's Err.
+func (f *Flusher) deleteAll(ctx context.Context, dels []*Item) {
+	if md, ok := f.o.Store.(ManyDeleter); ok && len(dels) > 1 {
+		keys := make([][]byte, len(dels))
+		for i, it := range dels {
+			keys[i] = it.Key
+		}
+		f.st.deleteCalls.Add(1)
+		for i, err := range md.DeleteMany(ctx, keys) {
+			dels[i].Err = err
+		}
+		return
+	}
+	for _, it := range dels {
+		f.st.deleteCalls.Add(1)
+		it.Err = f.o.Store.Delete(ctx, it.Key)
+	}
 }
 
 func skippedItem(skipped []*Item, it *Item) bool {

@@ -11,7 +11,10 @@
 //     made it durable (Syncer) or failed.
 //   - F2: Enqueue never blocks; when the queue is over QueueItems or
 //     QueueBytes it drops the oldest droppable item (not Sync, not a delete),
-//     counts it and reports it through OnDrop.
+//     counts it and reports it through OnDrop. Finding it costs amortized
+//     O(1): the deletes and Sync items at the queue's head are not scanned
+//     again on every drop (TestDropOrderModel; BenchmarkEnqueueBehindDeletes:
+//     133 ns against 73 µs per Enqueue behind 16,000 deletes).
 //   - F3: two items of the same key are never in flight at once, and they
 //     reach the store in enqueue order.
 //   - F4: a put that Current says is superseded is not written.
@@ -27,6 +30,8 @@
 //     sees false after the delete was enqueued knows the store no longer
 //     holds the deleted copy. A delete the store failed stays pending for
 //     the flusher's life (TestDeletePending).
+//   - F9: a batch's deletes reach a store that is a ManyDeleter in one
+//     DeleteMany call, each item with its own outcome (TestDeletesBatched).
 //
 // # Caveats
 //

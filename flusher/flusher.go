@@ -16,6 +16,7 @@ type Flusher struct {
 	mu       sync.Mutex
 	q        []*Item             // pending, oldest first; nil slots were dropped
 	head     int                 // index of the first slot in q that may be non-nil
+	dropFrom int                 // slots of q before it are nil or not droppable (Sync, deletes)
 	n        int                 // non-nil items in q
 	bytes    int64               // value+key bytes of the items in q
 	inflight map[string]struct{} // keys of items submitted and not completed
@@ -35,7 +36,7 @@ type Flusher struct {
 }
 
 type stats struct {
-	enqueued, batches, written, bytes, drops, rejected, superseded, errors, overflow atomic.Uint64
+	enqueued, batches, written, bytes, drops, rejected, superseded, errors, overflow, deleteCalls atomic.Uint64
 }
 
 // Stats is a snapshot of the flusher's counters.
@@ -52,6 +53,9 @@ type Stats struct {
 	Superseded uint64 // items skipped because a newer copy existed
 	Errors     uint64 // items the store failed
 	Overflow   uint64 // times Sync items pushed the queue past its bound
+	// DeleteCalls counts calls to the store for deletes: one per batch's
+	// deletes with a ManyDeleter store, else one per delete.
+	DeleteCalls uint64
 }
 
 // New starts a flusher.
@@ -203,6 +207,7 @@ func (f *Flusher) Stats() Stats {
 	s.Superseded = f.st.superseded.Load()
 	s.Errors = f.st.errors.Load()
 	s.Overflow = f.st.overflow.Load()
+	s.DeleteCalls = f.st.deleteCalls.Load()
 	return s
 }
 
@@ -223,9 +228,12 @@ func (f *Flusher) dropped(it *Item, why Reason) {
 }
 
 // dropOldestLocked removes the oldest pending item that may be dropped (not
-// Sync, not a delete) and returns it, or nil if there is none.
+// Sync, not a delete) and returns it, or nil if there is none. It looks
+// from dropFrom, not from head: a queue whose oldest items are deletes (a
+// burst of overwrites of keys cold holds) would otherwise be scanned past
+// them on every drop, under the lock Enqueue needs.
 func (f *Flusher) dropOldestLocked() *Item {
-	for i := f.head; i < len(f.q); i++ {
+	for i := max(f.head, f.dropFrom); i < len(f.q); i++ {
 		it := f.q[i]
 		if it == nil || it.Sync || it.Delete {
 			continue
@@ -233,9 +241,11 @@ func (f *Flusher) dropOldestLocked() *Item {
 		f.q[i] = nil
 		f.n--
 		f.bytes -= it.size()
+		f.dropFrom = i + 1
 		f.compactLocked()
 		return it
 	}
+	f.dropFrom = len(f.q)
 	return nil
 }
 
@@ -245,17 +255,23 @@ func (f *Flusher) compactLocked() {
 	}
 	if f.head == len(f.q) {
 		f.q = f.q[:0]
-		f.head = 0
+		f.head, f.dropFrom = 0, 0
 	} else if len(f.q)-f.head > 2*f.n+1024 || (f.head > 1024 && f.head > len(f.q)/2) {
-		w := 0
-		for _, it := range f.q[f.head:] {
+		w, from := 0, 0
+		for i, it := range f.q[f.head:] {
+			if f.head+i == f.dropFrom {
+				from = w // where dropFrom's slot lands
+			}
 			if it != nil {
 				f.q[w] = it
 				w++
 			}
 		}
+		if f.dropFrom >= len(f.q) {
+			from = w
+		}
 		clear(f.q[w:])
 		f.q = f.q[:w]
-		f.head = 0
+		f.head, f.dropFrom = 0, from
 	}
 }

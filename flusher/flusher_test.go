@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -393,5 +395,153 @@ func TestDeletePending(t *testing.T) {
 	}
 	if !f.DeletePending([]byte("f")) {
 		t.Fatal("DeletePending false after the store failed the delete")
+	}
+}
+
+// manyDelStore is a recStore that also deletes in batches (ManyDeleter).
+type manyDelStore struct {
+	*recStore
+	calls [][]string
+}
+
+func (s *manyDelStore) DeleteMany(ctx context.Context, keys [][]byte) []error {
+	s.mu.Lock()
+	var b []string
+	for _, k := range keys {
+		b = append(b, string(k))
+	}
+	s.calls = append(s.calls, b)
+	s.mu.Unlock()
+	errs := make([]error, len(keys))
+	for i, k := range keys {
+		if string(k) == "bad" {
+			errs[i] = errors.New("manydel: injected failure")
+			continue
+		}
+		errs[i] = s.recStore.Delete(ctx, k)
+	}
+	return errs
+}
+
+// TestDeletesBatched: a batch's deletes reach a ManyDeleter store in one
+// call, each item gets its own outcome, and the puts of the batch follow.
+func TestDeletesBatched(t *testing.T) {
+	s := &manyDelStore{recStore: newRecStore()}
+	var failed []string
+	var mu sync.Mutex
+	f := newFlusher(t, Options{Store: s, BatchItems: 64, BatchDelay: time.Hour,
+		OnDone: func(it *Item, err error) {
+			if err != nil {
+				mu.Lock()
+				failed = append(failed, string(it.Key))
+				mu.Unlock()
+			}
+		}})
+	var keys []string
+	for i := 0; i < 20; i++ {
+		keys = append(keys, fmt.Sprint("d", i))
+		if err := f.Enqueue(&Item{Key: []byte(keys[i]), Delete: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Enqueue(&Item{Key: []byte("bad"), Delete: true})
+	f.Enqueue(item("p", "v"))
+	if err := f.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	want := fmt.Sprint([][]string{append(keys, "bad")})
+	if got := fmt.Sprint(s.calls); got != want {
+		t.Errorf("DeleteMany calls %s, want one with every delete %s", got, want)
+	}
+	if st := f.Stats(); st.DeleteCalls != 1 || st.Errors != 1 || st.Written != 21 {
+		t.Errorf("stats %+v: want 1 delete call, 1 error, 21 written", st)
+	}
+	if fmt.Sprint(failed) != "[bad]" {
+		t.Errorf("failed items %v, want [bad]", failed)
+	}
+	if last := s.log[len(s.log)-1]; last != "put p v" {
+		t.Errorf("the store's last write %q, want the put after the deletes", last)
+	}
+}
+
+// TestDropOrderModel: Enqueue into a full queue always drops the oldest
+// droppable item (never a delete or a Sync item), also after many deletes
+// at the queue's head and across compactions, against a list model. The
+// dispatcher is not running: batches are taken by hand.
+func TestDropOrderModel(t *testing.T) {
+	o := Options{Store: newRecStore(), QueueItems: 300, BatchItems: 7}
+	o.EnsureDefaults()
+	f := &Flusher{o: o, inflight: map[string]struct{}{}, dels: map[string]int{}}
+	var model []*Item // pending, oldest first
+	rng := rand.New(rand.NewPCG(3, 4))
+	drops := 0
+	for op := 0; op < 60000; op++ {
+		switch r := rng.IntN(100); {
+		case r < 3: // the dispatcher takes a batch and completes it
+			f.mu.Lock()
+			batch := f.takeLocked()
+			for _, it := range batch {
+				delete(f.inflight, string(it.Key))
+			}
+			f.batches--
+			f.mu.Unlock()
+			for _, it := range batch {
+				i := slices.Index(model, it)
+				if i < 0 {
+					t.Fatalf("op %d: took %s, not pending in the model", op, it.Key)
+				}
+				model = slices.Delete(model, i, i+1)
+			}
+		default:
+			it := &Item{Key: []byte(fmt.Sprint("k", op)), Value: []byte("v"), Delete: r < 40, Sync: r >= 40 && r < 42}
+			if err := f.Enqueue(it); err != nil {
+				t.Fatal(err)
+			}
+			f.mu.Lock()
+			victims := f.victims
+			f.victims = nil
+			f.mu.Unlock()
+			for _, v := range victims {
+				i := slices.IndexFunc(model, func(m *Item) bool { return !m.Delete && !m.Sync })
+				if i < 0 || model[i] != v {
+					t.Fatalf("op %d: dropped %s, want the oldest droppable item", op, v.Key)
+				}
+				model = slices.Delete(model, i, i+1)
+				drops++
+			}
+			model = append(model, it)
+		}
+		if f.n != len(model) {
+			t.Fatalf("op %d: %d pending, model %d", op, f.n, len(model))
+		}
+	}
+	if drops < 1000 {
+		t.Fatalf("only %d drops: the test does not exercise a full queue", drops)
+	}
+}
+
+// BenchmarkEnqueueBehindDeletes: Enqueue of a put into a full queue whose
+// oldest 16,000 items are deletes (a burst of overwrites of keys cold
+// holds, the store behind): each Enqueue drops the oldest put.
+func BenchmarkEnqueueBehindDeletes(b *testing.B) {
+	o := Options{Store: newRecStore(), QueueItems: 16384}
+	o.EnsureDefaults()
+	f := &Flusher{o: o, inflight: map[string]struct{}{}, dels: map[string]int{}}
+	for i := 0; i < o.QueueItems; i++ {
+		f.Enqueue(&Item{Key: []byte(fmt.Sprint("k", i)), Value: []byte("v"), Delete: i < 16000})
+	}
+	items := make([]*Item, b.N)
+	for i := range items {
+		items[i] = item(fmt.Sprint("p", i), "v")
+	}
+	b.ResetTimer()
+	for _, it := range items {
+		f.Enqueue(it)
+		f.victims = f.victims[:0]
+	}
+	b.StopTimer()
+	if st := f.Stats(); st.Drops != uint64(b.N) {
+		b.Fatalf("%d drops, want %d", st.Drops, b.N)
 	}
 }

@@ -17,6 +17,13 @@ type Store interface {
 	Delete(ctx context.Context, key []byte) error
 }
 
+// ManyDeleter is a Store that deletes several keys in one call (few device
+// submissions): errs[i] is keys[i]'s outcome, as Delete would return it. A
+// batch's deletes then cost one call, not one device round trip each.
+type ManyDeleter interface {
+	DeleteMany(ctx context.Context, keys [][]byte) []error
+}
+
 // Admitter is the flash admission policy (policy.Flash implements it).
 type Admitter interface {
 	Admit(h uint64, size int) bool
@@ -31,7 +38,7 @@ type Options struct {
 	BatchItems int           // a batch closes at this many items (default 64)
 	BatchBytes int64         // ... or at this many value bytes (default 4 MiB)
 	BatchDelay time.Duration // ... or when its oldest item waited this long (default 2 ms)
-	InFlight   int           // batches submitted and not yet completed at once (default 2)
+	InFlight   int           // batches submitted and not yet completed at once (default 8)
 
 	// Admit filters puts at Enqueue (nil admits all). Sync items bypass it.
 	Admit Admitter
@@ -92,7 +99,7 @@ func (o *Options) EnsureDefaults() {
 		o.BatchDelay = 2 * time.Millisecond
 	}
 	if o.InFlight == 0 {
-		o.InFlight = 2
+		o.InFlight = 8
 	}
 	if o.Hash == nil {
 		o.Hash = fnv64

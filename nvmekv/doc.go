@@ -43,7 +43,10 @@
 //   - K5: a Put is one linked chain, chunks first and header last, so a chain
 //     that fails never publishes its header (emu TestKVFailedChainHidesHeader).
 //   - K6: Delete reads the header (to check the user key), then deletes the
-//     header first and then the chunks, in one linked chain.
+//     header first and then the chunks, in one linked chain. DeleteMany does
+//     the same for many keys in two submissions: every header read, then
+//     every chain (emu TestDeleteManyTwoSubmissions; TestKVModel compares
+//     it with the model).
 //   - K7: a Retrieve whose stored size (DW0) exceeds the host buffer is
 //     retried with a buffer of exactly that size (TestKVModel/shortbuf). A
 //     Get told the value's size (GetSized, GetManySized) sizes its first

@@ -248,15 +248,10 @@ func (kv *KV) Delete(ctx context.Context, key []byte) error {
 	mu.Lock()
 	defer mu.Unlock()
 	g, err := kv.readHeader(ctx, key)
-	if err != nil && !errors.Is(err, ErrKeyNotFound) || (err != nil && g.hd.keyLen == 0) {
+	if !deletable(g) {
 		return err
 	}
-	// An expired record is deleted too, but reported as not found.
-	ops := []*Op{{Code: OpDelete, Key: h[:], Link: g.hd.chunks > 0}}
-	for i := uint32(0); i < g.hd.chunks; i++ {
-		ck := ChunkKey(h, i)
-		ops = append(ops, &Op{Code: OpDelete, Key: ck[:], Link: i+1 < g.hd.chunks})
-	}
+	ops := deleteChain(h, g.hd.chunks)
 	if derr := kv.ns.Do(ctx, ops...); derr != nil {
 		return derr
 	}
@@ -265,6 +260,96 @@ func (kv *KV) Delete(ctx context.Context, key []byte) error {
 	}
 	kv.deletes.Add(1)
 	return err
+}
+
+// DeleteMany deletes keys as Delete does each, in few submissions: every
+// header is read in one batch, then every delete chain goes in one batch (a
+// chain is never split across submissions). errs[i] is keys[i]'s outcome,
+// ErrKeyNotFound if it was absent. The lock stripes of all the keys are held
+// throughout, taken in order. A key given twice is deleted once and then
+// reported not found.
+func (kv *KV) DeleteMany(ctx context.Context, keys [][]byte) []error {
+	errs := make([]error, len(keys))
+	gs := make([]getState, len(keys))
+	var stripes [len(kv.locks)]bool
+	for i, k := range keys {
+		gs[i].key = k
+		if err := kv.check(k); err != nil {
+			gs[i].err, gs[i].done = err, true
+			continue
+		}
+		gs[i].h = kv.opts.Hash(k)
+		stripes[gs[i].h[0]] = true
+	}
+	for i, held := range stripes {
+		if held {
+			kv.locks[i].Lock()
+			defer kv.locks[i].Unlock()
+		}
+	}
+	kv.readHeaders(ctx, gs)
+	chains := make([][]*Op, len(keys))
+	var batch []*Op
+	var idx []int
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		err := kv.ns.Do(ctx, batch...)
+		for _, i := range idx {
+			switch {
+			case err != nil:
+				errs[i] = err
+			case chains[i][0].Err != nil:
+				errs[i] = chains[i][0].Err
+			default:
+				kv.deletes.Add(1)
+				errs[i] = gs[i].err // nil, or not found for an expired record
+			}
+		}
+		batch, idx = batch[:0], idx[:0]
+	}
+	seen := make(map[[16]byte]bool, len(keys))
+	for i := range gs {
+		g := &gs[i]
+		if !deletable(g) || seen[g.h] {
+			errs[i] = g.err
+			if errs[i] == nil {
+				errs[i] = fmt.Errorf("%w (deleted earlier in the same DeleteMany)", ErrKeyNotFound)
+			}
+			continue
+		}
+		seen[g.h] = true
+		ops := deleteChain(g.h, g.hd.chunks)
+		if kv.lim.MaxBatch > 0 && len(batch)+len(ops) > kv.lim.MaxBatch {
+			flush()
+		}
+		chains[i] = ops
+		batch = append(batch, ops...)
+		idx = append(idx, i)
+	}
+	flush()
+	return errs
+}
+
+// deletable says whether a header read found a record of the key to delete:
+// a live one, or an expired one (deleted too, reported as not found). A
+// device error, an absent device key or one holding another user key is
+// not deleted.
+func deletable(g *getState) bool {
+	return g.err == nil || errors.Is(g.err, ErrKeyNotFound) && g.hd.keyLen != 0
+}
+
+// deleteChain is the linked chain that deletes a record: its header first
+// (so a chain that fails midway never leaves a header naming lost chunks),
+// then its chunks.
+func deleteChain(h [16]byte, chunks uint32) []*Op {
+	ops := []*Op{{Code: OpDelete, Key: h[:], Link: chunks > 0}}
+	for i := uint32(0); i < chunks; i++ {
+		ck := ChunkKey(h, i)
+		ops = append(ops, &Op{Code: OpDelete, Key: ck[:], Link: i+1 < chunks})
+	}
+	return ops
 }
 
 // clearListBytes is the List host buffer of Clear: about 3,000 16-byte

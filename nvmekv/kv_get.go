@@ -299,26 +299,54 @@ func (kv *KV) doBatched(ctx context.Context, ops []*Op) error {
 
 // readHeader retrieves and checks key's header (for Delete and Exists).
 func (kv *KV) readHeader(ctx context.Context, key []byte) (*getState, error) {
-	g := &getState{key: key, h: kv.opts.Hash(key)}
-	kv.headerOp(g, HeaderBytes+len(key))
-	for round := 0; round < 3; round++ {
-		if err := kv.ns.Do(ctx, &g.op); err != nil {
-			return g, err
+	gs := []getState{{key: key, h: kv.opts.Hash(key)}}
+	kv.readHeaders(ctx, gs)
+	return &gs[0], gs[0].err
+}
+
+// readHeaders retrieves and checks the headers of gs's keys (key and h set;
+// those already done are skipped), their Retrieves batched: only header
+// and key are read, the record is taken to end there. Each outcome is in
+// gs[i].err and, when a header of the key was found, gs[i].hd.
+func (kv *KV) readHeaders(ctx context.Context, gs []getState) {
+	var ops []*Op
+	for i := range gs {
+		if g := &gs[i]; !g.done {
+			kv.headerOp(g, HeaderBytes+len(g.key))
+			ops = append(ops, &g.op)
 		}
-		if g.op.Err == nil && int(g.op.DW0) > len(g.op.Buf) && len(g.op.Buf) < HeaderBytes+len(key) {
-			kv.headerOp(g, int(g.op.DW0))
+	}
+	for round := 0; len(ops) > 0 && round < 3; round++ {
+		if err := kv.doBatched(ctx, ops); err != nil {
+			for _, op := range ops {
+				if op.Err == nil {
+					op.Err = err
+				}
+			}
+		}
+		ops = ops[:0]
+		for i := range gs {
+			g := &gs[i]
+			if !g.done && g.op.Err == nil && int(g.op.DW0) > len(g.op.Buf) && len(g.op.Buf) < HeaderBytes+len(g.key) {
+				kv.headerOp(g, int(g.op.DW0)) // a short buffer: read again at the stored size
+				ops = append(ops, &g.op)
+			}
+		}
+	}
+	for i := range gs {
+		g := &gs[i]
+		if g.done {
 			continue
 		}
-		break
+		g.done = true
+		if g.op.Err == nil && int(g.op.DW0) > len(g.op.Buf) {
+			// Only the header and key are needed: pretend the record ends there.
+			g.op.DW0 = uint32(len(g.op.Buf))
+			kv.afterHeaderKeyOnly(g)
+			continue
+		}
+		kv.afterHeader(g)
 	}
-	// Only the header and key are needed: pretend the record ends there.
-	if g.op.Err == nil && int(g.op.DW0) > len(g.op.Buf) {
-		g.op.DW0 = uint32(len(g.op.Buf))
-		kv.afterHeaderKeyOnly(g)
-		return g, g.err
-	}
-	kv.afterHeader(g)
-	return g, g.err
 }
 
 // afterHeaderKeyOnly checks header and key of a record read partially.

@@ -77,6 +77,18 @@ func (c *coldKV) Delete(ctx context.Context, key []byte) error {
 	return nil
 }
 
+// DeleteMany makes the flusher send a batch's deletes as one batch of
+// header reads and one of delete chains (flusher.ManyDeleter).
+func (c *coldKV) DeleteMany(ctx context.Context, keys [][]byte) []error {
+	errs := c.kv.DeleteMany(ctx, keys)
+	for i, err := range errs {
+		if errors.Is(err, nvmekv.ErrKeyNotFound) {
+			errs[i] = nil
+		}
+	}
+	return errs
+}
+
 func (c *coldKV) Sync(ctx context.Context) error { return c.kv.Sync(ctx) }
 
 func (c *coldKV) Clear(ctx context.Context) error {

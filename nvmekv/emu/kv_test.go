@@ -101,10 +101,18 @@ func TestKVModel(t *testing.T) {
 					if err != nil && !errors.Is(err, nvmekv.ErrKeyNotFound) {
 						t.Fatalf("op %d get %s: %v", i, k, err)
 					}
-				case r < 85:
+				case r < 81:
 					err := kv.Delete(ctx, []byte(k))
 					if ok := del(k); ok != (err == nil) {
 						t.Fatalf("op %d delete %s: err=%v, model had it: %v", i, k, err, ok)
+					}
+				case r < 85:
+					// The same key twice: deleted once, then not found.
+					keys := [][]byte{[]byte(k), []byte(k + "x"), []byte("nope-" + k), []byte(k)}
+					for j, err := range kv.DeleteMany(ctx, keys) {
+						if ok := del(string(keys[j])); ok != (err == nil) || err != nil && !errors.Is(err, nvmekv.ErrKeyNotFound) {
+							t.Fatalf("op %d deletemany %s: err=%v, model had it: %v", i, keys[j], err, ok)
+						}
 					}
 				case r < 92:
 					ok, err := kv.Exists(ctx, []byte(k))
@@ -146,13 +154,15 @@ func TestKVModel(t *testing.T) {
 	}
 }
 
-// countingNS counts the Retrieves sent to a Namespace.
+// countingNS counts the Retrieves and the submissions (Do calls) sent to a
+// Namespace.
 type countingNS struct {
 	*Namespace
-	retrieves int
+	retrieves, dos int
 }
 
 func (c *countingNS) Do(ctx context.Context, ops ...*nvmekv.Op) error {
+	c.dos++
 	for _, op := range ops {
 		if op.Code == nvmekv.OpRetrieve {
 			c.retrieves++
@@ -418,5 +428,54 @@ func TestKVClear(t *testing.T) {
 	}
 	if n, err := kv.Clear(ctx); err != nil || n != 1 {
 		t.Fatalf("second Clear = %d, %v; want 1", n, err)
+	}
+}
+
+// TestDeleteManyTwoSubmissions: DeleteMany of 24 keys (inline and chunked
+// values, absent keys) reads every header in one submission and sends
+// every delete chain in one more; the deleted keys are gone, the others
+// stay, and each key's outcome is reported.
+func TestDeleteManyTwoSubmissions(t *testing.T) {
+	o := testOptions(t)
+	ns := &countingNS{Namespace: mustOpen(t, o)}
+	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	chunk := 4096 - nvmekv.ChunkHdrBytes
+	var keys [][]byte
+	for i := 0; i < 30; i++ {
+		k := []byte(fmt.Sprintf("k%02d", i))
+		v := bytes.Repeat([]byte{byte(i)}, []int{10, 3000, 2*chunk + 7}[i%3])
+		if err := kv.Put(ctx, k, v, nvmekv.Meta{}); err != nil {
+			t.Fatal(err)
+		}
+		if i < 20 {
+			keys = append(keys, k)
+		}
+	}
+	keys = append(keys, []byte("absent-1"), []byte("absent-2"), []byte("k05"), []byte(""))
+	ns.dos = 0
+	errs := kv.DeleteMany(ctx, keys)
+	if ns.dos != 2 {
+		t.Errorf("DeleteMany took %d submissions, want 2 (headers, then deletes)", ns.dos)
+	}
+	for i, err := range errs {
+		switch {
+		case i < 20 && err != nil:
+			t.Errorf("%s: %v, want deleted", keys[i], err)
+		case i >= 20 && i < 23 && !errors.Is(err, nvmekv.ErrKeyNotFound):
+			t.Errorf("%q: %v, want ErrKeyNotFound", keys[i], err)
+		case i == 23 && (err == nil || errors.Is(err, nvmekv.ErrKeyNotFound)):
+			t.Errorf("empty key: %v, want the key check's error", err)
+		}
+	}
+	for i := 0; i < 30; i++ {
+		k := []byte(fmt.Sprintf("k%02d", i))
+		_, _, err := kv.Get(ctx, nil, k)
+		if gone := errors.Is(err, nvmekv.ErrKeyNotFound); gone != (i < 20) || !gone && err != nil {
+			t.Errorf("%s after DeleteMany: %v", k, err)
+		}
 	}
 }
