@@ -524,3 +524,47 @@ func TestOpenRefusesKVHidingExpired(t *testing.T) {
 		t.Fatalf("Open with a KV that hides expired records: %v", err)
 	}
 }
+
+// TestColdOverwritesDeleteInBatches: overwriting keys that cold holds
+// queues a cold delete each (T3); the flusher sends a batch's deletes as
+// one DeleteMany (flusher F9, nvmekv K6), and every delete succeeds, also
+// for keys whose cold copy is gone already (not found is not an error).
+func TestColdOverwritesDeleteInBatches(t *testing.T) {
+	needURing(t)
+	clk := newFakeClock()
+	o := smallOptions(clk)
+	emuCold(&o, t.TempDir())
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	idx := coldOnly(t, c, 400, 60, 0)
+	before := c.Stats()
+	// A cold copy already gone: its delete finds nothing.
+	if err := c.cold.Delete(context.Background(), trimKey(idx[0])); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range idx {
+		if _, err := c.Set(trimKey(i), trimValue(i, 1), SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, c)
+	st := c.Stats()
+	dels := st.ColdDeletes - before.ColdDeletes
+	calls := st.Flusher.DeleteCalls - before.Flusher.DeleteCalls
+	t.Logf("%d overwrites of cold keys: %d cold deletes in %d store calls", len(idx), dels, calls)
+	if dels < uint64(len(idx)) || calls == 0 || calls >= dels {
+		t.Errorf("%d cold deletes in %d store calls: want at least %d deletes, batched", dels, calls, len(idx))
+	}
+	if st.Flusher.Errors != before.Flusher.Errors || st.ColdErrors != before.ColdErrors {
+		t.Errorf("flusher errors %d, cold errors %d after the overwrites (before %d, %d)",
+			st.Flusher.Errors, st.ColdErrors, before.Flusher.Errors, before.ColdErrors)
+	}
+	for _, i := range idx {
+		if v, ok, err := c.Get(nil, trimKey(i)); err != nil || !ok || !bytes.Equal(v, trimValue(i, 1)) {
+			t.Fatalf("%s after the overwrite: ok %v err %v %.20q", trimKey(i), ok, err, v)
+		}
+	}
+}
