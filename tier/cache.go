@@ -189,6 +189,14 @@ func (c *Cache) Close() error {
 	close(c.stop)
 	c.wg.Wait()
 	if c.fl != nil {
+		// Keys lost so far are purged while the flusher still takes the
+		// cold deletes that purging queues; once it is closed they would
+		// be refused, and the cold copies they delete could come back
+		// after a restart.
+		if err := c.fl.Drain(context.Background()); err != nil {
+			errs = append(errs, err)
+		}
+		c.processLost()
 		errs = append(errs, c.fl.Close()) // every callback has returned
 	}
 	c.processLost()

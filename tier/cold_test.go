@@ -12,6 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/nvmekv/emu"
@@ -566,5 +570,44 @@ func TestColdOverwritesDeleteInBatches(t *testing.T) {
 		if v, ok, err := c.Get(nil, trimKey(i)); err != nil || !ok || !bytes.Equal(v, trimValue(i, 1)) {
 			t.Fatalf("%s after the overwrite: ok %v err %v %.20q", trimKey(i), ok, err, v)
 		}
+	}
+}
+
+// TestCloseDeletesForLostKeys: keys lost to a full flusher queue under a
+// burst of writes are purged at Close while the flusher still takes the
+// cold deletes purging queues: no cold error, no "flusher: closed".
+func TestCloseDeletesForLostKeys(t *testing.T) {
+	needURing(t)
+	clk := newFakeClock()
+	o := smallOptions(clk)
+	o.WarmConfig = WarmConfig{}
+	o.Flusher.QueueItems, o.Flusher.InFlight = 8, 1
+	emuCold(&o, t.TempDir())
+	core, logs := observer.New(zapcore.WarnLevel)
+	o.Logger = zap.New(core)
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 3; round++ {
+		for i := 0; i < 300; i++ {
+			if _, err := c.Set(trimKey(i), trimValue(i, round), SetOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := c.Stats()
+	t.Logf("lost %d, flusher drops %d, cold deletes %d, cold errors %d", st.Lost, st.Flusher.Drops, st.ColdDeletes, st.ColdErrors)
+	if st.Flusher.Drops == 0 {
+		t.Fatal("no flusher drops: the test does not lose keys")
+	}
+	if st.ColdErrors != 0 {
+		for _, e := range logs.All() {
+			t.Logf("%s %v", e.Message, e.ContextMap())
+		}
+		t.Errorf("%d cold errors at Close, want 0", st.ColdErrors)
 	}
 }

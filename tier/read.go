@@ -555,9 +555,12 @@ func (c *Cache) Where(key []byte) string {
 	return ""
 }
 
+// coldError counts and logs a cold-tier failure: a read (get, mget) then
+// answers a miss; a write, delete or invalidation (flush, delete,
+// invalidate) is not done.
 func (c *Cache) coldError(op string, err error) {
 	c.st.coldErrors.Add(1)
-	c.log.Warn("tier: cold tier error, serving a miss", zap.String("op", op), zap.Error(err))
+	c.log.Warn("tier: cold tier error", zap.String("op", op), zap.Error(err))
 }
 
 // coldMany looks keys up in cold, MGetColdBatch keys per submission.
