@@ -77,10 +77,11 @@
 //     not already in cold, durably, before closing the store; in writethrough
 //     mode Set returns after the cold copy is durable (KV.Sync).
 //   - T9: Close is idempotent and ordered: drain, background goroutine
-//     (hot evictions are discarded from then on), flusher (drained, every
-//     completion callback returned), lost-copy checks, hot, warm, cold
-//     (synced, closed): nothing touches a tier after it is closed. Calls
-//     after Close return ErrClosed.
+//     (hot evictions are discarded from then on), flusher drained, lost-copy
+//     checks (their cold deletes still queued), flusher closed (every
+//     completion callback returned), lost-copy checks again, hot, warm,
+//     cold (synced, closed): nothing touches a tier after it is closed.
+//     Calls after Close return ErrClosed (TestCloseDeletesForLostKeys).
 //   - T10: MGet sends the cold lookups of a batch as one KV.GetMany
 //     submission per MGetColdBatch keys (default 128); concurrent MGets
 //     submit side by side. Every cold read of a key the directory knows
