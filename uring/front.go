@@ -67,6 +67,8 @@ type Front struct {
 	closeBy  time.Time // when Close cancels what is still in flight
 	cancelAt bool      // the cancel-everything SQE has been placed
 	reaped   bool      // the last round reaped without entering
+	oneP     bool      // GOMAXPROCS was 1 when last read (onlyOneP)
+	pChecks  uint32
 
 	// Stall tracking (owner only; off when StallAfter < 0).
 	stallOn  bool

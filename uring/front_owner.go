@@ -84,7 +84,7 @@ func (f *Front) loop() {
 				f.reaped = false
 			} else {
 				f.reaped = true
-				if !f.opts.Ring.SingleIssuer || onlyOneP() {
+				if !f.opts.Ring.SingleIssuer || f.onlyOneP() {
 					// Let the goroutines that Done woke run now: what they
 					// submit is then taken in this round, not after an
 					// eventfd wake-up of a sleeping owner. With one P
@@ -238,9 +238,16 @@ func (f *Front) closeWait() time.Duration {
 }
 
 // onlyOneP reports whether the program runs with GOMAXPROCS=1 (as Go picks
-// under a CPU limit of one core). Read each time: GOMAXPROCS can change
-// while the program runs.
-func onlyOneP() bool { return runtime.GOMAXPROCS(0) == 1 }
+// under a CPU limit of one core). GOMAXPROCS can change while the program
+// runs (Go follows the cgroup's limit), and reading it takes the
+// scheduler's global lock: it is read again every 256 calls.
+func (f *Front) onlyOneP() bool {
+	if f.pChecks%256 == 0 {
+		f.oneP = runtime.GOMAXPROCS(0) == 1
+	}
+	f.pChecks++
+	return f.oneP
+}
 
 // enter submits the SQ and waits for wait completions.
 func (f *Front) enter(wait uint32) { f.enterTimeout(wait, 0) }
