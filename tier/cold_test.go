@@ -611,3 +611,83 @@ func TestCloseDeletesForLostKeys(t *testing.T) {
 		t.Errorf("%d cold errors at Close, want 0", st.ColdErrors)
 	}
 }
+
+// TestPromotedReadsWriteNothing (T18): keys only cold holds are read (and
+// promoted into hot), then pushed out of hot by new keys: the only cold
+// writes are those of the new keys that left hot; the promoted copies are
+// not written again.
+func TestPromotedReadsWriteNothing(t *testing.T) {
+	needURing(t)
+	clk := newFakeClock()
+	o := smallOptions(clk)
+	o.WarmConfig = WarmConfig{} // hot evictions go straight to cold
+	emuCold(&o, t.TempDir())
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	idx := coldOnly(t, c, 200, 30, 0)
+	var wasHot []int // other keys of coldOnly's still hot: written to cold when they leave
+	for i := 0; i < 200; i++ {
+		if c.Where(trimKey(i)) == "hot" {
+			wasHot = append(wasHot, i)
+		}
+	}
+	puts0 := kvOf(c).Stats().Puts
+	for round := 0; round < 4; round++ {
+		for _, i := range idx {
+			if v, ok, err := c.Get(nil, trimKey(i)); !ok || err != nil || !bytes.Equal(v, trimValue(i, 0)) {
+				t.Fatalf("%s: ok %v err %v", trimKey(i), ok, err)
+			}
+		}
+	}
+	settle(t, c)
+	promoted := 0
+	for _, i := range idx {
+		if c.Where(trimKey(i)) == "hot" {
+			promoted++
+		}
+	}
+	if promoted == 0 {
+		t.Fatal("no cold key was promoted into hot: the test needs some")
+	}
+	const fillers = 200
+	for i := 0; i < fillers; i++ {
+		if _, err := c.Set([]byte(fmt.Sprint("filler-", i)), trimValue(i, 9), SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, c)
+	left := 0 // keys hot pushed out that cold did not hold: each written to cold once
+	for i := 0; i < fillers; i++ {
+		if c.Where([]byte(fmt.Sprint("filler-", i))) != "hot" {
+			left++
+		}
+	}
+	for _, i := range wasHot {
+		if c.Where(trimKey(i)) != "hot" {
+			left++
+		}
+	}
+	stillHot := 0
+	for _, i := range idx {
+		if c.Where(trimKey(i)) == "hot" {
+			stillHot++
+		}
+	}
+	st := c.Stats()
+	puts := kvOf(c).Stats().Puts - puts0
+	t.Logf("%d cold keys promoted, %d still hot; %d other keys left hot; %d cold puts, %d kept", promoted, stillHot, left, puts, st.ColdKept)
+	if stillHot == promoted {
+		t.Fatal("no promoted key left hot: the test needs some evicted")
+	}
+	if puts != uint64(left) || st.ColdKept == 0 {
+		t.Errorf("%d cold puts for %d other keys that left hot (kept %d): promoted copies were written to cold again", puts, left, st.ColdKept)
+	}
+	for _, i := range idx {
+		if v, ok, err := c.Get(nil, trimKey(i)); !ok || err != nil || !bytes.Equal(v, trimValue(i, 0)) {
+			t.Fatalf("%s after its hot copy left: ok %v err %v", trimKey(i), ok, err)
+		}
+	}
+}

@@ -147,6 +147,12 @@
 //     TestExpiryMovedOnColdCopy, TestDrainRewritesChangedExpiry,
 //     TestColdCopyCarriesTheExpiry, TestDrainDeletesExpiredColdCopies. Open
 //     refuses a cold KV without KeepExpired (TestOpenRefusesKVHidingExpired).
+//   - T18: an evicted hot or warm copy of a version cold already holds
+//     (the entry's cold version, its expiry unchanged) is not written to
+//     cold again (Stats.ColdKept): a read promoted from cold costs no flash
+//     write (TestPromotedReadsWriteNothing). If the store reclaimed that
+//     record meanwhile, the key is lost at its next read (T7), as any
+//     record the store reclaims.
 //
 // # Caveats
 //

@@ -137,6 +137,9 @@ func (c *Cache) demote(he *hotEntry) {
 			return
 		}
 	}
+	if c.fl != nil && c.coldHolds(e, he.ver) {
+		return // the entry keeps naming the cold copy
+	}
 	if c.fl != nil {
 		e.coldMay = true
 		c.tr.add(he.key, he.val, he.ver, e.exp, policy.Cold)
@@ -164,10 +167,23 @@ func (c *Cache) flushCurrent(it *flusher.Item) bool {
 	sh.mu.RLock()
 	defer sh.mu.RUnlock()
 	e := sh.m[viewString(it.Key)]
-	if e == nil || e.dead || e.ver != it.Version {
+	if e == nil || e.dead || e.ver != it.Version || c.coldHolds(e, it.Version) {
 		return false
 	}
 	it.Expiry = e.exp
+	return true
+}
+
+// coldHolds reports (and counts) that cold already holds version ver of
+// e's key with the expiry the entry has: a hot or warm copy of it that is
+// evicted (one promoted from cold, typically) is not written again, which
+// would cost a flash write per promoted read and push other records out of
+// the log sooner (T18). The shard lock is held.
+func (c *Cache) coldHolds(e *entry, ver uint64) bool {
+	if e.cold != ver || e.expMoved {
+		return false
+	}
+	c.st.coldKept.Add(1)
 	return true
 }
 

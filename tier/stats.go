@@ -13,9 +13,9 @@ type counters struct {
 	misses atomic.Uint64
 	_      [64]byte
 
-	promotions, demotions, demoteWaits, demoteDrops, forgotten, flushed, lost, phantoms, adopted atomic.Uint64
-	coldErrors, coldDeletes, tombstones, expired, warmWrites, coldWrites                         atomic.Uint64
-	mgetSubmissions                                                                              atomic.Uint64
+	promotions, demotions, demoteWaits, demoteDrops, forgotten, flushed, lost, phantoms, adopted, coldKept atomic.Uint64
+	coldErrors, coldDeletes, tombstones, expired, warmWrites, coldWrites                                   atomic.Uint64
+	mgetSubmissions                                                                                        atomic.Uint64
 }
 
 func (c *Cache) count(t policy.Tier, hit bool) {
@@ -46,6 +46,7 @@ type Stats struct {
 	Demotions       uint64 // hot evictions written to warm (or cold)
 	DemoteWaits     uint64 // hot evictions that waited for room in the demotion queue
 	DemoteDrops     uint64 // hot evictions dropped because Close had stopped the demotions
+	ColdKept        uint64 // hot or warm evictions not written to cold, which held that version already (T18)
 	Flushed         uint64 // warm evictions handed to the flusher
 	Lost            uint64 // keys forgotten because their only copy was dropped, failed or reclaimed
 	Forgotten       uint64 // cold-only keys the directory forgot to stay within MaxKeys (still in cold)
@@ -105,6 +106,7 @@ func (c *Cache) Stats() Stats {
 	s.Misses = misses
 	s.Promotions = c.st.promotions.Load()
 	s.Demotions = c.st.demotions.Load()
+	s.ColdKept = c.st.coldKept.Load()
 	s.DemoteWaits = c.st.demoteWaits.Load()
 	s.DemoteDrops = c.st.demoteDrops.Load()
 	s.Flushed = c.st.flushed.Load()

@@ -62,6 +62,7 @@ var metricHelp = []struct {
 	{"demotions_total", "Hot evictions written to a slower tier.", nil},
 	{"demote_waits_total", "Hot evictions that waited for room in the demotion queue.", nil},
 	{"demote_drops_total", "Hot evictions dropped because shutdown had stopped the demotions.", nil},
+	{"cold_kept_total", "Hot or warm evictions not written to cold because cold held that version already.", nil},
 	{"lost_total", "Keys forgotten because their only copy was dropped or failed.", nil},
 	{"directory_forgotten_total", "Keys held only in cold that the directory forgot to stay within cold.directory_keys (read again from cold).", nil},
 	{"flusher_queue_items", "Items waiting in the flusher queue.", nil},
@@ -139,6 +140,7 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 		counter("demotions_total", float64(st.Demotions))
 		counter("demote_waits_total", float64(st.DemoteWaits))
 		counter("demote_drops_total", float64(st.DemoteDrops))
+		counter("cold_kept_total", float64(st.ColdKept))
 		counter("lost_total", float64(st.Lost))
 		counter("directory_forgotten_total", float64(st.Forgotten))
 		gauge("flusher_queue_items", float64(st.Flusher.Queue))
