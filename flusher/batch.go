@@ -117,8 +117,8 @@ func (f *Flusher) takeLocked() []*Item {
 	return batch
 }
 
-// run writes one batch: its deletes first (one DeleteMany when the store
-// has it, else one by one), then its puts as one PutMany submission.
+// run writes one batch: its deletes (one DeleteMany when the store has it,
+// else one by one) beside its puts (one PutMany submission).
 func (f *Flusher) run(batch []*Item) {
 	ctx, cancel := context.WithTimeout(context.Background(), f.o.Timeout)
 	defer cancel()
@@ -135,7 +135,20 @@ func (f *Flusher) run(batch []*Item) {
 			puts = append(puts, it)
 		}
 	}
-	f.deleteAll(ctx, dels)
+	// A batch never holds two items of one key (F3), so its deletes and its
+	// puts are independent: they go to the store side by side, and the
+	// batch takes the longer of the two, not their sum (a delete first
+	// reads its record's header from the device). A sync follows both.
+	var delsDone chan struct{}
+	if len(dels) > 0 && len(puts) > 0 {
+		delsDone = make(chan struct{})
+		go func() {
+			defer close(delsDone)
+			f.deleteAll(ctx, dels)
+		}()
+	} else {
+		f.deleteAll(ctx, dels)
+	}
 	if len(puts) > 0 {
 		f.st.batches.Add(1)
 		if err := f.o.Store.PutMany(ctx, puts); err != nil {
@@ -145,6 +158,11 @@ func (f *Flusher) run(batch []*Item) {
 				}
 			}
 		}
+	}
+	if delsDone != nil {
+		<-delsDone
+	}
+	if len(puts) > 0 {
 		f.syncIfNeeded(ctx, puts)
 	}
 	for _, it := range skipped {

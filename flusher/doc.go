@@ -31,7 +31,10 @@
 //     holds the deleted copy. A delete the store failed stays pending for
 //     the flusher's life (TestDeletePending).
 //   - F9: a batch's deletes reach a store that is a ManyDeleter in one
-//     DeleteMany call, each item with its own outcome (TestDeletesBatched).
+//     DeleteMany call, each item with its own outcome (TestDeletesBatched),
+//     and run beside the batch's puts, which are of other keys (F3); the
+//     batch completes, and a sync is made, after both
+//     (TestDeletesBesidePuts).
 //
 // # Caveats
 //

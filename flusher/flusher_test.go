@@ -398,13 +398,18 @@ func TestDeletePending(t *testing.T) {
 	}
 }
 
-// manyDelStore is a recStore that also deletes in batches (ManyDeleter).
+// manyDelStore is a recStore that also deletes in batches (ManyDeleter);
+// delGate (if set) blocks DeleteMany until closed.
 type manyDelStore struct {
 	*recStore
-	calls [][]string
+	calls   [][]string
+	delGate chan struct{}
 }
 
 func (s *manyDelStore) DeleteMany(ctx context.Context, keys [][]byte) []error {
+	if s.delGate != nil {
+		<-s.delGate
+	}
 	s.mu.Lock()
 	var b []string
 	for _, k := range keys {
@@ -460,8 +465,8 @@ func TestDeletesBatched(t *testing.T) {
 	if fmt.Sprint(failed) != "[bad]" {
 		t.Errorf("failed items %v, want [bad]", failed)
 	}
-	if last := s.log[len(s.log)-1]; last != "put p v" {
-		t.Errorf("the store's last write %q, want the put after the deletes", last)
+	if !slices.Contains(s.log, "put p v") {
+		t.Errorf("the store never got the batch's put: %v", s.log)
 	}
 }
 
@@ -543,5 +548,43 @@ func BenchmarkEnqueueBehindDeletes(b *testing.B) {
 	b.StopTimer()
 	if st := f.Stats(); st.Drops != uint64(b.N) {
 		b.Fatalf("%d drops, want %d", st.Drops, b.N)
+	}
+}
+
+// TestDeletesBesidePuts: a batch's puts reach the store while its deletes
+// are still running (they are of other keys, F3), and Drain waits for both.
+func TestDeletesBesidePuts(t *testing.T) {
+	s := &manyDelStore{recStore: newRecStore(), delGate: make(chan struct{})}
+	f := newFlusher(t, Options{Store: s, BatchItems: 3, BatchDelay: time.Hour})
+	f.Enqueue(&Item{Key: []byte("d0"), Delete: true})
+	f.Enqueue(&Item{Key: []byte("d1"), Delete: true})
+	f.Enqueue(item("p", "v")) // the third item closes the batch
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s.mu.Lock()
+		put := slices.Contains(s.log, "put p v")
+		s.mu.Unlock()
+		if put {
+			break
+		}
+		if time.Now().After(deadline) {
+			close(s.delGate)
+			t.Fatal("the batch's put waited for its deletes")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	drained := make(chan error, 1)
+	go func() { drained <- f.Drain(context.Background()) }()
+	select {
+	case err := <-drained:
+		t.Fatalf("Drain returned (%v) while the batch's deletes were still running", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(s.delGate)
+	if err := <-drained; err != nil {
+		t.Fatal(err)
+	}
+	if st := f.Stats(); st.Written != 3 || st.Errors != 0 {
+		t.Errorf("stats %+v: want 3 written, no error", st)
 	}
 }
