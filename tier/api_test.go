@@ -146,14 +146,7 @@ func TestMGetSendsColdLookupsInOneSubmission(t *testing.T) {
 }
 
 func TestWhereFollowsTheValue(t *testing.T) {
-	needURing(t)
-	o := smallOptions(newFakeClock())
-	emuCold(&o, t.TempDir())
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCold(t, nil)
 	c.Set([]byte("small"), []byte("v"), SetOptions{})
 	if w := c.Where([]byte("small")); w != "hot" {
 		t.Errorf("Where(small) = %q, want hot", w)
@@ -172,14 +165,7 @@ func TestWhereFollowsTheValue(t *testing.T) {
 }
 
 func TestFlushEmptiesEveryTier(t *testing.T) {
-	needURing(t)
-	o := smallOptions(newFakeClock())
-	emuCold(&o, t.TempDir())
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCold(t, nil)
 	for i := 0; i < 500; i++ {
 		c.Set([]byte(fmt.Sprint("f", i)), bytes.Repeat([]byte{byte(i)}, 1+i*100), SetOptions{})
 	}

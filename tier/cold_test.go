@@ -64,14 +64,8 @@ func openCold(t *testing.T, edit func(*Options)) *Cache {
 func kvOf(c *Cache) *nvmekv.KV { return c.cold.(*coldKV).kv }
 
 func TestModelEmulatedCold(t *testing.T) {
-	needURing(t)
 	clk := newFakeClock()
-	o := smallOptions(clk)
-	emuCold(&o, t.TempDir())
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := openCold(t, func(o *Options) { o.Clock = clk.Now })
 	maxVal := 8 << 20
 	if testing.Short() {
 		maxVal = 1 << 20
@@ -398,17 +392,11 @@ func settle(t *testing.T, c *Cache) {
 }
 
 func TestFullStrictStoreCountsCapacityErrors(t *testing.T) {
-	needURing(t)
-	o := smallOptions(newFakeClock())
-	o.Clock = nil
-	emuCold(&o, t.TempDir())
-	o.ColdCapacity = 1 << 20 // four 256 KiB regions
-	o.ColdStrict = true
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCold(t, func(o *Options) {
+		o.Clock = nil
+		o.ColdCapacity = 1 << 20 // four 256 KiB regions
+		o.ColdStrict = true
+	})
 	r := rand.New(rand.NewPCG(10, 10))
 	for i := 0; i < 2000; i++ {
 		k := fmt.Sprintf("s%04d", i)
@@ -481,15 +469,8 @@ func TestFlushClearsAnEarlierRunsKeys(t *testing.T) {
 // tier's evictions, and every key either reads back its own value or
 // misses (and is then counted lost and leaves the directory, T7).
 func TestColdEvictionsCounted(t *testing.T) {
-	needURing(t)
-	o := smallOptions(newFakeClock())
-	emuCold(&o, t.TempDir())
-	o.ColdCapacity = 4 << 20 // 16 regions of 256 KiB
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCold(t, func(o *Options) { o.ColdCapacity = 4 << 20 }) // 16 regions of 256 KiB
+
 	const n = 3000 // 12 MB of 4 KiB values through a 4 MiB store
 	val := func(i int) []byte { return bytes.Repeat([]byte{byte(i), byte(i >> 8)}, 2048) }
 	for i := 0; i < n; i++ {

@@ -430,15 +430,8 @@ func TestDrainRewritesChangedExpiry(t *testing.T) {
 // copy, so once the expiry it was written with has passed, the copy must
 // still be served while the directory says the key lives.
 func TestExpiryMovedOnColdCopy(t *testing.T) {
-	needURing(t)
 	clk := newFakeClock()
-	o := smallOptions(clk)
-	emuCold(&o, t.TempDir())
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCold(t, func(o *Options) { o.Clock = clk.Now })
 	idx := coldOnly(t, c, 400, 3, time.Hour)
 	cold := [][]byte{trimKey(idx[0]), trimKey(idx[1]), trimKey(idx[2])}
 	if !c.Expire(cold[0], 3*time.Hour) || !c.Persist(cold[1]) {
