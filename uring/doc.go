@@ -5,7 +5,9 @@
 // with its 16- or 80-byte command area, link timeouts, cancel), links,
 // registered buffers and files, and opcode probing.
 //
-// Ring is the raw ring, used by exactly one goroutine. Front is what the rest
+// Ring is the raw ring, used by exactly one goroutine; its RunEach runs a
+// batch of independent requests from the calling goroutine, fio's way.
+// Front is what the rest
 // of tiercache uses: one owner goroutine per ring (locked to its OS thread
 // for SINGLE_ISSUER rings) does every ring operation, and any number of
 // goroutines queue Requests with Submit (completion by Request.Done) or Do
@@ -99,6 +101,17 @@
 //     enter instead of costing one enter and one eventfd wake-up each
 //     (TestFrontOneP; 25-31k against 92-111k 4 KiB Retrieves/s at QD 64 on
 //     the emulated namespace here, fio ~180k).
+//
+//   - U16: Ring.RunEach calls every Request's Done exactly once, on the
+//     calling goroutine, and returns only after the kernel is done with
+//     every request it submitted; each SQE is handed to the kernel by an
+//     io_uring_enter of its own before the next is prepared, and at most
+//     min(SQ entries, CQ entries) are in flight (TestRunEach,
+//     TestRunEachErrors). One enter per SQE is fio's default
+//     (iodepth_batch=1): the device starts on the first read while the
+//     next are prepared. On this project's VM a raw ring at QD 64 reading
+//     4 KiB reached 1.01x fio that way against 0.85x with one enter per
+//     batch (5 interleaved rounds).
 //
 // # Caveats
 //

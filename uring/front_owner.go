@@ -357,15 +357,7 @@ func (f *Front) startReq(req *Request, last bool) {
 	f.slots[slot] = req
 	f.gens[slot]++
 	req.slot, req.inFlight = slot, true
-	p := &f.pins[slot]
-	for _, b := range req.Pin {
-		if len(b) > 0 {
-			p.Pin(&b[0])
-			f.pinned[slot] = true
-		}
-	}
-	for _, o := range req.PinObjects {
-		p.Pin(o)
+	if pinRequest(&f.pins[slot], req) {
 		f.pinned[slot] = true
 	}
 	s := f.ring.NextSQE()
