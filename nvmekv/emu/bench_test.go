@@ -196,8 +196,17 @@ func BenchmarkRetrieve4KQD1(b *testing.B) {
 
 // BenchmarkRetrieve4KBatch8: the same reads at QD 64 as 8 goroutines each
 // doing one Do of 8 Retrieves at a time (the GetMany path).
-func BenchmarkRetrieve4KBatch8(b *testing.B) {
-	const keys, batch = 64 << 10, 8
+func BenchmarkRetrieve4KBatch8(b *testing.B) { retrieveBatches(b, 8) }
+
+// BenchmarkRetrieve4KBatch64: the same reads at QD 64 from one goroutine
+// doing one Do of 64 Retrieves at a time (a GetMany of 64 cold keys): its
+// waves run on the batch ring (E16), fio's own model.
+func BenchmarkRetrieve4KBatch64(b *testing.B) { retrieveBatches(b, 64) }
+
+// retrieveBatches reads at QD 64 from benchQD/batch goroutines, each doing
+// one Do of batch Retrieves at a time.
+func retrieveBatches(b *testing.B, batch int) {
+	const keys = 64 << 10
 	ns := retrieveNS(b, "retrievebatch", keys)
 	defer ns.Close()
 	b.SetBytes(4096)
@@ -206,7 +215,7 @@ func BenchmarkRetrieve4KBatch8(b *testing.B) {
 	left.Store(int64(b.N))
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	for g := 0; g < benchQD/batch; g++ {
+	for range benchQD / batch {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -216,7 +225,7 @@ func BenchmarkRetrieve4KBatch8(b *testing.B) {
 				ops[i] = &nvmekv.Op{Code: nvmekv.OpRetrieve, Key: make([]byte, 16), Buf: make([]byte, 4096)}
 			}
 			for {
-				n := min(int64(batch), left.Add(-batch)+batch)
+				n := min(int64(batch), left.Add(-int64(batch))+int64(batch))
 				if n <= 0 {
 					return
 				}
@@ -237,6 +246,9 @@ func BenchmarkRetrieve4KBatch8(b *testing.B) {
 		}()
 	}
 	wg.Wait()
+	b.StopTimer()
+	st := ns.Stats()
+	b.ReportMetric(float64(st.BatchReads)/float64(max(1, st.DiskReads)), "batch/diskread")
 }
 
 // BenchmarkOpen builds a store of TIERCACHE_BENCH_ITEMS small records

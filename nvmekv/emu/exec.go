@@ -414,8 +414,9 @@ func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead)
 
 // readWave reads up to e.wave pending Retrieves in one submission, each
 // as one read of its record's extent rounded out to the read alignment.
-// The reads go to the Front with Submit and complete through Done into a
-// pooled wave (no per-read allocation); the caller waits for the whole wave.
+// The reads go to a Front with Submit, or run on the batch ring (E16), and
+// complete through Done into a pooled wave (no per-read allocation); the
+// caller waits for the whole wave.
 func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead, retry []*nvmekv.Op) []*nvmekv.Op {
 	w := e.waves.Get().(*wave)
 	w.grow(len(reads))
@@ -445,8 +446,16 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 			need++
 		}
 	}
-	front, fixed, quick := e.readFront(len(reads))
-	defer e.readDone(quick, len(reads))
+	br := e.takeBatch(len(reads))
+	var front *uring.Front
+	var fixed, quick bool
+	if br != nil {
+		fixed = br.fixed
+		defer func() { e.batch <- br }()
+	} else {
+		front, fixed, quick = e.readFront(len(reads))
+		defer e.readDone(quick, len(reads))
+	}
 	w.slots = e.slots.get(w.slots[:0], need)
 	got := w.slots
 	w.reqs = w.reqs[:0]
@@ -479,7 +488,17 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 	}
 	if len(w.reqs) > 0 {
 		w.left.Store(int32(len(w.reqs)))
-		if err := front.Submit(w.reqs...); err != nil {
+		if br != nil {
+			// Every Done has run when RunEach returns; one that it
+			// cancelled says so with -ECANCELED, as below.
+			if err := br.ring.RunEach(w.reqs); err != nil {
+				for i := range reads {
+					if r := w.rds[i]; r.err == nil && r.res == -int32(syscall.ECANCELED) {
+						r.err = err
+					}
+				}
+			}
+		} else if err := front.Submit(w.reqs...); err != nil {
 			for _, q := range w.reqs {
 				q.Done(uring.Result{Res: -int32(syscall.ECANCELED)})
 			}
@@ -493,6 +512,9 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 		e.diskReads.Add(uint64(len(w.reqs)))
 		if quick {
 			e.quickReads.Add(uint64(len(w.reqs)))
+		}
+		if br != nil {
+			e.batchReads.Add(uint64(len(w.reqs)))
 		}
 		e.readBytes.Add(uint64(nb))
 	}

@@ -509,23 +509,7 @@ func TestExtentReadRacesReclaim(t *testing.T) {
 	reclaimed := map[string]int{}
 	o.OnReclaim = func(k [16]byte) { reclaimed[string(bytes.TrimRight(k[:], "\x00"))]++ }
 	var ns *Namespace
-	armed := false
-	o.Fault = func(write bool, off int64, n int) syscall.Errno {
-		if write || !armed || n != 4096 {
-			return 0
-		}
-		armed = false
-		other := bytes.Repeat([]byte{0xee}, 4096)
-		for i := 0; i < 20*(64<<10)/4096; i++ { // more than the whole log
-			if err := ns.Store(ctx, []byte(fmt.Sprintf("w%d", i)), other, 0); err != nil {
-				t.Errorf("store while a read waits: %v", err)
-			}
-		}
-		if err := ns.Flush(ctx); err != nil {
-			t.Error(err)
-		}
-		return 0
-	}
+	armed := overwriteOnRead(t, &o, &ns, 4096)
 	ns = mustOpen(t, o)
 	defer ns.Close()
 	v := extValue(7, 7, 4096)
@@ -535,10 +519,10 @@ func TestExtentReadRacesReclaim(t *testing.T) {
 	if err := pushOut(ns); err != nil {
 		t.Fatal(err)
 	}
-	armed = true
+	*armed = true
 	buf := make([]byte, 4096)
 	n, err := ns.Retrieve(ctx, []byte("victim"), buf)
-	if armed {
+	if *armed {
 		t.Fatal("the Retrieve did not read the disk")
 	}
 	if !errors.Is(err, nvmekv.ErrKeyNotFound) {
@@ -549,6 +533,36 @@ func TestExtentReadRacesReclaim(t *testing.T) {
 	}
 	if st := ns.Stats(); st.ReadRetries == 0 {
 		t.Fatal("no read was retried")
+	}
+}
+
+// overwriteOnRead sets o.Fault to overwrite the whole log (overwriteLog
+// on *ns) at the first disk read of n bytes (0: of any size) once the
+// returned flag is set; the flag is cleared when it does.
+func overwriteOnRead(t *testing.T, o *Options, ns **Namespace, n int) *bool {
+	armed := new(bool)
+	o.Fault = func(write bool, off int64, size int) syscall.Errno {
+		if write || !*armed || (n != 0 && size != n) {
+			return 0
+		}
+		*armed = false
+		overwriteLog(t, *ns)
+		return 0
+	}
+	return armed
+}
+
+// overwriteLog stores and flushes more than the whole log of a testOptions
+// store (16 regions of 64 KiB), so every region is reclaimed and rewritten.
+func overwriteLog(t *testing.T, ns *Namespace) {
+	other := bytes.Repeat([]byte{0xee}, 4096)
+	for i := 0; i < 20*(64<<10)/4096; i++ {
+		if err := ns.Store(ctx, []byte(fmt.Sprintf("w%d", i)), other, 0); err != nil {
+			t.Errorf("store while a read waits: %v", err)
+		}
+	}
+	if err := ns.Flush(ctx); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -54,8 +54,8 @@ func (r *waveRead) prep(s *uring.SQE) {
 	}
 }
 
-// complete runs on the Front's owner goroutine (it must not block: done
-// has room for the one send).
+// complete runs on the Front's owner goroutine, or on the wave's caller on
+// a batch ring (it must not block: done has room for the one send).
 func (r *waveRead) complete(res uring.Result) {
 	r.res = res.Res
 	if r.w.left.Add(-1) == 0 {

@@ -1,0 +1,129 @@
+package emu
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/tiercache/tiercache/nvmekv"
+)
+
+// batchOptions is testOptions with waves large enough for a batch ring.
+func batchOptions(t testing.TB) Options {
+	o := testOptions(t)
+	o.ReadSlots = 64
+	return o
+}
+
+// retrieveAll reads keys in one Do and checks each against want; it
+// returns how many reads went to the disk and how many of them to a batch
+// ring.
+func retrieveAll(t *testing.T, ns *Namespace, keys []string, want map[string][]byte) (disk, batch uint64) {
+	t.Helper()
+	st0 := ns.Stats()
+	ops := make([]*nvmekv.Op, len(keys))
+	for i, k := range keys {
+		ops[i] = &nvmekv.Op{Code: nvmekv.OpRetrieve, Key: []byte(k), Buf: make([]byte, len(want[k]))}
+	}
+	if err := ns.Do(ctx, ops...); err != nil {
+		t.Fatal(err)
+	}
+	for i, op := range ops {
+		if op.Err != nil || !bytes.Equal(op.Buf, want[keys[i]]) {
+			t.Fatalf("Retrieve %s: err %v, value equal %v", keys[i], op.Err, bytes.Equal(op.Buf, want[keys[i]]))
+		}
+	}
+	st := ns.Stats()
+	return st.DiskReads - st0.DiskReads, st.BatchReads - st0.BatchReads
+}
+
+// TestBatchRing: a wave of batchMin reads or more, extents (read straight
+// into the caller's buffers) and inline records (through registered read
+// slots) mixed, runs on the batch ring and returns every value; a smaller
+// wave, or one while the main ring reads, does not; the ring goes back to
+// the pool.
+func TestBatchRing(t *testing.T) {
+	ns := mustOpen(t, batchOptions(t))
+	defer ns.Close()
+	if ns.batch == nil {
+		skipf(t, "no batch ring could be made")
+	}
+	want := map[string][]byte{}
+	var keys []string
+	for i := range 2 * batchMin {
+		k := fmt.Sprint("b", i)
+		n := 4096
+		if i%4 == 0 {
+			n = 100 + i // inline: a read slot, then header and CRC checks
+		}
+		want[k] = extValue(i, 1, n)
+		if err := ns.Store(ctx, []byte(k), want[k], 0); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	if err := pushOut(ns); err != nil {
+		t.Fatal(err)
+	}
+	if d, b := retrieveAll(t, ns, keys, want); d != uint64(len(keys)) || b != d {
+		t.Errorf("a wave of %d: %d disk reads, %d on the batch ring; want %d and %d", len(keys), d, b, len(keys), len(keys))
+	}
+	if d, b := retrieveAll(t, ns, keys[:batchMin-1], want); d != uint64(batchMin-1) || b != 0 {
+		t.Errorf("a wave of %d: %d disk reads, %d on the batch ring; want %d and 0", batchMin-1, d, b, batchMin-1)
+	}
+	ns.mainBusy.Add(1)
+	d, b := retrieveAll(t, ns, keys, want)
+	ns.mainBusy.Add(-1)
+	if d != uint64(len(keys)) || b != 0 {
+		t.Errorf("a wave of %d while the main ring reads: %d disk reads, %d on the batch ring; want %d and 0", len(keys), d, b, len(keys))
+	}
+	if n := len(ns.batch); n != batchRings {
+		t.Errorf("%d batch rings free after every read completed, want %d", n, batchRings)
+	}
+	if m := ns.mainBusy.Load(); m != 0 {
+		t.Errorf("main ring in-flight counter %d after every read completed, want 0", m)
+	}
+}
+
+// TestBatchReadRacesReclaim: the whole log is overwritten while a wave on
+// the batch ring is being issued; every read sees its region was reclaimed
+// and none returns the newer bytes (E2): each key is not found.
+func TestBatchReadRacesReclaim(t *testing.T) {
+	o := batchOptions(t)
+	var ns *Namespace
+	armed := overwriteOnRead(t, &o, &ns, 0)
+	ns = mustOpen(t, o)
+	defer ns.Close()
+	if ns.batch == nil {
+		skipf(t, "no batch ring could be made")
+	}
+	ops := make([]*nvmekv.Op, batchMin)
+	for i := range ops {
+		k := []byte(fmt.Sprint("victim", i))
+		if err := ns.Store(ctx, k, extValue(i, 2, 4096), 0); err != nil {
+			t.Fatal(err)
+		}
+		ops[i] = &nvmekv.Op{Code: nvmekv.OpRetrieve, Key: k, Buf: make([]byte, 4096)}
+	}
+	if err := pushOut(ns); err != nil {
+		t.Fatal(err)
+	}
+	st0 := ns.Stats()
+	*armed = true
+	if err := ns.Do(ctx, ops...); err != nil {
+		t.Fatal(err)
+	}
+	if *armed {
+		t.Fatal("the Retrieves did not read the disk")
+	}
+	for i, op := range ops {
+		if !errors.Is(op.Err, nvmekv.ErrKeyNotFound) {
+			t.Fatalf("Retrieve %d across a reclaim of its region: %v (first bytes %x)", i, op.Err, op.Buf[:8])
+		}
+	}
+	st := ns.Stats()
+	if st.BatchReads == st0.BatchReads || st.ReadRetries == st0.ReadRetries {
+		t.Fatalf("batch ring reads %d, retries %d: the race was not run on the batch ring", st.BatchReads-st0.BatchReads, st.ReadRetries-st0.ReadRetries)
+	}
+}
