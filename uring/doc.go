@@ -106,8 +106,9 @@
 //     calling goroutine, and returns only after the kernel is done with
 //     every request it submitted; each SQE is handed to the kernel by an
 //     io_uring_enter of its own before the next is prepared, and at most
-//     min(SQ entries, CQ entries) are in flight (TestRunEach,
-//     TestRunEachErrors). One enter per SQE is fio's default
+//     min(SQ entries, CQ entries) are in flight; with a RunWatch, a wait
+//     of StallAfter without a completion is reported once, and nothing is
+//     cancelled (TestRunEach, TestRunEachErrors, TestRunEachStall). One enter per SQE is fio's default
 //     (iodepth_batch=1): the device starts on the first read while the
 //     next are prepared. On this project's VM a raw ring at QD 64 reading
 //     4 KiB reached 1.01x fio that way against 0.85x with one enter per

@@ -26,11 +26,13 @@ import (
 // thread created it, not SQPOLL) that nothing else uses meanwhile, with
 // an empty SQ and CQ.
 //
+// w watches for stalls: see RunWatch.
+//
 // If io_uring_enter fails other than transiently, the requests not yet
 // prepared complete with -ECANCELED and the error is returned; those
 // already submitted are still waited for (their buffers belong to the
 // kernel until then).
-func (r *Ring) RunEach(reqs []*Request) error {
+func (r *Ring) RunEach(reqs []*Request, w RunWatch) error {
 	if r.closed {
 		for _, q := range reqs {
 			q.Done(Result{Res: -int32(syscall.ECANCELED)})
@@ -47,6 +49,8 @@ func (r *Ring) RunEach(reqs []*Request) error {
 	}
 	var failed error
 	next, inFlight := 0, 0
+	watch := w.StallAfter > 0 && w.Stalled != nil && r.features&FeatExtArg != 0
+	reported := false
 	for next < len(reqs) || inFlight > 0 {
 		for failed == nil && next < len(reqs) && inFlight < depth {
 			s := r.NextSQE()
@@ -74,13 +78,26 @@ func (r *Ring) RunEach(reqs []*Request) error {
 		if inFlight == 0 {
 			break
 		}
-		if _, err := r.SubmitAndWait(1); err != nil && !errors.Is(err, ErrBusy) {
+		var err error
+		if watch {
+			_, err = r.SubmitAndWaitTimeout(1, w.StallAfter)
+		} else {
+			_, err = r.SubmitAndWait(1)
+		}
+		switch {
+		case err == nil || errors.Is(err, ErrBusy):
+		case errors.Is(err, ErrTimeout):
+			if !reported {
+				reported = true
+				w.Stalled(inFlight)
+			}
+		default:
 			if failed == nil {
 				failed = err
 			}
 			time.Sleep(time.Millisecond) // do not spin on a persistent failure
 		}
-		inFlight -= r.ForEachCQE(func(c *CQE) {
+		n := r.ForEachCQE(func(c *CQE) {
 			i := int(c.UserData)
 			res := Result{Res: c.Res, Flags: c.Flags}
 			if r.CQE32() {
@@ -91,8 +108,23 @@ func (r *Ring) RunEach(reqs []*Request) error {
 			}
 			reqs[i].Done(res)
 		})
+		inFlight -= n
+		if n > 0 {
+			reported = false
+		}
 	}
 	return failed
+}
+
+// RunWatch is RunEach's stall watch. When StallAfter > 0 and requests are
+// in flight with none completing for StallAfter, RunEach calls Stalled
+// once with how many are in flight (again only after a completion came
+// and a new stall began); nothing is cancelled, RunEach keeps waiting. A
+// ring without IORING_FEAT_EXT_ARG (Linux < 5.11) cannot time its waits
+// and does not watch.
+type RunWatch struct {
+	StallAfter time.Duration
+	Stalled    func(inFlight int)
 }
 
 func needPins(reqs []*Request) bool {

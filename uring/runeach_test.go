@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestRunEach reads 100 random 512-byte blocks of a file on a ring with 8
@@ -54,7 +55,7 @@ func TestRunEach(t *testing.T) {
 			},
 		}
 	}
-	if err := r.RunEach(reqs); err != nil {
+	if err := r.RunEach(reqs, RunWatch{}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range reqs {
@@ -95,7 +96,7 @@ func TestRunEachErrors(t *testing.T) {
 			Done: func(rs Result) { res[i] = rs.Res },
 		}
 	}
-	if err := r.RunEach(reqs); err != nil {
+	if err := r.RunEach(reqs, RunWatch{}); err != nil {
 		t.Fatal(err)
 	}
 	if res[0] != 512 || res[1] != -int32(syscall.EBADF) || res[2] != 512 {
@@ -103,12 +104,58 @@ func TestRunEachErrors(t *testing.T) {
 	}
 	r.Close()
 	clear(res)
-	if err := r.RunEach(reqs); !errors.Is(err, ErrClosed) {
+	if err := r.RunEach(reqs, RunWatch{}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("RunEach on a closed ring: %v, want ErrClosed", err)
 	}
 	for i, x := range res {
 		if x != -int32(syscall.ECANCELED) {
 			t.Fatalf("request %d on a closed ring: res %d, want -ECANCELED", i, x)
 		}
+	}
+}
+
+// TestRunEachStall: a read of a pipe nobody writes is reported stalled
+// once, with one request in flight, while a read of a file completed; it
+// is not cancelled, and completes when the pipe is written.
+func TestRunEachStall(t *testing.T) {
+	r := newRing(t, Options{Entries: 4})
+	if r.features&FeatExtArg == 0 {
+		skipOrFail(t, "io_uring without IORING_FEAT_EXT_ARG: RunEach cannot time its waits")
+	}
+	var p [2]int
+	if err := syscall.Pipe(p[:]); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(p[0])
+	defer syscall.Close(p[1])
+	f, _ := tempFile(t, 4096, 0)
+	buf := alignedBuf(t, 2*512)
+	res := []int32{-1, -1}
+	fds := []int32{int32(f.Fd()), int32(p[0])}
+	reqs := make([]*Request, 2)
+	for i := range reqs {
+		reqs[i] = &Request{
+			Prep: func(s *SQE) { s.PrepRead(fds[i], buf[i*512:(i+1)*512], 0) },
+			Done: func(rs Result) { res[i] = rs.Res },
+		}
+	}
+	var stalls []int
+	w := RunWatch{StallAfter: 20 * time.Millisecond, Stalled: func(n int) {
+		stalls = append(stalls, n)
+		if len(stalls) == 1 {
+			go func() {
+				time.Sleep(100 * time.Millisecond) // several StallAfters: one report only
+				syscall.Write(p[1], []byte("late"))
+			}()
+		}
+	}}
+	if err := r.RunEach(reqs, w); err != nil {
+		t.Fatal(err)
+	}
+	if len(stalls) != 1 || stalls[0] != 1 {
+		t.Fatalf("stall reports %v, want one, of 1 request in flight", stalls)
+	}
+	if res[0] != 512 || res[1] != 4 {
+		t.Fatalf("results %v, want [512 4]", res)
 	}
 }

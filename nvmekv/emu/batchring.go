@@ -16,6 +16,7 @@ import (
 type batchRing struct {
 	ring  *uring.Ring
 	fixed bool // the read slab is registered, at the main ring's index
+	watch uring.RunWatch
 }
 
 const (
@@ -45,6 +46,13 @@ func (e *Namespace) setupBatch(regs [][]byte) {
 			return
 		}
 		b := &batchRing{ring: r}
+		if after := e.front.Options().StallAfter; after > 0 {
+			b.watch = uring.RunWatch{StallAfter: after, Stalled: func(n int) {
+				e.log.Warn("emu: reads on the batch ring stalled in the kernel: none completed for StallAfter (not cancelled; the Retrieve waits)",
+					zap.Int("in_flight", n), zap.Duration("stall_after", after), zap.String("path", e.opts.Path))
+				e.batchStalled.Add(uint64(n)) // after the warning, as the Front counts
+			}}
+		}
 		if e.fixed {
 			if err := r.RegisterBuffers(regs); err != nil {
 				e.log.Warn("emu: cannot register buffers on a batch ring, using unregistered reads there", zap.Error(err))

@@ -130,8 +130,10 @@
 //     ring itself (uring.Ring.RunEach), so neither the reads nor their
 //     completions pass through the main ring's owner. A wave that finds the
 //     batch ring busy, or the main ring reading, takes the main ring. The
-//     read checks of E2 are the same on every ring (TestBatchRing,
-//     TestBatchReadRacesReclaim; Stats.BatchReads counts them). One
+//     read checks of E2 are the same on every ring, and so is the stall
+//     report of Options.StallAfter (a warning, counted in
+//     FrontStats().Stalled) (TestBatchRing, TestBatchReadRacesReclaim,
+//     uring TestRunEachStall; Stats.BatchReads counts them). One
 //     goroutine doing Dos of 64 4 KiB Retrieves (a GetMany of 64 cold keys)
 //     reached 0.90-0.94x fio at QD 64 against 0.62-0.67x on the main ring;
 //     4 goroutines doing Dos of 16 at once ran at 0.61x fio on batch rings

@@ -103,21 +103,22 @@ type Namespace struct {
 	reclaimQ  [][16]byte // keys dropped, reported after unlock
 	st        Stats
 
-	syncMu      sync.Mutex   // one Flush writes and fdatasyncs at a time
-	ioMu        sync.RWMutex // Close takes it exclusively before unmapping
-	readSlab    []byte
-	slots       *slots
-	wave        int       // most disk reads per submission: min(ReadSlots, the ring's largest group)
-	waves       sync.Pool // *wave
-	diskReads   atomic.Uint64
-	readBytes   atomic.Uint64 // bytes read from the device by Retrieves
-	reclaims    atomic.Uint64 // regions reclaimed so far (a disk read rechecks its region if this moved)
-	readRetries atomic.Uint64
-	directReads atomic.Uint64
-	quickReads  atomic.Uint64
-	batchReads  atomic.Uint64
-	bufferReads atomic.Uint64 // Retrieves served from a write buffer (counted under the read lock)
-	calls       sync.Pool     // *call
+	syncMu       sync.Mutex   // one Flush writes and fdatasyncs at a time
+	ioMu         sync.RWMutex // Close takes it exclusively before unmapping
+	readSlab     []byte
+	slots        *slots
+	wave         int       // most disk reads per submission: min(ReadSlots, the ring's largest group)
+	waves        sync.Pool // *wave
+	diskReads    atomic.Uint64
+	readBytes    atomic.Uint64 // bytes read from the device by Retrieves
+	reclaims     atomic.Uint64 // regions reclaimed so far (a disk read rechecks its region if this moved)
+	readRetries  atomic.Uint64
+	directReads  atomic.Uint64
+	quickReads   atomic.Uint64
+	batchReads   atomic.Uint64
+	batchStalled atomic.Uint64 // reads on a batch ring reported stalled (in FrontStats().Stalled)
+	bufferReads  atomic.Uint64 // Retrieves served from a write buffer (counted under the read lock)
+	calls        sync.Pool     // *call
 }
 
 // Stats are counters and gauges of a namespace.
@@ -440,9 +441,10 @@ func (e *Namespace) release() error {
 }
 
 // FrontStats returns the counters of the ring the namespace's I/O goes
-// through (stalled requests among them).
+// through (stalled requests among them, the batch rings' included).
 func (e *Namespace) FrontStats() uring.FrontStats {
 	s := e.front.Stats()
+	s.Stalled += e.batchStalled.Load()
 	if e.quick == nil {
 		return s
 	}

@@ -491,7 +491,7 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 		if br != nil {
 			// Every Done has run when RunEach returns; one that it
 			// cancelled says so with -ECANCELED, as below.
-			if err := br.ring.RunEach(w.reqs); err != nil {
+			if err := br.ring.RunEach(w.reqs, br.watch); err != nil {
 				for i := range reads {
 					if r := w.rds[i]; r.err == nil && r.res == -int32(syscall.ECANCELED) {
 						r.err = err
