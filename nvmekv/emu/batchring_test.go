@@ -2,8 +2,11 @@ package emu
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tiercache/tiercache/nvmekv"
@@ -125,5 +128,103 @@ func TestBatchReadRacesReclaim(t *testing.T) {
 	st := ns.Stats()
 	if st.BatchReads == st0.BatchReads || st.ReadRetries == st0.ReadRetries {
 		t.Fatalf("batch ring reads %d, retries %d: the race was not run on the batch ring", st.BatchReads-st0.BatchReads, st.ReadRetries-st0.ReadRetries)
+	}
+}
+
+// TestBatchRingRaces: Dos of 64 Retrieves (on the batch ring) and lone
+// Retrieves race two writers that overwrite the same keys, extents and
+// inline records, and reclaim regions; every value read is one that was
+// stored for its key, whole, or the key is not found.
+func TestBatchRingRaces(t *testing.T) {
+	const keys, batch = 300, 64
+	o := batchOptions(t)
+	o.Capacity = 64 * int64(o.RegionBytes) // room for every key: most reads go to the disk
+	ns := mustOpen(t, o)
+	defer ns.Close()
+	if ns.batch == nil {
+		skipf(t, "no batch ring could be made")
+	}
+	for k := range keys {
+		if err := ns.Store(ctx, []byte(fmt.Sprint("k", k)), extValue(k, 0, 4096), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stop atomic.Bool
+	check := func(k int, op *nvmekv.Op) error {
+		if errors.Is(op.Err, nvmekv.ErrKeyNotFound) {
+			return nil
+		}
+		if op.Err != nil {
+			return fmt.Errorf("key %d: %w", k, op.Err)
+		}
+		n := int(op.DW0)
+		if n != 4096 && n != 300 {
+			return fmt.Errorf("key %d: value of %d bytes, none of that size was stored", k, n)
+		}
+		id, gen := int(binary.LittleEndian.Uint32(op.Buf)), int(binary.LittleEndian.Uint32(op.Buf[4:]))
+		if id != k || !bytes.Equal(op.Buf[:n], extValue(id, gen, n)) {
+			return fmt.Errorf("key %d: read a value that was not stored for it (id %d, gen %d, %d bytes)", k, id, gen, n)
+		}
+		return nil
+	}
+	inGoroutines(t, 4, func(g int) error {
+		rng := rand.New(rand.NewPCG(uint64(g), 9))
+		switch g {
+		case 0, 1: // writers
+			defer stop.Store(true)
+			for i := range 1500 {
+				k := rng.IntN(keys)
+				n := 4096
+				if i%3 == 0 {
+					n = 300
+				}
+				if err := ns.Store(ctx, []byte(fmt.Sprint("k", k)), extValue(k, 1+g*10000+i, n), 0); err != nil {
+					return err
+				}
+				if i%40 == 0 {
+					if err := ns.Flush(ctx); err != nil {
+						return err
+					}
+				}
+			}
+		case 2: // batches
+			ops := make([]*nvmekv.Op, batch)
+			ids := make([]int, batch)
+			for i := range ops {
+				ops[i] = &nvmekv.Op{Code: nvmekv.OpRetrieve, Buf: make([]byte, 4096)}
+			}
+			for !stop.Load() {
+				for i, op := range ops {
+					ids[i] = rng.IntN(keys)
+					op.Key = []byte(fmt.Sprint("k", ids[i]))
+				}
+				if err := ns.Do(ctx, ops...); err != nil {
+					return err
+				}
+				for i, op := range ops {
+					if err := check(ids[i], op); err != nil {
+						return err
+					}
+				}
+			}
+		case 3: // lone Retrieves
+			op := &nvmekv.Op{Code: nvmekv.OpRetrieve, Buf: make([]byte, 4096)}
+			for !stop.Load() {
+				k := rng.IntN(keys)
+				op.Key = []byte(fmt.Sprint("k", k))
+				if err := ns.Do(ctx, op); err != nil {
+					return err
+				}
+				if err := check(k, op); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	st := ns.Stats()
+	t.Logf("%d reads on the batch ring of %d from the disk, %d retried, %d regions reclaimed", st.BatchReads, st.DiskReads, st.ReadRetries, st.Reclaimed)
+	if st.BatchReads == 0 || st.Reclaimed == 0 {
+		t.Fatalf("batch ring reads %d, regions reclaimed %d: the race did not run", st.BatchReads, st.Reclaimed)
 	}
 }
