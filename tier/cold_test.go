@@ -599,9 +599,12 @@ func TestCloseDeletesForLostKeys(t *testing.T) {
 }
 
 // TestPromotedReadsWriteNothing (T18): keys only cold holds are read (and
-// promoted into hot), then pushed out of hot by new keys: the only cold
-// writes are those of the new keys that left hot; the promoted copies are
-// not written again.
+// promoted into hot), then pushed out of hot by new keys: every promoted
+// copy that left hot was kept (Stats.ColdKept), not written again, and
+// the cold writes are those of the new keys that left hot. (A new key
+// pushed out while its first cold write is still in flight, read back and
+// pushed out again, is written twice: the count of writes is a lower
+// bound, not an equality.)
 func TestPromotedReadsWriteNothing(t *testing.T) {
 	c := openCold(t, func(o *Options) { o.WarmConfig = WarmConfig{} }) // hot evictions go straight to cold
 	idx := coldOnly(t, c, 200, 30, 0)
@@ -611,23 +614,28 @@ func TestPromotedReadsWriteNothing(t *testing.T) {
 			wasHot = append(wasHot, i)
 		}
 	}
-	puts0 := kvOf(c).Stats().Puts
-	for round := 0; round < 4; round++ {
+	puts0, kept0 := kvOf(c).Stats().Puts, c.Stats().ColdKept
+	var promoted []int
+	// Read until some are promoted (TinyLFU and ristretto's admission
+	// decide; 4 rounds promoted none in 1 of 60 runs).
+	for round := 0; round < 40 && len(promoted) == 0; round++ {
 		for _, i := range idx {
 			if v, ok, err := c.Get(nil, trimKey(i)); !ok || err != nil || !bytes.Equal(v, trimValue(i, 0)) {
 				t.Fatalf("%s: ok %v err %v", trimKey(i), ok, err)
 			}
 		}
-	}
-	settle(t, c)
-	var promoted []int
-	for _, i := range idx {
-		if c.Where(trimKey(i)) == "hot" {
-			promoted = append(promoted, i)
+		if round%4 < 3 {
+			continue
+		}
+		settle(t, c)
+		for _, i := range idx {
+			if c.Where(trimKey(i)) == "hot" {
+				promoted = append(promoted, i)
+			}
 		}
 	}
 	if len(promoted) == 0 {
-		t.Fatal("no cold key was promoted into hot: the test needs some")
+		t.Fatal("no cold key was promoted into hot after 40 rounds of reads: the test needs some")
 	}
 	// New keys, read more often than the promoted ones were (TinyLFU keeps
 	// the more frequent), until some promoted copy left hot.
@@ -662,14 +670,17 @@ func TestPromotedReadsWriteNothing(t *testing.T) {
 			stillHot++
 		}
 	}
-	st := c.Stats()
+	kept := c.Stats().ColdKept - kept0
 	puts := kvOf(c).Stats().Puts - puts0
-	t.Logf("%d cold keys promoted, %d still hot; %d other keys left hot; %d cold puts, %d kept", len(promoted), stillHot, left, puts, st.ColdKept)
+	t.Logf("%d cold keys promoted, %d still hot; %d other keys left hot; %d cold puts, %d kept", len(promoted), stillHot, left, puts, kept)
 	if stillHot == len(promoted) {
 		t.Fatal("no promoted key left hot: the test needs some evicted")
 	}
-	if puts != uint64(left) || st.ColdKept == 0 {
-		t.Errorf("%d cold puts for %d other keys that left hot (kept %d): promoted copies were written to cold again", puts, left, st.ColdKept)
+	if kept < uint64(len(promoted)-stillHot) {
+		t.Errorf("%d promoted copies left hot, %d kept: promoted copies were written to cold again (%d puts)", len(promoted)-stillHot, kept, puts)
+	}
+	if puts < uint64(left) {
+		t.Errorf("%d cold puts for %d other keys that left hot", puts, left)
 	}
 	for _, i := range idx {
 		if v, ok, err := c.Get(nil, trimKey(i)); !ok || err != nil || !bytes.Equal(v, trimValue(i, 0)) {
