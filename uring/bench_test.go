@@ -122,7 +122,14 @@ func BenchmarkFrontDoNop(b *testing.B) {
 // -uring.file, one goroutine driving a raw ring (submit replacements and wait
 // for at least one completion per io_uring_enter, as fio's io_uring engine
 // does). Reports IOPS.
-func BenchmarkRandRead(b *testing.B) {
+func BenchmarkRandRead(b *testing.B) { randRead(b, false) }
+
+// BenchmarkRandReadEach: the same, each replacement handed to the kernel
+// by an io_uring_enter of its own as soon as it is prepared (fio's default
+// iodepth_batch=1; Ring.RunEach's way).
+func BenchmarkRandReadEach(b *testing.B) { randRead(b, true) }
+
+func randRead(b *testing.B, each bool) {
 	const bs = 4096
 	path := *benchFile
 	if path == "" {
@@ -166,6 +173,11 @@ func BenchmarkRandRead(b *testing.B) {
 		s := r.NextSQE()
 		s.PrepRead(fd, mem[slot*bs:(slot+1)*bs], next())
 		s.UserData = uint64(slot)
+		if each {
+			if _, err := r.Submit(); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 	b.SetBytes(bs)
 	b.ReportAllocs()
