@@ -30,17 +30,23 @@ import (
 //
 // If io_uring_enter fails other than transiently, the requests not yet
 // prepared complete with -ECANCELED and the error is returned; those
-// already submitted are still waited for (their buffers belong to the
-// kernel until then).
+// already prepared are still waited for (their buffers may belong to the
+// kernel until then), retrying the enter every millisecond. A ring that is
+// closed, or an SQPOLL ring, runs nothing: every request completes with
+// -ECANCELED.
 func (r *Ring) RunEach(reqs []*Request, w RunWatch) error {
-	if r.closed {
+	var refuse error
+	switch {
+	case r.closed:
+		refuse = ErrClosed
+	case r.flags&setupSQPoll != 0:
+		refuse = errors.New("uring: RunEach needs a ring without SQPOLL")
+	}
+	if refuse != nil {
 		for _, q := range reqs {
 			q.Done(Result{Res: -int32(syscall.ECANCELED)})
 		}
-		return ErrClosed
-	}
-	if r.flags&setupSQPoll != 0 {
-		return errors.New("uring: RunEach needs a ring without SQPOLL")
+		return refuse
 	}
 	depth := int(min(r.sqEntries, r.cqEntries))
 	var pins []runtime.Pinner

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -76,7 +77,8 @@ func TestRunEach(t *testing.T) {
 
 // TestRunEachErrors: a request that fails in the kernel completes with its
 // errno while the others succeed; on a closed ring every request completes
-// with ECANCELED and RunEach returns ErrClosed.
+// with ECANCELED and RunEach returns ErrClosed; so on an SQPOLL ring,
+// which RunEach refuses.
 func TestRunEachErrors(t *testing.T) {
 	r, err := New(Options{Entries: 4})
 	if err != nil {
@@ -110,6 +112,16 @@ func TestRunEachErrors(t *testing.T) {
 	for i, x := range res {
 		if x != -int32(syscall.ECANCELED) {
 			t.Fatalf("request %d on a closed ring: res %d, want -ECANCELED", i, x)
+		}
+	}
+	sq := newRing(t, Options{Entries: 4, SQPoll: true})
+	clear(res)
+	if err := sq.RunEach(reqs, RunWatch{}); err == nil || !strings.Contains(err.Error(), "SQPOLL") {
+		t.Fatalf("RunEach on an SQPOLL ring: %v, want a refusal naming SQPOLL", err)
+	}
+	for i, x := range res {
+		if x != -int32(syscall.ECANCELED) {
+			t.Fatalf("request %d on an SQPOLL ring: res %d, want -ECANCELED", i, x)
 		}
 	}
 }
