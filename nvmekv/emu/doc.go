@@ -133,6 +133,7 @@
 //     read checks of E2 are the same on every ring, and so is the stall
 //     report of Options.StallAfter (a warning, counted in
 //     FrontStats().Stalled) (TestBatchRing, TestBatchReadRacesReclaim,
+//     TestBatchRingRaces, TestLoopDevice,
 //     uring TestRunEachStall; Stats.BatchReads counts them). One
 //     goroutine doing Dos of 64 4 KiB Retrieves (a GetMany of 64 cold keys)
 //     reached 0.90-0.94x fio at QD 64 against 0.62-0.67x on the main ring;

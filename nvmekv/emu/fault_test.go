@@ -204,7 +204,8 @@ func TestReserve(t *testing.T) {
 	}
 }
 
-// TestLoopDevice runs the namespace on a loop block device.
+// TestLoopDevice runs the namespace on a loop block device, lone
+// Retrieves and a batch of 64 (on the batch ring) alike.
 func TestLoopDevice(t *testing.T) {
 	if os.Geteuid() != 0 {
 		skipf(t, "losetup needs root")
@@ -221,7 +222,7 @@ func TestLoopDevice(t *testing.T) {
 	dev := strings.TrimSpace(string(out))
 	defer exec.Command("losetup", "-d", dev).Run()
 	time.Sleep(50 * time.Millisecond)
-	o := Options{Path: dev, RegionBytes: 64 << 10, MaxValueBytes: 4096, ReadSlots: 8, RingEntries: 64}
+	o := Options{Path: dev, RegionBytes: 64 << 10, MaxValueBytes: 4096, ReadSlots: 64, RingEntries: 64}
 	ns := mustOpen(t, o)
 	if lim := ns.Limits(); lim.Capacity != (8<<20-4096)/(64<<10)*(64<<10) {
 		t.Fatalf("capacity %d on an 8 MiB device", lim.Capacity)
@@ -238,6 +239,22 @@ func TestLoopDevice(t *testing.T) {
 		t.Fatalf("block device reopened by %q direct=%v, want scan with O_DIRECT", st.Recovered, st.Direct)
 	}
 	checkN(t, ns, 0, 300, 1500)
+	ops := make([]*nvmekv.Op, 64)
+	for i := range ops {
+		ops[i] = &nvmekv.Op{Code: nvmekv.OpRetrieve, Key: []byte(fmt.Sprintf("f%06d", i)), Buf: make([]byte, 1500)}
+	}
+	before := ns.Stats().BatchReads
+	if err := ns.Do(ctx, ops...); err != nil {
+		t.Fatal(err)
+	}
+	for i, op := range ops {
+		if op.Err != nil || op.DW0 != 1500 || op.Buf[0] != byte(i) || op.Buf[1499] != byte(i) {
+			t.Fatalf("batch Retrieve of key %d: %v (%d bytes)", i, op.Err, op.DW0)
+		}
+	}
+	if got := ns.Stats().BatchReads - before; got != 64 {
+		t.Fatalf("%d of a batch of 64 disk reads ran on the batch ring, want 64", got)
+	}
 }
 
 // TestCacheReclaim: a full log reclaims its oldest region and reports each
