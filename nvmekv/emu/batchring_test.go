@@ -19,28 +19,6 @@ func batchOptions(t testing.TB) Options {
 	return o
 }
 
-// retrieveAll reads keys in one Do and checks each against want; it
-// returns how many reads went to the disk and how many of them to a batch
-// ring.
-func retrieveAll(t *testing.T, ns *Namespace, keys []string, want map[string][]byte) (disk, batch uint64) {
-	t.Helper()
-	st0 := ns.Stats()
-	ops := make([]*nvmekv.Op, len(keys))
-	for i, k := range keys {
-		ops[i] = &nvmekv.Op{Code: nvmekv.OpRetrieve, Key: []byte(k), Buf: make([]byte, len(want[k]))}
-	}
-	if err := ns.Do(ctx, ops...); err != nil {
-		t.Fatal(err)
-	}
-	for i, op := range ops {
-		if op.Err != nil || !bytes.Equal(op.Buf, want[keys[i]]) {
-			t.Fatalf("Retrieve %s: err %v, value equal %v", keys[i], op.Err, bytes.Equal(op.Buf, want[keys[i]]))
-		}
-	}
-	st := ns.Stats()
-	return st.DiskReads - st0.DiskReads, st.BatchReads - st0.BatchReads
-}
-
 // TestBatchRing: a wave of batchMin reads or more, extents (read straight
 // into the caller's buffers) and inline records (through registered read
 // slots) mixed, runs on the batch ring and returns every value; a smaller
@@ -69,14 +47,14 @@ func TestBatchRing(t *testing.T) {
 	if err := pushOut(ns); err != nil {
 		t.Fatal(err)
 	}
-	if d, b := retrieveAll(t, ns, keys, want); d != uint64(len(keys)) || b != d {
+	if d, _, b := retrieveAll(t, ns, keys, want); d != uint64(len(keys)) || b != d {
 		t.Errorf("a wave of %d: %d disk reads, %d on the batch ring; want %d and %d", len(keys), d, b, len(keys), len(keys))
 	}
-	if d, b := retrieveAll(t, ns, keys[:batchMin-1], want); d != uint64(batchMin-1) || b != 0 {
+	if d, _, b := retrieveAll(t, ns, keys[:batchMin-1], want); d != uint64(batchMin-1) || b != 0 {
 		t.Errorf("a wave of %d: %d disk reads, %d on the batch ring; want %d and 0", batchMin-1, d, b, batchMin-1)
 	}
 	ns.mainBusy.Add(1)
-	d, b := retrieveAll(t, ns, keys, want)
+	d, _, b := retrieveAll(t, ns, keys, want)
 	ns.mainBusy.Add(-1)
 	if d != uint64(len(keys)) || b != 0 {
 		t.Errorf("a wave of %d while the main ring reads: %d disk reads, %d on the batch ring; want %d and 0", len(keys), d, b, len(keys))

@@ -1,8 +1,11 @@
 package emu
 
 import (
+	"bytes"
 	"os"
 	"testing"
+
+	"github.com/tiercache/tiercache/nvmekv"
 )
 
 // skipf skips with reason, or fails when TIERCACHE_NO_SKIP=1 (CI as root).
@@ -55,4 +58,26 @@ func checkReopened(t *testing.T, o Options, ns *Namespace, check func(ns *Namesp
 	ns = mustOpen(t, o)
 	check(ns, "scan")
 	ns.Close()
+}
+
+// retrieveAll reads keys in one Do and checks each against want; it
+// returns how many reads went to the disk, and how many of them to the
+// quick ring (E15) and to a batch ring (E16).
+func retrieveAll(t *testing.T, ns *Namespace, keys []string, want map[string][]byte) (disk, quick, batch uint64) {
+	t.Helper()
+	st0 := ns.Stats()
+	ops := make([]*nvmekv.Op, len(keys))
+	for i, k := range keys {
+		ops[i] = &nvmekv.Op{Code: nvmekv.OpRetrieve, Key: []byte(k), Buf: make([]byte, len(want[k]))}
+	}
+	if err := ns.Do(ctx, ops...); err != nil {
+		t.Fatal(err)
+	}
+	for i, op := range ops {
+		if op.Err != nil || !bytes.Equal(op.Buf, want[keys[i]]) {
+			t.Fatalf("Retrieve %s: err %v, value equal %v", keys[i], op.Err, bytes.Equal(op.Buf, want[keys[i]]))
+		}
+	}
+	st := ns.Stats()
+	return st.DiskReads - st0.DiskReads, st.QuickReads - st0.QuickReads, st.BatchReads - st0.BatchReads
 }
