@@ -193,6 +193,9 @@ func (f *Flusher) Close() error {
 	return nil
 }
 
+// Options returns the options in force (defaults filled in).
+func (f *Flusher) Options() Options { return f.o }
+
 // Stats returns a snapshot of the counters.
 func (f *Flusher) Stats() Stats {
 	f.mu.Lock()

@@ -32,6 +32,12 @@ type Cache struct {
 	// before the first key is forgotten, cleared only by Flush.
 	coldUnknown atomic.Bool
 	verSeq      atomic.Uint64
+	// coldReadOnly: the cold store reported a write error (it takes no more
+	// writes until reopened); hot victims then keep to warm.
+	coldReadOnly atomic.Bool
+	// warmFull: warm has evicted since it was opened or flushed; until
+	// then every hot victim may take its free space (demote).
+	warmFull atomic.Bool
 
 	// life guards Close against in-flight operations: ops hold it shared.
 	life   sync.RWMutex
@@ -103,6 +109,7 @@ func Open(opts Options) (*Cache, error) {
 	}
 	if c.cold != nil {
 		c.coldUnknown.Store(c.cold.Stats().PreExisting)
+		c.noteColdWritable()
 		fo := opts.Flusher
 		fo.Store = c.cold
 		fo.Current = c.flushCurrent

@@ -131,11 +131,12 @@ func (o *Options) openCold() (Cold, error) {
 	return NewColdKV(kv, backend, total > 0, o.MaxValue), nil
 }
 
-// readSlots sizes the emulator's read buffers (64 KiB each): a batched
-// lookup takes one slot per key of a wave, all or nothing, and waits in
-// line while too few are free; twice the largest batch lets two concurrent
-// MGets (Cache.coldMany) read at once.
-func readSlots(batch int) int { return max(128, 2*batch) }
+// readSlots sizes the emulator's read buffers (64 KiB each, registered, so
+// resident for as long as the store is open: 8 MiB for the default batch
+// of 128): a batched lookup takes one slot per key of a wave, all or
+// nothing, and waits in line while too few are free, so concurrent MGets
+// of a whole batch each (Cache.coldMany) read one after the other.
+func readSlots(batch int) int { return max(64, batch) }
 
 // ringEntries sizes the emulator's ring: one submission must fit its SQ.
 func ringEntries(batch int) uint32 {

@@ -153,6 +153,19 @@
 //     write (TestPromotedReadsWriteNothing). If the store reclaimed that
 //     record meanwhile, the key is lost at its next read (T7), as any
 //     record the store reclaims.
+//   - T19: the hot budget is the Go heap hot takes: an item is charged its
+//     key and value in the allocator's size class plus hotOverhead, and
+//     ristretto's sketch is taken out of HotBytes (TestHotCostCoversHeap);
+//     a directory entry takes at most DirEntryBytes
+//     (TestDirectoryCostCoversHeap). Memory reports the heap budget that
+//     follows: hot, directory, the flusher's queue and batches, slack.
+//   - T20: a hot victim skips warm (for cold, being seen fewer than
+//     DemoteHits times) only while warm is full and a cold tier takes
+//     writes: with no cold tier, or one that reported a write error, or
+//     while warm has not evicted yet, it goes to warm, so a key written
+//     once stays readable while DRAM has room or holds older keys
+//     (TestFreshWritesStayWhileDRAMHasRoom,
+//     TestNewestWritesKeptWhenColdUnwritable).
 //
 // # Caveats
 //
@@ -161,9 +174,9 @@
 //     touched (adopted): the KV layer maps keys to hashes and cannot list
 //     user keys. For the same reason Flush clears such a store whole
 //     (T14), device keys and all.
-//   - The directory costs about 110 bytes of Go heap per key plus the key
-//     (120 for a 13-byte key, 168 for a 60-byte one, measured) on top of
-//     the tiers' budgets; MaxKeys bounds it (T15), at the price of a cold
+//   - The directory costs DirEntryBytes (120) of Go heap per key of up to
+//     16 bytes, longer keys their length more (T19), on top of the tiers'
+//     budgets; MaxKeys bounds it (T15), at the price of a cold
 //     lookup for each miss and each forgotten key's next read, and of Len
 //     and Scan counting only the keys the directory holds.
 //   - After a crash in cache mode cold may still hold a version that a later

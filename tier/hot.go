@@ -9,9 +9,15 @@ import (
 	"github.com/tiercache/tiercache/policy"
 )
 
-// hotOverhead is the bookkeeping cost in bytes charged per hot item on top
-// of key and value.
-const hotOverhead = 64
+// hotOverhead is the Go heap a hot item takes beside its key and value
+// allocation, charged to the hot budget with it: the hotEntry (a 96-byte
+// size class), ristretto's store slot (key hash, conflict hash, value
+// pointer and expiration: 48 bytes in a Swiss table between 7/16 and 7/8
+// full) and its policy's cost-map slot, with the maps' spare capacity.
+// Measured by
+// TestHotCostCoversHeap, which fails if the heap a hot item takes
+// exceeds what cost charges.
+const hotOverhead = 320
 
 // hotEntry is what the hot tier stores: the value with its own key, version
 // and expiry, because ristretto's callbacks only know the key hash. It is
@@ -22,13 +28,18 @@ type hotEntry struct {
 	ver   uint64
 	exp   int64
 	fresh bool // set by Set with a transit copy that hotApplied removes
+	// alloc is the heap bytes key and val take together (joinKV), which
+	// cost charges rather than their lengths.
+	alloc int32
 	// ent is the directory entry the copy was made for (nil for a
 	// tombstone); read its fields only under the key's shard lock.
 	ent *entry
 	sh  *shard // ent's shard
 }
 
-func (e *hotEntry) cost() int64 { return int64(len(e.key)+len(e.val)) + hotOverhead }
+func (e *hotEntry) cost() int64 {
+	return int64(max(int(e.alloc), len(e.key)+len(e.val))) + hotOverhead
+}
 
 // hot wraps ristretto v2. Keys are passed as string views of the caller's
 // bytes (ristretto hashes them and never keeps them).
@@ -41,7 +52,7 @@ type hot struct {
 func newHot(o *Options, onEvict, onApplied func(*hotEntry)) (*hot, error) {
 	rc, err := ristretto.NewCache(&ristretto.Config[string, *hotEntry]{
 		NumCounters:        o.HotCounters,
-		MaxCost:            o.HotBytes,
+		MaxCost:            hotMaxCost(o),
 		BufferItems:        64,
 		IgnoreInternalCost: true,
 		Metrics:            true,

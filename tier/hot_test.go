@@ -200,7 +200,7 @@ func TestJoinKVCopies(t *testing.T) {
 		for i := range val {
 			val[i] = byte(i)
 		}
-		k, v := joinKV(key, val)
+		k, v, alloc := joinKV(key, val)
 		if string(k) != "some-key" || len(v) != vlen || (vlen > 0 && v[vlen-1] != byte(vlen-1)) {
 			t.Fatalf("vlen %d: got %q / %d bytes", vlen, k, len(v))
 		}
@@ -208,15 +208,18 @@ func TestJoinKVCopies(t *testing.T) {
 		if k[0] != 's' || (vlen > 1 && v[1] != 1) {
 			t.Fatalf("vlen %d: joinKV aliases the caller's buffers", vlen)
 		}
+		if alloc < len(key)+vlen {
+			t.Fatalf("vlen %d: allocation of %d bytes reported for %d", vlen, alloc, len(key)+vlen)
+		}
 		if cap(k) != len(k) || cap(v) != len(v) {
 			t.Fatalf("vlen %d: parts have spare capacity (k %d/%d, v %d/%d)", vlen, len(k), cap(k), len(v), cap(v))
 		}
 	}
 }
 
-// TestDroppedVictimsLeaveNoEntry (T7): without a cold tier, hot victims
-// that warm does not take (the promotion policy saw them once) are
-// dropped, and their directory entries go with them: every key Len counts
+// TestDroppedVictimsLeaveNoEntry (T7): without a cold tier, copies that
+// neither hot nor warm keeps (warm evicts its oldest segment) are dropped,
+// and their directory entries go with them: every key Len counts
 // can be read. (demote used to decide "lost" while its own transit copy
 // still held the value, so each such key stayed listed and counted, and
 // read as a miss.)
@@ -226,7 +229,8 @@ func TestDroppedVictimsLeaveNoEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	const n = 3000
+	// Without a cold tier hot victims keep to warm: n must overflow both.
+	const n = 30000
 	for i := 0; i < n; i++ {
 		if _, err := c.Set([]byte(fmt.Sprint("once", i)), []byte("v"), SetOptions{}); err != nil {
 			t.Fatal(err)

@@ -54,6 +54,7 @@ func (c *Cache) hotApplied(he *hotEntry) {
 // segment; key and value are only valid during the call. It never blocks and
 // takes no directory lock (its caller may hold one).
 func (c *Cache) warmEvicted(key, value []byte, m Meta) {
+	c.warmFull.Store(true)
 	k := append([]byte(nil), key...)
 	if c.fl == nil {
 		c.noteLost(k, m.Version)
@@ -130,7 +131,12 @@ func (c *Cache) demote(he *hotEntry) {
 	if e == nil || e.ver != he.ver || !e.live(c.now()) {
 		return
 	}
-	if c.warm != nil && (c.o.DemoteAll || c.pro.Demote(lo, len(he.val))) {
+	// A victim the policy saw too rarely skips warm for cold, but only once
+	// warm is full: while it has room, nothing it holds is valued more.
+	// Warm is the last memory tier, so with no cold tier taking writes
+	// every victim goes there, or it would be lost while warm still holds
+	// keys the policy values no more.
+	if c.warm != nil && (c.o.DemoteAll || !c.warmFull.Load() || !c.coldTakesWrites() || c.pro.Demote(lo, len(he.val))) {
 		if err := c.warm.Set(he.key, he.val, Meta{Version: he.ver}); err == nil {
 			e.coldMay = e.coldMay || c.cold != nil
 			c.st.demotions.Add(1)
@@ -221,6 +227,19 @@ func (c *Cache) flushDone(it *flusher.Item, err error) {
 	}
 	if err != nil {
 		c.coldError("flush", err)
+		c.noteColdWritable()
+	}
+}
+
+// coldTakesWrites reports whether there is a cold tier and it has not
+// turned read-only (an emulated store after a failed region write).
+func (c *Cache) coldTakesWrites() bool { return c.fl != nil && !c.coldReadOnly.Load() }
+
+// noteColdWritable records whether the cold store still takes writes; it
+// is checked at open and after every failed cold write.
+func (c *Cache) noteColdWritable() {
+	if c.cold != nil && c.cold.Stats().WriteError != nil {
+		c.coldReadOnly.Store(true)
 	}
 }
 

@@ -62,7 +62,7 @@ type Options struct {
 	Flash policy.FlashOptions
 	// MGetColdBatch is the most cold lookups one MGet sends in one device
 	// submission (default 128); larger batches take several. The emulated
-	// namespace is sized for it (2 × 64 KiB read slots per key, see
+	// namespace is sized for it (a 64 KiB read slot per key, see
 	// cold_open.go).
 	MGetColdBatch int
 	// DemoteAll demotes every hot victim to warm. By default only victims
@@ -120,6 +120,17 @@ func (o *Options) EnsureDefaults() {
 	}
 	o.WarmConfig.ensureDefaults()
 	o.ColdConfig.ensureDefaults()
+	// The flusher's queue and batches hold copies of values on the Go heap
+	// beside the DRAM budget: by default they take a share of it (about
+	// 1/32 of hot + warm in the queue, 1/16 of that per batch in flight),
+	// so the process stays within its memory bound however small the
+	// budget (docs/DESIGN.md, "Memory").
+	if o.Flusher.QueueBytes == 0 {
+		o.Flusher.QueueBytes = min(max((o.HotBytes+o.WarmBytes)/32, 4<<20, int64(o.WarmSegmentBytes)), 64<<20)
+	}
+	if o.Flusher.BatchBytes == 0 {
+		o.Flusher.BatchBytes = min(max(o.Flusher.QueueBytes/16, 256<<10), 4<<20)
+	}
 	o.Promotion.EnsureDefaults()
 	if o.Promotion.MaxHotValue > o.HotMaxValue {
 		o.Promotion.MaxHotValue = o.HotMaxValue

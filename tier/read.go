@@ -179,8 +179,8 @@ func (c *Cache) memLookup(dst, key []byte, ver uint64) ([]byte, policy.Tier, boo
 // promoteHot copies a warm or cold hit into hot without waiting.
 // The caller holds the key's shard lock sh; e is the key's entry.
 func (c *Cache) promoteHot(key, val []byte, sh *shard, e *entry) {
-	k, v := joinKV(key, val)
-	he := &hotEntry{key: k, val: v, ver: e.ver, exp: e.exp, ent: e, sh: sh}
+	k, v, alloc := joinKV(key, val)
+	he := &hotEntry{key: k, val: v, ver: e.ver, exp: e.exp, alloc: int32(alloc), ent: e, sh: sh}
 	e.hot.Store(he) // before ristretto can evict it (see Set)
 	if c.hot.set(he, false) {
 		c.st.promotions.Add(1)

@@ -45,7 +45,7 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	k, v := joinKV(key, value)
+	k, v, alloc := joinKV(key, value)
 
 	// NX/XX/KEEPTTL, a version check and an expiry in the past (which
 	// deletes the key) must see a key of an earlier run, or one the
@@ -103,7 +103,7 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 		if fresh {
 			c.tr.add(k, v, ver, exp, policy.Hot)
 		}
-		he := &hotEntry{key: k, val: v, ver: ver, exp: exp, fresh: fresh, ent: e, sh: sh}
+		he := &hotEntry{key: k, val: v, ver: ver, exp: exp, fresh: fresh, alloc: int32(alloc), ent: e, sh: sh}
 		// Named before ristretto sees it: its goroutine may reject or evict
 		// the copy at once, and the callback must find it here to clear it.
 		// Served from here on, also before ristretto applies it.
@@ -364,6 +364,7 @@ func (c *Cache) Flush() error {
 		sh.mu.Unlock()
 	}
 	c.tr.clear()
+	c.warmFull.Store(false)
 	if c.coldUnknown.Load() {
 		if err := c.cold.Clear(context.Background()); err != nil {
 			return fmt.Errorf("tier: flush: clear the cold store of an earlier run's keys (they stay readable): %w", err)
@@ -375,9 +376,11 @@ func (c *Cache) Flush() error {
 
 // joinKV copies key and value into one allocation (a hot read touches both)
 // and returns the two parts, each capped at its length so that an append to
-// one never writes into the other. Appending to a capped copy of key lets
-// the runtime skip zeroing the bytes it is about to overwrite.
-func joinKV(key, value []byte) (k, v []byte) {
+// one never writes into the other, and the bytes the allocation really
+// takes (append rounds up to the Go allocator's size class, as the heap
+// does). Appending to a capped copy of key lets the runtime skip zeroing
+// the bytes it is about to overwrite.
+func joinKV(key, value []byte) (k, v []byte, alloc int) {
 	var kv []byte
 	if len(value) == 0 {
 		kv = append([]byte(nil), key...) // append of nothing would not copy key
@@ -385,5 +388,5 @@ func joinKV(key, value []byte) (k, v []byte) {
 		kv = append(key[:len(key):len(key)], value...)
 	}
 	n := len(kv)
-	return kv[:len(key):len(key)], kv[len(key):n:n]
+	return kv[:len(key):len(key)], kv[len(key):n:n], cap(kv)
 }

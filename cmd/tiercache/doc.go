@@ -28,6 +28,13 @@
 //   - C5: every Redis client used in the tests (go-redis v9 in RESP2 and
 //     RESP3, redis-cli, redis-py) works unchanged against the real sidecar
 //     (TestGoRedis, scripts/test.d/30-clients).
+//   - C7: unless GOMEMLIMIT is set in the environment, the sidecar sets
+//     Go's memory limit to its cache's heap budget (tier.Memory:
+//     hot.bytes, the directory, the flusher's queue, slack), follows the
+//     directory's growth every second and logs what it set; under a
+//     churning load its peak RSS stays within 1.10 × (hot.bytes +
+//     warm.bytes) + tier.DirEntryBytes × keys + 32 MiB
+//     (TestPeakRSSWithinBudget, without a cold tier).
 //
 // # Caveats
 //

@@ -102,6 +102,7 @@ func startSidecar(cfg *Config, log *zap.Logger) (*sidecar, error) {
 		s.cache.Close()
 		return nil, err
 	}
+	procMemLimit.add(s.cache, log)
 	return s, nil
 }
 
@@ -174,6 +175,7 @@ func (s *sidecar) Close() error {
 			errs = append(errs, fmt.Errorf("metrics: %w", err))
 		}
 		s.met.attach(nil, nil)
+		procMemLimit.remove(s.cache)
 		if err := s.cache.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("cache: %w", err))
 		}

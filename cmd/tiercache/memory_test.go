@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tiercache/tiercache/tier"
+)
+
+// serveEnv makes the test binary run the sidecar instead of the tests
+// (TestMain): a memory bound is measured on a process of its own.
+const serveEnv = "TIERCACHE_TEST_SERVE"
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv(serveEnv); args != "" {
+		os.Exit(run(strings.Fields(args), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// vmHWM reads a process's peak resident set (VmHWM) in bytes.
+func vmHWM(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+}
+
+// TestPeakRSSWithinBudget: under a churning load (every key written, then
+// Zipf-chosen overwrites and reads, more data than DRAM holds), the
+// sidecar's peak RSS stays within 1.10 × (hot.bytes + warm.bytes) + the
+// directory's documented cost per key × keys + 32 MiB, with no GOMEMLIMIT
+// from the user: the sidecar sets its own Go memory limit. Without a cold
+// tier, so that only the DRAM tiers are measured.
+func TestPeakRSSWithinBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the churn writes about 400 MB through the sidecar")
+	}
+	const hot, warm = 24 << 20, 40 << 20
+	sock := shortSocket(t)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "GOMEMLIMIT=", serveEnv+"=serve -socket "+sock+" -metrics 127.0.0.1:0 -log-level warn -cold none"+
+		fmt.Sprintf(" -hot-bytes %d -warm-bytes %d", hot, warm))
+	cmd.Env = append(cmd.Env, "TIERCACHE_WARM_NODE=unbound")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, PoolSize: 4})
+	defer rc.Close()
+	ctx := context.Background()
+	for deadline := time.Now().Add(30 * time.Second); rc.Ping(ctx).Err() != nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the sidecar did not answer PING: %s", out.String())
+		}
+	}
+	const keys, size = 100_000, 1536
+	val := func(i, gen int) []byte {
+		v := make([]byte, size)
+		binary.LittleEndian.PutUint64(v, uint64(i))
+		binary.LittleEndian.PutUint64(v[8:], uint64(gen))
+		return v
+	}
+	key := func(i int) string { return fmt.Sprintf("vec:%08d", i) }
+	pipeSet := func(idx []int, gen int) {
+		p := rc.Pipeline()
+		for _, i := range idx {
+			p.Set(ctx, key(i), val(i, gen), 0)
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := make([]int, 0, 256)
+	for i := 0; i < keys; i++ {
+		if batch = append(batch, i); len(batch) == cap(batch) {
+			pipeSet(batch, 0)
+			batch = batch[:0]
+		}
+	}
+	pipeSet(batch, 0)
+	z := rand.NewZipf(rand.New(rand.NewPCG(1, 2)), 1.1, 1, keys-1)
+	hits, reads := 0, 0
+	for round := 1; round <= 150; round++ {
+		batch = batch[:0]
+		for j := 0; j < 256; j++ {
+			batch = append(batch, int(z.Uint64()))
+		}
+		pipeSet(batch[:64], round) // overwrites
+		ks := make([]string, 0, 192)
+		for _, i := range batch[64:] {
+			ks = append(ks, key(i))
+		}
+		vs, err := rc.MGet(ctx, ks...).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, v := range vs {
+			reads++
+			if s, ok := v.(string); ok {
+				if len(s) != size || binary.LittleEndian.Uint64([]byte(s)) != uint64(batch[64+n]) {
+					t.Fatalf("GET %s read another key's value", ks[n])
+				}
+				hits++
+			}
+		}
+	}
+	n, err := rc.DBSize(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak, err := vmHWM(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := (hot+warm)*110/100 + n*tier.DirEntryBytes + 32<<20
+	t.Logf("peak RSS %.1f MB, bound %.1f MB (hot %d MiB + warm %d MiB, %d keys held, hit ratio %.2f)",
+		float64(peak)/1e6, float64(bound)/1e6, hot>>20, warm>>20, n, float64(hits)/float64(reads))
+	if peak > bound {
+		t.Fatalf("peak RSS %d bytes is above the bound %d", peak, bound)
+	}
+}

@@ -1,0 +1,113 @@
+package tier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/tiercache/tiercache/flusher"
+)
+
+// dramFit estimates how many values of size bytes hot and the given share
+// of warm's usable space (one segment is kept spare) hold.
+func dramFit(c *Cache, size int, warmShare float64) int {
+	ws := c.warm.Stats()
+	item := int64(size + hotOverhead)
+	return int(c.o.HotBytes/item) + int(float64(ws.Capacity-ws.Capacity/ws.Segments)*warmShare)/(size+64)
+}
+
+// writeFresh sets keys fresh0..fresh<n-1> to freshValue once each.
+func writeFresh(t *testing.T, c *Cache, n, size int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		if _, err := c.Set([]byte(fmt.Sprint("fresh", i)), freshValue(i, size), SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, c)
+}
+
+// freshValue is a distinct value of n bytes for key i.
+func freshValue(i, n int) []byte {
+	v := make([]byte, n)
+	copy(v, fmt.Sprintf("fresh-%06d-", i))
+	return v
+}
+
+// TestFreshWritesStayWhileDRAMHasRoom: with no cold tier, keys written once
+// and never read fill hot, then warm; none is lost while warm has room
+// (issue: hot victims the policy had seen fewer than DemoteHits times were
+// dropped instead of taking warm's free space).
+func TestFreshWritesStayWhileDRAMHasRoom(t *testing.T) {
+	o := smallOptions(newFakeClock()) // hot 64 KiB, warm 512 KiB in 64 KiB segments, no cold
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const size = 4 << 10
+	n := dramFit(c, size, 0.5) // hot and half of warm
+	writeFresh(t, c, n, size)
+	missing := 0
+	for i := 0; i < n; i++ {
+		v, ok, err := c.Get(nil, []byte(fmt.Sprint("fresh", i)))
+		if err != nil || !ok || string(v[:13]) != string(freshValue(i, size)[:13]) {
+			missing++
+		}
+	}
+	if st := c.Stats(); missing > 0 {
+		t.Fatalf("%d of %d keys written once are gone while DRAM had room (lost %d, warm items %d)",
+			missing, n, st.Lost, st.Tiers[1].Items)
+	}
+}
+
+// brokenCold is a cold store whose writes all fail, as a store that turned
+// read-only after ENOSPC: it reports the write error in its Stats.
+type brokenCold struct{}
+
+var errBrokenCold = errors.New("test: cold store is read-only")
+
+func (brokenCold) PutMany(ctx context.Context, items []*flusher.Item) error { return errBrokenCold }
+func (brokenCold) Delete(ctx context.Context, key []byte) error             { return errBrokenCold }
+func (brokenCold) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Meta, bool, error) {
+	return dst, Meta{}, false, nil
+}
+func (brokenCold) GetMany(ctx context.Context, keys [][]byte, sizes []int) []ColdItem {
+	return make([]ColdItem, len(keys))
+}
+func (brokenCold) Clear(ctx context.Context) error { return errBrokenCold }
+func (brokenCold) Stats() ColdStats {
+	return ColdStats{Backend: "broken", Items: -1, MaxValue: 8 << 20, WriteError: errBrokenCold}
+}
+func (brokenCold) Close() error { return nil }
+
+// TestNewestWritesKeptWhenColdUnwritable: in cache mode on a cold store
+// that takes no writes, DRAM keeps the newest keys (warm evicts the
+// oldest), as it would with no cold tier (issue: fresh hot victims skipped
+// warm for a cold tier that could not take them, and 7 of the newest 200
+// survived).
+func TestNewestWritesKeptWhenColdUnwritable(t *testing.T) {
+	o := smallOptions(newFakeClock())
+	o.OpenCold = func() (Cold, error) { return brokenCold{}, nil }
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const size = 4 << 10
+	fit := dramFit(c, size, 1)
+	n := 3 * fit
+	writeFresh(t, c, n, size)
+	newest := fit / 3
+	missing := 0
+	for i := n - newest; i < n; i++ {
+		if _, ok, _ := c.Get(nil, []byte(fmt.Sprint("fresh", i))); !ok {
+			missing++
+		}
+	}
+	if st := c.Stats(); missing > 0 {
+		t.Fatalf("%d of the newest %d keys are gone (DRAM holds about %d; lost %d, warm items %d)",
+			missing, newest, fit, st.Lost, st.Tiers[1].Items)
+	}
+}
