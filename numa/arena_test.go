@@ -309,7 +309,8 @@ func TestThreadPolicyRestored(t *testing.T) {
 }
 
 // hasWeightedInterleave: Linux 6.9+ publishes the weights directory
-// (nvme-kv.md §4.1) along with MPOL_WEIGHTED_INTERLEAVE.
+// (Documentation/ABI/testing/sysfs-kernel-mm-mempolicy-weighted-interleave)
+// along with MPOL_WEIGHTED_INTERLEAVE.
 func hasWeightedInterleave() bool {
 	_, err := os.Stat("/sys/kernel/mm/mempolicy/weighted_interleave")
 	return err == nil

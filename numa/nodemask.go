@@ -6,8 +6,8 @@ import (
 )
 
 // nodemask is the kernel's unsigned long bitmap of node ids. The kernel
-// reads maxnode-1 bits (nvme-kv.md §4.2, verified: maxnode=1 with mask 1 is
-// EINVAL), so ptr reports 64*len+1.
+// reads maxnode-1 bits (mm/mempolicy.c get_nodes; verified: maxnode=1 with
+// mask 1 is EINVAL), so ptr reports 64*len+1.
 type nodemask []uint64
 
 func maskOf(nodes ...int) nodemask {

@@ -6,9 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Raw NUMA policy syscalls. x/sys has no Mbind, GetMempolicy or MovePages
-// wrappers (nvme-kv.md §4.2); numbers come from unix.SYS_* (amd64: mbind 237,
-// set_mempolicy 238, get_mempolicy 239, move_pages 279). Every wrapper turns
+// Raw NUMA policy syscalls. x/sys/unix has no Mbind, GetMempolicy or
+// MovePages wrappers (only SetMemPolicy); numbers come from unix.SYS_*
+// (amd64: mbind 237, set_mempolicy 238, get_mempolicy 239, move_pages 279). Every wrapper turns
 // errno 0 into nil, so a bare zero Errno never escapes.
 
 // Policy modes and flags from include/uapi/linux/mempolicy.h, via x/sys.

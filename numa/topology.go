@@ -30,7 +30,7 @@ type Node struct {
 }
 
 // CPULess reports whether the node has memory and no CPUs, the way CXL
-// type-3 memory appears (nvme-kv.md §4.1).
+// type-3 memory appears (Linux Documentation/driver-api/cxl/).
 func (n Node) CPULess() bool { return n.HasMemory && !n.HasCPU }
 
 // Topology is a snapshot of the machine's NUMA layout.
@@ -324,8 +324,9 @@ func readMeminfo(path string) (total, free uint64, err error) {
 }
 
 // readTiers maps node id -> tier id from memory_tierN/nodelist (or the
-// older "nodes" attribute, see nvme-kv.md §4.1). A missing directory means
-// the kernel has no memory tiering: an empty map.
+// older "nodes" attribute: mm/memory-tiers.c,
+// Documentation/ABI/testing/sysfs-kernel-mm-memory-tiers). A missing
+// directory means the kernel has no memory tiering: an empty map.
 func readTiers(dir string) (map[int]int, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -6,8 +6,9 @@ import (
 	"unsafe"
 )
 
-// Opcode is an NVMe I/O command opcode of the KV command set (CSI 1),
-// nvme-kv.md §1.1 (xNVMe XNVME_SPEC_KV_OPC_*, SPDK SPDK_NVME_OPC_KV_*).
+// Opcode is an NVMe I/O command opcode of the KV command set (CSI 1):
+// NVMe KV Command Set Specification 1.0, §3.2, Figure 5 (xNVMe
+// XNVME_SPEC_KV_OPC_*, SPDK SPDK_NVME_OPC_KV_*).
 type Opcode uint8
 
 const (
@@ -46,7 +47,8 @@ func (o Opcode) IsKV() bool {
 	return false
 }
 
-// Store options, CDW11 bits 15:8 (nvme-kv.md §1.3).
+// Store options, CDW11 bits 15:8 (KV Command Set 1.0, §3.2.5, Figure 29;
+// Retrieve options: §3.2.3, Figure 19).
 const (
 	StoreMustExist    uint8 = 0x01 // "don't store if key not exists" (SIKE), failure SC 0x87
 	StoreMustNotExist uint8 = 0x02 // "don't store if key exists" (SINKE), failure SC 0x89
@@ -57,7 +59,8 @@ const (
 // MaxKeyLen is the largest device key of the KV command set (SPDK_NVME_KV_KEY_MAX_LEN).
 const MaxKeyLen = 16
 
-// Command mirrors the 64-byte NVMe submission queue entry (nvme-kv.md §1.2).
+// Command mirrors the 64-byte NVMe submission queue entry (NVMe Base
+// Specification, Common Command Format; KV Command Set 1.0, §3.1).
 // The KV fields live in CDW2/3 (key bytes 0..7), CDW10 (value size / host
 // buffer size), CDW11 (KL, options) and CDW14/15 (key bytes 8..15).
 type Command struct {

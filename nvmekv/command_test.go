@@ -20,9 +20,9 @@ func vec(n int, parts map[int][]byte) []byte {
 
 var key16 = []byte("0123456789abcdef")
 
-// Hand-computed 64-byte NVMe commands (nvme-kv.md §1.2/§1.3): opcode @0,
-// NSID @4 LE, key bytes 0..7 @8, CDW10 @40 LE, KL @44, options @45, key
-// bytes 8..15 @56.
+// Hand-computed 64-byte NVMe commands (KV Command Set 1.0, §3.1–§3.2):
+// opcode @0, NSID @4 LE, key bytes 0..7 @8, CDW10 @40 LE, KL @44, options
+// @45, key bytes 8..15 @56.
 func TestEncodeVectors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -104,9 +104,9 @@ func TestUnpackKey(t *testing.T) {
 }
 
 // TestUringCmdVector checks the 72-byte nvme_uring_cmd at byte 48 of the
-// 128-byte SQE (nvme-kv.md §2.4 absolute offsets: opcode@48, nsid@52,
-// cdw2@56, cdw3@60, addr@72, data_len@84, cdw10@88, cdw11@92 (KL@92,
-// options@93), cdw14@104, cdw15@108).
+// 128-byte SQE (struct nvme_uring_cmd, include/uapi/linux/nvme_ioctl.h, at
+// SQE byte 48: opcode@48, nsid@52, cdw2@56, cdw3@60, addr@72, data_len@84,
+// cdw10@88, cdw11@92 (KL@92, options@93), cdw14@104, cdw15@108).
 func TestUringCmdVector(t *testing.T) {
 	c, _ := EncodeStore(1, key16, 4096, StoreMustNotExist)
 	u := UringCmdFrom(&c, 0x00007f0012345000, 4096)

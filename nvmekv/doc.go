@@ -6,12 +6,13 @@
 //   - Commands: Command mirrors the 64-byte NVMe submission entry; EncodeStore,
 //     EncodeRetrieve, EncodeDelete, EncodeExist, EncodeList, EncodeIdentify
 //     build them (opcodes Store 0x01, Retrieve 0x02, List 0x06, Delete 0x10,
-//     Exist 0x14; shared/docs/nvme-kv.md §1). PackKey/UnpackKey are the one
-//     key packer (xNVMe/SPDK layout). UringCmd is struct nvme_uring_cmd, the
-//     form the kernel takes at byte 48 of a 128-byte SQE (§2). DecodeResult
-//     turns cqe.res into nil, an errno or a *StatusError whose Unwrap gives
-//     ErrKeyNotFound, ErrKeyExists, ErrCapacityExceeded, ErrInvalidValueSize,
-//     ErrInvalidKeySize or ErrUnrecovered.
+//     Exist 0x14; NVMe KV Command Set Specification 1.0, §3.2). PackKey and
+//     UnpackKey are the one key packer (xNVMe/SPDK layout). UringCmd is
+//     struct nvme_uring_cmd (include/uapi/linux/nvme_ioctl.h), the form the
+//     kernel takes at byte 48 of a 128-byte SQE (docs/DESIGN.md §10.4).
+//     DecodeResult turns cqe.res into nil, an errno or a *StatusError whose
+//     Unwrap gives ErrKeyNotFound, ErrKeyExists, ErrCapacityExceeded,
+//     ErrInvalidValueSize, ErrInvalidKeySize or ErrUnrecovered.
 //   - Namespace: Store/Retrieve/Delete/Exist/List on device keys of 1..16
 //     bytes, single or batched (Do: one submission, Link chains kept), Flush
 //     for durability, Limits from Identify. Implemented by Passthrough
@@ -25,8 +26,9 @@
 //
 // # Invariants
 //
-//   - K1: every command's bytes match nvme-kv.md §1.2: opcode at 0, NSID at 4,
-//     key bytes 0..7 at 8, CDW10 at 40, key length at 44, options at 45, key
+//   - K1: every command's bytes match the Common Command Format (NVMe Base
+//     Specification) with the KV fields of KV Command Set 1.0 §3.1–§3.2:
+//     opcode at 0, NSID at 4, key bytes 0..7 at 8, CDW10 at 40, key length at 44, options at 45, key
 //     bytes 8..15 at 56; inside a 128-byte SQE they are at 48 + the
 //     nvme_uring_cmd offsets (TestEncodeVectors, TestUringCmdVector).
 //   - K2: a key of 0 (except List) or more than 16 bytes is never encoded:

@@ -38,8 +38,9 @@ var (
 	ErrCanceled = errors.New("nvmekv: canceled, an earlier command of the chain failed")
 )
 
-// StatusError is a completion with a non-zero NVMe status (nvme-kv.md §1.5):
-// cqe.res = (SCT<<8)|SC | CRD | MORE | DNR.
+// StatusError is a completion with a non-zero NVMe status: cqe.res =
+// (SCT<<8)|SC | CRD | MORE | DNR, the CQE status field without its phase bit
+// (drivers/nvme/host/nvme.h nvme_try_complete_req).
 type StatusError struct {
 	Op   Opcode // the command that failed
 	SCT  uint8  // status code type (0 = generic)
@@ -60,7 +61,9 @@ const (
 	statusDNR      = 0x4000
 )
 
-// KV status codes, SCT 0 (nvme-kv.md §1.4; xNVMe/SPDK/libnvme).
+// KV status codes (KV Command Set 1.0, §3.1, Figure 4), matched with SCT 0
+// as xNVMe, SPDK and libnvme define them; 00h-06h are the Base
+// Specification's generic status values.
 const (
 	SCSuccess            uint8 = 0x00
 	SCInvalidOpcode      uint8 = 0x01
@@ -128,7 +131,7 @@ func (e *StatusError) name() string {
 	case 0x80:
 		// Generic SC 0x80 is LBA Out of Range in the NVM Command Set
 		// Specification's command-set-specific generic statuses; the KV
-		// set's list (nvme-kv.md §1.4) starts at 0x81.
+		// set's list (KV Command Set 1.0, Figure 4) starts at 0x81.
 		return "LBA out of range (an NVM status: is this a KV namespace?)"
 	case SCInvalidOpcode:
 		return "invalid opcode"

@@ -7,8 +7,9 @@ import (
 )
 
 // Admin Identify (opcode 0x06): CDW10[7:0] = CNS, CDW10[31:16] = CNTID,
-// CDW11[31:24] = CSI; the data is always 4096 bytes (nvme-kv.md §1.6;
-// NVMe base spec "Identify command"; SPDK cdw11.identify).
+// CDW11[31:24] = CSI; the data is always 4096 bytes (NVMe Base
+// Specification, Identify command; KV Command Set 1.0, §4.1.5, Figure 35;
+// SPDK cdw11.identify).
 const (
 	AdminOpIdentify uint8 = 0x06
 
@@ -106,8 +107,10 @@ func (n *KVNamespace) Format() KVFormat {
 	return KVFormat{}
 }
 
-// ParseKVNamespace parses the 4096-byte KV Identify Namespace data (offsets
-// nvme-kv.md §1.6, from xNVMe struct xnvme_spec_kvs_idfy_ns).
+// ParseKVNamespace parses the 4096-byte KV Identify Namespace data (KV
+// Command Set 1.0, §4.1.5.1, Figures 36–37; xNVMe struct
+// xnvme_spec_kvs_idfy_ns). KVFC at byte 29 is SPDK's, for a later revision;
+// 1.0 reserves that byte.
 func ParseKVNamespace(b []byte) (KVNamespace, error) {
 	if len(b) < 72+16 {
 		return KVNamespace{}, fmt.Errorf("%w: KV identify namespace data is %d bytes, need at least 88", ErrShortBuffer, len(b))

@@ -4,10 +4,11 @@ import "encoding/binary"
 
 // The key packer: the one place that knows where a device key goes in a
 // command. It follows xNVMe kvs_cmd_set_key() / SPDK nvme_kv_cmd_set_key()
-// (nvme-kv.md §1.2): bytes copied as-is, key bytes 0..7 into CDW2..CDW3
-// (SQE bytes 8..15) and bytes 8..15 into CDW14..CDW15 (SQE bytes 56..63),
-// unused bytes zero. The AirMettle CSD dialect reverses this; swap these two
-// functions to speak it.
+// and KV Command Set 1.0 §3.1 ("Command Dword 2 contains bits 31:00" of
+// the key, and so on, in every command's figures): bytes copied as-is, key
+// bytes 0..7 into CDW2..CDW3 (SQE bytes 8..15) and bytes 8..15 into
+// CDW14..CDW15 (SQE bytes 56..63), unused bytes zero. The AirMettle CSD
+// dialect reverses this; swap these two functions to speak it.
 
 // PackKey stores key (at most 16 bytes) into c's key dwords.
 func PackKey(c *Command, key []byte) {

@@ -5,11 +5,12 @@ import (
 	"fmt"
 )
 
-// The List host buffer (nvme-kv.md §1.3, from the AirMettle QEMU
-// nvme_build_kv_list_response, "format defined in KV Command Set 1.0"):
+// The List host buffer (KV Command Set 1.0, §3.2.2.2, Figures 15–16):
 // u32 LE number of keys returned, then per key: u16 LE length L, L bytes,
-// zero padding to a multiple of 4 of the key ((4-L%4)%4). Whether the spec
-// pads the key or the whole entry is uncertain, so the parser accepts both.
+// and "pad necessary, if any to end the data structure on a 4 byte
+// boundary". PutList pads the key to a multiple of 4 ((4-L%4)%4), as
+// AirMettle's QEMU nvme_build_kv_list_response does; the parser accepts
+// that and padding of the whole entry.
 
 // ListEntryBytes is the size of one List entry for a key of n bytes.
 func ListEntryBytes(n int) int { return 2 + n + (4-n%4)%4 }

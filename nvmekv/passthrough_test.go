@@ -15,7 +15,8 @@ import (
 // TestPrepCmdVector checks a whole 128-byte passthrough SQE against a
 // hand-computed vector: URING_CMD (46) at 0, IO_LINK flag 4 at 1, fd at 4,
 // cmd_op 0xC0484E80 at 8 (LE 80 4E 48 C0), __pad1 0 at 12, uring_cmd_flags
-// FIXED (1) at 28, buf_index at 40, nvme_uring_cmd at 48 (nvme-kv.md §2.4).
+// FIXED (1) at 28, buf_index at 40, nvme_uring_cmd at 48
+// (include/uapi/linux/io_uring.h, include/uapi/linux/nvme_ioctl.h).
 func TestPrepCmdVector(t *testing.T) {
 	var raw [128]byte
 	s := (*uring.SQE)(unsafe.Pointer(&raw))

@@ -6,7 +6,8 @@ import (
 )
 
 // ioctl and uring_cmd numbers: _IOWR('N', nr, 72-byte struct) =
-// 3<<30 | 72<<16 | 'N'<<8 | nr (include/uapi/linux/nvme_ioctl.h; nvme-kv.md §2.2).
+// 3<<30 | 72<<16 | 'N'<<8 | nr (include/uapi/linux/nvme_ioctl.h; which
+// device takes which: drivers/nvme/host/ioctl.c).
 const (
 	NVMeURingCmdIO    uint32 = 0xC0484E80 // NVME_URING_CMD_IO, on /dev/ngXnY
 	NVMeURingCmdIOVec uint32 = 0xC0484E81 // NVME_URING_CMD_IO_VEC
@@ -16,7 +17,8 @@ const (
 	NVMeIoctlIOCmd    uint32 = 0xC0484E43 // NVME_IOCTL_IO_CMD
 )
 
-// UringCmd mirrors struct nvme_uring_cmd (72 bytes, nvme-kv.md §2.1). It is
+// UringCmd mirrors struct nvme_uring_cmd (72 bytes,
+// include/uapi/linux/nvme_ioctl.h). It is
 // host-endian: the kernel applies cpu_to_le32 to every cdw.
 type UringCmd struct {
 	Opcode      uint8  // 0

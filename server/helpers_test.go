@@ -52,7 +52,7 @@ type mapItem struct {
 }
 
 // newMapCache returns a cache whose clock stands still, so TTL replies are
-// exact whatever the machine's load (a fake clock, as the house style asks).
+// exact whatever the machine's load (a fake clock).
 func newMapCache() *mapCache {
 	t0 := time.Now()
 	return &mapCache{m: map[string]mapItem{}, now: func() time.Time { return t0 }}

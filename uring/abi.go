@@ -4,8 +4,9 @@ import "unsafe"
 
 // ABI structs. Each mirrors its C struct field by field (C unions noted in
 // comments); sizes are asserted at compile time in both directions below and
-// offsets are checked by TestABIOffsets. Source: include/uapi/linux/io_uring.h,
-// layouts as verified in shared/docs/nvme-kv.md §3.1–3.3.
+// offsets are checked by TestABIOffsets. Source: include/uapi/linux/io_uring.h
+// (struct io_uring_sqe, io_uring_cqe, io_uring_params, io_sqring_offsets,
+// io_cqring_offsets).
 
 // SQE mirrors struct io_uring_sqe (64 bytes). On an SQE128 ring the 64 bytes
 // after it belong to it too (the rest of the 80-byte cmd area, see Cmd80).

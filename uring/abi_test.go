@@ -7,7 +7,7 @@ import (
 )
 
 // TestABIOffsets checks every field offset of the ABI structs against the C
-// layout (include/uapi/linux/io_uring.h; nvme-kv.md §3.1–3.3).
+// layout (include/uapi/linux/io_uring.h).
 func TestABIOffsets(t *testing.T) {
 	cases := []struct {
 		typ  any

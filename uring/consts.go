@@ -2,10 +2,10 @@ package uring
 
 // Constants of the io_uring uapi. x/sys/unix has none of them, so they are
 // defined here. Source: include/uapi/linux/io_uring.h (liburing's copy
-// src/include/liburing/io_uring.h), values verified locally as recorded in
-// shared/docs/nvme-kv.md §3.
+// src/include/liburing/io_uring.h); kernel versions from the liburing man
+// pages io_uring_setup(2), io_uring_enter(2) and io_uring_register(2).
 
-// Opcodes (enum io_uring_op; nvme-kv.md §3.6).
+// Opcodes (enum io_uring_op, include/uapi/linux/io_uring.h).
 const (
 	OpNop           uint8 = 0
 	OpReadv         uint8 = 1
@@ -43,7 +43,7 @@ const (
 	OpWritevFixed   uint8 = 61
 )
 
-// SQE flags (IOSQE_*, sqe->flags; nvme-kv.md §3.5).
+// SQE flags (IOSQE_*, sqe->flags; include/uapi/linux/io_uring.h).
 const (
 	FlagFixedFile      uint8 = 1 << 0 // IOSQE_FIXED_FILE: Fd is an index into the registered files
 	FlagIODrain        uint8 = 1 << 1 // IOSQE_IO_DRAIN
@@ -54,7 +54,8 @@ const (
 	FlagCQESkipSuccess uint8 = 1 << 6 // IOSQE_CQE_SKIP_SUCCESS: no CQE when the request succeeds
 )
 
-// Setup flags (io_uring_params.flags; nvme-kv.md §3.4).
+// Setup flags (IORING_SETUP_*, io_uring_params.flags;
+// include/uapi/linux/io_uring.h).
 const (
 	setupIOPoll       uint32 = 1 << 0
 	setupSQPoll       uint32 = 1 << 1
@@ -106,7 +107,7 @@ const (
 	FeatLinkedFile     uint32 = 1 << 12
 )
 
-// io_uring_enter flags (nvme-kv.md §3.3).
+// io_uring_enter flags (IORING_ENTER_*, include/uapi/linux/io_uring.h).
 const (
 	enterGetEvents      uint32 = 1 << 0
 	enterSQWakeup       uint32 = 1 << 1
@@ -115,7 +116,7 @@ const (
 	enterRegisteredRing uint32 = 1 << 4
 )
 
-// SQ ring flags (sq_off.flags; nvme-kv.md §3.3).
+// SQ ring flags (IORING_SQ_*, sq_off.flags; include/uapi/linux/io_uring.h).
 const (
 	sqNeedWakeup uint32 = 1 << 0 // IORING_SQ_NEED_WAKEUP: the SQPOLL thread sleeps
 	sqCQOverflow uint32 = 1 << 1 // IORING_SQ_CQ_OVERFLOW: CQEs wait in the kernel's overflow list
@@ -129,7 +130,8 @@ const (
 	offSQEs   uint64 = 0x10000000
 )
 
-// io_uring_register opcodes (nvme-kv.md §3.7).
+// io_uring_register opcodes (enum io_uring_register_op,
+// include/uapi/linux/io_uring.h).
 const (
 	registerBuffers   uint32 = 0
 	unregisterBuffers uint32 = 1
@@ -150,7 +152,9 @@ const (
 	CancelAny        uint32 = 1 << 2 // IORING_ASYNC_CANCEL_ANY: match any request (6.0)
 )
 
-// uring_cmd command opcodes of drivers that exist on a stock kernel (nvme-kv.md §3.8).
+// uring_cmd command opcodes of drivers that exist on a stock kernel
+// (enum io_uring_socket_op in include/uapi/linux/io_uring.h;
+// BLOCK_URING_CMD_DISCARD in include/uapi/linux/fs.h).
 const (
 	SocketOpSIOCINQ  uint32 = 0      // SOCKET_URING_OP_SIOCINQ: res = unread bytes (since 6.7)
 	SocketOpSIOCOUTQ uint32 = 1      // SOCKET_URING_OP_SIOCOUTQ: res = unsent bytes

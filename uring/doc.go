@@ -18,7 +18,7 @@
 // ring itself reads; when idle it sleeps on a channel.
 //
 // The ABI (offsets, flags, opcodes) is that of include/uapi/linux/io_uring.h
-// as verified in shared/docs/nvme-kv.md §2–3; constants cite it in consts.go.
+// (TestABIOffsets checks the layouts); constants cite it in consts.go.
 //
 // # Memory rule
 //

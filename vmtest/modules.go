@@ -13,7 +13,8 @@ import (
 )
 
 // NVMeModules are the kernel modules the guest loads to get /dev/nvme0 and
-// /dev/ng0n1 on the Debian kernel (order and names from shared/docs/vm.md).
+// /dev/ng0n1 on the Debian kernel (names and load order: docs/DESIGN.md
+// §13).
 // Their modules.dep dependencies are added and ordered automatically.
 var NVMeModules = []string{
 	"crct10dif_common", "crc64", "crc-t10dif", "crc64-rocksoft", "t10-pi", "nvme-core", "nvme",

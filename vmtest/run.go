@@ -24,7 +24,7 @@ const (
 )
 
 // QEMUArgs returns the emulator arguments: software emulation (KVM hangs on
-// this machine kind, shared/docs/vm.md), node 0 with all CPUs, node 1 with
+// this machine kind, docs/DESIGN.md §13), node 0 with all CPUs, node 1 with
 // memory only (how Linux presents CXL type-3 memory), two NVMe controllers
 // on raw images (images[0] becomes nvme0, images[1] nvme1), serial console
 // on stdio, power-off ends QEMU.

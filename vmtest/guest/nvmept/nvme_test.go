@@ -16,7 +16,8 @@ import (
 	"github.com/tiercache/tiercache/uring"
 )
 
-// NVMe status fields of cqe.res (nvme-kv.md §1.5; libnvme enum nvme_status_field).
+// NVMe status fields of cqe.res (drivers/nvme/host/nvme.h
+// nvme_try_complete_req; libnvme enum nvme_status_field).
 const (
 	scLBAOutOfRange = 0x80 // NVM command set status "LBA Out of Range" (SCT 0)
 	statusDNR       = 0x4000
