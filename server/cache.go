@@ -1,10 +1,15 @@
 package server
 
-import "time"
+import (
+	"time"
+
+	"github.com/tiercache/tiercache/tier"
+)
 
 // Cache is what the server needs from the storage engine. Its method set
 // mirrors tier.Cache; cmd/tiercache adapts a *tier.Cache to it, and the
-// server knows nothing about the tiers behind it.
+// server knows nothing about the tiers behind it but their counters
+// (tier.Stats, which the stats table reads).
 //
 // Every method is called concurrently from many connections. Slices passed
 // in are only valid during the call; a returned value may alias dst.
@@ -63,8 +68,9 @@ type Cache interface {
 	Flush() error
 	// Where names the tier holding key: "hot", "warm", "cold", or "" if absent.
 	Where(key []byte) string
-	// TierStats is the snapshot INFO's tiers section prints.
-	TierStats() TierStats
+	// Stats is the cache's counters, which the stats table reads for INFO
+	// and /metrics (Server.Snapshot).
+	Stats() tier.Stats
 }
 
 // SetOptions are the SET modifiers the cache implements.
@@ -95,43 +101,4 @@ type Expiry struct {
 	TTL     time.Duration
 	At      time.Time
 	Persist bool
-}
-
-// TierStats is a point-in-time snapshot of the cache for INFO.
-type TierStats struct {
-	// Keys counts the keys without walking them: expired keys not yet
-	// removed are included, as in Redis's INFO keyspace.
-	Keys  int64
-	Tiers []TierLevel // hot, warm, cold in that order
-
-	FlusherQueue   int64  // items waiting to be written to cold
-	FlusherBytes   uint64 // bytes written by the flusher
-	FlusherBatches uint64 // submissions made by the flusher
-	FlusherDrops   uint64 // cold admissions dropped because the flusher was behind
-
-	WarmNode      int     // NUMA node the warm arena is bound to; -1 unbound
-	WarmPlacement float64 // fraction of sampled warm pages on WarmNode (0..1)
-
-	ColdBackend      string        // "emulated:<path>", "passthrough:/dev/ngXnY", ...
-	ColdFreeBytes    uint64        // free space reported by the cold backend
-	ColdBytesRead    uint64        // bytes read from the cold device
-	ColdBytesWritten uint64        // bytes written to the cold device
-	ColdStalledIO    uint64        // device I/O that stayed in flight past cold.stall_after
-	ColdOldestIO     time.Duration // age of the oldest device I/O in flight
-	ColdErrors       uint64        // cold-tier errors: reads served as misses, writes dropped
-	ColdWritable     bool          // a cold tier exists and takes writes
-	ColdWriteError   string        // why the cold store takes no more writes ("" while writable)
-	FlusherErrors    uint64        // cold writes that failed
-	Lost             uint64        // keys forgotten because their only copy was dropped or failed
-	Forgotten        uint64        // cold-only keys the directory forgot to stay within its bound
-}
-
-// TierLevel is one tier's counters.
-type TierLevel struct {
-	Name      string
-	Items     int64
-	Bytes     int64
-	Hits      uint64
-	Misses    uint64
-	Evictions uint64
 }

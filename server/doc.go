@@ -5,7 +5,10 @@
 // A Server is built with New(cache, Options), started with Start (or fed
 // listeners with Serve) and stopped with Close. The Cache interface mirrors
 // tier.Cache; cmd/tiercache adapts one to the other, so this package knows
-// nothing about tiers beyond the TierStats it prints in INFO.
+// nothing about tiers beyond their counters (tier.Stats). Those and the
+// server's own counters are one table, statsTable (stats_table.go): INFO's
+// clients, stats and tiers sections print it and cmd/tiercache's /metrics
+// exports it (StatTable, Stat.Each on a Server.Snapshot).
 //
 // Each connection has one goroutine that reads a command, runs it and
 // appends the reply to a buffered writer. The writer is flushed only when
@@ -87,6 +90,15 @@
 //     does not make that wait busy (TestOutputSpill, TestOutputLimit,
 //     TestOutputLimitBeforeAuth, TestOutputFlushAtClose, go-redis
 //     TestGoRedisLongPipeline: 20,000 pipelined 4 KB SETs, then GETs).
+//   - S13: INFO's clients, stats and tiers sections are exactly the rows of
+//     statsTable (a per-tier row once per tier) besides the settings
+//     maxclients and blocked_clients (TestInfoHasEveryStat); each row names
+//     its INFO field and its metric, by one naming rule but for Redis's
+//     own fields and names older than the table (TestStatsTableNames); and
+//     every field of tier.Stats (with flusher.Stats and tier.TierLevel) and
+//     of Stats is read by a row or listed with the reason it is not
+//     exported (TestStatsTableCoversStats). cmd/tiercache's C6 checks the
+//     /metrics side.
 //
 // # Caveats
 //

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tiercache/tiercache/tier"
 )
 
 // skipOrFail skips with reason, or fails when TIERCACHE_NO_SKIP=1 (CI).
@@ -40,7 +43,7 @@ type mapCache struct {
 	mu       sync.Mutex
 	m        map[string]mapItem
 	now      func() time.Time
-	coldFail string // TierStats.ColdWriteError
+	coldFail string // tier.Stats.ColdWriteError
 	// Keys starting with "cold:" play keys on a slow device: View reports
 	// cold for them. prefixCalls records the keys of each MGetPrefix.
 	prefixCalls [][]string
@@ -325,12 +328,16 @@ func (c *mapCache) Where(key []byte) string {
 	return ""
 }
 
-func (c *mapCache) TierStats() TierStats {
+func (c *mapCache) Stats() tier.Stats {
 	c.mu.Lock()
 	fail := c.coldFail
 	c.mu.Unlock()
-	return TierStats{Keys: int64(c.Len()), Tiers: []TierLevel{{Name: "hot", Items: int64(c.Len())}, {Name: "warm"}, {Name: "cold"}},
-		WarmNode: -1, ColdBackend: "map", ColdWritable: fail == "", ColdWriteError: fail}
+	st := tier.Stats{Keys: int64(c.Len()), Tiers: []tier.TierLevel{{Name: "hot", Items: int64(c.Len())}, {Name: "warm"}, {Name: "cold"}},
+		WarmNode: -1, ColdBackend: "map"}
+	if fail != "" {
+		st.ColdWriteError = errors.New(fail)
+	}
+	return st
 }
 
 // startServer starts a Server for a map cache on a fresh short socket.

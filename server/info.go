@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -30,6 +31,7 @@ func (c *conn) cmdInfo(args [][]byte) {
 		}
 	}
 	var b strings.Builder
+	snap := sync.OnceValue(func() *Snapshot { s := c.s.Snapshot(); return &s })
 	for _, sec := range infoSections {
 		if !want[sec] {
 			continue
@@ -37,12 +39,14 @@ func (c *conn) cmdInfo(args [][]byte) {
 		if b.Len() > 0 {
 			b.WriteString("\r\n")
 		}
-		c.s.writeInfo(&b, sec)
+		c.s.writeInfo(&b, sec, snap)
 	}
 	c.w.Verbatim("txt", b.String())
 }
 
-func (s *Server) writeInfo(b *strings.Builder, section string) {
+// writeInfo writes one section; snap is the snapshot every section of one
+// INFO reads (taken on first use).
+func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snapshot) {
 	kv := func(k string, v any) { fmt.Fprintf(b, "%s:%v\r\n", k, v) }
 	switch section {
 	case "server":
@@ -61,7 +65,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string) {
 		kv("tcp_listener", onOff(s.opts.TCPAddr != ""))
 	case "clients":
 		b.WriteString("# Clients\r\n")
-		kv("connected_clients", s.stats.connsOpen.Load())
+		writeStats(b, section, snap())
 		kv("maxclients", s.opts.MaxConns)
 		kv("blocked_clients", 0)
 	case "memory":
@@ -74,51 +78,34 @@ func (s *Server) writeInfo(b *strings.Builder, section string) {
 		kv("go_heap_objects", m.HeapObjects)
 		kv("go_gc_cycles", m.NumGC)
 	case "stats":
-		st := s.Stats()
 		b.WriteString("# Stats\r\n")
-		kv("total_connections_received", st.TotalConnections)
-		kv("total_commands_processed", st.CommandsProcessed)
-		kv("rejected_connections", st.RejectedConns)
-		kv("keyspace_hits", st.KeyspaceHits)
-		kv("keyspace_misses", st.KeyspaceMisses)
-		kv("total_error_replies_protocol", st.ProtocolErrors)
-		kv("client_output_buffer_limit_disconnections", st.OutputLimitCloses)
-		kv("cold_get_batches", st.ColdGetBatches)
-		kv("cold_get_batched", st.ColdGetBatched)
+		writeStats(b, section, snap())
 	case "keyspace":
 		b.WriteString("# Keyspace\r\n")
-		if n := s.cache.TierStats().Keys; n > 0 {
+		if n := snap().Cache.Keys; n > 0 {
 			kv("db0", fmt.Sprintf("keys=%d,expires=0,avg_ttl=0", n))
 		}
 	case "tiers":
-		t := s.cache.TierStats()
 		b.WriteString("# Tiers\r\n")
-		for _, l := range t.Tiers {
-			p := "tier_" + l.Name + "_"
-			kv(p+"items", l.Items)
-			kv(p+"bytes", l.Bytes)
-			kv(p+"hits", l.Hits)
-			kv(p+"misses", l.Misses)
-			kv(p+"evictions", l.Evictions)
+		writeStats(b, section, snap())
+	}
+}
+
+// writeStats writes the stats table's rows of section: the per-tier rows
+// tier by tier first (tier_hot_items, tier_hot_bytes, ...), then the rest
+// in table order.
+func writeStats(b *strings.Builder, section string, snap *Snapshot) {
+	for _, l := range snap.Cache.Tiers {
+		for i := range statsTable {
+			if r := &statsTable[i]; r.Section == section && r.Label == TierLabel {
+				fmt.Fprintf(b, "%s:%s\r\n", r.InfoField(l.Name), r.value(statView{Snapshot: snap, Level: l}).Text)
+			}
 		}
-		kv("flusher_queue", t.FlusherQueue)
-		kv("flusher_bytes", t.FlusherBytes)
-		kv("flusher_batches", t.FlusherBatches)
-		kv("flusher_drops", t.FlusherDrops)
-		kv("flusher_errors", t.FlusherErrors)
-		kv("lost", t.Lost)
-		kv("directory_forgotten", t.Forgotten)
-		kv("warm_numa_node", t.WarmNode)
-		kv("warm_placement", fmt.Sprintf("%.4f", t.WarmPlacement))
-		kv("cold_backend", t.ColdBackend)
-		kv("cold_free_bytes", t.ColdFreeBytes)
-		kv("cold_bytes_read", t.ColdBytesRead)
-		kv("cold_bytes_written", t.ColdBytesWritten)
-		kv("cold_stalled_io", t.ColdStalledIO)
-		kv("cold_oldest_io_ms", t.ColdOldestIO.Milliseconds())
-		kv("cold_errors", t.ColdErrors)
-		kv("cold_writable", boolInt(t.ColdWritable))
-		kv("cold_write_error", infoText(t.ColdWriteError))
+	}
+	for i := range statsTable {
+		if r := &statsTable[i]; r.Section == section && r.Label != TierLabel {
+			fmt.Fprintf(b, "%s:%s\r\n", r.Info, r.value(statView{Snapshot: snap}).Text)
+		}
 	}
 }
 

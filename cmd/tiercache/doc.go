@@ -28,6 +28,11 @@
 //   - C5: every Redis client used in the tests (go-redis v9 in RESP2 and
 //     RESP3, redis-cli, redis-py) works unchanged against the real sidecar
 //     (TestGoRedis, scripts/test.d/30-clients).
+//   - C6: /metrics and INFO are generated from one table, server's
+//     statsTable (S13): on the real sidecar every row is an INFO field and,
+//     but for the INFO-only ones, a tiercache_ metric of its type (per tier
+//     for a per-tier row), and the only tiercache_ metrics besides the
+//     table's are the command latencies (TestInfoAndMetricsAgree).
 //   - C7: unless GOMEMLIMIT is set in the environment, the sidecar sets
 //     Go's memory limit to its cache's heap budget (tier.Memory:
 //     hot.bytes, the directory, the flusher's queue, slack), follows the
@@ -38,8 +43,9 @@
 //
 // # Caveats
 //
-//   - Stats for /metrics and INFO are pulled on each scrape; tier.Stats
-//     walks the key directory, so a scrape costs O(keys).
+//   - Stats for /metrics and INFO are pulled on each scrape (one
+//     server.Snapshot per scrape or INFO); tier.Stats walks the key
+//     directory, so a scrape costs O(keys).
 //   - The metrics endpoint has no authentication: keep it on loopback.
 //   - cold.backend passthrough depends on tier support for it; until then
 //     tier.Open refuses it with a clear error.

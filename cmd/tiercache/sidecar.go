@@ -96,7 +96,7 @@ func startSidecar(cfg *Config, log *zap.Logger) (*sidecar, error) {
 		s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() { s.httpErr <- s.httpSrv.Serve(s.httpLn) }()
 	}
-	s.met.attach(s.cache, s.srv)
+	s.met.attach(s.srv)
 	if err := s.srv.Start(); err != nil {
 		s.closeMetrics()
 		s.cache.Close()
@@ -174,7 +174,7 @@ func (s *sidecar) Close() error {
 		if err := s.closeMetrics(); err != nil {
 			errs = append(errs, fmt.Errorf("metrics: %w", err))
 		}
-		s.met.attach(nil, nil)
+		s.met.attach(nil)
 		procMemLimit.remove(s.cache)
 		if err := s.cache.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("cache: %w", err))

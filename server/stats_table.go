@@ -1,0 +1,59 @@
+package server
+
+// statsTable is every counter INFO prints in its clients, stats and tiers
+// sections and cmd/tiercache exports on /metrics (as tiercache_<Metric>):
+// both are generated from it, so their names and sets cannot drift (S13).
+// Adding a counter is adding a row. A field of tier.Stats, flusher.Stats,
+// tier.TierLevel or Stats that no row reads is listed, with the reason,
+// in notExported (stats_table_test.go).
+//
+// Names: a metric is its INFO field, with tier_ before a per-tier row's,
+// _total after a counter's and _info after a text's (TestStatsTableNames);
+// the fields Redis defines, and names older than the table, keep theirs
+// (legacyNames there).
+var statsTable = []Stat{
+	{"clients", "connected_clients", "connected_clients", StatGauge, "", "Open client connections.", func(v statView) StatValue { return ofInt(v.Server.ConnectedClients) }},
+
+	{"stats", "total_connections_received", "connections_total", StatCounter, "", "Client connections accepted.", func(v statView) StatValue { return ofUint(v.Server.TotalConnections) }},
+	{"stats", "total_commands_processed", "commands_total", StatCounter, "", "Commands processed.", func(v statView) StatValue { return ofUint(v.Server.CommandsProcessed) }},
+	{"stats", "rejected_connections", "rejected_connections_total", StatCounter, "", "Connections refused at the client limit.", func(v statView) StatValue { return ofUint(v.Server.RejectedConns) }},
+	{"stats", "keyspace_hits", "keyspace_hits_total", StatCounter, "", "Keys read and found (GET, MGET and the like).", func(v statView) StatValue { return ofUint(v.Server.KeyspaceHits) }},
+	{"stats", "keyspace_misses", "keyspace_misses_total", StatCounter, "", "Keys read and not found.", func(v statView) StatValue { return ofUint(v.Server.KeyspaceMisses) }},
+	{"stats", "total_error_replies_protocol", "protocol_errors_total", StatCounter, "", "Connections closed for a protocol error.", func(v statView) StatValue { return ofUint(v.Server.ProtocolErrors) }},
+	{"stats", "client_output_buffer_limit_disconnections", "output_limit_disconnections_total", StatCounter, "", "Connections closed because their unread replies passed server.max_output_buffer.", func(v statView) StatValue { return ofUint(v.Server.OutputLimitCloses) }},
+	{"stats", "cold_get_batches", "cold_get_batches_total", StatCounter, "", "Pipelined GETs answered together after a GET that read the cold device.", func(v statView) StatValue { return ofUint(v.Server.ColdGetBatches) }},
+	{"stats", "cold_get_batched", "cold_get_batched_total", StatCounter, "", "GETs answered in such batches.", func(v statView) StatValue { return ofUint(v.Server.ColdGetBatched) }},
+
+	{"tiers", "items", "tier_items", StatGauge, TierLabel, "Items held by each tier (-1 unknown).", func(v statView) StatValue { return ofInt(v.Level.Items) }},
+	{"tiers", "bytes", "tier_bytes", StatGauge, TierLabel, "Bytes held by each tier (-1 unknown).", func(v statView) StatValue { return ofInt(v.Level.Bytes) }},
+	{"tiers", "hits", "tier_hits_total", StatCounter, TierLabel, "Reads served by each tier.", func(v statView) StatValue { return ofUint(v.Level.Hits) }},
+	{"tiers", "misses", "tier_misses_total", StatCounter, TierLabel, "Reads that fell through each tier.", func(v statView) StatValue { return ofUint(v.Level.Misses) }},
+	{"tiers", "evictions", "tier_evictions_total", StatCounter, TierLabel, "Items evicted from each tier.", func(v statView) StatValue { return ofUint(v.Level.Evictions) }},
+	{"tiers", "keys", "keys", StatGauge, "", "Keys in the cache, counting expired keys not yet swept.", func(v statView) StatValue { return ofInt(v.Cache.Keys) }},
+	{"tiers", "promotions", "promotions_total", StatCounter, "", "Warm and cold hits copied to a faster tier.", func(v statView) StatValue { return ofUint(v.Cache.Promotions) }},
+	{"tiers", "demotions", "demotions_total", StatCounter, "", "Hot evictions written to a slower tier.", func(v statView) StatValue { return ofUint(v.Cache.Demotions) }},
+	{"tiers", "demote_waits", "demote_waits_total", StatCounter, "", "Hot evictions that waited for room in the demotion queue.", func(v statView) StatValue { return ofUint(v.Cache.DemoteWaits) }},
+	{"tiers", "demote_drops", "demote_drops_total", StatCounter, "", "Hot evictions dropped because shutdown had stopped the demotions.", func(v statView) StatValue { return ofUint(v.Cache.DemoteDrops) }},
+	{"tiers", "cold_kept", "cold_kept_total", StatCounter, "", "Hot or warm evictions not written to cold because cold held that version already.", func(v statView) StatValue { return ofUint(v.Cache.ColdKept) }},
+	{"tiers", "flusher_queue", "flusher_queue_items", StatGauge, "", "Items waiting in the flusher queue.", func(v statView) StatValue { return ofInt(v.Cache.Flusher.Queue) }},
+	{"tiers", "flusher_queue_bytes", "flusher_queue_bytes", StatGauge, "", "Bytes waiting in the flusher queue.", func(v statView) StatValue { return ofInt(v.Cache.Flusher.QueueBytes) }},
+	{"tiers", "flusher_batches", "flusher_batches_total", StatCounter, "", "Device submissions made by the flusher.", func(v statView) StatValue { return ofUint(v.Cache.Flusher.Batches) }},
+	{"tiers", "flusher_written", "flusher_written_total", StatCounter, "", "Items the cold store acknowledged.", func(v statView) StatValue { return ofUint(v.Cache.Flusher.Written) }},
+	{"tiers", "flusher_bytes", "flusher_bytes_total", StatCounter, "", "Bytes the cold store acknowledged.", func(v statView) StatValue { return ofUint(v.Cache.Flusher.Bytes) }},
+	{"tiers", "flusher_drops", "flusher_drops_total", StatCounter, "", "Cold admissions dropped because the flusher was behind.", func(v statView) StatValue { return ofUint(v.Cache.Flusher.Drops) }},
+	{"tiers", "flusher_rejected", "flusher_rejected_total", StatCounter, "", "Cold admissions refused by the flash write budget.", func(v statView) StatValue { return ofUint(v.Cache.Flusher.Rejected) }},
+	{"tiers", "flusher_errors", "flusher_errors_total", StatCounter, "", "Cold writes that failed (the items are dropped: see lost_total).", func(v statView) StatValue { return ofUint(v.Cache.Flusher.Errors) }},
+	{"tiers", "lost", "lost_total", StatCounter, "", "Keys forgotten because their only copy was dropped or failed.", func(v statView) StatValue { return ofUint(v.Cache.Lost) }},
+	{"tiers", "directory_forgotten", "directory_forgotten_total", StatCounter, "", "Keys held only in cold that the directory forgot to stay within cold.directory_keys (read again from cold).", func(v statView) StatValue { return ofUint(v.Cache.Forgotten) }},
+	{"tiers", "warm_numa_node", "warm_numa_node", StatGauge, "", "NUMA node the warm arena is bound to (-1 unbound).", func(v statView) StatValue { return ofInt(int64(v.Cache.WarmNode)) }},
+	{"tiers", "warm_placement", "warm_placement_ratio", StatGauge, "", "Fraction of sampled warm pages resident on the warm node.", func(v statView) StatValue { return ratio(v.Cache.WarmPlacement) }},
+	{"tiers", "cold_backend", "cold_backend_info", StatText, "backend", "The cold store, as backend=\"emulated:<path>\" (empty without a cold tier).", func(v statView) StatValue { return text(v.Cache.ColdBackend) }},
+	{"tiers", "cold_free_bytes", "cold_free_bytes", StatGauge, "", "Free space reported by the cold backend.", func(v statView) StatValue { return ofUint(v.Cache.ColdFreeBytes) }},
+	{"tiers", "cold_bytes_read", "device_bytes_read_total", StatCounter, "", "Bytes read from the cold device.", func(v statView) StatValue { return ofUint(v.Cache.ColdBytesRead) }},
+	{"tiers", "cold_bytes_written", "device_bytes_written_total", StatCounter, "", "Bytes written to the cold device.", func(v statView) StatValue { return ofUint(v.Cache.ColdBytesWritten) }},
+	{"tiers", "cold_stalled_io", "cold_stalled_io_total", StatCounter, "", "Cold device I/O that stayed in flight longer than cold.stall_after (a kernel or device problem).", func(v statView) StatValue { return ofUint(v.Cache.ColdStalledIO) }},
+	{"tiers", "cold_oldest_io_ms", "cold_oldest_io_seconds", StatGauge, "", "Age of the oldest cold device I/O in flight (sampled every second).", func(v statView) StatValue { return millis(v.Cache.ColdOldestIO) }},
+	{"tiers", "cold_errors", "cold_errors_total", StatCounter, "", "Cold-tier errors: reads served as misses, writes dropped.", func(v statView) StatValue { return ofUint(v.Cache.ColdErrors) }},
+	{"tiers", "cold_writable", "cold_writable", StatGauge, "", "1 while the cold store takes writes; 0 without a cold tier or after a failed write (until restart; INFO tiers cold_write_error says why).", func(v statView) StatValue { return ofBool(v.Cache.ColdWritable()) }},
+	{"tiers", "cold_write_error", "", StatText, "", "Why the cold store takes no more writes (empty while it does). INFO only: an error's text is no label value to keep; /metrics has tiercache_cold_writable.", func(v statView) StatValue { return errText(v.Cache.ColdWriteError) }},
+}

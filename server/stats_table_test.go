@@ -1,0 +1,236 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tiercache/tiercache/tier"
+)
+
+// notExported is every leaf field of Snapshot (tier.Stats, its
+// flusher.Stats and tier.TierLevel, and Stats) that no row of statsTable
+// reads, with the reason. TestStatsTableCoversStats fails for a field in
+// neither, so a counter added to tier.Stats is exported or explained here.
+var notExported = map[string]string{
+	"Cache.Misses":              "the same number as the last tier's misses (tier_cold_misses, tiercache_tier_misses_total{tier=\"cold\"})",
+	"Cache.Flushed":             "warm evictions handed to the flusher: a step inside tier; the flusher_* rows count what became of them",
+	"Cache.Phantoms":            "a race probe (a read retried and found its version nowhere) for tier's concurrency tests, not an operational signal",
+	"Cache.Adopted":             "never exported so far (tier's tests read it): keys found in an earlier run's cold store; a candidate row",
+	"Cache.ColdDeletes":         "never exported so far (tier's tests read it): cold deletes queued for overwritten keys; a candidate row",
+	"Cache.Tombstones":          "never exported so far: deletes that waited for a cold delete; a candidate row",
+	"Cache.Expired":             "never exported so far (tier's tests read it): keys purged by the expiry sweep; a candidate row (Redis's expired_keys)",
+	"Cache.InTransit":           "an instant count of copies between tiers, nearly always 0 when sampled; bench reads it",
+	"Cache.MGetSubmissions":     "a probe of MGet's batching for tests and bench, not an operational signal",
+	"Cache.Flusher.InFlight":    "never exported so far: batches at the device, bounded by flusher.in_flight; a candidate row",
+	"Cache.Flusher.Enqueued":    "never exported so far: the sum of what the exported flusher_* rows and flusher_queue count, plus Superseded",
+	"Cache.Flusher.Superseded":  "items skipped because a newer copy existed: a flusher-internal saving, read by its tests",
+	"Cache.Flusher.Overflow":    "never exported so far: times sync items pushed the queue past its bound; a candidate row",
+	"Cache.Flusher.DeleteCalls": "a probe of delete batching for flusher's and tier's tests, not an operational signal",
+}
+
+// statSamples renders every row on snap: key row index and label, value
+// the sample.
+func statSamples(snap *Snapshot) map[string]StatValue {
+	out := map[string]StatValue{}
+	for i := range statsTable {
+		statsTable[i].Each(snap, func(label string, v StatValue) {
+			out[fmt.Sprintf("%d/%s", i, label)] = v
+		})
+	}
+	return out
+}
+
+// snapshotLeaves calls f with the path ("Cache.Flusher.Drops",
+// "Cache.Tiers.Hits") and value of every leaf field under v.
+func snapshotLeaves(path string, v reflect.Value, f func(path string, v reflect.Value)) {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			p := v.Type().Field(i).Name
+			if path != "" {
+				p = path + "." + p
+			}
+			snapshotLeaves(p, v.Field(i), f)
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			snapshotLeaves(path, v.Index(i), f)
+		}
+	default:
+		f(path, v)
+	}
+}
+
+// setLeaf gives v a value other than its zero one.
+func setLeaf(v reflect.Value) error {
+	if !v.CanSet() {
+		return errors.New("unexported field")
+	}
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(7)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(7)
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(0.5)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Interface:
+		e := reflect.ValueOf(errors.New("x"))
+		if !e.Type().AssignableTo(v.Type()) {
+			return fmt.Errorf("interface %s: teach setLeaf a value for it", v.Type())
+		}
+		v.Set(e)
+	default:
+		return fmt.Errorf("kind %s: teach setLeaf a value for it", v.Kind())
+	}
+	return nil
+}
+
+// TestStatsTableCoversStats (S13): every leaf field of Snapshot changes
+// some row's sample when set (so a row reads it), or is in notExported,
+// and never both.
+func TestStatsTableCoversStats(t *testing.T) {
+	fresh := func() *Snapshot {
+		return &Snapshot{Cache: tier.Stats{Tiers: []tier.TierLevel{{Name: "hot"}}}}
+	}
+	base := statSamples(fresh())
+	var paths []string
+	snapshotLeaves("", reflect.ValueOf(fresh()).Elem(), func(p string, _ reflect.Value) { paths = append(paths, p) })
+	for _, p := range paths {
+		snap := fresh()
+		snapshotLeaves("", reflect.ValueOf(snap).Elem(), func(q string, v reflect.Value) {
+			if q == p {
+				if err := setLeaf(v); err != nil {
+					t.Errorf("%s: %v", p, err)
+				}
+			}
+		})
+		read := !maps.Equal(base, statSamples(snap))
+		why, listed := notExported[p]
+		switch {
+		case read && listed:
+			t.Errorf("%s is read by a row of statsTable and listed in notExported (%s): drop it from the list", p, why)
+		case !read && !listed:
+			t.Errorf("%s is in no row of statsTable (server/stats_table.go): add one, or say in notExported why not", p)
+		}
+	}
+	for p := range notExported {
+		if !slices.Contains(paths, p) {
+			t.Errorf("notExported lists %s, which Snapshot has no more", p)
+		}
+	}
+}
+
+// legacyNames are the rows whose metric is not named after the INFO field
+// (TestStatsTableNames): INFO fields Redis defines, which clients read,
+// and names both sides had before the table; INFO field → metric.
+var legacyNames = map[string]string{
+	"total_connections_received":                "connections_total",
+	"total_commands_processed":                  "commands_total",
+	"total_error_replies_protocol":              "protocol_errors_total",
+	"client_output_buffer_limit_disconnections": "output_limit_disconnections_total",
+	"flusher_queue":                             "flusher_queue_items",
+	"warm_placement":                            "warm_placement_ratio",
+	"cold_bytes_read":                           "device_bytes_read_total",
+	"cold_bytes_written":                        "device_bytes_written_total",
+	"cold_oldest_io_ms":                         "cold_oldest_io_seconds",
+}
+
+// TestStatsTableNames (S13): the table's names are unique and follow the
+// naming rule: metric = [tier_]<INFO field>[_total for a counter, _info
+// for a text], but for legacyNames.
+func TestStatsTableNames(t *testing.T) {
+	infos, metrics := map[string]bool{}, map[string]bool{}
+	for _, r := range statsTable {
+		if !slices.Contains([]string{"clients", "stats", "tiers"}, r.Section) {
+			t.Errorf("%s: section %q is not one INFO prints from the table", r.Info, r.Section)
+		}
+		if r.Help == "" || r.value == nil {
+			t.Errorf("%s: no help or no accessor", r.Info)
+		}
+		if infos[r.Info] {
+			t.Errorf("%s: INFO field twice", r.Info)
+		}
+		infos[r.Info] = true
+		if r.Metric == "" {
+			if r.Kind != StatText || !strings.Contains(r.Help, "INFO only") {
+				t.Errorf("%s: only a text row may be INFO only, and its help says so (\"INFO only: why\")", r.Info)
+			}
+			continue
+		}
+		if metrics[r.Metric] {
+			t.Errorf("%s: metric %s twice", r.Info, r.Metric)
+		}
+		metrics[r.Metric] = true
+		want := r.Info
+		if r.Label == TierLabel {
+			want = "tier_" + want
+		}
+		switch r.Kind {
+		case StatCounter:
+			want += "_total"
+		case StatText:
+			want += "_info"
+			if r.Label == "" || r.Label == TierLabel {
+				t.Errorf("%s: a text row exported needs a label of its own for the text", r.Info)
+			}
+		}
+		if r.Kind != StatText && r.Label != "" && r.Label != TierLabel {
+			t.Errorf("%s: label %q on a number: only %q is a label of numbers", r.Info, r.Label, TierLabel)
+		}
+		if legacy, ok := legacyNames[r.Info]; ok {
+			want = legacy
+		}
+		if r.Metric != want {
+			t.Errorf("%s: metric %s, want %s", r.Info, r.Metric, want)
+		}
+	}
+	for info := range legacyNames {
+		if !infos[info] {
+			t.Errorf("legacyNames lists %s, which the table has no more", info)
+		}
+	}
+}
+
+// TestInfoHasEveryStat (S13): the clients, stats and tiers sections of
+// INFO are exactly the table's rows (per-tier rows once per tier), plus
+// clients' maxclients and blocked_clients, which are settings.
+func TestInfoHasEveryStat(t *testing.T) {
+	s, path := startServer(t, nil)
+	c := dialRaw(t, path)
+	c.cmd("SET", "k", "v")
+	c.reply()
+	c.cmd("INFO", "everything")
+	got := map[string][]string{}
+	sec := ""
+	for _, line := range strings.Split(c.reply(), "\r\n") {
+		if h, ok := strings.CutPrefix(line, "# "); ok {
+			sec = strings.ToLower(h)
+		} else if k, _, ok := strings.Cut(line, ":"); ok {
+			got[sec] = append(got[sec], k)
+		}
+	}
+	want := map[string][]string{"clients": {"maxclients", "blocked_clients"}}
+	snap := s.Snapshot()
+	for i := range statsTable {
+		r := &statsTable[i]
+		r.Each(&snap, func(label string, _ StatValue) {
+			want[r.Section] = append(want[r.Section], r.InfoField(label))
+		})
+	}
+	for sec, fields := range want {
+		slices.Sort(fields)
+		g := slices.Sorted(slices.Values(got[sec]))
+		if !slices.Equal(g, fields) {
+			t.Errorf("INFO %s has fields\n%q\nthe table makes\n%q", sec, g, fields)
+		}
+	}
+}
