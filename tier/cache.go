@@ -237,13 +237,13 @@ func (c *Cache) drainToCold() error {
 		sh := &c.dir.shards[i]
 		sh.mu.Lock()
 		for k, e := range sh.m {
-			if !e.live(now) || (e.cold == e.ver && !e.expMoved) {
+			if !e.live(now) || (e.coldHas(e.ver) && !e.expMoved) {
 				continue
 			}
 			key := []byte(k)
-			v, ok := c.findMemory(buf[:0], key, e.ver)
+			v, _, ok := c.memLookup(buf[:0], key, e.ver)
 			if !ok {
-				if e.cold == e.ver {
+				if e.coldHas(e.ver) {
 					retimed = append(retimed, k)
 				}
 				continue // else on its way to cold already, or lost
@@ -283,23 +283,7 @@ func (c *Cache) drainToCold() error {
 // drainPut enqueues a durable put of v as key's version e.ver with its
 // current expiry (shard lock held).
 func (c *Cache) drainPut(key, v []byte, e *entry) bool {
-	e.coldMay = true
+	e.coldMayHold()
 	it := &flusher.Item{Key: key, Value: append([]byte(nil), v...), Version: e.ver, Expiry: e.exp, Sync: true}
 	return c.fl.Enqueue(it) == nil
-}
-
-// findMemory looks for key at version ver in hot, transit and warm.
-func (c *Cache) findMemory(dst, key []byte, ver uint64) ([]byte, bool) {
-	if he, ok := c.hot.get(key, ver); ok {
-		return append(dst, he.val...), true
-	}
-	if v, _, ok := c.tr.get(dst, key, ver); ok {
-		return v, true
-	}
-	if c.warm != nil {
-		if v, m, ok := c.warm.Get(dst, key); ok && m.Version == ver {
-			return v, true
-		}
-	}
-	return dst, false
 }

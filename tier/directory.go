@@ -11,22 +11,17 @@ const shardCount = 256
 
 // entry is the directory's record of one key: the authority on whether the
 // key exists, its newest version and its expiry. A copy in any tier is served
-// only if it carries exactly ver (T2).
+// only if it carries exactly ver (T2). Its state and what cold holds of it
+// change only through the methods in entry.go (L1-L6).
 type entry struct {
 	ver  uint64 // version of the newest write (or of the delete, for a tombstone)
 	exp  int64  // unix ns, 0 = none
 	size int64  // value bytes
-	cold uint64 // version known durable in cold, 0 = none known
-	// coldMay: cold may hold (or is about to receive) some copy of this key,
-	// so an overwrite or delete must send a cold delete first (T3).
-	coldMay bool
-	// dead marks a tombstone: the key is deleted, and the entry stays until
-	// the cold delete completed, so an old cold copy is never adopted (T4).
-	dead bool
-	// removed: the entry left the map (it is never put back). A hot copy
-	// points at its entry, so a hot hit checks its version under the shard
-	// lock without looking the key up in the map.
-	removed bool
+	// state: live, a tombstone awaiting its cold delete, or gone from the
+	// map (entry.go).
+	state entryState
+	// cold: what cold may hold of the key (entry.go).
+	cold coldState
 	// expMoved: Expire or Persist changed exp after the version was
 	// written, so a cold copy of it may carry another expiry; such an
 	// entry is not forgotten (T15) until a new version replaces it.
@@ -46,13 +41,12 @@ type entry struct {
 	hot atomic.Pointer[hotEntry]
 }
 
-func (e *entry) live(now int64) bool { return !e.dead && (e.exp == 0 || e.exp > now) }
-
 // adoptLocked records key, found in a cold store of an earlier run with
 // meta m and a size-byte value, as a live entry (sh.mu held).
 func (sh *shard) adoptLocked(key []byte, m Meta, size int) {
 	e, ks := newEntry(key)
-	e.ver, e.exp, e.size, e.cold, e.coldMay = m.Version, m.Expiry, int64(size), m.Version, true
+	e.write(m.Version, m.Expiry, int64(size))
+	e.coldWritten(m.Version, m.Expiry)
 	e.recent.Store(true)
 	sh.m[ks] = e
 	sh.live.Add(1)

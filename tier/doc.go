@@ -166,6 +166,43 @@
 //     once stays readable while DRAM has room or holds older keys
 //     (TestFreshWritesStayWhileDRAMHasRoom,
 //     TestNewestWritesKeptWhenColdUnwritable).
+//   - T21: one function decides what a read of a key does, under the
+//     key's shard lock: planRead (lookup.go) answers serve this copy (the
+//     entry's hot copy, else memLookup: hot through ristretto, transit,
+//     warm, transit), read cold at version v, adopt, miss or retry. Get,
+//     View, MGet (which batches only the cold reads and adoptions), Where,
+//     GetDel/GetEx/SetGet (through get) and Exists execute its decision;
+//     drain and the lost-copy checks use its memLookup. (Tests: the model
+//     tests, TestModelLifecycle.)
+//
+// # Entry lifecycle
+//
+// A directory entry has an explicit state and an explicit account of what
+// cold holds (entry.go); they change only through entry's methods, each
+// called with the shard's write lock held:
+//
+//	state  live ──purge, cold may hold a copy──▶ tomb ──its cold delete done──▶ gone
+//	       live ──purge, no cold copy; trim────▶ gone
+//	       tomb ──Set of the key──▶ live
+//	cold   none ──a copy may reach cold (write queued, warm copy)──▶ maybe
+//	       none, maybe ──cold acknowledged this version──▶ holds
+//	       maybe, holds ──overwrite or delete queues a cold delete──▶ none
+//
+// checkEntries (model_test.go) checks after every step of the model tests
+// (TestModelMemoryTiers, TestModelEmulatedCold, TestModelLifecycle: Set,
+// Delete, Expire, Persist, reads, clock steps, evictions, flusher
+// completions, injected cold read errors and restarts) that:
+//
+//   - L1: every entry in the map is live or a tombstone; an entry that
+//     leaves the map is gone for good (a Set makes a new one).
+//   - L2: every entry in the map has a version (never 0).
+//   - L3: a tombstone has cold none (its delete is queued), no hot copy
+//     and no moved expiry.
+//   - L4: cold is one of none, maybe, holds; holds means cold has the
+//     entry's own version (coldHas), never an older one.
+//   - L5: a hot copy an entry names is of that key, points back at that
+//     entry and has a version no newer than the entry's.
+//   - and the shard's live count equals its live entries (T12).
 //
 // # Caveats
 //

@@ -61,7 +61,7 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 			c.purgeLocked(sh, key, e)
 			return
 		}
-		e.exp, e.expMoved = exp, true
+		e.retime(exp)
 	})
 }
 
@@ -95,7 +95,7 @@ func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, s
 		if ver != 0 {
 			errs := c.st.coldErrors.Load()
 			var ok bool
-			if old, t, ok = c.get(dst, key, lo, try == 0); !ok {
+			if old, _, t, ok = c.get(dst, key, lo, try == 0, false); !ok {
 				dst = old[:len(dst)]
 				// The key kept its version, yet its value did not read. A
 				// cold device error (counted meanwhile) twice gives up:
@@ -154,7 +154,7 @@ func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64))
 		}
 		ver := e.ver
 		sh.mu.RUnlock()
-		v, t, ok := c.get(dst, key, lo, try == 0)
+		v, _, t, ok := c.get(dst, key, lo, try == 0, false)
 		if !ok {
 			c.count(t, false)
 			return v, false, nil

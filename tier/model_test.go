@@ -72,6 +72,7 @@ func runModel(t *testing.T, c *Cache, clk *fakeClock, steps, keys, maxVal int, s
 		return m, ok
 	}
 	for step := 0; step < steps; step++ {
+		checkEntries(t, c, step)
 		k := key()
 		ks := string(k)
 		switch op := r.IntN(100); {
@@ -144,25 +145,9 @@ func runModel(t *testing.T, c *Cache, clk *fakeClock, steps, keys, maxVal int, s
 				t.Fatalf("step %d: Exists(%s,%s) = %d, model exists=%v", step, k, k, got, exists)
 			}
 		case op < 91:
-			m, exists := live(ks)
-			ttl := time.Duration(1+r.IntN(10)) * time.Second
-			if got := c.Expire(k, ttl); got != exists {
-				t.Fatalf("step %d: Expire(%s) = %v, model exists=%v", step, k, got, exists)
-			}
-			if exists {
-				m.exp = clk.Now() + int64(ttl)
-				model[ks] = m
-			}
+			modelExpire(t, step, c, clk, model, live, r, k, false)
 		case op < 93:
-			m, exists := live(ks)
-			want := exists && m.exp != 0
-			if got := c.Persist(k); got != want {
-				t.Fatalf("step %d: Persist(%s) = %v, model %v", step, k, got, want)
-			}
-			if want {
-				m.exp = 0
-				model[ks] = m
-			}
+			modelExpire(t, step, c, clk, model, live, r, k, true)
 		case op < 95:
 			m, exists := live(ks)
 			ttl, ok := c.TTL(k)
@@ -226,7 +211,7 @@ func checkKeyCount(t *testing.T, c *Cache) {
 		sh := &c.dir.shards[i]
 		sh.mu.RLock()
 		for _, e := range sh.m {
-			if !e.dead {
+			if e.state == stateLive {
 				n++
 			}
 		}
@@ -234,5 +219,58 @@ func checkKeyCount(t *testing.T, c *Cache) {
 	}
 	if got := c.Stats().Keys; got != n {
 		t.Fatalf("Stats().Keys = %d, directory holds %d entries that are not tombstones", got, n)
+	}
+}
+
+// checkEntries fails if an entry of the directory breaks a lifecycle
+// invariant (L1-L5, entry.check), or the live count disagrees (T12).
+func checkEntries(t *testing.T, c *Cache, step int) {
+	t.Helper()
+	for i := range c.dir.shards {
+		sh := &c.dir.shards[i]
+		sh.mu.RLock()
+		var live int64
+		for k, e := range sh.m {
+			if err := e.check(k); err != nil {
+				sh.mu.RUnlock()
+				t.Fatalf("step %d: %v", step, err)
+			}
+			if e.state == stateLive {
+				live++
+			}
+		}
+		got := sh.live.Load()
+		sh.mu.RUnlock()
+		if got != live {
+			t.Fatalf("step %d: shard %d counts %d live entries, holds %d", step, i, got, live)
+		}
+	}
+}
+
+// modelExpire runs Expire (persist false) or Persist on c and on the
+// model, and fails if they disagree; live is the model's lookup.
+func modelExpire(t *testing.T, step int, c *Cache, clk *fakeClock, model map[string]modelVal,
+	live func(string) (modelVal, bool), r *rand.Rand, k []byte, persist bool) {
+	t.Helper()
+	ks := string(k)
+	m, exists := live(ks)
+	if persist {
+		want := exists && m.exp != 0
+		if got := c.Persist(k); got != want {
+			t.Fatalf("step %d: Persist(%s) = %v, model %v", step, k, got, want)
+		}
+		if want {
+			m.exp = 0
+			model[ks] = m
+		}
+		return
+	}
+	ttl := time.Duration(1+r.IntN(10)) * time.Second
+	if got := c.Expire(k, ttl); got != exists {
+		t.Fatalf("step %d: Expire(%s) = %v, model exists=%v", step, k, got, exists)
+	}
+	if exists {
+		m.exp = clk.Now() + int64(ttl)
+		model[ks] = m
 	}
 }

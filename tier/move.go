@@ -138,7 +138,9 @@ func (c *Cache) demote(he *hotEntry) {
 	// keys the policy values no more.
 	if c.warm != nil && (c.o.DemoteAll || !c.warmFull.Load() || !c.coldTakesWrites() || c.pro.Demote(lo, len(he.val))) {
 		if err := c.warm.Set(he.key, he.val, Meta{Version: he.ver}); err == nil {
-			e.coldMay = e.coldMay || c.cold != nil
+			if c.cold != nil {
+				e.coldMayHold()
+			}
 			c.st.demotions.Add(1)
 			return
 		}
@@ -147,7 +149,7 @@ func (c *Cache) demote(he *hotEntry) {
 		return // the entry keeps naming the cold copy
 	}
 	if c.fl != nil {
-		e.coldMay = true
+		e.coldMayHold()
 		c.tr.add(he.key, he.val, he.ver, e.exp, policy.Cold)
 		if err := c.fl.Enqueue(&flusher.Item{Key: he.key, Value: he.val, Version: he.ver, Expiry: e.exp}); err == nil {
 			c.st.demotions.Add(1)
@@ -173,7 +175,7 @@ func (c *Cache) flushCurrent(it *flusher.Item) bool {
 	sh.mu.RLock()
 	defer sh.mu.RUnlock()
 	e := sh.m[viewString(it.Key)]
-	if e == nil || e.dead || e.ver != it.Version || c.coldHolds(e, it.Version) {
+	if e == nil || e.state != stateLive || e.ver != it.Version || c.coldHolds(e, it.Version) {
 		return false
 	}
 	it.Expiry = e.exp
@@ -186,7 +188,7 @@ func (c *Cache) flushCurrent(it *flusher.Item) bool {
 // would cost a flash write per promoted read and push other records out of
 // the log sooner (T18). The shard lock is held.
 func (c *Cache) coldHolds(e *entry, ver uint64) bool {
-	if e.cold != ver || e.expMoved {
+	if !e.coldHas(ver) || e.expMoved {
 		return false
 	}
 	c.st.coldKept.Add(1)
@@ -201,20 +203,17 @@ func (c *Cache) flushDone(it *flusher.Item, err error) {
 	e := sh.m[viewString(it.Key)]
 	switch {
 	case it.Delete:
-		if err == nil && e != nil && e.dead && e.ver == it.Version {
-			e.removed = true
+		if err == nil && e != nil && e.state == stateTomb && e.ver == it.Version {
+			e.leave()
 			delete(sh.m, viewString(it.Key))
 			sh.epoch++
 		}
 	case err == nil:
-		if e != nil && !e.dead && e.ver == it.Version {
-			e.cold = it.Version
-			if it.Expiry == e.exp {
-				e.expMoved = false // the cold copy has the entry's expiry (T17)
-			}
+		if e != nil {
+			e.coldWritten(it.Version, it.Expiry) // with the entry's expiry, expMoved clears (T17)
 		}
 	default:
-		if e != nil && !e.dead && e.ver == it.Version {
+		if e != nil && e.state == stateLive && e.ver == it.Version {
 			c.tr.remove(it.Key, it.Version)
 			c.lostLocked(sh, it.Key, e, it.Version, false)
 			sh.mu.Unlock()
@@ -288,13 +287,13 @@ func (c *Cache) lostVersion(key []byte, ver uint64, coldGone bool) {
 }
 
 func (c *Cache) lostLocked(sh *shard, key []byte, e *entry, ver uint64, coldGone bool) {
-	if e.dead || e.ver != ver {
+	if e.state != stateLive || e.ver != ver {
 		return
 	}
-	if _, ok := c.findMemory(nil, key, ver); ok {
+	if _, _, ok := c.memLookup(nil, key, ver); ok {
 		return
 	}
-	if e.cold == ver && !coldGone {
+	if e.coldHas(ver) && !coldGone {
 		return // durable in cold
 	}
 	c.purgeLocked(sh, key, e)
@@ -307,7 +306,7 @@ func (c *Cache) sweep(now int64) {
 		sh := &c.dir.shards[i]
 		sh.mu.Lock()
 		for k, e := range sh.m {
-			if !e.dead && e.exp != 0 && e.exp <= now {
+			if e.state == stateLive && e.exp != 0 && e.exp <= now {
 				c.purgeLocked(sh, []byte(k), e)
 				c.st.expired.Add(1)
 			}

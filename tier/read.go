@@ -35,42 +35,13 @@ func (c *Cache) View(dst, key []byte) (value []byte, shared, ok, cold bool, err 
 		return dst, false, false, false, ErrClosed
 	}
 	lo, _ := hashKey(key)
-	if he := c.hotHit(key, lo); he != nil {
-		c.count(policy.Hot, true)
-		c.exit()
-		return he.val[:len(he.val):len(he.val)], true, true, false, nil
-	}
-	v, t, ok := c.get(dst, key, lo, true)
+	v, he, t, ok := c.get(dst, key, lo, true, true)
 	c.count(t, ok)
 	c.exit()
+	if he != nil {
+		return he.val[:len(he.val):len(he.val)], true, true, false, nil
+	}
 	return v, false, ok, t == policy.Cold, nil
-}
-
-// hotHit returns the key's hot copy if the directory entry names one with
-// the entry's version (checked under the key's shard lock, the same check
-// as get's). It does not go through ristretto: one access in
-// policy.SampleEvery is passed on to ristretto (its TinyLFU sketch only
-// needs the frequencies' proportions) and to the promotion policy (a hot
-// hit only feeds demotion).
-func (c *Cache) hotHit(key []byte, lo uint64) *hotEntry {
-	sh := c.dir.shard(lo)
-	sh.mu.RLock()
-	e := sh.m[viewString(key)]
-	if e == nil {
-		sh.mu.RUnlock()
-		return nil
-	}
-	he := e.hot.Load()
-	if he == nil || e.removed || e.dead || e.ver != he.ver || (e.exp != 0 && e.exp <= c.now()) {
-		sh.mu.RUnlock()
-		return nil
-	}
-	sh.mu.RUnlock()
-	if policy.Sample() {
-		c.hot.touchSampled(key)
-		c.pro.RecordSample(lo)
-	}
-	return he
 }
 
 // record counts the access for the promotion policy once per read (*rec
@@ -89,59 +60,70 @@ func (c *Cache) record(rec *bool, lo uint64, hot bool) {
 	}
 }
 
-// get is Get without the bookkeeping: it returns the value and the tier it
-// was found in. rec says the access is to be recorded for the policy.
-func (c *Cache) get(dst, key []byte, lo uint64, rec bool) ([]byte, policy.Tier, bool) {
+// get reads key by executing planRead's decisions: it returns the value
+// (appended to dst) and the tier it came from, or, with share, a hot hit's
+// shared copy (he) instead of a copy of it. rec says the access is to be
+// recorded for the policy. A hot hit found through the entry's hot pointer
+// does not go through ristretto: one access in policy.SampleEvery is
+// passed on to ristretto (its TinyLFU sketch only needs the frequencies'
+// proportions) and to the promotion policy (a hot hit only feeds
+// demotion).
+func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *hotEntry, t policy.Tier, ok bool) {
 	sh := c.dir.shard(lo)
 	for attempt := 0; attempt < 3; attempt++ {
 		sh.mu.RLock()
-		e := sh.m[viewString(key)]
-		if e == nil {
-			epoch := sh.epoch
+		v, p := c.planRead(dst, key, sh, c.now(), share)
+		switch p.act {
+		case readServe:
+			if p.hot != nil {
+				sh.mu.RUnlock()
+				if rec && policy.Sample() {
+					c.hot.touchSampled(key)
+					c.pro.RecordSample(lo)
+				}
+				return dst, p.hot, policy.Hot, true
+			}
+			c.record(&rec, lo, p.tier == policy.Hot)
+			if p.tier == policy.Warm && c.pro.Promote(lo, len(v)-len(dst), policy.Warm) == policy.Hot {
+				c.promoteHot(key, v[len(dst):], sh, p.e)
+			}
+			sh.mu.RUnlock()
+			return v, nil, p.tier, true
+		case readMiss:
 			sh.mu.RUnlock()
 			c.record(&rec, lo, false)
-			if !c.coldUnknown.Load() || c.coldDeleting(key) {
-				return dst, policy.None, false
+			return dst, nil, policy.None, false
+		case readAdopt:
+			sh.mu.RUnlock()
+			c.record(&rec, lo, false)
+			if c.coldDeleting(key) {
+				return dst, nil, policy.None, false
 			}
-			v, ok, retry := c.adopt(dst, key, sh, epoch)
+			v, ok, retry := c.adopt(dst, key, sh, p.epoch)
 			if retry {
 				continue
 			}
-			return v, policy.Cold, ok
-		}
-		if e.dead || (e.exp != 0 && e.exp <= c.now()) {
+			return v, nil, policy.Cold, ok
+		case readCold:
 			sh.mu.RUnlock()
 			c.record(&rec, lo, false)
-			return dst, policy.None, false
-		}
-		ver, coldVer, size := e.ver, e.cold, int(e.size)
-		if v, t, ok := c.memLookup(dst, key, ver); ok {
-			c.record(&rec, lo, t == policy.Hot)
-			if t == policy.Warm && c.pro.Promote(lo, len(v)-len(dst), policy.Warm) == policy.Hot {
-				c.promoteHot(key, v[len(dst):], sh, e)
-			}
-			sh.mu.RUnlock()
-			return v, t, true
-		}
-		sh.mu.RUnlock()
-		c.record(&rec, lo, false)
-		// Cold can hold version ver only once its write completed (coldVer)
-		// — before that the copy is in transit, which we just checked.
-		if c.cold != nil && coldVer == ver {
-			v, m, found, err := c.cold.Get(context.Background(), dst, key, size)
+			v, m, found, err := c.cold.Get(context.Background(), dst, key, p.size)
 			if err != nil {
 				c.coldError("get", err)
-				return dst, policy.None, false
+				return dst, nil, policy.None, false
 			}
-			if found && m.Version == ver {
-				c.promoteFromCold(key, v[len(dst):], lo, ver)
-				return v, policy.Cold, true
+			if found && m.Version == p.ver {
+				c.promoteFromCold(key, v[len(dst):], lo, p.ver)
+				return v, nil, policy.Cold, true
 			}
 			dst = v[:len(dst)]
-			if !found && coldVer == ver {
-				c.lostVersion(key, ver, true) // the store reclaimed it
-				return dst, policy.None, false
+			if !found {
+				c.lostVersion(key, p.ver, true) // the store reclaimed it
+				return dst, nil, policy.None, false
 			}
+		case readRetry:
+			sh.mu.RUnlock()
+			c.record(&rec, lo, false)
 		}
 		if attempt == 0 {
 			// A copy may be between ristretto's store and our eviction
@@ -150,30 +132,7 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec bool) ([]byte, policy.Tier, 
 		}
 	}
 	c.st.phantoms.Add(1)
-	return dst, policy.None, false
-}
-
-// memLookup finds key at version ver in the memory tiers. The order (hot,
-// transit, warm, transit) catches a copy moving between any two of them.
-// The caller holds the key's shard lock.
-func (c *Cache) memLookup(dst, key []byte, ver uint64) ([]byte, policy.Tier, bool) {
-	if he, ok := c.hot.get(key, ver); ok {
-		return append(dst, he.val...), policy.Hot, true
-	}
-	if v, t, ok := c.tr.get(dst, key, ver); ok {
-		return v, t, true
-	}
-	if c.warm != nil {
-		v, m, ok := c.warm.Get(dst, key)
-		if ok && m.Version == ver {
-			return v, policy.Warm, true
-		}
-		dst = v[:len(dst)]
-	}
-	if v, t, ok := c.tr.get(dst, key, ver); ok {
-		return v, t, true
-	}
-	return dst, policy.None, false
+	return dst, nil, policy.None, false
 }
 
 // promoteHot copies a warm or cold hit into hot without waiting.
@@ -200,14 +159,14 @@ func (c *Cache) promoteFromCold(key, val []byte, lo, ver uint64) {
 	sh.mu.RLock()
 	defer sh.mu.RUnlock()
 	e := sh.m[viewString(key)]
-	if e == nil || e.dead || e.ver != ver {
+	if e == nil || e.state != stateLive || e.ver != ver {
 		return
 	}
 	if to == policy.Hot && len(val) <= c.o.HotMaxValue {
 		c.promoteHot(key, val, sh, e)
 		return
 	}
-	if c.warm != nil && e.coldMay {
+	if c.warm != nil && e.cold != coldNone {
 		if err := c.warm.Set(key, val, Meta{Version: ver}); err == nil {
 			c.st.promotions.Add(1)
 		}
@@ -300,13 +259,12 @@ func (c *Cache) prefix(keys [][]byte, maxBytes int64) int {
 func (c *Cache) mget(keys [][]byte) [][]byte {
 	out := make([][]byte, len(keys))
 	type pending struct {
-		i       int
-		lo      uint64
-		ver     uint64
-		coldVer uint64
-		known   bool
-		epoch   uint64
-		size    int // -1: unknown
+		i     int
+		lo    uint64
+		ver   uint64
+		known bool
+		epoch uint64
+		size  int // -1: unknown
 	}
 	var need []pending
 	var slow []int
@@ -319,42 +277,31 @@ func (c *Cache) mget(keys [][]byte) [][]byte {
 		c.pro.Record(lo)
 		sh := c.dir.shard(lo)
 		sh.mu.RLock()
-		e := sh.m[viewString(key)]
-		switch {
-		case e == nil:
-			if c.coldUnknown.Load() {
-				need = append(need, pending{i: i, lo: lo, epoch: sh.epoch, size: -1})
-			} else {
-				c.count(policy.None, false)
-			}
-		case !e.live(now):
+		v, p := c.planRead(nil, key, sh, now, false)
+		switch p.act {
+		case readMiss:
 			c.count(policy.None, false)
-		default:
-			if he := e.hot.Load(); he != nil && he.ver == e.ver {
-				// A hot copy: the same check as Get's fast path, without
-				// ristretto (which sees one such hit in SampleEvery).
-				out[i] = append(make([]byte, 0, len(he.val)), he.val...) // never nil: nil is a miss
-				c.count(policy.Hot, true)
-				if policy.Sample() {
-					c.hot.touchSampled(key)
-				}
-			} else if v, t, ok := c.memLookup(nil, key, e.ver); ok {
-				if t == policy.Warm && c.pro.Promote(lo, len(v), policy.Warm) == policy.Hot {
-					c.promoteHot(key, v, sh, e)
-				}
-				out[i] = nonNil(v)
-				c.count(t, true)
-			} else if c.cold != nil && e.cold == e.ver {
-				need = append(need, pending{i: i, lo: lo, ver: e.ver, coldVer: e.cold, known: true, size: int(e.size)})
-			} else {
-				slow = append(slow, i) // moving between tiers: the single-key path retries
+		case readAdopt:
+			need = append(need, pending{i: i, lo: lo, epoch: p.epoch, size: -1})
+		case readServe:
+			if p.tier == policy.Hot && policy.Sample() {
+				c.hot.touchSampled(key) // as Get's hot hits (ristretto sees one in SampleEvery)
 			}
+			if p.tier == policy.Warm && c.pro.Promote(lo, len(v), policy.Warm) == policy.Hot {
+				c.promoteHot(key, v, sh, p.e)
+			}
+			out[i] = nonNil(v) // never nil: nil is a miss
+			c.count(p.tier, true)
+		case readCold:
+			need = append(need, pending{i: i, lo: lo, ver: p.ver, known: true, size: p.size})
+		case readRetry:
+			slow = append(slow, i) // moving between tiers: the single-key path retries
 		}
 		sh.mu.RUnlock()
 	}
 	for _, i := range slow {
 		lo, _ := hashKey(keys[i])
-		v, t, ok := c.get(nil, keys[i], lo, false)
+		v, _, t, ok := c.get(nil, keys[i], lo, false, false)
 		if ok {
 			out[i] = nonNil(v)
 		}
@@ -421,7 +368,7 @@ func (c *Cache) mget(keys [][]byte) [][]byte {
 			}
 		}
 		// Rare: the copy moved while we looked, or the directory changed.
-		v, t, ok := c.get(nil, key, p.lo, false)
+		v, _, t, ok := c.get(nil, key, p.lo, false, false)
 		if ok {
 			out[p.i] = v
 		}
@@ -463,7 +410,7 @@ func (c *Cache) known(key []byte) bool {
 	if e != nil || !c.coldUnknown.Load() {
 		return live
 	}
-	_, _, ok := c.get(nil, key, lo, false)
+	_, _, _, ok := c.get(nil, key, lo, false, false)
 	return ok
 }
 
@@ -532,24 +479,22 @@ func (c *Cache) Where(key []byte) string {
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	e := c.lockEntry(sh, key, false, true)
-	if e == nil || !e.live(c.now()) {
-		sh.mu.RUnlock()
-		return ""
-	}
-	ver, coldVer, size := e.ver, e.cold, int(e.size)
-	_, t, ok := c.memLookup(nil, key, ver)
+	c.lockEntry(sh, key, false, true)
+	_, p := c.planRead(nil, key, sh, c.now(), true)
 	sh.mu.RUnlock()
-	if ok {
-		return t.String()
-	}
-	if coldVer == ver {
+	switch p.act {
+	case readServe:
+		return p.tier.String()
+	case readCold:
 		return "cold"
-	}
-	if c.cold != nil {
-		_, m, found, err := c.cold.Get(context.Background(), nil, key, size)
-		if err == nil && found && m.Version == ver {
-			return "cold"
+	case readRetry:
+		// Moving: on its way to cold, or cold holds it and the write's
+		// completion is not recorded yet.
+		if c.cold != nil {
+			_, m, found, err := c.cold.Get(context.Background(), nil, key, p.size)
+			if err == nil && found && m.Version == p.ver {
+				return "cold"
+			}
 		}
 	}
 	return ""

@@ -64,7 +64,7 @@ func (c *Cache) trim() (stuck bool) {
 
 // forgetLocked drops the live entry e of key ks from sh (lock held).
 func forgetLocked(sh *shard, ks string, e *entry) {
-	e.removed = true
+	e.leave()
 	delete(sh.m, ks)
 	sh.epoch++ // an adopter of another key of this shard retries (T4)
 	sh.live.Add(-1)
@@ -76,7 +76,7 @@ func forgetLocked(sh *shard, ks string, e *entry) {
 // and not marked recent since the last pass (a caller may be about
 // to act on it; the mark is cleared here, a second chance).
 func (c *Cache) forgettable(ks string, e *entry, now int64) bool {
-	if !e.live(now) || e.ver == 0 || e.cold != e.ver || e.expMoved || e.hot.Load() != nil {
+	if !e.live(now) || e.ver == 0 || !e.coldHas(e.ver) || e.expMoved || e.hot.Load() != nil {
 		return false
 	}
 	if e.recent.Swap(false) {

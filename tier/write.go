@@ -79,15 +79,16 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	if e == nil {
 		var ks string
 		e, ks = newEntry(k)
-		e.coldMay = c.coldUnknown.Load() && c.cold != nil
+		if c.coldUnknown.Load() && c.cold != nil {
+			e.coldMayHold() // an earlier run's copy
+		}
 		sh.m[ks] = e
 	} else {
 		c.invalidateLocked(key, e, e.ver)
 	}
-	if e.ver == 0 || e.dead { // a new entry, or a tombstone coming back to life
+	if e.write(ver, exp, int64(len(value))) { // a new entry, or a tombstone coming back to life
 		sh.live.Add(1)
 	}
-	e.ver, e.exp, e.size, e.dead, e.expMoved = ver, exp, int64(len(value)), false, false
 
 	var wait *flusher.Item
 	placed := false
@@ -119,19 +120,21 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	if !placed && c.warm != nil {
 		if err := c.warm.Set(k, v, Meta{Version: ver}); err == nil {
 			placed = true
-			e.coldMay = e.coldMay || c.cold != nil
+			if c.cold != nil {
+				e.coldMayHold()
+			}
 			c.st.warmWrites.Add(1)
 		}
 	}
 	if !placed && c.fl != nil {
 		// Straight to cold: readers find it in transit until it is durable.
-		e.coldMay = true
+		e.coldMayHold()
 		c.tr.add(k, v, ver, exp, policy.Cold)
 		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp}
 		placed = true
 		c.st.coldWrites.Add(1)
 	} else if c.o.Durability == DurabilityWriteThrough && c.fl != nil {
-		e.coldMay = true
+		e.coldMayHold()
 		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp}
 	}
 	if !placed {
@@ -159,17 +162,17 @@ func (c *Cache) invalidateLocked(key []byte, e *entry, delVer uint64) {
 		c.warm.Delete(key)
 	}
 	c.tr.forget(key)
-	if e.coldMay && c.fl != nil {
+	if e.cold != coldNone && c.fl != nil {
 		err := c.fl.Enqueue(&flusher.Item{Key: append([]byte(nil), key...), Delete: true, Version: delVer})
 		if err != nil {
 			c.coldError("invalidate", err)
 		}
 		c.st.coldDeletes.Add(1)
 	}
-	// The entry may now go at once (a later delete finds coldMay false)
-	// while this cold delete is still queued: a reader that then misses the
+	// The entry may now go at once (a later delete finds cold none) while
+	// this cold delete is still queued: a reader that then misses the
 	// directory does not adopt the old copy (coldDeleting, T4).
-	e.coldMay, e.cold = false, 0
+	e.coldForgotten()
 }
 
 // purgeLocked deletes the key from every tier: the entry goes, or becomes a
@@ -177,18 +180,18 @@ func (c *Cache) invalidateLocked(key []byte, e *entry, delVer uint64) {
 func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
 	e.hot.Store(nil)
 	c.hot.del(key)
-	mayCold := e.coldMay && c.fl != nil
+	mayCold := e.cold != coldNone && c.fl != nil
 	tomb := c.nextVersion()
 	c.invalidateLocked(key, e, tomb)
-	if !e.dead {
+	if e.state == stateLive {
 		sh.live.Add(-1)
 	}
 	if mayCold {
-		e.dead, e.ver = true, tomb
+		e.tombstone(tomb)
 		c.st.tombstones.Add(1)
 		return
 	}
-	e.removed = true
+	e.leave()
 	delete(sh.m, viewString(key))
 	sh.epoch++
 }
@@ -222,7 +225,7 @@ func (c *Cache) Delete(keys ...[]byte) int {
 		sh := c.dir.shard(lo)
 		sh.mu.Lock()
 		switch e := sh.m[viewString(key)]; {
-		case e != nil && !e.dead:
+		case e != nil && e.state == stateLive:
 			if e.live(c.now()) {
 				n++
 			}
@@ -317,7 +320,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) bo
 		c.purgeLocked(sh, key, e)
 		return true
 	}
-	e.exp, e.expMoved = exp, true
+	e.retime(exp)
 	return true
 }
 
@@ -357,7 +360,7 @@ func (c *Cache) Flush() error {
 		sh := &c.dir.shards[i]
 		sh.mu.Lock()
 		for k, e := range sh.m {
-			if !e.dead {
+			if e.state == stateLive {
 				c.purgeLocked(sh, []byte(k), e)
 			}
 		}
