@@ -18,7 +18,8 @@
 //   - P3: a larger value needs more hits: each doubling above SizeUnit adds
 //     one to the hits needed for hot; values above MaxHotValue never go hot.
 //   - P4: Demote keeps warm memory for hot victims seen at least DemoteHits
-//     times (default 2); one-hit wonders skip warm.
+//     times (default 2); one-hit wonders skip warm (the tier asks only
+//     once warm is full and a cold tier takes writes, tier T20).
 //   - P5: Flash admits at most Burst + BytesPerSec × elapsed bytes; with
 //     RejectFirst the first offer of a key is always refused.
 //   - P6: RecordSampled records SampleEvery accesses at once in one call of

@@ -62,7 +62,7 @@ type PromotionOptions struct {
 	// (default 1 MiB).
 	MaxHotValue int
 	// DemoteHits is the access count a hot victim needs to be demoted to
-	// warm rather than skipping it (default 2: one-hit wonders skip warm).
+	// warm rather than skipping it (default 2: one-hit wonders skip warm once it is full, tier T20).
 	DemoteHits int
 	// Disabled turns promotion off (Promote always returns None); accesses
 	// are still recorded.

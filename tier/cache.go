@@ -38,6 +38,8 @@ type Cache struct {
 	// warmFull: warm has evicted since it was opened or flushed; until
 	// then every hot victim may take its free space (demote).
 	warmFull atomic.Bool
+	// demoting is the cost of the hot victims in the demotion queue.
+	demoting atomic.Int64
 
 	// life guards Close against in-flight operations: ops hold it shared.
 	life   sync.RWMutex

@@ -132,11 +132,11 @@ func (o *Options) openCold() (Cold, error) {
 }
 
 // readSlots sizes the emulator's read buffers (64 KiB each, registered, so
-// resident for as long as the store is open: 8 MiB for the default batch
-// of 128): a batched lookup takes one slot per key of a wave, all or
-// nothing, and waits in line while too few are free, so concurrent MGets
-// of a whole batch each (Cache.coldMany) read one after the other.
-func readSlots(batch int) int { return max(64, batch) }
+// resident while the store is open: 16 MiB for the default batch of 128):
+// a batched lookup takes one slot per key of a wave, all or nothing, and
+// waits in line while too few are free; twice the largest batch lets two
+// concurrent MGets (Cache.coldMany) read at once.
+func readSlots(batch int) int { return max(128, 2*batch) }
 
 // ringEntries sizes the emulator's ring: one submission must fit its SQ.
 func ringEntries(batch int) uint32 {

@@ -134,12 +134,13 @@ func (h *hot) has(key []byte) bool {
 // possibly a newer value that a Set put in place meanwhile (a fresh Set
 // applied between the two, then updated), which would vanish without an
 // eviction callback. Instead a present copy is replaced in place by a
-// tombstone (version 0, no value, cost of the key only), which no read
+// tombstone (version 0, no value, charged for its key), which no read
 // serves, hotEvicted ignores and the next Set of the key overwrites in place.
 func (h *hot) del(key []byte) {
 	if !h.has(key) {
 		return // not in ristretto's store; a copy it applies later is stale
 	}
-	t := &hotEntry{key: append([]byte(nil), key...)}
+	k := append([]byte(nil), key...)
+	t := &hotEntry{key: k, alloc: int32(cap(k))}
 	h.rc.Set(viewString(t.key), t, t.cost())
 }

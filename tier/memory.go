@@ -9,7 +9,9 @@ import "math/bits"
 // frequency sketch is taken out of it, so the Go heap the cache holds is
 // about HotBytes + DirEntryBytes per key + the flusher's queue; Memory
 // reports those figures and HeapBudget adds them up, and the sidecar sets
-// its Go memory limit from that sum (cmd/tiercache).
+// its Go memory limit from that sum (cmd/tiercache). Hot victims waiting
+// in the demotion queue are counted while they wait (a burst of large
+// victims takes up to DemoteQueue of them at once).
 
 // DirEntryBytes is the Go heap one directory entry takes for a key of up
 // to 16 bytes: the entry allocated with its key (64 bytes) and its slot in
@@ -20,18 +22,27 @@ import "math/bits"
 const DirEntryBytes = 120
 
 // heapSlack is the Go heap the budget leaves for everything else: request
-// and reply buffers, the promotion sketch (2 MiB by default), the demotion
-// queue, goroutine stacks, and room for the collector to work in.
+// and reply buffers, the promotion sketch (2 MiB by default), goroutine
+// stacks; with a tenth of the DRAM budget (slack) on top, it is the room
+// the collector works in. A limit nearer the live heap makes it collect
+// so often that SET and GET throughput halves.
 const heapSlack = 8 << 20
+
+// slack is the heap budget's room beyond what the tiers hold: heapSlack
+// plus a tenth of hot + warm, which is what the memory bound (1.10 × the
+// DRAM budget + 32 MiB) leaves above the tiers.
+func slack(hot, warm int64) int64 { return heapSlack + (hot+warm)/10 }
 
 // sketchBytes is what ristretto's TinyLFU takes for counters counters: a
 // count-min sketch of 4 rows of 4-bit counters, the count rounded up to a
-// power of two, and a Bloom-filter doorkeeper at 1% false positives (about
-// 9.6 bits a counter).
+// power of two, and a Bloom-filter doorkeeper at 1% false positives:
+// -ln(0.01)/ln(2)² = 9.585 bits a counter, rounded up to a power of two.
 func sketchBytes(counters int64) int64 {
-	n := int64(1) << bits.Len64(uint64(max(counters, 1)-1))
-	return 4*n/2 + counters*12/10
+	return 4*pow2(counters)/2 + pow2(counters*9585/1000+1)/8
 }
+
+// pow2 is the smallest power of two at least n (n >= 1).
+func pow2(n int64) int64 { return int64(1) << bits.Len64(uint64(max(n, 1)-1)) }
 
 // hotMaxCost is ristretto's MaxCost: the hot budget less the sketch, which
 // lives on the same heap; a sketch of more than half the budget (tiny test
@@ -51,7 +62,8 @@ type Memory struct {
 	DirectoryKeys  int64 // directory entries, tombstones included
 	DirectoryBytes int64 // their Go heap, at DirEntryBytes each
 	FlusherBytes   int64 // the most value bytes the flusher holds: its queue and its batches in flight
-	HeapBudget     int64 // HotBytes + DirectoryBytes + FlusherBytes + slack: what the Go heap needs
+	DemotingBytes  int64 // hot victims waiting for warm (no longer charged to hot)
+	HeapBudget     int64 // HotBytes + DirectoryBytes + FlusherBytes + DemotingBytes + slack: what the Go heap needs
 }
 
 // Memory returns the account. It takes each directory shard's read lock
@@ -72,6 +84,7 @@ func (c *Cache) Memory() Memory {
 		f := c.fl.Options()
 		m.FlusherBytes = f.QueueBytes + int64(f.InFlight)*f.BatchBytes
 	}
-	m.HeapBudget = m.HotBytes + m.DirectoryBytes + m.FlusherBytes + heapSlack
+	m.DemotingBytes = c.demoting.Load()
+	m.HeapBudget = m.HotBytes + m.DirectoryBytes + m.FlusherBytes + m.DemotingBytes + slack(c.o.HotBytes, c.o.WarmBytes)
 	return m
 }

@@ -23,6 +23,7 @@ func (c *Cache) hotEvicted(he *hotEntry) {
 		return
 	}
 	c.tr.add(he.key, he.val, he.ver, he.exp, policy.Warm)
+	c.demoting.Add(he.cost())
 	select {
 	case c.demoteq <- he:
 		return
@@ -32,6 +33,7 @@ func (c *Cache) hotEvicted(he *hotEntry) {
 	select {
 	case c.demoteq <- he:
 	case <-c.stop:
+		c.demoting.Add(-he.cost())
 		c.tr.remove(he.key, he.ver)
 		c.st.demoteDrops.Add(1)
 		c.noteLost(he.key, he.ver)
@@ -117,6 +119,7 @@ func (c *Cache) background() {
 // often enough (or DemoteAll), else — or if warm cannot take it — to cold,
 // else nowhere. Stale versions are discarded.
 func (c *Cache) demote(he *hotEntry) {
+	c.demoting.Add(-he.cost())
 	inTransit := true // hotEvicted's transit reference
 	defer func() {
 		if inTransit {

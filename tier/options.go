@@ -29,8 +29,9 @@ const (
 
 // Options configure a Cache. Zero values take the defaults.
 type Options struct {
-	// HotBytes is the hot tier's budget in bytes (ristretto MaxCost, cost =
-	// key + value + 64 bytes of bookkeeping). Default 64 MiB.
+	// HotBytes is the hot tier's budget in bytes: the Go heap its items
+	// take (key and value in their allocator size class, plus hotOverhead)
+	// and ristretto's sketch (T19). Default 64 MiB.
 	HotBytes int64
 	// HotMaxValue: values larger than this many bytes skip hot and go to warm
 	// (or cold if warm cannot take them). Default 1 MiB.
@@ -62,18 +63,19 @@ type Options struct {
 	Flash policy.FlashOptions
 	// MGetColdBatch is the most cold lookups one MGet sends in one device
 	// submission (default 128); larger batches take several. The emulated
-	// namespace is sized for it (a 64 KiB read slot per key, see
+	// namespace is sized for it (2 × 64 KiB read slots per key, see
 	// cold_open.go).
 	MGetColdBatch int
-	// DemoteAll demotes every hot victim to warm. By default only victims
-	// the promotion policy saw at least Promotion.DemoteHits times (default
-	// 2) get warm memory; the others go to cold, or are dropped without one.
+	// DemoteAll demotes every hot victim to warm. By default, once warm is
+	// full and while a cold tier takes writes, only victims the promotion
+	// policy saw at least Promotion.DemoteHits times (default 2) get warm
+	// memory; the others go to cold (T20).
 	DemoteAll bool
 	// DemoteQueue is how many hot evictions may wait for the warm tier before
 	// ristretto's goroutine waits for room (default 4096; T6).
 	DemoteQueue int
 	// MaxKeys bounds the directory, which keeps every key the cache knows on
-	// the Go heap (about 110 bytes plus the key each): above it, keys whose
+	// the Go heap (DirEntryBytes each, T19): above it, keys whose
 	// only copy is in cold are forgotten until the directory is back at 90%
 	// of it, and found again by their next read, a cold lookup (T15). 0 (the
 	// default) keeps every key. Needs a cold tier.
@@ -121,16 +123,9 @@ func (o *Options) EnsureDefaults() {
 	o.WarmConfig.ensureDefaults()
 	o.ColdConfig.ensureDefaults()
 	// The flusher's queue and batches hold copies of values on the Go heap
-	// beside the DRAM budget: by default they take a share of it (about
-	// 1/32 of hot + warm in the queue, 1/16 of that per batch in flight),
-	// so the process stays within its memory bound however small the
-	// budget (docs/DESIGN.md, "Memory").
-	if o.Flusher.QueueBytes == 0 {
-		o.Flusher.QueueBytes = min(max((o.HotBytes+o.WarmBytes)/32, 4<<20, int64(o.WarmSegmentBytes)), 64<<20)
-	}
-	if o.Flusher.BatchBytes == 0 {
-		o.Flusher.BatchBytes = min(max(o.Flusher.QueueBytes/16, 256<<10), 4<<20)
-	}
+	// beside the DRAM budget; Memory counts them in the heap budget
+	// (docs/DESIGN.md, "Memory"). Its defaults stay those of flusher:
+	// a smaller queue drops (and loses) keys in write bursts.
 	o.Promotion.EnsureDefaults()
 	if o.Promotion.MaxHotValue > o.HotMaxValue {
 		o.Promotion.MaxHotValue = o.HotMaxValue
@@ -175,6 +170,10 @@ func (o *Options) Validate() error {
 	}
 	if o.SweepInterval < 0 {
 		bad("SweepInterval %v must not be negative", o.SweepInterval)
+	}
+	if q := o.Flusher.QueueBytes; q > 0 && (q < int64(o.HotMaxValue) || o.WarmBytes > 0 && q < int64(o.WarmSegmentBytes)) {
+		bad("Flusher.QueueBytes %d is below the largest copy it must take (HotMaxValue %d, WarmSegmentBytes %d): such copies would be dropped",
+			q, o.HotMaxValue, o.WarmSegmentBytes)
 	}
 	errs = append(errs, o.WarmConfig.validate()...)
 	errs = append(errs, o.ColdConfig.validate()...)

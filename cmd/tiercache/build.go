@@ -18,6 +18,9 @@ import (
 type built struct {
 	server server.Options
 	tier   tier.Options
+	// memLimit: -1 follows the cache's heap budget ("auto"), 0 leaves Go's
+	// limit alone ("off"), else a fixed limit in bytes.
+	memLimit int64
 }
 
 // build converts c and validates everything; the error lists every problem
@@ -63,6 +66,17 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	}
 	if c.Server.Procs < 0 {
 		bad(fmt.Errorf("server.procs %d: must be 0 (every CPU the process may use) or a number of CPUs", c.Server.Procs))
+	}
+	switch l := c.Server.GoMemoryLimit; l {
+	case "auto", "":
+		b.memLimit = -1
+	case "off":
+	default:
+		n, err := ParseByteSize(l)
+		if err != nil || n < 16<<20 {
+			bad(fmt.Errorf("server.go_memory_limit %q: must be auto, off or a size of at least 16MiB", l))
+		}
+		b.memLimit = int64(n)
 	}
 	if c.Server.MaxBulk < c.MaxValue {
 		bad(fmt.Errorf("server.max_bulk %v is below max_value %v: the largest value could not be sent", c.Server.MaxBulk, c.MaxValue))

@@ -46,6 +46,7 @@ type ServerConfig struct {
 	MaxOutput       ByteSize `yaml:"max_output_buffer"`
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
 	Procs           int      `yaml:"procs"`
+	GoMemoryLimit   string   `yaml:"go_memory_limit"`
 	ColdGetBatch    int      `yaml:"cold_get_batch"`
 	ColdGetBytes    ByteSize `yaml:"cold_get_batch_bytes"`
 }
@@ -120,11 +121,11 @@ func defaultConfig() Config {
 	return Config{
 		Server: ServerConfig{Socket: "./tiercache.sock", SocketMode: "0600", MaxClients: 10000,
 			MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10, MaxOutput: 256 << 20, ShutdownTimeout: Duration(5e9),
-			ColdGetBatch: 128, ColdGetBytes: 4 << 20},
+			GoMemoryLimit: "auto", ColdGetBatch: 128, ColdGetBytes: 4 << 20},
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 4 << 20, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
 		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9)},
-		Flusher: FlusherConfig{QueueItems: 4096, QueueBytes: 0, BatchItems: 64, BatchBytes: 0,
+		Flusher: FlusherConfig{QueueItems: 4096, QueueBytes: 64 << 20, BatchItems: 64, BatchBytes: 4 << 20,
 			BatchDelay: Duration(2e6), InFlight: 8},
 		Policy:     PolicyConfig{PromoteHotHits: 2, PromoteWarmHits: 2, SizeUnit: 4 << 10},
 		Durability: "cache",

@@ -33,13 +33,14 @@
 //     but for the INFO-only ones, a tiercache_ metric of its type (per tier
 //     for a per-tier row), and the only tiercache_ metrics besides the
 //     table's are the command latencies (TestInfoAndMetricsAgree).
-//   - C7: unless GOMEMLIMIT is set in the environment, the sidecar sets
-//     Go's memory limit to its cache's heap budget (tier.Memory:
-//     hot.bytes, the directory, the flusher's queue, slack), follows the
-//     directory's growth every second and logs what it set; under a
-//     churning load its peak RSS stays within 1.10 × (hot.bytes +
-//     warm.bytes) + tier.DirEntryBytes × keys + 32 MiB
-//     (TestPeakRSSWithinBudget, without a cold tier).
+//   - C7: with server.go_memory_limit auto (the default) and no GOMEMLIMIT
+//     in the environment, the sidecar sets Go's memory limit to its
+//     cache's heap budget (tier.Memory), follows it every second and
+//     logs what it set; a size sets that limit, off none; Close puts the
+//     previous limit back (TestMemLimiterFollowsBudget). Under the churn
+//     of TestPeakRSSWithinBudget (1.5 KiB values, Zipf overwrites and
+//     MGETs, no cold tier) peak RSS stays within 1.10 × (hot.bytes +
+//     warm.bytes) + tier.DirEntryBytes × keys + 32 MiB.
 //
 // # Caveats
 //

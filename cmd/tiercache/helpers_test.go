@@ -40,6 +40,10 @@ func testConfig(t testing.TB, dataDir string) *Config {
 	c.Cold.DataDir = dataDir
 	c.Cold.Capacity = 1 << 30
 	c.Metrics.Listen = "127.0.0.1:0"
+	// Tests run several sidecars in one process beside their own data:
+	// the process-wide Go memory limit is for a sidecar of its own
+	// (TestPeakRSSWithinBudget, TestMemLimiterFollowsBudget).
+	c.Server.GoMemoryLimit = "off"
 	return &c
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"math"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -17,47 +16,63 @@ import (
 const memLimitEvery = time.Second
 
 // memLimiter sets the process's Go memory limit (runtime/debug
-// SetMemoryLimit, what GOMEMLIMIT sets) to the sum of the heap budgets of
-// the caches running in the process (one in the sidecar; tests run
-// several), so that the collector keeps the heap near what the tiers hold
-// instead of letting it grow to twice that (GOGC=100). A GOMEMLIMIT from
-// the environment is left as it is.
+// SetMemoryLimit, what GOMEMLIMIT sets) to the sum of the limits of the
+// caches running in the process (one in the sidecar; tests run several):
+// a fixed size, or a cache's heap budget re-read every memLimitEvery
+// (server.go_memory_limit auto), so that the collector keeps the heap near
+// what the tiers hold instead of letting it grow to twice that (GOGC=100).
+// The limit in force before the first cache is put back after the last.
 type memLimiter struct {
 	mu      sync.Mutex
-	caches  map[*tier.Cache]int64 // the budget last read from each
-	set     int64                 // the limit in force, 0 = none set by us
+	caches  map[*tier.Cache]memLimit
+	prev    int64 // the limit before the first add
 	stop    chan struct{}
 	stopped chan struct{}
 }
 
-var procMemLimit = &memLimiter{caches: map[*tier.Cache]int64{}}
+// memLimit is one cache's share: fixed bytes, or its heap budget (auto).
+type memLimit struct {
+	auto  bool
+	bytes int64
+}
 
-// userMemLimit reports whether the environment sets GOMEMLIMIT.
-func userMemLimit() bool { return os.Getenv("GOMEMLIMIT") != "" }
+var procMemLimit = &memLimiter{caches: map[*tier.Cache]memLimit{}}
 
-// add starts following c's budget and logs the limit set.
-func (l *memLimiter) add(c *tier.Cache, log *zap.Logger) {
-	if userMemLimit() {
+// add counts c's limit in (mode: built.memLimit) and logs what it set. A
+// GOMEMLIMIT in the environment wins over auto.
+func (l *memLimiter) add(c *tier.Cache, mode int64, log *zap.Logger) {
+	switch {
+	case mode == 0:
+		log.Info("memory: server.go_memory_limit is off; Go's memory limit is left as it is")
+		return
+	case mode < 0 && os.Getenv("GOMEMLIMIT") != "":
 		log.Info("memory: GOMEMLIMIT is set in the environment; the Go memory limit is left as it says",
 			zap.String("GOMEMLIMIT", os.Getenv("GOMEMLIMIT")))
 		return
 	}
 	m := c.Memory()
+	share := memLimit{auto: mode < 0, bytes: mode}
+	if share.auto {
+		share.bytes = m.HeapBudget
+	}
 	l.mu.Lock()
-	l.caches[c] = m.HeapBudget
+	if len(l.caches) == 0 {
+		l.prev = debug.SetMemoryLimit(-1)
+	}
+	l.caches[c] = share
 	limit := l.applyLocked()
-	if l.stop == nil {
+	if share.auto && l.stop == nil {
 		l.stop, l.stopped = make(chan struct{}), make(chan struct{})
 		go l.follow(l.stop, l.stopped)
 	}
 	l.mu.Unlock()
-	log.Info("memory: Go memory limit set from the configuration",
+	log.Info("memory: Go memory limit set", zap.Bool("from_budget", share.auto),
 		zap.Int64("limit_bytes", limit), zap.Int64("hot_bytes", m.HotBytes),
 		zap.Int64("directory_bytes", m.DirectoryBytes), zap.Int64("flusher_bytes", m.FlusherBytes),
 		zap.Int64("warm_bytes_off_heap", m.WarmBytes), zap.Int("directory_bytes_per_key", tier.DirEntryBytes))
 }
 
-// remove stops following c; with no cache left the limit is lifted.
+// remove stops counting c; after the last cache the previous limit is back.
 func (l *memLimiter) remove(c *tier.Cache) {
 	l.mu.Lock()
 	if _, ok := l.caches[c]; !ok {
@@ -69,8 +84,10 @@ func (l *memLimiter) remove(c *tier.Cache) {
 	if len(l.caches) == 0 {
 		stop, stopped = l.stop, l.stopped
 		l.stop, l.stopped = nil, nil
+		debug.SetMemoryLimit(l.prev)
+	} else {
+		l.applyLocked()
 	}
-	l.applyLocked()
 	l.mu.Unlock()
 	if stop != nil {
 		close(stop)
@@ -78,23 +95,17 @@ func (l *memLimiter) remove(c *tier.Cache) {
 	}
 }
 
-// applyLocked sets the limit to the sum of the budgets (none: no limit).
+// applyLocked sets the limit to the sum of the shares.
 func (l *memLimiter) applyLocked() int64 {
 	var sum int64
-	for _, b := range l.caches {
-		sum += b
+	for _, s := range l.caches {
+		sum += s.bytes
 	}
-	if sum == 0 {
-		sum = math.MaxInt64
-	}
-	if sum != l.set {
-		debug.SetMemoryLimit(sum)
-		l.set = sum
-	}
+	debug.SetMemoryLimit(sum)
 	return sum
 }
 
-// follow re-reads every budget each memLimitEvery: the directory grows
+// follow re-reads the auto shares each memLimitEvery: the directory grows
 // with the keys.
 func (l *memLimiter) follow(stop, stopped chan struct{}) {
 	defer close(stopped)
@@ -107,8 +118,11 @@ func (l *memLimiter) follow(stop, stopped chan struct{}) {
 		case <-t.C:
 		}
 		l.mu.Lock()
-		for c := range l.caches {
-			l.caches[c] = c.Memory().HeapBudget
+		for c, s := range l.caches {
+			if s.auto {
+				s.bytes = c.Memory().HeapBudget
+				l.caches[c] = s
+			}
 		}
 		l.applyLocked()
 		l.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,14 +57,21 @@ func TestPeakRSSWithinBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the churn writes about 400 MB through the sidecar")
 	}
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory is in the sidecar's RSS (this binary is its own sidecar)")
+	}
 	const hot, warm = 24 << 20, 40 << 20
 	sock := shortSocket(t)
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "GOMEMLIMIT=", serveEnv+"=serve -socket "+sock+" -metrics 127.0.0.1:0 -log-level warn -cold none"+
 		fmt.Sprintf(" -hot-bytes %d -warm-bytes %d", hot, warm))
 	cmd.Env = append(cmd.Env, "TIERCACHE_WARM_NODE=unbound")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
+	logf, err := os.CreateTemp(t.TempDir(), "sidecar-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +84,8 @@ func TestPeakRSSWithinBudget(t *testing.T) {
 	ctx := context.Background()
 	for deadline := time.Now().Add(30 * time.Second); rc.Ping(ctx).Err() != nil; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the sidecar did not answer PING: %s", out.String())
+			log, _ := os.ReadFile(logf.Name())
+			t.Fatalf("the sidecar did not answer PING: %s", log)
 		}
 	}
 	const keys, size = 100_000, 1536
@@ -144,4 +153,54 @@ func TestPeakRSSWithinBudget(t *testing.T) {
 	if peak > bound {
 		t.Fatalf("peak RSS %d bytes is above the bound %d", peak, bound)
 	}
+}
+
+// TestMemLimiterFollowsBudget: with server.go_memory_limit auto the Go
+// memory limit is the cache's heap budget while the sidecar runs, follows
+// it as keys are added, and is put back as it was after Close; a fixed
+// size is set as given; off leaves the limit alone.
+func TestMemLimiterFollowsBudget(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set in the environment: auto leaves it alone")
+	}
+	before := debug.SetMemoryLimit(-1)
+	cfg := testConfig(t, t.TempDir())
+	cfg.Cold.Backend = "none"
+	cfg.Server.GoMemoryLimit = "auto"
+	sc := startTestSidecar(t, cfg)
+	if got, want := debug.SetMemoryLimit(-1), sc.cache.Memory().HeapBudget; got != want {
+		t.Fatalf("limit %d, want the heap budget %d", got, want)
+	}
+	for i := 0; i < 20000; i++ {
+		if _, err := sc.cache.Set([]byte(fmt.Sprint("k", i)), []byte("v"), tier.SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := sc.cache.Memory().HeapBudget
+	for deadline := time.Now().Add(5 * memLimitEvery); debug.SetMemoryLimit(-1) != want; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("limit %d did not follow the budget %d", debug.SetMemoryLimit(-1), want)
+		}
+		want = sc.cache.Memory().HeapBudget
+	}
+	sc.Close()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Fatalf("limit after Close %d, want %d as before", got, before)
+	}
+
+	cfg = testConfig(t, t.TempDir())
+	cfg.Cold.Backend = "none"
+	cfg.Server.GoMemoryLimit = "300MiB"
+	sc = startTestSidecar(t, cfg)
+	if got := debug.SetMemoryLimit(-1); got != 300<<20 {
+		t.Fatalf("limit %d, want 300MiB", got)
+	}
+	sc.Close()
+	cfg = testConfig(t, t.TempDir())
+	cfg.Cold.Backend = "none"
+	sc = startTestSidecar(t, cfg) // off
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Fatalf("limit %d with go_memory_limit off, want %d", got, before)
+	}
+	sc.Close()
 }

@@ -102,7 +102,7 @@ func startSidecar(cfg *Config, log *zap.Logger) (*sidecar, error) {
 		s.cache.Close()
 		return nil, err
 	}
-	procMemLimit.add(s.cache, log)
+	procMemLimit.add(s.cache, b.memLimit, log)
 	return s, nil
 }
 
