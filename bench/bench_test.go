@@ -14,6 +14,7 @@ import (
 	"github.com/maypok86/otter/v2"
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/bench/internal/load"
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/numa"
 	"github.com/tiercache/tiercache/nvmekv"
@@ -104,9 +105,9 @@ func BenchmarkHitRatio(b *testing.B) {
 	val := make([]byte, valueBytes)
 	for _, theta := range []float64{0.9, 0.99} {
 		trace := make([]int32, nreq)
-		z := newZipf(rand.New(rand.NewPCG(42, uint64(theta*100))), nkeys, theta)
+		z := load.NewZipf(rand.New(rand.NewPCG(42, uint64(theta*100))), nkeys, theta)
 		for i := range trace {
-			trace[i] = int32(z.next())
+			trace[i] = int32(z.Next())
 		}
 		for _, name := range []string{"ristretto", "otter", "tiercache-dram", "tiercache"} {
 			b.Run(fmt.Sprintf("zipf=%.2f/%s", theta, name), func(b *testing.B) {

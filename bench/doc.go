@@ -13,6 +13,13 @@
 //
 // Run: cd bench && go test -run '^$' -bench . -benchtime 1x   (hit ratio)
 //
+// cmd/memload and cmd/embedload are the load clients of
+// scripts/bench-memory and scripts/bench-embedding: they drive one server
+// (tiercache, redis-server, or memcached for memload) on a Unix socket and
+// check every value read. internal/load holds what they share: values
+// that name their key and version, the RESP and memcached connections, and
+// the Zipf generator (which the benchmarks here use too).
+//
 // cmd/schedlat summarises a Go execution trace (scheduling latency, run
 // slices, park→ready); scripts/trace-nvmekv runs it on the emulated
 // namespace's Retrieve at QD 64. It lives here because it needs
