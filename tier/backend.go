@@ -31,7 +31,8 @@ type WarmStats struct {
 	Node               int     // NUMA node the arena is bound to, -1 unbound
 	Placement          float64 // fraction of sampled pages on Node
 	Capacity, Segments int64
-	MaxValue           int // largest value Set can take
+	MaxValue           int   // largest value Set can take
+	IndexBytes         int64 // the index, on the Go heap (16-byte slots, at most 3/4 full)
 }
 
 // Cold is what the cache needs from the cold tier (an *nvmekv.KV adapts to

@@ -59,11 +59,12 @@ func hotMaxCost(o *Options) int64 {
 type Memory struct {
 	HotBytes       int64 // the hot budget (sketch and items on the Go heap)
 	WarmBytes      int64 // the warm arena, mapped off the Go heap
+	WarmIndexBytes int64 // warm's index, on the Go heap (21-43 bytes a warm item)
 	DirectoryKeys  int64 // directory entries, tombstones included
 	DirectoryBytes int64 // their Go heap, at DirEntryBytes each
 	FlusherBytes   int64 // the most value bytes the flusher holds: its queue and its batches in flight
 	DemotingBytes  int64 // hot victims waiting for warm (no longer charged to hot)
-	HeapBudget     int64 // HotBytes + DirectoryBytes + FlusherBytes + DemotingBytes + slack: what the Go heap needs
+	HeapBudget     int64 // HotBytes + DirectoryBytes + WarmIndexBytes + FlusherBytes + DemotingBytes + slack: what the Go heap needs
 }
 
 // Memory returns the account. It takes each directory shard's read lock
@@ -71,7 +72,8 @@ type Memory struct {
 func (c *Cache) Memory() Memory {
 	m := Memory{HotBytes: c.o.HotBytes}
 	if c.warm != nil {
-		m.WarmBytes = c.warm.Stats().Capacity
+		ws := c.warm.Stats()
+		m.WarmBytes, m.WarmIndexBytes = ws.Capacity, ws.IndexBytes
 	}
 	for i := range c.dir.shards {
 		sh := &c.dir.shards[i]
@@ -85,6 +87,6 @@ func (c *Cache) Memory() Memory {
 		m.FlusherBytes = f.QueueBytes + int64(f.InFlight)*f.BatchBytes
 	}
 	m.DemotingBytes = c.demoting.Load()
-	m.HeapBudget = m.HotBytes + m.DirectoryBytes + m.FlusherBytes + m.DemotingBytes + slack(c.o.HotBytes, c.o.WarmBytes)
+	m.HeapBudget = m.HotBytes + m.DirectoryBytes + m.WarmIndexBytes + m.FlusherBytes + m.DemotingBytes + slack(c.o.HotBytes, c.o.WarmBytes)
 	return m
 }

@@ -72,7 +72,7 @@ func (w warmTier) Delete(key []byte) bool { return w.c.Delete(key) }
 func (w warmTier) Stats() WarmStats {
 	s := w.c.Stats()
 	return WarmStats{Items: s.Items, Bytes: s.Bytes, Evictions: s.Evictions, Node: s.Node, Placement: s.Placement,
-		Capacity: s.ArenaBytes, Segments: int64(s.Segments), MaxValue: s.SegmentBytes}
+		Capacity: s.ArenaBytes, Segments: int64(s.Segments), MaxValue: s.SegmentBytes, IndexBytes: s.IndexBytes}
 }
 
 func (w warmTier) Close() error { return w.c.Close() }
