@@ -71,6 +71,8 @@ type Cache interface {
 	// Stats is the cache's counters, which the stats table reads for INFO
 	// and /metrics (Server.Snapshot).
 	Stats() tier.Stats
+	// Memory is the cache's account of its memory (INFO memory).
+	Memory() tier.Memory
 }
 
 // SetOptions are the SET modifiers the cache implements.

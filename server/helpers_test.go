@@ -328,6 +328,8 @@ func (c *mapCache) Where(key []byte) string {
 	return ""
 }
 
+func (c *mapCache) Memory() tier.Memory { return tier.Memory{HotBytes: 1 << 20} }
+
 func (c *mapCache) Stats() tier.Stats {
 	c.mu.Lock()
 	fail := c.coldFail

@@ -1,9 +1,12 @@
 package server
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -71,10 +74,23 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 	case "memory":
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
+		mem := s.cache.Memory()
+		rss, peak := residentBytes()
 		b.WriteString("# Memory\r\n")
 		kv("used_memory", m.HeapAlloc)
 		kv("used_memory_human", humanBytes(m.HeapAlloc))
-		kv("used_memory_rss", m.Sys)
+		kv("used_memory_rss", rss)
+		kv("used_memory_rss_human", humanBytes(rss))
+		kv("used_memory_peak_rss", peak)
+		kv("maxmemory", mem.HotBytes+mem.WarmBytes)
+		kv("maxmemory_human", humanBytes(uint64(mem.HotBytes+mem.WarmBytes)))
+		kv("tier_hot_budget", mem.HotBytes)
+		kv("tier_warm_arena", mem.WarmBytes)
+		kv("tier_directory_bytes", mem.DirectoryBytes)
+		kv("tier_warm_index_bytes", mem.WarmIndexBytes)
+		kv("tier_flusher_bytes", mem.FlusherBytes)
+		kv("tier_heap_budget", mem.HeapBudget)
+		kv("go_memory_limit", debug.SetMemoryLimit(-1))
 		kv("go_heap_objects", m.HeapObjects)
 		kv("go_gc_cycles", m.NumGC)
 	case "stats":
@@ -146,4 +162,31 @@ func humanBytes(n uint64) string {
 		}
 	}
 	return fmt.Sprintf("%.2fP", f/unit)
+}
+
+// residentBytes reads the process's resident set and its peak (VmRSS and
+// VmHWM in /proc/self/status, proc(5)); 0 where they cannot be read.
+func residentBytes() (rss, peak uint64) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		if !ok || (name != "VmRSS" && name != "VmHWM") {
+			continue
+		}
+		kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		if err != nil {
+			continue
+		}
+		if name == "VmRSS" {
+			rss = kb << 10
+		} else {
+			peak = kb << 10
+		}
+	}
+	return rss, peak
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -604,6 +605,37 @@ func TestInfoColdWriteError(t *testing.T) {
 	for _, want := range []string{"cold_writable:0\r\n", "cold_write_error:emu: write failed:  no space left on device\r\n"} {
 		if !strings.Contains(info, want) {
 			t.Errorf("INFO tiers lacks %q:\n%s", want, info)
+		}
+	}
+}
+
+// TestInfoMemory: INFO memory reports the process's real resident set (not
+// the Go runtime's mapped total), the DRAM budget as maxmemory and the Go
+// memory limit in force.
+func TestInfoMemory(t *testing.T) {
+	_, path := startServer(t, nil)
+	c := dialRaw(t, path)
+	c.cmd("INFO", "memory")
+	info := c.reply()
+	fields := map[string]string{}
+	for _, line := range strings.Split(info, "\r\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			fields[k] = v
+		}
+	}
+	rss, peak := residentBytes()
+	if rss == 0 || peak < rss {
+		t.Fatalf("residentBytes = %d, %d", rss, peak)
+	}
+	if n, err := strconv.ParseUint(fields["used_memory_rss"], 10, 64); err != nil || n == 0 || n > 2*rss {
+		t.Errorf("used_memory_rss %q, this process's RSS is %d", fields["used_memory_rss"], rss)
+	}
+	if fields["maxmemory"] != strconv.Itoa(1<<20) { // the test cache's hot budget
+		t.Errorf("maxmemory %q, want %d", fields["maxmemory"], 1<<20)
+	}
+	for _, k := range []string{"used_memory", "used_memory_peak_rss", "go_memory_limit", "tier_heap_budget", "tier_directory_bytes"} {
+		if _, ok := fields[k]; !ok {
+			t.Errorf("INFO memory lacks %s:\n%s", k, info)
 		}
 	}
 }

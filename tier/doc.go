@@ -174,6 +174,10 @@
 //     GetDel/GetEx/SetGet (through get) and Exists execute its decision;
 //     drain and the lost-copy checks use its memLookup. (Tests: the model
 //     tests, TestModelLifecycle.)
+//   - T22: a warm hit promoted to hot leaves warm once ristretto took the
+//     hot copy (promoteWarm), so DRAM holds a key once; ristretto turning
+//     the copy away later demotes it again (T5, T20)
+//     (TestPromotionLeavesWarm).
 //
 // # Entry lifecycle
 //

@@ -111,3 +111,53 @@ func TestNewestWritesKeptWhenColdUnwritable(t *testing.T) {
 			missing, newest, fit, st.Lost, st.Tiers[1].Items)
 	}
 }
+
+// TestPromotionLeavesWarm (T22): a warm hit promoted to hot leaves warm,
+// so DRAM does not hold the key twice, and it still reads; pushed out of
+// hot again, it returns to warm.
+func TestPromotionLeavesWarm(t *testing.T) {
+	o := smallOptions(newFakeClock()) // no cold tier
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const size = 1 << 10
+	n := dramFit(c, size, 0.5)
+	writeFresh(t, c, n, size) // the first keys are pushed out of hot to warm
+	var key []byte
+	idx := 0
+	for i := 0; i < n && key == nil; i++ {
+		if k := []byte(fmt.Sprint("fresh", i)); c.Where(k) == "warm" {
+			key, idx = k, i
+		}
+	}
+	if key == nil {
+		t.Fatalf("no key reached warm: %+v", c.Stats())
+	}
+	for i := 0; i < 4 && c.Where(key) != "hot"; i++ {
+		if _, ok, _ := c.Get(nil, key); !ok {
+			t.Fatalf("%s does not read", key)
+		}
+		c.hot.rc.Wait()
+	}
+	if w := c.Where(key); w != "hot" {
+		t.Fatalf("%s read 4 times is in %q, not promoted to hot", key, w)
+	}
+	if _, ok := c.warm.Has(key); ok {
+		t.Fatalf("%s was promoted to hot and is still in warm", key)
+	}
+	if v, ok, _ := c.Get(nil, key); !ok || string(v) != string(freshValue(idx, size)) {
+		t.Fatalf("%s after promotion: %v, %d bytes", key, ok, len(v))
+	}
+	// Push it out of hot with new keys: it goes back to warm, not away.
+	for i := n; i < 3*n; i++ {
+		if _, err := c.Set([]byte(fmt.Sprint("fresh", i)), freshValue(i, size), SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, c)
+	if _, ok, _ := c.Get(nil, key); !ok && c.Stats().Tiers[1].Evictions == 0 {
+		t.Fatalf("%s is gone though warm evicted nothing: %+v", key, c.Stats())
+	}
+}

@@ -85,7 +85,7 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *
 			}
 			c.record(&rec, lo, p.tier == policy.Hot)
 			if p.tier == policy.Warm && c.pro.Promote(lo, len(v)-len(dst), policy.Warm) == policy.Hot {
-				c.promoteHot(key, v[len(dst):], sh, p.e)
+				c.promoteWarm(key, v[len(dst):], sh, p.e)
 			}
 			sh.mu.RUnlock()
 			return v, nil, p.tier, true
@@ -135,16 +135,29 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *
 	return dst, nil, policy.None, false
 }
 
-// promoteHot copies a warm or cold hit into hot without waiting.
+// promoteHot copies a warm or cold hit into hot without waiting and
+// reports whether ristretto took it.
 // The caller holds the key's shard lock sh; e is the key's entry.
-func (c *Cache) promoteHot(key, val []byte, sh *shard, e *entry) {
+func (c *Cache) promoteHot(key, val []byte, sh *shard, e *entry) bool {
 	k, v, alloc := joinKV(key, val)
 	he := &hotEntry{key: k, val: v, ver: e.ver, exp: e.exp, alloc: int32(alloc), ent: e, sh: sh}
 	e.hot.Store(he) // before ristretto can evict it (see Set)
 	if c.hot.set(he, false) {
 		c.st.promotions.Add(1)
-	} else {
-		e.hot.CompareAndSwap(he, nil)
+		return true
+	}
+	e.hot.CompareAndSwap(he, nil)
+	return false
+}
+
+// promoteWarm moves a warm hit (or a copy on its way to warm) up to hot:
+// the warm copy leaves warm once hot holds it, so DRAM holds each key once
+// (T22). Readers find it through the entry's hot pointer meanwhile; if
+// ristretto later turns it away, its eviction callback demotes it again
+// (T5). The caller holds sh's lock.
+func (c *Cache) promoteWarm(key, val []byte, sh *shard, e *entry) {
+	if c.promoteHot(key, val, sh, e) && c.warm != nil {
+		c.warm.Delete(key)
 	}
 }
 
@@ -288,7 +301,7 @@ func (c *Cache) mget(keys [][]byte) [][]byte {
 				c.hot.touchSampled(key) // as Get's hot hits (ristretto sees one in SampleEvery)
 			}
 			if p.tier == policy.Warm && c.pro.Promote(lo, len(v), policy.Warm) == policy.Hot {
-				c.promoteHot(key, v, sh, p.e)
+				c.promoteWarm(key, v, sh, p.e)
 			}
 			out[i] = nonNil(v) // never nil: nil is a miss
 			c.count(p.tier, true)
