@@ -156,6 +156,8 @@ func runSeries(b *testing.B, name string, w workload, ks keyspace, budget int64,
 		s = series{cache: name}
 		for i := range cfg.runs {
 			r := runOnce(b, name, w, ks, budget, cfg.hotFrac)
+			// One line a run: testing keeps only the first 10 lines of a
+			// benchmark's log.
 			b.Logf("run %d/%d: hit %.2f%% (%.0f req/s, %d items held)%s", i+1, cfg.runs, r.hit, r.reqPerSec, r.held, r.counters)
 			s.runs = append(s.runs, r)
 		}
@@ -235,21 +237,21 @@ func settle(c *tier.Cache) {
 func tierCounters(st tier.Stats, peakTransit int64, d *warmDiagnostic) string {
 	hot, warm := st.Tiers[0], st.Tiers[1]
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n    hot: %d items, %d B, %d evictions | warm: %d items, %d B, %d evictions",
+	fmt.Fprintf(&b, "; hot: %d items, %d B, %d evictions | warm: %d items, %d B, %d evictions",
 		hot.Items, hot.Bytes, hot.Evictions, warm.Items, warm.Bytes, warm.Evictions)
-	fmt.Fprintf(&b, "\n    keys %d | promotions %d, demotions %d, demote waits %d, demote drops %d | lost %d",
+	fmt.Fprintf(&b, "; keys %d | promotions %d, demotions %d, demote waits %d, demote drops %d | lost %d",
 		st.Keys, st.Promotions, st.Demotions, st.DemoteWaits, st.DemoteDrops, st.Lost)
 	fmt.Fprintf(&b, ", phantoms %d, in transit peak %d (sampled every 65536 requests)", st.Phantoms, peakTransit)
 	if st.ColdBackend != "" {
-		fmt.Fprintf(&b, "\n    cold: %d hits, %d items | flushed %d, flusher drops %d, rejected %d, cold kept %d",
+		fmt.Fprintf(&b, "; cold: %d hits, %d items | flushed %d, flusher drops %d, rejected %d, cold kept %d",
 			st.Tiers[2].Hits, st.Tiers[2].Items, st.Flushed, st.Flusher.Drops, st.Flusher.Rejected, st.ColdKept)
 		return b.String() // the derived figures below assume no cold tier
 	}
-	fmt.Fprintf(&b, "\n    derived: in both %d, lost by warm eviction %d, victims dropped %d",
+	fmt.Fprintf(&b, "; derived: in both %d, lost by warm eviction %d, victims dropped %d",
 		hot.Items+warm.Items+st.InTransit-st.Keys, warm.Evictions, int64(st.Lost)-int64(warm.Evictions))
 	if d != nil {
 		sets, errs := d.sets.Load(), d.setErrs.Load()
-		fmt.Fprintf(&b, "\n    diag: warm sets %d (failed %d), of which not demotions %d (fresh Sets ristretto turned away), warm evictions seen %d",
+		fmt.Fprintf(&b, "; diag: warm sets %d (failed %d), of which not demotions %d (fresh Sets ristretto turned away), warm evictions seen %d",
 			sets, errs, sets-errs-int64(st.Demotions), d.evicted.Load())
 	}
 	return b.String()
