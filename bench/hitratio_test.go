@@ -114,9 +114,19 @@ func BenchmarkHitRatioCurve(b *testing.B) {
 				b.Run(fmt.Sprintf("%s/budget=%gpct/%s", w.name, pct, name), func(b *testing.B) {
 					s := runSeries(b, name, w, ks, budget, cfg)
 					pt.hit[name] = summarize(s.hits()).med
+					if name == cacheTierDRAM {
+						var tr []float64
+						for _, r := range s.runs {
+							tr = append(tr, r.during.transit.mean)
+						}
+						pt.transit = summarize(tr).max / float64(budget/(keyBytes+valueBytes))
+					}
 				})
 			}
 			cv.points = append(cv.points, pt)
+		}
+		if len(cv.points[0].hit) == 0 && len(cv.points[len(cv.points)-1].hit) == 0 {
+			continue // filtered out by -bench
 		}
 		fmt.Printf("\n## hit%% over memory size, %s: %d keys, %d requests; compulsory misses %.2f%%; median of %d run(s); %s\n",
 			w.name, nkeys, nreq, 100*float64(w.firstSeen())/float64(nreq), cfg.runs, cfg.machine())
@@ -375,6 +385,9 @@ type curvePoint struct {
 	pct    float64
 	budget int64
 	hit    map[string]float64 // by cache; absent if its run was filtered out
+	// transit is tiercache-dram's mean count of copies in transit (charged
+	// to no budget) over its capacity in items, the largest of its runs.
+	transit float64
 }
 
 func (c curve) print(w io.Writer) {
@@ -382,7 +395,7 @@ func (c curve) print(w io.Writer) {
 	for _, name := range c.caches {
 		fmt.Fprintf(w, " %15s", name)
 	}
-	fmt.Fprintf(w, " %15s\n", "tc-dram − otter")
+	fmt.Fprintf(w, " %15s %14s\n", "tc-dram − otter", "tc transit/cap")
 	for _, p := range c.points {
 		fmt.Fprintf(w, "%8g %12d", p.pct, p.budget)
 		for _, name := range c.caches {
@@ -395,9 +408,14 @@ func (c curve) print(w io.Writer) {
 		t, tok := p.hit[cacheTierDRAM]
 		o, ook := p.hit[cacheOtter]
 		if tok && ook {
-			fmt.Fprintf(w, " %+15.2f\n", t-o)
+			fmt.Fprintf(w, " %+15.2f", t-o)
 		} else {
-			fmt.Fprintf(w, " %15s\n", "-")
+			fmt.Fprintf(w, " %15s", "-")
+		}
+		if tok {
+			fmt.Fprintf(w, " %13.1f%%\n", 100*p.transit)
+		} else {
+			fmt.Fprintf(w, " %14s\n", "-")
 		}
 	}
 }
