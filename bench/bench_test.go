@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -14,9 +13,7 @@ import (
 	"github.com/maypok86/otter/v2"
 	"go.uber.org/zap"
 
-	"github.com/tiercache/tiercache/bench/internal/load"
 	"github.com/tiercache/tiercache/flusher"
-	"github.com/tiercache/tiercache/numa"
 	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/nvmekv/emu"
 	"github.com/tiercache/tiercache/policy"
@@ -32,8 +29,6 @@ func scale() float64 {
 
 const valueBytes = 256
 
-func keyOf(i int) []byte { return []byte(fmt.Sprintf("key:%08d", i)) }
-
 // countingNS counts device submissions (Do calls) of a namespace.
 type countingNS struct {
 	nvmekv.Namespace
@@ -45,40 +40,19 @@ func (c *countingNS) Do(ctx context.Context, ops ...*nvmekv.Op) error {
 	return c.Namespace.Do(ctx, ops...)
 }
 
-// openTier opens a tiercache with hot+warm = dram bytes (1/4 hot) and, if
-// withCold, an emulated cold store in a temporary directory.
-func openTier(b *testing.B, dram int64, withCold, promote bool) (*tier.Cache, *countingNS) {
+// openTier opens a tiercache for the populate-based benchmarks: hot+warm =
+// dram bytes (1/4 hot), promotion off, every hot victim demoted and none
+// dropped while populating, and an emulated cold store in a temporary
+// directory.
+func openTier(b *testing.B, dram int64) (*tier.Cache, *countingNS) {
 	b.Helper()
-	seg := int((dram * 3 / 4 / 16) &^ 4095)
-	seg = max(min(seg, 1<<20), 64<<10)
-	o := tier.Options{
-		HotBytes:    dram / 4,
-		HotMaxValue: 64 << 10,
-		WarmConfig: tier.WarmConfig{WarmBytes: dram * 3 / 4, WarmSegmentBytes: seg,
-			WarmArena: numa.ArenaOptions{Node: numa.Unbound}},
-		Flusher:       flusher.Options{QueueItems: 1 << 16, QueueBytes: 256 << 20},
-		Promotion:     policy.PromotionOptions{Disabled: !promote},
-		DemoteAll:     !promote, // populate-based benchmarks: keys written once still fill warm
-		DemoteQueue:   1 << 20,  // and none is dropped while populating
-		MGetColdBatch: 1000,
-		Logger:        benchLogger(),
-	}
-	var cns *countingNS
-	if withCold {
-		dir := b.TempDir()
-		o.OpenCold = func() (tier.Cold, error) {
-			ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 2 << 30, ReadSlots: 1024, RingEntries: 2048})
-			if err != nil {
-				return nil, err
-			}
-			cns = &countingNS{Namespace: ns}
-			kv, err := nvmekv.NewKV(cns, nvmekv.KVOptions{KeepExpired: true})
-			if err != nil {
-				return nil, err
-			}
-			return tier.NewColdKV(kv, "emulated:"+dir, false, 8<<20), nil
-		}
-	}
+	o := tierOptions(dram, 0.25)
+	o.Flusher = flusher.Options{QueueItems: 1 << 16, QueueBytes: 256 << 20}
+	o.Promotion = policy.PromotionOptions{Disabled: true}
+	o.DemoteAll = true      // keys written once still fill warm
+	o.DemoteQueue = 1 << 20 // and none is dropped while populating
+	o.MGetColdBatch = 1000
+	cns := withEmulatedCold(b, &o)
 	c, err := tier.Open(o)
 	if err != nil {
 		b.Fatal(err)
@@ -87,87 +61,24 @@ func openTier(b *testing.B, dram int64, withCold, promote bool) (*tier.Cache, *c
 	return c, cns
 }
 
-type cacheUnderTest struct {
-	get func(k []byte) bool
-	set func(k, v []byte)
-}
-
-func BenchmarkHitRatio(b *testing.B) {
-	s := scale()
-	nkeys := int(1_000_000 * s)
-	nreq := int(10_000_000 * s)
-	keys := make([][]byte, nkeys)
-	for i := range keys {
-		keys[i] = keyOf(i)
-	}
-	// DRAM budget: 10% of the key space's bytes.
-	dram := int64(float64(nkeys*(valueBytes+len(keys[0]))) * 0.10)
-	val := make([]byte, valueBytes)
-	for _, theta := range []float64{0.9, 0.99} {
-		trace := make([]int32, nreq)
-		z := load.NewZipf(rand.New(rand.NewPCG(42, uint64(theta*100))), nkeys, theta)
-		for i := range trace {
-			trace[i] = int32(z.Next())
+// withEmulatedCold gives o a 2 GiB emulated cold store in a temporary
+// directory; the returned namespace counts its submissions once Open ran.
+func withEmulatedCold(tb testing.TB, o *tier.Options) *countingNS {
+	dir := tb.TempDir()
+	cns := &countingNS{}
+	o.OpenCold = func() (tier.Cold, error) {
+		ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 2 << 30, ReadSlots: 1024, RingEntries: 2048})
+		if err != nil {
+			return nil, err
 		}
-		for _, name := range []string{"ristretto", "otter", "tiercache-dram", "tiercache"} {
-			b.Run(fmt.Sprintf("zipf=%.2f/%s", theta, name), func(b *testing.B) {
-				for b.Loop() {
-					var tc *tier.Cache
-					var cut cacheUnderTest
-					switch name {
-					case "ristretto":
-						rc, err := ristretto.NewCache(&ristretto.Config[string, []byte]{
-							NumCounters: dram / valueBytes * 10, MaxCost: dram, BufferItems: 64, IgnoreInternalCost: true})
-						if err != nil {
-							b.Fatal(err)
-						}
-						cut = cacheUnderTest{
-							get: func(k []byte) bool { _, ok := rc.Get(string(k)); return ok },
-							set: func(k, v []byte) { rc.Set(string(k), v, int64(len(k)+len(v))) },
-						}
-						defer rc.Close()
-					case "otter":
-						oc := otter.Must(&otter.Options[string, []byte]{MaximumWeight: uint64(dram),
-							Weigher: func(k string, v []byte) uint32 { return uint32(len(k) + len(v)) }})
-						cut = cacheUnderTest{
-							get: func(k []byte) bool { _, ok := oc.GetIfPresent(string(k)); return ok },
-							set: func(k, v []byte) { oc.Set(string(k), v) },
-						}
-					default:
-						tc, _ = openTier(b, dram, name == "tiercache", true)
-						var dst []byte
-						cut = cacheUnderTest{
-							get: func(k []byte) bool {
-								v, ok, _ := tc.Get(dst[:0], k)
-								dst = v
-								return ok
-							},
-							set: func(k, v []byte) { tc.Set(k, v, tier.SetOptions{}) },
-						}
-					}
-					hits := 0
-					start := time.Now()
-					for _, i := range trace {
-						if cut.get(keys[i]) {
-							hits++
-						} else {
-							cut.set(keys[i], val)
-						}
-					}
-					el := time.Since(start)
-					b.ReportMetric(100*float64(hits)/float64(len(trace)), "hit%")
-					b.ReportMetric(float64(len(trace))/el.Seconds(), "req/s")
-					if tc != nil {
-						st := tc.Stats()
-						for _, t := range st.Tiers {
-							b.ReportMetric(100*float64(t.Hits)/float64(len(trace)), t.Name+"-hit%")
-						}
-						b.Logf("%s: %+v", name, st)
-					}
-				}
-			})
+		cns.Namespace = ns
+		kv, err := nvmekv.NewKV(cns, nvmekv.KVOptions{KeepExpired: true})
+		if err != nil {
+			return nil, err
 		}
+		return tier.NewColdKV(kv, "emulated:"+dir, false, 8<<20), nil
 	}
+	return cns
 }
 
 // populate fills c with n keys of size bytes and returns the keys found in
@@ -199,7 +110,7 @@ func populate(b *testing.B, c *tier.Cache, n, size int) map[string][][]byte {
 }
 
 func BenchmarkGetHit(b *testing.B) {
-	c, _ := openTier(b, 16<<20, true, false)
+	c, _ := openTier(b, 16<<20)
 	by := populate(b, c, 100_000, 512)
 	for _, t := range []string{"hot", "warm", "cold"} {
 		keys := by[t]
@@ -259,7 +170,7 @@ func BenchmarkGetHit(b *testing.B) {
 }
 
 func BenchmarkMGetCold(b *testing.B) {
-	c, cns := openTier(b, 16<<20, true, false)
+	c, cns := openTier(b, 16<<20)
 	by := populate(b, c, 100_000, 512)
 	mem := append(append([][]byte{}, by["hot"]...), by["warm"]...)
 	if len(mem) < 700 || len(by["cold"]) < 300 {

@@ -1,0 +1,167 @@
+package bench
+
+import (
+	"os"
+	"sync/atomic"
+	"testing"
+
+	"github.com/dgraph-io/ristretto/v2"
+	"github.com/maypok86/otter/v2"
+
+	"github.com/tiercache/tiercache/numa"
+	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/tier/warm"
+)
+
+// The caches a hit-ratio run compares, and what each is charged. Every
+// cache gets the same DRAM budget in bytes and is charged the same for an
+// item: len(key) + len(value) (itemCost), nothing else (B1).
+//
+//   - ristretto: MaxCost = budget, cost = itemCost, IgnoreInternalCost (its
+//     own ~ per-item bookkeeping is not charged), NumCounters = 10 per
+//     value that fits in the budget.
+//   - otter: MaximumWeight = budget, Weigher = itemCost.
+//   - tiercache-dram: hot + warm = budget (HotBytes = hotFrac × budget,
+//     WarmBytes = the rest), no cold tier, every other option at tier's
+//     defaults: Promotion on, DemoteAll off, DemoteQueue 4096 (tierOptions).
+//     tiercache charges itself more than itemCost inside that budget, and
+//     that is its own problem: hot costs key + value + 64 bytes (hot.go's
+//     hotOverhead); a warm record is a 32-byte header + key + value rounded
+//     up to 8 bytes, and each warm shard keeps a spare segment. Not charged
+//     to anyone: the key directory on the Go heap (~110 B + key per key)
+//     and the copies in transit (a fresh Set until ristretto applies it, a
+//     hot victim until warm takes it; the run prints their peak count).
+//   - tiercache+cold: tiercache-dram plus an emulated cold tier of 2 GiB.
+//     NOT at equal bytes: cold holds every key written; it is reported on
+//     its own line, for reference, with TIERCACHE_BENCH_COLD=1.
+const (
+	cacheRistretto = "ristretto"
+	cacheOtter     = "otter"
+	cacheTierDRAM  = "tiercache-dram"
+	cacheTierCold  = "tiercache+cold"
+)
+
+func itemCost(k, v []byte) int64 { return int64(len(k) + len(v)) }
+
+// cacheUnderTest is one cache behind the read-through loop.
+type cacheUnderTest struct {
+	get   func(k []byte) bool
+	set   func(k, v []byte)
+	held  func() int64 // items held now (tiercache: hot + warm copies)
+	close func()
+	tc    *tier.Cache     // nil for the peers
+	diag  *warmDiagnostic // tiercache with TIERCACHE_BENCH_DIAG=1
+}
+
+// tierOptions is tiercache with hot + warm = dram bytes, hotFrac of it hot,
+// and no cold tier. The warm log gets 16 segments (4 KiB to 1 MiB each;
+// tier's 4 MiB default would not fit small budgets), which tier/warm splits
+// into 2 shards of 8, each with one spare.
+func tierOptions(dram int64, hotFrac float64) tier.Options {
+	hot := int64(float64(dram) * hotFrac)
+	w := dram - hot
+	seg := max(min(int(w/16)&^4095, 1<<20), 4096)
+	return tier.Options{
+		HotBytes:    hot,
+		HotMaxValue: int(min(hot, 64<<10)),
+		WarmConfig: tier.WarmConfig{WarmBytes: w, WarmSegmentBytes: seg,
+			WarmArena: numa.ArenaOptions{Node: numa.Unbound}},
+		Logger: benchLogger(),
+	}
+}
+
+func openCache(tb testing.TB, name string, budget int64, hotFrac float64) cacheUnderTest {
+	switch name {
+	case cacheRistretto:
+		rc, err := ristretto.NewCache(&ristretto.Config[string, []byte]{
+			NumCounters: budget / valueBytes * 10, MaxCost: budget, BufferItems: 64, IgnoreInternalCost: true})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return cacheUnderTest{
+			get:   func(k []byte) bool { _, ok := rc.Get(string(k)); return ok },
+			set:   func(k, v []byte) { rc.Set(string(k), v, itemCost(k, v)) },
+			held:  func() int64 { return (rc.MaxCost() - rc.RemainingCost()) / (keyBytes + valueBytes) },
+			close: rc.Close,
+		}
+	case cacheOtter:
+		oc := otter.Must(&otter.Options[string, []byte]{MaximumWeight: uint64(budget),
+			Weigher: func(k string, v []byte) uint32 { return uint32(len(k) + len(v)) }})
+		return cacheUnderTest{
+			get:   func(k []byte) bool { _, ok := oc.GetIfPresent(string(k)); return ok },
+			set:   func(k, v []byte) { oc.Set(string(k), v) },
+			held:  func() int64 { return int64(oc.EstimatedSize()) },
+			close: func() { oc.StopAllGoroutines() },
+		}
+	}
+	o := tierOptions(budget, hotFrac)
+	if name == cacheTierCold {
+		withEmulatedCold(tb, &o)
+	}
+	var d *warmDiagnostic
+	if os.Getenv("TIERCACHE_BENCH_DIAG") == "1" {
+		d = &warmDiagnostic{}
+		o.OpenWarm = d.open(o)
+	}
+	tc, err := tier.Open(o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var dst []byte
+	return cacheUnderTest{
+		get: func(k []byte) bool {
+			v, ok, _ := tc.Get(dst[:0], k)
+			dst = v
+			return ok
+		},
+		set: func(k, v []byte) { _, _ = tc.Set(k, v, tier.SetOptions{}) },
+		held: func() int64 {
+			var n int64
+			for _, t := range tc.Stats().Tiers[:2] {
+				n += t.Items
+			}
+			return n
+		},
+		close: func() { _ = tc.Close() },
+		tc:    tc,
+		diag:  d,
+	}
+}
+
+// warmDiagnostic opens tier's built-in warm tier itself, through the
+// Options.OpenWarm seam, to count what tier.Stats does not show: warm Sets
+// (demotions, and fresh Sets that ristretto turned away, which go to warm
+// directly) and evictions. It mirrors tier's openWarm (tier/warm_open.go):
+// keep the two in step. Only with TIERCACHE_BENCH_DIAG=1.
+type warmDiagnostic struct {
+	sets, setErrs, evicted atomic.Int64
+}
+
+func (d *warmDiagnostic) open(o tier.Options) func(onEvict func(key, value []byte, m tier.Meta)) (tier.Warm, error) {
+	return func(onEvict func(key, value []byte, m tier.Meta)) (tier.Warm, error) {
+		evict := func(key, value []byte, m tier.Meta) {
+			d.evicted.Add(1)
+			onEvict(key, value, m)
+		}
+		c, err := warm.New(warm.Options{Bytes: o.WarmBytes, SegmentBytes: o.WarmSegmentBytes, Shards: o.WarmShards,
+			Arena: o.WarmArena, OnEvict: tier.WarmOnEvict(evict), Logger: o.Logger})
+		if err != nil {
+			return nil, err
+		}
+		return countingWarm{tier.NewWarm(c), d}, nil
+	}
+}
+
+type countingWarm struct {
+	tier.Warm
+	d *warmDiagnostic
+}
+
+func (w countingWarm) Set(key, value []byte, m tier.Meta) error {
+	err := w.Warm.Set(key, value, m)
+	w.d.sets.Add(1)
+	if err != nil {
+		w.d.setErrs.Add(1)
+	}
+	return err
+}
