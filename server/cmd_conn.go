@@ -202,6 +202,10 @@ func (c *conn) cmdCommand(args [][]byte) {
 	}
 	switch strings.ToLower(string(args[1])) {
 	case "count":
+		if len(args) != 2 { // Redis: COMMAND COUNT takes no argument
+			c.wrongArgs("command|count")
+			return
+		}
 		c.w.Int(int64(len(c.s.cmds)))
 	case "list":
 		names := c.sortedCommands()

@@ -41,7 +41,9 @@
 //     grow as bytes arrive (TestReaderDeclaredLengthDoesNotAllocate).
 //   - S2: a protocol error is answered "-ERR Protocol error: <what>" and
 //     then the connection is closed; the server keeps serving others
-//     (TestProtocolErrors).
+//     (TestProtocolErrors). Lengths are read as redis-server reads them
+//     (string2ll): "*01", "$04", "*-0" and "$-0" are protocol errors
+//     (TestReaderCommands).
 //   - S3: an unknown command, a wrong arity or a bad argument gets Redis's
 //     error text and never closes the connection (TestCommandReplies).
 //   - S4: replies are written in request order, and they are flushed only

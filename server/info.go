@@ -14,7 +14,7 @@ import (
 
 // infoSections are INFO's sections in print order; "default" and "all"
 // select every one of them.
-var infoSections = []string{"server", "clients", "memory", "stats", "keyspace", "tiers"}
+var infoSections = []string{"server", "clients", "memory", "stats", "cluster", "keyspace", "tiers"}
 
 func (c *conn) cmdInfo(args [][]byte) {
 	want := map[string]bool{}
@@ -101,6 +101,11 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 		if n := snap().Cache.Keys; n > 0 {
 			kv("db0", fmt.Sprintf("keys=%d,expires=0,avg_ttl=0", n))
 		}
+	case "cluster":
+		// Clients read cluster_enabled before they choose a cluster client
+		// (LangChain's RedisStore, redis-py's from_url helpers).
+		b.WriteString("# Cluster\r\n")
+		kv("cluster_enabled", 0)
 	case "tiers":
 		b.WriteString("# Tiers\r\n")
 		writeStats(b, section, snap())

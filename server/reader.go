@@ -351,10 +351,16 @@ func (rd *Reader) fill() error {
 	return nil
 }
 
-// parseLen parses a RESP length: optional '-', decimal digits, no overflow.
+// parseLen parses a RESP length as redis-server's string2ll (util.c) does:
+// "0", or an optional '-' and digits starting with 1-9, no overflow. So
+// "01", "0004", "-0" and "+1" are refused, as Redis refuses them ("invalid
+// multibulk length", "invalid bulk length").
 func parseLen(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) > 19 {
 		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
 	}
 	neg := false
 	if b[0] == '-' {
@@ -362,6 +368,9 @@ func parseLen(b []byte) (int64, bool) {
 		if len(b) == 0 {
 			return 0, false
 		}
+	}
+	if b[0] < '1' || b[0] > '9' {
+		return 0, false // a leading zero, or "-0"
 	}
 	var v int64
 	for _, c := range b {

@@ -152,6 +152,14 @@ func TestCommandReplies(t *testing.T) {
 	if got, want := c.reply(), fmt.Sprintf(":%d", len(CommandNames())); got != want {
 		t.Errorf("COMMAND COUNT: %q, want %q", got, want)
 	}
+	c.cmd("COMMAND", "COUNT", "x")
+	if got, want := c.reply(), "-ERR wrong number of arguments for 'command|count' command"; got != want {
+		t.Errorf("COMMAND COUNT x: %q, want %q", got, want)
+	}
+	c.cmd("INFO", "cluster")
+	if got := c.reply(); !strings.Contains(got, "# Cluster\r\ncluster_enabled:0\r\n") {
+		t.Errorf("INFO cluster: %q, want a Cluster section with cluster_enabled:0", got)
+	}
 	c.cmd("INFO")
 	info := c.reply()
 	for _, want := range []string{"# Server", "# Clients", "# Memory", "# Stats", "# Keyspace", "# Tiers",
