@@ -237,3 +237,31 @@ func TestMaxOutputBufferConfig(t *testing.T) {
 		t.Fatalf("4KiB: err = %v, want one naming server.max_output_buffer", err)
 	}
 }
+
+// TestGoMemoryLimitConfig: server.go_memory_limit is auto (follow the heap
+// budget), off, or a size of at least 16MiB; anything else is a config
+// error naming the key.
+func TestGoMemoryLimitConfig(t *testing.T) {
+	for in, want := range map[string]int64{"auto": -1, "off": 0, "512MiB": 512 << 20} {
+		c := defaultConfig()
+		if err := c.loadYAML([]byte("server:\n  go_memory_limit: "+in+"\n"), "test"); err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.build(zap.NewNop())
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if b.memLimit != want {
+			t.Errorf("%s: memLimit %d, want %d", in, b.memLimit, want)
+		}
+	}
+	for _, bad := range []string{"1KiB", "lots", "-5"} {
+		c := defaultConfig()
+		if err := c.loadYAML([]byte("server:\n  go_memory_limit: "+bad+"\n"), "test"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.build(zap.NewNop()); err == nil || !strings.Contains(err.Error(), "server.go_memory_limit") {
+			t.Errorf("%s: %v, want an error naming server.go_memory_limit", bad, err)
+		}
+	}
+}
