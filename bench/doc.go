@@ -20,7 +20,6 @@
 //   - BenchmarkHitRatioCurve: hit% over memory size, zipf=0.99 and
 //     zipf=0.90 at budgets of 1, 2, 5, 10 and 20% of the key space's bytes,
 //     the same three caches; a table per workload.
-//
 //   - BenchmarkGetHit: Get hits served by each tier, and by the peers.
 //   - BenchmarkMGetCold: MGet of 1,000 keys of which 30% are only in cold;
 //     reports device submissions per MGet (expected: 1) and latency.
