@@ -24,12 +24,16 @@
 //   - BenchmarkMGetCold: MGet of 1,000 keys of which 30% are only in cold;
 //     reports device submissions per MGet (expected: 1) and latency.
 //
+// BASELINE-hitratio.md holds both benchmarks' tables before any hit-ratio
+// fix to tier/ (idle and busy, five runs each) and where tiercache loses
+// hits, with the counters.
+//
 // Environment of the hit-ratio benchmarks:
 //
 //   - TIERCACHE_BENCH_SCALE (default 1) scales keys and requests, e.g. 0.3
-//     (`go test -run '^$' -bench HitRatio` then takes about 5 minutes on
-//     this machine when nothing else runs: a tiercache run of 3M requests
-//     takes ~15 s, a peer's ~3 s; several times that under load).
+//     (`go test -run '^$' -bench HitRatio` then took 3 minutes on this
+//     machine with nothing else running: a tiercache run of 3M requests
+//     ~10 s, a peer's ~2 s; several times that under load).
 //   - TIERCACHE_BENCH_RUNS (default 1): runs of each cache on the same
 //     sequence (stability: five runs should stay within 1 point).
 //   - TIERCACHE_BENCH_BUSY=1: one shell busy loop per CPU for the duration
@@ -38,7 +42,7 @@
 //     budget, the rest is warm.
 //   - TIERCACHE_BENCH_COLD=1: adds a tiercache+cold line (an emulated cold
 //     tier of 2 GiB on top of the same DRAM: NOT equal bytes, for
-//     reference; slow, ~2 minutes a run at scale 0.3).
+//     reference; slow, 1-2 minutes a run at scale 0.3).
 //   - TIERCACHE_BENCH_DIAG=1: tiercache's warm tier is opened through
 //     Options.OpenWarm so that its Sets and evictions are counted too.
 //
