@@ -176,8 +176,13 @@
 //     tests, TestModelLifecycle.)
 //   - T22: a warm hit promoted to hot leaves warm once ristretto took the
 //     hot copy (promoteWarm), so DRAM holds a key once; ristretto turning
-//     the copy away later demotes it again (T5, T20)
-//     (TestPromotionLeavesWarm).
+//     the copy away later demotes it again (T5, T20), and a hot victim
+//     still in transit whose key was promoted again meanwhile is not
+//     written to warm (TestPromotionLeavesWarm). Until ristretto applies
+//     the promoted copy only the entry names it: the lost-copy checks (T7)
+//     count a copy the entry names as held, and hotEvicted puts a victim
+//     in transit before the entry stops naming it
+//     (TestPromotionNotLostBeforeRistrettoApplies).
 //
 // # Entry lifecycle
 //

@@ -161,3 +161,68 @@ func TestPromotionLeavesWarm(t *testing.T) {
 		t.Fatalf("%s is gone though warm evicted nothing: %+v", key, c.Stats())
 	}
 }
+
+// TestPromotionNotLostBeforeRistrettoApplies: a warm key promoted to hot
+// leaves warm at once, while ristretto applies the hot copy later; a
+// lost-copy check in between (a failed or dropped cold write of that
+// version) must find it through the entry's hot pointer and keep the key.
+// (It purged the key: lostLocked looked only in hot's store, transit and
+// warm.)
+func TestPromotionNotLostBeforeRistrettoApplies(t *testing.T) {
+	o := smallOptions(newFakeClock())
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const size = 1 << 10
+	n := dramFit(c, size, 0.5)
+	writeFresh(t, c, n, size)
+	var key []byte
+	for i := 0; i < n && key == nil; i++ {
+		if k := []byte(fmt.Sprint("fresh", i)); c.Where(k) == "warm" {
+			key = k
+		}
+	}
+	if key == nil {
+		t.Fatalf("no key reached warm: %+v", c.Stats())
+	}
+	// Hold ristretto's goroutine inside the application of a fresh Set:
+	// what is offered after it waits in ristretto's buffer.
+	release, held := make(chan struct{}), make(chan struct{})
+	c.appliedHook = func(he *hotEntry) {
+		if string(he.key) == "blocker" {
+			close(held)
+			<-release
+		}
+	}
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	if _, err := c.Set([]byte("blocker"), []byte("b"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	for i := 0; i < 4; i++ {
+		c.Get(nil, key)
+	}
+	if _, inWarm := c.warm.Has(key); inWarm {
+		t.Fatalf("%s was not promoted while ristretto was held: %+v", key, c.Stats())
+	}
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	sh.mu.RLock()
+	ver := sh.m[viewString(key)].ver
+	sh.mu.RUnlock()
+	lost := c.Stats().Lost
+	c.lostVersion(key, ver, false)
+	close(release)
+	if _, ok, _ := c.Get(nil, key); !ok || c.Stats().Lost != lost {
+		t.Fatalf("%s promoted to hot was purged by a lost-copy check before ristretto applied it (lost %d -> %d)",
+			key, lost, c.Stats().Lost)
+	}
+}

@@ -16,13 +16,18 @@ import (
 // cache. Once Close stopped the background goroutine the copy is dropped
 // and counted.
 func (c *Cache) hotEvicted(he *hotEntry) {
-	if he != nil && he.ent != nil {
-		he.ent.hot.CompareAndSwap(he, nil) // hot no longer holds it
-	}
 	if he == nil || he.ver == 0 || c.quietHot.Load() { // nothing, a tombstone, or closing
+		if he != nil && he.ent != nil {
+			he.ent.hot.CompareAndSwap(he, nil)
+		}
 		return
 	}
+	// In transit before the entry stops naming it, so that the copy is
+	// always visible somewhere (T5).
 	c.tr.add(he.key, he.val, he.ver, he.exp, policy.Warm)
+	if he.ent != nil {
+		he.ent.hot.CompareAndSwap(he, nil) // hot no longer holds it
+	}
 	c.demoting.Add(he.cost())
 	select {
 	case c.demoteq <- he:
@@ -133,6 +138,9 @@ func (c *Cache) demote(he *hotEntry) {
 	e := sh.m[viewString(he.key)]
 	if e == nil || e.ver != he.ver || !e.live(c.now()) {
 		return
+	}
+	if h := e.hot.Load(); h != nil && h.ver == he.ver {
+		return // promoted back to hot while in transit: DRAM holds it once (T22)
 	}
 	// A victim the policy saw too rarely skips warm for cold, but only once
 	// warm is full: while it has room, nothing it holds is valued more.
@@ -291,6 +299,12 @@ func (c *Cache) lostVersion(key []byte, ver uint64, coldGone bool) {
 
 func (c *Cache) lostLocked(sh *shard, key []byte, e *entry, ver uint64, coldGone bool) {
 	if e.state != stateLive || e.ver != ver {
+		return
+	}
+	// A copy the entry names is not lost: ristretto may not have applied
+	// it yet (a promotion is seen only through the entry until then), and
+	// if it turns the copy away, demote checks again.
+	if he := e.hot.Load(); he != nil && he.ver == ver {
 		return
 	}
 	if _, _, ok := c.memLookup(nil, key, ver); ok {

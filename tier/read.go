@@ -83,6 +83,9 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *
 				}
 				return dst, p.hot, policy.Hot, true
 			}
+			if rec && p.tier == policy.Hot && policy.Sample() {
+				c.hot.touchSampled(key) // as the shared hot hits above
+			}
 			c.record(&rec, lo, p.tier == policy.Hot)
 			if p.tier == policy.Warm && c.pro.Promote(lo, len(v)-len(dst), policy.Warm) == policy.Hot {
 				c.promoteWarm(key, v[len(dst):], sh, p.e)
