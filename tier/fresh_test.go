@@ -116,25 +116,9 @@ func TestNewestWritesKeptWhenColdUnwritable(t *testing.T) {
 // so DRAM does not hold the key twice, and it still reads; pushed out of
 // hot again, it returns to warm.
 func TestPromotionLeavesWarm(t *testing.T) {
-	o := smallOptions(newFakeClock()) // no cold tier
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	const size = 1 << 10
+	c, key, idx := warmKey(t)
+	const size = warmKeySize
 	n := dramFit(c, size, 0.5)
-	writeFresh(t, c, n, size) // the first keys are pushed out of hot to warm
-	var key []byte
-	idx := 0
-	for i := 0; i < n && key == nil; i++ {
-		if k := []byte(fmt.Sprint("fresh", i)); c.Where(k) == "warm" {
-			key, idx = k, i
-		}
-	}
-	if key == nil {
-		t.Fatalf("no key reached warm: %+v", c.Stats())
-	}
 	for i := 0; i < 4 && c.Where(key) != "hot"; i++ {
 		if _, ok, _ := c.Get(nil, key); !ok {
 			t.Fatalf("%s does not read", key)
@@ -169,24 +153,7 @@ func TestPromotionLeavesWarm(t *testing.T) {
 // (It purged the key: lostLocked looked only in hot's store, transit and
 // warm.)
 func TestPromotionNotLostBeforeRistrettoApplies(t *testing.T) {
-	o := smallOptions(newFakeClock())
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	const size = 1 << 10
-	n := dramFit(c, size, 0.5)
-	writeFresh(t, c, n, size)
-	var key []byte
-	for i := 0; i < n && key == nil; i++ {
-		if k := []byte(fmt.Sprint("fresh", i)); c.Where(k) == "warm" {
-			key = k
-		}
-	}
-	if key == nil {
-		t.Fatalf("no key reached warm: %+v", c.Stats())
-	}
+	c, key, _ := warmKey(t)
 	// Hold ristretto's goroutine inside the application of a fresh Set:
 	// what is offered after it waits in ristretto's buffer.
 	release, held := make(chan struct{}), make(chan struct{})
@@ -226,3 +193,27 @@ func TestPromotionNotLostBeforeRistrettoApplies(t *testing.T) {
 			key, lost, c.Stats().Lost)
 	}
 }
+
+// warmKey opens a cache without a cold tier, fills hot and half of warm
+// with 1 KiB values and returns a key that hot pushed out to warm, with
+// its index.
+func warmKey(t *testing.T) (*Cache, []byte, int) {
+	t.Helper()
+	c, err := Open(smallOptions(newFakeClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	n := dramFit(c, warmKeySize, 0.5)
+	writeFresh(t, c, n, warmKeySize)
+	for i := 0; i < n; i++ {
+		if k := []byte(fmt.Sprint("fresh", i)); c.Where(k) == "warm" {
+			return c, k, i
+		}
+	}
+	t.Fatalf("no key reached warm: %+v", c.Stats())
+	return nil, nil, 0
+}
+
+// warmKeySize is the value size warmKey writes.
+const warmKeySize = 1 << 10
