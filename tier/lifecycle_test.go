@@ -83,14 +83,7 @@ func TestModelLifecycle(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 17))
 	model := map[string]modelVal{}
 	key := func() []byte { return []byte(fmt.Sprintf("k%03d", r.IntN(200))) }
-	live := func(k string) (modelVal, bool) {
-		m, ok := model[k]
-		if ok && m.exp != 0 && m.exp <= clk.Now() {
-			delete(model, k)
-			return m, false
-		}
-		return m, ok
-	}
+	live := modelLive(model, clk)
 	// check compares a read with the model; faulted says an injected cold
 	// error may explain a miss.
 	check := func(step int, op string, k []byte, v []byte, ok, faulted bool) {

@@ -63,14 +63,7 @@ func runModel(t *testing.T, c *Cache, clk *fakeClock, steps, keys, maxVal int, s
 	r := rand.New(rand.NewPCG(seed, 7))
 	model := map[string]modelVal{}
 	key := func() []byte { return []byte(fmt.Sprintf("k%03d", r.IntN(keys))) }
-	live := func(k string) (modelVal, bool) {
-		m, ok := model[k]
-		if ok && m.exp != 0 && m.exp <= clk.Now() {
-			delete(model, k)
-			return m, false
-		}
-		return m, ok
-	}
+	live := modelLive(model, clk)
 	for step := 0; step < steps; step++ {
 		checkEntries(t, c, step)
 		k := key()
@@ -272,5 +265,18 @@ func modelExpire(t *testing.T, step int, c *Cache, clk *fakeClock, model map[str
 	if exists {
 		m.exp = clk.Now() + int64(ttl)
 		model[ks] = m
+	}
+}
+
+// modelLive returns the model's lookup: a key whose expiry passed on clk
+// is removed from model and reported absent.
+func modelLive(model map[string]modelVal, clk *fakeClock) func(string) (modelVal, bool) {
+	return func(k string) (modelVal, bool) {
+		m, ok := model[k]
+		if ok && m.exp != 0 && m.exp <= clk.Now() {
+			delete(model, k)
+			return m, false
+		}
+		return m, ok
 	}
 }
