@@ -28,7 +28,8 @@ type Cache interface {
 	// GetEx is Get that also changes the key's expiry, in one step; an
 	// absolute expiry in the past deletes the key (its value is returned).
 	GetEx(dst, key []byte, x Expiry) (value []byte, ok bool, err error)
-	// MGet returns one value per key, nil for a miss.
+	// MGet returns one value per key, nil for a miss. Values may be the
+	// cache's own immutable copies: they must not be modified.
 	MGet(keys [][]byte) ([][]byte, error)
 	// MGetPrefix is MGet of the longest prefix keys[:n] whose values fit
 	// in maxBytes (at least one key; all when maxBytes < 0); it returns n

@@ -130,7 +130,7 @@ func (c *conn) cmdMGet(args [][]byte) {
 			continue
 		}
 		hits++
-		c.w.Bulk(v)
+		c.w.BulkShared(v) // immutable hot copies, or values this reply owns
 	}
 	c.st.hits.Add(hits)
 	c.st.misses.Add(uint64(len(vals)) - hits)

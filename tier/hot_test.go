@@ -131,6 +131,14 @@ func TestViewSharesImmutableHotCopy(t *testing.T) {
 	if cap(v1) != len(v1) {
 		t.Fatalf("view has spare capacity %d: an append would write into the cache", cap(v1)-len(v1))
 	}
+	// MGet hands out the same shared copy, capped the same way.
+	vs, err := c.MGet([][]byte{[]byte("k"), []byte("absent")})
+	if err != nil || string(vs[0]) != "v1" || vs[1] != nil {
+		t.Fatalf("MGet = %q, %v", vs, err)
+	}
+	if &vs[0][0] != &v1[0] || cap(vs[0]) != len(vs[0]) {
+		t.Fatalf("MGet's hot hit is not the shared hot copy capped at its length (cap %d)", cap(vs[0]))
+	}
 	if _, err := c.Set([]byte("k"), []byte("v2"), SetOptions{}); err != nil {
 		t.Fatal(err)
 	}

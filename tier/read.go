@@ -222,7 +222,9 @@ func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) ([]byte, bool, b
 }
 
 // MGet returns one value per key (nil for a miss). The cold lookups of the
-// whole batch go to the device as one GetMany submission.
+// whole batch go to the device as one GetMany submission. A hot hit is the
+// hot copy itself, as View returns it (immutable, capped at its length):
+// the caller must not write to the values.
 func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 	out, _, err := c.MGetPrefix(keys, -1)
 	return out, err
@@ -293,7 +295,10 @@ func (c *Cache) mget(keys [][]byte) [][]byte {
 		c.pro.Record(lo)
 		sh := c.dir.shard(lo)
 		sh.mu.RLock()
-		v, p := c.planRead(nil, key, sh, now, false)
+		v, p := c.planRead(nil, key, sh, now, true)
+		if p.hot != nil {
+			v = p.hot.val[:len(p.hot.val):len(p.hot.val)] // shared, never copied (T11)
+		}
 		switch p.act {
 		case readMiss:
 			c.count(policy.None, false)
