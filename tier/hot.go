@@ -82,15 +82,6 @@ func (h *hot) get(key []byte, ver uint64) (*hotEntry, bool) {
 	return e, true
 }
 
-// peek returns hot's copy of key whatever its version (not a tombstone).
-func (h *hot) peek(key []byte) (*hotEntry, bool) {
-	e, ok := h.rc.Get(viewString(key))
-	if !ok || e == nil || e.ver == 0 || string(e.key) != viewString(key) {
-		return nil, false
-	}
-	return e, true
-}
-
 // touch records an access of key in ristretto's frequency sketch (hot hits
 // are served from the directory and sampled into it).
 func (h *hot) touch(key []byte) { h.rc.Get(viewString(key)) }
