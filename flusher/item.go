@@ -7,6 +7,7 @@ type Item struct {
 	Value   []byte
 	Version uint64 // the writer's version, stored with the value
 	Expiry  int64  // unix ns, 0 = none
+	Flags   uint32 // the writer's flags, stored with the value
 	Delete  bool   // remove Key instead of storing it
 	// Sync items (drain, writethrough, deletes) are never dropped and bypass
 	// admission: the queue may then hold more than QueueItems.

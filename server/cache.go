@@ -20,7 +20,7 @@ type Cache interface {
 	// return the stored bytes themselves instead of appending them to dst
 	// (shared is then true, and value must not be modified nor kept as a
 	// buffer). cold reports that the answer took a read of a slow device,
-	// so that reads lined up behind it are better sent together (MGetPrefix).
+	// so that reads lined up behind it are better sent together (MGetPrefixAny).
 	View(dst, key []byte) (value []byte, shared, ok, cold bool, err error)
 	// GetDel is Get that also deletes the key, in one step: the value
 	// returned is the one deleted.
@@ -28,13 +28,22 @@ type Cache interface {
 	// GetEx is Get that also changes the key's expiry, in one step; an
 	// absolute expiry in the past deletes the key (its value is returned).
 	GetEx(dst, key []byte, x Expiry) (value []byte, ok bool, err error)
+	// ViewAny is View for a value of any kind, which it returns beside it;
+	// View, Get, GetDel, GetEx and SetGet answer tier.ErrWrongKind for a key
+	// that is not a string, and MGet a nil.
+	ViewAny(dst, key []byte) (value []byte, kind tier.Kind, shared, ok, cold bool, err error)
+	// KindOf is the kind of key's value; ok is false if the key is absent.
+	KindOf(key []byte) (kind tier.Kind, ok bool)
+	// Update is a read-modify-write of key in one step (tier.Cache.Update).
+	Update(key []byte, f func(cur tier.Current) (tier.Change, error)) error
 	// MGet returns one value per key, nil for a miss. Values may be the
 	// cache's own immutable copies: they must not be modified.
 	MGet(keys [][]byte) ([][]byte, error)
-	// MGetPrefix is MGet of the longest prefix keys[:n] whose values fit
-	// in maxBytes (at least one key; all when maxBytes < 0); it returns n
-	// values.
-	MGetPrefix(keys [][]byte, maxBytes int64) ([][]byte, int, error)
+	// MGetPrefixAny is MGet, of values of any kind, of the longest prefix
+	// keys[:n] whose values fit in maxBytes (at least one key; all when
+	// maxBytes < 0); it returns n
+	// values, and each one's kind (GET answers WRONGTYPE for another kind).
+	MGetPrefixAny(keys [][]byte, maxBytes int64) ([][]byte, []tier.Kind, int, error)
 	// Set stores key=value; stored is false when NX/XX prevented it. An
 	// expiry at or before now deletes the key instead, in the same step.
 	Set(key, value []byte, o SetOptions) (stored bool, err error)
@@ -76,32 +85,17 @@ type Cache interface {
 	Memory() tier.Memory
 }
 
-// SetOptions are the SET modifiers the cache implements.
-type SetOptions struct {
-	TTL      time.Duration // relative expiry; 0 = none
-	ExpireAt time.Time     // absolute expiry; zero = none (TTL and ExpireAt are never both set)
-	NX       bool          // only if the key does not exist
-	XX       bool          // only if the key exists
-	KeepTTL  bool          // keep the existing expiry
-}
-
-// ExpireCond is EXPIRE's condition: a set of ExpireNX, ExpireXX, ExpireGT
-// and ExpireLT (0: always). A key without an expiry counts as expiring
-// never: GT never applies to it, LT always does.
-type ExpireCond uint8
+// SetOptions, ExpireCond and Expiry are tier's: *tier.Cache is a Cache.
+type (
+	SetOptions = tier.SetOptions
+	ExpireCond = tier.ExpireCond
+	Expiry     = tier.Expiry
+)
 
 // The EXPIRE options.
 const (
-	ExpireNX ExpireCond = 1 << iota // only if the key has no expiry
-	ExpireXX                        // only if the key has an expiry
-	ExpireGT                        // only if the new expiry is later
-	ExpireLT                        // only if the new expiry is earlier
+	ExpireNX = tier.ExpireNX // only if the key has no expiry
+	ExpireXX = tier.ExpireXX // only if the key has an expiry
+	ExpireGT = tier.ExpireGT // only if the new expiry is later
+	ExpireLT = tier.ExpireLT // only if the new expiry is earlier
 )
-
-// Expiry is GETEX's expiry change: a relative TTL (> 0), an absolute time
-// (non-zero), or Persist. The zero Expiry changes nothing.
-type Expiry struct {
-	TTL     time.Duration
-	At      time.Time
-	Persist bool
-}

@@ -112,10 +112,10 @@ func (c *conn) valueReply(v []byte, ok bool, err error) {
 	}
 }
 
-// cmdType: TYPE key → string or none (every value is a string).
+// cmdType: TYPE key → the name of its kind (kindName), or none.
 func (c *conn) cmdType(args [][]byte) {
-	if c.s.cache.Exists(args[1]) > 0 {
-		c.w.Simple("string")
+	if k, ok := c.s.cache.KindOf(args[1]); ok {
+		c.w.Simple(kindName(k))
 		return
 	}
 	c.w.Simple("none")

@@ -1,15 +1,22 @@
 package server
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tiercache/tiercache/tier"
 )
 
 const errNotInt = "ERR value is not an integer or out of range"
 
 func (c *conn) cacheError(err error) {
+	if errors.Is(err, tier.ErrWrongKind) {
+		c.w.Error(errWrongType)
+		return
+	}
 	c.w.Error("ERR " + err.Error())
 }
 

@@ -72,7 +72,7 @@
 //     other command, are taken with Reader.NextGet instead of ReadCommand
 //     and dispatch (getRun). Once one of them read the cold device
 //     (Cache.View's cold), the rest, at most Options.ColdGetBatch, are
-//     answered by MGetPrefix calls holding at most ColdGetBatchBytes of
+//     answered by MGetPrefixAny calls holding at most ColdGetBatchBytes of
 //     values each: their device reads overlap instead of waiting one by one
 //     (getBatch). The replies, counters and latency observations are those
 //     of the GETs one by one (a run's GETs share its time); NextGet never
@@ -101,6 +101,11 @@
 //     of Stats is read by a row or listed with the reason it is not
 //     exported (TestStatsTableCoversStats). cmd/tiercache's C6 checks the
 //     /metrics side.
+//   - S14: every value has a kind (kind.go: string, hash, list), kept by
+//     the cache beside it (tier.Kind). A string command on a key of another
+//     kind answers WRONGTYPE and changes nothing, also inside a pipelined
+//     GET batch; MGET answers nil for it; TYPE names the kind; SET
+//     replaces a value of any kind (TestWrongTypeReplies).
 //
 // # Caveats
 //

@@ -36,7 +36,7 @@ func (c *conn) getRun() {
 // already received and wholly buffered are taken (Reader.NextGet), in
 // order, stopping at the first other command, so replies keep the order of
 // the requests and nothing waits for more input. Values are held at most
-// Options.ColdGetBatchBytes at a time (MGetPrefix); each GET is counted
+// Options.ColdGetBatchBytes at a time (MGetPrefixAny); each GET is counted
 // and observed as one command, its time the batch's share.
 func (c *conn) getBatch() {
 	limit := c.s.opts.ColdGetBatch
@@ -57,7 +57,7 @@ func (c *conn) getBatch() {
 	c.s.stats.getBatches.Add(1)
 	c.s.stats.getBatched.Add(uint64(len(keys)))
 	for rest := keys; len(rest) > 0; {
-		vals, n, err := c.s.cache.MGetPrefix(rest, int64(c.s.opts.ColdGetBatchBytes))
+		vals, kinds, n, err := c.s.cache.MGetPrefixAny(rest, int64(c.s.opts.ColdGetBatchBytes))
 		if err != nil || n < 1 {
 			for range rest {
 				c.st.commands.Add(1)
@@ -69,9 +69,11 @@ func (c *conn) getBatch() {
 			}
 			break
 		}
-		for _, v := range vals[:n] {
+		for i, v := range vals[:n] {
 			c.st.commands.Add(1)
-			if v == nil {
+			if kinds[i] != kindString {
+				c.w.Error(errWrongType)
+			} else if v == nil {
 				c.st.misses.Add(1)
 				c.w.Null()
 			} else {

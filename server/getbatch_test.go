@@ -79,7 +79,7 @@ func TestColdGetBatch(t *testing.T) {
 	mc.mu.Unlock()
 	wantCalls := [][]string{{"cold:2", "cold:3", "nope", "hot"}, {"cold:5"}}
 	if !slices.EqualFunc(calls, wantCalls, slices.Equal) {
-		t.Fatalf("MGetPrefix calls %q, want %q", calls, wantCalls)
+		t.Fatalf("MGetPrefixAny calls %q, want %q", calls, wantCalls)
 	}
 	after := s.Stats()
 	if d := after.CommandsProcessed - before.CommandsProcessed; d != uint64(len(want)) {
@@ -107,7 +107,7 @@ func TestColdGetBatch(t *testing.T) {
 }
 
 // TestColdGetBatchLimits: ColdGetBatch bounds the GETs taken per batch,
-// ColdGetBatchBytes the values one MGetPrefix holds, and -1 turns batching
+// ColdGetBatchBytes the values one MGetPrefixAny holds, and -1 turns batching
 // off; the replies are the same every way.
 func TestColdGetBatchLimits(t *testing.T) {
 	for _, tc := range []struct {
@@ -142,7 +142,7 @@ func TestColdGetBatchLimits(t *testing.T) {
 			mc.mu.Lock()
 			defer mc.mu.Unlock()
 			if !slices.EqualFunc(mc.prefixCalls, tc.wantCalls, slices.Equal) {
-				t.Fatalf("MGetPrefix calls %q, want %q", mc.prefixCalls, tc.wantCalls)
+				t.Fatalf("MGetPrefixAny calls %q, want %q", mc.prefixCalls, tc.wantCalls)
 			}
 		})
 	}
@@ -175,7 +175,7 @@ func TestColdGetBatchAfterExec(t *testing.T) {
 	defer mc.mu.Unlock()
 	want := [][]string{{"cold:a"}} // behind the first GET after EXEC
 	if !slices.EqualFunc(mc.prefixCalls, want, slices.Equal) {
-		t.Fatalf("MGetPrefix calls %q, want %q", mc.prefixCalls, want)
+		t.Fatalf("MGetPrefixAny calls %q, want %q", mc.prefixCalls, want)
 	}
 }
 

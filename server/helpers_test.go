@@ -45,13 +45,14 @@ type mapCache struct {
 	now      func() time.Time
 	coldFail string // tier.Stats.ColdWriteError
 	// Keys starting with "cold:" play keys on a slow device: View reports
-	// cold for them. prefixCalls records the keys of each MGetPrefix.
+	// cold for them. prefixCalls records the keys of each MGetPrefixAny.
 	prefixCalls [][]string
 }
 
 type mapItem struct {
-	v   []byte
-	exp time.Time
+	v    []byte
+	exp  time.Time
+	kind tier.Kind
 }
 
 // newMapCache returns a cache whose clock stands still, so TTL replies are
@@ -77,6 +78,9 @@ func (c *mapCache) Get(dst, key []byte) ([]byte, bool, error) {
 	if !ok {
 		return dst, false, nil
 	}
+	if it.kind != tier.KindString {
+		return dst, false, tier.ErrWrongKind
+	}
 	return append(dst, it.v...), true, nil
 }
 
@@ -85,8 +89,39 @@ func (c *mapCache) View(dst, key []byte) ([]byte, bool, bool, bool, error) {
 	return v, false, ok, strings.HasPrefix(string(key), "cold:"), err
 }
 
-// MGetPrefix counts each value as its length (a miss as 0).
-func (c *mapCache) MGetPrefix(keys [][]byte, maxBytes int64) ([][]byte, int, error) {
+func (c *mapCache) ViewAny(dst, key []byte) ([]byte, tier.Kind, bool, bool, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.live(string(key))
+	return append(dst, it.v...), it.kind, false, ok, strings.HasPrefix(string(key), "cold:"), nil
+}
+
+func (c *mapCache) KindOf(key []byte) (tier.Kind, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.live(string(key))
+	return it.kind, ok
+}
+
+// Update applies f under the map's lock: one step, as tier.Cache's.
+func (c *mapCache) Update(key []byte, f func(tier.Current) (tier.Change, error)) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.live(string(key))
+	ch, err := f(tier.Current{Value: it.v, Kind: it.kind, Exists: ok})
+	switch {
+	case err != nil:
+		return err
+	case ch.Op == tier.Store:
+		c.m[string(key)] = mapItem{v: append([]byte(nil), ch.Value...), exp: it.exp, kind: ch.Kind}
+	case ch.Op == tier.Remove:
+		delete(c.m, string(key))
+	}
+	return nil
+}
+
+// MGetPrefixAny counts each value as its length (a miss as 0).
+func (c *mapCache) MGetPrefixAny(keys [][]byte, maxBytes int64) ([][]byte, []tier.Kind, int, error) {
 	n, total := len(keys), int64(0)
 	c.mu.Lock()
 	for i, k := range keys {
@@ -101,9 +136,14 @@ func (c *mapCache) MGetPrefix(keys [][]byte, maxBytes int64) ([][]byte, int, err
 		call = append(call, string(k))
 	}
 	c.prefixCalls = append(c.prefixCalls, call)
+	vals, kinds := make([][]byte, n), make([]tier.Kind, n)
+	for i, k := range keys[:n] {
+		if it, ok := c.live(string(k)); ok {
+			vals[i], kinds[i] = append([]byte{}, it.v...), it.kind
+		}
+	}
 	c.mu.Unlock()
-	vals, err := c.MGet(keys[:n])
-	return vals, n, err
+	return vals, kinds, n, nil
 }
 
 func (c *mapCache) MGet(keys [][]byte) ([][]byte, error) {
@@ -130,6 +170,9 @@ func (c *mapCache) SetGet(dst, key, value []byte, o SetOptions) ([]byte, bool, b
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old, had := c.live(string(key))
+	if had && old.kind != tier.KindString {
+		return dst, false, false, tier.ErrWrongKind
+	}
 	stored := c.setLocked(key, value, o)
 	return append(dst, old.v...), had, stored, nil
 }
@@ -139,7 +182,7 @@ func (c *mapCache) setLocked(key, value []byte, o SetOptions) bool {
 	if (o.NX && exists) || (o.XX && !exists) {
 		return false
 	}
-	it := mapItem{v: append([]byte(nil), value...)}
+	it := mapItem{v: append([]byte(nil), value...), kind: o.Kind}
 	switch {
 	case o.KeepTTL:
 		it.exp = old.exp
@@ -256,6 +299,9 @@ func (c *mapCache) GetDel(dst, key []byte) ([]byte, bool, error) {
 	if !ok {
 		return dst, false, nil
 	}
+	if it.kind != tier.KindString {
+		return dst, false, tier.ErrWrongKind
+	}
 	delete(c.m, string(key))
 	return append(dst, it.v...), true, nil
 }
@@ -266,6 +312,9 @@ func (c *mapCache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 	it, ok := c.live(string(key))
 	if !ok {
 		return dst, false, nil
+	}
+	if it.kind != tier.KindString {
+		return dst, false, tier.ErrWrongKind
 	}
 	v := append(dst, it.v...)
 	switch {
@@ -440,4 +489,16 @@ func (r *rawConn) expectClosed() {
 	if s, err := r.rd.read(); err == nil {
 		r.t.Fatalf("connection still open, got %q", s)
 	}
+}
+
+// newTierCache opens a real tier.Cache of hot DRAM alone, for the tests of
+// commands whose semantics live in the cache (kinds, read-modify-write).
+func newTierCache(t testing.TB) *tier.Cache {
+	t.Helper()
+	c, err := tier.Open(tier.Options{HotBytes: 8 << 20, HotMaxValue: 1 << 20, HotCounters: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }

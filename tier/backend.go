@@ -11,6 +11,7 @@ import (
 type Meta struct {
 	Expiry  int64  // unix ns, 0 = none
 	Version uint64 // the cache-wide version of the write that produced the value
+	Kind    Kind   // cold only (the record's flags): the value's kind; warm copies take it from the entry
 }
 
 // Warm is what the cache needs from the warm tier (tier/warm adapts to it).

@@ -16,6 +16,7 @@ import (
 
 // Cache is the three-tier cache. It is safe for concurrent use.
 type Cache struct {
+	upd  *updateLocks // Update's per-key-stripe locks
 	o    Options
 	log  *zap.Logger
 	dir  *directory
@@ -79,7 +80,7 @@ func Open(opts Options) (*Cache, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Cache{o: opts, log: opts.Logger, dir: newDirectory(), tr: newTransit(),
+	c := &Cache{upd: new(updateLocks), o: opts, log: opts.Logger, dir: newDirectory(), tr: newTransit(),
 		demoteq: make(chan *hotEntry, opts.DemoteQueue), kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	c.verSeq.Store(uint64(time.Now().UnixNano()))
 	var err error
@@ -286,6 +287,6 @@ func (c *Cache) drainToCold() error {
 // current expiry (shard lock held).
 func (c *Cache) drainPut(key, v []byte, e *entry) bool {
 	e.coldMayHold()
-	it := &flusher.Item{Key: key, Value: append([]byte(nil), v...), Version: e.ver, Expiry: e.exp, Sync: true}
+	it := &flusher.Item{Key: key, Value: append([]byte(nil), v...), Version: e.ver, Expiry: e.exp, Flags: coldFlags(e.kind), Sync: true}
 	return c.fl.Enqueue(it) == nil
 }

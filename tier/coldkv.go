@@ -35,7 +35,7 @@ func (c *coldKV) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Me
 	if err != nil {
 		return dst, Meta{}, false, err
 	}
-	return v, Meta{Expiry: m.Expiry, Version: m.Version}, true, nil
+	return v, Meta{Expiry: m.Expiry, Version: m.Version, Kind: kindOfFlags(m.Flags)}, true, nil
 }
 
 func (c *coldKV) GetMany(ctx context.Context, keys [][]byte, sizes []int) []ColdItem {
@@ -52,7 +52,7 @@ func (c *coldKV) GetMany(ctx context.Context, keys [][]byte, sizes []int) []Cold
 		case it.Err != nil:
 			out[i].Err = it.Err
 		default:
-			out[i] = ColdItem{Value: it.Value, Meta: Meta{Expiry: it.Meta.Expiry, Version: it.Meta.Version}, Found: true}
+			out[i] = ColdItem{Value: it.Value, Meta: Meta{Expiry: it.Meta.Expiry, Version: it.Meta.Version, Kind: kindOfFlags(it.Meta.Flags)}, Found: true}
 		}
 	}
 	return out
@@ -61,7 +61,7 @@ func (c *coldKV) GetMany(ctx context.Context, keys [][]byte, sizes []int) []Cold
 func (c *coldKV) PutMany(ctx context.Context, items []*flusher.Item) error {
 	kvs := make([]nvmekv.Item, len(items))
 	for i, it := range items {
-		kvs[i] = nvmekv.Item{Key: it.Key, Value: it.Value, Meta: nvmekv.Meta{Expiry: it.Expiry, Version: it.Version}}
+		kvs[i] = nvmekv.Item{Key: it.Key, Value: it.Value, Meta: nvmekv.Meta{Expiry: it.Expiry, Version: it.Version, Flags: it.Flags}}
 	}
 	err := c.kv.PutMany(ctx, kvs)
 	for i := range items {

@@ -26,6 +26,8 @@ type entry struct {
 	// written, so a cold copy of it may carry another expiry; such an
 	// entry is not forgotten (T15) until a new version replaces it.
 	expMoved bool
+	// kind: what the value of version ver is to the layer above (T23).
+	kind Kind
 	// recent: looked up by a caller that decides from a cold lookup before
 	// taking the shard lock (known), or adopted from cold; a trim pass
 	// clears it instead of forgetting the entry (second chance, T15).
@@ -45,7 +47,7 @@ type entry struct {
 // meta m and a size-byte value, as a live entry (sh.mu held).
 func (sh *shard) adoptLocked(key []byte, m Meta, size int) {
 	e, ks := newEntry(key)
-	e.write(m.Version, m.Expiry, int64(size))
+	e.write(m.Version, m.Expiry, int64(size), m.Kind)
 	e.coldWritten(m.Version, m.Expiry)
 	e.recent.Store(true)
 	sh.m[ks] = e

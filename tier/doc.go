@@ -183,6 +183,20 @@
 //     count a copy the entry names as held, and hotEvicted puts a victim
 //     in transit before the entry stops naming it
 //     (TestPromotionNotLostBeforeRistrettoApplies).
+//   - T23: every version of a key has one Kind, opaque to the cache: the
+//     entry holds it (entry.kind), every cold write carries it in the
+//     record's flags (set at enqueue, stamped again by flushCurrent), and an
+//     adoption takes it from there, so it survives tiers and restarts. The
+//     string reads (Get, View, MGet, MGetPrefix, GetDel, GetEx, SetGet)
+//     serve KindString only: another kind answers ErrWrongKind (MGet: nil)
+//     and changes nothing; ViewAny, MGetPrefixAny and KindOf serve any
+//     kind (TestKindTravelsThroughTiersAndRestarts).
+//   - T24: Update is a read-modify-write in one step: its function's
+//     decision (Store keeping the expiry, Remove, Keep) applies only to the
+//     version it was shown (set's version check, deleteAt), else it runs
+//     again on the newer value; Updates of one key are serialized by a
+//     striped lock, so they never retry against one another; an error from
+//     the function changes nothing (TestUpdateIsAtomic).
 //
 // # Entry lifecycle
 //

@@ -75,9 +75,9 @@ func (s coldState) String() string {
 // write makes e live at a new version: a Set, or an adoption. It reports
 // whether e was not live before (the shard's live count grows). What cold
 // holds is the caller's to settle first (invalidateLocked).
-func (e *entry) write(ver uint64, exp, size int64) (revived bool) {
+func (e *entry) write(ver uint64, exp, size int64, kind Kind) (revived bool) {
 	revived = e.state != stateLive || e.ver == 0
-	e.ver, e.exp, e.size, e.state, e.expMoved = ver, exp, size, stateLive, false
+	e.ver, e.exp, e.size, e.state, e.expMoved, e.kind = ver, exp, size, stateLive, false, kind
 	return revived
 }
 

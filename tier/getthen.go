@@ -95,7 +95,11 @@ func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, s
 		if ver != 0 {
 			errs := c.st.coldErrors.Load()
 			var ok bool
-			if old, _, t, ok = c.get(dst, key, lo, try == 0, false); !ok {
+			var kind Kind
+			if old, _, t, kind, ok = c.get(dst, key, lo, try == 0, false); ok && kind != KindString {
+				return old[:len(dst)], false, false, ErrWrongKind
+			}
+			if !ok {
 				dst = old[:len(dst)]
 				// The key kept its version, yet its value did not read. A
 				// cold device error (counted meanwhile) twice gives up:
@@ -154,10 +158,14 @@ func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64))
 		}
 		ver := e.ver
 		sh.mu.RUnlock()
-		v, _, t, ok := c.get(dst, key, lo, try == 0, false)
+		v, _, t, kind, ok := c.get(dst, key, lo, try == 0, false)
 		if !ok {
 			c.count(t, false)
 			return v, false, nil
+		}
+		if kind != KindString {
+			c.count(t, true)
+			return v[:len(dst)], false, ErrWrongKind
 		}
 		sh.mu.Lock()
 		e = sh.m[viewString(key)]

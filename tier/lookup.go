@@ -34,6 +34,7 @@ type readPlan struct {
 	e     *entry      // the live entry (readServe, readCold, readRetry)
 	ver   uint64      // its version
 	size  int         // its value's size
+	kind  Kind        // its value's kind
 	epoch uint64      // readAdopt: the shard's removal count, checked when adopting
 }
 
@@ -54,7 +55,7 @@ func (c *Cache) planRead(dst, key []byte, sh *shard, now int64, share bool) ([]b
 	if !e.live(now) {
 		return dst, readPlan{act: readMiss}
 	}
-	p := readPlan{e: e, ver: e.ver, size: int(e.size)}
+	p := readPlan{e: e, ver: e.ver, size: int(e.size), kind: e.kind}
 	if he := e.hot.Load(); he != nil && he.ver == e.ver {
 		p.act, p.tier = readServe, policy.Hot
 		if share {

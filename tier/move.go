@@ -162,7 +162,7 @@ func (c *Cache) demote(he *hotEntry) {
 	if c.fl != nil {
 		e.coldMayHold()
 		c.tr.add(he.key, he.val, he.ver, e.exp, policy.Cold)
-		if err := c.fl.Enqueue(&flusher.Item{Key: he.key, Value: he.val, Version: he.ver, Expiry: e.exp}); err == nil {
+		if err := c.fl.Enqueue(&flusher.Item{Key: he.key, Value: he.val, Version: he.ver, Expiry: e.exp, Flags: coldFlags(e.kind)}); err == nil {
 			c.st.demotions.Add(1)
 			return
 		}
@@ -177,9 +177,9 @@ func (c *Cache) demote(he *hotEntry) {
 }
 
 // flushCurrent tells the flusher whether a put still carries its key's
-// newest version, and stamps it with the key's expiry now: the copy may
-// have been made before an Expire, Persist or GetEx, and a warm copy
-// carries no expiry at all (T17).
+// newest version, and stamps it with the key's expiry now and its kind: the
+// copy may have been made before an Expire, Persist or GetEx, and a warm
+// copy carries neither (T17, T23).
 func (c *Cache) flushCurrent(it *flusher.Item) bool {
 	lo, _ := hashKey(it.Key)
 	sh := c.dir.shard(lo)
@@ -189,7 +189,7 @@ func (c *Cache) flushCurrent(it *flusher.Item) bool {
 	if e == nil || e.state != stateLive || e.ver != it.Version || c.coldHolds(e, it.Version) {
 		return false
 	}
-	it.Expiry = e.exp
+	it.Expiry, it.Flags = e.exp, coldFlags(e.kind)
 	return true
 }
 

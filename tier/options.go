@@ -199,4 +199,5 @@ type SetOptions struct {
 	NX       bool          // store only if the key does not exist
 	XX       bool          // store only if the key exists
 	KeepTTL  bool          // keep the existing expiry
+	Kind     Kind          // the value's kind (KindString unless the layer above encodes an aggregate)
 }

@@ -26,22 +26,32 @@ func (c *Cache) Get(dst, key []byte) ([]byte, bool, error) {
 // Any other hit is appended to dst, as Get does (shared is false). cold
 // reports that the answer, hit or miss, took a read of the cold device: a
 // caller with more reads lined up can send them together (MGetPrefix) and
-// wait for the device once instead of once per key.
+// wait for the device once instead of once per key. A key of another kind
+// than KindString answers ErrWrongKind (T23).
 func (c *Cache) View(dst, key []byte) (value []byte, shared, ok, cold bool, err error) {
+	v, kind, shared, ok, cold, err := c.ViewAny(dst, key)
+	if ok && kind != KindString {
+		return dst, false, false, cold, ErrWrongKind
+	}
+	return v, shared, ok, cold, err
+}
+
+// ViewAny is View for a value of any kind, which it returns beside it.
+func (c *Cache) ViewAny(dst, key []byte) (value []byte, kind Kind, shared, ok, cold bool, err error) {
 	if len(key) == 0 {
-		return dst, false, false, false, ErrEmptyKey
+		return dst, 0, false, false, false, ErrEmptyKey
 	}
 	if !c.enter() {
-		return dst, false, false, false, ErrClosed
+		return dst, 0, false, false, false, ErrClosed
 	}
 	lo, _ := hashKey(key)
-	v, he, t, ok := c.get(dst, key, lo, true, true)
+	v, he, t, kind, ok := c.get(dst, key, lo, true, true)
 	c.count(t, ok)
 	c.exit()
 	if he != nil {
-		return he.val[:len(he.val):len(he.val)], true, true, false, nil
+		return he.val[:len(he.val):len(he.val)], kind, true, true, false, nil
 	}
-	return v, false, ok, t == policy.Cold, nil
+	return v, kind, false, ok, t == policy.Cold, nil
 }
 
 // record counts the access for the promotion policy once per read (*rec
@@ -68,7 +78,7 @@ func (c *Cache) record(rec *bool, lo uint64, hot bool) {
 // passed on to ristretto (its TinyLFU sketch only needs the frequencies'
 // proportions) and to the promotion policy (a hot hit only feeds
 // demotion).
-func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *hotEntry, t policy.Tier, ok bool) {
+func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *hotEntry, t policy.Tier, kind Kind, ok bool) {
 	sh := c.dir.shard(lo)
 	for attempt := 0; attempt < 3; attempt++ {
 		sh.mu.RLock()
@@ -81,7 +91,7 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *
 					c.hot.touchSampled(key)
 					c.pro.RecordSample(lo)
 				}
-				return dst, p.hot, policy.Hot, true
+				return dst, p.hot, policy.Hot, p.kind, true
 			}
 			if rec && p.tier == policy.Hot && policy.Sample() {
 				c.hot.touchSampled(key) // as the shared hot hits above
@@ -91,38 +101,38 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *
 				c.promoteWarm(key, v[len(dst):], sh, p.e)
 			}
 			sh.mu.RUnlock()
-			return v, nil, p.tier, true
+			return v, nil, p.tier, p.kind, true
 		case readMiss:
 			sh.mu.RUnlock()
 			c.record(&rec, lo, false)
-			return dst, nil, policy.None, false
+			return dst, nil, policy.None, 0, false
 		case readAdopt:
 			sh.mu.RUnlock()
 			c.record(&rec, lo, false)
 			if c.coldDeleting(key) {
-				return dst, nil, policy.None, false
+				return dst, nil, policy.None, 0, false
 			}
-			v, ok, retry := c.adopt(dst, key, sh, p.epoch)
+			v, k, ok, retry := c.adopt(dst, key, sh, p.epoch)
 			if retry {
 				continue
 			}
-			return v, nil, policy.Cold, ok
+			return v, nil, policy.Cold, k, ok
 		case readCold:
 			sh.mu.RUnlock()
 			c.record(&rec, lo, false)
 			v, m, found, err := c.cold.Get(context.Background(), dst, key, p.size)
 			if err != nil {
 				c.coldError("get", err)
-				return dst, nil, policy.None, false
+				return dst, nil, policy.None, 0, false
 			}
 			if found && m.Version == p.ver {
 				c.promoteFromCold(key, v[len(dst):], lo, p.ver)
-				return v, nil, policy.Cold, true
+				return v, nil, policy.Cold, p.kind, true
 			}
 			dst = v[:len(dst)]
 			if !found {
 				c.lostVersion(key, p.ver, true) // the store reclaimed it
-				return dst, nil, policy.None, false
+				return dst, nil, policy.None, 0, false
 			}
 		case readRetry:
 			sh.mu.RUnlock()
@@ -135,7 +145,7 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *
 		}
 	}
 	c.st.phantoms.Add(1)
-	return dst, nil, policy.None, false
+	return dst, nil, policy.None, 0, false
 }
 
 // promoteHot copies a warm or cold hit into hot without waiting and
@@ -202,23 +212,23 @@ func (c *Cache) coldDeleting(key []byte) bool {
 // adopt looks up a key the directory does not know in a cold store that
 // held data when opened, and records it. retry says the directory changed
 // meanwhile (the caller starts over).
-func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) ([]byte, bool, bool) {
+func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) (v []byte, kind Kind, ok, retry bool) {
 	v, m, found, err := c.cold.Get(context.Background(), dst, key, -1)
 	if err != nil {
 		c.coldError("get", err)
-		return dst, false, false
+		return dst, 0, false, false
 	}
 	if !found || (m.Expiry != 0 && m.Expiry <= c.now()) {
-		return v[:len(dst)], false, false
+		return v[:len(dst)], 0, false, false
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.m[viewString(key)] != nil || sh.epoch != epoch {
-		return v[:len(dst)], false, true
+		return v[:len(dst)], 0, false, true
 	}
 	sh.adoptLocked(key, m, len(v)-len(dst))
 	c.st.adopted.Add(1)
-	return v, true, false
+	return v, m.Kind, true, false
 }
 
 // MGet returns one value per key (nil for a miss). The cold lookups of the
@@ -247,7 +257,25 @@ func (c *Cache) MGetPrefix(keys [][]byte, maxBytes int64) ([][]byte, int, error)
 	}
 	defer c.exit()
 	keys = keys[:c.prefix(keys, maxBytes)]
-	return c.mget(keys), len(keys), nil
+	vals, kinds := c.mget(keys)
+	for i, k := range kinds {
+		if k != KindString {
+			vals[i] = nil // MGET answers nil for a key of another kind (T23)
+		}
+	}
+	return vals, len(keys), nil
+}
+
+// MGetPrefixAny is MGetPrefix for values of any kind: it also returns each
+// value's kind (for a miss, KindString).
+func (c *Cache) MGetPrefixAny(keys [][]byte, maxBytes int64) ([][]byte, []Kind, int, error) {
+	if !c.enter() {
+		return nil, nil, 0, ErrClosed
+	}
+	defer c.exit()
+	keys = keys[:c.prefix(keys, maxBytes)]
+	vals, kinds := c.mget(keys)
+	return vals, kinds, len(keys), nil
 }
 
 // prefix is how many keys MGetPrefix takes: sizes are read under each
@@ -274,8 +302,10 @@ func (c *Cache) prefix(keys [][]byte, maxBytes int64) int {
 	return len(keys)
 }
 
-func (c *Cache) mget(keys [][]byte) [][]byte {
-	out := make([][]byte, len(keys))
+// mget reads keys, of any kind: one value (nil for a miss) and one kind
+// per key.
+func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
+	out, kinds = make([][]byte, len(keys)), make([]Kind, len(keys))
 	type pending struct {
 		i     int
 		lo    uint64
@@ -305,6 +335,7 @@ func (c *Cache) mget(keys [][]byte) [][]byte {
 		case readAdopt:
 			need = append(need, pending{i: i, lo: lo, epoch: p.epoch, size: -1})
 		case readServe:
+			kinds[i] = p.kind
 			if p.tier == policy.Hot && policy.Sample() {
 				c.hot.touchSampled(key) // as Get's hot hits (ristretto sees one in SampleEvery)
 			}
@@ -322,9 +353,9 @@ func (c *Cache) mget(keys [][]byte) [][]byte {
 	}
 	for _, i := range slow {
 		lo, _ := hashKey(keys[i])
-		v, _, t, ok := c.get(nil, keys[i], lo, false, false)
+		v, _, t, kind, ok := c.get(nil, keys[i], lo, false, false)
 		if ok {
-			out[i] = nonNil(v)
+			out[i], kinds[i] = nonNil(v), kind
 		}
 		c.count(t, ok)
 	}
@@ -340,7 +371,7 @@ func (c *Cache) mget(keys [][]byte) [][]byte {
 	}
 	need = kept
 	if len(need) == 0 {
-		return out
+		return out, kinds
 	}
 	var res []ColdItem
 	if c.cold != nil {
@@ -361,21 +392,23 @@ func (c *Cache) mget(keys [][]byte) [][]byte {
 				c.count(policy.None, false)
 				continue
 			case r.Found && p.known && r.Meta.Version == p.ver:
-				out[p.i] = nonNil(r.Value)
+				out[p.i], kinds[p.i] = nonNil(r.Value), r.Meta.Kind
 				c.promoteFromCold(key, r.Value, p.lo, p.ver)
 				c.count(policy.Cold, true)
 				continue
 			case r.Found && !p.known:
 				if r.Meta.Expiry == 0 || r.Meta.Expiry > now {
+					adopted := false
 					sh := c.dir.shard(p.lo)
 					sh.mu.Lock()
 					if sh.m[viewString(key)] == nil && sh.epoch == p.epoch {
 						sh.adoptLocked(key, r.Meta, len(r.Value))
 						c.st.adopted.Add(1)
-						out[p.i] = nonNil(r.Value)
+						adopted = true
+						out[p.i], kinds[p.i] = nonNil(r.Value), r.Meta.Kind
 					}
 					sh.mu.Unlock()
-					if out[p.i] != nil {
+					if adopted {
 						c.count(policy.Cold, true)
 						continue
 					}
@@ -389,13 +422,13 @@ func (c *Cache) mget(keys [][]byte) [][]byte {
 			}
 		}
 		// Rare: the copy moved while we looked, or the directory changed.
-		v, _, t, ok := c.get(nil, key, p.lo, false, false)
+		v, _, t, kind, ok := c.get(nil, key, p.lo, false, false)
 		if ok {
-			out[p.i] = v
+			out[p.i], kinds[p.i] = nonNil(v), kind
 		}
 		c.count(t, ok)
 	}
-	return out
+	return out, kinds
 }
 
 // Exists counts the keys that exist (a key named twice counts twice).
@@ -431,7 +464,7 @@ func (c *Cache) known(key []byte) bool {
 	if e != nil || !c.coldUnknown.Load() {
 		return live
 	}
-	_, _, _, ok := c.get(nil, key, lo, false, false)
+	_, _, _, _, ok := c.get(nil, key, lo, false, false)
 	return ok
 }
 

@@ -86,7 +86,7 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	} else {
 		c.invalidateLocked(key, e, e.ver)
 	}
-	if e.write(ver, exp, int64(len(value))) { // a new entry, or a tombstone coming back to life
+	if e.write(ver, exp, int64(len(value)), o.Kind) { // a new entry, or a tombstone coming back to life
 		sh.live.Add(1)
 	}
 
@@ -130,12 +130,12 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 		// Straight to cold: readers find it in transit until it is durable.
 		e.coldMayHold()
 		c.tr.add(k, v, ver, exp, policy.Cold)
-		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp}
+		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(o.Kind)}
 		placed = true
 		c.st.coldWrites.Add(1)
 	} else if c.o.Durability == DurabilityWriteThrough && c.fl != nil {
 		e.coldMayHold()
-		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp}
+		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(o.Kind)}
 	}
 	if !placed {
 		c.purgeLocked(sh, key, e)

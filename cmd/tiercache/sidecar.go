@@ -75,7 +75,7 @@ func startSidecar(cfg *Config, log *zap.Logger) (*sidecar, error) {
 	if s.cache, err = tier.Open(b.tier); err != nil {
 		return nil, openCacheError(err)
 	}
-	if s.srv, err = server.New(tierCache{s.cache}, b.server); err != nil {
+	if s.srv, err = server.New(s.cache, b.server); err != nil {
 		s.cache.Close()
 		return nil, err
 	}

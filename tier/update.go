@@ -1,0 +1,152 @@
+package tier
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/tiercache/tiercache/policy"
+)
+
+// Current is the value an Update's function is given.
+type Current struct {
+	Value  []byte // the value, valid during the call only; nil if !Exists
+	Kind   Kind
+	Exists bool
+}
+
+// ChangeOp is what an Update's function decides to do.
+type ChangeOp uint8
+
+// The changes an Update applies.
+const (
+	Keep   ChangeOp = iota // change nothing
+	Store                  // store Change.Value as Change.Kind, keeping the key's expiry
+	Remove                 // delete the key
+)
+
+// Change is an Update's decision.
+type Change struct {
+	Op    ChangeOp
+	Value []byte // Store: the new value; the cache copies it
+	Kind  Kind   // Store: its kind
+}
+
+// updateStripes is how many locks serialize Updates (by key hash): two
+// Updates of one key never race each other, so an Update only reads again
+// when another kind of write (Set, Delete, an expiry) changed the key.
+const updateStripes = 1024
+
+// updateTries bounds how often Update reads again after such a write.
+const updateTries = 64
+
+type updateLocks [updateStripes]sync.Mutex
+
+// Update is a read-modify-write of one key in one step (T24): f is given
+// the key's current value (of any kind) and decides what to store, and
+// its decision applies only to the version it saw. A concurrent write in
+// between makes Update call f again with the new value (so f must not act
+// on anything but its return value, except to note what it answers); two
+// Updates of one key are serialized. An error from f is returned as it is
+// and nothing changes. The stored value keeps the key's expiry (a new key
+// has none). Values over MaxValue are refused with ErrTooLarge.
+func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
+	if len(key) == 0 {
+		return ErrEmptyKey
+	}
+	if !c.enter() {
+		return ErrClosed
+	}
+	defer c.exit()
+	lo, _ := hashKey(key)
+	mu := &c.upd[lo%updateStripes]
+	mu.Lock()
+	defer mu.Unlock()
+	sh := c.dir.shard(lo)
+	unreadable := 0
+	var buf []byte
+	for try := 0; try < updateTries; try++ {
+		e := c.lockEntry(sh, key, false, true)
+		var ver uint64
+		if e != nil && e.live(c.now()) {
+			ver = e.ver
+		}
+		sh.mu.RUnlock()
+		cur := Current{}
+		t := policy.None
+		if ver != 0 {
+			errs := c.st.coldErrors.Load()
+			v, _, tt, kind, ok := c.get(buf[:0], key, lo, try == 0, false)
+			buf = v
+			if !ok {
+				// As SetGet: a value that keeps its version yet does not
+				// read (a cold device error, twice) gives up rather than
+				// answer as if the key were absent.
+				if c.st.coldErrors.Load() != errs && c.versionIs(sh, key, ver) {
+					if unreadable++; unreadable == 2 {
+						return ErrUnreadable
+					}
+				}
+				continue
+			}
+			cur, t = Current{Value: v, Kind: kind, Exists: true}, tt
+		}
+		ch, err := f(cur)
+		if err != nil {
+			return err
+		}
+		c.count(t, cur.Exists)
+		switch ch.Op {
+		case Keep:
+			return nil
+		case Store:
+			if len(ch.Value) > c.o.MaxValue {
+				return fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(ch.Value), c.o.MaxValue)
+			}
+			_, retry, err := c.set(key, ch.Value, SetOptions{KeepTTL: true, Kind: ch.Kind}, ver, true)
+			if !retry {
+				return err
+			}
+		case Remove:
+			if !cur.Exists || c.deleteAt(sh, key, ver) {
+				return nil
+			}
+		}
+	}
+	return ErrKeyBusy
+}
+
+// deleteAt deletes key if it is live at version ver, and reports whether
+// it was.
+func (c *Cache) deleteAt(sh *shard, key []byte, ver uint64) bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	e := sh.m[viewString(key)]
+	if e == nil || e.ver != ver || !e.live(c.now()) {
+		return false
+	}
+	c.purgeLocked(sh, key, e)
+	return true
+}
+
+// KindOf reports the kind of key's value and whether the key exists
+// (adopting it from a cold store of an earlier run if needed).
+func (c *Cache) KindOf(key []byte) (Kind, bool) {
+	if len(key) == 0 || !c.enter() {
+		return 0, false
+	}
+	defer c.exit()
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	e := c.lockEntry(sh, key, false, true)
+	var kind Kind
+	live := e != nil && e.live(c.now())
+	if live {
+		kind = e.kind
+	}
+	sh.mu.RUnlock()
+	if e != nil || !c.coldUnknown.Load() {
+		return kind, live
+	}
+	_, _, _, kind, ok := c.get(nil, key, lo, false, false)
+	return kind, ok
+}
