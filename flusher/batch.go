@@ -112,6 +112,8 @@ func (f *Flusher) takeLocked() []*Item {
 	}
 	if len(batch) > 0 {
 		f.batches++
+		f.flying += bytes
+		f.heldLocked()
 		f.compactLocked()
 	}
 	return batch
@@ -194,6 +196,7 @@ func (f *Flusher) run(batch []*Item) {
 	}
 	f.mu.Lock()
 	for _, it := range batch {
+		f.flying -= it.size()
 		delete(f.inflight, string(it.Key))
 		// A failed delete stays counted: the store may still hold the
 		// copy, so DeletePending stays true for the flusher's life (F8).
@@ -204,6 +207,7 @@ func (f *Flusher) run(batch []*Item) {
 		}
 	}
 	f.batches--
+	f.heldLocked()
 	f.idle.Broadcast()
 	f.mu.Unlock()
 	f.wake()

@@ -35,6 +35,10 @@
 //     and run beside the batch's puts, which are of other keys (F3); the
 //     batch completes, and a sync is made, after both
 //     (TestDeletesBesidePuts).
+//   - F10: Held is the key and value bytes queued or in flight; WaitRoom
+//     returns true once Held is at most its limit, false if its context
+//     ended or the flusher closed first, and counts the calls that waited
+//     (Stats.Throttled, ThrottleWait) (TestWaitRoom).
 //
 // # Caveats
 //

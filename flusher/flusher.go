@@ -19,6 +19,8 @@ type Flusher struct {
 	dropFrom int                 // slots of q before it are nil or not droppable (Sync, deletes)
 	n        int                 // non-nil items in q
 	bytes    int64               // value+key bytes of the items in q
+	flying   int64               // value+key bytes of the batches in flight
+	held     atomic.Int64        // bytes + flying, for WaitRoom's check without the lock
 	inflight map[string]struct{} // keys of items submitted and not completed
 	dels     map[string]int      // deletes enqueued and not completed, by key (F8)
 	batches  int                 // batches in flight
@@ -37,6 +39,7 @@ type Flusher struct {
 
 type stats struct {
 	enqueued, batches, written, bytes, drops, rejected, superseded, errors, overflow, deleteCalls atomic.Uint64
+	throttled, throttleNs                                                                         atomic.Uint64
 }
 
 // Stats is a snapshot of the flusher's counters.
@@ -56,6 +59,10 @@ type Stats struct {
 	// DeleteCalls counts calls to the store for deletes: one per batch's
 	// deletes with a ManyDeleter store, else one per delete.
 	DeleteCalls uint64
+	// Throttled counts WaitRoom calls that had to wait, ThrottleWait the
+	// time they waited in all.
+	Throttled    uint64
+	ThrottleWait time.Duration
 }
 
 // New starts a flusher.
@@ -112,6 +119,7 @@ func (f *Flusher) Enqueue(it *Item) error {
 	f.q = append(f.q, it)
 	f.n++
 	f.bytes += it.size()
+	f.heldLocked()
 	if it.Sync {
 		f.syncN++
 	}
@@ -159,12 +167,7 @@ func (f *Flusher) Drain(ctx context.Context) error {
 	f.drainReq++
 	f.mu.Unlock()
 	f.wake()
-	stop := context.AfterFunc(ctx, func() {
-		f.mu.Lock()
-		f.idle.Broadcast()
-		f.mu.Unlock()
-	})
-	defer stop()
+	defer f.wakeWaitersWhen(ctx)()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	defer func() { f.drainReq-- }()
@@ -187,6 +190,7 @@ func (f *Flusher) Close() error {
 		return nil
 	}
 	f.closing = true
+	f.idle.Broadcast() // WaitRoom gives up
 	f.mu.Unlock()
 	f.wake()
 	f.wg.Wait()
@@ -211,7 +215,50 @@ func (f *Flusher) Stats() Stats {
 	s.Errors = f.st.errors.Load()
 	s.Overflow = f.st.overflow.Load()
 	s.DeleteCalls = f.st.deleteCalls.Load()
+	s.Throttled = f.st.throttled.Load()
+	s.ThrottleWait = time.Duration(f.st.throttleNs.Load())
 	return s
+}
+
+// Held is the key and value bytes the flusher holds: queued, and in the
+// batches in flight.
+func (f *Flusher) Held() int64 { return f.held.Load() }
+
+func (f *Flusher) heldLocked() { f.held.Store(f.bytes + f.flying) }
+
+// WaitRoom returns once the flusher holds at most limit bytes (F10), or
+// when ctx ends or the flusher closes: a writer that calls it after each
+// write that may end in cold keeps the queue from filling, so evictions
+// wait for the device instead of being dropped (F2). It returns false if
+// it gave up with the flusher still over limit.
+func (f *Flusher) WaitRoom(ctx context.Context, limit int64) bool {
+	if f.held.Load() <= limit {
+		return true
+	}
+	start := time.Now()
+	f.st.throttled.Add(1)
+	defer func() { f.st.throttleNs.Add(uint64(time.Since(start))) }()
+	defer f.wakeWaitersWhen(ctx)()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for f.bytes+f.flying > limit {
+		if f.closing || ctx.Err() != nil {
+			return false
+		}
+		f.idle.Wait()
+	}
+	return true
+}
+
+// wakeWaitersWhen makes the end of ctx wake the goroutines waiting on idle
+// (Drain, WaitRoom), which then see ctx.Err(); call the returned func when
+// done waiting.
+func (f *Flusher) wakeWaitersWhen(ctx context.Context) func() bool {
+	return context.AfterFunc(ctx, func() {
+		f.mu.Lock()
+		f.idle.Broadcast()
+		f.mu.Unlock()
+	})
 }
 
 func (f *Flusher) wake() {
@@ -244,6 +291,7 @@ func (f *Flusher) dropOldestLocked() *Item {
 		f.q[i] = nil
 		f.n--
 		f.bytes -= it.size()
+		f.heldLocked()
 		f.dropFrom = i + 1
 		f.compactLocked()
 		return it

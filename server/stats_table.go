@@ -42,6 +42,8 @@ var statsTable = []Stat{
 	{"tiers", "flusher_bytes", "flusher_bytes_total", StatCounter, "", "Bytes the cold store acknowledged.", func(v statView) StatValue { return ofUint(v.Cache.Flusher.Bytes) }},
 	{"tiers", "flusher_drops", "flusher_drops_total", StatCounter, "", "Cold admissions dropped because the flusher was behind.", func(v statView) StatValue { return ofUint(v.Cache.Flusher.Drops) }},
 	{"tiers", "flusher_rejected", "flusher_rejected_total", StatCounter, "", "Cold admissions refused by the flash write budget.", func(v statView) StatValue { return ofUint(v.Cache.Flusher.Rejected) }},
+	{"tiers", "flusher_throttled", "flusher_throttled_total", StatCounter, "", "Writes that waited for the flusher to drain below half its queue bound.", func(v statView) StatValue { return ofUint(v.Cache.Flusher.Throttled) }},
+	{"tiers", "flusher_throttle_ms", "flusher_throttle_seconds_total", StatCounter, "", "Time writes waited for the flusher, in all.", func(v statView) StatValue { return millis(v.Cache.Flusher.ThrottleWait) }},
 	{"tiers", "flusher_errors", "flusher_errors_total", StatCounter, "", "Cold writes that failed (the items are dropped: see lost_total).", func(v statView) StatValue { return ofUint(v.Cache.Flusher.Errors) }},
 	{"tiers", "lost", "lost_total", StatCounter, "", "Keys forgotten because their only copy was dropped or failed.", func(v statView) StatValue { return ofUint(v.Cache.Lost) }},
 	{"tiers", "directory_forgotten", "directory_forgotten_total", StatCounter, "", "Keys held only in cold that the directory forgot to stay within cold.directory_keys (read again from cold).", func(v statView) StatValue { return ofUint(v.Cache.Forgotten) }},

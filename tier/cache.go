@@ -16,16 +16,21 @@ import (
 
 // Cache is the three-tier cache. It is safe for concurrent use.
 type Cache struct {
-	upd  *updateLocks // Update's per-key-stripe locks
-	o    Options
-	log  *zap.Logger
-	dir  *directory
-	hot  *hot
-	tr   *transit
-	warm Warm // nil when disabled
-	cold Cold // nil when disabled
-	fl   *flusher.Flusher
-	pro  *policy.Promotion
+	upd *updateLocks // Update's per-key-stripe locks
+	// flushHigh is the flusher's holding above which writers wait
+	// (throttle); throttleOff (unix ns) is when they wait again after a
+	// device that stalled.
+	flushHigh   int64
+	throttleOff atomic.Int64
+	o           Options
+	log         *zap.Logger
+	dir         *directory
+	hot         *hot
+	tr          *transit
+	warm        Warm // nil when disabled
+	cold        Cold // nil when disabled
+	fl          *flusher.Flusher
+	pro         *policy.Promotion
 
 	// coldUnknown: a key missing from the directory may still be in cold —
 	// the store held data when opened (an earlier run's keys), or the
@@ -129,6 +134,7 @@ func Open(opts Options) (*Cache, error) {
 		if c.fl, err = flusher.New(fo); err != nil {
 			return fail(err)
 		}
+		c.flushHigh = c.fl.Options().QueueBytes / 2
 	}
 	switch {
 	case opts.OpenWarm != nil:

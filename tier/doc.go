@@ -197,6 +197,13 @@
 //     again on the newer value; Updates of one key are serialized by a
 //     striped lock, so they never retry against one another; an error from
 //     the function changes nothing (TestUpdateIsAtomic).
+//   - T25: after a write, outside every lock, a writer waits (at most
+//     throttleWait) while the flusher's holding and the hot victims waiting
+//     for demotion are over half the flusher's QueueBytes, and the
+//     demotion goroutine waits before a demotion that may evict a warm
+//     segment, so a burst of writes faster than the device drops nothing
+//     (TestWritersWaitForTheFlusher). After a wait that timed out, writers
+//     do not wait for throttleOffFor.
 //
 // # Entry lifecycle
 //

@@ -124,6 +124,7 @@ func (c *Cache) background() {
 // often enough (or DemoteAll), else — or if warm cannot take it — to cold,
 // else nowhere. Stale versions are discarded.
 func (c *Cache) demote(he *hotEntry) {
+	c.waitForFlusher()
 	c.demoting.Add(-he.cost())
 	inTransit := true // hotEvicted's transit reference
 	defer func() {

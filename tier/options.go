@@ -89,6 +89,13 @@ type Options struct {
 }
 
 // EnsureDefaults fills zero fields with their defaults.
+// autoQueueBytes is the flusher queue's default bound for a DRAM budget:
+// an eighth of it, within [8 MiB, 64 MiB], and at least four of the largest
+// copies it takes (a hot value, or a warm segment's worth).
+func autoQueueBytes(dram, largest int64) int64 {
+	return max(min(max(dram/8, 8<<20), 64<<20), 4*largest)
+}
+
 func (o *Options) EnsureDefaults() {
 	if o.HotBytes == 0 {
 		o.HotBytes = 64 << 20
@@ -124,8 +131,16 @@ func (o *Options) EnsureDefaults() {
 	o.ColdConfig.ensureDefaults()
 	// The flusher's queue and batches hold copies of values on the Go heap
 	// beside the DRAM budget; Memory counts them in the heap budget
-	// (docs/DESIGN.md, "Memory"). Its defaults stay those of flusher:
-	// a smaller queue drops (and loses) keys in write bursts.
+	// (docs/DESIGN.md, "Memory"). Unset, they follow the budget: writers
+	// wait for the device once the flusher holds half its queue (T25), so
+	// a queue of an eighth of the DRAM budget loses nothing in write
+	// bursts.
+	if o.Flusher.QueueBytes == 0 {
+		o.Flusher.QueueBytes = autoQueueBytes(o.HotBytes+o.WarmBytes, int64(max(o.HotMaxValue, o.WarmSegmentBytes)))
+	}
+	if o.Flusher.BatchBytes == 0 {
+		o.Flusher.BatchBytes = min(max(o.Flusher.QueueBytes/8, 512<<10), 4<<20)
+	}
 	o.Promotion.EnsureDefaults()
 	if o.Promotion.MaxHotValue > o.HotMaxValue {
 		o.Promotion.MaxHotValue = o.HotMaxValue

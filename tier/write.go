@@ -148,7 +148,72 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 			return false, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(value), err)
 		}
 	}
+	c.throttle()
 	return true, false, nil
+}
+
+// throttleWait bounds how long one write waits for the flusher (a stalled
+// device must not hold writers forever: past it, evictions may be dropped
+// again, and are counted).
+const throttleWait = time.Second
+
+// throttle holds a writer back, after its write and outside every lock,
+// while the copies on their way to cold — hot victims waiting for
+// demotion, and what the flusher holds — are over half the flusher's
+// bound: every write may push such copies (hot victims, warm segments),
+// and so they wait for the device instead of being dropped, and the
+// flusher's memory stays within its share of the budget (T25). The
+// demotion goroutine waits for the flusher in turn (demote).
+func (c *Cache) throttle() {
+	if c.fl == nil || c.fl.Held()+c.demoting.Load() <= c.flushHigh || c.now() < c.throttleOff.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), throttleWait)
+	defer cancel()
+	for c.fl.Held()+c.demoting.Load() > c.flushHigh {
+		if c.fl.Held() > c.flushHigh/2 {
+			if c.fl.WaitRoom(ctx, c.flushHigh/2) {
+				continue
+			}
+		} else {
+			// The victims are being demoted: let the demotion goroutine run.
+			select {
+			case <-ctx.Done():
+			case <-time.After(throttlePoll):
+				continue
+			}
+		}
+		// The device did not keep up for throttleWait: it stalls. Writers
+		// stop waiting for a while (evictions may be dropped, and are
+		// counted) rather than each waiting for it.
+		c.throttleOff.Store(c.now() + int64(throttleOffFor))
+		return
+	}
+}
+
+// throttleOffFor is how long writers stop waiting for a device that kept
+// one waiting throttleWait.
+const throttleOffFor = 5 * time.Second
+
+// throttlePoll is how often a throttled writer looks at the demotion
+// queue again.
+const throttlePoll = 200 * time.Microsecond
+
+// waitForFlusher holds the demotion goroutine back, before it takes any
+// lock, while the flusher is over its high mark and warm is full (a
+// demotion into warm then evicts a segment to the flusher).
+func (c *Cache) waitForFlusher() {
+	if c.fl == nil || c.warm == nil || !c.warmFull.Load() || c.fl.Held() <= c.flushHigh || c.now() < c.throttleOff.Load() {
+		return
+	}
+	select {
+	case <-c.stop: // closing: the flusher drains anyway
+		return
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), throttleWait)
+	c.fl.WaitRoom(ctx, c.flushHigh)
+	cancel()
 }
 
 // invalidateLocked removes every lower-tier copy of the key's current

@@ -125,7 +125,7 @@ func defaultConfig() Config {
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 4 << 20, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
 		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9)},
-		Flusher: FlusherConfig{QueueItems: 4096, QueueBytes: 64 << 20, BatchItems: 64, BatchBytes: 4 << 20,
+		Flusher: FlusherConfig{QueueItems: 4096, QueueBytes: 0, BatchItems: 64, BatchBytes: 0,
 			BatchDelay: Duration(2e6), InFlight: 8},
 		Policy:     PolicyConfig{PromoteHotHits: 2, PromoteWarmHits: 2, SizeUnit: 4 << 10},
 		Durability: "cache",

@@ -1,0 +1,57 @@
+package flusher
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestWaitRoom checks F10: WaitRoom returns at once while the flusher holds
+// at most the limit (queued and in flight), waits while it holds more until
+// the store completes enough, gives up when its context ends, and counts the
+// waits.
+func TestWaitRoom(t *testing.T) {
+	s := newRecStore()
+	s.gate = make(chan struct{})
+	f := newFlusher(t, Options{Store: s, BatchItems: 2, BatchDelay: time.Millisecond, InFlight: 1})
+	if !f.WaitRoom(context.Background(), 0) {
+		t.Fatal("WaitRoom on an empty flusher waited")
+	}
+	for i := 0; i < 6; i++ {
+		if err := f.Enqueue(item(fmt.Sprintf("k%d", i), "0123456789")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := f.Held(); h != 6*12 {
+		t.Fatalf("Held = %d, want %d (6 items of 12 bytes, queued or in flight)", h, 6*12)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if f.WaitRoom(ctx, 24) {
+		t.Fatal("WaitRoom returned true while the store held every batch back")
+	}
+	done := make(chan bool)
+	go func() { done <- f.WaitRoom(context.Background(), 24) }()
+	select {
+	case <-done:
+		t.Fatal("WaitRoom returned before the store completed anything")
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(s.gate) // the store completes every batch
+	if !<-done {
+		t.Fatal("WaitRoom gave up although the flusher drained")
+	}
+	if h := f.Held(); h > 24 {
+		t.Fatalf("WaitRoom returned with %d bytes held, above its limit 24", h)
+	}
+	if st := f.Stats(); st.Throttled != 2 || st.ThrottleWait <= 0 {
+		t.Fatalf("Throttled %d, ThrottleWait %v: want the 2 waits counted", st.Throttled, st.ThrottleWait)
+	}
+	if err := f.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if h := f.Held(); h != 0 {
+		t.Fatalf("Held = %d after Drain", h)
+	}
+}
