@@ -164,8 +164,8 @@ func (f *Flusher) run(batch []*Item) {
 	if delsDone != nil {
 		<-delsDone
 	}
-	if len(puts) > 0 {
-		f.syncIfNeeded(ctx, puts)
+	if len(puts) > 0 || len(dels) > 0 {
+		f.syncIfNeeded(ctx, append(puts[:len(puts):len(puts)], dels...))
 	}
 	for _, it := range skipped {
 		f.st.superseded.Add(1)
@@ -246,22 +246,23 @@ type Syncer interface {
 	Sync(ctx context.Context) error
 }
 
-// syncIfNeeded makes the batch durable when a Sync put in it succeeded, so a
-// waiter is released only after its write is durable.
-func (f *Flusher) syncIfNeeded(ctx context.Context, puts []*Item) {
+// syncIfNeeded makes the batch durable when a Sync put or delete in it
+// succeeded, so a waiter is released only after its write or delete is
+// durable (F1).
+func (f *Flusher) syncIfNeeded(ctx context.Context, items []*Item) {
 	s, ok := f.o.Store.(Syncer)
 	if !ok {
 		return
 	}
 	need := false
-	for _, it := range puts {
+	for _, it := range items {
 		need = need || (it.Sync && it.Err == nil)
 	}
 	if !need {
 		return
 	}
 	if err := s.Sync(ctx); err != nil {
-		for _, it := range puts {
+		for _, it := range items {
 			if it.Sync && it.Err == nil {
 				it.Err = err
 			}

@@ -145,14 +145,29 @@ func (f *Flusher) DeletePending(key []byte) bool {
 	return n > 0
 }
 
-// Wait enqueues a Sync copy of it and waits until the store acknowledged it;
-// it returns the store's error. ctx bounds the wait, not the write.
+// Wait enqueues a Sync copy of it and waits until the store acknowledged it
+// (a put or a delete) and made it durable; it returns the store's error.
+// ctx bounds the wait, not the write.
 func (f *Flusher) Wait(ctx context.Context, it *Item) error {
-	it.Sync = true
-	it.done = make(chan error, 1)
-	if err := f.Enqueue(it); err != nil {
+	if err := f.Begin(it); err != nil {
 		return err
 	}
+	return it.Await(ctx)
+}
+
+// Begin enqueues it as a Sync item, to be waited for with it.Await: a
+// caller that must order the item with its own state (enqueue under a lock
+// it holds) waits after releasing it.
+func (f *Flusher) Begin(it *Item) error {
+	it.Sync = true
+	it.done = make(chan error, 1)
+	return f.Enqueue(it)
+}
+
+// Await waits for an item enqueued by Begin: nil once the store
+// acknowledged it and made it durable (or skipped it as superseded), else
+// the store's error. ctx bounds the wait, not the write.
+func (it *Item) Await(ctx context.Context) error {
 	select {
 	case err := <-it.done:
 		return err

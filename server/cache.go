@@ -52,16 +52,19 @@ type Cache interface {
 	SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, stored bool, err error)
 	// MSet stores every pair.
 	MSet(kvs [][2][]byte) error
-	// Delete removes keys and returns how many existed.
-	Delete(keys ...[]byte) int
+	// Delete removes keys and returns how many existed. An error means a
+	// delete could not be made durable (writethrough) and that key is
+	// unchanged.
+	Delete(keys ...[]byte) (int, error)
 	// Exists counts the keys that exist (a key named twice counts twice).
 	Exists(keys ...[]byte) int
 	// Expire sets a positive ttl on an existing key; false if the key is absent.
 	Expire(key []byte, ttl time.Duration) bool
 	// ExpireIf is Expire (a ttl ≤ 0 deletes the key) that applies only when
 	// cond holds for the key's current expiry, checked and applied in one
-	// step; false if the key is absent or cond does not hold.
-	ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) bool
+	// step; false if the key is absent or cond does not hold. An error is
+	// a delete that could not be made durable: the key is unchanged.
+	ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) (bool, error)
 	// TTL returns the remaining time to live; ttl < 0 means no expiry.
 	// exists is false when the key is absent.
 	TTL(key []byte) (ttl time.Duration, exists bool)

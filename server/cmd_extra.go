@@ -133,7 +133,7 @@ func (c *conn) cmdExpireAt(args [][]byte) {
 	}
 	ttl := time.Until(time.Unix(0, 0).Add(time.Duration(max(n, 0)) * unit))
 	if ttl <= 0 {
-		c.w.Int(int64(c.s.cache.Delete(args[1])))
+		c.cmdDel(args[:2])
 		return
 	}
 	if c.s.cache.Expire(args[1], ttl) {

@@ -119,7 +119,14 @@ func (c *conn) expiryArg(cmd, opt string, arg []byte) (ttl time.Duration, at tim
 	return 0, time.Unix(0, 0).Add(d), true
 }
 
-func (c *conn) cmdDel(args [][]byte) { c.w.Int(int64(c.s.cache.Delete(args[1:]...))) }
+func (c *conn) cmdDel(args [][]byte) {
+	n, err := c.s.cache.Delete(args[1:]...)
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	c.w.Int(int64(n))
+}
 
 func (c *conn) cmdExists(args [][]byte) { c.w.Int(int64(c.s.cache.Exists(args[1:]...))) }
 
@@ -221,7 +228,12 @@ func (c *conn) cmdExpire(args [][]byte) {
 	}
 	// The condition is checked and the expiry set in one step; a ttl of 0
 	// deletes the key (when the condition holds).
-	if c.s.cache.ExpireIf(args[1], ttl, cond) {
+	ok, err := c.s.cache.ExpireIf(args[1], ttl, cond)
+	switch {
+	case err != nil:
+		c.cacheError(err)
+		return
+	case ok:
 		c.w.Int(1)
 		return
 	}

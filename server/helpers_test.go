@@ -206,7 +206,7 @@ func (c *mapCache) MSet(kvs [][2][]byte) error {
 	return nil
 }
 
-func (c *mapCache) Delete(keys ...[]byte) int {
+func (c *mapCache) Delete(keys ...[]byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := 0
@@ -216,7 +216,7 @@ func (c *mapCache) Delete(keys ...[]byte) int {
 			n++
 		}
 	}
-	return n
+	return n, nil
 }
 
 func (c *mapCache) Exists(keys ...[]byte) int {
@@ -243,12 +243,12 @@ func (c *mapCache) Expire(key []byte, ttl time.Duration) bool {
 	return true
 }
 
-func (c *mapCache) ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) bool {
+func (c *mapCache) ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	it, ok := c.live(string(key))
 	if !ok {
-		return false
+		return false, nil
 	}
 	exp := c.now().Add(max(ttl, 0))
 	never := it.exp.IsZero()
@@ -256,15 +256,15 @@ func (c *mapCache) ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) bool
 	case cond&ExpireNX != 0 && !never, cond&ExpireXX != 0 && never,
 		cond&ExpireGT != 0 && (never || !exp.After(it.exp)),
 		cond&ExpireLT != 0 && !never && !exp.Before(it.exp):
-		return false
+		return false, nil
 	}
 	if ttl <= 0 {
 		delete(c.m, string(key))
-		return true
+		return true, nil
 	}
 	it.exp = exp
 	c.m[string(key)] = it
-	return true
+	return true, nil
 }
 
 func (c *mapCache) TTL(key []byte) (time.Duration, bool) {

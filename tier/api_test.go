@@ -330,7 +330,9 @@ func TestHugeTTL(t *testing.T) {
 			t.Errorf("%s: TTL %v, %v after a TTL of %v", k, ttl, ok, huge)
 		}
 	}
-	if !c.ExpireIf([]byte("a"), time.Hour, ExpireLT) || c.ExpireIf([]byte("a"), huge, ExpireLT) {
+	lt1, err1 := c.ExpireIf([]byte("a"), time.Hour, ExpireLT)
+	lt2, err2 := c.ExpireIf([]byte("a"), huge, ExpireLT)
+	if !lt1 || lt2 || err1 != nil || err2 != nil {
 		t.Error("LT: an hour is earlier than the saturated expiry, and the saturated expiry is not earlier than an hour")
 	}
 }

@@ -33,8 +33,8 @@ type Expiry struct {
 // GetDel appends key's value to dst and deletes the key, in one step (T16):
 // the value returned is the version deleted.
 func (c *Cache) GetDel(dst, key []byte) ([]byte, bool, error) {
-	return c.getThen(dst, key, func(sh *shard, e *entry, now int64) {
-		c.purgeLocked(sh, key, e)
+	return c.getThen(dst, key, func(sh *shard, e *entry, now int64) (*pendOp, error) {
+		return c.beginPurgeLocked(sh, key, e)
 	})
 }
 
@@ -45,12 +45,12 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 	if x == (Expiry{}) {
 		return c.Get(dst, key)
 	}
-	return c.getThen(dst, key, func(sh *shard, e *entry, now int64) {
+	return c.getThen(dst, key, func(sh *shard, e *entry, now int64) (*pendOp, error) {
 		var exp int64
 		switch {
 		case x.Persist:
 			if e.exp == 0 {
-				return
+				return nil, nil
 			}
 		case x.TTL > 0:
 			exp = expAfter(now, x.TTL)
@@ -58,10 +58,10 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 			exp = x.At.UnixNano()
 		}
 		if exp != 0 && exp <= now {
-			c.purgeLocked(sh, key, e)
-			return
+			return c.beginPurgeLocked(sh, key, e)
 		}
 		e.retime(exp)
+		return nil, nil
 	})
 }
 
@@ -138,8 +138,10 @@ func (c *Cache) versionIs(sh *shard, key []byte, ver uint64) bool {
 // write lock if the entry still has the version read (versions only grow,
 // so an unchanged version means no write came in between): the read and f
 // act on one version as one step. A write in between makes it read again,
-// up to getThenTries times.
-func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64)) ([]byte, bool, error) {
+// up to getThenTries times. A delete f begins (writethrough) is finished
+// after the lock is released; if it fails, the key is unchanged and the
+// error is returned instead of the value.
+func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64) (*pendOp, error)) ([]byte, bool, error) {
 	if len(key) == 0 {
 		return dst, false, ErrEmptyKey
 	}
@@ -171,8 +173,14 @@ func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64))
 		e = sh.m[viewString(key)]
 		now := c.now()
 		if e != nil && e.ver == ver && e.live(now) {
-			f(sh, e, now)
+			op, err := f(sh, e, now)
 			sh.mu.Unlock()
+			if err == nil {
+				err = c.finishPurge(op)
+			}
+			if err != nil {
+				return v[:len(dst)], false, err
+			}
 			c.count(t, true)
 			return v, true, nil
 		}

@@ -47,7 +47,7 @@ func TestDeleteThenSetSurvivesRistrettoOrder(t *testing.T) {
 	wait(gates["blockA"].in)
 	set("k", "v1") // queued: new k
 	set("blockB", "b")
-	if n := c.Delete([]byte("k")); n != 1 {
+	if n, _ := c.Delete([]byte("k")); n != 1 {
 		t.Fatalf("Delete = %d", n)
 	}
 	close(gates["blockA"].out) // applies k=v1, stops in B's hook
@@ -146,7 +146,7 @@ func TestViewSharesImmutableHotCopy(t *testing.T) {
 	if !ok || string(v2) != "v2" || string(v1) != "v1" {
 		t.Fatalf("after overwrite: new view %q (want v2), old view %q (want v1)", v2, v1)
 	}
-	if c.Delete([]byte("k")) != 1 {
+	if n, _ := c.Delete([]byte("k")); n != 1 {
 		t.Fatal("Delete found nothing")
 	}
 	if v, _, ok, _, _ := c.View(nil, []byte("k")); ok {

@@ -121,7 +121,7 @@ func TestModelLifecycle(t *testing.T) {
 			model[ks] = modelVal{v: v, exp: exp}
 		case op < 40:
 			_, exists := live(ks)
-			if n := c.Delete(k); (n == 1) != exists {
+			if n, _ := c.Delete(k); (n == 1) != exists {
 				t.Fatalf("step %d: Delete(%s) = %d, model exists=%v", step, k, n, exists)
 			}
 			delete(model, ks)

@@ -103,7 +103,7 @@ func runModel(t *testing.T, c *Cache, clk *fakeClock, steps, keys, maxVal int, s
 			}
 		case op < 45:
 			_, exists := live(ks)
-			n := c.Delete(k)
+			n, _ := c.Delete(k)
 			if (n == 1) != exists {
 				t.Fatalf("step %d: Delete(%s) = %d, model exists=%v", step, k, n, exists)
 			}

@@ -186,6 +186,11 @@ func (c *Cache) flushCurrent(it *flusher.Item) bool {
 	sh := c.dir.shard(lo)
 	sh.mu.RLock()
 	defer sh.mu.RUnlock()
+	if v, ok := sh.pend[viewString(it.Key)]; ok {
+		// A writethrough change of the key is in flight: only its own
+		// put reaches cold, as it was made (T23).
+		return it.Version == v
+	}
 	e := sh.m[viewString(it.Key)]
 	if e == nil || e.state != stateLive || e.ver != it.Version || c.coldHolds(e, it.Version) {
 		return false
@@ -299,8 +304,8 @@ func (c *Cache) lostVersion(key []byte, ver uint64, coldGone bool) {
 }
 
 func (c *Cache) lostLocked(sh *shard, key []byte, e *entry, ver uint64, coldGone bool) {
-	if e.state != stateLive || e.ver != ver {
-		return
+	if e.state != stateLive || e.ver != ver || sh.pendingLocked(key) {
+		return // changed, or a writethrough change in flight decides (T23)
 	}
 	// A copy the entry names is not lost: ristretto may not have applied
 	// it yet (a promotion is seen only through the entry until then), and
@@ -324,7 +329,7 @@ func (c *Cache) sweep(now int64) {
 		sh := &c.dir.shards[i]
 		sh.mu.Lock()
 		for k, e := range sh.m {
-			if e.state == stateLive && e.exp != 0 && e.exp <= now {
+			if e.state == stateLive && e.exp != 0 && e.exp <= now && !sh.pendingLocked([]byte(k)) {
 				c.purgeLocked(sh, []byte(k), e)
 				c.st.expired.Add(1)
 			}

@@ -129,6 +129,9 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *
 				c.promoteFromCold(key, v[len(dst):], lo, p.ver)
 				return v, nil, policy.Cold, p.kind, true
 			}
+			if found && c.pendingVersion(sh, key, m.Version) {
+				return v, nil, policy.Cold, m.Kind, true // durable, being published (T23)
+			}
 			dst = v[:len(dst)]
 			if !found {
 				c.lostVersion(key, p.ver, true) // the store reclaimed it

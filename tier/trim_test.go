@@ -161,7 +161,7 @@ func TestDirectoryTrim(t *testing.T) {
 	if ok, err := c.Set(trimKey(f[1]), trimValue(f[1], 1), SetOptions{XX: true}); !ok || err != nil {
 		t.Fatalf("SET XX of a forgotten key: %v, %v; want stored (it exists)", ok, err)
 	}
-	if got := c.Delete(trimKey(f[2])); got != 1 {
+	if got, _ := c.Delete(trimKey(f[2])); got != 1 {
 		t.Fatalf("DEL of a forgotten key returned %d, want 1", got)
 	}
 	if _, err := c.Set(trimKey(f[3]), trimValue(f[3], 1), SetOptions{}); err != nil {
@@ -352,7 +352,7 @@ func TestTrimBetweenLookupAndLock(t *testing.T) {
 		}
 	}
 	if _, k := next(false); true {
-		if got := c.Delete(k); got != 1 {
+		if got, _ := c.Delete(k); got != 1 {
 			t.Errorf("DEL of a forgotten key: %d, want 1", got)
 		}
 		settle(t, c)

@@ -65,17 +65,22 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 		exp = e.exp
 	}
 	if exp != 0 && exp <= now { // already expired: SET with a past expiry deletes
-		if e != nil {
-			c.purgeLocked(sh, key, e)
+		var op *pendOp
+		var err error
+		if e != nil { // lockEntry adopted a copy cold holds
+			op, err = c.beginPurgeLocked(sh, key, e)
 		}
 		sh.mu.Unlock()
-		return true, false, nil
+		if err == nil {
+			err = c.finishPurge(op)
+		}
+		return err == nil, false, err
+	}
+	if c.writeThrough() {
+		err := c.setDurable(sh, key, k, v, alloc, exp, o.Kind)
+		return err == nil, false, err
 	}
 	ver := c.nextVersion()
-	var hadHot *hotEntry
-	if e != nil {
-		hadHot = e.hot.Load()
-	}
 	if e == nil {
 		var ks string
 		e, ks = newEntry(k)
@@ -89,8 +94,36 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	if e.write(ver, exp, int64(len(value)), o.Kind) { // a new entry, or a tombstone coming back to life
 		sh.live.Add(1)
 	}
-
+	placed := c.placeMemLocked(sh, key, k, v, alloc, e, ver, exp)
 	var wait *flusher.Item
+	if !placed && c.fl != nil {
+		// Straight to cold: readers find it in transit until it is durable.
+		e.coldMayHold()
+		c.tr.add(k, v, ver, exp, policy.Cold)
+		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(o.Kind)}
+		placed = true
+		c.st.coldWrites.Add(1)
+	}
+	if !placed {
+		c.purgeLocked(sh, key, e)
+		sh.mu.Unlock()
+		return false, false, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(key), len(value))
+	}
+	sh.mu.Unlock()
+	if wait != nil {
+		if err := c.fl.Wait(context.Background(), wait); err != nil {
+			return false, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(value), err)
+		}
+	}
+	c.throttle()
+	return true, false, nil
+}
+
+// placeMemLocked offers a new version's copy to hot (values up to
+// HotMaxValue), else to warm, and reports whether a memory tier took it
+// (sh.mu held for writing; e is live at ver).
+func (c *Cache) placeMemLocked(sh *shard, key, k, v []byte, alloc int, e *entry, ver uint64, exp int64) bool {
+	hadHot := e.hot.Load()
 	placed := false
 	if len(v) <= c.o.HotMaxValue {
 		// A fresh key becomes visible in ristretto only when its goroutine
@@ -126,30 +159,7 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 			c.st.warmWrites.Add(1)
 		}
 	}
-	if !placed && c.fl != nil {
-		// Straight to cold: readers find it in transit until it is durable.
-		e.coldMayHold()
-		c.tr.add(k, v, ver, exp, policy.Cold)
-		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(o.Kind)}
-		placed = true
-		c.st.coldWrites.Add(1)
-	} else if c.o.Durability == DurabilityWriteThrough && c.fl != nil {
-		e.coldMayHold()
-		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(o.Kind)}
-	}
-	if !placed {
-		c.purgeLocked(sh, key, e)
-		sh.mu.Unlock()
-		return false, false, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(key), len(value))
-	}
-	sh.mu.Unlock()
-	if wait != nil {
-		if err := c.fl.Wait(context.Background(), wait); err != nil {
-			return false, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(value), err)
-		}
-	}
-	c.throttle()
-	return true, false, nil
+	return placed
 }
 
 // throttleWait bounds how long one write waits for the flusher (a stalled
@@ -271,13 +281,17 @@ func (c *Cache) MSet(kvs [][2][]byte) error {
 	return nil
 }
 
-// Delete removes keys and returns how many existed.
-func (c *Cache) Delete(keys ...[]byte) int {
+// Delete removes keys and returns how many existed. In writethrough mode
+// it returns once every delete is durable in cold; if one cannot be made
+// durable it returns an error, and that key is left as it was (T23).
+func (c *Cache) Delete(keys ...[]byte) (int, error) {
 	if !c.enter() {
-		return 0
+		return 0, ErrClosed
 	}
 	defer c.exit()
 	n := 0
+	var ops []*pendOp
+	var first error
 	for _, key := range keys {
 		if len(key) == 0 {
 			continue
@@ -289,12 +303,17 @@ func (c *Cache) Delete(keys ...[]byte) int {
 		lo, _ := hashKey(key)
 		sh := c.dir.shard(lo)
 		sh.mu.Lock()
+		var op *pendOp
+		var err error
 		switch e := sh.m[viewString(key)]; {
 		case e != nil && e.state == stateLive:
 			if e.live(c.now()) {
 				n++
 			}
-			c.purgeLocked(sh, key, e)
+			op, err = c.beginPurgeLocked(sh, key, e)
+		case e == nil && known && c.writeThrough():
+			n++
+			op, err = c.beginPurgeLocked(sh, key, nil)
 		case e == nil && known && c.fl != nil:
 			// Found, then forgotten by a trim before the lock (T15): its
 			// copy is in cold, so delete it there (readers do not adopt
@@ -306,13 +325,28 @@ func (c *Cache) Delete(keys ...[]byte) int {
 			c.st.coldDeletes.Add(1)
 		}
 		sh.mu.Unlock()
+		if op != nil {
+			ops = append(ops, op)
+		}
+		if err != nil && first == nil {
+			first = err
+		}
 	}
-	return n
+	if err := c.finishPurges(ops); err != nil && first == nil {
+		first = err
+	}
+	if first != nil {
+		return 0, first
+	}
+	return n, nil
 }
 
 // Expire sets a ttl on an existing key (ttl ≤ 0 deletes it); false if the
-// key is absent.
-func (c *Cache) Expire(key []byte, ttl time.Duration) bool { return c.ExpireIf(key, ttl, 0) }
+// key is absent, or if a writethrough delete failed (ExpireIf reports why).
+func (c *Cache) Expire(key []byte, ttl time.Duration) bool {
+	ok, err := c.ExpireIf(key, ttl, 0)
+	return ok && err == nil
+}
 
 // ExpireCond is EXPIRE's condition: a set of the ExpireNX, ExpireXX,
 // ExpireGT and ExpireLT bits (0: always).
@@ -329,8 +363,9 @@ const (
 
 // ExpireIf is Expire that applies only when cond holds for the key's
 // current expiry, decided under the key's shard lock with the change (one
-// step); false if the key is absent or cond does not hold.
-func (c *Cache) ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) bool {
+// step); false if the key is absent or cond does not hold. A ttl ≤ 0
+// deletes the key, in writethrough mode durably (Delete).
+func (c *Cache) ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) (bool, error) {
 	return c.retime(key, func(now int64, e *entry) (int64, bool) {
 		exp := now // ttl ≤ 0: delete
 		if ttl > 0 {
@@ -359,34 +394,44 @@ func expAfter(now int64, ttl time.Duration) int64 {
 
 // Persist removes the expiry; false if the key is absent or had none.
 func (c *Cache) Persist(key []byte) bool {
-	return c.retime(key, func(now int64, e *entry) (int64, bool) {
+	ok, _ := c.retime(key, func(now int64, e *entry) (int64, bool) {
 		return 0, e.exp != 0
 	})
+	return ok
 }
 
-func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) bool {
-	if len(key) == 0 || !c.enter() {
-		return false
+func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (bool, error) {
+	if len(key) == 0 {
+		return false, nil
+	}
+	if !c.enter() {
+		return false, ErrClosed
 	}
 	defer c.exit()
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
 	e := c.lockEntry(sh, key, true, true)
-	defer sh.mu.Unlock()
 	now := c.now()
 	if e == nil || !e.live(now) {
-		return false
+		sh.mu.Unlock()
+		return false, nil
 	}
 	exp, ok := f(now, e)
 	if !ok {
-		return false
+		sh.mu.Unlock()
+		return false, nil
 	}
 	if exp != 0 && exp <= now {
-		c.purgeLocked(sh, key, e)
-		return true
+		op, err := c.beginPurgeLocked(sh, key, e)
+		sh.mu.Unlock()
+		if err == nil {
+			err = c.finishPurge(op)
+		}
+		return err == nil, err
 	}
 	e.retime(exp)
-	return true
+	sh.mu.Unlock()
+	return true, nil
 }
 
 // Len is the number of live keys the cache knows: exact for keys written or

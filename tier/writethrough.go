@@ -1,0 +1,185 @@
+package tier
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tiercache/tiercache/flusher"
+)
+
+// In writethrough mode a change is made durable in cold before it is
+// published (T23): a Set's value is written and synced, a delete's cold
+// delete is run and synced, and only then does the directory take the new
+// version (or drop the key) and the reply go out. Until then readers see
+// the key as it was, and if cold fails, nothing is published: an error
+// reply has changed nothing, in this run or after a restart.
+//
+// Each change in flight holds the key's newest pending version in its
+// shard's pend map (taken with the shard's write lock, when the change is
+// enqueued, so pending versions grow in enqueue order, which is the order
+// the flusher writes them, F3). A change publishes only if its version is
+// still the key's newest pending one: a later change of the key overrides
+// it, in memory as in cold. While a change is pending, only its own put
+// reaches cold (flushCurrent), and the expiry sweep and lost-copy checks
+// leave the key alone, so nothing else rewrites or deletes the key's cold
+// copy behind it.
+
+// writeThrough reports whether changes are made durable before they are
+// published.
+func (c *Cache) writeThrough() bool {
+	return c.o.Durability == DurabilityWriteThrough && c.fl != nil
+}
+
+// pendOp is a writethrough change in flight: its Sync flusher item, and the
+// version it holds in its shard's pend map.
+type pendOp struct {
+	sh  *shard
+	key []byte
+	ver uint64
+	it  *flusher.Item
+}
+
+// beginLocked enqueues it as a Sync item and records ver as key's newest
+// pending version (sh.mu held for writing).
+func (c *Cache) beginLocked(sh *shard, key []byte, ver uint64, it *flusher.Item) (*pendOp, error) {
+	if err := c.fl.Begin(it); err != nil {
+		return nil, err
+	}
+	if sh.pend == nil {
+		sh.pend = make(map[string]uint64)
+	}
+	sh.pend[string(key)] = ver
+	return &pendOp{sh: sh, key: it.Key, ver: ver, it: it}, nil
+}
+
+// pendingLocked reports whether a writethrough change of key is in flight
+// (sh.mu held).
+func (sh *shard) pendingLocked(key []byte) bool {
+	_, ok := sh.pend[viewString(key)]
+	return ok
+}
+
+// await waits for op's cold write or delete, then takes sh's write lock
+// and reports whether op is still its key's newest pending change (and
+// so publishes); either way op's pend record is gone. The caller unlocks.
+func (op *pendOp) await() (latest bool, err error) {
+	err = op.it.Await(context.Background())
+	op.sh.mu.Lock()
+	if v, ok := op.sh.pend[viewString(op.key)]; ok && v == op.ver {
+		delete(op.sh.pend, viewString(op.key))
+		latest = true
+	}
+	return latest, err
+}
+
+// beginPurgeLocked deletes key (entry e, or nil for a key only cold holds)
+// as a client asked (DEL, GETDEL, an expiry in the past). Without
+// writethrough, or when cold cannot hold the key, it purges at once and
+// returns nil; otherwise it starts the durable cold delete and returns the
+// change to finish with finishPurge after unlocking sh. sh.mu is held for
+// writing.
+func (c *Cache) beginPurgeLocked(sh *shard, key []byte, e *entry) (*pendOp, error) {
+	if !c.writeThrough() || e != nil && e.cold == coldNone && !sh.pendingLocked(key) {
+		if e != nil {
+			c.purgeLocked(sh, key, e)
+		}
+		return nil, nil
+	}
+	ver := c.nextVersion()
+	k := append([]byte(nil), key...)
+	op, err := c.beginLocked(sh, k, ver, &flusher.Item{Key: k, Delete: true, Version: ver})
+	if err != nil {
+		c.coldError("delete", err)
+		return nil, fmt.Errorf("tier: delete a key of %d bytes in cold: %w", len(key), err)
+	}
+	c.st.coldDeletes.Add(1)
+	return op, nil
+}
+
+// finishPurge waits for a durable cold delete begun by beginPurgeLocked,
+// then removes the key from memory, unless a later change of it is
+// pending (it decides). An error means the cold delete failed and the key
+// was left as it was.
+func (c *Cache) finishPurge(op *pendOp) error {
+	if op == nil {
+		return nil
+	}
+	latest, err := op.await()
+	defer op.sh.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("tier: delete a key of %d bytes in cold (the key is unchanged): %w", len(op.key), err)
+	}
+	if !latest {
+		return nil
+	}
+	if e := op.sh.m[viewString(op.key)]; e != nil && e.state == stateLive {
+		e.coldForgotten() // cold holds nothing of it now: the entry goes at once
+		c.purgeLocked(op.sh, op.key, e)
+	}
+	return nil
+}
+
+// finishPurges finishes every op, and returns the first error.
+func (c *Cache) finishPurges(ops []*pendOp) error {
+	var first error
+	for _, op := range ops {
+		if err := c.finishPurge(op); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// setDurable is set's writethrough path once its conditions held (sh.mu
+// held for writing, released on return): the value is written to cold and
+// synced, and only then placed in memory and published at its version. A
+// failed cold write publishes nothing.
+func (c *Cache) setDurable(sh *shard, key, k, v []byte, alloc int, exp int64, kind Kind) error {
+	ver := c.nextVersion()
+	op, err := c.beginLocked(sh, k, ver, &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(kind)})
+	sh.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("tier: write %d bytes to cold: %w", len(v), err)
+	}
+	c.st.coldWrites.Add(1)
+	latest, err := op.await()
+	defer sh.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("tier: write %d bytes to cold (nothing was stored): %w", len(v), err)
+	}
+	if !latest {
+		return nil // a later change of the key is pending: it decides (T23)
+	}
+	e := sh.m[viewString(key)]
+	if e != nil && e.state == stateLive && e.ver >= ver {
+		return nil // a reader adopted this very version from cold meanwhile
+	}
+	if e == nil {
+		var ks string
+		e, ks = newEntry(k)
+		sh.m[ks] = e
+	} else {
+		// The cold put replaced the old record; its memory copies go.
+		if c.warm != nil {
+			c.warm.Delete(key)
+		}
+		c.tr.forget(key)
+	}
+	if e.write(ver, exp, int64(len(v)), kind) {
+		sh.live.Add(1)
+	}
+	e.cold = coldHolds // written with exp: no moved expiry
+	c.placeMemLocked(sh, key, k, v, alloc, e, ver, exp)
+	return nil
+}
+
+// pendingVersion reports whether key's newest pending writethrough change
+// is the write of version ver: a reader that found ver in cold before the
+// write was published may serve it (it is durable and about to be
+// published).
+func (c *Cache) pendingVersion(sh *shard, key []byte, ver uint64) bool {
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	v, ok := sh.pend[viewString(key)]
+	return ok && v == ver
+}

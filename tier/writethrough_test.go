@@ -1,0 +1,313 @@
+package tier
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tiercache/tiercache/flusher"
+)
+
+// crashCopy copies the emulated store's file in dir as it is now, while
+// the cache that writes it is still open, into a new directory, and
+// returns that directory: opening it is a restart after a SIGKILL at this
+// instant (the file holds what the process wrote, and no checkpoint, so
+// the store is recovered by scanning, E4/E5).
+func crashCopy(t *testing.T, dir string) string {
+	t.Helper()
+	to := t.TempDir()
+	src, err := os.Open(filepath.Join(dir, "cold.kv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.Create(filepath.Join(to, "cold.kv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return to
+}
+
+// reopen opens a cache on the store in dir with o (its DataDir replaced).
+func reopen(t *testing.T, o Options, dir string) *Cache {
+	t.Helper()
+	o.DataDir = dir
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestWriteThroughDeleteDurableBeforeReply: in writethrough mode every
+// command that deletes a key (DEL, GETDEL, EXPIRE 0, GETEX with a past
+// time, SET with a past expiry) returns only after the cold delete is
+// durable: a SIGKILL right after the reply never brings the key back
+// (T23). The kill is a copy of the store's file taken when the call
+// returned.
+func TestWriteThroughDeleteDurableBeforeReply(t *testing.T) {
+	needURing(t)
+	past := time.Unix(1, 0)
+	dels := map[string]func(c *Cache, k []byte) error{
+		"del": func(c *Cache, k []byte) error {
+			n, err := c.Delete(k)
+			if err == nil && n != 1 {
+				err = fmt.Errorf("Delete = %d, want 1", n)
+			}
+			return err
+		},
+		"getdel": func(c *Cache, k []byte) error {
+			_, ok, err := c.GetDel(nil, k)
+			if err == nil && !ok {
+				err = fmt.Errorf("GetDel found nothing")
+			}
+			return err
+		},
+		"expire0": func(c *Cache, k []byte) error {
+			ok, err := c.ExpireIf(k, 0, 0)
+			if err == nil && !ok {
+				err = fmt.Errorf("ExpireIf found nothing")
+			}
+			return err
+		},
+		"getex-past": func(c *Cache, k []byte) error {
+			_, _, err := c.GetEx(nil, k, Expiry{At: past})
+			return err
+		},
+		"set-past": func(c *Cache, k []byte) error {
+			_, err := c.Set(k, []byte("x"), SetOptions{ExpireAt: past})
+			return err
+		},
+	}
+	for name, del := range dels {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			o := restartOptions(dir, DurabilityWriteThrough)
+			o.ColdCapacity = 16 << 20 // copied at every crash: keep it small
+			c := reopen(t, o, dir)
+			for i := 0; i < 10; i++ {
+				k := []byte(fmt.Sprintf("k%02d", i))
+				if _, err := c.Set(k, bytes.Repeat(k, 50), SetOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				if err := del(c, k); err != nil {
+					t.Fatalf("delete %s: %v", k, err)
+				}
+				crashed := crashCopy(t, dir)
+				r := reopen(t, o, crashed)
+				if v, ok, err := r.Get(nil, k); ok || err != nil {
+					t.Fatalf("%s: deleted and acknowledged, yet after a SIGKILL it reads %q (err %v)", k, v, err)
+				}
+				r.Close()
+			}
+		})
+	}
+}
+
+// gatedCold is a Cold whose PutMany stops, for one armed key, until
+// released: the write of that key is in flight when the test "crashes".
+type gatedCold struct {
+	Cold
+	mu      sync.Mutex
+	key     string
+	reached chan struct{}
+	release chan struct{}
+}
+
+func (g *gatedCold) arm(key string) {
+	g.mu.Lock()
+	g.key, g.reached, g.release = key, make(chan struct{}), make(chan struct{})
+	g.mu.Unlock()
+}
+
+func (g *gatedCold) PutMany(ctx context.Context, items []*flusher.Item) error {
+	g.mu.Lock()
+	var reached, release chan struct{}
+	for _, it := range items {
+		if g.key != "" && string(it.Key) == g.key {
+			reached, release = g.reached, g.release
+			g.key = ""
+		}
+	}
+	g.mu.Unlock()
+	if reached != nil {
+		close(reached)
+		<-release
+	}
+	return g.Cold.PutMany(ctx, items)
+}
+
+func (g *gatedCold) DeleteMany(ctx context.Context, keys [][]byte) []error {
+	return g.Cold.(flusher.ManyDeleter).DeleteMany(ctx, keys)
+}
+
+func (g *gatedCold) Sync(ctx context.Context) error { return g.Cold.(flusher.Syncer).Sync(ctx) }
+
+// gated opens the store in dir as openCold does, wrapped in a gatedCold.
+func gated(o *Options) *gatedCold {
+	g := &gatedCold{}
+	plain := *o
+	plain.EnsureDefaults()
+	o.OpenCold = func() (Cold, error) {
+		cold, err := plain.openCold()
+		g.Cold = cold
+		return g, err
+	}
+	return g
+}
+
+// TestInterruptedOverwriteKeepsOldValue: a durable value, then an
+// overwrite whose cold write is still in flight when the process dies
+// (while other writes are made durable): after the restart the key reads
+// the old value or the new one, never nothing (T23).
+func TestInterruptedOverwriteKeepsOldValue(t *testing.T) {
+	needURing(t)
+	for _, size := range []int{100, 600 << 10} { // inline, and chunked across 256 KiB regions
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			dir := t.TempDir()
+			o := restartOptions(dir, DurabilityWriteThrough)
+			o.ColdCapacity = 16 << 20 // copied at every crash: keep it small
+			plain := o
+			g := gated(&o)
+			c := reopen(t, o, dir)
+			k := []byte("key")
+			old, neu := bytes.Repeat([]byte("o"), size), bytes.Repeat([]byte("n"), size)
+			if _, err := c.Set(k, old, SetOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			g.arm("key")
+			done := make(chan error, 1)
+			go func() { _, err := c.Set(k, neu, SetOptions{}); done <- err }()
+			<-g.reached
+			// Other clients' writes are made durable meanwhile.
+			for i := 0; i < 5; i++ {
+				if _, err := c.Set([]byte(fmt.Sprint("other", i)), bytes.Repeat([]byte("x"), size), SetOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			crashed := crashCopy(t, dir)
+			close(g.release)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			r := reopen(t, plain, crashed)
+			v, ok, err := r.Get(nil, k)
+			if err != nil || !ok || !bytes.Equal(v, old) && !bytes.Equal(v, neu) {
+				t.Fatalf("an overwrite in flight at the crash: the key reads %d bytes, %v, %v; want the old value or the new one", len(v), ok, err)
+			}
+		})
+	}
+}
+
+// TestWriteThroughErrorChangesNothing: on a cold store that turned
+// read-only (every region write fails), writethrough SETs and DELs answer
+// errors, and nothing changed: fresh keys do not read, overwritten keys
+// read their old value, deleted keys are still there, now and after a
+// restart (T23).
+func TestWriteThroughErrorChangesNothing(t *testing.T) {
+	needURing(t)
+	dir := t.TempDir()
+	var fail atomic.Bool
+	o := smallOptions(newFakeClock())
+	o.Clock = nil
+	o.Durability = DurabilityWriteThrough
+	failingCold(&o, dir, &fail)
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	durable := map[string][]byte{}
+	for i := 0; i < 40; i++ {
+		k := fmt.Sprintf("d%02d", i)
+		durable[k] = bytes.Repeat([]byte(k), 10+i)
+		if _, err := c.Set([]byte(k), durable[k], SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fail.Store(true)
+	check := func(c *Cache, when string) {
+		t.Helper()
+		for i := 0; i < 100; i++ {
+			k := []byte(fmt.Sprintf("fresh%03d", i))
+			if v, ok, _ := c.Get(nil, k); ok {
+				t.Fatalf("%s: fresh key %s whose SET failed reads %q", when, k, v)
+			}
+			if c.Exists(k) != 0 {
+				t.Fatalf("%s: fresh key %s whose SET failed exists", when, k)
+			}
+		}
+		for k, want := range durable {
+			if v, ok, err := c.Get(nil, []byte(k)); !ok || err != nil || !bytes.Equal(v, want) {
+				t.Errorf("%s: durable key %s reads %q, %v, %v; want its old value %q", when, k, v, ok, err, want)
+			}
+		}
+	}
+	for i := 0; i < 100; i++ {
+		k := []byte(fmt.Sprintf("fresh%03d", i))
+		if _, err := c.Set(k, k, SetOptions{}); err == nil {
+			t.Fatalf("SET %s on a read-only store answered OK", k)
+		}
+	}
+	i := 0
+	for k := range durable {
+		if i++; i > 20 {
+			break
+		}
+		if _, err := c.Set([]byte(k), []byte("new"), SetOptions{}); err == nil {
+			t.Fatalf("overwrite of %s on a read-only store answered OK", k)
+		}
+	}
+	var keys [][]byte
+	for k := range durable {
+		keys = append(keys, []byte(k))
+		if len(keys) == 10 {
+			break
+		}
+	}
+	if n, err := c.Delete(keys...); err == nil {
+		t.Fatalf("DEL of 10 durable keys on a read-only store answered %d", n)
+	}
+	if _, _, err := c.GetDel(nil, keys[0]); err == nil {
+		t.Fatal("GETDEL on a read-only store answered OK")
+	}
+	if _, err := c.ExpireIf(keys[1], 0, 0); err == nil {
+		t.Fatal("EXPIRE 0 on a read-only store answered OK")
+	}
+	settle(t, c)
+	check(c, "now")
+	crashed := crashCopy(t, dir)
+	fail.Store(false)
+	o2 := smallOptions(newFakeClock())
+	o2.Clock = nil
+	o2.Durability = DurabilityWriteThrough
+	failingCold(&o2, crashed, new(atomic.Bool))
+	open := o2.OpenCold
+	o2.OpenCold = func() (Cold, error) { // the store of an earlier run
+		cold, err := open()
+		if err == nil {
+			cold.(*coldKV).preExisting = true
+		}
+		return cold, err
+	}
+	r, err := Open(o2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	check(r, "after a restart")
+}
