@@ -65,14 +65,22 @@
 //     started is gone when it returns nil, whoever wrote it (the namespace
 //     must be the cache's alone). A List that keeps returning keys Delete
 //     cannot find ends it with an error instead of a loop (TestKVClear).
+//   - K11: a record's chunks are in one of two chunk sets (header byte 5,
+//     ChunkKeyIn). A chunked Put first reads the header it replaces and
+//     writes its chunks in the set that header does not use, so a Put cut
+//     short before its header is written (a crash, a failed chain) leaves
+//     the old record readable; once the new header is written the old
+//     set's chunks are deleted. Delete and Get follow the header's set
+//     (emu TestChunkedOverwriteCutShortKeepsOldValue).
 //
 // # Caveats
 //
 //   - Buffers passed in Op.Buf are pinned by the namespace until completion;
 //     the caller must not touch them before Do returns.
 //   - Collisions are misses: two user keys with the same device key evict
-//     each other (the later Put wins); orphaned chunks of an overwritten or
-//     collided record stay on the device until reclaimed or overwritten.
+//     each other (the later Put wins); orphaned chunks of a collided record,
+//     of a chunked record overwritten by an inline one, or of a Put cut
+//     short stay on the device until reclaimed or overwritten.
 //   - Get does not lock: a Get racing a Put of the same key can see the new
 //     header with old chunks; the put ID turns that into a miss, never a mix.
 //   - The List buffer layout and Retrieve's DW0 come from implementations

@@ -89,40 +89,112 @@ func (kv *KV) check(key []byte) error {
 }
 
 // chain builds the ops of one Put: chunks first, header last, all linked.
-func (kv *KV) chain(key, value []byte, m Meta) ([]*Op, error) {
-	if err := kv.check(key); err != nil {
-		return nil, err
-	}
-	if int64(len(value)) > kv.opts.MaxValueBytes {
-		return nil, fmt.Errorf("%w: value of %d bytes for a key of %d bytes exceeds MaxValueBytes %d", ErrInvalidValueSize, len(value), len(key), kv.opts.MaxValueBytes)
+// A chunked value's chunks go to the chunk set cur (the header the Put
+// replaces: nil if there is none, or it was not read) does not use, and
+// cleanup deletes cur's chunks once the header is written (K11): a chain
+// cut short by a crash leaves cur's record whole.
+func (kv *KV) chain(key, value []byte, m Meta, cur *header) (ops, cleanup []*Op, err error) {
+	if err := kv.checkPut(key, value); err != nil {
+		return nil, nil, err
 	}
 	h := kv.opts.Hash(key)
 	hd := header{flags: m.Flags, valueLen: uint64(len(value)), expiry: m.Expiry, version: m.Version, putID: kv.putID.Add(2)}
-	inline := HeaderBytes+len(key)+len(value) <= kv.lim.MaxValueLen
-	var ops []*Op
+	inline := !kv.chunked(key, value)
 	if !inline {
 		n := (len(value) + kv.chunkMax - 1) / kv.chunkMax
-		if HeaderBytes+len(key) > kv.lim.MaxValueLen {
-			return nil, fmt.Errorf("%w: key of %d bytes does not fit a %d-byte record", ErrInvalidKeySize, len(key), kv.lim.MaxValueLen)
-		}
-		if kv.lim.MaxBatch > 0 && n+1 > kv.lim.MaxBatch {
-			return nil, fmt.Errorf("%w: a %d-byte value needs %d chunks of %d bytes, more than the %d commands the namespace takes in one submission", ErrInvalidValueSize, len(value), n, kv.chunkMax, kv.lim.MaxBatch)
-		}
 		hd.chunks = uint32(n)
+		if cur != nil && cur.chunks > 0 {
+			hd.set = 1 - cur.set
+			for i := uint32(0); i < cur.chunks; i++ {
+				ck := ChunkKeyIn(h, cur.set, i)
+				cleanup = append(cleanup, &Op{Code: OpDelete, Key: ck[:]})
+			}
+		}
 		ops = make([]*Op, 0, n+1)
 		for i := 0; i < n; i++ {
 			p := value[i*kv.chunkMax : min(len(value), (i+1)*kv.chunkMax)]
 			b := make([]byte, ChunkHdrBytes+len(p))
 			putChunkHdr(b, hd.putID, uint32(i))
 			copy(b[ChunkHdrBytes:], p)
-			ck := ChunkKey(h, uint32(i))
+			ck := ChunkKeyIn(h, hd.set, uint32(i))
 			ops = append(ops, &Op{Code: OpStore, Key: ck[:], Buf: b, Link: true})
 		}
 	}
 	hb := make([]byte, HeaderBytes+len(key)+pick(inline, len(value), 0))
 	putHeader(hb, &hd, key, value, inline)
 	ops = append(ops, &Op{Code: OpStore, Key: h[:], Buf: hb})
-	return ops, nil
+	return ops, cleanup, nil
+}
+
+// curHeader is the header a chunked Put replaces (nil: none), or the
+// error reading it.
+type curHeader struct {
+	hd  *header
+	err error
+}
+
+// currentHeaders reads, in one batch, the headers that the chunked puts
+// among items replace.
+func (kv *KV) currentHeaders(ctx context.Context, items []Item) []curHeader {
+	curs := make([]curHeader, len(items))
+	var gs []getState
+	var idx []int
+	for i := range items {
+		if kv.checkPut(items[i].Key, items[i].Value) == nil && kv.chunked(items[i].Key, items[i].Value) {
+			gs = append(gs, getState{key: items[i].Key, h: kv.opts.Hash(items[i].Key)})
+			idx = append(idx, i)
+		}
+	}
+	if len(gs) == 0 {
+		return curs
+	}
+	kv.readHeaders(ctx, gs)
+	for j, i := range idx {
+		hd, err := current(&gs[j])
+		if err != nil {
+			err = fmt.Errorf("nvmekv: put key of %d bytes: read the record it replaces: %w", len(items[i].Key), err)
+		}
+		curs[i] = curHeader{hd: hd, err: err}
+	}
+	return curs
+}
+
+// checkPut reports why key and value cannot be Put, or nil.
+func (kv *KV) checkPut(key, value []byte) error {
+	if err := kv.check(key); err != nil {
+		return err
+	}
+	if int64(len(value)) > kv.opts.MaxValueBytes {
+		return fmt.Errorf("%w: value of %d bytes for a key of %d bytes exceeds MaxValueBytes %d", ErrInvalidValueSize, len(value), len(key), kv.opts.MaxValueBytes)
+	}
+	if !kv.chunked(key, value) {
+		return nil
+	}
+	n := (len(value) + kv.chunkMax - 1) / kv.chunkMax
+	if HeaderBytes+len(key) > kv.lim.MaxValueLen {
+		return fmt.Errorf("%w: key of %d bytes does not fit a %d-byte record", ErrInvalidKeySize, len(key), kv.lim.MaxValueLen)
+	}
+	if kv.lim.MaxBatch > 0 && n+1 > kv.lim.MaxBatch {
+		return fmt.Errorf("%w: a %d-byte value needs %d chunks of %d bytes, more than the %d commands the namespace takes in one submission", ErrInvalidValueSize, len(value), n, kv.chunkMax, kv.lim.MaxBatch)
+	}
+	return nil
+}
+
+// chunked reports whether a Put of value under key needs chunks.
+func (kv *KV) chunked(key, value []byte) bool {
+	return HeaderBytes+len(key)+len(value) > kv.lim.MaxValueLen
+}
+
+// current reads the header a chunked Put replaces: nil when the key has
+// none (or a record of another key), an error when it cannot be read.
+func current(g *getState) (*header, error) {
+	switch {
+	case g.err == nil || errors.Is(g.err, ErrKeyNotFound) && g.hd.keyLen != 0:
+		return &g.hd, nil // a record of the key (expired ones too)
+	case errors.Is(g.err, ErrKeyNotFound):
+		return nil, nil
+	}
+	return nil, g.err
 }
 
 // pick returns a if c, else b.
@@ -147,18 +219,37 @@ func chainErr(ops []*Op) error {
 // Put stores value under key: chunks first, then the header, as one
 // linked chain, so a failed chain never publishes a header.
 func (kv *KV) Put(ctx context.Context, key, value []byte, m Meta) error {
-	ops, err := kv.chain(key, value, m)
-	if err != nil {
+	if err := kv.checkPut(key, value); err != nil {
 		kv.putErrors.Add(1)
 		return err
 	}
-	mu := kv.lock(ops[len(ops)-1].Key)
+	h := kv.opts.Hash(key)
+	mu := kv.lock(h[:])
 	mu.Lock()
+	var cur *header
+	var err error
+	if kv.chunked(key, value) {
+		g, _ := kv.readHeader(ctx, key)
+		if cur, err = current(g); err != nil {
+			mu.Unlock()
+			kv.putErrors.Add(1)
+			return fmt.Errorf("nvmekv: put key of %d bytes: read the record it replaces: %w", len(key), err)
+		}
+	}
+	ops, cleanup, err := kv.chain(key, value, m, cur)
+	if err != nil {
+		mu.Unlock()
+		kv.putErrors.Add(1)
+		return err
+	}
 	err = kv.ns.Do(ctx, ops...)
-	mu.Unlock()
 	if err == nil {
 		err = chainErr(ops)
 	}
+	if err == nil && len(cleanup) > 0 {
+		_ = kv.ns.Do(ctx, cleanup...) // a chunk already gone is not found: nothing to do
+	}
+	mu.Unlock()
 	kv.countPut(ops, err)
 	if err != nil {
 		return fmt.Errorf("nvmekv: put key of %d bytes (%d-byte value): %w", len(key), len(value), err)
@@ -184,6 +275,8 @@ func (kv *KV) lock(devKey []byte) *sync.Mutex { return &kv.locks[devKey[0]] }
 // submissions as the namespace allows. Per-item outcomes are in items[i].Err;
 // the returned error is the first of them (or a batch-wide error).
 func (kv *KV) PutMany(ctx context.Context, items []Item) error {
+	curs := kv.currentHeaders(ctx, items)
+	var cleanups [][]*Op
 	chains := make([][]*Op, len(items))
 	var batch []*Op
 	var idx []int
@@ -208,11 +301,23 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 	var first error
 	for i := range items {
 		items[i].Err = nil
-		ops, err := kv.chain(items[i].Key, items[i].Value, items[i].Meta)
+		cur, err := curs[i].hd, curs[i].err
 		if err != nil {
 			items[i].Err = err
 			kv.putErrors.Add(1)
 			continue
+		}
+		ops, cleanup, err := kv.chain(items[i].Key, items[i].Value, items[i].Meta, cur)
+		if err != nil {
+			items[i].Err = err
+			kv.putErrors.Add(1)
+			continue
+		}
+		if cleanup != nil {
+			if cleanups == nil {
+				cleanups = make([][]*Op, len(items))
+			}
+			cleanups[i] = cleanup
 		}
 		if kv.lim.MaxBatch > 0 && len(batch)+len(ops) > kv.lim.MaxBatch {
 			if err := flush(); err != nil && first == nil {
@@ -225,6 +330,17 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 	}
 	if err := flush(); err != nil && first == nil {
 		first = err
+	}
+	// The chunks of the records replaced, once their new headers are
+	// written (K11); a put that failed keeps its old record whole.
+	var clean []*Op
+	for i, ops := range cleanups {
+		if ops != nil && items[i].Err == nil {
+			clean = append(clean, ops...)
+		}
+	}
+	if len(clean) > 0 {
+		_ = kv.doBatched(ctx, clean) // a chunk already gone is not found: nothing to do
 	}
 	if first != nil {
 		return first
@@ -251,7 +367,7 @@ func (kv *KV) Delete(ctx context.Context, key []byte) error {
 	if !deletable(g) {
 		return err
 	}
-	ops := deleteChain(h, g.hd.chunks)
+	ops := deleteChain(h, g.hd.set, g.hd.chunks)
 	if derr := kv.ns.Do(ctx, ops...); derr != nil {
 		return derr
 	}
@@ -320,7 +436,7 @@ func (kv *KV) DeleteMany(ctx context.Context, keys [][]byte) []error {
 			continue
 		}
 		seen[g.h] = true
-		ops := deleteChain(g.h, g.hd.chunks)
+		ops := deleteChain(g.h, g.hd.set, g.hd.chunks)
 		if kv.lim.MaxBatch > 0 && len(batch)+len(ops) > kv.lim.MaxBatch {
 			flush()
 		}
@@ -343,10 +459,10 @@ func deletable(g *getState) bool {
 // deleteChain is the linked chain that deletes a record: its header first
 // (so a chain that fails midway never leaves a header naming lost chunks),
 // then its chunks.
-func deleteChain(h [16]byte, chunks uint32) []*Op {
+func deleteChain(h [16]byte, set uint8, chunks uint32) []*Op {
 	ops := []*Op{{Code: OpDelete, Key: h[:], Link: chunks > 0}}
 	for i := uint32(0); i < chunks; i++ {
-		ck := ChunkKey(h, i)
+		ck := ChunkKeyIn(h, set, i)
 		ops = append(ops, &Op{Code: OpDelete, Key: ck[:], Link: i+1 < chunks})
 	}
 	return ops

@@ -95,7 +95,7 @@ func (kv *KV) finishInline(dst []byte, g *getState) ([]byte, error) {
 func (kv *KV) chunkOps(g *getState) []*Op {
 	ops := make([]*Op, g.hd.chunks)
 	for i := range ops {
-		ck := ChunkKey(g.h, uint32(i))
+		ck := ChunkKeyIn(g.h, g.hd.set, uint32(i))
 		ops[i] = &Op{Code: OpRetrieve, Key: ck[:], Buf: make([]byte, ChunkHdrBytes+kv.chunkMax)}
 	}
 	return ops

@@ -11,7 +11,7 @@ import (
 //	off size field
 //	0   4    magic "TKV1" (0x31564b54)
 //	4   1    format version (1)
-//	5   1    reserved (0)
+//	5   1    chunk set (0 or 1: which device keys hold the chunks, ChunkKeyIn)
 //	6   2    user key length
 //	8   4    flags (Meta.Flags)
 //	12  4    number of chunks (0 = value inline after the key)
@@ -46,6 +46,7 @@ type header struct {
 	version  uint64
 	putID    uint64
 	crc      uint32
+	set      uint8 // chunk set: 0 or 1 (ChunkKeyIn)
 }
 
 // putHeader writes the header, key and inline value into b (which must be
@@ -53,7 +54,7 @@ type header struct {
 func putHeader(b []byte, h *header, key, value []byte, inline bool) {
 	le := binary.LittleEndian
 	le.PutUint32(b[0:], recordMagic)
-	b[4], b[5] = recordVersion, 0
+	b[4], b[5] = recordVersion, h.set
 	le.PutUint16(b[6:], uint16(len(key)))
 	le.PutUint32(b[8:], h.flags)
 	le.PutUint32(b[12:], h.chunks)
@@ -85,7 +86,7 @@ func parseHeader(b []byte) (header, error) {
 	h := header{
 		keyLen: int(le.Uint16(b[6:])), flags: le.Uint32(b[8:]), chunks: le.Uint32(b[12:]),
 		valueLen: le.Uint64(b[16:]), expiry: int64(le.Uint64(b[24:])), version: le.Uint64(b[32:]),
-		putID: le.Uint64(b[40:]), crc: le.Uint32(b[48:]),
+		putID: le.Uint64(b[40:]), crc: le.Uint32(b[48:]), set: b[5] & 1,
 	}
 	return h, nil
 }

@@ -139,6 +139,12 @@
 //     reached 0.90-0.94x fio at QD 64 against 0.62-0.67x on the main ring;
 //     4 goroutines doing Dos of 16 at once ran at 0.61x fio on batch rings
 //     of their own and 0.80x on the main ring, hence the rule.
+//   - E17: a failed write puts back every index change (Store, Delete,
+//     evacuation) made since the last completed Flush (undo.go): a Store
+//     or Delete whose Flush failed is not seen by later reads, which return
+//     what a restart would (TestFailedFlushUndoesIndex). The journal holds
+//     at most 65,536 changes; a writer that never flushes overflows it, and
+//     a failed write then leaves the index as it is (Stats.UndoDropped).
 //
 // # Caveats
 //

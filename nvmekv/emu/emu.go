@@ -97,11 +97,15 @@ type Namespace struct {
 	nextSeq   uint64
 	liveBytes int64
 	appended  uint64 // records appended so far
-	durable   uint64 // records made durable by a completed Flush
-	failed    error
-	closed    bool
-	reclaimQ  [][16]byte // keys dropped, reported after unlock
-	st        Stats
+	// undo journals the index changes not yet durable (undo.go, E17);
+	// undoOff: it overflowed and is off until the next completed Flush.
+	undo     []undoRec
+	undoOff  bool
+	durable  uint64 // records made durable by a completed Flush
+	failed   error
+	closed   bool
+	reclaimQ [][16]byte // keys dropped, reported after unlock
+	st       Stats
 
 	syncMu       sync.Mutex   // one Flush writes and fdatasyncs at a time
 	ioMu         sync.RWMutex // Close takes it exclusively before unmapping
@@ -132,17 +136,20 @@ type Stats struct {
 	ReclaimedKeys uint64
 	RegionWrites  uint64
 	Syncs         uint64
-	DiskReads     uint64 // Retrieves read from the device
-	ReadBytes     uint64 // bytes those reads transferred (a 4 KiB value in an extent: 4096)
-	DirectReads   uint64 // of DiskReads, read straight into the Retrieve's buffer (no copy)
-	QuickReads    uint64 // of DiskReads, sent through the lone-read ring (E15)
-	BatchReads    uint64 // of DiskReads, run by their caller on a batch ring (E16)
-	BufferReads   uint64 // Retrieves served from a region still in DRAM
-	ReadRetries   uint64 // disk reads done again: their region was reclaimed (or record replaced) meanwhile
-	Evacuated     uint64 // regions whose live records Strict mode moved forward
-	Recovered     string // "fresh", "checkpoint" or "scan"
-	TornTails     int    // regions whose scan stopped before their end
-	Direct        bool   // O_DIRECT in use
+	// Undone counts index changes put back after a failed write (E17);
+	// UndoDropped counts journals dropped for growing past undoMax.
+	Undone, UndoDropped uint64
+	DiskReads           uint64 // Retrieves read from the device
+	ReadBytes           uint64 // bytes those reads transferred (a 4 KiB value in an extent: 4096)
+	DirectReads         uint64 // of DiskReads, read straight into the Retrieve's buffer (no copy)
+	QuickReads          uint64 // of DiskReads, sent through the lone-read ring (E15)
+	BatchReads          uint64 // of DiskReads, run by their caller on a batch ring (E16)
+	BufferReads         uint64 // Retrieves served from a region still in DRAM
+	ReadRetries         uint64 // disk reads done again: their region was reclaimed (or record replaced) meanwhile
+	Evacuated           uint64 // regions whose live records Strict mode moved forward
+	Recovered           string // "fresh", "checkpoint" or "scan"
+	TornTails           int    // regions whose scan stopped before their end
+	Direct              bool   // O_DIRECT in use
 	// Failed is why the namespace is read-only (E7: a region write failed;
 	// Store and Delete fail until it is reopened), nil while writable.
 	Failed error
@@ -556,6 +563,7 @@ func (e *Namespace) Flush(ctx context.Context) error {
 	if err == nil {
 		e.mu.Lock()
 		e.durable = max(e.durable, mark)
+		e.durableLocked(mark)
 		e.mu.Unlock()
 	}
 	return err

@@ -232,7 +232,9 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *pendingRead) (int3
 		if st != 0 {
 			return st, 0, false
 		}
+		old, _ := e.idx.get(&key)
 		e.setLocked(&key, nl)
+		e.journalLocked(&key, old)
 		return 0, 0, false
 	case nvmekv.OpRetrieve:
 		if !found {
@@ -262,7 +264,7 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *pendingRead) (int3
 		if _, st := e.appendLocked(kindDelete, k, nil); st != 0 {
 			return st, 0, false
 		}
-		e.idx.del(&key)
+		e.journalLocked(&key, e.idx.del(&key))
 		e.dropLocked(l)
 		return 0, 0, false
 	case nvmekv.OpExist:

@@ -184,6 +184,7 @@ func (e *Namespace) writeOutcome(w *ioWait) error {
 
 func (e *Namespace) failLocked(err error) {
 	if e.failed == nil {
+		e.undoLocked() // what the failed write held is not seen (E17)
 		e.failed = fmt.Errorf("%w: %w", ErrReadOnly, err)
 		e.log.Error("emu: write failed; namespace is read-only until reopened")
 	}
@@ -480,11 +481,13 @@ func (e *Namespace) evacuateLocked(r int) int32 {
 		if rc.kind == kindDelete || !a.fits(rc.vlen, ext) {
 			return
 		}
-		if l, ok := e.idx.get(&rc.key); !ok || l != rc.locIn(r, off) {
+		l, ok := e.idx.get(&rc.key)
+		if !ok || l != rc.locIn(r, off) {
 			return
 		}
 		nl := e.putLocked(a, kindStore, rc.key[:rc.klen], rc.value(img, off), ext)
 		e.setLocked(&rc.key, nl)
+		e.journalLocked(&rc.key, l)
 	})
 	e.st.Evacuated++
 	if e.regs[r].live != 0 {

@@ -1,0 +1,126 @@
+package emu
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/tiercache/tiercache/nvmekv"
+)
+
+// cutNS is a namespace that, once cut is set, runs only the chunk stores
+// of the next Do and drops the rest: a Put chain that a crash interrupted
+// after its chunks reached the store and before its header did.
+type cutNS struct {
+	*Namespace
+	cut bool
+}
+
+var errCut = errors.New("cut short")
+
+func (n *cutNS) Do(ctx context.Context, ops ...*nvmekv.Op) error {
+	if !n.cut {
+		return n.Namespace.Do(ctx, ops...)
+	}
+	n.cut = false
+	return errors.Join(n.Namespace.Do(ctx, ops[:len(ops)-1]...), errCut)
+}
+
+// TestChunkedOverwriteCutShortKeepsOldValue: an overwrite of a chunked
+// value cut short before its header was written leaves the old record
+// whole (nvmekv K11): its chunks are in the other chunk set. Deletes and
+// further overwrites find the record's chunks in whichever set it uses,
+// and replaced chunks are deleted once the new header is written.
+func TestChunkedOverwriteCutShortKeepsOldValue(t *testing.T) {
+	ns := &cutNS{Namespace: mustOpen(t, testOptions(t))}
+	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	k := []byte("big")
+	val := func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i)}, 10000+i*100) } // 3+ chunks of 4 KiB
+	for i := 0; i < 6; i++ {
+		if err := kv.Put(ctx, k, val(i), nvmekv.Meta{Version: uint64(i + 1)}); err != nil {
+			t.Fatal(err)
+		}
+		ns.cut = true
+		if err := kv.Put(ctx, k, val(100), nvmekv.Meta{}); err == nil {
+			t.Fatal("a cut-short put succeeded")
+		}
+		got, m, err := kv.Get(ctx, nil, k)
+		if err != nil || !bytes.Equal(got, val(i)) || m.Version != uint64(i+1) {
+			t.Fatalf("round %d: after an overwrite cut short the key reads %d bytes, version %d, %v; want the old %d bytes", i, len(got), m.Version, err, len(val(i)))
+		}
+		items := []nvmekv.Item{{Key: k, Value: val(i), Meta: nvmekv.Meta{Version: uint64(i + 1)}}, {Key: []byte(fmt.Sprint("o", i)), Value: val(i)}}
+		if err := kv.PutMany(ctx, items); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Only the live chunks remain: one header and 3 chunks for "big".
+	before := ns.Stats().Items
+	if err := kv.Delete(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := kv.Get(ctx, nil, k); !errors.Is(err, nvmekv.ErrKeyNotFound) {
+		t.Fatalf("after Delete: %v", err)
+	}
+	if gone := before - ns.Stats().Items; gone != 4 {
+		t.Errorf("Delete of a 3-chunk record removed %d device records, want 4 (replaced chunks left behind?)", gone)
+	}
+}
+
+// TestFailedFlushUndoesIndex: Stores and Deletes whose Flush failed (the
+// namespace turns read-only, E7) are not seen by later reads: every key
+// reads what the last completed Flush left, as after a restart (E17).
+func TestFailedFlushUndoesIndex(t *testing.T) {
+	var fail atomic.Bool
+	o := testOptions(t)
+	o.Fault = func(write bool, off int64, n int) syscall.Errno {
+		if write && fail.Load() {
+			return syscall.EIO
+		}
+		return 0
+	}
+	ns := mustOpen(t, o)
+	defer ns.Close()
+	key := func(s string) []byte { k := make([]byte, 16); copy(k, s); return k }
+	for _, k := range []string{"kept", "overwritten", "deleted"} {
+		if err := ns.Store(ctx, key(k), []byte("old "+k), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ns.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fail.Store(true)
+	if err := ns.Store(ctx, key("overwritten"), []byte("new"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Delete(ctx, key("deleted")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Store(ctx, key("fresh"), []byte("new"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Flush(ctx); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Flush with failing writes: %v", err)
+	}
+	for _, k := range []string{"kept", "overwritten", "deleted"} {
+		buf := make([]byte, 64)
+		n, err := ns.Retrieve(ctx, key(k), buf)
+		if err != nil || string(buf[:n]) != "old "+k {
+			t.Errorf("%s after a failed Flush reads %q, %v; want %q", k, buf[:n], err, "old "+k)
+		}
+	}
+	if _, err := ns.Retrieve(ctx, key("fresh"), make([]byte, 64)); !errors.Is(err, nvmekv.ErrKeyNotFound) {
+		t.Errorf("a key stored only by a failed Flush reads: %v", err)
+	}
+	if st := ns.Stats(); st.Undone != 3 {
+		t.Errorf("Stats.Undone = %d, want 3", st.Undone)
+	}
+}

@@ -1,0 +1,66 @@
+package emu
+
+// The undo journal (E17): every index change a Store, a Delete or a
+// Strict-mode evacuation made since the last Flush that completed, with
+// the location the key had before (0: none) and the append count of its
+// record. A Flush that completes drops the changes it made durable; a
+// failed write (which makes the namespace read-only, E7) puts every
+// journaled key back where it was, newest change first, so that a Store
+// or Delete whose Flush failed is not seen by later reads either: reads
+// keep returning what the last completed Flush left, as a restart would.
+//
+// The journal holds at most undoMax changes; past that (a caller that
+// writes much and never flushes, as a cache without durability does) it
+// is dropped and stays off until the next completed Flush
+// (Stats.UndoDropped counts it), and a failed write then leaves the index
+// as it is.
+
+// undoMax bounds the journal: 24 bytes a change, 1.5 MiB at most.
+const undoMax = 1 << 16
+
+type undoRec struct {
+	key [16]byte
+	old loc    // where the key was before, 0 if absent
+	seq uint64 // e.appended after the change's record
+}
+
+// journalLocked records that key's index entry changed from old (e.mu
+// held for writing).
+func (e *Namespace) journalLocked(key *[16]byte, old loc) {
+	if e.undoOff {
+		return
+	}
+	if len(e.undo) >= undoMax {
+		e.undo, e.undoOff = nil, true
+		e.st.UndoDropped++
+		return
+	}
+	e.undo = append(e.undo, undoRec{key: *key, old: old, seq: e.appended})
+}
+
+// durableLocked drops the changes whose records a completed Flush made
+// durable (every record appended up to mark).
+func (e *Namespace) durableLocked(mark uint64) {
+	i := 0
+	for i < len(e.undo) && e.undo[i].seq <= mark {
+		i++
+	}
+	e.undo = append(e.undo[:0], e.undo[i:]...)
+	if len(e.undo) == 0 {
+		e.undoOff = false
+	}
+}
+
+// undoLocked puts every journaled key back where it was, newest first.
+func (e *Namespace) undoLocked() {
+	for i := len(e.undo) - 1; i >= 0; i-- {
+		u := &e.undo[i]
+		if u.old == 0 {
+			e.idx.del(&u.key)
+		} else {
+			e.idx.put(&u.key, u.old)
+		}
+	}
+	e.st.Undone += uint64(len(e.undo))
+	e.undo = nil
+}
