@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -292,22 +293,129 @@ func TestWriteThroughErrorChangesNothing(t *testing.T) {
 	check(c, "now")
 	crashed := crashCopy(t, dir)
 	fail.Store(false)
-	o2 := smallOptions(newFakeClock())
-	o2.Clock = nil
-	o2.Durability = DurabilityWriteThrough
-	failingCold(&o2, crashed, new(atomic.Bool))
-	open := o2.OpenCold
-	o2.OpenCold = func() (Cold, error) { // the store of an earlier run
+	r := openFaulty(t, crashed, new(atomic.Bool))
+	check(r, "after a restart")
+}
+
+// openFaulty opens a writethrough cache on the faulty emulated store in
+// dir (failingCold), as the store of an earlier run when it exists.
+func openFaulty(t *testing.T, dir string, fail *atomic.Bool) *Cache {
+	t.Helper()
+	_, statErr := os.Stat(filepath.Join(dir, "cold.kv"))
+	o := smallOptions(newFakeClock())
+	o.Clock = nil
+	o.Durability = DurabilityWriteThrough
+	failingCold(&o, dir, fail)
+	open := o.OpenCold
+	o.OpenCold = func() (Cold, error) {
 		cold, err := open()
-		if err == nil {
+		if err == nil && statErr == nil {
 			cold.(*coldKV).preExisting = true
 		}
 		return cold, err
 	}
-	r, err := Open(o2)
+	c, err := Open(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	check(r, "after a restart")
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestModelWriteThroughRestarts drives a writethrough cache and a map with
+// the same random SETs, overwrites, DELs, GETDELs, EXPIRE 0s and reads,
+// while the cold store now and then turns read-only (every write fails),
+// and SIGKILLs it (a copy of the store's file) every few hundred steps. A
+// command that answered an error leaves the model unchanged; every read,
+// and every key after every restart, must match the model exactly: no
+// acknowledged write lost, no acknowledged delete back, no failed write
+// visible (T23, L1-L5 after every step).
+func TestModelWriteThroughRestarts(t *testing.T) {
+	needURing(t)
+	r := rand.New(rand.NewPCG(23, 23))
+	dir := t.TempDir()
+	fail := new(atomic.Bool)
+	c := openFaulty(t, dir, fail)
+	model := map[string][]byte{}
+	key := func() []byte { return []byte(fmt.Sprintf("m%02d", r.IntN(60))) }
+	past := time.Unix(1, 0)
+	checkAll := func(c *Cache, when string) {
+		t.Helper()
+		for i := 0; i < 60; i++ {
+			k := fmt.Sprintf("m%02d", i)
+			want, exists := model[k]
+			v, ok, err := c.Get(nil, []byte(k))
+			if err != nil || ok != exists || !bytes.Equal(v, want) {
+				t.Fatalf("%s: %s reads %d bytes, %v, %v; the model has %d bytes, %v", when, k, len(v), ok, err, len(want), exists)
+			}
+		}
+	}
+	failures, restarts := 0, 0
+	for step := 0; step < 1500; step++ {
+		checkEntries(t, c, step)
+		if step%100 == 50 && r.IntN(2) == 0 {
+			fail.Store(true) // the store turns read-only until the restart
+			failures++
+		}
+		if step%300 == 299 {
+			checkAll(c, fmt.Sprintf("step %d, before the crash", step))
+			crashed := crashCopy(t, dir)
+			c.Close()
+			dir, fail = crashed, new(atomic.Bool)
+			c = openFaulty(t, dir, fail)
+			restarts++
+			checkAll(c, fmt.Sprintf("step %d, after the crash", step))
+			continue
+		}
+		k := key()
+		ks := string(k)
+		switch op := r.IntN(100); {
+		case op < 40:
+			v := randValue(r, 200<<10)
+			if _, err := c.Set(k, v, SetOptions{}); err == nil {
+				model[ks] = v
+			} else if !fail.Load() {
+				t.Fatalf("step %d: Set: %v", step, err)
+			}
+		case op < 50:
+			n, err := c.Delete(k)
+			_, exists := model[ks]
+			switch {
+			case err == nil && (n == 1) != exists:
+				t.Fatalf("step %d: Delete(%s) = %d, model has it: %v", step, k, n, exists)
+			case err == nil:
+				delete(model, ks)
+			case !fail.Load():
+				t.Fatalf("step %d: Delete: %v", step, err)
+			}
+		case op < 55:
+			if _, ok, err := c.GetDel(nil, k); err == nil {
+				if _, exists := model[ks]; ok != exists {
+					t.Fatalf("step %d: GetDel(%s) found %v, model has it: %v", step, k, ok, exists)
+				}
+				delete(model, ks)
+			} else if !fail.Load() {
+				t.Fatalf("step %d: GetDel: %v", step, err)
+			}
+		case op < 58:
+			if _, err := c.ExpireIf(k, 0, 0); err == nil {
+				delete(model, ks)
+			} else if !fail.Load() {
+				t.Fatalf("step %d: Expire 0: %v", step, err)
+			}
+		case op < 60:
+			if _, err := c.Set(k, []byte("x"), SetOptions{ExpireAt: past}); err == nil {
+				delete(model, ks)
+			} else if !fail.Load() {
+				t.Fatalf("step %d: Set with a past expiry: %v", step, err)
+			}
+		default:
+			want, exists := model[ks]
+			v, ok, err := c.Get(nil, k)
+			if err != nil || ok != exists || !bytes.Equal(v, want) {
+				t.Fatalf("step %d: Get(%s) %d bytes, %v, %v; the model has %d bytes, %v (store failing: %v)", step, k, len(v), ok, err, len(want), exists, fail.Load())
+			}
+		}
+	}
+	t.Logf("%d restarts, %d read-only stretches, %d keys at the end", restarts, failures, len(model))
 }
