@@ -410,28 +410,52 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 	defer c.exit()
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	e := c.lockEntry(sh, key, true, true)
-	now := c.now()
-	if e == nil || !e.live(now) {
-		sh.mu.Unlock()
-		return false, nil
-	}
-	exp, ok := f(now, e)
-	if !ok {
-		sh.mu.Unlock()
-		return false, nil
-	}
-	if exp != 0 && exp <= now {
-		op, err := c.beginPurgeLocked(sh, key, e)
-		sh.mu.Unlock()
-		if err == nil {
-			err = c.finishPurge(op)
+	for try := 0; try < getThenTries; try++ {
+		e := c.lockEntry(sh, key, true, true)
+		now := c.now()
+		if e == nil || !e.live(now) {
+			sh.mu.Unlock()
+			return false, nil
 		}
-		return err == nil, err
+		exp, ok := f(now, e)
+		if !ok {
+			sh.mu.Unlock()
+			return false, nil
+		}
+		if exp != 0 && exp <= now {
+			op, err := c.beginPurgeLocked(sh, key, e)
+			sh.mu.Unlock()
+			if err == nil {
+				err = c.finishPurge(op)
+			}
+			return err == nil, err
+		}
+		if !c.writeThrough() {
+			e.retime(exp)
+			sh.mu.Unlock()
+			return true, nil
+		}
+		// Writethrough: the cold copy carries the expiry, so the value is
+		// written again with it, durably, as a new version (T23), if the
+		// key still has the version read.
+		ver := e.ver
+		sh.mu.Unlock()
+		v, _, _, found := c.get(nil, key, lo, try == 0, false)
+		if !found {
+			continue
+		}
+		sh.mu.Lock()
+		if e := sh.m[viewString(key)]; e == nil || e.ver != ver || !e.live(c.now()) {
+			sh.mu.Unlock()
+			continue
+		}
+		k, val, alloc := joinKV(key, v)
+		if err := c.setDurable(sh, key, k, val, alloc, exp); err != nil {
+			return false, err
+		}
+		return true, nil
 	}
-	e.retime(exp)
-	sh.mu.Unlock()
-	return true, nil
+	return false, ErrKeyBusy
 }
 
 // Len is the number of live keys the cache knows: exact for keys written or

@@ -337,6 +337,7 @@ func TestModelWriteThroughRestarts(t *testing.T) {
 	fail := new(atomic.Bool)
 	c := openFaulty(t, dir, fail)
 	model := map[string][]byte{}
+	ttls := map[string]bool{} // keys given an expiry (an hour) by EXPIRE
 	key := func() []byte { return []byte(fmt.Sprintf("m%02d", r.IntN(60))) }
 	past := time.Unix(1, 0)
 	checkAll := func(c *Cache, when string) {
@@ -347,6 +348,9 @@ func TestModelWriteThroughRestarts(t *testing.T) {
 			v, ok, err := c.Get(nil, []byte(k))
 			if err != nil || ok != exists || !bytes.Equal(v, want) {
 				t.Fatalf("%s: %s reads %d bytes, %v, %v; the model has %d bytes, %v", when, k, len(v), ok, err, len(want), exists)
+			}
+			if ttl, _ := c.TTL([]byte(k)); exists && (ttl > 0) != ttls[k] {
+				t.Fatalf("%s: %s has TTL %v; the model says an expiry: %v", when, k, ttl, ttls[k])
 			}
 		}
 	}
@@ -373,7 +377,7 @@ func TestModelWriteThroughRestarts(t *testing.T) {
 		case op < 40:
 			v := randValue(r, 200<<10)
 			if _, err := c.Set(k, v, SetOptions{}); err == nil {
-				model[ks] = v
+				model[ks], ttls[ks] = v, false
 			} else if !fail.Load() {
 				t.Fatalf("step %d: Set: %v", step, err)
 			}
@@ -403,7 +407,18 @@ func TestModelWriteThroughRestarts(t *testing.T) {
 			} else if !fail.Load() {
 				t.Fatalf("step %d: Expire 0: %v", step, err)
 			}
-		case op < 60:
+		case op < 65:
+			ok, err := c.ExpireIf(k, time.Hour, 0)
+			_, exists := model[ks]
+			switch {
+			case err == nil && ok != exists:
+				t.Fatalf("step %d: Expire(%s) = %v, model has it: %v", step, k, ok, exists)
+			case err == nil && ok:
+				ttls[ks] = true
+			case err != nil && !fail.Load():
+				t.Fatalf("step %d: Expire: %v", step, err)
+			}
+		case op < 67:
 			if _, err := c.Set(k, []byte("x"), SetOptions{ExpireAt: past}); err == nil {
 				delete(model, ks)
 			} else if !fail.Load() {
