@@ -38,7 +38,8 @@
 //     Set acknowledged before the read began, never a value deleted before
 //     it began.
 //   - T3: an overwrite or delete of a key whose copy may be in cold queues a
-//     cold delete in the flusher; the flusher keeps each key's writes in
+//     cold delete in the flusher (in writethrough mode a delete runs it
+//     before it returns and an overwrite's put replaces the copy, T23); the flusher keeps each key's writes in
 //     enqueue order, never has two in flight, and skips a put whose version
 //     is no longer the newest, so cold never ends up with an older version
 //     than the newest one written there.
@@ -75,7 +76,7 @@
 //     keys the directory forgot (T15) included (TestColdEvictionsCounted).
 //   - T8: in drain mode Close writes every live hot and warm value that is
 //     not already in cold, durably, before closing the store; in writethrough
-//     mode Set returns after the cold copy is durable (KV.Sync).
+//     mode every change is durable before it returns (T23).
 //   - T9: Close is idempotent and ordered: drain, background goroutine
 //     (hot evictions are discarded from then on), flusher drained, lost-copy
 //     checks (their cold deletes still queued), flusher closed (every
@@ -204,6 +205,26 @@
 //     segment, so a burst of writes faster than the device drops nothing
 //     (TestWritersWaitForTheFlusher). After a wait that timed out, writers
 //     do not wait for throttleOffFor.
+//   - T26: in writethrough mode a change is durable in cold before it is
+//     published or answered, and a change that cannot be made durable is
+//     not published and answers an error. A Set writes and syncs its value
+//     while readers still see the old one (the entry, its copies and cold's
+//     old record are untouched until then: an overwrite queues no delete of
+//     the old copy, its put replaces it); DEL, GETDEL, EXPIRE with a time
+//     past, GETEX with a past time and SET with a past expiry run their
+//     cold delete and a sync first; EXPIRE and PERSIST write the value again
+//     with the new expiry. The key's newest pending version is in its
+//     shard's pend map: only the newest pending change publishes, only its
+//     put reaches cold (flushCurrent), and the sweep and lost-copy checks
+//     skip the key meanwhile; a reader that finds the pending version in
+//     cold serves it. After a SIGKILL at any moment a key reads what its
+//     last acknowledged change left, or what its change in flight would
+//     have; after a cold error it reads as before, now and after a restart
+//     (the store undoes the failed write, emu E17). Tests:
+//     TestWriteThroughDeleteDurableBeforeReply,
+//     TestInterruptedOverwriteKeepsOldValue,
+//     TestWriteThroughErrorChangesNothing, TestModelWriteThroughRestarts,
+//     and cmd/tiercache TestCrashLoop.
 //
 // # Entry lifecycle
 //
@@ -246,9 +267,19 @@
 //     budgets; MaxKeys bounds it (T15), at the price of a cold
 //     lookup for each miss and each forgotten key's next read, and of Len
 //     and Scan counting only the keys the directory holds.
-//   - After a crash in cache mode cold may still hold a version that a later
-//     acknowledged write replaced (its cold delete was still queued); a clean
-//     Close always drains the queue.
+//   - After a crash in cache or drain mode cold may still hold a version
+//     that a later acknowledged write replaced or a delete removed (its cold
+//     delete was still queued), and an overwrite cut short may leave nothing
+//     (the old copy's delete runs ahead of the new value, which is only in
+//     memory); a clean Close always drains the queue. Writethrough has
+//     neither (T23).
+//   - Writethrough costs a device sync per change (group-committed across
+//     concurrent writers), and a DEL of n keys waits for n cold deletes
+//     (sent together). A DEL of several keys that fails for some of them
+//     answers an error although the others were deleted (there is no
+//     transaction across keys). GETEX with a TTL (or PERSIST) changes the
+//     expiry in memory only, as in drain mode: the cold copy keeps the one
+//     it was written with until the key is written again (T17).
 //   - A TTL changed with Expire/Persist/GetEx is not rewritten to a cold
 //     copy while the cache runs (T17): the copy keeps the expiry it was
 //     written with, and an adoption reads that one. It matters after a
