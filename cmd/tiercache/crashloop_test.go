@@ -41,7 +41,8 @@ type keyState struct {
 	present bool
 	seq     uint64    // the SET that wrote the value
 	size    int       // its length
-	exp     time.Time // zero: no expiry
+	exp     time.Time // zero: no expiry; else the earliest the server may have set
+	expHi   time.Time // the latest it may have set (the command's reply came then)
 }
 
 // keyLog is one key's history: the state after its last acknowledged
@@ -180,15 +181,17 @@ func crashWorker(rc *redis.Client, w int, logs map[string]*keyLog, seq *uint64, 
 			if r.IntN(2) == 0 {
 				ttl = time.Duration(100+r.IntN(900)) * time.Millisecond
 			}
-			exp := time.Now().Add(ttl)
 			if next.present {
-				next.exp = exp
+				next.exp, next.expHi = time.Now().Add(ttl), time.Now().Add(time.Hour) // until the reply
 			}
 			l.pending = &next
 			var ok bool
 			ok, err = rc.PExpire(ctx, key, ttl).Result()
-			if err == nil && !ok {
+			switch {
+			case err == nil && !ok:
 				next = keyState{} // absent (or just expired) at the server
+			case err == nil:
+				next.expHi = time.Now().Add(ttl)
 			}
 		default: // GET: the live value is the acknowledged one
 			v, gerr := rc.Get(ctx, key).Bytes()
@@ -220,8 +223,13 @@ func liveAt(s keyState, t time.Time) (live, sure bool) {
 	if s.exp.IsZero() {
 		return true, true
 	}
-	d := s.exp.Sub(t)
-	return d > 0, d > time.Second || d < -time.Second
+	switch {
+	case t.Before(s.exp.Add(-time.Second)):
+		return true, true
+	case t.After(s.expHi.Add(time.Second)):
+		return false, true
+	}
+	return t.Before(s.exp), false // within a second of when it may have expired
 }
 
 // matches reports whether a read (v, found) at t is what s gives.
@@ -315,9 +323,9 @@ func checkAll(t *testing.T, rc *redis.Client, logs map[string]*keyLog, exact, he
 			if state.present && (!exact || state.exp.IsZero() && (!l.acked.exp.IsZero() || l.pending != nil && !l.pending.exp.IsZero())) {
 				// The expiry the key came back with: after a drain-mode
 				// kill its cold copy may carry an older one (T17).
-				state.exp = time.Time{}
+				state.exp, state.expHi = time.Time{}, time.Time{}
 				if ttl, err := rc.PTTL(ctx, k).Result(); err == nil && ttl > 0 {
-					state.exp = now.Add(ttl)
+					state.exp, state.expHi = now.Add(ttl), time.Now().Add(ttl)
 				}
 			}
 			l.acked, l.pending = state, nil
