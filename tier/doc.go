@@ -39,7 +39,7 @@
 //     it began.
 //   - T3: an overwrite or delete of a key whose copy may be in cold queues a
 //     cold delete in the flusher (in writethrough mode a delete runs it
-//     before it returns and an overwrite's put replaces the copy, T23); the flusher keeps each key's writes in
+//     before it returns and an overwrite's put replaces the copy, T26); the flusher keeps each key's writes in
 //     enqueue order, never has two in flight, and skips a put whose version
 //     is no longer the newest, so cold never ends up with an older version
 //     than the newest one written there.
@@ -76,7 +76,7 @@
 //     keys the directory forgot (T15) included (TestColdEvictionsCounted).
 //   - T8: in drain mode Close writes every live hot and warm value that is
 //     not already in cold, durably, before closing the store; in writethrough
-//     mode every change is durable before it returns (T23).
+//     mode every change is durable before it returns (T26).
 //   - T9: Close is idempotent and ordered: drain, background goroutine
 //     (hot evictions are discarded from then on), flusher drained, lost-copy
 //     checks (their cold deletes still queued), flusher closed (every
@@ -272,7 +272,7 @@
 //     delete was still queued), and an overwrite cut short may leave nothing
 //     (the old copy's delete runs ahead of the new value, which is only in
 //     memory); a clean Close always drains the queue. Writethrough has
-//     neither (T23).
+//     neither (T26).
 //   - Writethrough costs a device sync per change (group-committed across
 //     concurrent writers), and a DEL of n keys waits for n cold deletes
 //     (sent together). A DEL of several keys that fails for some of them

@@ -107,8 +107,11 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 				return err
 			}
 		case Remove:
-			if !cur.Exists || c.deleteAt(sh, key, ver) {
+			if !cur.Exists {
 				return nil
+			}
+			if ok, err := c.deleteAt(sh, key, ver); ok || err != nil {
+				return err
 			}
 		}
 	}
@@ -116,16 +119,21 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 }
 
 // deleteAt deletes key if it is live at version ver, and reports whether
-// it was.
-func (c *Cache) deleteAt(sh *shard, key []byte, ver uint64) bool {
+// it was; in writethrough mode durably (an error: the key is unchanged,
+// T26).
+func (c *Cache) deleteAt(sh *shard, key []byte, ver uint64) (bool, error) {
 	sh.mu.Lock()
-	defer sh.mu.Unlock()
 	e := sh.m[viewString(key)]
 	if e == nil || e.ver != ver || !e.live(c.now()) {
-		return false
+		sh.mu.Unlock()
+		return false, nil
 	}
-	c.purgeLocked(sh, key, e)
-	return true
+	op, err := c.beginPurgeLocked(sh, key, e)
+	sh.mu.Unlock()
+	if err == nil {
+		err = c.finishPurge(op)
+	}
+	return err == nil, err
 }
 
 // KindOf reports the kind of key's value and whether the key exists

@@ -283,7 +283,7 @@ func (c *Cache) MSet(kvs [][2][]byte) error {
 
 // Delete removes keys and returns how many existed. In writethrough mode
 // it returns once every delete is durable in cold; if one cannot be made
-// durable it returns an error, and that key is left as it was (T23).
+// durable it returns an error, and that key is left as it was (T26).
 func (c *Cache) Delete(keys ...[]byte) (int, error) {
 	if !c.enter() {
 		return 0, ErrClosed
@@ -436,11 +436,11 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 			return true, nil
 		}
 		// Writethrough: the cold copy carries the expiry, so the value is
-		// written again with it, durably, as a new version (T23), if the
+		// written again with it, durably, as a new version (T26), if the
 		// key still has the version read.
 		ver := e.ver
 		sh.mu.Unlock()
-		v, _, _, found := c.get(nil, key, lo, try == 0, false)
+		v, _, _, kind, found := c.get(nil, key, lo, try == 0, false)
 		if !found {
 			continue
 		}
@@ -450,7 +450,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 			continue
 		}
 		k, val, alloc := joinKV(key, v)
-		if err := c.setDurable(sh, key, k, val, alloc, exp); err != nil {
+		if err := c.setDurable(sh, key, k, val, alloc, exp, kind); err != nil {
 			return false, err
 		}
 		return true, nil
