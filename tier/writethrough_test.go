@@ -223,15 +223,7 @@ func TestWriteThroughErrorChangesNothing(t *testing.T) {
 	needURing(t)
 	dir := t.TempDir()
 	var fail atomic.Bool
-	o := smallOptions(newFakeClock())
-	o.Clock = nil
-	o.Durability = DurabilityWriteThrough
-	failingCold(&o, dir, &fail)
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openFaulty(t, dir, &fail)
 	durable := map[string][]byte{}
 	for i := 0; i < 40; i++ {
 		k := fmt.Sprintf("d%02d", i)
@@ -314,12 +306,7 @@ func openFaulty(t *testing.T, dir string, fail *atomic.Bool) *Cache {
 		}
 		return cold, err
 	}
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return reopen(t, o, dir)
 }
 
 // TestModelWriteThroughRestarts drives a writethrough cache and a map with
