@@ -123,22 +123,3 @@ func (c *conn) cmdType(args [][]byte) {
 
 // cmdTouch: TOUCH key... → how many exist.
 func (c *conn) cmdTouch(args [][]byte) { c.w.Int(int64(c.s.cache.Exists(args[1:]...))) }
-
-// cmdExpireAt: EXPIREAT key unix-seconds, PEXPIREAT key unix-ms; a time in
-// the past deletes the key.
-func (c *conn) cmdExpireAt(args [][]byte) {
-	n, unit, ok := c.expireArg(args)
-	if !ok {
-		return
-	}
-	ttl := time.Until(time.Unix(0, 0).Add(time.Duration(max(n, 0)) * unit))
-	if ttl <= 0 {
-		c.w.Int(int64(c.s.cache.Delete(args[1])))
-		return
-	}
-	if c.s.cache.Expire(args[1], ttl) {
-		c.w.Int(1)
-		return
-	}
-	c.w.Int(0)
-}

@@ -191,28 +191,8 @@ func (c *conn) cmdExpire(args [][]byte) {
 	if !ok {
 		return
 	}
-	var cond ExpireCond
-	for _, a := range args[3:] {
-		switch strings.ToUpper(string(a)) {
-		case "NX":
-			cond |= ExpireNX
-		case "XX":
-			cond |= ExpireXX
-		case "GT":
-			cond |= ExpireGT
-		case "LT":
-			cond |= ExpireLT
-		default:
-			c.w.Error("ERR Unsupported option " + string(a))
-			return
-		}
-	}
-	if cond&ExpireNX != 0 && cond&(ExpireXX|ExpireGT|ExpireLT) != 0 {
-		c.w.Error("ERR NX and XX, GT or LT options at the same time are not compatible")
-		return
-	}
-	if cond&ExpireGT != 0 && cond&ExpireLT != 0 {
-		c.w.Error("ERR GT and LT options at the same time are not compatible")
+	cond, ok := c.expireCond(args[3:])
+	if !ok {
 		return
 	}
 	ttl := time.Duration(n) * unit
@@ -226,6 +206,35 @@ func (c *conn) cmdExpire(args [][]byte) {
 		return
 	}
 	c.w.Int(0)
+}
+
+// expireCond parses the NX, XX, GT and LT options of EXPIRE, PEXPIRE,
+// EXPIREAT and PEXPIREAT, answering Redis's error itself when ok is false.
+func (c *conn) expireCond(opts [][]byte) (cond ExpireCond, ok bool) {
+	for _, a := range opts {
+		switch strings.ToUpper(string(a)) {
+		case "NX":
+			cond |= ExpireNX
+		case "XX":
+			cond |= ExpireXX
+		case "GT":
+			cond |= ExpireGT
+		case "LT":
+			cond |= ExpireLT
+		default:
+			c.w.Error("ERR Unsupported option " + string(a))
+			return 0, false
+		}
+	}
+	if cond&ExpireNX != 0 && cond&(ExpireXX|ExpireGT|ExpireLT) != 0 {
+		c.w.Error("ERR NX and XX, GT or LT options at the same time are not compatible")
+		return 0, false
+	}
+	if cond&ExpireGT != 0 && cond&ExpireLT != 0 {
+		c.w.Error("ERR GT and LT options at the same time are not compatible")
+		return 0, false
+	}
+	return cond, true
 }
 
 func (c *conn) cmdTTL(args [][]byte) {
@@ -272,6 +281,7 @@ func (c *conn) cmdFlush(args [][]byte) {
 			return
 		}
 	}
+	c.s.touchAll() // the keys it removes: their watchers' EXEC aborts
 	if err := c.s.cache.Flush(); err != nil {
 		c.cacheError(err)
 		return

@@ -32,6 +32,8 @@ type conn struct {
 	kvs     [][2][]byte // reused MSET pairs
 	st      connCounters
 	tx      txState
+	watched map[string]bool // WATCHed keys: did each exist at WATCH (watch.go)
+	dirty   atomic.Bool     // a watched key was written (set by other connections)
 	// mark is when the last timed command ended (Server.clock), valid while
 	// the Reader's read count is still timedReads.
 	mark       time.Duration
@@ -80,6 +82,7 @@ func (c *conn) flush() error {
 
 func (c *conn) serve() {
 	defer c.s.untrack(c)
+	defer c.unwatch()
 	defer c.nc.Close()
 	defer func() {
 		if c.out != nil {

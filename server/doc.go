@@ -24,12 +24,14 @@
 // device about twice, not n times.
 //
 // Commands: PING ECHO HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO)
-// COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET) MULTI EXEC DISCARD
-// UNWATCH GET GETDEL GETEX SET SETEX PSETEX SETNX STRLEN TYPE TOUCH DEL
-// UNLINK EXISTS MGET MSET EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL PTTL PERSIST
-// TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL FLUSHDB INFO. GETDEL,
-// GETEX and SET ... GET read and change a key in one step (Cache.GetDel,
-// Cache.GetEx, Cache.SetGet).
+// COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET SET RESETSTAT
+// REWRITE HELP) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
+// PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
+// EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME TTL PTTL PERSIST RENAME
+// RENAMENX COPY RANDOMKEY TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL
+// FLUSHDB INFO. GETDEL, GETEX, SET ... GET, RENAME and COPY read and
+// change keys in one step (Cache.GetDel, Cache.GetEx, Cache.SetGet,
+// Cache.Rename, Cache.Copy).
 // Commands that compute a new value from the old (INCR, APPEND) are absent:
 // the Cache has no atomic update to build them on.
 //
@@ -106,6 +108,16 @@
 //     kind answers WRONGTYPE and changes nothing, also inside a pipelined
 //     GET batch; MGET answers nil for it; TYPE names the kind; SET
 //     replaces a value of any kind (TestWrongTypeReplies).
+//   - S15: no command of another connection runs between two commands of
+//     an EXEC: every command but the transaction controls holds the
+//     server's transaction lock shared, EXEC holds it exclusively
+//     (TestExecIsolated). EXEC replies a null array and runs nothing when
+//     a key the connection WATCHed was written since WATCH by any
+//     connection (a command with the write flag naming it, FLUSHALL while
+//     it existed) or existed at WATCH and is gone (expired, or lost); EXEC,
+//     DISCARD, UNWATCH and closing the connection unwatch every key
+//     (TestWatch; TestWatchRacingTransactions: optimistic increments from
+//     six connections lose no update).
 //
 // # Caveats
 //
@@ -118,11 +130,12 @@
 //     every key and builds one reply: prefer SCAN on a large cache. Keys a
 //     cold store holds from an earlier run are listed once touched, as
 //     DBSIZE counts them.
-//   - MULTI/EXEC exist so clients whose pipelines are transactions by
-//     default (redis-py's pipeline(), go-redis's TxPipelined) work: EXEC
-//     runs the queued commands back to back, NOT isolated from other
-//     connections, and WATCH is refused. A block with a refused command is
-//     discarded at EXEC (EXECABORT), as in Redis.
+//   - WATCH counts a write command naming a watched key as a change even
+//     when it changed nothing (SET NX of an existing key, DEL of an absent
+//     one): such an EXEC aborts where Redis's would run, which an
+//     optimistic client retries. A command that blocks while holding the
+//     transaction lock shared (a reply to a client that reads nothing,
+//     S12) makes an EXEC, and every command behind it, wait for it.
 //   - The umask is narrowed process-wide for the instant of bind(2);
 //     files created concurrently by other goroutines get the narrower mask.
 //   - Between probing a stale socket and removing it, another process could

@@ -84,6 +84,10 @@ type Options struct {
 
 	// Version is reported by INFO and HELLO. Default "dev".
 	Version string
+	// DataDir and Durability are reported by CONFIG GET dir and INFO
+	// persistence: the cold store's directory ("" without one) and the
+	// cache's durability mode (cache, drain, writethrough).
+	DataDir, Durability string
 
 	// Logger defaults to zap.NewNop().
 	Logger *zap.Logger

@@ -32,6 +32,7 @@ type Server struct {
 
 	nextID atomic.Int64
 	stats  counters
+	tx     txLock // MULTI/EXEC isolation and WATCH (watch.go)
 }
 
 // counters are the server's cumulative statistics (INFO stats).

@@ -196,6 +196,16 @@ func (w *Writer) Null() {
 	w.writeString("$-1\r\n")
 }
 
+// NullArray writes a null array (RESP2 "*-1", RESP3 "_"): EXEC's reply
+// when WATCH aborted it.
+func (w *Writer) NullArray() {
+	if w.proto == 3 {
+		w.writeString("_\r\n")
+		return
+	}
+	w.writeString("*-1\r\n")
+}
+
 // Array writes an array header of n elements.
 func (w *Writer) Array(n int) { w.prefixInt('*', int64(n)) }
 

@@ -45,6 +45,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		ShutdownTimeout: time.Duration(c.Server.ShutdownTimeout), Version: version, Logger: log,
 		ColdGetBatch: c.Server.ColdGetBatch, ColdGetBatchBytes: int(min(c.Server.ColdGetBytes, 1<<40)),
 		MaxOutputBytes: int(min(c.Server.MaxOutput, 1<<40)),
+		DataDir:        c.Cold.DataDir, Durability: c.Durability,
 	}
 	if c.Server.MaxOutput < 1<<20 {
 		bad(fmt.Errorf("server.max_output_buffer %v: must be at least 1MiB", c.Server.MaxOutput))
