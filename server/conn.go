@@ -60,6 +60,7 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c.rd.SetPreAuth(requireAuth)
 	c.out.SetPreAuth(requireAuth)
 	c.w = NewWriter(rw, s.opts.WriteBufferBytes)
+	c.w.errs = &s.errs
 	c.rd.BeforeBlock = c.flush
 	return c
 }

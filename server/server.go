@@ -32,7 +32,8 @@ type Server struct {
 
 	nextID atomic.Int64
 	stats  counters
-	tx     txLock // MULTI/EXEC isolation and WATCH (watch.go)
+	tx     txLock      // MULTI/EXEC isolation and WATCH (watch.go)
+	errs   errorCounts // error replies by code (INFO errorstats)
 }
 
 // counters are the server's cumulative statistics (INFO stats).

@@ -75,3 +75,13 @@ func pollFor(fd int, read bool, timeoutMs int) (in bool, err error) {
 		return fds[0].Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLRDHUP) != 0, nil
 	}
 }
+
+// cpuTimes is the CPU time the process spent in user and system mode
+// (getrusage(2), RUSAGE_SELF), zero where it cannot be read.
+func cpuTimes() (user, sys float64) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0, 0
+	}
+	return float64(ru.Utime.Nano()) / 1e9, float64(ru.Stime.Nano()) / 1e9
+}

@@ -24,6 +24,7 @@ type Writer struct {
 	err   error
 	proto int // 2 or 3
 	num   [24]byte
+	errs  *errorCounts // counts Error replies (INFO errorstats); nil: none
 }
 
 // gatherMin is the smallest value BulkShared writes by reference; smaller
@@ -159,6 +160,9 @@ func (w *Writer) OK() { w.writeString("+OK\r\n") }
 // Error writes an error reply; msg starts with its code ("ERR ...") and has
 // CR and LF replaced by spaces so the reply stays one line.
 func (w *Writer) Error(msg string) {
+	if w.errs != nil {
+		w.errs.count(msg)
+	}
 	w.writeByte('-')
 	for i := 0; i < len(msg); i++ {
 		c := msg[i]
