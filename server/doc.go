@@ -32,8 +32,9 @@
 // FLUSHDB INFO. GETDEL, GETEX, SET ... GET, RENAME and COPY read and
 // change keys in one step (Cache.GetDel, Cache.GetEx, Cache.SetGet,
 // Cache.Rename, Cache.Copy).
-// Commands that compute a new value from the old (INCR, APPEND) are absent:
-// the Cache has no atomic update to build them on.
+// Commands that compute a new value from the old (INCR, APPEND) and the
+// hash and list commands are not implemented yet; Cache.Update is the
+// one-step read-modify-write they build on.
 //
 // # Invariants
 //

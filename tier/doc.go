@@ -204,18 +204,19 @@
 //     segment, so a burst of writes faster than the device drops nothing
 //     (TestWritersWaitForTheFlusher). After a wait that timed out, writers
 //     do not wait for throttleOffFor.
-//   - T26: Rename and Copy read the source's value and kind, then, under both
-//     keys' shard write locks (the lower shard first), write it to the
-//     destination as a new version with the source's expiry and kind (Rename)
-//     delete the source, only if the source still has the version read: no
-//     reader sees both keys or neither, a token renamed between keys from
-//     many goroutines is never lost nor duplicated, and a key only cold (or
-//     an earlier run's store) holds is carried like any other. With NX (and
+//   - T26: Rename and Copy read the source's value, then, under both keys'
+//     shard write locks (the lower shard first), write it to the
+//     destination as a new version with the source's expiry and kind and
+//     (Rename) delete the source, only if the source still has the version
+//     read: no reader sees both keys or neither, a token renamed between
+//     keys from many goroutines is never lost nor duplicated, and a key
+//     only cold (or an earlier run's store) holds is carried like any
+//     other. With NX (and
 //     Copy without replace) a destination only cold holds is adopted first
 //     and refuses the change. ExpireAtIf and ExpireTime act on the
 //     directory's expiry (T17). Tests: TestKeyspaceModelMemoryTiers,
 //     TestKeyspaceModelEmulatedCold, TestRenameColdOnlyKeys,
-//     TestConcurrentRename.
+//     TestRenameCarriesKind, TestConcurrentRename.
 //
 // # Entry lifecycle
 //
