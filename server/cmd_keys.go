@@ -164,11 +164,17 @@ func (c *conn) cmdMSet(args [][]byte) {
 	c.w.OK()
 }
 
-// expireArg parses the time argument (args[2]) of EXPIRE, PEXPIRE, EXPIREAT
-// and PEXPIREAT — the P forms count milliseconds — and answers the error
-// itself when it is not a usable integer.
-func (c *conn) expireArg(args [][]byte) (n int64, unit time.Duration, ok bool) {
-	unit = time.Second
+// expireArg parses the arguments of EXPIRE, PEXPIRE, EXPIREAT and
+// PEXPIREAT: the time (args[2]; the P forms count milliseconds) as a
+// duration, a non-positive one as 0 (which also keeps a huge negative
+// time from overflowing into a positive one), and the NX, XX, GT and LT
+// options, which Redis checks first. It answers the error itself when ok
+// is false.
+func (c *conn) expireArg(args [][]byte) (d time.Duration, cond ExpireCond, ok bool) {
+	if cond, ok = c.expireCond(args[3:]); !ok {
+		return 0, 0, false
+	}
+	unit := time.Second
 	if args[0][0] == 'p' || args[0][0] == 'P' {
 		unit = time.Millisecond
 	}
@@ -181,23 +187,15 @@ func (c *conn) expireArg(args [][]byte) (n int64, unit time.Duration, ok bool) {
 		c.w.Error("ERR invalid expire time in '" + strings.ToLower(string(args[0])) + "' command")
 		return 0, 0, false
 	}
-	return n, unit, true
+	return time.Duration(max(n, 0)) * unit, cond, true
 }
 
 // cmdExpire: EXPIRE|PEXPIRE key n [NX|XX|GT|LT]. A non-positive time
 // deletes the key, as in Redis.
 func (c *conn) cmdExpire(args [][]byte) {
-	n, unit, ok := c.expireArg(args)
+	ttl, cond, ok := c.expireArg(args)
 	if !ok {
 		return
-	}
-	cond, ok := c.expireCond(args[3:])
-	if !ok {
-		return
-	}
-	ttl := time.Duration(n) * unit
-	if n <= 0 {
-		ttl = 0 // also keeps a huge negative n from overflowing into a positive ttl
 	}
 	// The condition is checked and the expiry set in one step; a ttl of 0
 	// deletes the key (when the condition holds).

@@ -112,19 +112,11 @@ func (c *conn) cmdExpireTime(args [][]byte) {
 // unix-ms [...]; a time in the past deletes the key (when the condition
 // holds), in the same step as the check.
 func (c *conn) cmdExpireAt(args [][]byte) {
-	n, unit, ok := c.expireArg(args)
+	d, cond, ok := c.expireArg(args)
 	if !ok {
 		return
 	}
-	cond, ok := c.expireCond(args[3:])
-	if !ok {
-		return
-	}
-	at := time.Unix(0, 0)
-	if n > 0 {
-		at = at.Add(time.Duration(n) * unit)
-	}
-	if c.s.cache.ExpireAtIf(args[1], at, cond) {
+	if c.s.cache.ExpireAtIf(args[1], time.Unix(0, 0).Add(d), cond) {
 		c.w.Int(1)
 		return
 	}

@@ -25,22 +25,10 @@ func runKeyspaceModel(t *testing.T, c *Cache, clk *fakeClock, steps, keys, maxVa
 		k, k2 := key(), key()
 		ks, ks2 := string(k), string(k2)
 		m, exists := live(ks)
-		m2, exists2 := live(ks2)
+		_, exists2 := live(ks2)
 		switch op := r.IntN(100); {
 		case op < 25:
-			v := randValue(r, maxVal)
-			var o SetOptions
-			if r.IntN(3) == 0 {
-				o.TTL = time.Duration(1+r.IntN(10)) * time.Second
-			}
-			if _, err := c.Set(k, v, o); err != nil {
-				t.Fatalf("step %d: Set(%s): %v", step, k, err)
-			}
-			exp := int64(0)
-			if o.TTL > 0 {
-				exp = clk.Now() + int64(o.TTL)
-			}
-			model[ks] = modelVal{v: v, exp: exp}
+			modelSet(t, step, c, clk, model, r, k, maxVal, 3)
 		case op < 45:
 			v, ok, err := c.Get(nil, k)
 			if err != nil || ok != exists || (ok && !bytes.Equal(v, m.v)) {
@@ -112,34 +100,14 @@ func runKeyspaceModel(t *testing.T, c *Cache, clk *fakeClock, steps, keys, maxVa
 		case op < 97:
 			clk.Advance(int64(time.Duration(r.IntN(2000)) * time.Millisecond))
 		default:
-			_ = m2
-			n := 0
-			for k := range model {
-				if _, ok := live(k); ok {
-					n++
-				}
-			}
-			if got := c.Len(); got != n {
-				t.Fatalf("step %d: Len = %d, model %d", step, got, n)
-			}
-			checkKeyCount(t, c)
+			checkModelLen(t, step, c, model, live)
 		}
 	}
 }
 
 func TestKeyspaceModelMemoryTiers(t *testing.T) {
 	clk := newFakeClock()
-	o := smallOptions(clk)
-	o.MaxValue = 256 << 10
-	o.WarmSegmentBytes = 512 << 10
-	o.WarmBytes = 16 << 20
-	o.HotMaxValue = 64 << 10
-	o.DemoteAll = true // no cold tier: a victim skipping warm would be lost
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openMemoryTiers(t, clk)
 	runKeyspaceModel(t, c, clk, steps(t, 20000), 40, 200<<10, 1)
 }
 
@@ -194,13 +162,7 @@ func TestRenameColdOnlyKeys(t *testing.T) {
 		}
 	}
 	check("before restart")
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if c, err = Open(restartOptions(dir, DurabilityDrain)); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c = reopenDrain(t, c, dir)
 	check("after restart") // every key is an earlier run's, not yet adopted
 	// RENAMENX onto a key only the earlier run's store holds sees it.
 	if ok, err := c.Rename([]byte("renamed"), trimKey(idx[2]+1), true); ok || err != nil {
@@ -319,12 +281,6 @@ func TestRenameCarriesKind(t *testing.T) {
 		}
 	}
 	check(c, "before restart")
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if c, err = Open(restartOptions(dir, DurabilityDrain)); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c = reopenDrain(t, c, dir)
 	check(c, "after restart")
 }
