@@ -77,7 +77,8 @@ func (c *conn) cmdSet(args [][]byte) {
 	key, val := args[1], args[2]
 	if get {
 		// One step: the value returned is the one this SET replaced.
-		old, hadOld, _, err := c.s.cache.SetGet(c.scratch[:0], key, val, o)
+		old, hadOld, stored, err := c.s.cache.SetGet(c.scratch[:0], key, val, o)
+		c.noop = !stored
 		c.valueReply(old, hadOld, err)
 		return
 	}
@@ -92,6 +93,7 @@ func (c *conn) cmdSet(args [][]byte) {
 		c.w.OK()
 		return
 	}
+	c.noop = true
 	c.w.Null()
 }
 
@@ -119,7 +121,11 @@ func (c *conn) expiryArg(cmd, opt string, arg []byte) (ttl time.Duration, at tim
 	return 0, time.Unix(0, 0).Add(d), true
 }
 
-func (c *conn) cmdDel(args [][]byte) { c.w.Int(int64(c.s.cache.Delete(args[1:]...))) }
+func (c *conn) cmdDel(args [][]byte) {
+	n := c.s.cache.Delete(args[1:]...)
+	c.noop = n == 0
+	c.w.Int(int64(n))
+}
 
 func (c *conn) cmdExists(args [][]byte) { c.w.Int(int64(c.s.cache.Exists(args[1:]...))) }
 
@@ -199,11 +205,7 @@ func (c *conn) cmdExpire(args [][]byte) {
 	}
 	// The condition is checked and the expiry set in one step; a ttl of 0
 	// deletes the key (when the condition holds).
-	if c.s.cache.ExpireIf(args[1], ttl, cond) {
-		c.w.Int(1)
-		return
-	}
-	c.w.Int(0)
+	c.intReply(c.s.cache.ExpireIf(args[1], ttl, cond))
 }
 
 // expireCond parses the NX, XX, GT and LT options of EXPIRE, PEXPIRE,
@@ -250,11 +252,7 @@ func (c *conn) cmdTTL(args [][]byte) {
 }
 
 func (c *conn) cmdPersist(args [][]byte) {
-	if c.s.cache.Persist(args[1]) {
-		c.w.Int(1)
-		return
-	}
-	c.w.Int(0)
+	c.intReply(c.s.cache.Persist(args[1]))
 }
 
 func (c *conn) cmdTier(args [][]byte) {

@@ -25,10 +25,8 @@ func (c *conn) cmdRename(args [][]byte) {
 		c.cacheError(err)
 	case !nx:
 		c.w.OK()
-	case renamed:
-		c.w.Int(1)
 	default:
-		c.w.Int(0)
+		c.intReply(renamed)
 	}
 }
 
@@ -64,10 +62,8 @@ func (c *conn) cmdCopy(args [][]byte) {
 	switch {
 	case err != nil:
 		c.cacheError(err)
-	case copied:
-		c.w.Int(1)
 	default:
-		c.w.Int(0)
+		c.intReply(copied)
 	}
 }
 
@@ -116,9 +112,16 @@ func (c *conn) cmdExpireAt(args [][]byte) {
 	if !ok {
 		return
 	}
-	if c.s.cache.ExpireAtIf(args[1], time.Unix(0, 0).Add(d), cond) {
+	c.intReply(c.s.cache.ExpireAtIf(args[1], time.Unix(0, 0).Add(d), cond))
+}
+
+// intReply answers a write command's outcome as 1 or 0; 0 (nothing
+// changed) sets c.noop, so WATCHed keys are not touched.
+func (c *conn) intReply(changed bool) {
+	if changed {
 		c.w.Int(1)
 		return
 	}
+	c.noop = true
 	c.w.Int(0)
 }

@@ -143,14 +143,11 @@ func (c *conn) dispatch(args [][]byte) {
 
 // runShared runs a command (and the GETs pipelined behind a GET) holding
 // the transaction lock shared, so that it never runs inside another
-// connection's EXEC (S15), and touches the WATCHed keys it may have written.
+// connection's EXEC (S15), and touches the WATCHed keys it changed (runWrite).
 func (c *conn) runShared(cmd *command, args [][]byte) {
 	c.s.tx.excl.RLock()
 	defer c.s.tx.excl.RUnlock() // a panicking command must not keep it
-	c.run(cmd, args)
-	if cmd.write {
-		c.s.touch(cmd, args)
-	}
+	c.runWrite(cmd, args)
 	if cmd == c.s.get {
 		c.getRun()
 	}
@@ -173,6 +170,24 @@ func (c *conn) run(cmd *command, args [][]byte) {
 	t := c.s.clock()
 	cmd.observe(t - c.mark)
 	c.mark = t
+}
+
+// runWrite runs a command and, for a write command that changed
+// something, touches the WATCHed keys it names: not after an error reply
+// (a refused command changed nothing) nor when the command set c.noop (a
+// SET NX that found the key, a DEL of absent keys, an EXPIRE whose
+// condition failed...), as Redis signals only modified keys.
+func (c *conn) runWrite(cmd *command, args [][]byte) {
+	if !cmd.write {
+		c.run(cmd, args)
+		return
+	}
+	c.noop = false
+	errs := c.w.nerr
+	c.run(cmd, args)
+	if !c.noop && c.w.nerr == errs {
+		c.s.touch(cmd, args)
+	}
 }
 
 // clock is monotonic time since the server was made: time.Since of a

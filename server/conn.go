@@ -34,6 +34,7 @@ type conn struct {
 	tx      txState
 	watched map[string]bool // WATCHed keys: did each exist at WATCH (watch.go)
 	dirty   atomic.Bool     // a watched key was written (set by other connections)
+	noop    bool            // the write command running changed nothing (see runWrite)
 	// mark is when the last timed command ended (Server.clock), valid while
 	// the Reader's read count is still timedReads.
 	mark       time.Duration

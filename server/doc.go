@@ -114,8 +114,9 @@
 //     server's transaction lock shared, EXEC holds it exclusively
 //     (TestExecIsolated). EXEC replies a null array and runs nothing when
 //     a key the connection WATCHed was written since WATCH by any
-//     connection (a command with the write flag naming it, FLUSHALL while
-//     it existed) or existed at WATCH and is gone (expired, or lost); EXEC,
+//     connection (a write command naming it that changed something,
+//     FLUSHALL while it existed) or existed at WATCH and is gone (expired,
+//     or lost); EXEC,
 //     DISCARD, UNWATCH and closing the connection unwatch every key
 //     (TestWatch; TestWatchRacingTransactions: optimistic increments from
 //     six connections lose no update).
@@ -131,10 +132,14 @@
 //     every key and builds one reply: prefer SCAN on a large cache. Keys a
 //     cold store holds from an earlier run are listed once touched, as
 //     DBSIZE counts them.
-//   - WATCH counts a write command naming a watched key as a change even
-//     when it changed nothing (SET NX of an existing key, DEL of an absent
-//     one): such an EXEC aborts where Redis's would run, which an
-//     optimistic client retries. A command that blocks while holding the
+//   - WATCH counts a write command naming a watched key as a change unless
+//     it answered an error or reported that it changed nothing (SET NX of
+//     an existing key, DEL of absent keys, an EXPIRE whose condition
+//     failed: runWrite), as Redis does; what is left is coarser than
+//     Redis's: a DEL that removed some of its keys touches all of them,
+//     GETEX PERSIST of a key without an expiry touches it. Such an EXEC
+//     aborts where Redis's would run, which an optimistic client retries.
+//   - A command that blocks while holding the
 //     transaction lock shared (a reply to a client that reads nothing,
 //     S12) makes an EXEC, and every command behind it, wait for it.
 //   - The umask is narrowed process-wide for the instant of bind(2);

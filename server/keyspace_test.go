@@ -162,6 +162,36 @@ func TestWatch(t *testing.T) {
 		b.reply()
 		a.expect([]step{{[]string{"MULTI"}, "+OK"}, {[]string{"EXEC"}, "nil"}})
 	}
+	// A write command that changed nothing does not touch the key, as in
+	// Redis; one that did, even if undone since, does.
+	for _, c := range []struct {
+		cmds  [][]string
+		abort bool
+	}{
+		{[][]string{{"SETNX", "w", "2"}}, false},
+		{[][]string{{"SET", "w", "2", "NX"}}, false},
+		{[][]string{{"DEL", "absent"}}, false},
+		{[][]string{{"EXPIRE", "absent", "10"}}, false},
+		{[][]string{{"EXPIRE", "w", "10", "XX"}}, false},
+		{[][]string{{"GETEX", "w"}}, false},
+		{[][]string{{"RENAMENX", "x", "w"}}, false},
+		{[][]string{{"RENAME", "absent", "w"}}, false},
+		{[][]string{{"SET", "w", "1", "EX", "0"}}, false}, // an error changed nothing
+		{[][]string{{"SET", "absent", "1"}, {"DEL", "absent"}}, true},
+		{[][]string{{"GETDEL", "w"}}, true},
+	} {
+		a.expect([]step{{[]string{"SET", "w", "1"}, "+OK"}, {[]string{"SET", "x", "1"}, "+OK"},
+			{[]string{"WATCH", "w", "absent"}, "+OK"}})
+		for _, cmd := range c.cmds {
+			b.cmd(cmd...)
+			b.reply()
+		}
+		want := "*[]"
+		if c.abort {
+			want = "nil"
+		}
+		a.expect([]step{{[]string{"MULTI"}, "+OK"}, {[]string{"EXEC"}, want}})
+	}
 	// A key that did not exist at WATCH and still does not: EXEC runs;
 	// FLUSHALL does not touch it.
 	b.expect([]step{{[]string{"SET", "keep", "1"}, "+OK"}})

@@ -76,10 +76,7 @@ func (c *conn) cmdExec(args [][]byte) {
 	}
 	c.w.Array(len(tx.cmds))
 	for i, cmd := range tx.cmds {
-		c.run(cmd, tx.args[i])
-		if cmd.write {
-			c.s.touch(cmd, tx.args[i])
-		}
+		c.runWrite(cmd, tx.args[i])
 	}
 }
 

@@ -25,6 +25,7 @@ type Writer struct {
 	proto int // 2 or 3
 	num   [24]byte
 	errs  *errorCounts // counts Error replies (INFO errorstats); nil: none
+	nerr  uint64       // Error replies written
 }
 
 // gatherMin is the smallest value BulkShared writes by reference; smaller
@@ -160,6 +161,7 @@ func (w *Writer) OK() { w.writeString("+OK\r\n") }
 // Error writes an error reply; msg starts with its code ("ERR ...") and has
 // CR and LF replaced by spaces so the reply stays one line.
 func (w *Writer) Error(msg string) {
+	w.nerr++
 	if w.errs != nil {
 		w.errs.count(msg)
 	}
