@@ -1,8 +1,18 @@
 // Package emu is the emulated NVMe KV namespace: an in-process controller
 // that executes the same 64-byte KV commands as a KV SSD, with the same
-// status codes, against a regular file or a block device through io_uring
-// (O_DIRECT, 4096-byte aligned, registered buffers). It is tiercache's
+// status codes, on a device of package dev: a regular file or a block
+// device through io_uring read/write (O_DIRECT, 4096-byte aligned,
+// registered buffers), or an ordinary NVMe namespace through NVM
+// passthrough (Options.NVMe: NVM Read/Write as uring_cmd on /dev/ngXnY,
+// Flush, Dataset Management for reclaimed regions). It is tiercache's
 // default cold store.
+//
+// Parts: the command interpreter (exec.go: Do, Retrieve batches, the
+// 64-byte encoding), the log (log.go, layout.go: regions, records,
+// extents, reclaim, Strict evacuation), the read path (exec.go readWave,
+// wave.go, slots.go, batchring.go: read slots, the three rings), the index
+// (index.go), recovery (recover.go) and the device seam (device.go, package
+// dev). Only the device seam knows which device it is.
 //
 // Design: the data area is a ring of fixed-size regions written
 // sequentially (log-structured). Records (header + key + value, CRC32C) are
@@ -140,6 +150,28 @@
 //     4 goroutines doing Dos of 16 at once ran at 0.61x fio on batch rings
 //     of their own and 0.80x on the main ring, hence the rule.
 //
+//   - E17: every transfer goes through the device (dev.Device): prepared
+//     by it, its completion turned into a byte count by it, and refused by
+//     it before submission when it says so (the refusal is the I/O's
+//     result); no transfer is larger than the device's largest transfer
+//     (region writes and reads are split, a larger value read is read in
+//     pieces synchronously), and every ring is set up with what the device
+//     needs (SQE128|CQE32 for passthrough) (TestDeviceSplitsTransfers,
+//     TestDeviceRingOptions; in the QEMU guest on /dev/ng1n1,
+//     TestNVMeNamespace). A device error is a clear error naming the path:
+//     a failed read fails that Retrieve (a short one with SC 0x88), a
+//     failed write or sync makes the namespace read-only as E7 says
+//     (TestDeviceFaults).
+//   - E18: a reclaimed region is deallocated on the device (NVM Dataset
+//     Management; nothing on a file, whose blocks stay reserved) before
+//     anything new is written into it (guest TestNVMeNamespace: a
+//     deallocated block reads back as zeros).
+//   - E19: with Options.IOPoll every wave of disk reads runs on a polled
+//     ring (IORING_SETUP_IOPOLL, one of two, from its caller's thread as
+//     E16 says) while one is free, else on the main ring; writes stay on
+//     the main ring (guest TestNVMeNamespace/iopoll; Stats.BatchReads
+//     counts them).
+//
 // # Caveats
 //
 //   - A Retrieve that fails may leave any bytes in the part of its buffer
@@ -163,8 +195,10 @@
 //     share an index slot; a lookup with the other length misses.
 //   - A Flush pads to a block boundary: frequent flushes of small records
 //     cost up to 4 KiB each.
-//   - The checkpoint is a side file (Path+".ckpt"); block devices have none by
-//     default and are scanned on every Open.
+//   - The checkpoint is a side file (Path+".ckpt"); block devices and NVMe
+//     namespaces have none by default and are scanned on every Open.
+//   - Options.SQPoll gives the main ring an SQPOLL thread, which excludes
+//     SINGLE_ISSUER|DEFER_TASKRUN and so the quick ring (E15).
 //   - A Retrieve chained (Link) before other ops does not stop them if its
 //     disk read fails: disk reads run after the rest of the batch.
 //   - A Do's context is checked before each wave of disk reads; reads already
