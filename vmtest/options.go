@@ -35,6 +35,8 @@ type Options struct {
 	DeviceWait  time.Duration // how long the guest waits for /dev/ng0n1; default 30s
 	Run         string        // -test.run for every guest binary; default all tests
 	Short       bool          // run the guest binaries with -test.short
+	Bench       string        // -test.bench for every guest binary (with -test.benchtime BenchTime); default none
+	BenchTime   string        // -test.benchtime when Bench is set; default the test binary's (1s)
 	KeepWork    bool          // keep the temporary work directory (initramfs, image)
 	Stdout      io.Writer     // guest console and progress lines; default os.Stdout
 	Logger      *zap.Logger   // default zap.NewNop()

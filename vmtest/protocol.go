@@ -31,6 +31,8 @@ type GuestConfig struct {
 	TestTimeout time.Duration // passed as -test.timeout
 	Run         string        // passed as -test.run when not empty
 	Short       bool          // pass -test.short
+	Bench       string        // passed as -test.bench when not empty
+	BenchTime   string        // passed as -test.benchtime when not empty
 	Env         []string      // extra KEY=VALUE for every test binary
 }
 
@@ -38,7 +40,14 @@ type GuestConfig struct {
 type GuestModule struct {
 	Path       string // absolute path inside the initramfs
 	Compressed bool   // still compressed: load with MODULE_INIT_COMPRESSED_FILE
+	Params     string // module parameters passed to finit_module (ModuleParams)
 }
+
+// ModuleParams are the parameters the guest loads modules with: the NVMe
+// driver gets one poll queue (drivers/nvme/host/pci.c poll_queues), so
+// IORING_SETUP_IOPOLL rings poll the device instead of waiting for its
+// interrupt.
+var ModuleParams = map[string]string{"nvme": "poll_queues=1"}
 
 // ModuleInitCompressedFile is finit_module's flag for a compressed module
 // (include/uapi/linux/module.h, Linux 5.17+ with CONFIG_MODULE_DECOMPRESS).

@@ -49,6 +49,7 @@
 //     Retrieve, Store and Delete, each a Do of one Op) encodes each Op with
 //     nvmekv, executes the bytes, and decodes the completion with
 //     nvmekv.DecodeResult (TestControllerStatus).
+//
 //   - E2: an inline record is served only if its magic, region sequence
 //     number, key and CRC32C match; otherwise the read is retried (the
 //     region was reclaimed meanwhile) or fails with Unrecovered Error (SC
@@ -65,33 +66,40 @@
 //     (TestTornExtent, TestStrictEvacuatesExtents). nvmekv.KV checks its
 //     own CRC32C over its header and value end to end, so a KV Get still
 //     detects corruption.
+//
 //   - E3: a 4096-byte block that was part of a completed Flush is never
 //     written again until its region is reclaimed (Flush pads the forward
 //     end to a block end; extents are whole blocks below every earlier
 //     extent; after a crash appending resumes after the last valid record
 //     and below the lowest extent of any valid record) (TestTornExtent,
 //     TestExtentRoundTrip).
+//
 //   - E4: after a crash, Open replays regions in sequence order and stops
 //     each region at its first invalid record, so every value read back is a
 //     value that was stored for that key, and everything flushed is present
 //     (TestCrashRecovery: 50 SIGKILLed writers).
+//
 //   - E5: Open trusts the checkpoint only if the superblock says clean with
 //     the same store id and generation; Open marks it dirty before writing
 //     (TestStoreRetrieveReopen, TestCrashRecovery alternates clean and unclean).
+//
 //   - E6: in Cache mode every key dropped by reclaim is passed to OnReclaim
 //     exactly once (TestCacheReclaim); in Strict mode a region with live
 //     records is never reused, and a region whose records were copied out is
 //     reused only after the copies are durable (TestStrictCompaction,
 //     TestCrashRecovery/strict).
+//
 //   - E7: after a failed region write (EIO, ENOSPC) Store and Delete fail
 //     with ErrReadOnly wrapping the errno, and reads of data written before
 //     keep working, also after reopening (TestInjectedEIO, TestENOSPC).
+//
 //   - E8: the index holds no Go pointers and uses 24 bytes per slot at up to
 //     90% load, extent or not (TestIndexModel, TestLocPacking; BenchmarkOpen
 //     reports bytes per item). A table of 2 MiB or more is an anonymous
 //     mapping off the Go heap, advised to transparent huge pages (a lookup
 //     is one random access; with 4 KiB pages it also misses the TLB); a
 //     table is unmapped once no index holds it (TestIndexOffHeapTable).
+//
 //   - E9: a Do with any number of ops completes, and so do any number of
 //     concurrent Dos: disk reads go in waves of at most min(ReadSlots, the
 //     ring's largest group), each wave takes its read slots all at once
@@ -99,26 +107,31 @@
 //     caller holds slots while waiting for more; Limits().MaxBatch is 0
 //     (unlimited) (TestGetManyLarge, TestDoManyRetrieves,
 //     TestConcurrentBatches, TestSlotsAllOrNothing).
+//
 //   - E10: a Retrieve of a value in an extent is one disk read of the value
 //     rounded up to the read alignment (4096 bytes for a 4 KiB value), or of
 //     its prefix that the buffer takes; live-byte accounting counts an
 //     extent record as 48 bytes plus its blocks (TestRetrieve4KOneRead,
 //     TestCacheReclaimExtents).
+//
 //   - E11: a store written by an older on-disk format (superblock version
 //     1) is refused with ErrFormat naming the file and what to do, and is
 //     not modified (TestOldFormatRefused).
+//
 //   - E12: a Retrieve that succeeds (Namespace.Retrieve, or a Do of
 //     Retrieves) allocates nothing once warm, whether it reads the file or a
 //     write buffer; a batch of only Retrieves and Exists looks its keys up
 //     under the namespace lock read-locked (concurrently with other
 //     lookups), every other batch holds it exclusively (TestRetrieveAllocs;
 //     TestConcurrent and TestExtentReadRacesReclaim under -race).
+//
 //   - E13: an extent read that fills the Retrieve's buffer exactly (the
 //     value, or the part the buffer takes, is a whole number of 4096-byte
 //     blocks) into a buffer aligned for O_DIRECT goes straight into that
 //     buffer (no read slot, no copy); otherwise through a read slot. Either
 //     way no byte of the buffer past the value is written
 //     (TestDirectExtentRead; Stats.DirectReads counts them).
+//
 //   - E14: a store in a regular file has its blocks reserved (fallocate)
 //     unless Options.Sparse: formatting a store larger than the
 //     filesystem's free space fails Open with ENOSPC naming the path and
@@ -126,6 +139,7 @@
 //     filesystem that overwrites in place (ext4, xfs, tmpfs; not btrfs).
 //     An existing store that cannot be reserved opens with a warning
 //     (TestReserve).
+//
 //   - E15: reads go to the main ring (SINGLE_ISSUER|DEFER_TASKRUN, its
 //     owner locked to a thread) except a wave of at most 4 reads while no
 //     read is in flight there, which takes a second, plain ring whose owner
@@ -133,6 +147,7 @@
 //     costs about half as long). Both rings hold the same registered
 //     buffers; writes, flushes and recovery use the main ring only
 //     (TestQuickRing; Stats.QuickReads counts the quick ring's reads).
+//
 //   - E16: a wave of at least batchMin (32) reads, while no read is in
 //     flight on the main ring, runs on a batch ring (one per namespace, the
 //     same registered buffers) from its caller's own thread: each read is
@@ -162,10 +177,12 @@
 //     a failed read fails that Retrieve (a short one with SC 0x88), a
 //     failed write or sync makes the namespace read-only as E7 says
 //     (TestDeviceFaults).
+//
 //   - E18: a reclaimed region is deallocated on the device (NVM Dataset
 //     Management; nothing on a file, whose blocks stay reserved) before
 //     anything new is written into it (guest TestNVMeNamespace: a
 //     deallocated block reads back as zeros).
+//
 //   - E19: with Options.IOPoll every wave of disk reads runs on a polled
 //     ring (IORING_SETUP_IOPOLL, one of two, from its caller's thread as
 //     E16 says) while one is free, else on the main ring; writes stay on

@@ -31,6 +31,8 @@ func main() {
 	flag.DurationVar(&o.TestTimeout, "test.timeout", 3*time.Minute, "-test.timeout of each guest binary")
 	flag.BoolVar(&o.KeepWork, "keep", false, "keep the work directory")
 	flag.BoolVar(&o.Short, "short", false, "run the guest binaries with -test.short")
+	flag.StringVar(&o.Bench, "bench", "", "-test.bench regexp for every guest binary (benchmarks run in the guest too)")
+	flag.StringVar(&o.BenchTime, "benchtime", "", "-test.benchtime with -bench")
 	noSkip := flag.Bool("noskip", os.Getenv("TIERCACHE_NO_SKIP") == "1", "fail instead of skipping when QEMU or a kernel is missing")
 	flag.Parse()
 	if *pkgs != "" {
