@@ -185,6 +185,7 @@ func ParseController(b []byte) (Controller, error) {
 type NVMNamespace struct {
 	NSZE, NCAP, NUSE uint64 // logical blocks
 	FLBAS            uint8  // byte 26: bits 3:0 (and 6:5) = LBA format index
+	DLFEAT           uint8  // byte 33: bits 2:0 = 001b: a deallocated block reads as zeros
 	NLBAF            uint8  // byte 25: 0's based
 	BlockBytes       uint32 // 1 << LBADS of the format in use
 	MetadataBytes    uint16 // MS of the format in use: metadata bytes per block (0 = none)
@@ -201,7 +202,7 @@ func ParseNVMNamespace(b []byte) (NVMNamespace, error) {
 		return NVMNamespace{}, fmt.Errorf("%w: identify namespace data is %d bytes, need 192", ErrShortBuffer, len(b))
 	}
 	le := binary.LittleEndian
-	n := NVMNamespace{NSZE: le.Uint64(b[0:]), NCAP: le.Uint64(b[8:]), NUSE: le.Uint64(b[16:]), NLBAF: b[25], FLBAS: b[26]}
+	n := NVMNamespace{NSZE: le.Uint64(b[0:]), NCAP: le.Uint64(b[8:]), NUSE: le.Uint64(b[16:]), NLBAF: b[25], FLBAS: b[26], DLFEAT: b[33]}
 	idx := int(n.FLBAS&0xf) | int(n.FLBAS>>5&0x3)<<4
 	n.LBAF = idx
 	if 128+4*idx+4 <= len(b) {

@@ -43,11 +43,15 @@ type GuestModule struct {
 	Params     string // module parameters passed to finit_module (ModuleParams)
 }
 
-// ModuleParams are the parameters the guest loads modules with: the NVMe
-// driver gets one poll queue (drivers/nvme/host/pci.c poll_queues), so
-// IORING_SETUP_IOPOLL rings poll the device instead of waiting for its
-// interrupt.
-var ModuleParams = map[string]string{"nvme": "poll_queues=1"}
+// ModuleParams are the parameters the guest loads modules by name with.
+// The NVMe driver gets no poll queues (nvme.poll_queues): on the Debian
+// 6.1 guest kernel a polled passthrough command (IORING_SETUP_IOPOLL on
+// /dev/ngXnY) sent to a poll queue never completes, because the driver's
+// uring_cmd_iopoll polls only bios that have a block device and
+// passthrough bios have none (drivers/nvme/host/ioctl.c
+// nvme_ns_chr_uring_cmd_iopoll, 6.1). Without poll queues such commands
+// complete by interrupt and the IOPOLL ring reaps them.
+var ModuleParams = map[string]string{}
 
 // ModuleInitCompressedFile is finit_module's flag for a compressed module
 // (include/uapi/linux/module.h, Linux 5.17+ with CONFIG_MODULE_DECOMPRESS).

@@ -1,7 +1,10 @@
 package emu
 
 import (
+	"go.uber.org/zap"
+
 	"github.com/tiercache/tiercache/nvmekv/emu/dev"
+	"github.com/tiercache/tiercache/uring"
 )
 
 // openDevice opens the namespace's storage: Options.Device if set, else
@@ -55,4 +58,27 @@ func (e *Namespace) chunks(mem []byte, off int64, fn func(mem []byte, off int64)
 		fn(mem[:n], off)
 		mem, off = mem[n:], off+int64(n)
 	}
+}
+
+// fixedWorks reads the superblock block into the read slab through its
+// registered buffer (a transfer covering part of the buffer, as every read
+// does) and reports whether the kernel took it. Linux 6.1's
+// blk_rq_map_user_bvec (block/blk-map.c) refuses, with EINVAL, an NVMe
+// passthrough transfer that ends before its registered buffer does
+// (fixed in later kernels: "block: fix sanity checks in
+// blk_rq_map_user_bvec"); the namespace then uses plain addresses into the
+// same mmap'd buffers.
+func (e *Namespace) fixedWorks() bool {
+	mem, d, idx := e.readSlab[:blockBytes], e.disk, uint16(len(e.bufs))
+	res, err := e.front.Do(bgCtx, &uring.Request{Prep: func(s *uring.SQE) { d.PrepRead(s, mem, 0, true, idx) }})
+	if err == nil && d.Done(res[0].Res, len(mem)) == int32(len(mem)) {
+		return true
+	}
+	var r int32
+	if len(res) > 0 {
+		r = res[0].Res
+	}
+	e.log.Info("emu: the kernel refuses a transfer into part of a registered buffer; using unregistered buffers",
+		zap.String("path", e.opts.Path), zap.Int32("res", r), zap.Error(err))
+	return false
 }

@@ -144,6 +144,7 @@ type Stats struct {
 	Recovered     string // "fresh", "checkpoint" or "scan"
 	TornTails     int    // regions whose scan stopped before their end
 	Direct        bool   // O_DIRECT in use
+	Fixed         bool   // registered buffers in use (fixed reads/writes, IORING_URING_CMD_FIXED)
 	// Failed is why the namespace is read-only (E7: a region write failed;
 	// Store and Delete fail until it is reopened), nil while writable.
 	Failed error
@@ -161,6 +162,11 @@ func Open(opts Options) (*Namespace, error) {
 	}
 	if opts.Path == "" {
 		opts.Path = d.Path()
+	}
+	if c, ok := d.(interface{ CheckIOPoll() error }); ok && opts.IOPoll {
+		if err := c.CheckIOPoll(); err != nil {
+			return nil, errors.Join(err, d.Close())
+		}
 	}
 	isBlock, size, direct := d.Fixed(), d.Size(), d.Direct()
 	e := &Namespace{opts: opts, log: opts.Logger, disk: d, isBlock: isBlock, dataOff: blockBytes, st: Stats{Direct: direct}}
@@ -346,7 +352,7 @@ func (e *Namespace) setupIO() error {
 	if err := f.RegisterBuffers(regs); err != nil {
 		e.log.Warn("emu: cannot register buffers, using unregistered I/O", zap.Error(err))
 	} else {
-		e.fixed = true
+		e.fixed = e.fixedWorks()
 	}
 	if f.Options().Ring.DeferTaskrun && !e.opts.IOPoll {
 		e.setupQuick(regs)
@@ -484,6 +490,7 @@ func (e *Namespace) Stats() Stats {
 	s.BatchReads = e.batchReads.Load()
 	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = e.idx.count, e.liveBytes, e.nReg, e.idx.bytes()
 	s.Failed = e.failed
+	s.Fixed = e.fixed
 	for _, r := range e.regs {
 		if r.seq != 0 {
 			s.UsedRegions++

@@ -27,6 +27,7 @@ type NVMe struct {
 	size    int64 // NSZE × lba
 	maxXfer int   // largest transfer, bytes, multiple of 4096
 	dsm     bool  // the controller supports Dataset Management (ONCS bit 2)
+	zeroes  bool  // a deallocated block reads as zeros (DLFEAT bits 2:0 = 001b)
 	log     *zap.Logger
 
 	refused  atomic.Uint64
@@ -139,12 +140,14 @@ func OpenNVMe(path string, opts NVMeOptions) (*NVMe, error) {
 	if err := CheckGeometry(path, g); err != nil {
 		return fail(err)
 	}
+	d.zeroes = ns.DLFEAT&0x7 == 1
 	hwKB, segs := queueLimits(path)
 	d.lba, d.size = g.BlockBytes, int64(g.Blocks)*int64(g.BlockBytes)
 	d.maxXfer = maxTransfer(g.MDTS, hwKB, segs)
 	d.dsm = ctrl.ONCS&(1<<2) != 0
 	d.log.Info("dev: NVM namespace", zap.String("path", path), zap.Uint32("nsid", d.nsid), zap.Int("block_bytes", d.lba),
-		zap.Int64("bytes", d.size), zap.Uint8("mdts", g.MDTS), zap.Int("max_transfer", d.maxXfer), zap.Bool("dsm", d.dsm))
+		zap.Int64("bytes", d.size), zap.Uint8("mdts", g.MDTS), zap.Int("max_hw_sectors_kb", hwKB), zap.Int("max_segments", segs),
+		zap.Int("max_transfer", d.maxXfer), zap.Bool("dsm", d.dsm))
 	return d, nil
 }
 
@@ -155,9 +158,31 @@ func (d *NVMe) Direct() bool     { return true }
 func (d *NVMe) ReadAlign() int   { return d.lba }
 func (d *NVMe) MaxTransfer() int { return d.maxXfer }
 
+// DeallocatedReadsZero reports that the namespace reads deallocated blocks
+// as zeros (Identify Namespace DLFEAT), and Deallocate that it takes
+// Dataset Management at all.
+func (d *NVMe) DeallocatedReadsZero() bool { return d.dsm && d.zeroes }
+
 // NSID is the namespace id; BlockBytes the logical block size.
 func (d *NVMe) NSID() uint32    { return d.nsid }
 func (d *NVMe) BlockBytes() int { return d.lba }
+
+// CheckIOPoll refuses polled passthrough where it would hang: on Linux
+// before 6.2 with the NVMe driver's poll queues on (nvme.poll_queues > 0),
+// a polled command lands on a poll queue that nvme_ns_chr_uring_cmd_iopoll
+// never polls (it polls only bios with a block device; a passthrough bio
+// on the char device has none: drivers/nvme/host/ioctl.c, 6.1), so it
+// never completes. Without poll queues the command completes by interrupt
+// and the polled ring reaps it.
+func (d *NVMe) CheckIOPoll() error {
+	pq := readInt("/sys/module/nvme/parameters/poll_queues")
+	major, minor := kernelVersion()
+	if pq > 0 && (major < 6 || major == 6 && minor < 2) {
+		return fmt.Errorf("dev: polled I/O on %s refused: Linux %d.%d never completes a polled passthrough command on the NVMe driver's poll queues (nvme.poll_queues=%d); load nvme without poll queues or turn polling off",
+			d.path, major, minor, pq)
+	}
+	return nil
+}
 
 // Ring: passthrough needs 128-byte SQEs (the 72-byte nvme_uring_cmd at
 // byte 48) and 32-byte CQEs (drivers/nvme/host/ioctl.c refuses others).

@@ -33,3 +33,19 @@ func readInt(p string) int {
 	}
 	return n
 }
+
+// kernelVersion is the running kernel's major and minor version
+// (/proc/sys/kernel/osrelease), 0, 0 if unknown.
+func kernelVersion() (major, minor int) {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return 0, 0
+	}
+	parts := strings.SplitN(strings.TrimSpace(string(b)), ".", 3)
+	if len(parts) < 2 {
+		return 0, 0
+	}
+	major, _ = strconv.Atoi(parts[0])
+	minor, _ = strconv.Atoi(strings.TrimFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
+	return major, minor
+}

@@ -115,6 +115,9 @@ func TestNVMeFlushAndDeallocate(t *testing.T) {
 	if err := d.Deallocate(off, 32<<10); err != nil {
 		t.Fatal(err)
 	}
+	if !d.DeallocatedReadsZero() {
+		t.Fatal("the namespace does not report Dataset Management with deallocated blocks reading as zeros (ONCS, DLFEAT); QEMU's does with discard=unmap")
+	}
 	r := make([]byte, 64<<10)
 	if err := d.ReadAt(r, off); err != nil {
 		t.Fatal(err)

@@ -92,7 +92,7 @@ func TestNVMeNamespace(t *testing.T) {
 			}
 			check(ns, "open")
 			st := ns.Stats()
-			t.Logf("open: %d disk reads (%d batch/polled, %d quick), %d region writes, %d syncs", st.DiskReads, st.BatchReads, st.QuickReads, st.RegionWrites, st.Syncs)
+			t.Logf("open: %d disk reads (%d batch/polled, %d quick), %d region writes, %d syncs, registered buffers %v", st.DiskReads, st.BatchReads, st.QuickReads, st.RegionWrites, st.Syncs, st.Fixed)
 			if tc.iopoll && st.BatchReads == 0 {
 				t.Fatalf("IOPoll: no read ran on a polled ring: %+v", st)
 			}
@@ -133,6 +133,9 @@ func TestNVMeNamespace(t *testing.T) {
 			if err := d.ReadAt(tail, 4096+int64(o.RegionBytes)-int64(len(tail))); err != nil {
 				t.Fatal(err)
 			}
+			if !d.DeallocatedReadsZero() {
+				t.Fatal("the namespace does not read deallocated blocks as zeros (DLFEAT)")
+			}
 			if !bytes.Equal(tail, make([]byte, len(tail))) {
 				t.Fatal("the end of reclaimed region 0 still holds old bytes: it was not deallocated")
 			}
@@ -154,7 +157,7 @@ func TestNVMeReadErrorIsClear(t *testing.T) {
 	var fail atomic.Int32 // 1 reads, 2 syncs
 	o := nsOptions()
 	o.Device = dev.NewFault(d, func(op dev.Op, off int64, n int) (int32, bool) {
-		return -int32(syscall.EIO), fail.Load() == 1 && op == dev.OpRead || fail.Load() == 2 && op == dev.OpSync
+		return -int32(syscall.EIO), fail.Load() == 1 && (op == dev.OpRead || op == dev.OpReadAt) || fail.Load() == 2 && op == dev.OpSync
 	})
 	ns, err := emu.Open(o)
 	if err != nil {
