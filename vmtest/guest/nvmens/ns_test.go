@@ -114,7 +114,7 @@ func TestNVMeNamespace(t *testing.T) {
 			// Wrap the log (8 regions): region 0 is reclaimed, deallocated and
 			// written again from its start.
 			for i := 0; ns.Stats().Reclaimed == 0; i++ {
-				if err := ns.Store(ctx, []byte(fmt.Sprintf("w%05d", i)), val(i, 2000), 0); err != nil {
+				if err := ns.Store(ctx, []byte(fmt.Sprintf("w%05d", i)), val(i, 60000), 0); err != nil { // inline (no extent at the region end)
 					t.Fatal(err)
 				}
 				if i > 10000 {
