@@ -49,78 +49,77 @@ func benchKey(i int) []byte {
 // BenchmarkNVMeRetrieve: batches of 16 Retrieves of 4000-byte values
 // (random keys of 2048) on each target, three interleaved rounds.
 func BenchmarkNVMeRetrieve(b *testing.B) {
-	requireGuest(b)
-	for round := range 3 {
-		for _, tg := range benchTargets {
-			b.Run(fmt.Sprintf("round=%d/%s", round, tg.name), func(b *testing.B) {
-				ns := benchOpen(b, tg.opts)
-				v := make([]byte, benchValue)
-				for i := range benchKeys {
-					if err := ns.Store(ctx, benchKey(i), v, 0); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := ns.Flush(ctx); err != nil {
-					b.Fatal(err)
-				}
-				ops := make([]*nvmekv.Op, benchBatch)
-				for i := range ops {
-					ops[i] = &nvmekv.Op{Code: nvmekv.OpRetrieve, Buf: make([]byte, benchValue)}
-				}
-				st0 := ns.Stats()
-				b.SetBytes(benchBatch * benchValue)
-				b.ReportAllocs()
-				n := 0
-				for b.Loop() {
-					for _, op := range ops {
-						op.Key, op.Err = benchKey((n*7919)%benchKeys), nil
-						n++
-					}
-					if err := ns.Do(ctx, ops...); err != nil {
-						b.Fatal(err)
-					}
-				}
-				st := ns.Stats()
-				b.ReportMetric(float64(st.DiskReads-st0.DiskReads)/float64(b.N), "diskreads/op")
-			})
+	rounds(b, func(b *testing.B, ns *emu.Namespace) {
+		v := make([]byte, benchValue)
+		for i := range benchKeys {
+			if err := ns.Store(ctx, benchKey(i), v, 0); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+		if err := ns.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+		ops := make([]*nvmekv.Op, benchBatch)
+		for i := range ops {
+			ops[i] = &nvmekv.Op{Code: nvmekv.OpRetrieve, Buf: make([]byte, benchValue)}
+		}
+		st0 := ns.Stats()
+		b.SetBytes(benchBatch * benchValue)
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			for _, op := range ops {
+				op.Key, op.Err = benchKey((n*7919)%benchKeys), nil
+				n++
+			}
+			if err := ns.Do(ctx, ops...); err != nil {
+				b.Fatal(err)
+			}
+		}
+		st := ns.Stats()
+		b.ReportMetric(float64(st.DiskReads-st0.DiskReads)/float64(b.N), "diskreads/op")
+	})
 }
 
 // BenchmarkNVMeStore: batches of 16 Stores of 4000-byte values on each
 // target, a Flush (NVM Flush or fdatasync) every 64 batches and at the end.
 func BenchmarkNVMeStore(b *testing.B) {
-	requireGuest(b)
-	for round := range 3 {
-		for _, tg := range benchTargets {
-			b.Run(fmt.Sprintf("round=%d/%s", round, tg.name), func(b *testing.B) {
-				ns := benchOpen(b, tg.opts)
-				v := make([]byte, benchValue)
-				ops := make([]*nvmekv.Op, benchBatch)
-				for i := range ops {
-					ops[i] = &nvmekv.Op{Code: nvmekv.OpStore, Buf: v}
-				}
-				b.SetBytes(benchBatch * benchValue)
-				b.ReportAllocs()
-				n := 0
-				for b.Loop() {
-					for _, op := range ops {
-						op.Key, op.Err = benchKey(n%benchKeys), nil
-						n++
-					}
-					if err := ns.Do(ctx, ops...); err != nil {
-						b.Fatal(err)
-					}
-					if n%(64*benchBatch) == 0 {
-						if err := ns.Flush(ctx); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
+	rounds(b, func(b *testing.B, ns *emu.Namespace) {
+		v := make([]byte, benchValue)
+		ops := make([]*nvmekv.Op, benchBatch)
+		for i := range ops {
+			ops[i] = &nvmekv.Op{Code: nvmekv.OpStore, Buf: v}
+		}
+		b.SetBytes(benchBatch * benchValue)
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			for _, op := range ops {
+				op.Key, op.Err = benchKey(n%benchKeys), nil
+				n++
+			}
+			if err := ns.Do(ctx, ops...); err != nil {
+				b.Fatal(err)
+			}
+			if n%(64*benchBatch) == 0 {
 				if err := ns.Flush(ctx); err != nil {
 					b.Fatal(err)
 				}
-			})
+			}
+		}
+		if err := ns.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// rounds runs bench on a fresh namespace on each target, three
+// interleaved rounds (round=R/target), for a median and a range.
+func rounds(b *testing.B, bench func(b *testing.B, ns *emu.Namespace)) {
+	requireGuest(b)
+	for round := range 3 {
+		for _, tg := range benchTargets {
+			b.Run(fmt.Sprintf("round=%d/%s", round, tg.name), func(b *testing.B) { bench(b, benchOpen(b, tg.opts)) })
 		}
 	}
 }

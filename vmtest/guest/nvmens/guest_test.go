@@ -14,7 +14,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/tiercache/tiercache/nvmekv/emu/dev"
+	"github.com/tiercache/tiercache/vmtest"
 )
 
 const (
@@ -35,16 +35,12 @@ func requireGuest(t testing.TB) {
 // superblock) now and when t ends.
 func wipe(t testing.TB) {
 	t.Helper()
-	z := func() {
-		d, err := dev.OpenNVMe(ngPath, dev.NVMeOptions{})
-		if err != nil {
-			t.Fatalf("open %s: %v", ngPath, err)
-		}
-		defer d.Close()
-		if err := d.WriteAt(make([]byte, 4096), 0); err != nil {
-			t.Fatalf("zero the superblock of %s: %v", ngPath, err)
-		}
+	if err := vmtest.ZeroSuperblock(ngPath); err != nil {
+		t.Fatal(err)
 	}
-	z()
-	t.Cleanup(z)
+	t.Cleanup(func() {
+		if err := vmtest.ZeroSuperblock(ngPath); err != nil {
+			t.Error(err)
+		}
+	})
 }

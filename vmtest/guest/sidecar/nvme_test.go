@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/tiercache/tiercache/nvmekv/emu/dev"
+	"github.com/tiercache/tiercache/vmtest"
 )
 
 const (
@@ -25,18 +25,14 @@ const (
 // the end so the other cold-tier test does too.
 func zeroSuperblock(t *testing.T) {
 	t.Helper()
-	z := func() {
-		d, err := dev.OpenNVMe(coldNG, dev.NVMeOptions{})
-		if err != nil {
-			t.Fatalf("open %s: %v", coldNG, err)
-		}
-		defer d.Close()
-		if err := d.WriteAt(make([]byte, 4096), 0); err != nil {
-			t.Fatalf("zero the superblock of %s: %v", coldNG, err)
-		}
+	if err := vmtest.ZeroSuperblock(coldNG); err != nil {
+		t.Fatal(err)
 	}
-	z()
-	t.Cleanup(z)
+	t.Cleanup(func() {
+		if err := vmtest.ZeroSuperblock(coldNG); err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 // TestSidecarColdNVMePassthroughRestart is the sidecar with its cold tier
@@ -88,16 +84,7 @@ func TestSidecarColdNVMePassthroughRestart(t *testing.T) {
 	p = start(t, cfg, socket)
 	rc = p.client()
 	defer rc.Close()
-	tiers := info(t, rc, "tiers")
-	if h, n := infoInt(t, tiers, "tier_hot_items"), infoInt(t, tiers, "tier_warm_items"); h != 0 || n != 0 {
-		t.Fatalf("after restart hot holds %d and warm %d items, want both empty (the keys live in cold)", h, n)
-	}
-	checkNVMe(ctx, t, rc)
-	tiers = info(t, rc, "tiers")
-	if h := infoInt(t, tiers, "tier_cold_hits"); h < smallKeys+nvmeBigKeys {
-		t.Fatalf("after restart %d reads came from the cold tier, want all %d", h, smallKeys+nvmeBigKeys)
-	}
-	t.Logf("after restart: cold hits %s, cold bytes read %s", tiers["tier_cold_hits"], tiers["cold_bytes_read"])
+	allFromCold(t, rc, smallKeys+nvmeBigKeys, func() { checkNVMe(ctx, t, rc) })
 	p.stop()
 }
 
