@@ -30,11 +30,13 @@ type Options struct {
 	Node0MB     int           // node 0 memory (has the CPUs), MiB; default 1024
 	Node1MB     int           // node 1 memory (memory only, CXL-like), MiB; default 1024
 	ImageBytes  int64         // size of each NVMe namespace image (nvme0: passthrough tests, nvme1: sidecar cold tier), bytes; default 256 MiB
-	Timeout     time.Duration // hard limit for the guest run, QEMU is killed after it; default 4m
-	TestTimeout time.Duration // -test.timeout of each guest binary; default 3m
+	Timeout     time.Duration // hard limit for the guest run, QEMU is killed after it; default 8m
+	TestTimeout time.Duration // -test.timeout of each guest binary; default 5m
 	DeviceWait  time.Duration // how long the guest waits for /dev/ng0n1; default 30s
 	Run         string        // -test.run for every guest binary; default all tests
 	Short       bool          // run the guest binaries with -test.short
+	Bench       string        // -test.bench for every guest binary (with -test.benchtime BenchTime); default none
+	BenchTime   string        // -test.benchtime when Bench is set; default the test binary's (1s)
 	KeepWork    bool          // keep the temporary work directory (initramfs, image)
 	Stdout      io.Writer     // guest console and progress lines; default os.Stdout
 	Logger      *zap.Logger   // default zap.NewNop()
@@ -70,10 +72,10 @@ func (o *Options) EnsureDefaults() {
 		o.ImageBytes = 256 << 20
 	}
 	if o.Timeout == 0 {
-		o.Timeout = 4 * time.Minute
+		o.Timeout = 8 * time.Minute
 	}
 	if o.TestTimeout == 0 {
-		o.TestTimeout = 3 * time.Minute
+		o.TestTimeout = 5 * time.Minute
 	}
 	if o.DeviceWait == 0 {
 		o.DeviceWait = 30 * time.Second
