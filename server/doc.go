@@ -120,6 +120,16 @@
 //     DISCARD, UNWATCH and closing the connection unwatch every key
 //     (TestWatch; TestWatchRacingTransactions: optimistic increments from
 //     six connections lose no update).
+//   - S16: max_clients never exceeds what the open-files limit leaves: New
+//     lowers it to RLIMIT_NOFILE less the descriptors open then and 32 in
+//     reserve, and logs it, as redis-server does; a client past it gets
+//     "-ERR max number of clients reached" and is closed. When accept fails
+//     for want of a descriptor anyway, a spare one held for the purpose
+//     takes the waiting client and refuses it the same way, waiting at
+//     most 100 ms for one, so that no client hangs in the backlog and the
+//     accept loop neither spins nor stops (TestFdLimitCapsMaxClients,
+//     TestAcceptOutOfFdsRefuses, each a child process under a lowered
+//     limit).
 //
 // # Caveats
 //

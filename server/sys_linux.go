@@ -85,3 +85,31 @@ func cpuTimes() (user, sys float64) {
 	}
 	return float64(ru.Utime.Nano()) / 1e9, float64(ru.Stime.Nano()) / 1e9
 }
+// fileLimit is the soft RLIMIT_NOFILE (getrlimit(2)).
+func fileLimit() (uint64, error) {
+	var r unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &r); err != nil {
+		return 0, os.NewSyscallError("getrlimit", err)
+	}
+	return r.Cur, nil
+}
+
+// openFiles counts the process's open descriptors (proc(5): /proc/self/fd).
+func openFiles() (int, error) {
+	d, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return 0, err
+	}
+	return len(d) - 1, nil // less the directory ReadDir itself had open
+}
+
+// openSpare opens /dev/null to hold a descriptor in reserve (spareFd).
+func openSpare() (int, error) {
+	fd, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, os.NewSyscallError("open /dev/null", err)
+	}
+	return fd, nil
+}
+
+func closeFd(fd int) { unix.Close(fd) }
