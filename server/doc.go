@@ -130,6 +130,20 @@
 //     accept loop neither spins nor stops (TestFdLimitCapsMaxClients,
 //     TestAcceptOutOfFdsRefuses, each a child process under a lowered
 //     limit).
+//   - S15: an idle connection holds no read or write buffer: both are lent
+//     by a pool per size while bytes are read or replies written, and the
+//     read buffer goes back before the connection waits for input
+//     (outConn.WaitReadable peeks at the socket, holding nothing). A
+//     command's arguments cost 8 bytes of span and the 24-byte slice
+//     handed to the command each; after a command of more than 4096
+//     arguments, or a grown read buffer, the connection keeps none of it.
+//     Once 16 MiB of such buffers (or closed connections, 16 KiB each) were
+//     let go and a second passed without more, the free heap pages are
+//     returned to the OS (debug.FreeOSMemory, at most every 2 s: Go's own
+//     scavenger stops at the last collection's heap goal, and an idle
+//     server makes no collection) (TestIdleConnectionsHoldNoBuffers,
+//     TestManyArgumentsMemory; scripts/bench-conn-memory measures RSS
+//     beside redis-server).
 //
 // # Caveats
 //

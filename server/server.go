@@ -35,6 +35,10 @@ type Server struct {
 	tx     txLock      // MULTI/EXEC isolation and WATCH (watch.go)
 	errs   errorCounts // error replies by code (INFO errorstats)
 	spare  *spareFd // a descriptor to refuse a client with when none is left
+	// dropped counts the bytes of one-off buffers dropped since the last
+	// reclaim (reclaim.go); reclaimStop and reclaimDone stop its loop.
+	dropped                  atomic.Int64
+	reclaimStop, reclaimDone chan struct{}
 }
 
 // counters are the server's cumulative statistics (INFO stats).
@@ -44,6 +48,7 @@ type counters struct {
 	rejected      atomic.Uint64
 	protocolError atomic.Uint64
 	outputLimit   atomic.Uint64 // connections closed at MaxOutputBytes
+	reclaims      atomic.Uint64 // free heap pages returned to the OS (reclaim.go)
 	// getBatches and getBatched count the cold GET batches (getBatch)
 	// and the GETs they answered.
 	getBatches, getBatched atomic.Uint64
@@ -78,9 +83,10 @@ func New(cache Cache, opts Options) (*Server, error) {
 	}
 	opts.MaxConns = capConns(opts.MaxConns, opts.Logger)
 	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{}),
-		spare: newSpareFd()}
+		spare: newSpareFd(), reclaimStop: make(chan struct{}), reclaimDone: make(chan struct{})}
 	s.cmds = newCommandTable(opts.ObserveLatency)
 	s.get = s.cmds["get"]
+	go s.reclaimLoop()
 	return s, nil
 }
 
@@ -264,6 +270,7 @@ func (s *Server) untrack(c *conn) {
 	s.stats.misses.Add(c.st.misses.Load())
 	s.mu.Unlock()
 	s.stats.connsOpen.Add(-1)
+	s.dropped.Add(closedConnBytes)
 	s.connWG.Done()
 }
 
@@ -315,6 +322,8 @@ func (s *Server) Close() error {
 			s.log.Warn("closed connections that did not finish in time", zap.Int("connections", n))
 			<-done
 		}
+		close(s.reclaimStop)
+		<-s.reclaimDone
 		s.closeErr = errors.Join(errs...)
 	})
 	return s.closeErr
