@@ -29,9 +29,9 @@ type Reader struct {
 	idle idleReader // rd, if it can wait for input without a buffer (outConn)
 	pool *bufPool   // lends buf (of initBuf bytes) while input is being read
 	buf  []byte     // nil while idle
-	r   int // start of the command being parsed
-	p   int // parse position
-	w   int // end of buffered data
+	r    int        // start of the command being parsed
+	p    int        // parse position
+	w    int        // end of buffered data
 
 	initBuf   int
 	maxBulk   int

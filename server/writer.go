@@ -19,10 +19,10 @@ type Writer struct {
 	buf   []byte        // encoded bytes; nil between flushes (lent by pool); never reallocated while segs may point into it
 	size  int           // cap of buf
 	pool  *bufPool
-	mark  int           // buf[:mark] is already in segs
-	segs  net.Buffers   // pending pieces in order: buffer slices and shared values
-	iov   net.Buffers   // backing array of segs, kept across flushes
-	held  int           // bytes held by reference in segs
+	mark  int         // buf[:mark] is already in segs
+	segs  net.Buffers // pending pieces in order: buffer slices and shared values
+	iov   net.Buffers // backing array of segs, kept across flushes
+	held  int         // bytes held by reference in segs
 	err   error
 	proto int // 2 or 3
 	num   [24]byte
