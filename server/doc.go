@@ -144,6 +144,13 @@
 //     server makes no collection) (TestIdleConnectionsHoldNoBuffers,
 //     TestManyArgumentsMemory; scripts/bench-conn-memory measures RSS
 //     beside redis-server).
+//   - S16: receiving a big bulk shares the CPU: the Reader yields after
+//     each MiB received, and grows the bulk's slice with a copy that yields
+//     after each MiB (one memmove of tens of MiB cannot be preempted, and
+//     would hold up the other goroutines of its P and every stop-the-world
+//     of the collector) (TestPingServedDuringBigSet: PINGs from another
+//     client are answered while a 64 MiB SET arrives; scripts/
+//     bench-big-values measures their latency beside redis-server).
 //
 // # Caveats
 //

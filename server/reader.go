@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
 	"sync/atomic"
 )
 
@@ -342,11 +343,18 @@ func (rd *Reader) readBig(n int) error {
 	b := make([]byte, 0, min(need, max(bigMinChunk, 2*avail)))
 	b = append(b, rd.buf[rd.p:rd.w]...)
 	rd.p = rd.w
+	yielded := len(b)
 	for len(b) < need {
 		if len(b) == cap(b) {
 			nb := make([]byte, len(b), min(need, 2*cap(b)))
-			copy(nb, b)
+			copyYielding(nb, b)
 			b = nb
+		}
+		if len(b)-yielded >= yieldEvery {
+			// A long receive shares the CPU: others' requests wait at
+			// most about one yieldEvery's worth of reads.
+			runtime.Gosched()
+			yielded = len(b)
 		}
 		if rd.BeforeBlock != nil {
 			if err := rd.BeforeBlock(); err != nil {
@@ -370,6 +378,23 @@ func (rd *Reader) readBig(n int) error {
 	rd.bigs = append(rd.bigs, b)
 	rd.addSpan(span{off: -int32(len(rd.bigs)), end: int32(n)})
 	return nil
+}
+
+// yieldEvery is how many bytes a big bulk's receive or copy handles
+// between yields to other goroutines (S16).
+const yieldEvery = 1 << 20
+
+// copyYielding copies src into dst (len(dst) >= len(src)) a yieldEvery
+// at a time, yielding between pieces: one memmove of tens of MiB cannot
+// be preempted, so it would hold up both the other connections on its P
+// and every stop-the-world of the collector for its whole length.
+func copyYielding(dst, src []byte) {
+	for len(src) > yieldEvery {
+		copy(dst, src[:yieldEvery])
+		dst, src = dst[yieldEvery:], src[yieldEvery:]
+		runtime.Gosched()
+	}
+	copy(dst, src)
 }
 
 // fill reads more bytes, compacting and (as bytes arrive) growing the buffer.
