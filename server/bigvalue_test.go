@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// TestPingServedDuringBigSet (S17): while one client sends a 64 MiB SET a
+// TestPingServedDuringBigSet (S18): while one client sends a 64 MiB SET a
 // MiB at a time, another client's PING sent after each MiB is answered
 // before the SET is complete: receiving a big value holds up no other
 // connection. The value is then read back whole.

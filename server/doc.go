@@ -130,7 +130,7 @@
 //     accept loop neither spins nor stops (TestFdLimitCapsMaxClients,
 //     TestAcceptOutOfFdsRefuses, each a child process under a lowered
 //     limit).
-//   - S16: an idle connection holds no read or write buffer: both are lent
+//   - S17: an idle connection holds no read or write buffer: both are lent
 //     by a pool per size while bytes are read or replies written, and the
 //     read buffer goes back before the connection waits for input
 //     (outConn.WaitReadable peeks at the socket, holding nothing). A
@@ -144,7 +144,7 @@
 //     server makes no collection) (TestIdleConnectionsHoldNoBuffers,
 //     TestManyArgumentsMemory; scripts/bench-conn-memory measures RSS
 //     beside redis-server).
-//   - S17: receiving a big bulk shares the CPU: the Reader yields after
+//   - S18: receiving a big bulk shares the CPU: the Reader yields after
 //     each MiB received, and grows the bulk's slice with a copy that yields
 //     after each MiB (one memmove of tens of MiB cannot be preempted, and
 //     would hold up the other goroutines of its P and every stop-the-world

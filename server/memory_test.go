@@ -19,7 +19,7 @@ func heapAfterGC() uint64 {
 	return m.HeapAlloc
 }
 
-// TestIdleConnectionsHoldNoBuffers (S16): 500 connections that each sent
+// TestIdleConnectionsHoldNoBuffers (S17): 500 connections that each sent
 // a PING and wait hold no read or write buffer: the live heap grows by
 // less than 4 KiB per connection (their structs and the socket's), where
 // holding the 16 KiB read and 32 KiB write buffers would be 48 KiB.
@@ -55,7 +55,7 @@ func TestIdleConnectionsHoldNoBuffers(t *testing.T) {
 	}
 }
 
-// TestManyArgumentsMemory (S16): one EXISTS of 1,048,575 one-byte keys (a
+// TestManyArgumentsMemory (S17): one EXISTS of 1,048,575 one-byte keys (a
 // 7.3 MB request) allocates less than 64 MB in all (spans of 8 bytes
 // grown by doubling, the argument slices made once at their size), and
 // once it is answered the connection keeps none of it: the live heap is

@@ -68,7 +68,7 @@ type span struct {
 }
 
 // idleReader is a connection that can tell whether input has arrived
-// without taking it, so the Reader holds no buffer while it waits (S16).
+// without taking it, so the Reader holds no buffer while it waits (S17).
 type idleReader interface {
 	// ReadNow reads what has arrived; 0 and no error: nothing has.
 	ReadNow(p []byte) (int, error)
@@ -381,7 +381,7 @@ func (rd *Reader) readBig(n int) error {
 }
 
 // yieldEvery is how many bytes a big bulk's receive or copy handles
-// between yields to other goroutines (S17).
+// between yields to other goroutines (S18).
 const yieldEvery = 1 << 20
 
 // copyYielding copies src into dst (len(dst) >= len(src)) a yieldEvery
@@ -444,7 +444,7 @@ func (rd *Reader) fill() error {
 }
 
 // fillIdle reads into an empty buffer: what has arrived, else it gives
-// the buffer back to the pool while it waits for input (S16).
+// the buffer back to the pool while it waits for input (S17).
 func (rd *Reader) fillIdle() error {
 	for {
 		m, err := rd.idle.ReadNow(rd.buf)

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Returning memory after one-off bursts (S16). Go's background scavenger
+// Returning memory after one-off bursts (S17). Go's background scavenger
 // returns free heap pages only down to the heap goal set at the last
 // collection, and an idle server allocates nothing, so no collection comes:
 // the pages a million-argument command or two thousand closed connections
