@@ -63,6 +63,7 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c.w = NewWriter(rw, s.opts.WriteBufferBytes)
 	c.w.errs = &s.errs
 	c.rd.BeforeBlock = c.flush
+	c.rd.Dropped = &s.dropped
 	return c
 }
 
@@ -85,6 +86,7 @@ func (c *conn) flush() error {
 func (c *conn) serve() {
 	defer c.s.untrack(c)
 	defer c.unwatch()
+	defer c.rd.Release()
 	defer c.nc.Close()
 	defer func() {
 		if c.out != nil {

@@ -120,6 +120,37 @@
 //     DISCARD, UNWATCH and closing the connection unwatch every key
 //     (TestWatch; TestWatchRacingTransactions: optimistic increments from
 //     six connections lose no update).
+//   - S16: max_clients never exceeds what the open-files limit leaves: New
+//     lowers it to RLIMIT_NOFILE less the descriptors open then and 32 in
+//     reserve, and logs it, as redis-server does; a client past it gets
+//     "-ERR max number of clients reached" and is closed. When accept fails
+//     for want of a descriptor anyway, a spare one held for the purpose
+//     takes the waiting client and refuses it the same way, waiting at
+//     most 100 ms for one, so that no client hangs in the backlog and the
+//     accept loop neither spins nor stops (TestFdLimitCapsMaxClients,
+//     TestAcceptOutOfFdsRefuses, each a child process under a lowered
+//     limit).
+//   - S17: an idle connection holds no read or write buffer: both are lent
+//     by a pool per size while bytes are read or replies written, and the
+//     read buffer goes back before the connection waits for input
+//     (outConn.WaitReadable peeks at the socket, holding nothing). A
+//     command's arguments cost 8 bytes of span and the 24-byte slice
+//     handed to the command each; after a command of more than 4096
+//     arguments, or a grown read buffer, the connection keeps none of it.
+//     Once 16 MiB of such buffers (or closed connections, 16 KiB each) were
+//     let go and a second passed without more, the free heap pages are
+//     returned to the OS (debug.FreeOSMemory, at most every 2 s: Go's own
+//     scavenger stops at the last collection's heap goal, and an idle
+//     server makes no collection) (TestIdleConnectionsHoldNoBuffers,
+//     TestManyArgumentsMemory; scripts/bench-conn-memory measures RSS
+//     beside redis-server).
+//   - S18: receiving a big bulk shares the CPU: the Reader yields after
+//     each MiB received, and grows the bulk's slice with a copy that yields
+//     after each MiB (one memmove of tens of MiB cannot be preempted, and
+//     would hold up the other goroutines of its P and every stop-the-world
+//     of the collector) (TestPingServedDuringBigSet: PINGs from another
+//     client are answered while a 64 MiB SET arrives; scripts/
+//     bench-big-values measures their latency beside redis-server).
 //
 // # Caveats
 //

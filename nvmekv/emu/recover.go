@@ -141,7 +141,7 @@ func (e *Namespace) writeCheckpoint(gen uint64) error {
 	tmp := e.ckpt + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return fmt.Errorf("emu: checkpoint: %w", err)
+		return fmt.Errorf("%w: %w", errCheckpoint, err)
 	}
 	crc := crc32.New(castagnoli)
 	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
@@ -189,7 +189,7 @@ func (e *Namespace) writeCheckpoint(gen uint64) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("emu: write checkpoint %s: %w", e.ckpt, err)
+		return fmt.Errorf("%w: %s: %w", errCheckpoint, e.ckpt, err)
 	}
 	return nil
 }
