@@ -33,7 +33,7 @@ const (
 	// ring.
 	batchRings = 1
 	// pollRings is how many polled rings there are with Options.IOPoll,
-	// which every wave takes while one is free (E17).
+	// which every wave takes while one is free (E19).
 	pollRings = 2
 )
 

@@ -522,7 +522,7 @@ func (e *Namespace) Close() error {
 		err = e.saveClean()
 		if errors.Is(err, errCheckpoint) {
 			// Every write is durable (waitAll synced them) and the
-			// superblock is still dirty, so the next Open scans (E17).
+			// superblock is still dirty, so the next Open scans (E20).
 			e.log.Warn("emu: checkpoint not written at close; the data is durable and the next open scans the log",
 				zap.String("path", e.opts.Path), zap.Error(err))
 			err = nil

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestCloseOnFullFilesystem (E17): when the filesystem holding the
+// TestCloseOnFullFilesystem (E20): when the filesystem holding the
 // checkpoint is full, Close still succeeds, since every write is durable
 // and only the checkpoint (a start-up shortcut) is missing; the superblock
 // stays dirty, so the next Open scans the log and finds every key.
