@@ -24,7 +24,7 @@ type Options struct {
 	Binaries    []string      // main packages packed as /bin/<name>, path in $TIERCACHE_BIN_<NAME>; default DefaultBinaries
 	Kernel      string        // guest kernel image; default the newest /boot/vmlinuz-* with /lib/modules/<version>/modules.dep
 	ModulesDir  string        // /lib/modules/<version>; default derived from Kernel
-	Modules     []string      // kernel modules to load (dependencies added); default NVMeModules
+	Modules     []string      // kernel modules to load (dependencies added); default GuestModules
 	QEMU        string        // emulator binary; default "qemu-system-x86_64"
 	CPUs        int           // guest CPUs, all on node 0; default 2
 	Node0MB     int           // node 0 memory (has the CPUs), MiB; default 1024
@@ -54,7 +54,7 @@ func (o *Options) EnsureDefaults() {
 		o.Binaries = DefaultBinaries
 	}
 	if o.Modules == nil {
-		o.Modules = NVMeModules
+		o.Modules = GuestModules
 	}
 	if o.QEMU == "" {
 		o.QEMU = "qemu-system-x86_64"

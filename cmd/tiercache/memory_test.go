@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -9,7 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
-	"strconv"
+
 	"strings"
 	"testing"
 	"time"
@@ -28,23 +27,6 @@ func TestMain(m *testing.M) {
 		os.Exit(run(strings.Fields(args), os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
-}
-
-// vmHWM reads a process's peak resident set (VmHWM) in bytes.
-func vmHWM(pid int) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
 }
 
 // TestPeakRSSWithinBudget: under a churning load (every key written, then
@@ -143,7 +125,7 @@ func TestPeakRSSWithinBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	peak, err := vmHWM(cmd.Process.Pid)
+	peak, err := procStatus(cmd.Process.Pid, "VmHWM:")
 	if err != nil {
 		t.Fatal(err)
 	}

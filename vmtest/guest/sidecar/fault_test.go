@@ -1,0 +1,249 @@
+package sidecar
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// faultConfig runs the sidecar in writethrough mode (every acknowledged
+// SET is durable in cold) on the mapped device at dev: small hot and warm
+// tiers so that the big values live only in cold.
+func faultConfig(dir, socket, dev string) string {
+	return fmt.Sprintf(`server:
+  socket: %s
+hot:
+  bytes: 4MiB
+  max_value: 16KiB
+warm:
+  bytes: 8MiB
+  segment: 1MiB
+  node: unbound
+cold:
+  backend: emulated
+  data_dir: %s
+  path: %s
+  capacity: 96MiB
+durability: writethrough
+max_value: 1MiB
+metrics:
+  listen: "off"
+logging:
+  level: warn
+  format: json
+`, socket, filepath.Join(dir, "data"), dev)
+}
+
+const (
+	faultSmall   = 300       // 1 KiB values: hot copies and cold copies
+	faultBig     = 48        // 256 KiB values: above hot.max_value, 12 MiB through an 8 MiB warm tier
+	faultBigSize = 256 << 10 // bytes
+)
+
+func faultKey(big bool, i int) string {
+	if big {
+		return fmt.Sprintf("durable:big:%d", i)
+	}
+	return fmt.Sprintf("durable:small:%d", i)
+}
+
+// writeDurable SETs the durable keys; every SET must succeed.
+func writeDurable(ctx context.Context, t *testing.T, rc *redis.Client) {
+	t.Helper()
+	for i := 0; i < faultSmall; i++ {
+		if err := rc.Set(ctx, faultKey(false, i), value(i, 1024), 0).Err(); err != nil {
+			t.Fatalf("SET %s on a healthy device: %v", faultKey(false, i), err)
+		}
+	}
+	for i := 0; i < faultBig; i++ {
+		if err := rc.Set(ctx, faultKey(true, i), value(i, faultBigSize), 0).Err(); err != nil {
+			t.Fatalf("SET %s on a healthy device: %v", faultKey(true, i), err)
+		}
+	}
+}
+
+// readDurable GETs every durable key: it returns how many read their value
+// and how many read nil; any other value or an error reply fails the test.
+func readDurable(ctx context.Context, t *testing.T, rc *redis.Client) (found, missing int) {
+	t.Helper()
+	for _, big := range []bool{false, true} {
+		n, size := faultSmall, 1024
+		if big {
+			n, size = faultBig, faultBigSize
+		}
+		for i := 0; i < n; i++ {
+			v, err := rc.Get(ctx, faultKey(big, i)).Bytes()
+			switch {
+			case errors.Is(err, redis.Nil):
+				missing++
+			case err != nil:
+				t.Fatalf("GET %s: %v", faultKey(big, i), err)
+			case !bytes.Equal(v, value(i, size)):
+				t.Fatalf("GET %s: %d bytes, not the value SET", faultKey(big, i), len(v))
+			default:
+				found++
+			}
+		}
+	}
+	return found, missing
+}
+
+// TestSidecarColdDeviceFaults puts the cold store on a device-mapper
+// device over a loop device and makes the device fail under the running
+// sidecar (writethrough, so every acknowledged SET was durable):
+//
+//  1. dm-flakey error_writes (writes fail with EIO, reads work): SETs
+//     answer an error naming the cause, INFO shows cold_writable:0, the
+//     write error and counted cold errors, and every durable key still
+//     reads its value (hot from memory, the rest from the device);
+//  2. the table swapped to dm-error (reads fail too): the server keeps
+//     answering, keys with a memory copy are served, cold reads are misses
+//     counted in cold_errors;
+//  3. the linear table back and a restart: every durable key reads its
+//     value again (nothing durable was lost);
+//  4. dm-flakey drop_writes (the device acknowledges writes it drops):
+//     the SETs succeed; after the linear table and a restart, each such
+//     key reads its value or nil, never another value, and every key
+//     durable before still reads its value.
+func TestSidecarColdDeviceFaults(t *testing.T) {
+	requireGuest(t)
+	dir := t.TempDir()
+	loop, major, minor := newLoop(t, filepath.Join(dir, "cold.img"), 128<<20)
+	sectors := uint64(128 << 20 / 512)
+	linear := []dmTarget{{0, sectors, "linear", fmt.Sprintf("%d:%d 0", major, minor)}}
+	flakey := func(features string) []dmTarget {
+		// up 0 s, down 3600 s: down from the start (drivers/md/dm-flakey.c).
+		return []dmTarget{{0, sectors, "flakey", fmt.Sprintf("%d:%d 0 0 3600 %s", major, minor, features)}}
+	}
+	errTable := []dmTarget{{0, sectors, "error", ""}}
+	dm := newDM(t, "tcfault", filepath.Join(dir, "tcfault"), linear)
+	t.Logf("cold store on %s (dm linear over %s, %d:%d)", dm.node, loop, major, minor)
+
+	socket := "/tmp/tc-fault.sock"
+	cfg := filepath.Join(dir, "tiercache.yaml")
+	if err := os.WriteFile(cfg, []byte(faultConfig(dir, socket, dm.node)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	p := start(t, cfg, socket)
+	rc := p.client()
+	writeDurable(ctx, t, rc)
+	if found, missing := readDurable(ctx, t, rc); missing != 0 {
+		t.Fatalf("healthy device: %d durable keys found, %d missing", found, missing)
+	}
+
+	// 1. Writes fail.
+	dm.swap(t, flakey("1 error_writes"))
+	var setErr error
+	failed := 0
+	for i := 0; i < 50; i++ {
+		if err := rc.Set(ctx, fmt.Sprintf("during:%d", i), value(i, 1024), 0).Err(); err != nil {
+			failed++
+			setErr = err
+		}
+	}
+	if failed != 50 {
+		t.Fatalf("writes fail: %d of 50 writethrough SETs answered an error, want all (last: %v)", failed, setErr)
+	}
+	t.Logf("writes fail: a SET answers %q", setErr)
+	if s := setErr.Error(); !strings.Contains(s, "input/output error") && !strings.Contains(s, "read-only") {
+		t.Errorf("the SET error %q names neither the I/O error nor the read-only store", s)
+	}
+	tiers := info(t, rc, "tiers")
+	if tiers["cold_writable"] != "0" || !strings.Contains(tiers["cold_write_error"], "input/output error") {
+		t.Errorf("writes fail: cold_writable %q, cold_write_error %q; want 0 and the EIO", tiers["cold_writable"], tiers["cold_write_error"])
+	}
+	coldErrs := infoInt(t, tiers, "cold_errors")
+	if coldErrs+infoInt(t, tiers, "flusher_errors") == 0 {
+		t.Errorf("writes fail: no cold_errors or flusher_errors counted: %v", tiers)
+	}
+	if found, missing := readDurable(ctx, t, rc); missing != 0 {
+		t.Errorf("writes fail, reads work: %d durable keys found, %d missing", found, missing)
+	}
+	leaked := 0
+	for i := 0; i < 50; i++ {
+		if rc.Get(ctx, fmt.Sprintf("during:%d", i)).Err() == nil {
+			leaked++
+		}
+	}
+	t.Logf("writes fail: cold_errors %s, flusher_errors %s, lost %s; %d of the 50 failed SETs read back a value",
+		tiers["cold_errors"], tiers["flusher_errors"], tiers["lost"], leaked)
+
+	// 2. Reads fail too.
+	dm.swap(t, errTable)
+	if err := rc.Ping(ctx).Err(); err != nil {
+		t.Fatalf("device failing: PING: %v", err)
+	}
+	found, missing := readDurable(ctx, t, rc)
+	tiers = info(t, rc, "tiers")
+	t.Logf("device failing: %d durable keys served from memory, %d misses; cold_errors %s, tier_hot_items %s, tier_warm_items %s",
+		found, missing, tiers["cold_errors"], tiers["tier_hot_items"], tiers["tier_warm_items"])
+	if found == 0 {
+		t.Errorf("device failing: no durable key was served from the memory tiers")
+	}
+	if grew := infoInt(t, tiers, "cold_errors") - coldErrs; grew < int64(missing) {
+		t.Errorf("device failing: %d misses but cold_errors grew by %d", missing, grew)
+	}
+	rc.Close()
+
+	// 3. Repaired, restarted: nothing durable is lost.
+	dm.swap(t, linear)
+	p.kill()
+	p = start(t, cfg, socket)
+	rc = p.client()
+	if found, missing := readDurable(ctx, t, rc); missing != 0 {
+		t.Fatalf("after repair and restart: %d durable keys found, %d missing", found, missing)
+	}
+
+	// 4. The device drops writes and says they succeeded.
+	dm.swap(t, flakey("1 drop_writes"))
+	for i := 0; i < 50; i++ {
+		if err := rc.Set(ctx, fmt.Sprintf("dropped:%d", i), value(i, 1024), 0).Err(); err != nil {
+			t.Fatalf("drop_writes: SET dropped:%d: %v (the device reports success)", i, err)
+		}
+	}
+	rc.Close()
+	p.kill()
+	dm.swap(t, linear)
+	p = start(t, cfg, socket)
+	rc = p.client()
+	defer rc.Close()
+	if found, missing := readDurable(ctx, t, rc); missing != 0 {
+		t.Fatalf("after dropped writes and a restart: %d durable keys found, %d missing", found, missing)
+	}
+	back := 0
+	for i := 0; i < 50; i++ {
+		v, err := rc.Get(ctx, fmt.Sprintf("dropped:%d", i)).Bytes()
+		switch {
+		case errors.Is(err, redis.Nil):
+		case err != nil:
+			t.Fatalf("GET dropped:%d: %v", i, err)
+		case !bytes.Equal(v, value(i, 1024)):
+			t.Fatalf("GET dropped:%d: %d bytes, not the value SET", i, len(v))
+		default:
+			back++
+		}
+	}
+	tiers = info(t, rc, "tiers")
+	t.Logf("drop_writes: %d of 50 acknowledged SETs whose writes the device dropped read back after the restart (none torn or foreign); cold_errors %s",
+		back, tiers["cold_errors"])
+	p.stop()
+}
+
+// kill ends the sidecar with SIGKILL (a device that fails makes a clean
+// stop's final sync fail; the next start recovers by scanning).
+func (p *proc) kill() {
+	p.t.Helper()
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
