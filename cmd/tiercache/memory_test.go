@@ -24,6 +24,12 @@ const serveEnv = "TIERCACHE_TEST_SERVE"
 
 func TestMain(m *testing.M) {
 	if args := os.Getenv(serveEnv); args != "" {
+		if os.Getenv(noURingEnv) == "1" {
+			if err := refuseIOUringSetup(); err != nil {
+				fmt.Println("SECCOMP-FAILED:", err)
+				os.Exit(2)
+			}
+		}
 		os.Exit(run(strings.Fields(args), os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
