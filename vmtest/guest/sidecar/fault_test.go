@@ -101,6 +101,10 @@ func readDurable(ctx context.Context, t *testing.T, rc *redis.Client) (found, mi
 // device over a loop device and makes the device fail under the running
 // sidecar (writethrough, so every acknowledged SET was durable):
 //
+//  0. an error target over the log regions already full (reads of old
+//     data fail, writes work): SETs succeed, cold reads of those keys are
+//     misses counted in cold_errors, and once the table is linear again
+//     every durable key reads its value (a failed read forgets nothing);
 //  1. dm-flakey error_writes (writes fail with EIO, reads work): SETs
 //     answer an error naming the cause, INFO shows cold_writable:0, the
 //     write error and counted cold errors, and every durable key still
@@ -142,6 +146,38 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 		t.Fatalf("healthy device: %d durable keys found, %d missing", found, missing)
 	}
 
+	// 0. Reads of the regions already full fail, writes work: media
+	// errors under old data. Region r of the log is at 4096 + r × 4 MiB
+	// (nvmekv/emu layout); the regions before the one being written are
+	// complete, so an error target over them leaves every write alone.
+	tiers := info(t, rc, "tiers")
+	const region = 4 << 20
+	full := infoInt(t, tiers, "cold_bytes_written")/region - 1
+	if full < 1 {
+		t.Fatalf("only %s bytes written to cold: no full region to fail", tiers["cold_bytes_written"])
+	}
+	bad := uint64(4096+full*region) / 512
+	dm.swap(t, []dmTarget{{0, bad, "error", ""}, {bad, sectors - bad, "linear", fmt.Sprintf("%d:%d %d", major, minor, bad)}})
+	coldErrs := infoInt(t, tiers, "cold_errors")
+	for i := 0; i < 50; i++ {
+		if err := rc.Set(ctx, fmt.Sprintf("media:%d", i), value(i, 1024), 0).Err(); err != nil {
+			t.Fatalf("old regions unreadable: SET media:%d: %v (writes go to the open region)", i, err)
+		}
+	}
+	found, missing := readDurable(ctx, t, rc)
+	tiers = info(t, rc, "tiers")
+	grew := infoInt(t, tiers, "cold_errors") - coldErrs
+	t.Logf("old regions unreadable (%d MiB): 50 SETs succeeded; %d durable keys served, %d misses; cold_errors +%d, cold_writable %s",
+		bad*512>>20, found, missing, grew, tiers["cold_writable"])
+	if missing == 0 || grew < int64(missing) || tiers["cold_writable"] != "1" {
+		t.Errorf("old regions unreadable: %d misses, cold_errors +%d, cold_writable %s; want misses, each counted, and writes still taken",
+			missing, grew, tiers["cold_writable"])
+	}
+	dm.swap(t, linear)
+	if found, missing := readDurable(ctx, t, rc); missing != 0 {
+		t.Errorf("old regions readable again: %d durable keys found, %d missing (a failed read forgot its key)", found, missing)
+	}
+
 	// 1. Writes fail.
 	dm.swap(t, flakey("1 error_writes"))
 	var setErr error
@@ -159,11 +195,11 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 	if s := setErr.Error(); !strings.Contains(s, "input/output error") && !strings.Contains(s, "read-only") {
 		t.Errorf("the SET error %q names neither the I/O error nor the read-only store", s)
 	}
-	tiers := info(t, rc, "tiers")
+	tiers = info(t, rc, "tiers")
 	if tiers["cold_writable"] != "0" || !strings.Contains(tiers["cold_write_error"], "input/output error") {
 		t.Errorf("writes fail: cold_writable %q, cold_write_error %q; want 0 and the EIO", tiers["cold_writable"], tiers["cold_write_error"])
 	}
-	coldErrs := infoInt(t, tiers, "cold_errors")
+	coldErrs = infoInt(t, tiers, "cold_errors")
 	if coldErrs+infoInt(t, tiers, "flusher_errors") == 0 {
 		t.Errorf("writes fail: no cold_errors or flusher_errors counted: %v", tiers)
 	}
@@ -184,7 +220,7 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 	if err := rc.Ping(ctx).Err(); err != nil {
 		t.Fatalf("device failing: PING: %v", err)
 	}
-	found, missing := readDurable(ctx, t, rc)
+	found, missing = readDurable(ctx, t, rc)
 	tiers = info(t, rc, "tiers")
 	t.Logf("device failing: %d durable keys served from memory, %d misses; cold_errors %s, tier_hot_items %s, tier_warm_items %s",
 		found, missing, tiers["cold_errors"], tiers["tier_hot_items"], tiers["tier_warm_items"])
