@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -232,9 +233,18 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 	}
 	rc.Close()
 
+	// A clean stop on the failing device ends (the store is read-only
+	// since the failed write: nothing more to make durable).
+	t0 := time.Now()
+	code := p.term(time.Minute)
+	out := p.out.String()
+	if i := strings.LastIndex(out, `"msg":"shutdown"`); i >= 0 {
+		out = out[i:]
+	}
+	t.Logf("device failing: SIGTERM: exit %d after %v; %.400s", code, time.Since(t0).Round(time.Millisecond), out)
+
 	// 3. Repaired, restarted: nothing durable is lost.
 	dm.swap(t, linear)
-	p.kill()
 	p = start(t, cfg, socket)
 	rc = p.client()
 	if found, missing := readDurable(ctx, t, rc); missing != 0 {
@@ -274,6 +284,23 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 	t.Logf("drop_writes: %d of 50 acknowledged SETs whose writes the device dropped read back after the restart (none torn or foreign); cold_errors %s",
 		back, tiers["cold_errors"])
 	p.stop()
+}
+
+// term sends SIGTERM and returns the exit status; the test fails if the
+// sidecar is still running after wait.
+func (p *proc) term(wait time.Duration) int {
+	p.t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(wait):
+		p.t.Fatalf("tiercache did not exit within %v of SIGTERM\n%s", wait, p.out.String())
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		return ee.ExitCode()
+	}
+	return 0
 }
 
 // kill ends the sidecar with SIGKILL (a device that fails makes a clean
