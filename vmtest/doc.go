@@ -134,7 +134,10 @@
 // the memory copies and counts the cold misses; after the linear table
 // and a restart every durable key reads its value; with drop_writes the
 // acknowledged SETs whose writes were dropped read nil or their value,
-// never another (TestSidecarColdDeviceFaults).
+// never another (TestSidecarColdDeviceFaults). With the device suspended
+// (I/O waits) under a cache-mode sidecar that a writer pushes into cold,
+// PING and GETs of hot keys are answered, and after the resume every
+// acknowledged SET reads its value or nil (TestSidecarColdDeviceStall).
 //
 // # Caveats
 //

@@ -310,3 +310,100 @@ func (p *proc) kill() {
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	<-p.done
 }
+
+// TestSidecarColdDeviceStall: the cold device stops completing I/O (the dm
+// device suspended: new I/O waits until it is resumed) under a sidecar in
+// cache mode while a writer pushes big values through warm into cold.
+// Other clients' PINGs and GETs of hot keys keep being answered; once the
+// device is resumed the writer finishes and every key it SET reads its
+// value or, pushed out and dropped while the device stalled, nil.
+func TestSidecarColdDeviceStall(t *testing.T) {
+	requireGuest(t)
+	dir := t.TempDir()
+	_, major, minor := newLoop(t, filepath.Join(dir, "cold.img"), 128<<20)
+	sectors := uint64(128 << 20 / 512)
+	linear := []dmTarget{{0, sectors, "linear", fmt.Sprintf("%d:%d 0", major, minor)}}
+	dm := newDM(t, "tcstall", filepath.Join(dir, "tcstall"), linear)
+	socket := "/tmp/tc-stall.sock"
+	cfg := filepath.Join(dir, "tiercache.yaml")
+	conf := strings.Replace(faultConfig(dir, socket, dm.node), "durability: writethrough", "durability: cache", 1)
+	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	p := start(t, cfg, socket)
+	rc := p.client()
+	defer rc.Close()
+	for i := 0; i < 100; i++ {
+		if err := rc.Set(ctx, faultKey(false, i), value(i, 1024), 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := dm.ioctl(dmSuspend, dmSuspendFlag, nil); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	defer func() {
+		if !resumed {
+			dm.ioctl(dmSuspend, 0, nil)
+		}
+	}()
+	writer := p.client()
+	defer writer.Close()
+	wrote := make(chan int, 1)
+	go func() {
+		n := 0
+		for i := 0; i < 64; i++ {
+			if writer.Set(ctx, faultKey(true, i), value(i, faultBigSize), 0).Err() == nil {
+				n++
+			}
+		}
+		wrote <- n
+	}()
+	var worst time.Duration
+	answered := 0
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		t0 := time.Now()
+		if err := rc.Ping(ctx).Err(); err != nil {
+			t.Fatalf("device stalled: PING: %v", err)
+		}
+		i := answered % 100
+		v, err := rc.Get(ctx, faultKey(false, i)).Bytes()
+		if err != nil || !bytes.Equal(v, value(i, 1024)) {
+			t.Fatalf("device stalled: GET %s: %d bytes, %v", faultKey(false, i), len(v), err)
+		}
+		worst = max(worst, time.Since(t0))
+		answered++
+	}
+	tiers := info(t, rc, "tiers")
+	t.Logf("device stalled 15 s: %d PING+GET pairs answered, the slowest in %v; flusher_queue %s, cold_oldest_io_ms %s, demote_waits %s",
+		answered, worst.Round(time.Millisecond), tiers["flusher_queue"], tiers["cold_oldest_io_ms"], tiers["demote_waits"])
+	if _, err := dm.ioctl(dmSuspend, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	resumed = true
+	var n int
+	select {
+	case n = <-wrote:
+	case <-time.After(90 * time.Second):
+		t.Fatalf("the writer had not finished 90 s after the device was resumed")
+	}
+	back := 0
+	for i := 0; i < 64; i++ {
+		v, err := rc.Get(ctx, faultKey(true, i)).Bytes()
+		switch {
+		case errors.Is(err, redis.Nil):
+		case err != nil:
+			t.Fatalf("GET %s: %v", faultKey(true, i), err)
+		case !bytes.Equal(v, value(i, faultBigSize)):
+			t.Fatalf("GET %s: not the value SET", faultKey(true, i))
+		default:
+			back++
+		}
+	}
+	tiers = info(t, rc, "tiers")
+	t.Logf("device resumed: %d of 64 big SETs acknowledged, %d read back; lost %s, flusher_drops %s",
+		n, back, tiers["lost"], tiers["flusher_drops"])
+	p.stop()
+}
