@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sys/unix"
@@ -62,80 +60,6 @@ func fillFS(t *testing.T, dir string) int64 {
 	}
 }
 
-// serveProc runs the sidecar as its own process (the test binary, see
-// TestMain) with args and env, and waits until it answers PING.
-type serveProc struct {
-	cmd  *exec.Cmd
-	log  *os.File // its stdout and stderr
-	done chan error
-}
-
-// output is what the process printed so far.
-func (p *serveProc) output() string {
-	b, _ := os.ReadFile(p.log.Name())
-	return string(b)
-}
-
-func startServe(t *testing.T, sock string, args string, env ...string) *serveProc {
-	t.Helper()
-	logf, err := os.CreateTemp(t.TempDir(), "sidecar-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { logf.Close() })
-	p := &serveProc{log: logf, done: make(chan error, 1)}
-	p.cmd = exec.Command(os.Args[0])
-	p.cmd.Env = append(append(os.Environ(), serveEnv+"=serve -socket "+sock+" -metrics off "+args), env...)
-	p.cmd.Stdout, p.cmd.Stderr = logf, logf
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.done <- p.cmd.Wait() }()
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		<-p.done
-		p.done <- nil
-		if t.Failed() {
-			t.Logf("sidecar output:\n%s", p.output())
-		}
-	})
-	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, PoolSize: 1, MaxRetries: -1})
-	defer rc.Close()
-	for deadline := time.Now().Add(30 * time.Second); rc.Ping(context.Background()).Err() != nil; time.Sleep(20 * time.Millisecond) {
-		select {
-		case err := <-p.done:
-			p.done <- err
-			t.Fatalf("the sidecar exited (%v) before serving:\n%s", err, p.output())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the sidecar did not answer PING:\n%s", p.output())
-		}
-	}
-	return p
-}
-
-// stop sends SIGTERM and returns the exit status.
-func (p *serveProc) stop(t *testing.T) int {
-	t.Helper()
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-p.done:
-		p.done <- err
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0
-	case <-time.After(time.Minute):
-		t.Fatalf("the sidecar did not stop within 1m of SIGTERM:\n%s", p.output())
-		return -1
-	}
-}
-
 // TestColdFilesystemFull: the emulated store is a file on a 48 MiB tmpfs
 // that another writer fills to ENOSPC while the sidecar runs
 // (writethrough). The store reserved its blocks at Open (E14), so SETs
@@ -146,7 +70,7 @@ func (p *serveProc) stop(t *testing.T) int {
 func TestColdFilesystemFull(t *testing.T) {
 	dir := mountTmpfs(t, 48<<20)
 	sock := shortSocket(t)
-	args := "-log-level warn -hot-bytes 4194304 -warm-bytes 8388608"
+	args := "-metrics off -log-level warn -hot-bytes 4194304 -warm-bytes 8388608"
 	env := []string{"TIERCACHE_WARM_NODE=unbound", "TIERCACHE_WARM_SEGMENT=1MiB", "TIERCACHE_COLD_DATA_DIR=" + dir, "TIERCACHE_COLD_CAPACITY=32MiB",
 		"TIERCACHE_DURABILITY=writethrough", "TIERCACHE_HOT_MAX_VALUE=16KiB"}
 	p := startServe(t, sock, args, env...)

@@ -73,39 +73,23 @@ func TestSoak(t *testing.T) {
 	const hot, warm = 24 << 20, 40 << 20
 	sock := shortSocket(t)
 	metricsAddr := freeLoopbackAddr(t)
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "GOMEMLIMIT=", serveEnv+"=serve -socket "+sock+" -metrics "+metricsAddr+" -log-level warn -cold none"+
-		fmt.Sprintf(" -hot-bytes %d -warm-bytes %d", hot, warm),
-		"TIERCACHE_WARM_NODE=unbound")
 	peer := os.Getenv(soakPeerEnv) == "redis-server"
+	var p *serveProc
 	if peer {
 		// The peer: the same load on redis-server with maxmemory at
 		// hot + warm (allkeys-lru), no persistence. Only figures: the
 		// bound and the goroutines are the sidecar's.
-		cmd = exec.Command("redis-server", "--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no",
-			"--maxmemory", fmt.Sprint(hot+warm), "--maxmemory-policy", "allkeys-lru")
+		p = startProc(t, exec.Command("redis-server", "--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no",
+			"--maxmemory", fmt.Sprint(hot+warm), "--maxmemory-policy", "allkeys-lru"), sock)
+	} else {
+		p = startServe(t, sock, fmt.Sprintf("-metrics %s -log-level warn -cold none -hot-bytes %d -warm-bytes %d", metricsAddr, hot, warm),
+			"GOMEMLIMIT=", "TIERCACHE_WARM_NODE=unbound")
 	}
-	logf, err := os.CreateTemp(t.TempDir(), "sidecar-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
-	pid := cmd.Process.Pid
+	pid := p.cmd.Process.Pid
 	ctx := context.Background()
 	probe := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, PoolSize: 1})
-	for deadline := time.Now().Add(30 * time.Second); probe.Ping(ctx).Err() != nil; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(logf.Name())
-			t.Fatalf("the sidecar did not answer PING: %s", log)
-		}
+	if err := probe.Ping(ctx).Err(); err != nil { // its connection stays open: counted from here on
+		t.Fatal(err)
 	}
 	idleGoroutines, err := scrapeGauge(metricsAddr, "go_goroutines")
 	if err != nil && !peer {
@@ -172,7 +156,7 @@ func TestSoak(t *testing.T) {
 		float64(rssMin)/1e6, float64(rssMax)/1e6, float64(peak)/1e6, float64(bound)/1e6,
 		first.fds, first.at.Round(time.Second), last.fds, idleGoroutines, first.goroutines, after)
 	if peer {
-		t.Logf("peer %s: the sidecar's bound and goroutines do not apply", cmd.Path)
+		t.Logf("peer %s: the sidecar's bound and goroutines do not apply", p.cmd.Path)
 		return
 	}
 	if peak > bound {

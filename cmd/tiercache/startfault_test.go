@@ -79,7 +79,7 @@ func TestServeWithoutIOUring(t *testing.T) {
 	}
 	t.Logf("refused: %s", strings.TrimSpace(string(out)))
 
-	p := startServe(t, sock, "-cold none -hot-bytes 8388608 -warm-bytes 8388608", noURingEnv+"=1", "TIERCACHE_WARM_NODE=unbound")
+	p := startServe(t, sock, "-metrics off -cold none -hot-bytes 8388608 -warm-bytes 8388608", noURingEnv+"=1", "TIERCACHE_WARM_NODE=unbound")
 	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, PoolSize: 1})
 	defer rc.Close()
 	ctx := context.Background()

@@ -4,6 +4,7 @@ import (
 	bin "encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"unsafe"
 
@@ -160,4 +161,38 @@ func newLoop(t *testing.T, file string, size int64) (string, uint32, uint32) {
 		t.Fatal(err)
 	}
 	return node, unix.Major(st.Rdev), unix.Minor(st.Rdev)
+}
+
+// faultDisk is a dm device over a loop device over a sparse file, its
+// table linear until a test swaps it.
+type faultDisk struct {
+	*dmDevice
+	loop         string
+	major, minor uint32
+	sectors      uint64 // 512-byte sectors
+}
+
+const faultDiskBytes = 128 << 20
+
+func newFaultDisk(t *testing.T, dir, name string) *faultDisk {
+	t.Helper()
+	f := &faultDisk{sectors: faultDiskBytes / 512}
+	f.loop, f.major, f.minor = newLoop(t, filepath.Join(dir, name+".img"), faultDiskBytes)
+	f.dmDevice = newDM(t, name, filepath.Join(dir, name), f.linear())
+	return f
+}
+
+// linearFrom maps sectors [start, end) to the same sectors of the loop
+// device.
+func (f *faultDisk) linearFrom(start uint64) dmTarget {
+	return dmTarget{start, f.sectors - start, "linear", fmt.Sprintf("%d:%d %d", f.major, f.minor, start)}
+}
+
+func (f *faultDisk) linear() []dmTarget { return []dmTarget{f.linearFrom(0)} }
+
+// flakey is dm-flakey over the whole device, up 0 s and down 3600 s: down
+// from the start (drivers/md/dm-flakey.c), with the given features
+// ("1 error_writes", "1 drop_writes").
+func (f *faultDisk) flakey(features string) []dmTarget {
+	return []dmTarget{{0, f.sectors, "flakey", fmt.Sprintf("%d:%d 0 0 3600 %s", f.major, f.minor, features)}}
 }

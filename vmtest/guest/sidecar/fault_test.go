@@ -122,16 +122,9 @@ func readDurable(ctx context.Context, t *testing.T, rc *redis.Client) (found, mi
 func TestSidecarColdDeviceFaults(t *testing.T) {
 	requireGuest(t)
 	dir := t.TempDir()
-	loop, major, minor := newLoop(t, filepath.Join(dir, "cold.img"), 128<<20)
-	sectors := uint64(128 << 20 / 512)
-	linear := []dmTarget{{0, sectors, "linear", fmt.Sprintf("%d:%d 0", major, minor)}}
-	flakey := func(features string) []dmTarget {
-		// up 0 s, down 3600 s: down from the start (drivers/md/dm-flakey.c).
-		return []dmTarget{{0, sectors, "flakey", fmt.Sprintf("%d:%d 0 0 3600 %s", major, minor, features)}}
-	}
-	errTable := []dmTarget{{0, sectors, "error", ""}}
-	dm := newDM(t, "tcfault", filepath.Join(dir, "tcfault"), linear)
-	t.Logf("cold store on %s (dm linear over %s, %d:%d)", dm.node, loop, major, minor)
+	dm := newFaultDisk(t, dir, "tcfault")
+	linear, errTable := dm.linear(), []dmTarget{{0, dm.sectors, "error", ""}}
+	t.Logf("cold store on %s (dm linear over %s, %d:%d)", dm.node, dm.loop, dm.major, dm.minor)
 
 	socket := "/tmp/tc-fault.sock"
 	cfg := filepath.Join(dir, "tiercache.yaml")
@@ -158,7 +151,7 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 		t.Fatalf("only %s bytes written to cold: no full region to fail", tiers["cold_bytes_written"])
 	}
 	bad := uint64(4096+full*region) / 512
-	dm.swap(t, []dmTarget{{0, bad, "error", ""}, {bad, sectors - bad, "linear", fmt.Sprintf("%d:%d %d", major, minor, bad)}})
+	dm.swap(t, []dmTarget{{0, bad, "error", ""}, dm.linearFrom(bad)})
 	coldErrs := infoInt(t, tiers, "cold_errors")
 	for i := 0; i < 50; i++ {
 		if err := rc.Set(ctx, fmt.Sprintf("media:%d", i), value(i, 1024), 0).Err(); err != nil {
@@ -180,7 +173,7 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 	}
 
 	// 1. Writes fail.
-	dm.swap(t, flakey("1 error_writes"))
+	dm.swap(t, dm.flakey("1 error_writes"))
 	var setErr error
 	failed := 0
 	for i := 0; i < 50; i++ {
@@ -252,7 +245,7 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 	}
 
 	// 4. The device drops writes and says they succeeded.
-	dm.swap(t, flakey("1 drop_writes"))
+	dm.swap(t, dm.flakey("1 drop_writes"))
 	for i := 0; i < 50; i++ {
 		if err := rc.Set(ctx, fmt.Sprintf("dropped:%d", i), value(i, 1024), 0).Err(); err != nil {
 			t.Fatalf("drop_writes: SET dropped:%d: %v (the device reports success)", i, err)
@@ -320,10 +313,7 @@ func (p *proc) kill() {
 func TestSidecarColdDeviceStall(t *testing.T) {
 	requireGuest(t)
 	dir := t.TempDir()
-	_, major, minor := newLoop(t, filepath.Join(dir, "cold.img"), 128<<20)
-	sectors := uint64(128 << 20 / 512)
-	linear := []dmTarget{{0, sectors, "linear", fmt.Sprintf("%d:%d 0", major, minor)}}
-	dm := newDM(t, "tcstall", filepath.Join(dir, "tcstall"), linear)
+	dm := newFaultDisk(t, dir, "tcstall")
 	socket := "/tmp/tc-stall.sock"
 	cfg := filepath.Join(dir, "tiercache.yaml")
 	conf := strings.Replace(faultConfig(dir, socket, dm.node), "durability: writethrough", "durability: cache", 1)
