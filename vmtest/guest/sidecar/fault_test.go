@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,11 +39,35 @@ cold:
 durability: writethrough
 max_value: 1MiB
 metrics:
-  listen: "off"
+  listen: %s
 logging:
   level: warn
   format: json
-`, socket, filepath.Join(dir, "data"), dev)
+`, socket, filepath.Join(dir, "data"), dev, faultMetrics)
+}
+
+// faultMetrics is where the fault tests' sidecar serves /metrics.
+const faultMetrics = "127.0.0.1:9187"
+
+// scrape returns the sample lines of /metrics that start with prefix.
+func scrape(t *testing.T, prefix string) []string {
+	t.Helper()
+	resp, err := http.Get("http://" + faultMetrics + "/metrics")
+	if err != nil {
+		t.Fatalf("GET /metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 const (
@@ -200,6 +226,10 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 	if found, missing := readDurable(ctx, t, rc); missing != 0 {
 		t.Errorf("writes fail, reads work: %d durable keys found, %d missing", found, missing)
 	}
+	m := append(scrape(t, "tiercache_cold_writable"), scrape(t, "tiercache_flusher_errors_total")...)
+	if len(m) != 2 || m[0] != "tiercache_cold_writable 0" || m[1] == "tiercache_flusher_errors_total 0" {
+		t.Errorf("writes fail: /metrics has %q; want cold_writable 0 and the flusher errors counted", m)
+	}
 	leaked := 0
 	for i := 0; i < 50; i++ {
 		if rc.Get(ctx, fmt.Sprintf("during:%d", i)).Err() == nil {
@@ -221,6 +251,7 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 	if found == 0 {
 		t.Errorf("device failing: no durable key was served from the memory tiers")
 	}
+	t.Logf("device failing: /metrics %q", scrape(t, "tiercache_cold_errors_total"))
 	if grew := infoInt(t, tiers, "cold_errors") - coldErrs; grew < int64(missing) {
 		t.Errorf("device failing: %d misses but cold_errors grew by %d", missing, grew)
 	}
