@@ -52,9 +52,9 @@ type soakSample struct {
 //   - every value read is the value of the key asked for.
 //
 // Without a cold tier because the emulated store's buffers and the
-// flusher's queue are not charged to hot + warm (§6): with them (flusher
-// queue cut to 8 MiB) a 20 s run peaked at 142.6 MB against the bound's
-// 110.4 MB. TestCloseLeavesNoGoroutine runs the same load with a cold tier.
+// flusher's queue are not charged to hot + warm (§6): with them (cold
+// tier at its defaults) a 20 s run peaked at 160.9 MB against the bound's
+// 109.1 MB. TestCloseLeavesNoGoroutine runs the same load with a cold tier.
 func TestSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the soak runs a mixed load for 2 minutes (TIERCACHE_SOAK)")
