@@ -11,8 +11,9 @@
 //
 //   - builds ./vmtest/guestinit and every package under ./vmtest/guest/...
 //     as static binaries (CGO_ENABLED=0, go test -c);
-//   - packs them, the NVMe kernel modules of the guest kernel (with their
-//     modules.dep dependencies, decompressed on the host) and a JSON
+//   - packs them, the NVMe, loop and device-mapper kernel modules of the
+//     guest kernel (GuestModules, with their modules.dep dependencies,
+//     decompressed on the host) and a JSON
 //     GuestConfig into a newc cpio initramfs written in Go (CPIOWriter);
 //   - builds the DefaultBinaries (./cmd/tiercache) into /bin of the guest,
 //     their paths in $TIERCACHE_BIN_<NAME>;
@@ -48,7 +49,8 @@
 //   - numanode: numa and tier/warm on the CPU-less node (V13-V15, V17);
 //   - sidecar: the tiercache binary with warm on node 1 and cold on
 //     /dev/nvme1n1, or on /dev/ng1n1 through NVM passthrough, through its
-//     socket (V16, V20).
+//     socket (V16, V20), and with its cold store on a failing
+//     device-mapper device (V21).
 //
 // # Invariants
 //
@@ -124,6 +126,18 @@
 // and MGET batches with what was SET, before and after a draining
 // restart, where every read comes from cold
 // (TestSidecarColdNVMePassthroughRestart).
+// V21: the sidecar (writethrough) with its cold store on a dm device over
+// a loop device, the table swapped under it: an error target over the
+// full log regions fails those cold reads as counted misses while SETs
+// succeed; dm-flakey error_writes makes SETs answer the EIO and INFO show
+// cold_writable:0 while every durable key reads back; dm-error serves
+// the memory copies and counts the cold misses; after the linear table
+// and a restart every durable key reads its value; with drop_writes the
+// acknowledged SETs whose writes were dropped read nil or their value,
+// never another (TestSidecarColdDeviceFaults). With the device suspended
+// (I/O waits) under a cache-mode sidecar that a writer pushes into cold,
+// PING and GETs of hot keys are answered, and after the resume every
+// acknowledged SET reads its value or nil (TestSidecarColdDeviceStall).
 //
 // # Caveats
 //
