@@ -157,7 +157,8 @@ type Controller struct {
 	CNTLID     uint16 // byte 78
 	Version    uint32 // VER, byte 80
 	NN         uint32 // number of namespaces, byte 516
-	MDTS       uint8  // byte 77
+	MDTS       uint8  // byte 77: largest transfer, 2^MDTS units of CAP.MPSMIN (0 = no limit)
+	ONCS       uint16 // bytes 520..521: optional NVM commands supported (bit 2 = Dataset Management)
 }
 
 // ParseController parses Identify Controller data (NVMe base spec figure "Identify Controller Data Structure").
@@ -166,7 +167,11 @@ func ParseController(b []byte) (Controller, error) {
 		return Controller{}, fmt.Errorf("%w: identify controller data is %d bytes, need 520", ErrShortBuffer, len(b))
 	}
 	le := binary.LittleEndian
-	return Controller{
+	var oncs uint16
+	if len(b) >= 522 {
+		oncs = le.Uint16(b[520:])
+	}
+	return Controller{ONCS: oncs,
 		VID: le.Uint16(b[0:]), SSVID: le.Uint16(b[2:]),
 		Serial:   trimID(b[4:24]),
 		Model:    trimID(b[24:64]),
@@ -180,20 +185,28 @@ func ParseController(b []byte) (Controller, error) {
 type NVMNamespace struct {
 	NSZE, NCAP, NUSE uint64 // logical blocks
 	FLBAS            uint8  // byte 26: bits 3:0 (and 6:5) = LBA format index
+	DLFEAT           uint8  // byte 33: bits 2:0 = 001b: a deallocated block reads as zeros
 	NLBAF            uint8  // byte 25: 0's based
 	BlockBytes       uint32 // 1 << LBADS of the format in use
+	MetadataBytes    uint16 // MS of the format in use: metadata bytes per block (0 = none)
+	LBAF             int    // index of the format in use
 }
 
 // ParseNVMNamespace parses Identify Namespace (NVM) data; LBA formats are
-// 4 bytes each at 128 (MS u16, LBADS u8, RP u8).
+// 4 bytes each at 128 (MS u16, LBADS u8, RP u8; NVM Command Set
+// Specification, Identify Namespace data structure, LBA Format Data
+// Structure). The format in use is FLBAS bits 3:0, with bits 6:5 as its
+// high bits when there are more than 16 formats.
 func ParseNVMNamespace(b []byte) (NVMNamespace, error) {
 	if len(b) < 192 {
 		return NVMNamespace{}, fmt.Errorf("%w: identify namespace data is %d bytes, need 192", ErrShortBuffer, len(b))
 	}
 	le := binary.LittleEndian
-	n := NVMNamespace{NSZE: le.Uint64(b[0:]), NCAP: le.Uint64(b[8:]), NUSE: le.Uint64(b[16:]), NLBAF: b[25], FLBAS: b[26]}
+	n := NVMNamespace{NSZE: le.Uint64(b[0:]), NCAP: le.Uint64(b[8:]), NUSE: le.Uint64(b[16:]), NLBAF: b[25], FLBAS: b[26], DLFEAT: b[33]}
 	idx := int(n.FLBAS&0xf) | int(n.FLBAS>>5&0x3)<<4
+	n.LBAF = idx
 	if 128+4*idx+4 <= len(b) {
+		n.MetadataBytes = le.Uint16(b[128+4*idx:])
 		lbads := b[128+4*idx+2]
 		if lbads >= 9 && lbads < 32 {
 			n.BlockBytes = 1 << lbads

@@ -65,6 +65,21 @@ type Cache interface {
 	// step; false if the key is absent or cond does not hold. An error is
 	// a delete that could not be made durable: the key is unchanged.
 	ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) (bool, error)
+	// ExpireAtIf is ExpireIf with an absolute expiry; one at or before
+	// now deletes the key (when cond holds).
+	ExpireAtIf(key []byte, at time.Time, cond ExpireCond) (bool, error)
+	// ExpireTime returns the key's expiry, the zero Time for none; exists
+	// is false when the key is absent.
+	ExpireTime(key []byte) (at time.Time, exists bool)
+	// Rename gives src's value and expiry to dst and deletes src, in one
+	// step; with nx only if dst is absent (renamed false otherwise).
+	// tier.ErrNoSuchKey when src is absent; a key renamed to itself
+	// changes nothing.
+	Rename(src, dst []byte, nx bool) (renamed bool, err error)
+	// Copy gives dst a copy of src's value and expiry, in one step; dst is
+	// overwritten only with replace. copied is false when src is absent or
+	// dst exists. src and dst differ.
+	Copy(src, dst []byte, replace bool) (copied bool, err error)
 	// TTL returns the remaining time to live; ttl < 0 means no expiry.
 	// exists is false when the key is absent.
 	TTL(key []byte) (ttl time.Duration, exists bool)

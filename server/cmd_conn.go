@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -279,43 +278,4 @@ func (c *conn) cmdSelect(args [][]byte) {
 func (c *conn) cmdQuit(args [][]byte) {
 	c.w.OK()
 	c.quit = true
-}
-
-// cmdConfig answers CONFIG GET for the few parameters tools ask about
-// (redis-benchmark reads "save" and "appendonly"); CONFIG SET is refused.
-func (c *conn) cmdConfig(args [][]byte) {
-	switch strings.ToLower(string(args[1])) {
-	case "get":
-		if len(args) < 3 {
-			c.wrongArgs("config|get")
-			return
-		}
-		params := [][2]string{
-			{"save", ""}, {"appendonly", "no"}, {"databases", "1"},
-			{"maxclients", strconv.Itoa(c.s.opts.MaxConns)},
-			{"proto-max-bulk-len", strconv.Itoa(c.s.opts.MaxBulkBytes)},
-			{"unixsocket", c.s.opts.UnixSocket},
-			{"unixsocketperm", strconv.FormatUint(uint64(c.s.opts.UnixMode), 8)},
-		}
-		var out [][2]string
-		for _, p := range params {
-			for _, pat := range args[2:] {
-				if ok, _ := path.Match(strings.ToLower(string(pat)), p[0]); ok {
-					out = append(out, p)
-					break
-				}
-			}
-		}
-		c.w.Map(len(out))
-		for _, p := range out {
-			c.w.BulkString(p[0])
-			c.w.BulkString(p[1])
-		}
-	case "set":
-		c.w.Error("ERR CONFIG SET is not supported by tiercache; edit the configuration file and restart")
-	case "resetstat":
-		c.w.OK()
-	default:
-		c.unknownSubcommand("config", args[1])
-	}
 }

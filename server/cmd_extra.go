@@ -40,11 +40,7 @@ func (c *conn) cmdSetNX(args [][]byte) {
 		c.cacheError(err)
 		return
 	}
-	if stored {
-		c.w.Int(1)
-		return
-	}
-	c.w.Int(0)
+	c.intReply(stored)
 }
 
 // cmdStrlen: STRLEN key → the value's length, 0 when absent.
@@ -64,6 +60,7 @@ func (c *conn) cmdStrlen(args [][]byte) {
 // cmdGetDel: GETDEL key → the value, deleted in the same step; nil if absent.
 func (c *conn) cmdGetDel(args [][]byte) {
 	v, ok, err := c.s.cache.GetDel(c.scratch[:0], args[1])
+	c.noop = !ok
 	c.valueReply(v, ok, err)
 }
 
@@ -91,6 +88,7 @@ func (c *conn) cmdGetEx(args [][]byte) {
 		}
 	}
 	v, ok, err := c.s.cache.GetEx(c.scratch[:0], args[1], x)
+	c.noop = !ok || !set // GETEX without an option changes nothing
 	c.valueReply(v, ok, err)
 }
 
@@ -123,22 +121,3 @@ func (c *conn) cmdType(args [][]byte) {
 
 // cmdTouch: TOUCH key... → how many exist.
 func (c *conn) cmdTouch(args [][]byte) { c.w.Int(int64(c.s.cache.Exists(args[1:]...))) }
-
-// cmdExpireAt: EXPIREAT key unix-seconds, PEXPIREAT key unix-ms; a time in
-// the past deletes the key.
-func (c *conn) cmdExpireAt(args [][]byte) {
-	n, unit, ok := c.expireArg(args)
-	if !ok {
-		return
-	}
-	ttl := time.Until(time.Unix(0, 0).Add(time.Duration(max(n, 0)) * unit))
-	if ttl <= 0 {
-		c.cmdDel(args[:2])
-		return
-	}
-	if c.s.cache.Expire(args[1], ttl) {
-		c.w.Int(1)
-		return
-	}
-	c.w.Int(0)
-}

@@ -77,7 +77,8 @@ func (c *conn) cmdSet(args [][]byte) {
 	key, val := args[1], args[2]
 	if get {
 		// One step: the value returned is the one this SET replaced.
-		old, hadOld, _, err := c.s.cache.SetGet(c.scratch[:0], key, val, o)
+		old, hadOld, stored, err := c.s.cache.SetGet(c.scratch[:0], key, val, o)
+		c.noop = !stored
 		c.valueReply(old, hadOld, err)
 		return
 	}
@@ -92,6 +93,7 @@ func (c *conn) cmdSet(args [][]byte) {
 		c.w.OK()
 		return
 	}
+	c.noop = true
 	c.w.Null()
 }
 
@@ -125,6 +127,7 @@ func (c *conn) cmdDel(args [][]byte) {
 		c.cacheError(err)
 		return
 	}
+	c.noop = n == 0
 	c.w.Int(int64(n))
 }
 
@@ -171,11 +174,17 @@ func (c *conn) cmdMSet(args [][]byte) {
 	c.w.OK()
 }
 
-// expireArg parses the time argument (args[2]) of EXPIRE, PEXPIRE, EXPIREAT
-// and PEXPIREAT — the P forms count milliseconds — and answers the error
-// itself when it is not a usable integer.
-func (c *conn) expireArg(args [][]byte) (n int64, unit time.Duration, ok bool) {
-	unit = time.Second
+// expireArg parses the arguments of EXPIRE, PEXPIRE, EXPIREAT and
+// PEXPIREAT: the time (args[2]; the P forms count milliseconds) as a
+// duration, a non-positive one as 0 (which also keeps a huge negative
+// time from overflowing into a positive one), and the NX, XX, GT and LT
+// options, which Redis checks first. It answers the error itself when ok
+// is false.
+func (c *conn) expireArg(args [][]byte) (d time.Duration, cond ExpireCond, ok bool) {
+	if cond, ok = c.expireCond(args[3:]); !ok {
+		return 0, 0, false
+	}
+	unit := time.Second
 	if args[0][0] == 'p' || args[0][0] == 'P' {
 		unit = time.Millisecond
 	}
@@ -188,18 +197,25 @@ func (c *conn) expireArg(args [][]byte) (n int64, unit time.Duration, ok bool) {
 		c.w.Error("ERR invalid expire time in '" + strings.ToLower(string(args[0])) + "' command")
 		return 0, 0, false
 	}
-	return n, unit, true
+	return time.Duration(max(n, 0)) * unit, cond, true
 }
 
 // cmdExpire: EXPIRE|PEXPIRE key n [NX|XX|GT|LT]. A non-positive time
 // deletes the key, as in Redis.
 func (c *conn) cmdExpire(args [][]byte) {
-	n, unit, ok := c.expireArg(args)
+	ttl, cond, ok := c.expireArg(args)
 	if !ok {
 		return
 	}
-	var cond ExpireCond
-	for _, a := range args[3:] {
+	// The condition is checked and the expiry set in one step; a ttl of 0
+	// deletes the key (when the condition holds).
+	c.intReplyErr(c.s.cache.ExpireIf(args[1], ttl, cond))
+}
+
+// expireCond parses the NX, XX, GT and LT options of EXPIRE, PEXPIRE,
+// EXPIREAT and PEXPIREAT, answering Redis's error itself when ok is false.
+func (c *conn) expireCond(opts [][]byte) (cond ExpireCond, ok bool) {
+	for _, a := range opts {
 		switch strings.ToUpper(string(a)) {
 		case "NX":
 			cond |= ExpireNX
@@ -211,33 +227,18 @@ func (c *conn) cmdExpire(args [][]byte) {
 			cond |= ExpireLT
 		default:
 			c.w.Error("ERR Unsupported option " + string(a))
-			return
+			return 0, false
 		}
 	}
 	if cond&ExpireNX != 0 && cond&(ExpireXX|ExpireGT|ExpireLT) != 0 {
 		c.w.Error("ERR NX and XX, GT or LT options at the same time are not compatible")
-		return
+		return 0, false
 	}
 	if cond&ExpireGT != 0 && cond&ExpireLT != 0 {
 		c.w.Error("ERR GT and LT options at the same time are not compatible")
-		return
+		return 0, false
 	}
-	ttl := time.Duration(n) * unit
-	if n <= 0 {
-		ttl = 0 // also keeps a huge negative n from overflowing into a positive ttl
-	}
-	// The condition is checked and the expiry set in one step; a ttl of 0
-	// deletes the key (when the condition holds).
-	ok, err := c.s.cache.ExpireIf(args[1], ttl, cond)
-	switch {
-	case err != nil:
-		c.cacheError(err)
-		return
-	case ok:
-		c.w.Int(1)
-		return
-	}
-	c.w.Int(0)
+	return cond, true
 }
 
 func (c *conn) cmdTTL(args [][]byte) {
@@ -255,11 +256,7 @@ func (c *conn) cmdTTL(args [][]byte) {
 }
 
 func (c *conn) cmdPersist(args [][]byte) {
-	if c.s.cache.Persist(args[1]) {
-		c.w.Int(1)
-		return
-	}
-	c.w.Int(0)
+	c.intReply(c.s.cache.Persist(args[1]))
 }
 
 func (c *conn) cmdTier(args [][]byte) {
@@ -284,6 +281,7 @@ func (c *conn) cmdFlush(args [][]byte) {
 			return
 		}
 	}
+	c.s.touchAll() // the keys it removes: their watchers' EXEC aborts
 	if err := c.s.cache.Flush(); err != nil {
 		c.cacheError(err)
 		return

@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/subtle"
+	"slices"
 	"strings"
 	"time"
 )
@@ -15,6 +16,7 @@ type command struct {
 	last   int // last key position, -1 = last argument
 	step   int
 	noAuth bool // allowed before AUTH
+	write  bool // flags has "write": touches WATCHed keys (set by newCommandTable)
 	// txControl commands run at once inside MULTI instead of being queued.
 	txControl bool
 	run       func(c *conn, args [][]byte)
@@ -59,8 +61,14 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 		{name: "strlen", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdStrlen},
 		{name: "type", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdType},
 		{name: "touch", arity: -2, flags: []string{"readonly", "fast"}, first: 1, last: -1, step: 1, run: (*conn).cmdTouch},
-		{name: "expireat", arity: 3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpireAt},
-		{name: "pexpireat", arity: 3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpireAt},
+		{name: "expireat", arity: -3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpireAt},
+		{name: "pexpireat", arity: -3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpireAt},
+		{name: "expiretime", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpireTime},
+		{name: "pexpiretime", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpireTime},
+		{name: "rename", arity: 3, flags: []string{"write"}, first: 1, last: 2, step: 1, run: (*conn).cmdRename},
+		{name: "renamenx", arity: 3, flags: []string{"write", "fast"}, first: 1, last: 2, step: 1, run: (*conn).cmdRename},
+		{name: "copy", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, run: (*conn).cmdCopy},
+		{name: "randomkey", arity: 1, flags: []string{"readonly"}, run: (*conn).cmdRandomKey},
 		{name: "tier", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdTier},
 		// keyspace and server
 		{name: "dbsize", arity: 1, flags: []string{"readonly", "fast"}, run: (*conn).cmdDBSize},
@@ -72,6 +80,7 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 	}
 	t := make(map[string]*command, len(cmds))
 	for _, cmd := range cmds {
+		cmd.write = slices.Contains(cmd.flags, "write")
 		if observe != nil {
 			cmd.observe = observe(cmd.name)
 		}
@@ -125,7 +134,20 @@ func (c *conn) dispatch(args [][]byte) {
 		c.w.Simple("QUEUED")
 		return
 	}
-	c.run(cmd, args)
+	if cmd.txControl {
+		c.run(cmd, args) // EXEC takes the transaction lock itself
+		return
+	}
+	c.runShared(cmd, args)
+}
+
+// runShared runs a command (and the GETs pipelined behind a GET) holding
+// the transaction lock shared, so that it never runs inside another
+// connection's EXEC (S15), and touches the WATCHed keys it changed (runWrite).
+func (c *conn) runShared(cmd *command, args [][]byte) {
+	c.s.tx.excl.RLock()
+	defer c.s.tx.excl.RUnlock() // a panicking command must not keep it
+	c.runWrite(cmd, args)
 	if cmd == c.s.get {
 		c.getRun()
 	}
@@ -148,6 +170,24 @@ func (c *conn) run(cmd *command, args [][]byte) {
 	t := c.s.clock()
 	cmd.observe(t - c.mark)
 	c.mark = t
+}
+
+// runWrite runs a command and, for a write command that changed
+// something, touches the WATCHed keys it names: not after an error reply
+// (a refused command changed nothing) nor when the command set c.noop (a
+// SET NX that found the key, a DEL of absent keys, an EXPIRE whose
+// condition failed...), as Redis signals only modified keys.
+func (c *conn) runWrite(cmd *command, args [][]byte) {
+	if !cmd.write {
+		c.run(cmd, args)
+		return
+	}
+	c.noop = false
+	errs := c.w.nerr
+	c.run(cmd, args)
+	if !c.noop && c.w.nerr == errs {
+		c.s.touch(cmd, args)
+	}
 }
 
 // clock is monotonic time since the server was made: time.Since of a

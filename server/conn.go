@@ -32,6 +32,9 @@ type conn struct {
 	kvs     [][2][]byte // reused MSET pairs
 	st      connCounters
 	tx      txState
+	watched map[string]bool // WATCHed keys: did each exist at WATCH (watch.go)
+	dirty   atomic.Bool     // a watched key was written (set by other connections)
+	noop    bool            // the write command running changed nothing (see runWrite)
 	// mark is when the last timed command ended (Server.clock), valid while
 	// the Reader's read count is still timedReads.
 	mark       time.Duration
@@ -58,7 +61,9 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c.rd.SetPreAuth(requireAuth)
 	c.out.SetPreAuth(requireAuth)
 	c.w = NewWriter(rw, s.opts.WriteBufferBytes)
+	c.w.errs = &s.errs
 	c.rd.BeforeBlock = c.flush
+	c.rd.Dropped = &s.dropped
 	return c
 }
 
@@ -80,6 +85,8 @@ func (c *conn) flush() error {
 
 func (c *conn) serve() {
 	defer c.s.untrack(c)
+	defer c.unwatch()
+	defer c.rd.Release()
 	defer c.nc.Close()
 	defer func() {
 		if c.out != nil {

@@ -24,14 +24,17 @@
 // device about twice, not n times.
 //
 // Commands: PING ECHO HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO)
-// COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET) MULTI EXEC DISCARD
-// UNWATCH GET GETDEL GETEX SET SETEX PSETEX SETNX STRLEN TYPE TOUCH DEL
-// UNLINK EXISTS MGET MSET EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL PTTL PERSIST
-// TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL FLUSHDB INFO. GETDEL,
-// GETEX and SET ... GET read and change a key in one step (Cache.GetDel,
-// Cache.GetEx, Cache.SetGet).
-// Commands that compute a new value from the old (INCR, APPEND) are absent:
-// the Cache has no atomic update to build them on.
+// COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET SET RESETSTAT
+// REWRITE HELP) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
+// PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
+// EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME TTL PTTL PERSIST RENAME
+// RENAMENX COPY RANDOMKEY TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL
+// FLUSHDB INFO. GETDEL, GETEX, SET ... GET, RENAME and COPY read and
+// change keys in one step (Cache.GetDel, Cache.GetEx, Cache.SetGet,
+// Cache.Rename, Cache.Copy).
+// Commands that compute a new value from the old (INCR, APPEND) and the
+// hash and list commands are not implemented yet; Cache.Update is the
+// one-step read-modify-write they build on.
 //
 // # Invariants
 //
@@ -106,6 +109,48 @@
 //     kind answers WRONGTYPE and changes nothing, also inside a pipelined
 //     GET batch; MGET answers nil for it; TYPE names the kind; SET
 //     replaces a value of any kind (TestWrongTypeReplies).
+//   - S15: no command of another connection runs between two commands of
+//     an EXEC: every command but the transaction controls holds the
+//     server's transaction lock shared, EXEC holds it exclusively
+//     (TestExecIsolated). EXEC replies a null array and runs nothing when
+//     a key the connection WATCHed was written since WATCH by any
+//     connection (a write command naming it that changed something,
+//     FLUSHALL while it existed) or existed at WATCH and is gone (expired,
+//     or lost); EXEC,
+//     DISCARD, UNWATCH and closing the connection unwatch every key
+//     (TestWatch; TestWatchRacingTransactions: optimistic increments from
+//     six connections lose no update).
+//   - S16: max_clients never exceeds what the open-files limit leaves: New
+//     lowers it to RLIMIT_NOFILE less the descriptors open then and 32 in
+//     reserve, and logs it, as redis-server does; a client past it gets
+//     "-ERR max number of clients reached" and is closed. When accept fails
+//     for want of a descriptor anyway, a spare one held for the purpose
+//     takes the waiting client and refuses it the same way, waiting at
+//     most 100 ms for one, so that no client hangs in the backlog and the
+//     accept loop neither spins nor stops (TestFdLimitCapsMaxClients,
+//     TestAcceptOutOfFdsRefuses, each a child process under a lowered
+//     limit).
+//   - S17: an idle connection holds no read or write buffer: both are lent
+//     by a pool per size while bytes are read or replies written, and the
+//     read buffer goes back before the connection waits for input
+//     (outConn.WaitReadable peeks at the socket, holding nothing). A
+//     command's arguments cost 8 bytes of span and the 24-byte slice
+//     handed to the command each; after a command of more than 4096
+//     arguments, or a grown read buffer, the connection keeps none of it.
+//     Once 16 MiB of such buffers (or closed connections, 16 KiB each) were
+//     let go and a second passed without more, the free heap pages are
+//     returned to the OS (debug.FreeOSMemory, at most every 2 s: Go's own
+//     scavenger stops at the last collection's heap goal, and an idle
+//     server makes no collection) (TestIdleConnectionsHoldNoBuffers,
+//     TestManyArgumentsMemory; scripts/bench-conn-memory measures RSS
+//     beside redis-server).
+//   - S18: receiving a big bulk shares the CPU: the Reader yields after
+//     each MiB received, and grows the bulk's slice with a copy that yields
+//     after each MiB (one memmove of tens of MiB cannot be preempted, and
+//     would hold up the other goroutines of its P and every stop-the-world
+//     of the collector) (TestPingServedDuringBigSet: PINGs from another
+//     client are answered while a 64 MiB SET arrives; scripts/
+//     bench-big-values measures their latency beside redis-server).
 //
 // # Caveats
 //
@@ -118,11 +163,16 @@
 //     every key and builds one reply: prefer SCAN on a large cache. Keys a
 //     cold store holds from an earlier run are listed once touched, as
 //     DBSIZE counts them.
-//   - MULTI/EXEC exist so clients whose pipelines are transactions by
-//     default (redis-py's pipeline(), go-redis's TxPipelined) work: EXEC
-//     runs the queued commands back to back, NOT isolated from other
-//     connections, and WATCH is refused. A block with a refused command is
-//     discarded at EXEC (EXECABORT), as in Redis.
+//   - WATCH counts a write command naming a watched key as a change unless
+//     it answered an error or reported that it changed nothing (SET NX of
+//     an existing key, DEL of absent keys, an EXPIRE whose condition
+//     failed: runWrite), as Redis does; what is left is coarser than
+//     Redis's: a DEL that removed some of its keys touches all of them,
+//     GETEX PERSIST of a key without an expiry touches it. Such an EXEC
+//     aborts where Redis's would run, which an optimistic client retries.
+//   - A command that blocks while holding the
+//     transaction lock shared (a reply to a client that reads nothing,
+//     S12) makes an EXEC, and every command behind it, wait for it.
 //   - The umask is narrowed process-wide for the instant of bind(2);
 //     files created concurrently by other goroutines get the narrower mask.
 //   - Between probing a stale socket and removing it, another process could

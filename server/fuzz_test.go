@@ -2,7 +2,10 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -24,6 +27,11 @@ func FuzzReader(f *testing.F) {
 		"SET \"\\x4",
 		"*2\r\n$3\r\nget\r\n$1\r\na\r\n*2\r\n$3\r\nGeT\r\n$2\r\nb\n\r\n*2\r\n$3\r\nGET\r\n$0\r\n\r\n",
 		"*2\r\n$3\r\nGET\r\n$1\r\na\r\n*2\r\n$3\r\nGET\r\n$3\r\nabcd\r\n",
+		"*01\r\n$4\r\nPING\r\n",
+		"*2\r\n$4\r\nECHO\r\n$-0\r\n\r\n",
+		"\r\n\r\nPING\r\n*1\r\n$4\r\nPING\r\n",
+		"SET k \"\\xff\\n\" \r\n",
+		"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$600\r\n" + strings.Repeat("v", 600) + "\r\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -49,11 +57,30 @@ func FuzzReader(f *testing.F) {
 				}
 			}
 		}
+		// The commands read, written back as multibulk arrays (how a
+		// client sends them), read back the same.
+		var re []byte
+		for _, flat := range a {
+			args := unflatten(flat)
+			re = fmt.Appendf(re, "*%d\r\n", len(args))
+			for _, arg := range args {
+				re = fmt.Appendf(re, "$%d\r\n%s\r\n", len(arg), arg)
+			}
+		}
+		c, errC := collect(iotest.HalfReader(bytes.NewReader(re)), lim, false)
+		if errC != nil || len(c) != len(a) {
+			t.Fatalf("%d commands re-encoded read back as %d (err %v)", len(a), len(c), errC)
+		}
+		for i := range a {
+			if !bytes.Equal(a[i], c[i]) {
+				t.Fatalf("command %d re-encoded reads back as %q, want %q", i, c[i], a[i])
+			}
+		}
 	})
 }
 
-// collect reads every command and flattens each to its args joined by 0xff,
-// the command name in lower case. With gets, every command is followed by
+// collect reads every command and flattens each to its args as netstrings
+// ("<len>:<bytes>"), the command name in lower case. With gets, every command is followed by
 // the GETs NextGet takes.
 func collect(r io.Reader, lim ReaderLimits, gets bool) ([][]byte, error) {
 	rd := NewReader(r, lim)
@@ -77,7 +104,7 @@ func collect(r io.Reader, lim ReaderLimits, gets bool) ([][]byte, error) {
 			if i == 0 {
 				a = bytes.ToLower(a)
 			}
-			flat = append(append(flat, a...), 0xff)
+			flat = appendNetstring(flat, a)
 		}
 		out = append(out, flat)
 		for gets {
@@ -88,7 +115,23 @@ func collect(r io.Reader, lim ReaderLimits, gets bool) ([][]byte, error) {
 			if len(key) == 0 || len(key) > lim.MaxBulkBytes {
 				return nil, io.ErrShortBuffer
 			}
-			out = append(out, append(append([]byte("get\xff"), key...), 0xff))
+			out = append(out, appendNetstring([]byte("3:get"), key))
 		}
 	}
+}
+
+func appendNetstring(b, a []byte) []byte {
+	return append(fmt.Appendf(b, "%d:", len(a)), a...)
+}
+
+// unflatten splits collect's netstrings back into arguments.
+func unflatten(flat []byte) [][]byte {
+	var args [][]byte
+	for len(flat) > 0 {
+		i := bytes.IndexByte(flat, ':')
+		n, _ := strconv.Atoi(string(flat[:i]))
+		args = append(args, flat[i+1:i+1+n])
+		flat = flat[i+1+n:]
+	}
+	return args
 }

@@ -15,6 +15,8 @@ func FuzzCommands(f *testing.F) {
 		"SET\x00k\x00v\x00EX\x0010\x00NX\x00GET", "SET\x00k\x00v\x00PXAT\x001", "EXPIRE\x00k\x00-5\x00GT",
 		"HELLO\x003\x00SETNAME\x00x", "CLIENT\x00SETINFO\x00lib-name\x00a b", "CONFIG\x00GET\x00*",
 		"COMMAND\x00INFO\x00get\x00nope", "MSET\x00a\x00b\x00c", "INFO\x00tiers\x00server", "TTL\x00k",
+		"COPY\x00a\x00b\x00DB\x00x\x00REPLACE", "EXPIREAT\x00k\x00100\x00NX\x00XX", "WATCH\x00k\x00k", "RENAMENX\x00a\x00a",
+		"CONFIG\x00SET\x00save\x00\x00maxclients\x001", "RANDOMKEY", "PEXPIRETIME\x00k",
 	} {
 		f.Add([]byte(s))
 	}
@@ -43,6 +45,7 @@ func FuzzCommands(f *testing.F) {
 			}()
 			c.dispatch(args)
 			c.flush()
+			c.unwatch() // as serve does when the connection ends
 		}()
 		b.Close()
 		select {

@@ -12,9 +12,13 @@ import (
 	"time"
 )
 
-// infoSections are INFO's sections in print order; "default" and "all"
-// select every one of them.
-var infoSections = []string{"server", "clients", "memory", "stats", "cluster", "keyspace", "tiers"}
+// infoSections are INFO's sections in print order (Redis 7.0's, then
+// tiers); "default", "all" and "everything" select every one of them, as
+// does INFO without arguments. A section asked for that is not here
+// (commandstats, latencystats) is left out, as Redis leaves out unknown
+// ones.
+var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu",
+	"modules", "errorstats", "cluster", "keyspace", "tiers"}
 
 func (c *conn) cmdInfo(args [][]byte) {
 	want := map[string]bool{}
@@ -93,9 +97,41 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 		kv("go_memory_limit", debug.SetMemoryLimit(-1))
 		kv("go_heap_objects", m.HeapObjects)
 		kv("go_gc_cycles", m.NumGC)
+	case "persistence":
+		// No RDB or AOF: the cold tier is the persistence, as durability says.
+		b.WriteString("# Persistence\r\n")
+		kv("loading", 0)
+		kv("async_loading", 0)
+		kv("rdb_changes_since_last_save", 0)
+		kv("rdb_bgsave_in_progress", 0)
+		kv("rdb_last_bgsave_status", "ok")
+		kv("aof_enabled", 0)
+		kv("aof_rewrite_in_progress", 0)
+		kv("aof_last_write_status", "ok")
+		kv("tier_durability", s.opts.Durability)
+		kv("tier_data_dir", s.opts.DataDir)
 	case "stats":
 		b.WriteString("# Stats\r\n")
 		writeStats(b, section, snap())
+	case "replication":
+		b.WriteString("# Replication\r\n")
+		kv("role", "master")
+		kv("connected_slaves", 0)
+		kv("master_failover_state", "no-failover")
+		kv("master_repl_offset", 0)
+		kv("repl_backlog_active", 0)
+	case "cpu":
+		user, sys := cpuTimes()
+		b.WriteString("# CPU\r\n")
+		kv("used_cpu_sys", fmt.Sprintf("%.6f", sys))
+		kv("used_cpu_user", fmt.Sprintf("%.6f", user))
+		kv("used_cpu_sys_children", "0.000000")
+		kv("used_cpu_user_children", "0.000000")
+	case "modules":
+		b.WriteString("# Modules\r\n")
+	case "errorstats":
+		b.WriteString("# Errorstats\r\n")
+		s.errs.writeInfo(b)
 	case "keyspace":
 		b.WriteString("# Keyspace\r\n")
 		if n := snap().Cache.Keys; n > 0 {

@@ -50,9 +50,10 @@ func (c *conn) cmdMulti(args [][]byte) {
 	c.w.OK()
 }
 
-// cmdExec runs the queued commands back to back and replies with an array
-// of their replies. They are not isolated from other connections (see the
-// package caveats).
+// cmdExec runs the queued commands back to back holding the transaction
+// lock exclusively, so no other connection's command runs in between
+// (S15), and replies with an array of their replies; a null array when a
+// WATCHed key changed since WATCH, as in Redis (nothing runs then).
 func (c *conn) cmdExec(args [][]byte) {
 	if !c.tx.active {
 		c.w.Error("ERR EXEC without MULTI")
@@ -61,12 +62,21 @@ func (c *conn) cmdExec(args [][]byte) {
 	tx := c.tx
 	c.tx.reset()
 	if tx.failed {
+		c.unwatch()
 		c.w.Error("EXECABORT Transaction discarded because of previous errors.")
+		return
+	}
+	c.s.tx.excl.Lock()
+	defer c.s.tx.excl.Unlock()
+	broken := c.watchBroken()
+	c.unwatch() // as Redis: the keys are unwatched before the commands run
+	if broken {
+		c.w.NullArray()
 		return
 	}
 	c.w.Array(len(tx.cmds))
 	for i, cmd := range tx.cmds {
-		c.run(cmd, tx.args[i])
+		c.runWrite(cmd, tx.args[i])
 	}
 }
 
@@ -76,18 +86,23 @@ func (c *conn) cmdDiscard(args [][]byte) {
 		return
 	}
 	c.tx.reset()
+	c.unwatch()
 	c.w.OK()
 }
 
-// cmdWatch: optimistic locking cannot be honoured (the cache has no
-// per-key modification counter visible here), so WATCH is refused rather
-// than silently ignored.
+// cmdWatch: WATCH key... (not inside MULTI).
 func (c *conn) cmdWatch(args [][]byte) {
 	if c.tx.active {
 		c.w.Error("ERR WATCH inside MULTI is not allowed")
 		return
 	}
-	c.w.Error("ERR WATCH is not supported by tiercache (MULTI/EXEC only queue commands)")
+	for _, k := range args[1:] {
+		c.watch(k)
+	}
+	c.w.OK()
 }
 
-func (c *conn) cmdUnwatch(args [][]byte) { c.w.OK() }
+func (c *conn) cmdUnwatch(args [][]byte) {
+	c.unwatch()
+	c.w.OK()
+}

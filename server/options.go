@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"time"
 
 	"go.uber.org/zap"
@@ -84,6 +85,10 @@ type Options struct {
 
 	// Version is reported by INFO and HELLO. Default "dev".
 	Version string
+	// DataDir and Durability are reported by CONFIG GET dir and INFO
+	// persistence: the cold store's directory ("" without one) and the
+	// cache's durability mode (cache, drain, writethrough).
+	DataDir, Durability string
 
 	// Logger defaults to zap.NewNop().
 	Logger *zap.Logger
@@ -174,6 +179,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxInlineBytes < 16 {
 		bad("max inline bytes %d must be at least 16", o.MaxInlineBytes)
+	}
+	if o.MaxQueryBytes > math.MaxInt32 {
+		bad("max query bytes %d is above 2 GiB - 1 (the reader's offsets are 32-bit)", o.MaxQueryBytes)
 	}
 	if o.MaxQueryBytes < o.MaxBulkBytes {
 		bad("max query bytes %d is below max bulk bytes %d", o.MaxQueryBytes, o.MaxBulkBytes)

@@ -55,6 +55,7 @@ type outConn struct {
 	n               int
 	err             error
 	writeFn, readFn func(uintptr) bool
+	peekFn          func(uintptr) bool
 }
 
 // newOutConn wraps nc, or returns nil if it is not a socket (net.Pipe in
@@ -69,7 +70,7 @@ func newOutConn(nc net.Conn, limit int, closeWait time.Duration) *outConn {
 		return nil
 	}
 	o := &outConn{nc: nc, rc: rc, limit: limit, maxLimit: limit, closeWait: closeWait}
-	o.writeFn, o.readFn = o.writeRaw, o.readRaw
+	o.writeFn, o.readFn, o.peekFn = o.writeRaw, o.readRaw, o.peekRaw
 	return o
 }
 
@@ -249,6 +250,34 @@ func (o *outConn) Read(p []byte) (int, error) {
 	}
 	return o.nc.Read(p)
 }
+
+// ReadNow is Read without waiting for input: 0 and no error when nothing
+// has arrived (Reader.fillIdle then waits with WaitReadable, holding no
+// buffer). With replies unsent it is Read, which sends them as it waits.
+func (o *outConn) ReadNow(p []byte) (int, error) {
+	if o.over || o.pending() > 0 {
+		return o.Read(p)
+	}
+	n, eof, err := o.readNow(p)
+	if eof {
+		return 0, io.EOF
+	}
+	return n, err
+}
+
+// WaitReadable waits until input, or the peer's close, is waiting to be
+// read, or a read deadline (Server.Close) passes. It peeks rather than
+// trusting a wakeup: net's poller forgets readiness seen before the wait
+// began (RawConn.Read resets it), so each check looks at the socket itself.
+func (o *outConn) WaitReadable() error {
+	err := o.rc.Read(o.peekFn)
+	if err == nil && o.closing.Load() {
+		return nil
+	}
+	return err
+}
+
+func (o *outConn) peekRaw(fd uintptr) bool { return inputWaiting(int(fd)) }
 
 // Flush sends what is left of spill before the socket closes, for at most
 // closeWait. Requests that still arrive are read and dropped (the

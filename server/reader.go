@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
+	"sync/atomic"
 )
 
 // Limits applied to clients that have not authenticated yet (when auth is
@@ -24,11 +26,13 @@ const (
 // committed: a declared length only bounds what may arrive, and buffers grow
 // as bytes actually arrive.
 type Reader struct {
-	rd  io.Reader
-	buf []byte
-	r   int // start of the command being parsed
-	p   int // parse position
-	w   int // end of buffered data
+	rd   io.Reader
+	idle idleReader // rd, if it can wait for input without a buffer (outConn)
+	pool *bufPool   // lends buf (of initBuf bytes) while input is being read
+	buf  []byte     // nil while idle
+	r    int        // start of the command being parsed
+	p    int        // parse position
+	w    int        // end of buffered data
 
 	initBuf   int
 	maxBulk   int
@@ -40,6 +44,9 @@ type Reader struct {
 	// BeforeBlock, when set, runs before every read that may block (the
 	// connection flushes its pending replies there: one flush per batch).
 	BeforeBlock func() error
+	// Dropped, when set, counts the bytes of the buffers a big command
+	// grew that the Reader lets go once it is done.
+	Dropped *atomic.Int64
 
 	n       int  // declared argument count of the current command; -1 unknown
 	skipped bool // inline() consumed an empty line
@@ -53,10 +60,25 @@ type Reader struct {
 // Reads counts the reads from the underlying reader so far.
 func (rd *Reader) Reads() uint64 { return rd.reads }
 
+// span is where an argument is: buf[off:end], or, when off < 0,
+// bigs[-off-1][:end]. 8 bytes, so a command of a million arguments costs
+// 8 MB of spans (and 24 MB of the [][]byte handed to the command).
 type span struct {
-	off, end int // into buf, or into bigs[big]
-	big      int // -1: in buf
+	off, end int32
 }
+
+// idleReader is a connection that can tell whether input has arrived
+// without taking it, so the Reader holds no buffer while it waits (S17).
+type idleReader interface {
+	// ReadNow reads what has arrived; 0 and no error: nothing has.
+	ReadNow(p []byte) (int, error)
+	// WaitReadable blocks until input (or the peer's close) is waiting.
+	WaitReadable() error
+}
+
+// bigArgs: a command with more arguments than this gives its argument
+// slices back once done, instead of keeping them for the next command.
+const bigArgs = 4096
 
 // ReaderLimits are the Reader's limits; zero fields take the defaults of
 // the matching Options fields.
@@ -73,7 +95,8 @@ func NewReader(rd io.Reader, lim ReaderLimits) *Reader {
 		return v
 	}
 	buf := def(lim.BufferBytes, defaultReadBuffer)
-	return &Reader{rd: rd, buf: make([]byte, buf), initBuf: buf,
+	idle, _ := rd.(idleReader)
+	return &Reader{rd: rd, idle: idle, pool: poolFor(buf), initBuf: buf,
 		maxBulk: def(lim.MaxBulkBytes, defaultMaxBulk), maxArgs: def(lim.MaxArgs, defaultMaxArgs),
 		maxInline: def(lim.MaxInlineBytes, defaultMaxInline), maxQuery: def(lim.MaxQueryBytes, defaultMaxQuery), n: -1}
 }
@@ -143,26 +166,52 @@ func (rd *Reader) NextGet() (key []byte, ok bool) {
 
 func (rd *Reader) startCommand() {
 	rd.n = -1
+	dropped := 0
 	rd.spans = rd.spans[:0]
-	for i := range rd.bigs {
-		rd.bigs[i] = nil
+	if cap(rd.spans) > bigArgs {
+		dropped += 8 * cap(rd.spans)
+		rd.spans = nil
 	}
+	// The last command's arguments must not keep its buffers alive (a
+	// 64 MiB value in bigs, a grown buf).
+	clear(rd.args)
+	rd.args = rd.args[:0]
+	if cap(rd.args) > bigArgs {
+		dropped += 24 * cap(rd.args)
+		rd.args = nil
+	}
+	clear(rd.bigs) // not counted in Dropped: a big value is garbage that a workload of big values collects anyway
 	rd.bigs = rd.bigs[:0]
 	rd.query = 0
 	if rd.r == rd.w {
 		rd.r, rd.p, rd.w = 0, 0, 0
-		if len(rd.buf) > 4*rd.initBuf {
-			rd.buf = make([]byte, rd.initBuf) // give back a buffer grown for one big command
+		if len(rd.buf) > rd.initBuf {
+			dropped += len(rd.buf)
+			rd.buf = nil // give back a buffer grown for one big command
 		}
 	}
 	rd.p = rd.r
+	if dropped > 0 && rd.Dropped != nil {
+		rd.Dropped.Add(int64(dropped))
+	}
+}
+
+// Release lets go of every buffer (the connection is closing), counting
+// the grown ones in Dropped.
+func (rd *Reader) Release() {
+	rd.r, rd.w = 0, 0
+	rd.startCommand()
+	rd.buf = nil // one of the pool's size is left to the collector: it may still be in a caller's hands
 }
 
 func (rd *Reader) finish() [][]byte {
+	if cap(rd.args) < len(rd.spans) {
+		rd.args = make([][]byte, 0, len(rd.spans)) // exactly: no doubling for a million arguments
+	}
 	rd.args = rd.args[:0]
 	for _, s := range rd.spans {
-		if s.big >= 0 {
-			rd.args = append(rd.args, rd.bigs[s.big][s.off:s.end])
+		if s.off < 0 {
+			rd.args = append(rd.args, rd.bigs[-s.off-1][:s.end:s.end])
 		} else {
 			rd.args = append(rd.args, rd.buf[s.off:s.end:s.end])
 		}
@@ -242,11 +291,24 @@ func (rd *Reader) parse() (done bool, err error) {
 			if rd.buf[rd.p+n] != '\r' || rd.buf[rd.p+n+1] != '\n' {
 				return false, protoErr("bulk string is not terminated by CRLF")
 			}
-			rd.spans = append(rd.spans, span{off: rd.p, end: rd.p + n, big: -1})
+			rd.addSpan(span{off: int32(rd.p), end: int32(rd.p + n)})
 			rd.p += n + 2
 		}
 		return true, nil
 	}
+}
+
+// addSpan appends sp, doubling the spans' capacity up to the declared
+// count when full (append grows a large slice by a quarter, which leaves
+// four times the final size behind as garbage on the way to a million
+// arguments; doubling leaves once).
+func (rd *Reader) addSpan(sp span) {
+	if len(rd.spans) == cap(rd.spans) {
+		ns := make([]span, len(rd.spans), max(16, min(2*cap(rd.spans), rd.n)))
+		copy(ns, rd.spans)
+		rd.spans = ns
+	}
+	rd.spans = append(rd.spans, sp)
 }
 
 // line returns the header line at p (without CRLF) and moves p past it.
@@ -281,11 +343,18 @@ func (rd *Reader) readBig(n int) error {
 	b := make([]byte, 0, min(need, max(bigMinChunk, 2*avail)))
 	b = append(b, rd.buf[rd.p:rd.w]...)
 	rd.p = rd.w
+	yielded := len(b)
 	for len(b) < need {
 		if len(b) == cap(b) {
 			nb := make([]byte, len(b), min(need, 2*cap(b)))
-			copy(nb, b)
+			copyYielding(nb, b)
 			b = nb
+		}
+		if len(b)-yielded >= yieldEvery {
+			// A long receive shares the CPU: others' requests wait at
+			// most about one yieldEvery's worth of reads.
+			runtime.Gosched()
+			yielded = len(b)
 		}
 		if rd.BeforeBlock != nil {
 			if err := rd.BeforeBlock(); err != nil {
@@ -307,8 +376,25 @@ func (rd *Reader) readBig(n int) error {
 	}
 	rd.query += need
 	rd.bigs = append(rd.bigs, b)
-	rd.spans = append(rd.spans, span{off: 0, end: n, big: len(rd.bigs) - 1})
+	rd.addSpan(span{off: -int32(len(rd.bigs)), end: int32(n)})
 	return nil
+}
+
+// yieldEvery is how many bytes a big bulk's receive or copy handles
+// between yields to other goroutines (S18).
+const yieldEvery = 1 << 20
+
+// copyYielding copies src into dst (len(dst) >= len(src)) a yieldEvery
+// at a time, yielding between pieces: one memmove of tens of MiB cannot
+// be preempted, so it would hold up both the other connections on its P
+// and every stop-the-world of the collector for its whole length.
+func copyYielding(dst, src []byte) {
+	for len(src) > yieldEvery {
+		copy(dst, src[:yieldEvery])
+		dst, src = dst[yieldEvery:], src[yieldEvery:]
+		runtime.Gosched()
+	}
+	copy(dst, src)
 }
 
 // fill reads more bytes, compacting and (as bytes arrive) growing the buffer.
@@ -320,11 +406,14 @@ func (rd *Reader) fill() error {
 		rd.p -= shift
 		rd.r = 0
 		for i := range rd.spans {
-			if rd.spans[i].big < 0 {
-				rd.spans[i].off -= shift
-				rd.spans[i].end -= shift
+			if rd.spans[i].off >= 0 {
+				rd.spans[i].off -= int32(shift)
+				rd.spans[i].end -= int32(shift)
 			}
 		}
+	}
+	if rd.buf == nil {
+		rd.buf = rd.pool.get()
 	}
 	if rd.w == len(rd.buf) {
 		if rd.w+rd.query >= rd.maxQuery {
@@ -339,6 +428,9 @@ func (rd *Reader) fill() error {
 			return err
 		}
 	}
+	if rd.w == 0 && rd.idle != nil {
+		return rd.fillIdle()
+	}
 	m, err := rd.rd.Read(rd.buf[rd.w:])
 	rd.w += m
 	rd.reads++
@@ -349,6 +441,28 @@ func (rd *Reader) fill() error {
 		return err
 	}
 	return nil
+}
+
+// fillIdle reads into an empty buffer: what has arrived, else it gives
+// the buffer back to the pool while it waits for input (S17).
+func (rd *Reader) fillIdle() error {
+	for {
+		m, err := rd.idle.ReadNow(rd.buf)
+		rd.reads++
+		if m > 0 {
+			rd.w = m
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rd.pool.put(rd.buf)
+		rd.buf = nil
+		if err := rd.idle.WaitReadable(); err != nil {
+			return err
+		}
+		rd.buf = rd.pool.get()
+	}
 }
 
 // parseLen parses a RESP length as redis-server's string2ll (util.c) does:

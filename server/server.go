@@ -32,6 +32,13 @@ type Server struct {
 
 	nextID atomic.Int64
 	stats  counters
+	tx     txLock      // MULTI/EXEC isolation and WATCH (watch.go)
+	errs   errorCounts // error replies by code (INFO errorstats)
+	spare  *spareFd // a descriptor to refuse a client with when none is left
+	// dropped counts the bytes of one-off buffers dropped since the last
+	// reclaim (reclaim.go); reclaimStop and reclaimDone stop its loop.
+	dropped                  atomic.Int64
+	reclaimStop, reclaimDone chan struct{}
 }
 
 // counters are the server's cumulative statistics (INFO stats).
@@ -41,6 +48,7 @@ type counters struct {
 	rejected      atomic.Uint64
 	protocolError atomic.Uint64
 	outputLimit   atomic.Uint64 // connections closed at MaxOutputBytes
+	reclaims      atomic.Uint64 // free heap pages returned to the OS (reclaim.go)
 	// getBatches and getBatched count the cold GET batches (getBatch)
 	// and the GETs they answered.
 	getBatches, getBatched atomic.Uint64
@@ -73,9 +81,12 @@ func New(cache Cache, opts Options) (*Server, error) {
 	if cache == nil {
 		return nil, fmt.Errorf("%w: nil cache", ErrInvalidOptions)
 	}
-	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{})}
+	opts.MaxConns = capConns(opts.MaxConns, opts.Logger)
+	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{}),
+		spare: newSpareFd(), reclaimStop: make(chan struct{}), reclaimDone: make(chan struct{})}
 	s.cmds = newCommandTable(opts.ObserveLatency)
 	s.get = s.cmds["get"]
+	go s.reclaimLoop()
 	return s, nil
 }
 
@@ -184,27 +195,42 @@ func (s *Server) add(l net.Listener) error {
 
 func (s *Server) serve(l net.Listener, requireAuth bool) {
 	var backoff time.Duration
+	failed := 0
 	for {
 		nc, err := l.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) || s.isClosed() {
 				return
 			}
-			// EMFILE and friends: wait, then try again, as net/http does.
+			// Out of descriptors: the spare one takes a waiting client
+			// (refusing it while none is free), so that nobody hangs in
+			// the backlog; it waits for one at most spareWait.
+			if fdExhausted(err) {
+				var used bool
+				if nc, used = s.spare.acceptSpare(l, s.refuse); used && nc == nil {
+					continue
+				}
+			}
+		}
+		if nc == nil {
+			// Any other failure, or no spare: wait, then try again, as
+			// net/http does; one warning per episode.
+			if failed++; failed == 1 {
+				s.log.Warn("accept failed; retrying with backoff", zap.Error(err))
+			}
 			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-			s.log.Warn("accept failed", zap.Error(err), zap.Duration("retry_in", backoff))
 			time.Sleep(backoff)
 			continue
 		}
-		backoff = 0
+		if failed > 0 {
+			s.log.Info("accept works again", zap.Int("failed_accepts", failed))
+			failed, backoff = 0, 0
+		}
 		s.stats.connsTotal.Add(1)
 		// The limit is checked before the connection's buffers exist.
 		if s.stats.connsOpen.Add(1) > int64(s.opts.MaxConns) {
 			s.stats.connsOpen.Add(-1)
-			s.stats.rejected.Add(1)
-			nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-			nc.Write([]byte("-ERR max number of clients reached\r\n"))
-			nc.Close()
+			s.refuse(nc)
 			continue
 		}
 		c := s.newConn(nc, requireAuth)
@@ -215,6 +241,14 @@ func (s *Server) serve(l net.Listener, requireAuth bool) {
 		}
 		go c.serve()
 	}
+}
+
+// refuse answers a connection over the limit with Redis's error and closes it.
+func (s *Server) refuse(nc net.Conn) {
+	s.stats.rejected.Add(1)
+	nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+	nc.Write([]byte("-ERR max number of clients reached\r\n"))
+	nc.Close()
 }
 
 func (s *Server) track(c *conn) bool {
@@ -236,6 +270,7 @@ func (s *Server) untrack(c *conn) {
 	s.stats.misses.Add(c.st.misses.Load())
 	s.mu.Unlock()
 	s.stats.connsOpen.Add(-1)
+	s.dropped.Add(closedConnBytes)
 	s.connWG.Done()
 }
 
@@ -271,6 +306,7 @@ func (s *Server) Close() error {
 		}
 		s.mu.Unlock()
 		s.acceptWG.Wait()
+		s.spare.close()
 
 		done := make(chan struct{})
 		go func() { s.connWG.Wait(); close(done) }()
@@ -286,6 +322,8 @@ func (s *Server) Close() error {
 			s.log.Warn("closed connections that did not finish in time", zap.Int("connections", n))
 			<-done
 		}
+		close(s.reclaimStop)
+		<-s.reclaimDone
 		s.closeErr = errors.Join(errs...)
 	})
 	return s.closeErr

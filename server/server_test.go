@@ -594,7 +594,7 @@ func TestMultiExec(t *testing.T) {
 		{[]string{"GET"}, "-ERR wrong number of arguments for 'get' command"},
 		{[]string{"EXEC"}, "-EXECABORT Transaction discarded because of previous errors."},
 		{[]string{"GET", "tx"}, "$1"},
-		{[]string{"WATCH", "tx"}, "-ERR WATCH is not supported by tiercache (MULTI/EXEC only queue commands)"},
+		{[]string{"WATCH", "tx"}, "+OK"},
 		{[]string{"UNWATCH"}, "+OK"},
 	})
 }

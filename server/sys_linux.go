@@ -75,3 +75,59 @@ func pollFor(fd int, read bool, timeoutMs int) (in bool, err error) {
 		return fds[0].Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLRDHUP) != 0, nil
 	}
 }
+
+// cpuTimes is the CPU time the process spent in user and system mode
+// (getrusage(2), RUSAGE_SELF), zero where it cannot be read.
+func cpuTimes() (user, sys float64) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0, 0
+	}
+	return float64(ru.Utime.Nano()) / 1e9, float64(ru.Stime.Nano()) / 1e9
+}
+// fileLimit is the soft RLIMIT_NOFILE (getrlimit(2)).
+func fileLimit() (uint64, error) {
+	var r unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &r); err != nil {
+		return 0, os.NewSyscallError("getrlimit", err)
+	}
+	return r.Cur, nil
+}
+
+// openFiles counts the process's open descriptors (proc(5): /proc/self/fd).
+func openFiles() (int, error) {
+	d, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return 0, err
+	}
+	return len(d) - 1, nil // less the directory ReadDir itself had open
+}
+
+// openSpare opens /dev/null to hold a descriptor in reserve (spareFd).
+func openSpare() (int, error) {
+	fd, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, os.NewSyscallError("open /dev/null", err)
+	}
+	return fd, nil
+}
+
+func closeFd(fd int) { unix.Close(fd) }
+
+// inputWaiting reports whether a read of the socket fd would not block:
+// bytes have arrived, the peer closed, or the socket failed (the read
+// reports why). recv(2) with MSG_PEEK|MSG_DONTWAIT takes nothing.
+func inputWaiting(fd int) bool {
+	var b [1]byte
+	for {
+		_, _, e := unix.Syscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), 1,
+			unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
+		switch e {
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return false
+		}
+		return true
+	}
+}

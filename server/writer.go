@@ -16,14 +16,18 @@ import (
 type Writer struct {
 	w     io.Writer
 	bw    buffersWriter // w, if it writes a net.Buffers itself (outConn)
-	buf   []byte        // encoded bytes; never reallocated (segs may point into it)
-	mark  int           // buf[:mark] is already in segs
-	segs  net.Buffers   // pending pieces in order: buffer slices and shared values
-	iov   net.Buffers   // backing array of segs, kept across flushes
-	held  int           // bytes held by reference in segs
+	buf   []byte        // encoded bytes; nil between flushes (lent by pool); never reallocated while segs may point into it
+	size  int           // cap of buf
+	pool  *bufPool
+	mark  int         // buf[:mark] is already in segs
+	segs  net.Buffers // pending pieces in order: buffer slices and shared values
+	iov   net.Buffers // backing array of segs, kept across flushes
+	held  int         // bytes held by reference in segs
 	err   error
 	proto int // 2 or 3
 	num   [24]byte
+	errs  *errorCounts // counts Error replies (INFO errorstats); nil: none
+	nerr  uint64       // Error replies written
 }
 
 // gatherMin is the smallest value BulkShared writes by reference; smaller
@@ -41,7 +45,7 @@ type buffersWriter interface {
 // NewWriter returns a RESP2 Writer over w with a size-byte buffer.
 func NewWriter(w io.Writer, size int) *Writer {
 	bw, _ := w.(buffersWriter)
-	return &Writer{w: w, bw: bw, buf: make([]byte, 0, size), proto: 2}
+	return &Writer{w: w, bw: bw, size: size, pool: poolFor(size), proto: 2}
 }
 
 // SetProto selects RESP2 (2) or RESP3 (3).
@@ -75,18 +79,30 @@ func (w *Writer) Flush() error {
 		clear(w.iov[:cap(w.iov)]) // drop the references to shared values
 		w.segs = w.iov
 	}
-	w.buf, w.mark, w.held = w.buf[:0], 0, 0
+	// Every byte is with the socket (or outConn's spill) now: the buffer
+	// goes back to the pool until the next reply.
+	if w.buf != nil {
+		w.pool.put(w.buf)
+	}
+	w.buf, w.mark, w.held = nil, 0, 0
 	return w.err
 }
 
 // room makes space for n more bytes in buf, flushing if needed; it reports
 // false when n does not fit even an empty buffer.
 func (w *Writer) room(n int) bool {
+	if w.buf == nil {
+		w.buf = w.pool.get()[:0]
+	}
 	if len(w.buf)+n <= cap(w.buf) {
 		return true
 	}
 	w.Flush()
-	return n <= cap(w.buf)
+	if n > w.size {
+		return false
+	}
+	w.buf = w.pool.get()[:0]
+	return true
 }
 
 func (w *Writer) write(b []byte) {
@@ -134,7 +150,7 @@ func (w *Writer) BulkShared(b []byte) {
 	w.segs = append(w.segs, b)
 	w.held += len(b)
 	w.writeString("\r\n")
-	if w.held >= 4*cap(w.buf) {
+	if w.held >= 4*w.size {
 		w.Flush()
 	}
 }
@@ -159,6 +175,10 @@ func (w *Writer) OK() { w.writeString("+OK\r\n") }
 // Error writes an error reply; msg starts with its code ("ERR ...") and has
 // CR and LF replaced by spaces so the reply stays one line.
 func (w *Writer) Error(msg string) {
+	w.nerr++
+	if w.errs != nil {
+		w.errs.count(msg)
+	}
 	w.writeByte('-')
 	for i := 0; i < len(msg); i++ {
 		c := msg[i]
@@ -194,6 +214,16 @@ func (w *Writer) Null() {
 		return
 	}
 	w.writeString("$-1\r\n")
+}
+
+// NullArray writes a null array (RESP2 "*-1", RESP3 "_"): EXEC's reply
+// when WATCH aborted it.
+func (w *Writer) NullArray() {
+	if w.proto == 3 {
+		w.writeString("_\r\n")
+		return
+	}
+	w.writeString("*-1\r\n")
 }
 
 // Array writes an array header of n elements.

@@ -16,7 +16,9 @@ import (
 // ColdConfig configures the built-in cold tier.
 type ColdConfig struct {
 	// ColdMode is "emulated" (the nvmekv emulated namespace on a file or
-	// block device), "passthrough" (a KV SSD at ColdDevice) or "none".
+	// block device), "nvme" (the emulated namespace's log on an ordinary
+	// NVMe namespace at ColdDevice, through NVM passthrough),
+	// "passthrough" (a KV SSD at ColdDevice) or "none".
 	// Default: "emulated" when DataDir or ColdPath is set, else "none".
 	ColdMode string
 	// DataDir holds the emulated store (ColdPath defaults to DataDir/cold.kv).
@@ -25,6 +27,10 @@ type ColdConfig struct {
 	ColdPath string
 	// ColdDevice is the passthrough char device (/dev/ngXnY).
 	ColdDevice string
+	// ColdIOPoll and ColdSQPoll (ColdMode "nvme"): polled read rings
+	// (IORING_SETUP_IOPOLL; the NVMe driver needs poll queues) and an
+	// SQPOLL thread on the main ring (emu.Options.IOPoll, SQPoll).
+	ColdIOPoll, ColdSQPoll bool
 	// ColdCapacity is the emulated store's size in bytes (0: the emulator's
 	// default, 1 GiB for a new file, the existing size otherwise).
 	ColdCapacity int64
@@ -52,7 +58,9 @@ func (c *ColdConfig) ensureDefaults() {
 	}
 }
 
-func (c *ColdConfig) enabled() bool { return c.ColdMode == "emulated" || c.ColdMode == "passthrough" }
+func (c *ColdConfig) enabled() bool {
+	return c.ColdMode == "emulated" || c.ColdMode == "nvme" || c.ColdMode == "passthrough"
+}
 
 func (c *ColdConfig) validate() []error {
 	var errs []error
@@ -61,13 +69,16 @@ func (c *ColdConfig) validate() []error {
 		if c.ColdPath == "" {
 			errs = append(errs, fmt.Errorf("%w: ColdMode emulated needs DataDir or ColdPath", ErrInvalidOptions))
 		}
-	case "passthrough":
+	case "passthrough", "nvme":
 		if c.ColdDevice == "" {
-			errs = append(errs, fmt.Errorf("%w: ColdMode passthrough needs ColdDevice", ErrInvalidOptions))
+			errs = append(errs, fmt.Errorf("%w: ColdMode %s needs ColdDevice", ErrInvalidOptions, c.ColdMode))
 		}
 	case "none":
 	default:
-		errs = append(errs, fmt.Errorf("%w: ColdMode %q is not emulated, passthrough or none", ErrInvalidOptions, c.ColdMode))
+		errs = append(errs, fmt.Errorf("%w: ColdMode %q is not emulated, nvme, passthrough or none", ErrInvalidOptions, c.ColdMode))
+	}
+	if (c.ColdIOPoll || c.ColdSQPoll) && c.ColdMode != "nvme" && c.ColdMode != "emulated" {
+		errs = append(errs, fmt.Errorf("%w: ColdIOPoll and ColdSQPoll apply to ColdMode emulated or nvme, not %s", ErrInvalidOptions, c.ColdMode))
 	}
 	if c.ColdCapacity < 0 {
 		errs = append(errs, fmt.Errorf("%w: ColdCapacity %d must not be negative", ErrInvalidOptions, c.ColdCapacity))
@@ -84,8 +95,8 @@ func (o *Options) openCold() (Cold, error) {
 	var ns nvmekv.Namespace
 	var backend string
 	switch o.ColdMode {
-	case "emulated":
-		if o.DataDir != "" {
+	case "emulated", "nvme":
+		if o.DataDir != "" && o.ColdMode == "emulated" {
 			if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 				return nil, fmt.Errorf("create data dir: %w", err)
 			}
@@ -94,9 +105,20 @@ func (o *Options) openCold() (Cold, error) {
 		if o.ColdStrict {
 			mode = emu.Strict
 		}
-		e, err := emu.Open(emu.Options{Path: o.ColdPath, Capacity: o.ColdCapacity, RegionBytes: o.ColdRegionBytes,
+		path, nvme := o.ColdPath, o.ColdMode == "nvme"
+		if nvme {
+			path = o.ColdDevice
+		}
+		e, err := emu.Open(emu.Options{Path: path, NVMe: nvme, Capacity: o.ColdCapacity, RegionBytes: o.ColdRegionBytes,
 			Mode: mode, ReadSlots: readSlots(o.MGetColdBatch), RingEntries: ringEntries(o.MGetColdBatch),
-			StallAfter: o.ColdStallAfter, Logger: o.Logger})
+			IOPoll: o.ColdIOPoll, SQPoll: o.ColdSQPoll, StallAfter: o.ColdStallAfter, Logger: o.Logger})
+		if nvme {
+			if err != nil {
+				return nil, fmt.Errorf("open the emulated namespace on NVMe namespace %s: %w", path, err)
+			}
+			ns, backend = e, "nvme:"+path
+			break
+		}
 		if errors.Is(err, emu.ErrFormat) {
 			return nil, fmt.Errorf("open emulated namespace %s: %w (the cold tier is a cache: to start it empty, "+
 				"move %s and %s.ckpt away or use another data directory)", o.ColdPath, err, o.ColdPath, o.ColdPath)

@@ -137,6 +137,21 @@ func restartOptions(dir string, d Durability) Options {
 	return o
 }
 
+// reopenDrain closes c (drain mode) and opens a cache on the same store in
+// dir again; the reopened cache is closed at cleanup.
+func reopenDrain(t *testing.T, c *Cache, dir string) *Cache {
+	t.Helper()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(restartOptions(dir, DurabilityDrain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // drainRestart runs restartWorkload(n, seed) in drain mode in a fresh
 // directory, closes, and reopens the cache on the same store.
 func drainRestart(t *testing.T, n int, seed uint64) (c *Cache, model map[string][]byte, dir string) {

@@ -39,7 +39,7 @@
 //     it began.
 //   - T3: an overwrite or delete of a key whose copy may be in cold queues a
 //     cold delete in the flusher (in writethrough mode a delete runs it
-//     before it returns and an overwrite's put replaces the copy, T26); the flusher keeps each key's writes in
+//     before it returns and an overwrite's put replaces the copy, T27); the flusher keeps each key's writes in
 //     enqueue order, never has two in flight, and skips a put whose version
 //     is no longer the newest, so cold never ends up with an older version
 //     than the newest one written there.
@@ -76,7 +76,7 @@
 //     keys the directory forgot (T15) included (TestColdEvictionsCounted).
 //   - T8: in drain mode Close writes every live hot and warm value that is
 //     not already in cold, durably, before closing the store; in writethrough
-//     mode every change is durable before it returns (T26).
+//     mode every change is durable before it returns (T27).
 //   - T9: Close is idempotent and ordered: drain, background goroutine
 //     (hot evictions are discarded from then on), flusher drained, lost-copy
 //     checks (their cold deletes still queued), flusher closed (every
@@ -205,7 +205,20 @@
 //     segment, so a burst of writes faster than the device drops nothing
 //     (TestWritersWaitForTheFlusher). After a wait that timed out, writers
 //     do not wait for throttleOffFor.
-//   - T26: in writethrough mode a change is durable in cold before it is
+//   - T26: Rename and Copy read the source's value, then, under both keys'
+//     shard write locks (the lower shard first), write it to the
+//     destination as a new version with the source's expiry and kind and
+//     (Rename) delete the source, only if the source still has the version
+//     read: no reader sees both keys or neither, a token renamed between
+//     keys from many goroutines is never lost nor duplicated, and a key
+//     only cold (or an earlier run's store) holds is carried like any
+//     other. With NX (and
+//     Copy without replace) a destination only cold holds is adopted first
+//     and refuses the change. ExpireAtIf and ExpireTime act on the
+//     directory's expiry (T17). Tests: TestKeyspaceModelMemoryTiers,
+//     TestKeyspaceModelEmulatedCold, TestRenameColdOnlyKeys,
+//     TestRenameCarriesKind, TestConcurrentRename.
+//   - T27: in writethrough mode a change is durable in cold before it is
 //     published or answered, and a change that cannot be made durable is
 //     not published and answers an error. A Set writes and syncs its value
 //     while readers still see the old one (the entry, its copies and cold's
@@ -220,7 +233,7 @@
 //     cold serves it. After a SIGKILL at any moment a key reads what its
 //     last acknowledged change left, or what its change in flight would
 //     have; after a cold error it reads as before, now and after a restart
-//     (the store undoes the failed write, emu E17). Tests:
+//     (the store undoes the failed write, emu E21). Tests:
 //     TestWriteThroughDeleteDurableBeforeReply,
 //     TestInterruptedOverwriteKeepsOldValue,
 //     TestWriteThroughErrorChangesNothing, TestModelWriteThroughRestarts,
@@ -272,7 +285,7 @@
 //     delete was still queued), and an overwrite cut short may leave nothing
 //     (the old copy's delete runs ahead of the new value, which is only in
 //     memory); a clean Close always drains the queue. Writethrough has
-//     neither (T26).
+//     neither (T27).
 //   - Writethrough costs a device sync per change (group-committed across
 //     concurrent writers), and a DEL of n keys waits for n cold deletes
 //     (sent together). A DEL of several keys that fails for some of them

@@ -75,13 +75,7 @@ func TestKindTravelsThroughTiersAndRestarts(t *testing.T) {
 	if st := c.Stats(); st.Tiers[2].Items == 0 {
 		t.Fatalf("no key reached cold: %+v", st.Tiers)
 	}
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if c, err = Open(restartOptions(dir, DurabilityDrain)); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c = reopenDrain(t, c, dir)
 	check(c, "after restart")
 }
 

@@ -106,19 +106,7 @@ func TestModelLifecycle(t *testing.T) {
 		ks := string(k)
 		switch op := r.IntN(100); {
 		case op < 30:
-			v := randValue(r, 64<<10)
-			var o SetOptions
-			if r.IntN(5) == 0 {
-				o.TTL = time.Duration(1+r.IntN(10)) * time.Second
-			}
-			if _, err := c.Set(k, v, o); err != nil {
-				t.Fatalf("step %d: Set(%s): %v", step, k, err)
-			}
-			exp := int64(0)
-			if o.TTL > 0 {
-				exp = clk.Now() + int64(o.TTL)
-			}
-			model[ks] = modelVal{v: v, exp: exp}
+			modelSet(t, step, c, clk, model, r, k, 64<<10, 5)
 		case op < 40:
 			_, exists := live(ks)
 			if n, _ := c.Delete(k); (n == 1) != exists {

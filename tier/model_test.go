@@ -155,22 +155,15 @@ func runModel(t *testing.T, c *Cache, clk *fakeClock, steps, keys, maxVal int, s
 		case op < 98:
 			clk.Advance(int64(time.Duration(r.IntN(3000)) * time.Millisecond))
 		default:
-			n := 0
-			for k := range model {
-				if _, ok := live(k); ok {
-					n++
-				}
-			}
-			if got := c.Len(); got != n {
-				t.Fatalf("step %d: Len = %d, model %d", step, got, n)
-			}
-			checkKeyCount(t, c)
+			checkModelLen(t, step, c, model, live)
 		}
 	}
 }
 
-func TestModelMemoryTiers(t *testing.T) {
-	clk := newFakeClock()
+// openMemoryTiers opens a cache of hot and warm only (16 MiB) for the
+// model tests; Close runs at cleanup.
+func openMemoryTiers(t *testing.T, clk *fakeClock) *Cache {
+	t.Helper()
 	o := smallOptions(clk)
 	o.MaxValue = 256 << 10 // no cold tier: warm (64 KiB segments) bounds values
 	o.WarmSegmentBytes = 512 << 10
@@ -181,7 +174,13 @@ func TestModelMemoryTiers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestModelMemoryTiers(t *testing.T) {
+	clk := newFakeClock()
+	c := openMemoryTiers(t, clk)
 	// Without a cold tier warm evictions lose data: keep the key space small
 	// enough to fit hot+warm.
 	runModel(t, c, clk, steps(t, 20000), 40, 200<<10, 1)
@@ -266,6 +265,41 @@ func modelExpire(t *testing.T, step int, c *Cache, clk *fakeClock, model map[str
 		m.exp = clk.Now() + int64(ttl)
 		model[ks] = m
 	}
+}
+
+// checkModelLen fails if c's Len differs from the model's live keys, or
+// its key count from its directory (checkKeyCount).
+func checkModelLen(t *testing.T, step int, c *Cache, model map[string]modelVal, live func(string) (modelVal, bool)) {
+	t.Helper()
+	n := 0
+	for k := range model {
+		if _, ok := live(k); ok {
+			n++
+		}
+	}
+	if got := c.Len(); got != n {
+		t.Fatalf("step %d: Len = %d, model %d", step, got, n)
+	}
+	checkKeyCount(t, c)
+}
+
+// modelSet sets k to a random value of at most maxVal bytes, with a TTL of
+// 1-10 s one time in ttlOneIn, in c and in the model.
+func modelSet(t *testing.T, step int, c *Cache, clk *fakeClock, model map[string]modelVal, r *rand.Rand, k []byte, maxVal, ttlOneIn int) {
+	t.Helper()
+	v := randValue(r, maxVal)
+	var o SetOptions
+	if r.IntN(ttlOneIn) == 0 {
+		o.TTL = time.Duration(1+r.IntN(10)) * time.Second
+	}
+	if _, err := c.Set(k, v, o); err != nil {
+		t.Fatalf("step %d: Set(%s): %v", step, k, err)
+	}
+	exp := int64(0)
+	if o.TTL > 0 {
+		exp = clk.Now() + int64(o.TTL)
+	}
+	model[string(k)] = modelVal{v: v, exp: exp}
 }
 
 // modelLive returns the model's lookup: a key whose expiry passed on clk

@@ -80,6 +80,26 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 		err := c.setDurable(sh, key, k, v, alloc, exp, o.Kind)
 		return err == nil, false, err
 	}
+	wait, err := c.writeLocked(sh, e, key, k, v, alloc, exp, o.Kind)
+	sh.mu.Unlock()
+	if err != nil {
+		return false, false, err
+	}
+	if wait != nil {
+		if err := c.fl.Wait(context.Background(), wait); err != nil {
+			return false, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(value), err)
+		}
+	}
+	c.throttle()
+	return true, false, nil
+}
+
+// writeLocked stores v (k and v from joinKV, alloc its bytes) as key's new
+// version with expiry exp and kind, sh's write lock held; e is key's
+// entry, or nil for a key the directory does not have. It returns the
+// cold write the caller waits for once it unlocked, if any. If no tier
+// takes the value the key is deleted (ErrNoSpace).
+func (c *Cache) writeLocked(sh *shard, e *entry, key, k, v []byte, alloc int, exp int64, kind Kind) (wait *flusher.Item, err error) {
 	ver := c.nextVersion()
 	if e == nil {
 		var ks string
@@ -91,32 +111,27 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	} else {
 		c.invalidateLocked(key, e, e.ver)
 	}
-	if e.write(ver, exp, int64(len(value)), o.Kind) { // a new entry, or a tombstone coming back to life
+	if e.write(ver, exp, int64(len(v)), kind) { // a new entry, or a tombstone coming back to life
 		sh.live.Add(1)
 	}
+
 	placed := c.placeMemLocked(sh, key, k, v, alloc, e, ver, exp)
-	var wait *flusher.Item
 	if !placed && c.fl != nil {
 		// Straight to cold: readers find it in transit until it is durable.
 		e.coldMayHold()
 		c.tr.add(k, v, ver, exp, policy.Cold)
-		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(o.Kind)}
+		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(kind)}
 		placed = true
 		c.st.coldWrites.Add(1)
+	} else if c.o.Durability == DurabilityWriteThrough && c.fl != nil {
+		e.coldMayHold()
+		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(kind)}
 	}
 	if !placed {
 		c.purgeLocked(sh, key, e)
-		sh.mu.Unlock()
-		return false, false, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(key), len(value))
+		return nil, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(key), len(v))
 	}
-	sh.mu.Unlock()
-	if wait != nil {
-		if err := c.fl.Wait(context.Background(), wait); err != nil {
-			return false, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(value), err)
-		}
-	}
-	c.throttle()
-	return true, false, nil
+	return wait, nil
 }
 
 // placeMemLocked offers a new version's copy to hot (values up to
@@ -283,7 +298,7 @@ func (c *Cache) MSet(kvs [][2][]byte) error {
 
 // Delete removes keys and returns how many existed. In writethrough mode
 // it returns once every delete is durable in cold; if one cannot be made
-// durable it returns an error, and that key is left as it was (T26).
+// durable it returns an error, and that key is left as it was (T27).
 func (c *Cache) Delete(keys ...[]byte) (int, error) {
 	if !c.enter() {
 		return 0, ErrClosed
@@ -371,15 +386,21 @@ func (c *Cache) ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) (bool, 
 		if ttl > 0 {
 			exp = expAfter(now, ttl)
 		}
-		never := e.exp == 0
-		switch {
-		case cond&ExpireNX != 0 && !never, cond&ExpireXX != 0 && never,
-			cond&ExpireGT != 0 && (never || exp <= e.exp),
-			cond&ExpireLT != 0 && !never && exp >= e.exp:
-			return 0, false
-		}
-		return exp, true
+		return exp, cond.allows(e.exp, exp)
 	})
+}
+
+// allows reports whether cond lets a key whose expiry is old (0: none)
+// take the expiry exp.
+func (cond ExpireCond) allows(old, exp int64) bool {
+	never := old == 0
+	switch {
+	case cond&ExpireNX != 0 && !never, cond&ExpireXX != 0 && never,
+		cond&ExpireGT != 0 && (never || exp <= old),
+		cond&ExpireLT != 0 && !never && exp >= old:
+		return false
+	}
+	return true
 }
 
 // expAfter is now + ttl (ttl > 0) in unix ns, saturated at the largest
@@ -436,7 +457,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 			return true, nil
 		}
 		// Writethrough: the cold copy carries the expiry, so the value is
-		// written again with it, durably, as a new version (T26), if the
+		// written again with it, durably, as a new version (T27), if the
 		// key still has the version read.
 		ver := e.ver
 		sh.mu.Unlock()

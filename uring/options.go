@@ -21,6 +21,12 @@ type Options struct {
 	CQE32 bool
 	// SQPoll starts a kernel thread that polls the SQ (IORING_SETUP_SQPOLL).
 	SQPoll bool
+	// IOPoll makes completions be polled for, not delivered by interrupts
+	// (IORING_SETUP_IOPOLL): only O_DIRECT reads/writes and uring_cmd
+	// passthrough are allowed on it, and waiting for completions (enter
+	// with GETEVENTS) polls the device. Not for a Front, whose owner
+	// waits on an eventfd read the ring carries.
+	IOPoll bool
 	// SQThreadCPU pins the SQPOLL thread to this CPU (IORING_SETUP_SQ_AFF);
 	// -1 = no pinning. Only with SQPoll. Note 0 means CPU 0.
 	SQThreadCPU int
@@ -98,6 +104,9 @@ func (o *Options) params() params {
 	}
 	if o.CQE32 {
 		p.Flags |= setupCQE32
+	}
+	if o.IOPoll {
+		p.Flags |= setupIOPoll
 	}
 	if o.SQPoll {
 		p.Flags |= setupSQPoll

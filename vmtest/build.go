@@ -110,11 +110,11 @@ func buildGuest(ctx context.Context, o *Options, work string) (*built, error) {
 // the kernel modules into a newc cpio at path.
 func writeInitramfs(o *Options, b *built, mods []Module, path string) (GuestConfig, error) {
 	cfg := GuestConfig{
-		Devices:     []string{"/dev/nvme0", "/dev/nvme0n1", "/dev/ng0n1", "/dev/nvme1n1"},
+		Devices:     []string{"/dev/nvme0", "/dev/nvme0n1", "/dev/ng0n1", "/dev/nvme1n1", "/dev/ng1n1"},
 		DeviceWait:  o.DeviceWait,
-		TestTimeout: o.TestTimeout,
-		Run:         o.Run,
-		Short:       o.Short,
+		TestTimeout: o.TestTimeout, Bench: o.Bench, BenchTime: o.BenchTime,
+		Run:   o.Run,
+		Short: o.Short,
 		Env: []string{"TIERCACHE_GUEST=1", "TIERCACHE_NO_SKIP=1", "TIERCACHE_NUMA_NODE=1",
 			"TIERCACHE_VM_IMAGE_BYTES=" + strconv.FormatInt(o.ImageBytes, 10)},
 	}
@@ -148,7 +148,7 @@ func writeInitramfs(o *Options, b *built, mods []Module, path string) (GuestConf
 			p = "/lib/modules/" + m.Name + filepath.Ext(m.Path)
 		}
 		add(w.File(p, 0o644, data))
-		cfg.Modules = append(cfg.Modules, GuestModule{Path: p, Compressed: compressed})
+		cfg.Modules = append(cfg.Modules, GuestModule{Path: p, Compressed: compressed, Params: ModuleParams[m.Name]})
 	}
 	for _, t := range b.tests {
 		p := "/tests/" + t.Name + ".test"

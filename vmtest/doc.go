@@ -11,8 +11,9 @@
 //
 //   - builds ./vmtest/guestinit and every package under ./vmtest/guest/...
 //     as static binaries (CGO_ENABLED=0, go test -c);
-//   - packs them, the NVMe kernel modules of the guest kernel (with their
-//     modules.dep dependencies, decompressed on the host) and a JSON
+//   - packs them, the NVMe, loop and device-mapper kernel modules of the
+//     guest kernel (GuestModules, with their modules.dep dependencies,
+//     decompressed on the host) and a JSON
 //     GuestConfig into a newc cpio initramfs written in Go (CPIOWriter);
 //   - builds the DefaultBinaries (./cmd/tiercache) into /bin of the guest,
 //     their paths in $TIERCACHE_BIN_<NAME>;
@@ -41,10 +42,15 @@
 //
 //   - boot: the NVMe devices exist in the expected order, node 1 is
 //     memory-only, loopback works;
+//   - nvmens: the emulated namespace's log on /dev/ng1n1 through NVM
+//     passthrough (nvmekv/emu/dev.NVMe), and its benchmark against the
+//     block device /dev/nvme1n1 (V18, V19);
 //   - nvmept: passthrough on the real NVMe driver (V9-V12);
 //   - numanode: numa and tier/warm on the CPU-less node (V13-V15, V17);
 //   - sidecar: the tiercache binary with warm on node 1 and cold on
-//     /dev/nvme1n1 through its socket (V16).
+//     /dev/nvme1n1, or on /dev/ng1n1 through NVM passthrough, through its
+//     socket (V16, V20), and with its cold store on a failing
+//     device-mapper device (V21).
 //
 // # Invariants
 //
@@ -101,6 +107,38 @@
 // and node-0 CPUs touching it, a range-mode (mbind) arena keeps every page
 // on node 1 through two full balancer passes (mm->numa_scan_seq).
 //
+// V18: dev.OpenNVMe on /dev/ng1n1 reads the namespace's geometry (512-byte
+// blocks, the image's size, a largest transfer from MDTS and the block
+// layer's limits) and refuses /dev/nvme1n1 (not a char device);
+// unaligned and out-of-range requests are refused with nothing reaching
+// the device (no NVMe status seen, while the same Read sent raw gets LBA
+// Out of Range); NVM Flush succeeds; Dataset Management deallocates, and
+// the deallocated blocks read as zeros (TestNVMeOpenIdentify,
+// TestNVMeRefusedBeforeSubmission, TestNVMeFlushAndDeallocate).
+// V19: the emulated namespace on /dev/ng1n1 (plain, IOPOLL read rings,
+// SQPOLL main ring) returns every value stored, one at a time and in
+// batches, also after a reopen that scans the namespace; a wrapped log
+// deallocates its reclaimed region; a device read error fails the
+// Retrieve with an error naming the device and EIO, a failed NVM Flush
+// makes the namespace read-only, its data still readable
+// (TestNVMeNamespace, TestNVMeReadErrorIsClear).
+// V20: the sidecar with cold.backend nvme on /dev/ng1n1 answers SET, GET
+// and MGET batches with what was SET, before and after a draining
+// restart, where every read comes from cold
+// (TestSidecarColdNVMePassthroughRestart).
+// V21: the sidecar (writethrough) with its cold store on a dm device over
+// a loop device, the table swapped under it: an error target over the
+// full log regions fails those cold reads as counted misses while SETs
+// succeed; dm-flakey error_writes makes SETs answer the EIO and INFO show
+// cold_writable:0 while every durable key reads back; dm-error serves
+// the memory copies and counts the cold misses; after the linear table
+// and a restart every durable key reads its value; with drop_writes the
+// acknowledged SETs whose writes were dropped read nil or their value,
+// never another (TestSidecarColdDeviceFaults). With the device suspended
+// (I/O waits) under a cache-mode sidecar that a writer pushes into cold,
+// PING and GETs of hot keys are answered, and after the resume every
+// acknowledged SET reads its value or nil (TestSidecarColdDeviceStall).
+//
 // # Caveats
 //
 // TCG is slow (a guest CPU runs some 10-50x slower than the host, more
@@ -114,6 +152,10 @@
 // linux-image-amd64 installs (Debian 12: 6.1), not the host's kernel; the
 // io_uring features the tests use must exist in 6.1. QEMU's NVMe device
 // implements the NVM command set, not KV: KV opcodes are only checked for
-// refusal. Kernel messages are silenced (printk level 1) so they do not
+// refusal. On the 6.1 guest kernel NVMe passthrough cannot use registered
+// buffers for a transfer that ends before its buffer does (the emulated
+// namespace then uses plain addresses, Stats.Fixed false), and a polled
+// passthrough command on a poll queue never completes (the guest loads
+// nvme without poll queues; see ModuleParams). Kernel messages are silenced (printk level 1) so they do not
 // split test output lines, but a late kernel oops can still interleave.
 package vmtest

@@ -20,6 +20,15 @@ var NVMeModules = []string{
 	"crct10dif_common", "crc64", "crc-t10dif", "crc64-rocksoft", "t10-pi", "nvme-core", "nvme",
 }
 
+// FaultModules are the loop and device-mapper modules the guest loads for
+// the fault tests (vmtest/guest/sidecar TestSidecarColdDeviceFaults): a
+// loop device under a dm-linear, dm-flakey or dm-error table (the error
+// target is part of dm-mod).
+var FaultModules = []string{"loop", "dm-mod", "dm-flakey"}
+
+// GuestModules are the modules a guest run loads by default.
+var GuestModules = append(append([]string{}, NVMeModules...), FaultModules...)
+
 // Module is one kernel module to load in the guest.
 type Module struct {
 	Name string // canonical name: '-' replaced by '_' as the kernel does

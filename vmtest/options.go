@@ -24,17 +24,19 @@ type Options struct {
 	Binaries    []string      // main packages packed as /bin/<name>, path in $TIERCACHE_BIN_<NAME>; default DefaultBinaries
 	Kernel      string        // guest kernel image; default the newest /boot/vmlinuz-* with /lib/modules/<version>/modules.dep
 	ModulesDir  string        // /lib/modules/<version>; default derived from Kernel
-	Modules     []string      // kernel modules to load (dependencies added); default NVMeModules
+	Modules     []string      // kernel modules to load (dependencies added); default GuestModules
 	QEMU        string        // emulator binary; default "qemu-system-x86_64"
 	CPUs        int           // guest CPUs, all on node 0; default 2
 	Node0MB     int           // node 0 memory (has the CPUs), MiB; default 1024
 	Node1MB     int           // node 1 memory (memory only, CXL-like), MiB; default 1024
 	ImageBytes  int64         // size of each NVMe namespace image (nvme0: passthrough tests, nvme1: sidecar cold tier), bytes; default 256 MiB
-	Timeout     time.Duration // hard limit for the guest run, QEMU is killed after it; default 4m
-	TestTimeout time.Duration // -test.timeout of each guest binary; default 3m
+	Timeout     time.Duration // hard limit for the guest run, QEMU is killed after it; default 12m
+	TestTimeout time.Duration // -test.timeout of each guest binary; default 6m
 	DeviceWait  time.Duration // how long the guest waits for /dev/ng0n1; default 30s
 	Run         string        // -test.run for every guest binary; default all tests
 	Short       bool          // run the guest binaries with -test.short
+	Bench       string        // -test.bench for every guest binary (with -test.benchtime BenchTime); default none
+	BenchTime   string        // -test.benchtime when Bench is set; default the test binary's (1s)
 	KeepWork    bool          // keep the temporary work directory (initramfs, image)
 	Stdout      io.Writer     // guest console and progress lines; default os.Stdout
 	Logger      *zap.Logger   // default zap.NewNop()
@@ -52,7 +54,7 @@ func (o *Options) EnsureDefaults() {
 		o.Binaries = DefaultBinaries
 	}
 	if o.Modules == nil {
-		o.Modules = NVMeModules
+		o.Modules = GuestModules
 	}
 	if o.QEMU == "" {
 		o.QEMU = "qemu-system-x86_64"
@@ -70,10 +72,10 @@ func (o *Options) EnsureDefaults() {
 		o.ImageBytes = 256 << 20
 	}
 	if o.Timeout == 0 {
-		o.Timeout = 4 * time.Minute
+		o.Timeout = 12 * time.Minute
 	}
 	if o.TestTimeout == 0 {
-		o.TestTimeout = 3 * time.Minute
+		o.TestTimeout = 6 * time.Minute
 	}
 	if o.DeviceWait == 0 {
 		o.DeviceWait = 30 * time.Second

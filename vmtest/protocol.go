@@ -31,6 +31,8 @@ type GuestConfig struct {
 	TestTimeout time.Duration // passed as -test.timeout
 	Run         string        // passed as -test.run when not empty
 	Short       bool          // pass -test.short
+	Bench       string        // passed as -test.bench when not empty
+	BenchTime   string        // passed as -test.benchtime when not empty
 	Env         []string      // extra KEY=VALUE for every test binary
 }
 
@@ -38,7 +40,18 @@ type GuestConfig struct {
 type GuestModule struct {
 	Path       string // absolute path inside the initramfs
 	Compressed bool   // still compressed: load with MODULE_INIT_COMPRESSED_FILE
+	Params     string // module parameters passed to finit_module (ModuleParams)
 }
+
+// ModuleParams are the parameters the guest loads modules by name with.
+// The NVMe driver gets no poll queues (nvme.poll_queues): on the Debian
+// 6.1 guest kernel a polled passthrough command (IORING_SETUP_IOPOLL on
+// /dev/ngXnY) sent to a poll queue never completes, because the driver's
+// uring_cmd_iopoll polls only bios that have a block device and
+// passthrough bios have none (drivers/nvme/host/ioctl.c
+// nvme_ns_chr_uring_cmd_iopoll, 6.1). Without poll queues such commands
+// complete by interrupt and the IOPOLL ring reaps them.
+var ModuleParams = map[string]string{}
 
 // ModuleInitCompressedFile is finit_module's flag for a compressed module
 // (include/uapi/linux/module.h, Linux 5.17+ with CONFIG_MODULE_DECOMPRESS).

@@ -34,7 +34,9 @@ func QEMUArgs(o *Options, kernel, initrd string, images []string) []string {
 	var disks []string
 	for i, img := range images {
 		disks = append(disks,
-			"-drive", fmt.Sprintf("file=%s,if=none,id=nv%d,format=raw", img, i),
+			// discard=unmap: the namespace's Dataset Management (deallocate)
+			// punches holes in the image, so deallocated blocks read as zeros.
+			"-drive", fmt.Sprintf("file=%s,if=none,id=nv%d,format=raw,discard=unmap", img, i),
 			"-device", fmt.Sprintf("nvme,serial=%s,drive=nv%d", serials[i%len(serials)], i))
 	}
 	return append(disks, []string{

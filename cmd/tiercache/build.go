@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -45,6 +46,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		ShutdownTimeout: time.Duration(c.Server.ShutdownTimeout), Version: version, Logger: log,
 		ColdGetBatch: c.Server.ColdGetBatch, ColdGetBatchBytes: int(min(c.Server.ColdGetBytes, 1<<40)),
 		MaxOutputBytes: int(min(c.Server.MaxOutput, 1<<40)),
+		DataDir:        c.Cold.DataDir, Durability: c.Durability,
 	}
 	if c.Server.MaxOutput < 1<<20 {
 		bad(fmt.Errorf("server.max_output_buffer %v: must be at least 1MiB", c.Server.MaxOutput))
@@ -105,8 +107,15 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	}
 	switch c.Cold.Backend {
 	case "emulated", "passthrough", "none":
+	case "nvme":
+		if err := checkCharDevice(c.Cold.Device); err != nil {
+			bad(err)
+		}
 	default:
-		bad(fmt.Errorf("cold.backend %q is not emulated, passthrough or none", c.Cold.Backend))
+		bad(fmt.Errorf("cold.backend %q is not emulated, nvme, passthrough or none", c.Cold.Backend))
+	}
+	if (c.Cold.IOPoll || c.Cold.SQPoll) && c.Cold.Backend != "nvme" && c.Cold.Backend != "emulated" {
+		bad(fmt.Errorf("cold.iopoll and cold.sqpoll apply to cold.backend emulated or nvme, not %s", c.Cold.Backend))
 	}
 	switch c.Logging.Level {
 	case "debug", "info", "warn", "error":
@@ -131,6 +140,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		to.DataDir, to.ColdPath = c.Cold.DataDir, c.Cold.Path
 	}
 	to.ColdDevice = c.Cold.Device
+	to.ColdIOPoll, to.ColdSQPoll = c.Cold.IOPoll, c.Cold.SQPoll
 	to.ColdCapacity = int64(c.Cold.Capacity)
 	switch k := c.Cold.DirectoryKeys; {
 	case k < 0:
@@ -188,3 +198,31 @@ func (e *configError) Error() string {
 }
 
 func (e *configError) Unwrap() []error { return e.errs }
+
+// checkCharDevice is cold.device for cold.backend nvme: it must exist and
+// be a character device (the NVMe generic char device /dev/ngXnY).
+func checkCharDevice(p string) error {
+	if p == "" {
+		return errors.New("cold.backend nvme needs cold.device, the NVMe namespace's generic char device (/dev/ngXnY)")
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return fmt.Errorf("cold.device %s: %w (cold.backend nvme needs the NVMe namespace's generic char device /dev/ngXnY)", p, err)
+	}
+	if st.Mode()&os.ModeCharDevice == 0 || st.Mode()&os.ModeDevice == 0 {
+		return fmt.Errorf("cold.device %s is not a character device (it is %s): cold.backend nvme needs the generic char device /dev/ngXnY, not the block device /dev/nvmeXnY or a file", p, kindOf(st.Mode()))
+	}
+	return nil
+}
+
+func kindOf(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	}
+	return "not a device"
+}

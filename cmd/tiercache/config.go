@@ -75,6 +75,11 @@ type ColdConfig struct {
 	Path     string   `yaml:"path"`
 	Device   string   `yaml:"device"`
 	Capacity ByteSize `yaml:"capacity"`
+	// IOPoll and SQPoll (backend emulated or nvme): polled read rings
+	// (the NVMe driver needs poll queues, nvme.poll_queues) and a kernel
+	// submission thread for the main ring.
+	IOPoll bool `yaml:"iopoll"`
+	SQPoll bool `yaml:"sqpoll"`
 	// StallAfter: a device I/O in flight this long is logged and counted
 	// as stalled; 0 = off.
 	StallAfter Duration `yaml:"stall_after"`

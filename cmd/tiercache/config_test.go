@@ -36,6 +36,40 @@ func TestExampleConfigsAreValid(t *testing.T) {
 	}
 }
 
+// TestNVMeConfig: configs/nvme.yaml is valid once its device is a char
+// device (/dev/null stands in), and cold.backend nvme refuses a missing
+// device, a regular file and an empty cold.device with a clear error.
+func TestNVMeConfig(t *testing.T) {
+	load := func(dev string) error {
+		c := defaultConfig()
+		if err := c.loadFile("../../configs/nvme.yaml"); err != nil {
+			t.Fatal(err)
+		}
+		if c.Cold.Backend != "nvme" {
+			t.Fatalf("configs/nvme.yaml has cold.backend %q", c.Cold.Backend)
+		}
+		c.Cold.Device = dev
+		_, err := c.build(zap.NewNop())
+		return err
+	}
+	if err := load("/dev/null"); err != nil {
+		t.Fatalf("configs/nvme.yaml with a char device: %v", err)
+	}
+	file := t.TempDir() + "/f"
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dev, want := range map[string]string{
+		"/dev/ng-missing": "cold.device /dev/ng-missing: stat /dev/ng-missing: no such file or directory",
+		file:              "is not a character device (it is a regular file)",
+		"":                "cold.backend nvme needs cold.device",
+	} {
+		if err := load(dev); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("cold.device %q: %v, want an error saying %q", dev, err, want)
+		}
+	}
+}
+
 func TestInvalidConfigListsEveryProblem(t *testing.T) {
 	c := defaultConfig()
 	err := c.loadYAML([]byte(`

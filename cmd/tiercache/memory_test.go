@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"runtime/debug"
-	"strconv"
+
 	"strings"
 	"testing"
 	"time"
@@ -25,26 +23,15 @@ const serveEnv = "TIERCACHE_TEST_SERVE"
 
 func TestMain(m *testing.M) {
 	if args := os.Getenv(serveEnv); args != "" {
+		if os.Getenv(noURingEnv) == "1" {
+			if err := refuseIOUringSetup(); err != nil {
+				fmt.Println("SECCOMP-FAILED:", err)
+				os.Exit(2)
+			}
+		}
 		os.Exit(run(strings.Fields(args), os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
-}
-
-// vmHWM reads a process's peak resident set (VmHWM) in bytes.
-func vmHWM(pid int) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
 }
 
 // TestPeakRSSWithinBudget: under a churning load (every key written, then
@@ -62,32 +49,11 @@ func TestPeakRSSWithinBudget(t *testing.T) {
 	}
 	const hot, warm = 24 << 20, 40 << 20
 	sock := shortSocket(t)
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "GOMEMLIMIT=", serveEnv+"=serve -socket "+sock+" -metrics 127.0.0.1:0 -log-level warn -cold none"+
-		fmt.Sprintf(" -hot-bytes %d -warm-bytes %d", hot, warm))
-	cmd.Env = append(cmd.Env, "TIERCACHE_WARM_NODE=unbound")
-	logf, err := os.CreateTemp(t.TempDir(), "sidecar-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
+	p := startServe(t, sock, fmt.Sprintf("-metrics 127.0.0.1:0 -log-level warn -cold none -hot-bytes %d -warm-bytes %d", hot, warm),
+		"GOMEMLIMIT=", "TIERCACHE_WARM_NODE=unbound")
 	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, PoolSize: 4})
 	defer rc.Close()
 	ctx := context.Background()
-	for deadline := time.Now().Add(30 * time.Second); rc.Ping(ctx).Err() != nil; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(logf.Name())
-			t.Fatalf("the sidecar did not answer PING: %s", log)
-		}
-	}
 	const keys, size = 100_000, 1536
 	val := func(i, gen int) []byte {
 		v := make([]byte, size)
@@ -143,7 +109,7 @@ func TestPeakRSSWithinBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	peak, err := vmHWM(cmd.Process.Pid)
+	peak, err := procStatus(p.cmd.Process.Pid, "VmHWM:")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,18 @@
 // Package emu is the emulated NVMe KV namespace: an in-process controller
 // that executes the same 64-byte KV commands as a KV SSD, with the same
-// status codes, against a regular file or a block device through io_uring
-// (O_DIRECT, 4096-byte aligned, registered buffers). It is tiercache's
+// status codes, on a device of package dev: a regular file or a block
+// device through io_uring read/write (O_DIRECT, 4096-byte aligned,
+// registered buffers), or an ordinary NVMe namespace through NVM
+// passthrough (Options.NVMe: NVM Read/Write as uring_cmd on /dev/ngXnY,
+// Flush, Dataset Management for reclaimed regions). It is tiercache's
 // default cold store.
+//
+// Parts: the command interpreter (exec.go: Do, Retrieve batches, the
+// 64-byte encoding), the log (log.go, layout.go: regions, records,
+// extents, reclaim, Strict evacuation), the read path (exec.go readWave,
+// wave.go, slots.go, batchring.go: read slots, the three rings), the index
+// (index.go), recovery (recover.go) and the device seam (device.go, package
+// dev). Only the device seam knows which device it is.
 //
 // Design: the data area is a ring of fixed-size regions written
 // sequentially (log-structured). Records (header + key + value, CRC32C) are
@@ -39,6 +49,7 @@
 //     Retrieve, Store and Delete, each a Do of one Op) encodes each Op with
 //     nvmekv, executes the bytes, and decodes the completion with
 //     nvmekv.DecodeResult (TestControllerStatus).
+//
 //   - E2: an inline record is served only if its magic, region sequence
 //     number, key and CRC32C match; otherwise the read is retried (the
 //     region was reclaimed meanwhile) or fails with Unrecovered Error (SC
@@ -55,33 +66,40 @@
 //     (TestTornExtent, TestStrictEvacuatesExtents). nvmekv.KV checks its
 //     own CRC32C over its header and value end to end, so a KV Get still
 //     detects corruption.
+//
 //   - E3: a 4096-byte block that was part of a completed Flush is never
 //     written again until its region is reclaimed (Flush pads the forward
 //     end to a block end; extents are whole blocks below every earlier
 //     extent; after a crash appending resumes after the last valid record
 //     and below the lowest extent of any valid record) (TestTornExtent,
 //     TestExtentRoundTrip).
+//
 //   - E4: after a crash, Open replays regions in sequence order and stops
 //     each region at its first invalid record, so every value read back is a
 //     value that was stored for that key, and everything flushed is present
 //     (TestCrashRecovery: 50 SIGKILLed writers).
+//
 //   - E5: Open trusts the checkpoint only if the superblock says clean with
 //     the same store id and generation; Open marks it dirty before writing
 //     (TestStoreRetrieveReopen, TestCrashRecovery alternates clean and unclean).
+//
 //   - E6: in Cache mode every key dropped by reclaim is passed to OnReclaim
 //     exactly once (TestCacheReclaim); in Strict mode a region with live
 //     records is never reused, and a region whose records were copied out is
 //     reused only after the copies are durable (TestStrictCompaction,
 //     TestCrashRecovery/strict).
+//
 //   - E7: after a failed region write (EIO, ENOSPC) Store and Delete fail
 //     with ErrReadOnly wrapping the errno, and reads of data written before
 //     keep working, also after reopening (TestInjectedEIO, TestENOSPC).
+//
 //   - E8: the index holds no Go pointers and uses 24 bytes per slot at up to
 //     90% load, extent or not (TestIndexModel, TestLocPacking; BenchmarkOpen
 //     reports bytes per item). A table of 2 MiB or more is an anonymous
 //     mapping off the Go heap, advised to transparent huge pages (a lookup
 //     is one random access; with 4 KiB pages it also misses the TLB); a
 //     table is unmapped once no index holds it (TestIndexOffHeapTable).
+//
 //   - E9: a Do with any number of ops completes, and so do any number of
 //     concurrent Dos: disk reads go in waves of at most min(ReadSlots, the
 //     ring's largest group), each wave takes its read slots all at once
@@ -89,26 +107,31 @@
 //     caller holds slots while waiting for more; Limits().MaxBatch is 0
 //     (unlimited) (TestGetManyLarge, TestDoManyRetrieves,
 //     TestConcurrentBatches, TestSlotsAllOrNothing).
+//
 //   - E10: a Retrieve of a value in an extent is one disk read of the value
 //     rounded up to the read alignment (4096 bytes for a 4 KiB value), or of
 //     its prefix that the buffer takes; live-byte accounting counts an
 //     extent record as 48 bytes plus its blocks (TestRetrieve4KOneRead,
 //     TestCacheReclaimExtents).
+//
 //   - E11: a store written by an older on-disk format (superblock version
 //     1) is refused with ErrFormat naming the file and what to do, and is
 //     not modified (TestOldFormatRefused).
+//
 //   - E12: a Retrieve that succeeds (Namespace.Retrieve, or a Do of
 //     Retrieves) allocates nothing once warm, whether it reads the file or a
 //     write buffer; a batch of only Retrieves and Exists looks its keys up
 //     under the namespace lock read-locked (concurrently with other
 //     lookups), every other batch holds it exclusively (TestRetrieveAllocs;
 //     TestConcurrent and TestExtentReadRacesReclaim under -race).
+//
 //   - E13: an extent read that fills the Retrieve's buffer exactly (the
 //     value, or the part the buffer takes, is a whole number of 4096-byte
 //     blocks) into a buffer aligned for O_DIRECT goes straight into that
 //     buffer (no read slot, no copy); otherwise through a read slot. Either
 //     way no byte of the buffer past the value is written
 //     (TestDirectExtentRead; Stats.DirectReads counts them).
+//
 //   - E14: a store in a regular file has its blocks reserved (fallocate)
 //     unless Options.Sparse: formatting a store larger than the
 //     filesystem's free space fails Open with ENOSPC naming the path and
@@ -116,6 +139,7 @@
 //     filesystem that overwrites in place (ext4, xfs, tmpfs; not btrfs).
 //     An existing store that cannot be reserved opens with a warning
 //     (TestReserve).
+//
 //   - E15: reads go to the main ring (SINGLE_ISSUER|DEFER_TASKRUN, its
 //     owner locked to a thread) except a wave of at most 4 reads while no
 //     read is in flight there, which takes a second, plain ring whose owner
@@ -123,6 +147,7 @@
 //     costs about half as long). Both rings hold the same registered
 //     buffers; writes, flushes and recovery use the main ring only
 //     (TestQuickRing; Stats.QuickReads counts the quick ring's reads).
+//
 //   - E16: a wave of at least batchMin (32) reads, while no read is in
 //     flight on the main ring, runs on a batch ring (one per namespace, the
 //     same registered buffers) from its caller's own thread: each read is
@@ -139,7 +164,36 @@
 //     reached 0.90-0.94x fio at QD 64 against 0.62-0.67x on the main ring;
 //     4 goroutines doing Dos of 16 at once ran at 0.61x fio on batch rings
 //     of their own and 0.80x on the main ring, hence the rule.
-//   - E17: a failed write puts back every index change (Store, Delete,
+//   - E20: Close succeeds when only the checkpoint could not be written
+//     (a full filesystem): every write is durable by then, the superblock
+//     stays dirty, a warning is logged, and the next Open scans the log
+//     and finds every key (TestCloseOnFullFilesystem, on a full tmpfs).
+//
+//   - E17: every transfer goes through the device (dev.Device): prepared
+//     by it, its completion turned into a byte count by it, and refused by
+//     it before submission when it says so (the refusal is the I/O's
+//     result); no transfer is larger than the device's largest transfer
+//     (region writes and reads are split, a larger value read is read in
+//     pieces synchronously), and every ring is set up with what the device
+//     needs (SQE128|CQE32 for passthrough) (TestDeviceSplitsTransfers,
+//     TestDeviceRingOptions; in the QEMU guest on /dev/ng1n1,
+//     TestNVMeNamespace). A device error is a clear error naming the path:
+//     a failed read fails that Retrieve (a short one with SC 0x88), a
+//     failed write or sync makes the namespace read-only as E7 says
+//     (TestDeviceFaults).
+//
+//   - E18: a reclaimed region is deallocated on the device (NVM Dataset
+//     Management; nothing on a file, whose blocks stay reserved) before
+//     anything new is written into it (guest TestNVMeNamespace: a
+//     deallocated block reads back as zeros).
+//
+//   - E19: with Options.IOPoll every wave of disk reads runs on a polled
+//     ring (IORING_SETUP_IOPOLL, one of two, from its caller's thread as
+//     E16 says) while one is free, else on the main ring; writes stay on
+//     the main ring (guest TestNVMeNamespace/iopoll; Stats.BatchReads
+//     counts them).
+//
+//   - E21: a failed write puts back every index change (Store, Delete,
 //     evacuation) made since the last completed Flush (undo.go): a Store
 //     or Delete whose Flush failed is not seen by later reads, which return
 //     what a restart would (TestFailedFlushUndoesIndex). The journal holds
@@ -169,8 +223,10 @@
 //     share an index slot; a lookup with the other length misses.
 //   - A Flush pads to a block boundary: frequent flushes of small records
 //     cost up to 4 KiB each.
-//   - The checkpoint is a side file (Path+".ckpt"); block devices have none by
-//     default and are scanned on every Open.
+//   - The checkpoint is a side file (Path+".ckpt"); block devices and NVMe
+//     namespaces have none by default and are scanned on every Open.
+//   - Options.SQPoll gives the main ring an SQPOLL thread, which excludes
+//     SINGLE_ISSUER|DEFER_TASKRUN and so the quick ring (E15).
 //   - A Retrieve chained (Link) before other ops does not stop them if its
 //     disk read fails: disk reads run after the rest of the batch.
 //   - A Do's context is checked before each wave of disk reads; reads already

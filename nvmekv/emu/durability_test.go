@@ -76,7 +76,7 @@ func TestChunkedOverwriteCutShortKeepsOldValue(t *testing.T) {
 
 // TestFailedFlushUndoesIndex: Stores and Deletes whose Flush failed (the
 // namespace turns read-only, E7) are not seen by later reads: every key
-// reads what the last completed Flush left, as after a restart (E17).
+// reads what the last completed Flush left, as after a restart (E21).
 func TestFailedFlushUndoesIndex(t *testing.T) {
 	var fail atomic.Bool
 	o := testOptions(t)

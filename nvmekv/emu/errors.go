@@ -14,4 +14,7 @@ var (
 	// ErrFormat: the device holds a store with another geometry, or
 	// something that is not an emulated namespace.
 	ErrFormat = errors.New("emu: incompatible on-disk format")
+	// errCheckpoint: writing the checkpoint at Close failed (a full
+	// filesystem...); the superblock is left dirty, so the next Open scans.
+	errCheckpoint = errors.New("emu: write checkpoint")
 )

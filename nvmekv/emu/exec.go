@@ -478,13 +478,20 @@ func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead
 			}
 			r.mem = m
 		}
-		if e.opts.Fault != nil {
-			if en := e.opts.Fault(false, r.start, r.n); en != 0 {
-				r.res = -int32(en)
-				continue
+		if e.maxXfer > 0 && r.n > e.maxXfer {
+			// Larger than one command may move: read it synchronously,
+			// in pieces (dev.Device.ReadAt).
+			r.res = int32(r.n)
+			if err := e.disk.ReadAt(r.mem, r.start); err != nil {
+				r.err = err
 			}
+			continue
 		}
-		r.fd, r.fixed, r.bufIdx = int32(e.fd), fixed && r.slot >= 0, uint16(len(e.bufs))
+		if res, refused := e.refuse(false, r.start, r.n); refused {
+			r.res = res
+			continue
+		}
+		r.disk, r.fixed, r.bufIdx = e.disk, fixed && r.slot >= 0, uint16(len(e.bufs))
 		w.reqs = append(w.reqs, &r.req)
 		nb += r.n
 	}

@@ -172,7 +172,7 @@ func (e *Namespace) writeOutcome(w *ioWait) error {
 		err = syscall.Errno(-w.res)
 	} else if w.data != nil {
 		// Short write: finish it synchronously to learn why (ENOSPC on a full filesystem).
-		if perr := pwrite(e.fd, w.data[w.res:], w.off+int64(w.res)); perr == nil {
+		if perr := e.disk.WriteAt(w.data[w.res:], w.off+int64(w.res)); perr == nil {
 			w.res = w.want
 			return nil
 		} else if !errors.Is(perr, syscall.EINVAL) {
@@ -184,7 +184,7 @@ func (e *Namespace) writeOutcome(w *ioWait) error {
 
 func (e *Namespace) failLocked(err error) {
 	if e.failed == nil {
-		e.undoLocked() // what the failed write held is not seen (E17)
+		e.undoLocked() // what the failed write held is not seen (E21)
 		e.failed = fmt.Errorf("%w: %w", ErrReadOnly, err)
 		e.log.Error("emu: write failed; namespace is read-only until reopened")
 	}
@@ -209,38 +209,31 @@ func (e *Namespace) submitWriteLocked(b *wbuf, end int) {
 	}
 }
 
-// submitRangeLocked writes b.mem[from:to) to its region.
+// submitRangeLocked writes b.mem[from:to) to its region, in pieces no
+// larger than the device's largest transfer.
 func (e *Namespace) submitRangeLocked(b *wbuf, from, to int) {
 	if to <= from {
 		return
 	}
-	data := b.mem[from:to]
-	off := e.regionOff(b.region) + int64(from)
-	w := &ioWait{done: make(chan struct{}), want: int32(len(data)), off: off, data: data}
-	b.pending = append(b.pending, w)
 	e.st.RegionWrites++
-	if e.opts.Fault != nil {
-		if en := e.opts.Fault(true, off, len(data)); en != 0 {
-			w.res = -int32(en)
+	e.chunks(b.mem[from:to], e.regionOff(b.region)+int64(from), func(data []byte, off int64) {
+		w := &ioWait{done: make(chan struct{}), want: int32(len(data)), off: off, data: data}
+		b.pending = append(b.pending, w)
+		if res, refused := e.refuse(true, off, len(data)); refused {
+			w.res = res
 			close(w.done)
 			return
 		}
-	}
-	fd, idx, fixed := int32(e.fd), b.idx, e.fixed
-	req := &uring.Request{
-		Prep: func(s *uring.SQE) {
-			if fixed {
-				s.PrepWriteFixed(fd, data, uint64(off), idx)
-			} else {
-				s.PrepWrite(fd, data, uint64(off))
-			}
-		},
-		Done: func(r uring.Result) { w.res = r.Res; close(w.done) },
-	}
-	if err := e.front.Submit(req); err != nil {
-		w.res = -int32(errnoOf(err))
-		close(w.done)
-	}
+		d, idx, fixed := e.disk, b.idx, e.fixed
+		req := &uring.Request{
+			Prep: func(s *uring.SQE) { d.PrepWrite(s, data, off, fixed, idx) },
+			Done: func(r uring.Result) { w.res = d.Done(r.Res, len(data)); close(w.done) },
+		}
+		if err := e.front.Submit(req); err != nil {
+			w.res = -int32(errnoOf(err))
+			close(w.done)
+		}
+	})
 }
 
 // flushLocked pads the open region to a block boundary and submits its
@@ -273,8 +266,8 @@ func (e *Namespace) waitAll() error {
 		}
 	}
 	if first == nil {
-		if err := fdatasync(e.fd); err != nil {
-			first = fmt.Errorf("emu: fdatasync %s: %w", e.opts.Path, err)
+		if err := e.disk.Sync(); err != nil {
+			first = fmt.Errorf("emu: sync %s: %w", e.opts.Path, err)
 		}
 	}
 	e.mu.Lock()
@@ -305,6 +298,7 @@ func (e *Namespace) reclaimLocked(r int, b *wbuf) {
 	if e.regs[r].live == 0 {
 		e.regs[r] = regionState{}
 		e.st.Reclaimed++
+		e.deallocate(r)
 		return
 	}
 	if err := e.readRegion(r, b); err == nil {
@@ -335,35 +329,75 @@ func (e *Namespace) reclaimLocked(r int, b *wbuf) {
 	e.regs[r] = regionState{}
 	e.st.Reclaimed++
 	e.st.ReclaimedKeys += uint64(n)
+	e.deallocate(r)
+}
+
+// deallocate tells the device that region r holds nothing now (NVM
+// Dataset Management on an NVMe namespace; nothing on a file). A failure
+// only costs the device's garbage collector: it is logged.
+func (e *Namespace) deallocate(r int) {
+	if err := e.disk.Deallocate(e.regionOff(r), int64(e.opts.RegionBytes)); err != nil {
+		e.log.Warn("emu: deallocate a reclaimed region", zap.Int("region", r), zap.Error(err))
+	}
 }
 
 // readRegion reads region r into b.mem (synchronously).
 func (e *Namespace) readRegion(r int, b *wbuf) error {
-	off := e.regionOff(r)
-	if e.opts.Fault != nil {
-		if en := e.opts.Fault(false, off, len(b.mem)); en != 0 {
-			return en
-		}
+	res := e.readAt(b.mem, e.regionOff(r), b.idx)
+	if res < 0 {
+		return syscall.Errno(-res)
 	}
-	fd, idx, fixed, mem := int32(e.fd), b.idx, e.fixed, b.mem
-	req := &uring.Request{Prep: func(s *uring.SQE) {
-		if fixed {
-			s.PrepReadFixed(fd, mem, uint64(off), idx)
-		} else {
-			s.PrepRead(fd, mem, uint64(off))
-		}
-	}}
-	res, err := e.front.Do(bgCtx, req)
-	if err != nil {
-		return err
-	}
-	if res[0].Res < 0 {
-		return syscall.Errno(-res[0].Res)
-	}
-	if int(res[0].Res) < len(mem) {
-		clear(mem[res[0].Res:])
+	if int(res) < len(b.mem) {
+		clear(b.mem[res:])
 	}
 	return nil
+}
+
+// readAt reads mem (registered buffer idx) at off on the main ring, in
+// pieces no larger than the device's largest transfer, submitted
+// together. It returns the bytes read up to the first short piece, or the
+// first piece's -errno.
+func (e *Namespace) readAt(mem []byte, off int64, idx uint16) int32 {
+	var reqs []*uring.Request
+	var lens []int
+	var refusedRes int32
+	refused := false
+	e.chunks(mem, off, func(m []byte, o int64) {
+		if refused {
+			return
+		}
+		if res, no := e.refuse(false, o, len(m)); no {
+			refusedRes, refused = res, true
+			return
+		}
+		d, fixed := e.disk, e.fixed
+		reqs = append(reqs, &uring.Request{Prep: func(s *uring.SQE) { d.PrepRead(s, m, o, fixed, idx) }})
+		lens = append(lens, len(m))
+	})
+	var total int32
+	if len(reqs) > 0 {
+		res, err := e.front.Do(bgCtx, reqs...)
+		if err != nil {
+			return -int32(errnoOf(err))
+		}
+		for i, r := range res {
+			n := e.disk.Done(r.Res, lens[i])
+			if n < 0 {
+				return n
+			}
+			total += n
+			if int(n) < lens[i] {
+				return total
+			}
+		}
+	}
+	if refused {
+		if refusedRes < 0 {
+			return refusedRes
+		}
+		return total + refusedRes
+	}
+	return total
 }
 
 // walkRegion calls fn for each valid record of a region image. A zero
@@ -412,8 +446,8 @@ func (e *Namespace) syncLocked() error {
 		}
 		b.pending = b.pending[:0]
 	}
-	if err := fdatasync(e.fd); err != nil {
-		e.failLocked(fmt.Errorf("emu: fdatasync %s: %w", e.opts.Path, err))
+	if err := e.disk.Sync(); err != nil {
+		e.failLocked(fmt.Errorf("emu: sync %s: %w", e.opts.Path, err))
 		return e.failed
 	}
 	e.st.Syncs++

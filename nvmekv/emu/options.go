@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/nvmekv/emu/dev"
 	"github.com/tiercache/tiercache/uring"
 )
 
@@ -80,8 +81,24 @@ type Options struct {
 	// NSID is the namespace id the commands carry; default 1.
 	NSID uint32
 	// Fault is a test seam: called before each region write or read is
-	// submitted; a non-zero Errno makes that I/O fail with it.
+	// submitted; a non-zero Errno makes that I/O fail with it (the device
+	// is wrapped in a dev.Fault).
 	Fault func(write bool, off int64, n int) syscall.Errno
+	// Device is the storage to use instead of opening Path (a test seam:
+	// a dev.Fault around another device). The namespace closes it.
+	Device dev.Device
+	// NVMe opens Path as an NVMe generic char device (/dev/ngXnY) of an
+	// NVM namespace, driven by NVM passthrough (dev.OpenNVMe), instead of
+	// as a file or block device.
+	NVMe bool
+	// IOPoll makes the rings that carry disk reads poll for completions
+	// (IORING_SETUP_IOPOLL): needs O_DIRECT, and for NVMe the driver's
+	// poll queues (nvme.poll_queues) to poll rather than take interrupts.
+	// Writes stay on the interrupt-driven main ring.
+	IOPoll bool
+	// SQPoll gives the main ring a kernel submission thread
+	// (IORING_SETUP_SQPOLL, which excludes SINGLE_ISSUER|DEFER_TASKRUN).
+	SQPoll bool
 	// StallAfter is how long one of the namespace's I/Os may be in flight
 	// before it is logged and counted as stalled (uring.FrontOptions;
 	// FrontStats().Stalled). Default 30 s; negative = off; otherwise at
@@ -129,7 +146,7 @@ func (o *Options) Validate() error {
 	bad := func(f string, a ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+f, append([]any{ErrBadOptions}, a...)...))
 	}
-	if o.Path == "" {
+	if o.Path == "" && o.Device == nil {
 		bad("Path is empty")
 	}
 	if o.Capacity < 0 {
@@ -169,12 +186,16 @@ func (o *Options) Validate() error {
 // kernel that refuses these flags.
 // quickRingOptions: the lone-read ring (Namespace.setupQuick), plain; 64
 // entries are ample for the at most quickReads reads it carries at once.
-func (o *Options) quickRingOptions() uring.FrontOptions {
+func (o *Options) quickRingOptions(d dev.Device) uring.FrontOptions {
 	ro := uring.Options{Entries: 64}
+	d.Ring(&ro)
 	return uring.FrontOptions{Ring: ro, StallAfter: o.StallAfter, Logger: o.Logger}
 }
 
-func (o *Options) ringOptions(deferTaskrun bool) uring.FrontOptions {
-	ro := uring.Options{Entries: o.RingEntries, SingleIssuer: deferTaskrun, DeferTaskrun: deferTaskrun}
+// ringOptions of the main ring; SQPoll excludes DEFER_TASKRUN.
+func (o *Options) ringOptions(d dev.Device, deferTaskrun bool) uring.FrontOptions {
+	deferTaskrun = deferTaskrun && !o.SQPoll
+	ro := uring.Options{Entries: o.RingEntries, SingleIssuer: deferTaskrun, DeferTaskrun: deferTaskrun, SQPoll: o.SQPoll, SQThreadCPU: -1}
+	d.Ring(&ro)
 	return uring.FrontOptions{Ring: ro, StallAfter: o.StallAfter, Logger: o.Logger}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"syscall"
 
 	"go.uber.org/zap"
@@ -140,7 +141,7 @@ func (e *Namespace) writeCheckpoint(gen uint64) error {
 	tmp := e.ckpt + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return fmt.Errorf("emu: checkpoint: %w", err)
+		return fmt.Errorf("%w: %w", errCheckpoint, err)
 	}
 	crc := crc32.New(castagnoli)
 	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
@@ -188,7 +189,7 @@ func (e *Namespace) writeCheckpoint(gen uint64) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("emu: write checkpoint %s: %w", e.ckpt, err)
+		return fmt.Errorf("%w: %s: %w", errCheckpoint, e.ckpt, err)
 	}
 	return nil
 }
@@ -211,25 +212,20 @@ func (e *Namespace) scan() error {
 		reqs := make([]*uring.Request, n)
 		for j := 0; j < n; j++ {
 			mem := e.readSlab[j*readSlotBytes : j*readSlotBytes+blockBytes]
-			off, fd, fixed, idx := uint64(e.regionOff(r0+j)), int32(e.fd), e.fixed, uint16(len(e.bufs))
-			reqs[j] = &uring.Request{Prep: func(s *uring.SQE) {
-				if fixed {
-					s.PrepReadFixed(fd, mem, off, idx)
-				} else {
-					s.PrepRead(fd, mem, off)
-				}
-			}}
+			off, d, fixed, idx := e.regionOff(r0+j), e.disk, e.fixed, uint16(len(e.bufs))
+			reqs[j] = &uring.Request{Prep: func(s *uring.SQE) { d.PrepRead(s, mem, off, fixed, idx) }}
 		}
 		res, err := e.front.Do(bgCtx, reqs...)
 		if err != nil {
 			return fmt.Errorf("emu: scan %s: %w", e.opts.Path, err)
 		}
 		for j := 0; j < n; j++ {
-			if res[j].Res < 0 {
-				e.log.Warn("emu: unreadable region header, region skipped", zap.Int("region", r0+j), zap.Error(syscall.Errno(-res[j].Res)))
+			got := e.disk.Done(res[j].Res, blockBytes)
+			if got < 0 {
+				e.log.Warn("emu: unreadable region header, region skipped", zap.Int("region", r0+j), zap.Error(syscall.Errno(-got)))
 				continue
 			}
-			if int(res[j].Res) < regionHdr {
+			if int(got) < regionHdr {
 				continue
 			}
 			if seq := regionSeq(e.readSlab[j*readSlotBytes:]); seq != 0 {
@@ -251,18 +247,44 @@ func (e *Namespace) scan() error {
 		b := e.bufs[i%len(e.bufs)]
 		f := &inflight{done: make(chan struct{})}
 		fl[i] = f
-		off, fd, fixed, mem := uint64(e.regionOff(found[i].r)), int32(e.fd), e.fixed, b.mem
-		req := &uring.Request{
-			Prep: func(s *uring.SQE) {
-				if fixed {
-					s.PrepReadFixed(fd, mem, off, b.idx)
-				} else {
-					s.PrepRead(fd, mem, off)
-				}
-			},
-			Done: func(r uring.Result) { f.res = r.Res; close(f.done) },
+		// A region may take several reads (the device's largest transfer):
+		// f.res is the bytes read up to the first short piece, or -errno.
+		type piece struct {
+			mem []byte
+			off int64
 		}
-		if err := e.front.Submit(req); err != nil {
+		var ps []piece
+		e.chunks(b.mem, e.regionOff(found[i].r), func(m []byte, o int64) { ps = append(ps, piece{m, o}) })
+		res := make([]int32, len(ps))
+		var left atomic.Int32
+		left.Store(int32(len(ps)))
+		finish := func() {
+			for j, p := range ps {
+				if res[j] < 0 {
+					f.res = res[j]
+					break
+				}
+				f.res += res[j]
+				if int(res[j]) < len(p.mem) {
+					break
+				}
+			}
+			close(f.done)
+		}
+		d, fixed := e.disk, e.fixed
+		reqs := make([]*uring.Request, len(ps))
+		for j, p := range ps {
+			reqs[j] = &uring.Request{
+				Prep: func(s *uring.SQE) { d.PrepRead(s, p.mem, p.off, fixed, b.idx) },
+				Done: func(r uring.Result) {
+					res[j] = d.Done(r.Res, len(p.mem))
+					if left.Add(-1) == 0 {
+						finish()
+					}
+				},
+			}
+		}
+		if err := e.front.Submit(reqs...); err != nil {
 			f.res = -int32(errnoOf(err))
 			close(f.done)
 		}

@@ -1,6 +1,6 @@
 package emu
 
-// The undo journal (E17): every index change a Store, a Delete or a
+// The undo journal (E21): every index change a Store, a Delete or a
 // Strict-mode evacuation made since the last Flush that completed, with
 // the location the key had before (0: none) and the append count of its
 // record. A Flush that completes drops the changes it made durable; a

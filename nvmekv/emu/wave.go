@@ -3,6 +3,8 @@ package emu
 import (
 	"sync/atomic"
 
+	"github.com/tiercache/tiercache/nvmekv/emu/dev"
+
 	"github.com/tiercache/tiercache/uring"
 )
 
@@ -27,7 +29,7 @@ type waveRead struct {
 	start  int64  // file offset, aligned
 	n      int    // bytes read, aligned
 	skip   int    // record offset within mem
-	fd     int32
+	disk   dev.Device
 	fixed  bool
 	bufIdx uint16
 	res    int32 // cqe.res
@@ -46,18 +48,12 @@ func (w *wave) grow(n int) {
 	}
 }
 
-func (r *waveRead) prep(s *uring.SQE) {
-	if r.fixed {
-		s.PrepReadFixed(r.fd, r.mem, uint64(r.start), r.bufIdx)
-	} else {
-		s.PrepRead(r.fd, r.mem, uint64(r.start))
-	}
-}
+func (r *waveRead) prep(s *uring.SQE) { r.disk.PrepRead(s, r.mem, r.start, r.fixed, r.bufIdx) }
 
 // complete runs on the Front's owner goroutine, or on the wave's caller on
 // a batch ring (it must not block: done has room for the one send).
 func (r *waveRead) complete(res uring.Result) {
-	r.res = res.Res
+	r.res = r.disk.Done(res.Res, r.n)
 	if r.w.left.Add(-1) == 0 {
 		r.w.done <- struct{}{}
 	}

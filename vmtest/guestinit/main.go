@@ -130,7 +130,7 @@ func loadModule(m vmtest.GuestModule) error {
 	if m.Compressed {
 		flags = vmtest.ModuleInitCompressedFile
 	}
-	if err := unix.FinitModule(int(f.Fd()), "", flags); err != nil && !errors.Is(err, unix.EEXIST) {
+	if err := unix.FinitModule(int(f.Fd()), m.Params, flags); err != nil && !errors.Is(err, unix.EEXIST) {
 		return fmt.Errorf("guestinit: finit_module %s (flags %d): %w", m.Path, flags, err)
 	}
 	return nil
@@ -160,6 +160,12 @@ func runTest(cfg *vmtest.GuestConfig, t vmtest.GuestTest) {
 	args := []string{"-test.v", "-test.timeout=" + cfg.TestTimeout.String()}
 	if cfg.Run != "" {
 		args = append(args, "-test.run="+cfg.Run)
+	}
+	if cfg.Bench != "" {
+		args = append(args, "-test.bench="+cfg.Bench, "-test.benchmem")
+		if cfg.BenchTime != "" {
+			args = append(args, "-test.benchtime="+cfg.BenchTime)
+		}
 	}
 	if cfg.Short {
 		args = append(args, "-test.short")

@@ -1,0 +1,167 @@
+// scripts/test.d/npm/clients.mjs SOCKET LABEL — each Node.js library
+// through its own API against the Redis-protocol server on SOCKET:
+// ioredis (commands, pipeline, multi, watch, scanStream), node-redis
+// (commands, multi, watch, scanIterator), keyv with @keyv/redis (the
+// key-value store API), cache-manager over that store (get/set/mget/wrap/
+// ttl/del/clear). Prints "ok NAME" or "FAIL NAME: why" per check and
+// exits non-zero if one failed. LangChain.js's Redis classes need hashes
+// and lists, which tiercache does not have yet: not tested here.
+import assert from "node:assert/strict";
+import Redis from "ioredis";
+import { createClient, WatchError } from "redis";
+import Keyv from "keyv";
+import KeyvRedis from "@keyv/redis";
+import { createCache } from "cache-manager";
+
+const [sock, label] = process.argv.slice(2);
+let failed = 0;
+async function check(name, fn) {
+  try {
+    await fn();
+    console.log(`ok   ${label} ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${label} ${name}: ${e && e.message}`);
+  }
+}
+
+// --- ioredis ------------------------------------------------------------------
+const io = new Redis({ path: sock, maxRetriesPerRequest: 1, lazyConnect: true });
+await check("ioredis connect", () => io.connect());
+await check("ioredis set/get/mget", async () => {
+  await io.flushall();
+  assert.equal(await io.set("io:a", "1", "EX", 100), "OK");
+  assert.equal(await io.get("io:a"), "1");
+  assert.deepEqual(await io.mget("io:a", "io:none"), ["1", null]);
+  assert.equal(await io.ttl("io:a"), 100);
+  const big = Buffer.alloc(1 << 20, 7);
+  await io.set("io:big", big);
+  assert.ok(big.equals(await io.getBuffer("io:big")));
+});
+await check("ioredis pipeline", async () => {
+  const p = io.pipeline();
+  for (let i = 0; i < 500; i++) p.set(`io:p${i}`, String(i));
+  for (let i = 0; i < 500; i++) p.get(`io:p${i}`);
+  const res = await p.exec();
+  assert.equal(res.length, 1000);
+  for (let i = 0; i < 500; i++) assert.deepEqual(res[500 + i], [null, String(i)]);
+});
+await check("ioredis multi", async () => {
+  const res = await io.multi().set("io:tx", "1").get("io:tx").exec();
+  assert.deepEqual(res, [[null, "OK"], [null, "1"]]);
+});
+await check("ioredis watch aborts", async () => {
+  const other = new Redis({ path: sock });
+  await io.watch("io:w");
+  await other.set("io:w", "other");
+  const res = await io.multi().set("io:w", "mine").exec();
+  assert.equal(res, null); // EXEC's null array
+  assert.equal(await io.get("io:w"), "other");
+  other.disconnect();
+});
+await check("ioredis scanStream", async () => {
+  const keys = new Set();
+  for await (const batch of io.scanStream({ match: "io:p1*", count: 50 })) for (const k of batch) keys.add(k);
+  assert.equal(keys.size, 111);
+});
+await check("ioredis rename/copy/expiretime", async () => {
+  assert.equal(await io.rename("io:a", "io:b"), "OK");
+  assert.equal(await io.exists("io:a"), 0);
+  assert.equal(await io.copy("io:b", "io:c"), 1);
+  assert.equal(await io.get("io:c"), "1");
+  assert.ok((await io.expiretime("io:c")) > Date.now() / 1000);
+  await assert.rejects(io.rename("io:none", "io:x"), /no such key/);
+});
+io.disconnect();
+
+// --- node-redis ------------------------------------------------------------------
+const nr = createClient({ socket: { path: sock } });
+nr.on("error", () => {});
+await check("node-redis connect", () => nr.connect());
+await check("node-redis set/get/mGet", async () => {
+  assert.equal(await nr.set("nr:a", "1", { EX: 100 }), "OK");
+  assert.equal(await nr.get("nr:a"), "1");
+  assert.deepEqual(await nr.mGet(["nr:a", "nr:none"]), ["1", null]);
+  assert.equal(await nr.set("nr:a", "2", { NX: true }), null);
+  assert.equal(await nr.ttl("nr:a"), 100);
+});
+await check("node-redis multi", async () => {
+  const res = await nr.multi().set("nr:tx", "1").get("nr:tx").exec();
+  assert.deepEqual(res, ["OK", "1"]);
+});
+await check("node-redis watch aborts", async () => {
+  const c = await nr.duplicate().connect(); // WATCH holds a connection
+  const other = await nr.duplicate().connect();
+  await c.watch("nr:w");
+  await other.set("nr:w", "other");
+  await assert.rejects(c.multi().set("nr:w", "mine").exec(), WatchError);
+  assert.equal(await nr.get("nr:w"), "other");
+  await c.close();
+  await other.close();
+});
+await check("node-redis scanIterator", async () => {
+  for (let i = 0; i < 300; i++) await nr.set(`nr:s${i}`, "v");
+  const keys = new Set();
+  for await (const batch of nr.scanIterator({ MATCH: "nr:s2*", COUNT: 50 })) for (const k of batch) keys.add(k);
+  assert.equal(keys.size, 111);
+});
+await check("node-redis renameNX/copy", async () => {
+  assert.equal(await nr.renameNX("nr:a", "nr:tx"), 0);
+  assert.equal(await nr.copy("nr:a", "nr:tx", { REPLACE: true }), 1);
+  assert.equal(await nr.get("nr:tx"), "1");
+});
+await nr.close();
+
+// --- keyv with @keyv/redis ----------------------------------------------------------
+const store = new KeyvRedis({ socket: { path: sock } });
+const keyv = new Keyv({ store, namespace: "kv" });
+keyv.on("error", () => {});
+await check("keyv set/get/has/delete", async () => {
+  const emb = { model: "m", vector: Array.from({ length: 384 }, (_, i) => i / 384) };
+  assert.equal(await keyv.set("emb:1", emb), true);
+  assert.deepEqual(await keyv.get("emb:1"), emb);
+  assert.equal(await keyv.has("emb:1"), true);
+  assert.equal(await keyv.delete("emb:1"), true);
+  assert.equal(await keyv.get("emb:1"), undefined);
+});
+await check("keyv ttl", async () => {
+  await keyv.set("short", "v", 50);
+  assert.equal(await keyv.get("short"), "v");
+  await new Promise((r) => setTimeout(r, 150));
+  assert.equal(await keyv.get("short"), undefined);
+});
+await check("keyv setMany/getMany/clear", async () => {
+  await keyv.setMany([{ key: "m1", value: 1 }, { key: "m2", value: 2 }]);
+  assert.deepEqual(await keyv.getMany(["m1", "m2", "m3"]), [1, 2, undefined]);
+  await keyv.clear();
+  assert.deepEqual(await keyv.getMany(["m1", "m2"]), [undefined, undefined]);
+});
+
+// --- cache-manager over the Redis store -------------------------------------------------
+const cache = createCache({ stores: [new Keyv({ store: new KeyvRedis({ socket: { path: sock } }), namespace: "cm" })] });
+await check("cache-manager set/get/mget/del", async () => {
+  await cache.set("resp:1", { text: "hello" }, 10000);
+  assert.deepEqual(await cache.get("resp:1"), { text: "hello" });
+  assert.deepEqual(await cache.mget(["resp:1", "resp:none"]), [{ text: "hello" }, undefined]);
+  const ttl = await cache.ttl("resp:1");
+  assert.ok(ttl > Date.now() && ttl <= Date.now() + 10000, `ttl ${ttl}`);
+  await cache.del("resp:1");
+  assert.equal(await cache.get("resp:1"), undefined);
+});
+await check("cache-manager wrap", async () => {
+  let calls = 0;
+  const llm = async () => { calls++; return "answer"; };
+  assert.equal(await cache.wrap("prompt:1", llm, 10000), "answer");
+  assert.equal(await cache.wrap("prompt:1", llm, 10000), "answer");
+  assert.equal(calls, 1);
+});
+await check("cache-manager clear", async () => {
+  await cache.set("c1", 1);
+  await cache.clear();
+  assert.equal(await cache.get("c1"), undefined);
+});
+await cache.disconnect();
+await keyv.disconnect();
+
+console.log(`${label}: ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,40 @@
+package server
+
+import "sync"
+
+// bufPool lends fixed-size byte buffers to connections while they work: an
+// idle connection holds neither a read nor a write buffer (S17), so ten
+// thousand idle clients cost their goroutines and sockets, not 48 KiB of
+// buffers each.
+type bufPool struct {
+	size int
+	pool sync.Pool // *[]byte of len size
+}
+
+// bufPools has one pool per buffer size in use (the Options' sizes).
+var bufPools sync.Map // int -> *bufPool
+
+func poolFor(size int) *bufPool {
+	if p, ok := bufPools.Load(size); ok {
+		return p.(*bufPool)
+	}
+	p, _ := bufPools.LoadOrStore(size, &bufPool{size: size})
+	return p.(*bufPool)
+}
+
+// get returns a buffer of len p.size (its bytes are not cleared).
+func (p *bufPool) get() []byte {
+	if b, ok := p.pool.Get().(*[]byte); ok {
+		return *b
+	}
+	return make([]byte, p.size)
+}
+
+// put takes b back; a buffer of another size is left to the collector.
+func (p *bufPool) put(b []byte) {
+	if cap(b) != p.size {
+		return
+	}
+	b = b[:p.size]
+	p.pool.Put(&b)
+}

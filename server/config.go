@@ -1,0 +1,113 @@
+package server
+
+import (
+	"net"
+	"strconv"
+	"strings"
+)
+
+// configParams are the parameters CONFIG GET answers, with their values
+// as this server runs: what clients and tools read (redis-benchmark reads
+// save and appendonly, cache libraries maxmemory and maxmemory-policy).
+// maxmemory is the hot budget and the warm arena (the Go heap and the
+// cold store come on top, INFO memory); the hot tier evicts by TinyLFU
+// admission, closest to Redis's allkeys-lfu.
+func (c *conn) configParams() [][2]string {
+	o := &c.s.opts
+	host, port := "", "0"
+	if o.TCPAddr != "" {
+		if h, p, err := net.SplitHostPort(o.TCPAddr); err == nil {
+			host, port = h, p
+		}
+	}
+	mem := c.s.cache.Memory()
+	return [][2]string{
+		{"maxmemory", strconv.FormatInt(mem.HotBytes+mem.WarmBytes, 10)},
+		{"maxmemory-policy", "allkeys-lfu"},
+		{"save", ""},
+		{"appendonly", "no"},
+		{"databases", "1"},
+		{"timeout", "0"},
+		{"maxclients", strconv.Itoa(o.MaxConns)},
+		{"port", port},
+		{"bind", host},
+		{"unixsocket", o.UnixSocket},
+		{"unixsocketperm", strconv.FormatUint(uint64(o.UnixMode), 8)},
+		{"dir", o.DataDir},
+		{"proto-max-bulk-len", strconv.Itoa(o.MaxBulkBytes)},
+		{"client-query-buffer-limit", strconv.Itoa(o.MaxQueryBytes)},
+		{"cluster-enabled", "no"},
+		{"notify-keyspace-events", ""},
+	}
+}
+
+// cmdConfig: CONFIG GET pattern..., CONFIG SET parameter value...,
+// CONFIG RESETSTAT, CONFIG REWRITE, CONFIG HELP, with Redis 7.0's replies.
+// Nothing can change while the server runs: CONFIG SET accepts a
+// parameter set to the value it has and refuses any other value, naming
+// the parameter.
+func (c *conn) cmdConfig(args [][]byte) {
+	switch sub := strings.ToLower(string(args[1])); sub {
+	case "get":
+		if len(args) < 3 {
+			c.wrongArgs("config|get")
+			return
+		}
+		var out [][2]string
+		for _, p := range c.configParams() {
+			for _, pat := range args[2:] {
+				if globMatch(strings.ToLower(string(pat)), p[0]) {
+					out = append(out, p)
+					break
+				}
+			}
+		}
+		c.w.Map(len(out))
+		for _, p := range out {
+			c.w.BulkString(p[0])
+			c.w.BulkString(p[1])
+		}
+	case "set":
+		if len(args) < 4 || len(args)%2 != 0 {
+			c.wrongArgs("config|set")
+			return
+		}
+		params := c.configParams()
+		for i := 2; i < len(args); i += 2 {
+			name := strings.ToLower(string(args[i]))
+			j := 0
+			for j < len(params) && params[j][0] != name {
+				j++
+			}
+			switch {
+			case j == len(params):
+				c.w.Error("ERR Unknown option or number of arguments for CONFIG SET - '" + string(args[i]) + "'")
+				return
+			case params[j][1] != string(args[i+1]):
+				c.w.Error("ERR CONFIG SET failed (possibly related to argument '" + name +
+					"') - tiercache cannot change it at runtime; set it in the configuration file and restart")
+				return
+			}
+		}
+		c.w.OK()
+	case "resetstat", "rewrite":
+		if len(args) != 2 {
+			c.wrongArgs("config|" + sub)
+			return
+		}
+		if sub == "rewrite" {
+			c.w.Error("ERR CONFIG REWRITE is not supported by tiercache: it does not write its configuration file; edit the file and restart")
+			return
+		}
+		c.w.Error("ERR CONFIG RESETSTAT is not supported by tiercache: its counters are cumulative (they feed Prometheus counters, which must not go back)")
+	case "help":
+		help := []string{"CONFIG <subcommand> [<arg> ...]. Subcommands are:", "GET <pattern>", "SET <directive> <value>",
+			"RESETSTAT (refused: counters are cumulative)", "REWRITE (refused)", "HELP"}
+		c.w.Array(len(help))
+		for _, h := range help {
+			c.w.Simple(h)
+		}
+	default:
+		c.unknownSubcommand("config", args[1])
+	}
+}

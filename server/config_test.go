@@ -1,0 +1,73 @@
+package server
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestInfoSections: every section a client asks for is answered, alone,
+// several at once, and in default, all and everything; an unknown one is
+// left out; errorstats counts the error replies by code.
+func TestInfoSections(t *testing.T) {
+	_, path := startServer(t, func(o *Options) { o.DataDir, o.Durability = "/var/lib/tc", "drain" })
+	c := dialRaw(t, path)
+	c.cmd("GET")
+	c.reply()
+	c.cmd("INFO", "default")
+	all := c.reply()
+	for _, sec := range infoSections {
+		head := "# " + strings.ToUpper(sec[:1]) + sec[1:]
+		if sec == "cpu" {
+			head = "# CPU"
+		}
+		c.cmd("INFO", sec)
+		got := c.reply()
+		if !strings.HasPrefix(got, "$"+head+"\r\n") {
+			t.Errorf("INFO %s = %.60q, want it to start with %q", sec, got, head)
+		}
+		if !strings.Contains(all, head+"\r\n") {
+			t.Errorf("INFO default has no %q", head)
+		}
+	}
+	for _, want := range []string{"cluster_enabled:0", "role:master", "loading:0", "aof_enabled:0", "tier_durability:drain",
+		"tier_data_dir:/var/lib/tc", "used_cpu_user:", "errorstat_ERR:count=1"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("INFO default has no %q", want)
+		}
+	}
+	for _, arg := range []string{"all", "everything", ""} {
+		args := []string{"INFO", arg}
+		if arg == "" {
+			args = args[:1]
+		}
+		c.cmd(args...)
+		if got := c.reply(); strings.Count(got, "# ") != len(infoSections) {
+			t.Errorf("INFO %s has %d sections, want %d", arg, strings.Count(got, "# "), len(infoSections))
+		}
+	}
+	c.cmd("INFO", "cpu", "CLUSTER", "commandstats")
+	if got := c.reply(); !strings.Contains(got, "# CPU") || !strings.Contains(got, "# Cluster") || strings.Count(got, "# ") != 2 {
+		t.Errorf("INFO cpu CLUSTER commandstats = %q", got)
+	}
+}
+
+func TestConfig(t *testing.T) {
+	_, path := startServer(t, func(o *Options) { o.DataDir, o.MaxConns = "/var/lib/tc", 77 })
+	c := dialRaw(t, path)
+	c.expect([]step{
+		{[]string{"CONFIG", "GET", "maxclients"}, "*[$maxclients $77]"},
+		{[]string{"CONFIG", "GET", "dir", "databases"}, "*[$databases $1 $dir $/var/lib/tc]"},
+		{[]string{"CONFIG", "GET", "maxmemory*"}, "*[$maxmemory $1048576 $maxmemory-policy $allkeys-lfu]"},
+		{[]string{"CONFIG", "GET", "save"}, "*[$save $]"},
+		{[]string{"CONFIG", "GET", "nosuch"}, "*[]"},
+		{[]string{"CONFIG", "GET"}, "-ERR wrong number of arguments for 'config|get' command"},
+		{[]string{"CONFIG", "SET", "maxclients", "77"}, "+OK"},
+		{[]string{"CONFIG", "SET", "maxclients", "78"}, "-ERR CONFIG SET failed (possibly related to argument 'maxclients') - tiercache cannot change it at runtime; set it in the configuration file and restart"},
+		{[]string{"CONFIG", "SET", "foo", "bar"}, "-ERR Unknown option or number of arguments for CONFIG SET - 'foo'"},
+		{[]string{"CONFIG", "SET", "maxclients"}, "-ERR wrong number of arguments for 'config|set' command"},
+		{[]string{"CONFIG", "RESETSTAT", "x"}, "-ERR wrong number of arguments for 'config|resetstat' command"},
+		{[]string{"CONFIG", "REWRITE"}, "-ERR CONFIG REWRITE is not supported by tiercache: it does not write its configuration file; edit the file and restart"},
+		{[]string{"CONFIG", "NOPE"}, "-ERR unknown subcommand 'NOPE'. Try CONFIG HELP."},
+		{[]string{"PING"}, "+PONG"},
+	})
+}

@@ -1,0 +1,34 @@
+package tier
+
+import "time"
+
+// ExpireAtIf is ExpireIf with an absolute expiry (EXPIREAT, PEXPIREAT):
+// an at at or before now deletes the key when cond holds. cond compares
+// at with the key's current expiry, as Redis does; a past at compares as
+// now, which orders the same against the expiry of a live key.
+func (c *Cache) ExpireAtIf(key []byte, at time.Time, cond ExpireCond) (bool, error) {
+	return c.retime(key, func(now int64, e *entry) (int64, bool) {
+		exp := max(at.UnixNano(), now) // never 0, which means no expiry
+		return exp, cond.allows(e.exp, exp)
+	})
+}
+
+// ExpireTime returns key's expiry (the zero Time: none) and whether the
+// key exists (EXPIRETIME, PEXPIRETIME).
+func (c *Cache) ExpireTime(key []byte) (at time.Time, exists bool) {
+	if len(key) == 0 || !c.enter() {
+		return time.Time{}, false
+	}
+	defer c.exit()
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	e := c.lockEntry(sh, key, false, true)
+	defer sh.mu.RUnlock()
+	if e == nil || !e.live(c.now()) {
+		return time.Time{}, false
+	}
+	if e.exp == 0 {
+		return time.Time{}, true
+	}
+	return time.Unix(0, e.exp), true
+}
