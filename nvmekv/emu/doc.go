@@ -164,6 +164,7 @@
 //     reached 0.90-0.94x fio at QD 64 against 0.62-0.67x on the main ring;
 //     4 goroutines doing Dos of 16 at once ran at 0.61x fio on batch rings
 //     of their own and 0.80x on the main ring, hence the rule.
+//
 //   - E20: Close succeeds when only the checkpoint could not be written
 //     (a full filesystem): every write is durable by then, the superblock
 //     stays dirty, a warning is logged, and the next Open scans the log
