@@ -39,6 +39,9 @@ type Server struct {
 	// reclaim (reclaim.go); reclaimStop and reclaimDone stop its loop.
 	dropped                  atomic.Int64
 	reclaimStop, reclaimDone chan struct{}
+
+	hashLimits hashLimits
+	msetnxMu   sync.Mutex // serializes MSETNX (msetnx)
 }
 
 // counters are the server's cumulative statistics (INFO stats).
@@ -84,6 +87,7 @@ func New(cache Cache, opts Options) (*Server, error) {
 	opts.MaxConns = capConns(opts.MaxConns, opts.Logger)
 	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{}),
 		spare: newSpareFd(), reclaimStop: make(chan struct{}), reclaimDone: make(chan struct{})}
+	s.hashLimits = hashLimits{maxFields: opts.MaxHashFields, maxBytes: opts.MaxValueBytes}
 	s.cmds = newCommandTable(opts.ObserveLatency)
 	s.get = s.cmds["get"]
 	go s.reclaimLoop()

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// A hash is stored as one value of kind kindHash (docs/DESIGN.md, "Data
+// types"): a version byte, the field count as a uvarint, then for each
+// field in insertion order its length (uvarint), its bytes, its value's
+// length (uvarint) and its value. Insertion order is kept, as Redis's
+// listpack encoding keeps it; a field set again keeps its place.
+const hashVersion = 1
+
+// errCorruptHash is a stored hash that does not decode (S15: never a
+// panic, nothing changed).
+var errCorruptHash = errors.New("server: a stored hash does not decode")
+
+// hashField is one field and its value; both alias the record they were
+// decoded from.
+type hashField struct {
+	field, value []byte
+}
+
+// hashCount reads the header of a hash record: its field count and the
+// offset of the first field.
+func hashCount(rec []byte) (n int, off int, err error) {
+	if len(rec) < 2 || rec[0] != hashVersion {
+		return 0, 0, errCorruptHash
+	}
+	u, w := binary.Uvarint(rec[1:])
+	if w <= 0 || u > uint64(len(rec)) { // every field takes at least two bytes
+		return 0, 0, errCorruptHash
+	}
+	return int(u), 1 + w, nil
+}
+
+// hashChunk reads one length-prefixed item at rec[off:].
+func hashChunk(rec []byte, off int) (item []byte, next int, err error) {
+	u, w := binary.Uvarint(rec[off:])
+	if w <= 0 || u > uint64(len(rec)-off-w) {
+		return nil, 0, errCorruptHash
+	}
+	s := off + w
+	return rec[s : s+int(u) : s+int(u)], s + int(u), nil
+}
+
+// hashEach calls f for every field of rec in order until f returns false.
+func hashEach(rec []byte, f func(field, value []byte) bool) error {
+	n, off, err := hashCount(rec)
+	if err != nil {
+		return err
+	}
+	for range n {
+		var fl, v []byte
+		if fl, off, err = hashChunk(rec, off); err != nil {
+			return err
+		}
+		if v, off, err = hashChunk(rec, off); err != nil {
+			return err
+		}
+		if !f(fl, v) {
+			return nil
+		}
+	}
+	if off != len(rec) {
+		return errCorruptHash
+	}
+	return nil
+}
+
+// hashDecode appends rec's fields to dst.
+func hashDecode(dst []hashField, rec []byte) ([]hashField, error) {
+	n, _, err := hashCount(rec)
+	if err != nil {
+		return dst, err
+	}
+	dst = growFields(dst, n)
+	err = hashEach(rec, func(f, v []byte) bool {
+		dst = append(dst, hashField{f, v})
+		return true
+	})
+	return dst, err
+}
+
+// growFields makes room for n more fields.
+func growFields(dst []hashField, n int) []hashField {
+	if cap(dst)-len(dst) < n {
+		dst = append(make([]hashField, 0, len(dst)+n), dst...)
+	}
+	return dst
+}
+
+// hashSize is the encoded size of fields.
+func hashSize(fields []hashField) int {
+	n := 1 + uvarintLen(uint64(len(fields)))
+	for _, f := range fields {
+		n += uvarintLen(uint64(len(f.field))) + len(f.field) + uvarintLen(uint64(len(f.value))) + len(f.value)
+	}
+	return n
+}
+
+// hashEncode appends the encoding of fields to dst.
+func hashEncode(dst []byte, fields []hashField) []byte {
+	dst = append(dst, hashVersion)
+	dst = binary.AppendUvarint(dst, uint64(len(fields)))
+	for _, f := range fields {
+		dst = binary.AppendUvarint(dst, uint64(len(f.field)))
+		dst = append(dst, f.field...)
+		dst = binary.AppendUvarint(dst, uint64(len(f.value)))
+		dst = append(dst, f.value...)
+	}
+	return dst
+}
+
+func uvarintLen(u uint64) int {
+	n := 1
+	for u >= 0x80 {
+		u >>= 7
+		n++
+	}
+	return n
+}
+
+// hashFind is the index of field in fields, -1 if absent.
+func hashFind(fields []hashField, field []byte) int {
+	for i, f := range fields {
+		if string(f.field) == string(field) {
+			return i
+		}
+	}
+	return -1
+}
+
+// hashLimits are the bounds a hash write is checked against before its
+// new encoding is allocated (S16).
+type hashLimits struct {
+	maxFields int // fields in one hash
+	maxBytes  int // encoded size; 0 = only the cache's own limit
+}
+
+// check refuses a hash of n fields and size bytes.
+func (l hashLimits) check(n, size int) error {
+	if n > l.maxFields {
+		return replyError(fmt.Sprintf("ERR hash would have %d fields, the limit (server.max_hash_fields) is %d", n, l.maxFields))
+	}
+	if l.maxBytes > 0 && size > l.maxBytes {
+		return replyError(fmt.Sprintf("ERR hash would take %d bytes, the limit (max_value) is %d", size, l.maxBytes))
+	}
+	return nil
+}
+
+// replyError is an error a command's Update function returns to be
+// answered as it is (cacheError): a RESP error line.
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+
+// wrongType is errWrongType as an Update function's error.
+const wrongType = replyError(errWrongType)
