@@ -252,10 +252,7 @@ func (c *conn) hashList(key []byte, fields, values bool) {
 		}
 		return
 	}
-	n, _, err := hashCount(rec)
-	if err == nil {
-		err = hashEach(rec, func([]byte, []byte) bool { return true }) // whole record checked before a reply starts
-	}
+	n, err := hashCheck(rec) // before a reply starts
 	if err != nil {
 		c.cacheError(err)
 		return
@@ -286,7 +283,7 @@ func (c *conn) cmdHLen(args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	n, _, err := hashCount(rec)
+	n, err := hashCheck(rec)
 	if err != nil {
 		c.cacheError(err)
 		return

@@ -70,6 +70,15 @@ func hashEach(rec []byte, f func(field, value []byte) bool) error {
 	return nil
 }
 
+// hashCheck is rec's field count once the whole record decodes.
+func hashCheck(rec []byte) (int, error) {
+	n, _, err := hashCount(rec)
+	if err == nil {
+		err = hashEach(rec, func([]byte, []byte) bool { return true })
+	}
+	return n, err
+}
+
 // hashDecode appends rec's fields to dst.
 func hashDecode(dst []hashField, rec []byte) ([]hashField, error) {
 	n, _, err := hashCount(rec)
