@@ -17,6 +17,7 @@ import (
 type aggBuf struct {
 	fields []hashField
 	enc    []byte
+	enc2   []byte // the second of two buffers record edits alternate between
 }
 
 // maxAggKeep is the largest buffer an aggregate command keeps for the
@@ -102,6 +103,77 @@ func (c *conn) hashUpdate(key []byte, edit func(fields []hashField) ([]hashField
 	return err
 }
 
+// hashEdit changes key's hash record in one step, as hashUpdate does, for
+// edits made on the record itself (hashPut, hashRemove): edit gets the
+// record (nil when absent) and returns the new one (checked against the
+// limits by hashPut), or changed false.
+func (c *conn) hashEdit(key []byte, edit func(rec []byte) ([]byte, bool, error)) error {
+	return c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
+		var rec []byte
+		if cur.Exists {
+			if cur.Kind != kindHash {
+				return tier.Change{}, wrongType
+			}
+			rec = cur.Value
+		}
+		out, changed, err := edit(rec)
+		switch {
+		case err != nil || !changed:
+			return tier.Change{Op: tier.Keep}, err
+		case hashEmpty(out):
+			return tier.Change{Op: tier.Remove}, nil
+		}
+		return tier.Change{Op: tier.Store, Value: out, Kind: kindHash}, nil // the cache copies it
+	})
+}
+
+// recBufs hands out the connection's two edit buffers in turn, and keeps
+// them for the next command (keep).
+type recBufs struct {
+	b [2][]byte
+	i int
+}
+
+func (c *conn) recBufs() *recBufs { return &recBufs{b: [2][]byte{c.agg.enc[:0], c.agg.enc2[:0]}} }
+
+// next is the buffer not holding the last output.
+func (r *recBufs) next() []byte { return r.b[r.i&1][:0] }
+
+// took records out as the last output (written into next's buffer).
+func (r *recBufs) took(out []byte) {
+	r.b[r.i&1] = out
+	r.i++
+}
+
+func (c *conn) keepBufs(r *recBufs) {
+	if cap(r.b[0]) <= maxAggKeep {
+		c.agg.enc = r.b[0][:0]
+	}
+	if cap(r.b[1]) <= maxAggKeep {
+		c.agg.enc2 = r.b[1][:0]
+	}
+}
+
+// hashPutAll sets the pairs in rec by record edits: the new record and how
+// many fields are new.
+func (c *conn) hashPutAll(rec []byte, pairs [][]byte) ([]byte, int, error) {
+	bufs := c.recBufs()
+	defer c.keepBufs(bufs)
+	added := 0
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out, a, err := hashPut(bufs.next(), rec, pairs[i], pairs[i+1], c.s.hashLimits)
+		if err != nil {
+			return nil, 0, err
+		}
+		bufs.took(out)
+		rec = out
+		if a {
+			added++
+		}
+	}
+	return rec, added, nil
+}
+
 // hashSet sets pairs (field, value, field, value...) in fields: the new
 // field list and how many fields are new.
 func hashSet(fields []hashField, pairs [][]byte) ([]hashField, int) {
@@ -125,10 +197,19 @@ func (c *conn) cmdHSet(args [][]byte) {
 		return
 	}
 	var added int
-	err := c.hashUpdate(args[1], func(fields []hashField) ([]hashField, bool, error) {
-		fields, added = hashSet(fields, args[2:])
-		return fields, true, nil
-	})
+	var err error
+	if len(args)-2 <= 2*hashEditMax {
+		err = c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
+			out, a, err := c.hashPutAll(rec, args[2:])
+			added = a
+			return out, err == nil, err
+		})
+	} else {
+		err = c.hashUpdate(args[1], func(fields []hashField) ([]hashField, bool, error) {
+			fields, added = hashSet(fields, args[2:])
+			return fields, true, nil
+		})
+	}
 	switch {
 	case err != nil:
 		c.cacheError(err)
@@ -142,13 +223,15 @@ func (c *conn) cmdHSet(args [][]byte) {
 // cmdHSetNX: HSETNX key field value → 1 if set, 0 if the field existed.
 func (c *conn) cmdHSetNX(args [][]byte) {
 	var added int
-	err := c.hashUpdate(args[1], func(fields []hashField) ([]hashField, bool, error) {
+	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
 		added = 0
-		if hashFind(fields, args[2]) >= 0 {
-			return fields, false, nil
+		_, _, _, _, _, found, err := hashLocate(rec, args[2])
+		if err != nil || found {
+			return nil, false, err
 		}
+		out, _, err := c.hashPutAll(rec, args[2:4])
 		added = 1
-		return append(fields, hashField{args[2], args[3]}), true, nil
+		return out, err == nil, err
 	})
 	if err != nil {
 		c.cacheError(err)
@@ -161,16 +244,37 @@ func (c *conn) cmdHSetNX(args [][]byte) {
 // its last field.
 func (c *conn) cmdHDel(args [][]byte) {
 	var removed int
-	err := c.hashUpdate(args[1], func(fields []hashField) ([]hashField, bool, error) {
-		removed = 0
-		for _, f := range args[2:] {
-			if j := hashFind(fields, f); j >= 0 {
-				fields = append(fields[:j], fields[j+1:]...)
-				removed++
+	var err error
+	if len(args)-2 <= hashEditMax {
+		err = c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
+			removed = 0
+			bufs := c.recBufs()
+			defer c.keepBufs(bufs)
+			for _, f := range args[2:] {
+				out, ok, err := hashRemove(bufs.next(), rec, f)
+				if err != nil {
+					return nil, false, err
+				}
+				if ok {
+					bufs.took(out)
+					rec = out
+					removed++
+				}
 			}
-		}
-		return fields, removed > 0, nil
-	})
+			return rec, removed > 0, nil
+		})
+	} else {
+		err = c.hashUpdate(args[1], func(fields []hashField) ([]hashField, bool, error) {
+			removed = 0
+			for _, f := range args[2:] {
+				if j := hashFind(fields, f); j >= 0 {
+					fields = append(fields[:j], fields[j+1:]...)
+					removed++
+				}
+			}
+			return fields, removed > 0, nil
+		})
+	}
 	if err != nil {
 		c.cacheError(err)
 		return
@@ -178,16 +282,14 @@ func (c *conn) cmdHDel(args [][]byte) {
 	c.w.Int(int64(removed))
 }
 
-// hashGet finds field in rec.
-func hashGet(rec, field []byte) (value []byte, found bool, err error) {
-	err = hashEach(rec, func(f, v []byte) bool {
-		if string(f) == string(field) {
-			value, found = v, true
-			return false
-		}
-		return true
-	})
-	return value, found, err
+// hashValue is field's value in rec (nil: an empty hash).
+func hashValue(rec, field []byte) (value []byte, found bool, err error) {
+	_, _, _, vp, end, found, err := hashLocate(rec, field)
+	if !found || err != nil {
+		return nil, false, err
+	}
+	value, _, err = hashChunk(rec[:end], vp)
+	return value, true, err
 }
 
 // cmdHGet: HGET key field → the value, nil if absent.
@@ -200,7 +302,7 @@ func (c *conn) cmdHGet(args [][]byte) {
 		c.w.Null()
 		return
 	}
-	v, found, err := hashGet(rec, args[2])
+	v, found, err := hashValue(rec, args[2])
 	switch {
 	case err != nil:
 		c.cacheError(err)
@@ -306,7 +408,7 @@ func (c *conn) hashField(args [][]byte, length bool) {
 	var found bool
 	var err error
 	if rec != nil {
-		v, found, err = hashGet(rec, args[2])
+		v, found, err = hashValue(rec, args[2])
 	}
 	switch {
 	case err != nil:
@@ -329,12 +431,15 @@ func (c *conn) cmdHIncrBy(args [][]byte) {
 	}
 	var result int64
 	var num [20]byte
-	err := c.hashUpdate(args[1], func(fields []hashField) ([]hashField, bool, error) {
+	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
+		v, found, err := hashValue(rec, args[2])
+		if err != nil {
+			return nil, false, err
+		}
 		var cur int64
-		j := hashFind(fields, args[2])
-		if j >= 0 {
+		if found {
 			var ok bool
-			if cur, ok = parseInt(fields[j].value); !ok {
+			if cur, ok = parseInt(v); !ok {
 				return nil, false, replyError("ERR hash value is not an integer")
 			}
 		}
@@ -342,12 +447,8 @@ func (c *conn) cmdHIncrBy(args [][]byte) {
 			return nil, false, replyError("ERR increment or decrement would overflow")
 		}
 		result = cur + incr
-		v := strconv.AppendInt(num[:0], result, 10)
-		if j >= 0 {
-			fields[j].value = v
-			return fields, true, nil
-		}
-		return append(fields, hashField{args[2], v}), true, nil
+		out, _, err := c.hashPutAll(rec, [][]byte{args[2], strconv.AppendInt(num[:0], result, 10)})
+		return out, err == nil, err
 	})
 	if err != nil {
 		c.cacheError(err)
@@ -369,12 +470,15 @@ func (c *conn) cmdHIncrByFloat(args [][]byte) {
 		return
 	}
 	var result []byte
-	err := c.hashUpdate(args[1], func(fields []hashField) ([]hashField, bool, error) {
+	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
+		v, found, err := hashValue(rec, args[2])
+		if err != nil {
+			return nil, false, err
+		}
 		cur := zeroFloat()
-		j := hashFind(fields, args[2])
-		if j >= 0 {
+		if found {
 			var ok bool
-			if cur, ok = parseFloat(fields[j].value); !ok {
+			if cur, ok = parseFloat(v); !ok {
 				return nil, false, replyError("ERR hash value is not a float")
 			}
 		}
@@ -383,11 +487,8 @@ func (c *conn) cmdHIncrByFloat(args [][]byte) {
 			return nil, false, replyError("ERR increment would produce NaN or Infinity")
 		}
 		result = formatFloat(result[:0], sum)
-		if j >= 0 {
-			fields[j].value = result
-			return fields, true, nil
-		}
-		return append(fields, hashField{args[2], result}), true, nil
+		out, _, err := c.hashPutAll(rec, [][]byte{args[2], result})
+		return out, err == nil, err
 	})
 	if err != nil {
 		c.cacheError(err)

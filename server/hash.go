@@ -168,3 +168,99 @@ func (e replyError) Error() string { return string(e) }
 
 // wrongType is errWrongType as an Update function's error.
 const wrongType = replyError(errWrongType)
+
+// The record edits below change one field of an encoded hash without
+// decoding it into fields: a scan for the field, then the bytes around it
+// copied once. HSET, HSETNX, HINCRBY, HINCRBYFLOAT and HDEL of a few fields
+// use them (hashEditMax); more fields go through hashDecode.
+
+// hashEditMax is the most fields a command edits in the record directly.
+const hashEditMax = 8
+
+// hashLocate finds field in rec (nil: an empty hash): the field count,
+// where the fields start, and when found the offsets of its entry and of
+// its value's length prefix.
+func hashLocate(rec, field []byte) (n, body, start, vp, end int, found bool, err error) {
+	if rec == nil {
+		return 0, 0, 0, 0, 0, false, nil
+	}
+	if n, body, err = hashCount(rec); err != nil {
+		return
+	}
+	off := body
+	for range n {
+		var f []byte
+		start = off
+		if f, vp, err = hashChunk(rec, off); err != nil {
+			return
+		}
+		if _, end, err = hashChunk(rec, vp); err != nil {
+			return
+		}
+		if string(f) == string(field) {
+			return n, body, start, vp, end, true, nil
+		}
+		off = end
+	}
+	if off != len(rec) {
+		err = errCorruptHash
+	}
+	return n, body, 0, 0, 0, false, err
+}
+
+// appendHeader appends a hash record's header for n fields.
+func appendHeader(dst []byte, n int) []byte {
+	return binary.AppendUvarint(append(dst, hashVersion), uint64(n))
+}
+
+// hashPut appends to dst (which must not overlap rec) rec with field set
+// to value, added when the field is new; the limits are checked before dst
+// grows.
+func hashPut(dst, rec, field, value []byte, lim hashLimits) (out []byte, added bool, err error) {
+	n, body, start, vp, end, found, err := hashLocate(rec, field)
+	if err != nil {
+		return dst, false, err
+	}
+	_ = start
+	vlen := uvarintLen(uint64(len(value))) + len(value)
+	if found {
+		size := len(rec) - (end - vp) + vlen
+		if err := lim.check(n, size); err != nil {
+			return dst, false, err
+		}
+		out = append(dst, rec[:vp]...)
+		out = binary.AppendUvarint(out, uint64(len(value)))
+		out = append(out, value...)
+		return append(out, rec[end:]...), false, nil
+	}
+	size := 1 + uvarintLen(uint64(n+1)) + len(rec) - min(body, len(rec)) + uvarintLen(uint64(len(field))) + len(field) + vlen
+	if err := lim.check(n+1, size); err != nil {
+		return dst, false, err
+	}
+	out = appendHeader(dst, n+1)
+	if rec != nil {
+		out = append(out, rec[body:]...)
+	}
+	out = binary.AppendUvarint(out, uint64(len(field)))
+	out = append(out, field...)
+	out = binary.AppendUvarint(out, uint64(len(value)))
+	return append(out, value...), true, nil
+}
+
+// hashRemove appends to dst (not overlapping rec) rec without field;
+// removed says it was there. A hash left empty is a header of 0 fields.
+func hashRemove(dst, rec, field []byte) (out []byte, removed bool, err error) {
+	n, body, start, _, end, found, err := hashLocate(rec, field)
+	if err != nil || !found {
+		return dst, false, err
+	}
+	out = appendHeader(dst, n-1)
+	out = append(out, rec[body:start]...)
+	return append(out, rec[end:]...), true, nil
+}
+
+// hashEmpty reports whether rec has no field.
+func hashEmpty(rec []byte) bool {
+	n, _, err := hashCount(rec)
+	return err == nil && n == 0
+}

