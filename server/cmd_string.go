@@ -48,7 +48,7 @@ func (c *conn) stringUpdate(key []byte, edit func(v []byte, exists bool) (out []
 	})
 }
 
-// tooLong refuses a string of n bytes over the value limit (S16), before
+// tooLong refuses a string of n bytes over the value limit (S20), before
 // it is allocated.
 func (c *conn) tooLong(n int64) error {
 	if n > int64(c.s.opts.MaxValueBytes) {
@@ -257,7 +257,7 @@ func (c *conn) cmdMSetNX(args [][]byte) {
 // MSETNX calls are serialized (Server.msetnxMu), the keys checked, then
 // set with NX; a key another command made meanwhile makes the call undo
 // the keys it set (those still holding its value) and answer 0, so it
-// never leaves some of its keys set. Isolation from readers is S17's
+// never leaves some of its keys set. Isolation from readers is a
 // caveat: a reader racing it may see some of its keys before the others.
 func (s *Server) msetnx(kv [][]byte) (bool, error) {
 	s.msetnxMu.Lock()

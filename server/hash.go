@@ -13,7 +13,7 @@ import (
 // listpack encoding keeps it; a field set again keeps its place.
 const hashVersion = 1
 
-// errCorruptHash is a stored hash that does not decode (S15: never a
+// errCorruptHash is a stored hash that does not decode (S19: never a
 // panic, nothing changed).
 var errCorruptHash = errors.New("server: a stored hash does not decode")
 
@@ -143,7 +143,7 @@ func hashFind(fields []hashField, field []byte) int {
 }
 
 // hashLimits are the bounds a hash write is checked against before its
-// new encoding is allocated (S16).
+// new encoding is allocated (S20).
 type hashLimits struct {
 	maxFields int // fields in one hash
 	maxBytes  int // encoded size; 0 = only the cache's own limit

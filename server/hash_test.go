@@ -14,7 +14,7 @@ import (
 // TestHashEncoding checks the record format (hash.go): what hashEncode
 // writes decodes to the same fields in the same order, hashSize is its
 // exact length, and every truncation or corruption is refused, never a
-// panic (S15).
+// panic (S19).
 func TestHashEncoding(t *testing.T) {
 	fields := []hashField{{[]byte("a"), []byte("1")}, {[]byte(""), []byte("")}, {[]byte(strings.Repeat("f", 300)), []byte(strings.Repeat("v", 200))}}
 	rec := hashEncode(nil, fields)
@@ -64,7 +64,7 @@ func FuzzHashDecode(f *testing.F) {
 	})
 }
 
-// TestCorruptHashIsRefused (S15): a hash value that does not decode is
+// TestCorruptHashIsRefused (S19): a hash value that does not decode is
 // answered with an error by reads and writes alike, and left as it is.
 func TestCorruptHashIsRefused(t *testing.T) {
 	tc := newTierCache(t)
@@ -87,7 +87,7 @@ func TestCorruptHashIsRefused(t *testing.T) {
 	r.expect([]step{{[]string{"PING"}, "+PONG"}})
 }
 
-// TestAggregateLimits (S16): a hash over server.max_hash_fields, a value
+// TestAggregateLimits (S20): a hash over server.max_hash_fields, a value
 // over max_value, a bit offset past it, are refused with a clear error
 // before anything is allocated, and change nothing.
 func TestAggregateLimits(t *testing.T) {
@@ -130,7 +130,7 @@ func newWarmTierCache(t testing.TB) *tier.Cache {
 	return c
 }
 
-// TestCountersAreAtomic (S17, T24): INCR, INCRBY, HINCRBY and
+// TestCountersAreAtomic (S21, T24): INCR, INCRBY, HINCRBY and
 // INCRBYFLOAT from several connections at once lose no update.
 func TestCountersAreAtomic(t *testing.T) {
 	tc := newWarmTierCache(t)
@@ -169,7 +169,7 @@ func TestCountersAreAtomic(t *testing.T) {
 	})
 }
 
-// TestMSetNXAllOrNothing (S17): MSETNX calls racing on overlapping keys
+// TestMSetNXAllOrNothing (S21): MSETNX calls racing on overlapping keys
 // each set all of their keys or none: at the end every key holds the
 // value of the one call that answered 1 for it.
 func TestMSetNXAllOrNothing(t *testing.T) {
@@ -206,7 +206,7 @@ func TestMSetNXAllOrNothing(t *testing.T) {
 	}
 }
 
-// TestHScanLargeHash (S16): HSCAN of a hash above hashScanWhole walks it in
+// TestHScanLargeHash (S20): HSCAN of a hash above hashScanWhole walks it in
 // steps of about COUNT fields; a field present for the whole scan comes
 // back exactly once while other fields are added and removed.
 func TestHScanLargeHash(t *testing.T) {
@@ -257,7 +257,7 @@ func TestHScanLargeHash(t *testing.T) {
 	r.expect([]step{{[]string{"HSCAN", "h", "0", "COUNT", "5000", "MATCH", "f99*"}, "*[$0 *[$f99 $99 $f990 $990 $f991 $991 $f992 $992 $f993 $993 $f994 $994 $f995 $995 $f996 $996 $f997 $997 $f998 $998 $f999 $999]]"}})
 }
 
-// TestHRandField (S16): HRANDFIELD's counts: a positive one gives distinct
+// TestHRandField (S20): HRANDFIELD's counts: a positive one gives distinct
 // fields (all of them when it is larger than the hash), a negative one
 // exactly that many, repeating; WITHVALUES pairs each with its value, in
 // RESP2 flat and in RESP3 as pairs.

@@ -75,11 +75,11 @@ type Options struct {
 	ColdGetBatchBytes int
 
 	// MaxHashFields is the most fields one hash holds; a write that would
-	// pass it is refused (S16). Default 1<<20.
+	// pass it is refused (S20). Default 1<<20.
 	MaxHashFields int
 	// MaxValueBytes is the largest value (a string, or an aggregate's
 	// encoding) a command builds; a longer one is refused before it is
-	// allocated (S16). cmd/tiercache sets it to the cache's max_value.
+	// allocated (S20). cmd/tiercache sets it to the cache's max_value.
 	// Default 512 MiB (Redis's proto-max-bulk-len).
 	MaxValueBytes int
 

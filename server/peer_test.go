@@ -68,7 +68,7 @@ func (p *peerPair) same(cmds [][]string) {
 	}
 }
 
-// TestStringsAndHashesMatchRedis (S16, S3): the string and hash commands'
+// TestStringsAndHashesMatchRedis (S20, S3): the string and hash commands'
 // edge cases answer as redis-server 7.0 answers, byte for byte.
 func TestStringsAndHashesMatchRedis(t *testing.T) {
 	p := newPeerPair(t)
@@ -261,7 +261,7 @@ func TestStringsAndHashesMatchRedis(t *testing.T) {
 	p.same(cmds)
 }
 
-// TestStringsAndHashesModel (S16): random sequences of string and hash
+// TestStringsAndHashesModel (S20): random sequences of string and hash
 // commands over a few keys, fields and values, sent to tiercache and to
 // redis-server, get the same replies (redis-server is the model). The
 // seed is printed, so a failure can be replayed.
