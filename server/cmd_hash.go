@@ -499,7 +499,7 @@ func (c *conn) cmdHIncrByFloat(args [][]byte) {
 
 // maxRandCount bounds HRANDFIELD's negative count: the reply is built in
 // memory (Redis has no bound; it would stream gigabytes).
-const maxRandCount = 1 << 24
+const maxRandCount = 1 << 20
 
 // cmdHRandField: HRANDFIELD key [count [WITHVALUES]]. Without count, one
 // field (nil if the key is absent); a positive count, that many distinct

@@ -295,7 +295,7 @@ func TestHRandField(t *testing.T) {
 		{[]string{"HRANDFIELD", "h", "10"}, "*[$a $b $c $d]"},
 		{[]string{"HDEL", "h", "a", "b", "c"}, ":3"},
 		{[]string{"HRANDFIELD", "h", "-2", "WITHVALUES"}, "*[$d $4 $d $4]"},
-		{[]string{"HRANDFIELD", "h", "-" + strconv.Itoa(maxRandCount+1)}, "-ERR count is too large: at most 16777216 fields with repetitions"},
+		{[]string{"HRANDFIELD", "h", "-" + strconv.Itoa(maxRandCount+1)}, "-ERR count is too large: at most 1048576 fields with repetitions"},
 	})
 	r.cmd("HELLO", "3")
 	r.reply()
