@@ -37,9 +37,7 @@ func (c *conn) cmdSetBit(args [][]byte) {
 	err := c.stringUpdate(args[1], func(v []byte, _ bool) ([]byte, bool, error) {
 		i := int(off >> 3)
 		mask := byte(0x80) >> (off & 7)
-		size := max(len(v), i+1)
-		out := append(c.agg.enc[:0], v...)
-		out = append(out, make([]byte, size-len(v))...)
+		out := c.grow(v, max(len(v), i+1))
 		old = 0
 		if out[i]&mask != 0 {
 			old = 1
@@ -49,16 +47,9 @@ func (c *conn) cmdSetBit(args [][]byte) {
 		} else {
 			out[i] &^= mask
 		}
-		if cap(out) <= maxAggKeep {
-			c.agg.enc = out[:0]
-		}
 		return out, true, nil
 	})
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	c.w.Int(old)
+	c.numReply(old, err)
 }
 
 // cmdGetBit: GETBIT key offset → the bit, 0 past the end or for a
@@ -88,28 +79,26 @@ func bitRange(start, end, n int64, isBit bool) (int64, int64) {
 	if isBit {
 		total = n << 3
 	}
-	if start < 0 {
-		start += total
-	}
-	if end < 0 {
-		end += total
-	}
-	start, end = max(start, 0), max(end, 0)
-	end = min(end, total-1)
+	start, end = clampRange(start, end, total)
 	if !isBit {
 		start, end = start<<3, end<<3+7
 	}
 	return start, end
 }
 
-// rangeUnit parses BYTE|BIT.
-func rangeUnit(b []byte) (isBit, ok bool) {
-	switch strings.ToLower(string(b)) {
+// rangeUnit parses the BYTE|BIT of BITCOUNT and BITPOS at args[i] (BYTE
+// when absent), answering the syntax error itself when ok is false.
+func (c *conn) rangeUnit(args [][]byte, i int) (isBit, ok bool) {
+	if i >= len(args) {
+		return false, true
+	}
+	switch strings.ToLower(string(args[i])) {
 	case "bit":
 		return true, true
 	case "byte":
 		return false, true
 	}
+	c.w.Error("ERR syntax error")
 	return false, false
 }
 
@@ -134,12 +123,9 @@ func (c *conn) cmdBitCount(args [][]byte) {
 			c.w.Error(errNotInt)
 			return
 		}
-		isBit := false
-		if len(args) == 5 {
-			if isBit, ok = rangeUnit(args[4]); !ok {
-				c.w.Error("ERR syntax error")
-				return
-			}
+		isBit, ok := c.rangeUnit(args, 4)
+		if !ok {
+			return
 		}
 		if s < 0 && e < 0 && s > e {
 			c.w.Int(0)
@@ -206,12 +192,9 @@ func (c *conn) cmdBitPos(args [][]byte) {
 			c.w.Error(errNotInt)
 			return
 		}
-		isBit := false
-		if len(args) == 6 {
-			if isBit, ok = rangeUnit(args[5]); !ok {
-				c.w.Error("ERR syntax error")
-				return
-			}
+		isBit, ok := c.rangeUnit(args, 5)
+		if !ok {
+			return
 		}
 		e := int64(-1)
 		if len(args) >= 5 {

@@ -233,11 +233,7 @@ func (c *conn) cmdHSetNX(args [][]byte) {
 		added = 1
 		return out, err == nil, err
 	})
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	c.w.Int(int64(added))
+	c.boolReply(added == 1, err)
 }
 
 // cmdHDel: HDEL key field [field ...] → fields removed; the key goes with
@@ -275,11 +271,10 @@ func (c *conn) cmdHDel(args [][]byte) {
 			return fields, removed > 0, nil
 		})
 	}
-	if err != nil {
-		c.cacheError(err)
-		return
+	if removed == 0 && err == nil {
+		c.noop = true // nothing changed: WATCHed keys are not touched (intReply)
 	}
-	c.w.Int(int64(removed))
+	c.numReply(int64(removed), err)
 }
 
 // hashValue is field's value in rec (nil: an empty hash).
@@ -450,11 +445,7 @@ func (c *conn) cmdHIncrBy(args [][]byte) {
 		out, _, err := c.hashPutAll(rec, [][]byte{args[2], strconv.AppendInt(num[:0], result, 10)})
 		return out, err == nil, err
 	})
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	c.w.Int(result)
+	c.numReply(result, err)
 }
 
 // cmdHIncrByFloat: HINCRBYFLOAT key field increment → the new value, as
@@ -475,18 +466,9 @@ func (c *conn) cmdHIncrByFloat(args [][]byte) {
 		if err != nil {
 			return nil, false, err
 		}
-		cur := zeroFloat()
-		if found {
-			var ok bool
-			if cur, ok = parseFloat(v); !ok {
-				return nil, false, replyError("ERR hash value is not a float")
-			}
+		if result, err = incrFloat(result[:0], v, found, incr, "ERR hash value is not a float"); err != nil {
+			return nil, false, err
 		}
-		sum, ok := addFloat(cur, incr)
-		if !ok {
-			return nil, false, replyError("ERR increment would produce NaN or Infinity")
-		}
-		result = formatFloat(result[:0], sum)
 		out, _, err := c.hashPutAll(rec, [][]byte{args[2], result})
 		return out, err == nil, err
 	})

@@ -57,6 +57,36 @@ func (c *conn) tooLong(n int64) error {
 	return nil
 }
 
+// grow is v copied into the connection's buffer and zero-padded to size
+// bytes (size >= len(v)), for a string edit to change; the buffer is kept
+// for the next command.
+func (c *conn) grow(v []byte, size int) []byte {
+	out := append(c.agg.enc[:0], v...)
+	out = append(out, make([]byte, size-len(v))...)
+	if cap(out) <= maxAggKeep {
+		c.agg.enc = out[:0]
+	}
+	return out
+}
+
+// numReply answers n, or err.
+func (c *conn) numReply(n int64, err error) {
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	c.w.Int(n)
+}
+
+// boolReply answers 1 or 0 (intReply: 0 changed nothing), or err.
+func (c *conn) boolReply(b bool, err error) {
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	c.intReply(b)
+}
+
 // cmdIncr: INCR, DECR, INCRBY, DECRBY key [n] → the new value.
 func (c *conn) cmdIncr(args [][]byte) {
 	name := strings.ToLower(string(args[0]))
@@ -91,11 +121,7 @@ func (c *conn) cmdIncr(args [][]byte) {
 		result = cur + incr
 		return strconv.AppendInt(num[:0], result, 10), true, nil
 	})
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	c.w.Int(result)
+	c.numReply(result, err)
 }
 
 // cmdIncrByFloat: INCRBYFLOAT key increment → the new value (formatFloat).
@@ -106,18 +132,10 @@ func (c *conn) cmdIncrByFloat(args [][]byte) {
 		if !ok {
 			return nil, false, replyError("ERR value is not a valid float")
 		}
-		cur := zeroFloat()
-		if exists {
-			var ok bool
-			if cur, ok = parseFloat(v); !ok {
-				return nil, false, replyError("ERR value is not a valid float")
-			}
+		var err error
+		if result, err = incrFloat(result[:0], v, exists, incr, "ERR value is not a valid float"); err != nil {
+			return nil, false, err
 		}
-		sum, ok := addFloat(cur, incr)
-		if !ok {
-			return nil, false, replyError("ERR increment would produce NaN or Infinity")
-		}
-		result = formatFloat(result[:0], sum)
 		return result, true, nil
 	})
 	if err != nil {
@@ -134,18 +152,12 @@ func (c *conn) cmdAppend(args [][]byte) {
 		if err := c.tooLong(int64(len(v)) + int64(len(args[2]))); err != nil {
 			return nil, false, err
 		}
-		out := append(append(c.agg.enc[:0], v...), args[2]...)
-		if cap(out) <= maxAggKeep {
-			c.agg.enc = out[:0]
-		}
+		out := c.grow(v, len(v)+len(args[2]))
+		copy(out[len(v):], args[2])
 		n = len(out)
 		return out, true, nil
 	})
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	c.w.Int(int64(n))
+	c.numReply(int64(n), err)
 }
 
 // cmdGetRange: GETRANGE|SUBSTR key start end → the bytes from start to
@@ -167,14 +179,7 @@ func (c *conn) cmdGetRange(args [][]byte) {
 		c.w.BulkString("")
 		return
 	}
-	if start < 0 {
-		start += n
-	}
-	if end < 0 {
-		end += n
-	}
-	start, end = max(start, 0), max(end, 0)
-	end = min(end, n-1)
+	start, end = clampRange(start, end, n)
 	if start > end || n == 0 {
 		c.w.BulkString("")
 		return
@@ -204,21 +209,12 @@ func (c *conn) cmdSetRange(args [][]byte) {
 		if err := c.tooLong(off + int64(len(val))); err != nil {
 			return nil, false, err
 		}
-		size := max(len(v), int(off)+len(val))
-		out := append(c.agg.enc[:0], v...)
-		out = append(out, make([]byte, size-len(v))...)
+		out := c.grow(v, max(len(v), int(off)+len(val)))
 		copy(out[off:], val)
-		if cap(out) <= maxAggKeep {
-			c.agg.enc = out[:0]
-		}
 		n = len(out)
 		return out, true, nil
 	})
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	c.w.Int(int64(n))
+	c.numReply(int64(n), err)
 }
 
 // cmdGetSet: GETSET key value → the old value (nil if absent); the new
@@ -242,15 +238,7 @@ func (c *conn) cmdMSetNX(args [][]byte) {
 		}
 	}
 	set, err := c.s.msetnx(args[1:])
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	if set {
-		c.w.Int(1)
-		return
-	}
-	c.w.Int(0)
+	c.boolReply(set, err)
 }
 
 // msetnx sets the pairs kv if none of their keys exists, all or nothing:
