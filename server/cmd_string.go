@@ -241,15 +241,12 @@ func (c *conn) cmdMSetNX(args [][]byte) {
 	c.boolReply(set, err)
 }
 
-// msetnx sets the pairs kv if none of their keys exists, all or nothing:
-// MSETNX calls are serialized (Server.msetnxMu), the keys checked, then
-// set with NX; a key another command made meanwhile makes the call undo
-// the keys it set (those still holding its value) and answer 0, so it
-// never leaves some of its keys set. Isolation from readers is a
-// caveat: a reader racing it may see some of its keys before the others.
+// msetnx sets the pairs kv if none of their keys exists, all or nothing,
+// isolated: MSETNX is an exclusive command (it holds the transaction lock
+// as EXEC does), so no other command runs between the check and the sets.
+// A set that fails all the same (an error from the cache) undoes the keys
+// already set, so it never leaves some of its keys set.
 func (s *Server) msetnx(kv [][]byte) (bool, error) {
-	s.msetnxMu.Lock()
-	defer s.msetnxMu.Unlock()
 	last := make(map[string]int, len(kv)/2) // a key named twice takes its last value, as in Redis
 	keys := make([][]byte, 0, len(kv)/2)
 	for i := 0; i < len(kv); i += 2 {

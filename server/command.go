@@ -17,6 +17,9 @@ type command struct {
 	step   int
 	noAuth bool // allowed before AUTH
 	write  bool // flags has "write": touches WATCHed keys (set by newCommandTable)
+	// exclusive commands run holding the transaction lock exclusively, as
+	// EXEC does: no other command runs meanwhile (MSETNX).
+	exclusive bool
 	// txControl commands run at once inside MULTI instead of being queued.
 	txControl bool
 	run       func(c *conn, args [][]byte)
@@ -81,7 +84,7 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 		{name: "substr", arity: 4, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetRange},
 		{name: "setrange", arity: 4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdSetRange},
 		{name: "getset", arity: 3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetSet},
-		{name: "msetnx", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: -1, step: 2, run: (*conn).cmdMSetNX},
+		{name: "msetnx", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: -1, step: 2, exclusive: true, run: (*conn).cmdMSetNX},
 		{name: "setbit", arity: 4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdSetBit},
 		{name: "getbit", arity: 3, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetBit},
 		{name: "bitcount", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdBitCount},
@@ -170,6 +173,12 @@ func (c *conn) dispatch(args [][]byte) {
 	}
 	if cmd.txControl {
 		c.run(cmd, args) // EXEC takes the transaction lock itself
+		return
+	}
+	if cmd.exclusive {
+		c.s.tx.excl.Lock()
+		defer c.s.tx.excl.Unlock()
+		c.runWrite(cmd, args)
 		return
 	}
 	c.runShared(cmd, args)

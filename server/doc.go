@@ -167,8 +167,9 @@
 //   - S21: each read-modify-write is one Cache.Update: concurrent INCR,
 //     INCRBY, HINCRBY, HINCRBYFLOAT and HSET from many connections lose no
 //     update, and keep the key's TTL (GETSET clears it, as SET)
-//     (TestCountersAreAtomic). MSETNX sets all of its keys or none
-//     (TestMSetNXAllOrNothing).
+//     (TestCountersAreAtomic). MSETNX sets all of its keys or none, and
+//     holds the transaction lock exclusively (as EXEC) so that no command
+//     sees part of it (TestMSetNXAllOrNothing).
 //
 // # Caveats
 //
@@ -191,11 +192,6 @@
 //   - A command that blocks while holding the
 //     transaction lock shared (a reply to a client that reads nothing,
 //     S12) makes an EXEC, and every command behind it, wait for it.
-//   - MSETNX is serialized against other MSETNX calls and never leaves part
-//     of its keys set, but it is not isolated from other commands: a reader
-//     racing it may see some of its keys before the others, and a SET of one
-//     of them in between makes it undo the keys it set and answer 0
-//     (msetnx).
 //   - A hash is one value: every write is O(hash size) (decode or scan,
 //     change, encode) and a read of one field reads the whole record
 //     (docs/DESIGN.md, "Data types"). INCRBYFLOAT and HINCRBYFLOAT compute

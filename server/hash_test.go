@@ -171,7 +171,8 @@ func TestCountersAreAtomic(t *testing.T) {
 
 // TestMSetNXAllOrNothing (S21): MSETNX calls racing on overlapping keys
 // each set all of their keys or none: at the end every key holds the
-// value of the one call that answered 1 for it.
+// value of the one call that answered 1 for it, and a reader racing them
+// never sees one of a call's keys without the other.
 func TestMSetNXAllOrNothing(t *testing.T) {
 	tc := newTierCache(t)
 	_, path := startServerWith(t, tc, nil)
@@ -179,6 +180,31 @@ func TestMSetNXAllOrNothing(t *testing.T) {
 		keys := []string{fmt.Sprint("a", round), fmt.Sprint("b", round), fmt.Sprint("c", round)}
 		won := make([]bool, 4)
 		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		reader := dialRaw(t, path)
+		readerDone := make(chan string)
+		go func() {
+			for {
+				select {
+				case <-stop:
+					readerDone <- ""
+					return
+				default:
+				}
+				reader.cmd("MGET", keys[0], keys[1], keys[2])
+				got := strings.Fields(strings.Trim(reader.reply(), "*[]"))
+				var set []string
+				for _, v := range got {
+					if v != "nil" {
+						set = append(set, v)
+					}
+				}
+				if len(set) == 1 || len(set) == 3 || len(set) == 2 && set[0] != set[1] {
+					readerDone <- fmt.Sprintf("MGET saw %q", got)
+					return
+				}
+			}
+		}()
 		for i := range 4 {
 			r := dialRaw(t, path)
 			wg.Add(1)
@@ -191,6 +217,10 @@ func TestMSetNXAllOrNothing(t *testing.T) {
 			}()
 		}
 		wg.Wait()
+		close(stop)
+		if msg := <-readerDone; msg != "" {
+			t.Fatalf("round %d: a reader saw part of an MSETNX: %s", round, msg)
+		}
 		r := dialRaw(t, path)
 		for i := range 4 {
 			if !won[i] {

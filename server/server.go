@@ -41,7 +41,6 @@ type Server struct {
 	reclaimStop, reclaimDone chan struct{}
 
 	hashLimits hashLimits
-	msetnxMu   sync.Mutex // serializes MSETNX (msetnx)
 }
 
 // counters are the server's cumulative statistics (INFO stats).
