@@ -34,7 +34,7 @@ type Server struct {
 	stats  counters
 	tx     txLock      // MULTI/EXEC isolation and WATCH (watch.go)
 	errs   errorCounts // error replies by code (INFO errorstats)
-	spare  *spareFd // a descriptor to refuse a client with when none is left
+	spare  *spareFd    // a descriptor to refuse a client with when none is left
 	// dropped counts the bytes of one-off buffers dropped since the last
 	// reclaim (reclaim.go); reclaimStop and reclaimDone stop its loop.
 	dropped                  atomic.Int64
