@@ -100,7 +100,8 @@
 //     leaves out expired keys.
 //   - T13: a whole Scan (from cursor 0 until it returns 0) returns each key
 //     that stays live through it exactly once, and never a deleted or
-//     expired key that stayed so (TestScan, also with writers running).
+//     expired key that stayed so; a match is given each key's kind, so a
+//     scan filtered by kind keeps this (TestScan, also with writers running).
 //   - T14: after Flush returns nil no key written before it is readable,
 //     in this run or after a restart: a cold store that held data when
 //     opened is cleared whole (Cold.Clear: List and Delete every device key,
