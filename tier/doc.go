@@ -218,6 +218,11 @@
 //     directory's expiry (T17). Tests: TestKeyspaceModelMemoryTiers,
 //     TestKeyspaceModelEmulatedCold, TestRenameColdOnlyKeys,
 //     TestRenameCarriesKind, TestConcurrentRename.
+//   - T27: a copy ristretto's policy refuses because it already holds the
+//     key (a Set of a key whose previous Set it had not applied yet arrives
+//     as a second new item) takes the stored copy's place, if it is still
+//     the key's current copy, instead of counting as evicted; with hot as
+//     the only tier it used to be lost (TestOverwriteBeforeRistrettoApplies).
 //
 // # Entry lifecycle
 //
