@@ -88,10 +88,13 @@ type Cache interface {
 	// Len is the number of keys.
 	Len() int
 	// Scan returns keys from cursor on (count is a hint) that match
-	// accepts (all when match is nil), and the cursor to continue from, 0
+	// accepts, given each key's kind (all when match is nil), and the cursor to continue from, 0
 	// when the scan is complete; a key present for a whole scan is returned
 	// exactly once (Redis's SCAN contract). match must not call the cache.
-	Scan(cursor uint64, count int, match func(key string) bool) (next uint64, keys [][]byte)
+	Scan(cursor uint64, count int, match func(key string, kind tier.Kind) bool) (next uint64, keys [][]byte)
+	// Frequency is the cache policy's estimate of how often key was read
+	// lately (tier.Cache.Frequency), and whether it exists.
+	Frequency(key []byte) (freq int, ok bool)
 	// Flush removes every key from every tier.
 	Flush() error
 	// Where names the tier holding key: "hot", "warm", "cold", or "" if absent.

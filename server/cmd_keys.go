@@ -17,6 +17,10 @@ func (c *conn) cacheError(err error) {
 		c.w.Error(errWrongType)
 		return
 	}
+	if re, ok := errors.AsType[replyError](err); ok {
+		c.w.Error(string(re))
+		return
+	}
 	c.w.Error("ERR " + err.Error())
 }
 

@@ -17,6 +17,9 @@ type command struct {
 	step   int
 	noAuth bool // allowed before AUTH
 	write  bool // flags has "write": touches WATCHed keys (set by newCommandTable)
+	// exclusive commands run holding the transaction lock exclusively, as
+	// EXEC does: no other command runs meanwhile (MSETNX).
+	exclusive bool
 	// txControl commands run at once inside MULTI instead of being queued.
 	txControl bool
 	run       func(c *conn, args [][]byte)
@@ -70,6 +73,40 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 		{name: "copy", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, run: (*conn).cmdCopy},
 		{name: "randomkey", arity: 1, flags: []string{"readonly"}, run: (*conn).cmdRandomKey},
 		{name: "tier", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdTier},
+		// strings: read-modify-write (cmd_string.go, cmd_bit.go)
+		{name: "incr", arity: 2, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdIncr},
+		{name: "decr", arity: 2, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdIncr},
+		{name: "incrby", arity: 3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdIncr},
+		{name: "decrby", arity: 3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdIncr},
+		{name: "incrbyfloat", arity: 3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdIncrByFloat},
+		{name: "append", arity: 3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdAppend},
+		{name: "getrange", arity: 4, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetRange},
+		{name: "substr", arity: 4, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetRange},
+		{name: "setrange", arity: 4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdSetRange},
+		{name: "getset", arity: 3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetSet},
+		{name: "msetnx", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: -1, step: 2, exclusive: true, run: (*conn).cmdMSetNX},
+		{name: "setbit", arity: 4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdSetBit},
+		{name: "getbit", arity: 3, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetBit},
+		{name: "bitcount", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdBitCount},
+		{name: "bitpos", arity: -3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdBitPos},
+		// hashes (cmd_hash.go)
+		{name: "hset", arity: -4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHSet},
+		{name: "hmset", arity: -4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHSet},
+		{name: "hsetnx", arity: 4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHSetNX},
+		{name: "hget", arity: 3, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHGet},
+		{name: "hmget", arity: -3, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHMGet},
+		{name: "hgetall", arity: 2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdHGetAll},
+		{name: "hdel", arity: -3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHDel},
+		{name: "hexists", arity: 3, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHExists},
+		{name: "hlen", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHLen},
+		{name: "hkeys", arity: 2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdHKeys},
+		{name: "hvals", arity: 2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdHVals},
+		{name: "hstrlen", arity: 3, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHStrlen},
+		{name: "hincrby", arity: 4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHIncrBy},
+		{name: "hincrbyfloat", arity: 4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHIncrByFloat},
+		{name: "hrandfield", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdHRandField},
+		{name: "hscan", arity: -3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdHScan},
+		{name: "object", arity: -2, flags: []string{"readonly"}, first: 2, last: 2, step: 1, run: (*conn).cmdObject},
 		// keyspace and server
 		{name: "dbsize", arity: 1, flags: []string{"readonly", "fast"}, run: (*conn).cmdDBSize},
 		{name: "scan", arity: -2, flags: []string{"readonly"}, run: (*conn).cmdScan},
@@ -136,6 +173,12 @@ func (c *conn) dispatch(args [][]byte) {
 	}
 	if cmd.txControl {
 		c.run(cmd, args) // EXEC takes the transaction lock itself
+		return
+	}
+	if cmd.exclusive {
+		c.s.tx.excl.Lock()
+		defer c.s.tx.excl.Unlock()
+		c.runWrite(cmd, args)
 		return
 	}
 	c.runShared(cmd, args)

@@ -30,6 +30,7 @@ type conn struct {
 	coldGet bool        // the last GET read the cold device (see getBatch)
 	batch   [][]byte    // reused keys of a getBatch
 	kvs     [][2][]byte // reused MSET pairs
+	agg     aggBuf      // reused buffers of the aggregate commands
 	st      connCounters
 	tx      txState
 	watched map[string]bool // WATCHed keys: did each exist at WATCH (watch.go)

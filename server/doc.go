@@ -151,6 +151,25 @@
 //     of the collector) (TestPingServedDuringBigSet: PINGs from another
 //     client are answered while a 64 MiB SET arrives; scripts/
 //     bench-big-values measures their latency beside redis-server).
+//   - S19: an aggregate value that does not decode (hash.go's record
+//     format) is answered with an error by every command that reads it and
+//     is left as it is; decoding never panics on any bytes (TestHashEncoding,
+//     FuzzHashDecode, TestCorruptHashIsRefused).
+//   - S20: the hash commands and the string read-modify-writes (INCR..
+//     BITPOS) answer as redis-server 7.0 does, reply for reply, errors and
+//     argument order included (TestStringsAndHashesMatchRedis, and
+//     TestStringsAndHashesModel: random sequences against a redis-server);
+//     a write that would pass server.max_hash_fields or max_value is
+//     refused with an error before the new value is allocated and changes
+//     nothing (TestAggregateLimits); HSCAN returns a field present for the
+//     whole scan exactly once (TestHScanLargeHash); HRANDFIELD keeps to its
+//     count's contract (TestHRandField).
+//   - S21: each read-modify-write is one Cache.Update: concurrent INCR,
+//     INCRBY, HINCRBY, HINCRBYFLOAT and HSET from many connections lose no
+//     update, and keep the key's TTL (GETSET clears it, as SET)
+//     (TestCountersAreAtomic). MSETNX sets all of its keys or none, and
+//     holds the transaction lock exclusively (as EXEC) so that no command
+//     sees part of it (TestMSetNXAllOrNothing).
 //
 // # Caveats
 //
@@ -173,6 +192,19 @@
 //   - A command that blocks while holding the
 //     transaction lock shared (a reply to a client that reads nothing,
 //     S12) makes an EXEC, and every command behind it, wait for it.
+//   - A hash is one value: every write is O(hash size) (decode or scan,
+//     change, encode) and a read of one field reads the whole record
+//     (docs/DESIGN.md, "Data types"). INCRBYFLOAT and HINCRBYFLOAT compute
+//     as Redis's long double does (a 64-bit mantissa big.Float), so their
+//     replies are Redis's digits.
+//   - OBJECT ENCODING answers "raw" for every string (a value is stored as
+//     the bytes given, never as an integer or inline) and "listpack" for a
+//     hash whatever its size (one packed record in insertion order, read by
+//     a linear walk); OBJECT FREQ is the promotion policy's read estimate, 0
+//     to 16 (tier.Cache.Frequency), not Redis's logarithmic counter; OBJECT
+//     IDLETIME answers Redis's error for an LFU policy.
+//   - SCAN ... TYPE with a type name Redis 7.0 does not know is an error,
+//     as in Redis 7.2 (7.0 matches nothing).
 //   - The umask is narrowed process-wide for the instant of bind(2);
 //     files created concurrently by other goroutines get the narrower mask.
 //   - Between probing a stale socket and removing it, another process could

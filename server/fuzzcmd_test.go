@@ -17,10 +17,14 @@ func FuzzCommands(f *testing.F) {
 		"COMMAND\x00INFO\x00get\x00nope", "MSET\x00a\x00b\x00c", "INFO\x00tiers\x00server", "TTL\x00k",
 		"COPY\x00a\x00b\x00DB\x00x\x00REPLACE", "EXPIREAT\x00k\x00100\x00NX\x00XX", "WATCH\x00k\x00k", "RENAMENX\x00a\x00a",
 		"CONFIG\x00SET\x00save\x00\x00maxclients\x001", "RANDOMKEY", "PEXPIRETIME\x00k",
+		"HSET\x00h\x00f\x00v\x00g\x00w", "HINCRBYFLOAT\x00h\x00f\x001.5", "HRANDFIELD\x00h\x00-5\x00WITHVALUES",
+		"HSCAN\x00h\x000\x00MATCH\x00*\x00COUNT\x002", "SETRANGE\x00k\x005\x00x", "BITPOS\x00k\x001\x000\x00-1\x00BIT",
+		"INCRBYFLOAT\x00n\x001e308", "MSETNX\x00a\x001\x00b\x002", "OBJECT\x00ENCODING\x00h",
 	} {
 		f.Add([]byte(s))
 	}
-	s, err := New(newMapCache(), Options{UnixSocket: "unused"})
+	// Values of at most 1 MiB: SETRANGE and SETBIT may build one.
+	s, err := New(newMapCache(), Options{UnixSocket: "unused", MaxValueBytes: 1 << 20})
 	if err != nil {
 		f.Fatal(err)
 	}

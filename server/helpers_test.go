@@ -340,7 +340,7 @@ func (c *mapCache) Len() int {
 }
 
 // Scan walks the keys in sorted order; the cursor is an index into them.
-func (c *mapCache) Scan(cursor uint64, count int, match func(string) bool) (uint64, [][]byte) {
+func (c *mapCache) Scan(cursor uint64, count int, match func(string, tier.Kind) bool) (uint64, [][]byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var all []string
@@ -353,7 +353,7 @@ func (c *mapCache) Scan(cursor uint64, count int, match func(string) bool) (uint
 	var keys [][]byte
 	i := int(min(cursor, uint64(len(all))))
 	for ; i < len(all) && len(keys) < count; i++ {
-		if match == nil || match(all[i]) {
+		if match == nil || match(all[i], c.m[all[i]].kind) {
 			keys = append(keys, []byte(all[i]))
 		}
 	}
@@ -361,6 +361,12 @@ func (c *mapCache) Scan(cursor uint64, count int, match func(string) bool) (uint
 		return 0, keys
 	}
 	return uint64(i), keys
+}
+
+// Frequency answers 0 for every key: the map keeps no policy.
+func (c *mapCache) Frequency(key []byte) (int, bool) {
+	_, ok := c.KindOf(key)
+	return 0, ok
 }
 
 func (c *mapCache) Flush() error {

@@ -74,6 +74,15 @@ type Options struct {
 	// batches). Default 4 MiB.
 	ColdGetBatchBytes int
 
+	// MaxHashFields is the most fields one hash holds; a write that would
+	// pass it is refused (S20). Default 1<<20.
+	MaxHashFields int
+	// MaxValueBytes is the largest value (a string, or an aggregate's
+	// encoding) a command builds; a longer one is refused before it is
+	// allocated (S20). cmd/tiercache sets it to the cache's max_value.
+	// Default 512 MiB (Redis's proto-max-bulk-len).
+	MaxValueBytes int
+
 	// ShutdownTimeout bounds how long Close waits for connections to finish
 	// their current command. Default 5 s.
 	ShutdownTimeout time.Duration
@@ -128,6 +137,12 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.ColdGetBatchBytes == 0 {
 		o.ColdGetBatchBytes = defaultColdGetBatchBytes
+	}
+	if o.MaxHashFields == 0 {
+		o.MaxHashFields = 1 << 20
+	}
+	if o.MaxValueBytes == 0 {
+		o.MaxValueBytes = defaultMaxBulk
 	}
 	if o.WriteBufferBytes == 0 {
 		o.WriteBufferBytes = 32 << 10
@@ -200,6 +215,12 @@ func (o *Options) Validate() error {
 	}
 	if o.ColdGetBatchBytes < 1 {
 		bad("cold GET batch bytes %d must be positive", o.ColdGetBatchBytes)
+	}
+	if o.MaxHashFields < 1 {
+		bad("max hash fields %d must be at least 1", o.MaxHashFields)
+	}
+	if o.MaxValueBytes < 1 {
+		bad("max value bytes %d must be at least 1", o.MaxValueBytes)
 	}
 	if o.ShutdownTimeout < 0 {
 		bad("shutdown timeout %v is negative", o.ShutdownTimeout)

@@ -34,11 +34,13 @@ type Server struct {
 	stats  counters
 	tx     txLock      // MULTI/EXEC isolation and WATCH (watch.go)
 	errs   errorCounts // error replies by code (INFO errorstats)
-	spare  *spareFd // a descriptor to refuse a client with when none is left
+	spare  *spareFd    // a descriptor to refuse a client with when none is left
 	// dropped counts the bytes of one-off buffers dropped since the last
 	// reclaim (reclaim.go); reclaimStop and reclaimDone stop its loop.
 	dropped                  atomic.Int64
 	reclaimStop, reclaimDone chan struct{}
+
+	hashLimits hashLimits
 }
 
 // counters are the server's cumulative statistics (INFO stats).
@@ -84,6 +86,7 @@ func New(cache Cache, opts Options) (*Server, error) {
 	opts.MaxConns = capConns(opts.MaxConns, opts.Logger)
 	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{}),
 		spare: newSpareFd(), reclaimStop: make(chan struct{}), reclaimDone: make(chan struct{})}
+	s.hashLimits = hashLimits{maxFields: opts.MaxHashFields, maxBytes: opts.MaxValueBytes}
 	s.cmds = newCommandTable(opts.ObserveLatency)
 	s.get = s.cmds["get"]
 	go s.reclaimLoop()

@@ -85,6 +85,7 @@ func cpuTimes() (user, sys float64) {
 	}
 	return float64(ru.Utime.Nano()) / 1e9, float64(ru.Stime.Nano()) / 1e9
 }
+
 // fileLimit is the soft RLIMIT_NOFILE (getrlimit(2)).
 func fileLimit() (uint64, error) {
 	var r unix.Rlimit

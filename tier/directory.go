@@ -61,7 +61,7 @@ type shard struct {
 	// adopts it only if no removal happened meanwhile (T4).
 	epoch uint64
 	// pend: the newest pending version of each key with a writethrough
-	// change in flight (writethrough.go, T27); nil until the first.
+	// change in flight (writethrough.go, T28); nil until the first.
 	pend map[string]uint64
 	// live counts the entries of m that are not tombstones (expired ones
 	// included until the sweep removes them); changed under mu, read

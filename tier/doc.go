@@ -39,7 +39,7 @@
 //     it began.
 //   - T3: an overwrite or delete of a key whose copy may be in cold queues a
 //     cold delete in the flusher (in writethrough mode a delete runs it
-//     before it returns and an overwrite's put replaces the copy, T27); the flusher keeps each key's writes in
+//     before it returns and an overwrite's put replaces the copy, T28); the flusher keeps each key's writes in
 //     enqueue order, never has two in flight, and skips a put whose version
 //     is no longer the newest, so cold never ends up with an older version
 //     than the newest one written there.
@@ -76,7 +76,7 @@
 //     keys the directory forgot (T15) included (TestColdEvictionsCounted).
 //   - T8: in drain mode Close writes every live hot and warm value that is
 //     not already in cold, durably, before closing the store; in writethrough
-//     mode every change is durable before it returns (T27).
+//     mode every change is durable before it returns (T28).
 //   - T9: Close is idempotent and ordered: drain, background goroutine
 //     (hot evictions are discarded from then on), flusher drained, lost-copy
 //     checks (their cold deletes still queued), flusher closed (every
@@ -101,7 +101,8 @@
 //     leaves out expired keys.
 //   - T13: a whole Scan (from cursor 0 until it returns 0) returns each key
 //     that stays live through it exactly once, and never a deleted or
-//     expired key that stayed so (TestScan, also with writers running).
+//     expired key that stayed so; a match is given each key's kind, so a
+//     scan filtered by kind keeps this (TestScan, also with writers running).
 //   - T14: after Flush returns nil no key written before it is readable,
 //     in this run or after a restart: a cold store that held data when
 //     opened is cleared whole (Cold.Clear: List and Delete every device key,
@@ -218,7 +219,12 @@
 //     directory's expiry (T17). Tests: TestKeyspaceModelMemoryTiers,
 //     TestKeyspaceModelEmulatedCold, TestRenameColdOnlyKeys,
 //     TestRenameCarriesKind, TestConcurrentRename.
-//   - T27: in writethrough mode a change is durable in cold before it is
+//   - T27: a copy ristretto's policy refuses because it already holds the
+//     key (a Set of a key whose previous Set it had not applied yet arrives
+//     as a second new item) takes the stored copy's place, if it is still
+//     the key's current copy, instead of counting as evicted; with hot as
+//     the only tier it used to be lost (TestOverwriteBeforeRistrettoApplies).
+//   - T28: in writethrough mode a change is durable in cold before it is
 //     published or answered, and a change that cannot be made durable is
 //     not published and answers an error. A Set writes and syncs its value
 //     while readers still see the old one (the entry, its copies and cold's
@@ -285,7 +291,7 @@
 //     delete was still queued), and an overwrite cut short may leave nothing
 //     (the old copy's delete runs ahead of the new value, which is only in
 //     memory); a clean Close always drains the queue. Writethrough has
-//     neither (T27).
+//     neither (T28).
 //   - Writethrough costs a device sync per change (group-committed across
 //     concurrent writers), and a DEL of n keys waits for n cold deletes
 //     (sent together). A DEL of several keys that fails for some of them

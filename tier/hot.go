@@ -50,6 +50,7 @@ type hot struct {
 // newHot builds the hot tier. onApplied runs on ristretto's goroutine when
 // it takes up a fresh item (set with cost 0), just before admitting it.
 func newHot(o *Options, onEvict, onApplied func(*hotEntry)) (*hot, error) {
+	h := &hot{}
 	rc, err := ristretto.NewCache(&ristretto.Config[string, *hotEntry]{
 		NumCounters:        o.HotCounters,
 		MaxCost:            hotMaxCost(o),
@@ -64,13 +65,37 @@ func newHot(o *Options, onEvict, onApplied func(*hotEntry)) (*hot, error) {
 			onApplied(e)
 			return e.cost()
 		},
-		OnEvict:  func(it *ristretto.Item[*hotEntry]) { onEvict(it.Value) },
-		OnReject: func(it *ristretto.Item[*hotEntry]) { onEvict(it.Value) },
+		OnEvict: func(it *ristretto.Item[*hotEntry]) { onEvict(it.Value) },
+		// Called only for a Set, so after h.rc is set below.
+		OnReject: func(it *ristretto.Item[*hotEntry]) {
+			if !h.replaceRejected(it.Value) {
+				onEvict(it.Value)
+			}
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &hot{rc: rc}, nil
+	h.rc = rc
+	return h, nil
+}
+
+// replaceRejected handles, on ristretto's goroutine, a copy its policy
+// refused: a Set of a key whose previous Set ristretto had not applied
+// yet reaches it as a second new item, and its policy refuses a new item
+// for a key it holds — while its store keeps the older copy. If ristretto
+// stores a copy of e's key and e is still the key's current copy (its
+// entry names it), e takes that copy's place, as an update (T27); else
+// the refusal stands.
+func (h *hot) replaceRejected(e *hotEntry) bool {
+	if e.ent == nil || e.ent.hot.Load() != e || e.cost() > h.rc.MaxCost() {
+		return false // stale, or refused for its size: the refusal stands
+	}
+	cur, ok := h.rc.Get(viewString(e.key))
+	if !ok || cur == nil || cur == e || string(cur.key) != viewString(e.key) {
+		return false
+	}
+	return h.rc.Set(viewString(e.key), e, e.cost())
 }
 
 // get returns the hot copy of key if it has version ver.

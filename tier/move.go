@@ -188,7 +188,7 @@ func (c *Cache) flushCurrent(it *flusher.Item) bool {
 	defer sh.mu.RUnlock()
 	if v, ok := sh.pend[viewString(it.Key)]; ok {
 		// A writethrough change of the key is in flight: only its own
-		// put reaches cold, as it was made (T27).
+		// put reaches cold, as it was made (T28).
 		return it.Version == v
 	}
 	e := sh.m[viewString(it.Key)]
@@ -305,7 +305,7 @@ func (c *Cache) lostVersion(key []byte, ver uint64, coldGone bool) {
 
 func (c *Cache) lostLocked(sh *shard, key []byte, e *entry, ver uint64, coldGone bool) {
 	if e.state != stateLive || e.ver != ver || sh.pendingLocked(key) {
-		return // changed, or a writethrough change in flight decides (T27)
+		return // changed, or a writethrough change in flight decides (T28)
 	}
 	// A copy the entry names is not lost: ristretto may not have applied
 	// it yet (a promotion is seen only through the entry until then), and

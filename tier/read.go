@@ -130,7 +130,7 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *
 				return v, nil, policy.Cold, p.kind, true
 			}
 			if found && c.pendingVersion(sh, key, m.Version) {
-				return v, nil, policy.Cold, m.Kind, true // durable, being published (T27)
+				return v, nil, policy.Cold, m.Kind, true // durable, being published (T28)
 			}
 			dst = v[:len(dst)]
 			if !found {

@@ -7,12 +7,12 @@ package tier
 // to its last is returned by exactly one call; a key added or removed
 // meanwhile may or may not be. count is a hint: a shard is never split,
 // so a call may return more. match, when not nil, keeps only the keys it
-// accepts; it runs under a shard's read lock and must not call the cache.
+// accepts, given each key's kind (SCAN ... TYPE); it runs under a shard's read lock and must not call the cache.
 // A cursor past the last shard ends the scan at once, as does a closed
 // cache. Keys a cold store holds from an earlier run that this process
 // has not touched are not in the directory and are not returned (see
 // Caveats).
-func (c *Cache) Scan(cursor uint64, count int, match func(key string) bool) (next uint64, keys [][]byte) {
+func (c *Cache) Scan(cursor uint64, count int, match func(key string, kind Kind) bool) (next uint64, keys [][]byte) {
 	if cursor >= shardCount || !c.enter() {
 		return 0, nil
 	}
@@ -23,7 +23,7 @@ func (c *Cache) Scan(cursor uint64, count int, match func(key string) bool) (nex
 		sh := &c.dir.shards[i]
 		sh.mu.RLock()
 		for k, e := range sh.m {
-			if e.live(now) && (match == nil || match(k)) {
+			if e.live(now) && (match == nil || match(k, e.kind)) {
 				keys = append(keys, []byte(k))
 			}
 		}
@@ -33,4 +33,16 @@ func (c *Cache) Scan(cursor uint64, count int, match func(key string) bool) (nex
 		return 0, keys
 	}
 	return uint64(i), keys
+}
+
+// Frequency is the promotion policy's estimate of how often key was read
+// lately (policy.Promotion.Estimate: a count-min sketch of saturating
+// counters, 0 to 16, halved as it ages, fed one in policy.SampleEvery hot
+// hits), and whether the key exists (OBJECT FREQ).
+func (c *Cache) Frequency(key []byte) (int, bool) {
+	if _, ok := c.KindOf(key); !ok {
+		return 0, false
+	}
+	lo, _ := hashKey(key)
+	return c.pro.Estimate(lo), true
 }

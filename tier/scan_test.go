@@ -9,7 +9,7 @@ import (
 )
 
 // scanAll runs a whole scan and counts how often each key came back.
-func scanAll(t *testing.T, c *Cache, count int, match func(string) bool) map[string]int {
+func scanAll(t *testing.T, c *Cache, count int, match func(string, Kind) bool) map[string]int {
 	t.Helper()
 	seen := map[string]int{}
 	cursor, calls := uint64(0), 0
@@ -70,9 +70,18 @@ func TestScan(t *testing.T) {
 			t.Fatalf("count %d: %d keys, want 2000 (no deleted or expired ones)", count, len(seen))
 		}
 	}
-	seen := scanAll(t, c, 10, func(k string) bool { return strings.HasSuffix(k, "7") })
+	seen := scanAll(t, c, 10, func(k string, _ Kind) bool { return strings.HasSuffix(k, "7") })
 	if len(seen) != 200 {
 		t.Fatalf("match: %d keys ending in 7, want 200", len(seen))
+	}
+	// match is given each key's kind (SCAN ... TYPE).
+	for i := 0; i < 50; i++ {
+		if _, err := c.Set(fmt.Appendf(nil, "kind%d", i), []byte("x"), SetOptions{Kind: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seen := scanAll(t, c, 10, func(_ string, k Kind) bool { return k == 1 }); len(seen) != 50 {
+		t.Fatalf("match by kind: %d keys of kind 1, want 50", len(seen))
 	}
 	if next, keys := c.Scan(shardCount+5, 10, nil); next != 0 || len(keys) != 0 {
 		t.Fatalf("cursor past the end: %d, %d keys", next, len(keys))
@@ -104,7 +113,7 @@ func TestScan(t *testing.T) {
 		}()
 	}
 	for r := 0; r < 5; r++ {
-		seen := scanAll(t, c, 7, func(k string) bool { return strings.HasPrefix(k, "k") })
+		seen := scanAll(t, c, 7, func(k string, _ Kind) bool { return strings.HasPrefix(k, "k") })
 		for i := 0; i < 3000; i++ {
 			if n := seen[fmt.Sprint("k", i)]; (n == 1) != want(i) || n > 1 {
 				st := c.Stats()

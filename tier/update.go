@@ -120,7 +120,7 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 
 // deleteAt deletes key if it is live at version ver, and reports whether
 // it was; in writethrough mode durably (an error: the key is unchanged,
-// T27).
+// T28).
 func (c *Cache) deleteAt(sh *shard, key []byte, ver uint64) (bool, error) {
 	sh.mu.Lock()
 	e := sh.m[viewString(key)]

@@ -298,7 +298,7 @@ func (c *Cache) MSet(kvs [][2][]byte) error {
 
 // Delete removes keys and returns how many existed. In writethrough mode
 // it returns once every delete is durable in cold; if one cannot be made
-// durable it returns an error, and that key is left as it was (T27).
+// durable it returns an error, and that key is left as it was (T28).
 func (c *Cache) Delete(keys ...[]byte) (int, error) {
 	if !c.enter() {
 		return 0, ErrClosed
@@ -457,7 +457,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 			return true, nil
 		}
 		// Writethrough: the cold copy carries the expiry, so the value is
-		// written again with it, durably, as a new version (T27), if the
+		// written again with it, durably, as a new version (T28), if the
 		// key still has the version read.
 		ver := e.ver
 		sh.mu.Unlock()

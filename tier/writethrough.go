@@ -8,7 +8,7 @@ import (
 )
 
 // In writethrough mode a change is made durable in cold before it is
-// published (T27): a Set's value is written and synced, a delete's cold
+// published (T28): a Set's value is written and synced, a delete's cold
 // delete is run and synced, and only then does the directory take the new
 // version (or drop the key) and the reply go out. Until then readers see
 // the key as it was, and if cold fails, nothing is published: an error
@@ -148,7 +148,7 @@ func (c *Cache) setDurable(sh *shard, key, k, v []byte, alloc int, exp int64, ki
 		return fmt.Errorf("tier: write %d bytes to cold (nothing was stored): %w", len(v), err)
 	}
 	if !latest {
-		return nil // a later change of the key is pending: it decides (T27)
+		return nil // a later change of the key is pending: it decides (T28)
 	}
 	e := sh.m[viewString(key)]
 	if e != nil && e.state == stateLive && e.ver >= ver {

@@ -58,7 +58,7 @@ func reopen(t *testing.T, o Options, dir string) *Cache {
 // command that deletes a key (DEL, GETDEL, EXPIRE 0, GETEX with a past
 // time, SET with a past expiry) returns only after the cold delete is
 // durable: a SIGKILL right after the reply never brings the key back
-// (T27). The kill is a copy of the store's file taken when the call
+// (T28). The kill is a copy of the store's file taken when the call
 // returned.
 func TestWriteThroughDeleteDurableBeforeReply(t *testing.T) {
 	needURing(t)
@@ -174,7 +174,7 @@ func gated(o *Options) *gatedCold {
 // TestInterruptedOverwriteKeepsOldValue: a durable value, then an
 // overwrite whose cold write is still in flight when the process dies
 // (while other writes are made durable): after the restart the key reads
-// the old value or the new one, never nothing (T27).
+// the old value or the new one, never nothing (T28).
 func TestInterruptedOverwriteKeepsOldValue(t *testing.T) {
 	needURing(t)
 	for _, size := range []int{100, 600 << 10} { // inline, and chunked across 256 KiB regions
@@ -218,7 +218,7 @@ func TestInterruptedOverwriteKeepsOldValue(t *testing.T) {
 // read-only (every region write fails), writethrough SETs and DELs answer
 // errors, and nothing changed: fresh keys do not read, overwritten keys
 // read their old value, deleted keys are still there, now and after a
-// restart (T27).
+// restart (T28).
 func TestWriteThroughErrorChangesNothing(t *testing.T) {
 	needURing(t)
 	dir := t.TempDir()
@@ -316,7 +316,7 @@ func openFaulty(t *testing.T, dir string, fail *atomic.Bool) *Cache {
 // command that answered an error leaves the model unchanged; every read,
 // and every key after every restart, must match the model exactly: no
 // acknowledged write lost, no acknowledged delete back, no failed write
-// visible (T27, L1-L5 after every step).
+// visible (T28, L1-L5 after every step).
 func TestModelWriteThroughRestarts(t *testing.T) {
 	needURing(t)
 	r := rand.New(rand.NewPCG(23, 23))

@@ -159,7 +159,7 @@ func TestGoRedis(t *testing.T) {
 			// MULTI/EXEC as go-redis's TxPipelined sends it.
 			cmds, err := rc.TxPipelined(ctx, func(tx redis.Pipeliner) error {
 				tx.Set(ctx, p+"tx", "a", 0)
-				tx.Incr(ctx, p+"nope") // not implemented: the whole block is refused
+				tx.Do(ctx, "NOSUCHCMD", p+"nope") // unknown: the whole block is refused
 				return nil
 			})
 			if err == nil {

@@ -1,0 +1,227 @@
+package server
+
+import (
+	"math/bits"
+	"strings"
+)
+
+// The bit commands on strings (Redis 7.0, bitops.c). Bit 0 is the most
+// significant bit of the first byte.
+
+const errBitOffset = "ERR bit offset is not an integer or out of range"
+
+// bitOffset parses SETBIT's and GETBIT's offset: at most the bits of the
+// largest value (max_value), as Redis bounds it by proto-max-bulk-len.
+func (c *conn) bitOffset(b []byte) (int64, bool) {
+	off, ok := parseInt(b)
+	if !ok || off < 0 || off>>3 >= int64(c.s.opts.MaxValueBytes) {
+		c.w.Error(errBitOffset)
+		return 0, false
+	}
+	return off, true
+}
+
+// cmdSetBit: SETBIT key offset 0|1 → the bit's old value; the string
+// grows with zero bytes to hold it.
+func (c *conn) cmdSetBit(args [][]byte) {
+	off, ok := c.bitOffset(args[2])
+	if !ok {
+		return
+	}
+	if len(args[3]) != 1 || args[3][0] != '0' && args[3][0] != '1' {
+		c.w.Error("ERR bit is not an integer or out of range")
+		return
+	}
+	on := args[3][0] == '1'
+	var old int64
+	err := c.stringUpdate(args[1], func(v []byte, _ bool) ([]byte, bool, error) {
+		i := int(off >> 3)
+		mask := byte(0x80) >> (off & 7)
+		out := c.grow(v, max(len(v), i+1))
+		old = 0
+		if out[i]&mask != 0 {
+			old = 1
+		}
+		if on {
+			out[i] |= mask
+		} else {
+			out[i] &^= mask
+		}
+		return out, true, nil
+	})
+	c.numReply(old, err)
+}
+
+// cmdGetBit: GETBIT key offset → the bit, 0 past the end or for a
+// missing key.
+func (c *conn) cmdGetBit(args [][]byte) {
+	off, ok := c.bitOffset(args[2])
+	if !ok {
+		return
+	}
+	v, _, ok := c.stringRead(args[1])
+	if !ok {
+		return
+	}
+	i := off >> 3
+	if i >= int64(len(v)) || v[i]&(0x80>>(off&7)) == 0 {
+		c.w.Int(0)
+		return
+	}
+	c.w.Int(1)
+}
+
+// bitRange turns a BITCOUNT or BITPOS range into bit positions [start,
+// end] of a string of n bytes (Redis 7.0's conversion of negative
+// offsets); empty when start > end.
+func bitRange(start, end, n int64, isBit bool) (int64, int64) {
+	total := n
+	if isBit {
+		total = n << 3
+	}
+	start, end = clampRange(start, end, total)
+	if !isBit {
+		start, end = start<<3, end<<3+7
+	}
+	return start, end
+}
+
+// rangeUnit parses the BYTE|BIT of BITCOUNT and BITPOS at args[i] (BYTE
+// when absent), answering the syntax error itself when ok is false.
+func (c *conn) rangeUnit(args [][]byte, i int) (isBit, ok bool) {
+	if i >= len(args) {
+		return false, true
+	}
+	switch strings.ToLower(string(args[i])) {
+	case "bit":
+		return true, true
+	case "byte":
+		return false, true
+	}
+	c.w.Error("ERR syntax error")
+	return false, false
+}
+
+// cmdBitCount: BITCOUNT key [start end [BYTE|BIT]] → the set bits.
+func (c *conn) cmdBitCount(args [][]byte) {
+	v, exists, ok := c.stringRead(args[1])
+	if !ok {
+		return
+	}
+	if !exists {
+		c.w.Int(0) // Redis 7.0 answers 0 for a missing key before it reads the range
+		return
+	}
+	n := int64(len(v))
+	start, end := int64(0), n*8-1
+	switch len(args) {
+	case 2:
+	case 4, 5:
+		s, ok1 := parseInt(args[2])
+		e, ok2 := parseInt(args[3])
+		if !ok1 || !ok2 {
+			c.w.Error(errNotInt)
+			return
+		}
+		isBit, ok := c.rangeUnit(args, 4)
+		if !ok {
+			return
+		}
+		if s < 0 && e < 0 && s > e {
+			c.w.Int(0)
+			return
+		}
+		start, end = bitRange(s, e, n, isBit)
+	default:
+		c.w.Error("ERR syntax error")
+		return
+	}
+	c.w.Int(countBits(v, start, end))
+}
+
+// countBits counts the set bits of v at positions start..end.
+func countBits(v []byte, start, end int64) int64 {
+	if start > end {
+		return 0
+	}
+	var total int64
+	for p := start; p <= end; {
+		i := p >> 3
+		if p&7 == 0 && p+7 <= end {
+			total += int64(bits.OnesCount8(v[i]))
+			p += 8
+			continue
+		}
+		if v[i]&(0x80>>(p&7)) != 0 {
+			total++
+		}
+		p++
+	}
+	return total
+}
+
+// cmdBitPos: BITPOS key 0|1 [start [end [BYTE|BIT]]] → the first position
+// of the bit, or -1. A missing key is all zeros; without an end, a string
+// of ones is followed by zeros (its length in bits is answered for 0).
+func (c *conn) cmdBitPos(args [][]byte) {
+	bit, ok := parseInt(args[2])
+	if !ok {
+		c.w.Error(errNotInt)
+		return
+	}
+	if bit != 0 && bit != 1 {
+		c.w.Error("ERR The bit argument must be 1 or 0.")
+		return
+	}
+	v, exists, ok := c.stringRead(args[1])
+	if !ok {
+		return
+	}
+	if !exists {
+		c.w.Int(-bit)
+		return
+	}
+	n := int64(len(v))
+	start, end := int64(0), n*8-1
+	endGiven := false
+	switch len(args) {
+	case 3:
+	case 4, 5, 6:
+		s, ok := parseInt(args[3])
+		if !ok {
+			c.w.Error(errNotInt)
+			return
+		}
+		isBit, ok := c.rangeUnit(args, 5)
+		if !ok {
+			return
+		}
+		e := int64(-1)
+		if len(args) >= 5 {
+			if e, ok = parseInt(args[4]); !ok {
+				c.w.Error(errNotInt)
+				return
+			}
+			endGiven = true
+		}
+		start, end = bitRange(s, e, n, isBit)
+	default:
+		c.w.Error("ERR syntax error")
+		return
+	}
+	if start > end {
+		c.w.Int(-1)
+		return
+	}
+	for p := start; p <= end; p++ {
+		if (v[p>>3]&(0x80>>(p&7)) != 0) == (bit == 1) {
+			c.w.Int(p)
+			return
+		}
+	}
+	if bit == 0 && !endGiven {
+		c.w.Int(end + 1)
+		return
+	}
+	c.w.Int(-1)
+}

@@ -1,0 +1,562 @@
+package server
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/tiercache/tiercache/tier"
+)
+
+// The hash commands (Redis 7.0). A read decodes the one record that holds
+// the hash; a write decodes it, changes it and stores it again in one
+// Cache.Update (so it is atomic, and O(hash size): docs/DESIGN.md).
+
+// aggBuf is a connection's reused buffers for aggregate commands.
+type aggBuf struct {
+	fields []hashField
+	enc    []byte
+	enc2   []byte // the second of two buffers record edits alternate between
+}
+
+// maxAggKeep is the largest buffer an aggregate command keeps for the
+// next one.
+const maxAggKeep = 1 << 20
+
+// hashRead reads key's hash for a read command: rec is nil when the key is
+// absent. When ok is false the error reply is written.
+func (c *conn) hashRead(key []byte) (rec []byte, ok bool) {
+	v, kind, shared, exists, _, err := c.s.cache.ViewAny(c.scratch[:0], key)
+	switch {
+	case err != nil:
+		c.cacheError(err)
+		return nil, false
+	case !exists:
+		c.st.misses.Add(1)
+		return nil, true
+	case kind != kindHash:
+		c.w.Error(errWrongType)
+		return nil, false
+	}
+	c.st.hits.Add(1)
+	if !shared && cap(v) <= maxScratch && cap(v) > cap(c.scratch) {
+		c.scratch = v[:0]
+	}
+	return v, true
+}
+
+// hashFields decodes key's hash; ok false means the reply is written.
+func (c *conn) hashFields(key []byte) (fields []hashField, ok bool) {
+	rec, ok := c.hashRead(key)
+	if !ok || rec == nil {
+		return nil, ok
+	}
+	fields, err := hashDecode(c.agg.fields[:0], rec)
+	if err != nil {
+		c.cacheError(err)
+		return nil, false
+	}
+	if cap(fields) <= 4096 {
+		c.agg.fields = fields[:0]
+	}
+	return fields, true
+}
+
+// hashUpdate changes key's hash in one step: edit gets its fields (none
+// when absent) and returns the new ones and whether anything changed; a
+// hash left empty is removed. edit may run more than once (tier.Cache.Update)
+// and must only compute. An error from edit changes nothing.
+func (c *conn) hashUpdate(key []byte, edit func(fields []hashField) ([]hashField, bool, error)) error {
+	err := c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
+		fields := c.agg.fields[:0]
+		if cur.Exists {
+			if cur.Kind != kindHash {
+				return tier.Change{}, wrongType
+			}
+			var err error
+			if fields, err = hashDecode(fields, cur.Value); err != nil {
+				return tier.Change{}, err
+			}
+		}
+		out, changed, err := edit(fields)
+		if err != nil || !changed {
+			return tier.Change{Op: tier.Keep}, err
+		}
+		if len(out) == 0 {
+			return tier.Change{Op: tier.Remove}, nil
+		}
+		size := hashSize(out)
+		if err := c.s.hashLimits.check(len(out), size); err != nil {
+			return tier.Change{}, err
+		}
+		enc := hashEncode(c.agg.enc[:0], out) // the cache copies it
+		if cap(enc) <= maxAggKeep {
+			c.agg.enc = enc[:0]
+		}
+		if cap(out) <= 4096 {
+			c.agg.fields = out[:0]
+		}
+		return tier.Change{Op: tier.Store, Value: enc, Kind: kindHash}, nil
+	})
+	clear(c.agg.fields[:cap(c.agg.fields)]) // drop the references to the record and the arguments
+	return err
+}
+
+// hashEdit changes key's hash record in one step, as hashUpdate does, for
+// edits made on the record itself (hashPut, hashRemove): edit gets the
+// record (nil when absent) and returns the new one (checked against the
+// limits by hashPut), or changed false.
+func (c *conn) hashEdit(key []byte, edit func(rec []byte) ([]byte, bool, error)) error {
+	return c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
+		var rec []byte
+		if cur.Exists {
+			if cur.Kind != kindHash {
+				return tier.Change{}, wrongType
+			}
+			rec = cur.Value
+		}
+		out, changed, err := edit(rec)
+		switch {
+		case err != nil || !changed:
+			return tier.Change{Op: tier.Keep}, err
+		case hashEmpty(out):
+			return tier.Change{Op: tier.Remove}, nil
+		}
+		return tier.Change{Op: tier.Store, Value: out, Kind: kindHash}, nil // the cache copies it
+	})
+}
+
+// recBufs hands out the connection's two edit buffers in turn, and keeps
+// them for the next command (keep).
+type recBufs struct {
+	b [2][]byte
+	i int
+}
+
+func (c *conn) recBufs() *recBufs { return &recBufs{b: [2][]byte{c.agg.enc[:0], c.agg.enc2[:0]}} }
+
+// next is the buffer not holding the last output.
+func (r *recBufs) next() []byte { return r.b[r.i&1][:0] }
+
+// took records out as the last output (written into next's buffer).
+func (r *recBufs) took(out []byte) {
+	r.b[r.i&1] = out
+	r.i++
+}
+
+func (c *conn) keepBufs(r *recBufs) {
+	if cap(r.b[0]) <= maxAggKeep {
+		c.agg.enc = r.b[0][:0]
+	}
+	if cap(r.b[1]) <= maxAggKeep {
+		c.agg.enc2 = r.b[1][:0]
+	}
+}
+
+// hashPutAll sets the pairs in rec by record edits: the new record and how
+// many fields are new.
+func (c *conn) hashPutAll(rec []byte, pairs [][]byte) ([]byte, int, error) {
+	bufs := c.recBufs()
+	defer c.keepBufs(bufs)
+	added := 0
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out, a, err := hashPut(bufs.next(), rec, pairs[i], pairs[i+1], c.s.hashLimits)
+		if err != nil {
+			return nil, 0, err
+		}
+		bufs.took(out)
+		rec = out
+		if a {
+			added++
+		}
+	}
+	return rec, added, nil
+}
+
+// hashSet sets pairs (field, value, field, value...) in fields: the new
+// field list and how many fields are new.
+func hashSet(fields []hashField, pairs [][]byte) ([]hashField, int) {
+	added := 0
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if j := hashFind(fields, pairs[i]); j >= 0 {
+			fields[j].value = pairs[i+1]
+			continue
+		}
+		fields = append(fields, hashField{pairs[i], pairs[i+1]})
+		added++
+	}
+	return fields, added
+}
+
+// cmdHSet: HSET key field value [field value ...] → fields added; HMSET
+// answers OK.
+func (c *conn) cmdHSet(args [][]byte) {
+	if len(args)%2 != 0 {
+		c.wrongArgs(strings.ToLower(string(args[0])))
+		return
+	}
+	var added int
+	var err error
+	if len(args)-2 <= 2*hashEditMax {
+		err = c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
+			out, a, err := c.hashPutAll(rec, args[2:])
+			added = a
+			return out, err == nil, err
+		})
+	} else {
+		err = c.hashUpdate(args[1], func(fields []hashField) ([]hashField, bool, error) {
+			fields, added = hashSet(fields, args[2:])
+			return fields, true, nil
+		})
+	}
+	switch {
+	case err != nil:
+		c.cacheError(err)
+	case args[0][1] == 'm' || args[0][1] == 'M':
+		c.w.OK()
+	default:
+		c.w.Int(int64(added))
+	}
+}
+
+// cmdHSetNX: HSETNX key field value → 1 if set, 0 if the field existed.
+func (c *conn) cmdHSetNX(args [][]byte) {
+	var added int
+	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
+		added = 0
+		_, _, _, _, _, found, err := hashLocate(rec, args[2])
+		if err != nil || found {
+			return nil, false, err
+		}
+		out, _, err := c.hashPutAll(rec, args[2:4])
+		added = 1
+		return out, err == nil, err
+	})
+	c.boolReply(added == 1, err)
+}
+
+// cmdHDel: HDEL key field [field ...] → fields removed; the key goes with
+// its last field.
+func (c *conn) cmdHDel(args [][]byte) {
+	var removed int
+	var err error
+	if len(args)-2 <= hashEditMax {
+		err = c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
+			removed = 0
+			bufs := c.recBufs()
+			defer c.keepBufs(bufs)
+			for _, f := range args[2:] {
+				out, ok, err := hashRemove(bufs.next(), rec, f)
+				if err != nil {
+					return nil, false, err
+				}
+				if ok {
+					bufs.took(out)
+					rec = out
+					removed++
+				}
+			}
+			return rec, removed > 0, nil
+		})
+	} else {
+		err = c.hashUpdate(args[1], func(fields []hashField) ([]hashField, bool, error) {
+			removed = 0
+			for _, f := range args[2:] {
+				if j := hashFind(fields, f); j >= 0 {
+					fields = append(fields[:j], fields[j+1:]...)
+					removed++
+				}
+			}
+			return fields, removed > 0, nil
+		})
+	}
+	if removed == 0 && err == nil {
+		c.noop = true // nothing changed: WATCHed keys are not touched (intReply)
+	}
+	c.numReply(int64(removed), err)
+}
+
+// hashValue is field's value in rec (nil: an empty hash).
+func hashValue(rec, field []byte) (value []byte, found bool, err error) {
+	_, _, _, vp, end, found, err := hashLocate(rec, field)
+	if !found || err != nil {
+		return nil, false, err
+	}
+	value, _, err = hashChunk(rec[:end], vp)
+	return value, true, err
+}
+
+// cmdHGet: HGET key field → the value, nil if absent.
+func (c *conn) cmdHGet(args [][]byte) {
+	rec, ok := c.hashRead(args[1])
+	if !ok {
+		return
+	}
+	if rec == nil {
+		c.w.Null()
+		return
+	}
+	v, found, err := hashValue(rec, args[2])
+	switch {
+	case err != nil:
+		c.cacheError(err)
+	case !found:
+		c.w.Null()
+	default:
+		c.w.Bulk(v)
+	}
+}
+
+// cmdHMGet: HMGET key field [field ...] → one value (or nil) per field.
+func (c *conn) cmdHMGet(args [][]byte) {
+	fields, ok := c.hashFields(args[1])
+	if !ok {
+		return
+	}
+	c.w.Array(len(args) - 2)
+	for _, f := range args[2:] {
+		if j := hashFind(fields, f); j >= 0 {
+			c.w.Bulk(fields[j].value)
+			continue
+		}
+		c.w.Null()
+	}
+	clear(fields)
+}
+
+// cmdHGetAll: HGETALL key → field, value, ... in insertion order (a map in
+// RESP3).
+func (c *conn) cmdHGetAll(args [][]byte) { c.hashList(args[1], true, true) }
+
+// cmdHKeys: HKEYS key → the fields.
+func (c *conn) cmdHKeys(args [][]byte) { c.hashList(args[1], true, false) }
+
+// cmdHVals: HVALS key → the values.
+func (c *conn) cmdHVals(args [][]byte) { c.hashList(args[1], false, true) }
+
+// hashList writes key's fields, values, or both (HGETALL's map).
+func (c *conn) hashList(key []byte, fields, values bool) {
+	rec, ok := c.hashRead(key)
+	if !ok {
+		return
+	}
+	if rec == nil {
+		if fields && values {
+			c.w.Map(0)
+		} else {
+			c.w.Array(0)
+		}
+		return
+	}
+	n, err := hashCheck(rec) // before a reply starts
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	if fields && values {
+		c.w.Map(n)
+	} else {
+		c.w.Array(n)
+	}
+	_ = hashEach(rec, func(f, v []byte) bool {
+		if fields {
+			c.w.Bulk(f)
+		}
+		if values {
+			c.w.Bulk(v)
+		}
+		return true
+	})
+}
+
+// cmdHLen: HLEN key → the field count.
+func (c *conn) cmdHLen(args [][]byte) {
+	rec, ok := c.hashRead(args[1])
+	if !ok {
+		return
+	}
+	if rec == nil {
+		c.w.Int(0)
+		return
+	}
+	n, err := hashCheck(rec)
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	c.w.Int(int64(n))
+}
+
+// cmdHExists: HEXISTS key field → 1 or 0.
+func (c *conn) cmdHExists(args [][]byte) { c.hashField(args, false) }
+
+// cmdHStrlen: HSTRLEN key field → the value's length, 0 if absent.
+func (c *conn) cmdHStrlen(args [][]byte) { c.hashField(args, true) }
+
+func (c *conn) hashField(args [][]byte, length bool) {
+	rec, ok := c.hashRead(args[1])
+	if !ok {
+		return
+	}
+	var v []byte
+	var found bool
+	var err error
+	if rec != nil {
+		v, found, err = hashValue(rec, args[2])
+	}
+	switch {
+	case err != nil:
+		c.cacheError(err)
+	case length:
+		c.w.Int(int64(len(v)))
+	case found:
+		c.w.Int(1)
+	default:
+		c.w.Int(0)
+	}
+}
+
+// cmdHIncrBy: HINCRBY key field increment → the new value.
+func (c *conn) cmdHIncrBy(args [][]byte) {
+	incr, ok := parseInt(args[3])
+	if !ok {
+		c.w.Error(errNotInt)
+		return
+	}
+	var result int64
+	var num [20]byte
+	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
+		v, found, err := hashValue(rec, args[2])
+		if err != nil {
+			return nil, false, err
+		}
+		var cur int64
+		if found {
+			var ok bool
+			if cur, ok = parseInt(v); !ok {
+				return nil, false, replyError("ERR hash value is not an integer")
+			}
+		}
+		if incr > 0 && cur > math.MaxInt64-incr || incr < 0 && cur < math.MinInt64-incr {
+			return nil, false, replyError("ERR increment or decrement would overflow")
+		}
+		result = cur + incr
+		out, _, err := c.hashPutAll(rec, [][]byte{args[2], strconv.AppendInt(num[:0], result, 10)})
+		return out, err == nil, err
+	})
+	c.numReply(result, err)
+}
+
+// cmdHIncrByFloat: HINCRBYFLOAT key field increment → the new value, as
+// Redis formats it (formatFloat).
+func (c *conn) cmdHIncrByFloat(args [][]byte) {
+	incr, ok := parseFloat(args[3])
+	if !ok {
+		c.w.Error("ERR value is not a valid float")
+		return
+	}
+	if incr.IsInf() {
+		c.w.Error("ERR value is NaN or Infinity")
+		return
+	}
+	var result []byte
+	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
+		v, found, err := hashValue(rec, args[2])
+		if err != nil {
+			return nil, false, err
+		}
+		if result, err = incrFloat(result[:0], v, found, incr, "ERR hash value is not a float"); err != nil {
+			return nil, false, err
+		}
+		out, _, err := c.hashPutAll(rec, [][]byte{args[2], result})
+		return out, err == nil, err
+	})
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	c.w.Bulk(result)
+}
+
+// maxRandCount bounds HRANDFIELD's negative count: the reply is built in
+// memory (Redis has no bound; it would stream gigabytes).
+const maxRandCount = 1 << 20
+
+// cmdHRandField: HRANDFIELD key [count [WITHVALUES]]. Without count, one
+// field (nil if the key is absent); a positive count, that many distinct
+// fields at most; a negative count, exactly -count fields that may repeat.
+func (c *conn) cmdHRandField(args [][]byte) {
+	var count int64
+	withValues := false
+	if len(args) >= 3 {
+		var ok bool
+		if count, ok = parseInt(args[2]); !ok || count == math.MinInt64 {
+			c.w.Error(errNotInt)
+			return
+		}
+		if len(args) > 4 || len(args) == 4 && !strings.EqualFold(string(args[3]), "withvalues") {
+			c.w.Error("ERR syntax error")
+			return
+		}
+		// Redis 7.0 bounds the count so that the reply's length cannot
+		// overflow (t_hash.c: hrandfieldCommand).
+		if withValues = len(args) == 4; withValues && (count < -math.MaxInt64/2 || count > math.MaxInt64/2) {
+			c.w.Error("ERR value is out of range")
+			return
+		}
+	}
+	fields, ok := c.hashFields(args[1])
+	if !ok {
+		return
+	}
+	if len(args) == 2 {
+		if len(fields) == 0 {
+			c.w.Null()
+			return
+		}
+		c.w.Bulk(fields[rand.IntN(len(fields))].field)
+		return
+	}
+	write := func(f hashField) {
+		if withValues && c.w.Proto() >= 3 {
+			c.w.Array(2)
+		}
+		c.w.Bulk(f.field)
+		if withValues {
+			c.w.Bulk(f.value)
+		}
+	}
+	n := len(fields)
+	reply := func(k int) {
+		if withValues && c.w.Proto() < 3 {
+			c.w.Array(2 * k)
+		} else {
+			c.w.Array(k)
+		}
+	}
+	switch {
+	case n == 0 || count == 0:
+		reply(0)
+	case count < 0:
+		k := -count
+		if k > maxRandCount {
+			c.w.Error("ERR count is too large: at most " + strconv.Itoa(maxRandCount) + " fields with repetitions")
+			return
+		}
+		reply(int(k))
+		for range k {
+			write(fields[rand.IntN(n)])
+		}
+	default:
+		k := int(min(count, int64(n)))
+		if k < n {
+			rand.Shuffle(n, func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
+		}
+		reply(k)
+		for _, f := range fields[:k] {
+			write(f)
+		}
+	}
+	clear(fields)
+}
