@@ -75,6 +75,8 @@ func (c *conn) cmdExec(args [][]byte) {
 		return
 	}
 	c.w.Array(len(tx.cmds))
+	c.inExec = true // a blocking command answers at once (block)
+	defer func() { c.inExec = false }()
 	for i, cmd := range tx.cmds {
 		c.runWrite(cmd, tx.args[i])
 	}
