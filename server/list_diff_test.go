@@ -63,6 +63,13 @@ func dialExact(t testing.TB, path string) *exactConn {
 
 func (e *exactConn) do(args ...string) string {
 	e.t.Helper()
+	e.send(args...)
+	return e.reply()
+}
+
+// send sends a command without waiting for its reply.
+func (e *exactConn) send(args ...string) {
+	e.t.Helper()
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "*%d\r\n", len(args))
 	for _, a := range args {
@@ -71,9 +78,14 @@ func (e *exactConn) do(args ...string) string {
 	if _, err := e.nc.Write([]byte(sb.String())); err != nil {
 		e.t.Fatalf("write: %v", err)
 	}
+}
+
+// reply reads one reply.
+func (e *exactConn) reply() string {
+	e.t.Helper()
 	r, err := readExact(e.br)
 	if err != nil {
-		e.t.Fatalf("%q: read reply: %v", args, err)
+		e.t.Fatalf("read reply: %v", err)
 	}
 	return r
 }
