@@ -252,7 +252,7 @@ func (c *conn) block(b blockCmd, d time.Duration) {
 			r.mu.Unlock()
 			c.blockReply(w, res)
 			if b.move && res.err == nil {
-				c.s.wake(&c.lists, w.dst)
+				c.wakeAfter(w.dst)
 			}
 			return
 		}

@@ -201,3 +201,24 @@ func TestBlockingExactlyOnce(t *testing.T) {
 	p := dialRaw(t, path)
 	p.expect([]step{{[]string{"EXISTS", "k1", "k2"}, ":0"}})
 }
+
+// TestBlockedClientHoldsNoLock checks S16 beside S15: while a client is
+// blocked, another connection's MULTI/EXEC (which takes the transaction
+// lock exclusively) runs, and its push serves the blocked client.
+func TestBlockedClientHoldsNoLock(t *testing.T) {
+	s, path := startServerWith(t, newTierCache(t), nil)
+	w := dialExact(t, path)
+	w.send("BLPOP", "q", "0")
+	waitBlocked(t, s, 1)
+	p := dialRaw(t, path)
+	p.expect([]step{
+		{[]string{"MULTI"}, "+OK"},
+		{[]string{"RPUSH", "q", "a", "b"}, "+QUEUED"},
+		{[]string{"LLEN", "q"}, "+QUEUED"},
+		{[]string{"EXEC"}, "*[:2 :2]"},
+	})
+	if got := w.reply(); got != "*2\r\n$1\r\nq\r\n$1\r\na\r\n" {
+		t.Errorf("blocked client after the EXEC: %q", got)
+	}
+	p.expect([]step{{[]string{"LRANGE", "q", "0", "-1"}, "*[$b]"}})
+}

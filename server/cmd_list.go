@@ -49,7 +49,7 @@ func (c *conn) pushCmd(args [][]byte, left, onlyExisting bool) {
 		c.noop = true // [LR]PUSHX of an absent key
 		return
 	}
-	c.s.wake(&c.lists, args[1])
+	c.wakeAfter(args[1])
 }
 
 func (c *conn) cmdLPop(args [][]byte) { c.popCmd(args, true) }
@@ -447,5 +447,27 @@ func (c *conn) moveCmd(src, dst []byte, from, to bool) {
 		return
 	}
 	c.w.Bulk(c.lists.outs[0])
-	c.s.wake(&c.lists, dst)
+	c.wakeAfter(dst)
+}
+
+// wakeAfter serves the clients blocked on key after a push onto it: now,
+// or inside EXEC once the transaction's commands have all run, as Redis
+// serves them after the EXEC.
+func (c *conn) wakeAfter(key []byte) {
+	if !c.inExec {
+		c.s.wake(&c.lists, key)
+		return
+	}
+	if c.s.blk.waiting.Load() > 0 {
+		c.wakes = append(c.wakes, append([]byte(nil), key...))
+	}
+}
+
+// execWakes serves the wakes an EXEC put off.
+func (c *conn) execWakes() {
+	wakes := c.wakes
+	c.wakes = nil
+	for _, k := range wakes {
+		c.s.wake(&c.lists, k)
+	}
 }

@@ -43,6 +43,7 @@ type conn struct {
 	blocked  *waiter
 	blockFor time.Duration
 	inExec   bool
+	wakes    [][]byte // keys pushed onto inside EXEC, served after it
 	// mark is when the last timed command ended (Server.clock), valid while
 	// the Reader's read count is still timedReads.
 	mark       time.Duration
