@@ -212,13 +212,9 @@ func (c *conn) bpopCmd(args [][]byte, left bool) {
 
 // cmdBLMove: BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout.
 func (c *conn) cmdBLMove(args [][]byte) {
-	from, ok1 := listWhere(args[3])
-	to, ok2 := listWhere(args[4])
-	if !ok1 || !ok2 {
-		c.w.Error(errSyntax)
-		return
+	if from, to, ok := c.whereArgs(args); ok {
+		c.bmove(args[1], args[2], from, to, args[5])
 	}
-	c.bmove(args[1], args[2], from, to, args[5])
 }
 
 // cmdBRPopLPush: BRPOPLPUSH source destination timeout.

@@ -126,13 +126,21 @@ func (c *conn) cmdLLen(args [][]byte) {
 	}
 }
 
-// cmdLRange: LRANGE key start stop → the elements from start to stop
-// (inclusive, negative from the end).
-func (c *conn) cmdLRange(args [][]byte) {
+// rangeArgs parses LRANGE's and LTRIM's start and stop, answering an error.
+func (c *conn) rangeArgs(args [][]byte) (start, stop int64, ok bool) {
 	start, ok1 := redisInt(args[2])
 	stop, ok2 := redisInt(args[3])
 	if !ok1 || !ok2 {
 		c.w.Error(errNotInt)
+	}
+	return start, stop, ok1 && ok2
+}
+
+// cmdLRange: LRANGE key start stop → the elements from start to stop
+// (inclusive, negative from the end).
+func (c *conn) cmdLRange(args [][]byte) {
+	start, stop, ok := c.rangeArgs(args)
+	if !ok {
 		return
 	}
 	n, body, exists, ok := c.viewList(args[1])
@@ -295,10 +303,8 @@ func (c *conn) cmdLRem(args [][]byte) {
 
 // cmdLTrim: LTRIM key start stop → OK; the list keeps only that range.
 func (c *conn) cmdLTrim(args [][]byte) {
-	start, ok1 := redisInt(args[2])
-	stop, ok2 := redisInt(args[3])
-	if !ok1 || !ok2 {
-		c.w.Error(errNotInt)
+	start, stop, ok := c.rangeArgs(args)
+	if !ok {
 		return
 	}
 	changed := false
@@ -421,16 +427,22 @@ func listWhere(b []byte) (left, ok bool) {
 	return false, false
 }
 
-// cmdLMove: LMOVE source destination LEFT|RIGHT LEFT|RIGHT → the element
-// moved, nil if source is absent.
-func (c *conn) cmdLMove(args [][]byte) {
+// whereArgs parses LMOVE's and BLMOVE's two directions, answering an error.
+func (c *conn) whereArgs(args [][]byte) (from, to, ok bool) {
 	from, ok1 := listWhere(args[3])
 	to, ok2 := listWhere(args[4])
 	if !ok1 || !ok2 {
 		c.w.Error(errSyntax)
-		return
 	}
-	c.moveCmd(args[1], args[2], from, to)
+	return from, to, ok1 && ok2
+}
+
+// cmdLMove: LMOVE source destination LEFT|RIGHT LEFT|RIGHT → the element
+// moved, nil if source is absent.
+func (c *conn) cmdLMove(args [][]byte) {
+	if from, to, ok := c.whereArgs(args); ok {
+		c.moveCmd(args[1], args[2], from, to)
+	}
 }
 
 // cmdRPopLPush: RPOPLPUSH source destination is LMOVE ... RIGHT LEFT.

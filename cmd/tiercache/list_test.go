@@ -16,17 +16,11 @@ import (
 // on the way back, and survives a restart in drain mode; a list over
 // hot.max_value lives below hot like a large string.
 func TestGoRedisListsThroughTiers(t *testing.T) {
-	dir := t.TempDir()
-	cfg := testConfig(t, dir)
+	cfg := testConfig(t, t.TempDir())
 	cfg.Hot.Bytes = 4 << 20
 	cfg.Warm.Bytes = 8 << 20
-	cfg.Durability = "drain"
-	sc, err := startSidecar(cfg, nopLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc, rc := openDrain(t, cfg)
 	ctx := context.Background()
-	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: cfg.Server.Socket})
 	var want []string
 	for i := 0; i < 50; i++ {
 		want = append(want, fmt.Sprintf("message %d", i))
