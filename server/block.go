@@ -10,7 +10,7 @@ import (
 
 // The blocking list commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH) wait for a
 // push on another connection without polling and without holding any
-// server-wide lock while they wait (S16). A blocked connection registers a
+// server-wide lock while they wait (S22). A blocked connection registers a
 // waiter under each of its keys in the server's blockRegistry; a command
 // that pushes onto a list calls Server.wake, which serves the key's
 // waiters in the order they blocked (Redis's FIFO), popping for each in
@@ -267,7 +267,7 @@ func (c *conn) block(b blockCmd, d time.Duration) {
 		if b.move && c.inExec {
 			c.w.Null()
 		} else {
-			c.nullArray()
+			c.w.NullArray()
 		}
 		return
 	}
@@ -316,7 +316,7 @@ func (c *conn) awaitBlocked() {
 		c.blockServed(w, res)
 	case <-timeout:
 		if c.s.blk.cancel(w) {
-			c.nullArray()
+			c.w.NullArray()
 			return
 		}
 		c.blockServed(w, <-w.ch)

@@ -20,7 +20,7 @@ func waitBlocked(t testing.TB, s *Server, n int64) {
 	}
 }
 
-// TestBlockingFIFO checks S16: clients blocked on a key are served in the
+// TestBlockingFIFO checks S22: clients blocked on a key are served in the
 // order they blocked, one element each, by a push from another connection
 // (a push of several elements serves several), with [key, element]; INFO
 // counts them in blocked_clients.
@@ -58,7 +58,7 @@ func TestBlockingFIFO(t *testing.T) {
 	}
 }
 
-// TestBlockingTimeout checks S16: a blocking command whose timeout passes
+// TestBlockingTimeout checks S22: a blocking command whose timeout passes
 // answers a nil array (RESP2 *-1, RESP3 _; BLMOVE too, as Redis 7.0), and
 // inside MULTI nothing blocks: nil at once (a nil bulk for BLMOVE).
 func TestBlockingTimeout(t *testing.T) {
@@ -88,7 +88,7 @@ func TestBlockingTimeout(t *testing.T) {
 	waitBlocked(t, s, 0)
 }
 
-// TestBlockingMove checks S16 for BLMOVE: the element served lands on the
+// TestBlockingMove checks S22 for BLMOVE: the element served lands on the
 // destination, which serves the clients blocked on it in turn; a
 // destination of another type answers WRONGTYPE to the waiter and leaves
 // the element where it was.
@@ -127,7 +127,7 @@ func TestBlockingMove(t *testing.T) {
 	waitBlocked(t, s, 0)
 }
 
-// TestBlockingClientCloses checks S16: a client that hangs up while
+// TestBlockingClientCloses checks S22: a client that hangs up while
 // blocked is unblocked and takes nothing: a later push stays in the list.
 // Server.Close ends the clients still blocked.
 func TestBlockingClientCloses(t *testing.T) {
@@ -157,7 +157,7 @@ func TestBlockingClientCloses(t *testing.T) {
 	}
 }
 
-// TestBlockingExactlyOnce checks S16 under concurrency: many clients
+// TestBlockingExactlyOnce checks S22 under concurrency: many clients
 // blocked on two keys and several connections pushing at once; each
 // element pushed goes to exactly one of them.
 func TestBlockingExactlyOnce(t *testing.T) {
@@ -202,7 +202,7 @@ func TestBlockingExactlyOnce(t *testing.T) {
 	p.expect([]step{{[]string{"EXISTS", "k1", "k2"}, ":0"}})
 }
 
-// TestBlockedClientHoldsNoLock checks S16 beside S15: while a client is
+// TestBlockedClientHoldsNoLock checks S22 beside S15: while a client is
 // blocked, another connection's MULTI/EXEC (which takes the transaction
 // lock exclusively) runs, and its push serves the blocked client.
 func TestBlockedClientHoldsNoLock(t *testing.T) {

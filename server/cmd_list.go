@@ -13,15 +13,6 @@ import (
 
 const errSyntax = "ERR syntax error"
 
-// nullArray is a nil array (RESP2 "*-1", RESP3 "_").
-func (c *conn) nullArray() {
-	if c.w.Proto() == 3 {
-		c.w.writeString("_\r\n")
-		return
-	}
-	c.w.writeString("*-1\r\n")
-}
-
 // listDone ends a list command: it answers err if there is one and lets
 // go of buffers a large list grew.
 func (c *conn) listDone(err error) bool {
@@ -77,7 +68,7 @@ func (c *conn) popCmd(args [][]byte, left bool) {
 	c.noop = len(c.lists.outs) == 0
 	switch {
 	case !exists && hasCount:
-		c.nullArray()
+		c.w.NullArray()
 	case !exists:
 		c.w.Null()
 	case hasCount:

@@ -211,7 +211,7 @@ func randListCommand(r *rand.Rand) []string {
 }
 
 // TestListDifferential checks the list commands reply byte for byte as
-// redis-server 7.0 does (S16), in RESP2 and RESP3: random sequences of
+// redis-server 7.0 does (S22), in RESP2 and RESP3: random sequences of
 // list commands on a few keys (one of them a string), run on both, and
 // the lists compared after each step.
 func TestListDifferential(t *testing.T) {

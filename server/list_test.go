@@ -34,7 +34,7 @@ func TestListWrongType(t *testing.T) {
 	})
 }
 
-// TestListLimits checks S16's limits: a push past MaxListElements or past
+// TestListLimits checks S22's limits: a push past MaxListElements or past
 // MaxValueBytes is refused with a clear error before the value is built,
 // and changes nothing.
 func TestListLimits(t *testing.T) {
@@ -57,7 +57,7 @@ func TestListLimits(t *testing.T) {
 }
 
 // TestListKeepsTTL checks that a list write keeps the key's expiry and that
-// emptying a list removes the key (S16).
+// emptying a list removes the key (S22).
 func TestListKeepsTTL(t *testing.T) {
 	_, path := startServerWith(t, newTierCache(t), nil)
 	r := dialRaw(t, path)

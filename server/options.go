@@ -78,7 +78,7 @@ type Options struct {
 	// pass it is refused (S20). Default 1<<20.
 	MaxHashFields int
 	// MaxListElements bounds the elements of one list: a push past it is
-	// refused and changes nothing (S16). Default 1,048,576.
+	// refused and changes nothing (S22). Default 1,048,576.
 	MaxListElements int
 	// MaxValueBytes is the largest value (a string, or an aggregate's
 	// encoding) a command builds; a longer one is refused before it is
