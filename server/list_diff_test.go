@@ -7,40 +7,11 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
-
-// startRedisServer runs a redis-server on a Unix socket for the
-// differential tests, or skips (fails in CI) when there is none.
-func startRedisServer(t testing.TB) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		skipOrFail(t, "redis-server not installed (apt-get install redis-server): %v", err)
-	}
-	dir := t.TempDir()
-	sock := shortSocket(t)
-	cmd := exec.Command(bin, "--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no", "--dir", dir)
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for i := 0; i < 200; i++ {
-		if nc, err := net.Dial("unix", sock); err == nil {
-			nc.Close()
-			return sock
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("redis-server did not listen on %s", filepath.Base(sock))
-	return ""
-}
 
 // exactConn sends commands and returns each reply's exact bytes, so that
 // a nil bulk ($-1), a nil array (*-1) and RESP3's null (_) differ.
@@ -215,7 +186,7 @@ func randListCommand(r *rand.Rand) []string {
 // list commands on a few keys (one of them a string), run on both, and
 // the lists compared after each step.
 func TestListDifferential(t *testing.T) {
-	redisSock := startRedisServer(t)
+	redisSock := startRedis(t)
 	_, tcSock := startServerWith(t, newTierCache(t), nil)
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("TIERCACHE_SEED"); s != "" {
