@@ -72,6 +72,27 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 		{name: "renamenx", arity: 3, flags: []string{"write", "fast"}, first: 1, last: 2, step: 1, run: (*conn).cmdRename},
 		{name: "copy", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, run: (*conn).cmdCopy},
 		{name: "randomkey", arity: 1, flags: []string{"readonly"}, run: (*conn).cmdRandomKey},
+		// lists (cmd_list.go, block.go)
+		{name: "lpush", arity: -3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdLPush},
+		{name: "rpush", arity: -3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdRPush},
+		{name: "lpushx", arity: -3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdLPushX},
+		{name: "rpushx", arity: -3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdRPushX},
+		{name: "lpop", arity: -2, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdLPop},
+		{name: "rpop", arity: -2, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdRPop},
+		{name: "lrange", arity: 4, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdLRange},
+		{name: "llen", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdLLen},
+		{name: "lindex", arity: 3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdLIndex},
+		{name: "lset", arity: 4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdLSet},
+		{name: "linsert", arity: 5, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdLInsert},
+		{name: "lrem", arity: 4, flags: []string{"write"}, first: 1, last: 1, step: 1, run: (*conn).cmdLRem},
+		{name: "ltrim", arity: 4, flags: []string{"write"}, first: 1, last: 1, step: 1, run: (*conn).cmdLTrim},
+		{name: "lpos", arity: -3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdLPos},
+		{name: "lmove", arity: 5, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, run: (*conn).cmdLMove},
+		{name: "rpoplpush", arity: 3, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, run: (*conn).cmdRPopLPush},
+		{name: "blpop", arity: -3, flags: []string{"write", "noscript", "blocking"}, first: 1, last: -2, step: 1, run: (*conn).cmdBLPop},
+		{name: "brpop", arity: -3, flags: []string{"write", "noscript", "blocking"}, first: 1, last: -2, step: 1, run: (*conn).cmdBRPop},
+		{name: "blmove", arity: 6, flags: []string{"write", "denyoom", "noscript", "blocking"}, first: 1, last: 2, step: 1, run: (*conn).cmdBLMove},
+		{name: "brpoplpush", arity: 4, flags: []string{"write", "denyoom", "noscript", "blocking"}, first: 1, last: 2, step: 1, run: (*conn).cmdBRPopLPush},
 		{name: "tier", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdTier},
 		// strings: read-modify-write (cmd_string.go, cmd_bit.go)
 		{name: "incr", arity: 2, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdIncr},
@@ -182,6 +203,9 @@ func (c *conn) dispatch(args [][]byte) {
 		return
 	}
 	c.runShared(cmd, args)
+	if c.blocked != nil {
+		c.awaitBlocked() // outside the transaction lock: a blocked client holds no lock
+	}
 }
 
 // runShared runs a command (and the GETs pipelined behind a GET) holding

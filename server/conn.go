@@ -36,6 +36,14 @@ type conn struct {
 	watched map[string]bool // WATCHed keys: did each exist at WATCH (watch.go)
 	dirty   atomic.Bool     // a watched key was written (set by other connections)
 	noop    bool            // the write command running changed nothing (see runWrite)
+	lists   listOps         // the list commands' buffers
+	// blocked is the waiter a blocking command registered, waited on for
+	// at most blockFor (0: forever) once the command returns
+	// (awaitBlocked); inExec is set while EXEC runs, where nothing blocks.
+	blocked  *waiter
+	blockFor time.Duration
+	inExec   bool
+	wakes    [][]byte // keys pushed onto inside EXEC, served after it
 	// mark is when the last timed command ended (Server.clock), valid while
 	// the Reader's read count is still timedReads.
 	mark       time.Duration
@@ -63,6 +71,7 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c.out.SetPreAuth(requireAuth)
 	c.w = NewWriter(rw, s.opts.WriteBufferBytes)
 	c.w.errs = &s.errs
+	c.lists = listOps{cache: s.cache, limits: listLimits{elements: s.opts.MaxListElements, bytes: s.opts.MaxValueBytes}}
 	c.rd.BeforeBlock = c.flush
 	c.rd.Dropped = &s.dropped
 	return c

@@ -32,9 +32,12 @@
 // FLUSHDB INFO. GETDEL, GETEX, SET ... GET, RENAME and COPY read and
 // change keys in one step (Cache.GetDel, Cache.GetEx, Cache.SetGet,
 // Cache.Rename, Cache.Copy).
-// Commands that compute a new value from the old (INCR, APPEND) and the
-// hash and list commands are not implemented yet; Cache.Update is the
-// one-step read-modify-write they build on.
+// The lists: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP LRANGE LLEN LINDEX LSET
+// LINSERT LREM LTRIM LPOS LMOVE RPOPLPUSH and the blocking BLPOP BRPOP
+// BLMOVE BRPOPLPUSH (list.go encodes a list as one value; cmd_list.go,
+// listops.go, block.go). Commands that compute a new value from the old
+// (INCR, APPEND) and the hash commands are not implemented yet;
+// Cache.Update is the one-step read-modify-write they build on.
 //
 // # Invariants
 //
@@ -108,7 +111,8 @@
 //     the cache beside it (tier.Kind). A string command on a key of another
 //     kind answers WRONGTYPE and changes nothing, also inside a pipelined
 //     GET batch; MGET answers nil for it; TYPE names the kind; SET
-//     replaces a value of any kind (TestWrongTypeReplies).
+//     replaces a value of any kind (TestWrongTypeReplies); every list
+//     command does the same on a key that is no list (TestListWrongType).
 //   - S15: no command of another connection runs between two commands of
 //     an EXEC: every command but the transaction controls holds the
 //     server's transaction lock shared, EXEC holds it exclusively
@@ -170,12 +174,38 @@
 //     (TestCountersAreAtomic). MSETNX sets all of its keys or none, and
 //     holds the transaction lock exclusively (as EXEC) so that no command
 //     sees part of it (TestMSetNXAllOrNothing).
+//   - S22: the list commands answer as redis-server 7.0 does, byte for
+//     byte in RESP2 and RESP3 (TestListDifferential, random sequences run
+//     on both); a list write keeps the key's expiry and an emptied list is
+//     removed (TestListKeepsTTL); a write past MaxListElements or
+//     MaxValueBytes is refused before the value is built and changes
+//     nothing (TestListLimits); concurrent pushes lose nothing
+//     (TestListConcurrentPush). A client blocked in BLPOP, BRPOP, BLMOVE or
+//     BRPOPLPUSH holds no lock while it waits and is woken by the push, not
+//     by polling: the clients blocked on a key are served in the order they
+//     blocked, each element goes to exactly one of them, a push of several
+//     serves several, and the reply is [key, element] (TestBlockingFIFO,
+//     TestBlockingExactlyOnce, TestBlockingMove); at the timeout the reply
+//     is a nil array, and inside EXEC nothing blocks (TestBlockingTimeout);
+//     a client that hangs up while blocked, or a server that closes, ends
+//     the wait and takes nothing (TestBlockingClientCloses). INFO's
+//     blocked_clients counts them.
 //
 // # Caveats
 //
 //   - Arguments handed to the Cache alias the connection's read buffer and
 //     are valid only during the call; the Cache copies what it keeps.
 //   - There is one database (SELECT 0 only); FLUSHALL ASYNC runs synchronously.
+//   - A list is one value: every write decodes and rewrites it, O(list
+//     bytes); LLEN reads its header, LPOP and LINDEX step over the elements
+//     before the one they want. LMOVE and RPOPLPUSH between two keys are two
+//     Updates (pop, then push; put back if the push fails): the element is
+//     never lost nor duplicated, but another client may see it on neither
+//     list for an instant. A push that serves blocked clients pops for them
+//     holding the blocking registry's mutex (block.go); the first look of a
+//     blocking command takes it too. A client's hangup while blocked is
+//     seen by peeking at its socket; one that pipelined more commands
+//     behind the blocking one is seen hanging up only once it is answered.
 //   - SCAN's cursor is a position in the cache's key directory (a shard
 //     number for tier.Cache, so a call returns whole shards and COUNT is a
 //     hint); MATCH is Redis's glob (globMatch). KEYS, as in Redis, walks

@@ -74,7 +74,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 		b.WriteString("# Clients\r\n")
 		writeStats(b, section, snap())
 		kv("maxclients", s.opts.MaxConns)
-		kv("blocked_clients", 0)
+		kv("blocked_clients", s.blk.waiting.Load())
 	case "memory":
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)

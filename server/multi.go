@@ -75,6 +75,11 @@ func (c *conn) cmdExec(args [][]byte) {
 		return
 	}
 	c.w.Array(len(tx.cmds))
+	c.inExec = true // a blocking command answers at once (block); pushes wake after
+	defer func() {
+		c.inExec = false
+		c.execWakes()
+	}()
 	for i, cmd := range tx.cmds {
 		c.runWrite(cmd, tx.args[i])
 	}

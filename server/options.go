@@ -77,6 +77,9 @@ type Options struct {
 	// MaxHashFields is the most fields one hash holds; a write that would
 	// pass it is refused (S20). Default 1<<20.
 	MaxHashFields int
+	// MaxListElements bounds the elements of one list: a push past it is
+	// refused and changes nothing (S22). Default 1,048,576.
+	MaxListElements int
 	// MaxValueBytes is the largest value (a string, or an aggregate's
 	// encoding) a command builds; a longer one is refused before it is
 	// allocated (S20). cmd/tiercache sets it to the cache's max_value.
@@ -146,6 +149,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.WriteBufferBytes == 0 {
 		o.WriteBufferBytes = 32 << 10
+	}
+	if o.MaxListElements == 0 {
+		o.MaxListElements = 1 << 20
 	}
 	if o.ShutdownTimeout == 0 {
 		o.ShutdownTimeout = 5 * time.Second
@@ -218,6 +224,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxHashFields < 1 {
 		bad("max hash fields %d must be at least 1", o.MaxHashFields)
+	}
+	if o.MaxListElements < 1 {
+		bad("max list elements %d must be at least 1", o.MaxListElements)
 	}
 	if o.MaxValueBytes < 1 {
 		bad("max value bytes %d must be at least 1", o.MaxValueBytes)

@@ -41,6 +41,7 @@ type Server struct {
 	reclaimStop, reclaimDone chan struct{}
 
 	hashLimits hashLimits
+	blk        blockRegistry // clients blocked on lists (block.go)
 }
 
 // counters are the server's cumulative statistics (INFO stats).
@@ -308,6 +309,7 @@ func (s *Server) Close() error {
 			}
 		}
 		s.mu.Unlock()
+		s.blk.shutdown() // blocked clients end too
 		s.acceptWG.Wait()
 		s.spare.close()
 

@@ -132,3 +132,22 @@ func inputWaiting(fd int) bool {
 		return true
 	}
 }
+
+// peekHangup looks at the socket fd without taking anything from it: eof
+// if the peer closed with nothing unread, ready if it can tell (data or
+// the close arrived), false and false if nothing has arrived (EAGAIN).
+func peekHangup(fd int) (eof, ready bool) {
+	var b [1]byte
+	for {
+		n, _, err := unix.Recvfrom(fd, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return false, false
+		case err != nil:
+			return true, true // a reset connection is gone too
+		}
+		return n == 0, true
+	}
+}

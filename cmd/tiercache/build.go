@@ -47,11 +47,15 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		ColdGetBatch: c.Server.ColdGetBatch, ColdGetBatchBytes: int(min(c.Server.ColdGetBytes, 1<<40)),
 		MaxOutputBytes: int(min(c.Server.MaxOutput, 1<<40)),
 		DataDir:        c.Cold.DataDir, Durability: c.Durability,
-		MaxHashFields: c.Server.MaxHashFields, MaxValueBytes: int(min(c.MaxValue, 1<<40)),
+		MaxHashFields: c.Server.MaxHashFields, MaxListElements: c.Server.MaxListElements, MaxValueBytes: int(min(c.MaxValue, 1<<40)),
 	}
 	if c.Server.MaxHashFields < 1 {
 		bad(fmt.Errorf("server.max_hash_fields %d: must be at least 1", c.Server.MaxHashFields))
 		b.server.MaxHashFields = 1
+	}
+	if c.Server.MaxListElements < 1 {
+		bad(fmt.Errorf("server.max_list_elements %d: must be at least 1", c.Server.MaxListElements))
+		b.server.MaxListElements = 1
 	}
 	if c.Server.MaxOutput < 1<<20 {
 		bad(fmt.Errorf("server.max_output_buffer %v: must be at least 1MiB", c.Server.MaxOutput))

@@ -246,18 +246,24 @@ func TestGoRedisLargeValues(t *testing.T) {
 	}
 }
 
-// TestRestartKeepsColdKeys: with durability drain, a clean shutdown puts
-// every key in the cold store and a restart on the same data dir serves them.
-func TestRestartKeepsColdKeys(t *testing.T) {
-	dir := t.TempDir()
-	cfg := testConfig(t, dir)
+// openDrain starts cfg's sidecar in drain mode and a go-redis client to
+// it; the caller closes both (a restart test does, midway).
+func openDrain(t testing.TB, cfg *Config) (*sidecar, *redis.Client) {
+	t.Helper()
 	cfg.Durability = "drain"
 	sc, err := startSidecar(cfg, nopLogger())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sc, redis.NewClient(&redis.Options{Network: "unix", Addr: cfg.Server.Socket})
+}
+
+// TestRestartKeepsColdKeys: with durability drain, a clean shutdown puts
+// every key in the cold store and a restart on the same data dir serves them.
+func TestRestartKeepsColdKeys(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	sc, rc := openDrain(t, cfg)
 	ctx := context.Background()
-	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: cfg.Server.Socket})
 	for i := 0; i < 100; i++ {
 		if err := rc.Set(ctx, fmt.Sprintf("persist:%d", i), fmt.Sprintf("v%d", i), 0).Err(); err != nil {
 			t.Fatal(err)

@@ -50,6 +50,7 @@ type ServerConfig struct {
 	ColdGetBatch    int      `yaml:"cold_get_batch"`
 	ColdGetBytes    ByteSize `yaml:"cold_get_batch_bytes"`
 	MaxHashFields   int      `yaml:"max_hash_fields"`
+	MaxListElements int      `yaml:"max_list_elements"`
 }
 
 // HotConfig is the DRAM tier.
@@ -127,7 +128,8 @@ func defaultConfig() Config {
 	return Config{
 		Server: ServerConfig{Socket: "./tiercache.sock", SocketMode: "0600", MaxClients: 10000,
 			MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10, MaxOutput: 256 << 20, ShutdownTimeout: Duration(5e9),
-			GoMemoryLimit: "auto", ColdGetBatch: 128, ColdGetBytes: 4 << 20, MaxHashFields: 1 << 20},
+			GoMemoryLimit: "auto", ColdGetBatch: 128, ColdGetBytes: 4 << 20, MaxHashFields: 1 << 20,
+			MaxListElements: 1 << 20},
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 4 << 20, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
 		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9)},

@@ -79,6 +79,7 @@ server:
   procs: -2
   cold_get_batch: -1
   cold_get_batch_bytes: 0
+  max_list_elements: 0
 warm:
   node: left
   policy: sideways
@@ -98,7 +99,7 @@ logging:
 		t.Fatalf("err = %v", err)
 	}
 	for _, want := range []string{"socket_mode", "requirepass", "server.procs", "server.cold_get_batch ",
-		"server.cold_get_batch_bytes", "warm.node", "warm.policy", "warm.fallback",
+		"server.cold_get_batch_bytes", "server.max_list_elements", "warm.node", "warm.policy", "warm.fallback",
 		"cold.backend", "Durability", "logging.level"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)

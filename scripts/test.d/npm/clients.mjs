@@ -3,15 +3,21 @@
 // ioredis (commands, pipeline, multi, watch, scanStream), node-redis
 // (commands, multi, watch, scanIterator), keyv with @keyv/redis (the
 // key-value store API), cache-manager over that store (get/set/mget/wrap/
-// ttl/del/clear). Prints "ok NAME" or "FAIL NAME: why" per check and
-// exits non-zero if one failed. LangChain.js's Redis classes need hashes
-// and lists, which tiercache does not have yet: not tested here.
+// ttl/del/clear), LangChain.js's Redis chat histories (@langchain/redis
+// over node-redis 4, @langchain/community's over ioredis: LPUSH, EXPIRE,
+// LRANGE, DEL) and LLM caches (GET/SET). Prints "ok NAME" or "FAIL NAME:
+// why" per check and exits non-zero if one failed. LangChain's vector
+// stores need FT.* (RediSearch), which tiercache does not have.
 import assert from "node:assert/strict";
 import Redis from "ioredis";
 import { createClient, WatchError } from "redis";
 import Keyv from "keyv";
 import KeyvRedis from "@keyv/redis";
 import { createCache } from "cache-manager";
+import { RedisChatMessageHistory, RedisCache } from "@langchain/redis";
+import { RedisChatMessageHistory as IORedisChatMessageHistory } from "@langchain/community/stores/message/ioredis";
+import { RedisCache as IORedisCache } from "@langchain/community/caches/ioredis";
+import { HumanMessage, AIMessage } from "@langchain/core/messages";
 
 const [sock, label] = process.argv.slice(2);
 let failed = 0;
@@ -162,6 +168,46 @@ await check("cache-manager clear", async () => {
 });
 await cache.disconnect();
 await keyv.disconnect();
+
+// --- LangChain.js ---------------------------------------------------------------
+// A conversation through each chat history class: messages come back in
+// the order added, with their types, the session has its TTL, and clear
+// empties it.
+async function chatHistory(h, raw, key) {
+  await h.clear();
+  await h.addMessage(new HumanMessage("what is a cold tier?"));
+  await h.addMessage(new AIMessage("an NVMe KV namespace"));
+  await h.addMessage(new HumanMessage("and warm?"));
+  const msgs = await h.getMessages();
+  assert.deepEqual(msgs.map((m) => [m.getType(), m.content]),
+    [["human", "what is a cold tier?"], ["ai", "an NVMe KV namespace"], ["human", "and warm?"]]);
+  const ttl = await raw.ttl(key);
+  assert.ok(ttl > 500 && ttl <= 600, `session ttl ${ttl}`);
+  await h.clear();
+  assert.deepEqual(await h.getMessages(), []);
+}
+const lcHistory = new RedisChatMessageHistory({ sessionId: "lc:chat", sessionTTL: 600, config: { socket: { path: sock } } });
+await check("@langchain/redis RedisChatMessageHistory", async () => {
+  await lcHistory.ensureReadiness();
+  await chatHistory(lcHistory, lcHistory.client, "lc:chat");
+});
+await lcHistory.client.quit();
+const io2 = new Redis({ path: sock, maxRetriesPerRequest: 1 });
+await check("@langchain/community ioredis RedisChatMessageHistory", () =>
+  chatHistory(new IORedisChatMessageHistory({ sessionId: "lc:io-chat", sessionTTL: 600, client: io2 }), io2, "lc:io-chat"));
+// The LLM caches: a generation stored under (prompt, llm) is found again,
+// another prompt misses.
+async function llmCache(c) {
+  await c.update("prompt 1", "llm-a", [{ text: "answer 1" }, { text: "answer 1b" }]);
+  assert.deepEqual((await c.lookup("prompt 1", "llm-a")).map((g) => g.text), ["answer 1", "answer 1b"]);
+  assert.equal(await c.lookup("prompt 2", "llm-a"), null);
+}
+await check("@langchain/community ioredis RedisCache (ttl)", () => llmCache(new IORedisCache(io2, { ttl: 60 })));
+const nr2 = createClient({ socket: { path: sock } });
+await nr2.connect();
+await check("@langchain/redis RedisCache", () => llmCache(new RedisCache(nr2)));
+await nr2.close();
+await io2.quit();
 
 console.log(`${label}: ${failed} failed`);
 process.exit(failed ? 1 : 0);

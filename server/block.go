@@ -1,0 +1,343 @@
+package server
+
+import (
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The blocking list commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH) wait for a
+// push on another connection without polling and without holding any
+// server-wide lock while they wait (S22). A blocked connection registers a
+// waiter under each of its keys in the server's blockRegistry; a command
+// that pushes onto a list calls Server.wake, which serves the key's
+// waiters in the order they blocked (Redis's FIFO), popping for each in
+// turn while the list has elements, and hands each its element on a
+// channel. Registering (after a last look at the keys) and serving both
+// hold the registry's mutex, so a push between the look and the
+// registration cannot be missed; the pushes themselves never take it while
+// nobody waits.
+
+// waiter is one blocked connection.
+type waiter struct {
+	keys   []string
+	left   bool // pop from the head (BLPOP, BLMOVE LEFT)
+	move   bool // BLMOVE: push onto dst too
+	dst    []byte
+	toLeft bool
+	ch     chan blockResult // buffered: a server never waits for the waiter
+	done   bool             // served or cancelled (under the registry's mutex)
+}
+
+// blockResult is what a waiter is handed.
+type blockResult struct {
+	key    string
+	val    []byte
+	err    error
+	closed bool // the server is shutting down
+}
+
+// blockRegistry is the server's waiters by key.
+type blockRegistry struct {
+	mu      sync.Mutex
+	keys    map[string][]*waiter
+	closed  bool
+	waiting atomic.Int64 // registered waiters (INFO blocked_clients)
+}
+
+// add registers w under each of its keys; the caller holds mu.
+func (r *blockRegistry) add(w *waiter) {
+	if r.keys == nil {
+		r.keys = make(map[string][]*waiter)
+	}
+	for _, k := range w.keys {
+		r.keys[k] = append(r.keys[k], w)
+	}
+}
+
+// finish takes w out of every queue and hands it res; the caller holds mu.
+func (r *blockRegistry) finish(w *waiter, res blockResult) {
+	for _, k := range w.keys {
+		q := r.keys[k]
+		for i, x := range q {
+			if x == w {
+				q = append(q[:i:i], q[i+1:]...)
+				break
+			}
+		}
+		if len(q) == 0 {
+			delete(r.keys, k)
+		} else {
+			r.keys[k] = q
+		}
+	}
+	w.done = true
+	r.waiting.Add(-1)
+	w.ch <- res
+}
+
+// cancel takes w out of the registry unless it was already served; it
+// reports whether it did (then w gets nothing more).
+func (r *blockRegistry) cancel(w *waiter) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if w.done {
+		return false
+	}
+	r.finish(w, blockResult{})
+	<-w.ch
+	return true
+}
+
+// shutdown hands every waiter a closed result, and refuses new ones.
+func (r *blockRegistry) shutdown() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	for _, q := range r.keys {
+		for _, w := range q {
+			if !w.done {
+				r.finish(w, blockResult{closed: true})
+			}
+		}
+	}
+}
+
+// serveOne tries to serve w from key with ops; false when key has nothing
+// for it (absent, or no longer a list). The caller holds mu.
+func (ops *listOps) serveOne(w *waiter, key string) (blockResult, bool) {
+	if w.move {
+		moved, err := ops.move([]byte(key), w.dst, w.left, w.toLeft)
+		if err == nil && !moved {
+			return blockResult{}, false
+		}
+		if err != nil {
+			return blockResult{key: key, err: err}, true
+		}
+		return blockResult{key: key, val: append([]byte(nil), ops.outs[0]...)}, true
+	}
+	exists, err := ops.pop([]byte(key), w.left, 1)
+	if err != nil || !exists || len(ops.outs) == 0 {
+		return blockResult{}, false // a key that stopped being a list serves nobody
+	}
+	return blockResult{key: key, val: append([]byte(nil), ops.outs[0]...)}, true
+}
+
+// wake serves the clients blocked on key after a push onto it, the
+// longest waiting first, while it has elements; a BLMOVE served pushes
+// onto its destination, whose waiters are served next.
+func (s *Server) wake(ops *listOps, key []byte) {
+	if s.blk.waiting.Load() == 0 {
+		return
+	}
+	next := []string{string(key)}
+	for len(next) > 0 {
+		k := next[0]
+		next = next[1:]
+		s.blk.mu.Lock()
+		for {
+			q := s.blk.keys[k]
+			if len(q) == 0 {
+				break
+			}
+			w := q[0]
+			res, ok := ops.serveOne(w, k)
+			if !ok {
+				break
+			}
+			s.blk.finish(w, res)
+			if res.err == nil {
+				s.touch(touchKeys, [][]byte{nil, []byte(k), w.dst}) // WATCH sees the pop (and the push)
+			}
+			if w.move && res.err == nil {
+				next = append(next, string(w.dst))
+			}
+		}
+		s.blk.mu.Unlock()
+	}
+	ops.release()
+}
+
+// touchKeys is a command whose keys are all its arguments, for touching
+// the keys a served waiter changed.
+var touchKeys = &command{first: 1, last: -1, step: 1}
+
+// parseTimeout reads a blocking command's timeout in seconds (a float; 0
+// waits forever) as Redis 7.0 does (getTimeoutFromObjectOrReply): the
+// millisecond count rounded up, whose overflow reads as negative.
+func parseTimeout(b []byte) (time.Duration, string) {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil && !isRangeErr(err) || math.IsNaN(f) || len(b) == 0 || b[0] == ' ' {
+		return 0, "ERR timeout is not a float or out of range"
+	}
+	ms := math.Ceil(f * 1000)
+	if ms < 0 || ms >= math.MaxInt64 {
+		return 0, "ERR timeout is negative"
+	}
+	if int64(ms) > math.MaxInt64-time.Now().UnixMilli() {
+		return 0, "ERR timeout is out of range"
+	}
+	return time.Duration(min(ms, float64(math.MaxInt64/int64(time.Millisecond)))) * time.Millisecond, ""
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// blockCmd is what a blocking command waits for.
+type blockCmd struct {
+	keys   [][]byte
+	left   bool
+	move   bool
+	dst    []byte
+	toLeft bool
+}
+
+func (c *conn) cmdBLPop(args [][]byte) { c.bpopCmd(args, true) }
+func (c *conn) cmdBRPop(args [][]byte) { c.bpopCmd(args, false) }
+
+// bpopCmd: B[LR]POP key... timeout → [key, element] from the first key
+// with one, else once one is pushed; a nil array at the timeout.
+func (c *conn) bpopCmd(args [][]byte, left bool) {
+	d, msg := parseTimeout(args[len(args)-1])
+	if msg != "" {
+		c.w.Error(msg)
+		return
+	}
+	c.block(blockCmd{keys: args[1 : len(args)-1], left: left}, d)
+}
+
+// cmdBLMove: BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout.
+func (c *conn) cmdBLMove(args [][]byte) {
+	if from, to, ok := c.whereArgs(args); ok {
+		c.bmove(args[1], args[2], from, to, args[5])
+	}
+}
+
+// cmdBRPopLPush: BRPOPLPUSH source destination timeout.
+func (c *conn) cmdBRPopLPush(args [][]byte) { c.bmove(args[1], args[2], false, true, args[3]) }
+
+func (c *conn) bmove(src, dst []byte, from, to bool, timeout []byte) {
+	d, msg := parseTimeout(timeout)
+	if msg != "" {
+		c.w.Error(msg)
+		return
+	}
+	c.block(blockCmd{keys: [][]byte{src}, left: from, move: true, dst: dst, toLeft: to}, d)
+}
+
+// block answers b at once if one of its keys has an element (or is of the
+// wrong kind); otherwise, inside EXEC, it answers nil as Redis does, and
+// else it registers a waiter, which the connection's loop waits on once
+// the command returns (awaitBlocked), holding no lock.
+func (c *conn) block(b blockCmd, d time.Duration) {
+	w := &waiter{left: b.left, move: b.move, dst: b.dst, toLeft: b.toLeft, ch: make(chan blockResult, 1)}
+	if b.move {
+		w.dst = append([]byte(nil), b.dst...)
+	}
+	r := &c.s.blk
+	r.mu.Lock()
+	r.waiting.Add(1) // before the last look: a push after it then takes mu (wake)
+	for _, k := range b.keys {
+		w.keys = []string{string(k)}
+		if res, ok := c.lists.serveOne(w, w.keys[0]); ok {
+			r.waiting.Add(-1)
+			r.mu.Unlock()
+			c.blockReply(w, res)
+			if b.move && res.err == nil {
+				c.wakeAfter(w.dst)
+			}
+			return
+		}
+		if kind, ok := c.s.cache.KindOf(k); ok && kind != kindList {
+			r.waiting.Add(-1)
+			r.mu.Unlock()
+			c.w.Error(errWrongType)
+			return
+		}
+	}
+	c.noop = true // nothing changed (yet): WATCH is touched when it is served (wake)
+	if c.inExec || r.closed {
+		r.waiting.Add(-1)
+		r.mu.Unlock()
+		c.lists.release()
+		if b.move && c.inExec {
+			c.w.Null()
+		} else {
+			c.w.NullArray()
+		}
+		return
+	}
+	w.keys = w.keys[:0]
+	for _, k := range b.keys {
+		w.keys = append(w.keys, string(k))
+	}
+	r.add(w)
+	r.mu.Unlock()
+	c.lists.release()
+	c.blocked, c.blockFor = w, d
+}
+
+// blockReply answers a served waiter.
+func (c *conn) blockReply(w *waiter, res blockResult) {
+	switch {
+	case res.err != nil:
+		c.cacheError(res.err)
+	case w.move:
+		c.w.Bulk(res.val)
+	default:
+		c.w.Array(2)
+		c.w.BulkString(res.key)
+		c.w.Bulk(res.val)
+	}
+}
+
+// awaitBlocked waits, holding no lock, for the waiter the last command
+// registered: until it is served, its timeout passes (a nil array), its
+// client hangs up (the connection ends; an element served in that instant
+// goes back where it came from) or the server shuts down.
+func (c *conn) awaitBlocked() {
+	w := c.blocked
+	c.blocked = nil
+	c.flush() // the replies before this one go out now
+	var timeout <-chan time.Time
+	if c.blockFor > 0 {
+		t := time.NewTimer(c.blockFor)
+		defer t.Stop()
+		timeout = t.C
+	}
+	hup, stop := c.watchHangup()
+	defer stop()
+	select {
+	case res := <-w.ch:
+		c.blockServed(w, res)
+	case <-timeout:
+		if c.s.blk.cancel(w) {
+			c.w.NullArray()
+			return
+		}
+		c.blockServed(w, <-w.ch)
+	case <-hup:
+		c.quit = true
+		if c.s.blk.cancel(w) {
+			return
+		}
+		if res := <-w.ch; res.err == nil && !res.closed && !w.move {
+			// Served as it hung up: the element goes back to its end.
+			if _, err := c.lists.push([]byte(res.key), [][]byte{res.val}, w.left, false); err == nil {
+				c.s.wake(&c.lists, []byte(res.key))
+			}
+		}
+	}
+}
+
+func (c *conn) blockServed(w *waiter, res blockResult) {
+	if res.closed {
+		c.quit = true
+		return
+	}
+	c.blockReply(w, res)
+}

@@ -1,0 +1,476 @@
+package server
+
+import (
+	"bytes"
+	"math"
+	"strings"
+
+	"github.com/tiercache/tiercache/tier"
+)
+
+// The list commands, with Redis 7.0's replies and errors (t_list.c). The
+// encoding is list.go's; the read-modify-writes are listOps'.
+
+const errSyntax = "ERR syntax error"
+
+// listDone ends a list command: it answers err if there is one and lets
+// go of buffers a large list grew.
+func (c *conn) listDone(err error) bool {
+	c.lists.release()
+	if err != nil {
+		c.cacheError(err)
+		return false
+	}
+	return true
+}
+
+func (c *conn) cmdLPush(args [][]byte)  { c.pushCmd(args, true, false) }
+func (c *conn) cmdRPush(args [][]byte)  { c.pushCmd(args, false, false) }
+func (c *conn) cmdLPushX(args [][]byte) { c.pushCmd(args, true, true) }
+func (c *conn) cmdRPushX(args [][]byte) { c.pushCmd(args, false, true) }
+
+// pushCmd: [LR]PUSH[X] key element... → the list's new length.
+func (c *conn) pushCmd(args [][]byte, left, onlyExisting bool) {
+	n, err := c.lists.push(args[1], args[2:], left, onlyExisting)
+	if !c.listDone(err) {
+		return
+	}
+	c.w.Int(int64(n))
+	if n == 0 {
+		c.noop = true // [LR]PUSHX of an absent key
+		return
+	}
+	c.wakeAfter(args[1])
+}
+
+func (c *conn) cmdLPop(args [][]byte) { c.popCmd(args, true) }
+func (c *conn) cmdRPop(args [][]byte) { c.popCmd(args, false) }
+
+// popCmd: [LR]POP key [count] → an element, or with a count an array of
+// up to count elements; nil (a nil array with a count) if the key is absent.
+func (c *conn) popCmd(args [][]byte, left bool) {
+	if len(args) > 3 {
+		c.wrongArgs(strings.ToLower(string(args[0])))
+		return
+	}
+	count, hasCount := int64(1), len(args) == 3
+	if hasCount {
+		var ok bool
+		if count, ok = redisInt(args[2]); !ok || count < 0 {
+			c.w.Error("ERR value is out of range, must be positive")
+			return
+		}
+	}
+	exists, err := c.lists.pop(args[1], left, int(min(count, 1<<40)))
+	if !c.listDone(err) {
+		return
+	}
+	c.noop = len(c.lists.outs) == 0
+	switch {
+	case !exists && hasCount:
+		c.w.NullArray()
+	case !exists:
+		c.w.Null()
+	case hasCount:
+		c.bulks(c.lists.outs)
+	default:
+		c.w.Bulk(c.lists.outs[0])
+	}
+}
+
+func (c *conn) bulks(items [][]byte) {
+	c.w.Array(len(items))
+	for _, it := range items {
+		c.w.Bulk(it)
+	}
+}
+
+// viewList reads key's list for a read-only command: exists is false if
+// the key is absent; ok is false after an error, which it has answered.
+func (c *conn) viewList(key []byte) (n int, body []byte, exists, ok bool) {
+	v, kind, shared, exists, _, err := c.s.cache.ViewAny(c.scratch[:0], key)
+	if err == nil && exists && !shared && cap(v) <= maxScratch {
+		c.scratch = v[:0]
+	}
+	if err == nil && exists && kind != kindList {
+		err = tier.ErrWrongKind
+	}
+	if err == nil && exists {
+		n, body, err = listHeader(v)
+	}
+	if err != nil {
+		c.cacheError(err)
+		return 0, nil, false, false
+	}
+	if !exists {
+		c.st.misses.Add(1)
+		return 0, nil, false, true
+	}
+	c.st.hits.Add(1)
+	return n, body, true, true
+}
+
+// cmdLLen: LLEN key → the length, 0 if absent.
+func (c *conn) cmdLLen(args [][]byte) {
+	if n, _, _, ok := c.viewList(args[1]); ok {
+		c.w.Int(int64(n))
+	}
+}
+
+// rangeArgs parses LRANGE's and LTRIM's start and stop, answering an error.
+func (c *conn) rangeArgs(args [][]byte) (start, stop int64, ok bool) {
+	start, ok1 := redisInt(args[2])
+	stop, ok2 := redisInt(args[3])
+	if !ok1 || !ok2 {
+		c.w.Error(errNotInt)
+	}
+	return start, stop, ok1 && ok2
+}
+
+// cmdLRange: LRANGE key start stop → the elements from start to stop
+// (inclusive, negative from the end).
+func (c *conn) cmdLRange(args [][]byte) {
+	start, stop, ok := c.rangeArgs(args)
+	if !ok {
+		return
+	}
+	n, body, exists, ok := c.viewList(args[1])
+	if !ok {
+		return
+	}
+	if !exists {
+		c.w.Array(0)
+		return
+	}
+	lo, hi := listRange(start, stop, n)
+	c.w.Array(hi - lo)
+	var it []byte
+	var err error
+	for i := 0; i < hi; i++ {
+		if it, body, err = nextItem(body); err != nil {
+			return // checked when the value was stored; cannot happen
+		}
+		if i >= lo {
+			c.w.Bulk(it)
+		}
+	}
+}
+
+// cmdLIndex: LINDEX key index → the element, nil if out of range or absent.
+func (c *conn) cmdLIndex(args [][]byte) {
+	n, body, exists, ok := c.viewList(args[1])
+	if !ok {
+		return
+	}
+	if !exists {
+		c.w.Null()
+		return
+	}
+	idx, ok := redisInt(args[2]) // after the key, as Redis
+	if !ok {
+		c.w.Error(errNotInt)
+		return
+	}
+	if idx < 0 {
+		idx += int64(n)
+	}
+	if idx < 0 || idx >= int64(n) {
+		c.w.Null()
+		return
+	}
+	var it []byte
+	var err error
+	for i := int64(0); i <= idx; i++ {
+		if it, body, err = nextItem(body); err != nil {
+			c.cacheError(err)
+			return
+		}
+	}
+	c.w.Bulk(it)
+}
+
+// cmdLSet: LSET key index element → OK.
+func (c *conn) cmdLSet(args [][]byte) {
+	exists, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
+		i, ok := redisInt(args[2]) // after the key, as Redis
+		if !ok {
+			return nil, false, errNotInteger
+		}
+		if i < 0 {
+			i += int64(len(items))
+		}
+		if i < 0 || i >= int64(len(items)) {
+			return nil, false, errIndexRange
+		}
+		items[i] = args[3]
+		return items, true, nil
+	})
+	if err == nil && !exists {
+		err = errNoSuchKey
+	}
+	if c.listDone(err) {
+		c.w.OK()
+	}
+}
+
+// cmdLInsert: LINSERT key BEFORE|AFTER pivot element → the new length, -1
+// if pivot is not there, 0 if the key is absent.
+func (c *conn) cmdLInsert(args [][]byte) {
+	var after bool
+	switch strings.ToLower(string(args[2])) {
+	case "before":
+	case "after":
+		after = true
+	default:
+		c.w.Error(errSyntax)
+		return
+	}
+	length := 0
+	exists, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
+		length = -1
+		for i, it := range items {
+			if bytes.Equal(it, args[3]) {
+				if after {
+					i++
+				}
+				items = append(items[:i], append([][]byte{args[4]}, items[i:]...)...)
+				length = len(items)
+				return items, true, nil
+			}
+		}
+		return items, false, nil
+	})
+	if !c.listDone(err) {
+		return
+	}
+	if !exists {
+		length = 0
+	}
+	c.noop = length <= 0
+	c.w.Int(int64(length))
+}
+
+// cmdLRem: LREM key count element → how many were removed: the first
+// count from the head (count > 0), from the tail (< 0), or all (0).
+func (c *conn) cmdLRem(args [][]byte) {
+	count, ok := redisInt(args[2])
+	if !ok {
+		c.w.Error(errNotInt)
+		return
+	}
+	removed := 0
+	_, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
+		removed = 0
+		limit := count
+		if limit < 0 {
+			limit = -limit
+		}
+		drop := make([]bool, len(items))
+		for k := 0; k < len(items); k++ {
+			i := k
+			if count < 0 {
+				i = len(items) - 1 - k
+			}
+			if bytes.Equal(items[i], args[3]) {
+				drop[i] = true
+				if removed++; limit > 0 && int64(removed) == limit {
+					break
+				}
+			}
+		}
+		kept := items[:0]
+		for i, it := range items {
+			if !drop[i] {
+				kept = append(kept, it)
+			}
+		}
+		return kept, removed > 0, nil
+	})
+	if c.listDone(err) {
+		c.noop = removed == 0
+		c.w.Int(int64(removed))
+	}
+}
+
+// cmdLTrim: LTRIM key start stop → OK; the list keeps only that range.
+func (c *conn) cmdLTrim(args [][]byte) {
+	start, stop, ok := c.rangeArgs(args)
+	if !ok {
+		return
+	}
+	changed := false
+	_, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
+		lo, hi := listRange(start, stop, len(items))
+		changed = hi-lo != len(items)
+		return items[lo:hi], changed, nil
+	})
+	c.noop = !changed
+	if c.listDone(err) {
+		c.w.OK()
+	}
+}
+
+// cmdLPos: LPOS key element [RANK rank] [COUNT num] [MAXLEN len] → the
+// index of the rank-th match (negative: from the tail), or with COUNT an
+// array of up to num of them (0: all); MAXLEN bounds the elements compared.
+func (c *conn) cmdLPos(args [][]byte) {
+	rank, count, maxlen := int64(1), int64(-1), int64(0)
+	for j := 3; j < len(args); j += 2 {
+		opt := strings.ToLower(string(args[j]))
+		if j+1 >= len(args) {
+			c.w.Error(errSyntax)
+			return
+		}
+		v, ok := redisInt(args[j+1])
+		switch opt {
+		case "rank":
+			if !ok {
+				c.w.Error(errNotInt)
+				return
+			}
+			if v == 0 {
+				c.w.Error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
+				return
+			}
+			rank = v
+		case "count":
+			if !ok || v < 0 {
+				c.w.Error("ERR COUNT can't be negative")
+				return
+			}
+			count = v
+		case "maxlen":
+			if !ok || v < 0 {
+				c.w.Error("ERR MAXLEN can't be negative")
+				return
+			}
+			maxlen = v
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	}
+	n, body, exists, ok := c.viewList(args[1])
+	if !ok {
+		return
+	}
+	if !exists {
+		if count >= 0 {
+			c.w.Array(0)
+		} else {
+			c.w.Null()
+		}
+		return
+	}
+	items, err := bodyItems(c.lists.items[:0], n, body)
+	c.lists.items = items
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	var found []int
+	// The matches to pass over; RANK -2^63 is -1 (Redis 7.0 compares
+	// with its negation, itself).
+	skip := max(rank, -rank) - 1
+	if rank == math.MinInt64 {
+		skip = 0
+	}
+	for k := 0; k < n && (maxlen == 0 || int64(k) < maxlen); k++ {
+		i := k
+		if rank < 0 {
+			i = n - 1 - k
+		}
+		if !bytes.Equal(items[i], args[2]) {
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		found = append(found, i)
+		if count <= 0 && count != 0 || count > 0 && int64(len(found)) == count {
+			break
+		}
+	}
+	c.lists.release()
+	if count < 0 {
+		if len(found) == 0 {
+			c.w.Null()
+		} else {
+			c.w.Int(int64(found[0]))
+		}
+		return
+	}
+	c.w.Array(len(found))
+	for _, i := range found {
+		c.w.Int(int64(i))
+	}
+}
+
+// listWhere parses LEFT or RIGHT (true for LEFT).
+func listWhere(b []byte) (left, ok bool) {
+	switch strings.ToLower(string(b)) {
+	case "left":
+		return true, true
+	case "right":
+		return false, true
+	}
+	return false, false
+}
+
+// whereArgs parses LMOVE's and BLMOVE's two directions, answering an error.
+func (c *conn) whereArgs(args [][]byte) (from, to, ok bool) {
+	from, ok1 := listWhere(args[3])
+	to, ok2 := listWhere(args[4])
+	if !ok1 || !ok2 {
+		c.w.Error(errSyntax)
+	}
+	return from, to, ok1 && ok2
+}
+
+// cmdLMove: LMOVE source destination LEFT|RIGHT LEFT|RIGHT → the element
+// moved, nil if source is absent.
+func (c *conn) cmdLMove(args [][]byte) {
+	if from, to, ok := c.whereArgs(args); ok {
+		c.moveCmd(args[1], args[2], from, to)
+	}
+}
+
+// cmdRPopLPush: RPOPLPUSH source destination is LMOVE ... RIGHT LEFT.
+func (c *conn) cmdRPopLPush(args [][]byte) { c.moveCmd(args[1], args[2], false, true) }
+
+func (c *conn) moveCmd(src, dst []byte, from, to bool) {
+	moved, err := c.lists.move(src, dst, from, to)
+	if !c.listDone(err) {
+		return
+	}
+	if !moved {
+		c.noop = true
+		c.w.Null()
+		return
+	}
+	c.w.Bulk(c.lists.outs[0])
+	c.wakeAfter(dst)
+}
+
+// wakeAfter serves the clients blocked on key after a push onto it: now,
+// or inside EXEC once the transaction's commands have all run, as Redis
+// serves them after the EXEC.
+func (c *conn) wakeAfter(key []byte) {
+	if !c.inExec {
+		c.s.wake(&c.lists, key)
+		return
+	}
+	if c.s.blk.waiting.Load() > 0 {
+		c.wakes = append(c.wakes, append([]byte(nil), key...))
+	}
+}
+
+// execWakes serves the wakes an EXEC put off.
+func (c *conn) execWakes() {
+	wakes := c.wakes
+	c.wakes = nil
+	for _, k := range wakes {
+		c.s.wake(&c.lists, k)
+	}
+}

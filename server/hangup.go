@@ -1,0 +1,50 @@
+package server
+
+import (
+	"syscall"
+	"time"
+)
+
+// watchHangup reports on hup when the client of a blocked connection
+// closes its end, without reading its requests: a goroutine waits in the
+// runtime's poller for the socket to become readable and peeks
+// (peekHangup). Requests pipelined behind the blocking command make it
+// readable too; the watch then ends without a hangup, and such a client's
+// close is noticed once the command is answered. stop ends the watch (by
+// a read deadline, then restored) and returns once the goroutine has.
+func (c *conn) watchHangup() (hup <-chan struct{}, stop func()) {
+	sc, ok := c.nc.(syscall.Conn)
+	if !ok {
+		return nil, func() {}
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil, func() {}
+	}
+	h := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		eof := false
+		rc.Read(func(fd uintptr) bool {
+			var ready bool
+			eof, ready = peekHangup(int(fd))
+			return ready
+		})
+		if eof {
+			close(h)
+		}
+	}()
+	return h, func() {
+		select {
+		case <-done:
+		default:
+			c.nc.SetReadDeadline(time.Now())
+			<-done
+			c.nc.SetReadDeadline(time.Time{})
+			if c.s.isClosed() {
+				c.nc.SetReadDeadline(time.Now()) // Close's deadline is not lost
+			}
+		}
+	}
+}
