@@ -6,6 +6,7 @@ require (
 	github.com/dgraph-io/ristretto/v2 v2.4.2
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/rueidis v1.0.80
 	github.com/zeebo/xxh3 v1.1.0
 	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
