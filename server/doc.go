@@ -190,6 +190,9 @@
 //     a client that hangs up while blocked, or a server that closes, ends
 //     the wait and takes nothing (TestBlockingClientCloses). INFO's
 //     blocked_clients counts them.
+//   - S23: LMOVE and RPOPLPUSH hold the transaction lock exclusively, as
+//     MSETNX does, so the element is on one of the two lists for every
+//     other connection at every moment (TestLMoveIsOneStep).
 //
 // # Caveats
 //
