@@ -103,21 +103,35 @@ func (c *mapCache) KindOf(key []byte) (tier.Kind, bool) {
 	return it.kind, ok
 }
 
-// Update applies f under the map's lock: one step, as tier.Cache's.
+// Update is one step, as tier.Cache's: f runs without the map's lock (it
+// may call the cache, as the list commands do), and its change applies
+// only if the key is still as f saw it, else f runs again.
 func (c *mapCache) Update(key []byte, f func(tier.Current) (tier.Change, error)) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	it, ok := c.live(string(key))
-	ch, err := f(tier.Current{Value: it.v, Kind: it.kind, Exists: ok})
-	switch {
-	case err != nil:
-		return err
-	case ch.Op == tier.Store:
-		c.m[string(key)] = mapItem{v: append([]byte(nil), ch.Value...), exp: it.exp, kind: ch.Kind}
-	case ch.Op == tier.Remove:
-		delete(c.m, string(key))
+	same := func(a, b mapItem, aok, bok bool) bool {
+		return aok == bok && len(a.v) == len(b.v) && (len(a.v) == 0 || &a.v[0] == &b.v[0]) && a.exp.Equal(b.exp) && a.kind == b.kind
 	}
-	return nil
+	for {
+		c.mu.Lock()
+		it, ok := c.live(string(key))
+		c.mu.Unlock()
+		ch, err := f(tier.Current{Value: it.v, Kind: it.kind, Exists: ok})
+		if err != nil {
+			return err
+		}
+		c.mu.Lock()
+		if now, nok := c.live(string(key)); !same(it, now, ok, nok) {
+			c.mu.Unlock()
+			continue
+		}
+		switch ch.Op {
+		case tier.Store:
+			c.m[string(key)] = mapItem{v: append([]byte(nil), ch.Value...), exp: it.exp, kind: ch.Kind}
+		case tier.Remove:
+			delete(c.m, string(key))
+		}
+		c.mu.Unlock()
+		return nil
+	}
 }
 
 // MGetPrefixAny counts each value as its length (a miss as 0).

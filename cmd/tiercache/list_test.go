@@ -40,15 +40,23 @@ func TestGoRedisListsThroughTiers(t *testing.T) {
 	if where := rc.Do(ctx, "TIER", "big").Val(); where == "hot" {
 		t.Errorf("a 1.2 MiB list is in hot (hot.max_value 1 MiB)")
 	}
-	filler := strings.Repeat("f", 8<<10)
+	// Small fillers push the list out of hot; one over hot.max_value per
+	// round is written into warm itself and pushes warm's oldest segment to
+	// cold. Small fillers alone would not do it reliably: once warm is
+	// full, a value seen once skips it for cold (T20), and whether the list
+	// left warm before that depends on timing.
+	small, large := strings.Repeat("f", 8<<10), strings.Repeat("F", 1<<20+1<<19)
 	where := ""
-	for i := 0; i < 20000 && where != "cold"; i++ {
-		if err := rc.Set(ctx, fmt.Sprintf("filler:%d", i), filler, 0).Err(); err != nil {
+	for i := 0; i < 200 && where != "cold"; i++ {
+		for j := 0; j < 100; j++ {
+			if err := rc.Set(ctx, fmt.Sprintf("filler:%d:%d", i, j), small, 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rc.Set(ctx, fmt.Sprintf("large:%d", i), large, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
-		if i%100 == 0 {
-			where = rc.Do(ctx, "TIER", "chat").Val().(string)
-		}
+		where = rc.Do(ctx, "TIER", "chat").Val().(string)
 	}
 	if where != "cold" {
 		t.Fatalf("the list never reached cold (TIER %q)", where)
