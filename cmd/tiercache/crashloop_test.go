@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -203,7 +204,7 @@ func crashWorker(rc *redis.Client, w int, logs map[string]*keyLog, seq *uint64, 
 					l.acked = keyState{} // dropped: drain mode is a cache while it runs (T7)
 					continue
 				}
-				errf("live GET %s: %d bytes (found %v), the log says %+v", key, len(v), gerr == nil, l.acked)
+				errf("live GET %s: %d bytes (found %v), the log says %+v; %s", key, len(v), gerr == nil, l.acked, crashDiag(ctx, rc, key))
 			}
 			continue
 		}
@@ -212,6 +213,22 @@ func crashWorker(rc *redis.Client, w int, logs map[string]*keyLog, seq *uint64, 
 		}
 		l.acked, l.pending = next, nil
 	}
+}
+
+// crashDiag is what the server says of key after a wrong live read, for
+// whoever looks into it: where the key is now, its TTL, and the counters
+// of copies lost and cold errors.
+func crashDiag(ctx context.Context, rc *redis.Client, key string) string {
+	where, _ := rc.Do(ctx, "TIER", key).Text()
+	ttl, _ := rc.PTTL(ctx, key).Result()
+	info, _ := rc.Info(ctx, "tiers").Result()
+	var counters []string
+	for _, line := range strings.Split(info, "\r\n") {
+		if strings.HasPrefix(line, "lost:") || strings.HasPrefix(line, "cold_errors:") || strings.HasPrefix(line, "flusher_drops:") {
+			counters = append(counters, line)
+		}
+	}
+	return fmt.Sprintf("now: TIER %q, PTTL %v, %s", where, ttl, strings.Join(counters, " "))
 }
 
 // liveAt reports whether s holds a value at t, and whether that is certain
