@@ -101,8 +101,12 @@ func (o *Options) openCold() (Cold, error) {
 				return nil, fmt.Errorf("create data dir: %w", err)
 			}
 		}
+		// Writethrough promises that an acknowledged write survives: the
+		// store must not drop live records to make room (Cache mode
+		// reclaims its oldest region), so it runs Strict, which copies them
+		// forward instead (T29).
 		mode := emu.Cache
-		if o.ColdStrict {
+		if o.ColdStrict || o.Durability == DurabilityWriteThrough {
 			mode = emu.Strict
 		}
 		path, nvme := o.ColdPath, o.ColdMode == "nvme"

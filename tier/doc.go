@@ -244,6 +244,10 @@
 //     TestInterruptedOverwriteKeepsOldValue,
 //     TestWriteThroughErrorChangesNothing, TestModelWriteThroughRestarts,
 //     and cmd/tiercache TestCrashLoop.
+//   - T29: in writethrough mode the emulated cold store runs Strict: it
+//     copies live records forward instead of reclaiming its oldest region,
+//     so no acknowledged write is dropped to make room
+//     (TestWriteThroughStoreKeepsOldKeys).
 //
 // # Entry lifecycle
 //
