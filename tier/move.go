@@ -234,6 +234,8 @@ func (c *Cache) flushDone(it *flusher.Item, err error) {
 			c.tr.remove(it.Key, it.Version)
 			c.lostLocked(sh, it.Key, e, it.Version, false)
 			sh.mu.Unlock()
+			c.coldError("flush", err) // a lost copy is a cold error too
+			c.noteColdWritable()
 			return
 		}
 	}
