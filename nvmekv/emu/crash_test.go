@@ -250,10 +250,11 @@ func dumpKey(t *testing.T, path string, key []byte) {
 	if err != nil {
 		return
 	}
+	sb, _, _ := parseSuperblock(b)
 	R := 64 << 10
 	for r := 0; blockBytes+(r+1)*R <= len(b); r++ {
 		img := b[blockBytes+r*R : blockBytes+(r+1)*R]
-		seq := regionSeq(img)
+		seq := sb.regionSeq(img)
 		end, low, torn := walkRegion(img, seq, R, func(off int, rc *rec) {
 			if string(rc.key[:rc.klen]) == string(key) {
 				t.Logf("region %d seq %d off %d kind %d counter %d", r, seq, off, rc.kind, firstU64(rc.value(img, off)))

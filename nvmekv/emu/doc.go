@@ -201,6 +201,13 @@
 //     at most 65,536 changes; a writer that never flushes overflows it, and
 //     a failed write then leaves the index as it is (Stats.UndoDropped).
 //
+//   - E22: a store formatted over an earlier one (a device whose superblock
+//     was cleared, or a file rewritten in place) never serves the earlier
+//     store's records: a region header names its store, and a fresh store's
+//     seqs start at a base drawn from its id, so neither an old region nor
+//     an old record past the written end of a new region is replayed by a
+//     scan (TestReformatIgnoresEarlierStore).
+//
 // # Caveats
 //
 //   - A Retrieve that fails may leave any bytes in the part of its buffer

@@ -239,7 +239,7 @@ func (e *Namespace) openStore(size int64) error {
 		}
 		var id [8]byte
 		rand.Read(id[:])
-		sb = superblock{regionBytes: uint64(R), regions: uint64(n), storeID: binary.LittleEndian.Uint64(id[:]) | 1}
+		sb = superblock{version: sbVersion, regionBytes: uint64(R), regions: uint64(n), storeID: binary.LittleEndian.Uint64(id[:]) | 1}
 	}
 	e.sb, e.nReg = sb, int(sb.regions)
 	if !e.isBlock && size < e.dataOff+int64(e.nReg)*R {
@@ -306,7 +306,7 @@ func (e *Namespace) reserve(n int64, formatted bool) error {
 func (e *Namespace) fresh() {
 	e.idx = newIndex(e.expected())
 	e.regs = make([]regionState, e.nReg)
-	e.cur, e.nextSeq = e.nReg-1, 1
+	e.cur, e.nextSeq = e.nReg-1, e.sb.firstSeq()
 	e.curEnd, e.curLow = 0, e.opts.RegionBytes
 	e.st.Recovered = "fresh"
 }

@@ -484,7 +484,7 @@ func TestOldFormatRefused(t *testing.T) {
 // record are found; with the extent changed, only the inline one.
 func TestWalkExtentSeeds(t *testing.T) {
 	img := make([]byte, 12288)
-	putRegionHdr(img, 9)
+	testSB.putRegionHdr(img, 9)
 	putRecord(img[regionHdr:], kindStore, 9, []byte("a"), []byte("small"))
 	putExtRecord(img, regionHdr+recSize(5), 9, []byte("b"), 8192, extValue(1, 1, 4096))
 	count := func() (n int, end, low int, torn bool) {

@@ -81,3 +81,6 @@ func retrieveAll(t *testing.T, ns *Namespace, keys []string, want map[string][]b
 	st := ns.Stats()
 	return st.DiskReads - st0.DiskReads, st.QuickReads - st0.QuickReads, st.BatchReads - st0.BatchReads
 }
+
+// testSB is the superblock of the region images tests build by hand.
+var testSB = superblock{version: sbVersion, storeID: 0x5eed}

@@ -93,13 +93,13 @@ func TestLocPacking(t *testing.T) {
 // and extents below one another.
 func FuzzWalkRegion(f *testing.F) {
 	img := make([]byte, 8192)
-	putRegionHdr(img, 9)
+	testSB.putRegionHdr(img, 9)
 	putRecord(img[regionHdr:], kindStore, 9, []byte("key"), []byte("value"))
 	f.Add(img[:1024], uint64(9))
 	f.Add(make([]byte, 4096), uint64(1))
 	// Inline, then an extent record whose 4096-byte value is the last block.
 	ext := make([]byte, 12288)
-	putRegionHdr(ext, 9)
+	testSB.putRegionHdr(ext, 9)
 	putRecord(ext[regionHdr:], kindStore, 9, []byte("a"), []byte("small"))
 	v := make([]byte, 4096)
 	for i := range v {

@@ -13,7 +13,7 @@ import (
 //
 // Superblock (first 64 bytes of block 0):
 //
-//	0 u64 magic "CEMU_SB1"   8 u32 version (2)   12 u32 block bytes (4096)
+//	0 u64 magic "CEMU_SB1"   8 u32 version (3; 2 is read)   12 u32 block bytes (4096)
 //	16 u64 region bytes      24 u64 regions      32 u64 store id (random at format)
 //	40 u32 clean (1 = closed cleanly, checkpoint valid)  44 u32 max value bytes
 //	48 u64 clean generation (matches the checkpoint)     56 u32 CRC32C of 0..56
@@ -21,7 +21,14 @@ import (
 // Version 1 (before extents) is refused with ErrFormat.
 //
 // Region header (first 64 bytes of a region): u32 magic "TCRG", u32 version
-// (2), u64 seq (unique, increasing per region incarnation), u32 CRC32C of 0..16.
+// (3), u64 seq (unique, increasing per region incarnation), u64 store id
+// (the superblock's), u32 CRC32C of 0..24. A scan takes only regions of its
+// own store: a device formatted again still holds the regions of the store
+// it held before, and they must not come back (E22). Seqs start at a base
+// drawn from the store id, not at 1, so a record left past the written end
+// of a region by an earlier store does not carry the seq of the region
+// that now lies there. A version-2 superblock (before store ids in region
+// headers) keeps version-2 region headers: u64 seq, u32 CRC32C of 0..16.
 //
 // A region fills from both ends: records grow forward from offset 64, value
 // extents (whole 4096-byte blocks) grow downward from the region's end.
@@ -44,9 +51,10 @@ import (
 // again); the scan stops where the extents begin.
 const (
 	sbMagic       = 0x3142535f554d4543 // bytes "CEMU_SB1"
-	sbVersion     = 2
+	sbVersion     = 3
+	sbVersionV2   = 2          // still read: region headers without the store id
 	regionMagic   = 0x47524354 // "TCRG"
-	regionVersion = 2
+	regionVersion = 3
 	regionHdr     = 64
 	recMagic      = 0x31524354 // "TCR1"
 	recHdrBytes   = 40
@@ -59,6 +67,7 @@ const (
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 type superblock struct {
+	version                       uint32
 	regionBytes, regions, storeID uint64
 	clean                         bool
 	maxValue                      uint32
@@ -69,7 +78,7 @@ func (s *superblock) put(b []byte) {
 	le := binary.LittleEndian
 	clear(b[:blockBytes])
 	le.PutUint64(b[0:], sbMagic)
-	le.PutUint32(b[8:], sbVersion)
+	le.PutUint32(b[8:], s.version)
 	le.PutUint32(b[12:], blockBytes)
 	le.PutUint64(b[16:], s.regionBytes)
 	le.PutUint64(b[24:], s.regions)
@@ -92,34 +101,55 @@ func parseSuperblock(b []byte) (s superblock, ok bool, err error) {
 	if crc32.Checksum(b[:56], castagnoli) != le.Uint32(b[56:]) {
 		return s, true, fmt.Errorf("%w: superblock CRC mismatch", ErrFormat)
 	}
-	if v := le.Uint32(b[8:]); v < sbVersion && le.Uint32(b[12:]) == blockBytes {
+	if v := le.Uint32(b[8:]); v < sbVersionV2 && le.Uint32(b[12:]) == blockBytes {
 		return s, true, fmt.Errorf("%w: written by an older format (version %d, before value extents; this build reads version %d); "+
 			"delete the file and its .ckpt checkpoint, or open another path", ErrFormat, v, sbVersion)
-	} else if v != sbVersion || le.Uint32(b[12:]) != blockBytes {
+	} else if v != sbVersion && v != sbVersionV2 || le.Uint32(b[12:]) != blockBytes {
 		return s, true, fmt.Errorf("%w: superblock version %d block %d, want %d/%d", ErrFormat, v, le.Uint32(b[12:]), sbVersion, blockBytes)
 	}
-	s = superblock{regionBytes: le.Uint64(b[16:]), regions: le.Uint64(b[24:]), storeID: le.Uint64(b[32:]),
+	s = superblock{version: le.Uint32(b[8:]), regionBytes: le.Uint64(b[16:]), regions: le.Uint64(b[24:]), storeID: le.Uint64(b[32:]),
 		clean: le.Uint32(b[40:]) == 1, maxValue: le.Uint32(b[44:]), cleanGen: le.Uint64(b[48:])}
 	return s, true, nil
 }
 
-func putRegionHdr(b []byte, seq uint64) {
+// putRegionHdr writes the header of region incarnation seq of store s.
+func (s *superblock) putRegionHdr(b []byte, seq uint64) {
 	le := binary.LittleEndian
 	clear(b[:regionHdr])
 	le.PutUint32(b[0:], regionMagic)
-	le.PutUint32(b[4:], regionVersion)
 	le.PutUint64(b[8:], seq)
-	le.PutUint32(b[16:], crc32.Checksum(b[:16], castagnoli))
+	if s.version == sbVersionV2 {
+		le.PutUint32(b[4:], sbVersionV2)
+		le.PutUint32(b[16:], crc32.Checksum(b[:16], castagnoli))
+		return
+	}
+	le.PutUint32(b[4:], regionVersion)
+	le.PutUint64(b[16:], s.storeID)
+	le.PutUint32(b[24:], crc32.Checksum(b[:24], castagnoli))
 }
 
-// regionSeq returns the seq of a region header, 0 if it is not one.
-func regionSeq(b []byte) uint64 {
+// regionSeq returns the seq of a region header of store s, 0 if it is not
+// one (not a header, damaged, or another store's: E22).
+func (s *superblock) regionSeq(b []byte) uint64 {
 	le := binary.LittleEndian
-	if le.Uint32(b) != regionMagic || le.Uint32(b[4:]) != regionVersion || crc32.Checksum(b[:16], castagnoli) != le.Uint32(b[16:]) {
+	if le.Uint32(b) != regionMagic {
+		return 0
+	}
+	if s.version == sbVersionV2 {
+		if le.Uint32(b[4:]) != sbVersionV2 || crc32.Checksum(b[:16], castagnoli) != le.Uint32(b[16:]) {
+			return 0
+		}
+		return le.Uint64(b[8:])
+	}
+	if le.Uint32(b[4:]) != regionVersion || le.Uint64(b[16:]) != s.storeID || crc32.Checksum(b[:24], castagnoli) != le.Uint32(b[24:]) {
 		return 0
 	}
 	return le.Uint64(b[8:])
 }
+
+// firstSeq is the seq of a fresh store's first region: drawn from the
+// store id (in [1, 2^58]), so two stores on one device use different seqs.
+func (s *superblock) firstSeq() uint64 { return 1 + s.storeID>>6 }
 
 func recSize(vlen int) int { return (recHdrBytes + vlen + 15) &^ 15 }
 

@@ -125,7 +125,7 @@ func (e *Namespace) rotateLocked() int32 {
 	b.region, b.seq, b.written, b.pending = next, e.nextSeq, 0, b.pending[:0]
 	b.low, b.wlow = e.opts.RegionBytes, e.opts.RegionBytes
 	e.nextSeq++
-	putRegionHdr(b.mem, b.seq)
+	e.sb.putRegionHdr(b.mem, b.seq)
 	b.fill = regionHdr
 	e.regs[next] = regionState{seq: b.seq}
 	e.cur = next

@@ -228,7 +228,7 @@ func (e *Namespace) scan() error {
 			if int(got) < regionHdr {
 				continue
 			}
-			if seq := regionSeq(e.readSlab[j*readSlotBytes:]); seq != 0 {
+			if seq := e.sb.regionSeq(e.readSlab[j*readSlotBytes:]); seq != 0 {
 				found = append(found, hdr{r0 + j, seq})
 			}
 		}

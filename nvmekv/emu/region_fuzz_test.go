@@ -20,7 +20,7 @@ func FuzzRegionRecords(f *testing.F) {
 	f.Fuzz(func(t *testing.T, spec []byte, pos uint16, flip byte) {
 		const seq = 9
 		mem := make([]byte, fuzzRegionBytes)
-		putRegionHdr(mem, seq)
+		testSB.putRegionHdr(mem, seq)
 		type put struct {
 			kind       uint8
 			key, value []byte
