@@ -1,0 +1,160 @@
+package crashloop
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// keyState is what a key holds after some prefix of its operations.
+type keyState struct {
+	present bool
+	seq     uint64    // the SET that wrote the value
+	size    int       // its length
+	exp     time.Time // zero: no expiry; else the earliest the server may have set
+	expHi   time.Time // the latest it may have set (the command's reply came then)
+}
+
+// keyLog is one key's history: the state after its last acknowledged
+// operation, the state its operation in flight at the kill would give, and
+// every value ever issued for it (to tell an old value from a torn one).
+type keyLog struct {
+	acked   keyState
+	pending *keyState
+	issued  map[uint64]int // seq → size
+}
+
+// Tally counts what the checks found.
+type Tally struct {
+	Keys, Lost, Resurrected, Vanished, Torn int
+	StaleAfterKill                          int // older or missing after a kill in a non-exact mode
+	Dropped                                 int // dropped while running (drain is a cache)
+}
+
+// Bad is the number of keys that broke a promise.
+func (c Tally) Bad() int { return c.Lost + c.Resurrected + c.Vanished + c.Torn }
+
+// liveAt reports whether s holds a value at t, and whether that is certain
+// (an expiry within a second of t may have passed on either side;
+// invariant 2).
+func liveAt(s keyState, t time.Time) (live, sure bool) {
+	if !s.present {
+		return false, true
+	}
+	if s.exp.IsZero() {
+		return true, true
+	}
+	switch {
+	case t.Before(s.exp.Add(-time.Second)):
+		return true, true
+	case t.After(s.expHi.Add(time.Second)):
+		return false, true
+	}
+	return t.Before(s.exp), false
+}
+
+// matches reports whether a read (v, found) at t is what s gives.
+func matches(key string, s keyState, v []byte, found bool, t time.Time) bool {
+	live, sure := liveAt(s, t)
+	switch {
+	case !found:
+		return !live || !sure
+	case !live && sure:
+		return false
+	}
+	return len(v) == s.size && string(v) == string(crashValue(key, s.seq, s.size))
+}
+
+// checkKey classifies one key read after a restart (invariants 1 and 3);
+// it returns the state the key now has (the log's acknowledged state from
+// here on) and, for a broken promise, what broke.
+func checkKey(key string, l *keyLog, v []byte, found bool, t time.Time, exact bool, tally *Tally) (keyState, string) {
+	tally.Keys++
+	if matches(key, l.acked, v, found, t) {
+		return l.acked, ""
+	}
+	if l.pending != nil && matches(key, *l.pending, v, found, t) {
+		return *l.pending, ""
+	}
+	var seq uint64
+	if found {
+		for s, size := range l.issued {
+			if len(v) == size && string(v) == string(crashValue(key, s, size)) {
+				seq = s
+			}
+		}
+		if seq == 0 {
+			tally.Torn++
+			return keyState{}, fmt.Sprintf("%s: %d bytes that no SET of it wrote (torn or foreign)", key, len(v))
+		}
+	}
+	got := keyState{present: found, seq: seq, size: len(v)}
+	if !exact {
+		tally.StaleAfterKill++ // drain after a kill promises only values issued for the key
+		return got, ""
+	}
+	ackLive, _ := liveAt(l.acked, t)
+	switch {
+	case !found && l.pending != nil && l.pending.present:
+		tally.Vanished++
+		return got, fmt.Sprintf("%s: reads nil; acknowledged %+v, in flight %+v (vanished)", key, l.acked, *l.pending)
+	case !found:
+		tally.Lost++
+		return got, fmt.Sprintf("%s: reads nil; acknowledged %+v (lost)", key, l.acked)
+	case !ackLive:
+		tally.Resurrected++
+		return got, fmt.Sprintf("%s: reads SET %d; acknowledged %+v (resurrected)", key, seq, l.acked)
+	default:
+		tally.Lost++
+		return got, fmt.Sprintf("%s: reads SET %d; acknowledged %+v (an acknowledged write lost)", key, seq, l.acked)
+	}
+}
+
+// checkAll reads every key through the restarted sidecar.
+// With held, it is the read before a drain-mode clean stop: a key that
+// reads nil was dropped while the cache ran, and is absent from then on.
+func checkAll(t testing.TB, rc *redis.Client, logs map[string]*keyLog, exact, held bool, tally *Tally) {
+	t.Helper()
+	ctx := context.Background()
+	keys := make([]string, 0, len(logs))
+	for k := range logs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i := 0; i < len(keys); i += 50 {
+		batch := keys[i:min(i+50, len(keys))]
+		vals, err := rc.MGet(ctx, batch...).Result()
+		if err != nil {
+			t.Fatalf("MGET after the restart: %v", err)
+		}
+		now := time.Now()
+		for j, k := range batch {
+			s, found := vals[j].(string)
+			l := logs[k]
+			if held && !found {
+				if live, _ := liveAt(l.acked, now); live {
+					tally.Dropped++
+				}
+				l.acked = keyState{}
+				continue
+			}
+			state, bad := checkKey(k, l, []byte(s), found, now, exact, tally)
+			if bad != "" {
+				t.Error(bad)
+			}
+			if state.present && (!exact || state.exp.IsZero() && (!l.acked.exp.IsZero() || l.pending != nil && !l.pending.exp.IsZero())) {
+				// The expiry the key came back with: after a drain-mode
+				// kill its cold copy may carry an older one.
+				state.exp, state.expHi = time.Time{}, time.Time{}
+				if ttl, err := rc.PTTL(ctx, k).Result(); err == nil && ttl > 0 {
+					state.exp, state.expHi = now.Add(ttl), time.Now().Add(ttl)
+				}
+			}
+			l.acked, l.pending = state, nil
+		}
+	}
+}

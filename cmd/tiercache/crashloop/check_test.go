@@ -1,0 +1,105 @@
+package crashloop
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestValueNamesItsSet: invariant 4.
+func TestValueNamesItsSet(t *testing.T) {
+	seen := map[string]bool{}
+	for _, key := range []string{"w0:001", "w1:001"} {
+		for seq := uint64(1); seq <= 50; seq++ {
+			v := crashValue(key, seq, 100)
+			if binary.LittleEndian.Uint64(v) != seq {
+				t.Fatalf("crashValue(%s, %d) starts with %d", key, seq, binary.LittleEndian.Uint64(v))
+			}
+			if seen[string(v)] {
+				t.Fatalf("crashValue(%s, %d) repeats another key's or SET's value", key, seq)
+			}
+			seen[string(v)] = true
+		}
+	}
+	if !bytes.Equal(crashValue("k", 7, 3000), crashValue("k", 7, 3000)) {
+		t.Fatal("crashValue is not a function of (key, seq, size)")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		for _, maxBytes := range []int{100, 4096, 4 << 20} {
+			if n := crashSize(r, maxBytes); n < 1 || n > maxBytes {
+				t.Fatalf("crashSize(%d) = %d", maxBytes, n)
+			}
+		}
+	}
+}
+
+// TestLiveAtWindow: invariant 2.
+func TestLiveAtWindow(t *testing.T) {
+	now := time.Now()
+	s := keyState{present: true, exp: now, expHi: now.Add(time.Second)}
+	for _, c := range []struct {
+		at         time.Time
+		live, sure bool
+	}{
+		{now.Add(-2 * time.Second), true, true},
+		{now.Add(-500 * time.Millisecond), true, false},
+		{now.Add(1500 * time.Millisecond), false, false},
+		{now.Add(3 * time.Second), false, true},
+	} {
+		if live, sure := liveAt(s, c.at); live != c.live || sure != c.sure {
+			t.Errorf("liveAt(%v after exp) = %v, %v; want %v, %v", c.at.Sub(now), live, sure, c.live, c.sure)
+		}
+	}
+	if live, sure := liveAt(keyState{present: true}, now); !live || !sure {
+		t.Error("a key without expiry is not surely live")
+	}
+	if live, sure := liveAt(keyState{}, now); live || !sure {
+		t.Error("an absent key is not surely absent")
+	}
+}
+
+// TestCheckKeyClassifies: invariants 1 and 3.
+func TestCheckKeyClassifies(t *testing.T) {
+	now := time.Now()
+	const key = "w0:000"
+	v1, v2 := crashValue(key, 1, 10), crashValue(key, 2, 20)
+	set1 := keyState{present: true, seq: 1, size: 10}
+	set2 := keyState{present: true, seq: 2, size: 20}
+	issued := map[uint64]int{1: 10, 2: 20}
+	for _, c := range []struct {
+		name    string
+		acked   keyState
+		pending *keyState
+		v       []byte
+		found   bool
+		exact   bool
+		want    func(Tally) int
+	}{
+		{"acknowledged value", set1, nil, v1, true, true, nil},
+		{"in-flight value", set1, &set2, v2, true, true, nil},
+		{"in-flight delete", set1, &keyState{}, nil, false, true, nil},
+		{"lost write", set1, nil, nil, false, true, func(x Tally) int { return x.Lost }},
+		{"older value", set2, nil, v1, true, true, func(x Tally) int { return x.Lost }},
+		{"resurrected delete", keyState{}, nil, v1, true, true, func(x Tally) int { return x.Resurrected }},
+		{"vanished by an overwrite", set1, &set2, nil, false, true, func(x Tally) int { return x.Vanished }},
+		{"torn", set1, nil, append([]byte("x"), v1[1:]...), true, true, func(x Tally) int { return x.Torn }},
+		{"torn, drain", set1, nil, append([]byte("x"), v1[1:]...), true, false, func(x Tally) int { return x.Torn }},
+		{"older value, drain", set2, nil, v1, true, false, func(x Tally) int { return x.StaleAfterKill }},
+	} {
+		var tally Tally
+		l := &keyLog{acked: c.acked, pending: c.pending, issued: issued}
+		_, bad := checkKey(key, l, c.v, c.found, now, c.exact, &tally)
+		switch {
+		case c.want == nil && (bad != "" || tally.Bad() != 0):
+			t.Errorf("%s: judged bad: %q %+v", c.name, bad, tally)
+		case c.want != nil && c.want(tally) != 1:
+			t.Errorf("%s: tally %+v (%q)", c.name, tally, bad)
+		}
+		if tally.Keys != 1 {
+			t.Errorf("%s: %d keys counted", c.name, tally.Keys)
+		}
+	}
+}

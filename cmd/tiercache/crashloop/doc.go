@@ -1,0 +1,33 @@
+// Package crashloop drives a running tiercache sidecar through SIGKILLs at
+// random moments under a mixed load, restarts it on the same store, and
+// checks every key against the log of operations acknowledged and issued.
+// It is test code shared by cmd/tiercache's TestCrashLoop (the sidecar on
+// the emulated namespace on the host) and the QEMU guest's crash loop (the
+// sidecar on an NVM namespace through passthrough, vmtest/guest/nvmens).
+//
+// Each connection owns its keys, so a key's operations are one sequence:
+// after a kill its state is the one after its last acknowledged operation,
+// or the one its single operation in flight would give.
+//
+// The load: SET with values from 1 B to 4 MiB (mostly small), overwrites,
+// DEL, PEXPIRE of an hour or under a second, and GET.
+//
+// # Invariants
+//
+//  1. A read after a restart is judged against the acknowledged state, then
+//     the in-flight one; a value no SET of the key wrote is torn
+//     (TestCheckKeyClassifies).
+//  2. Near an expiry (within a second either side of the window in which
+//     the server may have set it) a key may read either way; everywhere
+//     else, present or absent is exact (TestLiveAtWindow).
+//  3. In an exact mode (writethrough) a missing key whose acknowledged
+//     state is live is a lost write, a present key whose acknowledged state
+//     is absent is a resurrected delete, and a missing key whose in-flight
+//     operation was a SET is vanished (TestCheckKeyClassifies).
+//  4. A value names the SET that wrote it: crashValue(key, seq) differs for
+//     every (key, seq) and starts with seq (TestValueNamesItsSet).
+//
+// # Caveats
+//
+// Run is not safe for concurrent use on one Options.Dir.
+package crashloop
