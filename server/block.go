@@ -135,29 +135,37 @@ func (s *Server) wake(ops *listOps, key []byte) {
 	next := []string{string(key)}
 	for len(next) > 0 {
 		k := next[0]
-		next = next[1:]
-		s.blk.mu.Lock()
-		for {
-			q := s.blk.keys[k]
-			if len(q) == 0 {
-				break
-			}
-			w := q[0]
-			res, ok := ops.serveOne(w, k)
-			if !ok {
-				break
-			}
-			s.blk.finish(w, res)
-			if res.err == nil {
-				s.touch(touchKeys, [][]byte{nil, []byte(k), w.dst}) // WATCH sees the pop (and the push)
-			}
-			if w.move && res.err == nil {
-				next = append(next, string(w.dst))
-			}
-		}
-		s.blk.mu.Unlock()
+		next = s.serveWaiters(ops, k, next[1:])
 	}
 	ops.release()
+}
+
+// serveWaiters serves key k's waiters in order while its list has
+// elements, and returns next with the destinations of served moves added.
+// The registry stays locked while it serves (a waiter's turn is its place
+// in the queue); the deferred unlock keeps a panic in a command from
+// wedging every blocked client.
+func (s *Server) serveWaiters(ops *listOps, k string, next []string) []string {
+	s.blk.mu.Lock()
+	defer s.blk.mu.Unlock()
+	for {
+		q := s.blk.keys[k]
+		if len(q) == 0 {
+			return next
+		}
+		w := q[0]
+		res, ok := ops.serveOne(w, k)
+		if !ok {
+			return next
+		}
+		s.blk.finish(w, res)
+		if res.err == nil {
+			s.touch(touchKeys, [][]byte{nil, []byte(k), w.dst}) // WATCH sees the pop (and the push)
+		}
+		if w.move && res.err == nil {
+			next = append(next, string(w.dst))
+		}
+	}
 }
 
 // touchKeys is a command whose keys are all its arguments, for touching
@@ -238,47 +246,67 @@ func (c *conn) block(b blockCmd, d time.Duration) {
 	if b.move {
 		w.dst = append([]byte(nil), b.dst...)
 	}
-	r := &c.s.blk
-	r.mu.Lock()
-	r.waiting.Add(1) // before the last look: a push after it then takes mu (wake)
-	for _, k := range b.keys {
-		w.keys = []string{string(k)}
-		if res, ok := c.lists.serveOne(w, w.keys[0]); ok {
-			r.waiting.Add(-1)
-			r.mu.Unlock()
-			c.blockReply(w, res)
-			if b.move && res.err == nil {
-				c.wakeAfter(w.dst)
-			}
-			return
+	switch out, res := c.serveOrRegister(b, w); out {
+	case blockServedNow:
+		c.blockReply(w, res)
+		if b.move && res.err == nil {
+			c.wakeAfter(w.dst)
 		}
-		if kind, ok := c.s.cache.KindOf(k); ok && kind != kindList {
-			r.waiting.Add(-1)
-			r.mu.Unlock()
-			c.w.Error(errWrongType)
-			return
-		}
-	}
-	c.noop = true // nothing changed (yet): WATCH is touched when it is served (wake)
-	if c.inExec || r.closed {
-		r.waiting.Add(-1)
-		r.mu.Unlock()
+	case blockWrongType:
+		c.w.Error(errWrongType)
+	case blockNil:
 		c.lists.release()
 		if b.move && c.inExec {
 			c.w.Null()
 		} else {
 			c.w.NullArray()
 		}
-		return
+	default:
+		c.lists.release()
+		c.blocked, c.blockFor = w, d
+	}
+}
+
+// The outcomes of serveOrRegister.
+const (
+	blockRegistered = iota
+	blockServedNow
+	blockWrongType
+	blockNil
+)
+
+// serveOrRegister, under the registry lock (released by defer, so a panic
+// in a command cannot wedge every blocked client), serves w from the
+// first of b's keys that has an element, or finds one of the wrong kind,
+// or (inside EXEC, or with the server closing) answers nil, or else
+// registers w.
+func (c *conn) serveOrRegister(b blockCmd, w *waiter) (int, blockResult) {
+	r := &c.s.blk
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.waiting.Add(1) // before the last look: a push after it then takes mu (wake)
+	for _, k := range b.keys {
+		w.keys = []string{string(k)}
+		if res, ok := c.lists.serveOne(w, w.keys[0]); ok {
+			r.waiting.Add(-1)
+			return blockServedNow, res
+		}
+		if kind, ok := c.s.cache.KindOf(k); ok && kind != kindList {
+			r.waiting.Add(-1)
+			return blockWrongType, blockResult{}
+		}
+	}
+	c.noop = true // nothing changed (yet): WATCH is touched when it is served (wake)
+	if c.inExec || r.closed {
+		r.waiting.Add(-1)
+		return blockNil, blockResult{}
 	}
 	w.keys = w.keys[:0]
 	for _, k := range b.keys {
 		w.keys = append(w.keys, string(k))
 	}
 	r.add(w)
-	r.mu.Unlock()
-	c.lists.release()
-	c.blocked, c.blockFor = w, d
+	return blockRegistered, blockResult{}
 }
 
 // blockReply answers a served waiter.
@@ -326,11 +354,22 @@ func (c *conn) awaitBlocked() {
 			return
 		}
 		if res := <-w.ch; res.err == nil && !res.closed && !w.move {
-			// Served as it hung up: the element goes back to its end.
-			if _, err := c.lists.push([]byte(res.key), [][]byte{res.val}, w.left, false); err == nil {
-				c.s.wake(&c.lists, []byte(res.key))
-			}
+			c.pushBack(w, res)
 		}
+	}
+}
+
+// pushBack puts an element served to a client as it hung up back at the
+// end it came from. It is a write like any command's: it holds the
+// transaction lock shared (so it cannot land between the commands of an
+// EXEC, S15) and touches WATCHed keys.
+func (c *conn) pushBack(w *waiter, res blockResult) {
+	c.s.tx.excl.RLock()
+	defer c.s.tx.excl.RUnlock()
+	key := []byte(res.key)
+	if _, err := c.lists.push(key, [][]byte{res.val}, w.left, false); err == nil {
+		c.s.touch(touchKeys, [][]byte{nil, key})
+		c.s.wake(&c.lists, key)
 	}
 }
 

@@ -222,3 +222,23 @@ func TestBlockedClientHoldsNoLock(t *testing.T) {
 	}
 	p.expect([]step{{[]string{"LRANGE", "q", "0", "-1"}, "*[$b]"}})
 }
+
+// TestRenameAndCopyWakeBlockedClients checks S22: a RENAME or COPY that
+// makes a key a list serves the clients blocked on it, as a push does
+// (Redis's dbAdd signals the key as ready).
+func TestRenameAndCopyWakeBlockedClients(t *testing.T) {
+	s, path := startServerWith(t, newTierCache(t), nil)
+	p := dialRaw(t, path)
+	for i, move := range [][]string{{"RENAME", "src", "dst"}, {"COPY", "src", "dst"}, {"RENAMENX", "src", "dst"}} {
+		w := dialExact(t, path)
+		w.send("BLPOP", "dst", "5")
+		waitBlocked(t, s, 1)
+		p.expect([]step{{[]string{"RPUSH", "src", fmt.Sprint("x", i)}, ":1"}})
+		p.cmd(move...)
+		p.reply()
+		if got := w.reply(); got != fmt.Sprintf("*2\r\n$3\r\ndst\r\n$2\r\nx%d\r\n", i) {
+			t.Errorf("%v: the blocked BLPOP got %q", move, got)
+		}
+		p.expect([]step{{[]string{"DEL", "src", "dst"}, fmt.Sprintf(":%d", map[bool]int{true: 1, false: 0}[move[0] == "COPY"])}})
+	}
+}

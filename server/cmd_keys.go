@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"strconv"
@@ -197,11 +198,26 @@ func (c *conn) expireArg(args [][]byte) (d time.Duration, cond ExpireCond, ok bo
 		c.w.Error(errNotInt)
 		return 0, 0, false
 	}
-	if n > math.MaxInt64/int64(unit) {
+	// Redis 7.0 (expire.c expireGenericCommand) refuses a time whose
+	// milliseconds, added to the base (now for EXPIRE and PEXPIRE, 0 for
+	// the AT forms), overflow a long long; anything else is accepted and
+	// saturates here at the largest duration (the tier at the year 2262).
+	ms := n
+	if unit == time.Second {
+		if n > math.MaxInt64/1000 || n < math.MinInt64/1000 {
+			c.w.Error("ERR invalid expire time in '" + strings.ToLower(string(args[0])) + "' command")
+			return 0, 0, false
+		}
+		ms = n * 1000
+	}
+	if !bytes.Contains(bytes.ToLower(args[0]), []byte("at")) && ms > math.MaxInt64-time.Now().UnixMilli() {
 		c.w.Error("ERR invalid expire time in '" + strings.ToLower(string(args[0])) + "' command")
 		return 0, 0, false
 	}
-	return time.Duration(max(n, 0)) * unit, cond, true
+	if ms > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64, cond, true
+	}
+	return time.Duration(max(ms, 0)) * time.Millisecond, cond, true
 }
 
 // cmdExpire: EXPIRE|PEXPIRE key n [NX|XX|GT|LT]. A non-positive time

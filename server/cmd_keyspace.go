@@ -25,8 +25,24 @@ func (c *conn) cmdRename(args [][]byte) {
 		c.cacheError(err)
 	case !nx:
 		c.w.OK()
+		c.wakeListAt(args[2])
 	default:
 		c.intReply(renamed)
+		if renamed {
+			c.wakeListAt(args[2])
+		}
+	}
+}
+
+// wakeListAt serves clients blocked on key (BLPOP and the other blocking
+// pops) after a RENAME or COPY made it a list, as Redis's dbAdd signals
+// the key as ready.
+func (c *conn) wakeListAt(key []byte) {
+	if c.s.blk.waiting.Load() == 0 {
+		return
+	}
+	if k, ok := c.s.cache.KindOf(key); ok && k == kindList {
+		c.wakeAfter(key)
 	}
 }
 
@@ -64,6 +80,9 @@ func (c *conn) cmdCopy(args [][]byte) {
 		c.cacheError(err)
 	default:
 		c.intReply(copied)
+		if copied {
+			c.wakeListAt(args[2])
+		}
 	}
 }
 

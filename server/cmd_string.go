@@ -206,7 +206,11 @@ func (c *conn) cmdSetRange(args [][]byte) {
 		if len(val) == 0 {
 			return nil, false, nil // nothing to write: the key is neither made nor changed
 		}
-		if err := c.tooLong(off + int64(len(val))); err != nil {
+		end := off + int64(len(val))
+		if end < off {
+			end = math.MaxInt64 // off near MaxInt64 wrapped: too long all the same
+		}
+		if err := c.tooLong(end); err != nil {
 			return nil, false, err
 		}
 		out := c.grow(v, max(len(v), int(off)+len(val)))

@@ -188,11 +188,20 @@
 //     TestBlockingExactlyOnce, TestBlockingMove); at the timeout the reply
 //     is a nil array, and inside EXEC nothing blocks (TestBlockingTimeout);
 //     a client that hangs up while blocked, or a server that closes, ends
-//     the wait and takes nothing (TestBlockingClientCloses). INFO's
-//     blocked_clients counts them.
+//     the wait and takes nothing (TestBlockingClientCloses). A RENAME or
+//     COPY that makes a key a list serves its blocked clients as a push
+//     does (TestRenameAndCopyWakeBlockedClients). INFO's blocked_clients
+//     counts them.
 //   - S23: LMOVE and RPOPLPUSH hold the transaction lock exclusively, as
 //     MSETNX does, so the element is on one of the two lists for every
-//     other connection at every moment (TestLMoveIsOneStep).
+//     other connection at every moment (TestLMoveIsOneStep). A move that
+//     dst's limits refuse is refused before src is touched: src keeps its
+//     element and its TTL (TestLMoveRefusedChangesNothing).
+//   - S24: a numeric argument near the int64 limits gets Redis 7.0's
+//     answer, never a wrapped sum: SETRANGE's offset plus its length,
+//     EXPIRE and PEXPIRE times up to what Redis takes (milliseconds that
+//     do not overflow when added to now; the AT forms from 0), refused
+//     beyond (TestHugeArgumentsDoNotOverflow).
 //
 // # Caveats
 //

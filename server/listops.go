@@ -230,6 +230,9 @@ func (o *listOps) move(src, dst []byte, fromLeft, toLeft bool) (moved bool, err 
 		if k, ok := o.cache.KindOf(dst); ok && k != kindList {
 			return tier.Change{}, tier.ErrWrongKind
 		}
+		if err := o.pushFits(dst, cur, fromLeft); err != nil {
+			return tier.Change{}, err
+		}
 		moved = true
 		return tier.Change{Op: tier.Keep}, nil
 	})
@@ -251,10 +254,42 @@ func (o *listOps) move(src, dst []byte, fromLeft, toLeft bool) (moved bool, err 
 	return true, nil
 }
 
+// pushFits checks, before move pops anything, that the element it would
+// take from src (cur) fits dst's limits, so a move refused for dst's size
+// changes nothing (src keeps its element and its TTL). LMOVE runs with
+// every other command held off (S23), so the check still holds when the
+// push runs.
+func (o *listOps) pushFits(dst []byte, cur tier.Current, fromLeft bool) error {
+	n, body, err := listHeader(cur.Value)
+	if err != nil || n == 0 {
+		return err
+	}
+	var item []byte
+	for i := 0; i < n && (i == 0 || !fromLeft); i++ {
+		if item, body, err = nextItem(body); err != nil {
+			return err
+		}
+	}
+	total, size := 1, listSize(1, itemSize(item))
+	if v, _, _, ok, _, err := o.cache.ViewAny(o.val[:0], dst); err != nil {
+		return err
+	} else if ok {
+		dn, dbody, err := listHeader(v)
+		if err != nil {
+			return err
+		}
+		total, size = dn+1, listSize(dn+1, len(dbody)+itemSize(item))
+	}
+	return o.limits.check(total, size)
+}
+
 // rotate is move of a list onto itself, in one Update.
 func (o *listOps) rotate(key []byte, fromLeft, toLeft bool) (bool, error) {
 	exists, err := o.rewrite(key, func(items [][]byte) ([][]byte, bool, error) {
 		var v []byte
+		if len(items) == 0 {
+			return items, false, errCorruptList // a stored list is never empty
+		}
 		if fromLeft {
 			v, items = items[0], items[1:]
 		} else {

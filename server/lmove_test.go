@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -42,5 +43,33 @@ func TestLMoveIsOneStep(t *testing.T) {
 		if got := r.reply(); got != ":1" {
 			t.Fatalf("EXISTS a b = %s during the moves: the element was on neither list (or both)", got)
 		}
+	}
+}
+
+// TestLMoveRefusedChangesNothing: an LMOVE (or RPOPLPUSH) refused because
+// dst is at max_list_elements leaves src as it was, element and TTL.
+func TestLMoveRefusedChangesNothing(t *testing.T) {
+	_, path := startServerWith(t, newTierCache(t), func(o *Options) { o.MaxListElements = 2 })
+	r := dialRaw(t, path)
+	r.expect([]step{
+		{[]string{"RPUSH", "src", "only"}, ":1"},
+		{[]string{"EXPIRE", "src", "100"}, ":1"},
+		{[]string{"RPUSH", "dst", "a", "b"}, ":2"},
+	})
+	r.cmd("LMOVE", "src", "dst", "LEFT", "RIGHT")
+	if got := r.reply(); !strings.HasPrefix(got, "-ERR") {
+		t.Fatalf("LMOVE onto a full list = %q, want an error", got)
+	}
+	r.cmd("RPOPLPUSH", "src", "dst")
+	if got := r.reply(); !strings.HasPrefix(got, "-ERR") {
+		t.Fatalf("RPOPLPUSH onto a full list = %q, want an error", got)
+	}
+	r.expect([]step{
+		{[]string{"LRANGE", "src", "0", "-1"}, "*[$only]"},
+		{[]string{"LLEN", "dst"}, ":2"},
+	})
+	r.cmd("TTL", "src")
+	if got := r.reply(); got == ":-1" || got == ":-2" {
+		t.Fatalf("TTL src after the refused moves = %s: the refusal changed src", got)
 	}
 }
