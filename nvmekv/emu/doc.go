@@ -199,7 +199,11 @@
 //     or Delete whose Flush failed is not seen by later reads, which return
 //     what a restart would (TestFailedFlushUndoesIndex). The journal holds
 //     at most 65,536 changes; a writer that never flushes overflows it, and
-//     a failed write then leaves the index as it is (Stats.UndoDropped).
+//     a failed write then leaves the index as it is (Stats.UndoDropped)
+//     until a completed Flush has made durable every change made while it
+//     was off (TestUndoStaysOffUntilGapDurable). A key whose journaled
+//     record lies in a region the log writes again goes back to absent, as
+//     a restart would find it (TestUndoForgetsReclaimedRegion).
 //
 //   - E22: a store formatted over an earlier one (a device whose superblock
 //     was cleared, or a file rewritten in place) never serves the earlier

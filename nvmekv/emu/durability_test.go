@@ -124,3 +124,77 @@ func TestFailedFlushUndoesIndex(t *testing.T) {
 		t.Errorf("Stats.Undone = %d, want 3", st.Undone)
 	}
 }
+
+// TestUndoForgetsReclaimedRegion checks E21 across a reclaim: a key whose
+// journaled old record lies in a region the log then writes again goes
+// back to absent after a failed write (as a restart would find it), never
+// onto the overwritten bytes.
+func TestUndoForgetsReclaimedRegion(t *testing.T) {
+	var fail atomic.Bool
+	o := testOptions(t)
+	o.Fault = func(write bool, off int64, n int) syscall.Errno {
+		if write && fail.Load() {
+			return syscall.EIO
+		}
+		return 0
+	}
+	ns := mustOpen(t, o)
+	defer ns.Close()
+	if err := ns.Store(ctx, []byte("k"), []byte("durable"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Store(ctx, []byte("k"), []byte("newer"), 0); err != nil { // journaled: old = the durable record
+		t.Fatal(err)
+	}
+	for i := 0; ns.Stats().Reclaimed == 0; i++ { // no Flush: the log wraps over k's region
+		if err := ns.Store(ctx, []byte(fmt.Sprintf("f%04d", i)), make([]byte, 3000), 0); err != nil {
+			t.Fatal(err)
+		}
+		if i > 10000 {
+			t.Fatal("the log never wrapped")
+		}
+	}
+	fail.Store(true)
+	ns.Store(ctx, []byte("x"), []byte("y"), 0)
+	if err := ns.Flush(ctx); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Flush with failing writes: %v", err)
+	}
+	buf := make([]byte, 64)
+	if n, err := ns.Retrieve(ctx, []byte("k"), buf); !errors.Is(err, nvmekv.ErrKeyNotFound) {
+		t.Fatalf("k after the failed write reads %q, %v; want not found (its durable record's region was written again)", buf[:n], err)
+	}
+}
+
+// TestUndoStaysOffUntilGapDurable checks E21's overflow rule: once the
+// journal overflowed, a completed Flush turns it back on only if it made
+// durable every change made while it was off.
+func TestUndoStaysOffUntilGapDurable(t *testing.T) {
+	e := &Namespace{}
+	var k [16]byte
+	for i := 0; i <= undoMax; i++ {
+		e.appended++
+		e.journalLocked(&k, 0)
+	}
+	if !e.undoOff {
+		t.Fatal("the journal did not overflow")
+	}
+	mark := e.appended // a Flush takes its mark here...
+	e.appended++
+	e.journalLocked(&k, 0) // ...a change lands, not journaled, while it runs
+	e.durableLocked(mark)
+	if !e.undoOff {
+		t.Fatal("the journal came back on although a change made while it was off is not durable")
+	}
+	e.durableLocked(e.appended)
+	if e.undoOff {
+		t.Fatal("the journal stayed off after every change was durable")
+	}
+	e.appended++
+	e.journalLocked(&k, 0)
+	if len(e.undo) != 1 {
+		t.Fatalf("journal holds %d changes after it came back on, want 1", len(e.undo))
+	}
+}

@@ -102,6 +102,7 @@ type Namespace struct {
 	// undoOff: it overflowed and is off until the next completed Flush.
 	undo     []undoRec
 	undoOff  bool
+	undoGap  uint64 // while undoOff: e.appended after the last change not journaled
 	durable  uint64 // records made durable by a completed Flush
 	failed   error
 	closed   bool

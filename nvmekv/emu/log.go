@@ -117,8 +117,11 @@ func (e *Namespace) rotateLocked() int32 {
 		if err := e.syncLocked(); err != nil {
 			return -int32(errnoOf(err))
 		}
+		e.durable = max(e.durable, e.appended) // every record appended so far was submitted and synced
+		e.durableLocked(e.appended)
 	}
 	if e.regs[next].seq != 0 {
+		e.undoForgetRegionLocked(next)
 		e.reclaimLocked(next, b)
 	}
 	clear(b.mem)

@@ -11,9 +11,15 @@ package emu
 //
 // The journal holds at most undoMax changes; past that (a caller that
 // writes much and never flushes, as a cache without durability does) it
-// is dropped and stays off until the next completed Flush
-// (Stats.UndoDropped counts it), and a failed write then leaves the index
-// as it is.
+// is dropped and stays off until a completed Flush has made durable every
+// change made while it was off (Stats.UndoDropped counts it), and a
+// failed write then leaves the index as it is.
+//
+// A region about to be written again holds records the journal may point
+// back to. A restart would not find them either, so those keys go back to
+// absent (undoForgetRegionLocked). A sync that makes every record
+// appended so far durable (before a moved region is reused) ends their
+// changes as a completed Flush does.
 
 // undoMax bounds the journal: 24 bytes a change, 1.5 MiB at most.
 const undoMax = 1 << 16
@@ -28,10 +34,11 @@ type undoRec struct {
 // held for writing).
 func (e *Namespace) journalLocked(key *[16]byte, old loc) {
 	if e.undoOff {
+		e.undoGap = e.appended // not journaled: the journal stays off until it is durable
 		return
 	}
 	if len(e.undo) >= undoMax {
-		e.undo, e.undoOff = nil, true
+		e.undo, e.undoOff, e.undoGap = nil, true, e.appended
 		e.st.UndoDropped++
 		return
 	}
@@ -46,8 +53,19 @@ func (e *Namespace) durableLocked(mark uint64) {
 		i++
 	}
 	e.undo = append(e.undo[:0], e.undo[i:]...)
-	if len(e.undo) == 0 {
+	if e.undoOff && mark >= e.undoGap {
 		e.undoOff = false
+	}
+}
+
+// undoForgetRegionLocked: region r is about to be written again, so no
+// journaled key may be put back onto a record in it; each goes back to
+// absent instead, which is what a restart would find.
+func (e *Namespace) undoForgetRegionLocked(r int) {
+	for i := range e.undo {
+		if u := &e.undo[i]; u.old != 0 && u.old.region() == r {
+			u.old = 0
+		}
 	}
 }
 
