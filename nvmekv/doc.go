@@ -72,6 +72,11 @@
 //     the old record readable; once the new header is written the old
 //     set's chunks are deleted. Delete and Get follow the header's set
 //     (emu TestChunkedOverwriteCutShortKeepsOldValue).
+//   - K12: chunks a put cut short left behind (its header written, its
+//     cleanup not run: a crash) do not stay for ever: every put that
+//     writes or replaces chunks deletes the leftovers of both sets past
+//     what it uses and cleans up (KVStats.LeftoverChunks;
+//     TestLeftoverChunksSwept).
 //
 // # Caveats
 //

@@ -35,6 +35,7 @@ type KVStats struct {
 	Deletes                 uint64
 	ChunksWritten           uint64
 	BytesWritten, BytesRead uint64
+	LeftoverChunks          uint64 // chunks an interrupted put left behind, deleted by a later put (K12)
 }
 
 // KV maps user keys (any length up to MaxKeyBytes) and values (any size up
@@ -50,7 +51,7 @@ type KV struct {
 	closed   atomic.Bool
 	log      *zap.Logger
 
-	puts, putErrors, gets, hits, misses, collisions, stale, crcErrs, deletes, chunks, bw, br atomic.Uint64
+	puts, putErrors, gets, hits, misses, collisions, stale, crcErrs, deletes, chunks, bw, br, swept atomic.Uint64
 }
 
 // NewKV builds a KV over ns. KV.Close closes ns.
@@ -93,13 +94,19 @@ func (kv *KV) check(key []byte) error {
 // replaces: nil if there is none, or it was not read) does not use, and
 // cleanup deletes cur's chunks once the header is written (K11): a chain
 // cut short by a crash leaves cur's record whole.
-func (kv *KV) chain(key, value []byte, m Meta, cur *header) (ops, cleanup []*Op, err error) {
+func (kv *KV) chain(key, value []byte, m Meta, cur *header) (ops, cleanup []*Op, sw *chunkSweep, err error) {
 	if err := kv.checkPut(key, value); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	h := kv.opts.Hash(key)
 	hd := header{flags: m.Flags, valueLen: uint64(len(value)), expiry: m.Expiry, version: m.Version, putID: kv.putID.Add(2)}
 	inline := !kv.chunked(key, value)
+	if !inline || cur != nil && cur.chunks > 0 {
+		sw = &chunkSweep{h: h}
+		if cur != nil && cur.chunks > 0 {
+			sw.from[cur.set] = cur.chunks // the cleanup deletes the ones below
+		}
+	}
 	if !inline {
 		n := (len(value) + kv.chunkMax - 1) / kv.chunkMax
 		hd.chunks = uint32(n)
@@ -110,6 +117,7 @@ func (kv *KV) chain(key, value []byte, m Meta, cur *header) (ops, cleanup []*Op,
 				cleanup = append(cleanup, &Op{Code: OpDelete, Key: ck[:]})
 			}
 		}
+		sw.from[hd.set] = hd.chunks
 		ops = make([]*Op, 0, n+1)
 		for i := 0; i < n; i++ {
 			p := value[i*kv.chunkMax : min(len(value), (i+1)*kv.chunkMax)]
@@ -123,7 +131,7 @@ func (kv *KV) chain(key, value []byte, m Meta, cur *header) (ops, cleanup []*Op,
 	hb := make([]byte, HeaderBytes+len(key)+pick(inline, len(value), 0))
 	putHeader(hb, &hd, key, value, inline)
 	ops = append(ops, &Op{Code: OpStore, Key: h[:], Buf: hb})
-	return ops, cleanup, nil
+	return ops, cleanup, sw, nil
 }
 
 // curHeader is the header a chunked Put replaces (nil: none), or the
@@ -236,7 +244,7 @@ func (kv *KV) Put(ctx context.Context, key, value []byte, m Meta) error {
 			return fmt.Errorf("nvmekv: put key of %d bytes: read the record it replaces: %w", len(key), err)
 		}
 	}
-	ops, cleanup, err := kv.chain(key, value, m, cur)
+	ops, cleanup, sw, err := kv.chain(key, value, m, cur)
 	if err != nil {
 		mu.Unlock()
 		kv.putErrors.Add(1)
@@ -248,6 +256,9 @@ func (kv *KV) Put(ctx context.Context, key, value []byte, m Meta) error {
 	}
 	if err == nil && len(cleanup) > 0 {
 		_ = kv.ns.Do(ctx, cleanup...) // a chunk already gone is not found: nothing to do
+	}
+	if err == nil && sw != nil {
+		kv.sweep(ctx, []chunkSweep{*sw})
 	}
 	mu.Unlock()
 	kv.countPut(ops, err)
@@ -277,6 +288,7 @@ func (kv *KV) lock(devKey []byte) *sync.Mutex { return &kv.locks[devKey[0]] }
 func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 	curs := kv.currentHeaders(ctx, items)
 	var cleanups [][]*Op
+	var sweeps []*chunkSweep
 	chains := make([][]*Op, len(items))
 	var batch []*Op
 	var idx []int
@@ -307,11 +319,17 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 			kv.putErrors.Add(1)
 			continue
 		}
-		ops, cleanup, err := kv.chain(items[i].Key, items[i].Value, items[i].Meta, cur)
+		ops, cleanup, sw, err := kv.chain(items[i].Key, items[i].Value, items[i].Meta, cur)
 		if err != nil {
 			items[i].Err = err
 			kv.putErrors.Add(1)
 			continue
+		}
+		if sw != nil {
+			if sweeps == nil {
+				sweeps = make([]*chunkSweep, len(items))
+			}
+			sweeps[i] = sw
 		}
 		if cleanup != nil {
 			if cleanups == nil {
@@ -341,6 +359,15 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 	}
 	if len(clean) > 0 {
 		_ = kv.doBatched(ctx, clean) // a chunk already gone is not found: nothing to do
+	}
+	var sw []chunkSweep
+	for i, p := range sweeps {
+		if p != nil && items[i].Err == nil {
+			sw = append(sw, *p)
+		}
+	}
+	if len(sw) > 0 {
+		kv.sweep(ctx, sw)
 	}
 	if first != nil {
 		return first
@@ -541,7 +568,7 @@ func (kv *KV) Sync(ctx context.Context) error {
 func (kv *KV) Stats() KVStats {
 	return KVStats{
 		Puts: kv.puts.Load(), PutErrors: kv.putErrors.Load(), Gets: kv.gets.Load(), Hits: kv.hits.Load(),
-		Misses: kv.misses.Load(), Collisions: kv.collisions.Load(), StaleChunks: kv.stale.Load(),
+		Misses: kv.misses.Load(), Collisions: kv.collisions.Load(), StaleChunks: kv.stale.Load(), LeftoverChunks: kv.swept.Load(),
 		CRCErrors: kv.crcErrs.Load(), Deletes: kv.deletes.Load(), ChunksWritten: kv.chunks.Load(),
 		BytesWritten: kv.bw.Load(), BytesRead: kv.br.Load(),
 	}

@@ -198,3 +198,47 @@ func TestUndoStaysOffUntilGapDurable(t *testing.T) {
 		t.Fatalf("journal holds %d changes after it came back on, want 1", len(e.undo))
 	}
 }
+
+// TestLeftoverChunksSwept: nvmekv K12. A put cut short after its header
+// was written and before its cleanup ran (a crash) leaves the replaced
+// record's chunks; the next put that writes fewer chunks in that set
+// deletes the ones past its own, so the namespace holds only the live
+// record's chunks.
+func TestLeftoverChunksSwept(t *testing.T) {
+	ns := mustOpen(t, testOptions(t))
+	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	k := []byte("big")
+	five := bytes.Repeat([]byte("a"), 18000) // 5 chunks of 4 KiB
+	two := bytes.Repeat([]byte("b"), 6000)   // 2 chunks
+	if err := kv.Put(ctx, k, five, nvmekv.Meta{}); err != nil { // set 0
+		t.Fatal(err)
+	}
+	if err := kv.Put(ctx, k, five, nvmekv.Meta{}); err != nil { // set 1; set 0 deleted
+		t.Fatal(err)
+	}
+	h := nvmekv.DefaultHasher(k)
+	for i := uint32(0); i < 5; i++ { // set 0's chunks back, as a crash before that cleanup left them
+		ck := nvmekv.ChunkKeyIn(h, 0, i)
+		if err := ns.Store(ctx, ck[:], []byte("leftover"), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := ns.Stats().Items
+	if err := kv.Put(ctx, k, two, nvmekv.Meta{}); err != nil { // set 0 again, 2 chunks
+		t.Fatal(err)
+	}
+	if got, _, err := kv.Get(ctx, nil, k); err != nil || !bytes.Equal(got, two) {
+		t.Fatalf("Get after the put: %d bytes, %v", len(got), err)
+	}
+	// before: header + set 1's 5 + 5 leftovers; after: header + 2 chunks.
+	if after := ns.Stats().Items; after != before-8 {
+		t.Errorf("device records %d → %d, want %d: leftover chunks stayed", before, after, before-8)
+	}
+	if n := kv.Stats().LeftoverChunks; n != 3 {
+		t.Errorf("LeftoverChunks = %d, want 3", n)
+	}
+}
