@@ -72,6 +72,11 @@
 //     the old record readable; once the new header is written the old
 //     set's chunks are deleted. Delete and Get follow the header's set
 //     (emu TestChunkedOverwriteCutShortKeepsOldValue).
+//   - K12: Passthrough keeps the Link contract (a failed command cancels
+//     the rest of its chain with ErrCanceled) for NVMe status failures too,
+//     which io_uring links do not see: chains run in waves, one submission
+//     per chain position (Passthrough.doChains; vmtest/guest/kvtcp
+//     TestKVConformanceThroughKernel/LinkedChain through the Linux driver).
 //
 // # Caveats
 //
