@@ -7,7 +7,7 @@ import (
 )
 
 // TestKVConformance runs the KV SSD conformance suite on the emulated
-// namespace called directly (kvconform C1), the reference the NVMe/TCP
+// namespace called directly (kvconform KC1), the reference the NVMe/TCP
 // target and the kernel path are held to.
 func TestKVConformance(t *testing.T) {
 	o := testOptions(t)

@@ -10,13 +10,14 @@
 //
 // # Invariants
 //
-//   - C1: Run passes on the emulated namespace called directly
+//   - KC1: Run passes on the emulated namespace called directly
 //     (nvmekv/emu TestKVConformance), on the target through the in-process
 //     initiator (nvmekv/tcptarget TestKVConformanceOverTCP) and through
 //     the kernel (vmtest/guest/kvtcp TestKVConformanceThroughKernel).
-//   - C2: a command that fails with a status has changed nothing: the
+//   - KC2: a command that fails with a status has changed nothing: the
 //     value of a failed Store (must-exist, must-not-exist, too big) is not
-//     stored and the old value reads back.
+//     stored and the old value reads back (Run's StoreOptions and
+//     ValueTooBig).
 //
 // # Caveats
 //

@@ -41,32 +41,32 @@
 //
 // # Invariants
 //
-//   - T1: the answers the Linux 6.1 host checks during connect and scan are
+//   - NT1: the answers the Linux 6.1 host checks during connect and scan are
 //     what it needs to keep a CSI 1 namespace: CAP.CSS bit 6, CNTLID equal
 //     to the Connect's, KAS ≠ 0, IOCCSZ ≥ 4, ICDOFF 0, SGLS, a CSI
 //     descriptor of 1, NSTAT ready and a Commands Supported and Effects
 //     log for CSI 1 with nothing beyond CSUPP|LBCC (TestConnectSequence).
-//   - T2: a held AER never blocks other admin commands; shutdown reports
+//   - NT2: a held AER never blocks other admin commands; shutdown reports
 //     SHST complete after the namespace is flushed (TestConnectSequence).
-//   - T3: the nvmekv conformance suite passes through the target: every
+//   - NT3: the nvmekv conformance suite passes through the target: every
 //     KV command and status, List paging, linked chains, values larger
 //     than one Store; writes above the in-capsule limit go by R2T and
 //     H2CData, reads larger than MaxH2CDataBytes by several C2HData
 //     (TestKVConformanceOverTCP).
-//   - T4: an I/O command that must fail (wrong NSID, unknown opcode, key
+//   - NT4: an I/O command that must fail (wrong NSID, unknown opcode, key
 //     length 0 or above 16, value above MaxValueBytes, value size ≠ data
 //     length, incompatible options) gets its status without any R2T, and
 //     changes nothing (TestKVStatusCodes).
-//   - T5: a PDU that breaks the protocol (before ICReq, bad ICReq, unknown
+//   - NT5: a PDU that breaks the protocol (before ICReq, bad ICReq, unknown
 //     type, wrong HLEN, PLEN or PDO, digest flags, an oversized capsule,
 //     H2CData for an unknown TTAG or at a wrong offset, more commands than
 //     the queue's size) ends that connection with one C2HTermReq naming
 //     the fatal error status; other connections and the stored data are
 //     unaffected (TestHostileInput).
-//   - T6: a refused Connect leaves the connection usable; no admin command
+//   - NT6: a refused Connect leaves the connection usable; no admin command
 //     runs before Connect and CC.EN; a controller over MaxControllers gets
 //     Controller Busy until an admin queue closes (TestConnectRefusals).
-//   - T7: memory is bounded per connection: at most sqsize+1 commands in
+//   - NT7: memory is bounded per connection: at most sqsize+1 commands in
 //     flight (Connect's SQSIZE, at most QueueEntries), each with at most
 //     MaxTransferBytes of data, and a capsule is at most 72 + 8 KiB (or
 //     InCapsuleBytes) bytes; a larger PLEN is refused before anything is

@@ -68,7 +68,7 @@ func enabledAdmin(t *testing.T, addr, nqn string, sqsize uint16) (*queue, uint16
 	return q, uint16(r.dw0)
 }
 
-// TestHostileInput sends broken PDUs of every kind (T5): each gets a
+// TestHostileInput sends broken PDUs of every kind (NT5): each gets a
 // C2HTermReq with the right fatal error status (or, for a connection cut
 // short, just a close), and the target keeps serving a host connected
 // before, and new ones, with nothing stored lost.
@@ -207,7 +207,7 @@ func (q *queue) ReadFull(b []byte) (int, error) {
 }
 
 // TestConnectRefusals: Connect with bad fields gets its Fabrics status and
-// the connection stays usable for a correct Connect (T6).
+// the connection stays usable for a correct Connect (NT6).
 func TestConnectRefusals(t *testing.T) {
 	tg, addr := startTarget(t, Options{MaxControllers: 1})
 	q := dialQueue(t, addr)

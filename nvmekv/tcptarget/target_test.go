@@ -43,7 +43,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestConnectSequence walks the admin sequence of the Linux 6.1 host
 // (drivers/nvme/host/core.c nvme_init_ctrl_finish, nvme_scan_ns, fabrics.c)
-// and checks each answer it depends on (T1, T2).
+// and checks each answer it depends on (NT1, NT2).
 func TestConnectSequence(t *testing.T) {
 	tg, addr := startTarget(t, Options{})
 	h := connectHost(t, addr, tg.NQN())
@@ -183,7 +183,7 @@ func (q *queue) mustExec(t *testing.T, s [SQEBytes]byte, readLen int, tweak func
 
 // TestKVConformanceOverTCP runs the nvmekv conformance suite through the
 // in-process initiator: every KV command over NVMe/TCP, in-capsule and
-// R2T writes, multi-PDU reads (C1, T3).
+// R2T writes, multi-PDU reads (kvconform KC1, NT3).
 func TestKVConformanceOverTCP(t *testing.T) {
 	tg, addr := startTarget(t, Options{})
 	h := connectHost(t, addr, tg.NQN())
@@ -195,7 +195,7 @@ func TestKVConformanceOverTCP(t *testing.T) {
 }
 
 // TestKVStatusCodes sends commands the encoder would refuse or a target
-// must refuse before taking data (T4): an over-long Store gets Invalid
+// must refuse before taking data (NT4): an over-long Store gets Invalid
 // Value Size with no R2T, and a refused command changes nothing.
 func TestKVStatusCodes(t *testing.T) {
 	tg, addr := startTarget(t, Options{})

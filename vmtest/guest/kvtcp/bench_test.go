@@ -3,6 +3,7 @@ package kvtcp
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"testing"
 
 	"github.com/tiercache/tiercache/nvmekv"
@@ -10,9 +11,10 @@ import (
 )
 
 const (
-	benchKeys  = 1024
-	benchBatch = 16   // one Do: 16 commands in flight
-	benchValue = 4000 // a 4 KiB-class value, one Store each
+	benchKeys   = 1024
+	benchBatch  = 16   // one Do: 16 commands in flight
+	benchValue  = 4000 // a 4 KiB-class value, one Store each
+	benchRounds = 5
 )
 
 func benchKey(i int) []byte {
@@ -41,49 +43,55 @@ func BenchmarkKVSSD(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { pt.Close() })
-	for _, tg := range []struct {
+	targets := []struct {
 		name string
 		ns   nvmekv.Namespace
-	}{{"emulated", direct}, {"passthrough-tcp", pt}} {
-		v := make([]byte, benchValue)
-		for i := range v {
-			v[i] = byte(i)
-		}
+	}{{"emulated", direct}, {"passthrough-tcp", pt}}
+	v := make([]byte, benchValue)
+	for i := range v {
+		v[i] = byte(i)
+	}
+	for _, tg := range targets {
 		for i := 0; i < benchKeys; i++ {
 			if err := tg.ns.Store(context.Background(), benchKey(i), v, 0); err != nil {
 				b.Fatal(err)
 			}
 		}
-		for _, op := range []nvmekv.Opcode{nvmekv.OpStore, nvmekv.OpRetrieve} {
-			b.Run(op.String()+"/"+tg.name, func(b *testing.B) {
-				ops := make([]*nvmekv.Op, benchBatch)
-				bufs := make([][]byte, benchBatch)
-				for i := range ops {
-					bufs[i] = make([]byte, benchValue)
-					ops[i] = &nvmekv.Op{Code: op}
-				}
-				b.SetBytes(benchValue * benchBatch)
-				b.ReportAllocs()
-				n := 0
-				for b.Loop() {
-					for i, o := range ops {
-						o.Key, o.Buf = benchKey((n*7919+i*131)%benchKeys), bufs[i]
-						if op == nvmekv.OpStore {
-							o.Buf = v
+	}
+	// Interleaved rounds, so both targets see the same host load.
+	for round := range benchRounds {
+		for _, tg := range targets {
+			for _, op := range []nvmekv.Opcode{nvmekv.OpStore, nvmekv.OpRetrieve} {
+				b.Run(fmt.Sprintf("%s/%s/round%d", op, tg.name, round), func(b *testing.B) {
+					ops := make([]*nvmekv.Op, benchBatch)
+					bufs := make([][]byte, benchBatch)
+					for i := range ops {
+						bufs[i] = make([]byte, benchValue)
+						ops[i] = &nvmekv.Op{Code: op}
+					}
+					b.SetBytes(benchValue * benchBatch)
+					b.ReportAllocs()
+					n := 0
+					for b.Loop() {
+						for i, o := range ops {
+							o.Key, o.Buf = benchKey((n*7919+i*131)%benchKeys), bufs[i]
+							if op == nvmekv.OpStore {
+								o.Buf = v
+							}
+						}
+						n++
+						if err := tg.ns.Do(context.Background(), ops...); err != nil {
+							b.Fatal(err)
+						}
+						for _, o := range ops {
+							if o.Err != nil {
+								b.Fatal(o.Err)
+							}
 						}
 					}
-					n++
-					if err := tg.ns.Do(context.Background(), ops...); err != nil {
-						b.Fatal(err)
-					}
-					for _, o := range ops {
-						if o.Err != nil {
-							b.Fatal(o.Err)
-						}
-					}
-				}
-				b.ReportMetric(float64(n*benchBatch)/b.Elapsed().Seconds(), "ops/s")
-			})
+					b.ReportMetric(float64(n*benchBatch)/b.Elapsed().Seconds(), "ops/s")
+				})
+			}
 		}
 	}
 }
