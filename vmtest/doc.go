@@ -57,8 +57,7 @@
 //     /dev/nvme1n1, or on /dev/ng1n1 through NVM passthrough, or on the
 //     KV SSD over NVMe/TCP through KV passthrough, through its socket
 //     (V16, V20, V25), the crash loop on /dev/ng1n1 (V22), and with its
-//     cold store on a failing device-mapper
-//     device (V21).
+//     cold store on a failing device-mapper device (V21).
 //
 // # Invariants
 //

@@ -32,7 +32,7 @@ func openKV(t testing.TB, d *Device) *nvmekv.Passthrough {
 	return p
 }
 
-// TestAttachKVNamespace (V22): the kernel keeps the target's namespace as a
+// TestAttachKVNamespace (V23): the kernel keeps the target's namespace as a
 // KV namespace: /dev/ngXnY exists and no block device does; in /sys its
 // gendisk is hidden with size 0, which 6.1 does only for a command set it
 // has no block driver for (drivers/nvme/host/core.c
@@ -80,7 +80,7 @@ func TestAttachKVNamespace(t *testing.T) {
 	}
 }
 
-// TestKVConformanceThroughKernel (V23) runs the nvmekv conformance suite
+// TestKVConformanceThroughKernel (V24) runs the nvmekv conformance suite
 // on /dev/ngXnY through NVME_URING_CMD_IO and the kernel's nvme-tcp host:
 // the same checks the emulated namespace passes called directly.
 func TestKVConformanceThroughKernel(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/tiercache/tiercache/vmtest/guest/kvtcp"
 )
 
-// TestSidecarColdKVSSDOverTCP (V24) is the whole sidecar with cold.backend
+// TestSidecarColdKVSSDOverTCP (V25) is the whole sidecar with cold.backend
 // passthrough on a KV SSD: `tiercache kvtarget` attached through the
 // kernel's nvme-tcp host as /dev/ngXnY (vmtest/guest/kvtcp). The
 // flusher's linked SQE chains (256 KiB values as chunks of at most 128 KiB,
