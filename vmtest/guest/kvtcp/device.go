@@ -10,7 +10,6 @@
 package kvtcp
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -37,27 +36,10 @@ type Device struct {
 
 	t      testing.TB
 	target *exec.Cmd
-	out    *syncBuffer
+	out    *os.File // the target's stdout and stderr
 	done   chan struct{}
 	err    error
 	once   sync.Once
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // Binary is the tiercache executable the host packed into the guest.
@@ -76,7 +58,12 @@ func Binary(t testing.TB) string {
 // namespace is reachable as /dev/ngXnY with no block device.
 func Attach(t testing.TB, store string, capacity string) *Device {
 	t.Helper()
-	d := &Device{t: t, out: &syncBuffer{}, done: make(chan struct{})}
+	out, err := os.CreateTemp(t.TempDir(), "kvtarget-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { out.Close() })
+	d := &Device{t: t, out: out, done: make(chan struct{})}
 	d.target = exec.Command(Binary(t), "kvtarget", "-listen", fmt.Sprintf("127.0.0.1:%d", Port), "-store", store,
 		"-capacity", capacity, "-nqn", NQN, "-log-level", "warn")
 	d.target.Stdout, d.target.Stderr = d.out, d.out
@@ -88,14 +75,14 @@ func Attach(t testing.TB, store string, capacity string) *Device {
 		close(d.done)
 	}()
 	t.Cleanup(d.Detach)
-	for deadline := time.Now().Add(time.Minute); !strings.Contains(d.out.String(), "serving "+NQN); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(d.TargetOutput(), "serving "+NQN); time.Sleep(20 * time.Millisecond) {
 		select {
 		case <-d.done:
-			t.Fatalf("kvtarget exited (%v) before serving:\n%s", d.err, d.out.String())
+			t.Fatalf("kvtarget exited (%v) before serving:\n%s", d.err, d.TargetOutput())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("kvtarget did not start within 1m:\n%s", d.out.String())
+			t.Fatalf("kvtarget did not start within 1m:\n%s", d.TargetOutput())
 		}
 	}
 	d.connect()
@@ -117,7 +104,7 @@ func (d *Device) connect() {
 	opts := fmt.Sprintf("transport=tcp,traddr=127.0.0.1,trsvcid=%d,nqn=%s", Port, NQN)
 	start := time.Now()
 	if _, err := f.Write([]byte(opts)); err != nil {
-		t.Fatalf("write %q to /dev/nvme-fabrics: %v\nkernel: %s\ntarget: %s", opts, err, KernelLog("nvme"), d.out.String())
+		t.Fatalf("write %q to /dev/nvme-fabrics: %v\nkernel: %s\ntarget: %s", opts, err, KernelLog("nvme"), d.TargetOutput())
 	}
 	b := make([]byte, 256)
 	n, err := f.Read(b)
@@ -150,7 +137,7 @@ func (d *Device) connect() {
 			d.NG = ms[0]
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no /dev/ng%dn* within 2m of connecting\nkernel: %s\ntarget: %s", inst, KernelLog("nvme"), d.out.String())
+			t.Fatalf("no /dev/ng%dn* within 2m of connecting\nkernel: %s\ntarget: %s", inst, KernelLog("nvme"), d.TargetOutput())
 		}
 	}
 	ms, _ := filepath.Glob(sys + "/" + d.Ctrl + "n*")
@@ -184,16 +171,19 @@ func (d *Device) Detach() {
 			}
 		}
 		if d.err != nil {
-			d.t.Errorf("kvtarget exit: %v\n%s", d.err, d.out.String())
+			d.t.Errorf("kvtarget exit: %v\n%s", d.err, d.TargetOutput())
 		}
 		if d.t.Failed() {
-			d.t.Logf("kvtarget output:\n%s", d.out.String())
+			d.t.Logf("kvtarget output:\n%s", d.TargetOutput())
 		}
 	})
 }
 
 // TargetOutput is what the target printed so far.
-func (d *Device) TargetOutput() string { return d.out.String() }
+func (d *Device) TargetOutput() string {
+	b, _ := os.ReadFile(d.out.Name())
+	return string(b)
+}
 
 func readAttr(p string) string {
 	b, _ := os.ReadFile(p)

@@ -1,8 +1,6 @@
 package sidecar
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,43 +28,7 @@ func TestSidecarColdKVSSDOverTCP(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(c), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	p := start(t, cfg, socket)
-	rc := p.client()
-	if b := info(t, rc, "tiers")["cold_backend"]; b != "passthrough:"+d.NG {
-		t.Fatalf("cold_backend %q, want passthrough:%s", b, d.NG)
-	}
-	for i := 0; i < smallKeys; i++ {
-		if err := rc.Set(ctx, fmt.Sprintf("small:%d", i), fmt.Sprintf("v%d", i), 0).Err(); err != nil {
-			t.Fatalf("SET small:%d: %v", i, err)
-		}
-	}
-	for i := 0; i < nvmeBigKeys; i++ {
-		if err := rc.Set(ctx, fmt.Sprintf("big:%d", i), value(i, bigValue), 0).Err(); err != nil {
-			t.Fatalf("SET big:%d: %v", i, err)
-		}
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		tiers := info(t, rc, "tiers")
-		if infoInt(t, tiers, "cold_bytes_written") >= bigValue && infoInt(t, tiers, "flusher_queue") == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no value reached the cold tier within 2m: %v\ntarget: %s", tiers, d.TargetOutput())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	checkNVMe(ctx, t, rc)
-	rc.Close()
-	p.stop()
-
-	p = start(t, cfg, socket)
-	rc = p.client()
-	defer rc.Close()
-	allFromCold(t, rc, smallKeys+nvmeBigKeys, func() { checkNVMe(ctx, t, rc) })
-	p.stop()
+	setCheckRestart(t, cfg, socket, "passthrough:"+d.NG, 2*time.Minute, d.TargetOutput)
 	if s, _ := os.ReadFile("/sys/class/nvme/" + d.Ctrl + "/state"); strings.TrimSpace(string(s)) != "live" {
 		t.Fatalf("%s state %q after the run\nkernel: %s", d.Ctrl, s, kvtcp.KernelLog("nvme"))
 	}
