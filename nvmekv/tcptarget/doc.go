@@ -62,7 +62,8 @@
 //     H2CData for an unknown TTAG or at a wrong offset, more commands than
 //     the queue's size) ends that connection with one C2HTermReq naming
 //     the fatal error status; other connections and the stored data are
-//     unaffected (TestHostileInput).
+//     unaffected (TestHostileInput); no byte stream makes the target panic
+//     or keeps a connection alive after the host closed it (FuzzPDUStream).
 //   - NT6: a refused Connect leaves the connection usable; no admin command
 //     runs before Connect and CC.EN; a controller over MaxControllers gets
 //     Controller Busy until an admin queue closes (TestConnectRefusals).
