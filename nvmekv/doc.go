@@ -72,7 +72,12 @@
 //     the old record readable; once the new header is written the old
 //     set's chunks are deleted. Delete and Get follow the header's set
 //     (emu TestChunkedOverwriteCutShortKeepsOldValue).
-//   - K12: chunks a put cut short left behind (its header written, its
+//   - K12: Passthrough keeps the Link contract (a failed command cancels
+//     the rest of its chain with ErrCanceled) for NVMe status failures too,
+//     which io_uring links do not see: chains run in waves, one submission
+//     per chain position (Passthrough.doChains; vmtest/guest/kvtcp
+//     TestKVConformanceThroughKernel/LinkedChain through the Linux driver).
+//   - K13: chunks a put cut short left behind (its header written, its
 //     cleanup not run: a crash) do not stay for ever: every put that
 //     writes or replaces chunks deletes the leftovers of both sets past
 //     what it uses and cleans up (KVStats.LeftoverChunks;
@@ -84,8 +89,9 @@
 //     the caller must not touch them before Do returns.
 //   - Collisions are misses: two user keys with the same device key evict
 //     each other (the later Put wins); orphaned chunks of a collided record,
-//     of a chunked record overwritten by an inline one, or of a Put cut
-//     short stay on the device until reclaimed or overwritten.
+//     or of a chunked record overwritten by an inline one stay on the
+//     device until reclaimed or overwritten; those of a Put cut short go
+//     at the next put of the key that writes or replaces chunks (K13).
 //   - Get does not lock: a Get racing a Put of the same key can see the new
 //     header with old chunks; the put ID turns that into a miss, never a mix.
 //   - The List buffer layout and Retrieve's DW0 come from implementations

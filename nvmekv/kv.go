@@ -35,7 +35,7 @@ type KVStats struct {
 	Deletes                 uint64
 	ChunksWritten           uint64
 	BytesWritten, BytesRead uint64
-	LeftoverChunks          uint64 // chunks an interrupted put left behind, deleted by a later put (K12)
+	LeftoverChunks          uint64 // chunks an interrupted put left behind, deleted by a later put (K13)
 }
 
 // KV maps user keys (any length up to MaxKeyBytes) and values (any size up

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -176,7 +177,9 @@ func PrepCmd(s *uring.SQE, fd int32, cmdOp uint32, c *Command, buf []byte, link,
 	u.MarshalTo(s.Cmd80())
 }
 
-// Do sends ops as one submission (at most RingEntries), keeping Link chains.
+// Do sends ops (at most Limits().MaxBatch) keeping Link chains: one
+// submission when no op is linked, else one per command of the longest
+// chain (doChains).
 func (p *Passthrough) Do(ctx context.Context, ops ...*Op) error {
 	for _, op := range ops {
 		if op.Code.IsKV() && p.csi != CSIKV {
@@ -206,15 +209,75 @@ func (p *Passthrough) Do(ctx context.Context, ops ...*Op) error {
 		}
 		cmds[i] = c
 	}
-	res, err := p.submit(ctx, cmds, func(i int) ([]byte, bool) { return ops[i].Buf, ops[i].Link })
-	for i, op := range ops {
-		if i < len(res) {
-			op.Complete(res[i].Res, res[i].Big[0])
-		} else {
-			op.Err = err
+	return p.doChains(ctx, ops, cmds)
+}
+
+// doChains runs ops (encoded as cmds) keeping their Link chains, in waves:
+// wave k is one submission of the k-th command of every chain still
+// running. A chain stops at its first failure and the rest of it completes
+// with ErrCanceled. IOSQE_IO_LINK cannot do this: io_uring breaks a link
+// chain only on a negative result, and a passthrough command that fails
+// with an NVMe status completes with a positive cqe.res
+// (io_uring/uring_cmd.c io_uring_cmd_done sets the failure only for ret <
+// 0; drivers/nvme/host/ioctl.c passes the NVMe status as ret), so the next
+// command of the chain would run — a KV Store of a record's header after
+// its chunk failed with Capacity Exceeded, say. A batch without chains is
+// one submission.
+func (p *Passthrough) doChains(ctx context.Context, ops []*Op, cmds []Command) error {
+	type chain struct{ next, last int }
+	var chains []chain
+	for i := 0; i < len(ops); {
+		j := i
+		for j < len(ops)-1 && ops[j].Link {
+			j++
+		}
+		chains = append(chains, chain{i, j})
+		i = j + 1
+	}
+	idx := make([]int, 0, len(chains))
+	wave := make([]Command, 0, len(chains))
+	for {
+		idx, wave = idx[:0], wave[:0]
+		for _, c := range chains {
+			if c.next <= c.last {
+				idx = append(idx, c.next)
+				wave = append(wave, cmds[c.next])
+			}
+		}
+		if len(idx) == 0 {
+			return nil
+		}
+		res, err := p.submit(ctx, wave, func(k int) ([]byte, bool) { return ops[idx[k]].Buf, false })
+		for k, i := range idx {
+			if k < len(res) {
+				ops[i].Complete(res[k].Res, res[k].Big[0])
+			} else {
+				ops[i].Err = err
+			}
+		}
+		if err != nil {
+			for _, c := range chains {
+				for i := c.next + 1; i <= c.last; i++ {
+					ops[i].Err = err
+				}
+			}
+			return err
+		}
+		for ci := range chains {
+			c := &chains[ci]
+			if c.next > c.last {
+				continue
+			}
+			if ops[c.next].Err != nil {
+				for i := c.next + 1; i <= c.last; i++ {
+					ops[i].Complete(-int32(syscall.ECANCELED), 0)
+				}
+				c.next = c.last + 1
+				continue
+			}
+			c.next++
 		}
 	}
-	return err
 }
 
 func (p *Passthrough) submit(ctx context.Context, cmds []Command, arg func(int) ([]byte, bool)) ([]uring.Result, error) {

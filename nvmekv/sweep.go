@@ -2,7 +2,7 @@ package nvmekv
 
 import "context"
 
-// chunkSweep is where a put's leftover chunks may start (K12): per chunk
+// chunkSweep is where a put's leftover chunks may start (K13): per chunk
 // set, the first index that neither the new record uses nor the put's
 // cleanup deletes.
 type chunkSweep struct {

@@ -12,7 +12,8 @@
 //   - builds ./vmtest/guestinit and every package under ./vmtest/guest/...
 //     as static binaries (CGO_ENABLED=0, go test -c);
 //   - packs them, the NVMe, loop and device-mapper kernel modules of the
-//     guest kernel (GuestModules, with their modules.dep dependencies,
+//     guest kernel (GuestModules: NVMe, nvme-fabrics and nvme-tcp, loop,
+//     device-mapper; with their modules.dep dependencies,
 //     decompressed on the host) and a JSON
 //     GuestConfig into a newc cpio initramfs written in Go (CPIOWriter);
 //   - builds the DefaultBinaries (./cmd/tiercache) into /bin of the guest,
@@ -47,10 +48,16 @@
 //     block device /dev/nvme1n1 (V18, V19);
 //   - nvmept: passthrough on the real NVMe driver (V9-V12);
 //   - numanode: numa and tier/warm on the CPU-less node (V13-V15, V17);
+//   - kvtcp: a software KV SSD (`tiercache kvtarget`) attached through
+//     the kernel's nvme-tcp host as /dev/ngXnY, its namespace kept as KV
+//     (CSI 1), and nvmekv's conformance suite through NVME_URING_CMD_IO on
+//     it (V23, V24); BenchmarkKVSSD against the emulated namespace called
+//     directly;
 //   - sidecar: the tiercache binary with warm on node 1 and cold on
-//     /dev/nvme1n1, or on /dev/ng1n1 through NVM passthrough, through its
-//     socket (V16, V20), and with its cold store on a failing
-//     device-mapper device (V21).
+//     /dev/nvme1n1, or on /dev/ng1n1 through NVM passthrough, or on the
+//     KV SSD over NVMe/TCP through KV passthrough, through its socket
+//     (V16, V20, V25), the crash loop on /dev/ng1n1 (V22), and with its
+//     cold store on a failing device-mapper device (V21).
 //
 // # Invariants
 //
@@ -144,6 +151,21 @@
 // lost, no acknowledged delete is back and no value is torn or another
 // store's; in drain mode every clean stop comes back exact
 // (TestSidecarColdNVMeCrashLoop).
+// V23: `tiercache kvtarget` on 127.0.0.1:4420, connected by writing
+// transport=tcp,traddr=127.0.0.1,trsvcid=4420,nqn=... to /dev/nvme-fabrics,
+// becomes a live tcp controller of that subsystem whose one namespace has
+// a char device /dev/ngXnY and no block device; its gendisk in /sys is
+// hidden with size 0 (6.1's path for a command set without a block
+// driver; 6.1 has no csi attribute, a kernel that has one must say 1); its
+// uuid is the target's; nvmekv.OpenPassthrough reads CSI 1 and the
+// target's KV format through the kernel (TestAttachKVNamespace).
+// V24: nvmekv's conformance suite (nvmekv/kvconform) passes on that
+// device through NVME_URING_CMD_IO, the controller still live afterwards
+// (TestKVConformanceThroughKernel).
+// V25: the sidecar with cold.backend passthrough on that device answers
+// SET, GET and MGET batches with what was SET (256 KiB values stored as
+// linked chains of chunks, header last), and after a draining restart
+// every key comes from cold (TestSidecarColdKVSSDOverTCP).
 //
 // # Caveats
 //

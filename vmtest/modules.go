@@ -26,8 +26,14 @@ var NVMeModules = []string{
 // target is part of dm-mod).
 var FaultModules = []string{"loop", "dm-mod", "dm-flakey"}
 
+// TCPModules are the NVMe over Fabrics host modules the guest loads for
+// the KV SSD over NVMe/TCP (vmtest/guest/kvtcp): nvme-fabrics makes
+// /dev/nvme-fabrics, nvme-tcp is the TCP transport
+// (drivers/nvme/host/fabrics.c, tcp.c).
+var TCPModules = []string{"nvme-fabrics", "nvme-tcp"}
+
 // GuestModules are the modules a guest run loads by default.
-var GuestModules = append(append([]string{}, NVMeModules...), FaultModules...)
+var GuestModules = append(append(append([]string{}, NVMeModules...), FaultModules...), TCPModules...)
 
 // Module is one kernel module to load in the guest.
 type Module struct {

@@ -4,6 +4,10 @@
 //
 //	tiercache [serve] [flags]   run the sidecar (the default)
 //	tiercache numa              print the NUMA topology and the warm node
+//	tiercache kvtarget -store PATH [-listen 127.0.0.1:4420]
+//	                            serve an emulated KV namespace as an NVMe/TCP
+//	                            KV SSD (nvmekv/tcptarget), for cold.backend
+//	                            passthrough through the Linux nvme-tcp driver
 //	tiercache version           print the version
 //
 // Configuration: the embedded defaults (defaultConfig), then -config FILE
@@ -41,6 +45,9 @@
 //     of TestPeakRSSWithinBudget (1.5 KiB values, Zipf overwrites and
 //     MGETs, no cold tier) peak RSS stays within 1.10 × (hot.bytes +
 //     warm.bytes) + tier.DirEntryBytes × keys + 32 MiB.
+//   - C8: kvtarget reports bad flags together (exit 1), answers an
+//     NVMe/TCP ICReq on the address it prints, and exits 0 on SIGINT or
+//     SIGTERM with its store closed (TestKVTargetFlags, TestKVTargetServes).
 //
 // # Caveats
 //
@@ -48,6 +55,6 @@
 //     server.Snapshot per scrape or INFO); tier.Stats walks the key
 //     directory, so a scrape costs O(keys).
 //   - The metrics endpoint has no authentication: keep it on loopback.
-//   - cold.backend passthrough depends on tier support for it; until then
-//     tier.Open refuses it with a clear error.
+//   - kvtarget has no authentication (NVMe/TCP without TLS or DH-HMAC-CHAP):
+//     keep it on loopback.
 package main

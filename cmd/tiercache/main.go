@@ -24,6 +24,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdServe(args, stdout, stderr)
 	case "numa":
 		return cmdNuma(args, stdout, stderr)
+	case "kvtarget":
+		return cmdKVTarget(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "tiercache", version)
 		return 0
@@ -39,6 +41,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: tiercache [serve] [flags]   run the sidecar (default)
        tiercache numa [-config FILE]  print the NUMA topology and the warm node
+       tiercache kvtarget -store PATH [-listen 127.0.0.1:4420]
+                                     serve an emulated KV namespace as an NVMe/TCP KV SSD
        tiercache version             print the version
 Run "tiercache serve -h" for the flags. Config reference: configs/tiercache.yaml.
 `)

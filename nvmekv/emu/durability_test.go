@@ -199,7 +199,7 @@ func TestUndoStaysOffUntilGapDurable(t *testing.T) {
 	}
 }
 
-// TestLeftoverChunksSwept: nvmekv K12. A put cut short after its header
+// TestLeftoverChunksSwept: nvmekv K13. A put cut short after its header
 // was written and before its cleanup ran (a crash) leaves the replaced
 // record's chunks; the next put that writes fewer chunks in that set
 // deletes the ones past its own, so the namespace holds only the live

@@ -49,12 +49,22 @@ func TestSidecarColdNVMePassthroughRestart(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(c), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	setCheckRestart(t, cfg, socket, "nvme:"+coldNG, time.Minute, nil)
+}
+
+// setCheckRestart runs the sidecar on cfg, checks INFO's cold_backend is
+// backend, SETs the small and the big keys, waits (up to wait) until big
+// values reached cold and the flusher queue is empty, reads everything back
+// (GET and MGET batches), restarts it with a draining SIGTERM and checks
+// every key comes back from cold. diag, if set, adds to a failure report.
+func setCheckRestart(t *testing.T, cfg, socket, backend string, wait time.Duration, diag func() string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute+wait)
 	defer cancel()
 	p := start(t, cfg, socket)
 	rc := p.client()
-	if b := info(t, rc, "tiers")["cold_backend"]; b != "nvme:"+coldNG {
-		t.Fatalf("cold_backend %q, want nvme:%s", b, coldNG)
+	if b := info(t, rc, "tiers")["cold_backend"]; b != backend {
+		t.Fatalf("cold_backend %q, want %s", b, backend)
 	}
 	for i := 0; i < smallKeys; i++ {
 		if err := rc.Set(ctx, fmt.Sprintf("small:%d", i), fmt.Sprintf("v%d", i), 0).Err(); err != nil {
@@ -66,14 +76,18 @@ func TestSidecarColdNVMePassthroughRestart(t *testing.T) {
 			t.Fatalf("SET big:%d: %v", i, err)
 		}
 	}
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(wait)
 	for {
 		tiers := info(t, rc, "tiers")
 		if infoInt(t, tiers, "cold_bytes_written") >= bigValue && infoInt(t, tiers, "flusher_queue") == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no value reached the cold tier within 1m: %v", tiers)
+			extra := ""
+			if diag != nil {
+				extra = "\n" + diag()
+			}
+			t.Fatalf("no value reached the cold tier within %v: %v%s", wait, tiers, extra)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -1,0 +1,86 @@
+// Package tcptarget is a software KV SSD: an NVMe/TCP target (NVM Express
+// TCP Transport Specification 1.0; NVMe over Fabrics) with one subsystem
+// (Options.NQN) whose one namespace, NSID 1, uses the Key Value command
+// set (CSI 1, NVMe KV Command Set Specification 1.0) and is served from an
+// nvmekv.Namespace, normally the emulated namespace (nvmekv/emu): the
+// target parses each capsule, turns a KV command into an nvmekv.Op and
+// runs it with the namespace's Do, so the emulated namespace's command
+// interpreter answers it with its own status codes. The Linux nvme-tcp
+// host connects to it and exposes the namespace as /dev/ngXnY only
+// (drivers/nvme/host/core.c nvme_update_ns_info_generic), where nvmekv's
+// Passthrough drives it with NVME_URING_CMD_IO. `tiercache kvtarget` runs
+// it.
+//
+// What it implements (the sequences of drivers/nvme/host/tcp.c, fabrics.c
+// and core.c in Linux 6.1):
+//
+//   - PDUs: ICReq/ICResp (no digests; PFV 0, CPDA 0, MAXH2CDATA),
+//     CapsuleCmd (in-capsule data up to 8 KiB on admin and Fabrics
+//     commands, InCapsuleBytes on I/O queues), CapsuleResp, C2HData (in
+//     MaxH2CDataBytes pieces, LAST on the final one, then a CapsuleResp),
+//     R2T (one per write, for the whole transfer) and H2CData, C2HTermReq.
+//   - Fabrics: Connect (admin: dynamic controller model, up to
+//     MaxControllers; I/O: QIDs up to the granted queue count, same host),
+//     Property Get (CAP with CSS bits NVM and I/O command sets, VS 2.0,
+//     CC, CSTS) and Set (CC: enable, reset, shutdown with a namespace
+//     Flush).
+//   - Admin: Identify (controller; active namespace lists, general and per
+//     command set; namespace identification descriptors with a UUID and
+//     CSI 1; the command set independent namespace with NSTAT ready; the
+//     KV namespace (CNS 05h CSI 1); the command-set-specific controller
+//     for CSI 0 and 1; the I/O command set combinations, CNS 1Ch), Set and
+//     Get Features (Number of Queues, Async Event Configuration, Keep
+//     Alive Timer, I/O Command Set Profile), Get Log Page (Error, SMART,
+//     Changed Namespace List, Commands Supported and Effects for CSI 0 and
+//     1), Asynchronous Event Request (held: no event is ever reported),
+//     Abort (never aborts) and Keep Alive.
+//   - I/O: Store, Retrieve, List, Delete, Exist and Flush.
+//
+// No KV-specific feature is implemented: the KV Command Set 1.0 text was
+// not available, and nvmekv reads none.
+//
+// # Invariants
+//
+//   - NT1: the answers the Linux 6.1 host checks during connect and scan are
+//     what it needs to keep a CSI 1 namespace: CAP.CSS bit 6, CNTLID equal
+//     to the Connect's, KAS ≠ 0, IOCCSZ ≥ 4, ICDOFF 0, SGLS, a CSI
+//     descriptor of 1, NSTAT ready and a Commands Supported and Effects
+//     log for CSI 1 with nothing beyond CSUPP|LBCC (TestConnectSequence).
+//   - NT2: a held AER never blocks other admin commands; shutdown reports
+//     SHST complete after the namespace is flushed (TestConnectSequence).
+//   - NT3: the nvmekv conformance suite passes through the target: every
+//     KV command and status, List paging, linked chains, values larger
+//     than one Store; writes above the in-capsule limit go by R2T and
+//     H2CData, reads larger than MaxH2CDataBytes by several C2HData
+//     (TestKVConformanceOverTCP).
+//   - NT4: an I/O command that must fail (wrong NSID, unknown opcode, key
+//     length 0 or above 16, value above MaxValueBytes, value size ≠ data
+//     length, incompatible options) gets its status without any R2T, and
+//     changes nothing (TestKVStatusCodes).
+//   - NT5: a PDU that breaks the protocol (before ICReq, bad ICReq, unknown
+//     type, wrong HLEN, PLEN or PDO, digest flags, an oversized capsule,
+//     H2CData for an unknown TTAG or at a wrong offset, more commands than
+//     the queue's size) ends that connection with one C2HTermReq naming
+//     the fatal error status; other connections and the stored data are
+//     unaffected (TestHostileInput); no byte stream makes the target panic
+//     or keeps a connection alive after the host closed it (FuzzPDUStream).
+//   - NT6: a refused Connect leaves the connection usable; no admin command
+//     runs before Connect and CC.EN; a controller over MaxControllers gets
+//     Controller Busy until an admin queue closes (TestConnectRefusals).
+//   - NT7: memory is bounded per connection: at most sqsize+1 commands in
+//     flight (Connect's SQSIZE, at most QueueEntries), each with at most
+//     MaxTransferBytes of data, and a capsule is at most 72 + 8 KiB (or
+//     InCapsuleBytes) bytes; a larger PLEN is refused before anything is
+//     allocated (TestHostileInput).
+//
+// # Caveats
+//
+//   - No digests, no TLS, no authentication: any host that can reach the
+//     port can read and write the namespace. Listen on 127.0.0.1.
+//   - One namespace, no namespace management, no reservations, no
+//     asynchronous events; the Error log is always empty.
+//   - Keep-alive is enforced with slack (KATO × KeepAliveGrace), resetting
+//     on every admin command.
+//   - The List buffer layout and Retrieve DW0 are nvmekv's (see nvmekv's
+//     caveats); the target passes the namespace's answers through.
+package tcptarget

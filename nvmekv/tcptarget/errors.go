@@ -1,0 +1,13 @@
+package tcptarget
+
+import "errors"
+
+var (
+	// ErrClosed: the target is closed.
+	ErrClosed = errors.New("tcptarget: closed")
+	// ErrBadOptions: Options.Validate found a problem.
+	ErrBadOptions = errors.New("tcptarget: invalid options")
+	// ErrProtocol: a host broke the NVMe/TCP protocol; the target answered
+	// with a C2HTermReq and closed that connection.
+	ErrProtocol = errors.New("tcptarget: NVMe/TCP protocol error")
+)

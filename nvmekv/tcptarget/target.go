@@ -1,0 +1,181 @@
+package tcptarget
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+)
+
+// Target is an NVMe/TCP target with one subsystem (Options.NQN) holding
+// one KV namespace (NSID 1, CSI 1) served from Options.Namespace. Each
+// admin queue Connect creates a controller (the dynamic controller model);
+// its I/O queues are further connections. Safe for concurrent use.
+type Target struct {
+	opts Options
+	log  *zap.Logger
+	ctx  context.Context // canceled by Close: stops in-flight namespace commands
+	stop context.CancelFunc
+
+	mu       sync.Mutex
+	closed   bool
+	lns      map[net.Listener]struct{}
+	conns    map[*conn]struct{}
+	ctrls    map[uint16]*controller
+	nextCtrl uint16
+	wg       sync.WaitGroup
+
+	st stats
+}
+
+type stats struct {
+	conns, protoErrs, cmds, reads, writes atomic.Uint64
+}
+
+// Stats are the target's counters.
+type Stats struct {
+	Connections    uint64 // accepted so far
+	ProtocolErrors uint64 // connections ended with a C2HTermReq
+	Commands       uint64 // capsules executed (admin, fabrics and I/O)
+	Reads, Writes  uint64 // KV Retrieve/List and Store/Delete commands
+	Controllers    int    // live now
+}
+
+// New checks opts and returns a target that serves nothing until Serve.
+func New(opts Options) (*Target, error) {
+	opts.EnsureDefaults()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	return &Target{opts: opts, log: opts.Logger, ctx: ctx, stop: stop,
+		lns: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{}, ctrls: map[uint16]*controller{}, nextCtrl: 1}, nil
+}
+
+// NQN is the subsystem NQN hosts connect to.
+func (t *Target) NQN() string { return t.opts.NQN }
+
+// Serve accepts connections on ln until Close (then it returns ErrClosed)
+// or an accept error. Each connection is one queue.
+func (t *Target) Serve(ln net.Listener) error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		ln.Close()
+		return ErrClosed
+	}
+	t.lns[ln] = struct{}{}
+	t.mu.Unlock()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			t.mu.Lock()
+			closed := t.closed
+			delete(t.lns, ln)
+			t.mu.Unlock()
+			if closed {
+				return ErrClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("tcptarget: accept: %w", err)
+		}
+		if tc, ok := nc.(*net.TCPConn); ok {
+			tc.SetNoDelay(true) // the Linux host does the same (nvme_tcp_alloc_queue)
+		}
+		c := newConn(t, nc)
+		t.mu.Lock()
+		if t.closed {
+			t.mu.Unlock()
+			nc.Close()
+			return ErrClosed
+		}
+		t.conns[c] = struct{}{}
+		t.wg.Add(1)
+		t.mu.Unlock()
+		t.st.conns.Add(1)
+		go func() {
+			defer t.wg.Done()
+			c.serve()
+			t.mu.Lock()
+			delete(t.conns, c)
+			t.mu.Unlock()
+		}()
+	}
+}
+
+// Close stops the listeners, closes every connection, waits for their
+// goroutines and in-flight commands. It does not close the namespace.
+// Idempotent.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	var errs []error
+	for ln := range t.lns {
+		if err := ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	for c := range t.conns {
+		c.nc.Close()
+	}
+	t.mu.Unlock()
+	t.stop()
+	t.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Stats returns a snapshot of the counters.
+func (t *Target) Stats() Stats {
+	t.mu.Lock()
+	n := len(t.ctrls)
+	t.mu.Unlock()
+	return Stats{Connections: t.st.conns.Load(), ProtocolErrors: t.st.protoErrs.Load(), Commands: t.st.cmds.Load(),
+		Reads: t.st.reads.Load(), Writes: t.st.writes.Load(), Controllers: n}
+}
+
+// addController creates a controller for an admin queue, or returns nil
+// when MaxControllers are live.
+func (t *Target) addController(admin *conn, hostNQN string, hostID [16]byte, katoMs uint32) *controller {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed || len(t.ctrls) >= t.opts.MaxControllers {
+		return nil
+	}
+	id := t.nextCtrl
+	for t.ctrls[id] != nil || id == 0 || id >= 0xfff0 { // 0xFFF0..0xFFFF are reserved CNTLIDs
+		id++
+		if id >= 0xfff0 {
+			id = 1
+		}
+	}
+	t.nextCtrl = id + 1
+	c := newController(t, id, admin, hostNQN, hostID, katoMs)
+	t.ctrls[id] = c
+	return c
+}
+
+func (t *Target) controller(id uint16) *controller {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ctrls[id]
+}
+
+func (t *Target) dropController(c *controller) {
+	t.mu.Lock()
+	if t.ctrls[c.id] == c {
+		delete(t.ctrls, c.id)
+	}
+	t.mu.Unlock()
+	c.teardown()
+}
