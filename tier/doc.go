@@ -231,8 +231,8 @@
 //     old record are untouched until then: an overwrite queues no delete of
 //     the old copy, its put replaces it); DEL, GETDEL, EXPIRE with a time
 //     past, GETEX with a past time and SET with a past expiry run their
-//     cold delete and a sync first; EXPIRE and PERSIST write the value again
-//     with the new expiry. The key's newest pending version is in its
+//     cold delete and a sync first; EXPIRE, PERSIST and GETEX with a TTL
+//     or PERSIST write the value again with the new expiry. The key's newest pending version is in its
 //     shard's pend map: only the newest pending change publishes, only its
 //     put reaches cold (flushCurrent), and the sweep and lost-copy checks
 //     skip the key meanwhile; a reader that finds the pending version in
@@ -243,6 +243,8 @@
 //     TestWriteThroughDeleteDurableBeforeReply,
 //     TestInterruptedOverwriteKeepsOldValue,
 //     TestWriteThroughErrorChangesNothing, TestModelWriteThroughRestarts,
+//     TestWriteThroughExpiryDurableBeforeReply,
+//     TestWriteThroughExpiryErrorChangesNothing,
 //     and cmd/tiercache TestCrashLoop.
 //   - T29: in writethrough mode the emulated cold store runs Strict: it
 //     copies live records forward instead of reclaiming its oldest region,
@@ -300,9 +302,7 @@
 //     concurrent writers), and a DEL of n keys waits for n cold deletes
 //     (sent together). A DEL of several keys that fails for some of them
 //     answers an error although the others were deleted (there is no
-//     transaction across keys). GETEX with a TTL (or PERSIST) changes the
-//     expiry in memory only, as in drain mode: the cold copy keeps the one
-//     it was written with until the key is written again (T17).
+//     transaction across keys).
 //   - A TTL changed with Expire/Persist/GetEx is not rewritten to a cold
 //     copy while the cache runs (T17): the copy keeps the expiry it was
 //     written with, and an adoption reads that one. It matters after a
