@@ -230,8 +230,9 @@
 //     while readers still see the old one (the entry, its copies and cold's
 //     old record are untouched until then: an overwrite queues no delete of
 //     the old copy, its put replaces it); DEL, GETDEL, EXPIRE with a time
-//     past, GETEX with a past time and SET with a past expiry run their
-//     cold delete and a sync first; EXPIRE, PERSIST and GETEX with a TTL
+//     past, GETEX with a past time, SET with a past expiry and Flush (every
+//     key's, sent together; the keys whose delete failed remain, and Flush
+//     answers an error) run their cold delete and a sync first; EXPIRE, PERSIST and GETEX with a TTL
 //     or PERSIST write the value again with the new expiry. The key's newest pending version is in its
 //     shard's pend map: only the newest pending change publishes, only its
 //     put reaches cold (flushCurrent), and the sweep and lost-copy checks
@@ -245,6 +246,7 @@
 //     TestWriteThroughErrorChangesNothing, TestModelWriteThroughRestarts,
 //     TestWriteThroughExpiryDurableBeforeReply,
 //     TestWriteThroughExpiryErrorChangesNothing,
+//     TestWriteThroughFlushDurableBeforeReply, TestWriteThroughFlushError,
 //     and cmd/tiercache TestCrashLoop.
 //   - T29: in writethrough mode the emulated cold store runs Strict: it
 //     copies live records forward instead of reclaiming its oldest region,

@@ -1,6 +1,7 @@
 package tier
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -501,12 +502,20 @@ func (c *Cache) Len() int {
 // Flush removes every key from every tier (FLUSHALL). A cold store that
 // held data when opened may hold keys this process never touched: it is
 // cleared whole (Cold.Clear), so that they do not come back at the next
-// Open. If that fails, Flush says so and such keys stay readable.
+// Open. If that fails, Flush says so and such keys stay readable. In
+// writethrough mode every key's cold delete is durable before Flush
+// returns; if some fail, Flush returns an error and those keys remain, in
+// memory and in cold (the others are gone), now and after a restart.
 func (c *Cache) Flush() error {
 	c.life.Lock()
 	defer c.life.Unlock()
 	if c.closed {
 		return ErrClosed
+	}
+	if c.writeThrough() {
+		if err := c.flushDurable(); err != nil {
+			return err
+		}
 	}
 	c.quietHot.Store(true)
 	c.hot.rc.Clear()
@@ -528,6 +537,44 @@ func (c *Cache) Flush() error {
 			return fmt.Errorf("tier: flush: clear the cold store of an earlier run's keys (they stay readable): %w", err)
 		}
 		c.coldUnknown.Store(false)
+	}
+	return nil
+}
+
+// flushDurable is Flush's writethrough part (c.life held for writing, so
+// no other call is in flight): every live key's cold delete is run and
+// synced (sent together), and a key leaves memory once its delete is
+// durable. An error says how many keys remain.
+func (c *Cache) flushDurable() error {
+	var ops []*pendOp
+	var first error
+	failed := 0
+	for i := range c.dir.shards {
+		sh := &c.dir.shards[i]
+		sh.mu.Lock()
+		for k, e := range sh.m {
+			if e.state != stateLive {
+				continue
+			}
+			op, err := c.beginPurgeLocked(sh, []byte(k), e)
+			switch {
+			case err != nil:
+				failed++
+				first = cmp.Or(first, err)
+			case op != nil:
+				ops = append(ops, op)
+			}
+		}
+		sh.mu.Unlock()
+	}
+	for _, op := range ops {
+		if err := c.finishPurge(op); err != nil {
+			failed++
+			first = cmp.Or(first, err)
+		}
+	}
+	if first != nil {
+		return fmt.Errorf("tier: flush: %d keys could not be deleted in cold and remain (the others are gone): %w", failed, first)
 	}
 	return nil
 }

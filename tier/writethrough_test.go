@@ -119,8 +119,9 @@ func TestWriteThroughDeleteDurableBeforeReply(t *testing.T) {
 	}
 }
 
-// gatedCold is a Cold whose PutMany stops, for one armed key, until
-// released: the write of that key is in flight when the test "crashes".
+// gatedCold is a Cold whose PutMany, Delete and DeleteMany stop, for one
+// armed key, until released: the write or delete of that key is in flight
+// when the test "crashes".
 type gatedCold struct {
 	Cold
 	mu      sync.Mutex
@@ -135,11 +136,12 @@ func (g *gatedCold) arm(key string) {
 	g.mu.Unlock()
 }
 
-func (g *gatedCold) PutMany(ctx context.Context, items []*flusher.Item) error {
+// hold stops while keys hold the armed key, until it is released.
+func (g *gatedCold) hold(keys ...[]byte) {
 	g.mu.Lock()
 	var reached, release chan struct{}
-	for _, it := range items {
-		if g.key != "" && string(it.Key) == g.key {
+	for _, k := range keys {
+		if g.key != "" && string(k) == g.key {
 			reached, release = g.reached, g.release
 			g.key = ""
 		}
@@ -149,10 +151,22 @@ func (g *gatedCold) PutMany(ctx context.Context, items []*flusher.Item) error {
 		close(reached)
 		<-release
 	}
+}
+
+func (g *gatedCold) PutMany(ctx context.Context, items []*flusher.Item) error {
+	for _, it := range items {
+		g.hold(it.Key)
+	}
 	return g.Cold.PutMany(ctx, items)
 }
 
+func (g *gatedCold) Delete(ctx context.Context, key []byte) error {
+	g.hold(key)
+	return g.Cold.Delete(ctx, key)
+}
+
 func (g *gatedCold) DeleteMany(ctx context.Context, keys [][]byte) []error {
+	g.hold(keys...)
 	return g.Cold.(flusher.ManyDeleter).DeleteMany(ctx, keys)
 }
 
