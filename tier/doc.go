@@ -213,7 +213,8 @@
 //     read: no reader sees both keys or neither, a token renamed between
 //     keys from many goroutines is never lost nor duplicated, and a key
 //     only cold (or an earlier run's store) holds is carried like any
-//     other. With NX (and
+//     other (in writethrough mode both steps are durable first, T28, and a
+//     move waits for a change of either key in flight). With NX (and
 //     Copy without replace) a destination only cold holds is adopted first
 //     and refuses the change. ExpireAtIf and ExpireTime act on the
 //     directory's expiry (T17). Tests: TestKeyspaceModelMemoryTiers,
@@ -232,7 +233,10 @@
 //     the old copy, its put replaces it); DEL, GETDEL, EXPIRE with a time
 //     past, GETEX with a past time, SET with a past expiry and Flush (every
 //     key's, sent together; the keys whose delete failed remain, and Flush
-//     answers an error) run their cold delete and a sync first; EXPIRE, PERSIST and GETEX with a TTL
+//     answers an error) run their cold delete and a sync first; Rename
+//     and Copy write dst and sync, then (Rename) delete src and sync, and
+//     publish both at once; a failed delete of src puts dst back
+//     (carrydurable.go); EXPIRE, PERSIST and GETEX with a TTL
 //     or PERSIST write the value again with the new expiry. The key's newest pending version is in its
 //     shard's pend map: only the newest pending change publishes, only its
 //     put reaches cold (flushCurrent), and the sweep and lost-copy checks
@@ -247,6 +251,9 @@
 //     TestWriteThroughExpiryDurableBeforeReply,
 //     TestWriteThroughExpiryErrorChangesNothing,
 //     TestWriteThroughFlushDurableBeforeReply, TestWriteThroughFlushError,
+//     TestWriteThroughRenameDurableBeforeReply,
+//     TestWriteThroughRenameErrorChangesNothing, TestWriteThroughRenameUndo,
+//     TestConcurrentRenameWriteThrough,
 //     and cmd/tiercache TestCrashLoop.
 //   - T29: in writethrough mode the emulated cold store runs Strict: it
 //     copies live records forward instead of reclaiming its oldest region,

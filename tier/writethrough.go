@@ -73,11 +73,18 @@ func (op *pendOp) await() (latest bool, err error) {
 // latestLocked reports whether op is still its key's newest pending
 // change, and removes its pend record (op.sh.mu held for writing).
 func (op *pendOp) latestLocked() bool {
-	if v, ok := op.sh.pend[viewString(op.key)]; ok && v == op.ver {
+	if op.isLatestLocked() {
 		delete(op.sh.pend, viewString(op.key))
 		return true
 	}
 	return false
+}
+
+// isLatestLocked reports whether op is still its key's newest pending
+// change (op.sh.mu held).
+func (op *pendOp) isLatestLocked() bool {
+	v, ok := op.sh.pend[viewString(op.key)]
+	return ok && v == op.ver
 }
 
 // publishLocked makes a durable change visible (op.sh.mu held for

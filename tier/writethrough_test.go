@@ -3,6 +3,7 @@ package tier
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -121,13 +122,15 @@ func TestWriteThroughDeleteDurableBeforeReply(t *testing.T) {
 
 // gatedCold is a Cold whose PutMany, Delete and DeleteMany stop, for one
 // armed key, until released: the write or delete of that key is in flight
-// when the test "crashes".
+// when the test "crashes". While failDeletes is set, every delete fails
+// (and reaches no store) while writes still succeed.
 type gatedCold struct {
 	Cold
-	mu      sync.Mutex
-	key     string
-	reached chan struct{}
-	release chan struct{}
+	failDeletes atomic.Bool
+	mu          sync.Mutex
+	key         string
+	reached     chan struct{}
+	release     chan struct{}
 }
 
 func (g *gatedCold) arm(key string) {
@@ -160,13 +163,26 @@ func (g *gatedCold) PutMany(ctx context.Context, items []*flusher.Item) error {
 	return g.Cold.PutMany(ctx, items)
 }
 
+// errDeleteFails is what gatedCold's deletes return while failDeletes is set.
+var errDeleteFails = errors.New("test: deletes fail")
+
 func (g *gatedCold) Delete(ctx context.Context, key []byte) error {
 	g.hold(key)
+	if g.failDeletes.Load() {
+		return errDeleteFails
+	}
 	return g.Cold.Delete(ctx, key)
 }
 
 func (g *gatedCold) DeleteMany(ctx context.Context, keys [][]byte) []error {
 	g.hold(keys...)
+	if g.failDeletes.Load() {
+		errs := make([]error, len(keys))
+		for i := range errs {
+			errs[i] = errDeleteFails
+		}
+		return errs
+	}
 	return g.Cold.(flusher.ManyDeleter).DeleteMany(ctx, keys)
 }
 

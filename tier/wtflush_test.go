@@ -39,7 +39,7 @@ func TestWriteThroughFlushDurableBeforeReply(t *testing.T) {
 		}
 		crashed = crashCopy(t, dir)
 		close(g.release)
-	case <-time.After(time.Second): // still waiting for the held delete, as it must
+	case <-time.After(300 * time.Millisecond): // still waiting for the held delete, as it must
 		close(g.release)
 		if err := <-done; err != nil {
 			t.Fatal(err)
