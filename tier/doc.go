@@ -253,7 +253,8 @@
 //     TestWriteThroughFlushDurableBeforeReply, TestWriteThroughFlushError,
 //     TestWriteThroughRenameDurableBeforeReply,
 //     TestWriteThroughRenameErrorChangesNothing, TestWriteThroughRenameUndo,
-//     TestConcurrentRenameWriteThrough,
+//     TestConcurrentRenameWriteThrough, TestWriteThroughMultiKeyReadOnly,
+//     TestWriteThroughPartialDelete, TestMSetChecksEveryPairFirst,
 //     and cmd/tiercache TestCrashLoop.
 //   - T29: in writethrough mode the emulated cold store runs Strict: it
 //     copies live records forward instead of reclaiming its oldest region,
@@ -309,9 +310,12 @@
 //     neither (T28).
 //   - Writethrough costs a device sync per change (group-committed across
 //     concurrent writers), and a DEL of n keys waits for n cold deletes
-//     (sent together). A DEL of several keys that fails for some of them
-//     answers an error although the others were deleted (there is no
-//     transaction across keys).
+//     (sent together, as are MSET's writes). There is no transaction across
+//     keys: once the store turned read-only DEL, MSET and FLUSHALL answer
+//     ErrColdReadOnly and change nothing, but a failure that first shows
+//     during one of them leaves the keys whose change was durable changed
+//     and the others unchanged, and the error (*PartialError) says how
+//     many of each.
 //   - A TTL changed with Expire/Persist/GetEx is not rewritten to a cold
 //     copy while the cache runs (T17): the copy keeps the expiry it was
 //     written with, and an adoption reads that one. It matters after a

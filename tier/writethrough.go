@@ -146,17 +146,6 @@ func (c *Cache) finishPurge(op *pendOp) error {
 	return nil
 }
 
-// finishPurges finishes every op, and returns the first error.
-func (c *Cache) finishPurges(ops []*pendOp) error {
-	var first error
-	for _, op := range ops {
-		if err := c.finishPurge(op); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
 // setDurable is set's writethrough path once its conditions held (sh.mu
 // held for writing, released on return): the value is written to cold and
 // synced, and only then placed in memory and published at its version. A

@@ -123,11 +123,13 @@ func TestWriteThroughDeleteDurableBeforeReply(t *testing.T) {
 // gatedCold is a Cold whose PutMany, Delete and DeleteMany stop, for one
 // armed key, until released: the write or delete of that key is in flight
 // when the test "crashes". While failDeletes is set, every delete fails
-// (and reaches no store) while writes still succeed.
+// (and reaches no store) while writes still succeed; failPrefix makes the
+// deletes of the keys it begins fail.
 type gatedCold struct {
 	Cold
 	failDeletes atomic.Bool
 	mu          sync.Mutex
+	failPrefix  string
 	key         string
 	reached     chan struct{}
 	release     chan struct{}
@@ -166,9 +168,16 @@ func (g *gatedCold) PutMany(ctx context.Context, items []*flusher.Item) error {
 // errDeleteFails is what gatedCold's deletes return while failDeletes is set.
 var errDeleteFails = errors.New("test: deletes fail")
 
+// failsDelete reports whether the delete of key is to fail.
+func (g *gatedCold) failsDelete(key []byte) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.failDeletes.Load() || g.failPrefix != "" && bytes.HasPrefix(key, []byte(g.failPrefix))
+}
+
 func (g *gatedCold) Delete(ctx context.Context, key []byte) error {
 	g.hold(key)
-	if g.failDeletes.Load() {
+	if g.failsDelete(key) {
 		return errDeleteFails
 	}
 	return g.Cold.Delete(ctx, key)
@@ -176,14 +185,22 @@ func (g *gatedCold) Delete(ctx context.Context, key []byte) error {
 
 func (g *gatedCold) DeleteMany(ctx context.Context, keys [][]byte) []error {
 	g.hold(keys...)
-	if g.failDeletes.Load() {
-		errs := make([]error, len(keys))
-		for i := range errs {
+	errs := make([]error, len(keys))
+	var pass [][]byte
+	var at []int
+	for i, k := range keys {
+		if g.failsDelete(k) {
 			errs[i] = errDeleteFails
+		} else {
+			pass, at = append(pass, k), append(at, i)
 		}
-		return errs
 	}
-	return g.Cold.(flusher.ManyDeleter).DeleteMany(ctx, keys)
+	if len(pass) > 0 {
+		for j, err := range g.Cold.(flusher.ManyDeleter).DeleteMany(ctx, pass) {
+			errs[at[j]] = err
+		}
+	}
+	return errs
 }
 
 func (g *gatedCold) Sync(ctx context.Context) error { return g.Cold.(flusher.Syncer).Sync(ctx) }
