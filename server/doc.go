@@ -139,7 +139,12 @@
 //     read buffer goes back before the connection waits for input
 //     (outConn.WaitReadable peeks at the socket, holding nothing). A
 //     command's arguments cost 8 bytes of span and the 24-byte slice
-//     handed to the command each; after a command of more than 4096
+//     handed to the command each, and their bytes are received once: a
+//     read buffer whose first half or more holds arguments of the command
+//     is kept as a chunk when it fills, and the command goes on in a new
+//     buffer of its size, instead of being copied into one twice as large;
+//     spans grow in blocks of 8192 (TestReaderChunksKeepArguments). After a
+//     command of more than 4096
 //     arguments, or a grown read buffer, the connection keeps none of it.
 //     Once 16 MiB of such buffers (or closed connections, 16 KiB each) were
 //     let go and a second passed without more, the free heap pages are

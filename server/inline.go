@@ -122,7 +122,7 @@ func (rd *Reader) splitInline(i, end int) error {
 		if i < end && !isSpace(b[i]) {
 			return protoErr("unbalanced quotes in request") // closing quote must be followed by a space
 		}
-		rd.spans = append(rd.spans, span{off: int32(start), end: int32(out)}) // at most MaxInlineBytes/2 of them
+		rd.spans = append(rd.spans, span{off: int32(rd.base + start), end: int32(rd.base + out)}) // at most MaxInlineBytes/2 of them
 	}
 }
 

@@ -51,6 +51,9 @@ type Reader struct {
 	n       int  // declared argument count of the current command; -1 unknown
 	skipped bool // inline() consumed an empty line
 	spans   []span
+	blocks  [][]span // full blocks of spanBlock spans before spans
+	base    int      // the command's offset of buf[0] (spans hold command offsets)
+	retired []chunk  // earlier buffers of the current command, in order
 	args    [][]byte
 	bigs    [][]byte
 	query   int // bytes of the current command held in bigs
@@ -60,11 +63,25 @@ type Reader struct {
 // Reads counts the reads from the underlying reader so far.
 func (rd *Reader) Reads() uint64 { return rd.reads }
 
-// span is where an argument is: buf[off:end], or, when off < 0,
-// bigs[-off-1][:end]. 8 bytes, so a command of a million arguments costs
-// 8 MB of spans (and 24 MB of the [][]byte handed to the command).
+// span is where an argument is: at command offsets off:end (in buf, or in
+// one of the retired chunks), or, when off < 0, bigs[-off-1][:end]. 8
+// bytes, so a command of a million arguments costs 8 MB of spans (and 24 MB
+// of the [][]byte handed to the command).
 type span struct {
 	off, end int32
+}
+
+// spanBlock is how many spans one block holds: a command's spans grow by
+// doubling up to one block, then block by block, so a million of them
+// leave no garbage copies behind.
+const spanBlock = 8192
+
+// chunk is a buffer a command's arguments filled before it was complete,
+// kept as it was instead of copied into a larger buffer (fill): b[i] is at
+// command offset base+i.
+type chunk struct {
+	base int
+	b    []byte
 }
 
 // idleReader is a connection that can tell whether input has arrived
@@ -168,10 +185,20 @@ func (rd *Reader) startCommand() {
 	rd.n = -1
 	dropped := 0
 	rd.spans = rd.spans[:0]
-	if cap(rd.spans) > bigArgs {
-		dropped += 8 * cap(rd.spans)
+	if cap(rd.spans) > bigArgs || len(rd.blocks) > 0 {
+		dropped += 8 * (cap(rd.spans) + len(rd.blocks)*spanBlock)
 		rd.spans = nil
+		clear(rd.blocks)
+		rd.blocks = rd.blocks[:0]
 	}
+	if len(rd.retired) > 0 {
+		for _, ch := range rd.retired {
+			dropped += cap(ch.b)
+		}
+		clear(rd.retired)
+		rd.retired = rd.retired[:0]
+	}
+	rd.base = 0
 	// The last command's arguments must not keep its buffers alive (a
 	// 64 MiB value in bigs, a grown buf).
 	clear(rd.args)
@@ -205,20 +232,42 @@ func (rd *Reader) Release() {
 }
 
 func (rd *Reader) finish() [][]byte {
-	if cap(rd.args) < len(rd.spans) {
-		rd.args = make([][]byte, 0, len(rd.spans)) // exactly: no doubling for a million arguments
+	if n := rd.nspans(); cap(rd.args) < n {
+		rd.args = make([][]byte, 0, n) // exactly: no doubling for a million arguments
 	}
 	rd.args = rd.args[:0]
-	for _, s := range rd.spans {
-		if s.off < 0 {
-			rd.args = append(rd.args, rd.bigs[-s.off-1][:s.end:s.end])
-		} else {
-			rd.args = append(rd.args, rd.buf[s.off:s.end:s.end])
-		}
+	ci := 0 // the retired chunk the next span in one may be in (spans come in order)
+	for _, blk := range rd.blocks {
+		ci = rd.appendArgs(blk, ci)
 	}
+	rd.appendArgs(rd.spans, ci)
 	rd.r = rd.p
 	return rd.args
 }
+
+// appendArgs appends the arguments spans name to args; ci is the first
+// retired chunk a span may be in, and the one after the last returned.
+func (rd *Reader) appendArgs(spans []span, ci int) int {
+	for _, s := range spans {
+		switch {
+		case s.off < 0:
+			rd.args = append(rd.args, rd.bigs[-s.off-1][:s.end:s.end])
+		case int(s.off) >= rd.base:
+			rd.args = append(rd.args, rd.buf[int(s.off)-rd.base:int(s.end)-rd.base:int(s.end)-rd.base])
+		default:
+			for int(s.off) >= rd.retired[ci].base+len(rd.retired[ci].b) {
+				ci++
+			}
+			ch := rd.retired[ci]
+			lo, hi := int(s.off)-ch.base, int(s.end)-ch.base
+			rd.args = append(rd.args, ch.b[lo:hi:hi])
+		}
+	}
+	return ci
+}
+
+// nspans is the number of arguments parsed so far.
+func (rd *Reader) nspans() int { return len(rd.blocks)*spanBlock + len(rd.spans) }
 
 // parse advances over what is buffered; done reports a complete command.
 // When it needs more bytes it leaves p at a point it can resume from.
@@ -257,7 +306,7 @@ func (rd *Reader) parse() (done bool, err error) {
 				rd.spans = make([]span, 0, min(rd.n, 1024)) // never sized by the declared count alone
 			}
 		}
-		for len(rd.spans) < rd.n {
+		for rd.nspans() < rd.n {
 			if rd.p >= rd.w {
 				return false, nil
 			}
@@ -291,22 +340,26 @@ func (rd *Reader) parse() (done bool, err error) {
 			if rd.buf[rd.p+n] != '\r' || rd.buf[rd.p+n+1] != '\n' {
 				return false, protoErr("bulk string is not terminated by CRLF")
 			}
-			rd.addSpan(span{off: int32(rd.p), end: int32(rd.p + n)})
+			rd.addSpan(span{off: int32(rd.base + rd.p), end: int32(rd.base + rd.p + n)})
 			rd.p += n + 2
 		}
 		return true, nil
 	}
 }
 
-// addSpan appends sp, doubling the spans' capacity up to the declared
-// count when full (append grows a large slice by a quarter, which leaves
-// four times the final size behind as garbage on the way to a million
-// arguments; doubling leaves once).
+// addSpan appends sp. Full spans double their capacity up to spanBlock
+// (and the declared count), then go to blocks and a new block starts, so
+// the spans of a million arguments are allocated once, never copied.
 func (rd *Reader) addSpan(sp span) {
 	if len(rd.spans) == cap(rd.spans) {
-		ns := make([]span, len(rd.spans), max(16, min(2*cap(rd.spans), rd.n)))
-		copy(ns, rd.spans)
-		rd.spans = ns
+		if cap(rd.spans) >= spanBlock {
+			rd.blocks = append(rd.blocks, rd.spans)
+			rd.spans = make([]span, 0, max(1, min(spanBlock, rd.n-rd.nspans())))
+		} else {
+			ns := make([]span, len(rd.spans), max(16, min(2*cap(rd.spans), spanBlock, rd.n)))
+			copy(ns, rd.spans)
+			rd.spans = ns
+		}
 	}
 	rd.spans = append(rd.spans, sp)
 }
@@ -397,20 +450,25 @@ func copyYielding(dst, src []byte) {
 	copy(dst, src)
 }
 
-// fill reads more bytes, compacting and (as bytes arrive) growing the buffer.
+// fill reads more bytes, compacting and (as bytes arrive) growing the
+// buffer. A full buffer whose first half or more holds arguments of the
+// command being read is kept as it is (retired) and the command goes on in
+// a new buffer of the same size, instead of being copied into one of twice
+// the size: a command of a million small arguments takes its bytes once,
+// not once per doubling plus the copies left behind.
 func (rd *Reader) fill() error {
+	if rd.buf != nil && rd.w == len(rd.buf) && rd.p-rd.r >= len(rd.buf)/2 {
+		if err := rd.retire(); err != nil {
+			return err
+		}
+	}
 	if rd.r > 0 {
 		shift := rd.r
 		copy(rd.buf, rd.buf[rd.r:rd.w])
 		rd.w -= shift
 		rd.p -= shift
 		rd.r = 0
-		for i := range rd.spans {
-			if rd.spans[i].off >= 0 {
-				rd.spans[i].off -= int32(shift)
-				rd.spans[i].end -= int32(shift)
-			}
-		}
+		rd.base += shift // the spans keep their offsets
 	}
 	if rd.buf == nil {
 		rd.buf = rd.pool.get()
@@ -440,6 +498,21 @@ func (rd *Reader) fill() error {
 		}
 		return err
 	}
+	return nil
+}
+
+// retire keeps the full buffer's parsed part, buf[:p], for the arguments
+// in it, and moves what follows p to a new buffer of the same size.
+func (rd *Reader) retire() error {
+	rd.query += rd.p - rd.r
+	if rd.query+(rd.w-rd.p) >= rd.maxQuery {
+		return protoErr("query buffer limit exceeded")
+	}
+	rd.retired = append(rd.retired, chunk{base: rd.base, b: rd.buf[:rd.p]})
+	nb := make([]byte, len(rd.buf))
+	rd.w = copy(nb, rd.buf[rd.p:rd.w])
+	rd.base += rd.p
+	rd.buf, rd.r, rd.p = nb, 0, 0
 	return nil
 }
 

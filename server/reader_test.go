@@ -3,7 +3,9 @@ package server
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -183,5 +185,71 @@ func BenchmarkReaderPipeline(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// chunkyReader returns at most a random 1 to max bytes per Read.
+type chunkyReader struct {
+	r   io.Reader
+	rnd *rand.Rand
+	max int
+}
+
+func (c *chunkyReader) Read(p []byte) (int, error) {
+	return c.r.Read(p[:min(len(p), 1+c.rnd.IntN(c.max))])
+}
+
+// TestReaderChunksKeepArguments: commands of many arguments that fill the
+// buffer many times over (so their filled buffers are kept as chunks, not
+// copied), mixed with arguments larger than the buffer, bulks large enough
+// to be read on their own, inline commands and pipelined small ones, read
+// through random short reads: every argument comes out as sent.
+func TestReaderChunksKeepArguments(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(18, 6))
+	var in bytes.Buffer
+	var want [][]string
+	for c := 0; c < 60; c++ {
+		if c%7 == 3 {
+			in.WriteString("SET inline \"v a l\"\r\n")
+			want = append(want, []string{"SET", "inline", "v a l"})
+			continue
+		}
+		n := 1 + rnd.IntN(3000)
+		args := []string{"EXISTS"}
+		for i := 0; i < n; i++ {
+			var a string
+			switch r := rnd.IntN(1000); {
+			case r < 2:
+				a = strings.Repeat(string(rune('A'+i%26)), 70<<10+rnd.IntN(1000)) // read on its own
+			case r < 20:
+				a = strings.Repeat(string(rune('a'+i%26)), 1000+rnd.IntN(4000)) // larger than the buffer
+			default:
+				a = fmt.Sprint("k", c, ":", i)
+			}
+			args = append(args, a)
+		}
+		fmt.Fprintf(&in, "*%d\r\n", len(args))
+		for _, a := range args {
+			fmt.Fprintf(&in, "$%d\r\n%s\r\n", len(a), a)
+		}
+		want = append(want, args)
+	}
+	rd := NewReader(&chunkyReader{r: &in, rnd: rnd, max: 3000}, ReaderLimits{BufferBytes: 1024, MaxArgs: 10000})
+	for c, w := range want {
+		args, err := rd.ReadCommand()
+		if err != nil {
+			t.Fatalf("command %d: %v", c, err)
+		}
+		if len(args) != len(w) {
+			t.Fatalf("command %d: %d arguments, want %d", c, len(args), len(w))
+		}
+		for i := range w {
+			if string(args[i]) != w[i] {
+				t.Fatalf("command %d, argument %d: %d bytes %.20q, want %d bytes %.20q", c, i, len(args[i]), args[i], len(w[i]), w[i])
+			}
+		}
+	}
+	if _, err := rd.ReadCommand(); err != io.EOF {
+		t.Fatalf("end of stream: %v", err)
 	}
 }

@@ -213,7 +213,8 @@
 //     read: no reader sees both keys or neither, a token renamed between
 //     keys from many goroutines is never lost nor duplicated, and a key
 //     only cold (or an earlier run's store) holds is carried like any
-//     other. With NX (and
+//     other (in writethrough mode both steps are durable first, T28, and a
+//     move waits for a change of either key in flight). With NX (and
 //     Copy without replace) a destination only cold holds is adopted first
 //     and refuses the change. ExpireAtIf and ExpireTime act on the
 //     directory's expiry (T17). Tests: TestKeyspaceModelMemoryTiers,
@@ -230,9 +231,13 @@
 //     while readers still see the old one (the entry, its copies and cold's
 //     old record are untouched until then: an overwrite queues no delete of
 //     the old copy, its put replaces it); DEL, GETDEL, EXPIRE with a time
-//     past, GETEX with a past time and SET with a past expiry run their
-//     cold delete and a sync first; EXPIRE and PERSIST write the value again
-//     with the new expiry. The key's newest pending version is in its
+//     past, GETEX with a past time, SET with a past expiry and Flush (every
+//     key's, sent together; the keys whose delete failed remain, and Flush
+//     answers an error) run their cold delete and a sync first; Rename
+//     and Copy write dst and sync, then (Rename) delete src and sync, and
+//     publish both at once; a failed delete of src puts dst back
+//     (carrydurable.go); EXPIRE, PERSIST and GETEX with a TTL
+//     or PERSIST write the value again with the new expiry. The key's newest pending version is in its
 //     shard's pend map: only the newest pending change publishes, only its
 //     put reaches cold (flushCurrent), and the sweep and lost-copy checks
 //     skip the key meanwhile; a reader that finds the pending version in
@@ -243,6 +248,13 @@
 //     TestWriteThroughDeleteDurableBeforeReply,
 //     TestInterruptedOverwriteKeepsOldValue,
 //     TestWriteThroughErrorChangesNothing, TestModelWriteThroughRestarts,
+//     TestWriteThroughExpiryDurableBeforeReply,
+//     TestWriteThroughExpiryErrorChangesNothing,
+//     TestWriteThroughFlushDurableBeforeReply, TestWriteThroughFlushError,
+//     TestWriteThroughRenameDurableBeforeReply,
+//     TestWriteThroughRenameErrorChangesNothing, TestWriteThroughRenameUndo,
+//     TestConcurrentRenameWriteThrough, TestWriteThroughMultiKeyReadOnly,
+//     TestWriteThroughPartialDelete, TestMSetChecksEveryPairFirst,
 //     and cmd/tiercache TestCrashLoop.
 //   - T29: in writethrough mode the emulated cold store runs Strict: it
 //     copies live records forward instead of reclaiming its oldest region,
@@ -298,11 +310,12 @@
 //     neither (T28).
 //   - Writethrough costs a device sync per change (group-committed across
 //     concurrent writers), and a DEL of n keys waits for n cold deletes
-//     (sent together). A DEL of several keys that fails for some of them
-//     answers an error although the others were deleted (there is no
-//     transaction across keys). GETEX with a TTL (or PERSIST) changes the
-//     expiry in memory only, as in drain mode: the cold copy keeps the one
-//     it was written with until the key is written again (T17).
+//     (sent together, as are MSET's writes). There is no transaction across
+//     keys: once the store turned read-only DEL, MSET and FLUSHALL answer
+//     ErrColdReadOnly and change nothing, but a failure that first shows
+//     during one of them leaves the keys whose change was durable changed
+//     and the others unchanged, and the error (*PartialError) says how
+//     many of each.
 //   - A TTL changed with Expire/Persist/GetEx is not rewritten to a cold
 //     copy while the cache runs (T17): the copy keeps the expiry it was
 //     written with, and an adoption reads that one. It matters after a

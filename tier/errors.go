@@ -1,6 +1,9 @@
 package tier
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 var (
 	// ErrClosed is returned by every method called after Close.
@@ -21,4 +24,25 @@ var (
 	// value cannot be read (a cold device error, counted and logged) while
 	// the key keeps its version: nothing is changed.
 	ErrSourceUnreadable = errors.New("tier: the source key's value cannot be read (cold device error); nothing was changed")
+	// ErrColdReadOnly is returned, in writethrough mode, by a change of
+	// several keys (DEL, MSET, FLUSHALL) once the cold store reported a
+	// write error and takes no more writes: nothing was changed.
+	ErrColdReadOnly = errors.New("tier: the cold store takes no more writes (a write failed; read-only until restart); nothing was changed")
 )
+
+// PartialError is returned, in writethrough mode, by a change of several
+// keys (Delete, MSet, Flush) whose cold writes or deletes failed for some
+// keys and not for others: Failed keys are unchanged, in memory and in
+// cold, and Done keys were changed durably. There is no transaction across
+// keys; Err is the first failure.
+type PartialError struct {
+	Op           string // "DEL", "MSET", "FLUSHALL"
+	Done, Failed int
+	Err          error
+}
+
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("tier: %s changed %d keys, and %d could not be made durable in cold and are unchanged: %v", e.Op, e.Done, e.Failed, e.Err)
+}
+
+func (e *PartialError) Unwrap() error { return e.Err }

@@ -33,19 +33,20 @@ type Expiry struct {
 // GetDel appends key's value to dst and deletes the key, in one step (T16):
 // the value returned is the version deleted.
 func (c *Cache) GetDel(dst, key []byte) ([]byte, bool, error) {
-	return c.getThen(dst, key, func(sh *shard, e *entry, now int64) (*pendOp, error) {
+	return c.getThen(dst, key, func(sh *shard, e *entry, now int64, _ []byte) (*pendOp, error) {
 		return c.beginPurgeLocked(sh, key, e)
 	})
 }
 
 // GetEx appends key's value to dst and changes its expiry, in one step
 // (T16). An expiry at or before now deletes the key (the value is still
-// returned), as EXPIREAT does.
+// returned), as EXPIREAT does. In writethrough mode the value is written
+// again with its new expiry, durably, before the call returns (T28).
 func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 	if x == (Expiry{}) {
 		return c.Get(dst, key)
 	}
-	return c.getThen(dst, key, func(sh *shard, e *entry, now int64) (*pendOp, error) {
+	return c.getThen(dst, key, func(sh *shard, e *entry, now int64, v []byte) (*pendOp, error) {
 		var exp int64
 		switch {
 		case x.Persist:
@@ -59,6 +60,10 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 		}
 		if exp != 0 && exp <= now {
 			return c.beginPurgeLocked(sh, key, e)
+		}
+		if c.writeThrough() { // the cold copy carries the expiry (T28)
+			k, nv, alloc := joinKV(key, v)
+			return c.beginSetLocked(sh, key, k, nv, alloc, exp, e.kind)
 		}
 		e.retime(exp)
 		return nil, nil
@@ -138,10 +143,11 @@ func (c *Cache) versionIs(sh *shard, key []byte, ver uint64) bool {
 // write lock if the entry still has the version read (versions only grow,
 // so an unchanged version means no write came in between): the read and f
 // act on one version as one step. A write in between makes it read again,
-// up to getThenTries times. A delete f begins (writethrough) is finished
-// after the lock is released; if it fails, the key is unchanged and the
-// error is returned instead of the value.
-func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64) (*pendOp, error)) ([]byte, bool, error) {
+// up to getThenTries times; f is given the value read. A durable change f
+// begins (writethrough) is finished after the lock is released; if it
+// fails, the key is unchanged and the error is returned instead of the
+// value.
+func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64, v []byte) (*pendOp, error)) ([]byte, bool, error) {
 	if len(key) == 0 {
 		return dst, false, ErrEmptyKey
 	}
@@ -173,7 +179,7 @@ func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64) 
 		e = sh.m[viewString(key)]
 		now := c.now()
 		if e != nil && e.ver == ver && e.live(now) {
-			op, err := f(sh, e, now)
+			op, err := f(sh, e, now, v[len(dst):])
 			sh.mu.Unlock()
 			if err == nil {
 				err = c.finishPurge(op)

@@ -3,6 +3,7 @@ package tier
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // Rename gives src's value, expiry and kind to dst and deletes src, in one step
@@ -53,7 +54,7 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 	slo, _ := hashKey(src)
 	dlo, _ := hashKey(dst)
 	ssh, dsh := c.dir.shard(slo), c.dir.shard(dlo)
-	unreadable := 0
+	unreadable, waits := 0, 0
 	var buf []byte
 	for try := 0; try < getThenTries; try++ {
 		e := c.lockEntry(ssh, src, false, true)
@@ -81,6 +82,14 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 		// Without overwrite, a dst only an earlier run's cold store (or
 		// cold alone, T15) holds must be seen: adopt it first.
 		known := !overwrite && c.coldUnknown.Load() && c.known(dst)
+		// A durable move may have to put dst back as it was (carryDurable).
+		var prior carryPrior
+		if move && c.writeThrough() {
+			var ok bool
+			if prior, ok = c.readPrior(dst, dlo, dsh); !ok {
+				continue
+			}
+		}
 		k, nv, alloc := joinKV(dst, v)
 		lockShards(ssh, dsh, slo>>56 < dlo>>56)
 		now := c.now()
@@ -96,6 +105,27 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 		case known && ed == nil:
 			unlockShards(ssh, dsh)
 			continue // dst forgotten again before the lock (T15): adopt it again
+		case move && c.writeThrough() && !prior.matches(ed, now):
+			unlockShards(ssh, dsh)
+			continue // dst was written since its state was read: read it again
+		}
+		if c.writeThrough() {
+			if ssh.pendingLocked(src) || dsh.pendingLocked(dst) {
+				// A change of either key is in flight (another move's
+				// among them): wait for it, then read again.
+				unlockShards(ssh, dsh)
+				if waits++; waits > carryWaits {
+					return true, false, ErrKeyBusy
+				}
+				time.Sleep(carryPoll)
+				try--
+				continue
+			}
+			done, err := c.carryDurable(ssh, dsh, slo>>56 < dlo>>56, src, dst, ver, k, nv, alloc, es.exp, es.kind, move, overwrite, prior)
+			if done {
+				c.throttle()
+			}
+			return true, done, err
 		}
 		// Everything the entry says about the value goes with it: its
 		// expiry and kind (the size is v's).
@@ -117,6 +147,14 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 	}
 	return true, false, ErrKeyBusy
 }
+
+// carryPoll is how long a writethrough carry waits for a change of its
+// keys in flight before it reads again, at most carryWaits times (a
+// device sync is a few milliseconds).
+const (
+	carryPoll  = 200 * time.Microsecond
+	carryWaits = 10000
+)
 
 // lockShards write-locks a and b, the lower shard first (aFirst: a is
 // the lower; directory.shard picks a shard by the hash's top byte), so

@@ -1,6 +1,7 @@
 package tier
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -286,8 +287,24 @@ func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
 	sh.epoch++
 }
 
-// MSet stores every pair (no NX/XX); it stops at the first error.
+// MSet stores every pair (no NX/XX). Every pair is checked first (an
+// empty key or a value over MaxValue stores nothing). In writethrough mode
+// the pairs are written together and each is published once durable; an
+// error is ErrColdReadOnly (nothing stored) or a *PartialError naming how
+// many pairs were stored. Otherwise it stops at the first failing Set
+// (ErrNoSpace, or a cold write of a value warm cannot hold).
 func (c *Cache) MSet(kvs [][2][]byte) error {
+	for _, kv := range kvs {
+		switch {
+		case len(kv[0]) == 0:
+			return ErrEmptyKey
+		case len(kv[1]) > c.o.MaxValue:
+			return fmt.Errorf("%w: %d bytes, the limit is %d; nothing was stored", ErrTooLarge, len(kv[1]), c.o.MaxValue)
+		}
+	}
+	if c.writeThrough() {
+		return c.msetDurable(kvs)
+	}
 	for _, kv := range kvs {
 		if _, err := c.Set(kv[0], kv[1], SetOptions{}); err != nil {
 			return err
@@ -296,17 +313,62 @@ func (c *Cache) MSet(kvs [][2][]byte) error {
 	return nil
 }
 
+// msetDurable is MSet in writethrough mode: every pair's durable write is
+// begun (so they share syncs), then each is published once durable.
+func (c *Cache) msetDurable(kvs [][2][]byte) error {
+	if !c.enter() {
+		return ErrClosed
+	}
+	defer c.exit()
+	if c.coldReadOnly.Load() {
+		return ErrColdReadOnly
+	}
+	ops := make([]*pendOp, 0, len(kvs))
+	pe := &PartialError{Op: "MSET"}
+	for _, kv := range kvs {
+		lo, _ := hashKey(kv[0])
+		sh := c.dir.shard(lo)
+		k, v, alloc := joinKV(kv[0], kv[1])
+		sh.mu.Lock()
+		op, err := c.beginSetLocked(sh, k, k, v, alloc, 0, KindString)
+		sh.mu.Unlock()
+		if err != nil {
+			pe.Failed++
+			pe.Err = cmp.Or(pe.Err, err)
+			continue
+		}
+		ops = append(ops, op)
+	}
+	for _, op := range ops {
+		if err := c.finishPurge(op); err != nil {
+			pe.Failed++
+			pe.Err = cmp.Or(pe.Err, err)
+		} else {
+			pe.Done++
+		}
+	}
+	if pe.Failed > 0 {
+		return pe
+	}
+	return nil
+}
+
 // Delete removes keys and returns how many existed. In writethrough mode
-// it returns once every delete is durable in cold; if one cannot be made
-// durable it returns an error, and that key is left as it was (T28).
+// it returns once every delete is durable in cold (they are sent
+// together); an error is ErrColdReadOnly (nothing deleted) or a
+// *PartialError: the keys whose delete failed are left as they were, the
+// others are deleted (T28).
 func (c *Cache) Delete(keys ...[]byte) (int, error) {
 	if !c.enter() {
 		return 0, ErrClosed
 	}
 	defer c.exit()
+	if c.writeThrough() && c.coldReadOnly.Load() {
+		return 0, ErrColdReadOnly
+	}
 	n := 0
 	var ops []*pendOp
-	var first error
+	pe := &PartialError{Op: "DEL"}
 	for _, key := range keys {
 		if len(key) == 0 {
 			continue
@@ -343,15 +405,20 @@ func (c *Cache) Delete(keys ...[]byte) (int, error) {
 		if op != nil {
 			ops = append(ops, op)
 		}
-		if err != nil && first == nil {
-			first = err
+		if err != nil {
+			pe.Failed++
+			pe.Err = cmp.Or(pe.Err, err)
 		}
 	}
-	if err := c.finishPurges(ops); err != nil && first == nil {
-		first = err
+	for _, op := range ops {
+		if err := c.finishPurge(op); err != nil {
+			pe.Failed++
+			pe.Err = cmp.Or(pe.Err, err)
+		}
 	}
-	if first != nil {
-		return 0, first
+	if pe.Failed > 0 {
+		pe.Done = max(n-pe.Failed, 0)
+		return 0, pe
 	}
 	return n, nil
 }
@@ -501,12 +568,20 @@ func (c *Cache) Len() int {
 // Flush removes every key from every tier (FLUSHALL). A cold store that
 // held data when opened may hold keys this process never touched: it is
 // cleared whole (Cold.Clear), so that they do not come back at the next
-// Open. If that fails, Flush says so and such keys stay readable.
+// Open. If that fails, Flush says so and such keys stay readable. In
+// writethrough mode every key's cold delete is durable before Flush
+// returns; if some fail, Flush returns an error and those keys remain, in
+// memory and in cold (the others are gone), now and after a restart.
 func (c *Cache) Flush() error {
 	c.life.Lock()
 	defer c.life.Unlock()
 	if c.closed {
 		return ErrClosed
+	}
+	if c.writeThrough() {
+		if err := c.flushDurable(); err != nil {
+			return err
+		}
 	}
 	c.quietHot.Store(true)
 	c.hot.rc.Clear()
@@ -528,6 +603,50 @@ func (c *Cache) Flush() error {
 			return fmt.Errorf("tier: flush: clear the cold store of an earlier run's keys (they stay readable): %w", err)
 		}
 		c.coldUnknown.Store(false)
+	}
+	return nil
+}
+
+// flushDurable is Flush's writethrough part (c.life held for writing, so
+// no other call is in flight): every live key's cold delete is run and
+// synced (sent together), and a key leaves memory once its delete is
+// durable. An error says how many keys remain.
+func (c *Cache) flushDurable() error {
+	if c.coldReadOnly.Load() {
+		return ErrColdReadOnly
+	}
+	var ops []*pendOp
+	pe := &PartialError{Op: "FLUSHALL"}
+	for i := range c.dir.shards {
+		sh := &c.dir.shards[i]
+		sh.mu.Lock()
+		for k, e := range sh.m {
+			if e.state != stateLive {
+				continue
+			}
+			op, err := c.beginPurgeLocked(sh, []byte(k), e)
+			switch {
+			case err != nil:
+				pe.Failed++
+				pe.Err = cmp.Or(pe.Err, err)
+			case op != nil:
+				ops = append(ops, op)
+			default:
+				pe.Done++
+			}
+		}
+		sh.mu.Unlock()
+	}
+	for _, op := range ops {
+		if err := c.finishPurge(op); err != nil {
+			pe.Failed++
+			pe.Err = cmp.Or(pe.Err, err)
+		} else {
+			pe.Done++
+		}
+	}
+	if pe.Failed > 0 {
+		return pe
 	}
 	return nil
 }

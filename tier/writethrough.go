@@ -30,13 +30,15 @@ func (c *Cache) writeThrough() bool {
 	return c.o.Durability == DurabilityWriteThrough && c.fl != nil
 }
 
-// pendOp is a writethrough change in flight: its Sync flusher item, and the
-// version it holds in its shard's pend map.
+// pendOp is a writethrough change in flight: its Sync flusher item, the
+// version it holds in its shard's pend map, and what publishing it does
+// once it is durable (nil: remove the key from memory).
 type pendOp struct {
-	sh  *shard
-	key []byte
-	ver uint64
-	it  *flusher.Item
+	sh      *shard
+	key     []byte
+	ver     uint64
+	it      *flusher.Item
+	publish func()
 }
 
 // beginLocked enqueues it as a Sync item and records ver as key's newest
@@ -65,11 +67,37 @@ func (sh *shard) pendingLocked(key []byte) bool {
 func (op *pendOp) await() (latest bool, err error) {
 	err = op.it.Await(context.Background())
 	op.sh.mu.Lock()
-	if v, ok := op.sh.pend[viewString(op.key)]; ok && v == op.ver {
+	return op.latestLocked(), err
+}
+
+// latestLocked reports whether op is still its key's newest pending
+// change, and removes its pend record (op.sh.mu held for writing).
+func (op *pendOp) latestLocked() bool {
+	if op.isLatestLocked() {
 		delete(op.sh.pend, viewString(op.key))
-		latest = true
+		return true
 	}
-	return latest, err
+	return false
+}
+
+// isLatestLocked reports whether op is still its key's newest pending
+// change (op.sh.mu held).
+func (op *pendOp) isLatestLocked() bool {
+	v, ok := op.sh.pend[viewString(op.key)]
+	return ok && v == op.ver
+}
+
+// publishLocked makes a durable change visible (op.sh.mu held for
+// writing): a put's new version, or a delete's removal from memory.
+func (c *Cache) publishLocked(op *pendOp) {
+	if op.publish != nil {
+		op.publish()
+		return
+	}
+	if e := op.sh.m[viewString(op.key)]; e != nil && e.state == stateLive {
+		e.coldForgotten() // cold holds nothing of it now: the entry goes at once
+		c.purgeLocked(op.sh, op.key, e)
+	}
 }
 
 // beginPurgeLocked deletes key (entry e, or nil for a key only cold holds)
@@ -96,10 +124,10 @@ func (c *Cache) beginPurgeLocked(sh *shard, key []byte, e *entry) (*pendOp, erro
 	return op, nil
 }
 
-// finishPurge waits for a durable cold delete begun by beginPurgeLocked,
-// then removes the key from memory, unless a later change of it is
-// pending (it decides). An error means the cold delete failed and the key
-// was left as it was.
+// finishPurge waits for a durable change begun by beginPurgeLocked or
+// beginSetLocked, then publishes it, unless a later change of the key is
+// pending (it decides). An error means the cold write or delete failed
+// and the key was left as it was.
 func (c *Cache) finishPurge(op *pendOp) error {
 	if op == nil {
 		return nil
@@ -107,27 +135,15 @@ func (c *Cache) finishPurge(op *pendOp) error {
 	latest, err := op.await()
 	defer op.sh.mu.Unlock()
 	if err != nil {
+		if op.publish != nil {
+			return fmt.Errorf("tier: write %d bytes to cold (nothing was stored): %w", len(op.it.Value), err)
+		}
 		return fmt.Errorf("tier: delete a key of %d bytes in cold (the key is unchanged): %w", len(op.key), err)
 	}
-	if !latest {
-		return nil
-	}
-	if e := op.sh.m[viewString(op.key)]; e != nil && e.state == stateLive {
-		e.coldForgotten() // cold holds nothing of it now: the entry goes at once
-		c.purgeLocked(op.sh, op.key, e)
+	if latest {
+		c.publishLocked(op)
 	}
 	return nil
-}
-
-// finishPurges finishes every op, and returns the first error.
-func (c *Cache) finishPurges(ops []*pendOp) error {
-	var first error
-	for _, op := range ops {
-		if err := c.finishPurge(op); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
 }
 
 // setDurable is set's writethrough path once its conditions held (sh.mu
@@ -135,24 +151,35 @@ func (c *Cache) finishPurges(ops []*pendOp) error {
 // synced, and only then placed in memory and published at its version. A
 // failed cold write publishes nothing.
 func (c *Cache) setDurable(sh *shard, key, k, v []byte, alloc int, exp int64, kind Kind) error {
-	ver := c.nextVersion()
-	op, err := c.beginLocked(sh, k, ver, &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(kind)})
+	op, err := c.beginSetLocked(sh, key, k, v, alloc, exp, kind)
 	sh.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("tier: write %d bytes to cold: %w", len(v), err)
+		return err
+	}
+	return c.finishPurge(op)
+}
+
+// beginSetLocked starts the durable write of v (k and v from joinKV, alloc
+// its bytes) as key's new version with expiry exp and kind, and returns the
+// change to finish with finishPurge after unlocking sh (sh.mu held for
+// writing). Until it is published readers see the key as it was.
+func (c *Cache) beginSetLocked(sh *shard, key, k, v []byte, alloc int, exp int64, kind Kind) (*pendOp, error) {
+	ver := c.nextVersion()
+	op, err := c.beginLocked(sh, k, ver, &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(kind)})
+	if err != nil {
+		return nil, fmt.Errorf("tier: write %d bytes to cold: %w", len(v), err)
 	}
 	c.st.coldWrites.Add(1)
-	latest, err := op.await()
-	defer sh.mu.Unlock()
-	if err != nil {
-		return fmt.Errorf("tier: write %d bytes to cold (nothing was stored): %w", len(v), err)
-	}
-	if !latest {
-		return nil // a later change of the key is pending: it decides (T28)
-	}
+	op.publish = func() { c.placeDurableLocked(sh, key, k, v, alloc, ver, exp, kind) }
+	return op, nil
+}
+
+// placeDurableLocked publishes version ver of key, durable in cold (sh.mu
+// held for writing): the directory takes it and a memory tier a copy.
+func (c *Cache) placeDurableLocked(sh *shard, key, k, v []byte, alloc int, ver uint64, exp int64, kind Kind) {
 	e := sh.m[viewString(key)]
 	if e != nil && e.state == stateLive && e.ver >= ver {
-		return nil // a reader adopted this very version from cold meanwhile
+		return // a reader adopted this very version from cold meanwhile
 	}
 	if e == nil {
 		var ks string
@@ -170,7 +197,6 @@ func (c *Cache) setDurable(sh *shard, key, k, v []byte, alloc int, exp int64, ki
 	}
 	e.cold = coldHolds // written with exp: no moved expiry
 	c.placeMemLocked(sh, key, k, v, alloc, e, ver, exp)
-	return nil
 }
 
 // pendingVersion reports whether key's newest pending writethrough change

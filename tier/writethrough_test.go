@@ -3,6 +3,7 @@ package tier
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -119,14 +120,19 @@ func TestWriteThroughDeleteDurableBeforeReply(t *testing.T) {
 	}
 }
 
-// gatedCold is a Cold whose PutMany stops, for one armed key, until
-// released: the write of that key is in flight when the test "crashes".
+// gatedCold is a Cold whose PutMany, Delete and DeleteMany stop, for one
+// armed key, until released: the write or delete of that key is in flight
+// when the test "crashes". While failDeletes is set, every delete fails
+// (and reaches no store) while writes still succeed; failPrefix makes the
+// deletes of the keys it begins fail.
 type gatedCold struct {
 	Cold
-	mu      sync.Mutex
-	key     string
-	reached chan struct{}
-	release chan struct{}
+	failDeletes atomic.Bool
+	mu          sync.Mutex
+	failPrefix  string
+	key         string
+	reached     chan struct{}
+	release     chan struct{}
 }
 
 func (g *gatedCold) arm(key string) {
@@ -135,11 +141,12 @@ func (g *gatedCold) arm(key string) {
 	g.mu.Unlock()
 }
 
-func (g *gatedCold) PutMany(ctx context.Context, items []*flusher.Item) error {
+// hold stops while keys hold the armed key, until it is released.
+func (g *gatedCold) hold(keys ...[]byte) {
 	g.mu.Lock()
 	var reached, release chan struct{}
-	for _, it := range items {
-		if g.key != "" && string(it.Key) == g.key {
+	for _, k := range keys {
+		if g.key != "" && string(k) == g.key {
 			reached, release = g.reached, g.release
 			g.key = ""
 		}
@@ -149,11 +156,51 @@ func (g *gatedCold) PutMany(ctx context.Context, items []*flusher.Item) error {
 		close(reached)
 		<-release
 	}
+}
+
+func (g *gatedCold) PutMany(ctx context.Context, items []*flusher.Item) error {
+	for _, it := range items {
+		g.hold(it.Key)
+	}
 	return g.Cold.PutMany(ctx, items)
 }
 
+// errDeleteFails is what gatedCold's deletes return while failDeletes is set.
+var errDeleteFails = errors.New("test: deletes fail")
+
+// failsDelete reports whether the delete of key is to fail.
+func (g *gatedCold) failsDelete(key []byte) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.failDeletes.Load() || g.failPrefix != "" && bytes.HasPrefix(key, []byte(g.failPrefix))
+}
+
+func (g *gatedCold) Delete(ctx context.Context, key []byte) error {
+	g.hold(key)
+	if g.failsDelete(key) {
+		return errDeleteFails
+	}
+	return g.Cold.Delete(ctx, key)
+}
+
 func (g *gatedCold) DeleteMany(ctx context.Context, keys [][]byte) []error {
-	return g.Cold.(flusher.ManyDeleter).DeleteMany(ctx, keys)
+	g.hold(keys...)
+	errs := make([]error, len(keys))
+	var pass [][]byte
+	var at []int
+	for i, k := range keys {
+		if g.failsDelete(k) {
+			errs[i] = errDeleteFails
+		} else {
+			pass, at = append(pass, k), append(at, i)
+		}
+	}
+	if len(pass) > 0 {
+		for j, err := range g.Cold.(flusher.ManyDeleter).DeleteMany(ctx, pass) {
+			errs[at[j]] = err
+		}
+	}
+	return errs
 }
 
 func (g *gatedCold) Sync(ctx context.Context) error { return g.Cold.(flusher.Syncer).Sync(ctx) }
