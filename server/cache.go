@@ -84,7 +84,7 @@ type Cache interface {
 	// exists is false when the key is absent.
 	TTL(key []byte) (ttl time.Duration, exists bool)
 	// Persist removes the expiry; false if the key is absent or had none.
-	Persist(key []byte) bool
+	Persist(key []byte) (bool, error)
 	// Len is the number of keys.
 	Len() int
 	// Scan returns keys from cursor on (count is a hint) that match

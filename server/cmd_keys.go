@@ -276,7 +276,7 @@ func (c *conn) cmdTTL(args [][]byte) {
 }
 
 func (c *conn) cmdPersist(args [][]byte) {
-	c.intReply(c.s.cache.Persist(args[1]))
+	c.intReplyErr(c.s.cache.Persist(args[1]))
 }
 
 func (c *conn) cmdTier(args [][]byte) {

@@ -294,16 +294,16 @@ func (c *mapCache) TTL(key []byte) (time.Duration, bool) {
 	return it.exp.Sub(c.now()), true
 }
 
-func (c *mapCache) Persist(key []byte) bool {
+func (c *mapCache) Persist(key []byte) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	it, ok := c.live(string(key))
 	if !ok || it.exp.IsZero() {
-		return false
+		return false, nil
 	}
 	it.exp = time.Time{}
 	c.m[string(key)] = it
-	return true
+	return true, nil
 }
 
 func (c *mapCache) GetDel(dst, key []byte) ([]byte, bool, error) {

@@ -260,6 +260,17 @@
 //     copies live records forward instead of reclaiming its oldest region,
 //     so no acknowledged write is dropped to make room
 //     (TestWriteThroughStoreKeepsOldKeys).
+//   - T30: in writethrough mode the changes of one key run one at a time:
+//     each holds the key's Update stripe from its decision (NX/XX, an
+//     expiry's condition, an INCR's value) to its publication, so a change
+//     never decides against a state another change in flight is about to
+//     replace, and none is acknowledged and then superseded by one that
+//     fails (TestWriteThroughChangesOfOneKeyAreSerialized). A PERSIST that
+//     cannot be made durable answers its error
+//     (TestWriteThroughPersistErrorIsReported). A cold read that finds
+//     nothing while the key's change is in flight (a chunked overwrite
+//     deleting the chunks being read) reads again instead of answering a
+//     miss.
 //
 // # Entry lifecycle
 //

@@ -85,6 +85,7 @@ func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, s
 		return dst, false, false, ErrClosed
 	}
 	defer c.exit()
+	defer c.wtLock(key)()
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
 	unreadable := 0
@@ -155,6 +156,7 @@ func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64, 
 		return dst, false, ErrClosed
 	}
 	defer c.exit()
+	defer c.wtLock(key)()
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
 	for try := 0; try < getThenTries; try++ {

@@ -25,3 +25,11 @@ func newFakeClock() *fakeClock {
 }
 func (c *fakeClock) Now() int64      { return c.ns.Load() }
 func (c *fakeClock) Advance(d int64) { c.ns.Add(d) }
+
+// persist is Persist for tests that expect no error.
+func persist(c *Cache, key []byte) bool { return c.persistForTest(key) }
+
+func (c *Cache) persistForTest(key []byte) bool {
+	ok, err := c.Persist(key)
+	return ok && err == nil
+}

@@ -248,7 +248,7 @@ func modelExpire(t *testing.T, step int, c *Cache, clk *fakeClock, model map[str
 	m, exists := live(ks)
 	if persist {
 		want := exists && m.exp != 0
-		if got := c.Persist(k); got != want {
+		if got := c.persistForTest(k); got != want {
 			t.Fatalf("step %d: Persist(%s) = %v, model %v", step, k, got, want)
 		}
 		if want {

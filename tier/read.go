@@ -133,6 +133,9 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *
 				return v, nil, policy.Cold, m.Kind, true // durable, being published (T28)
 			}
 			dst = v[:len(dst)]
+			if !found && c.changedSince(sh, key, p.ver) {
+				continue // a change replaced the record as it was read (a chunked overwrite's cleanup): read again
+			}
 			if !found {
 				c.lostVersion(key, p.ver, true) // the store reclaimed it
 				return dst, nil, policy.None, 0, false

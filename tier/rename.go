@@ -51,6 +51,7 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 		return false, false, ErrClosed
 	}
 	defer c.exit()
+	defer c.wtLock(src, dst)()
 	slo, _ := hashKey(src)
 	dlo, _ := hashKey(dst)
 	ssh, dsh := c.dir.shard(slo), c.dir.shard(dlo)

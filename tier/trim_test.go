@@ -131,7 +131,7 @@ func TestDirectoryTrim(t *testing.T) {
 	// is not in the cold copy: those keys must not be forgotten, or they
 	// would come back with the old expiry.
 	const persisted, expired = 10, 11 // key 10 had a TTL of 1 h, key 11 none
-	if !c.Persist(trimKey(persisted)) || !c.Expire(trimKey(expired), 2*time.Hour) {
+	if !persist(c, trimKey(persisted)) || !c.Expire(trimKey(expired), 2*time.Hour) {
 		t.Fatal("Persist or Expire found no key")
 	}
 	settle(t, c)
@@ -334,7 +334,7 @@ func TestTrimBetweenLookupAndLock(t *testing.T) {
 	} else if ttl, ok := c.TTL(k); !ok || ttl <= time.Hour {
 		t.Errorf("after EXPIRE 2 h: TTL %v, %v", ttl, ok)
 	}
-	if _, k := next(true); !c.Persist(k) {
+	if _, k := next(true); !persist(c, k) {
 		t.Error("PERSIST of a forgotten key with a TTL answered 0")
 	} else if ttl, ok := c.TTL(k); !ok || ttl >= 0 {
 		t.Errorf("after PERSIST: TTL %v, %v", ttl, ok)
@@ -391,7 +391,7 @@ func TestDrainRewritesChangedExpiry(t *testing.T) {
 		t.Fatalf("forgotten keys: %v even, %v odd", even, odd)
 	}
 	longer, persisted, given, givenEx := trimKey(even[0]), trimKey(even[1]), trimKey(odd[0]), trimKey(odd[1])
-	if !c.Expire(longer, 3*time.Hour) || !c.Persist(persisted) || !c.Expire(given, 2*time.Hour) {
+	if !c.Expire(longer, 3*time.Hour) || !persist(c, persisted) || !c.Expire(given, 2*time.Hour) {
 		t.Fatal("Expire or Persist found no key")
 	}
 	if _, ok, err := c.GetEx(nil, givenEx, Expiry{TTL: 2 * time.Hour}); !ok || err != nil {
@@ -434,7 +434,7 @@ func TestExpiryMovedOnColdCopy(t *testing.T) {
 	c := openCold(t, func(o *Options) { o.Clock = clk.Now })
 	idx := coldOnly(t, c, 400, 3, time.Hour)
 	cold := [][]byte{trimKey(idx[0]), trimKey(idx[1]), trimKey(idx[2])}
-	if !c.Expire(cold[0], 3*time.Hour) || !c.Persist(cold[1]) {
+	if !c.Expire(cold[0], 3*time.Hour) || !persist(c, cold[1]) {
 		t.Fatal("Expire or Persist found no key")
 	}
 	if _, ok, err := c.GetEx(nil, cold[2], Expiry{TTL: 3 * time.Hour}); !ok || err != nil {

@@ -26,6 +26,7 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 		return false, ErrClosed
 	}
 	defer c.exit()
+	defer c.wtLock(key)()
 	stored, _, err := c.set(key, value, o, 0, false)
 	return stored, err
 }
@@ -320,6 +321,11 @@ func (c *Cache) msetDurable(kvs [][2][]byte) error {
 		return ErrClosed
 	}
 	defer c.exit()
+	keys := make([][]byte, len(kvs))
+	for i := range kvs {
+		keys[i] = kvs[i][0]
+	}
+	defer c.wtLock(keys...)()
 	if c.coldReadOnly.Load() {
 		return ErrColdReadOnly
 	}
@@ -366,6 +372,7 @@ func (c *Cache) Delete(keys ...[]byte) (int, error) {
 	if c.writeThrough() && c.coldReadOnly.Load() {
 		return 0, ErrColdReadOnly
 	}
+	defer c.wtLock(keys...)()
 	n := 0
 	var ops []*pendOp
 	pe := &PartialError{Op: "DEL"}
@@ -480,12 +487,13 @@ func expAfter(now int64, ttl time.Duration) int64 {
 	return now + int64(ttl)
 }
 
-// Persist removes the expiry; false if the key is absent or had none.
-func (c *Cache) Persist(key []byte) bool {
-	ok, _ := c.retime(key, func(now int64, e *entry) (int64, bool) {
+// Persist removes the expiry; false if the key is absent or had none. In
+// writethrough mode an error says the value could not be written again
+// without its expiry, and nothing changed.
+func (c *Cache) Persist(key []byte) (bool, error) {
+	return c.retime(key, func(now int64, e *entry) (int64, bool) {
 		return 0, e.exp != 0
 	})
-	return ok
 }
 
 func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (bool, error) {
@@ -496,6 +504,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 		return false, ErrClosed
 	}
 	defer c.exit()
+	defer c.wtLock(key)()
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
 	for try := 0; try < getThenTries; try++ {

@@ -3,6 +3,7 @@ package tier
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/tiercache/tiercache/flusher"
 )
@@ -208,4 +209,49 @@ func (c *Cache) pendingVersion(sh *shard, key []byte, ver uint64) bool {
 	defer sh.mu.RUnlock()
 	v, ok := sh.pend[viewString(key)]
 	return ok && v == ver
+}
+
+// wtLock serializes the writethrough changes of keys (T30): it takes each
+// key's Update stripe lock, in stripe order and each stripe once, and
+// returns the function that releases them; without writethrough it takes
+// nothing. A change decides against the published version (a SET's NX,
+// an INCR's value, an EXPIRE's condition), so while another change of the
+// key is in flight, unpublished until its cold sync, a second one would
+// decide against a state about to be replaced and be lost with it, or be
+// acknowledged while the change that superseded it fails. Holding the
+// stripe from the decision to the publication rules both out. Update
+// holds its key's stripe already and does not call this.
+func (c *Cache) wtLock(keys ...[]byte) func() {
+	if !c.writeThrough() {
+		return func() {}
+	}
+	var one [1]uint64
+	stripes := one[:0]
+	for _, k := range keys {
+		lo, _ := hashKey(k)
+		stripes = append(stripes, lo%updateStripes)
+	}
+	slices.Sort(stripes)
+	stripes = slices.Compact(stripes)
+	for _, s := range stripes {
+		c.upd[s].Lock()
+	}
+	return func() {
+		for _, s := range stripes {
+			c.upd[s].Unlock()
+		}
+	}
+}
+
+// changedSince reports whether key has a writethrough change in flight or
+// no longer has version ver: a cold read of ver that found nothing may
+// have raced that change, and must look again rather than answer a miss.
+func (c *Cache) changedSince(sh *shard, key []byte, ver uint64) bool {
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	if sh.pendingLocked(key) {
+		return true
+	}
+	e := sh.m[viewString(key)]
+	return e == nil || e.ver != ver
 }

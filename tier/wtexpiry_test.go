@@ -32,7 +32,7 @@ func TestWriteThroughExpiryDurableBeforeReply(t *testing.T) {
 		{"getex-persist", true, func(k []byte) error { _, _, err := c.GetEx(nil, k, Expiry{Persist: true}); return err }, false},
 		{"expire", false, func(k []byte) error { _, err := c.ExpireIf(k, time.Hour, 0); return err }, true},
 		{"persist", true, func(k []byte) error {
-			if !c.Persist(k) {
+			if !persist(c, k) {
 				return fmt.Errorf("Persist found no expiry")
 			}
 			return nil
@@ -88,7 +88,7 @@ func TestWriteThroughExpiryErrorChangesNothing(t *testing.T) {
 	if _, err := c.ExpireIf(plain, time.Hour, 0); err == nil {
 		t.Error("EXPIRE on a read-only store answered OK")
 	}
-	if c.Persist(timed) {
+	if persist(c, timed) {
 		t.Error("PERSIST on a read-only store answered 1")
 	}
 	check := func(c *Cache, when string) {
