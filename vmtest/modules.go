@@ -20,6 +20,19 @@ var NVMeModules = []string{
 	"crct10dif_common", "crc64", "crc-t10dif", "crc64-rocksoft", "t10-pi", "nvme-core", "nvme",
 }
 
+// SoftModules are the NVMeModules that a kernel may build in or not have at
+// all. The protection-information code asks for its CRCs by name through
+// the crypto API (block/t10-pi.c), so modules.dep does not list them, and
+// their packaging changed between kernels: Debian's 6.1 ships t10-pi and
+// the CRCs as modules, while 6.12 builds t10-pi into the block layer with
+// CONFIG_BLK_DEV_INTEGRITY, and a built-in object that can never be a
+// module is not named in modules.builtin either. ResolveModules loads a soft
+// module when modules.dep has it and otherwise leaves it out; every other
+// name must resolve.
+var SoftModules = map[string]bool{
+	"crct10dif_common": true, "crc64": true, "crc_t10dif": true, "crc64_rocksoft": true, "t10_pi": true,
+}
+
 // FaultModules are the loop and device-mapper modules the guest loads for
 // the fault tests (vmtest/guest/sidecar TestSidecarColdDeviceFaults): a
 // loop device under a dm-linear, dm-flakey or dm-error table (the error
@@ -54,7 +67,8 @@ func ModuleName(s string) string {
 // ResolveModules reads dir/modules.dep (dir is /lib/modules/<version>) and
 // returns the named modules plus all their dependencies, each once, every
 // module after all of its dependencies. Names listed in modules.builtin are
-// built into the kernel and left out.
+// built into the kernel and left out, and so are SoftModules the kernel
+// does not ship.
 func ResolveModules(dir string, names []string) ([]Module, error) {
 	deps, err := readModulesDep(filepath.Join(dir, "modules.dep"))
 	if err != nil {
@@ -82,7 +96,7 @@ func ResolveModules(dir string, names []string) ([]Module, error) {
 		}
 		rel, ok := byName[name]
 		if !ok {
-			if builtin[name] {
+			if builtin[name] || SoftModules[name] {
 				state[name] = 2
 				return nil
 			}

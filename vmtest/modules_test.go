@@ -3,6 +3,7 @@ package vmtest
 import (
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,6 +51,34 @@ kernel/other/unrelated.ko:
 	}
 	if _, err := ResolveModules(dir, []string{"nosuchmod"}); !errors.Is(err, ErrModuleNotFound) {
 		t.Fatalf("unknown module error = %v, want ErrModuleNotFound", err)
+	}
+}
+
+// TestResolveModulesSoftAbsent is V5 on a 6.12-style modules.dep: t10-pi is
+// built into the block layer without a modules.builtin line, and nvme needs
+// nvme-auth instead.
+func TestResolveModulesSoftAbsent(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "modules.dep"), `
+kernel/drivers/nvme/common/nvme-auth.ko.xz:
+kernel/drivers/nvme/host/nvme-core.ko.xz: kernel/drivers/nvme/common/nvme-auth.ko.xz
+kernel/drivers/nvme/host/nvme.ko.xz: kernel/drivers/nvme/host/nvme-core.ko.xz kernel/drivers/nvme/common/nvme-auth.ko.xz
+`)
+	writeFile(t, filepath.Join(dir, "modules.builtin"), "kernel/lib/crc64.ko\nkernel/lib/crc-t10dif.ko\n")
+	mods, err := ResolveModules(dir, NVMeModules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range mods {
+		names = append(names, m.Name)
+	}
+	if want := "[nvme_auth nvme_core nvme]"; fmt.Sprint(names) != want {
+		t.Fatalf("modules = %v, want %s", names, want)
+	}
+	// A module that is not soft must still resolve.
+	if _, err := ResolveModules(dir, []string{"nvme", "dm-flakey"}); !errors.Is(err, ErrModuleNotFound) {
+		t.Fatalf("missing dm-flakey: err = %v, want ErrModuleNotFound", err)
 	}
 }
 
