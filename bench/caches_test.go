@@ -2,6 +2,9 @@ package bench
 
 import (
 	"os"
+	"unsafe"
+
+	"github.com/zeebo/xxh3"
 	"sync/atomic"
 	"testing"
 
@@ -9,6 +12,7 @@ import (
 	"github.com/maypok86/otter/v2"
 
 	"github.com/tiercache/tiercache/numa"
+	"github.com/tiercache/tiercache/policy"
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/tier/warm"
 )
@@ -39,6 +43,10 @@ const (
 	cacheOtter     = "otter"
 	cacheTierDRAM  = "tiercache-dram"
 	cacheTierCold  = "tiercache+cold"
+	// cachePolicy is tiercache's eviction policy alone (policy.LFU over a
+	// map), charged itemCost as the peers are: the policy's quality apart
+	// from how tiercache stores values.
+	cachePolicy = "tiercache-policy"
 )
 
 func itemCost(k, v []byte) int64 { return int64(len(k) + len(v)) }
@@ -93,6 +101,9 @@ func openCache(tb testing.TB, name string, budget int64, hotFrac float64) cacheU
 			held:  func() int64 { return int64(oc.EstimatedSize()) },
 			close: func() { oc.StopAllGoroutines() },
 		}
+	}
+	if name == cachePolicy {
+		return openPolicyCache(tb, budget)
 	}
 	o := tierOptions(budget, hotFrac)
 	if name == cacheTierCold {
@@ -164,4 +175,40 @@ func (w countingWarm) Set(key, value []byte, m tier.Meta) error {
 		w.d.setErrs.Add(1)
 	}
 	return err
+}
+
+type policyItem struct {
+	policy.Node
+	key string
+	val []byte
+}
+
+func openPolicyCache(tb testing.TB, budget int64) cacheUnderTest {
+	p, err := policy.NewLFU(policy.LFUOptions{Capacity: budget, Items: int(budget / (keyBytes + valueBytes))})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := map[string]*policyItem{}
+	evict := func(n *policy.Node) { delete(m, (*policyItem)(unsafe.Pointer(n)).key) }
+	return cacheUnderTest{
+		get: func(k []byte) bool {
+			it, ok := m[string(k)]
+			if ok {
+				p.Access(&it.Node)
+			}
+			return ok
+		},
+		set: func(k, v []byte) {
+			if it, ok := m[string(k)]; ok {
+				it.val = v
+				p.Update(&it.Node, uint32(itemCost(k, v)), evict)
+				return
+			}
+			it := &policyItem{key: string(k), val: v}
+			m[it.key] = it
+			p.Add(&it.Node, xxh3.Hash(k), uint32(itemCost(k, v)), evict)
+		},
+		held:  func() int64 { return int64(p.Len()) },
+		close: func() {},
+	}
 }

@@ -62,7 +62,7 @@ func BenchmarkHitRatio(b *testing.B) {
 	nkeys, nreq, space := hitSizes()
 	budget := space / 10
 	scanLen := int(scanCapFrac * float64(budget/(keyBytes+valueBytes)))
-	caches := []string{cacheRistretto, cacheOtter, cacheTierDRAM}
+	caches := []string{cacheRistretto, cacheOtter, cachePolicy, cacheTierDRAM}
 	if cfg.cold {
 		caches = append(caches, cacheTierCold)
 	}

@@ -1,0 +1,111 @@
+package policy
+
+import "math/bits"
+
+// freqSketch is the LFU's frequency sketch: a count-min sketch of 4-bit
+// counters with four hash functions, each item's four counters in one
+// 64-byte block (one cache line), as Caffeine's FrequencySketch lays it out
+// (Einziger et al., TinyLFU, ACM TOS 2017 §3; the blocked layout from
+// Caffeine's design notes). After sampleSize counted increments every
+// counter is halved (TinyLFU's reset), so old popularity decays. Not safe
+// for concurrent use: the LFU's owner serializes it.
+type freqSketch struct {
+	table      []uint64 // 8 words (16 counters each) a block
+	blockMask  uint64
+	sampleSize int64
+	size       int64 // increments since the last reset, less what resets took back
+	items      int   // the item count the table was sized for
+}
+
+// ensure sizes the sketch for items items (at least 64), keeping it if it
+// is large enough: a block per 8 items gives each item 8 counters' worth of
+// table (Caffeine gives one 64-bit word per item). The sample is
+// sampleFactor × items increments. Resizing starts the counts over.
+func (s *freqSketch) ensure(items, sampleFactor int) {
+	items = max(items, 64)
+	if items <= s.items {
+		return
+	}
+	words := 1 << bits.Len64(uint64(items-1)) // a power of two ≥ items
+	s.table = make([]uint64, words)
+	s.blockMask = uint64(words/8 - 1)
+	s.items = items
+	s.sampleSize = int64(sampleFactor) * int64(items)
+	s.size = 0
+}
+
+// spread mixes a 64-bit hash once more, so that the block index and the
+// counter indexes use independent bits even when the caller's hash is weak
+// in its low bits.
+func spread(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// slots returns the block's first word and, for each of the four
+// counters, the word offset and the nibble in it.
+func (s *freqSketch) slots(h uint64) (block uint64, word [4]uint64, nib [4]uint64) {
+	h = spread(h)
+	block = (h & s.blockMask) << 3
+	c := h >> 32
+	for i := range 4 {
+		x := c >> (i * 8)
+		word[i] = block + uint64(i)*2 + x&1 // two words per counter row
+		nib[i] = (x >> 1) & 15
+	}
+	return block, word, nib
+}
+
+// frequency is the estimate of h's count: the smallest of its counters.
+func (s *freqSketch) frequency(h uint64) int {
+	if s.table == nil {
+		return 0
+	}
+	_, word, nib := s.slots(h)
+	f := uint64(15)
+	for i := range 4 {
+		f = min(f, (s.table[word[i]]>>(nib[i]<<2))&15)
+	}
+	return int(f)
+}
+
+// increment counts one occurrence of h: conservative update, raising only
+// the counters at the minimum (Estan, Varghese, SIGCOMM 2002), which makes
+// the estimate of a rare key less inflated by its neighbours.
+func (s *freqSketch) increment(h uint64) {
+	if s.table == nil {
+		return
+	}
+	_, word, nib := s.slots(h)
+	var c [4]uint64
+	low := uint64(15)
+	for i := range 4 {
+		c[i] = (s.table[word[i]] >> (nib[i] << 2)) & 15
+		low = min(low, c[i])
+	}
+	if low == 15 {
+		return
+	}
+	for i := range 4 {
+		if c[i] == low {
+			s.table[word[i]] += 1 << (nib[i] << 2)
+		}
+	}
+	if s.size++; s.size >= s.sampleSize {
+		s.reset()
+	}
+}
+
+// reset halves every counter.
+func (s *freqSketch) reset() {
+	odd := 0
+	for i, w := range s.table {
+		odd += bits.OnesCount64(w & 0x1111111111111111)
+		s.table[i] = (w >> 1) & 0x7777777777777777
+	}
+	s.size = (s.size - int64(odd)/4) / 2
+}
