@@ -41,16 +41,13 @@ func (c *countingNS) Do(ctx context.Context, ops ...*nvmekv.Op) error {
 }
 
 // openTier opens a tiercache for the populate-based benchmarks: hot+warm =
-// dram bytes (1/4 hot), promotion off, every hot victim demoted and none
-// dropped while populating, and an emulated cold store in a temporary
-// directory.
+// dram bytes (1/4 hot), promotion off, and an emulated cold store in a
+// temporary directory.
 func openTier(b *testing.B, dram int64) (*tier.Cache, *countingNS) {
 	b.Helper()
 	o := tierOptions(dram, 0.25)
 	o.Flusher = flusher.Options{QueueItems: 1 << 16, QueueBytes: 256 << 20}
 	o.Promotion = policy.PromotionOptions{Disabled: true}
-	o.DemoteAll = true      // keys written once still fill warm
-	o.DemoteQueue = 1 << 20 // and none is dropped while populating
 	o.MGetColdBatch = 1000
 	cns := withEmulatedCold(b, &o)
 	c, err := tier.Open(o)
@@ -98,7 +95,7 @@ func populate(b *testing.B, c *tier.Cache, n, size int) map[string][][]byte {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if st := c.Stats(); st.Lost+st.DemoteDrops+st.Flusher.Drops > 0 {
+	if st := c.Stats(); st.Lost+st.Flusher.Drops > 0 {
 		b.Logf("populate dropped copies: %+v", st)
 	}
 	by := map[string][][]byte{}

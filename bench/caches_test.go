@@ -1,11 +1,9 @@
 package bench
 
 import (
-	"os"
 	"unsafe"
 
 	"github.com/zeebo/xxh3"
-	"sync/atomic"
 	"testing"
 
 	"github.com/dgraph-io/ristretto/v2"
@@ -14,7 +12,6 @@ import (
 	"github.com/tiercache/tiercache/numa"
 	"github.com/tiercache/tiercache/policy"
 	"github.com/tiercache/tiercache/tier"
-	"github.com/tiercache/tiercache/tier/warm"
 )
 
 // The caches a hit-ratio run compares, and what each is charged. Every
@@ -27,14 +24,11 @@ import (
 //   - otter: MaximumWeight = budget, Weigher = itemCost.
 //   - tiercache-dram: hot + warm = budget (HotBytes = hotFrac × budget,
 //     WarmBytes = the rest), no cold tier, every other option at tier's
-//     defaults: Promotion on, DemoteAll off, DemoteQueue 4096 (tierOptions).
-//     tiercache charges itself more than itemCost inside that budget, and
-//     that is its own problem: hot costs key + value + 64 bytes (hot.go's
-//     hotOverhead); a warm record is a 32-byte header + key + value rounded
-//     up to 8 bytes, and each warm shard keeps a spare segment. Not charged
-//     to anyone: the key directory on the Go heap (~110 B + key per key)
-//     and the copies in transit (a fresh Set until ristretto applies it, a
-//     hot victim until warm takes it; the run prints their peak count).
+//     defaults (tierOptions). The two logs hold the values alone (the keys
+//     are in the directory); each keeps two segments free for its cleaning,
+//     and the LFU leaves 3% of the rest unused. Not charged to anyone, as
+//     no peer's bookkeeping is: the key directory on the Go heap
+//     (tier.DirEntryBytes a key).
 //   - tiercache+cold: tiercache-dram plus an emulated cold tier of 2 GiB.
 //     NOT at equal bytes: cold holds every key written; it is reported on
 //     its own line, for reference, with TIERCACHE_BENCH_COLD=1.
@@ -58,23 +52,18 @@ type cacheUnderTest struct {
 	held  func() int64 // items held now (tiercache: hot + warm copies)
 	close func()
 	tc    *tier.Cache     // nil for the peers
-	diag  *warmDiagnostic // tiercache with TIERCACHE_BENCH_DIAG=1
 }
 
 // tierOptions is tiercache with hot + warm = dram bytes, hotFrac of it hot,
-// and no cold tier. The warm log gets 16 segments (4 KiB to 1 MiB each;
-// tier's 4 MiB default would not fit small budgets), which tier/warm splits
-// into 2 shards of 8, each with one spare.
+// and no cold tier, every other option at tier's defaults (segments of a
+// 64th of each log, at least 4 KiB).
 func tierOptions(dram int64, hotFrac float64) tier.Options {
 	hot := int64(float64(dram) * hotFrac)
-	w := dram - hot
-	seg := max(min(int(w/16)&^4095, 1<<20), 4096)
 	return tier.Options{
 		HotBytes:    hot,
-		HotMaxValue: int(min(hot, 64<<10)),
-		WarmConfig: tier.WarmConfig{WarmBytes: w, WarmSegmentBytes: seg,
-			WarmArena: numa.ArenaOptions{Node: numa.Unbound}},
-		Logger: benchLogger(),
+		HotMaxValue: int(min(hot/64, 64<<10)),
+		WarmConfig:  tier.WarmConfig{WarmBytes: dram - hot, WarmArena: numa.ArenaOptions{Node: numa.Unbound}},
+		Logger:      benchLogger(),
 	}
 }
 
@@ -109,11 +98,6 @@ func openCache(tb testing.TB, name string, budget int64, hotFrac float64) cacheU
 	if name == cacheTierCold {
 		withEmulatedCold(tb, &o)
 	}
-	var d *warmDiagnostic
-	if os.Getenv("TIERCACHE_BENCH_DIAG") == "1" {
-		d = &warmDiagnostic{}
-		o.OpenWarm = d.open(o)
-	}
 	tc, err := tier.Open(o)
 	if err != nil {
 		tb.Fatal(err)
@@ -135,46 +119,7 @@ func openCache(tb testing.TB, name string, budget int64, hotFrac float64) cacheU
 		},
 		close: func() { _ = tc.Close() },
 		tc:    tc,
-		diag:  d,
 	}
-}
-
-// warmDiagnostic opens tier's built-in warm tier itself, through the
-// Options.OpenWarm seam, to count what tier.Stats does not show: warm Sets
-// (demotions, and fresh Sets that ristretto turned away, which go to warm
-// directly) and evictions. It mirrors tier's openWarm (tier/warm_open.go):
-// keep the two in step. Only with TIERCACHE_BENCH_DIAG=1.
-type warmDiagnostic struct {
-	sets, setErrs, evicted atomic.Int64
-}
-
-func (d *warmDiagnostic) open(o tier.Options) func(onEvict func(key, value []byte, m tier.Meta)) (tier.Warm, error) {
-	return func(onEvict func(key, value []byte, m tier.Meta)) (tier.Warm, error) {
-		evict := func(key, value []byte, m tier.Meta) {
-			d.evicted.Add(1)
-			onEvict(key, value, m)
-		}
-		c, err := warm.New(warm.Options{Bytes: o.WarmBytes, SegmentBytes: o.WarmSegmentBytes, Shards: o.WarmShards,
-			Arena: o.WarmArena, OnEvict: tier.WarmOnEvict(evict), Logger: o.Logger})
-		if err != nil {
-			return nil, err
-		}
-		return countingWarm{tier.NewWarm(c), d}, nil
-	}
-}
-
-type countingWarm struct {
-	tier.Warm
-	d *warmDiagnostic
-}
-
-func (w countingWarm) Set(key, value []byte, m tier.Meta) error {
-	err := w.Warm.Set(key, value, m)
-	w.d.sets.Add(1)
-	if err != nil {
-		w.d.setErrs.Add(1)
-	}
-	return err
 }
 
 type policyItem struct {

@@ -251,7 +251,7 @@ func runOnce(tb testing.TB, name string, w workload, ks keyspace, budget int64, 
 	r.held = cut.held()
 	r.hotHit = 100 * float64(st.Tiers[0].Hits) / n
 	r.warmHit = 100 * float64(st.Tiers[1].Hits) / n
-	r.counters = "; " + occ.String() + tierCounters(st, cut.diag)
+	r.counters = "; " + occ.String() + tierCounters(st)
 	r.during = occ
 	return r
 }
@@ -265,30 +265,21 @@ func settle(c *tier.Cache) {
 }
 
 // tierCounters formats the tier.Stats of a run for the analysis of where
-// tiercache loses hits. Derived: "victims dropped" are keys lost other than
-// by a warm eviction (without cold: hot victims the promotion policy saw
-// fewer than DemoteHits times, and fresh Sets no tier took); "in both" are
-// copies beyond one per live key (hot + warm + transit − keys: warm copies
-// of keys promoted to hot, which warm keeps).
-func tierCounters(st tier.Stats, d *warmDiagnostic) string {
-	hot, warm := st.Tiers[0], st.Tiers[1]
+// tiercache loses hits.
+func tierCounters(st tier.Stats) string {
+	hot := st.Tiers[0]
 	var b strings.Builder
-	fmt.Fprintf(&b, "; hot: %d items, %d B, %d evictions | warm: %d items, %d B, %d evictions",
-		hot.Items, hot.Bytes, hot.Evictions, warm.Items, warm.Bytes, warm.Evictions)
-	fmt.Fprintf(&b, "; keys %d | promotions %d, demotions %d, demote waits %d, demote drops %d | lost %d",
-		st.Keys, st.Promotions, st.Demotions, st.DemoteWaits, st.DemoteDrops, st.Lost)
-	fmt.Fprintf(&b, ", phantoms %d", st.Phantoms)
+	fmt.Fprintf(&b, "; hot: %d items, %d B, %d evictions", hot.Items, hot.Bytes, hot.Evictions)
+	if len(st.Tiers) > 1 && st.Tiers[1].Name == "warm" {
+		warm := st.Tiers[1]
+		fmt.Fprintf(&b, " | warm: %d items, %d B, %d evictions", warm.Items, warm.Bytes, warm.Evictions)
+	}
+	d := st.DRAM
+	fmt.Fprintf(&b, "; keys %d | LFU %d items, %d of %d B, admits %d, rejects %d | promotions %d, demotions %d, rescued %d, compacted %d, dropped %d | lost %d, phantoms %d",
+		st.Keys, d.Items, d.Weight, d.Capacity, d.Admits, d.Rejects, st.Promotions, st.Demotions, d.Rescued, d.Compacted, d.Dropped, st.Lost, st.Phantoms)
 	if st.ColdBackend != "" {
 		fmt.Fprintf(&b, "; cold: %d hits, %d items | flushed %d, flusher drops %d, rejected %d, cold kept %d",
-			st.Tiers[2].Hits, st.Tiers[2].Items, st.Flushed, st.Flusher.Drops, st.Flusher.Rejected, st.ColdKept)
-		return b.String() // the derived figures below assume no cold tier
-	}
-	fmt.Fprintf(&b, "; derived: in both %d, lost by warm eviction %d, victims dropped %d",
-		hot.Items+warm.Items+st.InTransit-st.Keys, warm.Evictions, int64(st.Lost)-int64(warm.Evictions))
-	if d != nil {
-		sets, errs := d.sets.Load(), d.setErrs.Load()
-		fmt.Fprintf(&b, "; diag: warm sets %d (failed %d), of which not demotions %d (fresh Sets ristretto turned away), warm evictions seen %d",
-			sets, errs, sets-errs-int64(st.Demotions), d.evicted.Load())
+			st.Tiers[len(st.Tiers)-1].Hits, st.Tiers[len(st.Tiers)-1].Items, st.Flushed, st.Flusher.Drops, st.Flusher.Rejected, st.ColdKept)
 	}
 	return b.String()
 }

@@ -14,6 +14,9 @@ type Item struct {
 	Sync bool
 	// Err is set by Store.PutMany for this item.
 	Err error
+	// Ref is the caller's: the flusher never reads it, and hands the item
+	// back with it to Current, OnDone and OnDrop.
+	Ref any
 
 	enq  int64      // enqueue time, unix ns
 	done chan error // Wait's channel, nil when nobody waits

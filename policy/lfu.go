@@ -133,7 +133,10 @@ func (p *LFU) Add(n *Node, hash uint64, weight uint32, evict func(*Node)) {
 	if n.queue != NotResident {
 		panic("policy: LFU.Add of a resident node")
 	}
-	n.hash, n.weight = hash, weight
+	if n.hash != hash {
+		n.hash = hash // written once: the owner may read it without the lock afterwards
+	}
+	n.weight = weight
 	p.sketch.increment(hash)
 	p.misses++
 	p.resident++
@@ -269,12 +272,16 @@ func (p *LFU) evict(evict func(*Node)) {
 }
 
 // admit reports whether the candidate should take the victim's place: it
-// is more frequent, or, when it is frequent itself and loses, at random 1
-// in 128 (so that an attacker cannot keep a hot key out by making its
-// victims look hotter still).
+// is more frequent; or both were seen at most once, and the newer stays
+// (among keys nobody read again a burst of fresh writes keeps the newest,
+// as an LRU would: a key just written stays readable while DRAM holds keys
+// the policy values less or no more, at a cost of 0.3 points of hit ratio
+// in bench/ against TinyLFU's strict rule); or, when it is frequent
+// itself and loses, at random 1 in 128 (so that an attacker cannot keep a
+// hot key out by making its victims look hotter still).
 func (p *LFU) admit(candidate, victim uint64) bool {
 	cf, vf := p.sketch.frequency(candidate), p.sketch.frequency(victim)
-	if cf > vf {
+	if cf > vf || cf == vf && vf <= 1 {
 		return true
 	}
 	if cf > admitRandomAbove {

@@ -43,6 +43,10 @@ func (n *Node) Queue() Queue { return n.queue }
 // Resident reports whether n is in one of the LFU's queues.
 func (n *Node) Resident() bool { return n.queue != NotResident }
 
+// Hash is the key hash n was added with (0 before its first Add); it
+// never changes for a node once set.
+func (n *Node) Hash() uint64 { return n.hash }
+
 // Weight is what n was added with.
 func (n *Node) Weight() uint32 { return n.weight }
 

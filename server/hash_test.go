@@ -121,7 +121,7 @@ func TestAggregateLimits(t *testing.T) {
 // drop a key ristretto evicts, as a cache may).
 func newWarmTierCache(t testing.TB) *tier.Cache {
 	t.Helper()
-	c, err := tier.Open(tier.Options{HotBytes: 8 << 20, HotMaxValue: 1 << 20, HotCounters: 10000,
+	c, err := tier.Open(tier.Options{HotBytes: 8 << 20, HotMaxValue: 1 << 20,
 		WarmConfig: tier.WarmConfig{WarmBytes: 8 << 20, WarmSegmentBytes: 256 << 10, WarmArena: numa.ArenaOptions{Node: numa.Unbound}}})
 	if err != nil {
 		t.Fatal(err)

@@ -515,7 +515,7 @@ func (r *rawConn) expectClosed() {
 // commands whose semantics live in the cache (kinds, read-modify-write).
 func newTierCache(t testing.TB) *tier.Cache {
 	t.Helper()
-	c, err := tier.Open(tier.Options{HotBytes: 8 << 20, HotMaxValue: 1 << 20, HotCounters: 10000})
+	c, err := tier.Open(tier.Options{HotBytes: 8 << 20, HotMaxValue: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

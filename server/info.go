@@ -91,7 +91,6 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 		kv("tier_hot_budget", mem.HotBytes)
 		kv("tier_warm_arena", mem.WarmBytes)
 		kv("tier_directory_bytes", mem.DirectoryBytes)
-		kv("tier_warm_index_bytes", mem.WarmIndexBytes)
 		kv("tier_flusher_bytes", mem.FlusherBytes)
 		kv("tier_heap_budget", mem.HeapBudget)
 		kv("go_memory_limit", debug.SetMemoryLimit(-1))

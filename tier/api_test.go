@@ -46,7 +46,6 @@ func TestMGetSendsColdLookupsInOneSubmission(t *testing.T) {
 	o.Clock = nil
 	o.Promotion = policy.PromotionOptions{Disabled: true}
 	o.MGetColdBatch = 1000
-	o.DemoteAll = true // keys written once and never read still fill warm
 	o.OpenCold = func() (Cold, error) {
 		ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 256 << 20, ReadSlots: 1024, RingEntries: 2048})
 		if err != nil {
@@ -74,14 +73,10 @@ func TestMGetSendsColdLookupsInOneSubmission(t *testing.T) {
 	// warm evictions to cold through the flusher; settled when no device
 	// write happened for a while with both queues empty.
 	for i := 0; i < 100; i++ {
-		c.hot.rc.Wait()
-		for len(c.demoteq) > 0 {
-			time.Sleep(time.Millisecond)
-		}
-		c.fl.Drain(context.Background())
+		settle(t, c)
 		n := cns.all.Load()
 		time.Sleep(20 * time.Millisecond)
-		if cns.all.Load() == n && len(c.demoteq) == 0 && c.fl.Stats().Queue == 0 {
+		if cns.all.Load() == n && c.fl.Stats().Queue == 0 {
 			break
 		}
 	}
@@ -287,17 +282,7 @@ func TestMGetEmptyValueIsAHit(t *testing.T) {
 			t.Fatalf("%s: MGet = %q (nil: %v, %v), %v", where, vs, vs[0] == nil, vs[1] == nil, err)
 		}
 	}
-	check("hot, before ristretto applied it")
-	c.hot.rc.Wait()
 	check("hot")
-	// Without the directory's hot pointer the read takes the general path
-	// (memLookup: hot through ristretto, transit, warm).
-	lo, _ := hashKey([]byte("empty"))
-	sh := c.dir.shard(lo)
-	sh.mu.Lock()
-	sh.m["empty"].hot.Store(nil)
-	sh.mu.Unlock()
-	check("general path")
 }
 
 // TestHugeTTL: a TTL past what unix nanoseconds hold (the year 2262) is
@@ -343,7 +328,6 @@ func TestHugeTTL(t *testing.T) {
 // a shorter TTL overwrite a longer one.
 func TestConcurrentExpireGT(t *testing.T) {
 	o := smallOptions(newFakeClock()) // a clock that stands still: TTLs are exact
-	o.DemoteAll = true                // a copy hot turns away goes to warm, not lost
 	c, err := Open(o)
 	if err != nil {
 		t.Fatal(err)

@@ -25,9 +25,8 @@ type Cache struct {
 	o           Options
 	log         *zap.Logger
 	dir         *directory
-	hot         *hot
+	mem         *mem // the DRAM tiers: hot and warm logs and their LFU
 	tr          *transit
-	warm        Warm // nil when disabled
 	cold        Cold // nil when disabled
 	fl          *flusher.Flusher
 	pro         *policy.Promotion
@@ -39,35 +38,24 @@ type Cache struct {
 	coldUnknown atomic.Bool
 	verSeq      atomic.Uint64
 	// coldReadOnly: the cold store reported a write error (it takes no more
-	// writes until reopened); hot victims then keep to warm.
+	// writes until reopened); keys the LFU evicts are then lost.
 	coldReadOnly atomic.Bool
-	// warmFull: warm has evicted since it was opened or flushed; until
-	// then every hot victim may take its free space (demote).
-	warmFull atomic.Bool
-	// demoting is the cost of the hot victims in the demotion queue.
-	demoting atomic.Int64
 
 	// life guards Close against in-flight operations: ops hold it shared.
 	life   sync.RWMutex
 	closed bool
-	// quietHot makes hot evictions be discarded (Flush, Close).
-	quietHot atomic.Bool
 
-	demoteq chan *hotEntry
-	lostMu  sync.Mutex
-	lostq   []lostKey
-	kick    chan struct{}
-	stop    chan struct{}
-	wg      sync.WaitGroup
+	lostMu sync.Mutex
+	lostq  []lostKey
+	kick   chan struct{}
+	stop   chan struct{}
+	wg     sync.WaitGroup
 	// trimNext is the shard the next directory trim starts at (background
 	// goroutine only).
 	trimNext int
 
 	st counters
 
-	// appliedHook, when set (tests only, before the first Set), runs on
-	// ristretto's goroutine in hotApplied.
-	appliedHook func(*hotEntry)
 	// knownHook, when set (tests only, before the first call), runs
 	// between an adoption by known and the shard lock that follows it: the
 	// window in which a trim pass may forget the key again (T15).
@@ -86,7 +74,7 @@ func Open(opts Options) (*Cache, error) {
 		return nil, err
 	}
 	c := &Cache{upd: new(updateLocks), o: opts, log: opts.Logger, dir: newDirectory(), tr: newTransit(),
-		demoteq: make(chan *hotEntry, opts.DemoteQueue), kick: make(chan struct{}, 1), stop: make(chan struct{})}
+		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	c.verSeq.Store(uint64(time.Now().UnixNano()))
 	var err error
 	if c.pro, err = policy.NewPromotion(opts.Promotion); err != nil {
@@ -96,8 +84,8 @@ func Open(opts Options) (*Cache, error) {
 		if c.cold != nil {
 			_ = c.cold.Close()
 		}
-		if c.warm != nil {
-			_ = c.warm.Close()
+		if c.mem != nil {
+			_ = c.mem.closeLogs()
 		}
 		return nil, err
 	}
@@ -136,27 +124,25 @@ func Open(opts Options) (*Cache, error) {
 		}
 		c.flushHigh = c.fl.Options().QueueBytes / 2
 	}
-	switch {
-	case opts.OpenWarm != nil:
-		c.warm, err = opts.OpenWarm(c.warmEvicted)
-	case opts.WarmBytes > 0:
-		c.warm, err = c.o.openWarm(c.warmEvicted)
+	hot, warm, err := c.o.openLogs()
+	if err == nil {
+		if c.mem, err = newMem(hot, warm); err != nil {
+			hot.Close()
+			if warm != nil {
+				warm.Close()
+			}
+		}
 	}
 	if err != nil {
 		if c.fl != nil {
 			_ = c.fl.Close()
 		}
-		return fail(fmt.Errorf("tier: open warm tier: %w", err))
-	}
-	if c.hot, err = newHot(&c.o, c.hotEvicted, c.hotApplied); err != nil {
-		if c.fl != nil {
-			_ = c.fl.Close()
-		}
-		return fail(fmt.Errorf("tier: open hot tier: %w", err))
+		return fail(fmt.Errorf("tier: open the DRAM tiers: %w", err))
 	}
 	c.wg.Add(1)
 	go c.background()
-	c.log.Info("tier: cache open", zap.Int64("hot_bytes", opts.HotBytes), zap.Bool("warm", c.warm != nil),
+	c.log.Info("tier: cache open", zap.Int64("hot_bytes", opts.HotBytes), zap.Int64("warm_bytes", opts.WarmBytes),
+		zap.Int64("dram_capacity", c.mem.lfu.Capacity()),
 		zap.Bool("cold", c.cold != nil), zap.Bool("cold_preexisting", c.coldUnknown.Load()), zap.String("durability", string(opts.Durability)))
 	return c, nil
 }
@@ -191,17 +177,14 @@ func (c *Cache) Close() error {
 	c.life.Unlock()
 
 	var errs []error
-	c.hot.rc.Wait()
 	if c.o.Durability == DurabilityDrain && c.fl != nil {
 		if err := c.drainToCold(); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	// Hot evictions are discarded from here on, but hot stays open until
-	// nothing can call it any more: the background goroutine's demotions
-	// and lost-copy checks and the flusher's completion callbacks may purge
-	// a key from hot (T9).
-	c.quietHot.Store(true)
+	// The logs stay mapped until nothing can call them any more: the
+	// background goroutine's lost-copy checks and the flusher's completion
+	// callbacks release records (T9).
 	close(c.stop)
 	c.wg.Wait()
 	if c.fl != nil {
@@ -216,10 +199,7 @@ func (c *Cache) Close() error {
 		errs = append(errs, c.fl.Close()) // every callback has returned
 	}
 	c.processLost()
-	c.hot.rc.Close()
-	if c.warm != nil {
-		errs = append(errs, c.warm.Close())
-	}
+	errs = append(errs, c.mem.closeLogs())
 	if c.cold != nil {
 		if s, ok := c.cold.(flusher.Syncer); ok {
 			errs = append(errs, s.Sync(context.Background()))
@@ -250,7 +230,7 @@ func (c *Cache) drainToCold() error {
 				continue
 			}
 			key := []byte(k)
-			v, _, ok := c.memLookup(buf[:0], key, e.ver)
+			v, _, ok := c.memLookup(buf[:0], key, e)
 			if !ok {
 				if e.coldHas(e.ver) {
 					retimed = append(retimed, k)
@@ -266,8 +246,8 @@ func (c *Cache) drainToCold() error {
 	}
 	// Keys only cold holds are read back from it, without a shard lock held
 	// across the read. Nothing else writes any more (the cache is closed),
-	// but the background goroutine may still demote, so the version is
-	// checked again under the lock.
+	// but a flusher completion may still change an entry, so the version
+	// is checked again under the lock.
 	for _, k := range retimed {
 		key := []byte(k)
 		v, m, found, err := c.cold.Get(context.Background(), buf[:0], key, -1)

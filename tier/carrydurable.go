@@ -39,7 +39,7 @@ func (c *Cache) readPrior(dst []byte, dlo uint64, dsh *shard) (carryPrior, bool)
 	}
 	p := carryPrior{ver: e.ver, exp: e.exp, kind: e.kind}
 	dsh.mu.RUnlock()
-	v, _, _, _, ok := c.get(nil, dst, dlo, false, false)
+	v, _, _, ok := c.get(nil, dst, dlo, false)
 	p.val = v
 	return p, ok
 }

@@ -301,7 +301,6 @@ func TestDeviceErrorsAreCountedAndCacheKeepsServing(t *testing.T) {
 	var fail atomic.Bool
 	o := smallOptions(newFakeClock())
 	o.Clock = nil
-	o.DemoteAll = true // hot victims go to warm, not to the failing device
 	failingCold(&o, t.TempDir(), &fail)
 	c, err := Open(o)
 	if err != nil {
@@ -381,25 +380,28 @@ func TestDeviceErrorsAreCountedAndCacheKeepsServing(t *testing.T) {
 	}
 }
 
-// settle waits until no copy is moving between tiers (ristretto's buffer,
-// the demotion queue, transit, the flusher) and the lost-copy checks ran.
-// It polls because the moves run on background goroutines; it gives up
-// after a minute (a leaked transit entry would be a bug of its own).
+// settle waits until no copy is moving between tiers (the LFU's victims,
+// transit, the flusher) and the lost-copy checks ran. It polls because
+// flushes complete on the flusher's goroutines; it gives up after a minute
+// (a leaked transit entry would be a bug of its own).
 func settle(t *testing.T, c *Cache) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		c.hot.rc.Wait()
+		c.processVictims()
 		if c.fl != nil {
 			if err := c.fl.Drain(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if len(c.demoteq) == 0 && c.tr.len() == 0 {
+		c.mem.mu.Lock()
+		pending := len(c.mem.victims)
+		c.mem.mu.Unlock()
+		if pending == 0 && c.tr.len() == 0 && (c.fl == nil || c.fl.Held() == 0) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("copies still moving after a minute: demotion queue %d, transit %d", len(c.demoteq), c.tr.len())
+			t.Fatalf("copies still moving after a minute: victims %d, transit %d", pending, c.tr.len())
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -214,7 +214,7 @@ func runConcurrent(t *testing.T, c *Cache, writers, keysPer, readers int, dur in
 // dropped counts the values the cache may have lost on purpose or by
 // failure: a read of a live key may miss only if it is not 0.
 func dropped(st Stats) uint64 {
-	n := st.Lost + st.DemoteDrops + st.Flusher.Drops
+	n := st.Lost + st.Flusher.Drops
 	for _, l := range st.Tiers {
 		if l.Name == "cold" {
 			n += l.Evictions // the store reclaimed copies (of forgotten keys too)
@@ -226,7 +226,6 @@ func dropped(st Stats) uint64 {
 func concOptions(clk *fakeClock) Options {
 	o := smallOptions(clk)
 	o.Flusher = flusher.Options{QueueItems: 8, QueueBytes: 4 << 20, BatchItems: 4, BatchDelay: 100 * time.Microsecond}
-	o.DemoteQueue = 64
 	o.Clock = nil // real time: no TTLs in this test
 	return o
 }
@@ -235,7 +234,6 @@ func concOptions(clk *fakeClock) Options {
 func TestConcurrentNoDropsNoMisses(t *testing.T) {
 	o := concOptions(nil)
 	o.Flusher.QueueItems, o.Flusher.QueueBytes = 1<<20, 1<<40
-	o.DemoteQueue = 1 << 16
 	needURing(t)
 	emuCold(&o, t.TempDir())
 	c, err := Open(o)
@@ -249,7 +247,7 @@ func TestConcurrentNoDropsNoMisses(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("reads %d hits %d missLive %d; lost %d phantoms %d drops %d/%d", res.reads.Load(), res.hits.Load(),
-		res.missLive.Load(), st.Lost, st.Phantoms, st.DemoteDrops, st.Flusher.Drops)
+		res.missLive.Load(), st.Lost, st.Phantoms, 0, st.Flusher.Drops)
 	if dropped(st) == 0 && res.missLive.Load() > 0 {
 		t.Errorf("%d misses of live keys although nothing was dropped or lost", res.missLive.Load())
 	}

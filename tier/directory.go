@@ -5,6 +5,9 @@ import (
 	"sync/atomic"
 
 	"github.com/zeebo/xxh3"
+
+	"github.com/tiercache/tiercache/policy"
+	"github.com/tiercache/tiercache/tier/dram"
 )
 
 const shardCount = 256
@@ -14,9 +17,25 @@ const shardCount = 256
 // only if it carries exactly ver (T2). Its state and what cold holds of it
 // change only through the methods in entry.go (L1-L6).
 type entry struct {
+	// node is the key's place in the DRAM tiers' eviction policy and the
+	// key's hash (mem.go); changed only under mem.mu.
+	node policy.Node
 	ver  uint64 // version of the newest write (or of the delete, for a tombstone)
 	exp  int64  // unix ns, 0 = none
 	size int64  // value bytes
+	// key is the entry's key; the map's key shares its bytes.
+	key string
+	// loc is where the DRAM record of version ver is (in the log where
+	// names), 0 for none (mem.go). Changed under the shard's write lock
+	// (and mem.mu for the log); readers copy the record under the read
+	// lock.
+	loc     dram.Loc
+	recSize uint32 // the record's bytes (size may already be the next version's)
+	where   memTier
+	// flushing: loc's record is being written to cold where it is (the
+	// LFU evicted it); it is neither moved nor freed until the write
+	// completes (flushDone), and served meanwhile.
+	flushing bool
 	// state: live, a tombstone awaiting its cold delete, or gone from the
 	// map (entry.go).
 	state entryState
@@ -28,20 +47,34 @@ type entry struct {
 	expMoved bool
 	// kind: what the value of version ver is to the layer above (T23).
 	kind Kind
-	// recent: looked up by a caller that decides from a cold lookup before
-	// taking the shard lock (known), or adopted from cold; a trim pass
-	// clears it instead of forgetting the entry (second chance, T15).
-	// Placed here it fills the padding before hot: the entry stays 48 bytes.
-	recent atomic.Bool
-	// hot is the key's hot copy, or nil: set just before a copy is offered
-	// to hot (so that a rejection or eviction callback, which may run at
-	// once on ristretto's goroutine, always finds it), cleared when hot
-	// drops it or refuses it. It may briefly name a copy hot no longer
-	// holds (or an older version); a read serves it only if its version is
-	// ver, and copies are immutable, so that is always the right value.
-	// Atomic because promotions store it under the shard's read lock.
-	hot atomic.Pointer[hotEntry]
+	// marks are set by readers holding the shard's read lock:
+	//   - markRecent: looked up by a caller that decides from a cold
+	//     lookup before taking the shard lock (known), or adopted from
+	//     cold; a trim pass clears it instead of forgetting the entry
+	//     (second chance, T15);
+	//   - markTouched: the DRAM record was read since it was placed:
+	//     cleaning the hot log keeps it in hot once (second chance)
+	//     instead of demoting it.
+	marks atomic.Uint32
 }
+
+const (
+	markRecent uint32 = 1 << iota
+	markTouched
+)
+
+// mark sets bit m (any lock).
+func (e *entry) mark(m uint32) {
+	if e.marks.Load()&m == 0 {
+		e.marks.Or(m)
+	}
+}
+
+// marked reports bit m.
+func (e *entry) marked(m uint32) bool { return e.marks.Load()&m != 0 }
+
+// unmark clears bit m and reports whether it was set.
+func (e *entry) unmark(m uint32) bool { return e.marks.And(^m)&m != 0 }
 
 // adoptLocked records key, found in a cold store of an earlier run with
 // meta m and a size-byte value, as a live entry (sh.mu held).
@@ -49,7 +82,7 @@ func (sh *shard) adoptLocked(key []byte, m Meta, size int) {
 	e, ks := newEntry(key)
 	e.write(m.Version, m.Expiry, int64(size), m.Kind)
 	e.coldWritten(m.Version, m.Expiry)
-	e.recent.Store(true)
+	e.mark(markRecent)
 	sh.m[ks] = e
 	sh.live.Add(1)
 }

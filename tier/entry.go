@@ -82,16 +82,15 @@ func (e *entry) write(ver uint64, exp, size int64, kind Kind) (revived bool) {
 }
 
 // tombstone marks a live entry deleted at version tomb; its cold delete is
-// queued (so cold is none again, invalidateLocked) and its hot copy gone.
+// queued (so cold is none again, invalidateLocked) and its DRAM record
+// released (purgeLocked).
 func (e *entry) tombstone(tomb uint64) {
 	e.state, e.ver, e.expMoved = stateTomb, tomb, false
-	e.hot.Store(nil)
 }
 
-// leave marks an entry that left the map.
+// leave marks an entry that left the map (its DRAM record released).
 func (e *entry) leave() {
 	e.state = stateGone
-	e.hot.Store(nil)
 }
 
 // coldMayHold records that a copy may now reach cold.
@@ -139,14 +138,16 @@ func (e *entry) check(key string) error {
 		return fmt.Errorf("L1: entry of %q in the map is %v", key, e.state)
 	case e.ver == 0:
 		return fmt.Errorf("L2: entry of %q has version 0", key)
-	case e.state == stateTomb && (e.cold != coldNone || e.hot.Load() != nil || e.expMoved):
-		return fmt.Errorf("L3: tombstone of %q: cold %v, hot copy %v, expMoved %v", key, e.cold, e.hot.Load() != nil, e.expMoved)
+	case e.state == stateTomb && (e.cold != coldNone || e.loc != 0 || e.expMoved):
+		return fmt.Errorf("L3: tombstone of %q: cold %v, DRAM record %v, expMoved %v", key, e.cold, e.loc != 0, e.expMoved)
 	case e.cold > coldHolds:
 		return fmt.Errorf("L4: entry of %q: cold %v", key, e.cold)
-	}
-	if he := e.hot.Load(); he != nil && (he.ver > e.ver || string(he.key) != key || he.ent != e) {
-		return fmt.Errorf("L5: entry of %q names hot copy of %q at version %d (entry %d, its own %v)",
-			key, he.key, he.ver, e.ver, he.ent == e)
+	case e.key != key:
+		return fmt.Errorf("L5: entry of %q names the key %q", key, e.key)
+	case e.loc == 0 && (e.flushing || e.where != memNone || e.recSize != 0):
+		return fmt.Errorf("L5: entry of %q has no DRAM record but flushing %v, where %d, %d bytes", key, e.flushing, e.where, e.recSize)
+	case e.loc != 0 && (e.where != memHot && e.where != memWarm || int64(e.recSize) != e.size):
+		return fmt.Errorf("L5: entry of %q: a record of %d bytes in log %d for a value of %d", key, e.recSize, e.where, e.size)
 	}
 	return nil
 }

@@ -102,7 +102,7 @@ func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, s
 			errs := c.st.coldErrors.Load()
 			var ok bool
 			var kind Kind
-			if old, _, t, kind, ok = c.get(dst, key, lo, try == 0, false); ok && kind != KindString {
+			if old, t, kind, ok = c.get(dst, key, lo, try == 0); ok && kind != KindString {
 				return old[:len(dst)], false, false, ErrWrongKind
 			}
 			if !ok {
@@ -168,7 +168,7 @@ func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64, 
 		}
 		ver := e.ver
 		sh.mu.RUnlock()
-		v, _, t, kind, ok := c.get(dst, key, lo, try == 0, false)
+		v, t, kind, ok := c.get(dst, key, lo, try == 0)
 		if !ok {
 			c.count(t, false)
 			return v, false, nil

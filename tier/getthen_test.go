@@ -228,7 +228,6 @@ func TestConcurrentGetDel(t *testing.T) {
 // cache counts as lost: DemoteAll keeps every copy.)
 func TestConcurrentSetGet(t *testing.T) {
 	o := smallOptions(newFakeClock())
-	o.DemoteAll = true // a copy hot turns away goes to warm: none is dropped
 	c, err := Open(o)
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,6 @@ const (
 type readPlan struct {
 	act   readAct
 	tier  policy.Tier // readServe: the tier (or transit's destination) the copy was found in
-	hot   *hotEntry   // readServe from hot with share set: the shared, immutable copy
 	e     *entry      // the live entry (readServe, readCold, readRetry)
 	ver   uint64      // its version
 	size  int         // its value's size
@@ -40,11 +39,10 @@ type readPlan struct {
 
 // planRead decides what a read of key does, with sh's lock held (read or
 // write) and now the reader's clock. It is the one place that finds "this
-// version" of a key: the entry's hot copy, then hot through ristretto,
-// transit, warm and transit again (memLookup), then cold. A memory copy is
-// appended to dst, except a hot copy when share is set: that is returned
-// in the plan, not copied.
-func (c *Cache) planRead(dst, key []byte, sh *shard, now int64, share bool) ([]byte, readPlan) {
+// version" of a key: the entry's DRAM record, then a copy in transit to
+// cold (memLookup), then cold. A memory copy is appended to dst; a DRAM
+// record read is marked touched (hot's second chance).
+func (c *Cache) planRead(dst, key []byte, sh *shard, now int64) ([]byte, readPlan) {
 	e := sh.m[viewString(key)]
 	if e == nil {
 		if c.coldUnknown.Load() && c.cold != nil {
@@ -56,15 +54,10 @@ func (c *Cache) planRead(dst, key []byte, sh *shard, now int64, share bool) ([]b
 		return dst, readPlan{act: readMiss}
 	}
 	p := readPlan{e: e, ver: e.ver, size: int(e.size), kind: e.kind}
-	if he := e.hot.Load(); he != nil && he.ver == e.ver {
-		p.act, p.tier = readServe, policy.Hot
-		if share {
-			p.hot = he
-			return dst, p
-		}
-		return append(dst, he.val...), p
+	if e.loc != 0 {
+		e.mark(markTouched)
 	}
-	if v, t, ok := c.memLookup(dst, key, e.ver); ok {
+	if v, t, ok := c.memLookup(dst, key, e); ok {
 		p.act, p.tier = readServe, t
 		return v, p
 	}
@@ -76,25 +69,12 @@ func (c *Cache) planRead(dst, key []byte, sh *shard, now int64, share bool) ([]b
 	return dst, p
 }
 
-// memLookup finds key at version ver in the memory tiers. The order (hot,
-// transit, warm, transit) catches a copy moving between any two of them.
-// The caller holds the key's shard lock.
-func (c *Cache) memLookup(dst, key []byte, ver uint64) ([]byte, policy.Tier, bool) {
-	if he, ok := c.hot.get(key, ver); ok {
-		return append(dst, he.val...), policy.Hot, true
+// memLookup appends the value of e's version from memory to dst: its DRAM
+// record, or its copy in transit to cold. The caller holds the key's
+// shard lock.
+func (c *Cache) memLookup(dst, key []byte, e *entry) ([]byte, policy.Tier, bool) {
+	if e.loc != 0 {
+		return append(dst, c.mem.bytesOf(e)...), e.where.tier(), true
 	}
-	if v, t, ok := c.tr.get(dst, key, ver); ok {
-		return v, t, true
-	}
-	if c.warm != nil {
-		v, m, ok := c.warm.Get(dst, key)
-		if ok && m.Version == ver {
-			return v, policy.Warm, true
-		}
-		dst = v[:len(dst)]
-	}
-	if v, t, ok := c.tr.get(dst, key, ver); ok {
-		return v, t, true
-	}
-	return dst, policy.None, false
+	return c.tr.get(dst, key, e.ver)
 }

@@ -15,64 +15,72 @@ func heapInUse() int64 {
 	return int64(m.HeapAlloc)
 }
 
-// TestDirectoryCostCoversHeap: a directory entry of a key of up to 16
-// bytes takes at most DirEntryBytes of Go heap, map slot included.
+// TestDirectoryCostCoversHeap: a key of up to 16 bytes held in DRAM takes
+// at most DirEntryBytes of Go heap in all: its entry, map slot, DRAM
+// segment owner slot and share of the LFU's sketch.
 func TestDirectoryCostCoversHeap(t *testing.T) {
 	const n = 200_000
+	o := smallOptions(newFakeClock())
+	o.HotBytes, o.HotMaxValue, o.WarmBytes = 16<<20, 4<<10, 0
 	before := heapInUse()
-	d := newDirectory()
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	val := make([]byte, 16)
 	for i := 0; i < n; i++ {
-		key := []byte(fmt.Sprintf("user:%011d", i)) // 16 bytes
-		lo, _ := hashKey(key)
-		e, ks := newEntry(key)
-		e.ver = 1
-		d.shard(lo).m[ks] = e
+		if _, err := c.Set([]byte(fmt.Sprintf("user:%011d", i)), val, SetOptions{}); err != nil { // 16 bytes
+			t.Fatal(err)
+		}
+	}
+	settle(t, c)
+	if st := c.Stats(); st.Tiers[0].Items != n {
+		t.Fatalf("hot holds %d of %d keys", st.Tiers[0].Items, n)
 	}
 	per := float64(heapInUse()-before) / n
-	runtime.KeepAlive(d)
+	runtime.KeepAlive(c)
 	t.Logf("directory: %.1f bytes of heap per key (DirEntryBytes %d)", per, DirEntryBytes)
 	if per > DirEntryBytes {
-		t.Fatalf("a directory entry takes %.1f bytes of heap, more than DirEntryBytes %d", per, DirEntryBytes)
+		t.Fatalf("a key takes %.1f bytes of heap, more than DirEntryBytes %d", per, DirEntryBytes)
 	}
 }
 
-// TestHotCostCoversHeap: the heap the hot tier holds, measured, is at most
-// what its items' costs charge to the hot budget, for small and large
-// values: the budget the user sets is the heap hot takes.
-func TestHotCostCoversHeap(t *testing.T) {
+// TestValuesLiveOffHeap (T19): the values of the DRAM tiers are not on the
+// Go heap: filling hot and warm with values from 10 bytes to 16 KiB grows
+// the heap by no more than the directory's cost for the keys held.
+func TestValuesLiveOffHeap(t *testing.T) {
 	for _, size := range []int{10, 100, 1000, 1536, 4096, 16 << 10} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			o := smallOptions(newFakeClock())
-			o.HotBytes, o.HotMaxValue, o.HotCounters = 64<<20, 64<<10, 100_000
-			o.WarmBytes = 0
+			o.HotBytes, o.HotMaxValue, o.WarmBytes, o.WarmSegmentBytes = 32<<20, 64<<10, 32<<20, 512<<10
+			o.WarmArena.NoPrefault = true
 			before := heapInUse()
 			c, err := Open(o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			n := int(o.HotBytes / 2 / int64(size+hotOverhead))
+			n := min(int(c.mem.lfu.Capacity()/int64(8+size)), 300_000) // an item weighs its key and value
 			val := make([]byte, size)
 			for i := 0; i < n; i++ {
 				if _, err := c.Set([]byte(fmt.Sprintf("k%07d", i)), val, SetOptions{}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			c.hot.rc.Wait()
+			settle(t, c)
 			heap := heapInUse() - before
 			st := c.Stats()
-			charged := st.Tiers[0].Bytes + sketchBytes(o.HotCounters) + c.Memory().DirectoryBytes
-			t.Logf("%d items of %d bytes: heap %d, charged %d (hot %d, sketch %d, directory %d): %.2f",
-				st.Tiers[0].Items, size, heap, charged, st.Tiers[0].Bytes, sketchBytes(o.HotCounters),
-				c.Memory().DirectoryBytes, float64(heap)/float64(charged))
-			if st.Tiers[0].Items < int64(n)*9/10 {
-				t.Fatalf("hot holds %d of %d items", st.Tiers[0].Items, n)
+			held := st.Tiers[0].Items + st.Tiers[1].Items
+			charged := held * DirEntryBytes
+			t.Logf("%d of %d values of %d bytes in DRAM (%d B): heap %d, directory charged %d",
+				held, n, size, st.Tiers[0].Bytes+st.Tiers[1].Bytes, heap, charged)
+			if held < int64(n)*9/10 {
+				t.Fatalf("DRAM holds %d of %d values that fit its capacity", held, n)
 			}
-			// The promotion sketch and the cache's fixed structures come
-			// on top of the items; they are part of the heap slack.
-			if heap > charged+heapSlack/2 {
-				t.Fatalf("hot takes %d bytes of heap, %d more than its items, sketch and directory are charged",
-					heap, heap-charged)
+			if heap > charged+heapSlack {
+				t.Fatalf("the heap grew by %d bytes for %d keys whose directory is charged %d: values on the heap?",
+					heap, held, charged)
 			}
 		})
 	}

@@ -16,7 +16,6 @@ func smallOptions(clk *fakeClock) Options {
 	return Options{
 		HotBytes:      64 << 10,
 		HotMaxValue:   16 << 10,
-		HotCounters:   1000,
 		WarmConfig:    WarmConfig{WarmBytes: 512 << 10, WarmSegmentBytes: 64 << 10, WarmArena: warmArenaForTests()},
 		Flusher:       flusher.Options{QueueItems: 1 << 20, QueueBytes: 1 << 40, BatchItems: 16},
 		SweepInterval: time.Hour,
@@ -168,8 +167,6 @@ func openMemoryTiers(t *testing.T, clk *fakeClock) *Cache {
 	o.MaxValue = 256 << 10 // no cold tier: warm (64 KiB segments) bounds values
 	o.WarmSegmentBytes = 512 << 10
 	o.WarmBytes = 16 << 20
-	o.HotMaxValue = 64 << 10
-	o.DemoteAll = true // no cold tier: a victim skipping warm would be lost
 	c, err := Open(o)
 	if err != nil {
 		t.Fatal(err)

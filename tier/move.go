@@ -4,80 +4,10 @@ import (
 	"time"
 
 	"github.com/tiercache/tiercache/flusher"
-	"github.com/tiercache/tiercache/policy"
 )
 
-// hotEvicted runs on ristretto's goroutine for every evicted or rejected hot
-// item: the copy goes to transit and the demotion queue. A full queue makes
-// it wait for the background goroutine rather than drop a victim a lower
-// tier could take (T6): that stalls only ristretto's goroutine, whose full
-// set buffer then turns fresh Sets away from hot to warm, so writers slow
-// down to what the demotions sustain instead of pushing keys out of the
-// cache. Once Close stopped the background goroutine the copy is dropped
-// and counted.
-func (c *Cache) hotEvicted(he *hotEntry) {
-	if he == nil || he.ver == 0 || c.quietHot.Load() { // nothing, a tombstone, or closing
-		if he != nil && he.ent != nil {
-			he.ent.hot.CompareAndSwap(he, nil)
-		}
-		return
-	}
-	// In transit before the entry stops naming it, so that the copy is
-	// always visible somewhere (T5).
-	c.tr.add(he.key, he.val, he.ver, he.exp, policy.Warm)
-	if he.ent != nil {
-		he.ent.hot.CompareAndSwap(he, nil) // hot no longer holds it
-	}
-	c.demoting.Add(he.cost())
-	select {
-	case c.demoteq <- he:
-		return
-	default:
-	}
-	c.st.demoteWaits.Add(1)
-	select {
-	case c.demoteq <- he:
-	case <-c.stop:
-		c.demoting.Add(-he.cost())
-		c.tr.remove(he.key, he.ver)
-		c.st.demoteDrops.Add(1)
-		c.noteLost(he.key, he.ver)
-	}
-}
-
-// hotApplied runs on ristretto's goroutine when it takes up a fresh Set:
-// from here on the entry is in ristretto's store (or handed to hotEvicted as
-// rejected), so the Set's transit copy can go.
-func (c *Cache) hotApplied(he *hotEntry) {
-	if c.appliedHook != nil {
-		c.appliedHook(he)
-	}
-	if he.fresh {
-		c.tr.remove(he.key, he.ver)
-	}
-}
-
-// warmEvicted runs inside the warm tier for every live item of an evicted
-// segment; key and value are only valid during the call. It never blocks and
-// takes no directory lock (its caller may hold one).
-func (c *Cache) warmEvicted(key, value []byte, m Meta) {
-	c.warmFull.Store(true)
-	k := append([]byte(nil), key...)
-	if c.fl == nil {
-		c.noteLost(k, m.Version)
-		return
-	}
-	v := append([]byte(nil), value...)
-	c.tr.add(k, v, m.Version, m.Expiry, policy.Cold)
-	if err := c.fl.Enqueue(&flusher.Item{Key: k, Value: v, Version: m.Version, Expiry: m.Expiry}); err != nil {
-		c.tr.remove(k, m.Version)
-		c.noteLost(k, m.Version)
-		return
-	}
-	c.st.flushed.Add(1)
-}
-
-// background runs demotions, lost-copy bookkeeping and the expiry sweep.
+// background runs the lost-copy bookkeeping, the expiry sweep and the
+// directory trim.
 func (c *Cache) background() {
 	defer c.wg.Done()
 	var tick, trimTick <-chan time.Time
@@ -100,81 +30,16 @@ func (c *Cache) background() {
 			} else {
 				trimTimer.Reset(trimEvery)
 			}
-		case he := <-c.demoteq:
-			c.demote(he)
 		case <-c.kick:
 			c.processLost()
 		case <-tick:
 			c.sweep(c.now())
+			c.processVictims() // any a caller left behind
 		case <-c.stop:
-			for {
-				select {
-				case he := <-c.demoteq:
-					c.demote(he)
-				default:
-					c.processLost()
-					return
-				}
-			}
-		}
-	}
-}
-
-// demote moves one hot eviction to warm if the policy says it was used
-// often enough (or DemoteAll), else — or if warm cannot take it — to cold,
-// else nowhere. Stale versions are discarded.
-func (c *Cache) demote(he *hotEntry) {
-	c.waitForFlusher()
-	c.demoting.Add(-he.cost())
-	inTransit := true // hotEvicted's transit reference
-	defer func() {
-		if inTransit {
-			c.tr.remove(he.key, he.ver)
-		}
-	}()
-	lo, _ := hashKey(he.key)
-	sh := c.dir.shard(lo)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	e := sh.m[viewString(he.key)]
-	if e == nil || e.ver != he.ver || !e.live(c.now()) {
-		return
-	}
-	if h := e.hot.Load(); h != nil && h.ver == he.ver {
-		return // promoted back to hot while in transit: DRAM holds it once (T22)
-	}
-	// A victim the policy saw too rarely skips warm for cold, but only once
-	// warm is full: while it has room, nothing it holds is valued more.
-	// Warm is the last memory tier, so with no cold tier taking writes
-	// every victim goes there, or it would be lost while warm still holds
-	// keys the policy values no more.
-	if c.warm != nil && (c.o.DemoteAll || !c.warmFull.Load() || !c.coldTakesWrites() || c.pro.Demote(lo, len(he.val))) {
-		if err := c.warm.Set(he.key, he.val, Meta{Version: he.ver}); err == nil {
-			if c.cold != nil {
-				e.coldMayHold()
-			}
-			c.st.demotions.Add(1)
+			c.processLost()
 			return
 		}
 	}
-	if c.fl != nil && c.coldHolds(e, he.ver) {
-		return // the entry keeps naming the cold copy
-	}
-	if c.fl != nil {
-		e.coldMayHold()
-		c.tr.add(he.key, he.val, he.ver, e.exp, policy.Cold)
-		if err := c.fl.Enqueue(&flusher.Item{Key: he.key, Value: he.val, Version: he.ver, Expiry: e.exp, Flags: coldFlags(e.kind)}); err == nil {
-			c.st.demotions.Add(1)
-			return
-		}
-		c.tr.remove(he.key, he.ver)
-	}
-	// The copy goes nowhere: drop its transit reference first, or
-	// lostLocked would find it there, keep the entry, and leave it naming
-	// a value no tier holds once the reference went (T7).
-	c.tr.remove(he.key, he.ver)
-	inTransit = false
-	c.lostLocked(sh, he.key, e, he.ver, false)
 }
 
 // flushCurrent tells the flusher whether a put still carries its key's
@@ -218,6 +83,15 @@ func (c *Cache) flushDone(it *flusher.Item, err error) {
 	sh := c.dir.shard(lo)
 	sh.mu.Lock()
 	e := sh.m[viewString(it.Key)]
+	if p, ok := it.Ref.(*pinned); ok {
+		c.endPinned(sh, e, it, p, err == nil)
+		sh.mu.Unlock()
+		if err != nil {
+			c.coldError("flush", err)
+			c.noteColdWritable()
+		}
+		return
+	}
 	switch {
 	case it.Delete:
 		if err == nil && e != nil && e.state == stateTomb && e.ver == it.Version {
@@ -263,6 +137,22 @@ func (c *Cache) noteColdWritable() {
 
 // flushDropped records a put the flusher dropped or skipped.
 func (c *Cache) flushDropped(it *flusher.Item, why flusher.Reason) {
+	if p, ok := it.Ref.(*pinned); ok {
+		lo, _ := hashKey(it.Key)
+		sh := c.dir.shard(lo)
+		sh.mu.Lock()
+		e := sh.m[viewString(it.Key)]
+		if why == flusher.Superseded && e != nil && e.flushing && e.loc == p.loc && e.ver == it.Version && e.coldHas(e.ver) {
+			// Skipped because cold holds this version already (T18): the
+			// record goes with nothing lost.
+			e.flushing = false
+			c.releaseLocked(e)
+		} else {
+			c.endPinned(sh, e, it, p, false)
+		}
+		sh.mu.Unlock()
+		return
+	}
 	c.tr.remove(it.Key, it.Version)
 	if why == flusher.Dropped {
 		c.lostVersion(it.Key, it.Version, false)
@@ -309,13 +199,7 @@ func (c *Cache) lostLocked(sh *shard, key []byte, e *entry, ver uint64, coldGone
 	if e.state != stateLive || e.ver != ver || sh.pendingLocked(key) {
 		return // changed, or a writethrough change in flight decides (T28)
 	}
-	// A copy the entry names is not lost: ristretto may not have applied
-	// it yet (a promotion is seen only through the entry until then), and
-	// if it turns the copy away, demote checks again.
-	if he := e.hot.Load(); he != nil && he.ver == ver {
-		return
-	}
-	if _, _, ok := c.memLookup(nil, key, ver); ok {
+	if _, _, ok := c.memLookup(nil, key, e); ok {
 		return
 	}
 	if e.coldHas(ver) && !coldGone {

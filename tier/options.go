@@ -29,25 +29,23 @@ const (
 
 // Options configure a Cache. Zero values take the defaults.
 type Options struct {
-	// HotBytes is the hot tier's budget in bytes: the Go heap its items
-	// take (key and value in their allocator size class, plus hotOverhead)
-	// and ristretto's sketch (T19). Default 64 MiB.
+	// HotBytes is the hot tier's arena: values off the Go heap, in
+	// HotSegmentBytes segments (T19). Default 64 MiB.
 	HotBytes int64
 	// HotMaxValue: values larger than this many bytes skip hot and go to warm
-	// (or cold if warm cannot take them). Default 1 MiB.
+	// (or cold if warm cannot take them). Default 1 MiB, or a quarter of
+	// HotBytes if that is less.
 	HotMaxValue int
-	// HotCounters is ristretto's NumCounters (default 10 per 1 KiB of HotBytes,
-	// at least 10,000).
-	HotCounters int64
+	// HotSegmentBytes is the hot log's segment (default: HotBytes/64
+	// within [4 KiB, 4 MiB], at least HotMaxValue).
+	HotSegmentBytes int
 
 	// Warm configures the warm tier (see warm_open.go); WarmBytes 0 disables it.
 	WarmConfig
 	// Cold configures the cold tier (see cold_open.go).
 	ColdConfig
 
-	// OpenWarm and OpenCold replace the built-in tiers (test seam). OpenWarm
-	// must arrange for onEvict to be called for every item the tier evicts.
-	OpenWarm func(onEvict func(key, value []byte, m Meta)) (Warm, error)
+	// OpenCold replaces the built-in cold tier (test seam).
 	OpenCold func() (Cold, error)
 
 	// MaxValue is the largest value Set accepts, in bytes (default 8 MiB).
@@ -66,14 +64,6 @@ type Options struct {
 	// namespace is sized for it (2 × 64 KiB read slots per key, see
 	// cold_open.go).
 	MGetColdBatch int
-	// DemoteAll demotes every hot victim to warm. By default, once warm is
-	// full and while a cold tier takes writes, only victims the promotion
-	// policy saw at least Promotion.DemoteHits times (default 2) get warm
-	// memory; the others go to cold (T20).
-	DemoteAll bool
-	// DemoteQueue is how many hot evictions may wait for the warm tier before
-	// ristretto's goroutine waits for room (default 4096; T6).
-	DemoteQueue int
 	// MaxKeys bounds the directory, which keeps every key the cache knows on
 	// the Go heap (DirEntryBytes each, T19): above it, keys whose
 	// only copy is in cold are forgotten until the directory is back at 90%
@@ -101,10 +91,9 @@ func (o *Options) EnsureDefaults() {
 		o.HotBytes = 64 << 20
 	}
 	if o.HotMaxValue == 0 {
-		o.HotMaxValue = 1 << 20
-	}
-	if o.HotCounters == 0 {
-		o.HotCounters = max(o.HotBytes/1024*10, 10000)
+		// 1 MiB, but a hot log keeps at least four segments, each of at
+		// least HotMaxValue bytes.
+		o.HotMaxValue = int(max(min(1<<20, o.HotBytes/4), 1))
 	}
 	if o.MaxValue == 0 {
 		o.MaxValue = 8 << 20
@@ -114,9 +103,6 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.MGetColdBatch == 0 {
 		o.MGetColdBatch = 128
-	}
-	if o.DemoteQueue == 0 {
-		o.DemoteQueue = 4096
 	}
 	if o.SweepInterval == 0 {
 		o.SweepInterval = time.Second
@@ -163,8 +149,11 @@ func (o *Options) Validate() error {
 	if o.HotMaxValue < 1 || int64(o.HotMaxValue) > o.HotBytes {
 		bad("HotMaxValue %d is outside [1, HotBytes]", o.HotMaxValue)
 	}
-	if o.HotCounters < 100 {
-		bad("HotCounters %d is below 100", o.HotCounters)
+	if o.HotBytes >= 1024 && int64(o.hotSegmentBytes())*4 > o.HotBytes {
+		bad("HotBytes %d holds fewer than 4 segments of %d bytes (HotMaxValue %d)", o.HotBytes, o.hotSegmentBytes(), o.HotMaxValue)
+	}
+	if o.HotSegmentBytes != 0 && o.HotSegmentBytes < o.HotMaxValue {
+		bad("HotSegmentBytes %d is below HotMaxValue %d", o.HotSegmentBytes, o.HotMaxValue)
 	}
 	if o.MaxValue < 1 || o.MaxValue > 1<<30 {
 		bad("MaxValue %d is outside [1, 1 GiB]", o.MaxValue)
@@ -176,9 +165,6 @@ func (o *Options) Validate() error {
 	}
 	if o.MGetColdBatch < 1 || o.MGetColdBatch > 4096 {
 		bad("MGetColdBatch %d is outside [1, 4096]", o.MGetColdBatch)
-	}
-	if o.DemoteQueue < 1 {
-		bad("DemoteQueue %d must be positive", o.DemoteQueue)
 	}
 	if o.MaxKeys < 0 {
 		bad("MaxKeys %d must not be negative", o.MaxKeys)

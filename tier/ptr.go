@@ -1,6 +1,10 @@
 package tier
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/tiercache/tiercache/policy"
+)
 
 // viewString returns a string sharing b's bytes, for map lookups and for
 // ristretto, which only hashes the key and never retains it. b must not be
@@ -51,15 +55,24 @@ func newEntry(key []byte) (*entry, string) {
 	case n <= 16:
 		ek := &entryKey16{}
 		copy(ek.k[:], key)
-		return &ek.e, unsafe.String(&ek.k[0], n)
+		ek.e.key = unsafe.String(&ek.k[0], n)
+		return &ek.e, ek.e.key
 	case n <= 32:
 		ek := &entryKey32{}
 		copy(ek.k[:], key)
-		return &ek.e, unsafe.String(&ek.k[0], n)
+		ek.e.key = unsafe.String(&ek.k[0], n)
+		return &ek.e, ek.e.key
 	case n <= 48:
 		ek := &entryKey48{}
 		copy(ek.k[:], key)
-		return &ek.e, unsafe.String(&ek.k[0], n)
+		ek.e.key = unsafe.String(&ek.k[0], n)
+		return &ek.e, ek.e.key
 	}
-	return &entry{}, string(key)
+	e := &entry{key: string(key)}
+	return e, e.key
 }
+
+// entryOf is the entry a policy.Node belongs to: every Node the cache gives
+// the LFU is the first field of an entry (TestEntryOfNode checks the
+// offset), so the Node's address is the entry's.
+func entryOf(n *policy.Node) *entry { return (*entry)(unsafe.Pointer(n)) }

@@ -20,7 +20,7 @@ func TestNewEntry(t *testing.T) {
 		if ks != want {
 			t.Fatalf("len %d: key %q, want %q", n, ks, want)
 		}
-		if e.ver != 0 || e.exp != 0 || e.size != 0 || e.cold != coldNone || e.state != stateLive || e.expMoved || e.hot.Load() != nil {
+		if e.ver != 0 || e.exp != 0 || e.size != 0 || e.cold != coldNone || e.state != stateLive || e.expMoved || e.loc != 0 || e.node.Resident() {
 			t.Fatalf("len %d: entry not zero", n)
 		}
 		for i := range key {
@@ -40,13 +40,17 @@ func TestNewEntry(t *testing.T) {
 	}
 }
 
-// TestEntryLayout: an entry with a key of up to 16 bytes is one 64-byte
-// allocation (a Go size class), as ptr.go's sizes assume: a field added to
-// entry must fit its padding, or every key costs a size class more. (The
-// second-chance bit, T15, first went after hot and made it 56 + 16 bytes,
-// an 80-byte allocation.)
+// TestEntryLayout: an entry with a key of up to 16 bytes is one 112-byte
+// allocation (a Go size class), as ptr.go's sizes and DirEntryBytes
+// assume: a field added to entry must fit its padding, or every key costs
+// a size class more. And the LFU's Node is the entry's first field, so
+// entryOf finds the entry from it.
 func TestEntryLayout(t *testing.T) {
-	if n := unsafe.Sizeof(entryKey16{}); n > 64 {
-		t.Fatalf("entry with a 16-byte key takes %d bytes, more than the 64-byte size class", n)
+	if n := unsafe.Sizeof(entryKey16{}); n > 112 {
+		t.Fatalf("entry with a 16-byte key takes %d bytes, more than the 112-byte size class", n)
+	}
+	var e entry
+	if unsafe.Offsetof(e.node) != 0 || entryOf(&e.node) != &e {
+		t.Fatal("the LFU's Node is not the entry's first field")
 	}
 }

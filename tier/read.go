@@ -13,21 +13,16 @@ import (
 // Get appends key's value to dst. ok is false on a miss. A cold-tier device
 // error is counted and logged and reads as a miss (the cache keeps serving).
 func (c *Cache) Get(dst, key []byte) ([]byte, bool, error) {
-	v, shared, ok, _, err := c.View(dst, key)
-	if shared {
-		v = append(dst, v...)
-	}
+	v, _, ok, _, err := c.View(dst, key)
 	return v, ok, err
 }
 
-// View is Get without the copy for a hot hit: value is then the hot copy
-// itself (shared is true), which is immutable and stays valid for as long
-// as the caller keeps it, but must not be written to nor used as a buffer.
-// Any other hit is appended to dst, as Get does (shared is false). cold
-// reports that the answer, hit or miss, took a read of the cold device: a
-// caller with more reads lined up can send them together (MGetPrefix) and
-// wait for the device once instead of once per key. A key of another kind
-// than KindString answers ErrWrongKind (T23).
+// View is Get for the server: value is appended to dst (shared is always
+// false: DRAM records live off the heap and are copied out). cold reports
+// that the answer, hit or miss, took a read of the cold device: a caller
+// with more reads lined up can send them together (MGetPrefix) and wait
+// for the device once instead of once per key. A key of another kind than
+// KindString answers ErrWrongKind (T23).
 func (c *Cache) View(dst, key []byte) (value []byte, shared, ok, cold bool, err error) {
 	v, kind, shared, ok, cold, err := c.ViewAny(dst, key)
 	if ok && kind != KindString {
@@ -45,19 +40,16 @@ func (c *Cache) ViewAny(dst, key []byte) (value []byte, kind Kind, shared, ok, c
 		return dst, 0, false, false, false, ErrClosed
 	}
 	lo, _ := hashKey(key)
-	v, he, t, kind, ok := c.get(dst, key, lo, true, true)
+	v, t, kind, ok := c.get(dst, key, lo, true)
 	c.count(t, ok)
 	c.exit()
-	if he != nil {
-		return he.val[:len(he.val):len(he.val)], kind, true, true, false, nil
-	}
 	return v, kind, false, ok, t == policy.Cold, nil
 }
 
 // record counts the access for the promotion policy once per read (*rec
 // says it is still due): a hit already served by hot is sampled (it only
-// feeds the demotion decision), any other read counts before the policy
-// decides on a promotion.
+// feeds the promotion decision of other keys), any other read counts
+// before the policy decides on a promotion.
 func (c *Cache) record(rec *bool, lo uint64, hot bool) {
 	if !*rec {
 		return
@@ -70,67 +62,59 @@ func (c *Cache) record(rec *bool, lo uint64, hot bool) {
 	}
 }
 
+// served does what follows a read served from memory (no lock held): the
+// LFU counts a DRAM hit, and a warm hit the promotion policy deems
+// frequent moves up to hot.
+func (c *Cache) served(p readPlan, lo uint64, sh *shard, n int) {
+	if p.tier != policy.Hot && p.tier != policy.Warm {
+		return
+	}
+	c.memAccess(p.e)
+	if p.tier == policy.Warm && c.pro.Promote(lo, n, policy.Warm) == policy.Hot {
+		c.promote(p.e, sh, p.ver, n)
+	}
+}
+
 // get reads key by executing planRead's decisions: it returns the value
-// (appended to dst) and the tier it came from, or, with share, a hot hit's
-// shared copy (he) instead of a copy of it. rec says the access is to be
-// recorded for the policy. A hot hit found through the entry's hot pointer
-// does not go through ristretto: one access in policy.SampleEvery is
-// passed on to ristretto (its TinyLFU sketch only needs the frequencies'
-// proportions) and to the promotion policy (a hot hit only feeds
-// demotion).
-func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *hotEntry, t policy.Tier, kind Kind, ok bool) {
+// (appended to dst) and the tier it came from. rec says the access is to
+// be recorded for the promotion policy.
+func (c *Cache) get(dst, key []byte, lo uint64, rec bool) (v []byte, t policy.Tier, kind Kind, ok bool) {
 	sh := c.dir.shard(lo)
 	for attempt := 0; attempt < 3; attempt++ {
 		sh.mu.RLock()
-		v, p := c.planRead(dst, key, sh, c.now(), share)
+		v, p := c.planRead(dst, key, sh, c.now())
+		sh.mu.RUnlock()
 		switch p.act {
 		case readServe:
-			if p.hot != nil {
-				sh.mu.RUnlock()
-				if rec && policy.Sample() {
-					c.hot.touchSampled(key)
-					c.pro.RecordSample(lo)
-				}
-				return dst, p.hot, policy.Hot, p.kind, true
-			}
-			if rec && p.tier == policy.Hot && policy.Sample() {
-				c.hot.touchSampled(key) // as the shared hot hits above
-			}
 			c.record(&rec, lo, p.tier == policy.Hot)
-			if p.tier == policy.Warm && c.pro.Promote(lo, len(v)-len(dst), policy.Warm) == policy.Hot {
-				c.promoteWarm(key, v[len(dst):], sh, p.e)
-			}
-			sh.mu.RUnlock()
-			return v, nil, p.tier, p.kind, true
+			c.served(p, lo, sh, len(v)-len(dst))
+			return v, p.tier, p.kind, true
 		case readMiss:
-			sh.mu.RUnlock()
 			c.record(&rec, lo, false)
-			return dst, nil, policy.None, 0, false
+			return dst, policy.None, 0, false
 		case readAdopt:
-			sh.mu.RUnlock()
 			c.record(&rec, lo, false)
 			if c.coldDeleting(key) {
-				return dst, nil, policy.None, 0, false
+				return dst, policy.None, 0, false
 			}
 			v, k, ok, retry := c.adopt(dst, key, sh, p.epoch)
 			if retry {
 				continue
 			}
-			return v, nil, policy.Cold, k, ok
+			return v, policy.Cold, k, ok
 		case readCold:
-			sh.mu.RUnlock()
 			c.record(&rec, lo, false)
 			v, m, found, err := c.cold.Get(context.Background(), dst, key, p.size)
 			if err != nil {
 				c.coldError("get", err)
-				return dst, nil, policy.None, 0, false
+				return dst, policy.None, 0, false
 			}
 			if found && m.Version == p.ver {
-				c.promoteFromCold(key, v[len(dst):], lo, p.ver)
-				return v, nil, policy.Cold, p.kind, true
+				c.admitFromCold(key, v[len(dst):], lo, p.ver)
+				return v, policy.Cold, p.kind, true
 			}
 			if found && c.pendingVersion(sh, key, m.Version) {
-				return v, nil, policy.Cold, m.Kind, true // durable, being published (T28)
+				return v, policy.Cold, m.Kind, true // durable, being published (T28)
 			}
 			dst = v[:len(dst)]
 			if !found && c.changedSince(sh, key, p.ver) {
@@ -138,71 +122,14 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec, share bool) (v []byte, he *
 			}
 			if !found {
 				c.lostVersion(key, p.ver, true) // the store reclaimed it
-				return dst, nil, policy.None, 0, false
+				return dst, policy.None, 0, false
 			}
 		case readRetry:
-			sh.mu.RUnlock()
 			c.record(&rec, lo, false)
-		}
-		if attempt == 0 {
-			// A copy may be between ristretto's store and our eviction
-			// callback: wait until ristretto finished what it is doing.
-			c.hot.rc.Wait()
 		}
 	}
 	c.st.phantoms.Add(1)
-	return dst, nil, policy.None, 0, false
-}
-
-// promoteHot copies a warm or cold hit into hot without waiting and
-// reports whether ristretto took it.
-// The caller holds the key's shard lock sh; e is the key's entry.
-func (c *Cache) promoteHot(key, val []byte, sh *shard, e *entry) bool {
-	k, v, alloc := joinKV(key, val)
-	he := &hotEntry{key: k, val: v, ver: e.ver, exp: e.exp, alloc: int32(alloc), ent: e, sh: sh}
-	e.hot.Store(he) // before ristretto can evict it (see Set)
-	if c.hot.set(he, false) {
-		c.st.promotions.Add(1)
-		return true
-	}
-	e.hot.CompareAndSwap(he, nil)
-	return false
-}
-
-// promoteWarm moves a warm hit (or a copy on its way to warm) up to hot:
-// the warm copy leaves warm once hot holds it, so DRAM holds each key once
-// (T22). Readers find it through the entry's hot pointer meanwhile; if
-// ristretto later turns it away, its eviction callback demotes it again
-// (T5). The caller holds sh's lock.
-func (c *Cache) promoteWarm(key, val []byte, sh *shard, e *entry) {
-	if c.promoteHot(key, val, sh, e) && c.warm != nil {
-		c.warm.Delete(key)
-	}
-}
-
-// promoteFromCold copies a cold hit up if the policy says so and the key
-// still has version ver.
-func (c *Cache) promoteFromCold(key, val []byte, lo, ver uint64) {
-	to := c.pro.Promote(lo, len(val), policy.Cold)
-	if to == policy.None {
-		return
-	}
-	sh := c.dir.shard(lo)
-	sh.mu.RLock()
-	defer sh.mu.RUnlock()
-	e := sh.m[viewString(key)]
-	if e == nil || e.state != stateLive || e.ver != ver {
-		return
-	}
-	if to == policy.Hot && len(val) <= c.o.HotMaxValue {
-		c.promoteHot(key, val, sh, e)
-		return
-	}
-	if c.warm != nil && e.cold != coldNone {
-		if err := c.warm.Set(key, val, Meta{Version: ver}); err == nil {
-			c.st.promotions.Add(1)
-		}
-	}
+	return dst, policy.None, 0, false
 }
 
 // coldDeleting reports whether a cold delete of key is queued or running:
@@ -238,9 +165,8 @@ func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) (v []byte, kind 
 }
 
 // MGet returns one value per key (nil for a miss). The cold lookups of the
-// whole batch go to the device as one GetMany submission. A hot hit is the
-// hot copy itself, as View returns it (immutable, capped at its length):
-// the caller must not write to the values.
+// whole batch go to the device as one GetMany submission. The values are
+// the caller's; those memory served share one allocation.
 func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 	out, _, err := c.MGetPrefix(keys, -1)
 	return out, err
@@ -309,7 +235,8 @@ func (c *Cache) prefix(keys [][]byte, maxBytes int64) int {
 }
 
 // mget reads keys, of any kind: one value (nil for a miss) and one kind
-// per key.
+// per key. The values memory serves are copied into one buffer, each
+// value a slice of it.
 func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
 	out, kinds = make([][]byte, len(keys)), make([]Kind, len(keys))
 	type pending struct {
@@ -322,6 +249,9 @@ func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
 	}
 	var need []pending
 	var slow []int
+	type span struct{ i, from, to int }
+	var spans []span
+	var buf []byte
 	now := c.now()
 	for i, key := range keys {
 		if len(key) == 0 {
@@ -331,10 +261,10 @@ func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
 		c.pro.Record(lo)
 		sh := c.dir.shard(lo)
 		sh.mu.RLock()
-		v, p := c.planRead(nil, key, sh, now, true)
-		if p.hot != nil {
-			v = p.hot.val[:len(p.hot.val):len(p.hot.val)] // shared, never copied (T11)
-		}
+		from := len(buf)
+		var p readPlan
+		buf, p = c.planRead(buf, key, sh, now)
+		sh.mu.RUnlock()
 		switch p.act {
 		case readMiss:
 			c.count(policy.None, false)
@@ -342,24 +272,21 @@ func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
 			need = append(need, pending{i: i, lo: lo, epoch: p.epoch, size: -1})
 		case readServe:
 			kinds[i] = p.kind
-			if p.tier == policy.Hot && policy.Sample() {
-				c.hot.touchSampled(key) // as Get's hot hits (ristretto sees one in SampleEvery)
-			}
-			if p.tier == policy.Warm && c.pro.Promote(lo, len(v), policy.Warm) == policy.Hot {
-				c.promoteWarm(key, v, sh, p.e)
-			}
-			out[i] = nonNil(v) // never nil: nil is a miss
+			spans = append(spans, span{i, from, len(buf)})
+			c.served(p, lo, sh, len(buf)-from)
 			c.count(p.tier, true)
 		case readCold:
 			need = append(need, pending{i: i, lo: lo, ver: p.ver, known: true, size: p.size})
 		case readRetry:
 			slow = append(slow, i) // moving between tiers: the single-key path retries
 		}
-		sh.mu.RUnlock()
+	}
+	for _, sp := range spans {
+		out[sp.i] = nonNil(buf[sp.from:sp.to:sp.to]) // never nil: nil is a miss
 	}
 	for _, i := range slow {
 		lo, _ := hashKey(keys[i])
-		v, _, t, kind, ok := c.get(nil, keys[i], lo, false, false)
+		v, t, kind, ok := c.get(nil, keys[i], lo, false)
 		if ok {
 			out[i], kinds[i] = nonNil(v), kind
 		}
@@ -399,7 +326,7 @@ func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
 				continue
 			case r.Found && p.known && r.Meta.Version == p.ver:
 				out[p.i], kinds[p.i] = nonNil(r.Value), r.Meta.Kind
-				c.promoteFromCold(key, r.Value, p.lo, p.ver)
+				c.admitFromCold(key, r.Value, p.lo, p.ver)
 				c.count(policy.Cold, true)
 				continue
 			case r.Found && !p.known:
@@ -428,7 +355,7 @@ func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
 			}
 		}
 		// Rare: the copy moved while we looked, or the directory changed.
-		v, _, t, kind, ok := c.get(nil, key, p.lo, false, false)
+		v, t, kind, ok := c.get(nil, key, p.lo, false)
 		if ok {
 			out[p.i], kinds[p.i] = nonNil(v), kind
 		}
@@ -464,13 +391,13 @@ func (c *Cache) known(key []byte) bool {
 	e := sh.m[viewString(key)]
 	live := e != nil && e.live(c.now())
 	if e != nil && c.coldUnknown.Load() {
-		e.recent.Store(true) // the caller acts on it soon: keep it (T15)
+		e.mark(markRecent) // the caller acts on it soon: keep it (T15)
 	}
 	sh.mu.RUnlock()
 	if e != nil || !c.coldUnknown.Load() {
 		return live
 	}
-	_, _, _, _, ok := c.get(nil, key, lo, false, false)
+	_, _, _, ok := c.get(nil, key, lo, false)
 	return ok
 }
 
@@ -540,7 +467,7 @@ func (c *Cache) Where(key []byte) string {
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
 	c.lockEntry(sh, key, false, true)
-	_, p := c.planRead(nil, key, sh, c.now(), true)
+	_, p := c.planRead(nil, key, sh, c.now())
 	sh.mu.RUnlock()
 	switch p.act {
 	case readServe:

@@ -66,12 +66,8 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 		ver := e.ver
 		ssh.mu.RUnlock()
 		errs := c.st.coldErrors.Load()
-		v, he, _, _, ok := c.get(buf[:0], src, slo, false, true)
-		if he != nil {
-			v = he.val // immutable: joinKV copies it
-		} else {
-			buf = v[:0]
-		}
+		v, _, _, ok := c.get(buf[:0], src, slo, false)
+		buf = v[:0]
 		if !ok {
 			if c.st.coldErrors.Load() != errs && c.versionIs(ssh, src, ver) {
 				if unreadable++; unreadable == 2 {
@@ -91,7 +87,9 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 				continue
 			}
 		}
-		k, nv, alloc := joinKV(dst, v)
+		if w := c.placeFor(len(v)); w != memNone && !c.writeThrough() {
+			c.makeRoom(w, len(v)) // before the locks: a cleaning takes other keys' locks
+		}
 		lockShards(ssh, dsh, slo>>56 < dlo>>56)
 		now := c.now()
 		es := ssh.m[viewString(src)]
@@ -122,6 +120,7 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 				try--
 				continue
 			}
+			k, nv, alloc := joinKV(dst, v)
 			done, err := c.carryDurable(ssh, dsh, slo>>56 < dlo>>56, src, dst, ver, k, nv, alloc, es.exp, es.kind, move, overwrite, prior)
 			if done {
 				c.throttle()
@@ -130,17 +129,18 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 		}
 		// Everything the entry says about the value goes with it: its
 		// expiry and kind (the size is v's).
-		wait, err := c.writeLocked(dsh, ed, dst, k, nv, alloc, es.exp, es.kind)
+		wait, err := c.writeLocked(dsh, ed, dst, v, es.exp, es.kind)
 		if err == nil && move {
 			c.purgeLocked(ssh, src, es)
 		}
 		unlockShards(ssh, dsh)
+		c.processVictims()
 		if err != nil {
 			return true, false, err
 		}
 		if wait != nil {
 			if err := c.fl.Wait(context.Background(), wait); err != nil {
-				return true, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(nv), err)
+				return true, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(v), err)
 			}
 		}
 		c.throttle() // as set: the write may push copies towards cold (T25)

@@ -236,7 +236,7 @@ func TestConcurrentRename(t *testing.T) {
 		}
 	}
 	if len(seen) != tokens {
-		t.Errorf("%d distinct tokens, want %d", len(seen), tokens)
+		t.Errorf("%d distinct tokens, want %d (%+v)", len(seen), tokens, c.Stats())
 	}
 }
 

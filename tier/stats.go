@@ -13,9 +13,9 @@ type counters struct {
 	misses atomic.Uint64
 	_      [64]byte
 
-	promotions, demotions, demoteWaits, demoteDrops, forgotten, flushed, lost, phantoms, adopted, coldKept atomic.Uint64
-	coldErrors, coldDeletes, tombstones, expired, warmWrites, coldWrites                                   atomic.Uint64
-	mgetSubmissions                                                                                        atomic.Uint64
+	promotions, demotions, forgotten, flushed, lost, phantoms, adopted, coldKept atomic.Uint64
+	coldErrors, coldDeletes, tombstones, expired, coldWrites                     atomic.Uint64
+	mgetSubmissions                                                              atomic.Uint64
 }
 
 func (c *Cache) count(t policy.Tier, hit bool) {
@@ -41,22 +41,23 @@ type Stats struct {
 	Keys  int64       // keys, counting expired ones not yet swept (O(1); Len is exact and O(keys))
 	Tiers []TierLevel // hot, warm, cold in that order (absent tiers omitted)
 
-	Misses          uint64 // Get/MGet keys found nowhere
-	Promotions      uint64 // warm/cold hits copied up
-	Demotions       uint64 // hot evictions written to warm (or cold)
-	DemoteWaits     uint64 // hot evictions that waited for room in the demotion queue
-	DemoteDrops     uint64 // hot evictions dropped because Close had stopped the demotions
-	ColdKept        uint64 // hot or warm evictions not written to cold, which held that version already (T18)
-	Flushed         uint64 // warm evictions handed to the flusher
-	Lost            uint64 // keys forgotten because their only copy was dropped, failed or reclaimed
-	Forgotten       uint64 // cold-only keys the directory forgot to stay within MaxKeys (still in cold)
-	Phantoms        uint64 // reads that found the key's version nowhere after retrying
-	Adopted         uint64 // keys found in a cold store from an earlier run
-	ColdErrors      uint64 // cold-tier errors (served as misses or dropped writes)
-	ColdDeletes     uint64 // cold deletes queued to invalidate old copies
-	Tombstones      uint64 // deletes that had to wait for a cold delete
-	Expired         uint64 // keys purged by the expiry sweep
-	InTransit       int64  // copies moving between tiers
+	Misses      uint64 // Get/MGet keys found nowhere
+	Promotions  uint64 // warm hits moved to hot, and cold hits given a DRAM record
+	Demotions   uint64 // hot records moved to warm by a cleaning of hot
+	ColdKept    uint64 // DRAM evictions not written to cold, which held that version already (T18)
+	Flushed     uint64 // DRAM evictions written to cold from where they are
+	Lost        uint64 // keys forgotten because their only copy was dropped, failed or reclaimed
+	Forgotten   uint64 // cold-only keys the directory forgot to stay within MaxKeys (still in cold)
+	Phantoms    uint64 // reads that found the key's version nowhere after retrying
+	Adopted     uint64 // keys found in a cold store from an earlier run
+	ColdErrors  uint64 // cold-tier errors (served as misses or dropped writes)
+	ColdDeletes uint64 // cold deletes queued to invalidate old copies
+	Tombstones  uint64 // deletes that had to wait for a cold delete
+	Expired     uint64 // keys purged by the expiry sweep
+	InTransit   int64  // values on their way to cold that DRAM does not hold (transit)
+
+	// The DRAM tiers' eviction policy (policy.LFU) and its logs.
+	DRAM            DRAMStats
 	MGetSubmissions uint64 // cold GetMany submissions made by MGet
 
 	Flusher flusher.Stats
@@ -76,25 +77,44 @@ type Stats struct {
 // ColdWritable reports whether there is a cold tier and it takes writes.
 func (s *Stats) ColdWritable() bool { return s.ColdBackend != "" && s.ColdWriteError == nil }
 
-// Stats returns a snapshot. It walks the directory (O(keys)).
+// DRAMStats are the DRAM tiers' own counters.
+type DRAMStats struct {
+	Capacity, Weight          int64 // what the LFU may keep, and keeps (bytes)
+	Items                     int
+	Admits, Rejects           uint64 // window leavers that took a probation item's place, or lost to it
+	HotUsed, WarmUsed         int64  // bytes appended to segments in use (live and dead records)
+	HotSegments, WarmSegments int
+	Rescued, Compacted        uint64 // hot records kept in hot by a cleaning; records moved within a log
+	Dropped                   uint64 // records a cleaning found no room for in either log (evicted)
+}
+
+// Stats returns a snapshot.
 func (c *Cache) Stats() Stats {
 	s := Stats{Keys: c.dir.keyCount(), WarmNode: -1}
-	hm := c.hot.rc.Metrics
-	hl := TierLevel{Name: "hot", Items: -1, Bytes: c.hot.rc.MaxCost() - c.hot.rc.RemainingCost(), Hits: c.st.hits[policy.Hot].Load()}
-	if hm != nil {
-		hl.Items = int64(hm.KeysAdded() - hm.KeysEvicted())
-		hl.Evictions = hm.KeysEvicted()
+	m := c.mem
+	m.mu.Lock()
+	ls := m.lfu.Stats()
+	items, bytes, evicted := m.items, m.bytes, m.evicted
+	d := DRAMStats{Capacity: ls.Capacity, Weight: ls.Weight, Items: ls.Items, Admits: ls.Admits, Rejects: ls.Rejects,
+		HotUsed: m.logs[memHot].Used(), HotSegments: m.logs[memHot].Segments(), Rescued: m.rescued, Compacted: m.compact,
+		Dropped: m.dropped}
+	if w := m.logs[memWarm]; w != nil {
+		d.WarmUsed, d.WarmSegments = w.Used(), w.Segments()
 	}
-	s.Tiers = append(s.Tiers, hl)
+	m.mu.Unlock()
+	s.DRAM = d
 	warmHits := c.st.hits[policy.Warm].Load()
 	coldHits := c.st.hits[policy.Cold].Load()
 	misses := c.st.misses.Load()
-	s.Tiers[0].Misses = warmHits + coldHits + misses
-	if c.warm != nil {
-		ws := c.warm.Stats()
-		s.Tiers = append(s.Tiers, TierLevel{Name: "warm", Items: ws.Items, Bytes: ws.Bytes, Hits: warmHits,
-			Misses: coldHits + misses, Evictions: ws.Evictions})
-		s.WarmNode, s.WarmPlacement = ws.Node, ws.Placement
+	s.Tiers = append(s.Tiers, TierLevel{Name: "hot", Items: items[memHot], Bytes: bytes[memHot], Hits: c.st.hits[policy.Hot].Load(),
+		Misses: warmHits + coldHits + misses, Evictions: evicted[memHot]})
+	if w := m.logs[memWarm]; w != nil {
+		s.Tiers = append(s.Tiers, TierLevel{Name: "warm", Items: items[memWarm], Bytes: bytes[memWarm], Hits: warmHits,
+			Misses: coldHits + misses, Evictions: evicted[memWarm]})
+		if node, ok := w.Arena().Bound(); ok {
+			s.WarmNode = node
+		}
+		s.WarmPlacement = m.placement
 	}
 	if c.cold != nil {
 		cs := c.cold.Stats()
@@ -107,8 +127,6 @@ func (c *Cache) Stats() Stats {
 	s.Promotions = c.st.promotions.Load()
 	s.Demotions = c.st.demotions.Load()
 	s.ColdKept = c.st.coldKept.Load()
-	s.DemoteWaits = c.st.demoteWaits.Load()
-	s.DemoteDrops = c.st.demoteDrops.Load()
 	s.Flushed = c.st.flushed.Load()
 	s.Lost = c.st.lost.Load()
 	s.Forgotten = c.st.forgotten.Load()

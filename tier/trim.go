@@ -72,20 +72,12 @@ func forgetLocked(sh *shard, ks string, e *entry) {
 
 // forgettable reports whether e (key ks, shard lock held) may leave the
 // directory: live, its newest version durable in cold with the expiry the
-// entry has (not moved by Expire/Persist since), no copy in hot or warm,
+// entry has (not moved by Expire/Persist since), no DRAM record,
 // and not marked recent since the last pass (a caller may be about
 // to act on it; the mark is cleared here, a second chance).
 func (c *Cache) forgettable(ks string, e *entry, now int64) bool {
-	if !e.live(now) || e.ver == 0 || !e.coldHas(e.ver) || e.expMoved || e.hot.Load() != nil {
+	if !e.live(now) || e.ver == 0 || !e.coldHas(e.ver) || e.expMoved || e.loc != 0 {
 		return false
 	}
-	if e.recent.Swap(false) {
-		return false
-	}
-	if c.warm != nil {
-		if m, ok := c.warm.Has(viewBytes(ks)); ok && m.Version == e.ver {
-			return false
-		}
-	}
-	return true
+	return !e.unmark(markRecent)
 }

@@ -197,7 +197,6 @@ func TestConcurrentDirectoryTrim(t *testing.T) {
 	needURing(t)
 	o := concOptions(nil)
 	o.Flusher.QueueItems, o.Flusher.QueueBytes = 1<<20, 1<<40
-	o.DemoteQueue = 1 << 16
 	o.MaxKeys = 8
 	o.WarmBytes = 0 // no warm tier: hot victims go to cold, where they may be forgotten
 	emuCold(&o, t.TempDir())
@@ -228,7 +227,6 @@ func TestConcurrentOnAnEarlierRunsStore(t *testing.T) {
 	dir := t.TempDir()
 	o := concOptions(nil)
 	o.Flusher.QueueItems, o.Flusher.QueueBytes = 1<<20, 1<<40
-	o.DemoteQueue = 1 << 16
 	o.WarmBytes = 0
 	o.Durability = DurabilityDrain
 	emuCold(&o, dir)
@@ -466,7 +464,6 @@ func TestColdCopyCarriesTheExpiry(t *testing.T) {
 	needURing(t)
 	o := restartOptions(t.TempDir(), DurabilityDrain)
 	o.MaxKeys = 200
-	o.DemoteAll = true // hot victims go to warm, and from there to cold
 	c, err := Open(o)
 	if err != nil {
 		t.Fatal(err)

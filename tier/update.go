@@ -75,7 +75,7 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 		t := policy.None
 		if ver != 0 {
 			errs := c.st.coldErrors.Load()
-			v, _, tt, kind, ok := c.get(buf[:0], key, lo, try == 0, false)
+			v, tt, kind, ok := c.get(buf[:0], key, lo, try == 0)
 			buf = v
 			if !ok {
 				// As SetGet: a value that keeps its version yet does not
@@ -155,6 +155,6 @@ func (c *Cache) KindOf(key []byte) (Kind, bool) {
 	if e != nil || !c.coldUnknown.Load() {
 		return kind, live
 	}
-	_, _, _, kind, ok := c.get(nil, key, lo, false, false)
+	_, _, kind, ok := c.get(nil, key, lo, false)
 	return kind, ok
 }

@@ -47,7 +47,9 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	k, v, alloc := joinKV(key, value)
+	if w := c.placeFor(len(value)); w != memNone && !c.writeThrough() {
+		c.makeRoom(w, len(value)) // before any lock: a cleaning takes other keys' locks
+	}
 
 	// NX/XX/KEEPTTL, a version check and an expiry in the past (which
 	// deletes the key) must see a key of an earlier run, or one the
@@ -79,11 +81,13 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 		return err == nil, false, err
 	}
 	if c.writeThrough() {
+		k, v, alloc := joinKV(key, value)
 		err := c.setDurable(sh, key, k, v, alloc, exp, o.Kind)
 		return err == nil, false, err
 	}
-	wait, err := c.writeLocked(sh, e, key, k, v, alloc, exp, o.Kind)
+	wait, err := c.writeLocked(sh, e, key, value, exp, o.Kind)
 	sh.mu.Unlock()
+	c.processVictims()
 	if err != nil {
 		return false, false, err
 	}
@@ -96,16 +100,18 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	return true, false, nil
 }
 
-// writeLocked stores v (k and v from joinKV, alloc its bytes) as key's new
-// version with expiry exp and kind, sh's write lock held; e is key's
-// entry, or nil for a key the directory does not have. It returns the
-// cold write the caller waits for once it unlocked, if any. If no tier
-// takes the value the key is deleted (ErrNoSpace).
-func (c *Cache) writeLocked(sh *shard, e *entry, key, k, v []byte, alloc int, exp int64, kind Kind) (wait *flusher.Item, err error) {
+// writeLocked stores value as key's new version with expiry exp and kind,
+// sh's write lock held; e is key's entry, or nil for a key the directory
+// does not have. The value gets a DRAM record if a log has room (the
+// caller made room first), else it goes straight to cold, and the caller
+// waits, once it unlocked, for the cold write it returns. If no tier takes
+// the value the key is deleted (ErrNoSpace). The LFU may have evicted
+// keys: the caller runs processVictims once it unlocked.
+func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, kind Kind) (wait *flusher.Item, err error) {
 	ver := c.nextVersion()
 	if e == nil {
 		var ks string
-		e, ks = newEntry(k)
+		e, ks = newEntry(key)
 		if c.coldUnknown.Load() && c.cold != nil {
 			e.coldMayHold() // an earlier run's copy
 		}
@@ -113,70 +119,22 @@ func (c *Cache) writeLocked(sh *shard, e *entry, key, k, v []byte, alloc int, ex
 	} else {
 		c.invalidateLocked(key, e, e.ver)
 	}
-	if e.write(ver, exp, int64(len(v)), kind) { // a new entry, or a tombstone coming back to life
+	if e.write(ver, exp, int64(len(value)), kind) { // a new entry, or a tombstone coming back to life
 		sh.live.Add(1)
 	}
-
-	placed := c.placeMemLocked(sh, key, k, v, alloc, e, ver, exp)
-	if !placed && c.fl != nil {
-		// Straight to cold: readers find it in transit until it is durable.
-		e.coldMayHold()
-		c.tr.add(k, v, ver, exp, policy.Cold)
-		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(kind)}
-		placed = true
-		c.st.coldWrites.Add(1)
-	} else if c.o.Durability == DurabilityWriteThrough && c.fl != nil {
-		e.coldMayHold()
-		wait = &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(kind)}
+	if c.placeLocked(e, value) {
+		return nil, nil
 	}
-	if !placed {
+	if c.fl == nil {
 		c.purgeLocked(sh, key, e)
-		return nil, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(key), len(v))
+		return nil, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(key), len(value))
 	}
-	return wait, nil
-}
-
-// placeMemLocked offers a new version's copy to hot (values up to
-// HotMaxValue), else to warm, and reports whether a memory tier took it
-// (sh.mu held for writing; e is live at ver).
-func (c *Cache) placeMemLocked(sh *shard, key, k, v []byte, alloc int, e *entry, ver uint64, exp int64) bool {
-	hadHot := e.hot.Load()
-	placed := false
-	if len(v) <= c.o.HotMaxValue {
-		// A fresh key becomes visible in ristretto only when its goroutine
-		// applies the set: until then readers find it in transit (T5) (and
-		// through e.hot). When the entry names a hot copy, hot holds the key
-		// and ristretto need not be asked (its Get counts an access); without
-		// one, ristretto may still hold a tombstone of the key, and a cost-0
-		// set of a key it holds is an in-place update whose cost callback —
-		// which ends the transit copy — may never run.
-		fresh := hadHot == nil && !c.hot.has(key)
-		if fresh {
-			c.tr.add(k, v, ver, exp, policy.Hot)
-		}
-		he := &hotEntry{key: k, val: v, ver: ver, exp: exp, fresh: fresh, alloc: int32(alloc), ent: e, sh: sh}
-		// Named before ristretto sees it: its goroutine may reject or evict
-		// the copy at once, and the callback must find it here to clear it.
-		// Served from here on, also before ristretto applies it.
-		e.hot.Store(he)
-		placed = c.hot.set(he, fresh)
-		if !placed {
-			e.hot.CompareAndSwap(he, nil)
-			if fresh {
-				c.tr.remove(k, ver)
-			}
-		}
-	}
-	if !placed && c.warm != nil {
-		if err := c.warm.Set(k, v, Meta{Version: ver}); err == nil {
-			placed = true
-			if c.cold != nil {
-				e.coldMayHold()
-			}
-			c.st.warmWrites.Add(1)
-		}
-	}
-	return placed
+	// Straight to cold: readers find it in transit until it is durable.
+	k, v, _ := joinKV(key, value)
+	e.coldMayHold()
+	c.tr.add(k, v, ver, exp, policy.Cold)
+	c.st.coldWrites.Add(1)
+	return &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(kind)}, nil
 }
 
 // throttleWait bounds how long one write waits for the flusher (a stalled
@@ -185,36 +143,22 @@ func (c *Cache) placeMemLocked(sh *shard, key, k, v []byte, alloc int, e *entry,
 const throttleWait = time.Second
 
 // throttle holds a writer back, after its write and outside every lock,
-// while the copies on their way to cold — hot victims waiting for
-// demotion, and what the flusher holds — are over half the flusher's
-// bound: every write may push such copies (hot victims, warm segments),
-// and so they wait for the device instead of being dropped, and the
-// flusher's memory stays within its share of the budget (T25). The
-// demotion goroutine waits for the flusher in turn (demote).
+// while the flusher holds more than half its bound: DRAM records being
+// written to cold where they are and copies of values too large for DRAM.
+// So a burst of writes faster than the device waits for it instead of
+// dropping evictions, and the flusher stays within its share of memory
+// (T25).
 func (c *Cache) throttle() {
-	if c.fl == nil || c.fl.Held()+c.demoting.Load() <= c.flushHigh || c.now() < c.throttleOff.Load() {
+	if c.fl == nil || c.fl.Held() <= c.flushHigh || c.now() < c.throttleOff.Load() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), throttleWait)
 	defer cancel()
-	for c.fl.Held()+c.demoting.Load() > c.flushHigh {
-		if c.fl.Held() > c.flushHigh/2 {
-			if c.fl.WaitRoom(ctx, c.flushHigh/2) {
-				continue
-			}
-		} else {
-			// The victims are being demoted: let the demotion goroutine run.
-			select {
-			case <-ctx.Done():
-			case <-time.After(throttlePoll):
-				continue
-			}
-		}
+	if !c.fl.WaitRoom(ctx, c.flushHigh/2) {
 		// The device did not keep up for throttleWait: it stalls. Writers
 		// stop waiting for a while (evictions may be dropped, and are
 		// counted) rather than each waiting for it.
 		c.throttleOff.Store(c.now() + int64(throttleOffFor))
-		return
 	}
 }
 
@@ -222,37 +166,32 @@ func (c *Cache) throttle() {
 // one waiting throttleWait.
 const throttleOffFor = 5 * time.Second
 
-// throttlePoll is how often a throttled writer looks at the demotion
-// queue again.
-const throttlePoll = 200 * time.Microsecond
-
-// waitForFlusher holds the demotion goroutine back, before it takes any
-// lock, while the flusher is over its high mark and warm is full (a
-// demotion into warm then evicts a segment to the flusher).
+// waitForFlusher holds a cleaning back while the room it needs is held by
+// DRAM records being written to cold: until one write completed, at most
+// throttleWait.
 func (c *Cache) waitForFlusher() {
-	if c.fl == nil || c.warm == nil || !c.warmFull.Load() || c.fl.Held() <= c.flushHigh || c.now() < c.throttleOff.Load() {
+	if c.fl == nil || c.now() < c.throttleOff.Load() {
 		return
 	}
-	select {
-	case <-c.stop: // closing: the flusher drains anyway
+	held := c.fl.Held()
+	if held == 0 {
 		return
-	default:
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), throttleWait)
-	c.fl.WaitRoom(ctx, c.flushHigh)
+	if !c.fl.WaitRoom(ctx, held-1) {
+		c.throttleOff.Store(c.now() + int64(throttleOffFor))
+	}
 	cancel()
 }
 
-// invalidateLocked removes every lower-tier copy of the key's current
-// version before it is overwritten: the warm copy and moving copies now, the
-// cold copy through a delete queued in the flusher behind any write of the
-// key still in flight (T3).
+// invalidateLocked removes the copies of the key's current version outside
+// DRAM before it is overwritten: a copy in transit now, the cold copy
+// through a delete queued in the flusher behind any write of the key
+// still in flight (T3). The DRAM record is the caller's to replace or
+// release.
 // The delete item carries delVer: a tombstone of that version is removed
 // when it completes.
 func (c *Cache) invalidateLocked(key []byte, e *entry, delVer uint64) {
-	if c.warm != nil {
-		c.warm.Delete(key)
-	}
 	c.tr.forget(key)
 	if e.cold != coldNone && c.fl != nil {
 		err := c.fl.Enqueue(&flusher.Item{Key: append([]byte(nil), key...), Delete: true, Version: delVer})
@@ -270,8 +209,8 @@ func (c *Cache) invalidateLocked(key []byte, e *entry, delVer uint64) {
 // purgeLocked deletes the key from every tier: the entry goes, or becomes a
 // tombstone until the cold delete completed (T4).
 func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
-	e.hot.Store(nil)
-	c.hot.del(key)
+	c.releaseLocked(e)
+	c.memRemove(e)
 	mayCold := e.cold != coldNone && c.fl != nil
 	tomb := c.nextVersion()
 	c.invalidateLocked(key, e, tomb)
@@ -537,7 +476,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 		// key still has the version read.
 		ver := e.ver
 		sh.mu.Unlock()
-		v, _, _, kind, found := c.get(nil, key, lo, try == 0, false)
+		v, _, kind, found := c.get(nil, key, lo, try == 0)
 		if !found {
 			continue
 		}
@@ -592,9 +531,6 @@ func (c *Cache) Flush() error {
 			return err
 		}
 	}
-	c.quietHot.Store(true)
-	c.hot.rc.Clear()
-	c.quietHot.Store(false)
 	for i := range c.dir.shards {
 		sh := &c.dir.shards[i]
 		sh.mu.Lock()
@@ -606,7 +542,6 @@ func (c *Cache) Flush() error {
 		sh.mu.Unlock()
 	}
 	c.tr.clear()
-	c.warmFull.Store(false)
 	if c.coldUnknown.Load() {
 		if err := c.cold.Clear(context.Background()); err != nil {
 			return fmt.Errorf("tier: flush: clear the cold store of an earlier run's keys (they stay readable): %w", err)

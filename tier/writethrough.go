@@ -134,6 +134,7 @@ func (c *Cache) finishPurge(op *pendOp) error {
 		return nil
 	}
 	latest, err := op.await()
+	defer c.processVictims() // a publication placed a DRAM record (runs after the unlock)
 	defer op.sh.mu.Unlock()
 	if err != nil {
 		if op.publish != nil {
@@ -187,17 +188,13 @@ func (c *Cache) placeDurableLocked(sh *shard, key, k, v []byte, alloc int, ver u
 		e, ks = newEntry(k)
 		sh.m[ks] = e
 	} else {
-		// The cold put replaced the old record; its memory copies go.
-		if c.warm != nil {
-			c.warm.Delete(key)
-		}
-		c.tr.forget(key)
+		c.tr.forget(key) // the cold put replaced the old record
 	}
 	if e.write(ver, exp, int64(len(v)), kind) {
 		sh.live.Add(1)
 	}
-	e.cold = coldHolds // written with exp: no moved expiry
-	c.placeMemLocked(sh, key, k, v, alloc, e, ver, exp)
+	e.cold = coldHolds  // written with exp: no moved expiry
+	c.placeLocked(e, v) // without room, cold alone holds it
 }
 
 // pendingVersion reports whether key's newest pending writethrough change

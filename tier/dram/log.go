@@ -100,6 +100,14 @@ func (l *Log[O]) Room() int64 {
 	return r
 }
 
+// CanAlloc reports whether Alloc(n, _, keep) would place a record now.
+func (l *Log[O]) CanAlloc(n, keep int) bool {
+	if l.closed || n > l.o.SegmentBytes || n < 0 {
+		return false
+	}
+	return l.open >= 0 && l.segs[l.open].used+n <= l.o.SegmentBytes || len(l.free) > keep
+}
+
 // Arena is the memory the log lives in (placement checks).
 func (l *Log[O]) Arena() *numa.Arena { return l.arena }
 

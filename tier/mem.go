@@ -1,0 +1,159 @@
+package tier
+
+import (
+	"sync"
+
+	"github.com/tiercache/tiercache/policy"
+	"github.com/tiercache/tiercache/tier/dram"
+)
+
+// memTier names the log an entry's DRAM record is in.
+type memTier uint8
+
+const (
+	memNone memTier = iota
+	memHot
+	memWarm
+)
+
+func (w memTier) tier() policy.Tier {
+	switch w {
+	case memHot:
+		return policy.Hot
+	case memWarm:
+		return policy.Warm
+	}
+	return policy.None
+}
+
+// The DRAM tiers (docs/DESIGN.md §3): hot and warm are two logs of
+// off-heap records (tier/dram), hot in plain memory, warm in an arena that
+// may be bound to a CXL node; one LFU (policy.LFU, a W-TinyLFU) decides
+// which keys DRAM keeps, over both, by their bytes. Where a kept key's
+// record is — hot or warm — is placement, decided apart from it: a new
+// value goes to hot (warm if it is larger than HotMaxValue), cleaning the
+// oldest hot segment moves its records to warm unless they were read
+// since they were placed (a second chance in hot), and a warm hit the
+// promotion policy deems frequent moves up to hot. Keys the LFU evicts
+// go to cold, written from where they are (flushing), or are lost
+// without a cold tier.
+//
+// Locks: a shard's lock, then mem.mu, never the other way round; a record
+// is freed or moved only with its entry's shard lock held for writing,
+// so a reader holding the read lock may copy it. Cleaning takes one
+// shard lock at a time.
+
+// placementSamples is how many warm pages the placement check samples.
+const placementSamples = 1024
+
+// writerKeep is the free segments a log keeps for its cleanings: a writer
+// never takes the last one.
+const writerKeep = 1
+
+// memRounds bounds the cleanings one allocation may run before it gives
+// up (the value then goes to cold, or the write fails).
+const memRounds = 64
+
+// memMargin is the share of the DRAM logs the LFU leaves unused beyond
+// the segments they keep: dead records a cleaning can take back, so that
+// cleaning the sparsest segment frees room at a bounded copying cost.
+const memMargin = 0.01
+
+type mem struct {
+	mu      sync.Mutex
+	lfu     *policy.LFU
+	logs    [3]*dram.Log[*entry] // by memTier; warm nil without a warm tier
+	victims []*entry             // evicted by the LFU, records not yet released
+	evictFn func(*policy.Node)
+	items   [3]int64 // records by memTier
+	bytes   [3]int64
+	evicted [3]uint64 // LFU evictions by the tier the record was in
+	// placement is the fraction of sampled warm pages on the warm node
+	// when the log was opened (-1: not checked, or no warm tier).
+	placement float64
+	moved     uint64 // hot records demoted to warm
+	rescued   uint64 // hot records kept in hot by their second chance
+	compact   uint64 // records moved within a log by its cleaning
+	dropped   uint64 // records a cleaning found no room for in either log (evicted)
+}
+
+// memCapacity is what the LFU may keep: each log less the segments it
+// keeps free and its open segment, less memMargin.
+func memCapacity(logs ...*dram.Log[*entry]) int64 {
+	var c int64
+	for _, l := range logs {
+		if l != nil {
+			c += l.Capacity() - int64(writerKeep)*int64(l.SegmentBytes())
+		}
+	}
+	return max(int64(float64(c)*(1-memMargin)), 1)
+}
+
+func newMem(hot, warm *dram.Log[*entry]) (*mem, error) {
+	capacity := memCapacity(hot, warm)
+	lfu, err := policy.NewLFU(policy.LFUOptions{Capacity: capacity})
+	if err != nil {
+		return nil, err
+	}
+	m := &mem{lfu: lfu, placement: -1}
+	m.logs[memHot], m.logs[memWarm] = hot, warm
+	if warm != nil {
+		if _, bound := warm.Arena().Bound(); bound {
+			if f, err := warm.Arena().Placement(placementSamples); err == nil {
+				m.placement = f
+			}
+		}
+	}
+	m.evictFn = func(n *policy.Node) { m.victims = append(m.victims, entryOf(n)) }
+	return m, nil
+}
+
+// admitLocked makes e, whose record holds an n-byte value, resident in
+// the LFU, or updates its weight (mem.mu held). An item weighs its key
+// and value bytes, as the caches bench/ compares with are charged.
+func (m *mem) admitLocked(e *entry, n int) {
+	w := uint32(len(e.key) + n)
+	if e.node.Resident() {
+		m.lfu.Update(&e.node, w, m.evictFn)
+	} else {
+		m.lfu.Add(&e.node, hashOf(e), w, m.evictFn)
+	}
+}
+
+// bytesOf is e's record (the shard lock held).
+func (m *mem) bytesOf(e *entry) []byte { return m.logs[e.where].Bytes(e.loc, int(e.recSize)) }
+
+// alloc places a record of n bytes for e in log w, keeping keep free
+// segments (mem.mu held).
+func (m *mem) allocLocked(w memTier, n int, e *entry, keep int) (dram.Loc, []byte, bool) {
+	l := m.logs[w]
+	if l == nil {
+		return 0, nil, false
+	}
+	loc, b, ok := l.Alloc(n, e, keep)
+	if ok {
+		m.items[w]++
+		m.bytes[w] += int64(n)
+	}
+	return loc, b, ok
+}
+
+// freeLocked frees the n-byte record at loc in log w (mem.mu held).
+func (m *mem) freeLocked(w memTier, loc dram.Loc, n int) {
+	m.logs[w].Free(loc, n)
+	m.items[w]--
+	m.bytes[w] -= int64(n)
+}
+
+// closeLogs unmaps both arenas.
+func (m *mem) closeLogs() error {
+	var first error
+	for _, l := range m.logs {
+		if l != nil {
+			if err := l.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}

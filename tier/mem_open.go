@@ -1,0 +1,77 @@
+package tier
+
+import (
+	"fmt"
+
+	"github.com/tiercache/tiercache/numa"
+	"github.com/tiercache/tiercache/tier/dram"
+)
+
+// WarmConfig configures the warm tier: a log of off-heap records in an
+// arena that may be bound to a NUMA node (tier/dram, mem.go).
+type WarmConfig struct {
+	// WarmBytes is the warm arena size in bytes; 0 disables the warm tier.
+	WarmBytes int64
+	// WarmSegmentBytes is the warm segment size: the largest value warm
+	// takes (larger ones go to cold). Default: WarmBytes/64 within
+	// [64 KiB, 4 MiB], rounded down to 4 KiB.
+	WarmSegmentBytes int
+	// WarmArena places the arena (node, policy, fallback, huge pages); its
+	// Bytes is set from WarmBytes. The zero value binds to node 0, strict.
+	WarmArena numa.ArenaOptions
+}
+
+// segmentBytes is a log's default segment: a 64th of it within [lo, hi],
+// rounded down to 4 KiB, and at least least (the largest value it must
+// take).
+func segmentBytes(total int64, lo, hi, least int) int {
+	s := int(min(max(total/64, int64(lo)), int64(hi))) &^ 4095
+	return max(s, least, 4096)
+}
+
+func (w *WarmConfig) ensureDefaults() {
+	if w.WarmSegmentBytes == 0 && w.WarmBytes > 0 {
+		w.WarmSegmentBytes = segmentBytes(w.WarmBytes, 64<<10, 4<<20, 0)
+	}
+}
+
+func (w *WarmConfig) validate() []error {
+	var errs []error
+	if w.WarmBytes < 0 {
+		errs = append(errs, fmt.Errorf("%w: WarmBytes %d must not be negative", ErrInvalidOptions, w.WarmBytes))
+	}
+	if w.WarmBytes > 0 && int64(w.WarmSegmentBytes)*4 > w.WarmBytes {
+		errs = append(errs, fmt.Errorf("%w: WarmBytes %d holds fewer than 4 segments of %d bytes", ErrInvalidOptions, w.WarmBytes, w.WarmSegmentBytes))
+	}
+	return errs
+}
+
+// hotSegmentBytes is the hot log's segment: HotSegmentBytes, or a 64th of
+// HotBytes within [4 KiB, 4 MiB], and at least HotMaxValue.
+func (o *Options) hotSegmentBytes() int {
+	if o.HotSegmentBytes > 0 {
+		return o.HotSegmentBytes
+	}
+	return segmentBytes(o.HotBytes, 4<<10, 4<<20, o.HotMaxValue)
+}
+
+// openLogs maps the DRAM tiers' arenas: hot in plain memory, faulted in as
+// it fills; warm as WarmArena places it.
+func (o *Options) openLogs() (hot, warm *dram.Log[*entry], err error) {
+	hot, err = dram.New[*entry](dram.Options{Name: "hot", Bytes: o.HotBytes, SegmentBytes: o.hotSegmentBytes(),
+		Arena: numa.ArenaOptions{Node: numa.Unbound, NoPrefault: true, Logger: o.Logger}})
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.WarmBytes > 0 {
+		ao := o.WarmArena
+		if ao.Logger == nil {
+			ao.Logger = o.Logger
+		}
+		if warm, err = dram.New[*entry](dram.Options{Name: "warm", Bytes: o.WarmBytes, SegmentBytes: o.WarmSegmentBytes, Arena: ao}); err != nil {
+			hot.Close()
+			return nil, nil, err
+		}
+	}
+	return hot, warm, nil
+}

@@ -1,0 +1,406 @@
+package tier
+
+import (
+	"github.com/tiercache/tiercache/flusher"
+	"github.com/tiercache/tiercache/policy"
+	"github.com/tiercache/tiercache/tier/dram"
+)
+
+// placeFor is the log a value of n bytes goes to: hot up to HotMaxValue,
+// else warm if a warm segment holds it, else none (cold only).
+func (c *Cache) placeFor(n int) memTier {
+	if n <= c.o.HotMaxValue && n <= c.mem.logs[memHot].SegmentBytes() {
+		return memHot
+	}
+	if w := c.mem.logs[memWarm]; w != nil && n <= w.SegmentBytes() {
+		return memWarm
+	}
+	return memNone
+}
+
+// placeLocked gives e, live at the version it now has, a DRAM record
+// holding v, and makes it resident in the LFU (sh's write lock held);
+// false if no log had room without a cleaning (the caller made room
+// first). The record of e's previous version is replaced: overwritten
+// where it is when it has v's size and is not being flushed, else freed.
+// The LFU may evict keys (this one too): they are released by
+// processVictims, which the caller runs once it unlocked.
+func (c *Cache) placeLocked(e *entry, v []byte) bool {
+	m := c.mem
+	w := c.placeFor(len(v))
+	if w == memNone {
+		c.releaseLocked(e)
+		c.memRemove(e)
+		return false
+	}
+	if e.loc != 0 && !e.flushing && e.where == w && int(e.recSize) == len(v) {
+		// Same size: in place. No reader holds the shard lock now, and
+		// the record is this entry's alone.
+		copy(m.bytesOf(e), v)
+		e.unmark(markTouched)
+		m.mu.Lock()
+		m.admitLocked(e, len(v))
+		m.mu.Unlock()
+		return true
+	}
+	c.releaseLocked(e)
+	m.mu.Lock()
+	loc, b, ok := m.allocLocked(w, len(v), e, writerKeep)
+	if !ok && w == memHot && m.logs[memWarm] != nil && len(v) <= m.logs[memWarm].SegmentBytes() {
+		w = memWarm
+		loc, b, ok = m.allocLocked(w, len(v), e, writerKeep)
+	}
+	if !ok {
+		if e.node.Resident() {
+			m.lfu.Remove(&e.node)
+		}
+		m.mu.Unlock()
+		return false
+	}
+	copy(b, v)
+	e.loc, e.where, e.recSize = loc, w, uint32(len(v))
+	e.unmark(markTouched)
+	m.admitLocked(e, len(v))
+	m.mu.Unlock()
+	return true
+}
+
+// releaseLocked takes e's record away (sh's write lock held): a record
+// being flushed becomes the flusher item's, which frees it when the write
+// ends (flushDone, flushDropped); any other is freed now. e stays in the
+// LFU (its caller decides).
+func (c *Cache) releaseLocked(e *entry) {
+	if e.loc == 0 {
+		return
+	}
+	if e.flushing {
+		e.flushing = false
+	} else {
+		c.mem.mu.Lock()
+		c.mem.freeLocked(e.where, e.loc, int(e.recSize))
+		c.mem.mu.Unlock()
+	}
+	e.loc, e.where, e.recSize = 0, memNone, 0
+}
+
+// memRemove takes e out of the LFU (its record already released, or about
+// to be).
+func (c *Cache) memRemove(e *entry) {
+	c.mem.mu.Lock()
+	c.mem.lfu.Remove(&e.node)
+	c.mem.mu.Unlock()
+}
+
+// memAccess records a read served from e's record in the LFU.
+func (c *Cache) memAccess(e *entry) {
+	c.mem.mu.Lock()
+	c.mem.lfu.Access(&e.node)
+	c.mem.mu.Unlock()
+}
+
+// hashOf is the hash the LFU and the shards use for e's key.
+func hashOf(e *entry) uint64 {
+	lo, _ := hashKey(viewBytes(e.key))
+	return lo
+}
+
+// processVictims releases the records of the keys the LFU evicted, each
+// under its shard's lock: to cold, written from where it is, or lost
+// without a cold tier that takes it. It reports how many it released.
+// Any goroutine holding no shard lock may run it.
+func (c *Cache) processVictims() int {
+	m := c.mem
+	m.mu.Lock()
+	vs := m.victims
+	m.victims = nil
+	m.mu.Unlock()
+	n := 0
+	for _, e := range vs {
+		sh := c.dir.shard(e.node.Hash())
+		sh.mu.Lock()
+		if e.loc != 0 && !e.flushing && e.state == stateLive {
+			m.mu.Lock()
+			resident := e.node.Resident()
+			if !resident {
+				m.evicted[e.where]++
+			}
+			m.mu.Unlock()
+			if !resident {
+				c.evictLocked(sh, e)
+				n++
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+// evictLocked sends e's record out of DRAM (sh's write lock held; e is
+// live, has a record and is not in the LFU): nowhere if cold holds this
+// version already (T18), to cold written from where it is if cold takes
+// writes (the record stays readable until the write completes), else the
+// key is lost (T7).
+func (c *Cache) evictLocked(sh *shard, e *entry) {
+	if c.fl != nil && c.coldHolds(e, e.ver) {
+		c.releaseLocked(e)
+		return
+	}
+	if c.coldTakesWrites() {
+		e.flushing = true
+		e.coldMayHold()
+		it := &flusher.Item{Key: viewBytes(e.key), Value: c.mem.bytesOf(e), Version: e.ver, Expiry: e.exp,
+			Flags: coldFlags(e.kind), Ref: &pinned{where: e.where, loc: e.loc, n: int(e.recSize)}}
+		if err := c.fl.Enqueue(it); err == nil {
+			c.st.flushed.Add(1)
+			return
+		}
+		e.flushing = false
+	}
+	c.releaseLocked(e)
+	c.loseLocked(sh, viewBytes(e.key), e)
+}
+
+// pinned is a DRAM record a flusher item writes to cold from where it is;
+// it is freed when the item ends (flushDone, flushDropped).
+type pinned struct {
+	where memTier
+	loc   dram.Loc
+	n     int
+}
+
+// endPinned ends the flush of a record written from DRAM (sh's write lock
+// held): if e still holds it, e's record goes (written: cold holds the
+// version now; failed or dropped: the key is lost, T7); else it was
+// released to the item, which frees it.
+func (c *Cache) endPinned(sh *shard, e *entry, it *flusher.Item, p *pinned, ok bool) {
+	if e != nil && e.flushing && e.loc == p.loc && e.where == p.where && e.state == stateLive && e.ver == it.Version {
+		e.flushing = false
+		if ok {
+			e.coldWritten(it.Version, it.Expiry)
+			c.releaseLocked(e)
+			return
+		}
+		c.releaseLocked(e)
+		c.loseLocked(sh, it.Key, e)
+		return
+	}
+	c.mem.mu.Lock()
+	c.mem.freeLocked(p.where, p.loc, p.n)
+	c.mem.mu.Unlock()
+}
+
+// loseLocked forgets key, whose only copy is gone (T7).
+func (c *Cache) loseLocked(sh *shard, key []byte, e *entry) {
+	c.purgeLocked(sh, key, e)
+	c.st.lost.Add(1)
+}
+
+// makeRoom cleans log w, with no lock held, until an allocation of n
+// bytes that keeps writerKeep segments free succeeds without cleaning; it
+// reports false after memRounds cleanings (or when w is absent). Hot is
+// cleaned oldest segment first while there is a warm log: its records go
+// to warm (which cleans first if it has no room for them), except those
+// read since they were placed, which stay in hot once (up to half a
+// segment a cleaning). Warm, and hot without warm, are cleaned sparsest
+// segment first, their records moved within the log; when every segment
+// is (nearly) all live, the LFU evicts a segment's worth instead.
+func (c *Cache) makeRoom(w memTier, n int) bool {
+	m := c.mem
+	l := m.logs[w]
+	if l == nil {
+		return false
+	}
+	for round := 0; round < memRounds; round++ {
+		m.mu.Lock()
+		if l.CanAlloc(n, writerKeep) {
+			m.mu.Unlock()
+			return true
+		}
+		if w == memHot && m.logs[memWarm] != nil {
+			seg := l.Oldest()
+			if seg < 0 {
+				m.mu.Unlock()
+				return false
+			}
+			if live := l.SegmentLive(seg); !m.canTake(memWarm, live) {
+				// One round of warm's cleaning first; what warm cannot take
+				// then stays in hot, which gains the segment's dead bytes.
+				m.mu.Unlock()
+				c.compact(memWarm, live)
+				m.mu.Lock()
+				if seg = l.Oldest(); seg < 0 {
+					m.mu.Unlock()
+					continue
+				}
+			}
+			owners := l.BeginClean(seg)
+			m.mu.Unlock()
+			c.cleanSegment(w, seg, owners, true)
+			continue
+		}
+		m.mu.Unlock()
+		c.compact(w, int64(n))
+	}
+	return false
+}
+
+// compactGain: a compaction moves a segment's records only if that frees
+// at least 1/compactGain of a segment; a log fuller than that is made
+// room in by the LFU instead.
+const compactGain = 16
+
+// compact runs one round of log w's compaction, no lock held: its
+// sparsest segment's records move within the log, if that gains a
+// 1/compactGain of a segment; else the LFU evicts a segment's worth (and
+// if it had nothing to evict, the room is held by records being flushed:
+// it waits for one).
+func (c *Cache) compact(w memTier, need int64) {
+	m := c.mem
+	l := m.logs[w]
+	m.mu.Lock()
+	seg, live := l.Sparsest()
+	if seg < 0 || int64(l.SegmentBytes())-live < int64(l.SegmentBytes())/compactGain {
+		m.lfu.Evict(int64(l.SegmentBytes()/compactGain), m.evictFn)
+		m.mu.Unlock()
+		if c.processVictims() == 0 {
+			c.waitForFlusher()
+		}
+		return
+	}
+	owners := l.BeginClean(seg)
+	m.mu.Unlock()
+	c.cleanSegment(w, seg, owners, false)
+}
+
+// cleanSegment moves the records of segment seg of log w (whose cleaning
+// began with owners) and ends the cleaning.
+func (c *Cache) cleanSegment(w memTier, seg int, owners []*entry, demote bool) {
+	var rescued int64
+	for _, e := range owners {
+		c.moveOut(e, w, seg, demote, &rescued)
+	}
+	c.mem.mu.Lock()
+	c.mem.logs[w].EndClean(seg)
+	c.mem.mu.Unlock()
+	c.processVictims()
+}
+
+// canTake reports whether log w could take live bytes of records moved in
+// as a writer (keeping writerKeep segments free), mem.mu held.
+func (m *mem) canTake(w memTier, live int64) bool {
+	l := m.logs[w]
+	return l != nil && l.Room()-int64(writerKeep)*int64(l.SegmentBytes()) >= live
+}
+
+// moveOut moves e's record out of segment seg of log from, if it still
+// has one there (no lock held). Demoting hot, it goes to warm, or stays in
+// hot (in its open segment) when it was read since it was placed, up to
+// half a segment a cleaning, or when warm has no room after all;
+// otherwise it moves within its log. A record no log has room for is
+// evicted (evictLocked). A record being flushed stays.
+func (c *Cache) moveOut(e *entry, from memTier, seg int, demote bool, rescued *int64) {
+	m := c.mem
+	sh := c.dir.shard(e.node.Hash())
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if e.loc == 0 || e.where != from || e.loc.Segment() != seg || e.flushing || e.state != stateLive {
+		return
+	}
+	n := int(e.recSize)
+	targets := [2]memTier{from, memNone}
+	if demote {
+		targets = [2]memTier{memWarm, memHot}
+		if e.marked(markTouched) && *rescued+int64(n) <= int64(m.logs[memHot].SegmentBytes()/2) {
+			targets = [2]memTier{memHot, memWarm}
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, to := range targets {
+		if to == memNone || m.logs[to] == nil || n > m.logs[to].SegmentBytes() {
+			continue
+		}
+		keep := 0 // a log's cleaning may take the segments it keeps free
+		if to != from {
+			keep = writerKeep // a demotion writes into warm as a writer does
+		}
+		loc, b, ok := m.allocLocked(to, n, e, keep)
+		if !ok {
+			continue
+		}
+		copy(b, m.logs[from].Bytes(e.loc, n))
+		m.freeLocked(from, e.loc, n)
+		e.loc, e.where = loc, to
+		e.unmark(markTouched)
+		switch {
+		case from != to:
+			m.moved++
+			c.st.demotions.Add(1)
+		case demote:
+			m.rescued++
+			*rescued += int64(n)
+		default:
+			m.compact++
+		}
+		return
+	}
+	// No room anywhere: the key leaves DRAM.
+	if e.node.Resident() {
+		m.lfu.Remove(&e.node)
+		m.evicted[from]++
+	}
+	m.dropped++
+	m.mu.Unlock()
+	c.evictLocked(sh, e)
+	m.mu.Lock() // for the deferred unlock
+}
+
+// promote moves e's warm record (version ver, n bytes) up to hot, no
+// lock held (a warm hit the promotion policy deems frequent, T22).
+func (c *Cache) promote(e *entry, sh *shard, ver uint64, n int) {
+	if n > c.o.HotMaxValue || !c.makeRoom(memHot, n) {
+		return
+	}
+	m := c.mem
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if e.loc == 0 || e.where != memWarm || e.flushing || e.state != stateLive || e.ver != ver || int(e.recSize) != n {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	loc, b, ok := m.allocLocked(memHot, n, e, writerKeep)
+	if !ok {
+		return
+	}
+	copy(b, m.logs[memWarm].Bytes(e.loc, n))
+	m.freeLocked(memWarm, e.loc, n)
+	e.loc, e.where = loc, memHot
+	e.unmark(markTouched)
+	c.st.promotions.Add(1)
+}
+
+// admitFromCold gives a key read from cold at version ver a DRAM record
+// (value v) if the promotion policy wants it and the key is still at that
+// version without one (no lock held).
+func (c *Cache) admitFromCold(key, v []byte, lo, ver uint64) {
+	if c.pro.Promote(lo, len(v), policy.Cold) == policy.None {
+		return
+	}
+	w := c.placeFor(len(v))
+	if w == memNone || !c.makeRoom(w, len(v)) {
+		return
+	}
+	sh := c.dir.shard(lo)
+	sh.mu.Lock()
+	e := sh.m[viewString(key)]
+	if e == nil || e.state != stateLive || e.ver != ver || e.loc != 0 || sh.pendingLocked(key) {
+		sh.mu.Unlock()
+		return
+	}
+	if c.placeLocked(e, v) {
+		c.st.promotions.Add(1)
+	}
+	sh.mu.Unlock()
+	c.processVictims()
+}
