@@ -49,7 +49,10 @@
 //     then the connection is closed; the server keeps serving others
 //     (TestProtocolErrors). Lengths are read as redis-server reads them
 //     (string2ll): "*01", "$04", "*-0" and "$-0" are protocol errors
-//     (TestReaderCommands).
+//     (TestReaderCommands), and malformed framing gets redis-server's bytes
+//     and ends the connection where redis-server does; a bulk not followed
+//     by CRLF, which redis-server reads past unchecked, is an error here
+//     (TestFramingMatchesRedis).
 //   - S3: an unknown command, a wrong arity or a bad argument gets Redis's
 //     error text and never closes the connection (TestCommandReplies).
 //   - S4: replies are written in request order, and they are flushed only
