@@ -25,6 +25,15 @@ const (
 	stepBytes = 1 << 20
 )
 
+// window is how many chunks one submission of a big record carries:
+// chunkWindow, or fewer when the namespace takes fewer commands at once.
+func (kv *KV) window() int {
+	if kv.lim.MaxBatch > 0 && kv.lim.MaxBatch < chunkWindow {
+		return kv.lim.MaxBatch
+	}
+	return chunkWindow
+}
+
 // chunkBuf lends a buffer of ChunkHdrBytes+chunkMax bytes (the largest
 // chunk record); its bytes are not cleared.
 func (kv *KV) chunkBuf() []byte {
@@ -62,8 +71,8 @@ func crcSteps(crc uint32, p []byte) uint32 {
 // that fails part-way never publishes its header; the chunks it wrote are
 // leftovers that a later put of the key sweeps, K13).
 func (kv *KV) putWindows(ctx context.Context, r *record, key, value []byte) error {
-	n := int(r.hd.chunks)
-	bufs := make([][]byte, chunkWindow)
+	n, win := int(r.hd.chunks), kv.window()
+	bufs := make([][]byte, win)
 	for i := range bufs {
 		bufs[i] = kv.chunkBuf()
 	}
@@ -73,10 +82,10 @@ func (kv *KV) putWindows(ctx context.Context, r *record, key, value []byte) erro
 		}
 	}()
 	var written uint64
-	ops := make([]*Op, 0, chunkWindow)
-	for first := 0; first < n; first += chunkWindow {
+	ops := make([]*Op, 0, win)
+	for first := 0; first < n; first += win {
 		ops = ops[:0]
-		for i := first; i < min(n, first+chunkWindow); i++ {
+		for i := first; i < min(n, first+win); i++ {
 			ops = append(ops, kv.chunkStore(r, value, i, bufs[i-first]))
 			runtime.Gosched() // after each chunk's copy
 		}
@@ -121,14 +130,14 @@ func (kv *KV) readWindows(ctx context.Context, dst []byte, g *getState) ([]byte,
 		copy(nd, dst)
 		dst = nd
 	}
-	n := int(g.hd.chunks)
-	ops := make([]*Op, 0, chunkWindow)
+	n, win := int(g.hd.chunks), kv.window()
+	ops := make([]*Op, 0, win)
 	defer func() { kv.releaseChunks(ops) }()
 	crc := headerCRC(g.op.Buf, g.hd.keyLen)
-	for first := 0; first < n; first += chunkWindow {
+	for first := 0; first < n; first += win {
 		kv.releaseChunks(ops)
 		ops = ops[:0]
-		for i := first; i < min(n, first+chunkWindow); i++ {
+		for i := first; i < min(n, first+win); i++ {
 			ck := ChunkKeyIn(g.h, g.hd.set, uint32(i))
 			ops = append(ops, &Op{Code: OpRetrieve, Key: ck[:], Buf: kv.chunkBuf()})
 		}

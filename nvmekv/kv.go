@@ -372,6 +372,10 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 			cleanups[i] = r.cleanup
 		}
 		if r.hd.chunks > chunkWindow { // a big value: alone, a window at a time
+			// What is batched goes first: items keep their order.
+			if err := flush(); err != nil && first == nil {
+				first = err
+			}
 			if err := kv.putWindows(ctx, r, items[i].Key, items[i].Value); err != nil {
 				items[i].Err = fmt.Errorf("nvmekv: put key of %d bytes: %w", len(items[i].Key), err)
 			}

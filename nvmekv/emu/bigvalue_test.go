@@ -227,3 +227,25 @@ func TestBigBatchLetsOthersIn(t *testing.T) {
 		t.Fatal("no lookup ran while the batch of 24 MiB was being stored: the batch held the namespace throughout")
 	}
 }
+
+// TestPutManyKeepsOrderAroundBigValues (nvmekv K14): a PutMany that names
+// a key twice, one value big (written alone, a window at a time) and one
+// small (batched), leaves the later of the two, in either order: what was
+// batched before a big value is written before it.
+func TestPutManyKeepsOrderAroundBigValues(t *testing.T) {
+	_, kv := openWatched(t)
+	big, small := bigValue(3, 20*(64<<10)), []byte("small")
+	for _, order := range [][]byte{big, small} {
+		last := small
+		if &order[0] == &small[0] {
+			last = big
+		}
+		items := []nvmekv.Item{{Key: []byte("twice"), Value: order}, {Key: []byte("other"), Value: small}, {Key: []byte("twice"), Value: last}}
+		if err := kv.PutMany(ctx, items); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, err := kv.Get(ctx, nil, []byte("twice")); err != nil || !bytes.Equal(got, last) {
+			t.Fatalf("PutMany of %d then %d bytes under one key: reads %d bytes, %v; want the later", len(order), len(last), len(got), err)
+		}
+	}
+}
