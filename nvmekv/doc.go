@@ -88,9 +88,10 @@
 //     buffers the KV lends again rather than fresh ones, with its CRC and
 //     copies a MiB at a time and a yield between: a warm Put of a big value
 //     allocates a small part of it, a Get about the value it returns (emu
-//     TestBigValueInWindows, TestBigValueFailedWindowHidesHeader); a
-//     PutMany writes what it batched before a big value first, so items
-//     keep their order (TestPutManyKeepsOrderAroundBigValues).
+//     TestBigValueInWindows, TestBigValueAllocs,
+//     TestBigValueFailedWindowHidesHeader); a PutMany writes what it
+//     batched before a big value first, so items keep their order
+//     (TestPutManyKeepsOrderAroundBigValues).
 //
 // # Caveats
 //
