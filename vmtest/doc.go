@@ -138,9 +138,11 @@
 // (TestSidecarColdNVMePassthroughRestart).
 // V21: the sidecar (writethrough) with its cold store on a dm device over
 // a loop device, the table swapped under it: an error target over the
-// full log regions fails those cold reads as counted misses while SETs
-// succeed; dm-flakey error_writes makes SETs answer the EIO and INFO show
-// cold_writable:0 while every durable key reads back; dm-error serves
+// full log regions, and dm-flakey error_reads over the whole device (every
+// read fails, every write works), fail those cold reads as counted misses
+// while SETs succeed; dm-flakey error_writes makes SETs answer the EIO and
+// INFO show cold_writable:0 while every durable key reads back and no SET
+// that answered the error reads back a value; dm-error serves
 // the memory copies and counts the cold misses; after the linear table
 // and a restart every durable key reads its value; with drop_writes the
 // acknowledged SETs whose writes were dropped read nil or their value,
@@ -169,6 +171,18 @@
 // SET, GET and MGET batches with what was SET (256 KiB values stored as
 // linked chains of chunks, header last), and after a draining restart
 // every key comes from cold (TestSidecarColdKVSSDOverTCP).
+// V26: kernel.io_uring_disabled for real: set to 2 under a running
+// sidecar, its rings keep serving writethrough SETs and cold GETs; at 2 a
+// sidecar with a cold tier exits 1 naming the sysctl and cold.backend
+// none, and with cold.backend none it serves hot and warm; at 1 an
+// unprivileged sidecar is refused naming the sysctl's 1 until
+// kernel.io_uring_group is its group, and root's starts
+// (TestSidecarIOURingDisabled).
+// V27: the cold store on a dm-thin device over a smaller pool
+// (error_if_no_space): once the pool is full every SET answers an error
+// naming ENOSPC and stores nothing, INFO and /metrics show the store
+// read-only, every acknowledged key is served, also after a restart on the
+// still full device (TestSidecarColdDeviceFull).
 //
 // # Caveats
 //

@@ -212,6 +212,11 @@
 //     an old record past the written end of a new region is replayed by a
 //     scan (TestReformatIgnoresEarlierStore).
 //
+//   - E23: a Do lets go of the namespace lock for a moment after each MiB
+//     it stored, so one batch of big Stores (a big value's chunks) does
+//     not hold up other callers' lookups and Stores for its whole length;
+//     Link chains are kept (TestBigBatchLetsOthersIn).
+//
 // # Caveats
 //
 //   - A Retrieve that fails may leave any bytes in the part of its buffer

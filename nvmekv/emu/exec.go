@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"syscall"
 
 	"github.com/tiercache/tiercache/nvmekv"
@@ -13,6 +14,10 @@ import (
 )
 
 var bgCtx = context.Background()
+
+// yieldBytes is how many bytes a batch Stores before it lets go of the
+// namespace lock for a moment (E23).
+const yieldBytes = 1 << 20
 
 // pendingRead is a Retrieve that needs the disk.
 type pendingRead struct {
@@ -103,7 +108,26 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op, c *call
 		return ErrClosed
 	}
 	broken := false
-	for _, op := range ops {
+	stored := 0 // bytes stored since the lock was last let go
+	for i, op := range ops {
+		if stored >= yieldBytes && !ro {
+			// A batch of big Stores (a big value's chunks) lets go of the
+			// namespace between them, so that others' lookups and Stores
+			// are not held up for the whole batch (E23).
+			stored = 0
+			e.mu.Unlock()
+			runtime.Gosched()
+			e.mu.Lock()
+			if e.closed {
+				e.mu.Unlock()
+				for _, pr := range reads {
+					pr.op.Err = ErrClosed
+				}
+				c.reads = reads
+				failAll(ops[i:], ErrClosed)
+				return ErrClosed
+			}
+		}
 		op.DW0, op.Err = 0, nil
 		if broken {
 			op.Complete(-int32(syscall.ECANCELED), 0)
@@ -135,6 +159,7 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op, c *call
 			broken = op.Link
 		} else if op.Code == nvmekv.OpStore || op.Code == nvmekv.OpDelete {
 			wrote = true
+			stored += len(op.Buf)
 		}
 	}
 	c.reads, c.flushes = reads, flushes // keep what grew; putCall clears them
