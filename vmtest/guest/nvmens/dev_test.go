@@ -14,8 +14,11 @@ import (
 )
 
 // TestNVMeOpenIdentify: OpenNVMe reads the geometry QEMU gives (512-byte
-// blocks, the host image's size, MDTS bounding the transfer) and refuses
-// the block device of the same namespace.
+// blocks, the host image's size, MDTS bounding the transfer; the NVM
+// command set's namespace data, CNS 05h, exactly when the controller
+// reports extended LBA formats; the format in use without metadata,
+// protection or storage tag) and refuses the block device of the same
+// namespace.
 func TestNVMeOpenIdentify(t *testing.T) {
 	requireGuest(t)
 	d, err := dev.OpenNVMe(ngPath, dev.NVMeOptions{})
@@ -23,7 +26,22 @@ func TestNVMeOpenIdentify(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	t.Logf("%s: nsid %d, %d-byte blocks, %d bytes, largest transfer %d", ngPath, d.NSID(), d.BlockBytes(), d.Size(), d.MaxTransfer())
+	g := d.Geometry()
+	t.Logf("%s: nsid %d, %d-byte blocks, %d bytes, largest transfer %d; geometry %+v", ngPath, d.NSID(), d.BlockBytes(), d.Size(), d.MaxTransfer(), g)
+	buf := make([]byte, nvmekv.IdentifyBytes)
+	if err := nvmekv.AdminIdentify(fdOf(t), nvmekv.EncodeIdentify(0, nvmekv.CNSController, 0, 0), buf); err != nil {
+		t.Fatal(err)
+	}
+	ctrl, err := nvmekv.ParseController(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if elbas := ctrl.CTRATT&nvmekv.CtrattELBAS != 0; g.ELBAF != elbas {
+		t.Fatalf("CNS 05h read: %v, but the controller's CTRATT %#x says extended LBA formats: %v", g.ELBAF, ctrl.CTRATT, elbas)
+	}
+	if g.CSI != nvmekv.CSINVM || g.Metadata != 0 || g.PIType != 0 || g.StorageTag != 0 || g.NLBAF < 1 || g.LBAF >= g.NLBAF || g.WriteProtected {
+		t.Fatalf("geometry %+v: want NVM, no metadata, no protection, no storage tag, a format in range", g)
+	}
 	if n, _ := strconv.ParseInt(os.Getenv("TIERCACHE_VM_IMAGE_BYTES"), 10, 64); n != 0 && d.Size() != n {
 		t.Fatalf("size %d, want the %d-byte image", d.Size(), n)
 	}
