@@ -1,4 +1,4 @@
-package emu
+package logstore
 
 import (
 	"encoding/binary"
@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/tiercache/tiercache/nvmekv/emu/dev"
 )
 
 var (
@@ -13,9 +15,9 @@ var (
 	_ [24 - unsafe.Sizeof(slot{})]byte
 )
 
-// index maps a 16-byte device key to the loc of its live record. It is a
+// index maps a 16-byte device key to the Loc of its live record. It is a
 // Robin Hood hash table over one non-pointer array (the GC never scans it):
-// per slot 16 bytes of key and 8 bytes of loc, 24 bytes, side by side so a
+// per slot 16 bytes of key and 8 bytes of Loc, 24 bytes, side by side so a
 // probe touches one cache line, at a load of up to 90%. The home slot of a key is fastrange(mix(key), n) so n need
 // not be a power of two and the table grows by 1.5×. Deletion shifts the
 // following entries back (no tombstones). Not safe for concurrent use.
@@ -28,7 +30,7 @@ type index struct {
 
 type slot struct {
 	k0, k1 uint64 // key bytes 0..7 and 8..15, little-endian
-	l      loc    // 0 = empty slot
+	l      Loc    // 0 = empty slot
 }
 
 const maxLoad = 0.90
@@ -66,7 +68,7 @@ func newTable(n int) ([]slot, *offHeap) {
 	h := &offHeap{mem: mem}
 	offHeapBytes.Add(int64(cap(mem)))
 	runtime.AddCleanup(h, func(m []byte) {
-		if unmapBuf(m[:cap(m)]) == nil { // munmap(2) the whole mapping
+		if dev.UnmapBuffer(m[:cap(m)]) == nil { // munmap(2) the whole mapping
 			offHeapBytes.Add(-int64(cap(m)))
 		}
 	}, mem)
@@ -122,7 +124,7 @@ func (x *index) find(a, b uint64) int {
 	}
 }
 
-func (x *index) get(k *[16]byte) (loc, bool) {
+func (x *index) get(k *[16]byte) (Loc, bool) {
 	a, b := splitKey(k)
 	if i := x.find(a, b); i >= 0 {
 		return x.slots[i].l, true
@@ -130,8 +132,8 @@ func (x *index) get(k *[16]byte) (loc, bool) {
 	return 0, false
 }
 
-// put sets key → l and returns the previous loc (0 if none).
-func (x *index) put(k *[16]byte, l loc) loc {
+// put sets key → l and returns the previous Loc (0 if none).
+func (x *index) put(k *[16]byte, l Loc) Loc {
 	a, b := splitKey(k)
 	if i := x.find(a, b); i >= 0 {
 		old := x.slots[i].l
@@ -147,7 +149,7 @@ func (x *index) put(k *[16]byte, l loc) loc {
 }
 
 // insert places a new key (known absent) with Robin Hood displacement.
-func (x *index) insert(a, b uint64, l loc) {
+func (x *index) insert(a, b uint64, l Loc) {
 	i := x.home(a, b)
 	for d := 0; ; d++ {
 		s := &x.slots[i]
@@ -165,8 +167,8 @@ func (x *index) insert(a, b uint64, l loc) {
 	}
 }
 
-// del removes key and returns its loc (0 if absent).
-func (x *index) del(k *[16]byte) loc {
+// del removes key and returns its Loc (0 if absent).
+func (x *index) del(k *[16]byte) Loc {
 	a, b := splitKey(k)
 	i := x.find(a, b)
 	if i < 0 {
@@ -195,7 +197,7 @@ func (x *index) removeAt(i int) {
 
 // delIf removes key only if it still maps to l (reclaim: a newer record
 // elsewhere must survive). It reports whether it removed it.
-func (x *index) delIf(k *[16]byte, l loc) bool {
+func (x *index) delIf(k *[16]byte, l Loc) bool {
 	a, b := splitKey(k)
 	i := x.find(a, b)
 	if i < 0 || x.slots[i].l != l {
@@ -227,7 +229,7 @@ func (x *index) rebuild(n int) {
 }
 
 // each calls fn for every entry, in slot order.
-func (x *index) each(fn func(a, b uint64, l loc)) {
+func (x *index) each(fn func(a, b uint64, l Loc)) {
 	for _, s := range x.slots {
 		if s.l != 0 {
 			fn(s.k0, s.k1, s.l)

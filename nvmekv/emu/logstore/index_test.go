@@ -1,4 +1,4 @@
-package emu
+package logstore
 
 import (
 	"encoding/binary"
@@ -12,7 +12,7 @@ import (
 // inserts, updates, deletes, conditional deletes and growth.
 func TestIndexModel(t *testing.T) {
 	x := newIndex(10)
-	model := map[[16]byte]loc{}
+	model := map[[16]byte]Loc{}
 	rng := rand.New(rand.NewPCG(3, 4))
 	key := func() [16]byte {
 		var k [16]byte
@@ -59,7 +59,7 @@ func TestIndexModel(t *testing.T) {
 		}
 	}
 	n := 0
-	x.each(func(a, b uint64, l loc) {
+	x.each(func(a, b uint64, l Loc) {
 		if model[joinKey(a, b)] != l {
 			t.Fatalf("each: entry %x not in model", l)
 		}
@@ -73,17 +73,17 @@ func TestIndexModel(t *testing.T) {
 func TestLocPacking(t *testing.T) {
 	for _, c := range []struct{ r, kl, off, size int }{{0, 1, 64, 48}, {maxRegions - 1, 16, 64<<20 - 16, 4<<20 - 16}, {12345, 7, 4096, 4160}} {
 		l := mkLoc(c.r, c.kl, c.off, c.size)
-		if l == 0 || l.region() != c.r || l.klen() != c.kl || l.off() != c.off || l.size() != c.size {
-			t.Errorf("mkLoc%+v → region %d klen %d off %d size %d", c, l.region(), l.klen(), l.off(), l.size())
+		if l == 0 || l.Region() != c.r || l.KLen() != c.kl || l.Off() != c.off || l.Size() != c.size {
+			t.Errorf("mkLoc%+v → region %d klen %d off %d size %d", c, l.Region(), l.KLen(), l.Off(), l.Size())
 		}
-		if l.ext() {
-			t.Errorf("mkLoc%+v is an extent loc", c)
+		if l.Ext() {
+			t.Errorf("mkLoc%+v is an extent Loc", c)
 		}
 	}
 	for _, c := range []struct{ r, kl, ext, vlen int }{{0, 1, 4096, 4096}, {maxRegions - 1, 16, 64<<20 - 4096, 4<<20 - 1}, {777, 3, 8192, 8000}} {
 		l := mkExtLoc(c.r, c.kl, c.ext, c.vlen)
-		if !l.ext() || l.region() != c.r || l.klen() != c.kl || l.extOff() != c.ext || l.vlen() != c.vlen || l.size() != extRecBytes+alignUp(c.vlen) {
-			t.Errorf("mkExtLoc%+v → ext %v region %d klen %d extent %d vlen %d size %d", c, l.ext(), l.region(), l.klen(), l.extOff(), l.vlen(), l.size())
+		if !l.Ext() || l.Region() != c.r || l.KLen() != c.kl || l.ExtOff() != c.ext || l.VLen() != c.vlen || l.Size() != extRecBytes+alignUp(c.vlen) {
+			t.Errorf("mkExtLoc%+v → ext %v region %d klen %d extent %d vlen %d size %d", c, l.Ext(), l.Region(), l.KLen(), l.ExtOff(), l.VLen(), l.Size())
 		}
 	}
 }
@@ -113,8 +113,8 @@ func FuzzWalkRegion(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, seq uint64) {
 		low, fwd := len(b), 0
 		walkRegion(b, seq, 4096, func(off int, r *rec) {
-			if off < fwd || off+r.size() > low && off+recHdrBytes+r.vlen > low {
-				t.Fatalf("record at %d of %d bytes overlaps earlier ones (forward end %d, extents from %d)", off, r.size(), fwd, low)
+			if off < fwd || off+r.Size() > low && off+recHdrBytes+r.vlen > low {
+				t.Fatalf("record at %d of %d bytes overlaps earlier ones (forward end %d, extents from %d)", off, r.Size(), fwd, low)
 			}
 			if _, ok := parseRecord(b, off, seq, 4096, low); !ok {
 				t.Fatal("walk returned a record that does not parse")
@@ -125,7 +125,7 @@ func FuzzWalkRegion(f *testing.F) {
 				}
 				low = r.ext
 			}
-			fwd = off + r.size()
+			fwd = off + r.Size()
 		})
 	})
 }
