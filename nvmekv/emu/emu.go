@@ -38,6 +38,9 @@ type Stats struct {
 	readpath.Counters
 	Direct bool // O_DIRECT in use
 	Fixed  bool // registered buffers in use (fixed reads/writes, IORING_URING_CMD_FIXED)
+	// BufferBytes is the DRAM the namespace's registered buffers hold while
+	// it is open: the log's three region write buffers and the read slab.
+	BufferBytes int
 }
 
 // Registered buffers of the namespace's rings, by index: the log's three
@@ -122,7 +125,8 @@ func (e *Namespace) Limits() nvmekv.Limits {
 
 // Stats returns a snapshot of the counters.
 func (e *Namespace) Stats() Stats {
-	return Stats{Stats: e.lg.Stats(), Counters: e.rd.Stats(), Direct: e.rg.Device().Direct(), Fixed: e.rg.Fixed()}
+	return Stats{Stats: e.lg.Stats(), Counters: e.rd.Stats(), Direct: e.rg.Device().Direct(), Fixed: e.rg.Fixed(),
+		BufferBytes: e.rg.BufferBytes()}
 }
 
 // Close writes the open region, waits for every write, syncs, writes the

@@ -51,14 +51,15 @@ type Options struct {
 	// not scan; default Path+".ckpt" for a regular file, none ("") for a
 	// block device (it is then always scanned). "-" disables checkpoints.
 	CheckpointPath string
-	// ExpectedItems sizes the DRAM index up front (it grows by 1.5× at 90%
-	// load); default Capacity/2048.
+	// ExpectedItems sizes the DRAM index up front; default 4096 keys. It
+	// grows by 1.5x at 90% load, moving entries a few at a time (E25).
 	ExpectedItems int
 	// SyncWrites makes every Do with a Store or Delete durable before it
 	// returns (write-through); default false: call Flush.
 	SyncWrites bool
-	// ReadSlots is how many registered 64 KiB read buffers serve Retrieve
-	// (larger reads use a temporary mapping); default 128.
+	// ReadSlots is how many registered 8 KiB read slots serve Retrieves
+	// (readpath.SlotBytes; a larger read takes a pooled heap buffer), and
+	// the most reads one wave submits; default 128 (1 MiB).
 	ReadSlots int
 	// RingEntries is the size of the namespace's io_uring; default 256.
 	RingEntries uint32

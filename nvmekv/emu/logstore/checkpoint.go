@@ -80,7 +80,7 @@ func (lg *Log) loadCheckpoint() error {
 		}
 		regs[i] = regionState{seq: le.Uint64(rb[0:]), live: le.Uint32(rb[8:]), liveB: le.Uint32(rb[12:])}
 	}
-	idx := newIndex(max(int(count), lg.expected()))
+	idx := newIndex(max(int(count)+int(count)/4, lg.expected())) // room to grow before the first migration
 	var live int64
 	buf := make([]byte, 24*4096)
 	for left := int(count); left > 0; {
@@ -94,8 +94,7 @@ func (lg *Log) loadCheckpoint() error {
 			if l == 0 || l.Region() < 0 || l.Region() >= lg.nReg || (l.Ext() && l.ExtOff()+extBytes(l.VLen()) > lg.o.RegionBytes) {
 				return fmt.Errorf("%w: checkpoint %s has an entry outside the log", ErrFormat, lg.ckpt)
 			}
-			idx.insert(le.Uint64(b[0:]), le.Uint64(b[8:]), l)
-			idx.count++
+			idx.load(le.Uint64(b[0:]), le.Uint64(b[8:]), l)
 			live += int64(l.Size())
 		}
 		left -= n
@@ -148,7 +147,7 @@ func (lg *Log) writeCheckpoint(gen uint64) error {
 	if lg.act != nil && lg.act.region == lg.cur {
 		curEnd, curLow = uint64(lg.act.fill), uint64(lg.act.low)
 	}
-	for i, v := range []uint64{ckMagic, lg.sb.storeID, gen, uint64(lg.nReg), lg.sb.regionBytes, uint64(lg.cur), lg.nextSeq, uint64(lg.idx.count), curEnd, curLow} {
+	for i, v := range []uint64{ckMagic, lg.sb.storeID, gen, uint64(lg.nReg), lg.sb.regionBytes, uint64(lg.cur), lg.nextSeq, uint64(lg.idx.len()), curEnd, curLow} {
 		le.PutUint64(h[8*i:], v)
 	}
 	w.Write(h[:])

@@ -1,133 +1,62 @@
 package logstore
 
-import (
-	"encoding/binary"
-	"math/bits"
-	"runtime"
-	"sync/atomic"
-	"unsafe"
+import "runtime"
 
-	"github.com/tiercache/tiercache/nvmekv/emu/dev"
-)
-
-var (
-	_ [unsafe.Sizeof(slot{}) - 24]byte
-	_ [24 - unsafe.Sizeof(slot{})]byte
-)
-
-// index maps a 16-byte device key to the Loc of its live record. It is a
-// Robin Hood hash table over one non-pointer array (the GC never scans it):
-// per slot 16 bytes of key and 8 bytes of Loc, 24 bytes, side by side so a
-// probe touches one cache line, at a load of up to 90%. The home slot of a key is fastrange(mix(key), n) so n need
-// not be a power of two and the table grows by 1.5×. Deletion shifts the
-// following entries back (no tombstones). Not safe for concurrent use.
+// index maps a 16-byte device key to the Loc of its live record: a table
+// (table.go) at up to 90% load that grows with the keys (E25). When it is
+// full a table 1.5 times larger takes the new keys and every change
+// (put, del, delIf) then moves the entries of migrateStep slots of the old
+// table into it, so no single change rebuilds the whole index; lookups
+// look in both until the old one is empty and dropped. Not safe for
+// concurrent use: lookups may run together, changes need the caller's
+// exclusive lock.
 type index struct {
-	slots []slot
-	n     int
-	count int
-	table *offHeap // the mapping that holds slots, when they are off the Go heap
+	cur *table
+	// old is the table being drained into cur, or nil. Its slots below mig
+	// are empty: drained, and no backward shift of a removal moves an entry
+	// below it. A key with its home below mig is therefore in cur, and a
+	// lookup in old finds it nowhere (its probe starts at an empty slot),
+	// which is right; every key is in exactly one of the two.
+	old   *table
+	mig   int
+	moved uint64 // entries moved from an old table so far
 }
 
-type slot struct {
-	k0, k1 uint64 // key bytes 0..7 and 8..15, little-endian
-	l      Loc    // 0 = empty slot
-}
+// migrateStep is how many slots of the old table each change drains: the
+// old table (at most 90% full) is empty after n/migrateStep changes,
+// while cur, 1.5 times larger, gains at most that many new keys.
+const migrateStep = 8
 
-const maxLoad = 0.90
+// minExpected is the index's size when nothing says more: 4096 keys, a
+// 109 KB table on the Go heap.
+const minExpected = 4096
 
-func newIndex(expected int) *index {
-	n := max(64, int(float64(expected)/maxLoad)+1)
-	slots, table := newTable(n)
-	return &index{slots: slots, n: n, table: table}
-}
+func newIndex(expected int) *index { return &index{cur: tableFor(max(expected, minExpected))} }
 
-// hugeTableBytes: a table at least this big (one 2 MiB huge page) lives off
-// the Go heap, in an anonymous mapping advised to transparent huge pages.
-// A lookup is one random access into a table of up to hundreds of MB
-// (24 bytes a slot); with 4 KiB pages nearly every one also misses the TLB,
-// and in a VM a TLB miss is a two-dimensional page walk. Slots hold no
-// pointers, so the GC never needed to see them.
-const hugeTableBytes = 2 << 20
-
-// offHeap owns a mapping; it is unmapped once the holder is unreachable.
-type offHeap struct{ mem []byte }
-
-// offHeapBytes is what the process's off-heap tables map now.
-var offHeapBytes atomic.Int64
-
-// newTable returns n zeroed slots: on the heap for a small table, else in
-// a huge-page mapping (on the heap after all if mmap fails).
-func newTable(n int) ([]slot, *offHeap) {
-	if n*24 < hugeTableBytes {
-		return make([]slot, n), nil
+// len is how many keys the index holds.
+func (x *index) len() int {
+	if x.old != nil {
+		return x.cur.count + x.old.count
 	}
-	mem, err := mapHuge(n * 24)
-	if err != nil {
-		return make([]slot, n), nil
+	return x.cur.count
+}
+
+// locate returns the table holding key and its slot, or nil.
+func (x *index) locate(a, b uint64) (*table, int) {
+	if i := x.cur.find(a, b); i >= 0 {
+		return x.cur, i
 	}
-	h := &offHeap{mem: mem}
-	offHeapBytes.Add(int64(cap(mem)))
-	runtime.AddCleanup(h, func(m []byte) {
-		if dev.UnmapBuffer(m[:cap(m)]) == nil { // munmap(2) the whole mapping
-			offHeapBytes.Add(-int64(cap(m)))
-		}
-	}, mem)
-	return unsafe.Slice((*slot)(unsafe.Pointer(&mem[0])), n), h
-}
-
-func splitKey(k *[16]byte) (uint64, uint64) {
-	return binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[8:])
-}
-
-func joinKey(a, b uint64) (k [16]byte) {
-	binary.LittleEndian.PutUint64(k[:8], a)
-	binary.LittleEndian.PutUint64(k[8:], b)
-	return k
-}
-
-// home is the preferred slot of a key. Device keys may be structured (not
-// hashes), so they are mixed first.
-func (x *index) home(a, b uint64) int {
-	h := (a ^ bits.RotateLeft64(b, 29)) * 0x9e3779b97f4a7c15
-	h ^= h >> 32
-	h *= 0xd6e8feb86659fd93
-	h ^= h >> 29
-	hi, _ := bits.Mul64(h, uint64(x.n))
-	return int(hi)
-}
-
-func (x *index) dist(slot int) int {
-	d := slot - x.home(x.slots[slot].k0, x.slots[slot].k1)
-	if d < 0 {
-		d += x.n
-	}
-	return d
-}
-
-// find returns the slot of key, or -1.
-func (x *index) find(a, b uint64) int {
-	i := x.home(a, b)
-	for d := 0; ; d++ {
-		s := &x.slots[i]
-		if s.l == 0 {
-			return -1
-		}
-		if s.k0 == a && s.k1 == b {
-			return i
-		}
-		if x.dist(i) < d {
-			return -1
-		}
-		if i++; i == x.n {
-			i = 0
+	if x.old != nil {
+		if i := x.old.find(a, b); i >= 0 {
+			return x.old, i
 		}
 	}
+	return nil, -1
 }
 
 func (x *index) get(k *[16]byte) (Loc, bool) {
-	a, b := splitKey(k)
-	if i := x.find(a, b); i >= 0 {
-		return x.slots[i].l, true
+	if t, i := x.locate(splitKey(k)); t != nil {
+		return t.slots[i].l, true
 	}
 	return 0, false
 }
@@ -135,107 +64,145 @@ func (x *index) get(k *[16]byte) (Loc, bool) {
 // put sets key → l and returns the previous Loc (0 if none).
 func (x *index) put(k *[16]byte, l Loc) Loc {
 	a, b := splitKey(k)
-	if i := x.find(a, b); i >= 0 {
-		old := x.slots[i].l
-		x.slots[i].l = l
+	defer x.step()
+	t, i := x.locate(a, b)
+	if t == x.cur && t != nil {
+		old := t.slots[i].l
+		t.slots[i].l = l
 		return old
 	}
-	if float64(x.count+1) > maxLoad*float64(x.n) {
+	var old Loc
+	if t != nil { // in the old table: it moves now
+		old = t.slots[i].l
+		t.removeAt(i)
+	}
+	if float64(x.cur.count+1) > maxLoad*float64(x.cur.n) {
 		x.grow()
 	}
-	x.insert(a, b, l)
-	x.count++
-	return 0
+	x.cur.insert(a, b, l)
+	x.cur.count++
+	return old
 }
 
-// insert places a new key (known absent) with Robin Hood displacement.
-func (x *index) insert(a, b uint64, l Loc) {
-	i := x.home(a, b)
-	for d := 0; ; d++ {
-		s := &x.slots[i]
-		if s.l == 0 {
-			*s = slot{a, b, l}
-			return
-		}
-		if od := x.dist(i); od < d {
-			*s, a, b, l = slot{a, b, l}, s.k0, s.k1, s.l
-			d = od
-		}
-		if i++; i == x.n {
-			i = 0
-		}
+// load inserts a key known absent (loading a checkpoint).
+func (x *index) load(a, b uint64, l Loc) {
+	if float64(x.cur.count+1) > maxLoad*float64(x.cur.n) {
+		x.grow()
 	}
+	x.cur.insert(a, b, l)
+	x.cur.count++
+	x.step()
 }
 
 // del removes key and returns its Loc (0 if absent).
 func (x *index) del(k *[16]byte) Loc {
-	a, b := splitKey(k)
-	i := x.find(a, b)
-	if i < 0 {
+	defer x.step()
+	t, i := x.locate(splitKey(k))
+	if t == nil {
 		return 0
 	}
-	old := x.slots[i].l
-	x.removeAt(i)
+	old := t.slots[i].l
+	t.removeAt(i)
 	return old
-}
-
-func (x *index) removeAt(i int) {
-	for {
-		j := i + 1
-		if j == x.n {
-			j = 0
-		}
-		if x.slots[j].l == 0 || x.dist(j) == 0 {
-			x.slots[i] = slot{}
-			break
-		}
-		x.slots[i] = x.slots[j]
-		i = j
-	}
-	x.count--
 }
 
 // delIf removes key only if it still maps to l (reclaim: a newer record
 // elsewhere must survive). It reports whether it removed it.
 func (x *index) delIf(k *[16]byte, l Loc) bool {
-	a, b := splitKey(k)
-	i := x.find(a, b)
-	if i < 0 || x.slots[i].l != l {
+	defer x.step()
+	t, i := x.locate(splitKey(k))
+	if t == nil || t.slots[i].l != l {
 		return false
 	}
-	x.removeAt(i)
+	t.removeAt(i)
 	return true
 }
 
-func (x *index) grow() { x.rebuild(x.n + x.n/2) }
+// grow starts draining the full table into one 1.5 times larger (after
+// draining the previous one whole, if it is not empty yet: cur outgrew it
+// faster than the changes drained it, which the sizes make impossible).
+func (x *index) grow() {
+	x.drain()
+	x.old, x.mig = x.cur, 0
+	x.cur = tableFor(int(float64(x.old.n+x.old.n/2) * maxLoad))
+}
 
-// reserve makes room for expected entries without growing again.
-func (x *index) reserve(expected int) {
-	if n := int(float64(expected)/maxLoad) + 1; n > x.n {
-		x.rebuild(n)
+// step drains migrateStep slots of the old table, if there is one.
+func (x *index) step() {
+	if x.old != nil {
+		x.migrate(migrateStep)
 	}
 }
 
-func (x *index) rebuild(n int) {
-	old := *x
-	slots, table := newTable(n)
-	*x = index{slots: slots, n: n, count: old.count, table: table}
+// migrate drains up to steps slots of the old table, from mig up: each
+// entry is inserted into cur and removed from old, whose backward shift may
+// refill the slot (it is drained again before mig moves on). The old table
+// is dropped once empty.
+func (x *index) migrate(steps int) {
+	o := x.old
+	for ; steps > 0 && o.count > 0 && x.mig < o.n; steps-- {
+		s := o.slots[x.mig]
+		if s.l == 0 {
+			x.mig++
+			continue
+		}
+		x.cur.insert(s.k0, s.k1, s.l)
+		x.cur.count++
+		o.removeAt(x.mig)
+		x.moved++
+	}
+	if o.count == 0 {
+		x.old, x.mig = nil, 0
+		runtime.KeepAlive(o.off) // its slots may live in that mapping until here
+	}
+}
+
+// drain moves every entry of the old table, if any, and drops it.
+func (x *index) drain() {
+	if x.old != nil {
+		x.migrate(x.old.n + x.old.count) // a step per slot passed and per entry moved
+	}
+}
+
+// reserve makes room for expected entries at once (Open, before a scan
+// fills the index): the old table is drained and cur rebuilt larger.
+func (x *index) reserve(expected int) {
+	x.drain()
+	n := int(float64(expected)/maxLoad) + 1
+	if n <= x.cur.n {
+		return
+	}
+	old := x.cur
+	x.cur = tableFor(expected)
 	for _, s := range old.slots {
 		if s.l != 0 {
-			x.insert(s.k0, s.k1, s.l)
+			x.cur.insert(s.k0, s.k1, s.l)
+			x.cur.count++
 		}
 	}
-	runtime.KeepAlive(old.table) // old.slots may live in its mapping
+	runtime.KeepAlive(old.off) // old.slots may live in its mapping
 }
 
-// each calls fn for every entry, in slot order.
+// each calls fn for every entry: cur's in slot order, then the old
+// table's.
 func (x *index) each(fn func(a, b uint64, l Loc)) {
-	for _, s := range x.slots {
-		if s.l != 0 {
-			fn(s.k0, s.k1, s.l)
+	for _, t := range []*table{x.cur, x.old} {
+		if t == nil {
+			continue
+		}
+		for _, s := range t.slots {
+			if s.l != 0 {
+				fn(s.k0, s.k1, s.l)
+			}
 		}
 	}
 }
 
-// bytes is the DRAM the table holds.
-func (x *index) bytes() int { return x.n * 24 }
+// bytes is the DRAM the tables hold.
+func (x *index) bytes() int {
+	n := x.cur.n
+	if x.old != nil {
+		n += x.old.n
+	}
+	return n * 24
+}

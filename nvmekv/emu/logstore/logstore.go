@@ -335,12 +335,9 @@ func (lg *Log) fresh() {
 	lg.st.Recovered = "fresh"
 }
 
-func (lg *Log) expected() int {
-	if lg.o.ExpectedItems > 0 {
-		return lg.o.ExpectedItems
-	}
-	return int(int64(lg.nReg) * int64(lg.o.RegionBytes) / 2048)
-}
+// expected is how many keys the index is first sized for: ExpectedItems,
+// else minExpected; it grows with the keys (E25).
+func (lg *Log) expected() int { return max(lg.o.ExpectedItems, minExpected) }
 
 func (lg *Log) writeSuperblock(b []byte) error {
 	lg.sb.put(b)
@@ -453,7 +450,7 @@ func (lg *Log) Stats() Stats {
 	defer lg.mu.Unlock()
 	s := lg.st
 	s.BufferReads = lg.bufferReads.Load()
-	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = lg.idx.count, lg.liveBytes, lg.nReg, lg.idx.bytes()
+	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = lg.idx.len(), lg.liveBytes, lg.nReg, lg.idx.bytes()
 	s.Failed = lg.failed
 	for _, r := range lg.regs {
 		if r.seq != 0 {

@@ -92,7 +92,7 @@ func (lg *Log) scan() error {
 		}
 		if i == 0 && len(found) > 2 {
 			// Size the index once from the first region's record count.
-			lg.idx.reserve(int(float64(lg.idx.count) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
+			lg.idx.reserve(int(float64(lg.idx.len()) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
 		}
 		if i+len(lg.bufs) < len(found) {
 			submit(i + len(lg.bufs))

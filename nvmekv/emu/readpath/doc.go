@@ -44,6 +44,15 @@
 //     buffer (no read slot, no copy); otherwise through a read slot. Either
 //     way no byte of the buffer past the value is written
 //     (TestDirectExtentRead; Stats.DirectReads counts them).
+//   - E24: the read path pins only its slab: Slots read slots of 8 KiB
+//     (SlotBytes), registered with the rings; a read that fits one (a
+//     record of up to about 7.5 KB, a 4 KiB value with nvmekv.KV's header)
+//     takes a slot, a larger one a pooled buffer of the Go heap of its
+//     power-of-two size class (16 KiB to 4 MiB; page-aligned, never moved,
+//     held by its wave until the read completed, returned after it and
+//     freed by the collector when idle), a larger one still a temporary
+//     mapping; a read straight into the caller's buffer takes none (E13)
+//     (emu TestReadBuffersBySize; Counters.HeapReads counts the heap's).
 //
 // # Caveats
 //
@@ -57,4 +66,7 @@
 //     end-to-end checks must carry its own checksum (nvmekv.KV does).
 //   - Reads already submitted are waited for, not cancelled (file reads
 //     complete promptly); the context is checked before each wave.
+//   - Heap buffers (E24) are not registered, so a read larger than a slot
+//     does not use IORING_URING_CMD_FIXED, and while it is in flight its
+//     buffer counts in the Go heap.
 package readpath

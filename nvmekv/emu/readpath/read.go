@@ -63,7 +63,7 @@ func (rd *Reader) readWave(depth int, reads []Pending, retry []*nvmekv.Op) []*nv
 		start := off &^ (a - 1)
 		n := int((off - start + int64(size) + a - 1) &^ (a - 1))
 		r := w.rds[i]
-		r.mem, r.slot, r.start, r.n, r.skip, r.res, r.err = nil, -1, start, n, int(off-start), 0, nil
+		r.mem, r.slot, r.heap, r.start, r.n, r.skip, r.res, r.err = nil, -1, nil, start, n, int(off-start), 0, nil
 		// An extent read that fills the caller's buffer exactly, with the
 		// buffer aligned for O_DIRECT, goes straight into it: no slot, no
 		// copy (a 4 KiB value into a 4 KiB buffer, E13). The buffer is on
@@ -90,6 +90,8 @@ func (rd *Reader) readWave(depth int, reads []Pending, retry []*nvmekv.Op) []*nv
 		} else if r.n <= SlotBytes {
 			r.slot, got = got[len(got)-1], got[:len(got)-1]
 			r.mem = rd.slab[r.slot*SlotBytes : r.slot*SlotBytes+r.n]
+		} else if c := heapClass(r.n); c >= 0 && rd.heapBuf(r, c) {
+			rd.heapReads.Add(1)
 		} else {
 			m, err := dev.MapBuffer(r.n)
 			if err != nil {
@@ -175,12 +177,15 @@ func (rd *Reader) readWave(depth int, reads []Pending, retry []*nvmekv.Op) []*nv
 			}
 			pr.Op.Complete(st, uint64(dw0))
 		}
-		if r.slot >= 0 {
+		switch {
+		case r.slot >= 0:
 			free = append(free, r.slot)
-		} else if r.mem != nil && !r.direct {
+		case r.heap != nil:
+			rd.heap.put(r.class, r.heap)
+		case r.mem != nil && !r.direct:
 			dev.UnmapBuffer(r.mem)
 		}
-		r.mem, r.direct = nil, false
+		r.mem, r.direct, r.heap = nil, false, nil
 	}
 	rd.slots.put(free)
 	w.slots = free[:0]
@@ -191,3 +196,14 @@ func (rd *Reader) readWave(depth int, reads []Pending, retry []*nvmekv.Op) []*nv
 
 // unrecovered is the Unrecovered Error status (SC 0x88, DNR).
 var unrecovered = nvmekv.Status(0, nvmekv.SCUnrecovered, true)
+
+// heapBuf gives r a pooled heap buffer of size class c, if one aligned
+// for the device can be had.
+func (rd *Reader) heapBuf(r *waveRead, c int) bool {
+	b := rd.heap.get(c, rd.align)
+	if b == nil {
+		return false
+	}
+	r.heap, r.class, r.mem = b, c, (*b)[:r.n]
+	return true
+}

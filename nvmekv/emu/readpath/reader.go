@@ -21,9 +21,11 @@ type Options struct {
 	Path string
 }
 
-// SlotBytes is the size of one read slot; a larger read takes a
-// temporary mapping.
-const SlotBytes = 64 << 10
+// SlotBytes is the size of one read slot of the registered slab: a read
+// of up to 8 KiB (a record of up to about 7.5 KB at 512-byte alignment,
+// e.g. a 4 KiB value with nvmekv.KV's header and key) takes one; a larger
+// read a heap buffer (heapbufs.go, E24).
+const SlotBytes = 8 << 10
 
 // Pending is a Retrieve that needs the device: the interpreter found its
 // key's record at Loc, in incarnation Seq of its region, when the log had
@@ -53,6 +55,7 @@ type Reader struct {
 	slots *slots
 	wave  int       // most reads per wave: min(Slots, rings.MaxWave)
 	waves sync.Pool // *wave
+	heap  heapBufs
 
 	diskReads   atomic.Uint64
 	readBytes   atomic.Uint64 // bytes read from the device
@@ -60,6 +63,7 @@ type Reader struct {
 	directReads atomic.Uint64
 	quickReads  atomic.Uint64
 	batchReads  atomic.Uint64
+	heapReads   atomic.Uint64
 }
 
 // Counters are the read path's counters.
@@ -69,6 +73,8 @@ type Counters struct {
 	DirectReads uint64 // of DiskReads, read straight into the Retrieve's buffer (no copy)
 	QuickReads  uint64 // of DiskReads, sent through the lone-read ring (rings E15)
 	BatchReads  uint64 // of DiskReads, run by their caller on a batch or polled ring (rings E16, E19)
+	HeapReads   uint64 // of DiskReads, larger than a read slot: into a pooled heap buffer (E24)
+	SlabBytes   int    // the registered read slab: Slots × SlotBytes
 	ReadRetries uint64 // reads done again: their region was reclaimed (or record replaced) meanwhile
 }
 
@@ -83,7 +89,8 @@ func New(lg *logstore.Log, rg *rings.Rings, o Options) *Reader {
 // Stats returns a snapshot of the counters.
 func (r *Reader) Stats() Counters {
 	return Counters{DiskReads: r.diskReads.Load(), ReadBytes: r.readBytes.Load(), DirectReads: r.directReads.Load(),
-		QuickReads: r.quickReads.Load(), BatchReads: r.batchReads.Load(), ReadRetries: r.readRetries.Load()}
+		QuickReads: r.quickReads.Load(), BatchReads: r.batchReads.Load(), HeapReads: r.heapReads.Load(),
+		ReadRetries: r.readRetries.Load(), SlabBytes: r.o.Slots * SlotBytes}
 }
 
 // Close waits for the reads in flight and fails every later Read with

@@ -150,6 +150,16 @@ func (r *Rings) Device() dev.Device { return r.d }
 // Buffer is registered buffer i (Options.Buffers[i] bytes).
 func (r *Rings) Buffer(i int) []byte { return r.bufs[i] }
 
+// BufferBytes is the size of every registered buffer together: mapped
+// and resident for as long as the rings are open.
+func (r *Rings) BufferBytes() int {
+	n := 0
+	for _, b := range r.bufs {
+		n += len(b)
+	}
+	return n
+}
+
 // Fixed reports that transfers use the registered buffers (fixed
 // reads/writes; IORING_URING_CMD_FIXED on NVMe).
 func (r *Rings) Fixed() bool { return r.fixed }
