@@ -19,10 +19,13 @@
 //   - builds the DefaultBinaries (./cmd/tiercache) into /bin of the guest,
 //     their paths in $TIERCACHE_BIN_<NAME>;
 //   - boots qemu-system-x86_64 -accel tcg (KVM hangs on these machines)
-//     with node 0 = CPUs + memory, node 1 = memory only, and two NVMe
+//     with node 0 = CPUs + memory, node 1 = memory only, and three NVMe
 //     controllers on sparse temporary raw images: nvme0 (serial
 //     tiercachevm) for the passthrough tests, nvme1 (tiercachecold) for the
-//     sidecar's cold tier, so the suites never see each other's blocks;
+//     sidecar's cold tier, so the suites never see each other's blocks, and
+//     nvme2 (tiercachemeta), whose namespace QEMU formats with 8 bytes of
+//     metadata and protection information per block (MetadataNamespace),
+//     for the NVM backend to refuse;
 //   - the guest init mounts proc, sysfs, devtmpfs, tmpfs on /tmp and /run,
 //     brings lo up, loads the modules with finit_module, waits for the NVMe
 //     devices, runs each test binary with -test.v and TIERCACHE_GUEST=1
@@ -130,7 +133,10 @@
 // the device (no NVMe status seen, while the same Read sent raw gets LBA
 // Out of Range); NVM Flush succeeds; Dataset Management deallocates, and
 // the deallocated blocks read as zeros (TestNVMeOpenIdentify,
-// TestNVMeRefusedBeforeSubmission, TestNVMeFlushAndDeallocate).
+// TestNVMeRefusedBeforeSubmission, TestNVMeFlushAndDeallocate). The
+// namespace of nvme2, formatted with metadata and protection information,
+// is refused by dev.OpenNVMe and emu.Open with ErrNotNVM naming
+// /dev/ng2n1 and its 8 metadata bytes (TestNVMeRefusesMetadataNamespace).
 // V19: the emulated namespace on /dev/ng1n1 (plain, IOPOLL read rings,
 // SQPOLL main ring) returns every value stored, one at a time and in
 // batches, also after a reopen that scans the namespace, with registered

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/emu"
 	"github.com/tiercache/tiercache/nvmekv/emu/dev"
 )
 
@@ -142,5 +143,39 @@ func TestNVMeFlushAndDeallocate(t *testing.T) {
 	}
 	if !bytes.Equal(r[:32<<10], make([]byte, 32<<10)) || !bytes.Equal(r[32<<10:], w[32<<10:]) {
 		t.Fatalf("after deallocating the first 32 KiB: first byte %#x, byte 32K %#x; want zeros then the written bytes", r[0], r[32<<10])
+	}
+}
+
+// metaPath is the generic char device of nvme2's namespace, which QEMU
+// formats with 8 bytes of metadata per block holding protection
+// information type 1 (vmtest.MetadataNamespace).
+const metaPath = "/dev/ng2n1"
+
+// TestNVMeRefusesMetadataNamespace: D3 through the real driver. OpenNVMe,
+// and so the namespace and the sidecar's nvme backend, refuse a namespace
+// whose LBA format carries metadata, with ErrNotNVM naming the device and
+// the metadata; Identify shows the format as QEMU made it.
+func TestNVMeRefusesMetadataNamespace(t *testing.T) {
+	requireGuest(t)
+	_, err := dev.OpenNVMe(metaPath, dev.NVMeOptions{})
+	if !errors.Is(err, dev.ErrNotNVM) || !strings.Contains(err.Error(), metaPath) || !strings.Contains(err.Error(), "8 metadata bytes") {
+		t.Fatalf("OpenNVMe(%s) = %v, want ErrNotNVM naming the device and its 8 metadata bytes", metaPath, err)
+	}
+	t.Logf("refused: %v", err)
+	if _, err := emu.Open(emu.Options{Path: metaPath, NVMe: true, Capacity: 8 << 20, RegionBytes: 1 << 20}); !errors.Is(err, dev.ErrNotNVM) {
+		t.Fatalf("emu.Open on %s = %v, want ErrNotNVM", metaPath, err)
+	}
+	fd, err := nvmekv.OpenNVMeFd(metaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	buf := make([]byte, nvmekv.IdentifyBytes)
+	if err := nvmekv.AdminIdentify(fd, nvmekv.EncodeIdentify(1, nvmekv.CNSNamespace, 0, 0), buf); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := nvmekv.ParseNVMNamespace(buf)
+	if err != nil || ns.MetadataBytes != 8 || ns.DPS&7 != 1 {
+		t.Fatalf("identify namespace of %s: %+v, %v; want 8 metadata bytes and protection type 1", metaPath, ns, err)
 	}
 }
