@@ -27,8 +27,11 @@
 //     metadata and protection information per block (MetadataNamespace),
 //     for the NVM backend to refuse;
 //   - the guest init mounts proc, sysfs, devtmpfs, tmpfs on /tmp and /run,
-//     brings lo up, loads the modules with finit_module, waits for the NVMe
-//     devices, runs each test binary with -test.v and TIERCACHE_GUEST=1
+//     brings lo up, loads the modules with finit_module (PCI autoprobing
+//     off, then binds the NVMe controllers to the driver one at a time in
+//     PCI order, so their names follow QEMU's order: the driver probes
+//     asynchronously, and with three controllers the names raced), waits
+//     for the NVMe devices, runs each test binary with -test.v and TIERCACHE_GUEST=1
 //     TIERCACHE_NO_SKIP=1 TIERCACHE_NUMA_NODE=1 TIERCACHE_VM_IMAGE_BYTES,
 //     prints marker lines ("@@vmtest begin/end/done") on the serial console
 //     (with the last kernel messages when a binary dies from a signal, e.g.
