@@ -45,7 +45,9 @@
 //     reports, whose blocks are not 512..4096 bytes, or that is write
 //     protected, with an error naming the device and the reason
 //     (TestCheckGeometry, TestOpenNVMeRefusesFiles; in the QEMU guest
-//     TestNVMeOpenIdentify reads every structure from the real driver).
+//     TestNVMeOpenIdentify reads every structure from the real driver, and
+//     TestNVMeRefusesMetadataNamespace is refused a namespace QEMU formats
+//     with 8 metadata bytes of protection information per block).
 //   - D4: an NVMe completion with an NVMe status becomes -EIO for the
 //     namespace, and the status is counted and kept (LastStatus), never
 //     taken for a byte count (TestNVMeDone).
