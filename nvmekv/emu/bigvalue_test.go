@@ -162,7 +162,7 @@ func TestBigValueFailedWindowHidesHeader(t *testing.T) {
 	}
 }
 
-// TestBigBatchLetsOthersIn (E23): while one Do stores 24 values of 1 MiB,
+// TestBigBatchLetsOthersIn (E26): while one Do stores 24 values of 1 MiB,
 // another caller's lookups run between its Stores: a batch of two Exists
 // sees the first of the 24 keys stored and the last not yet.
 func TestBigBatchLetsOthersIn(t *testing.T) {
