@@ -38,6 +38,7 @@
 //     Retrieve, Store and Delete, each a Do of one Op) encodes each Op with
 //     nvmekv, executes the bytes, and decodes the completion with
 //     nvmekv.DecodeResult (TestControllerStatus).
+//
 //   - E12: a Retrieve that succeeds (Namespace.Retrieve, or a Do of
 //     Retrieves) allocates nothing once warm, whether it reads the file or a
 //     write buffer; a batch of only Retrieves and Exists looks its keys up
