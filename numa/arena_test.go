@@ -67,7 +67,7 @@ func TestArenaPolicies(t *testing.T) {
 		t.Run(p.String(), func(t *testing.T) {
 			a, err := NewArena(ArenaOptions{Bytes: arenaTestBytes, Node: node, Policy: p})
 			if p == PolicyWeightedInterleave && !hasWeightedInterleave() {
-				// Linux < 6.9 (e.g. the QEMU guest's 6.1): the clear error is the behaviour.
+				// Linux < 6.9: the clear error is the behaviour.
 				if !errors.Is(err, ErrPolicyUnsupported) || !strings.Contains(err.Error(), "6.9+") {
 					t.Fatalf("weighted-interleave on a kernel without it: %v, want ErrPolicyUnsupported", err)
 				}

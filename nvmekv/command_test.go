@@ -277,10 +277,31 @@ func TestIdentifyParse(t *testing.T) {
 	if err != nil || nn.NSZE != 0x800 || nn.BlockBytes != 4096 {
 		t.Fatalf("nvm ns %+v, %v", nn, err)
 	}
-	cb := vec(4096, map[int][]byte{0: {0x36, 0x1b}, 4: []byte("deadbeef            "), 24: []byte("QEMU NVMe Ctrl"), 516: {1}})
+	// DPS @29 = 1 (PI type 1), NSATTR @99 bit 0, FLBAS bit 4 (extended LBA).
+	// LBA format 2 @136: MS 8, LBADS 9.
+	nb = vec(4096, map[int][]byte{0: {0, 8}, 26: {0x12}, 29: {1}, 99: {1}, 136: {8, 0, 9, 0}})
+	if nn, err = ParseNVMNamespace(nb); err != nil || nn.DPS != 1 || !nn.WriteProtected() || !nn.ExtendedLBA() || nn.LBAF != 2 ||
+		nn.MetadataBytes != 8 || nn.BlockBytes != 512 {
+		t.Fatalf("nvm ns %+v, %v", nn, err)
+	}
+	cb := vec(4096, map[int][]byte{0: {0x36, 0x1b}, 4: []byte("deadbeef            "), 24: []byte("QEMU NVMe Ctrl"), 96: {0, 0x80}, 516: {1}})
 	ctl, err := ParseController(cb)
-	if err != nil || ctl.VID != 0x1b36 || ctl.Serial != "deadbeef" || ctl.Model != "QEMU NVMe Ctrl" || ctl.NN != 1 {
+	if err != nil || ctl.VID != 0x1b36 || ctl.Serial != "deadbeef" || ctl.Model != "QEMU NVMe Ctrl" || ctl.NN != 1 || ctl.CTRATT&CtrattELBAS == 0 {
 		t.Fatalf("controller %+v, %v", ctl, err)
+	}
+	// NVM command set namespace data (CNS 05h): LBSTM @0, PIC @8, ELBAF 1
+	// @16 = STS 8 | PIF 2 (64-bit guard) << 7.
+	in, err := ParseNVMNamespaceIOCS(vec(4096, map[int][]byte{0: {0xff}, 8: {3}, 16: {8, 1}}))
+	if err != nil || in.LBSTM != 0xff || in.PIC != 3 || in.StorageTagBits(1) != 8 || in.GuardFormat(1) != 2 || in.StorageTagBits(0) != 0 || in.StorageTagBits(64) != 0 {
+		t.Fatalf("nvm iocs namespace %+v, %v", in, err)
+	}
+	// NVM command set controller data (CNS 06h): DMRL @3, DMRSL @4, DMSL @8.
+	ic, err := ParseNVMControllerIOCS(vec(4096, map[int][]byte{3: {16}, 4: {0, 0x10}, 8: {0, 0, 1}}))
+	if err != nil || ic.DMRL != 16 || ic.DMRSL != 0x1000 || ic.DMSL != 0x10000 {
+		t.Fatalf("nvm iocs controller %+v, %v", ic, err)
+	}
+	if _, err := ParseNVMNamespaceIOCS(make([]byte, 100)); !errors.Is(err, ErrShortBuffer) {
+		t.Fatalf("short CNS 05h data: %v", err)
 	}
 }
 

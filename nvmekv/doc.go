@@ -82,6 +82,16 @@
 //     writes or replaces chunks deletes the leftovers of both sets past
 //     what it uses and cleans up (KVStats.LeftoverChunks;
 //     TestLeftoverChunksSwept).
+//   - K14: a record of more than 8 chunks (chunkWindow) is written and read
+//     8 chunks per submission, its header last and alone (K5 holds: a
+//     failed window stops the put before its header), through chunk
+//     buffers the KV lends again rather than fresh ones, with its CRC and
+//     copies a MiB at a time and a yield between: a warm Put of a big value
+//     allocates a small part of it, a Get about the value it returns (emu
+//     TestBigValueInWindows, TestBigValueAllocs,
+//     TestBigValueFailedWindowHidesHeader); a PutMany writes what it
+//     batched before a big value first, so items keep their order
+//     (TestPutManyKeepsOrderAroundBigValues).
 //
 // # Caveats
 //

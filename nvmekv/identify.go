@@ -158,8 +158,15 @@ type Controller struct {
 	Version    uint32 // VER, byte 80
 	NN         uint32 // number of namespaces, byte 516
 	MDTS       uint8  // byte 77: largest transfer, 2^MDTS units of CAP.MPSMIN (0 = no limit)
+	CTRATT     uint32 // bytes 96..99: controller attributes (bit 15 = extended LBA formats, CNS 05h/CSI 0 answers)
 	ONCS       uint16 // bytes 520..521: optional NVM commands supported (bit 2 = Dataset Management)
 }
+
+// CtrattELBAS is CTRATT bit 15, Extended LBA Formats Supported: the
+// controller answers Identify CNS 05h for the NVM command set (NVMe Base
+// Specification, Identify Controller; Linux include/linux/nvme.h
+// NVME_CTRL_ATTR_ELBAS).
+const CtrattELBAS = 1 << 15
 
 // ParseController parses Identify Controller data (NVMe base spec figure "Identify Controller Data Structure").
 func ParseController(b []byte) (Controller, error) {
@@ -171,7 +178,7 @@ func ParseController(b []byte) (Controller, error) {
 	if len(b) >= 522 {
 		oncs = le.Uint16(b[520:])
 	}
-	return Controller{ONCS: oncs,
+	return Controller{ONCS: oncs, CTRATT: le.Uint32(b[96:]),
 		VID: le.Uint16(b[0:]), SSVID: le.Uint16(b[2:]),
 		Serial:   trimID(b[4:24]),
 		Model:    trimID(b[24:64]),
@@ -187,6 +194,8 @@ type NVMNamespace struct {
 	FLBAS            uint8  // byte 26: bits 3:0 (and 6:5) = LBA format index
 	DLFEAT           uint8  // byte 33: bits 2:0 = 001b: a deallocated block reads as zeros
 	NLBAF            uint8  // byte 25: 0's based
+	DPS              uint8  // byte 29: bits 2:0 = protection information type enabled (0 = none)
+	NSATTR           uint8  // byte 99: bit 0 = the namespace is write protected
 	BlockBytes       uint32 // 1 << LBADS of the format in use
 	MetadataBytes    uint16 // MS of the format in use: metadata bytes per block (0 = none)
 	LBAF             int    // index of the format in use
@@ -202,7 +211,8 @@ func ParseNVMNamespace(b []byte) (NVMNamespace, error) {
 		return NVMNamespace{}, fmt.Errorf("%w: identify namespace data is %d bytes, need 192", ErrShortBuffer, len(b))
 	}
 	le := binary.LittleEndian
-	n := NVMNamespace{NSZE: le.Uint64(b[0:]), NCAP: le.Uint64(b[8:]), NUSE: le.Uint64(b[16:]), NLBAF: b[25], FLBAS: b[26], DLFEAT: b[33]}
+	n := NVMNamespace{NSZE: le.Uint64(b[0:]), NCAP: le.Uint64(b[8:]), NUSE: le.Uint64(b[16:]), NLBAF: b[25], FLBAS: b[26],
+		DPS: b[29], DLFEAT: b[33], NSATTR: b[99]}
 	idx := int(n.FLBAS&0xf) | int(n.FLBAS>>5&0x3)<<4
 	n.LBAF = idx
 	if 128+4*idx+4 <= len(b) {
@@ -214,6 +224,14 @@ func ParseNVMNamespace(b []byte) (NVMNamespace, error) {
 	}
 	return n, nil
 }
+
+// ExtendedLBA reports FLBAS bit 4: the format's metadata is transferred
+// at the end of each logical block's data (an extended LBA), not in a
+// separate buffer.
+func (n *NVMNamespace) ExtendedLBA() bool { return n.FLBAS&0x10 != 0 }
+
+// WriteProtected reports NSATTR bit 0.
+func (n *NVMNamespace) WriteProtected() bool { return n.NSATTR&1 != 0 }
 
 // trimID trims the space (or NUL) padding of an ASCII identify field.
 func trimID(b []byte) string { return strings.TrimRight(string(b), " \x00") }

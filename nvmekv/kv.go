@@ -41,15 +41,16 @@ type KVStats struct {
 // KV maps user keys (any length up to MaxKeyBytes) and values (any size up
 // to MaxValueBytes) onto a Namespace. It is safe for concurrent use.
 type KV struct {
-	ns       Namespace
-	opts     KVOptions
-	lim      Limits
-	chunkMax int // payload bytes per chunk
-	locks    [256]sync.Mutex
-	hdrPool  sync.Pool // *[]byte of HeaderReadBytes
-	putID    atomic.Uint64
-	closed   atomic.Bool
-	log      *zap.Logger
+	ns        Namespace
+	opts      KVOptions
+	lim       Limits
+	chunkMax  int // payload bytes per chunk
+	locks     [256]sync.Mutex
+	hdrPool   sync.Pool // *[]byte of HeaderReadBytes
+	chunkPool sync.Pool // *[]byte of ChunkHdrBytes+chunkMax (chunkBuf)
+	putID     atomic.Uint64
+	closed    atomic.Bool
+	log       *zap.Logger
 
 	puts, putErrors, gets, hits, misses, collisions, stale, crcErrs, deletes, chunks, bw, br, swept atomic.Uint64
 }
@@ -89,49 +90,74 @@ func (kv *KV) check(key []byte) error {
 	return nil
 }
 
-// chain builds the ops of one Put: chunks first, header last, all linked.
+// record is one Put's plan: the record's header and where its chunks go.
 // A chunked value's chunks go to the chunk set cur (the header the Put
 // replaces: nil if there is none, or it was not read) does not use, and
-// cleanup deletes cur's chunks once the header is written (K11): a chain
-// cut short by a crash leaves cur's record whole.
-func (kv *KV) chain(key, value []byte, m Meta, cur *header) (ops, cleanup []*Op, sw *chunkSweep, err error) {
+// cleanup deletes cur's chunks once the header is written (K11): a put cut
+// short by a crash leaves cur's record whole.
+type record struct {
+	h       [16]byte
+	hd      header
+	inline  bool
+	cleanup []*Op
+	sw      *chunkSweep
+}
+
+// plan checks a Put of key and value and lays out its record.
+func (kv *KV) plan(key, value []byte, m Meta, cur *header) (*record, error) {
 	if err := kv.checkPut(key, value); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	h := kv.opts.Hash(key)
-	hd := header{flags: m.Flags, valueLen: uint64(len(value)), expiry: m.Expiry, version: m.Version, putID: kv.putID.Add(2)}
-	inline := !kv.chunked(key, value)
-	if !inline || cur != nil && cur.chunks > 0 {
-		sw = &chunkSweep{h: h}
+	r := &record{h: kv.opts.Hash(key), inline: !kv.chunked(key, value),
+		hd: header{flags: m.Flags, valueLen: uint64(len(value)), expiry: m.Expiry, version: m.Version, putID: kv.putID.Add(2)}}
+	if !r.inline || cur != nil && cur.chunks > 0 {
+		r.sw = &chunkSweep{h: r.h}
 		if cur != nil && cur.chunks > 0 {
-			sw.from[cur.set] = cur.chunks // the cleanup deletes the ones below
+			r.sw.from[cur.set] = cur.chunks // the cleanup deletes the ones below
 		}
 	}
-	if !inline {
-		n := (len(value) + kv.chunkMax - 1) / kv.chunkMax
-		hd.chunks = uint32(n)
+	if !r.inline {
+		r.hd.chunks = uint32((len(value) + kv.chunkMax - 1) / kv.chunkMax)
 		if cur != nil && cur.chunks > 0 {
-			hd.set = 1 - cur.set
+			r.hd.set = 1 - cur.set
 			for i := uint32(0); i < cur.chunks; i++ {
-				ck := ChunkKeyIn(h, cur.set, i)
-				cleanup = append(cleanup, &Op{Code: OpDelete, Key: ck[:]})
+				ck := ChunkKeyIn(r.h, cur.set, i)
+				r.cleanup = append(r.cleanup, &Op{Code: OpDelete, Key: ck[:]})
 			}
 		}
-		sw.from[hd.set] = hd.chunks
-		ops = make([]*Op, 0, n+1)
-		for i := 0; i < n; i++ {
-			p := value[i*kv.chunkMax : min(len(value), (i+1)*kv.chunkMax)]
-			b := make([]byte, ChunkHdrBytes+len(p))
-			putChunkHdr(b, hd.putID, uint32(i))
-			copy(b[ChunkHdrBytes:], p)
-			ck := ChunkKeyIn(h, hd.set, uint32(i))
-			ops = append(ops, &Op{Code: OpStore, Key: ck[:], Buf: b, Link: true})
-		}
+		r.sw.from[r.hd.set] = r.hd.chunks
 	}
-	hb := make([]byte, HeaderBytes+len(key)+pick(inline, len(value), 0))
-	putHeader(hb, &hd, key, value, inline)
-	ops = append(ops, &Op{Code: OpStore, Key: h[:], Buf: hb})
-	return ops, cleanup, sw, nil
+	return r, nil
+}
+
+// chunkStore builds the Store of chunk i of r's value in buf (a chunk
+// buffer, chunkBuf).
+func (kv *KV) chunkStore(r *record, value []byte, i int, buf []byte) *Op {
+	p := value[i*kv.chunkMax : min(len(value), (i+1)*kv.chunkMax)]
+	b := buf[:ChunkHdrBytes+len(p)]
+	putChunkHdr(b, r.hd.putID, uint32(i))
+	copy(b[ChunkHdrBytes:], p)
+	ck := ChunkKeyIn(r.h, r.hd.set, uint32(i))
+	return &Op{Code: OpStore, Key: ck[:], Buf: b, Link: true}
+}
+
+// headerStore builds the Store of r's header record (with the value when
+// it is inline).
+func (kv *KV) headerStore(r *record, key, value []byte) *Op {
+	hb := make([]byte, HeaderBytes+len(key)+pick(r.inline, len(value), 0))
+	putHeader(hb, &r.hd, key, value, r.inline)
+	return &Op{Code: OpStore, Key: r.h[:], Buf: hb}
+}
+
+// chain builds the ops of one Put of at most chunkWindow chunks: chunks
+// first (in chunk buffers: releaseChunks gives them back once the ops are
+// done), header last, all linked.
+func (kv *KV) chain(key, value []byte, r *record) []*Op {
+	ops := make([]*Op, 0, r.hd.chunks+1)
+	for i := 0; i < int(r.hd.chunks); i++ {
+		ops = append(ops, kv.chunkStore(r, value, i, kv.chunkBuf()))
+	}
+	return append(ops, kv.headerStore(r, key, value))
 }
 
 // curHeader is the header a chunked Put replaces (nil: none), or the
@@ -244,24 +270,30 @@ func (kv *KV) Put(ctx context.Context, key, value []byte, m Meta) error {
 			return fmt.Errorf("nvmekv: put key of %d bytes: read the record it replaces: %w", len(key), err)
 		}
 	}
-	ops, cleanup, sw, err := kv.chain(key, value, m, cur)
+	r, err := kv.plan(key, value, m, cur)
 	if err != nil {
 		mu.Unlock()
 		kv.putErrors.Add(1)
 		return err
 	}
-	err = kv.ns.Do(ctx, ops...)
-	if err == nil {
-		err = chainErr(ops)
+	if r.hd.chunks > chunkWindow {
+		err = kv.putWindows(ctx, r, key, value)
+	} else {
+		ops := kv.chain(key, value, r)
+		err = kv.ns.Do(ctx, ops...)
+		if err == nil {
+			err = chainErr(ops)
+		}
+		kv.releaseChunks(ops)
+		kv.countPut(ops, err)
 	}
-	if err == nil && len(cleanup) > 0 {
-		_ = kv.ns.Do(ctx, cleanup...) // a chunk already gone is not found: nothing to do
+	if err == nil && len(r.cleanup) > 0 {
+		_ = kv.ns.Do(ctx, r.cleanup...) // a chunk already gone is not found: nothing to do
 	}
-	if err == nil && sw != nil {
-		kv.sweep(ctx, []chunkSweep{*sw})
+	if err == nil && r.sw != nil {
+		kv.sweep(ctx, []chunkSweep{*r.sw})
 	}
 	mu.Unlock()
-	kv.countPut(ops, err)
 	if err != nil {
 		return fmt.Errorf("nvmekv: put key of %d bytes (%d-byte value): %w", len(key), len(value), err)
 	}
@@ -303,6 +335,8 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 				e = chainErr(chains[i])
 			}
 			kv.countPut(chains[i], e)
+			kv.releaseChunks(chains[i])
+			chains[i] = nil
 			if e != nil {
 				items[i].Err = fmt.Errorf("nvmekv: put key of %d bytes: %w", len(items[i].Key), e)
 			}
@@ -319,24 +353,35 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 			kv.putErrors.Add(1)
 			continue
 		}
-		ops, cleanup, sw, err := kv.chain(items[i].Key, items[i].Value, items[i].Meta, cur)
+		r, err := kv.plan(items[i].Key, items[i].Value, items[i].Meta, cur)
 		if err != nil {
 			items[i].Err = err
 			kv.putErrors.Add(1)
 			continue
 		}
-		if sw != nil {
+		if r.sw != nil {
 			if sweeps == nil {
 				sweeps = make([]*chunkSweep, len(items))
 			}
-			sweeps[i] = sw
+			sweeps[i] = r.sw
 		}
-		if cleanup != nil {
+		if r.cleanup != nil {
 			if cleanups == nil {
 				cleanups = make([][]*Op, len(items))
 			}
-			cleanups[i] = cleanup
+			cleanups[i] = r.cleanup
 		}
+		if r.hd.chunks > chunkWindow { // a big value: alone, a window at a time
+			// What is batched goes first: items keep their order.
+			if err := flush(); err != nil && first == nil {
+				first = err
+			}
+			if err := kv.putWindows(ctx, r, items[i].Key, items[i].Value); err != nil {
+				items[i].Err = fmt.Errorf("nvmekv: put key of %d bytes: %w", len(items[i].Key), err)
+			}
+			continue
+		}
+		ops := kv.chain(items[i].Key, items[i].Value, r)
 		if kv.lim.MaxBatch > 0 && len(batch)+len(ops) > kv.lim.MaxBatch {
 			if err := flush(); err != nil && first == nil {
 				first = err

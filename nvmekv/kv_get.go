@@ -91,12 +91,13 @@ func (kv *KV) finishInline(dst []byte, g *getState) ([]byte, error) {
 	return append(dst, v...), nil
 }
 
-// chunkOps builds the Retrieves of g's chunks, each into its own buffer.
+// chunkOps builds the Retrieves of g's chunks, each into a chunk buffer
+// (releaseChunks gives them back).
 func (kv *KV) chunkOps(g *getState) []*Op {
 	ops := make([]*Op, g.hd.chunks)
 	for i := range ops {
 		ck := ChunkKeyIn(g.h, g.hd.set, uint32(i))
-		ops[i] = &Op{Code: OpRetrieve, Key: ck[:], Buf: make([]byte, ChunkHdrBytes+kv.chunkMax)}
+		ops[i] = &Op{Code: OpRetrieve, Key: ck[:], Buf: kv.chunkBuf()}
 	}
 	return ops
 }
@@ -106,33 +107,12 @@ func (kv *KV) assemble(dst []byte, g *getState, ops []*Op) ([]byte, error) {
 	start := len(dst)
 	crc := headerCRC(g.op.Buf, g.hd.keyLen)
 	for i, op := range ops {
-		if op.Err != nil {
-			if errors.Is(op.Err, ErrKeyNotFound) {
-				kv.stale.Add(1)
-				return dst[:start], fmt.Errorf("%w (chunk %d of %d is missing)", ErrKeyNotFound, i, len(ops))
-			}
-			return dst[:start], op.Err
+		var err error
+		if dst, crc, err = kv.takeChunk(dst, g, i, len(ops), op, crc); err != nil {
+			return dst[:start], err
 		}
-		n := min(int(op.DW0), len(op.Buf))
-		id, idx, ok := parseChunkHdr(op.Buf[:n])
-		if !ok || id != g.hd.putID || idx != uint32(i) {
-			kv.stale.Add(1)
-			return dst[:start], fmt.Errorf("%w (chunk %d belongs to another put)", ErrKeyNotFound, i)
-		}
-		p := op.Buf[ChunkHdrBytes:n]
-		kv.br.Add(uint64(n))
-		crc = crc32.Update(crc, castagnoli, p)
-		dst = append(dst, p...)
 	}
-	if uint64(len(dst)-start) != g.hd.valueLen {
-		kv.crcErrs.Add(1)
-		return dst[:start], fmt.Errorf("%w: chunks hold %d value bytes, header says %d", ErrUnrecovered, len(dst)-start, g.hd.valueLen)
-	}
-	if crc != g.hd.crc {
-		kv.crcErrs.Add(1)
-		return dst[:start], fmt.Errorf("%w: record CRC32C %#x, computed %#x", ErrUnrecovered, g.hd.crc, crc)
-	}
-	return dst, nil
+	return kv.checkValue(dst, start, g, crc)
 }
 
 // Get appends key's value to dst. A miss, a collision (the device key holds
@@ -233,7 +213,7 @@ func (kv *KV) getMany(ctx context.Context, keys [][]byte, dsts [][]byte, valueLe
 	chunked := map[int][]*Op{}
 	for i := range gs {
 		g := &gs[i]
-		if !g.done && g.err == nil && g.hd.chunks > 0 {
+		if !g.done && g.err == nil && g.hd.chunks > 0 && g.hd.chunks <= chunkWindow {
 			c := kv.chunkOps(g)
 			chunked[i] = c
 			cops = append(cops, c...)
@@ -260,8 +240,11 @@ func (kv *KV) getMany(ctx context.Context, keys [][]byte, dsts [][]byte, valueLe
 			err = g.err
 		case g.hd.chunks == 0 && g.done:
 			dst, err = kv.finishInline(dst, g)
+		case g.hd.chunks > chunkWindow:
+			dst, err = kv.readWindows(ctx, dst, g)
 		default:
 			dst, err = kv.assemble(dst, g, chunked[i])
+			kv.releaseChunks(chunked[i])
 		}
 		kv.releaseHeader(g)
 		if err != nil {

@@ -69,7 +69,7 @@ func putHeader(b []byte, h *header, key, value []byte, inline bool) {
 		copy(b[HeaderBytes+len(key):], value)
 	}
 	crc := crc32.Update(0, castagnoli, b[:HeaderBytes+len(key)])
-	crc = crc32.Update(crc, castagnoli, value)
+	crc = crcSteps(crc, value)
 	le.PutUint32(b[recordCRCOff:], crc)
 }
 

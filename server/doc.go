@@ -49,7 +49,10 @@
 //     then the connection is closed; the server keeps serving others
 //     (TestProtocolErrors). Lengths are read as redis-server reads them
 //     (string2ll): "*01", "$04", "*-0" and "$-0" are protocol errors
-//     (TestReaderCommands).
+//     (TestReaderCommands), and malformed framing gets redis-server's bytes
+//     and ends the connection where redis-server does; a bulk not followed
+//     by CRLF, which redis-server reads past unchecked, is an error here
+//     (TestFramingMatchesRedis).
 //   - S3: an unknown command, a wrong arity or a bad argument gets Redis's
 //     error text and never closes the connection (TestCommandReplies).
 //   - S4: replies are written in request order, and they are flushed only
@@ -154,12 +157,13 @@
 //     TestManyArgumentsMemory; scripts/bench-conn-memory measures RSS
 //     beside redis-server).
 //   - S18: receiving a big bulk shares the CPU: the Reader yields after
-//     each MiB received, and grows the bulk's slice with a copy that yields
-//     after each MiB (one memmove of tens of MiB cannot be preempted, and
-//     would hold up the other goroutines of its P and every stop-the-world
-//     of the collector) (TestPingServedDuringBigSet: PINGs from another
-//     client are answered while a 64 MiB SET arrives; scripts/
-//     bench-big-values measures their latency beside redis-server).
+//     each MiB received, and copies it a piece of at most a MiB at a time
+//     with a yield between pieces (one memmove of tens of MiB cannot be
+//     preempted, and would hold up the other goroutines of its P and every
+//     stop-the-world of the collector) (TestPingServedDuringBigSet: PINGs
+//     from another client are answered while a 64 MiB SET arrives;
+//     scripts/bench-big-values measures their latency beside
+//     redis-server).
 //   - S19: an aggregate value that does not decode (hash.go's record
 //     format) is answered with an error by every command that reads it and
 //     is left as it is; decoding never panics on any bytes (TestHashEncoding,
@@ -207,6 +211,12 @@
 //     EXPIRE and PEXPIRE times up to what Redis takes (milliseconds that
 //     do not overflow when added to now; the AT forms from 0), refused
 //     beyond (TestHugeArgumentsDoNotOverflow).
+//   - S25: a big bulk's first half is received into pieces of 1 MiB lent
+//     by a pool, and the bulk then gets one slice of exactly its size: a
+//     64 MiB value allocates its 64 MiB once (not a series of doublings
+//     that adds 64 MiB more) (TestBigBulkAllocatesOnce), and a declared
+//     length commits memory only as bytes arrive, at most three times
+//     what arrived (TestBigBulkCutShort).
 //
 // # Caveats
 //

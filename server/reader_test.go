@@ -253,3 +253,33 @@ func TestReaderChunksKeepArguments(t *testing.T) {
 		t.Fatalf("end of stream: %v", err)
 	}
 }
+
+// TestBigBulkCutShort (S25): a big bulk whose sender stops part-way ends
+// with io.ErrUnexpectedEOF, having allocated at most three times what
+// arrived (the pieces, and once half arrived the bulk's slice), where the
+// doubling slice allocated more.
+func TestBigBulkCutShort(t *testing.T) {
+	for _, sent := range []int{100 << 10, 3 << 20, 40 << 20} {
+		in := io.MultiReader(strings.NewReader("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$67108864\r\n"),
+			bytes.NewReader(make([]byte, sent)))
+		rd := NewReader(&smallReads{r: in, max: 1 << 20}, ReaderLimits{MaxBulkBytes: 64 << 20})
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := rd.ReadCommand()
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("%d of 64 MiB sent: %v, want unexpected EOF", sent, err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(3*sent+(2<<20)) {
+			t.Fatalf("%d of 64 MiB sent: allocated %d bytes, want at most three times what arrived", sent, alloc)
+		}
+	}
+}
+
+// smallReads returns at most max bytes per Read, as a socket does.
+type smallReads struct {
+	r   io.Reader
+	max int
+}
+
+func (s *smallReads) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), s.max)]) }

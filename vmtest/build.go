@@ -110,7 +110,7 @@ func buildGuest(ctx context.Context, o *Options, work string) (*built, error) {
 // the kernel modules into a newc cpio at path.
 func writeInitramfs(o *Options, b *built, mods []Module, path string) (GuestConfig, error) {
 	cfg := GuestConfig{
-		Devices:     []string{"/dev/nvme0", "/dev/nvme0n1", "/dev/ng0n1", "/dev/nvme1n1", "/dev/ng1n1"},
+		Devices:     []string{"/dev/nvme0", "/dev/nvme0n1", "/dev/ng0n1", "/dev/nvme1n1", "/dev/ng1n1", "/dev/ng2n1"},
 		DeviceWait:  o.DeviceWait,
 		TestTimeout: o.TestTimeout, Bench: o.Bench, BenchTime: o.BenchTime,
 		Run:   o.Run,

@@ -19,13 +19,19 @@
 //   - builds the DefaultBinaries (./cmd/tiercache) into /bin of the guest,
 //     their paths in $TIERCACHE_BIN_<NAME>;
 //   - boots qemu-system-x86_64 -accel tcg (KVM hangs on these machines)
-//     with node 0 = CPUs + memory, node 1 = memory only, and two NVMe
+//     with node 0 = CPUs + memory, node 1 = memory only, and three NVMe
 //     controllers on sparse temporary raw images: nvme0 (serial
 //     tiercachevm) for the passthrough tests, nvme1 (tiercachecold) for the
-//     sidecar's cold tier, so the suites never see each other's blocks;
+//     sidecar's cold tier, so the suites never see each other's blocks, and
+//     nvme2 (tiercachemeta), whose namespace QEMU formats with 8 bytes of
+//     metadata and protection information per block (MetadataNamespace),
+//     for the NVM backend to refuse;
 //   - the guest init mounts proc, sysfs, devtmpfs, tmpfs on /tmp and /run,
-//     brings lo up, loads the modules with finit_module, waits for the NVMe
-//     devices, runs each test binary with -test.v and TIERCACHE_GUEST=1
+//     brings lo up, loads the modules with finit_module (PCI autoprobing
+//     off, then binds the NVMe controllers to the driver one at a time in
+//     PCI order, so their names follow QEMU's order: the driver probes
+//     asynchronously, and with three controllers the names raced), waits
+//     for the NVMe devices, runs each test binary with -test.v and TIERCACHE_GUEST=1
 //     TIERCACHE_NO_SKIP=1 TIERCACHE_NUMA_NODE=1 TIERCACHE_VM_IMAGE_BYTES,
 //     prints marker lines ("@@vmtest begin/end/done") on the serial console
 //     (with the last kernel messages when a binary dies from a signal, e.g.
@@ -91,8 +97,11 @@
 // is the host image's.
 // V10: NVM Writes then Reads through NVME_URING_CMD_IO on /dev/ng0n1 return
 // the written bytes at QD 1 and QD 32, with plain and with registered
-// (IORING_URING_CMD_FIXED) buffers, and the block device (O_DIRECT,
-// READ_FIXED) sees the same bytes; NVM Flush succeeds.
+// (IORING_URING_CMD_FIXED) buffers, also for a transfer that covers only
+// part of a huge-page registered buffer (Linux >= 6.2; 6.1 refuses it
+// with EINVAL, which the test then only logs), and the block device
+// (O_DIRECT, READ_FIXED) sees the same bytes; NVM Flush succeeds
+// (TestFixedBuffers, TestFixedBufferPartialTransfer).
 // V11: a Read beyond the namespace completes with cqe.res = 0x4080, decoded
 // as SCT 0, SC 0x80 (LBA Out of Range), DNR, and never as an errno.
 // V12: nvmekv.OpenPassthrough refuses the CSI 0 namespace with ErrNotKV
@@ -119,28 +128,41 @@
 //
 // V18: dev.OpenNVMe on /dev/ng1n1 reads the namespace's geometry (512-byte
 // blocks, the image's size, a largest transfer from MDTS and the block
-// layer's limits) and refuses /dev/nvme1n1 (not a char device);
+// layer's limits; the NVM command set's namespace data, CNS 05h, exactly
+// when the controller reports extended LBA formats, and its format
+// without metadata, protection or storage tag) and refuses /dev/nvme1n1
+// (not a char device);
 // unaligned and out-of-range requests are refused with nothing reaching
 // the device (no NVMe status seen, while the same Read sent raw gets LBA
 // Out of Range); NVM Flush succeeds; Dataset Management deallocates, and
 // the deallocated blocks read as zeros (TestNVMeOpenIdentify,
-// TestNVMeRefusedBeforeSubmission, TestNVMeFlushAndDeallocate).
+// TestNVMeRefusedBeforeSubmission, TestNVMeFlushAndDeallocate). The
+// namespace of nvme2, formatted with metadata and protection information,
+// is refused by dev.OpenNVMe and emu.Open with ErrNotNVM naming
+// /dev/ng2n1 and its 8 metadata bytes (TestNVMeRefusesMetadataNamespace).
 // V19: the emulated namespace on /dev/ng1n1 (plain, IOPOLL read rings,
 // SQPOLL main ring) returns every value stored, one at a time and in
-// batches, also after a reopen that scans the namespace; a wrapped log
-// deallocates its reclaimed region; a device read error fails the
-// Retrieve with an error naming the device and EIO, a failed NVM Flush
+// batches, also after a reopen that scans the namespace, with registered
+// buffers in use on Linux >= 6.2 (Stats.Fixed; plain addresses before); a
+// wrapped log deallocates its reclaimed region; a device read error fails
+// the Retrieve with an error naming the device and EIO, a failed NVM Flush
 // makes the namespace read-only, its data still readable
-// (TestNVMeNamespace, TestNVMeReadErrorIsClear).
-// V20: the sidecar with cold.backend nvme on /dev/ng1n1 answers SET, GET
-// and MGET batches with what was SET, before and after a draining
-// restart, where every read comes from cold
+// (TestNVMeNamespace, TestNVMeReadErrorIsClear). With the driver's poll
+// queue (ModuleParams: nvme poll_queues=1; the namespace's io_poll is 1)
+// an IOPoll namespace reads every value on polled rings with registered
+// buffers and no interrupt on the controller's I/O queues, while the same
+// reads without IOPoll take interrupts (TestNVMeIOPollOnPollQueues).
+// V20: the sidecar with cold.backend nvme and cold.iopoll on /dev/ng1n1
+// answers SET, GET and MGET batches with what was SET, before and after a
+// draining restart, where every read comes from cold
 // (TestSidecarColdNVMePassthroughRestart).
 // V21: the sidecar (writethrough) with its cold store on a dm device over
 // a loop device, the table swapped under it: an error target over the
-// full log regions fails those cold reads as counted misses while SETs
-// succeed; dm-flakey error_writes makes SETs answer the EIO and INFO show
-// cold_writable:0 while every durable key reads back; dm-error serves
+// full log regions, and dm-flakey error_reads over the whole device (every
+// read fails, every write works), fail those cold reads as counted misses
+// while SETs succeed; dm-flakey error_writes makes SETs answer the EIO and
+// INFO show cold_writable:0 while every durable key reads back and no SET
+// that answered the error reads back a value; dm-error serves
 // the memory copies and counts the cold misses; after the linear table
 // and a restart every durable key reads its value; with drop_writes the
 // acknowledged SETs whose writes were dropped read nil or their value,
@@ -169,6 +191,18 @@
 // SET, GET and MGET batches with what was SET (256 KiB values stored as
 // linked chains of chunks, header last), and after a draining restart
 // every key comes from cold (TestSidecarColdKVSSDOverTCP).
+// V26: kernel.io_uring_disabled for real: set to 2 under a running
+// sidecar, its rings keep serving writethrough SETs and cold GETs; at 2 a
+// sidecar with a cold tier exits 1 naming the sysctl and cold.backend
+// none, and with cold.backend none it serves hot and warm; at 1 an
+// unprivileged sidecar is refused naming the sysctl's 1 until
+// kernel.io_uring_group is its group, and root's starts
+// (TestSidecarIOURingDisabled).
+// V27: the cold store on a dm-thin device over a smaller pool
+// (error_if_no_space): once the pool is full every SET answers an error
+// naming ENOSPC and stores nothing, INFO and /metrics show the store
+// read-only, every acknowledged key is served, also after a restart on the
+// still full device (TestSidecarColdDeviceFull).
 //
 // # Caveats
 //
@@ -187,7 +221,9 @@
 // never completes, and 6.1.192 oopses in usercopy_abort when the kvtarget
 // reads its nvme-tcp socket (seen in V25). The code still handles 6.1: the
 // emulated namespace falls back to plain addresses (Stats.Fixed false) and
-// refuses IOPOLL with poll queues before 6.2. The guest loads nvme without
-// poll queues unless a test asks (ModuleParams). Kernel messages are silenced (printk level 1) so they do not
+// refuses IOPOLL with poll queues before 6.2, and the nvmens and nvmept
+// suites pass on 6.1 expecting exactly that (`scripts/vmtest -kernel
+// /boot/vmlinuz-6.1.0-57-amd64 -pkgs ./vmtest/guest/nvmens,...`). The
+// guest loads nvme with one poll queue (ModuleParams). Kernel messages are silenced (printk level 1) so they do not
 // split test output lines, but a late kernel oops can still interleave.
 package vmtest

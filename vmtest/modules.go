@@ -20,17 +20,19 @@ var NVMeModules = []string{
 	"crct10dif_common", "crc64", "crc-t10dif", "crc64-rocksoft", "t10-pi", "nvme-core", "nvme",
 }
 
-// SoftModules are the NVMeModules that a kernel may build in or not have at
-// all. The protection-information code asks for its CRCs by name through
-// the crypto API (block/t10-pi.c), so modules.dep does not list them, and
-// their packaging changed between kernels: Debian's 6.1 ships t10-pi and
-// the CRCs as modules, while 6.12 builds t10-pi into the block layer with
-// CONFIG_BLK_DEV_INTEGRITY, and a built-in object that can never be a
-// module is not named in modules.builtin either. ResolveModules loads a soft
-// module when modules.dep has it and otherwise leaves it out; every other
-// name must resolve.
+// SoftModules are the NVMeModules (and ThinModules' crc32c_generic) that a
+// kernel may build in or not have at all. The protection-information code
+// asks for its CRCs by name through the crypto API (block/t10-pi.c), so
+// modules.dep does not list them, and their packaging changed between
+// kernels: Debian's 6.1 ships t10-pi and the CRCs as modules, while 6.12
+// builds t10-pi into the block layer with CONFIG_BLK_DEV_INTEGRITY, and a
+// built-in object that can never be a module is not named in
+// modules.builtin either. ResolveModules loads a soft module when
+// modules.dep has it and otherwise leaves it out; every other name must
+// resolve.
 var SoftModules = map[string]bool{
 	"crct10dif_common": true, "crc64": true, "crc_t10dif": true, "crc64_rocksoft": true, "t10_pi": true,
+	"crc32c_generic": true,
 }
 
 // FaultModules are the loop and device-mapper modules the guest loads for
@@ -39,6 +41,15 @@ var SoftModules = map[string]bool{
 // target is part of dm-mod).
 var FaultModules = []string{"loop", "dm-mod", "dm-flakey"}
 
+// ThinModules are the device-mapper thin-provisioning modules the guest
+// loads for a block device that runs out of space
+// (vmtest/guest/sidecar TestSidecarColdDeviceFull: a thin device whose
+// pool is smaller than it, with error_if_no_space). dm-thin-pool's CRC
+// comes from libcrc32c, which asks the crypto API for "crc32c" by name
+// (lib/libcrc32c.c): crc32c_generic provides it, and modules.dep does not
+// list it.
+var ThinModules = []string{"crc32c_generic", "dm-thin-pool"}
+
 // TCPModules are the NVMe over Fabrics host modules the guest loads for
 // the KV SSD over NVMe/TCP (vmtest/guest/kvtcp): nvme-fabrics makes
 // /dev/nvme-fabrics, nvme-tcp is the TCP transport
@@ -46,7 +57,7 @@ var FaultModules = []string{"loop", "dm-mod", "dm-flakey"}
 var TCPModules = []string{"nvme-fabrics", "nvme-tcp"}
 
 // GuestModules are the modules a guest run loads by default.
-var GuestModules = append(append(append([]string{}, NVMeModules...), FaultModules...), TCPModules...)
+var GuestModules = append(append(append(append([]string{}, NVMeModules...), FaultModules...), ThinModules...), TCPModules...)
 
 // Module is one kernel module to load in the guest.
 type Module struct {

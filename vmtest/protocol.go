@@ -44,14 +44,18 @@ type GuestModule struct {
 }
 
 // ModuleParams are the parameters the guest loads modules by name with.
-// The NVMe driver gets no poll queues (nvme.poll_queues): on the Debian
-// 6.1 guest kernel a polled passthrough command (IORING_SETUP_IOPOLL on
-// /dev/ngXnY) sent to a poll queue never completes, because the driver's
-// uring_cmd_iopoll polls only bios that have a block device and
-// passthrough bios have none (drivers/nvme/host/ioctl.c
-// nvme_ns_chr_uring_cmd_iopoll, 6.1). Without poll queues such commands
-// complete by interrupt and the IOPOLL ring reaps them.
-var ModuleParams = map[string]string{}
+// The NVMe driver gets one poll queue (nvme.poll_queues=1), so that an
+// IOPOLL ring's passthrough commands (IORING_SETUP_IOPOLL on /dev/ngXnY)
+// go to a queue without interrupts and complete only by being polled: on
+// Linux 6.12 nvme_uring_cmd_io allocates them with REQ_POLLED, the block
+// layer maps them to the poll queue, and nvme_ns_chr_uring_cmd_iopoll
+// polls their request (blk_rq_poll; drivers/nvme/host/ioctl.c). Linux 6.1
+// polled only bios with a block device, which passthrough bios lack, so a
+// polled command on a poll queue never completed there; the guest no
+// longer boots 6.1 (scripts/guest-kernel), and nvmekv/emu/dev refuses that
+// combination before 6.2 (dev.NVMe.CheckIOPoll). Every other queue of the
+// driver is interrupt-driven as without the parameter.
+var ModuleParams = map[string]string{"nvme": "poll_queues=1"}
 
 // ModuleInitCompressedFile is finit_module's flag for a compressed module
 // (include/uapi/linux/module.h, Linux 5.17+ with CONFIG_MODULE_DECOMPRESS).

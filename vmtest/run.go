@@ -21,23 +21,35 @@ import (
 const (
 	PassthroughSerial = "tiercachevm"   // nvme0: passthrough tests
 	ColdSerial        = "tiercachecold" // nvme1: the sidecar's cold tier
+	MetadataSerial    = "tiercachemeta" // nvme2: a namespace whose blocks carry metadata and protection information
 )
+
+// MetadataNamespace is how QEMU formats nvme2's namespace: 512-byte blocks
+// with 8 bytes of metadata each holding protection information type 1
+// (QEMU nvme-ns ms, pi), the format an NVM backend must refuse (dev D3).
+const MetadataNamespace = "ms=8,pi=1"
 
 // QEMUArgs returns the emulator arguments: software emulation (KVM hangs on
 // this machine kind, docs/DESIGN.md §13), node 0 with all CPUs, node 1 with
-// memory only (how Linux presents CXL type-3 memory), two NVMe controllers
-// on raw images (images[0] becomes nvme0, images[1] nvme1), serial console
-// on stdio, power-off ends QEMU.
+// memory only (how Linux presents CXL type-3 memory), an NVMe controller
+// per raw image (images[0] becomes nvme0, images[1] nvme1, images[2] nvme2,
+// whose namespace is formatted with MetadataNamespace), serial console on
+// stdio, power-off ends QEMU.
 func QEMUArgs(o *Options, kernel, initrd string, images []string) []string {
 	mb := func(n int) string { return strconv.Itoa(n) + "M" }
-	serials := []string{PassthroughSerial, ColdSerial}
+	serials := []string{PassthroughSerial, ColdSerial, MetadataSerial}
 	var disks []string
 	for i, img := range images {
-		disks = append(disks,
-			// discard=unmap: the namespace's Dataset Management (deallocate)
-			// punches holes in the image, so deallocated blocks read as zeros.
-			"-drive", fmt.Sprintf("file=%s,if=none,id=nv%d,format=raw,discard=unmap", img, i),
-			"-device", fmt.Sprintf("nvme,serial=%s,drive=nv%d", serials[i%len(serials)], i))
+		// discard=unmap: the namespace's Dataset Management (deallocate)
+		// punches holes in the image, so deallocated blocks read as zeros.
+		disks = append(disks, "-drive", fmt.Sprintf("file=%s,if=none,id=nv%d,format=raw,discard=unmap", img, i))
+		if serials[i%len(serials)] == MetadataSerial {
+			disks = append(disks,
+				"-device", fmt.Sprintf("nvme,id=nvme%d,serial=%s", i, MetadataSerial),
+				"-device", fmt.Sprintf("nvme-ns,drive=nv%d,bus=nvme%d,nsid=1,%s", i, i, MetadataNamespace))
+			continue
+		}
+		disks = append(disks, "-device", fmt.Sprintf("nvme,serial=%s,drive=nv%d", serials[i%len(serials)], i))
 	}
 	return append(disks, []string{
 		"-accel", "tcg",
@@ -109,7 +121,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	images := []string{filepath.Join(work, "nvme0.img"), filepath.Join(work, "nvme1.img")}
+	images := []string{filepath.Join(work, "nvme0.img"), filepath.Join(work, "nvme1.img"), filepath.Join(work, "nvme2.img")}
 	for _, img := range images {
 		if err := makeImage(img, o.ImageBytes); err != nil {
 			return nil, err

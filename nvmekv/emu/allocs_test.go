@@ -8,6 +8,7 @@ package emu
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/tiercache/tiercache/nvmekv"
@@ -79,4 +80,39 @@ func retrieveEq(ns *Namespace, key, buf, want []byte) error {
 		err = fmt.Errorf("Retrieve %q: %d bytes, not the %d stored", key, n, len(want))
 	}
 	return err
+}
+
+// allocated is the bytes the heap allocated while f ran.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestBigValueAllocs (nvmekv K14): once warm, a Put of a 40-chunk value
+// allocates less than a quarter of it (its chunk buffers are lent again)
+// and a Get not much more than the value it returns (its result is sized
+// once); before, each took a fresh buffer per chunk, and a Get's result
+// doubled as chunks arrived.
+func TestBigValueAllocs(t *testing.T) {
+	_, kv := openWatched(t)
+	for round := byte(0); round < 3; round++ {
+		key, val := []byte(fmt.Sprintf("big-%d", round)), bigValue(round, bigSize)
+		putAlloc := allocated(func() {
+			if err := kv.Put(ctx, key, val, nvmekv.Meta{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		getAlloc := allocated(func() {
+			if got, _, err := kv.Get(ctx, nil, key); err != nil || !bytes.Equal(got, val) {
+				t.Fatalf("Get: %d bytes, %v", len(got), err)
+			}
+		})
+		t.Logf("round %d: put of %d bytes allocated %d, get %d", round, bigSize, putAlloc, getAlloc)
+		if round > 0 && (putAlloc > bigSize/4 || getAlloc > bigSize+bigSize/4) {
+			t.Errorf("round %d: put allocated %d bytes, get %d, of a %d-byte value; want under a quarter and 1.25 times", round, putAlloc, getAlloc, bigSize)
+		}
+	}
 }

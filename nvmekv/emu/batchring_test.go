@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/emu/rings"
 )
 
 // batchOptions is testOptions with waves large enough for a batch ring.
@@ -19,7 +20,7 @@ func batchOptions(t testing.TB) Options {
 	return o
 }
 
-// TestBatchRing: a wave of batchMin reads or more, extents (read straight
+// TestBatchRing: a wave of rings.BatchMin reads or more, extents (read straight
 // into the caller's buffers) and inline records (through registered read
 // slots) mixed, runs on the batch ring and returns every value; a smaller
 // wave, or one while the main ring reads, does not; the ring goes back to
@@ -27,12 +28,12 @@ func batchOptions(t testing.TB) Options {
 func TestBatchRing(t *testing.T) {
 	ns := mustOpen(t, batchOptions(t))
 	defer ns.Close()
-	if ns.batch == nil {
+	if ns.rg.BatchRings() == 0 {
 		skipf(t, "no batch ring could be made")
 	}
 	want := map[string][]byte{}
 	var keys []string
-	for i := range 2 * batchMin {
+	for i := range 2 * rings.BatchMin {
 		k := fmt.Sprint("b", i)
 		n := 4096
 		if i%4 == 0 {
@@ -50,19 +51,19 @@ func TestBatchRing(t *testing.T) {
 	if d, _, b := retrieveAll(t, ns, keys, want); d != uint64(len(keys)) || b != d {
 		t.Errorf("a wave of %d: %d disk reads, %d on the batch ring; want %d and %d", len(keys), d, b, len(keys), len(keys))
 	}
-	if d, _, b := retrieveAll(t, ns, keys[:batchMin-1], want); d != uint64(batchMin-1) || b != 0 {
-		t.Errorf("a wave of %d: %d disk reads, %d on the batch ring; want %d and 0", batchMin-1, d, b, batchMin-1)
+	if d, _, b := retrieveAll(t, ns, keys[:rings.BatchMin-1], want); d != uint64(rings.BatchMin-1) || b != 0 {
+		t.Errorf("a wave of %d: %d disk reads, %d on the batch ring; want %d and 0", rings.BatchMin-1, d, b, rings.BatchMin-1)
 	}
-	ns.mainBusy.Add(1)
+	mainReads := ns.rg.Lane(rings.QuickReads + 1) // a read in flight on the main ring
 	d, _, b := retrieveAll(t, ns, keys, want)
-	ns.mainBusy.Add(-1)
+	mainReads.Release()
 	if d != uint64(len(keys)) || b != 0 {
 		t.Errorf("a wave of %d while the main ring reads: %d disk reads, %d on the batch ring; want %d and 0", len(keys), d, b, len(keys))
 	}
-	if n := len(ns.batch); n != batchRings {
-		t.Errorf("%d batch rings free after every read completed, want %d", n, batchRings)
+	if n := ns.rg.BatchRings(); n != rings.BatchRings {
+		t.Errorf("%d batch rings free after every read completed, want %d", n, rings.BatchRings)
 	}
-	if m := ns.mainBusy.Load(); m != 0 {
+	if m, _ := ns.rg.InFlight(); m != 0 {
 		t.Errorf("main ring in-flight counter %d after every read completed, want 0", m)
 	}
 }
@@ -76,10 +77,10 @@ func TestBatchReadRacesReclaim(t *testing.T) {
 	armed := overwriteOnRead(t, &o, &ns, 0)
 	ns = mustOpen(t, o)
 	defer ns.Close()
-	if ns.batch == nil {
+	if ns.rg.BatchRings() == 0 {
 		skipf(t, "no batch ring could be made")
 	}
-	ops := make([]*nvmekv.Op, batchMin)
+	ops := make([]*nvmekv.Op, rings.BatchMin)
 	for i := range ops {
 		k := []byte(fmt.Sprint("victim", i))
 		if err := ns.Store(ctx, k, extValue(i, 2, 4096), 0); err != nil {
@@ -119,7 +120,7 @@ func TestBatchRingRaces(t *testing.T) {
 	o.Capacity = 64 * int64(o.RegionBytes) // room for every key: most reads go to the disk
 	ns := mustOpen(t, o)
 	defer ns.Close()
-	if ns.batch == nil {
+	if ns.rg.BatchRings() == 0 {
 		skipf(t, "no batch ring could be made")
 	}
 	for k := range keys {

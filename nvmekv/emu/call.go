@@ -1,13 +1,16 @@
 package emu
 
-import "github.com/tiercache/tiercache/nvmekv"
+import (
+	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/emu/readpath"
+)
 
 // call is the reusable state of one Do, Retrieve, Store or Delete (pooled
 // in Namespace.calls), so that a call allocates nothing in steady state:
 // the pending disk reads and flushes of its batch, and for the single-op
 // methods their one Op.
 type call struct {
-	reads   []pendingRead
+	reads   []readpath.Pending
 	flushes []*nvmekv.Op
 	op      nvmekv.Op
 	one     [1]*nvmekv.Op

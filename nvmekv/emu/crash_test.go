@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/emu/logstore"
 )
 
 const (
@@ -226,9 +227,7 @@ func crashCycles(t *testing.T, mode string) {
 				t.Fatalf("cycle %d: close: %v", cycle, err)
 			}
 		} else {
-			ns.ioMu.Lock() // drop without the checkpoint, as a crash would
-			ns.release()
-			ns.ioMu.Unlock()
+			ns.release() // drop without the checkpoint, as a crash would
 		}
 	}
 	t.Logf("%s: %d region evacuations reported by the children", mode, evacuated)
@@ -237,29 +236,11 @@ func crashCycles(t *testing.T, mode string) {
 	}
 }
 
-func firstU64(b []byte) uint64 {
-	if len(b) < 8 {
-		return 0
-	}
-	return binary.LittleEndian.Uint64(b)
-}
-
 // dumpKey logs every on-disk record of key (for a failing crash cycle).
 func dumpKey(t *testing.T, path string, key []byte) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return
 	}
-	sb, _, _ := parseSuperblock(b)
-	R := 64 << 10
-	for r := 0; blockBytes+(r+1)*R <= len(b); r++ {
-		img := b[blockBytes+r*R : blockBytes+(r+1)*R]
-		seq := sb.regionSeq(img)
-		end, low, torn := walkRegion(img, seq, R, func(off int, rc *rec) {
-			if string(rc.key[:rc.klen]) == string(key) {
-				t.Logf("region %d seq %d off %d kind %d counter %d", r, seq, off, rc.kind, firstU64(rc.value(img, off)))
-			}
-		})
-		t.Logf("region %d seq %d end %d low %d torn %v", r, seq, end, low, torn)
-	}
+	logstore.DumpKey(b, key, t.Logf)
 }

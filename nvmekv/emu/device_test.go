@@ -209,10 +209,10 @@ func TestDeviceRingOptions(t *testing.T) {
 	o.Device = bigSQE{f}
 	ns := mustOpen(t, o)
 	defer ns.Close()
-	if !ns.front.SQE128() || !ns.front.CQE32() {
+	if !ns.rg.Main().SQE128() || !ns.rg.Main().CQE32() {
 		t.Fatal("main ring is not SQE128|CQE32")
 	}
-	if ns.quick != nil && !ns.quick.SQE128() {
+	if ns.rg.Quick() != nil && !ns.rg.Quick().SQE128() {
 		t.Fatal("quick ring is not SQE128")
 	}
 	if err := ns.Store(ctx, []byte("a"), []byte("b"), 0); err != nil {

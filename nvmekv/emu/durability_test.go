@@ -168,37 +168,6 @@ func TestUndoForgetsReclaimedRegion(t *testing.T) {
 	}
 }
 
-// TestUndoStaysOffUntilGapDurable checks E21's overflow rule: once the
-// journal overflowed, a completed Flush turns it back on only if it made
-// durable every change made while it was off.
-func TestUndoStaysOffUntilGapDurable(t *testing.T) {
-	e := &Namespace{}
-	var k [16]byte
-	for i := 0; i <= undoMax; i++ {
-		e.appended++
-		e.journalLocked(&k, 0)
-	}
-	if !e.undoOff {
-		t.Fatal("the journal did not overflow")
-	}
-	mark := e.appended // a Flush takes its mark here...
-	e.appended++
-	e.journalLocked(&k, 0) // ...a change lands, not journaled, while it runs
-	e.durableLocked(mark)
-	if !e.undoOff {
-		t.Fatal("the journal came back on although a change made while it was off is not durable")
-	}
-	e.durableLocked(e.appended)
-	if e.undoOff {
-		t.Fatal("the journal stayed off after every change was durable")
-	}
-	e.appended++
-	e.journalLocked(&k, 0)
-	if len(e.undo) != 1 {
-		t.Fatalf("journal holds %d changes after it came back on, want 1", len(e.undo))
-	}
-}
-
 // TestLeftoverChunksSwept: nvmekv K13. A put cut short after its header
 // was written and before its cleanup ran (a crash) leaves the replaced
 // record's chunks; the next put that writes fewer chunks in that set
@@ -212,8 +181,8 @@ func TestLeftoverChunksSwept(t *testing.T) {
 	}
 	defer kv.Close()
 	k := []byte("big")
-	five := bytes.Repeat([]byte("a"), 18000) // 5 chunks of 4 KiB
-	two := bytes.Repeat([]byte("b"), 6000)   // 2 chunks
+	five := bytes.Repeat([]byte("a"), 18000)                    // 5 chunks of 4 KiB
+	two := bytes.Repeat([]byte("b"), 6000)                      // 2 chunks
 	if err := kv.Put(ctx, k, five, nvmekv.Meta{}); err != nil { // set 0
 		t.Fatal(err)
 	}

@@ -72,9 +72,7 @@ func TestSyncWrites(t *testing.T) {
 	if st := ns.Stats(); st.Syncs < 50 {
 		t.Fatalf("%d syncs for 50 write-through stores", st.Syncs)
 	}
-	ns.ioMu.Lock() // drop without Close, as a crash would
-	ns.release()
-	ns.ioMu.Unlock()
+	ns.release() // drop without Close, as a crash would
 	ns = mustOpen(t, o)
 	defer ns.Close()
 	for i := 0; i < 50; i++ {
@@ -209,11 +207,11 @@ func TestStallAfterOption(t *testing.T) {
 		o := testOptions(t)
 		o.StallAfter = tc.set
 		ns := mustOpen(t, o)
-		if got := ns.front.Options().StallAfter; got != tc.want {
+		if got := ns.rg.Main().Options().StallAfter; got != tc.want {
 			t.Errorf("StallAfter %v: the ring runs with %v, want %v", tc.set, got, tc.want)
 		}
-		if ns.quick != nil && ns.quick.Options().StallAfter != tc.want {
-			t.Errorf("StallAfter %v: the lone-read ring runs with %v, want %v", tc.set, ns.quick.Options().StallAfter, tc.want)
+		if ns.rg.Quick() != nil && ns.rg.Quick().Options().StallAfter != tc.want {
+			t.Errorf("StallAfter %v: the lone-read ring runs with %v, want %v", tc.set, ns.rg.Quick().Options().StallAfter, tc.want)
 		}
 		ns.Close()
 	}

@@ -6,23 +6,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"syscall"
 
 	"github.com/tiercache/tiercache/nvmekv"
-	"github.com/tiercache/tiercache/uring"
+	"github.com/tiercache/tiercache/nvmekv/emu/readpath"
 )
 
 var bgCtx = context.Background()
 
-// pendingRead is a Retrieve that needs the disk.
-type pendingRead struct {
-	op    *nvmekv.Op
-	key   [16]byte
-	klen  int
-	l     loc
-	seq   uint64 // of the record's region at lookup
-	epoch uint64 // e.reclaims at lookup
-}
+// yieldBytes is how many bytes a batch Stores before it lets go of the
+// log's lock for a moment (E26).
+const yieldBytes = 1 << 20
 
 // Do runs ops in order against the emulated controller: each op is encoded
 // into its 64-byte NVMe command, executed from those bytes, and its
@@ -73,7 +68,7 @@ func (e *Namespace) one(ctx context.Context, op nvmekv.Op) (uint32, error) {
 }
 
 // readOnly reports whether ops only look keys up (Retrieve, Exist): such a
-// batch runs with e.mu read-locked, concurrently with other lookups.
+// batch runs with the log read-locked, concurrently with other lookups.
 func readOnly(ops []*nvmekv.Op) bool {
 	for _, op := range ops {
 		if op.Code != nvmekv.OpRetrieve && op.Code != nvmekv.OpExist {
@@ -93,17 +88,36 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op, c *call
 	wrote := false
 	ro := readOnly(ops)
 	if ro {
-		e.mu.RLock()
+		e.lg.RLock()
 	} else {
-		e.mu.Lock()
+		e.lg.Lock()
 	}
-	if e.closed {
+	if e.lg.ClosedLocked() {
 		e.unlock(ro)
 		failAll(ops, ErrClosed)
 		return ErrClosed
 	}
 	broken := false
-	for _, op := range ops {
+	stored := 0 // bytes stored since the lock was last let go
+	for i, op := range ops {
+		if stored >= yieldBytes && !ro {
+			// A batch of big Stores (a big value's chunks) lets go of the
+			// log between them, so that others' lookups and Stores are not
+			// held up for the whole batch (E26).
+			stored = 0
+			e.lg.Unlock()
+			runtime.Gosched()
+			e.lg.Lock()
+			if e.lg.ClosedLocked() {
+				e.lg.Unlock()
+				for j := range reads {
+					reads[j].Op.Err = ErrClosed
+				}
+				c.reads = reads
+				failAll(ops[i:], ErrClosed)
+				return ErrClosed
+			}
+		}
 		op.DW0, op.Err = 0, nil
 		if broken {
 			op.Complete(-int32(syscall.ECANCELED), 0)
@@ -117,10 +131,10 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op, c *call
 			continue
 		}
 		raw := cmd.Bytes()
-		var pr pendingRead
+		var pr readpath.Pending
 		res, dw0, pending := e.execLocked(&raw, op.Buf, &pr)
 		if pending {
-			pr.op = op
+			pr.Op = op
 			reads = append(reads, pr)
 			continue
 		}
@@ -128,20 +142,20 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op, c *call
 		if op.Code == nvmekv.OpFlush && res == 0 {
 			flushes = append(flushes, op)
 		}
-		if res < 0 && e.failed != nil && (op.Code == nvmekv.OpStore || op.Code == nvmekv.OpDelete) {
-			op.Err = fmt.Errorf("%w (%w)", op.Err, e.failed)
+		if failed := e.lg.FailedLocked(); res < 0 && failed != nil && (op.Code == nvmekv.OpStore || op.Code == nvmekv.OpDelete) {
+			op.Err = fmt.Errorf("%w (%w)", op.Err, failed)
 		}
 		if op.Err != nil {
 			broken = op.Link
 		} else if op.Code == nvmekv.OpStore || op.Code == nvmekv.OpDelete {
 			wrote = true
+			stored += len(op.Buf)
 		}
 	}
 	c.reads, c.flushes = reads, flushes // keep what grew; putCall clears them
 	var q [][16]byte
 	if !ro {
-		q = e.reclaimQ
-		e.reclaimQ = nil
+		q = e.lg.TakeReclaimedLocked()
 	}
 	e.unlock(ro)
 	if e.opts.OnReclaim != nil {
@@ -150,7 +164,7 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op, c *call
 		}
 	}
 	if len(reads) > 0 {
-		if retry := e.doReads(ctx, depth, reads); len(retry) > 0 {
+		if retry := e.rd.Read(ctx, depth, reads); len(retry) > 0 {
 			rc := e.getCall()
 			if err := e.do(ctx, depth+1, retry, rc); err != nil {
 				failAll(retry, err)
@@ -179,9 +193,9 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op, c *call
 
 func (e *Namespace) unlock(read bool) {
 	if read {
-		e.mu.RUnlock()
+		e.lg.RUnlock()
 	} else {
-		e.mu.Unlock()
+		e.lg.Unlock()
 	}
 }
 
@@ -196,9 +210,9 @@ func status(sc uint8) int32 { return nvmekv.Status(0, sc, true) }
 // execLocked is the controller: it decodes a 64-byte KV command and
 // executes it with data buffer buf. It returns cqe.res (0, -errno or an
 // NVMe status) and DW0, or fills *pr and reports a pending disk read. A
-// Retrieve or Exist needs e.mu only read-locked (it changes nothing but
+// Retrieve or Exist needs the log only read-locked (it changes nothing but
 // atomic counters); every other command needs it locked.
-func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *pendingRead) (int32, uint32, bool) {
+func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *readpath.Pending) (int32, uint32, bool) {
 	c := nvmekv.ParseCommand(raw)
 	if c.NSID != e.opts.NSID {
 		return status(0x0b), 0, false // Invalid Namespace or Format
@@ -215,7 +229,7 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *pendingRead) (int3
 		return status(nvmekv.SCInvalidKeySize), 0, false
 	}
 	k := key[:kl]
-	l, found := e.lookupLocked(&key, kl)
+	l, found := e.lg.LookupLocked(&key, kl)
 	switch op {
 	case nvmekv.OpStore:
 		if int(c.CDW10) > e.opts.MaxValueBytes || int(c.CDW10) != len(buf) {
@@ -228,14 +242,7 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *pendingRead) (int3
 		if o&nvmekv.StoreMustNotExist != 0 && found {
 			return status(nvmekv.SCKeyExists), 0, false
 		}
-		nl, st := e.appendLocked(kindStore, k, buf)
-		if st != 0 {
-			return st, 0, false
-		}
-		old, _ := e.idx.get(&key)
-		e.setLocked(&key, nl)
-		e.journalLocked(&key, old)
-		return 0, 0, false
+		return e.lg.StoreLocked(&key, kl, buf), 0, false
 	case nvmekv.OpRetrieve:
 		if !found {
 			return status(nvmekv.SCKeyNotExists), 0, false
@@ -243,30 +250,19 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *pendingRead) (int3
 		if int(c.CDW10) != len(buf) {
 			return status(nvmekv.SCInvalidField), 0, false
 		}
-		if l.ext() && len(buf) == 0 {
-			return 0, uint32(l.vlen()), false // only the size: nothing to read
+		if l.Ext() && len(buf) == 0 {
+			return 0, uint32(l.VLen()), false // only the size: nothing to read
 		}
-		if b := e.bufOfLocked(l.region()); b != nil {
-			e.bufferReads.Add(1)
-			if l.ext() {
-				copy(buf, b.mem[l.extOff():l.extOff()+l.vlen()])
-				return 0, uint32(l.vlen()), false
-			}
-			res, dw0 := copyValue(b.mem, l.off(), e.regs[l.region()].seq, &key, kl, buf, e.opts.RegionBytes)
+		if res, dw0, ok := e.lg.ReadBufferedLocked(l, &key, kl, buf); ok {
 			return res, dw0, false
 		}
-		*pr = pendingRead{key: key, klen: kl, l: l, seq: e.regs[l.region()].seq, epoch: e.reclaims.Load()}
+		*pr = readpath.Pending{Key: key, Klen: kl, Loc: l, Seq: e.lg.SeqLocked(l.Region()), Epoch: e.lg.Reclaims()}
 		return 0, 0, true
 	case nvmekv.OpDelete:
 		if !found {
 			return status(nvmekv.SCKeyNotExists), 0, false
 		}
-		if _, st := e.appendLocked(kindDelete, k, nil); st != 0 {
-			return st, 0, false
-		}
-		e.journalLocked(&key, e.idx.del(&key))
-		e.dropLocked(l)
-		return 0, 0, false
+		return e.lg.DeleteLocked(&key, kl, l), 0, false
 	case nvmekv.OpExist:
 		if !found {
 			return status(nvmekv.SCKeyNotExists), 0, false
@@ -283,57 +279,6 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *pendingRead) (int3
 	return status(nvmekv.SCInvalidOpcode), 0, false
 }
 
-// lookupLocked finds key (of length kl); a key stored with another length
-// but the same zero-padded bytes does not match.
-func (e *Namespace) lookupLocked(key *[16]byte, kl int) (loc, bool) {
-	if kl == 0 {
-		return 0, false
-	}
-	l, ok := e.idx.get(key)
-	if !ok || l.klen() != kl {
-		return 0, false
-	}
-	return l, true
-}
-
-func (e *Namespace) setLocked(key *[16]byte, l loc) {
-	if old := e.idx.put(key, l); old != 0 {
-		e.dropLocked(old)
-	}
-	e.regs[l.region()].live++
-	e.regs[l.region()].liveB += uint32(l.size())
-	e.liveBytes += int64(l.size())
-}
-
-func (e *Namespace) dropLocked(old loc) {
-	if r := old.region(); e.regs[r].live > 0 {
-		e.regs[r].live--
-		e.regs[r].liveB -= min(e.regs[r].liveB, uint32(old.size()))
-	}
-	e.liveBytes -= int64(old.size())
-}
-
-// bufOfLocked returns the write buffer still holding region r, if any.
-func (e *Namespace) bufOfLocked(r int) *wbuf {
-	for _, b := range e.bufs {
-		if b.region == r && b.seq == e.regs[r].seq {
-			return b
-		}
-	}
-	return nil
-}
-
-// copyValue checks the inline record at img[off:] and copies its value
-// into buf.
-func copyValue(img []byte, off int, seq uint64, key *[16]byte, kl int, buf []byte, maxValue int) (int32, uint32) {
-	r, ok := parseRecord(img, off, seq, maxValue, len(img))
-	if !ok || r.kind != kindStore || r.klen != kl || r.key != *key {
-		return status(nvmekv.SCUnrecovered), 0
-	}
-	copy(buf, r.value(img, off))
-	return 0, uint32(r.vlen)
-}
-
 // listLocked returns, in byte order (then by length), the smallest keys ≥
 // start that can fit a List buffer of bufBytes, and how many keys are ≥
 // start. It keeps a bounded max-heap, so a huge namespace costs O(n log k).
@@ -341,8 +286,8 @@ func (e *Namespace) listLocked(start []byte, bufBytes int) ([][]byte, int) {
 	limit := max(0, (bufBytes-4)/nvmekv.ListEntryBytes(1))
 	h := &keyHeap{}
 	total := 0
-	e.idx.each(func(a, b uint64, l loc) {
-		k := listKey{k: joinKey(a, b), n: uint8(l.klen())}
+	e.lg.EachLocked(func(key [16]byte, klen int) {
+		k := listKey{k: key, n: uint8(klen)}
 		if bytes.Compare(k.bytes(), start) < 0 {
 			return
 		}
@@ -383,216 +328,6 @@ func (h *keyHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
-}
-
-// doReads reads every pending Retrieve and completes them; it returns the
-// ops whose record moved meanwhile (to run again). Reads go in waves of at
-// most e.wave (≤ ReadSlots and ≤ the ring's largest group); each wave takes
-// its slots all at once and returns them before the next wave, so any batch
-// size and any number of concurrent batches complete.
-func (e *Namespace) doReads(ctx context.Context, depth int, reads []pendingRead) []*nvmekv.Op {
-	e.ioMu.RLock()
-	defer e.ioMu.RUnlock()
-	if e.readSlab == nil {
-		for _, pr := range reads {
-			pr.op.Err = ErrClosed
-		}
-		return nil
-	}
-	var retry []*nvmekv.Op
-	for len(reads) > 0 {
-		n := min(len(reads), e.wave)
-		if err := ctx.Err(); err != nil {
-			for _, pr := range reads {
-				pr.op.Err = err
-			}
-			break
-		}
-		retry = e.readWave(ctx, depth, reads[:n], retry)
-		reads = reads[n:]
-	}
-	return retry
-}
-
-// readWave reads up to e.wave pending Retrieves in one submission, each
-// as one read of its record's extent rounded out to the read alignment.
-// The reads go to a Front with Submit, or run on the batch ring (E16), and
-// complete through Done into a pooled wave (no per-read allocation); the
-// caller waits for the whole wave.
-func (e *Namespace) readWave(ctx context.Context, depth int, reads []pendingRead, retry []*nvmekv.Op) []*nvmekv.Op {
-	w := e.waves.Get().(*wave)
-	w.grow(len(reads))
-	need := 0
-	for i, pr := range reads {
-		var off int64
-		var size int
-		if pr.l.ext() {
-			// An extent is block aligned and read alone: only as much of
-			// the value as the buffer takes.
-			off, size = e.regionOff(pr.l.region())+int64(pr.l.extOff()), min(pr.l.vlen(), len(pr.op.Buf))
-		} else {
-			off, size = e.regionOff(pr.l.region())+int64(pr.l.off()), pr.l.size()
-		}
-		a := int64(e.rAlign)
-		start := off &^ (a - 1)
-		n := int((off - start + int64(size) + a - 1) &^ (a - 1))
-		r := w.rds[i]
-		r.mem, r.slot, r.start, r.n, r.skip, r.res, r.err = nil, -1, start, n, int(off-start), 0, nil
-		// An extent read that fills the caller's buffer exactly, with the
-		// buffer aligned for O_DIRECT, goes straight into it: no slot, no
-		// copy (a 4 KiB value into a 4 KiB buffer). The buffer is on the
-		// Go heap (it escapes into the pooled call) and the caller waits
-		// for the read, so it stays put and alive while the kernel fills it.
-		r.direct = pr.l.ext() && start == off && n == size && aligned(pr.op.Buf, e.rAlign)
-		if n <= readSlotBytes && !r.direct {
-			need++
-		}
-	}
-	br := e.takeBatch(len(reads))
-	var front *uring.Front
-	var fixed, quick bool
-	if br != nil {
-		fixed = br.fixed
-		defer func() { e.batch <- br }()
-	} else {
-		front, fixed, quick = e.readFront(len(reads))
-		defer e.readDone(quick, len(reads))
-	}
-	w.slots = e.slots.get(w.slots[:0], need)
-	got := w.slots
-	w.reqs = w.reqs[:0]
-	nb := 0
-	for i := range reads {
-		r := w.rds[i]
-		if r.direct {
-			r.mem = reads[i].op.Buf[:r.n]
-			e.directReads.Add(1)
-		} else if r.n <= readSlotBytes {
-			r.slot, got = got[len(got)-1], got[:len(got)-1]
-			r.mem = e.readSlab[r.slot*readSlotBytes : r.slot*readSlotBytes+r.n]
-		} else {
-			m, err := mapBuf(r.n)
-			if err != nil {
-				r.err = err
-				continue
-			}
-			r.mem = m
-		}
-		if e.maxXfer > 0 && r.n > e.maxXfer {
-			// Larger than one command may move: read it synchronously,
-			// in pieces (dev.Device.ReadAt).
-			r.res = int32(r.n)
-			if err := e.disk.ReadAt(r.mem, r.start); err != nil {
-				r.err = err
-			}
-			continue
-		}
-		if res, refused := e.refuse(false, r.start, r.n); refused {
-			r.res = res
-			continue
-		}
-		r.disk, r.fixed, r.bufIdx = e.disk, fixed && r.slot >= 0, uint16(len(e.bufs))
-		w.reqs = append(w.reqs, &r.req)
-		nb += r.n
-	}
-	if len(w.reqs) > 0 {
-		w.left.Store(int32(len(w.reqs)))
-		if br != nil {
-			// Every Done has run when RunEach returns; one that it
-			// cancelled says so with -ECANCELED, as below.
-			if err := br.ring.RunEach(w.reqs, br.watch); err != nil {
-				for i := range reads {
-					if r := w.rds[i]; r.err == nil && r.res == -int32(syscall.ECANCELED) {
-						r.err = err
-					}
-				}
-			}
-		} else if err := front.Submit(w.reqs...); err != nil {
-			for _, q := range w.reqs {
-				q.Done(uring.Result{Res: -int32(syscall.ECANCELED)})
-			}
-			for i := range reads {
-				if r := w.rds[i]; r.err == nil && r.res == -int32(syscall.ECANCELED) {
-					r.err = err
-				}
-			}
-		}
-		<-w.done
-		e.diskReads.Add(uint64(len(w.reqs)))
-		if quick {
-			e.quickReads.Add(uint64(len(w.reqs)))
-		}
-		if br != nil {
-			e.batchReads.Add(uint64(len(w.reqs)))
-		}
-		e.readBytes.Add(uint64(nb))
-	}
-	free := w.slots[:0]
-	for i, pr := range reads {
-		r := w.rds[i]
-		switch {
-		case r.err != nil:
-			pr.op.Err = fmt.Errorf("emu: Retrieve: read %d bytes at offset %d of %s: %w", r.n, r.start, e.opts.Path, r.err)
-		case r.res < 0:
-			pr.op.Complete(r.res, 0)
-			pr.op.Err = fmt.Errorf("emu: read %s at offset %d: %w", e.opts.Path, r.start, pr.op.Err)
-		case pr.l.ext():
-			// No header to check: the region must not have been reclaimed
-			// (and so rewritten) between the lookup and the read's end.
-			st, dw0 := int32(0), uint32(pr.l.vlen())
-			if e.reclaims.Load() != pr.epoch && e.regionChanged(&pr) {
-				if depth < 3 {
-					e.readRetries.Add(1)
-					retry = append(retry, pr.op)
-					break
-				}
-				st, dw0 = status(nvmekv.SCUnrecovered), 0
-			} else if int(r.res) < min(pr.l.vlen(), len(pr.op.Buf)) {
-				st, dw0 = status(nvmekv.SCUnrecovered), 0
-			} else if !r.direct {
-				copy(pr.op.Buf, r.mem[:min(pr.l.vlen(), len(pr.op.Buf))])
-			}
-			pr.op.Complete(st, uint64(dw0))
-		case int(r.res) < r.skip+pr.l.size():
-			pr.op.Complete(status(nvmekv.SCUnrecovered), 0)
-		default:
-			st, dw0 := copyValue(r.mem[:r.skip+pr.l.size()], r.skip, pr.seq, &pr.key, pr.klen, pr.op.Buf, e.opts.RegionBytes)
-			if st != 0 && depth < 3 && e.moved(&pr) {
-				e.readRetries.Add(1)
-				retry = append(retry, pr.op)
-				break
-			}
-			pr.op.Complete(st, uint64(dw0))
-		}
-		if r.slot >= 0 {
-			free = append(free, r.slot)
-		} else if r.mem != nil && !r.direct {
-			unmapBuf(r.mem)
-		}
-		r.mem, r.direct = nil, false
-	}
-	e.slots.put(free)
-	w.slots = free[:0]
-	clear(w.reqs)
-	e.waves.Put(w)
-	return retry
-}
-
-// moved reports whether pr's record was replaced or reclaimed after it was
-// looked up (so the read raced and is retried, not an error).
-func (e *Namespace) moved(pr *pendingRead) bool {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	l, ok := e.lookupLocked(&pr.key, pr.klen)
-	return !ok || l != pr.l || e.regs[pr.l.region()].seq != pr.seq
-}
-
-// regionChanged reports whether pr's region was reclaimed after pr was
-// looked up (an extent read may then hold newer data: it is retried).
-func (e *Namespace) regionChanged(pr *pendingRead) bool {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.regs[pr.l.region()].seq != pr.seq
 }
 
 // Admin executes an admin command from its 64 bytes: Identify CNS 03h (a

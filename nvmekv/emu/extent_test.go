@@ -5,14 +5,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math/rand/v2"
 	"os"
-	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/emu/logstore"
+	"github.com/tiercache/tiercache/nvmekv/emu/rings"
 )
 
 // extValue is self-describing: key id and generation, then bytes that
@@ -39,31 +39,8 @@ func extOptions(t testing.TB) Options {
 // index (every loc's size), so overwrites, deletes and reclaim keep them.
 func checkAccounting(t *testing.T, ns *Namespace, what string) {
 	t.Helper()
-	ns.mu.Lock()
-	defer ns.mu.Unlock()
-	live := make([]uint32, ns.nReg)
-	liveB := make([]uint32, ns.nReg)
-	var total int64
-	ns.idx.each(func(a, b uint64, l loc) {
-		live[l.region()]++
-		liveB[l.region()] += uint32(l.size())
-		total += int64(l.size())
-	})
-	for r := range live {
-		if ns.regs[r].live != live[r] || ns.regs[r].liveB != liveB[r] {
-			t.Fatalf("%s: region %d counts %d records %d bytes, index has %d / %d", what, r, ns.regs[r].live, ns.regs[r].liveB, live[r], liveB[r])
-		}
-	}
-	if ns.liveBytes != total {
-		t.Fatalf("%s: liveBytes %d, index %d", what, ns.liveBytes, total)
-	}
-}
-
-func TestUseExtent(t *testing.T) {
-	for v, want := range map[int]bool{0: false, 100: false, 3544: false, 3545: true, 4096: true, 4150: false, 8000: true, 8192: true, 8193: false, 12000: true} {
-		if got := useExtent(v); got != want {
-			t.Errorf("useExtent(%d) = %v, want %v", v, got, want)
-		}
+	if err := ns.lg.CheckAccounting(); err != nil {
+		t.Fatalf("%s: %v", what, err)
 	}
 }
 
@@ -99,10 +76,8 @@ func TestExtentRoundTrip(t *testing.T) {
 		}
 		delete(model, k)
 	}
-	ns.mu.Lock()
-	l, _ := ns.lookupLocked(&[16]byte{'k', 'e', 'y', '-', '0', '1', '6'}, 7) // 16 % 8 = 0: 4096 bytes
-	ns.mu.Unlock()
-	if !l.ext() || l.vlen() != 4096 || l.size() != extRecBytes+4096 {
+	l, _ := ns.lg.Lookup(&[16]byte{'k', 'e', 'y', '-', '0', '1', '6'}, 7) // 16 % 8 = 0: 4096 bytes
+	if !l.Ext() || l.VLen() != 4096 || l.Size() != logstore.ExtentHeaderBytes+4096 {
 		t.Fatalf("a 4096-byte value is not in an extent: loc %x", uint64(l))
 	}
 	check := func(ns *Namespace, what string) {
@@ -267,9 +242,7 @@ func TestDirectExtentRead(t *testing.T) {
 
 // crashDrop closes ns the way a crash would (no flush, no checkpoint).
 func crashDrop(ns *Namespace) {
-	ns.ioMu.Lock()
 	ns.release()
-	ns.ioMu.Unlock()
 }
 
 // TestTornExtent: a record whose header is durable but whose extent is not
@@ -291,10 +264,8 @@ func TestTornExtent(t *testing.T) {
 			if err := ns.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
-			ns.mu.Lock()
-			l, _ := ns.lookupLocked(&[16]byte{'k', '2'}, 2)
-			off := ns.regionOff(l.region()) + int64(l.extOff())
-			ns.mu.Unlock()
+			l, _ := ns.lg.Lookup(&[16]byte{'k', '2'}, 2)
+			off := ns.lg.RegionOff(l.Region()) + int64(l.ExtOff())
 			crashDrop(ns)
 			f, err := os.OpenFile(o.Path, os.O_RDWR, 0)
 			if err != nil {
@@ -452,54 +423,6 @@ func TestConcurrentExtents(t *testing.T) {
 	})
 }
 
-// TestOldFormatRefused: a store written by format version 1 is refused
-// with ErrFormat saying what to do, and is not modified.
-func TestOldFormatRefused(t *testing.T) {
-	o := testOptions(t)
-	ns := mustOpen(t, o)
-	ns.Store(ctx, []byte("k"), []byte("v"), 0)
-	ns.Close()
-	f, err := os.OpenFile(o.Path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb := make([]byte, blockBytes)
-	f.ReadAt(sb, 0)
-	binary.LittleEndian.PutUint32(sb[8:], 1)
-	binary.LittleEndian.PutUint32(sb[56:], crc32.Checksum(sb[:56], castagnoli))
-	f.WriteAt(sb, 0)
-	f.Close()
-	before, _ := os.ReadFile(o.Path)
-	_, err = Open(o)
-	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "older format") || !strings.Contains(err.Error(), o.Path) ||
-		!strings.Contains(err.Error(), "delete") {
-		t.Fatalf("Open of a version-1 store = %v", err)
-	}
-	if after, _ := os.ReadFile(o.Path); !bytes.Equal(before, after) {
-		t.Fatal("the version-1 store was modified")
-	}
-}
-
-// TestWalkExtentSeeds: the fuzz seeds' meaning: an inline and an extent
-// record are found; with the extent changed, only the inline one.
-func TestWalkExtentSeeds(t *testing.T) {
-	img := make([]byte, 12288)
-	testSB.putRegionHdr(img, 9)
-	putRecord(img[regionHdr:], kindStore, 9, []byte("a"), []byte("small"))
-	putExtRecord(img, regionHdr+recSize(5), 9, []byte("b"), 8192, extValue(1, 1, 4096))
-	count := func() (n int, end, low int, torn bool) {
-		end, low, torn = walkRegion(img, 9, 4096, func(int, *rec) { n++ })
-		return
-	}
-	if n, end, low, torn := count(); n != 2 || end != blockBytes || low != 8192 || torn {
-		t.Fatalf("walk: %d records, end %d, low %d, torn %v", n, end, low, torn)
-	}
-	img[8192+4095] ^= 1
-	if n, end, low, torn := count(); n != 1 || end != regionHdr+recSize(5) || low != len(img) || !torn {
-		t.Fatalf("walk of a torn extent: %d records, end %d, low %d, torn %v", n, end, low, torn)
-	}
-}
-
 // TestExtentReadRacesReclaim: the log wraps (the region of the value
 // being read is reclaimed and rewritten on disk) between a Retrieve's
 // lookup and its disk read. The read must not return the new bytes as the
@@ -568,12 +491,12 @@ func overwriteLog(t *testing.T, ns *Namespace) {
 
 // TestQuickRing: a lone Retrieve takes the quick ring; while a read is in
 // flight on the main ring (played here by its counter), and for a wave of
-// more than quickReads, reads take the main ring; every way returns the
+// more than rings.QuickReads, reads take the main ring; every way returns the
 // value and the counters come back to zero.
 func TestQuickRing(t *testing.T) {
 	ns := mustOpen(t, testOptions(t))
 	defer ns.Close()
-	if ns.quick == nil {
+	if ns.rg.Quick() == nil {
 		skipf(t, "no quick ring: the kernel refused SINGLE_ISSUER|DEFER_TASKRUN, so there is one plain ring")
 	}
 	vals := map[string][]byte{}
@@ -601,13 +524,13 @@ func TestQuickRing(t *testing.T) {
 	if d, q := read("q0", "q1", "q2", "q3", "q4"); d != 5 || q != 0 {
 		t.Errorf("a wave of 5: %d disk reads, %d on the quick ring; want 5 and 0", d, q)
 	}
-	ns.mainBusy.Add(1)
+	mainReads := ns.rg.Lane(rings.QuickReads + 1) // a read in flight on the main ring
 	d, q := read("q5")
-	ns.mainBusy.Add(-1)
+	mainReads.Release()
 	if d != 1 || q != 0 {
 		t.Errorf("a lone Retrieve while the main ring reads: %d disk reads, %d on the quick ring; want 1 and 0", d, q)
 	}
-	if m, qb := ns.mainBusy.Load(), ns.quickBusy.Load(); m != 0 || qb != 0 {
+	if m, qb := ns.rg.InFlight(); m != 0 || qb != 0 {
 		t.Errorf("in-flight counters %d (main) and %d (quick) after every read completed, want 0", m, qb)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"testing"
+	"unsafe"
 
 	"github.com/tiercache/tiercache/nvmekv"
 )
@@ -82,5 +83,8 @@ func retrieveAll(t *testing.T, ns *Namespace, keys []string, want map[string][]b
 	return st.DiskReads - st0.DiskReads, st.QuickReads - st0.QuickReads, st.BatchReads - st0.BatchReads
 }
 
-// testSB is the superblock of the region images tests build by hand.
-var testSB = superblock{version: sbVersion, storeID: 0x5eed}
+// aligned reports whether b is not empty and starts at a multiple of a
+// in memory.
+func aligned(b []byte, a int) bool {
+	return len(b) > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(b)))&uintptr(a-1) == 0
+}

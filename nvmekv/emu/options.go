@@ -9,27 +9,21 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tiercache/tiercache/nvmekv/emu/dev"
+	"github.com/tiercache/tiercache/nvmekv/emu/logstore"
 	"github.com/tiercache/tiercache/uring"
 )
 
 // Mode chooses what happens when the log is full.
-type Mode int
+type Mode = logstore.Mode
 
 const (
 	// Cache reclaims the oldest region (FIFO, no copying) and reports each
 	// key it drops through OnReclaim.
-	Cache Mode = iota
+	Cache = logstore.Cache
 	// Strict returns Capacity Exceeded (SC 0x81) instead, as a KV SSD does;
 	// only a region without live records is reused.
-	Strict
+	Strict = logstore.Strict
 )
-
-func (m Mode) String() string {
-	if m == Strict {
-		return "strict"
-	}
-	return "cache"
-}
 
 // Options configure an emulated namespace.
 type Options struct {
@@ -57,14 +51,15 @@ type Options struct {
 	// not scan; default Path+".ckpt" for a regular file, none ("") for a
 	// block device (it is then always scanned). "-" disables checkpoints.
 	CheckpointPath string
-	// ExpectedItems sizes the DRAM index up front (it grows by 1.5× at 90%
-	// load); default Capacity/2048.
+	// ExpectedItems sizes the DRAM index up front; default 4096 keys. It
+	// grows by 1.5x at 90% load, moving entries a few at a time (E25).
 	ExpectedItems int
 	// SyncWrites makes every Do with a Store or Delete durable before it
 	// returns (write-through); default false: call Flush.
 	SyncWrites bool
-	// ReadSlots is how many registered 64 KiB read buffers serve Retrieve
-	// (larger reads use a temporary mapping); default 128.
+	// ReadSlots is how many registered 8 KiB read slots serve Retrieves
+	// (readpath.SlotBytes; a larger read takes a pooled heap buffer), and
+	// the most reads one wave submits; default 128 (1 MiB).
 	ReadSlots int
 	// RingEntries is the size of the namespace's io_uring; default 256.
 	RingEntries uint32
@@ -110,12 +105,9 @@ type Options struct {
 
 // Limits of the geometry.
 const (
-	blockBytes     = 4096
-	minRegionBytes = 64 << 10
-	maxRegionBytes = 64 << 20
-	maxRecordBytes = 4<<20 - 16
-	readSlotBytes  = 64 << 10
-	defaultCap     = 1 << 30
+	blockBytes     = logstore.BlockBytes
+	minRegionBytes = logstore.MinRegionBytes
+	maxRegionBytes = logstore.MaxRegionBytes
 )
 
 // EnsureDefaults fills zero fields (Capacity is resolved at Open).
@@ -155,8 +147,8 @@ func (o *Options) Validate() error {
 	if o.RegionBytes%blockBytes != 0 || o.RegionBytes < minRegionBytes || o.RegionBytes > maxRegionBytes {
 		bad("RegionBytes %d must be a multiple of 4096 in %d..%d", o.RegionBytes, minRegionBytes, maxRegionBytes)
 	}
-	if o.MaxValueBytes < 1 || o.MaxValueBytes > o.RegionBytes-blockBytes || o.MaxValueBytes > maxRecordBytes-recHdrBytes {
-		bad("MaxValueBytes %d must be in 1..min(RegionBytes-4096, %d)", o.MaxValueBytes, maxRecordBytes-recHdrBytes)
+	if o.MaxValueBytes < 1 || o.MaxValueBytes > o.RegionBytes-blockBytes || o.MaxValueBytes > logstore.MaxValueBytes {
+		bad("MaxValueBytes %d must be in 1..min(RegionBytes-4096, %d)", o.MaxValueBytes, logstore.MaxValueBytes)
 	}
 	if o.Mode != Cache && o.Mode != Strict {
 		bad("Mode %d is neither Cache nor Strict", o.Mode)
@@ -171,31 +163,4 @@ func (o *Options) Validate() error {
 		bad("StallAfter %v must be at least %v, or negative (off)", o.StallAfter, uring.MinStallAfter)
 	}
 	return errors.Join(errs...)
-}
-
-// ringOptions: the owner goroutine is locked to one thread that alone
-// submits (IORING_SETUP_SINGLE_ISSUER), and completions are processed only
-// when it waits for them (DEFER_TASKRUN, Linux 6.1). Otherwise a read's
-// completion work runs on whichever thread submitted it, the owner's
-// earlier threads included, and contends with the owner for the ring's
-// lock (perf: ~6% of Retrieve CPU in mutex_spin_on_owner). Measured on a
-// fast disk (fio ~800 MB/s): Retrieve4K 1.14x (median of 10 interleaved
-// rounds, all >= 1.11x); Store4K 0.9-0.98x. With fewer IOPS (a slower
-// disk) an earlier session measured 3-8% less: a locked thread costs a
-// thread handoff per wake-up. setupIO falls back to a plain ring on a
-// kernel that refuses these flags.
-// quickRingOptions: the lone-read ring (Namespace.setupQuick), plain; 64
-// entries are ample for the at most quickReads reads it carries at once.
-func (o *Options) quickRingOptions(d dev.Device) uring.FrontOptions {
-	ro := uring.Options{Entries: 64}
-	d.Ring(&ro)
-	return uring.FrontOptions{Ring: ro, StallAfter: o.StallAfter, Logger: o.Logger}
-}
-
-// ringOptions of the main ring; SQPoll excludes DEFER_TASKRUN.
-func (o *Options) ringOptions(d dev.Device, deferTaskrun bool) uring.FrontOptions {
-	deferTaskrun = deferTaskrun && !o.SQPoll
-	ro := uring.Options{Entries: o.RingEntries, SingleIssuer: deferTaskrun, DeferTaskrun: deferTaskrun, SQPoll: o.SQPoll, SQThreadCPU: -1}
-	d.Ring(&ro)
-	return uring.FrontOptions{Ring: ro, StallAfter: o.StallAfter, Logger: o.Logger}
 }

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -50,10 +52,20 @@ func main() {
 		mark("%s %v", vmtest.MarkerError, err)
 		return
 	}
+	// The NVMe driver probes its controllers asynchronously, so with
+	// autoprobing their names (nvme0, nvme1, ...) follow whichever probe
+	// ran first. Bind them by hand in PCI order instead: a probe numbers
+	// its controller before it returns.
+	if err := os.WriteFile(pciAutoprobe, []byte("0"), 0); err != nil {
+		mark("%s guestinit: %s: %v", vmtest.MarkerError, pciAutoprobe, err)
+	}
 	for _, m := range cfg.Modules {
 		if err := loadModule(m); err != nil {
 			mark("%s %v", vmtest.MarkerError, err)
 		}
+	}
+	if err := bindNVMeInOrder(); err != nil {
+		mark("%s %v", vmtest.MarkerError, err)
 	}
 	if err := waitDevices(cfg.Devices, cfg.DeviceWait); err != nil {
 		mark("%s %v", vmtest.MarkerError, err)
@@ -234,4 +246,39 @@ func powerOff() {
 	}
 	// If power-off failed, returning from init panics the kernel and
 	// panic=-1 with -no-reboot ends QEMU.
+}
+
+// pciAutoprobe is the PCI bus's switch for binding drivers to devices as
+// they (or the drivers) appear (Documentation/ABI/testing/sysfs-bus-pci).
+const pciAutoprobe = "/sys/bus/pci/drivers_autoprobe"
+
+// nvmeClass is the PCI class of an NVMe controller (mass storage,
+// non-volatile memory, NVM Express).
+const nvmeClass = "0x010802"
+
+// bindNVMeInOrder binds every unbound NVMe controller to the nvme driver,
+// one at a time in PCI address order (so QEMU's first -device nvme becomes
+// nvme0, the second nvme1, ...: drivers/nvme/host/pci.c nvme_probe takes
+// the controller's instance number before it returns), then turns
+// autoprobing back on.
+func bindNVMeInOrder() error {
+	defer os.WriteFile(pciAutoprobe, []byte("1"), 0)
+	devs, err := filepath.Glob("/sys/bus/pci/devices/*")
+	if err != nil {
+		return err
+	}
+	sort.Strings(devs)
+	for _, d := range devs {
+		class, _ := os.ReadFile(filepath.Join(d, "class"))
+		if strings.TrimSpace(string(class)) != nvmeClass {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "driver")); err == nil {
+			continue // bound already (autoprobe was on)
+		}
+		if err := os.WriteFile("/sys/bus/pci/drivers/nvme/bind", []byte(filepath.Base(d)), 0); err != nil {
+			return fmt.Errorf("guestinit: bind %s to nvme: %w", filepath.Base(d), err)
+		}
+	}
+	return nil
 }

@@ -30,12 +30,60 @@ func TestCheckGeometry(t *testing.T) {
 		{"kv", Geometry{CSI: 1, BlockBytes: 512, Blocks: 1}, "command set identifier 1"},
 		{"zns", Geometry{CSI: 2, BlockBytes: 512, Blocks: 1}, "command set identifier 2"},
 		{"metadata", Geometry{BlockBytes: 512, Metadata: 8, LBAF: 2, Blocks: 1}, "8 metadata bytes"},
+		{"extended lba", Geometry{BlockBytes: 512, Metadata: 16, Extended: true, LBAF: 3, Blocks: 1}, "extended LBA"},
+		{"pi", Geometry{BlockBytes: 512, PIType: 1, Blocks: 1}, "protection information type 1"},
+		{"storage tag", Geometry{BlockBytes: 4096, ELBAF: true, StorageTag: 8, LBAF: 1, Blocks: 1}, "8-bit storage tag"},
+		{"format past nlbaf", Geometry{BlockBytes: 512, LBAF: 4, NLBAF: 2, Blocks: 1}, "LBA format 4 is in use but reports 2"},
+		{"write protected", Geometry{BlockBytes: 512, Blocks: 1, WriteProtected: true}, "write protected"},
 		{"8k blocks", Geometry{BlockBytes: 8192, Blocks: 1}, "8192-byte logical blocks"},
 		{"no size", Geometry{BlockBytes: 4096}, "no blocks"},
 	} {
 		err := CheckGeometry("/dev/ng1n1", tc.g)
 		if !errors.Is(err, ErrNotNVM) || !strings.Contains(err.Error(), "/dev/ng1n1") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want ErrNotNVM naming the device and %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestDSMCommands: a deallocation is split into Dataset Management
+// commands within the controller's limits (D7), covering every block
+// exactly once, in order.
+func TestDSMCommands(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		slba, nlb uint64
+		g         Geometry
+		cmds      int
+	}{
+		{"no limits", 100, 8192, Geometry{}, 1},
+		{"range size", 0, 8192, Geometry{DMRSL: 1000}, 1}, // 9 ranges in one command
+		{"ranges per command", 0, 8192, Geometry{DMRSL: 1000, DMRL: 4}, 3},
+		{"size per command", 0, 8192, Geometry{DMSL: 3000}, 3},
+		{"all three", 7, 100000, Geometry{DMRL: 2, DMRSL: 700, DMSL: 1000}, 100},
+		{"past 2^32 blocks", 0, 1<<33 + 5, Geometry{}, 1},
+		{"past 256 ranges", 0, 300, Geometry{DMRSL: 1}, 2},
+	} {
+		cmds := dsmCommands(tc.slba, tc.nlb, tc.g)
+		next, total := tc.slba, uint64(0)
+		for _, c := range cmds {
+			var blocks uint64
+			if len(c) == 0 || len(c) > maxDSMRanges || tc.g.DMRL > 0 && len(c) > int(tc.g.DMRL) {
+				t.Fatalf("%s: a command of %d ranges", tc.name, len(c))
+			}
+			for _, r := range c {
+				if r.slba != next || r.nlb == 0 || tc.g.DMRSL > 0 && r.nlb > tc.g.DMRSL {
+					t.Fatalf("%s: range %+v, want it to start at %d with 1..%d blocks", tc.name, r, next, tc.g.DMRSL)
+				}
+				next += uint64(r.nlb)
+				blocks += uint64(r.nlb)
+			}
+			if tc.g.DMSL > 0 && blocks > tc.g.DMSL {
+				t.Fatalf("%s: a command of %d blocks, limit %d", tc.name, blocks, tc.g.DMSL)
+			}
+			total += blocks
+		}
+		if total != tc.nlb || len(cmds) != tc.cmds {
+			t.Errorf("%s: %d commands covering %d blocks, want %d covering %d", tc.name, len(cmds), total, tc.cmds, tc.nlb)
 		}
 	}
 }

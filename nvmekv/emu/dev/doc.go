@@ -15,8 +15,13 @@
 //     with NVME_URING_CMD_IO on 128-byte SQEs and 32-byte CQEs, registered
 //     buffers through IORING_URING_CMD_FIXED; Flush (00h) and Dataset
 //     Management (09h, deallocate) through the NVME_IOCTL_IO_CMD ioctl.
-//     Identify (Namespace CNS 00h, Controller CNS 01h, the descriptor
-//     list CNS 03h for the CSI) gives the LBA format, MDTS and size.
+//     Identify gives the command set (the descriptor list, CNS 03h),
+//     the LBA format in use, its metadata, protection and the size
+//     (Namespace, CNS 00h), MDTS, Dataset Management support and
+//     extended LBA format support (Controller, CNS 01h), the format's
+//     storage tag and guard (the NVM command set's namespace data, CNS
+//     05h with CSI 00h) and the Dataset Management limits (its
+//     controller data, CNS 06h with CSI 00h).
 //   - Fault: wraps another Device and injects errors (EIO on reads,
 //     writes or flushes, ENOSPC, short completions), for tests.
 //
@@ -34,9 +39,15 @@
 //     device).
 //   - D3: OpenNVMe refuses a path that is not a character device, a
 //     namespace whose CSI is not 0 (NVM), whose LBA format carries
-//     metadata, or whose blocks are not 512..4096 bytes, with an error
-//     naming the device and the reason (TestCheckGeometry,
-//     TestOpenNVMeRefusesFiles).
+//     metadata (separate or extended), protection information or a
+//     storage tag (CNS 05h ELBAF, read when the controller reports
+//     extended LBA formats), whose format index is past the formats it
+//     reports, whose blocks are not 512..4096 bytes, or that is write
+//     protected, with an error naming the device and the reason
+//     (TestCheckGeometry, TestOpenNVMeRefusesFiles; in the QEMU guest
+//     TestNVMeOpenIdentify reads every structure from the real driver, and
+//     TestNVMeRefusesMetadataNamespace is refused a namespace QEMU formats
+//     with 8 metadata bytes of protection information per block).
 //   - D4: an NVMe completion with an NVMe status becomes -EIO for the
 //     namespace, and the status is counted and kept (LastStatus), never
 //     taken for a byte count (TestNVMeDone).
@@ -45,6 +56,10 @@
 //     least 4 KiB (TestMaxTransfer).
 //   - D6: Fault fails exactly the requests its FaultFunc picks, and every
 //     other request reaches the wrapped device unchanged (TestFault).
+//   - D7: Deallocate covers exactly the blocks asked for, in order, in
+//     Dataset Management commands of at most DMRL ranges (and 256), DMRSL
+//     blocks a range and DMSL blocks a command, the limits of CNS 06h
+//     (TestDSMCommands; in the guest TestNVMeFlushAndDeallocate).
 //
 // # Caveats
 //

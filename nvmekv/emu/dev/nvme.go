@@ -28,6 +28,7 @@ type NVMe struct {
 	maxXfer int   // largest transfer, bytes, multiple of 4096
 	dsm     bool  // the controller supports Dataset Management (ONCS bit 2)
 	zeroes  bool  // a deallocated block reads as zeros (DLFEAT bits 2:0 = 001b)
+	g       Geometry
 	log     *zap.Logger
 
 	refused  atomic.Uint64
@@ -44,59 +45,9 @@ type NVMeOptions struct {
 	Logger *zap.Logger
 }
 
-// Geometry is what Identify says about a namespace.
-type Geometry struct {
-	CSI        uint8  // command set (Identify CNS 03h descriptor; 0 = NVM)
-	BlockBytes int    // logical block size of the LBA format in use
-	Metadata   uint16 // metadata bytes per block of that format (MS)
-	LBAF       int    // LBA format index in use
-	Blocks     uint64 // NSZE
-	MDTS       uint8  // Identify Controller MDTS
-}
-
-// CheckGeometry refuses a namespace this backend cannot drive, with an
-// error naming the device and the reason (errors.Is(err, ErrNotNVM)).
-func CheckGeometry(path string, g Geometry) error {
-	switch {
-	case g.CSI != nvmekv.CSINVM:
-		return fmt.Errorf("%w: %s has command set identifier %d, not 0 (NVM): NVM Read and Write would mean something else there", ErrNotNVM, path, g.CSI)
-	case g.Metadata != 0:
-		return fmt.Errorf("%w: %s uses LBA format %d with %d metadata bytes per block; only formats without metadata are handled (reformat with ms=0, e.g. nvme format --lbaf)", ErrNotNVM, path, g.LBAF, g.Metadata)
-	case g.BlockBytes < 512 || g.BlockBytes > blockBytes || g.BlockBytes&(g.BlockBytes-1) != 0:
-		return fmt.Errorf("%w: %s has %d-byte logical blocks; 512..4096 are handled", ErrNotNVM, path, g.BlockBytes)
-	case g.Blocks == 0:
-		return fmt.Errorf("%w: %s has no blocks (NSZE 0)", ErrNotNVM, path)
-	}
-	return nil
-}
-
-// maxTransfer is the largest transfer in bytes: MDTS (2^MDTS units of the
-// controller's minimum page size, CAP.MPSMIN, which userspace cannot read:
-// 4 KiB assumed, NVMe Base Specification, Identify Controller) bounded by
-// the block layer's limits the driver set for the namespace
-// (max_hw_sectors_kb, and max_segments pages since the buffers are not
-// physically contiguous), and by maxCap.
-func maxTransfer(mdts uint8, hwKB, segs int) int {
-	const maxCap = 1 << 20
-	n := maxCap
-	if mdts > 0 && mdts < 20 {
-		n = min(n, blockBytes<<mdts)
-	}
-	if hwKB > 0 {
-		n = min(n, hwKB<<10)
-	}
-	if segs > 0 {
-		n = min(n, segs*blockBytes)
-	} else {
-		n = min(n, 128*blockBytes) // NVME_MAX_SEGS of drivers/nvme/host/pci.c
-	}
-	return max(blockBytes, n&^(blockBytes-1))
-}
-
 // OpenNVMe opens path, which must be an NVMe generic char device
 // (/dev/ngXnY) of an NVM namespace without metadata, and reads its
-// geometry with Identify (Namespace CNS 00h, Controller CNS 01h, the
-// Namespace Identification Descriptor list CNS 03h for the CSI).
+// geometry (readGeometry) before anything else.
 func OpenNVMe(path string, opts NVMeOptions) (*NVMe, error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
@@ -106,48 +57,27 @@ func OpenNVMe(path string, opts NVMeOptions) (*NVMe, error) {
 		return nil, err
 	}
 	d := &NVMe{path: path, fd: fd, log: opts.Logger}
-	fail := func(err error) (*NVMe, error) {
+	if d.nsid, err = nvmekv.NamespaceID(fd); err != nil {
+		closeFd(fd)
+		return nil, fmt.Errorf("%w: %s is not an NVMe namespace (NVME_IOCTL_ID: %w)", ErrNotDevice, path, err)
+	}
+	g, dlfeat, oncs, err := readGeometry(fd, d.nsid, path)
+	if err == nil {
+		err = CheckGeometry(path, g)
+	}
+	if err != nil {
 		closeFd(fd)
 		return nil, err
 	}
-	if d.nsid, err = nvmekv.NamespaceID(fd); err != nil {
-		return fail(fmt.Errorf("%w: %s is not an NVMe namespace (NVME_IOCTL_ID: %w)", ErrNotDevice, path, err))
-	}
-	g := Geometry{}
-	if g.CSI, err = nvmekv.ReadCSI(fd, d.nsid); err != nil {
-		return fail(fmt.Errorf("dev: read the command set of %s: %w", path, err))
-	}
-	if g.CSI != nvmekv.CSINVM {
-		return fail(CheckGeometry(path, g))
-	}
-	buf := make([]byte, nvmekv.IdentifyBytes)
-	if err := nvmekv.AdminIdentify(fd, nvmekv.EncodeIdentify(d.nsid, nvmekv.CNSNamespace, 0, 0), buf); err != nil {
-		return fail(fmt.Errorf("dev: identify namespace %d of %s: %w", d.nsid, path, err))
-	}
-	ns, err := nvmekv.ParseNVMNamespace(buf)
-	if err != nil {
-		return fail(fmt.Errorf("dev: %s: %w", path, err))
-	}
-	g.BlockBytes, g.Metadata, g.LBAF, g.Blocks = int(ns.BlockBytes), ns.MetadataBytes, ns.LBAF, ns.NSZE
-	if err := nvmekv.AdminIdentify(fd, nvmekv.EncodeIdentify(0, nvmekv.CNSController, 0, 0), buf); err != nil {
-		return fail(fmt.Errorf("dev: identify the controller of %s: %w", path, err))
-	}
-	ctrl, err := nvmekv.ParseController(buf)
-	if err != nil {
-		return fail(fmt.Errorf("dev: %s: %w", path, err))
-	}
-	g.MDTS = ctrl.MDTS
-	if err := CheckGeometry(path, g); err != nil {
-		return fail(err)
-	}
-	d.zeroes = ns.DLFEAT&0x7 == 1
+	d.zeroes = dlfeat&0x7 == 1
 	hwKB, segs := queueLimits(path)
-	d.lba, d.size = g.BlockBytes, int64(g.Blocks)*int64(g.BlockBytes)
+	d.g, d.lba, d.size = g, g.BlockBytes, int64(g.Blocks)*int64(g.BlockBytes)
 	d.maxXfer = maxTransfer(g.MDTS, hwKB, segs)
-	d.dsm = ctrl.ONCS&(1<<2) != 0
+	d.dsm = oncs&(1<<2) != 0
 	d.log.Info("dev: NVM namespace", zap.String("path", path), zap.Uint32("nsid", d.nsid), zap.Int("block_bytes", d.lba),
-		zap.Int64("bytes", d.size), zap.Uint8("mdts", g.MDTS), zap.Int("max_hw_sectors_kb", hwKB), zap.Int("max_segments", segs),
-		zap.Int("max_transfer", d.maxXfer), zap.Bool("dsm", d.dsm))
+		zap.Int("lbaf", g.LBAF), zap.Int64("bytes", d.size), zap.Uint8("mdts", g.MDTS), zap.Int("max_hw_sectors_kb", hwKB),
+		zap.Int("max_segments", segs), zap.Int("max_transfer", d.maxXfer), zap.Bool("dsm", d.dsm),
+		zap.Bool("elbaf", g.ELBAF), zap.Uint8("dmrl", g.DMRL), zap.Uint32("dmrsl", g.DMRSL), zap.Uint64("dmsl", g.DMSL))
 	return d, nil
 }
 
@@ -280,24 +210,6 @@ func (d *NVMe) WriteAt(b []byte, off int64) error { return d.io(nvmekv.NVMOpWrit
 func (d *NVMe) Sync() error {
 	if err := nvmekv.IOCommand(d.fd, nvmekv.EncodeFlush(d.nsid), nil); err != nil {
 		return fmt.Errorf("dev: NVM Flush of %s: %w", d.path, err)
-	}
-	return nil
-}
-
-// Deallocate sends Dataset Management with the Deallocate attribute for
-// the blocks of [off, off+n) (nothing when the controller lacks DSM).
-func (d *NVMe) Deallocate(off, n int64) error {
-	if !d.dsm || n == 0 {
-		return nil
-	}
-	if off%int64(d.lba) != 0 || n%int64(d.lba) != 0 || off < 0 || off+n > d.size || n/int64(d.lba) > 1<<32-1 {
-		d.refused.Add(1)
-		return fmt.Errorf("%w: deallocate %d bytes at offset %d of %s (%d-byte blocks, %d bytes)", ErrUnaligned, n, off, d.path, d.lba, d.size)
-	}
-	buf := make([]byte, blockBytes)
-	nvmekv.PutDSMRange(buf, 0, uint64(off/int64(d.lba)), uint32(n/int64(d.lba)))
-	if err := nvmekv.IOCommand(d.fd, nvmekv.EncodeDSMDeallocate(d.nsid, 1), buf[:nvmekv.DSMRangeBytes]); err != nil {
-		return fmt.Errorf("dev: NVM Dataset Management (deallocate) of %d bytes at %d of %s: %w", n, off, d.path, err)
 	}
 	return nil
 }

@@ -146,3 +146,22 @@ func pwrite(fd int, b []byte, off int64) error {
 func fdatasync(fd int) error { return unix.Fdatasync(fd) }
 
 func closeFd(fd int) error { return unix.Close(fd) }
+
+// MapBuffer returns n bytes of page-aligned anonymous memory off the Go
+// heap (mmap(2)): aligned for O_DIRECT and passthrough transfers, never
+// moved, and free to register with io_uring. Release it with UnmapBuffer.
+func MapBuffer(n int) ([]byte, error) {
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return nil, fmt.Errorf("dev: mmap %d bytes: %w", n, err)
+	}
+	return b, nil
+}
+
+// UnmapBuffer releases what MapBuffer returned (nil: nothing).
+func UnmapBuffer(b []byte) error {
+	if b == nil {
+		return nil
+	}
+	return unix.Munmap(b)
+}

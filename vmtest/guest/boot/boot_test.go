@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/tiercache/tiercache/vmtest"
 )
 
 // requireGuest skips outside the QEMU guest: these tests only make sense in
@@ -20,7 +22,7 @@ func requireGuest(t *testing.T) {
 
 func TestNVMeDevicesPresent(t *testing.T) {
 	requireGuest(t)
-	for _, d := range []string{"/dev/nvme0", "/dev/nvme0n1", "/dev/ng0n1", "/dev/nvme1n1"} {
+	for _, d := range []string{"/dev/nvme0", "/dev/nvme0n1", "/dev/ng0n1", "/dev/nvme1n1", "/dev/ng1n1", "/dev/ng2n1"} {
 		fi, err := os.Stat(d)
 		if err != nil {
 			t.Fatalf("NVMe device %s missing: %v", d, err)
@@ -31,11 +33,12 @@ func TestNVMeDevicesPresent(t *testing.T) {
 	}
 }
 
-// TestNVMeControllerOrder: nvme0 is the passthrough test disk and nvme1 the
-// sidecar's cold disk (vmtest.QEMUArgs serials), so tests may rely on names.
+// TestNVMeControllerOrder: nvme0 is the passthrough test disk, nvme1 the
+// sidecar's cold disk and nvme2 the namespace with metadata
+// (vmtest.QEMUArgs serials), so tests may rely on names.
 func TestNVMeControllerOrder(t *testing.T) {
 	requireGuest(t)
-	for ctrl, want := range map[string]string{"nvme0": "tiercachevm", "nvme1": "tiercachecold"} {
+	for ctrl, want := range map[string]string{"nvme0": vmtest.PassthroughSerial, "nvme1": vmtest.ColdSerial, "nvme2": vmtest.MetadataSerial} {
 		b, err := os.ReadFile("/sys/class/nvme/" + ctrl + "/serial")
 		if err != nil {
 			t.Fatal(err)

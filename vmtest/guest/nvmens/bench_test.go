@@ -47,7 +47,7 @@ func benchKey(i int) []byte {
 }
 
 // BenchmarkNVMeRetrieve: batches of 16 Retrieves of 4000-byte values
-// (random keys of 2048) on each target, three interleaved rounds.
+// (random keys of 2048) on each target, benchRounds interleaved rounds.
 func BenchmarkNVMeRetrieve(b *testing.B) {
 	rounds(b, func(b *testing.B, ns *emu.Namespace) {
 		v := make([]byte, benchValue)
@@ -113,11 +113,14 @@ func BenchmarkNVMeStore(b *testing.B) {
 	})
 }
 
-// rounds runs bench on a fresh namespace on each target, three
+// benchRounds is how many interleaved rounds rounds runs.
+const benchRounds = 5
+
+// rounds runs bench on a fresh namespace on each target, benchRounds
 // interleaved rounds (round=R/target), for a median and a range.
 func rounds(b *testing.B, bench func(b *testing.B, ns *emu.Namespace)) {
 	requireGuest(b)
-	for round := range 3 {
+	for round := range benchRounds {
 		for _, tg := range benchTargets {
 			b.Run(fmt.Sprintf("round=%d/%s", round, tg.name), func(b *testing.B) { bench(b, benchOpen(b, tg.opts)) })
 		}

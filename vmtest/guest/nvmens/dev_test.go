@@ -10,12 +10,16 @@ import (
 	"testing"
 
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/emu"
 	"github.com/tiercache/tiercache/nvmekv/emu/dev"
 )
 
 // TestNVMeOpenIdentify: OpenNVMe reads the geometry QEMU gives (512-byte
-// blocks, the host image's size, MDTS bounding the transfer) and refuses
-// the block device of the same namespace.
+// blocks, the host image's size, MDTS bounding the transfer; the NVM
+// command set's namespace data, CNS 05h, exactly when the controller
+// reports extended LBA formats; the format in use without metadata,
+// protection or storage tag) and refuses the block device of the same
+// namespace.
 func TestNVMeOpenIdentify(t *testing.T) {
 	requireGuest(t)
 	d, err := dev.OpenNVMe(ngPath, dev.NVMeOptions{})
@@ -23,7 +27,22 @@ func TestNVMeOpenIdentify(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	t.Logf("%s: nsid %d, %d-byte blocks, %d bytes, largest transfer %d", ngPath, d.NSID(), d.BlockBytes(), d.Size(), d.MaxTransfer())
+	g := d.Geometry()
+	t.Logf("%s: nsid %d, %d-byte blocks, %d bytes, largest transfer %d; geometry %+v", ngPath, d.NSID(), d.BlockBytes(), d.Size(), d.MaxTransfer(), g)
+	buf := make([]byte, nvmekv.IdentifyBytes)
+	if err := nvmekv.AdminIdentify(fdOf(t), nvmekv.EncodeIdentify(0, nvmekv.CNSController, 0, 0), buf); err != nil {
+		t.Fatal(err)
+	}
+	ctrl, err := nvmekv.ParseController(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if elbas := ctrl.CTRATT&nvmekv.CtrattELBAS != 0; g.ELBAF != elbas {
+		t.Fatalf("CNS 05h read: %v, but the controller's CTRATT %#x says extended LBA formats: %v", g.ELBAF, ctrl.CTRATT, elbas)
+	}
+	if g.CSI != nvmekv.CSINVM || g.Metadata != 0 || g.PIType != 0 || g.StorageTag != 0 || g.NLBAF < 1 || g.LBAF >= g.NLBAF || g.WriteProtected {
+		t.Fatalf("geometry %+v: want NVM, no metadata, no protection, no storage tag, a format in range", g)
+	}
 	if n, _ := strconv.ParseInt(os.Getenv("TIERCACHE_VM_IMAGE_BYTES"), 10, 64); n != 0 && d.Size() != n {
 		t.Fatalf("size %d, want the %d-byte image", d.Size(), n)
 	}
@@ -124,5 +143,39 @@ func TestNVMeFlushAndDeallocate(t *testing.T) {
 	}
 	if !bytes.Equal(r[:32<<10], make([]byte, 32<<10)) || !bytes.Equal(r[32<<10:], w[32<<10:]) {
 		t.Fatalf("after deallocating the first 32 KiB: first byte %#x, byte 32K %#x; want zeros then the written bytes", r[0], r[32<<10])
+	}
+}
+
+// metaPath is the generic char device of nvme2's namespace, which QEMU
+// formats with 8 bytes of metadata per block holding protection
+// information type 1 (vmtest.MetadataNamespace).
+const metaPath = "/dev/ng2n1"
+
+// TestNVMeRefusesMetadataNamespace: D3 through the real driver. OpenNVMe,
+// and so the namespace and the sidecar's nvme backend, refuse a namespace
+// whose LBA format carries metadata, with ErrNotNVM naming the device and
+// the metadata; Identify shows the format as QEMU made it.
+func TestNVMeRefusesMetadataNamespace(t *testing.T) {
+	requireGuest(t)
+	_, err := dev.OpenNVMe(metaPath, dev.NVMeOptions{})
+	if !errors.Is(err, dev.ErrNotNVM) || !strings.Contains(err.Error(), metaPath) || !strings.Contains(err.Error(), "8 metadata bytes") {
+		t.Fatalf("OpenNVMe(%s) = %v, want ErrNotNVM naming the device and its 8 metadata bytes", metaPath, err)
+	}
+	t.Logf("refused: %v", err)
+	if _, err := emu.Open(emu.Options{Path: metaPath, NVMe: true, Capacity: 8 << 20, RegionBytes: 1 << 20}); !errors.Is(err, dev.ErrNotNVM) {
+		t.Fatalf("emu.Open on %s = %v, want ErrNotNVM", metaPath, err)
+	}
+	fd, err := nvmekv.OpenNVMeFd(metaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	buf := make([]byte, nvmekv.IdentifyBytes)
+	if err := nvmekv.AdminIdentify(fd, nvmekv.EncodeIdentify(1, nvmekv.CNSNamespace, 0, 0), buf); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := nvmekv.ParseNVMNamespace(buf)
+	if err != nil || ns.MetadataBytes != 8 || ns.DPS&7 != 1 {
+		t.Fatalf("identify namespace of %s: %+v, %v; want 8 metadata bytes and protection type 1", metaPath, ns, err)
 	}
 }

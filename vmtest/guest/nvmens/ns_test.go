@@ -14,6 +14,7 @@ import (
 	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/nvmekv/emu"
 	"github.com/tiercache/tiercache/nvmekv/emu/dev"
+	"github.com/tiercache/tiercache/vmtest"
 )
 
 var ctx = context.Background()
@@ -37,12 +38,17 @@ func val(i, n int) []byte {
 var sizes = []int{100, 3000, 3600, 4000, 9000, 600 << 10}
 
 // TestNVMeNamespace: the emulated namespace on /dev/ng1n1 through NVM
-// passthrough (plain, with polled read rings, with an SQPOLL main ring):
-// Store, Retrieve one at a time and in batches, Flush, then a reopen that
-// scans the namespace and finds every key; then the log wraps, reclaimed
-// regions are deallocated (their unwritten blocks read as zeros).
+// passthrough (plain, with polled read rings on the driver's poll queues,
+// with an SQPOLL main ring): Store, Retrieve one at a time and in
+// batches, Flush, then a reopen that scans the namespace and finds every
+// key; then the log wraps, reclaimed regions are deallocated (their
+// unwritten blocks read as zeros). On Linux 6.2 and later every transfer
+// uses registered buffers (IORING_URING_CMD_FIXED, Stats.Fixed); before,
+// the namespace falls back to plain addresses, and refuses IOPOLL while
+// the driver has poll queues.
 func TestNVMeNamespace(t *testing.T) {
 	requireGuest(t)
+	newKernel := vmtest.KernelAtLeast(6, 2)
 	for _, tc := range []struct {
 		name           string
 		iopoll, sqpoll bool
@@ -52,6 +58,13 @@ func TestNVMeNamespace(t *testing.T) {
 			o := nsOptions()
 			o.IOPoll, o.SQPoll = tc.iopoll, tc.sqpoll
 			ns, err := emu.Open(o)
+			if tc.iopoll && !newKernel && pollQueues(t) > 0 {
+				if err == nil || !strings.Contains(err.Error(), "poll") {
+					t.Fatalf("IOPoll with poll queues before Linux 6.2: Open = %v, want a refusal naming polling", err)
+				}
+				t.Logf("before 6.2, as expected: %v", err)
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,6 +108,9 @@ func TestNVMeNamespace(t *testing.T) {
 			t.Logf("open: %d disk reads (%d batch/polled, %d quick), %d region writes, %d syncs, registered buffers %v", st.DiskReads, st.BatchReads, st.QuickReads, st.RegionWrites, st.Syncs, st.Fixed)
 			if tc.iopoll && st.BatchReads == 0 {
 				t.Fatalf("IOPoll: no read ran on a polled ring: %+v", st)
+			}
+			if st.Fixed != newKernel {
+				t.Fatalf("registered buffers in use: %v on a kernel where they work: %v (IORING_URING_CMD_FIXED with a transfer shorter than its buffer fails before 6.2)", st.Fixed, newKernel)
 			}
 			if err := ns.Close(); err != nil {
 				t.Fatal(err)

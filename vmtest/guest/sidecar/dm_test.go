@@ -24,10 +24,11 @@ const (
 
 	// _IOWR(DM_IOCTL = 0xfd, cmd, struct dm_ioctl): 3<<30 | 312<<16 | 0xfd<<8 | cmd.
 	dmIoctlBase = 0xC138FD00
-	dmDevCreate = dmIoctlBase | 3 // DM_DEV_CREATE_CMD
-	dmDevRemove = dmIoctlBase | 4 // DM_DEV_REMOVE_CMD
-	dmSuspend   = dmIoctlBase | 6 // DM_DEV_SUSPEND_CMD (also resume, without DM_SUSPEND_FLAG)
-	dmTableLoad = dmIoctlBase | 9 // DM_TABLE_LOAD_CMD
+	dmDevCreate = dmIoctlBase | 3  // DM_DEV_CREATE_CMD
+	dmDevRemove = dmIoctlBase | 4  // DM_DEV_REMOVE_CMD
+	dmSuspend   = dmIoctlBase | 6  // DM_DEV_SUSPEND_CMD (also resume, without DM_SUSPEND_FLAG)
+	dmTableLoad = dmIoctlBase | 9  // DM_TABLE_LOAD_CMD
+	dmTargetMsg = dmIoctlBase | 14 // DM_TARGET_MSG_CMD
 )
 
 // dmTarget is one line of a device-mapper table.
@@ -195,4 +196,50 @@ func (f *faultDisk) linear() []dmTarget { return []dmTarget{f.linearFrom(0)} }
 // ("1 error_writes", "1 drop_writes").
 func (f *faultDisk) flakey(features string) []dmTarget {
 	return []dmTarget{{0, f.sectors, "flakey", fmt.Sprintf("%d:%d 0 0 3600 %s", f.major, f.minor, features)}}
+}
+
+// message sends msg to the target at sector 0 of d (DM_TARGET_MSG_CMD:
+// struct dm_target_msg, a u64 sector then the NUL-terminated text, at
+// data_start; dm-ioctl.c target_message), as dmsetup message does.
+func (d *dmDevice) message(t *testing.T, msg string) {
+	t.Helper()
+	buf := make([]byte, dmBufSize)
+	le := bin.LittleEndian
+	le.PutUint32(buf[0:], 4)
+	le.PutUint32(buf[12:], dmBufSize)
+	le.PutUint32(buf[16:], dmIoctlSize)
+	copy(buf[dmNameOff:dmNameOff+127], d.name)
+	copy(buf[dmIoctlSize+8:], msg) // sector 0, then the message
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(d.ctl), dmTargetMsg, uintptr(unsafe.Pointer(&buf[0])))
+	if e != 0 {
+		t.Fatalf("dm message %q to %s: %v", msg, d.name, e)
+	}
+}
+
+// thinDisk is a thin device of virtualBytes over a thin pool whose data
+// device holds only poolBytes, with error_if_no_space: a write that needs
+// a block the pool does not have fails at once with ENOSPC
+// (Documentation/admin-guide/device-mapper/thin-provisioning.rst;
+// drivers/md/dm-thin.c), where a file system that fills up cannot reach a
+// store whose blocks are reserved (nvmekv/emu E14).
+type thinDisk struct {
+	*dmDevice
+	pool *dmDevice
+}
+
+func newThinDisk(t *testing.T, dir string, poolBytes, virtualBytes int64) *thinDisk {
+	t.Helper()
+	_, mmaj, mmin := newLoop(t, filepath.Join(dir, "thin-meta.img"), 8<<20)
+	_, dmaj, dmin := newLoop(t, filepath.Join(dir, "thin-data.img"), poolBytes)
+	const block = 128 // sectors: 64 KiB data blocks
+	pool := newDM(t, "tcpool", filepath.Join(dir, "tcpool"), []dmTarget{{0, uint64(poolBytes / 512), "thin-pool",
+		fmt.Sprintf("%d:%d %d:%d %d 0 2 skip_block_zeroing error_if_no_space", mmaj, mmin, dmaj, dmin, block)}})
+	pool.message(t, "create_thin 0")
+	var st unix.Stat_t
+	if err := unix.Stat(pool.node, &st); err != nil {
+		t.Fatal(err)
+	}
+	thin := newDM(t, "tcthin", filepath.Join(dir, "tcthin"), []dmTarget{{0, uint64(virtualBytes / 512), "thin",
+		fmt.Sprintf("%d:%d 0", unix.Major(uint64(st.Rdev)), unix.Minor(uint64(st.Rdev)))}})
+	return &thinDisk{dmDevice: thin, pool: pool}
 }

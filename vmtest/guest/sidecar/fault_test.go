@@ -19,11 +19,21 @@ import (
 )
 
 // faultConfig runs the sidecar in writethrough mode (every acknowledged
-// SET is durable in cold) on the mapped device at dev: small hot and warm
-// tiers so that the big values live only in cold.
+// SET is durable in cold) on the mapped device at dev.
 func faultConfig(dir, socket, dev string) string {
+	return smallConfig(socket, fmt.Sprintf(`backend: emulated
+  data_dir: %s
+  path: %s
+  capacity: 96MiB`, filepath.Join(dir, "data"), dev), "writethrough", faultMetrics)
+}
+
+// smallConfig is a sidecar with small hot and warm tiers, so that big
+// values live only in cold: cold is the cold section's fields, metrics
+// where /metrics is served ("off": nowhere).
+func smallConfig(socket, cold, durability, metrics string) string {
 	return fmt.Sprintf(`server:
   socket: %s
+  socket_mode: "0666"
 hot:
   bytes: 4MiB
   max_value: 16KiB
@@ -32,18 +42,15 @@ warm:
   segment: 1MiB
   node: unbound
 cold:
-  backend: emulated
-  data_dir: %s
-  path: %s
-  capacity: 96MiB
-durability: writethrough
+  %s
+durability: %s
 max_value: 1MiB
 metrics:
-  listen: %s
+  listen: %q
 logging:
   level: warn
   format: json
-`, socket, filepath.Join(dir, "data"), dev, faultMetrics)
+`, socket, cold, durability, metrics)
 }
 
 // faultMetrics is where the fault tests' sidecar serves /metrics.
@@ -132,10 +139,14 @@ func readDurable(ctx context.Context, t *testing.T, rc *redis.Client) (found, mi
 //     data fail, writes work): SETs succeed, cold reads of those keys are
 //     misses counted in cold_errors, and once the table is linear again
 //     every durable key reads its value (a failed read forgets nothing);
+//     then dm-flakey error_reads over the whole device (Linux 6.12: every
+//     read fails with EIO, every write works): the same, and the SETs
+//     made meanwhile read back once reads work again;
 //  1. dm-flakey error_writes (writes fail with EIO, reads work): SETs
 //     answer an error naming the cause, INFO shows cold_writable:0, the
-//     write error and counted cold errors, and every durable key still
-//     reads its value (hot from memory, the rest from the device);
+//     write error and counted cold errors, every durable key still reads
+//     its value (hot from memory, the rest from the device), and no SET
+//     that answered the error reads back a value (issue 18 item 3);
 //  2. the table swapped to dm-error (reads fail too): the server keeps
 //     answering, keys with a memory copy are served, cold reads are misses
 //     counted in cold_errors;
@@ -178,25 +189,17 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 	}
 	bad := uint64(4096+full*region) / 512
 	dm.swap(t, []dmTarget{{0, bad, "error", ""}, dm.linearFrom(bad)})
-	coldErrs := infoInt(t, tiers, "cold_errors")
-	for i := 0; i < 50; i++ {
-		if err := rc.Set(ctx, fmt.Sprintf("media:%d", i), value(i, 1024), 0).Err(); err != nil {
-			t.Fatalf("old regions unreadable: SET media:%d: %v (writes go to the open region)", i, err)
-		}
-	}
-	found, missing := readDurable(ctx, t, rc)
-	tiers = info(t, rc, "tiers")
-	grew := infoInt(t, tiers, "cold_errors") - coldErrs
-	t.Logf("old regions unreadable (%d MiB): 50 SETs succeeded; %d durable keys served, %d misses; cold_errors +%d, cold_writable %s",
-		bad*512>>20, found, missing, grew, tiers["cold_writable"])
-	if missing == 0 || grew < int64(missing) || tiers["cold_writable"] != "1" {
-		t.Errorf("old regions unreadable: %d misses, cold_errors +%d, cold_writable %s; want misses, each counted, and writes still taken",
-			missing, grew, tiers["cold_writable"])
-	}
+	readsFail(ctx, t, rc, "media", fmt.Sprintf("old regions unreadable (%d MiB)", bad*512>>20))
 	dm.swap(t, linear)
-	if found, missing := readDurable(ctx, t, rc); missing != 0 {
-		t.Errorf("old regions readable again: %d durable keys found, %d missing (a failed read forgot its key)", found, missing)
-	}
+	readsWorkAgain(ctx, t, rc, "media")
+
+	// 0b. Every read fails, every write works: dm-flakey's error_reads
+	// (a feature of 6.12's dm-flakey; 6.1's fails reads in its down state
+	// only when no write feature is set, and then fails writes too).
+	dm.swap(t, dm.flakey("1 error_reads"))
+	readsFail(ctx, t, rc, "readfail", "every read fails (flakey error_reads)")
+	dm.swap(t, linear)
+	readsWorkAgain(ctx, t, rc, "readfail")
 
 	// 1. Writes fail.
 	dm.swap(t, dm.flakey("1 error_writes"))
@@ -219,7 +222,7 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 	if tiers["cold_writable"] != "0" || !strings.Contains(tiers["cold_write_error"], "input/output error") {
 		t.Errorf("writes fail: cold_writable %q, cold_write_error %q; want 0 and the EIO", tiers["cold_writable"], tiers["cold_write_error"])
 	}
-	coldErrs = infoInt(t, tiers, "cold_errors")
+	coldErrs := infoInt(t, tiers, "cold_errors")
 	if coldErrs+infoInt(t, tiers, "flusher_errors") == 0 {
 		t.Errorf("writes fail: no cold_errors or flusher_errors counted: %v", tiers)
 	}
@@ -238,13 +241,16 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 	}
 	t.Logf("writes fail: cold_errors %s, flusher_errors %s, lost %s; %d of the 50 failed SETs read back a value",
 		tiers["cold_errors"], tiers["flusher_errors"], tiers["lost"], leaked)
+	if leaked != 0 {
+		t.Errorf("writes fail: %d of the 50 SETs that answered an error read back a value (an error reply changed state)", leaked)
+	}
 
 	// 2. Reads fail too.
 	dm.swap(t, errTable)
 	if err := rc.Ping(ctx).Err(); err != nil {
 		t.Fatalf("device failing: PING: %v", err)
 	}
-	found, missing = readDurable(ctx, t, rc)
+	found, missing := readDurable(ctx, t, rc)
 	tiers = info(t, rc, "tiers")
 	t.Logf("device failing: %d durable keys served from memory, %d misses; cold_errors %s, tier_hot_items %s, tier_warm_items %s",
 		found, missing, tiers["cold_errors"], tiers["tier_hot_items"], tiers["tier_warm_items"])
@@ -308,6 +314,43 @@ func TestSidecarColdDeviceFaults(t *testing.T) {
 	t.Logf("drop_writes: %d of 50 acknowledged SETs whose writes the device dropped read back after the restart (none torn or foreign); cold_errors %s",
 		back, tiers["cold_errors"])
 	p.stop()
+}
+
+// readsFail runs while cold reads fail and writes work: 50 SETs of keys
+// prefix:i succeed, and reading every durable key finds misses, each
+// counted in cold_errors, while the store still takes writes.
+func readsFail(ctx context.Context, t *testing.T, rc *redis.Client, prefix, what string) {
+	t.Helper()
+	coldErrs := infoInt(t, info(t, rc, "tiers"), "cold_errors")
+	for i := 0; i < 50; i++ {
+		if err := rc.Set(ctx, fmt.Sprintf("%s:%d", prefix, i), value(i, 1024), 0).Err(); err != nil {
+			t.Fatalf("%s: SET %s:%d: %v (writes work)", what, prefix, i, err)
+		}
+	}
+	found, missing := readDurable(ctx, t, rc)
+	tiers := info(t, rc, "tiers")
+	grew := infoInt(t, tiers, "cold_errors") - coldErrs
+	t.Logf("%s: 50 SETs succeeded; %d durable keys served, %d misses; cold_errors +%d, cold_writable %s",
+		what, found, missing, grew, tiers["cold_writable"])
+	if missing == 0 || grew < int64(missing) || tiers["cold_writable"] != "1" {
+		t.Errorf("%s: %d misses, cold_errors +%d, cold_writable %s; want misses, each counted, and writes still taken",
+			what, missing, grew, tiers["cold_writable"])
+	}
+}
+
+// readsWorkAgain: once reads work again every durable key, and every key
+// prefix:i SET while they failed, reads its value (a failed read forgets
+// nothing).
+func readsWorkAgain(ctx context.Context, t *testing.T, rc *redis.Client, prefix string) {
+	t.Helper()
+	if found, missing := readDurable(ctx, t, rc); missing != 0 {
+		t.Errorf("reads work again: %d durable keys found, %d missing (a failed read forgot its key)", found, missing)
+	}
+	for i := 0; i < 50; i++ {
+		if v, err := rc.Get(ctx, fmt.Sprintf("%s:%d", prefix, i)).Bytes(); err != nil || !bytes.Equal(v, value(i, 1024)) {
+			t.Fatalf("reads work again: GET %s:%d (SET while reads failed): %d bytes, %v", prefix, i, len(v), err)
+		}
+	}
 }
 
 // term sends SIGTERM and returns the exit status; the test fails if the

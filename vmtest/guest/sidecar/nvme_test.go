@@ -36,16 +36,17 @@ func zeroSuperblock(t *testing.T) {
 }
 
 // TestSidecarColdNVMePassthroughRestart is the sidecar with its cold tier
-// on /dev/ng1n1 through NVM passthrough (cold.backend nvme): SET, GET and
-// MGET batches over the socket with big values reaching cold, a draining
-// restart, and every key back from cold.
+// on /dev/ng1n1 through NVM passthrough (cold.backend nvme, cold.iopoll:
+// reads polled on the driver's poll queue): SET, GET and MGET batches over
+// the socket with big values reaching cold, a draining restart, and every
+// key back from cold.
 func TestSidecarColdNVMePassthroughRestart(t *testing.T) {
 	requireGuest(t)
 	zeroSuperblock(t)
 	dir := t.TempDir()
 	socket := "/tmp/tc-vm-nvme.sock"
 	cfg := filepath.Join(dir, "tiercache.yaml")
-	c := strings.Replace(config(dir, socket), "  backend: emulated\n", "  backend: nvme\n  device: "+coldNG+"\n", 1)
+	c := strings.Replace(config(dir, socket), "  backend: emulated\n", "  backend: nvme\n  device: "+coldNG+"\n  iopoll: true\n", 1)
 	if err := os.WriteFile(cfg, []byte(c), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -58,8 +58,15 @@ func binary(t *testing.T) string {
 // start runs `tiercache serve -config cfg` and waits until it answers PING.
 func start(t *testing.T, cfg, socket string) *proc {
 	t.Helper()
+	return startAs(t, cfg, socket, nil)
+}
+
+// startAs is start with the sidecar running as cred (nil: as the test).
+func startAs(t *testing.T, cfg, socket string, cred *syscall.Credential) *proc {
+	t.Helper()
 	p := &proc{t: t, out: &syncBuffer{}, socket: socket, done: make(chan struct{})}
 	p.cmd = exec.Command(binary(t), "serve", "-config", cfg)
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start tiercache: %v", err)

@@ -1,4 +1,4 @@
-package emu
+package readpath
 
 import (
 	"sync/atomic"
@@ -23,12 +23,14 @@ type wave struct {
 type waveRead struct {
 	req    uring.Request
 	w      *wave
-	mem    []byte // read slab slot, temporary mapping, or the caller's buffer (direct)
-	slot   int    // -1: temporary mapping or direct
-	direct bool   // mem is the Retrieve's own buffer: the value is read into place
-	start  int64  // file offset, aligned
-	n      int    // bytes read, aligned
-	skip   int    // record offset within mem
+	mem    []byte // read slab slot, heap buffer, temporary mapping, or the caller's buffer (direct)
+	slot   int    // -1: heap buffer, temporary mapping or direct
+	heap   *[]byte
+	class  int   // heap's size class
+	direct bool  // mem is the Retrieve's own buffer: the value is read into place
+	start  int64 // file offset, aligned
+	n      int   // bytes read, aligned
+	skip   int   // record offset within mem
 	disk   dev.Device
 	fixed  bool
 	bufIdx uint16

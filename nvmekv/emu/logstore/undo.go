@@ -1,4 +1,4 @@
-package emu
+package logstore
 
 // The undo journal (E21): every index change a Store, a Delete or a
 // Strict-mode evacuation made since the last Flush that completed, with
@@ -26,59 +26,59 @@ const undoMax = 1 << 16
 
 type undoRec struct {
 	key [16]byte
-	old loc    // where the key was before, 0 if absent
-	seq uint64 // e.appended after the change's record
+	old Loc    // where the key was before, 0 if absent
+	seq uint64 // lg.appended after the change's record
 }
 
-// journalLocked records that key's index entry changed from old (e.mu
+// journalLocked records that key's index entry changed from old (lg.mu
 // held for writing).
-func (e *Namespace) journalLocked(key *[16]byte, old loc) {
-	if e.undoOff {
-		e.undoGap = e.appended // not journaled: the journal stays off until it is durable
+func (lg *Log) journalLocked(key *[16]byte, old Loc) {
+	if lg.undoOff {
+		lg.undoGap = lg.appended // not journaled: the journal stays off until it is durable
 		return
 	}
-	if len(e.undo) >= undoMax {
-		e.undo, e.undoOff, e.undoGap = nil, true, e.appended
-		e.st.UndoDropped++
+	if len(lg.undo) >= undoMax {
+		lg.undo, lg.undoOff, lg.undoGap = nil, true, lg.appended
+		lg.st.UndoDropped++
 		return
 	}
-	e.undo = append(e.undo, undoRec{key: *key, old: old, seq: e.appended})
+	lg.undo = append(lg.undo, undoRec{key: *key, old: old, seq: lg.appended})
 }
 
 // durableLocked drops the changes whose records a completed Flush made
 // durable (every record appended up to mark).
-func (e *Namespace) durableLocked(mark uint64) {
+func (lg *Log) durableLocked(mark uint64) {
 	i := 0
-	for i < len(e.undo) && e.undo[i].seq <= mark {
+	for i < len(lg.undo) && lg.undo[i].seq <= mark {
 		i++
 	}
-	e.undo = append(e.undo[:0], e.undo[i:]...)
-	if e.undoOff && mark >= e.undoGap {
-		e.undoOff = false
+	lg.undo = append(lg.undo[:0], lg.undo[i:]...)
+	if lg.undoOff && mark >= lg.undoGap {
+		lg.undoOff = false
 	}
 }
 
 // undoForgetRegionLocked: region r is about to be written again, so no
 // journaled key may be put back onto a record in it; each goes back to
 // absent instead, which is what a restart would find.
-func (e *Namespace) undoForgetRegionLocked(r int) {
-	for i := range e.undo {
-		if u := &e.undo[i]; u.old != 0 && u.old.region() == r {
+func (lg *Log) undoForgetRegionLocked(r int) {
+	for i := range lg.undo {
+		if u := &lg.undo[i]; u.old != 0 && u.old.Region() == r {
 			u.old = 0
 		}
 	}
 }
 
 // undoLocked puts every journaled key back where it was, newest first.
-func (e *Namespace) undoLocked() {
-	for i := len(e.undo) - 1; i >= 0; i-- {
-		u := &e.undo[i]
+func (lg *Log) undoLocked() {
+	for i := len(lg.undo) - 1; i >= 0; i-- {
+		u := &lg.undo[i]
 		if u.old == 0 {
-			e.idx.del(&u.key)
+			lg.idx.del(&u.key)
 		} else {
-			e.idx.put(&u.key, u.old)
+			lg.idx.put(&u.key, u.old)
 		}
 	}
-	e.st.Undone += uint64(len(e.undo))
-	e.undo = nil
+	lg.st.Undone += uint64(len(lg.undo))
+	lg.undo = nil
 }

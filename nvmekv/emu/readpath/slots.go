@@ -1,10 +1,10 @@
-package emu
+package readpath
 
 import "sync"
 
 // slots hands out read slots (indexes into the read slab) n at a time, all
 // or nothing, first come first served. A caller never holds slots while it
-// waits for more (doReads returns a wave's slots before taking the next
+// waits for more (Reader.Read returns a wave's slots before taking the next
 // wave's), so there is no hold-and-wait and no deadlock between concurrent
 // batches; FIFO order keeps a large request from starving behind small ones.
 type slots struct {

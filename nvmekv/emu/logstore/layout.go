@@ -1,4 +1,4 @@
-package emu
+package logstore
 
 import (
 	"encoding/binary"
@@ -50,6 +50,7 @@ import (
 // forward end to a block boundary so that a durable block is never written
 // again); the scan stops where the extents begin.
 const (
+	blockBytes    = 4096
 	sbMagic       = 0x3142535f554d4543 // bytes "CEMU_SB1"
 	sbVersion     = 3
 	sbVersionV2   = 2          // still read: region headers without the store id
@@ -58,11 +59,16 @@ const (
 	regionHdr     = 64
 	recMagic      = 0x31524354 // "TCR1"
 	recHdrBytes   = 40
-	extRecBytes   = 48 // align16(recHdrBytes): inline size of a kind-3 record
+	extRecBytes   = ExtentHeaderBytes
 	kindStore     = 1
 	kindDelete    = 2
 	kindExtent    = 3
 )
+
+// ExtentHeaderBytes is the forward space of a record whose value is in an
+// extent (align16 of the 40-byte record header): its Loc's Size is this
+// plus the extent's whole blocks.
+const ExtentHeaderBytes = 48
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -211,15 +217,15 @@ type rec struct {
 }
 
 // size is the forward space the record takes.
-func (r *rec) size() int {
+func (r *rec) Size() int {
 	if r.kind == kindExtent {
 		return extRecBytes
 	}
 	return recSize(r.vlen)
 }
 
-// locIn is the index loc of a store record at off of region.
-func (r *rec) locIn(region, off int) loc {
+// locIn is the index Loc of a store record at off of region.
+func (r *rec) locIn(region, off int) Loc {
 	if r.kind == kindExtent {
 		return mkExtLoc(region, r.klen, r.ext, r.vlen)
 	}
@@ -268,42 +274,75 @@ func parseRecord(mem []byte, off int, wantSeq uint64, maxValue int, low int) (r 
 	return r, true
 }
 
-// loc packs where a live record is and its key length. Inline records:
+// Loc packs where a live record is and its key length. Inline records:
 // (region+1)<<44 | (klen-1)<<40 | (offset/16)<<18 | size/16. Extent records
 // (bit 63 set): 1<<63 | (region+1)<<44 | (klen-1)<<40 | (extent/4096)<<22 |
 // value length. 0 means empty. Limits: 2^19-2 regions, 64 MiB regions,
 // 4 MiB records, keys 1..16 bytes.
-type loc uint64
+type Loc uint64
 
 const (
 	maxRegions = 1<<19 - 2
-	locExt     = loc(1) << 63
+	locExt     = Loc(1) << 63
 )
 
-func mkLoc(region, klen, off, size int) loc {
-	return loc(uint64(region+1)<<44 | uint64(klen-1)<<40 | uint64(off>>4)<<18 | uint64(size>>4))
+func mkLoc(region, klen, off, size int) Loc {
+	return Loc(uint64(region+1)<<44 | uint64(klen-1)<<40 | uint64(off>>4)<<18 | uint64(size>>4))
 }
 
-func mkExtLoc(region, klen, ext, vlen int) loc {
-	return locExt | loc(uint64(region+1)<<44|uint64(klen-1)<<40|uint64(ext/blockBytes)<<22|uint64(vlen))
+func mkExtLoc(region, klen, ext, vlen int) Loc {
+	return locExt | Loc(uint64(region+1)<<44|uint64(klen-1)<<40|uint64(ext/blockBytes)<<22|uint64(vlen))
 }
 
-func (l loc) region() int { return int(l>>44&(1<<19-1)) - 1 }
-func (l loc) klen() int   { return int(l>>40&0xf) + 1 }
-func (l loc) ext() bool   { return l&locExt != 0 }
+func (l Loc) Region() int { return int(l>>44&(1<<19-1)) - 1 }
+func (l Loc) KLen() int   { return int(l>>40&0xf) + 1 }
+func (l Loc) Ext() bool   { return l&locExt != 0 }
 
 // off is the inline record's offset (inline locs only).
-func (l loc) off() int { return int(l>>18&(1<<22-1)) << 4 }
+func (l Loc) Off() int { return int(l>>18&(1<<22-1)) << 4 }
 
-// extOff and vlen describe an extent loc.
-func (l loc) extOff() int { return int(l>>22&(1<<18-1)) * blockBytes }
-func (l loc) vlen() int   { return int(l & (1<<22 - 1)) }
+// extOff and vlen describe an extent Loc.
+func (l Loc) ExtOff() int { return int(l>>22&(1<<18-1)) * blockBytes }
+func (l Loc) VLen() int   { return int(l & (1<<22 - 1)) }
 
 // size is the region space the record holds (live-byte accounting): the
 // inline record, or its 48-byte header plus its extent blocks.
-func (l loc) size() int {
-	if l.ext() {
-		return extRecBytes + extBytes(l.vlen())
+func (l Loc) Size() int {
+	if l.Ext() {
+		return extRecBytes + extBytes(l.VLen())
 	}
 	return int(l&(1<<18-1)) << 4
+}
+
+// walkRegion calls fn for each valid record of a region image. A zero
+// magic is padding: the walk continues at the next block. The walk stops
+// where the extents of the records seen so far begin. It returns where
+// appending may resume: the offset of the first invalid record (torn tail or
+// older data; torn = true), else the block end after the last valid record;
+// and low, the lowest extent of a valid record (len(mem) if none): blocks
+// from low up are never reused before the region is.
+func walkRegion(mem []byte, seq uint64, maxValue int, fn func(off int, r *rec)) (end, low int, torn bool) {
+	off, last := regionHdr, regionHdr
+	low = len(mem)
+	for off+recHdrBytes <= low {
+		if mem[off] == 0 && mem[off+1] == 0 && mem[off+2] == 0 && mem[off+3] == 0 {
+			next := alignUp(off + 1)
+			if next == off {
+				next += blockBytes
+			}
+			off = next
+			continue
+		}
+		r, ok := parseRecord(mem, off, seq, maxValue, low)
+		if !ok {
+			return off, low, true
+		}
+		if r.kind == kindExtent {
+			low = r.ext
+		}
+		fn(off, &r)
+		off += r.Size()
+		last = off
+	}
+	return min(alignUp(last), low), low, false
 }

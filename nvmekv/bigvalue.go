@@ -1,0 +1,192 @@
+package nvmekv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"runtime"
+)
+
+// Big values (K14). A record of more than chunkWindow chunks is written
+// and read chunkWindow chunks per submission, through chunk buffers the KV
+// lends and takes back (chunkBuf, releaseChunks) instead of fresh ones, and
+// its CRC and copies run a stepBytes at a time with a yield between steps.
+// A 64 MiB value in one submission took 64 MiB of new zeroed buffers each
+// way, and its CRC and copies held a P for tens of milliseconds: other
+// clients' commands, and the collector's stop-the-world, waited for them
+// (issue 18 item 5).
+const (
+	// chunkWindow is how many chunks one submission of a big record
+	// carries: 8 MiB at the emulated store's 1 MiB chunks.
+	chunkWindow = 8
+	// stepBytes is how many bytes a big value's CRC or copy handles
+	// between yields.
+	stepBytes = 1 << 20
+)
+
+// window is how many chunks one submission of a big record carries:
+// chunkWindow, or fewer when the namespace takes fewer commands at once.
+func (kv *KV) window() int {
+	if kv.lim.MaxBatch > 0 && kv.lim.MaxBatch < chunkWindow {
+		return kv.lim.MaxBatch
+	}
+	return chunkWindow
+}
+
+// chunkBuf lends a buffer of ChunkHdrBytes+chunkMax bytes (the largest
+// chunk record); its bytes are not cleared.
+func (kv *KV) chunkBuf() []byte {
+	if p, ok := kv.chunkPool.Get().(*[]byte); ok {
+		return (*p)[:cap(*p)]
+	}
+	return make([]byte, ChunkHdrBytes+kv.chunkMax)
+}
+
+// releaseChunks takes back the chunk buffers of ops, which are done: the
+// namespace no longer holds them once Do returned (Op.Buf caveat).
+func (kv *KV) releaseChunks(ops []*Op) {
+	for _, op := range ops {
+		if b := op.Buf; cap(b) == ChunkHdrBytes+kv.chunkMax {
+			op.Buf = nil
+			kv.chunkPool.Put(&b)
+		}
+	}
+}
+
+// crcSteps is crc32.Update(crc, castagnoli, p) a stepBytes at a time,
+// yielding the P between steps.
+func crcSteps(crc uint32, p []byte) uint32 {
+	for len(p) > stepBytes {
+		crc = crc32.Update(crc, castagnoli, p[:stepBytes])
+		p = p[stepBytes:]
+		runtime.Gosched()
+	}
+	return crc32.Update(crc, castagnoli, p)
+}
+
+// putWindows writes r, a record of more than chunkWindow chunks: its
+// chunks a window at a time, each window one linked chain in one
+// submission, and its header only once every chunk was written (K5: a put
+// that fails part-way never publishes its header; the chunks it wrote are
+// leftovers that a later put of the key sweeps, K13).
+func (kv *KV) putWindows(ctx context.Context, r *record, key, value []byte) error {
+	n, win := int(r.hd.chunks), kv.window()
+	bufs := make([][]byte, win)
+	for i := range bufs {
+		bufs[i] = kv.chunkBuf()
+	}
+	defer func() {
+		for _, b := range bufs {
+			kv.chunkPool.Put(&b)
+		}
+	}()
+	var written uint64
+	ops := make([]*Op, 0, win)
+	for first := 0; first < n; first += win {
+		ops = ops[:0]
+		for i := first; i < min(n, first+win); i++ {
+			ops = append(ops, kv.chunkStore(r, value, i, bufs[i-first]))
+			runtime.Gosched() // after each chunk's copy
+		}
+		ops[len(ops)-1].Link = false // the chain of this window ends here
+		err := kv.ns.Do(ctx, ops...)
+		if err == nil {
+			err = chainErr(ops)
+		}
+		if err != nil {
+			kv.putErrors.Add(1)
+			return fmt.Errorf("chunk window %d..%d of %d: %w", first, first+len(ops)-1, n, err)
+		}
+		for _, op := range ops {
+			written += uint64(len(op.Buf))
+		}
+	}
+	hop := kv.headerStore(r, key, value)
+	err := kv.ns.Do(ctx, hop)
+	if err == nil {
+		err = hop.Err
+	}
+	if err != nil {
+		kv.putErrors.Add(1)
+		return err
+	}
+	kv.puts.Add(1)
+	kv.chunks.Add(uint64(n))
+	kv.bw.Add(written + uint64(len(hop.Buf)))
+	return nil
+}
+
+// readWindows appends the value of g, a record of more than chunkWindow
+// chunks whose header was read, to dst: its chunks a window at a time
+// into lent buffers, each checked (put ID, index) and copied out and its
+// CRC taken a step at a time. dst grows once, to the value's length, when
+// that is within MaxValueBytes (a length read from the device is not
+// trusted beyond it).
+func (kv *KV) readWindows(ctx context.Context, dst []byte, g *getState) ([]byte, error) {
+	start := len(dst)
+	if vl := g.hd.valueLen; vl <= uint64(kv.opts.MaxValueBytes) && uint64(cap(dst)-len(dst)) < vl {
+		nd := make([]byte, len(dst), len(dst)+int(vl))
+		copy(nd, dst)
+		dst = nd
+	}
+	n, win := int(g.hd.chunks), kv.window()
+	ops := make([]*Op, 0, win)
+	defer func() { kv.releaseChunks(ops) }()
+	crc := headerCRC(g.op.Buf, g.hd.keyLen)
+	for first := 0; first < n; first += win {
+		kv.releaseChunks(ops)
+		ops = ops[:0]
+		for i := first; i < min(n, first+win); i++ {
+			ck := ChunkKeyIn(g.h, g.hd.set, uint32(i))
+			ops = append(ops, &Op{Code: OpRetrieve, Key: ck[:], Buf: kv.chunkBuf()})
+		}
+		if err := kv.ns.Do(ctx, ops...); err != nil {
+			return dst[:start], err
+		}
+		for j, op := range ops {
+			var err error
+			if dst, crc, err = kv.takeChunk(dst, g, first+j, n, op, crc); err != nil {
+				return dst[:start], err
+			}
+		}
+	}
+	return kv.checkValue(dst, start, g, crc)
+}
+
+// takeChunk checks the Retrieve of chunk i (of n) of g's record and
+// appends its payload to dst, updating the record's CRC.
+func (kv *KV) takeChunk(dst []byte, g *getState, i, n int, op *Op, crc uint32) ([]byte, uint32, error) {
+	if op.Err != nil {
+		if errors.Is(op.Err, ErrKeyNotFound) {
+			kv.stale.Add(1)
+			return dst, crc, fmt.Errorf("%w (chunk %d of %d is missing)", ErrKeyNotFound, i, n)
+		}
+		return dst, crc, op.Err
+	}
+	m := min(int(op.DW0), len(op.Buf))
+	id, idx, ok := parseChunkHdr(op.Buf[:m])
+	if !ok || id != g.hd.putID || idx != uint32(i) {
+		kv.stale.Add(1)
+		return dst, crc, fmt.Errorf("%w (chunk %d belongs to another put)", ErrKeyNotFound, i)
+	}
+	p := op.Buf[ChunkHdrBytes:m]
+	kv.br.Add(uint64(m))
+	crc = crcSteps(crc, p)
+	dst = append(dst, p...)
+	return dst, crc, nil
+}
+
+// checkValue checks the assembled value dst[start:] against g's header:
+// its length and its CRC.
+func (kv *KV) checkValue(dst []byte, start int, g *getState, crc uint32) ([]byte, error) {
+	if uint64(len(dst)-start) != g.hd.valueLen {
+		kv.crcErrs.Add(1)
+		return dst[:start], fmt.Errorf("%w: chunks hold %d value bytes, header says %d", ErrUnrecovered, len(dst)-start, g.hd.valueLen)
+	}
+	if crc != g.hd.crc {
+		kv.crcErrs.Add(1)
+		return dst[:start], fmt.Errorf("%w: record CRC32C %#x, computed %#x", ErrUnrecovered, g.hd.crc, crc)
+	}
+	return dst, nil
+}

@@ -1,0 +1,195 @@
+package logstore
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/nvmekv/emu/dev"
+)
+
+// Checkpoint file (written at clean Close, all little-endian):
+//
+//	header 80 B: u64 magic "CEMU_CK3", u64 store id, u64 clean generation,
+//	  u64 regions, u64 region bytes, u64 cur (last region taken), u64 next seq,
+//	  u64 entries, u64 end of region cur (appending resumes there; 0 = none),
+//	  u64 lowest extent of region cur (extents resume below it)
+//	regions × 16 B: u64 seq, u32 live records, u32 live bytes
+//	entries × 24 B: u64 key[0:8], u64 key[8:16], u64 Loc
+//	u32 CRC32C of everything before it
+//
+// It is trusted only if the superblock says clean with the same store id
+// and generation; Open marks the superblock dirty before writing anything.
+const (
+	ckMagic    = 0x334b435f554d4543 // bytes "CEMU_CK3"
+	ckHdrBytes = 80
+)
+
+// recover rebuilds the index: from the checkpoint after a clean close,
+// otherwise by scanning every region.
+func (lg *Log) recover() error {
+	if lg.sb.clean && lg.ckpt != "" {
+		err := lg.loadCheckpoint()
+		if err == nil {
+			lg.st.Recovered = "checkpoint"
+			return nil
+		}
+		lg.log.Warn("logstore: checkpoint unusable, scanning regions", zap.String("path", lg.ckpt), zap.Error(err))
+	}
+	return lg.scan()
+}
+
+func (lg *Log) loadCheckpoint() error {
+	f, err := os.Open(lg.ckpt)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	crc := crc32.New(castagnoli)
+	br := bufio.NewReaderSize(f, 1<<20)
+	r := readerFunc(func(b []byte) (int, error) { // hashes exactly what is consumed
+		n, err := io.ReadFull(br, b)
+		crc.Write(b[:n])
+		return n, err
+	})
+	var h [ckHdrBytes]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return err
+	}
+	le := binary.LittleEndian
+	if le.Uint64(h[0:]) != ckMagic || le.Uint64(h[8:]) != lg.sb.storeID || le.Uint64(h[16:]) != lg.sb.cleanGen ||
+		le.Uint64(h[24:]) != uint64(lg.nReg) || le.Uint64(h[32:]) != lg.sb.regionBytes {
+		return fmt.Errorf("%w: checkpoint %s does not belong to this clean close of %s", ErrFormat, lg.ckpt, lg.o.Path)
+	}
+	cur, nextSeq, count, curEnd, curLow := le.Uint64(h[40:]), le.Uint64(h[48:]), le.Uint64(h[56:]), le.Uint64(h[64:]), le.Uint64(h[72:])
+	if cur >= uint64(lg.nReg) || count > uint64(lg.nReg)*uint64(lg.o.RegionBytes)/recHdrBytes {
+		return fmt.Errorf("%w: checkpoint %s header is inconsistent", ErrFormat, lg.ckpt)
+	}
+	regs := make([]regionState, lg.nReg)
+	var rb [16]byte
+	for i := range regs {
+		if _, err := io.ReadFull(r, rb[:]); err != nil {
+			return err
+		}
+		regs[i] = regionState{seq: le.Uint64(rb[0:]), live: le.Uint32(rb[8:]), liveB: le.Uint32(rb[12:])}
+	}
+	idx := newIndex(max(int(count)+int(count)/4, lg.expected())) // room to grow before the first migration
+	var live int64
+	buf := make([]byte, 24*4096)
+	for left := int(count); left > 0; {
+		n := min(left, 4096)
+		if _, err := io.ReadFull(r, buf[:24*n]); err != nil {
+			return err
+		}
+		for j := 0; j < n; j++ {
+			b := buf[24*j:]
+			l := Loc(le.Uint64(b[16:]))
+			if l == 0 || l.Region() < 0 || l.Region() >= lg.nReg || (l.Ext() && l.ExtOff()+extBytes(l.VLen()) > lg.o.RegionBytes) {
+				return fmt.Errorf("%w: checkpoint %s has an entry outside the log", ErrFormat, lg.ckpt)
+			}
+			idx.load(le.Uint64(b[0:]), le.Uint64(b[8:]), l)
+			live += int64(l.Size())
+		}
+		left -= n
+	}
+	want := crc.Sum32()
+	var tail [4]byte
+	if _, err := io.ReadFull(br, tail[:]); err != nil {
+		return err
+	}
+	if le.Uint32(tail[:]) != want {
+		return fmt.Errorf("%w: checkpoint %s CRC mismatch", ErrFormat, lg.ckpt)
+	}
+	lg.idx, lg.regs, lg.cur, lg.nextSeq, lg.liveBytes = idx, regs, int(cur), nextSeq, live
+	lg.curEnd = int(min(curEnd, uint64(lg.o.RegionBytes)))
+	lg.curLow = int(min(curLow, uint64(lg.o.RegionBytes)))
+	return nil
+}
+
+// saveClean writes the checkpoint (if configured) and marks the
+// superblock clean. Called by Close after every write is durable.
+func (lg *Log) saveClean() error {
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	gen := lg.sb.cleanGen + 1
+	if lg.ckpt != "" {
+		if err := lg.writeCheckpoint(gen); err != nil {
+			return err
+		}
+	}
+	sbuf, err := dev.MapBuffer(blockBytes)
+	if err != nil {
+		return err
+	}
+	defer dev.UnmapBuffer(sbuf)
+	lg.sb.clean, lg.sb.cleanGen = lg.ckpt != "", gen
+	return lg.writeSuperblock(sbuf)
+}
+
+func (lg *Log) writeCheckpoint(gen uint64) error {
+	tmp := lg.ckpt + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errCheckpoint, err)
+	}
+	crc := crc32.New(castagnoli)
+	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
+	le := binary.LittleEndian
+	var h [ckHdrBytes]byte
+	curEnd, curLow := uint64(0), uint64(lg.o.RegionBytes)
+	if lg.act != nil && lg.act.region == lg.cur {
+		curEnd, curLow = uint64(lg.act.fill), uint64(lg.act.low)
+	}
+	for i, v := range []uint64{ckMagic, lg.sb.storeID, gen, uint64(lg.nReg), lg.sb.regionBytes, uint64(lg.cur), lg.nextSeq, uint64(lg.idx.len()), curEnd, curLow} {
+		le.PutUint64(h[8*i:], v)
+	}
+	w.Write(h[:])
+	var rb [16]byte
+	for _, r := range lg.regs {
+		le.PutUint64(rb[0:], r.seq)
+		le.PutUint32(rb[8:], r.live)
+		le.PutUint32(rb[12:], r.liveB)
+		w.Write(rb[:])
+	}
+	var eb [24]byte
+	lg.idx.each(func(a, b uint64, l Loc) {
+		le.PutUint64(eb[0:], a)
+		le.PutUint64(eb[8:], b)
+		le.PutUint64(eb[16:], uint64(l))
+		w.Write(eb[:])
+	})
+	err = w.Flush()
+	if err == nil {
+		le.PutUint32(rb[:4], crc.Sum32())
+		_, err = f.Write(rb[:4])
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	err = errors.Join(err, f.Close())
+	if err == nil {
+		err = os.Rename(tmp, lg.ckpt)
+	}
+	if err == nil {
+		if d, derr := os.Open(filepath.Dir(lg.ckpt)); derr == nil {
+			err = d.Sync()
+			d.Close()
+		}
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("%w: %s: %w", errCheckpoint, lg.ckpt, err)
+	}
+	return nil
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(b []byte) (int, error) { return f(b) }

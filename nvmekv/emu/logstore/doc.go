@@ -1,0 +1,142 @@
+// Package logstore is the log under an emulated KV namespace (package
+// nvmekv/emu): a ring of fixed-size regions on a device, written
+// sequentially through the namespace's rings (package nvmekv/emu/rings),
+// the DRAM index of the live records, the undo journal, and recovery. The
+// command interpreter above it (emu) takes its lock for a batch of
+// commands and stores, deletes and looks keys up through it; the read
+// path (nvmekv/emu/readpath) reads records from the device at the Locs it
+// gives, and checks them with CopyValue, Moved and RegionChanged.
+//
+// Design: the data area is a ring of fixed-size regions written
+// sequentially (log-structured). Records (header + key + value, CRC32C) are
+// appended to the open region's buffer in DRAM, growing forward from the
+// region's start; a value whose 4096-aligned read alone is not larger than
+// its inline record's 512-aligned read (4 KiB, 8000 B, 8 KiB...) goes in an
+// extent instead: whole 4096-byte blocks taken from the region's end
+// downward, with a 48-byte header record forward, so a 4 KiB value is read
+// with one aligned 4096-byte read. A full region (forward end meets the
+// extents) is written with one write; Flush writes the open region's
+// unwritten forward blocks and new extents and syncs the device. The DRAM
+// index is a Robin Hood table over non-pointer arrays: 16 bytes of device
+// key + 8 bytes packing region, key length, and offset and size (or extent
+// block and value length), at up to 90% load (≈ 26.7 B per item at full
+// load, 24/load in general), growing with the keys (E25). On Open the index comes from the checkpoint
+// that Close wrote, or by scanning every region in sequence order, and
+// appending resumes in the last region. When the ring is full, Cache mode
+// reclaims the oldest region (FIFO, no copying) and reports each dropped
+// key (TakeReclaimedLocked). Strict mode never drops a live record: on
+// entering a fresh region it copies the live records of the oldest region
+// into it (so the oldest is always free when the log wraps), makes those
+// copies durable before the oldest region is overwritten, and answers
+// Capacity Exceeded (SC 0x81) when live data would exceed nRegions-2
+// regions.
+//
+// Durability: a Store or Delete is durable once a Flush that started after
+// it returned nil. Concurrent Flushes are group-committed (one sync covers
+// every append before it). Close makes everything durable.
+//
+// The invariant numbers are the namespace's (E, nvmekv/emu/doc.go lists
+// every part's); a test marked emu lives in package nvmekv/emu and checks
+// the invariant through the whole namespace.
+//
+// # Invariants
+//
+//   - E3: a 4096-byte block that was part of a completed Flush is never
+//     written again until its region is reclaimed (Flush pads the forward
+//     end to a block end; extents are whole blocks below every earlier
+//     extent; after a crash appending resumes after the last valid record
+//     and below the lowest extent of any valid record) (TestTornExtent,
+//     TestExtentRoundTrip).
+//   - E4: after a crash, Open replays regions in sequence order and stops
+//     each region at its first invalid record, so every value read back is a
+//     value that was stored for that key, and everything flushed is present
+//     (TestCrashRecovery: 50 SIGKILLed writers). Every walk of a region
+//     (the scan at Open, Cache-mode reclaim, Strict-mode evacuation)
+//     checks each record's CRC32C, an extent's over its header and value
+//     (FuzzWalkRegion, FuzzRegionRecords, TestWalkExtentSeeds; emu
+//     TestTornExtent, TestStrictEvacuatesExtents).
+//   - E5: Open trusts the checkpoint only if the superblock says clean with
+//     the same store id and generation; Open marks it dirty before writing
+//     (TestStoreRetrieveReopen, TestCrashRecovery alternates clean and unclean).
+//   - E6: in Cache mode every key dropped by reclaim is passed to OnReclaim
+//     exactly once (TestCacheReclaim); in Strict mode a region with live
+//     records is never reused, and a region whose records were copied out is
+//     reused only after the copies are durable (TestStrictCompaction,
+//     TestCrashRecovery/strict).
+//   - E7: after a failed region write (EIO, ENOSPC) Store and Delete fail
+//     with ErrReadOnly wrapping the errno, and reads of data written before
+//     keep working, also after reopening (TestInjectedEIO, TestENOSPC).
+//   - E8: the index holds no Go pointers and uses 24 bytes per slot at up to
+//     90% load, extent or not (TestIndexModel, TestLocPacking; BenchmarkOpen
+//     reports bytes per item). A table of 2 MiB or more is an anonymous
+//     mapping off the Go heap, advised to transparent huge pages (a lookup
+//     is one random access; with 4 KiB pages it also misses the TLB); a
+//     table is unmapped once no index holds it (TestIndexOffHeapTable).
+//     Live-byte accounting counts an extent record as 48 bytes plus its
+//     blocks, and the per-region counts always add up to the index
+//     (CheckAccounting; emu TestCacheReclaimExtents, TestExtentRoundTrip).
+//   - E11: a store written by an older on-disk format (superblock version
+//     1) is refused with ErrFormat naming the file and what to do, and is
+//     not modified (TestOldFormatRefused).
+//   - E14: a store in a regular file has its blocks reserved (fallocate)
+//     unless Options.Sparse: formatting a store larger than the
+//     filesystem's free space fails Open with ENOSPC naming the path and
+//     the free bytes, and nothing written later can meet ENOSPC on a
+//     filesystem that overwrites in place (ext4, xfs, tmpfs; not btrfs).
+//     An existing store that cannot be reserved opens with a warning
+//     (TestReserve).
+//   - E18: a reclaimed region is deallocated on the device (NVM Dataset
+//     Management; nothing on a file, whose blocks stay reserved) before
+//     anything new is written into it (guest TestNVMeNamespace: a
+//     deallocated block reads back as zeros).
+//   - E20: Close succeeds when only the checkpoint could not be written
+//     (a full filesystem): every write is durable by then, the superblock
+//     stays dirty, a warning is logged, and the next Open scans the log
+//     and finds every key (TestCloseOnFullFilesystem, on a full tmpfs).
+//   - E21: a failed write puts back every index change (Store, Delete,
+//     evacuation) made since the last completed Flush (undo.go): a Store
+//     or Delete whose Flush failed is not seen by later reads, which return
+//     what a restart would (TestFailedFlushUndoesIndex). The journal holds
+//     at most 65,536 changes; a writer that never flushes overflows it, and
+//     a failed write then leaves the index as it is (Stats.UndoDropped)
+//     until a completed Flush has made durable every change made while it
+//     was off (TestUndoStaysOffUntilGapDurable). A key whose journaled
+//     record lies in a region the log writes again goes back to absent, as
+//     a restart would find it (TestUndoForgetsReclaimedRegion).
+//   - E22: a store formatted over an earlier one (a device whose superblock
+//     was cleared, or a file rewritten in place) never serves the earlier
+//     store's records: a region header names its store, and a fresh store's
+//     seqs start at a base drawn from its id, so neither an old region nor
+//     an old record past the written end of a new region is replayed by a
+//     scan (TestReformatIgnoresEarlierStore).
+//   - E25: the index grows with the keys, not with the capacity: a new log
+//     sizes it for Options.ExpectedItems or 4096 keys (a 109 KB table), a
+//     checkpoint for its keys and a quarter more, a scan from its first
+//     region's records; at 90% load a table 1.5 times larger takes the new
+//     keys, and every later change moves the entries of 8 slots of the full
+//     table into it, so no change rebuilds the index whole (a rebuild of 3.4M
+//     keys took 0.77 s here), while lookups find every key in one of the two
+//     tables (TestIndexGrowsIncrementally, TestIndexModel with checkIndex;
+//     emu TestIndexGrowsWithKeys: a 1 GiB namespace with 30,000 keys holds
+//     them in at most 72 bytes a key, where sizing for the capacity took
+//     14 MB).
+//
+// # Caveats
+//
+//   - Strict mode copies live data forward (write amplification grows with
+//     the live fraction). If a crash leaves the oldest region live and the
+//     resumed region without room to absorb it, Strict mode stays full until
+//     deletes free that region.
+//   - An off-heap index table (E8) is unmapped by a runtime cleanup after
+//     the GC finds it unreachable, not at Close: its DRAM returns at the
+//     next GC after the log is dropped. It is not counted in the Go heap,
+//     so GOGC does not see it.
+//   - Keys equal after zero padding but of different lengths ("a" and "a\x00")
+//     share an index slot; a lookup with the other length misses.
+//   - A Flush pads to a block boundary: frequent flushes of small records
+//     cost up to 4 KiB each.
+//   - The checkpoint is a side file (Path+".ckpt"); block devices and NVMe
+//     namespaces have none by default and are scanned on every Open.
+//   - An extent wastes the rest of its last block (a 3545-byte value takes
+//     4096 bytes plus a 48-byte header).
+package logstore

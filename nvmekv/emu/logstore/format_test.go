@@ -1,0 +1,122 @@
+package logstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestUseExtent: which value sizes go in an extent (E10, E13).
+func TestUseExtent(t *testing.T) {
+	for v, want := range map[int]bool{0: false, 100: false, 3544: false, 3545: true, 4096: true, 4150: false, 8000: true, 8192: true, 8193: false, 12000: true} {
+		if got := useExtent(v); got != want {
+			t.Errorf("useExtent(%d) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// TestWalkExtentSeeds: the fuzz seeds' meaning: an inline and an extent
+// record are found; with the extent changed, only the inline one.
+func TestWalkExtentSeeds(t *testing.T) {
+	img := make([]byte, 12288)
+	testSB.putRegionHdr(img, 9)
+	putRecord(img[regionHdr:], kindStore, 9, []byte("a"), []byte("small"))
+	putExtRecord(img, regionHdr+recSize(5), 9, []byte("b"), 8192, testValue(1, 1, 4096))
+	count := func() (n int, end, low int, torn bool) {
+		end, low, torn = walkRegion(img, 9, 4096, func(int, *rec) { n++ })
+		return
+	}
+	if n, end, low, torn := count(); n != 2 || end != blockBytes || low != 8192 || torn {
+		t.Fatalf("walk: %d records, end %d, low %d, torn %v", n, end, low, torn)
+	}
+	img[8192+4095] ^= 1
+	if n, end, low, torn := count(); n != 1 || end != regionHdr+recSize(5) || low != len(img) || !torn {
+		t.Fatalf("walk of a torn extent: %d records, end %d, low %d, torn %v", n, end, low, torn)
+	}
+}
+
+// TestOldFormatRefused: E11. A store written by format version 1 is
+// refused with ErrFormat saying what to do, and is not modified.
+func TestOldFormatRefused(t *testing.T) {
+	o := testOptions(t)
+	l := mustOpenLog(t, o)
+	l.store(t, "k", []byte("v"))
+	l.close(t)
+	f, err := os.OpenFile(o.Path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := make([]byte, blockBytes)
+	f.ReadAt(sb, 0)
+	binary.LittleEndian.PutUint32(sb[8:], 1)
+	binary.LittleEndian.PutUint32(sb[56:], crc32.Checksum(sb[:56], castagnoli))
+	f.WriteAt(sb, 0)
+	f.Close()
+	before, _ := os.ReadFile(o.Path)
+	if l, err = openLog(t, o); err == nil {
+		l.close(t)
+	}
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "older format") || !strings.Contains(err.Error(), o.Path) ||
+		!strings.Contains(err.Error(), "delete") {
+		t.Fatalf("Open of a version-1 store = %v", err)
+	}
+	if after, _ := os.ReadFile(o.Path); !bytes.Equal(before, after) {
+		t.Fatal("the version-1 store was modified")
+	}
+}
+
+// TestVersion2StoreOpens: a store whose superblock is version 2 (region
+// headers without the store id) still opens by scan with every key, and
+// keeps writing version-2 headers.
+func TestVersion2StoreOpens(t *testing.T) {
+	o := testOptions(t)
+	o.CheckpointPath = "-"
+	l := mustOpenLog(t, o)
+	for i := 0; i < 100; i++ {
+		l.store(t, fmt.Sprintf("k%03d", i), make([]byte, 3000))
+	}
+	l.close(t)
+	img, err := os.ReadFile(o.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	sb, _, err := parseSuperblock(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le.PutUint32(img[8:], sbVersionV2) // the superblock as version 2 wrote it
+	le.PutUint32(img[56:], crc32.Checksum(img[:56], castagnoli))
+	v2 := superblock{version: sbVersionV2}
+	R := int(sb.regionBytes)
+	for r := 0; r < int(sb.regions); r++ {
+		h := img[blockBytes+r*R:]
+		if seq := sb.regionSeq(h); seq != 0 {
+			v2.putRegionHdr(h, seq)
+		}
+	}
+	if err := os.WriteFile(o.Path, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l = mustOpenLog(t, o)
+	for i := 0; i < 100; i++ {
+		if loc, ok := l.lookup(fmt.Sprintf("k%03d", i)); !ok || loc.Ext() || loc.Size() != recSize(3000) {
+			t.Fatalf("k%03d of the version-2 store: %v, loc %x", i, ok, uint64(loc))
+		}
+	}
+	if l.sb.version != sbVersionV2 {
+		t.Fatalf("superblock version %d after opening a version-2 store", l.sb.version)
+	}
+	l.store(t, "after", []byte("v"))
+	l.close(t)
+	l = mustOpenLog(t, o)
+	defer l.close(t)
+	if _, ok := l.lookup("after"); !ok {
+		t.Fatal("a key stored in the version-2 store is gone after a scan")
+	}
+}

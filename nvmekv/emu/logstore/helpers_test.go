@@ -1,0 +1,92 @@
+package logstore
+
+import (
+	"testing"
+
+	"github.com/tiercache/tiercache/nvmekv/emu/dev"
+	"github.com/tiercache/tiercache/nvmekv/emu/rings"
+)
+
+// testSB is the superblock of the region images tests build by hand.
+var testSB = superblock{version: sbVersion, storeID: 0x5eed}
+
+// testOptions: 16 regions of 64 KiB.
+func testOptions(t testing.TB) Options {
+	return Options{Path: t.TempDir() + "/log", Capacity: 16 * (64 << 10), RegionBytes: 64 << 10, MaxValueBytes: 4096}
+}
+
+// testLog is a Log on a file through its own rings, as nvmekv/emu opens
+// one.
+type testLog struct {
+	*Log
+	rg *rings.Rings
+	d  dev.Device
+}
+
+func openLog(t testing.TB, o Options) (*testLog, error) {
+	t.Helper()
+	d, err := dev.OpenFile(o.Path)
+	if err != nil {
+		return nil, err
+	}
+	rg, err := rings.Open(d, rings.Options{Entries: 64, Buffers: []int{o.RegionBytes, o.RegionBytes, o.RegionBytes}})
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	o.WriteBuffers = []uint16{0, 1, 2}
+	lg, err := Open(rg, o)
+	if err != nil {
+		rg.Close()
+		d.Close()
+		return nil, err
+	}
+	return &testLog{Log: lg, rg: rg, d: d}, nil
+}
+
+func mustOpenLog(t testing.TB, o Options) *testLog {
+	t.Helper()
+	l, err := openLog(t, o)
+	if err != nil {
+		t.Fatalf("open the log on %s: %v", o.Path, err)
+	}
+	return l
+}
+
+// close closes the log, then its rings and file.
+func (l *testLog) close(t testing.TB) {
+	t.Helper()
+	if err := l.Log.Close(); err != nil {
+		t.Error(err)
+	}
+	l.rg.Close()
+	l.d.Close()
+}
+
+// store stores value under key.
+func (l *testLog) store(t testing.TB, key string, value []byte) {
+	t.Helper()
+	var k [16]byte
+	copy(k[:], key)
+	l.Lock()
+	st := l.StoreLocked(&k, len(key), value)
+	l.Unlock()
+	if st != 0 {
+		t.Fatalf("store %s: result %#x", key, st)
+	}
+}
+
+// lookup finds key in the index.
+func (l *testLog) lookup(key string) (Loc, bool) {
+	var k [16]byte
+	copy(k[:], key)
+	return l.Lookup(&k, len(key))
+}
+
+func testValue(id, gen, n int) []byte {
+	v := make([]byte, n)
+	for i := range v {
+		v[i] = byte(id*31 + gen*7 + i)
+	}
+	return v
+}

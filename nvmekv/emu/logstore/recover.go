@@ -1,0 +1,117 @@
+package logstore
+
+import (
+	"slices"
+	"sync"
+	"syscall"
+
+	"go.uber.org/zap"
+)
+
+// scan rebuilds the index by reading every region in seq order and
+// replaying its valid records; a region's walk stops at its first invalid
+// record (torn tail or older data).
+func (lg *Log) scan() error {
+	lg.fresh()
+	lg.st.Recovered = "scan"
+	// 1. Region headers, in batches of one block each, read into the
+	// first write buffer.
+	type hdr struct {
+		r   int
+		seq uint64
+	}
+	var found []hdr
+	hb := lg.bufs[0]
+	batch := min(64, len(hb.mem)/blockBytes)
+	res := make([]int32, batch)
+	var wg sync.WaitGroup
+	for r0 := 0; r0 < lg.nReg; r0 += batch {
+		n := min(batch, lg.nReg-r0)
+		wg.Add(n)
+		for j := 0; j < n; j++ {
+			lg.rg.Read(hb.mem[j*blockBytes:(j+1)*blockBytes], lg.regionOff(r0+j), hb.idx, func(got int32) { res[j] = got; wg.Done() })
+		}
+		wg.Wait()
+		for j := 0; j < n; j++ {
+			got := res[j]
+			if got < 0 {
+				lg.log.Warn("logstore: unreadable region header, region skipped", zap.String("path", lg.o.Path), zap.Int("region", r0+j), zap.Error(syscall.Errno(-got)))
+				continue
+			}
+			if int(got) < regionHdr {
+				continue
+			}
+			if seq := lg.sb.regionSeq(hb.mem[j*blockBytes:]); seq != 0 {
+				found = append(found, hdr{r0 + j, seq})
+			}
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	slices.SortFunc(found, func(a, b hdr) int { return cmpU64(a.seq, b.seq) })
+	// 2. Replay regions in seq order, reading up to len(lg.bufs) ahead.
+	type inflight struct {
+		done chan struct{}
+		res  int32
+	}
+	fl := make([]*inflight, len(found))
+	submit := func(i int) {
+		b := lg.bufs[i%len(lg.bufs)]
+		f := &inflight{done: make(chan struct{})}
+		fl[i] = f
+		// A region may take several reads (the device's largest transfer):
+		// f.res is the bytes read up to the first short piece, or -errno.
+		lg.rg.Read(b.mem, lg.regionOff(found[i].r), b.idx, func(n int32) { f.res = n; close(f.done) })
+	}
+	for i := 0; i < min(len(found), len(lg.bufs)); i++ {
+		submit(i)
+	}
+	for i, h := range found {
+		<-fl[i].done
+		b := lg.bufs[i%len(lg.bufs)]
+		if fl[i].res < 0 {
+			lg.log.Warn("logstore: unreadable region, its records are lost", zap.String("path", lg.o.Path), zap.Int("region", h.r), zap.Error(syscall.Errno(-fl[i].res)))
+			clear(b.mem)
+		} else if int(fl[i].res) < len(b.mem) {
+			clear(b.mem[fl[i].res:])
+		}
+		lg.regs[h.r] = regionState{seq: h.seq}
+		end, low, torn := walkRegion(b.mem, h.seq, lg.o.RegionBytes, func(off int, rc *rec) {
+			if rc.kind != kindDelete {
+				lg.setLocked(&rc.key, rc.locIn(h.r, off))
+			} else if old := lg.idx.del(&rc.key); old != 0 {
+				lg.dropLocked(old)
+			}
+		})
+		if torn {
+			lg.st.TornTails++
+		}
+		if i == len(found)-1 {
+			lg.curEnd, lg.curLow = end, low
+		}
+		if i == 0 && len(found) > 2 {
+			// Size the index once from the first region's record count.
+			lg.idx.reserve(int(float64(lg.idx.len()) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
+		}
+		if i+len(lg.bufs) < len(found) {
+			submit(i + len(lg.bufs))
+		}
+	}
+	for _, b := range lg.bufs {
+		clear(b.mem)
+	}
+	last := found[len(found)-1]
+	lg.cur, lg.nextSeq = last.r, last.seq+1
+	return nil
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

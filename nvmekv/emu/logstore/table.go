@@ -1,0 +1,160 @@
+package logstore
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/tiercache/tiercache/nvmekv/emu/dev"
+)
+
+var (
+	_ [unsafe.Sizeof(slot{}) - 24]byte
+	_ [24 - unsafe.Sizeof(slot{})]byte
+)
+
+// table is a Robin Hood hash table over one non-pointer array (the GC
+// never scans it): per slot 16 bytes of key and 8 bytes of Loc, 24 bytes,
+// side by side so a probe touches one cache line. The home slot of a key
+// is fastrange(mix(key), n) so n need not be a power of two. Deletion
+// shifts the following entries back (no tombstones).
+type table struct {
+	slots []slot
+	n     int
+	count int
+	off   *offHeap // the mapping that holds slots, when they are off the Go heap
+}
+
+type slot struct {
+	k0, k1 uint64 // key bytes 0..7 and 8..15, little-endian
+	l      Loc    // 0 = empty slot
+}
+
+const maxLoad = 0.90
+
+func tableFor(expected int) *table {
+	n := max(64, int(float64(expected)/maxLoad)+1)
+	slots, off := newTable(n)
+	return &table{slots: slots, n: n, off: off}
+}
+
+// hugeTableBytes: a table at least this big (one 2 MiB huge page) lives off
+// the Go heap, in an anonymous mapping advised to transparent huge pages.
+// A lookup is one random access into a table of up to hundreds of MB
+// (24 bytes a slot); with 4 KiB pages nearly every one also misses the TLB,
+// and in a VM a TLB miss is a two-dimensional page walk. Slots hold no
+// pointers, so the GC never needed to see them.
+const hugeTableBytes = 2 << 20
+
+// offHeap owns a mapping; it is unmapped once the holder is unreachable.
+type offHeap struct{ mem []byte }
+
+// offHeapBytes is what the process's off-heap tables map now.
+var offHeapBytes atomic.Int64
+
+// newTable returns n zeroed slots: on the heap for a small table, else in
+// a huge-page mapping (on the heap after all if mmap fails).
+func newTable(n int) ([]slot, *offHeap) {
+	if n*24 < hugeTableBytes {
+		return make([]slot, n), nil
+	}
+	mem, err := mapHuge(n * 24)
+	if err != nil {
+		return make([]slot, n), nil
+	}
+	h := &offHeap{mem: mem}
+	offHeapBytes.Add(int64(cap(mem)))
+	runtime.AddCleanup(h, func(m []byte) {
+		if dev.UnmapBuffer(m[:cap(m)]) == nil { // munmap(2) the whole mapping
+			offHeapBytes.Add(-int64(cap(m)))
+		}
+	}, mem)
+	return unsafe.Slice((*slot)(unsafe.Pointer(&mem[0])), n), h
+}
+
+func splitKey(k *[16]byte) (uint64, uint64) {
+	return binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[8:])
+}
+
+func joinKey(a, b uint64) (k [16]byte) {
+	binary.LittleEndian.PutUint64(k[:8], a)
+	binary.LittleEndian.PutUint64(k[8:], b)
+	return k
+}
+
+// home is the preferred slot of a key. Device keys may be structured (not
+// hashes), so they are mixed first.
+func (x *table) home(a, b uint64) int {
+	h := (a ^ bits.RotateLeft64(b, 29)) * 0x9e3779b97f4a7c15
+	h ^= h >> 32
+	h *= 0xd6e8feb86659fd93
+	h ^= h >> 29
+	hi, _ := bits.Mul64(h, uint64(x.n))
+	return int(hi)
+}
+
+func (x *table) dist(slot int) int {
+	d := slot - x.home(x.slots[slot].k0, x.slots[slot].k1)
+	if d < 0 {
+		d += x.n
+	}
+	return d
+}
+
+// find returns the slot of key, or -1.
+func (x *table) find(a, b uint64) int {
+	i := x.home(a, b)
+	for d := 0; ; d++ {
+		s := &x.slots[i]
+		if s.l == 0 {
+			return -1
+		}
+		if s.k0 == a && s.k1 == b {
+			return i
+		}
+		if x.dist(i) < d {
+			return -1
+		}
+		if i++; i == x.n {
+			i = 0
+		}
+	}
+}
+
+// insert places a new key (known absent) with Robin Hood displacement;
+// the caller counts it.
+func (x *table) insert(a, b uint64, l Loc) {
+	i := x.home(a, b)
+	for d := 0; ; d++ {
+		s := &x.slots[i]
+		if s.l == 0 {
+			*s = slot{a, b, l}
+			return
+		}
+		if od := x.dist(i); od < d {
+			*s, a, b, l = slot{a, b, l}, s.k0, s.k1, s.l
+			d = od
+		}
+		if i++; i == x.n {
+			i = 0
+		}
+	}
+}
+
+func (x *table) removeAt(i int) {
+	for {
+		j := i + 1
+		if j == x.n {
+			j = 0
+		}
+		if x.slots[j].l == 0 || x.dist(j) == 0 {
+			x.slots[i] = slot{}
+			break
+		}
+		x.slots[i] = x.slots[j]
+		i = j
+	}
+	x.count--
+}
