@@ -18,7 +18,10 @@ import (
 // neither, so a counter added to tier.Stats is exported or explained here.
 var notExported = map[string]string{
 	"Cache.Misses":              "the same number as the last tier's misses (tier_cold_misses, tiercache_tier_misses_total{tier=\"cold\"})",
-	"Cache.Flushed":             "warm evictions handed to the flusher: a step inside tier; the flusher_* rows count what became of them",
+	"Cache.DRAM.HotUsed":        "bytes appended to hot's segments in use, live and dead: a probe of the log's cleaning (tier_bytes{tier=\"hot\"} is what is live)",
+	"Cache.DRAM.WarmUsed":       "the same for warm",
+	"Cache.DRAM.HotSegments":    "the hot log's segment count: configuration, not a signal",
+	"Cache.DRAM.WarmSegments":   "the warm log's segment count: configuration, not a signal",
 	"Cache.Phantoms":            "a race probe (a read retried and found its version nowhere) for tier's concurrency tests, not an operational signal",
 	"Cache.Adopted":             "never exported so far (tier's tests read it): keys found in an earlier run's cold store; a candidate row",
 	"Cache.ColdDeletes":         "never exported so far (tier's tests read it): cold deletes queued for overwritten keys; a candidate row",

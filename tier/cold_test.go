@@ -65,7 +65,9 @@ func kvOf(c *Cache) *nvmekv.KV { return c.cold.(*coldKV).kv }
 
 func TestModelEmulatedCold(t *testing.T) {
 	clk := newFakeClock()
-	c := openCold(t, func(o *Options) { o.Clock = clk.Now })
+	// Warm of 4 segments: the keys the model writes overflow DRAM, so the
+	// LFU evicts to cold and reads promote back.
+	c := openCold(t, func(o *Options) { o.Clock, o.WarmBytes = clk.Now, 256<<10 })
 	maxVal := 8 << 20
 	if testing.Short() {
 		maxVal = 1 << 20
@@ -591,6 +593,12 @@ func TestCloseDeletesForLostKeys(t *testing.T) {
 		o.WarmConfig = WarmConfig{}
 		o.Flusher.QueueItems, o.Flusher.InFlight = 8, 1
 		o.Logger = zap.New(core)
+		inner := *o
+		inner.EnsureDefaults()
+		o.OpenCold = func() (Cold, error) { // a device slower than the burst: the 8-item queue overflows
+			cold, err := inner.openCold()
+			return slowCold{Cold: cold, delay: 2 * time.Millisecond}, err
+		}
 	})
 	for round := 0; round < 3; round++ {
 		for i := 0; i < 300; i++ {

@@ -1,30 +1,28 @@
 // Package tier composes the three tiers of tiercache into one cache:
-// hot (ristretto v2 on the Go heap, cost = bytes), warm (tier/warm, an
-// off-heap arena that may be bound to a CXL NUMA node) and cold (an
-// nvmekv.KV over the emulated namespace or a KV SSD), behind tier.Cache.
+// hot and warm, the DRAM tiers — two logs of off-heap records (tier/dram),
+// hot in plain memory and warm in an arena that may be bound to a CXL NUMA
+// node — and cold (an nvmekv.KV over the emulated namespace or a KV SSD),
+// behind tier.Cache.
 //
 // A directory (a sharded map key → entry) is the authority on which keys
 // exist, their newest version and their expiry. Every write gets a new
-// cache-wide version; the copies in the tiers carry their version (hot
-// values carry their own key and version because ristretto's callbacks only
-// know the key hash) and a copy is served only if its version is the one the
-// directory names. A directory entry points at its hot copy (set when the
-// copy is offered to ristretto, cleared by ristretto's eviction callback),
-// so a hot hit is one map lookup under the key's shard read lock, without
-// going through ristretto; one hot hit in touchEvery (32) is passed to
-// ristretto's Get so that its TinyLFU admission still sees the access
-// frequencies' proportions (one in policy.SampleEvery feeds the promotion
-// policy). Hot copies are immutable: View hands a hot hit's bytes to
-// the caller without copying them. Reads go
-// hot → warm → cold; policy.Promotion (a TinyLFU
-// sketch with a doorkeeper, weighted by size) decides whether a warm or cold
-// hit is copied up (a hit served by hot is only sampled for it,
-// policy.RecordSampled). Hot evictions are demoted to warm by a background
-// goroutine; warm segment evictions go to the flusher, which writes them to
-// cold in batches. Values above HotMaxValue go straight to warm, values warm
-// cannot hold straight to cold. MGet sends its cold lookups as one
-// KV.GetMany per MGetColdBatch keys. Durability is cache (write-back), drain
-// or writethrough.
+// cache-wide version; a copy is served only if its version is the one the
+// directory names. An entry names its DRAM record (the value alone, in
+// the hot or the warm log), so a DRAM hit is one map lookup and one copy
+// under the key's shard read lock. One eviction policy, policy.LFU (a
+// weighted W-TinyLFU with an adaptive window, its Nodes embedded in the
+// entries), decides which keys DRAM keeps, over both logs, each key
+// weighing its key and value bytes; where a kept key's record is, hot or
+// warm, is placement (mem.go): new values go to hot, cleaning hot's oldest
+// segment demotes what was not read since it was written, and a warm hit
+// the promotion policy (policy.Promotion) deems frequent moves up. A
+// writer makes room before it takes its shard lock (makeRoom: one
+// segment cleaned at a time, each record moved under its own shard lock).
+// Keys the LFU evicts go to cold, written from where they are (the
+// flusher batches them into linked chains), or are lost without a cold
+// tier; values no log takes go straight to cold. MGet sends its cold
+// lookups as one KV.GetMany per MGetColdBatch keys. Durability is cache
+// (write-back), drain or writethrough.
 //
 // # Invariants
 //
@@ -52,21 +50,20 @@
 //     clears coldMay, so a delete right after removed the entry at once,
 //     and until the cold delete ran a reader could adopt the overwritten
 //     copy; TestConcurrentOnAnEarlierRunsStore caught it.)
-//   - T5: a copy that no tier shows yet is in the transit map: a fresh Set
-//     until ristretto applied it, a hot eviction until warm took it, a warm
-//     eviction or a value too large for warm until its cold write completed.
-//     A reader checks hot, transit, warm, transit, then cold — and cold only
-//     for a version whose cold write completed — and if it found nothing it
-//     waits for ristretto's pending work once and retries.
-//   - T6: no client call blocks on the flusher or on ristretto's callbacks: a
-//     full flusher queue drops (and counts) the oldest droppable copy
-//     instead. Only writethrough Sets and values too large for warm wait,
-//     for their own cold write (and a read that found its version nowhere
-//     waits once for ristretto's pending work, T5). A full demotion queue
-//     drops nothing while the cache is open: ristretto's goroutine waits for
-//     room (Stats.DemoteWaits), its set buffer fills, and fresh Sets that
-//     ristretto turns away go to warm directly; a burst of writes never
-//     pushes out keys a lower tier has room for (TestScan under CPU load).
+//   - T5: a value no DRAM log takes (larger than a segment, or no room
+//     after makeRoom) is in the transit map from its Set until its cold
+//     write completed; a DRAM record evicted to cold stays named by its
+//     entry and readable until its cold write completed (T32). A reader
+//     checks the entry's DRAM record, transit, then cold — and cold only
+//     for a version whose cold write completed.
+//   - T6: no client call blocks on the flusher but for room: a full
+//     flusher queue drops (and counts) the oldest droppable copy instead,
+//     writers wait only while the flusher holds more than half its bound
+//     (T25), for room that records being flushed hold (makeRoom), or for
+//     their own cold write (writethrough, values no log takes). Evictions
+//     are synchronous: the write that needs room cleans a segment and
+//     releases the LFU's victims itself, so a burst of writes never
+//     outruns them.
 //   - T7: Len counts the live keys of the directory exactly; a key whose
 //     only copy was dropped, failed or reclaimed is removed from it (counted
 //     in Stats.Lost) — immediately for a failed or dropped cold write or a
@@ -89,12 +86,12 @@
 //     passes the directory's size of its value (Cold.Get, Cold.GetMany), so
 //     a value above the KV's default first read still takes one device
 //     round trip; MGetPrefix holds at most its byte budget by those sizes.
-//   - T11: a directory entry's hot pointer is set before its copy is offered
-//     to ristretto and cleared when ristretto rejects or evicts that copy,
-//     so it never keeps a copy beyond the hot budget for longer than a
-//     callback (TestHotPointerClearedOnEviction); a read serves it only at
-//     the entry's version, and hot copies are never written after they are
-//     made, so View may hand them out (TestViewSharesImmutableHotCopy).
+//   - T11: a DRAM record is written before its entry names it, never
+//     written again while named (an overwrite of the same size writes in
+//     place under the shard's write lock, which no reader holds then), and
+//     freed or moved only under its entry's shard write lock; a reader
+//     holding the read lock copies it whole (TestRecordsNeverOverlap in
+//     tier/dram, the concurrency tests' value checks, T1).
 //   - T12: Stats.Keys equals the number of directory entries that are not
 //     tombstones, kept by per-shard counters instead of a walk (checkKeyCount
 //     in the model, concurrency and restart tests); Len walks and also
@@ -155,36 +152,29 @@
 //     write (TestPromotedReadsWriteNothing). If the store reclaimed that
 //     record meanwhile, the key is lost at its next read (T7), as any
 //     record the store reclaims.
-//   - T19: the hot budget is the Go heap hot takes: an item is charged its
-//     key and value in the allocator's size class plus hotOverhead, and
-//     ristretto's sketch is taken out of HotBytes (TestHotCostCoversHeap);
-//     a directory entry takes at most DirEntryBytes
+//   - T19: the values of the DRAM tiers live off the Go heap, in the logs'
+//     arenas (HotBytes + WarmBytes, mapped once): filling them grows the
+//     heap by the directory's cost alone (TestValuesLiveOffHeap); a key
+//     held in DRAM takes at most DirEntryBytes of heap in all
 //     (TestDirectoryCostCoversHeap). Memory reports the heap budget that
-//     follows: hot, directory, the flusher's queue and batches, slack.
-//   - T20: a hot victim skips warm (for cold, being seen fewer than
-//     DemoteHits times) only while warm is full and a cold tier takes
-//     writes: with no cold tier, or one that reported a write error, or
-//     while warm has not evicted yet, it goes to warm, so a key written
-//     once stays readable while DRAM has room or holds older keys
-//     (TestFreshWritesStayWhileDRAMHasRoom,
+//     follows: directory, the flusher's queue and batches, slack.
+//   - T20: a key just written stays readable while DRAM holds keys the
+//     LFU values less or no more (P9): with no cold tier, or one that
+//     takes no writes, keys written once and never read fill DRAM, and a
+//     burst of them keeps the newest (TestFreshWritesStayWhileDRAMHasRoom,
 //     TestNewestWritesKeptWhenColdUnwritable).
 //   - T21: one function decides what a read of a key does, under the
 //     key's shard lock: planRead (lookup.go) answers serve this copy (the
-//     entry's hot copy, else memLookup: hot through ristretto, transit,
-//     warm, transit), read cold at version v, adopt, miss or retry. Get,
+//     entry's DRAM record, else its copy in transit: memLookup), read cold
+//     at version v, adopt, miss or retry. Get,
 //     View, MGet (which batches only the cold reads and adoptions), Where,
 //     GetDel/GetEx/SetGet (through get) and Exists execute its decision;
 //     drain and the lost-copy checks use its memLookup. (Tests: the model
 //     tests, TestModelLifecycle.)
-//   - T22: a warm hit promoted to hot leaves warm once ristretto took the
-//     hot copy (promoteWarm), so DRAM holds a key once; ristretto turning
-//     the copy away later demotes it again (T5, T20), and a hot victim
-//     still in transit whose key was promoted again meanwhile is not
-//     written to warm (TestPromotionLeavesWarm). Until ristretto applies
-//     the promoted copy only the entry names it: the lost-copy checks (T7)
-//     count a copy the entry names as held, and hotEvicted puts a victim
-//     in transit before the entry stops naming it
-//     (TestPromotionNotLostBeforeRistrettoApplies).
+//   - T22: a key has at most one DRAM record: a warm hit the promotion
+//     policy deems frequent moves to hot (its warm record freed), and
+//     cleaning hot moves records to warm; neither changes what the LFU
+//     keeps (TestPromotionLeavesWarm).
 //   - T23: every version of a key has one Kind, opaque to the cache: the
 //     entry holds it (entry.kind), every cold write carries it in the
 //     record's flags (set at enqueue, stamped again by flushCurrent), and an
@@ -220,11 +210,9 @@
 //     directory's expiry (T17). Tests: TestKeyspaceModelMemoryTiers,
 //     TestKeyspaceModelEmulatedCold, TestRenameColdOnlyKeys,
 //     TestRenameCarriesKind, TestConcurrentRename.
-//   - T27: a copy ristretto's policy refuses because it already holds the
-//     key (a Set of a key whose previous Set it had not applied yet arrives
-//     as a second new item) takes the stored copy's place, if it is still
-//     the key's current copy, instead of counting as evicted; with hot as
-//     the only tier it used to be lost (TestOverwriteBeforeRistrettoApplies).
+//   - T27: overwrites of a key in quick succession leave the last value
+//     (TestQuickOverwritesKeepTheLast; with ristretto, a Set it had not
+//     applied yet was refused and could be lost).
 //   - T28: in writethrough mode a change is durable in cold before it is
 //     published or answered, and a change that cannot be made durable is
 //     not published and answers an error. A Set writes and syncs its value
@@ -271,6 +259,23 @@
 //     nothing while the key's change is in flight (a chunked overwrite
 //     deleting the chunks being read) reads again instead of answering a
 //     miss.
+//   - T31: the LFU alone decides which keys DRAM keeps: its weight is the
+//     sum of its resident entries' key and value bytes and stays within
+//     its capacity (the logs less the segments their cleanings keep free,
+//     less 1%); every key it evicts is released once (processVictims): not
+//     written again if cold holds its version (T18), written to cold from
+//     DRAM if cold takes writes, else lost and counted (T7). A cleaning
+//     that finds no room for a record in either log evicts it and counts
+//     it (DRAMStats.Dropped). The hit ratio does not depend on timing:
+//     evictions are decided in the calls that cause them (P10).
+//     (TestDroppedVictimsLeaveNoEntry, TestModelMemoryTiers,
+//     bench/ BenchmarkHitRatio.)
+//   - T32: a DRAM record evicted to cold is pinned while it is written
+//     there (entry.flushing): not moved nor freed, and served, until the
+//     write completes; then, if it is still the entry's, cold holds that
+//     version and the record goes; a failed or dropped write loses the key
+//     (T7); a record its entry let go meanwhile (an overwrite, a delete) is
+//     freed by the write's end (TestEvictedRecordServedWhileFlushing).
 //
 // # Entry lifecycle
 //
@@ -293,12 +298,15 @@
 //   - L1: every entry in the map is live or a tombstone; an entry that
 //     leaves the map is gone for good (a Set makes a new one).
 //   - L2: every entry in the map has a version (never 0).
-//   - L3: a tombstone has cold none (its delete is queued), no hot copy
-//     and no moved expiry.
+//   - L3: a tombstone has cold none (its delete is queued), no DRAM
+//     record and no moved expiry.
 //   - L4: cold is one of none, maybe, holds; holds means cold has the
 //     entry's own version (coldHas), never an older one.
-//   - L5: a hot copy an entry names is of that key, points back at that
-//     entry and has a version no newer than the entry's.
+//   - L5: an entry names its own key; one without a DRAM record is not
+//     flushing and names no log; one with a record names the hot or the
+//     warm log and a record of exactly its value's size.
+//   - L6: an entry resident in the LFU has a DRAM record it is not
+//     flushing (checked under mem.mu).
 //   - and the shard's live count equals its live entries (T12).
 //
 // # Caveats
@@ -341,9 +349,9 @@
 //     read and blocks while none is free, and one submission must fit its
 //     ring: openCold sizes both from MGetColdBatch; a caller passing its own
 //     store through OpenCold must do the same.
-//   - A delete leaves a tombstone of the key's size in hot (ristretto's own
-//     Del is not used: its deferred second removal could hit a newer value,
-//     see hot.del) until hot evicts it or a Set of the key overwrites it.
-//   - Returned slices are the caller's (Get appends to dst), except the
-//     shared hot copy View returns, which must not be written to.
+//   - Returned slices are the caller's (Get and View append to dst; MGet's
+//     values share one allocation).
+//   - The directory's cost per key (DirEntryBytes) is outside HotBytes and
+//     WarmBytes: many keys of tiny values take heap beside the DRAM
+//     budget (the LFU charges each its key and value bytes).
 package tier

@@ -75,6 +75,7 @@ type mem struct {
 	rescued   uint64 // hot records kept in hot by their second chance
 	compact   uint64 // records moved within a log by its cleaning
 	dropped   uint64 // records a cleaning found no room for in either log (evicted)
+	forced    uint64 // times the LFU evicted below its capacity for want of a segment worth cleaning
 }
 
 // memCapacity is what the LFU may keep: each log less the segments it

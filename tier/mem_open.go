@@ -40,19 +40,20 @@ func (w *WarmConfig) validate() []error {
 	if w.WarmBytes < 0 {
 		errs = append(errs, fmt.Errorf("%w: WarmBytes %d must not be negative", ErrInvalidOptions, w.WarmBytes))
 	}
-	if w.WarmBytes > 0 && int64(w.WarmSegmentBytes)*4 > w.WarmBytes {
-		errs = append(errs, fmt.Errorf("%w: WarmBytes %d holds fewer than 4 segments of %d bytes", ErrInvalidOptions, w.WarmBytes, w.WarmSegmentBytes))
+	if w.WarmBytes > 0 && int64(w.WarmSegmentBytes)*2 > w.WarmBytes {
+		errs = append(errs, fmt.Errorf("%w: WarmBytes %d holds fewer than 2 segments of %d bytes", ErrInvalidOptions, w.WarmBytes, w.WarmSegmentBytes))
 	}
 	return errs
 }
 
 // hotSegmentBytes is the hot log's segment: HotSegmentBytes, or a 64th of
-// HotBytes within [4 KiB, 4 MiB], and at least HotMaxValue.
+// HotBytes within [4 KiB, 4 MiB] and at least HotMaxValue, but at most
+// half of HotBytes: values over it go to warm whatever HotMaxValue says.
 func (o *Options) hotSegmentBytes() int {
 	if o.HotSegmentBytes > 0 {
 		return o.HotSegmentBytes
 	}
-	return segmentBytes(o.HotBytes, 4<<10, 4<<20, o.HotMaxValue)
+	return max(min(segmentBytes(o.HotBytes, 4<<10, 4<<20, o.HotMaxValue), int(o.HotBytes/2)&^4095), 4096)
 }
 
 // openLogs maps the DRAM tiers' arenas: hot in plain memory, faulted in as
@@ -74,4 +75,13 @@ func (o *Options) openLogs() (hot, warm *dram.Log[*entry], err error) {
 		}
 	}
 	return hot, warm, nil
+}
+
+// WarmArena is the warm log's arena (nil without a warm tier), for checks
+// of its placement.
+func (c *Cache) WarmArena() *numa.Arena {
+	if w := c.mem.logs[memWarm]; w != nil {
+		return w.Arena()
+	}
+	return nil
 }

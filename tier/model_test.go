@@ -224,6 +224,13 @@ func checkEntries(t *testing.T, c *Cache, step int) {
 				sh.mu.RUnlock()
 				t.Fatalf("step %d: %v", step, err)
 			}
+			c.mem.mu.Lock()
+			resident := e.node.Resident()
+			c.mem.mu.Unlock()
+			if resident && (e.loc == 0 || e.flushing) {
+				sh.mu.RUnlock()
+				t.Fatalf("step %d: L6: entry of %q is in the LFU with record %v, flushing %v", step, k, e.loc != 0, e.flushing)
+			}
 			if e.state == stateLive {
 				live++
 			}

@@ -36,8 +36,9 @@ type Options struct {
 	// (or cold if warm cannot take them). Default 1 MiB, or a quarter of
 	// HotBytes if that is less.
 	HotMaxValue int
-	// HotSegmentBytes is the hot log's segment (default: HotBytes/64
-	// within [4 KiB, 4 MiB], at least HotMaxValue).
+	// HotSegmentBytes is the hot log's segment, the largest value hot
+	// takes (default: HotBytes/64 within [4 KiB, 4 MiB], at least
+	// HotMaxValue, at most half of HotBytes).
 	HotSegmentBytes int
 
 	// Warm configures the warm tier (see warm_open.go); WarmBytes 0 disables it.
@@ -143,17 +144,14 @@ func (o *Options) Validate() error {
 	bad := func(format string, a ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidOptions}, a...)...))
 	}
-	if o.HotBytes < 1024 {
-		bad("HotBytes %d is below 1024", o.HotBytes)
+	if o.HotBytes < 8192 {
+		bad("HotBytes %d is below 8192 (two 4 KiB segments)", o.HotBytes)
 	}
 	if o.HotMaxValue < 1 || int64(o.HotMaxValue) > o.HotBytes {
 		bad("HotMaxValue %d is outside [1, HotBytes]", o.HotMaxValue)
 	}
-	if o.HotBytes >= 1024 && int64(o.hotSegmentBytes())*4 > o.HotBytes {
-		bad("HotBytes %d holds fewer than 4 segments of %d bytes (HotMaxValue %d)", o.HotBytes, o.hotSegmentBytes(), o.HotMaxValue)
-	}
-	if o.HotSegmentBytes != 0 && o.HotSegmentBytes < o.HotMaxValue {
-		bad("HotSegmentBytes %d is below HotMaxValue %d", o.HotSegmentBytes, o.HotMaxValue)
+	if o.HotBytes >= 8192 && int64(o.hotSegmentBytes())*2 > o.HotBytes {
+		bad("HotBytes %d holds fewer than 2 segments of HotSegmentBytes %d", o.HotBytes, o.hotSegmentBytes())
 	}
 	if o.MaxValue < 1 || o.MaxValue > 1<<30 {
 		bad("MaxValue %d is outside [1, 1 GiB]", o.MaxValue)

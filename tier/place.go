@@ -116,6 +116,7 @@ func (c *Cache) processVictims() int {
 	m.mu.Unlock()
 	n := 0
 	for _, e := range vs {
+		c.throttle() // victims wait for the device rather than overflow the flusher (T25)
 		sh := c.dir.shard(e.node.Hash())
 		sh.mu.Lock()
 		if e.loc != 0 && !e.flushing && e.state == stateLive {
@@ -197,19 +198,22 @@ func (c *Cache) loseLocked(sh *shard, key []byte, e *entry) {
 
 // makeRoom cleans log w, with no lock held, until an allocation of n
 // bytes that keeps writerKeep segments free succeeds without cleaning; it
-// reports false after memRounds cleanings (or when w is absent). Hot is
+// reports false after memRounds rounds (or when w is absent). Hot is
 // cleaned oldest segment first while there is a warm log: its records go
-// to warm (which cleans first if it has no room for them), except those
-// read since they were placed, which stay in hot once (up to half a
-// segment a cleaning). Warm, and hot without warm, are cleaned sparsest
-// segment first, their records moved within the log; when every segment
-// is (nearly) all live, the LFU evicts a segment's worth instead.
+// to warm (which makes room for them first), except those read since they
+// were placed, which stay in hot once (up to half a segment a cleaning).
+// Warm, and hot without warm, are cleaned sparsest segment first, their
+// records moved within the log, when that frees a 1/compactGain of a
+// segment. When no cleaning is worth it (the live records fill the
+// segments nearly evenly) the LFU evicts, a little more each round
+// (forceEvict), until one is.
 func (c *Cache) makeRoom(w memTier, n int) bool {
 	m := c.mem
 	l := m.logs[w]
 	if l == nil {
 		return false
 	}
+	step := 0
 	for round := 0; round < memRounds; round++ {
 		m.mu.Lock()
 		if l.CanAlloc(n, writerKeep) {
@@ -223,15 +227,11 @@ func (c *Cache) makeRoom(w memTier, n int) bool {
 				return false
 			}
 			if live := l.SegmentLive(seg); !m.canTake(memWarm, live) {
-				// One round of warm's cleaning first; what warm cannot take
-				// then stays in hot, which gains the segment's dead bytes.
 				m.mu.Unlock()
-				c.compact(memWarm, live)
-				m.mu.Lock()
-				if seg = l.Oldest(); seg < 0 {
-					m.mu.Unlock()
-					continue
+				if !c.compact(memWarm, 0) {
+					c.forceEvict(memWarm, &step)
 				}
+				continue
 			}
 			owners := l.BeginClean(seg)
 			m.mu.Unlock()
@@ -239,37 +239,52 @@ func (c *Cache) makeRoom(w memTier, n int) bool {
 			continue
 		}
 		m.mu.Unlock()
-		c.compact(w, int64(n))
+		if !c.compact(w, n) {
+			c.forceEvict(w, &step)
+		}
 	}
 	return false
 }
 
 // compactGain: a compaction moves a segment's records only if that frees
-// at least 1/compactGain of a segment; a log fuller than that is made
-// room in by the LFU instead.
+// at least 1/compactGain of a segment; below that the LFU makes room.
 const compactGain = 16
 
 // compact runs one round of log w's compaction, no lock held: its
-// sparsest segment's records move within the log, if that gains a
-// 1/compactGain of a segment; else the LFU evicts a segment's worth (and
-// if it had nothing to evict, the room is held by records being flushed:
-// it waits for one).
-func (c *Cache) compact(w memTier, need int64) {
+// sparsest segment's records move within the log, if that frees a
+// 1/compactGain of a segment and at least need bytes. It reports whether
+// it ran.
+func (c *Cache) compact(w memTier, need int) bool {
 	m := c.mem
 	l := m.logs[w]
 	m.mu.Lock()
 	seg, live := l.Sparsest()
-	if seg < 0 || int64(l.SegmentBytes())-live < int64(l.SegmentBytes())/compactGain {
-		m.lfu.Evict(int64(l.SegmentBytes()/compactGain), m.evictFn)
+	if seg < 0 || int64(l.SegmentBytes())-live < max(int64(l.SegmentBytes())/compactGain, int64(need)) {
 		m.mu.Unlock()
-		if c.processVictims() == 0 {
-			c.waitForFlusher()
-		}
-		return
+		return false
 	}
 	owners := l.BeginClean(seg)
 	m.mu.Unlock()
 	c.cleanSegment(w, seg, owners, false)
+	return true
+}
+
+// forceEvict has the LFU evict 2^step/compactGain of one of log w's
+// segments more than its capacity asks, and releases the victims, so
+// that some segment gains enough dead space to be worth cleaning; *step
+// grows each call, up to the LFU's whole capacity. If the LFU had nothing
+// to evict, the room is held by records being flushed: it waits for one.
+func (c *Cache) forceEvict(w memTier, step *int) {
+	m := c.mem
+	m.mu.Lock()
+	reserve := min(int64(m.logs[w].SegmentBytes())<<*step/compactGain, m.lfu.Capacity())
+	*step = min(*step+1, 40)
+	m.lfu.Evict(reserve, m.evictFn)
+	m.forced++
+	m.mu.Unlock()
+	if c.processVictims() == 0 {
+		c.waitForFlusher()
+	}
 }
 
 // cleanSegment moves the records of segment seg of log w (whose cleaning

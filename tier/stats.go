@@ -86,6 +86,7 @@ type DRAMStats struct {
 	HotSegments, WarmSegments int
 	Rescued, Compacted        uint64 // hot records kept in hot by a cleaning; records moved within a log
 	Dropped                   uint64 // records a cleaning found no room for in either log (evicted)
+	Forced                    uint64 // times the LFU evicted below its capacity for want of a segment worth cleaning
 }
 
 // Stats returns a snapshot.
@@ -97,7 +98,7 @@ func (c *Cache) Stats() Stats {
 	items, bytes, evicted := m.items, m.bytes, m.evicted
 	d := DRAMStats{Capacity: ls.Capacity, Weight: ls.Weight, Items: ls.Items, Admits: ls.Admits, Rejects: ls.Rejects,
 		HotUsed: m.logs[memHot].Used(), HotSegments: m.logs[memHot].Segments(), Rescued: m.rescued, Compacted: m.compact,
-		Dropped: m.dropped}
+		Dropped: m.dropped, Forced: m.forced}
 	if w := m.logs[memWarm]; w != nil {
 		d.WarmUsed, d.WarmSegments = w.Used(), w.Segments()
 	}

@@ -53,7 +53,7 @@
 //     passthrough (nvmekv/emu/dev.NVMe), and its benchmark against the
 //     block device /dev/nvme1n1 (V18, V19);
 //   - nvmept: passthrough on the real NVMe driver (V9-V12);
-//   - numanode: numa and tier/warm on the CPU-less node (V13-V15, V17);
+//   - numanode: numa and the warm tier on the CPU-less node (V13-V15, V17);
 //   - kvtcp: a software KV SSD (`tiercache kvtarget`) attached through
 //     the kernel's nvme-tcp host as /dev/ngXnY, its namespace kept as KV
 //     (CSI 1), and nvmekv's conformance suite through NVME_URING_CMD_IO on
@@ -114,9 +114,10 @@
 // AutoNode, and after Rebind from node 0, have every page on node 1
 // (move_pages and get_mempolicy agree); bound to node 0 every page is on
 // node 0; node 2 fails with ErrNoSuchNode naming node 2 and nodes 0-1.
-// V15: the warm tier on node 1 (bind/range, preferred/range, bind/thread)
-// keeps every page on node 1 after filling and evicting; range mode with
-// automatic NUMA balancing on, thread mode with it off.
+// V15: the warm tier's log on node 1 (bind/range, preferred/range,
+// bind/thread) keeps every page on node 1 after filling, cleaning and
+// evicting; range mode with automatic NUMA balancing on, thread mode with
+// it off.
 // V16: the sidecar binary with warm on node 1 (strict) and the emulated
 // cold namespace on /dev/nvme1n1 reports warm node 1 placement 1.0;
 // values larger than hot and warm reach cold; every key SET reads back

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/tiercache/tiercache/numa"
-	"github.com/tiercache/tiercache/tier/warm"
+	"github.com/tiercache/tiercache/tier"
 )
 
 // numaBalancing is the automatic NUMA balancing switch. Debian's kernel
@@ -28,10 +28,11 @@ func setNumaBalancing(t *testing.T, v string) {
 	t.Cleanup(func() { os.WriteFile(numaBalancing, old, 0) })
 }
 
-// TestWarmTierOnNode1 runs the warm tier's arena on the CPU-less node with
-// each policy and mode: after New (which pre-faults) every sampled page is
-// on node 1, items round-trip, and after filling the cache past its size
-// (evicting) every page is still on node 1.
+// TestWarmTierOnNode1 runs the DRAM tiers with the warm log's arena on
+// the CPU-less node, with each policy and mode: after Open (which
+// pre-faults warm) every page is on node 1, items round-trip, and after
+// writing twice what the tiers hold (warm cleaned and its keys evicted)
+// every page is still on node 1.
 //
 // Range mode (an mbind VMA policy) holds with automatic NUMA balancing on:
 // the balancer skips VMAs with an explicit policy. Thread mode leaves the
@@ -51,40 +52,34 @@ func TestWarmTierOnNode1(t *testing.T) {
 	} {
 		t.Run(tc.policy.String()+"/"+tc.mode.String(), func(t *testing.T) {
 			setNumaBalancing(t, tc.balancing)
-			evicted := 0
-			c, err := warm.New(warm.Options{
-				Bytes: 16 << 20, SegmentBytes: 1 << 20,
-				Arena:   numa.ArenaOptions{Node: cxlNode, Policy: tc.policy, Mode: tc.mode},
-				OnEvict: func(key, value []byte, m warm.Meta) { evicted++ },
-			})
+			c, err := tier.Open(tier.Options{HotBytes: 4 << 20, WarmConfig: tier.WarmConfig{WarmBytes: 16 << 20,
+				WarmSegmentBytes: 1 << 20, WarmArena: numa.ArenaOptions{Node: cxlNode, Policy: tc.policy, Mode: tc.mode}}})
 			if err != nil {
-				t.Fatalf("warm.New on node 1: %v", err)
+				t.Fatalf("tier.Open with warm on node 1: %v", err)
 			}
 			defer c.Close()
-			st := c.Stats()
-			if !st.Bound || st.Node != cxlNode || st.Placement != 1 {
-				t.Fatalf("warm stats after New = %+v, want bound to node 1 with placement 1", st)
+			if st := c.Stats(); st.WarmNode != cxlNode || st.WarmPlacement != 1 {
+				t.Fatalf("warm after Open: node %d placement %v, want node 1 with placement 1", st.WarmNode, st.WarmPlacement)
 			}
-			checkPlacement(t, c.Arena(), cxlNode)
+			checkPlacement(t, c.WarmArena(), cxlNode)
 
 			val := bytes.Repeat([]byte("w"), 4000)
-			const n = 8000 // ~32 MB through a 16 MiB cache: evicts
+			const n = 10000 // ~40 MB through 20 MiB of DRAM tiers: evicts
 			for i := 0; i < n; i++ {
-				if err := c.Set([]byte(fmt.Sprintf("key-%06d", i)), val, warm.Meta{Version: uint64(i)}); err != nil {
+				if _, err := c.Set([]byte(fmt.Sprintf("key-%06d", i)), val, tier.SetOptions{}); err != nil {
 					t.Fatalf("Set %d: %v", i, err)
 				}
 			}
-			got, m, ok := c.Get(nil, []byte(fmt.Sprintf("key-%06d", n-1)))
-			if !ok || !bytes.Equal(got, val) || m.Version != n-1 {
-				t.Fatalf("Get of the newest key = %d bytes, %+v, %v", len(got), m, ok)
+			got, ok, err := c.Get(nil, []byte(fmt.Sprintf("key-%06d", n-1)))
+			if err != nil || !ok || !bytes.Equal(got, val) {
+				t.Fatalf("Get of the newest key = %d bytes, %v, %v", len(got), ok, err)
 			}
-			if evicted == 0 || c.Stats().Evictions == 0 {
-				t.Fatalf("no eviction after writing %d bytes into 16 MiB", n*len(val))
+			st := c.Stats()
+			if st.Lost == 0 || st.Tiers[1].Items == 0 {
+				t.Fatalf("after writing %d bytes into 20 MiB: lost %d, warm items %d; want evictions and a warm tier in use",
+					n*len(val), st.Lost, st.Tiers[1].Items)
 			}
-			if f, err := c.VerifyPlacement(0); err != nil || f != 1 {
-				t.Fatalf("VerifyPlacement after eviction = %v, %v; want 1", f, err)
-			}
-			checkPlacement(t, c.Arena(), cxlNode)
+			checkPlacement(t, c.WarmArena(), cxlNode)
 		})
 	}
 }
