@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/zeebo/xxh3"
@@ -51,7 +52,7 @@ type cacheUnderTest struct {
 	set   func(k, v []byte)
 	held  func() int64 // items held now (tiercache: hot + warm copies)
 	close func()
-	tc    *tier.Cache     // nil for the peers
+	tc    *tier.Cache // nil for the peers
 }
 
 // tierOptions is tiercache with hot + warm = dram bytes, hotFrac of it hot,
@@ -109,7 +110,11 @@ func openCache(tb testing.TB, name string, budget int64, hotFrac float64) cacheU
 			dst = v
 			return ok
 		},
-		set: func(k, v []byte) { _, _ = tc.Set(k, v, tier.SetOptions{}) },
+		set: func(k, v []byte) {
+			if _, err := tc.Set(k, v, tier.SetOptions{}); err != nil {
+				setErrors.Add(1)
+			}
+		},
 		held: func() int64 {
 			var n int64
 			for _, t := range tc.Stats().Tiers[:2] {
@@ -121,6 +126,10 @@ func openCache(tb testing.TB, name string, budget int64, hotFrac float64) cacheU
 		tc:    tc,
 	}
 }
+
+// setErrors counts the Sets tiercache refused in a run (the read-through
+// loop has nowhere to report them; the run's counters print it).
+var setErrors atomic.Int64
 
 type policyItem struct {
 	policy.Node

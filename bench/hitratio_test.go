@@ -275,6 +275,7 @@ func tierCounters(st tier.Stats) string {
 		fmt.Fprintf(&b, " | warm: %d items, %d B, %d evictions", warm.Items, warm.Bytes, warm.Evictions)
 	}
 	d := st.DRAM
+	fmt.Fprintf(&b, "; set errors %d, forced %d", setErrors.Swap(0), d.Forced)
 	fmt.Fprintf(&b, "; keys %d | LFU %d items, %d of %d B, admits %d, rejects %d | promotions %d, demotions %d, rescued %d, compacted %d, dropped %d | lost %d, phantoms %d",
 		st.Keys, d.Items, d.Weight, d.Capacity, d.Admits, d.Rejects, st.Promotions, st.Demotions, d.Rescued, d.Compacted, d.Dropped, st.Lost, st.Phantoms)
 	if st.ColdBackend != "" {

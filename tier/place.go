@@ -201,8 +201,9 @@ func (c *Cache) loseLocked(sh *shard, key []byte, e *entry) {
 // reports false after memRounds rounds (or when w is absent). Hot is
 // cleaned oldest segment first while there is a warm log: its records go
 // to warm (which makes room for them first), except those read since they
-// were placed, which stay in hot once (up to half a segment a cleaning).
-// Warm, and hot without warm, are cleaned sparsest segment first, their
+// were placed, which stay in hot once (up to half a segment a cleaning);
+// while warm has no room for them, hot compacts instead. Warm, and hot
+// without warm, are cleaned sparsest segment first, their
 // records moved within the log, when that frees a 1/compactGain of a
 // segment. When no cleaning is worth it (the live records fill the
 // segments nearly evenly) the LFU evicts, a little more each round
@@ -227,8 +228,11 @@ func (c *Cache) makeRoom(w memTier, n int) bool {
 				return false
 			}
 			if live := l.SegmentLive(seg); !m.canTake(memWarm, live) {
+				// Warm is full: hot keeps what it holds and compacts (it holds
+				// the young records, and the LFU's rejections leave it most of
+				// the dead space), else warm compacts, else the LFU evicts.
 				m.mu.Unlock()
-				if !c.compact(memWarm, 0) {
+				if !c.compact(memHot, n) && !c.compact(memWarm, 0) {
 					c.forceEvict(memWarm, &step)
 				}
 				continue
@@ -248,7 +252,7 @@ func (c *Cache) makeRoom(w memTier, n int) bool {
 
 // compactGain: a compaction moves a segment's records only if that frees
 // at least 1/compactGain of a segment; below that the LFU makes room.
-const compactGain = 16
+const compactGain = 64
 
 // compact runs one round of log w's compaction, no lock held: its
 // sparsest segment's records move within the log, if that frees a
