@@ -75,7 +75,7 @@ func NewLFU(o LFUOptions) (*LFU, error) {
 		o.Items = int(min(o.Capacity/1024, math.MaxInt32))
 	}
 	p := &LFU{o: o, rnd: 0x9e3779b97f4a7c15}
-	p.sketch.ensure(o.Items, o.SampleFactor)
+	p.sketch.ensure(2*o.Items, o.SampleFactor)
 	p.setCapacity(o.Capacity)
 	return p, nil
 }
@@ -106,6 +106,13 @@ func (p *LFU) Frequency(hash uint64) int { return p.sketch.frequency(hash) }
 func (p *LFU) Access(n *Node) {
 	p.sketch.increment(n.hash)
 	p.hits++
+	p.reorder(n)
+	p.maybeClimb()
+}
+
+// reorder moves n to the most recently used end of its queue, from
+// probation to protected.
+func (p *LFU) reorder(n *Node) {
 	switch n.queue {
 	case Window:
 		p.window.moveToBack(n)
@@ -121,7 +128,6 @@ func (p *LFU) Access(n *Node) {
 	case Protected:
 		p.protected.moveToBack(n)
 	}
-	p.maybeClimb()
 }
 
 // Add makes n resident with the key's hash and weight, as a miss that
@@ -140,7 +146,7 @@ func (p *LFU) Add(n *Node, hash uint64, weight uint32, evict func(*Node)) {
 	p.sketch.increment(hash)
 	p.misses++
 	p.resident++
-	if p.resident > p.sketch.items {
+	if p.resident > p.sketch.items/2 {
 		p.sketch.ensure(2*p.resident, p.o.SampleFactor)
 	}
 	p.weight += int64(weight)
@@ -151,8 +157,9 @@ func (p *LFU) Add(n *Node, hash uint64, weight uint32, evict func(*Node)) {
 }
 
 // Update changes a resident item's weight (the item was overwritten) and
-// counts it as an access; it evicts as Add does. A node that is not
-// resident is ignored.
+// moves it to the most recently used end of its queue, as a hit does but
+// without counting it in the sketch (a write is no read); it evicts as
+// Add does. A node that is not resident is ignored.
 func (p *LFU) Update(n *Node, weight uint32, evict func(*Node)) {
 	if n.queue == NotResident {
 		return
@@ -168,7 +175,7 @@ func (p *LFU) Update(n *Node, weight uint32, evict func(*Node)) {
 	case Protected:
 		p.protected.weight += d
 	}
-	p.Access(n)
+	p.reorder(n)
 	p.evict(evict)
 }
 

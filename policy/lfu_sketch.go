@@ -17,9 +17,11 @@ type freqSketch struct {
 	items      int   // the item count the table was sized for
 }
 
-// ensure sizes the sketch for items items (at least 64), keeping it if it
-// is large enough: a block per 8 items gives each item 8 counters' worth of
-// table (Caffeine gives one 64-bit word per item). The sample is
+// ensure sizes the sketch for items counters' words (at least 64; the LFU
+// asks for two 64-bit words, 32 counters, per resident item, twice what
+// Caffeine's FrequencySketch gives, which keeps small caches' estimates
+// apart), rounded up to a power of two, keeping the table if it is that
+// large already; a new table starts its counts over. The sample is
 // sampleFactor × items increments. Resizing starts the counts over.
 func (s *freqSketch) ensure(items, sampleFactor int) {
 	items = max(items, 64)
@@ -27,10 +29,13 @@ func (s *freqSketch) ensure(items, sampleFactor int) {
 		return
 	}
 	words := 1 << bits.Len64(uint64(items-1)) // a power of two ≥ items
+	s.items = words
+	s.sampleSize = int64(sampleFactor) * int64(words)
+	if words == len(s.table) {
+		return
+	}
 	s.table = make([]uint64, words)
 	s.blockMask = uint64(words/8 - 1)
-	s.items = items
-	s.sampleSize = int64(sampleFactor) * int64(items)
 	s.size = 0
 }
 
