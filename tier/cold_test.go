@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -560,10 +562,24 @@ func TestColdOverwritesDeleteInBatches(t *testing.T) {
 	if err := c.cold.Delete(context.Background(), trimKey(idx[0])); err != nil {
 		t.Fatal(err)
 	}
+	// From goroutines of their own: a writer that evicts to cold may wait
+	// for the device (T25), and the deletes of writers waiting together
+	// are what a batch gathers.
+	var wg sync.WaitGroup
+	errc := make(chan error, len(idx))
 	for _, i := range idx {
-		if _, err := c.Set(trimKey(i), trimValue(i, 1), SetOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if _, err := c.Set(trimKey(i), trimValue(i, 1), SetOptions{}); err != nil {
+				errc <- err
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
 	}
 	settle(t, c)
 	st := c.Stats()
@@ -587,6 +603,8 @@ func TestColdOverwritesDeleteInBatches(t *testing.T) {
 // TestCloseDeletesForLostKeys: keys lost to a full flusher queue under a
 // burst of writes are purged at Close while the flusher still takes the
 // cold deletes purging queues: no cold error, no "flusher: closed".
+// (Writers wait for a slow device, T25; here they are told it stalls, as
+// after a wait that timed out, so the 8-item queue overflows.)
 func TestCloseDeletesForLostKeys(t *testing.T) {
 	core, logs := observer.New(zapcore.WarnLevel)
 	c := openCold(t, func(o *Options) {
@@ -595,18 +613,28 @@ func TestCloseDeletesForLostKeys(t *testing.T) {
 		o.Logger = zap.New(core)
 		inner := *o
 		inner.EnsureDefaults()
-		o.OpenCold = func() (Cold, error) { // a device slower than the burst: the 8-item queue overflows
+		o.OpenCold = func() (Cold, error) { // a device slower than the burst
 			cold, err := inner.openCold()
 			return slowCold{Cold: cold, delay: 2 * time.Millisecond}, err
 		}
 	})
-	for round := 0; round < 3; round++ {
-		for i := 0; i < 300; i++ {
-			if _, err := c.Set(trimKey(i), trimValue(i, round), SetOptions{}); err != nil {
-				t.Fatal(err)
+	c.throttleOff.Store(math.MaxInt64) // writers do not wait for the device
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ { // eight writers evict at once: the queue overflows
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for round := 0; round < 3; round++ {
+				for i := g; i < 300; i += 8 {
+					if _, err := c.Set(trimKey(i), trimValue(i, round), SetOptions{}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
 			}
-		}
+		}(g)
 	}
+	wg.Wait()
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}

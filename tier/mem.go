@@ -68,6 +68,7 @@ type mem struct {
 	items   [3]int64 // records by memTier
 	bytes   [3]int64
 	evicted [3]uint64 // LFU evictions by the tier the record was in
+	pinned  [3]int64  // bytes of records being written to cold where they are, by log
 	// placement is the fraction of sampled warm pages on the warm node
 	// when the log was opened (-1: not checked, or no warm tier).
 	placement float64

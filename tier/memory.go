@@ -15,9 +15,9 @@ package tier
 // DRAM record's place), its slot in the shard's map (a string header and a
 // pointer, 24 bytes, in a Swiss table between 7/16 and 7/8 full: 27 to 55
 // bytes a key), its owner slot in a DRAM segment (8 bytes) and its share
-// of the LFU's frequency sketch (8 to 16 bytes). Longer keys add their
+// of the LFU's frequency sketch (16 to 32 bytes). Longer keys add their
 // length rounded up to 16. Measured by TestDirectoryCostCoversHeap.
-const DirEntryBytes = 192
+const DirEntryBytes = 200
 
 // heapSlack is the Go heap the budget leaves for everything else: request
 // and reply buffers, the promotion sketch (2 MiB by default), goroutine

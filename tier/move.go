@@ -145,6 +145,7 @@ func (c *Cache) flushDropped(it *flusher.Item, why flusher.Reason) {
 		if why == flusher.Superseded && e != nil && e.flushing && e.loc == p.loc && e.ver == it.Version && e.coldHas(e.ver) {
 			// Skipped because cold holds this version already (T18): the
 			// record goes with nothing lost.
+			c.unpin(p)
 			e.flushing = false
 			c.releaseLocked(e)
 		} else {

@@ -148,6 +148,9 @@ func (c *Cache) evictLocked(sh *shard, e *entry) {
 	}
 	if c.coldTakesWrites() {
 		e.flushing = true
+		c.mem.mu.Lock()
+		c.mem.pinned[e.where] += int64(e.recSize)
+		c.mem.mu.Unlock()
 		e.coldMayHold()
 		it := &flusher.Item{Key: viewBytes(e.key), Value: c.mem.bytesOf(e), Version: e.ver, Expiry: e.exp,
 			Flags: coldFlags(e.kind), Ref: &pinned{where: e.where, loc: e.loc, n: int(e.recSize)}}
@@ -156,6 +159,9 @@ func (c *Cache) evictLocked(sh *shard, e *entry) {
 			return
 		}
 		e.flushing = false
+		c.mem.mu.Lock()
+		c.mem.pinned[e.where] -= int64(e.recSize)
+		c.mem.mu.Unlock()
 	}
 	c.releaseLocked(e)
 	c.loseLocked(sh, viewBytes(e.key), e)
@@ -174,6 +180,7 @@ type pinned struct {
 // version now; failed or dropped: the key is lost, T7); else it was
 // released to the item, which frees it.
 func (c *Cache) endPinned(sh *shard, e *entry, it *flusher.Item, p *pinned, ok bool) {
+	c.unpin(p)
 	if e != nil && e.flushing && e.loc == p.loc && e.where == p.where && e.state == stateLive && e.ver == it.Version {
 		e.flushing = false
 		if ok {
@@ -187,6 +194,14 @@ func (c *Cache) endPinned(sh *shard, e *entry, it *flusher.Item, p *pinned, ok b
 	}
 	c.mem.mu.Lock()
 	c.mem.freeLocked(p.where, p.loc, p.n)
+	c.mem.mu.Unlock()
+}
+
+// unpin ends a pinned record's account: its write ended, one way or the
+// other.
+func (c *Cache) unpin(p *pinned) {
+	c.mem.mu.Lock()
+	c.mem.pinned[p.where] -= int64(p.n)
 	c.mem.mu.Unlock()
 }
 
@@ -273,14 +288,29 @@ func (c *Cache) compact(w memTier, need int) bool {
 	return true
 }
 
+// pinBudget is how much of log w records being written to cold may hold
+// before a writer that needs room waits for their writes.
+func (c *Cache) pinBudget(w memTier) int64 {
+	return min(c.flushHigh, c.mem.logs[w].Capacity()/8)
+}
+
 // forceEvict has the LFU evict 2^step/compactGain of one of log w's
 // segments more than its capacity asks, and releases the victims, so
 // that some segment gains enough dead space to be worth cleaning; *step
-// grows each call, up to the LFU's whole capacity. If the LFU had nothing
-// to evict, the room is held by records being flushed: it waits for one.
+// grows each call, up to the LFU's whole capacity. While records being
+// flushed hold more than pinBudget of w, it waits for one of their writes
+// instead: below that, writers go on while the flusher batches what they
+// evicted.
 func (c *Cache) forceEvict(w memTier, step *int) {
 	m := c.mem
 	m.mu.Lock()
+	if m.pinned[w] > c.pinBudget(w) {
+		// Records being written to cold hold room that their writes free:
+		// wait for one rather than evict more.
+		m.mu.Unlock()
+		c.waitForFlusher()
+		return
+	}
 	reserve := min(int64(m.logs[w].SegmentBytes())<<*step/compactGain, m.lfu.Capacity())
 	*step = min(*step+1, 40)
 	m.lfu.Evict(reserve, m.evictFn)
