@@ -16,12 +16,14 @@ import (
 type Cache interface {
 	// Get appends the value of key to dst. ok is false on a miss.
 	Get(dst, key []byte) (value []byte, ok bool, err error)
-	// View is Get for a reader that only writes the value out: it may
-	// return the stored bytes themselves instead of appending them to dst
-	// (shared is then true, and value must not be modified nor kept as a
-	// buffer). cold reports that the answer took a read of a slow device,
-	// so that reads lined up behind it are better sent together (MGetPrefixAny).
-	View(dst, key []byte) (value []byte, shared, ok, cold bool, err error)
+	// View is Get for a reader that only writes the value out: when into
+	// (if not nil) gives a slice of the value's size, the value may be
+	// copied straight there (filled is true; into may return nil to
+	// decline, and must not block: the cache may call it holding a lock),
+	// else it is appended to dst. cold reports that the answer took a read
+	// of a slow device, so that reads lined up behind it are better sent
+	// together (MGetPrefixAny).
+	View(dst, key []byte, into func(n int) []byte) (value []byte, filled, ok, cold bool, err error)
 	// GetDel is Get that also deletes the key, in one step: the value
 	// returned is the one deleted.
 	GetDel(dst, key []byte) (value []byte, ok bool, err error)

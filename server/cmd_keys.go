@@ -30,11 +30,10 @@ func (c *conn) cmdGet(args [][]byte) { c.getKey(args[1]) }
 // getKey answers GET key, and notes in c.coldGet whether that read the
 // cold device.
 func (c *conn) getKey(key []byte) {
-	v, shared, ok, cold, err := c.s.cache.View(c.scratch[:0], key)
+	v, filled, ok, cold, err := c.s.cache.View(c.scratch[:0], key, c.w.BulkInto)
 	c.coldGet = cold
-	if shared && ok && err == nil {
-		c.st.hits.Add(1)
-		c.w.BulkShared(v) // an immutable hot copy: the kernel copies it from where it is
+	if filled && ok && err == nil {
+		c.st.hits.Add(1) // the value went straight into the reply buffer
 		return
 	}
 	c.valueReply(v, ok, err)

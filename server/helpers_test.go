@@ -84,9 +84,16 @@ func (c *mapCache) Get(dst, key []byte) ([]byte, bool, error) {
 	return append(dst, it.v...), true, nil
 }
 
-func (c *mapCache) View(dst, key []byte) ([]byte, bool, bool, bool, error) {
+func (c *mapCache) View(dst, key []byte, into func(n int) []byte) ([]byte, bool, bool, bool, error) {
 	v, ok, err := c.Get(dst, key)
-	return v, false, ok, strings.HasPrefix(string(key), "cold:"), err
+	cold := strings.HasPrefix(string(key), "cold:")
+	if ok && err == nil && into != nil {
+		if b := into(len(v) - len(dst)); b != nil {
+			copy(b, v[len(dst):])
+			return dst, true, true, cold, nil
+		}
+	}
+	return v, false, ok, cold, err
 }
 
 func (c *mapCache) ViewAny(dst, key []byte) ([]byte, tier.Kind, bool, bool, bool, error) {

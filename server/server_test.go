@@ -543,7 +543,7 @@ func (p panicCache) Get(dst, key []byte) ([]byte, bool, error) {
 	return p.mapCache.Get(dst, key)
 }
 
-func (p panicCache) View(dst, key []byte) ([]byte, bool, bool, bool, error) {
+func (p panicCache) View(dst, key []byte, _ func(int) []byte) ([]byte, bool, bool, bool, error) {
 	v, ok, err := p.Get(dst, key)
 	return v, false, ok, false, err
 }

@@ -41,6 +41,7 @@ var statsTable = []Stat{
 	{"tiers", "dram_dropped", "dram_dropped_total", StatCounter, "", "DRAM records a cleaning found no room for in hot or warm (evicted; expected 0).", func(v statView) StatValue { return ofUint(v.Cache.DRAM.Dropped) }},
 	{"tiers", "dram_admits", "dram_admits_total", StatCounter, "", "New keys admitted to DRAM's main space over a less frequent key (W-TinyLFU).", func(v statView) StatValue { return ofUint(v.Cache.DRAM.Admits) }},
 	{"tiers", "dram_rejects", "dram_rejects_total", StatCounter, "", "New keys evicted from DRAM because a more frequent key kept its place.", func(v statView) StatValue { return ofUint(v.Cache.DRAM.Rejects) }},
+	{"tiers", "dram_forced", "dram_forced_total", StatCounter, "", "Times the DRAM tiers' eviction policy evicted below its capacity because no segment was worth cleaning.", func(v statView) StatValue { return ofUint(v.Cache.DRAM.Forced) }},
 	{"tiers", "dram_compacted", "dram_compacted_total", StatCounter, "", "DRAM records moved within their log to take back the space of dead ones.", func(v statView) StatValue { return ofUint(v.Cache.DRAM.Compacted) }},
 	{"tiers", "flusher_queue", "flusher_queue_items", StatGauge, "", "Items waiting in the flusher queue.", func(v statView) StatValue { return ofInt(v.Cache.Flusher.Queue) }},
 	{"tiers", "flusher_queue_bytes", "flusher_queue_bytes", StatGauge, "", "Bytes waiting in the flusher queue.", func(v statView) StatValue { return ofInt(v.Cache.Flusher.QueueBytes) }},

@@ -131,6 +131,27 @@ func (w *Writer) writeByte(c byte) {
 	}
 }
 
+// BulkInto writes the header and trailer of a bulk string of n bytes into
+// the buffer and returns the n bytes between them for the caller to fill
+// at once (a cache copying a value straight into the reply), or nil,
+// writing nothing, when the buffer has no room for it without a flush: it
+// never flushes, so a cache may call it holding a lock.
+func (w *Writer) BulkInto(n int) []byte {
+	if w.buf == nil {
+		w.buf = w.pool.get()[:0]
+	}
+	b := append(w.num[:0], '$')
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, '\r', '\n')
+	if len(w.buf)+len(b)+n+2 > cap(w.buf) {
+		return nil
+	}
+	w.buf = append(w.buf, b...)
+	start := len(w.buf)
+	w.buf = append(w.buf[:start+n], '\r', '\n')
+	return w.buf[start : start+n : start+n]
+}
+
 // BulkShared writes a bulk string whose bytes the caller will not modify
 // until the next Flush returned (an immutable cached value): a large one is
 // written from where it is, without copying it into the buffer.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"strconv"
 	"testing"
 )
 
@@ -119,4 +120,61 @@ func socketPair(path string) (net.Conn, net.Conn, error) {
 		return nil, nil, err
 	}
 	return a, <-acc, nil
+}
+
+// countingWriter counts the writes that reach it.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.writes++
+	return c.Buffer.Write(p)
+}
+
+// TestBulkIntoMatchesBulk: a bulk string written with BulkInto (and
+// filled by the caller), or with Bulk where BulkInto declines, encodes as
+// Bulk does; BulkInto never writes to the stream itself (a cache calls it
+// holding a lock) and declines only what does not fit the buffer's room.
+func TestBulkIntoMatchesBulk(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var out countingWriter
+	w := NewWriter(&out, 4096)
+	var want bytes.Buffer
+	ref := NewWriter(&want, 1<<20)
+	declined := 0
+	for i := range 3000 {
+		v := make([]byte, r.IntN(6000))
+		for j := range v {
+			v[j] = byte(i + j)
+		}
+		before := out.writes
+		room := 4096 - w.Buffered()
+		b := w.BulkInto(len(v))
+		if out.writes != before {
+			t.Fatal("BulkInto wrote to the stream")
+		}
+		if b != nil {
+			copy(b, v)
+		} else {
+			if len(v)+len(strconv.Itoa(len(v)))+5 <= room {
+				t.Fatalf("BulkInto(%d) declined with %d bytes of room", len(v), room)
+			}
+			declined++
+			w.Bulk(v)
+		}
+		ref.Bulk(v)
+		if r.IntN(20) == 0 {
+			w.Flush()
+		}
+	}
+	w.Flush()
+	ref.Flush()
+	if !bytes.Equal(out.Bytes(), want.Bytes()) {
+		t.Fatalf("stream differs at %d", firstDiff(out.Bytes(), want.Bytes()))
+	}
+	if declined == 0 || declined == 3000 {
+		t.Fatalf("BulkInto declined %d of 3000: the test needs both paths", declined)
+	}
 }

@@ -112,11 +112,11 @@ func TestMGetSendsColdLookupsInOneSubmission(t *testing.T) {
 
 	// View says when it read the device; MGetPrefix takes the prefix that
 	// fits its byte budget (every value here is len(val(0)) bytes).
-	if _, _, ok, cold, err := c.View(nil, mem[0]); !ok || cold || err != nil {
+	if _, _, ok, cold, err := c.View(nil, mem[0], nil); !ok || cold || err != nil {
 		t.Errorf("View of a key in memory: ok=%v cold=%v err=%v; want a hit without a device read", ok, cold, err)
 	}
 	k := cold[300] // not read above, so still only in cold (promotion is off)
-	if v, _, ok, fromCold, err := c.View(nil, k); !ok || !fromCold || err != nil || !bytes.Equal(v, val(coldIdx[300])) {
+	if v, _, ok, fromCold, err := c.View(nil, k, nil); !ok || !fromCold || err != nil || !bytes.Equal(v, val(coldIdx[300])) {
 		t.Errorf("View of a cold key: %.20q ok=%v cold=%v err=%v; want its value, read from the device", v, ok, fromCold, err)
 	}
 	size := int64(len(val(0)))

@@ -35,14 +35,19 @@ type readPlan struct {
 	size  int         // its value's size
 	kind  Kind        // its value's kind
 	epoch uint64      // readAdopt: the shard's removal count, checked when adopting
+	// filled: readServe of a string from a DRAM record, copied into the
+	// slice the reader's into gave (not appended to dst).
+	filled bool
 }
 
 // planRead decides what a read of key does, with sh's lock held (read or
 // write) and now the reader's clock. It is the one place that finds "this
 // version" of a key: the entry's DRAM record, then a copy in transit to
-// cold (memLookup), then cold. A memory copy is appended to dst; a DRAM
-// record read is marked touched (hot's second chance).
-func (c *Cache) planRead(dst, key []byte, sh *shard, now int64) ([]byte, readPlan) {
+// cold (memLookup), then cold. A memory copy is appended to dst, except a
+// string's DRAM record when into (not nil) gives a slice of its size: it
+// is copied there (p.filled), straight from the record. A DRAM record read
+// is marked touched (hot's second chance).
+func (c *Cache) planRead(dst, key []byte, sh *shard, now int64, into func(n int) []byte) ([]byte, readPlan) {
 	e := sh.m[viewString(key)]
 	if e == nil {
 		if c.coldUnknown.Load() && c.cold != nil {
@@ -56,6 +61,13 @@ func (c *Cache) planRead(dst, key []byte, sh *shard, now int64) ([]byte, readPla
 	p := readPlan{e: e, ver: e.ver, size: int(e.size), kind: e.kind}
 	if e.loc != 0 {
 		e.mark(markTouched)
+		if into != nil && e.kind == KindString {
+			if b := into(int(e.recSize)); b != nil {
+				copy(b, c.mem.bytesOf(e))
+				p.act, p.tier, p.filled = readServe, e.where.tier(), true
+				return dst, p
+			}
+		}
 	}
 	if v, t, ok := c.memLookup(dst, key, e); ok {
 		p.act, p.tier = readServe, t

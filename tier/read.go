@@ -13,26 +13,36 @@ import (
 // Get appends key's value to dst. ok is false on a miss. A cold-tier device
 // error is counted and logged and reads as a miss (the cache keeps serving).
 func (c *Cache) Get(dst, key []byte) ([]byte, bool, error) {
-	v, _, ok, _, err := c.View(dst, key)
+	v, _, ok, _, err := c.View(dst, key, nil)
 	return v, ok, err
 }
 
-// View is Get for the server: value is appended to dst (shared is always
-// false: DRAM records live off the heap and are copied out). cold reports
-// that the answer, hit or miss, took a read of the cold device: a caller
-// with more reads lined up can send them together (MGetPrefix) and wait
-// for the device once instead of once per key. A key of another kind than
-// KindString answers ErrWrongKind (T23).
-func (c *Cache) View(dst, key []byte) (value []byte, shared, ok, cold bool, err error) {
-	v, kind, shared, ok, cold, err := c.ViewAny(dst, key)
+// View is Get for the server: when into (if not nil) gives a slice of the
+// value's size, a value in a DRAM record is copied there, under the key's
+// shard read lock, and filled is true (the server passes the reply
+// buffer's room: one copy, from the record to the reply); into may
+// return nil to decline. Otherwise the value is appended to dst. cold
+// reports that the answer, hit or miss, took a read of the cold device: a
+// caller with more reads lined up can send them together (MGetPrefix) and
+// wait for the device once instead of once per key. A key of another kind
+// than KindString answers ErrWrongKind (T23), and into is not called.
+func (c *Cache) View(dst, key []byte, into func(n int) []byte) (value []byte, filled, ok, cold bool, err error) {
+	v, kind, filled, ok, cold, err := c.view(dst, key, into)
 	if ok && kind != KindString {
 		return dst, false, false, cold, ErrWrongKind
 	}
-	return v, shared, ok, cold, err
+	return v, filled, ok, cold, err
 }
 
-// ViewAny is View for a value of any kind, which it returns beside it.
+// ViewAny is View for a value of any kind, which it returns beside it
+// (appended to dst; shared is always false: the DRAM tiers' records are
+// copied out).
 func (c *Cache) ViewAny(dst, key []byte) (value []byte, kind Kind, shared, ok, cold bool, err error) {
+	v, kind, _, ok, cold, err := c.view(dst, key, nil)
+	return v, kind, false, ok, cold, err
+}
+
+func (c *Cache) view(dst, key []byte, into func(n int) []byte) (value []byte, kind Kind, filled, ok, cold bool, err error) {
 	if len(key) == 0 {
 		return dst, 0, false, false, false, ErrEmptyKey
 	}
@@ -40,10 +50,10 @@ func (c *Cache) ViewAny(dst, key []byte) (value []byte, kind Kind, shared, ok, c
 		return dst, 0, false, false, false, ErrClosed
 	}
 	lo, _ := hashKey(key)
-	v, t, kind, ok := c.get(dst, key, lo, true)
+	v, t, kind, filled, ok := c.getInto(dst, key, lo, true, into)
 	c.count(t, ok)
 	c.exit()
-	return v, kind, false, ok, t == policy.Cold, nil
+	return v, kind, filled, ok, t == policy.Cold, nil
 }
 
 // record counts the access for the promotion policy once per read (*rec
@@ -79,42 +89,52 @@ func (c *Cache) served(p readPlan, lo uint64, sh *shard, n int) {
 // (appended to dst) and the tier it came from. rec says the access is to
 // be recorded for the promotion policy.
 func (c *Cache) get(dst, key []byte, lo uint64, rec bool) (v []byte, t policy.Tier, kind Kind, ok bool) {
+	v, t, kind, _, ok = c.getInto(dst, key, lo, rec, nil)
+	return v, t, kind, ok
+}
+
+// getInto is get with planRead's into: filled says the value went there.
+func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) []byte) (v []byte, t policy.Tier, kind Kind, filled, ok bool) {
 	sh := c.dir.shard(lo)
 	for attempt := 0; attempt < 3; attempt++ {
 		sh.mu.RLock()
-		v, p := c.planRead(dst, key, sh, c.now())
+		v, p := c.planRead(dst, key, sh, c.now(), into)
 		sh.mu.RUnlock()
 		switch p.act {
 		case readServe:
 			c.record(&rec, lo, p.tier == policy.Hot)
-			c.served(p, lo, sh, len(v)-len(dst))
-			return v, p.tier, p.kind, true
+			n := len(v) - len(dst)
+			if p.filled {
+				n = p.size
+			}
+			c.served(p, lo, sh, n)
+			return v, p.tier, p.kind, p.filled, true
 		case readMiss:
 			c.record(&rec, lo, false)
-			return dst, policy.None, 0, false
+			return dst, policy.None, 0, false, false
 		case readAdopt:
 			c.record(&rec, lo, false)
 			if c.coldDeleting(key) {
-				return dst, policy.None, 0, false
+				return dst, policy.None, 0, false, false
 			}
 			v, k, ok, retry := c.adopt(dst, key, sh, p.epoch)
 			if retry {
 				continue
 			}
-			return v, policy.Cold, k, ok
+			return v, policy.Cold, k, false, ok
 		case readCold:
 			c.record(&rec, lo, false)
 			v, m, found, err := c.cold.Get(context.Background(), dst, key, p.size)
 			if err != nil {
 				c.coldError("get", err)
-				return dst, policy.None, 0, false
+				return dst, policy.None, 0, false, false
 			}
 			if found && m.Version == p.ver {
 				c.admitFromCold(key, v[len(dst):], lo, p.ver)
-				return v, policy.Cold, p.kind, true
+				return v, policy.Cold, p.kind, false, true
 			}
 			if found && c.pendingVersion(sh, key, m.Version) {
-				return v, policy.Cold, m.Kind, true // durable, being published (T28)
+				return v, policy.Cold, m.Kind, false, true // durable, being published (T28)
 			}
 			dst = v[:len(dst)]
 			if !found && c.changedSince(sh, key, p.ver) {
@@ -122,14 +142,14 @@ func (c *Cache) get(dst, key []byte, lo uint64, rec bool) (v []byte, t policy.Ti
 			}
 			if !found {
 				c.lostVersion(key, p.ver, true) // the store reclaimed it
-				return dst, policy.None, 0, false
+				return dst, policy.None, 0, false, false
 			}
 		case readRetry:
 			c.record(&rec, lo, false)
 		}
 	}
 	c.st.phantoms.Add(1)
-	return dst, policy.None, 0, false
+	return dst, policy.None, 0, false, false
 }
 
 // coldDeleting reports whether a cold delete of key is queued or running:
@@ -263,7 +283,7 @@ func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
 		sh.mu.RLock()
 		from := len(buf)
 		var p readPlan
-		buf, p = c.planRead(buf, key, sh, now)
+		buf, p = c.planRead(buf, key, sh, now, nil)
 		sh.mu.RUnlock()
 		switch p.act {
 		case readMiss:
@@ -467,7 +487,7 @@ func (c *Cache) Where(key []byte) string {
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
 	c.lockEntry(sh, key, false, true)
-	_, p := c.planRead(nil, key, sh, c.now())
+	_, p := c.planRead(nil, key, sh, c.now(), nil)
 	sh.mu.RUnlock()
 	switch p.act {
 	case readServe:
