@@ -30,7 +30,7 @@ func (c *conn) cmdGet(args [][]byte) { c.getKey(args[1]) }
 // getKey answers GET key, and notes in c.coldGet whether that read the
 // cold device.
 func (c *conn) getKey(key []byte) {
-	v, filled, ok, cold, err := c.s.cache.View(c.scratch[:0], key, c.w.BulkInto)
+	v, filled, ok, cold, err := c.s.cache.View(c.scratch[:0], key, c.into)
 	c.coldGet = cold
 	if filled && ok && err == nil {
 		c.st.hits.Add(1) // the value went straight into the reply buffer

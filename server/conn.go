@@ -26,11 +26,12 @@ type conn struct {
 	authed  bool
 	quit    bool
 	created time.Time
-	scratch []byte      // reused GET buffer
-	coldGet bool        // the last GET read the cold device (see getBatch)
-	batch   [][]byte    // reused keys of a getBatch
-	kvs     [][2][]byte // reused MSET pairs
-	agg     aggBuf      // reused buffers of the aggregate commands
+	scratch []byte             // reused GET buffer
+	into    func(n int) []byte // c.w.BulkInto, made once (a method value allocates)
+	coldGet bool               // the last GET read the cold device (see getBatch)
+	batch   [][]byte           // reused keys of a getBatch
+	kvs     [][2][]byte        // reused MSET pairs
+	agg     aggBuf             // reused buffers of the aggregate commands
 	st      connCounters
 	tx      txState
 	watched map[string]bool // WATCHed keys: did each exist at WATCH (watch.go)
@@ -70,6 +71,7 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c.rd.SetPreAuth(requireAuth)
 	c.out.SetPreAuth(requireAuth)
 	c.w = NewWriter(rw, s.opts.WriteBufferBytes)
+	c.into = c.w.BulkInto
 	c.w.errs = &s.errs
 	c.lists = listOps{cache: s.cache, limits: listLimits{elements: s.opts.MaxListElements, bytes: s.opts.MaxValueBytes}}
 	c.rd.BeforeBlock = c.flush

@@ -57,19 +57,15 @@ func (c *Cache) view(dst, key []byte, into func(n int) []byte) (value []byte, ki
 }
 
 // record counts the access for the promotion policy once per read (*rec
-// says it is still due): a hit already served by hot is sampled (it only
-// feeds the promotion decision of other keys), any other read counts
-// before the policy decides on a promotion.
-func (c *Cache) record(rec *bool, lo uint64, hot bool) {
+// says it is still due), before the policy decides on a promotion. A hot
+// hit is not recorded: the promotion policy decides only for warm and
+// cold hits (the LFU counts every DRAM hit).
+func (c *Cache) record(rec *bool, lo uint64) {
 	if !*rec {
 		return
 	}
 	*rec = false
-	if hot {
-		c.pro.RecordSampled(lo)
-	} else {
-		c.pro.Record(lo)
-	}
+	c.pro.Record(lo)
 }
 
 // served does what follows a read served from memory (no lock held): the
@@ -102,7 +98,9 @@ func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) [
 		sh.mu.RUnlock()
 		switch p.act {
 		case readServe:
-			c.record(&rec, lo, p.tier == policy.Hot)
+			if p.tier != policy.Hot {
+				c.record(&rec, lo)
+			}
 			n := len(v) - len(dst)
 			if p.filled {
 				n = p.size
@@ -110,10 +108,10 @@ func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) [
 			c.served(p, lo, sh, n)
 			return v, p.tier, p.kind, p.filled, true
 		case readMiss:
-			c.record(&rec, lo, false)
+			c.record(&rec, lo)
 			return dst, policy.None, 0, false, false
 		case readAdopt:
-			c.record(&rec, lo, false)
+			c.record(&rec, lo)
 			if c.coldDeleting(key) {
 				return dst, policy.None, 0, false, false
 			}
@@ -123,7 +121,7 @@ func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) [
 			}
 			return v, policy.Cold, k, false, ok
 		case readCold:
-			c.record(&rec, lo, false)
+			c.record(&rec, lo)
 			v, m, found, err := c.cold.Get(context.Background(), dst, key, p.size)
 			if err != nil {
 				c.coldError("get", err)
@@ -145,7 +143,7 @@ func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) [
 				return dst, policy.None, 0, false, false
 			}
 		case readRetry:
-			c.record(&rec, lo, false)
+			c.record(&rec, lo)
 		}
 	}
 	c.st.phantoms.Add(1)
@@ -278,13 +276,15 @@ func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
 			continue
 		}
 		lo, _ := hashKey(key)
-		c.pro.Record(lo)
 		sh := c.dir.shard(lo)
 		sh.mu.RLock()
 		from := len(buf)
 		var p readPlan
 		buf, p = c.planRead(buf, key, sh, now, nil)
 		sh.mu.RUnlock()
+		if p.act != readServe || p.tier != policy.Hot {
+			c.pro.Record(lo) // a hot hit has nothing for the promotion policy to decide
+		}
 		switch p.act {
 		case readMiss:
 			c.count(policy.None, false)
