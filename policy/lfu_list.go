@@ -43,9 +43,14 @@ func (n *Node) Queue() Queue { return n.queue }
 // Resident reports whether n is in one of the LFU's queues.
 func (n *Node) Resident() bool { return n.queue != NotResident }
 
-// Hash is the key hash n was added with (0 before its first Add); it
-// never changes for a node once set.
+// Hash is the key hash n was given (SetHash, or its first Add); it never
+// changes for a node once set, so its owner may read it without the LFU's
+// lock.
 func (n *Node) Hash() uint64 { return n.hash }
+
+// SetHash gives a node that was never added its key's hash, before anyone
+// else can see the node (Add then keeps it).
+func (n *Node) SetHash(h uint64) { n.hash = h }
 
 // Weight is what n was added with.
 func (n *Node) Weight() uint32 { return n.weight }

@@ -116,9 +116,8 @@ func TestAggregateLimits(t *testing.T) {
 	})
 }
 
-// newWarmTierCache is newTierCache with a warm arena below hot: a hot copy
-// ristretto lets go is demoted there instead of lost (a hot-only cache may
-// drop a key ristretto evicts, as a cache may).
+// newWarmTierCache is newTierCache with a warm log beside hot: what
+// cleaning hot demotes stays in DRAM.
 func newWarmTierCache(t testing.TB) *tier.Cache {
 	t.Helper()
 	c, err := tier.Open(tier.Options{HotBytes: 8 << 20, HotMaxValue: 1 << 20,

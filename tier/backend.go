@@ -7,33 +7,12 @@ import (
 	"github.com/tiercache/tiercache/flusher"
 )
 
-// Meta is what every tier stores beside a value.
+// Meta is what the cold tier stores beside a value (the DRAM tiers keep it
+// in the directory entry).
 type Meta struct {
 	Expiry  int64  // unix ns, 0 = none
 	Version uint64 // the cache-wide version of the write that produced the value
-	Kind    Kind   // cold only (the record's flags): the value's kind; warm copies take it from the entry
-}
-
-// Warm is what the cache needs from the warm tier (tier/warm adapts to it).
-// OnEvict, given at open, receives every live item of an evicted segment.
-type Warm interface {
-	Get(dst, key []byte) ([]byte, Meta, bool)
-	Has(key []byte) (Meta, bool)         // without copying the value or counting a hit
-	Set(key, value []byte, m Meta) error // an error means "not stored"
-	Delete(key []byte) bool
-	Stats() WarmStats
-	Close() error
-}
-
-// WarmStats are the warm tier's counters.
-type WarmStats struct {
-	Items, Bytes       int64
-	Evictions          uint64
-	Node               int     // NUMA node the arena is bound to, -1 unbound
-	Placement          float64 // fraction of sampled pages on Node
-	Capacity, Segments int64
-	MaxValue           int   // largest value Set can take
-	IndexBytes         int64 // the index, on the Go heap (16-byte slots, at most 3/4 full)
+	Kind    Kind   // the value's kind (the record's flags)
 }
 
 // Cold is what the cache needs from the cold tier (an *nvmekv.KV adapts to

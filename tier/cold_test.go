@@ -669,8 +669,8 @@ func TestPromotedReadsWriteNothing(t *testing.T) {
 	}
 	puts0, kept0 := kvOf(c).Stats().Puts, c.Stats().ColdKept
 	var promoted []int
-	// Read until some are promoted (TinyLFU and ristretto's admission
-	// decide; 4 rounds promoted none in 1 of 60 runs).
+	// Read until some are promoted (the promotion policy and the LFU's
+	// admission decide).
 	for round := 0; round < 40 && len(promoted) == 0; round++ {
 		for _, i := range idx {
 			if v, ok, err := c.Get(nil, trimKey(i)); !ok || err != nil || !bytes.Equal(v, trimValue(i, 0)) {

@@ -252,3 +252,39 @@ func TestConcurrentNoDropsNoMisses(t *testing.T) {
 		t.Errorf("%d misses of live keys although nothing was dropped or lost", res.missLive.Load())
 	}
 }
+
+// TestConcurrentWritersFindRoom (T31): writers racing for room in a full
+// DRAM with no cold tier are never refused: a writer whose room another
+// took makes room again (errNoRoom), and the LFU evicts what it must.
+func TestConcurrentWritersFindRoom(t *testing.T) {
+	o := smallOptions(nil)
+	o.Clock = nil
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var wg sync.WaitGroup
+	var refused atomic.Int64
+	var first atomic.Value
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(g), 3))
+			for i := 0; i < steps(t, 5000); i++ {
+				v := make([]byte, 200+r.IntN(3000))
+				if _, err := c.Set([]byte(fmt.Sprint("w", g, "-", r.IntN(2000))), v, SetOptions{}); err != nil {
+					refused.Add(1)
+					first.CompareAndSwap(nil, err)
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	if n := refused.Load(); n > 0 {
+		t.Fatalf("%d writes refused, the first: %v (%+v)", n, first.Load(), c.Stats().DRAM)
+	}
+	t.Logf("%+v", c.Stats().DRAM)
+	checkKeyCount(t, c)
+}

@@ -79,7 +79,8 @@ func (e *entry) unmark(m uint32) bool { return e.marks.And(^m)&m != 0 }
 // adoptLocked records key, found in a cold store of an earlier run with
 // meta m and a size-byte value, as a live entry (sh.mu held).
 func (sh *shard) adoptLocked(key []byte, m Meta, size int) {
-	e, ks := newEntry(key)
+	lo, _ := hashKey(key)
+	e, ks := newEntry(key, lo)
 	e.write(m.Version, m.Expiry, int64(size), m.Kind)
 	e.coldWritten(m.Version, m.Expiry)
 	e.mark(markRecent)
@@ -115,8 +116,8 @@ func newDirectory() *directory {
 	return d
 }
 
-// hashKey is the 128-bit key hash: lo picks the shard and feeds ristretto and
-// the policy, hi is ristretto's conflict check.
+// hashKey is the 128-bit key hash: lo picks the shard and feeds the
+// policies (the LFU's sketch, the promotion sketch); hi is unused here.
 func hashKey(key []byte) (lo, hi uint64) {
 	h := xxh3.Hash128(key)
 	return h.Lo, h.Hi

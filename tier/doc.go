@@ -74,11 +74,12 @@
 //   - T8: in drain mode Close writes every live hot and warm value that is
 //     not already in cold, durably, before closing the store; in writethrough
 //     mode every change is durable before it returns (T28).
-//   - T9: Close is idempotent and ordered: drain, background goroutine
-//     (hot evictions are discarded from then on), flusher drained, lost-copy
-//     checks (their cold deletes still queued), flusher closed (every
-//     completion callback returned), lost-copy checks again, hot, warm,
-//     cold (synced, closed): nothing touches a tier after it is closed.
+//   - T9: Close is idempotent and ordered: drain, background goroutine,
+//     flusher drained, lost-copy checks (their cold deletes still queued),
+//     flusher closed (every completion callback returned, so no DRAM record
+//     is pinned any more), lost-copy checks again, the hot and warm logs
+//     unmapped, cold (synced, closed): nothing touches a tier after it is
+//     closed.
 //     Calls after Close return ErrClosed (TestCloseDeletesForLostKeys).
 //   - T10: MGet sends the cold lookups of a batch as one KV.GetMany
 //     submission per MGetColdBatch keys (default 128); concurrent MGets

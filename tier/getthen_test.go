@@ -223,9 +223,7 @@ func TestConcurrentGetDel(t *testing.T) {
 // SetGet. The swaps form one history: every value written is handed back
 // as the replaced value exactly once, except the last, which the key
 // holds, and exactly one SetGet found the key absent. A Get followed by a
-// Set would hand one value to two writers and lose another. (With the
-// default demotion policy hot may drop a copy it turns away, which the
-// cache counts as lost: DemoteAll keeps every copy.)
+// Set would hand one value to two writers and lose another.
 func TestConcurrentSetGet(t *testing.T) {
 	o := smallOptions(newFakeClock())
 	c, err := Open(o)

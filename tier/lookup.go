@@ -21,8 +21,7 @@ const (
 	// and adopt it (T4, T15), unless a cold delete of it is queued.
 	readAdopt
 	// readRetry: the entry's version is in no tier the reader can see
-	// yet: a copy is moving between two of them (T5). Wait for ristretto's
-	// pending work and decide again.
+	// yet: a copy is moving between two of them (T5). Decide again.
 	readRetry
 )
 

@@ -60,7 +60,11 @@ const memRounds = 64
 const memMargin = 0.01
 
 type mem struct {
-	mu      sync.Mutex
+	// cleaning serializes each log's cleanings (makeRoom): concurrent ones
+	// would each take the segments the log keeps free and leave none to
+	// clean into. Taken before mu, hot's before warm's.
+	cleaning [3]sync.Mutex
+	mu       sync.Mutex
 	lfu     *policy.LFU
 	logs    [3]*dram.Log[*entry] // by memTier; warm nil without a warm tier
 	victims []*entry             // evicted by the LFU, records not yet released

@@ -18,50 +18,69 @@ func (c *Cache) placeFor(n int) memTier {
 	return memNone
 }
 
-// placeLocked gives e, live at the version it now has, a DRAM record
-// holding v, and makes it resident in the LFU (sh's write lock held);
-// false if no log had room without a cleaning (the caller made room
-// first). The record of e's previous version is replaced: overwritten
-// where it is when it has v's size and is not being flushed, else freed.
-// The LFU may evict keys (this one too): they are released by
-// processVictims, which the caller runs once it unlocked.
-func (c *Cache) placeLocked(e *entry, v []byte) bool {
+// reservation is a DRAM record placeLocked will fill: a new one (loc in
+// log where), or e's own when it can be written in place.
+type reservation struct {
+	loc     dram.Loc
+	where   memTier
+	b       []byte
+	inPlace bool
+}
+
+// reserveLocked finds room for an n-byte value of e (sh's write lock
+// held; e may be an entry not in the map yet): e's record itself when it
+// has n bytes and is not being flushed (an overwrite in place: no reader
+// holds the shard lock now, and the record is this entry's alone), else a
+// new record in hot (values up to HotMaxValue) or warm, without a
+// cleaning (the caller made room first). ok is false when no log has
+// room, or none takes n bytes.
+func (c *Cache) reserveLocked(e *entry, n int) (r reservation, ok bool) {
 	m := c.mem
-	w := c.placeFor(len(v))
+	w := c.placeFor(n)
 	if w == memNone {
+		return r, false
+	}
+	if e.loc != 0 && !e.flushing && e.where == w && int(e.recSize) == n {
+		return reservation{loc: e.loc, where: w, b: m.bytesOf(e), inPlace: true}, true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	loc, b, ok := m.allocLocked(w, n, e, writerKeep)
+	if !ok && w == memHot && m.logs[memWarm] != nil && n <= m.logs[memWarm].SegmentBytes() {
+		w = memWarm
+		loc, b, ok = m.allocLocked(w, n, e, writerKeep)
+	}
+	return reservation{loc: loc, where: w, b: b}, ok
+}
+
+// placeLocked gives e, live at the version it now has, the record r holds
+// with v copied into it, and makes it resident in the LFU (sh's write
+// lock held). The record of e's previous version is replaced (freed, or
+// overwritten in place). The LFU may evict keys (this one too): they are
+// released by processVictims, which the caller runs once it unlocked.
+func (c *Cache) placeLocked(e *entry, r reservation, v []byte) {
+	m := c.mem
+	if !r.inPlace {
+		c.releaseLocked(e)
+	}
+	copy(r.b, v)
+	e.loc, e.where, e.recSize = r.loc, r.where, uint32(len(v))
+	e.unmark(markTouched)
+	m.mu.Lock()
+	m.admitLocked(e, len(v))
+	m.mu.Unlock()
+}
+
+// placeOrDropLocked is placeLocked when room may be had: with no room, e
+// has no DRAM record and leaves the LFU, and it reports false.
+func (c *Cache) placeOrDropLocked(e *entry, v []byte) bool {
+	r, ok := c.reserveLocked(e, len(v))
+	if !ok {
 		c.releaseLocked(e)
 		c.memRemove(e)
 		return false
 	}
-	if e.loc != 0 && !e.flushing && e.where == w && int(e.recSize) == len(v) {
-		// Same size: in place. No reader holds the shard lock now, and
-		// the record is this entry's alone.
-		copy(m.bytesOf(e), v)
-		e.unmark(markTouched)
-		m.mu.Lock()
-		m.admitLocked(e, len(v))
-		m.mu.Unlock()
-		return true
-	}
-	c.releaseLocked(e)
-	m.mu.Lock()
-	loc, b, ok := m.allocLocked(w, len(v), e, writerKeep)
-	if !ok && w == memHot && m.logs[memWarm] != nil && len(v) <= m.logs[memWarm].SegmentBytes() {
-		w = memWarm
-		loc, b, ok = m.allocLocked(w, len(v), e, writerKeep)
-	}
-	if !ok {
-		if e.node.Resident() {
-			m.lfu.Remove(&e.node)
-		}
-		m.mu.Unlock()
-		return false
-	}
-	copy(b, v)
-	e.loc, e.where, e.recSize = loc, w, uint32(len(v))
-	e.unmark(markTouched)
-	m.admitLocked(e, len(v))
-	m.mu.Unlock()
+	c.placeLocked(e, r, v)
 	return true
 }
 
@@ -230,6 +249,14 @@ func (c *Cache) makeRoom(w memTier, n int) bool {
 		return false
 	}
 	step := 0
+	m.mu.Lock()
+	ok := l.CanAlloc(n, writerKeep)
+	m.mu.Unlock()
+	if ok {
+		return true
+	}
+	m.cleaning[w].Lock() // one cleaning of w at a time; the others wait for its room
+	defer m.cleaning[w].Unlock()
 	for round := 0; round < memRounds; round++ {
 		m.mu.Lock()
 		if l.CanAlloc(n, writerKeep) {
@@ -247,7 +274,7 @@ func (c *Cache) makeRoom(w memTier, n int) bool {
 				// the young records, and the LFU's rejections leave it most of
 				// the dead space), else warm compacts, else the LFU evicts.
 				m.mu.Unlock()
-				if !c.compact(memHot, n) && !c.compact(memWarm, 0) {
+				if !c.compact(memHot, n) && !c.compactLocking(memWarm) {
 					c.forceEvict(memWarm, &step)
 				}
 				continue
@@ -262,7 +289,54 @@ func (c *Cache) makeRoom(w memTier, n int) bool {
 			c.forceEvict(w, &step)
 		}
 	}
-	return false
+	// Still no room (a log of few segments, nearly all live): free the
+	// sparsest segment whole, evicting what it holds.
+	c.evictSegment(w)
+	m.mu.Lock()
+	ok = l.CanAlloc(n, writerKeep)
+	m.mu.Unlock()
+	return ok
+}
+
+// evictSegment frees log w's sparsest segment by evicting the keys whose
+// records it holds (to cold, or lost without a cold tier), the last resort
+// of makeRoom (w's cleaning lock held).
+func (c *Cache) evictSegment(w memTier) {
+	m := c.mem
+	m.mu.Lock()
+	seg, _ := m.logs[w].Sparsest()
+	if seg < 0 {
+		m.mu.Unlock()
+		return
+	}
+	owners := m.logs[w].BeginClean(seg)
+	m.mu.Unlock()
+	for _, e := range owners {
+		sh := c.dir.shard(e.node.Hash())
+		sh.mu.Lock()
+		if e.loc != 0 && e.where == w && e.loc.Segment() == seg && !e.flushing && e.state == stateLive {
+			m.mu.Lock()
+			if e.node.Resident() {
+				m.lfu.Remove(&e.node)
+				m.evicted[w]++
+			}
+			m.dropped++
+			m.mu.Unlock()
+			c.evictLocked(sh, e)
+		}
+		sh.mu.Unlock()
+	}
+	m.mu.Lock()
+	m.logs[w].EndClean(seg)
+	m.mu.Unlock()
+}
+
+// compactLocking is compact(w, 0) under w's cleaning lock (a cleaning of
+// hot compacting warm).
+func (c *Cache) compactLocking(w memTier) bool {
+	c.mem.cleaning[w].Lock()
+	defer c.mem.cleaning[w].Unlock()
+	return c.compact(w, 0)
 }
 
 // compactGain: a compaction moves a segment's records only if that frees
@@ -447,7 +521,7 @@ func (c *Cache) admitFromCold(key, v []byte, lo, ver uint64) {
 		sh.mu.Unlock()
 		return
 	}
-	if c.placeLocked(e, v) {
+	if c.placeOrDropLocked(e, v) {
 		c.st.promotions.Add(1)
 	}
 	sh.mu.Unlock()

@@ -6,9 +6,8 @@ import (
 	"github.com/tiercache/tiercache/policy"
 )
 
-// viewString returns a string sharing b's bytes, for map lookups and for
-// ristretto, which only hashes the key and never retains it. b must not be
-// modified while the string is in use.
+// viewString returns a string sharing b's bytes, for map lookups that only
+// hash and compare it. b must not be modified while the string is in use.
 func viewString(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -46,9 +45,17 @@ type (
 	}
 )
 
-// newEntry returns a zero entry and a copy of key to use as its map key,
-// in one allocation when key is at most 48 bytes.
-func newEntry(key []byte) (*entry, string) {
+// newEntry returns a zero entry of key, whose hash is lo (hashKey), and a
+// copy of key to use as its map key, in one allocation when key is at most
+// 48 bytes. The hash is set before anyone can see the entry: a cleaning
+// finds an entry's shard by it without the shard's lock (L7).
+func newEntry(key []byte, lo uint64) (*entry, string) {
+	e, ks := newEntryOf(key)
+	e.node.SetHash(lo)
+	return e, ks
+}
+
+func newEntryOf(key []byte) (*entry, string) {
 	switch n := len(key); {
 	case n == 0:
 		return &entry{}, ""

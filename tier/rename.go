@@ -2,6 +2,7 @@ package tier
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -55,7 +56,7 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 	slo, _ := hashKey(src)
 	dlo, _ := hashKey(dst)
 	ssh, dsh := c.dir.shard(slo), c.dir.shard(dlo)
-	unreadable, waits := 0, 0
+	unreadable, waits, rooms := 0, 0, 0
 	var buf []byte
 	for try := 0; try < getThenTries; try++ {
 		e := c.lockEntry(ssh, src, false, true)
@@ -130,6 +131,14 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 		// Everything the entry says about the value goes with it: its
 		// expiry and kind (the size is v's).
 		wait, err := c.writeLocked(dsh, ed, dst, v, es.exp, es.kind)
+		if errors.Is(err, errNoRoom) {
+			unlockShards(ssh, dsh)
+			if rooms++; rooms < noRoomTries {
+				try-- // not a write in between: make room and carry again
+				continue
+			}
+			return true, false, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(dst), len(v))
+		}
 		if err == nil && move {
 			c.purgeLocked(ssh, src, es)
 		}

@@ -35,11 +35,8 @@ func scanAll(t *testing.T, c *Cache, count int, match func(string, Kind) bool) m
 func TestScan(t *testing.T) {
 	clk := newFakeClock()
 	o := smallOptions(clk)
-	// No cold tier: every hot victim must find room in warm, or it is
-	// dropped (and rightly no longer listed).
-	// A short demotion queue: under CPU load the background goroutine lags
-	// the writers and the queue fills, which must slow them down, not drop
-	// hot victims warm has room for (T6; dropping them once failed CI here).
+	// No cold tier: a key the LFU evicts is dropped (and rightly no longer
+	// listed); writers under CPU load must not drop keys DRAM has room for.
 	c, err := Open(o)
 	if err != nil {
 		t.Fatal(err)

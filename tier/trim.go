@@ -18,8 +18,8 @@ const (
 
 // trim runs one pass if the directory is above MaxKeys. It reports stuck
 // when the directory is above MaxKeys and the pass forgot nothing. It never
-// waits for the life lock: Flush holds it while it clears ristretto, whose
-// goroutine may be waiting on this one (T6).
+// waits for the life lock: Flush and Close hold it while they may wait for
+// work this goroutine would do.
 func (c *Cache) trim() (stuck bool) {
 	n := c.dir.keyCount()
 	if c.o.MaxKeys <= 0 || n <= c.o.MaxKeys || !c.life.TryRLock() {

@@ -2,6 +2,7 @@ package tier
 
 import (
 	"cmp"
+	"errors"
 	"context"
 	"fmt"
 	"math"
@@ -47,6 +48,21 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
+	for try := 0; ; try++ {
+		stored, retry, err := c.setOnce(sh, key, value, o, ifVer, check, now, exp)
+		if errors.Is(err, errNoRoom) {
+			if try < noRoomTries {
+				continue
+			}
+			err = fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(key), len(value))
+		}
+		return stored, retry, err
+	}
+}
+
+// setOnce is one try of set: room first, then the write under the shard
+// lock; errNoRoom when the room made was taken before the write.
+func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64, check bool, now, exp int64) (stored, retry bool, err error) {
 	if w := c.placeFor(len(value)); w != memNone && !c.writeThrough() {
 		c.makeRoom(w, len(value)) // before any lock: a cleaning takes other keys' locks
 	}
@@ -104,14 +120,24 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 // sh's write lock held; e is key's entry, or nil for a key the directory
 // does not have. The value gets a DRAM record if a log has room (the
 // caller made room first), else it goes straight to cold, and the caller
-// waits, once it unlocked, for the cold write it returns. If no tier takes
-// the value the key is deleted (ErrNoSpace). The LFU may have evicted
-// keys: the caller runs processVictims once it unlocked.
+// waits, once it unlocked, for the cold write it returns. Without a cold
+// tier, a value a log could take but has no room for now is errNoRoom,
+// and nothing changed: the caller makes room again and retries. A value
+// no log takes is ErrNoSpace then, and the key is deleted. The LFU may
+// have evicted keys: the caller runs processVictims once it unlocked.
 func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, kind Kind) (wait *flusher.Item, err error) {
+	var ks string
+	fresh := e == nil
+	if fresh {
+		lo, _ := hashKey(key)
+		e, ks = newEntry(key, lo)
+	}
+	r, room := c.reserveLocked(e, len(value))
+	if !room && c.fl == nil && c.placeFor(len(value)) != memNone {
+		return nil, errNoRoom
+	}
 	ver := c.nextVersion()
-	if e == nil {
-		var ks string
-		e, ks = newEntry(key)
+	if fresh {
 		if c.coldUnknown.Load() && c.cold != nil {
 			e.coldMayHold() // an earlier run's copy
 		}
@@ -122,9 +148,12 @@ func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, k
 	if e.write(ver, exp, int64(len(value)), kind) { // a new entry, or a tombstone coming back to life
 		sh.live.Add(1)
 	}
-	if c.placeLocked(e, value) {
+	if room {
+		c.placeLocked(e, r, value)
 		return nil, nil
 	}
+	c.releaseLocked(e)
+	c.memRemove(e)
 	if c.fl == nil {
 		c.purgeLocked(sh, key, e)
 		return nil, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(key), len(value))
@@ -136,6 +165,12 @@ func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, k
 	c.st.coldWrites.Add(1)
 	return &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(kind)}, nil
 }
+
+// errNoRoom: writeLocked found no room without a cleaning, and changed
+// nothing; the caller makes room and tries again (noRoomTries times).
+var errNoRoom = errors.New("tier: no room in DRAM yet")
+
+const noRoomTries = 100
 
 // throttleWait bounds how long one write waits for the flusher (a stalled
 // device must not hold writers forever: past it, evictions may be dropped

@@ -185,7 +185,8 @@ func (c *Cache) placeDurableLocked(sh *shard, key, k, v []byte, alloc int, ver u
 	}
 	if e == nil {
 		var ks string
-		e, ks = newEntry(k)
+		lo, _ := hashKey(k)
+		e, ks = newEntry(k, lo)
 		sh.m[ks] = e
 	} else {
 		c.tr.forget(key) // the cold put replaced the old record
@@ -194,7 +195,7 @@ func (c *Cache) placeDurableLocked(sh *shard, key, k, v []byte, alloc int, ver u
 		sh.live.Add(1)
 	}
 	e.cold = coldHolds  // written with exp: no moved expiry
-	c.placeLocked(e, v) // without room, cold alone holds it
+	c.placeOrDropLocked(e, v) // without room, cold alone holds it
 }
 
 // pendingVersion reports whether key's newest pending writethrough change

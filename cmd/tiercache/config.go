@@ -131,7 +131,7 @@ func defaultConfig() Config {
 			GoMemoryLimit: "auto", ColdGetBatch: 128, ColdGetBytes: 4 << 20, MaxHashFields: 1 << 20,
 			MaxListElements: 1 << 20},
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
-		Warm: WarmConfig{Bytes: 256 << 20, Segment: 4 << 20, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
+		Warm: WarmConfig{Bytes: 256 << 20, Segment: 0, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
 		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9)},
 		Flusher: FlusherConfig{QueueItems: 4096, QueueBytes: 0, BatchItems: 64, BatchBytes: 0,
 			BatchDelay: Duration(2e6), InFlight: 8},
