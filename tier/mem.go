@@ -65,14 +65,14 @@ type mem struct {
 	// clean into. Taken before mu, hot's before warm's.
 	cleaning [3]sync.Mutex
 	mu       sync.Mutex
-	lfu     *policy.LFU
-	logs    [3]*dram.Log[*entry] // by memTier; warm nil without a warm tier
-	victims []*entry             // evicted by the LFU, records not yet released
-	evictFn func(*policy.Node)
-	items   [3]int64 // records by memTier
-	bytes   [3]int64
-	evicted [3]uint64 // LFU evictions by the tier the record was in
-	pinned  [3]int64  // bytes of records being written to cold where they are, by log
+	lfu      *policy.LFU
+	logs     [3]*dram.Log[*entry] // by memTier; warm nil without a warm tier
+	victims  []*entry             // evicted by the LFU, records not yet released
+	evictFn  func(*policy.Node)
+	items    [3]int64 // records by memTier
+	bytes    [3]int64
+	evicted  [3]uint64 // LFU evictions by the tier the record was in
+	pinned   [3]int64  // bytes of records being written to cold where they are, by log
 	// placement is the fraction of sampled warm pages on the warm node
 	// when the log was opened (-1: not checked, or no warm tier).
 	placement float64

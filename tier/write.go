@@ -2,8 +2,8 @@ package tier
 
 import (
 	"cmp"
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"

@@ -194,7 +194,7 @@ func (c *Cache) placeDurableLocked(sh *shard, key, k, v []byte, alloc int, ver u
 	if e.write(ver, exp, int64(len(v)), kind) {
 		sh.live.Add(1)
 	}
-	e.cold = coldHolds  // written with exp: no moved expiry
+	e.cold = coldHolds        // written with exp: no moved expiry
 	c.placeOrDropLocked(e, v) // without room, cold alone holds it
 }
 
