@@ -92,9 +92,9 @@ func NewArena(opts ArenaOptions) (*Arena, error) {
 			a.prefault()
 		}
 	default:
-		if !opts.NoPrefault {
-			a.prefault()
-		}
+		// Unbound (by choice, AutoNode finding no memory-only node, or a
+		// fallback): there is no placement to make, so pages come as they
+		// are first written and the process's memory grows with use.
 	}
 	nodesKey := "nodes"
 	if !a.bound {

@@ -51,6 +51,8 @@
 // the default policy, and with automatic NUMA balancing on (Debian's default
 // on multi-node machines) they were seen to migrate to the CPUs' node within
 // seconds in the QEMU guest; NewArena logs a warning then. With NoPrefault, Placement only sees touched pages.
+// An unbound arena is not pre-faulted: its pages are allocated as they are
+// first written, so it takes memory as it fills.
 // Automatic NUMA balancing may migrate unbound pages between a sample's
 // move_pages and get_mempolicy reads. EPERM usually means a container
 // without CAP_SYS_NICE under the default seccomp profile. Topology is a

@@ -145,7 +145,8 @@ type ArenaOptions struct {
 	HugePages bool
 	// Fallback is FallbackStrict (default) or FallbackPreferred.
 	Fallback Fallback
-	// NoPrefault skips writing every page at start (ModeRange only). Pages are
+	// NoPrefault skips writing every page at start (ModeRange only; an
+	// unbound arena is never pre-faulted: it has no placement to make). Pages are
 	// then placed at first touch and Placement sees only touched pages.
 	NoPrefault bool
 	// SysfsRoot is where the topology is read; default "/sys".
