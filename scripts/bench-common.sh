@@ -141,9 +141,10 @@ stat() {
 }
 
 # bound_mib DRAM_BYTES KEYS: the RSS bound for tiercache,
-# 1.10 × (hot + warm) + BENCH_INDEX_COST (bytes per key, default 200) × keys
+# 1.10 × (hot + warm) + BENCH_INDEX_COST (bytes per key, default 272:
+# tier.DirEntryBytes 200 + tier.ColdIndexBytes 72, the cold tier being on) × keys
 # + 32 MiB, in MiB.
-index_cost=${BENCH_INDEX_COST:-200}
+index_cost=${BENCH_INDEX_COST:-272}
 bound_mib() { awk -v d="$1" -v k="$2" -v c="$index_cost" 'BEGIN { printf "%.1f\n", (1.10 * d + c * k) / 1048576 + 32 }'; }
 
 # print_machine: versions and the machine, for the header.

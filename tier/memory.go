@@ -19,6 +19,12 @@ package tier
 // length rounded up to 16. Measured by TestDirectoryCostCoversHeap.
 const DirEntryBytes = 200
 
+// ColdIndexBytes is the most the emulated cold store's index takes a key
+// (nvmekv/emu E25: the table grows with the keys, 24 to 67 bytes a key,
+// measured at most 72 with its growth). With a cold tier, a key's index
+// cost is DirEntryBytes + ColdIndexBytes.
+const ColdIndexBytes = 72
+
 // heapSlack is the Go heap the budget leaves for everything else: request
 // and reply buffers, the promotion sketch (2 MiB by default), goroutine
 // stacks; with a tenth of the DRAM budget (slack) on top, it is the room
@@ -27,9 +33,10 @@ const DirEntryBytes = 200
 const heapSlack = 8 << 20
 
 // slack is the heap budget's room beyond what the directory and the
-// flusher hold: heapSlack plus a tenth of hot + warm, which is what the
-// memory bound (1.10 × the DRAM budget + 32 MiB) leaves above the tiers.
-func slack(hot, warm int64) int64 { return heapSlack + (hot+warm)/10 }
+// flusher hold: heapSlack plus a twentieth of hot + warm. The memory bound
+// (1.10 × the DRAM budget + 32 MiB) also has to cover what is off the
+// heap beside the tiers: the cold store's buffers and index, the binary.
+func slack(hot, warm int64) int64 { return heapSlack + (hot+warm)/20 }
 
 // Memory is the cache's own account of the memory it holds.
 type Memory struct {
@@ -37,7 +44,7 @@ type Memory struct {
 	WarmBytes      int64 // the warm arena, mapped off the Go heap
 	DirectoryKeys  int64 // directory entries, tombstones included
 	DirectoryBytes int64 // their Go heap, at DirEntryBytes each
-	FlusherBytes   int64 // the most value bytes the flusher holds on the heap: its queue and its batches in flight
+	FlusherBytes   int64 // the most value bytes the flusher holds on the heap: its bound (QueueBytes: queued and in flight)
 	HeapBudget     int64 // DirectoryBytes + FlusherBytes + slack: what the Go heap needs
 }
 
@@ -54,7 +61,7 @@ func (c *Cache) Memory() Memory {
 	m.DirectoryBytes = m.DirectoryKeys * DirEntryBytes
 	if c.fl != nil {
 		f := c.fl.Options()
-		m.FlusherBytes = f.QueueBytes + int64(f.InFlight)*f.BatchBytes
+		m.FlusherBytes = f.QueueBytes // Held (queued and in flight) stays within it: past it Enqueue drops
 	}
 	m.HeapBudget = m.DirectoryBytes + m.FlusherBytes + slack(c.o.HotBytes, c.o.WarmBytes)
 	return m

@@ -128,6 +128,11 @@ func (o *Options) EnsureDefaults() {
 	if o.Flusher.BatchBytes == 0 {
 		o.Flusher.BatchBytes = min(max(o.Flusher.QueueBytes/8, 512<<10), 4<<20)
 	}
+	if o.Promotion.Counters == 0 {
+		// Keys worth tracking for promotion: what DRAM holds at 1 KiB a
+		// key, within [4096, 1<<20] (2 bytes a counter and its doorkeeper).
+		o.Promotion.Counters = int(min(max((o.HotBytes+o.WarmBytes)/1024, 4096), 1<<20))
+	}
 	o.Promotion.EnsureDefaults()
 	if o.Promotion.MaxHotValue > o.HotMaxValue {
 		o.Promotion.MaxHotValue = o.HotMaxValue
