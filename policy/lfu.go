@@ -104,7 +104,11 @@ func (p *LFU) Frequency(hash uint64) int { return p.sketch.frequency(hash) }
 // most recently used end of its queue (from probation to protected). A
 // node that is not resident is ignored.
 func (p *LFU) Access(n *Node) {
-	p.sketch.increment(n.hash)
+	if !n.saturated || n.satEpoch != p.sketch.epoch {
+		// An estimate already at the maximum stays there until the next
+		// reset: the access would change nothing in the sketch.
+		n.saturated, n.satEpoch = p.sketch.increment(n.hash), p.sketch.epoch
+	}
 	p.hits++
 	p.reorder(n)
 	p.maybeClimb()

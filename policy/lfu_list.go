@@ -35,6 +35,12 @@ type Node struct {
 	hash       uint64 // the key's hash, the sketch's input
 	weight     uint32 // what the item is charged (bytes)
 	queue      Queue
+	// saturated: the sketch's estimate of hash reached its maximum in the
+	// sketch's epoch satEpoch, so an access until the next reset changes
+	// nothing there (conservative update raises no counter at the
+	// maximum) and skips the sketch and its cache miss.
+	saturated bool
+	satEpoch  uint16
 }
 
 // Queue is the queue n is in (NotResident once evicted or removed).

@@ -15,6 +15,7 @@ type freqSketch struct {
 	sampleSize int64
 	size       int64 // increments since the last reset, less what resets took back
 	items      int   // the item count the table was sized for
+	epoch      uint16 // resets (and new tables) so far, wrapping
 }
 
 // ensure sizes the sketch for items counters' words (at least 64; the LFU
@@ -35,6 +36,7 @@ func (s *freqSketch) ensure(items, sampleFactor int) {
 		return
 	}
 	s.table = make([]uint64, words)
+	s.epoch++
 	s.blockMask = uint64(words/8 - 1)
 	s.size = 0
 }
@@ -80,10 +82,11 @@ func (s *freqSketch) frequency(h uint64) int {
 
 // increment counts one occurrence of h: conservative update, raising only
 // the counters at the minimum (Estan, Varghese, SIGCOMM 2002), which makes
-// the estimate of a rare key less inflated by its neighbours.
-func (s *freqSketch) increment(h uint64) {
+// the estimate of a rare key less inflated by its neighbours. It reports
+// whether h's estimate is at the maximum (15) afterwards.
+func (s *freqSketch) increment(h uint64) (saturated bool) {
 	if s.table == nil {
-		return
+		return false
 	}
 	_, word, nib := s.slots(h)
 	var c [4]uint64
@@ -93,7 +96,7 @@ func (s *freqSketch) increment(h uint64) {
 		low = min(low, c[i])
 	}
 	if low == 15 {
-		return
+		return true
 	}
 	for i := range 4 {
 		if c[i] == low {
@@ -102,11 +105,14 @@ func (s *freqSketch) increment(h uint64) {
 	}
 	if s.size++; s.size >= s.sampleSize {
 		s.reset()
+		return false
 	}
+	return low == 14
 }
 
 // reset halves every counter.
 func (s *freqSketch) reset() {
+	s.epoch++
 	odd := 0
 	for i, w := range s.table {
 		odd += bits.OnesCount64(w & 0x1111111111111111)
