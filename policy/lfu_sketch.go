@@ -13,8 +13,8 @@ type freqSketch struct {
 	table      []uint64 // 8 words (16 counters each) a block
 	blockMask  uint64
 	sampleSize int64
-	size       int64 // increments since the last reset, less what resets took back
-	items      int   // the item count the table was sized for
+	size       int64  // increments since the last reset, less what resets took back
+	items      int    // the item count the table was sized for
 	epoch      uint16 // resets (and new tables) so far, wrapping
 }
 
