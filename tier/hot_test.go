@@ -60,7 +60,7 @@ func TestHotHitFollowsTheDirectory(t *testing.T) {
 // server reuses those buffers), also for an empty value, and its parts do not
 // overlap.
 func TestJoinKVCopies(t *testing.T) {
-	for _, vlen := range []int{0, 1, 100, 1536, 5000} {
+	for _, vlen := range []int{0, 1, 100, 1536, 5000, 3<<20 + 5} {
 		key := []byte("some-key")
 		val := make([]byte, vlen)
 		for i := range val {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/tiercache/tiercache/flusher"
@@ -66,6 +67,11 @@ func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64
 	if w := c.placeFor(len(value)); w != memNone && !c.writeThrough() {
 		c.makeRoom(w, len(value)) // before any lock: a cleaning takes other keys' locks
 	}
+	var wk, wv []byte
+	var walloc int
+	if c.writeThrough() {
+		wk, wv, walloc = joinKV(key, value) // the cold write's own copy, made before the lock
+	}
 
 	// NX/XX/KEEPTTL, a version check and an expiry in the past (which
 	// deletes the key) must see a key of an earlier run, or one the
@@ -97,8 +103,7 @@ func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64
 		return err == nil, false, err
 	}
 	if c.writeThrough() {
-		k, v, alloc := joinKV(key, value)
-		err := c.setDurable(sh, key, k, v, alloc, exp, o.Kind)
+		err := c.setDurable(sh, key, wk, wv, walloc, exp, o.Kind)
 		return err == nil, false, err
 	}
 	wait, err := c.writeLocked(sh, e, key, value, exp, o.Kind)
@@ -630,19 +635,36 @@ func (c *Cache) flushDurable() error {
 	return nil
 }
 
-// joinKV copies key and value into one allocation (a hot read touches both)
-// and returns the two parts, each capped at its length so that an append to
-// one never writes into the other, and the bytes the allocation really
-// takes (append rounds up to the Go allocator's size class, as the heap
-// does). Appending to a capped copy of key lets the runtime skip zeroing
-// the bytes it is about to overwrite.
+// joinKV copies key and value into one allocation (a flusher item's own
+// copy: a value going to cold that no DRAM log holds, or a writethrough
+// write) and returns the two parts, each capped at its length so that an
+// append to one never writes into the other, and the bytes the allocation
+// takes. Appending to a capped copy of key lets the runtime skip zeroing
+// the bytes it is about to overwrite. A value over joinStep is copied a
+// step at a time with a yield between, so that one big copy neither holds
+// a P for its whole length nor delays a stop of the world (issue 18, a
+// 64 MiB SET beside other clients).
 func joinKV(key, value []byte) (k, v []byte, alloc int) {
 	var kv []byte
-	if len(value) == 0 {
+	switch {
+	case len(value) == 0:
 		kv = append([]byte(nil), key...) // append of nothing would not copy key
-	} else {
+	case len(value) <= joinStep:
 		kv = append(key[:len(key):len(key)], value...)
+	default:
+		kv = make([]byte, len(key)+len(value)) // large: zeroed in preemptible chunks by the runtime
+		copy(kv, key)
+		for off := 0; off < len(value); off += joinStep {
+			end := min(off+joinStep, len(value))
+			copy(kv[len(key)+off:], value[off:end])
+			if end < len(value) {
+				runtime.Gosched()
+			}
+		}
 	}
 	n := len(kv)
 	return kv[:len(key):len(key)], kv[len(key):n:n], cap(kv)
 }
+
+// joinStep is how much of a big value joinKV copies between two yields.
+const joinStep = 1 << 20
