@@ -242,7 +242,17 @@ func (c *Cache) loseLocked(sh *shard, key []byte, e *entry) {
 // segment. When no cleaning is worth it (the live records fill the
 // segments nearly evenly) the LFU evicts, a little more each round
 // (forceEvict), until one is.
-func (c *Cache) makeRoom(w memTier, n int) bool {
+func (c *Cache) makeRoom(w memTier, n int) bool { return c.room(w, n, true) }
+
+// tryRoom is makeRoom for a reader (a promotion): it never waits, for
+// another cleaning or for the device, and gives up after readerRounds
+// rounds; the promotion is then skipped.
+func (c *Cache) tryRoom(w memTier, n int) bool { return c.room(w, n, false) }
+
+// readerRounds bounds a reader's cleaning (tryRoom).
+const readerRounds = 4
+
+func (c *Cache) room(w memTier, n int, wait bool) bool {
 	m := c.mem
 	l := m.logs[w]
 	if l == nil {
@@ -255,9 +265,14 @@ func (c *Cache) makeRoom(w memTier, n int) bool {
 	if ok {
 		return true
 	}
-	m.cleaning[w].Lock() // one cleaning of w at a time; the others wait for its room
+	rounds := memRounds
+	if wait {
+		m.cleaning[w].Lock() // one cleaning of w at a time; the others wait for its room
+	} else if rounds = readerRounds; !m.cleaning[w].TryLock() {
+		return false
+	}
 	defer m.cleaning[w].Unlock()
-	for round := 0; round < memRounds; round++ {
+	for round := 0; round < rounds; round++ {
 		m.mu.Lock()
 		if l.CanAlloc(n, writerKeep) {
 			m.mu.Unlock()
@@ -274,8 +289,8 @@ func (c *Cache) makeRoom(w memTier, n int) bool {
 				// the young records, and the LFU's rejections leave it most of
 				// the dead space), else warm compacts, else the LFU evicts.
 				m.mu.Unlock()
-				if !c.compact(memHot, n) && !c.compactLocking(memWarm) {
-					c.forceEvict(memWarm, &step)
+				if !c.compact(memHot, n) && !c.compactLocking(memWarm, wait) {
+					c.forceEvict(memWarm, &step, wait)
 				}
 				continue
 			}
@@ -286,8 +301,11 @@ func (c *Cache) makeRoom(w memTier, n int) bool {
 		}
 		m.mu.Unlock()
 		if !c.compact(w, n) {
-			c.forceEvict(w, &step)
+			c.forceEvict(w, &step, wait)
 		}
+	}
+	if !wait {
+		return false
 	}
 	// Still no room (a log of few segments, nearly all live): free the
 	// sparsest segment whole, evicting what it holds.
@@ -332,9 +350,13 @@ func (c *Cache) evictSegment(w memTier) {
 }
 
 // compactLocking is compact(w, 0) under w's cleaning lock (a cleaning of
-// hot compacting warm).
-func (c *Cache) compactLocking(w memTier) bool {
-	c.mem.cleaning[w].Lock()
+// hot compacting warm); without wait it gives up if the lock is taken.
+func (c *Cache) compactLocking(w memTier, wait bool) bool {
+	if wait {
+		c.mem.cleaning[w].Lock()
+	} else if !c.mem.cleaning[w].TryLock() {
+		return false
+	}
 	defer c.mem.cleaning[w].Unlock()
 	return c.compact(w, 0)
 }
@@ -369,28 +391,35 @@ func (c *Cache) pinBudget(w memTier) int64 {
 }
 
 // forceEvict has the LFU evict 2^step/compactGain of one of log w's
-// segments more than its capacity asks, and releases the victims, so
-// that some segment gains enough dead space to be worth cleaning; *step
-// grows each call, up to the LFU's whole capacity. While records being
-// flushed hold more than pinBudget of w, it waits for one of their writes
+// segments below its weight (or its capacity, if lower), and releases
+// the victims, so that some segment gains enough dead space to be worth
+// cleaning; *step grows each call, up to the LFU's whole capacity. A
+// reader (wait false) never waits. While records being flushed hold
+// more than pinBudget of w, a writer waits for one of their writes
 // instead: below that, writers go on while the flusher batches what they
 // evicted.
-func (c *Cache) forceEvict(w memTier, step *int) {
+func (c *Cache) forceEvict(w memTier, step *int, wait bool) {
 	m := c.mem
 	m.mu.Lock()
 	if m.pinned[w] > c.pinBudget(w) {
 		// Records being written to cold hold room that their writes free:
-		// wait for one rather than evict more.
+		// wait for one rather than evict more (a reader does neither).
 		m.mu.Unlock()
-		c.waitForFlusher()
+		if wait {
+			c.waitForFlusher()
+		}
 		return
 	}
-	reserve := min(int64(m.logs[w].SegmentBytes())<<*step/compactGain, m.lfu.Capacity())
+	// The LFU's weight may sit below its capacity (the log's room is lost
+	// to segment tails the LFU does not see): the reserve counts from the
+	// weight, so that every round evicts.
+	slack := max(m.lfu.Capacity()-m.lfu.Weight(), 0)
+	reserve := min(slack+int64(m.logs[w].SegmentBytes())<<*step/compactGain, m.lfu.Capacity())
 	*step = min(*step+1, 40)
 	m.lfu.Evict(reserve, m.evictFn)
 	m.forced++
 	m.mu.Unlock()
-	if c.processVictims() == 0 {
+	if c.processVictims() == 0 && wait {
 		c.waitForFlusher()
 	}
 }
@@ -481,7 +510,7 @@ func (c *Cache) moveOut(e *entry, from memTier, seg int, demote bool, rescued *i
 // promote moves e's warm record (version ver, n bytes) up to hot, no
 // lock held (a warm hit the promotion policy deems frequent, T22).
 func (c *Cache) promote(e *entry, sh *shard, ver uint64, n int) {
-	if n > c.o.HotMaxValue || !c.makeRoom(memHot, n) {
+	if n > c.o.HotMaxValue || !c.tryRoom(memHot, n) {
 		return
 	}
 	m := c.mem
@@ -511,7 +540,7 @@ func (c *Cache) admitFromCold(key, v []byte, lo, ver uint64) {
 		return
 	}
 	w := c.placeFor(len(v))
-	if w == memNone || !c.makeRoom(w, len(v)) {
+	if w == memNone || !c.tryRoom(w, len(v)) {
 		return
 	}
 	sh := c.dir.shard(lo)

@@ -88,7 +88,7 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 				continue
 			}
 		}
-		if w := c.placeFor(len(v)); w != memNone && !c.writeThrough() {
+		if w := c.placeFor(len(v)); w != memNone {
 			c.makeRoom(w, len(v)) // before the locks: a cleaning takes other keys' locks
 		}
 		lockShards(ssh, dsh, slo>>56 < dlo>>56)

@@ -64,7 +64,7 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 // setOnce is one try of set: room first, then the write under the shard
 // lock; errNoRoom when the room made was taken before the write.
 func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64, check bool, now, exp int64) (stored, retry bool, err error) {
-	if w := c.placeFor(len(value)); w != memNone && !c.writeThrough() {
+	if w := c.placeFor(len(value)); w != memNone {
 		c.makeRoom(w, len(value)) // before any lock: a cleaning takes other keys' locks
 	}
 	var wk, wv []byte
