@@ -146,15 +146,47 @@ func checkAll(t testing.TB, rc *redis.Client, logs map[string]*keyLog, exact, he
 			if bad != "" {
 				t.Error(bad)
 			}
-			if state.present && (!exact || state.exp.IsZero() && (!l.acked.exp.IsZero() || l.pending != nil && !l.pending.exp.IsZero())) {
+			if state.present && (!exact || l.pending != nil || state.exp.IsZero() && !l.acked.exp.IsZero()) {
 				// The expiry the key came back with: after a drain-mode
-				// kill its cold copy may carry an older one.
-				state.exp, state.expHi = time.Time{}, time.Time{}
-				if ttl, err := rc.PTTL(ctx, k).Result(); err == nil && ttl > 0 {
-					state.exp, state.expHi = now.Add(ttl), time.Now().Add(ttl)
+				// kill its cold copy may carry an older one; with an
+				// operation in flight (a PEXPIRE, or a SET that drops the
+				// expiry) either expiry may hold, the value alone does not
+				// tell which (invariant 5).
+				before := time.Now()
+				ttl, err := rc.PTTL(ctx, k).Result()
+				if err != nil {
+					t.Fatalf("PTTL after the restart: %v", err)
 				}
+				got := serverExpiry(state, ttl, before, time.Now())
+				if ttl == -2 { // expired since the MGET
+					got = keyState{}
+				} else if exact && !expiryFits(l.acked, got) && (l.pending == nil || !expiryFits(*l.pending, got)) {
+					tally.Lost++
+					t.Errorf("%s: expiry %+v after the restart; acknowledged %+v, in flight %v (an acknowledged expiry lost)", k, got, l.acked, l.pending)
+				}
+				state = got
 			}
 			l.acked, l.pending = state, nil
 		}
 	}
+}
+
+// serverExpiry is s with the expiry a PTTL reply of ttl (sent at before,
+// answered at after) gives: none for -1, else the window it lies in.
+func serverExpiry(s keyState, ttl time.Duration, before, after time.Time) keyState {
+	s.exp, s.expHi = time.Time{}, time.Time{}
+	if ttl > 0 {
+		s.exp, s.expHi = before.Add(ttl-time.Millisecond), after.Add(ttl) // PTTL is whole milliseconds
+	}
+	return s
+}
+
+// expiryFits reports whether got's expiry (from serverExpiry) is the one
+// state s gives: both none, or windows that overlap within a second
+// (invariants 2 and 5).
+func expiryFits(s, got keyState) bool {
+	if s.exp.IsZero() || got.exp.IsZero() {
+		return s.exp.IsZero() == got.exp.IsZero()
+	}
+	return !got.exp.After(s.expHi.Add(time.Second)) && !got.expHi.Before(s.exp.Add(-time.Second))
 }

@@ -103,3 +103,31 @@ func TestCheckKeyClassifies(t *testing.T) {
 		}
 	}
 }
+
+// TestExpiryFits: invariant 5, an expiry read back from the server is
+// matched against the window a state gives.
+func TestExpiryFits(t *testing.T) {
+	now := time.Now()
+	hour := keyState{present: true, exp: now.Add(time.Hour), expHi: now.Add(time.Hour + 2*time.Millisecond)}
+	short := keyState{present: true, exp: now.Add(300 * time.Millisecond), expHi: now.Add(302 * time.Millisecond)}
+	none := keyState{present: true}
+	read := func(ttl time.Duration) keyState { return serverExpiry(none, ttl, now, now.Add(time.Millisecond)) }
+	for _, c := range []struct {
+		name string
+		s    keyState
+		got  keyState
+		fits bool
+	}{
+		{"an hour read back", hour, read(time.Hour - 5*time.Millisecond), true},
+		{"a short one read back", short, read(299 * time.Millisecond), true},
+		{"short where an hour was set", hour, read(299 * time.Millisecond), false},
+		{"an hour where a short one was set", short, read(time.Hour), false},
+		{"none where an hour was set", hour, read(-1), false},
+		{"an hour where none was set", none, read(time.Hour), false},
+		{"none read back", none, read(-1), true},
+	} {
+		if got := expiryFits(c.s, c.got); got != c.fits {
+			t.Errorf("%s: expiryFits = %v, want %v", c.name, got, c.fits)
+		}
+	}
+}

@@ -26,6 +26,10 @@
 //     operation was a SET is vanished (TestCheckKeyClassifies).
 //  4. A value names the SET that wrote it: crashValue(key, seq) differs for
 //     every (key, seq) and starts with seq (TestValueNamesItsSet).
+//  5. After a restart a present key whose operation was in flight takes the
+//     expiry the server reports (the value does not tell whether a PEXPIRE
+//     in flight took effect); in an exact mode that expiry must be the
+//     acknowledged state's or the in-flight one's (TestExpiryFits).
 //
 // # Caveats
 //
