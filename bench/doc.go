@@ -8,25 +8,26 @@
 //     scans of 20% of the cache's capacity in keys, after every 1% of the
 //     requests), 1M keys and 10M Zipf requests, read-through (a miss is
 //     followed by a Set), budget 10% of the key space's bytes. Lines:
-//     ristretto, otter, tiercache-dram (hot + warm = budget, no cold);
-//     caches_test.go says exactly what each cache is charged. After each
-//     workload a table: min, median, max and spread of hit% per cache over
-//     the runs, whether the spread is within 1 point, and tiercache-dram
-//     against otter. Each tiercache run logs its tier.Stats counters and
-//     its occupancy during the run (directory keys, copies in transit,
-//     sampled every 1024 requests); the table says when copies in transit,
-//     which serve hits but are charged to no budget, added more than 1% of
-//     the capacity (then the comparison is not at equal bytes).
+//     ristretto, otter, tiercache-policy (policy.LFU over a plain map,
+//     charged as the peers) and tiercache-dram (the whole hot + warm tiers
+//     at the same bytes, no cold); caches_test.go says exactly what each
+//     cache is charged. After each workload a table: min, median, max and
+//     spread of hit% per cache over the runs, whether the spread is within
+//     1 point, and tiercache-dram against otter. Each tiercache run logs
+//     its tier.Stats counters and its occupancy during the run (directory
+//     keys, copies in transit, sampled every 1024 requests); the table
+//     says when copies in transit, which serve hits but are charged to no
+//     budget, added more than 1% of the capacity (then the comparison is
+//     not at equal bytes).
 //   - BenchmarkHitRatioCurve: hit% over memory size, zipf=0.99 and
 //     zipf=0.90 at budgets of 1, 2, 5, 10 and 20% of the key space's bytes,
-//     the same three caches; a table per workload.
+//     the same caches; a table per workload.
 //   - BenchmarkGetHit: Get hits served by each tier, and by the peers.
 //   - BenchmarkMGetCold: MGet of 1,000 keys of which 30% are only in cold;
 //     reports device submissions per MGet (expected: 1) and latency.
 //
-// BASELINE-hitratio.md holds both benchmarks' tables before any hit-ratio
-// fix to tier/ (idle and busy, five runs each) and where tiercache loses
-// hits, with the counters.
+// RESULTS-hitratio.md holds both benchmarks' tables from the last run
+// recorded (idle and both cores busy, five runs each).
 //
 // Environment of the hit-ratio benchmarks:
 //
@@ -43,8 +44,6 @@
 //   - TIERCACHE_BENCH_COLD=1: adds a tiercache+cold line (an emulated cold
 //     tier of 2 GiB on top of the same DRAM: NOT equal bytes, for
 //     reference; slow, 1-2 minutes a run at scale 0.3).
-//   - TIERCACHE_BENCH_DIAG=1: tiercache's warm tier is opened through
-//     Options.OpenWarm so that its Sets and evictions are counted too.
 //
 // Run: cd bench && go test -run '^$' -bench HitRatio -benchtime 1x
 //
@@ -73,13 +72,13 @@
 //
 // # Caveats
 //
-//   - tiercache's key directory (about 110 bytes per key on the Go heap)
-//     and its copies in transit are not part of the budget; ristretto's and
-//     otter's own per-entry overheads are not either (they are charged
-//     value+key bytes only). tiercache's hot and warm overheads (64 bytes
-//     per hot item, a 32-byte header per warm record, a spare warm segment
-//     per shard) are inside its budget.
-//   - The run is single-goroutine; tiercache's and ristretto's background
-//     goroutines (demotion, ristretto's buffers) race with it, so their
-//     hit% depends on scheduling, which is what the stability mode shows.
+//   - tiercache's key directory (tier.DirEntryBytes per key on the Go
+//     heap) and its copies in transit are not part of the budget;
+//     ristretto's and otter's own per-entry overheads are not either (they
+//     are charged value+key bytes only). What the DRAM logs lose inside
+//     the budget (segment tails, the segment a writer keeps, the 1% the
+//     LFU leaves) is tiercache's to bear.
+//   - The run is single-goroutine. ristretto applies its sets on a
+//     goroutine of its own, so its hit% depends on scheduling; tiercache
+//     without cold makes every decision on the caller's goroutine.
 package bench

@@ -212,8 +212,7 @@
 //     TestKeyspaceModelEmulatedCold, TestRenameColdOnlyKeys,
 //     TestRenameCarriesKind, TestConcurrentRename.
 //   - T27: overwrites of a key in quick succession leave the last value
-//     (TestQuickOverwritesKeepTheLast; with ristretto, a Set it had not
-//     applied yet was refused and could be lost).
+//     (TestQuickOverwritesKeepTheLast).
 //   - T28: in writethrough mode a change is durable in cold before it is
 //     published or answered, and a change that cannot be made durable is
 //     not published and answers an error. A Set writes and syncs its value
@@ -317,7 +316,7 @@
 //     touched (adopted): the KV layer maps keys to hashes and cannot list
 //     user keys. For the same reason Flush clears such a store whole
 //     (T14), device keys and all.
-//   - The directory costs DirEntryBytes (120) of Go heap per key of up to
+//   - The directory costs DirEntryBytes (200) of Go heap per key of up to
 //     16 bytes, longer keys their length more (T19), on top of the tiers'
 //     budgets; MaxKeys bounds it (T15), at the price of a cold
 //     lookup for each miss and each forgotten key's next read, and of Len
