@@ -358,3 +358,35 @@ func TestConcurrentExpireGT(t *testing.T) {
 		t.Fatalf("TTL %v, %v; want %v, the longest asked for", ttl, ok, want)
 	}
 }
+
+// TestMGetValuesSpanChunks: MGet copies DRAM records into chunks of
+// mgetChunk bytes; values across several chunks come back whole, and each
+// is capped at its length, so appending to one cannot overwrite the next.
+func TestMGetValuesSpanChunks(t *testing.T) {
+	c, err := Open(smallOptions(newFakeClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	n := 3 * mgetChunk / 1500
+	keys := make([][]byte, n)
+	val := func(i int) []byte { return bytes.Repeat([]byte{byte(i)}, 1500) }
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprintf("chunk%04d", i))
+		if _, err := c.Set(keys[i], val(i), SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vs, err := c.MGet(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vs {
+		if !bytes.Equal(v, val(i)) {
+			t.Fatalf("value %d: %d bytes, want %d bytes of %d", i, len(v), 1500, i)
+		}
+		if cap(v) != len(v) {
+			t.Fatalf("value %d: cap %d > len %d: an append would overwrite the next value", i, cap(v), len(v))
+		}
+	}
+}

@@ -190,6 +190,9 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 	return out, err
 }
 
+// mgetChunk is the size of the buffers mget copies DRAM records into.
+const mgetChunk = 64 << 10
+
 // unknownSize is what MGetPrefix counts for a key the directory does not
 // know yet (one to look up in a cold store of an earlier run): its size is
 // known only once it is read.
@@ -270,6 +273,19 @@ func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
 	type span struct{ i, from, to int }
 	var spans []span
 	var buf []byte
+	// A DRAM record is copied straight into a chunk of mgetChunk bytes
+	// (or its own size, if larger): a new chunk when the current one is
+	// full, so no value is copied twice, as appending to one growing
+	// buffer would.
+	var chunk, filled []byte
+	into := func(n int) []byte {
+		if cap(chunk)-len(chunk) < n {
+			chunk = make([]byte, 0, max(mgetChunk, n))
+		}
+		filled = chunk[len(chunk) : len(chunk)+n : len(chunk)+n]
+		chunk = chunk[:len(chunk)+n]
+		return filled
+	}
 	now := c.now()
 	for i, key := range keys {
 		if len(key) == 0 {
@@ -280,7 +296,7 @@ func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
 		sh.mu.RLock()
 		from := len(buf)
 		var p readPlan
-		buf, p = c.planRead(buf, key, sh, now, nil)
+		buf, p = c.planRead(buf, key, sh, now, into)
 		sh.mu.RUnlock()
 		if p.act != readServe || p.tier != policy.Hot {
 			c.pro.Record(lo) // a hot hit has nothing for the promotion policy to decide
@@ -292,8 +308,13 @@ func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
 			need = append(need, pending{i: i, lo: lo, epoch: p.epoch, size: -1})
 		case readServe:
 			kinds[i] = p.kind
-			spans = append(spans, span{i, from, len(buf)})
-			c.served(p, lo, sh, len(buf)-from)
+			n := len(buf) - from
+			if p.filled {
+				out[i], n = nonNil(filled), len(filled)
+			} else {
+				spans = append(spans, span{i, from, len(buf)})
+			}
+			c.served(p, lo, sh, n)
 			c.count(p.tier, true)
 		case readCold:
 			need = append(need, pending{i: i, lo: lo, ver: p.ver, known: true, size: p.size})
