@@ -157,8 +157,9 @@ func (o *Options) openCold() (Cold, error) {
 	return NewColdKV(kv, backend, total > 0, o.MaxValue), nil
 }
 
-// readSlots sizes the emulator's read buffers (64 KiB each, registered, so
-// resident while the store is open: 16 MiB for the default batch of 128):
+// readSlots sizes the emulator's read slots (readpath.SlotBytes, 8 KiB
+// each, registered, so resident while the store is open: 2 MiB for the
+// default batch of 128):
 // a batched lookup takes one slot per key of a wave, all or nothing, and
 // waits in line while too few are free; twice the largest batch lets two
 // concurrent MGets (Cache.coldMany) read at once.
