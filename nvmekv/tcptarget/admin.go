@@ -27,6 +27,17 @@ const (
 	featAsyncEvt  = 0x0b
 	featKATO      = 0x0f
 	featIOCSProf  = 0x19 // I/O Command Set Profile
+	// featKVConfig is the KV Command Set's Key Value Configuration
+	// feature. CDW11 bit 0 is EDNEK, Error on Delete of Non-Existent Key:
+	// set, a Delete of a missing key completes with KV Key Does Not Exist
+	// (87h); clear, it completes successfully. Bits 31:1 are reserved.
+	// (NVMe Key Value Command Set Specification 1.0, Set Features, Key
+	// Value Configuration; libnvme names FID 20h NVME_FEAT_FID_KEY_VALUE.)
+	featKVConfig  = 0x20
+	kvConfigEDNEK = 1 << 0
+	// kvConfigDefault: EDNEK set, what the namespace does on its own (the
+	// kvconform suite's Delete of a missing key expects 87h).
+	kvConfigDefault = kvConfigEDNEK
 )
 
 // admin executes an admin command on the admin queue.

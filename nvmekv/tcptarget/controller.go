@@ -2,6 +2,7 @@ package tcptarget
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -52,14 +53,16 @@ type controller struct {
 	nQueues  int    // I/O queues granted by Set Features Number of Queues (0 = not asked: 1)
 	aec      uint32 // Asynchronous Event Configuration
 	katoMs   uint32
-	profile  uint32 // I/O Command Set Profile index (0: the only combination)
-	aers     int    // Asynchronous Event Requests held
+	profile  uint32        // I/O Command Set Profile index (0: the only combination)
+	kvConfig atomic.Uint32 // Key Value Configuration (featKVConfig); read by I/O queues without mu
+	aers     int           // Asynchronous Event Requests held
 	ka       *time.Timer
 	gone     bool
 }
 
 func newController(t *Target, id uint16, admin *conn, hostNQN string, hostID [16]byte, katoMs uint32) *controller {
 	c := &controller{t: t, id: id, admin: admin, hostNQN: hostNQN, hostID: hostID, katoMs: katoMs, ioq: map[uint16]*conn{}}
+	c.kvConfig.Store(kvConfigDefault)
 	c.armKeepAlive()
 	return c
 }

@@ -30,14 +30,18 @@
 //     KV namespace (CNS 05h CSI 1); the command-set-specific controller
 //     for CSI 0 and 1; the I/O command set combinations, CNS 1Ch), Set and
 //     Get Features (Number of Queues, Async Event Configuration, Keep
-//     Alive Timer, I/O Command Set Profile), Get Log Page (Error, SMART,
+//     Alive Timer, I/O Command Set Profile, Key Value Configuration), Get
+//     Log Page (Error, SMART,
 //     Changed Namespace List, Commands Supported and Effects for CSI 0 and
 //     1), Asynchronous Event Request (held: no event is ever reported),
 //     Abort (never aborts) and Keep Alive.
 //   - I/O: Store, Retrieve, List, Delete, Exist and Flush.
 //
-// No KV-specific feature is implemented: the KV Command Set 1.0 text was
-// not available, and nvmekv reads none.
+// Key Value Configuration (FID 20h) has one field, EDNEK (Error on Delete
+// of Non-Existent Key, CDW11 bit 0), set by default: the namespace answers
+// a Delete of a missing key with 87h, as the conformance suite expects;
+// cleared, the target completes that Delete successfully. It is kept per
+// controller and not saveable. nvmekv itself never sets it.
 //
 // # Invariants
 //
@@ -72,6 +76,10 @@
 //     MaxTransferBytes of data, and a capsule is at most 72 + 8 KiB (or
 //     InCapsuleBytes) bytes; a larger PLEN is refused before anything is
 //     allocated (TestHostileInput).
+//   - NT8: Key Value Configuration reads EDNEK set until a Set Features
+//     clears it; with it clear a Delete of a missing key succeeds, with it
+//     set it answers KV Key Does Not Exist; a reserved bit is refused and
+//     changes nothing (TestKVConfigurationFeature).
 //
 // # Caveats
 //

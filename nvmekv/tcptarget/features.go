@@ -38,13 +38,21 @@ func (c *conn) setFeatures(cmd *command) (uint16, uint64) {
 		}
 		ct.profile = 0
 		return scSuccess, 0
+	case featKVConfig:
+		if v&^kvConfigEDNEK != 0 {
+			return scInvalidField | scDNR, 0 // a reserved bit
+		}
+		ct.kvConfig.Store(uint32(v))
+		return scSuccess, 0
 	}
 	return scInvalidField | scDNR, 0
 }
 
 // getFeatures handles Get Features (FID at CDW10[7:0], SEL at [10:8]):
-// current, default and saved values are the same; SEL 3 (supported
-// capabilities) reports 0x4 (changeable) for the features Set takes.
+// current, default and saved values are the same, except Key Value
+// Configuration's default and saved value (SEL 1, 2), which is its
+// default: nothing is saveable; SEL 3 (supported capabilities) reports 0x4
+// (changeable) for the features Set takes.
 func (c *conn) getFeatures(cmd *command) (uint16, uint64) {
 	fid, sel := uint8(cmd.cdw(10)), cmd.cdw(10)>>8&0x7
 	ct := c.ctrl
@@ -64,6 +72,11 @@ func (c *conn) getFeatures(cmd *command) (uint16, uint64) {
 		v = uint64(ct.katoMs)
 	case featIOCSProf:
 		v = uint64(ct.profile)
+	case featKVConfig:
+		v = uint64(ct.kvConfig.Load())
+		if sel == 1 || sel == 2 {
+			v = kvConfigDefault
+		}
 	default:
 		return scInvalidField | scDNR, 0
 	}

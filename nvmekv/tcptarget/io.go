@@ -96,6 +96,9 @@ func (c *conn) io(cmd *command) {
 		err = o.Err
 	}
 	st := statusOf(err)
+	if op == nvmekv.OpDelete && st&0x7ff == uint16(nvmekv.SCKeyNotExists) && c.ctrl.kvConfig.Load()&kvConfigEDNEK == 0 {
+		st = scSuccess // EDNEK clear: a Delete of a missing key succeeds (featKVConfig)
+	}
 	var data []byte
 	if st == scSuccess {
 		switch op {

@@ -3,6 +3,7 @@ package tcptarget
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"net"
 	"testing"
 
@@ -246,5 +247,58 @@ func TestKVStatusCodes(t *testing.T) {
 	}
 	if tg.Stats().Writes == 0 || tg.Stats().Reads == 0 {
 		t.Fatalf("stats %+v", tg.Stats())
+	}
+}
+
+// TestKVConfigurationFeature: Set and Get Features of Key Value
+// Configuration (FID 20h): EDNEK is set by default (a Delete of a missing
+// key answers 87h); cleared, that Delete succeeds; a reserved bit is
+// refused and changes nothing; SEL 1 reads the default. NT8.
+func TestKVConfigurationFeature(t *testing.T) {
+	tg, addr := startTarget(t, Options{})
+	h := connectHost(t, addr, tg.NQN())
+	ns := newHostNS(h)
+	ctx := t.Context()
+	key := []byte("never-stored")
+	get := func(sel uint32) uint64 {
+		t.Helper()
+		return mustR(t, "Get Features KV Configuration")(h.admin.exec(adminSQE(adminGetFeatures, 0, featKVConfig|sel<<8, 0), nil, 0)).dw0
+	}
+	if v := get(0); v != kvConfigEDNEK {
+		t.Fatalf("KV Configuration %#x, want EDNEK (1) by default", v)
+	}
+	if err := ns.Delete(ctx, key); !errors.Is(err, nvmekv.ErrKeyNotFound) {
+		t.Fatalf("Delete of a missing key with EDNEK set: %v, want key not found (87h)", err)
+	}
+	mustR(t, "Set Features KV Configuration 0")(h.admin.exec(adminSQE(adminSetFeatures, 0, featKVConfig, 0), nil, 0))
+	if v := get(0); v != 0 {
+		t.Fatalf("KV Configuration %#x after setting 0", v)
+	}
+	if v := get(1); v != kvConfigEDNEK {
+		t.Fatalf("KV Configuration default %#x, want EDNEK", v)
+	}
+	if err := ns.Delete(ctx, key); err != nil {
+		t.Fatalf("Delete of a missing key with EDNEK clear: %v, want success", err)
+	}
+	if r, _ := h.admin.exec(adminSQE(adminSetFeatures, 0, featKVConfig, 0x3), nil, 0); r.status&0x7ff != scInvalidField {
+		t.Fatalf("KV Configuration with a reserved bit: %#x, want Invalid Field", r.status)
+	}
+	if v := get(0); v != 0 {
+		t.Fatalf("a refused Set changed KV Configuration to %#x", v)
+	}
+	mustR(t, "Set Features KV Configuration EDNEK")(h.admin.exec(adminSQE(adminSetFeatures, 0, featKVConfig, kvConfigEDNEK), nil, 0))
+	if err := ns.Delete(ctx, key); !errors.Is(err, nvmekv.ErrKeyNotFound) {
+		t.Fatalf("Delete of a missing key with EDNEK set again: %v", err)
+	}
+	// A key that exists is deleted whatever EDNEK says.
+	if err := ns.Store(ctx, key, []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	mustR(t, "Set Features KV Configuration 0")(h.admin.exec(adminSQE(adminSetFeatures, 0, featKVConfig, 0), nil, 0))
+	if err := ns.Delete(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := ns.Exist(ctx, key); err != nil || ok {
+		t.Fatalf("Exist after Delete = %v, %v", ok, err)
 	}
 }
