@@ -140,7 +140,8 @@
 //   - S17: an idle connection holds no read or write buffer: both are lent
 //     by a pool per size while bytes are read or replies written, and the
 //     read buffer goes back before the connection waits for input
-//     (outConn.WaitReadable peeks at the socket, holding nothing). A
+//     (outConn.ReadIdle: a read that finds nothing gives it back, and the
+//     read the poller's wakeup runs takes one again). A
 //     command's arguments cost 8 bytes of span and the 24-byte slice
 //     handed to the command each, and their bytes are received once: a
 //     read buffer whose first half or more holds arguments of the command

@@ -55,7 +55,9 @@ type outConn struct {
 	n               int
 	err             error
 	writeFn, readFn func(uintptr) bool
-	peekFn          func(uintptr) bool
+	idleFn          func(uintptr) bool
+	get             func() []byte // ReadIdle's buffer source and sink
+	put             func([]byte)
 }
 
 // newOutConn wraps nc, or returns nil if it is not a socket (net.Pipe in
@@ -70,7 +72,7 @@ func newOutConn(nc net.Conn, limit int, closeWait time.Duration) *outConn {
 		return nil
 	}
 	o := &outConn{nc: nc, rc: rc, limit: limit, maxLimit: limit, closeWait: closeWait}
-	o.writeFn, o.readFn, o.peekFn = o.writeRaw, o.readRaw, o.peekRaw
+	o.writeFn, o.readFn, o.idleFn = o.writeRaw, o.readRaw, o.idleRaw
 	return o
 }
 
@@ -251,33 +253,52 @@ func (o *outConn) Read(p []byte) (int, error) {
 	return o.nc.Read(p)
 }
 
-// ReadNow is Read without waiting for input: 0 and no error when nothing
-// has arrived (Reader.fillIdle then waits with WaitReadable, holding no
-// buffer). With replies unsent it is Read, which sends them as it waits.
-func (o *outConn) ReadNow(p []byte) (int, error) {
+// ReadIdle reads a request into b, holding no buffer while it waits: a
+// read that finds nothing gives b back with put, and once the poller
+// reports input the next read takes a buffer from get. It returns the
+// buffer read into (nil after an error while waiting). A read in the
+// poller's callback sees input that arrived at any time before it, so
+// no readiness is lost between the last empty read and the wait. With
+// replies unsent it is Read, which sends them as it waits.
+func (o *outConn) ReadIdle(b []byte, get func() []byte, put func([]byte)) ([]byte, int, error) {
 	if o.over || o.pending() > 0 {
-		return o.Read(p)
+		n, err := o.Read(b)
+		return b, n, err
 	}
-	n, eof, err := o.readNow(p)
-	if eof {
-		return 0, io.EOF
+	o.rdBuf, o.get, o.put = b, get, put
+	err := o.rc.Read(o.idleFn)
+	b = o.rdBuf
+	o.rdBuf, o.get, o.put = nil, nil, nil
+	switch {
+	case err != nil:
+		return b, 0, err
+	case o.err != nil:
+		return b, 0, o.err
+	case o.n == -1:
+		return b, 0, io.EOF
 	}
-	return n, err
+	return b, o.n, nil
 }
 
-// WaitReadable waits until input, or the peer's close, is waiting to be
-// read, or a read deadline (Server.Close) passes. It peeks rather than
-// trusting a wakeup: net's poller forgets readiness seen before the wait
-// began (RawConn.Read resets it), so each check looks at the socket itself.
-func (o *outConn) WaitReadable() error {
-	err := o.rc.Read(o.peekFn)
-	if err == nil && o.closing.Load() {
-		return nil
+// idleRaw is ReadIdle's read: done once it read bytes, the peer's close
+// or an error; with nothing yet, the buffer goes back and the poller
+// waits.
+func (o *outConn) idleRaw(fd uintptr) bool {
+	if o.rdBuf == nil {
+		o.rdBuf = o.get()
 	}
-	return err
+	var eof bool
+	o.n, eof, o.err = readNonblock(int(fd), o.rdBuf)
+	switch {
+	case eof:
+		o.n = -1
+	case o.n == 0 && o.err == nil:
+		o.put(o.rdBuf)
+		o.rdBuf = nil
+		return false
+	}
+	return true
 }
-
-func (o *outConn) peekRaw(fd uintptr) bool { return inputWaiting(int(fd)) }
 
 // Flush sends what is left of spill before the socket closes, for at most
 // closeWait. Requests that still arrive are read and dropped (the

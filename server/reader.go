@@ -28,11 +28,15 @@ const (
 type Reader struct {
 	rd   io.Reader
 	idle idleReader // rd, if it can wait for input without a buffer (outConn)
-	pool *bufPool   // lends buf (of initBuf bytes) while input is being read
-	buf  []byte     // nil while idle
-	r    int        // start of the command being parsed
-	p    int        // parse position
-	w    int        // end of buffered data
+	// getBuf, putBuf: pool.get and pool.put as the method values fillIdle
+	// hands to idle.
+	getBuf func() []byte
+	putBuf func([]byte)
+	pool   *bufPool // lends buf (of initBuf bytes) while input is being read
+	buf    []byte   // nil while idle
+	r      int      // start of the command being parsed
+	p      int      // parse position
+	w      int      // end of buffered data
 
 	initBuf   int
 	maxBulk   int
@@ -84,13 +88,13 @@ type chunk struct {
 	b    []byte
 }
 
-// idleReader is a connection that can tell whether input has arrived
-// without taking it, so the Reader holds no buffer while it waits (S17).
+// idleReader is a connection that can wait for input without holding a
+// buffer, so the Reader holds none while it waits (S17).
 type idleReader interface {
-	// ReadNow reads what has arrived; 0 and no error: nothing has.
-	ReadNow(p []byte) (int, error)
-	// WaitReadable blocks until input (or the peer's close) is waiting.
-	WaitReadable() error
+	// ReadIdle reads into b; with nothing to read it gives b back with
+	// put, waits, and reads into a buffer from get. It returns the
+	// buffer read into (nil after an error while waiting).
+	ReadIdle(b []byte, get func() []byte, put func([]byte)) ([]byte, int, error)
 }
 
 // bigArgs: a command with more arguments than this gives its argument
@@ -562,8 +566,14 @@ func (rd *Reader) retire() error {
 // fillIdle reads into an empty buffer: what has arrived, else it gives
 // the buffer back to the pool while it waits for input (S17).
 func (rd *Reader) fillIdle() error {
+	if rd.getBuf == nil {
+		rd.getBuf, rd.putBuf = rd.pool.get, rd.pool.put // method values made once
+	}
 	for {
-		m, err := rd.idle.ReadNow(rd.buf)
+		b := rd.buf
+		rd.buf = nil // ReadIdle may give it back while it waits
+		b, m, err := rd.idle.ReadIdle(b, rd.getBuf, rd.putBuf)
+		rd.buf = b
 		rd.reads++
 		if m > 0 {
 			rd.w = m
@@ -572,12 +582,9 @@ func (rd *Reader) fillIdle() error {
 		if err != nil {
 			return err
 		}
-		rd.pool.put(rd.buf)
-		rd.buf = nil
-		if err := rd.idle.WaitReadable(); err != nil {
-			return err
+		if rd.buf == nil {
+			rd.buf = rd.pool.get()
 		}
-		rd.buf = rd.pool.get()
 	}
 }
 

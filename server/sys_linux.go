@@ -115,24 +115,6 @@ func openSpare() (int, error) {
 
 func closeFd(fd int) { unix.Close(fd) }
 
-// inputWaiting reports whether a read of the socket fd would not block:
-// bytes have arrived, the peer closed, or the socket failed (the read
-// reports why). recv(2) with MSG_PEEK|MSG_DONTWAIT takes nothing.
-func inputWaiting(fd int) bool {
-	var b [1]byte
-	for {
-		_, _, e := unix.Syscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), 1,
-			unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
-		switch e {
-		case unix.EINTR:
-			continue
-		case unix.EAGAIN:
-			return false
-		}
-		return true
-	}
-}
-
 // peekHangup looks at the socket fd without taking anything from it: eof
 // if the peer closed with nothing unread, ready if it can tell (data or
 // the close arrived), false and false if nothing has arrived (EAGAIN).
