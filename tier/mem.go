@@ -163,3 +163,14 @@ func (m *mem) closeLogs() error {
 	}
 	return first
 }
+
+// dropLocked takes e out of the LFU, if it is there, and counts its record
+// as dropped from log w by a cleaning that found no room for it (m.mu
+// held); the caller then evicts it (evictLocked).
+func (m *mem) dropLocked(e *entry, w memTier) {
+	if e.node.Resident() {
+		m.lfu.Remove(&e.node)
+		m.evicted[w]++
+	}
+	m.dropped++
+}

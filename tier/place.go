@@ -334,11 +334,7 @@ func (c *Cache) evictSegment(w memTier) {
 		sh.mu.Lock()
 		if e.loc != 0 && e.where == w && e.loc.Segment() == seg && !e.flushing && e.state == stateLive {
 			m.mu.Lock()
-			if e.node.Resident() {
-				m.lfu.Remove(&e.node)
-				m.evicted[w]++
-			}
-			m.dropped++
+			m.dropLocked(e, w)
 			m.mu.Unlock()
 			c.evictLocked(sh, e)
 		}
@@ -497,11 +493,7 @@ func (c *Cache) moveOut(e *entry, from memTier, seg int, demote bool, rescued *i
 		return
 	}
 	// No room anywhere: the key leaves DRAM.
-	if e.node.Resident() {
-		m.lfu.Remove(&e.node)
-		m.evicted[from]++
-	}
-	m.dropped++
+	m.dropLocked(e, from)
 	m.mu.Unlock()
 	c.evictLocked(sh, e)
 	m.mu.Lock() // for the deferred unlock
