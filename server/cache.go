@@ -22,7 +22,7 @@ type Cache interface {
 	// decline, and must not block: the cache may call it holding a lock),
 	// else it is appended to dst. cold reports that the answer took a read
 	// of a slow device, so that reads lined up behind it are better sent
-	// together (MGetPrefixAny).
+	// together (MGetPrefixAnyIn).
 	View(dst, key []byte, into func(n int) []byte) (value []byte, filled, ok, cold bool, err error)
 	// GetDel is Get that also deletes the key, in one step: the value
 	// returned is the one deleted.
@@ -38,14 +38,16 @@ type Cache interface {
 	KindOf(key []byte) (kind tier.Kind, ok bool)
 	// Update is a read-modify-write of key in one step (tier.Cache.Update).
 	Update(key []byte, f func(cur tier.Current) (tier.Change, error)) error
-	// MGet returns one value per key, nil for a miss. Values may be the
-	// cache's own immutable copies: they must not be modified.
-	MGet(keys [][]byte) ([][]byte, error)
-	// MGetPrefixAny is MGet, of values of any kind, of the longest prefix
+	// MGetIn returns one value per key, nil for a miss. Values may be the
+	// cache's own immutable copies: they must not be modified. Those it
+	// copied into ch's chunks are valid until ch.Release.
+	MGetIn(ch *tier.Chunks, keys [][]byte) ([][]byte, error)
+	// MGetPrefixAnyIn is MGetIn, of values of any kind, of the longest prefix
 	// keys[:n] whose values fit in maxBytes (at least one key; all when
 	// maxBytes < 0); it returns n
 	// values, and each one's kind (GET answers WRONGTYPE for another kind).
-	MGetPrefixAny(keys [][]byte, maxBytes int64) ([][]byte, []tier.Kind, int, error)
+	// Values it copied into ch's chunks are valid until ch.Release.
+	MGetPrefixAnyIn(ch *tier.Chunks, keys [][]byte, maxBytes int64) ([][]byte, []tier.Kind, int, error)
 	// Set stores key=value; stored is false when NX/XX prevented it. An
 	// expiry at or before now deletes the key instead, in the same step.
 	Set(key, value []byte, o SetOptions) (stored bool, err error)

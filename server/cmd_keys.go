@@ -138,7 +138,7 @@ func (c *conn) cmdDel(args [][]byte) {
 func (c *conn) cmdExists(args [][]byte) { c.w.Int(int64(c.s.cache.Exists(args[1:]...))) }
 
 func (c *conn) cmdMGet(args [][]byte) {
-	vals, err := c.s.cache.MGet(args[1:])
+	vals, err := c.s.cache.MGetIn(&c.chunks, args[1:])
 	if err != nil {
 		c.cacheError(err)
 		return
@@ -151,7 +151,7 @@ func (c *conn) cmdMGet(args [][]byte) {
 			continue
 		}
 		hits++
-		c.w.BulkShared(v) // immutable hot copies, or values this reply owns
+		c.w.BulkShared(v) // c.chunks keeps them until the reply is flushed
 	}
 	c.st.hits.Add(hits)
 	c.st.misses.Add(uint64(len(vals)) - hits)

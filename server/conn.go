@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/tier"
 )
 
 // conn is one client connection; its goroutine owns every field.
@@ -31,13 +33,17 @@ type conn struct {
 	coldGet bool               // the last GET read the cold device (see getBatch)
 	batch   [][]byte           // reused keys of a getBatch
 	kvs     [][2][]byte        // reused MSET pairs
-	agg     aggBuf             // reused buffers of the aggregate commands
-	st      connCounters
-	tx      txState
-	watched map[string]bool // WATCHed keys: did each exist at WATCH (watch.go)
-	dirty   atomic.Bool     // a watched key was written (set by other connections)
-	noop    bool            // the write command running changed nothing (see runWrite)
-	lists   listOps         // the list commands' buffers
+	// chunks hold the values MGET replies name by reference (BulkShared),
+	// given back once those replies were flushed; getChunks hold a GET
+	// batch's values until they are copied into the reply.
+	chunks, getChunks tier.Chunks
+	agg               aggBuf // reused buffers of the aggregate commands
+	st                connCounters
+	tx                txState
+	watched           map[string]bool // WATCHed keys: did each exist at WATCH (watch.go)
+	dirty             atomic.Bool     // a watched key was written (set by other connections)
+	noop              bool            // the write command running changed nothing (see runWrite)
+	lists             listOps         // the list commands' buffers
 	// blocked is the waiter a blocking command registered, waited on for
 	// at most blockFor (0: forever) once the command returns
 	// (awaitBlocked); inExec is set while EXEC runs, where nothing blocks.
@@ -81,9 +87,12 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 
 func (c *conn) flush() error {
 	if c.w.Buffered() == 0 {
-		return c.w.err // a flush inside a long reply may have failed
+		c.chunks.Release() // flushed inside the reply (Writer.BulkShared)
+		return c.w.err     // which may have failed
 	}
-	if err := c.w.Flush(); err != nil {
+	err := c.w.Flush()
+	c.chunks.Release() // every byte is with the socket or copied aside
+	if err != nil {
 		return err
 	}
 	// The client has just been sent its replies and has not answered yet,
@@ -104,6 +113,7 @@ func (c *conn) serve() {
 		if c.out != nil {
 			c.out.Flush() // replies still unsent go out before the socket closes
 		}
+		c.chunks.Release()
 	}()
 	defer func() {
 		// A bug behind one command must not take the whole sidecar down:

@@ -218,6 +218,14 @@
 //     that adds 64 MiB more) (TestBigBulkAllocatesOnce), and a declared
 //     length commits memory only as bytes arrive, at most three times
 //     what arrived (TestBigBulkCutShort).
+//   - S26: the values MGET replies name by reference (Writer.BulkShared)
+//     sit in chunks the connection holds (tier.Chunks) until every byte
+//     of those replies is with the socket or copied aside (conn.flush),
+//     and only then go back to a pool shared by every connection; a
+//     pipelined GET batch's chunks go back once its values are copied into
+//     the reply. So a busy MGET path neither clears fresh memory nor makes
+//     garbage, and no reply is ever written from a chunk another
+//     connection has taken (TestMGetChunksOutliveTheirReply).
 //
 // # Caveats
 //

@@ -57,7 +57,7 @@ func (c *conn) getBatch() {
 	c.s.stats.getBatches.Add(1)
 	c.s.stats.getBatched.Add(uint64(len(keys)))
 	for rest := keys; len(rest) > 0; {
-		vals, kinds, n, err := c.s.cache.MGetPrefixAny(rest, int64(c.s.opts.ColdGetBatchBytes))
+		vals, kinds, n, err := c.s.cache.MGetPrefixAnyIn(&c.getChunks, rest, int64(c.s.opts.ColdGetBatchBytes))
 		if err != nil || n < 1 {
 			for range rest {
 				c.st.commands.Add(1)
@@ -81,6 +81,7 @@ func (c *conn) getBatch() {
 				c.w.Bulk(v)
 			}
 		}
+		c.getChunks.Release() // Bulk copied them
 		c.observeBatch(n)
 		rest = rest[n:]
 	}

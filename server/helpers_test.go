@@ -142,7 +142,7 @@ func (c *mapCache) Update(key []byte, f func(tier.Current) (tier.Change, error))
 }
 
 // MGetPrefixAny counts each value as its length (a miss as 0).
-func (c *mapCache) MGetPrefixAny(keys [][]byte, maxBytes int64) ([][]byte, []tier.Kind, int, error) {
+func (c *mapCache) MGetPrefixAnyIn(_ *tier.Chunks, keys [][]byte, maxBytes int64) ([][]byte, []tier.Kind, int, error) {
 	n, total := len(keys), int64(0)
 	c.mu.Lock()
 	for i, k := range keys {
@@ -167,7 +167,7 @@ func (c *mapCache) MGetPrefixAny(keys [][]byte, maxBytes int64) ([][]byte, []tie
 	return vals, kinds, n, nil
 }
 
-func (c *mapCache) MGet(keys [][]byte) ([][]byte, error) {
+func (c *mapCache) MGetIn(_ *tier.Chunks, keys [][]byte) ([][]byte, error) {
 	out := make([][]byte, len(keys))
 	for i, k := range keys {
 		v, ok, _ := c.Get(nil, k)

@@ -377,16 +377,28 @@ func TestMGetValuesSpanChunks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	vs, err := c.MGet(keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, v := range vs {
-		if !bytes.Equal(v, val(i)) {
-			t.Fatalf("value %d: %d bytes, want %d bytes of %d", i, len(v), 1500, i)
+	var ch Chunks
+	for _, in := range []*Chunks{nil, &ch, &ch} { // fresh memory, pooled chunks, chunks given back and taken again
+		vs, err := c.MGetIn(in, keys)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if cap(v) != len(v) {
-			t.Fatalf("value %d: cap %d > len %d: an append would overwrite the next value", i, cap(v), len(v))
+		for i, v := range vs {
+			if !bytes.Equal(v, val(i)) {
+				t.Fatalf("value %d: %d bytes, want %d bytes of %d", i, len(v), 1500, i)
+			}
+			if cap(v) != len(v) {
+				t.Fatalf("value %d: cap %d > len %d: an append would overwrite the next value", i, cap(v), len(v))
+			}
+		}
+		if in != nil {
+			if ch.Held() < 3*mgetChunk {
+				t.Fatalf("chunks hold %d bytes of the values, want at least %d", ch.Held(), 3*mgetChunk)
+			}
+			ch.Release()
+			if ch.Held() != 0 {
+				t.Fatalf("after Release chunks hold %d bytes", ch.Held())
+			}
 		}
 	}
 }

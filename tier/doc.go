@@ -87,6 +87,10 @@
 //     passes the directory's size of its value (Cold.Get, Cold.GetMany), so
 //     a value above the KV's default first read still takes one device
 //     round trip; MGetPrefix holds at most its byte budget by those sizes.
+//     The values memory serves are copied once, into chunks of 64 KiB
+//     (a larger value its own): fresh memory for MGet, taken from a pool
+//     and held by the caller's Chunks until Release for MGetIn
+//     (TestMGetValuesSpanChunks).
 //   - T11: a DRAM record is written before its entry names it, never
 //     written again while named (an overwrite of the same size writes in
 //     place under the shard's write lock, which no reader holds then), and

@@ -186,12 +186,29 @@ func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) (v []byte, kind 
 // whole batch go to the device as one GetMany submission. The values are
 // the caller's; those memory served share one allocation.
 func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
-	out, _, err := c.MGetPrefix(keys, -1)
-	return out, err
+	return c.MGetIn(nil, keys)
 }
 
-// mgetChunk is the size of the buffers mget copies DRAM records into.
-const mgetChunk = 64 << 10
+// MGetIn is MGet copying the values memory serves into ch's chunks (nil:
+// fresh memory, the caller's): those values are valid until ch.Release.
+func (c *Cache) MGetIn(ch *Chunks, keys [][]byte) ([][]byte, error) {
+	if !c.enter() {
+		return nil, ErrClosed
+	}
+	defer c.exit()
+	return c.strings(c.mget(ch, keys)), nil
+}
+
+// strings answers nil for each value of another kind than a string, as
+// MGET does (T23).
+func (c *Cache) strings(vals [][]byte, kinds []Kind) [][]byte {
+	for i, k := range kinds {
+		if k != KindString {
+			vals[i] = nil
+		}
+	}
+	return vals
+}
 
 // unknownSize is what MGetPrefix counts for a key the directory does not
 // know yet (one to look up in a cold store of an earlier run): its size is
@@ -210,24 +227,23 @@ func (c *Cache) MGetPrefix(keys [][]byte, maxBytes int64) ([][]byte, int, error)
 	}
 	defer c.exit()
 	keys = keys[:c.prefix(keys, maxBytes)]
-	vals, kinds := c.mget(keys)
-	for i, k := range kinds {
-		if k != KindString {
-			vals[i] = nil // MGET answers nil for a key of another kind (T23)
-		}
-	}
-	return vals, len(keys), nil
+	return c.strings(c.mget(nil, keys)), len(keys), nil
 }
 
 // MGetPrefixAny is MGetPrefix for values of any kind: it also returns each
 // value's kind (for a miss, KindString).
 func (c *Cache) MGetPrefixAny(keys [][]byte, maxBytes int64) ([][]byte, []Kind, int, error) {
+	return c.MGetPrefixAnyIn(nil, keys, maxBytes)
+}
+
+// MGetPrefixAnyIn is MGetPrefixAny copying into ch's chunks, as MGetIn.
+func (c *Cache) MGetPrefixAnyIn(ch *Chunks, keys [][]byte, maxBytes int64) ([][]byte, []Kind, int, error) {
 	if !c.enter() {
 		return nil, nil, 0, ErrClosed
 	}
 	defer c.exit()
 	keys = keys[:c.prefix(keys, maxBytes)]
-	vals, kinds := c.mget(keys)
+	vals, kinds := c.mget(ch, keys)
 	return vals, kinds, len(keys), nil
 }
 
@@ -256,9 +272,9 @@ func (c *Cache) prefix(keys [][]byte, maxBytes int64) int {
 }
 
 // mget reads keys, of any kind: one value (nil for a miss) and one kind
-// per key. The values memory serves are copied into one buffer, each
-// value a slice of it.
-func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
+// per key. The values memory serves are copied into chunks (ch's, if not
+// nil), each value a slice of one.
+func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 	out, kinds = make([][]byte, len(keys)), make([]Kind, len(keys))
 	type pending struct {
 		i     int
@@ -280,7 +296,7 @@ func (c *Cache) mget(keys [][]byte) (out [][]byte, kinds []Kind) {
 	var chunk, filled []byte
 	into := func(n int) []byte {
 		if cap(chunk)-len(chunk) < n {
-			chunk = make([]byte, 0, max(mgetChunk, n))
+			chunk = ch.get(n)
 		}
 		filled = chunk[len(chunk) : len(chunk)+n : len(chunk)+n]
 		chunk = chunk[:len(chunk)+n]
