@@ -197,6 +197,7 @@ func (f *Flusher) run(batch []*Item) {
 	f.mu.Lock()
 	for _, it := range batch {
 		f.flying -= it.size()
+		f.heapHeld.Add(-it.heapSize())
 		delete(f.inflight, string(it.Key))
 		// A failed delete stays counted: the store may still hold the
 		// copy, so DeletePending stays true for the flusher's life (F8).

@@ -38,7 +38,9 @@
 //   - F10: Held is the key and value bytes queued or in flight; WaitRoom
 //     returns true once Held is at most its limit, false if its context
 //     ended or the flusher closed first, and counts the calls that waited
-//     (Stats.Throttled, ThrottleWait) (TestWaitRoom).
+//     (Stats.Throttled, ThrottleWait) (TestWaitRoom). HeapHeld is Held
+//     less the values of OffHeap items, and both go back to 0 once every
+//     item completed or was dropped (TestHeapHeld).
 //
 // # Caveats
 //

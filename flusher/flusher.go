@@ -21,6 +21,7 @@ type Flusher struct {
 	bytes    int64               // value+key bytes of the items in q
 	flying   int64               // value+key bytes of the batches in flight
 	held     atomic.Int64        // bytes + flying, for WaitRoom's check without the lock
+	heapHeld atomic.Int64        // the heapSize of the items queued and in flight
 	inflight map[string]struct{} // keys of items submitted and not completed
 	dels     map[string]int      // deletes enqueued and not completed, by key (F8)
 	batches  int                 // batches in flight
@@ -119,6 +120,7 @@ func (f *Flusher) Enqueue(it *Item) error {
 	f.q = append(f.q, it)
 	f.n++
 	f.bytes += it.size()
+	f.heapHeld.Add(it.heapSize())
 	f.heldLocked()
 	if it.Sync {
 		f.syncN++
@@ -239,6 +241,10 @@ func (f *Flusher) Stats() Stats {
 // batches in flight.
 func (f *Flusher) Held() int64 { return f.held.Load() }
 
+// HeapHeld is the part of Held on the Go heap: Held less the values of
+// OffHeap items.
+func (f *Flusher) HeapHeld() int64 { return f.heapHeld.Load() }
+
 func (f *Flusher) heldLocked() { f.held.Store(f.bytes + f.flying) }
 
 // WaitRoom returns once the flusher holds at most limit bytes (F10), or
@@ -306,6 +312,7 @@ func (f *Flusher) dropOldestLocked() *Item {
 		f.q[i] = nil
 		f.n--
 		f.bytes -= it.size()
+		f.heapHeld.Add(-it.heapSize())
 		f.heldLocked()
 		f.dropFrom = i + 1
 		f.compactLocked()

@@ -17,9 +17,21 @@ type Item struct {
 	// Ref is the caller's: the flusher never reads it, and hands the item
 	// back with it to Current, OnDone and OnDrop.
 	Ref any
+	// OffHeap says Value lives outside the Go heap (a DRAM record pinned
+	// while it is written): it counts in Held, not in HeapHeld.
+	OffHeap bool
 
 	enq  int64      // enqueue time, unix ns
 	done chan error // Wait's channel, nil when nobody waits
 }
 
 func (it *Item) size() int64 { return int64(len(it.Key) + len(it.Value)) }
+
+// heapSize is what the item holds on the Go heap: its key, and its value
+// unless OffHeap.
+func (it *Item) heapSize() int64 {
+	if it.OffHeap {
+		return int64(len(it.Key))
+	}
+	return it.size()
+}

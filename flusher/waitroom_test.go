@@ -55,3 +55,38 @@ func TestWaitRoom(t *testing.T) {
 		t.Fatalf("Held = %d after Drain", h)
 	}
 }
+
+// TestHeapHeld (F10): HeapHeld counts the keys of every item and the values
+// of those not marked OffHeap, queued, in flight or dropped, and is back at
+// 0 once every item completed.
+func TestHeapHeld(t *testing.T) {
+	s := newRecStore()
+	s.gate = make(chan struct{})
+	f := newFlusher(t, Options{Store: s, BatchItems: 2, BatchDelay: time.Millisecond, InFlight: 1, QueueBytes: 60})
+	for i := range 4 {
+		it := item(fmt.Sprintf("k%d", i), "0123456789") // 2 + 10 bytes
+		it.OffHeap = i%2 == 1
+		if err := f.Enqueue(it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, held := f.HeapHeld(), f.Held(); h != 2*12+2*2 || held != 4*12 {
+		t.Fatalf("HeapHeld %d, Held %d: want %d (two copies and two keys) and %d", h, held, 2*12+2*2, 4*12)
+	}
+	// Past QueueBytes an Enqueue drops the oldest item not yet taken.
+	for i := 4; i < 8; i++ {
+		if err := f.Enqueue(item(fmt.Sprintf("k%d", i), "0123456789")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, held := f.HeapHeld(), f.Held(); h > held || held > 60+12 {
+		t.Fatalf("HeapHeld %d, Held %d after drops: want HeapHeld <= Held <= %d", h, held, 60+12)
+	}
+	close(s.gate)
+	if err := f.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if h := f.HeapHeld(); h != 0 {
+		t.Fatalf("HeapHeld = %d after Drain, want 0", h)
+	}
+}

@@ -92,6 +92,14 @@
 //     TestBigValueFailedWindowHidesHeader); a PutMany writes what it
 //     batched before a big value first, so items keep their order
 //     (TestPutManyKeepsOrderAroundBigValues).
+//   - K15: the buffers of header records, the Retrieves of Get, GetMany
+//     and their sized forms and the Stores of PutMany's chains, are lent
+//     by power-of-two size class (512 B to 64 KiB) and taken back only
+//     once Do returned (the namespace holds a buffer until its command
+//     completes, a cancelled one included); GetManyInto appends each value
+//     to the caller's buffer, so a batch of sized reads into buffers of
+//     the right size allocates only its bookkeeping (TestRecBufClasses,
+//     TestGetManyIntoAllocs).
 //
 // # Caveats
 //

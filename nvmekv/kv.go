@@ -41,16 +41,17 @@ type KVStats struct {
 // KV maps user keys (any length up to MaxKeyBytes) and values (any size up
 // to MaxValueBytes) onto a Namespace. It is safe for concurrent use.
 type KV struct {
-	ns        Namespace
-	opts      KVOptions
-	lim       Limits
-	chunkMax  int // payload bytes per chunk
-	locks     [256]sync.Mutex
-	hdrPool   sync.Pool // *[]byte of HeaderReadBytes
-	chunkPool sync.Pool // *[]byte of ChunkHdrBytes+chunkMax (chunkBuf)
-	putID     atomic.Uint64
-	closed    atomic.Bool
-	log       *zap.Logger
+	ns         Namespace
+	opts       KVOptions
+	lim        Limits
+	chunkMax   int // payload bytes per chunk
+	locks      [256]sync.Mutex
+	recs       recBufs   // header record buffers (headerOp, headerStore)
+	getBatches sync.Pool // *getBatchState
+	chunkPool  sync.Pool // *[]byte of ChunkHdrBytes+chunkMax (chunkBuf)
+	putID      atomic.Uint64
+	closed     atomic.Bool
+	log        *zap.Logger
 
 	puts, putErrors, gets, hits, misses, collisions, stale, crcErrs, deletes, chunks, bw, br, swept atomic.Uint64
 }
@@ -144,7 +145,7 @@ func (kv *KV) chunkStore(r *record, value []byte, i int, buf []byte) *Op {
 // headerStore builds the Store of r's header record (with the value when
 // it is inline).
 func (kv *KV) headerStore(r *record, key, value []byte) *Op {
-	hb := make([]byte, HeaderBytes+len(key)+pick(r.inline, len(value), 0))
+	hb := kv.recs.get(HeaderBytes + len(key) + pick(r.inline, len(value), 0))
 	putHeader(hb, &r.hd, key, value, r.inline)
 	return &Op{Code: OpStore, Key: r.h[:], Buf: hb}
 }
@@ -336,6 +337,7 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 			}
 			kv.countPut(chains[i], e)
 			kv.releaseChunks(chains[i])
+			kv.recs.put(chains[i][len(chains[i])-1].Buf) // the header record (chain)
 			chains[i] = nil
 			if e != nil {
 				items[i].Err = fmt.Errorf("nvmekv: put key of %d bytes: %w", len(items[i].Key), e)

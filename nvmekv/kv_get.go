@@ -17,25 +17,17 @@ type getState struct {
 	done bool
 }
 
+// headerOp sets g's Retrieve of its header record into a buffer of size
+// bytes (a retry at the stored size gives back the first one).
 func (kv *KV) headerOp(g *getState, size int) {
-	var b []byte
-	if size == kv.opts.HeaderReadBytes {
-		if p, ok := kv.hdrPool.Get().(*[]byte); ok {
-			b = *p
-		}
-	}
-	if b == nil {
-		b = make([]byte, size)
-	}
-	g.op = Op{Code: OpRetrieve, Key: g.h[:], Buf: b}
+	kv.recs.put(g.op.Buf)
+	g.op = Op{Code: OpRetrieve, Key: g.h[:], Buf: kv.recs.get(size)}
 }
 
-// releaseHeader returns a pooled header buffer (the value was copied out).
+// releaseHeader gives back g's header buffer (the value was copied out).
 func (kv *KV) releaseHeader(g *getState) {
-	if b := g.op.Buf; len(b) == kv.opts.HeaderReadBytes {
-		g.op.Buf = nil
-		kv.hdrPool.Put(&b)
-	}
+	kv.recs.put(g.op.Buf)
+	g.op.Buf = nil
 }
 
 // afterHeader parses a retrieved header; it returns true if chunks are needed.
@@ -163,10 +155,18 @@ func (kv *KV) GetManySized(ctx context.Context, keys [][]byte, valueLens []int) 
 	return kv.getMany(ctx, keys, nil, valueLens)
 }
 
+// GetManyInto is GetManySized (valueLens may be nil: every length unknown)
+// appending each value to dsts[i] (dsts nil, or one per key), so a caller
+// that sized its buffers by valueLens gets its values where it wants them.
+func (kv *KV) GetManyInto(ctx context.Context, keys [][]byte, valueLens []int, dsts [][]byte) []Item {
+	return kv.getMany(ctx, keys, dsts, valueLens)
+}
+
 func (kv *KV) getMany(ctx context.Context, keys [][]byte, dsts [][]byte, valueLens []int) []Item {
 	items := make([]Item, len(keys))
-	gs := make([]getState, len(keys))
-	var ops []*Op
+	b := kv.getBatch(len(keys))
+	defer kv.putGetBatch(b)
+	gs, ops := b.gs, b.ops
 	for i, k := range keys {
 		gs[i].key = k
 		items[i].Key = k
@@ -259,6 +259,30 @@ func (kv *KV) getMany(ctx context.Context, keys [][]byte, dsts [][]byte, valueLe
 		items[i].Meta = Meta{Expiry: g.hd.expiry, Version: g.hd.version, Flags: g.hd.flags}
 	}
 	return items
+}
+
+// getBatchState is a getMany's bookkeeping, lent by KV.getBatches.
+type getBatchState struct {
+	gs  []getState
+	ops []*Op
+}
+
+// getBatch returns bookkeeping for n keys: gs cleared, ops empty.
+func (kv *KV) getBatch(n int) *getBatchState {
+	b, _ := kv.getBatches.Get().(*getBatchState)
+	if b == nil || cap(b.gs) < n {
+		b = &getBatchState{gs: make([]getState, n), ops: make([]*Op, 0, n)}
+	}
+	b.gs, b.ops = b.gs[:n], b.ops[:0]
+	return b
+}
+
+// putGetBatch takes b back once its getMany is done (no Op of it is with
+// the namespace any more), dropping what it pointed to.
+func (kv *KV) putGetBatch(b *getBatchState) {
+	clear(b.gs)
+	clear(b.ops[:cap(b.ops)])
+	kv.getBatches.Put(b)
 }
 
 // doBatched runs ops in submissions of at most Limits.MaxBatch.

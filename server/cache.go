@@ -40,13 +40,15 @@ type Cache interface {
 	Update(key []byte, f func(cur tier.Current) (tier.Change, error)) error
 	// MGetIn returns one value per key, nil for a miss. Values may be the
 	// cache's own immutable copies: they must not be modified. Those it
-	// copied into ch's chunks are valid until ch.Release.
+	// copied into ch's chunks are valid until ch.Release, the slice of
+	// them until the next call with ch.
 	MGetIn(ch *tier.Chunks, keys [][]byte) ([][]byte, error)
 	// MGetPrefixAnyIn is MGetIn, of values of any kind, of the longest prefix
 	// keys[:n] whose values fit in maxBytes (at least one key; all when
 	// maxBytes < 0); it returns n
 	// values, and each one's kind (GET answers WRONGTYPE for another kind).
-	// Values it copied into ch's chunks are valid until ch.Release.
+	// Values it copied into ch's chunks are valid until ch.Release, the
+	// slices until the next call with ch.
 	MGetPrefixAnyIn(ch *tier.Chunks, keys [][]byte, maxBytes int64) ([][]byte, []tier.Kind, int, error)
 	// Set stores key=value; stored is false when NX/XX prevented it. An
 	// expiry at or before now deletes the key instead, in the same step.

@@ -24,8 +24,9 @@ type Cold interface {
 	// it in one device round trip; a wrong size only costs a second one.
 	Get(ctx context.Context, dst, key []byte, size int) (value []byte, m Meta, found bool, err error)
 	// GetMany looks every key up in one device submission; sizes (nil, or
-	// one per key) are as Get's.
-	GetMany(ctx context.Context, keys [][]byte, sizes []int) []ColdItem
+	// one per key) are as Get's; each value is appended to dsts[i] (dsts
+	// nil, or one per key: a nil one is fresh memory).
+	GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []ColdItem
 	// Clear deletes every record in the store, including those of earlier
 	// runs that the cache never learned the keys of (FLUSHALL).
 	Clear(ctx context.Context) error

@@ -12,6 +12,33 @@ const mgetChunk = 64 << 10
 // garbage. The zero value is ready; a Chunks is used by one goroutine.
 type Chunks struct {
 	bufs []*[mgetChunk]byte
+	// The arrays of the last MGet, reused by the next: its values and
+	// kinds, and the keys it had to read from cold.
+	vals  [][]byte
+	kinds []Kind
+	need  []mgetPending
+}
+
+// arrays returns an MGet's values and kinds for n keys, cleared: ch's,
+// reused (valid until ch's next MGet), or fresh if ch is nil.
+func (ch *Chunks) arrays(n int) ([][]byte, []Kind, []mgetPending) {
+	if ch == nil {
+		return make([][]byte, n), make([]Kind, n), nil
+	}
+	if cap(ch.vals) < n {
+		ch.vals, ch.kinds = make([][]byte, n), make([]Kind, n)
+	}
+	ch.vals, ch.kinds = ch.vals[:n], ch.kinds[:n]
+	clear(ch.vals)
+	clear(ch.kinds)
+	return ch.vals, ch.kinds, ch.need[:0]
+}
+
+// keep holds on to need's array for ch's next MGet.
+func (ch *Chunks) keep(need []mgetPending) {
+	if ch != nil {
+		ch.need = need[:0]
+	}
 }
 
 var chunkPool = sync.Pool{New: func() any { return new([mgetChunk]byte) }}
@@ -29,7 +56,7 @@ func (ch *Chunks) get(n int) []byte {
 }
 
 // Release gives back every chunk ch holds. The values an MGet returned
-// from them must not be used after it.
+// from them must not be used after it. (The arrays stay, for the next.)
 func (ch *Chunks) Release() {
 	for i, b := range ch.bufs {
 		chunkPool.Put(b)
@@ -40,3 +67,22 @@ func (ch *Chunks) Release() {
 
 // Held is the number of bytes ch holds.
 func (ch *Chunks) Held() int { return len(ch.bufs) * mgetChunk }
+
+// chunkFill lays one mget's values end to end in chunks (ch's, or fresh
+// ones if ch is nil): a new chunk when the current one is full, so no value
+// is copied twice, as appending to one growing buffer would.
+type chunkFill struct {
+	ch  *Chunks
+	cur []byte
+}
+
+// take returns room for n bytes: len and cap n, so an append to it cannot
+// reach the next value.
+func (f *chunkFill) take(n int) []byte {
+	if cap(f.cur)-len(f.cur) < n {
+		f.cur = f.ch.get(n)
+	}
+	b := f.cur[len(f.cur) : len(f.cur)+n : len(f.cur)+n]
+	f.cur = f.cur[:len(f.cur)+n]
+	return b
+}

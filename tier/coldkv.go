@@ -38,13 +38,8 @@ func (c *coldKV) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Me
 	return v, Meta{Expiry: m.Expiry, Version: m.Version, Kind: kindOfFlags(m.Flags)}, true, nil
 }
 
-func (c *coldKV) GetMany(ctx context.Context, keys [][]byte, sizes []int) []ColdItem {
-	var items []nvmekv.Item
-	if sizes != nil {
-		items = c.kv.GetManySized(ctx, keys, sizes)
-	} else {
-		items = c.kv.GetMany(ctx, keys)
-	}
+func (c *coldKV) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []ColdItem {
+	items := c.kv.GetManyInto(ctx, keys, sizes, dsts)
 	out := make([]ColdItem, len(items))
 	for i, it := range items {
 		switch {

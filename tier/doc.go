@@ -162,7 +162,9 @@
 //     heap by the directory's cost alone (TestValuesLiveOffHeap); a key
 //     held in DRAM takes at most DirEntryBytes of heap in all
 //     (TestDirectoryCostCoversHeap). Memory reports the heap budget that
-//     follows: directory, the flusher's queue and batches, slack.
+//     follows: directory, the copies the flusher holds on the heap now
+//     (records evicted from DRAM are written from their log: OffHeap),
+//     slack.
 //   - T20: a key just written stays readable while DRAM holds keys the
 //     LFU values less or no more (P9): with no cold tier, or one that
 //     takes no writes, keys written once and never read fill DRAM, and a

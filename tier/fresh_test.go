@@ -71,7 +71,7 @@ func (brokenCold) Delete(ctx context.Context, key []byte) error             { re
 func (brokenCold) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Meta, bool, error) {
 	return dst, Meta{}, false, nil
 }
-func (brokenCold) GetMany(ctx context.Context, keys [][]byte, sizes []int) []ColdItem {
+func (brokenCold) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []ColdItem {
 	return make([]ColdItem, len(keys))
 }
 func (brokenCold) Clear(ctx context.Context) error { return errBrokenCold }

@@ -35,8 +35,8 @@ func (f *armedCold) Get(ctx context.Context, dst, key []byte, size int) ([]byte,
 	return f.Cold.Get(ctx, dst, key, size)
 }
 
-func (f *armedCold) GetMany(ctx context.Context, keys [][]byte, sizes []int) []ColdItem {
-	res := f.Cold.GetMany(ctx, keys, sizes)
+func (f *armedCold) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []ColdItem {
+	res := f.Cold.GetMany(ctx, keys, sizes, dsts)
 	for i := range res {
 		if f.fail() {
 			res[i] = ColdItem{Err: errInjected}

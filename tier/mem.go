@@ -64,15 +64,18 @@ type mem struct {
 	// would each take the segments the log keeps free and leave none to
 	// clean into. Taken before mu, hot's before warm's.
 	cleaning [3]sync.Mutex
-	mu       sync.Mutex
-	lfu      *policy.LFU
-	logs     [3]*dram.Log[*entry] // by memTier; warm nil without a warm tier
-	victims  []*entry             // evicted by the LFU, records not yet released
-	evictFn  func(*policy.Node)
-	items    [3]int64 // records by memTier
-	bytes    [3]int64
-	evicted  [3]uint64 // LFU evictions by the tier the record was in
-	pinned   [3]int64  // bytes of records being written to cold where they are, by log
+	// owners is each log's cleaning's copy of a segment's owners
+	// (BeginClean), reused under cleaning[w] and cleared after.
+	owners  [3][]*entry
+	mu      sync.Mutex
+	lfu     *policy.LFU
+	logs    [3]*dram.Log[*entry] // by memTier; warm nil without a warm tier
+	victims []*entry             // evicted by the LFU, records not yet released
+	evictFn func(*policy.Node)
+	items   [3]int64 // records by memTier
+	bytes   [3]int64
+	evicted [3]uint64 // LFU evictions by the tier the record was in
+	pinned  [3]int64  // bytes of records being written to cold where they are, by log
 	// placement is the fraction of sampled warm pages on the warm node
 	// when the log was opened (-1: not checked, or no warm tier).
 	placement float64
@@ -173,4 +176,11 @@ func (m *mem) dropLocked(e *entry, w memTier) {
 		m.evicted[w]++
 	}
 	m.dropped++
+}
+
+// beginClean starts the cleaning of log w's segment seg (BeginClean) and
+// returns its owners in m.owners[w] (mu and cleaning[w] held).
+func (m *mem) beginClean(w memTier, seg int) []*entry {
+	m.owners[w] = m.logs[w].BeginClean(seg, m.owners[w])
+	return m.owners[w]
 }

@@ -27,7 +27,7 @@ const ColdIndexBytes = 72
 
 // heapSlack is the Go heap the budget leaves for everything else: request
 // and reply buffers, the promotion sketch (2 MiB by default), goroutine
-// stacks; with a tenth of the DRAM budget (slack) on top, it is the room
+// stacks; with a twentieth of the DRAM budget (slack) on top, it is the room
 // the collector works in. A limit nearer the live heap makes it collect
 // so often that SET and GET throughput halves.
 const heapSlack = 8 << 20
@@ -44,7 +44,7 @@ type Memory struct {
 	WarmBytes      int64 // the warm arena, mapped off the Go heap
 	DirectoryKeys  int64 // directory entries, tombstones included
 	DirectoryBytes int64 // their Go heap, at DirEntryBytes each
-	FlusherBytes   int64 // the most value bytes the flusher holds on the heap: its bound (QueueBytes: queued and in flight)
+	FlusherBytes   int64 // the key and value bytes the flusher holds on the heap now (HeapHeld: copies queued and in flight; records it writes from DRAM are off the heap)
 	HeapBudget     int64 // DirectoryBytes + FlusherBytes + slack: what the Go heap needs
 }
 
@@ -60,8 +60,7 @@ func (c *Cache) Memory() Memory {
 	}
 	m.DirectoryBytes = m.DirectoryKeys * DirEntryBytes
 	if c.fl != nil {
-		f := c.fl.Options()
-		m.FlusherBytes = f.QueueBytes // Held (queued and in flight) stays within it: past it Enqueue drops
+		m.FlusherBytes = c.fl.HeapHeld()
 	}
 	m.HeapBudget = m.DirectoryBytes + m.FlusherBytes + slack(c.o.HotBytes, c.o.WarmBytes)
 	return m

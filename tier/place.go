@@ -172,7 +172,7 @@ func (c *Cache) evictLocked(sh *shard, e *entry) {
 		c.mem.mu.Unlock()
 		e.coldMayHold()
 		it := &flusher.Item{Key: viewBytes(e.key), Value: c.mem.bytesOf(e), Version: e.ver, Expiry: e.exp,
-			Flags: coldFlags(e.kind), Ref: &pinned{where: e.where, loc: e.loc, n: int(e.recSize)}}
+			Flags: coldFlags(e.kind), Ref: &pinned{where: e.where, loc: e.loc, n: int(e.recSize)}, OffHeap: true}
 		if err := c.fl.Enqueue(it); err == nil {
 			c.st.flushed.Add(1)
 			return
@@ -294,7 +294,7 @@ func (c *Cache) room(w memTier, n int, wait bool) bool {
 				}
 				continue
 			}
-			owners := l.BeginClean(seg)
+			owners := m.beginClean(w, seg)
 			m.mu.Unlock()
 			c.cleanSegment(w, seg, owners, true)
 			continue
@@ -327,8 +327,9 @@ func (c *Cache) evictSegment(w memTier) {
 		m.mu.Unlock()
 		return
 	}
-	owners := m.logs[w].BeginClean(seg)
+	owners := m.beginClean(w, seg)
 	m.mu.Unlock()
+	defer clear(owners)
 	for _, e := range owners {
 		sh := c.dir.shard(e.node.Hash())
 		sh.mu.Lock()
@@ -374,7 +375,7 @@ func (c *Cache) compact(w memTier, need int) bool {
 		m.mu.Unlock()
 		return false
 	}
-	owners := l.BeginClean(seg)
+	owners := m.beginClean(w, seg)
 	m.mu.Unlock()
 	c.cleanSegment(w, seg, owners, false)
 	return true
@@ -427,6 +428,7 @@ func (c *Cache) cleanSegment(w memTier, seg int, owners []*entry, demote bool) {
 	for _, e := range owners {
 		c.moveOut(e, w, seg, demote, &rescued)
 	}
+	clear(owners) // they are m.owners[w]: keep no entry alive
 	c.mem.mu.Lock()
 	c.mem.logs[w].EndClean(seg)
 	c.mem.mu.Unlock()

@@ -190,7 +190,8 @@ func (c *Cache) MGet(keys [][]byte) ([][]byte, error) {
 }
 
 // MGetIn is MGet copying the values memory serves into ch's chunks (nil:
-// fresh memory, the caller's): those values are valid until ch.Release.
+// fresh memory, the caller's): those values are valid until ch.Release,
+// the slice of them until ch's next MGet.
 func (c *Cache) MGetIn(ch *Chunks, keys [][]byte) ([][]byte, error) {
 	if !c.enter() {
 		return nil, ErrClosed
@@ -236,7 +237,9 @@ func (c *Cache) MGetPrefixAny(keys [][]byte, maxBytes int64) ([][]byte, []Kind, 
 	return c.MGetPrefixAnyIn(nil, keys, maxBytes)
 }
 
-// MGetPrefixAnyIn is MGetPrefixAny copying into ch's chunks, as MGetIn.
+// MGetPrefixAnyIn is MGetPrefixAny copying into ch's chunks, as MGetIn:
+// the values are valid until ch.Release, the slices of them and of their
+// kinds until ch's next MGet.
 func (c *Cache) MGetPrefixAnyIn(ch *Chunks, keys [][]byte, maxBytes int64) ([][]byte, []Kind, int, error) {
 	if !c.enter() {
 		return nil, nil, 0, ErrClosed
@@ -271,35 +274,33 @@ func (c *Cache) prefix(keys [][]byte, maxBytes int64) int {
 	return len(keys)
 }
 
+// mgetPending is a key mget reads from cold.
+type mgetPending struct {
+	i     int
+	lo    uint64
+	ver   uint64
+	known bool
+	epoch uint64
+	size  int // -1: unknown
+}
+
 // mget reads keys, of any kind: one value (nil for a miss) and one kind
 // per key. The values memory serves are copied into chunks (ch's, if not
 // nil), each value a slice of one.
 func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
-	out, kinds = make([][]byte, len(keys)), make([]Kind, len(keys))
-	type pending struct {
-		i     int
-		lo    uint64
-		ver   uint64
-		known bool
-		epoch uint64
-		size  int // -1: unknown
-	}
-	var need []pending
+	out, kinds, need := ch.arrays(len(keys))
+	defer func() { ch.keep(need) }()
+	type pending = mgetPending
 	var slow []int
 	type span struct{ i, from, to int }
 	var spans []span
 	var buf []byte
 	// A DRAM record is copied straight into a chunk of mgetChunk bytes
-	// (or its own size, if larger): a new chunk when the current one is
-	// full, so no value is copied twice, as appending to one growing
-	// buffer would.
-	var chunk, filled []byte
+	// (or its own size, if larger), and so is a cold read of a known size.
+	fill := chunkFill{ch: ch}
+	var filled []byte
 	into := func(n int) []byte {
-		if cap(chunk)-len(chunk) < n {
-			chunk = ch.get(n)
-		}
-		filled = chunk[len(chunk) : len(chunk)+n : len(chunk)+n]
-		chunk = chunk[:len(chunk)+n]
+		filled = fill.take(n)
 		return filled
 	}
 	now := c.now()
@@ -367,10 +368,14 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 	if c.cold != nil {
 		ck := make([][]byte, len(need))
 		sizes := make([]int, len(need))
+		dsts := make([][]byte, len(need))
 		for j, p := range need {
 			ck[j], sizes[j] = keys[p.i], p.size
+			if p.size >= 0 {
+				dsts[j] = fill.take(p.size)[:0]
+			}
 		}
-		res = c.coldMany(ck, sizes)
+		res = c.coldMany(ck, sizes, dsts)
 	}
 	for j, p := range need {
 		key := keys[p.i]
@@ -557,13 +562,13 @@ func (c *Cache) coldError(op string, err error) {
 // out a submission's read slots all or nothing and never while the
 // submission holds others (nvmekv/emu slots), so batches queue for slots
 // but cannot deadlock.
-func (c *Cache) coldMany(keys [][]byte, sizes []int) []ColdItem {
+func (c *Cache) coldMany(keys [][]byte, sizes []int, dsts [][]byte) []ColdItem {
 	var res []ColdItem
 	for len(keys) > 0 {
 		n := min(len(keys), c.o.MGetColdBatch)
-		res = append(res, c.cold.GetMany(context.Background(), keys[:n], sizes[:n])...)
+		res = append(res, c.cold.GetMany(context.Background(), keys[:n], sizes[:n], dsts[:n])...)
 		c.st.mgetSubmissions.Add(1)
-		keys, sizes = keys[n:], sizes[n:]
+		keys, sizes, dsts = keys[n:], sizes[n:], dsts[n:]
 	}
 	return res
 }

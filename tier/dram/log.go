@@ -225,14 +225,15 @@ func (l *Log[O]) SegmentLive(i int) int64 { return l.segs[i].live }
 
 // BeginClean marks sealed segment i as being cleaned, so that it is not
 // reused while its records move even if they are all freed, and returns a
-// copy of its owners, in the order their records were placed.
-func (l *Log[O]) BeginClean(i int) []O {
+// copy of its owners, in the order their records were placed, in dst's
+// array (dst[:0] appended to: a cleaner reuses one slice).
+func (l *Log[O]) BeginClean(i int, dst []O) []O {
 	s := &l.segs[i]
 	if s.state != segSealed || s.cleaning {
-		return nil
+		return dst[:0]
 	}
 	s.cleaning = true
-	return append([]O(nil), s.owners...)
+	return append(dst[:0], s.owners...)
 }
 
 // EndClean ends the cleaning of segment i: it is free if no record in it

@@ -57,7 +57,7 @@ func TestRecordsNeverOverlap(t *testing.T) {
 				if seg < 0 {
 					t.Fatalf("step %d: no room and nothing to clean", step)
 				}
-				for _, id := range l.BeginClean(seg) {
+				for _, id := range l.BeginClean(seg, nil) {
 					rc, ok := live[id]
 					if !ok || !l.In(rc.loc, seg) {
 						continue
@@ -122,7 +122,7 @@ func TestOwnersListTheSegmentsRecords(t *testing.T) {
 		l.Alloc(1000, i, 0) // 4 in segment 0, the fifth opens segment 1
 	}
 	seg := l.Oldest()
-	got := l.BeginClean(seg)
+	got := l.BeginClean(seg, nil)
 	if len(got) != 4 || got[0] != 0 || got[3] != 3 {
 		t.Fatalf("owners of the first segment = %v, want [0 1 2 3]", got)
 	}
