@@ -25,6 +25,7 @@ type conn struct {
 	libVer  string
 	authed  bool
 	quit    bool
+	ready   bool // the server has its cache (loading.go); false: ask conn.loaded
 	created time.Time
 	scratch []byte             // reused GET buffer
 	into    func(n int) []byte // c.w.BulkInto, made once (a method value allocates)
@@ -61,7 +62,7 @@ type connCounters struct {
 const maxScratch = 1 << 20
 
 func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
-	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, created: time.Now()}
+	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, created: time.Now(), ready: !s.loading.Load()}
 	var rw io.ReadWriter = nc
 	if c.out = newOutConn(nc, s.opts.MaxOutputBytes, s.opts.ShutdownTimeout); c.out != nil {
 		rw = c.out
