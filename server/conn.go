@@ -74,7 +74,10 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c.w = NewWriter(rw, s.opts.WriteBufferBytes)
 	c.into = c.w.BulkInto
 	c.w.errs = &s.errs
-	c.lists = listOps{cache: s.cache, limits: listLimits{elements: s.opts.MaxListElements, bytes: s.opts.MaxValueBytes}}
+	c.lists = listOps{limits: listLimits{elements: s.opts.MaxListElements, bytes: s.opts.MaxValueBytes}}
+	if c.ready { // else conn.loaded sets it: s.cache may be being written (Server.Loaded)
+		c.lists.cache = s.cache
+	}
 	c.rd.BeforeBlock = c.flush
 	c.rd.Dropped = &s.dropped
 	return c

@@ -231,7 +231,8 @@
 //     aborts), Redis's "-LOADING Redis is loading the dataset in memory",
 //     which clients recognise; nothing reads the cache before Loaded. From
 //     Loaded on every command runs, on connections made before it as
-//     after, and INFO says loading:0 (TestLoading; cmd/tiercache's
+//     after, and INFO says loading:0 (TestLoading; clients connecting
+//     while Loaded runs, TestLoadedWhileConnecting; cmd/tiercache's
 //     TestLoadingSidecar end to end). The check costs a connection one
 //     atomic load per command that touches data until it has seen the
 //     cache, then a test of its own flag; a server made by New never

@@ -110,3 +110,49 @@ func TestNewRefusesNilCache(t *testing.T) {
 		t.Errorf("Loaded(nil): %v", err)
 	}
 }
+
+// TestLoadedWhileConnecting (S26): clients that connect and send GET and
+// LPUSH while Loaded hands the cache over get -LOADING or a real answer,
+// never anything else, and all get real answers afterwards (run with
+// -race: the cache is published by the loading flag alone).
+func TestLoadedWhileConnecting(t *testing.T) {
+	o := Options{UnixSocket: shortSocket(t), ShutdownTimeout: 2 * time.Second}
+	s, err := NewLoading(o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startClosed(t, s)
+	cache := newTierCache(t)
+	const clients = 4
+	errs := make(chan string, clients)
+	for g := 0; g < clients; g++ {
+		go func() {
+			for i := 0; ; i++ {
+				c := dialRaw(t, o.UnixSocket)
+				c.cmd("GET", "k")
+				get := c.reply()
+				c.cmd("LPUSH", "l", "x")
+				push := c.reply()
+				c.nc.Close()
+				switch {
+				case get == "nil" && strings.HasPrefix(push, ":"):
+					errs <- ""
+					return
+				case strings.HasPrefix(get, "-LOADING") && (strings.HasPrefix(push, "-LOADING") || strings.HasPrefix(push, ":")):
+				default:
+					errs <- "GET " + get + ", LPUSH " + push
+					return
+				}
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	if err := s.Loaded(cache); err != nil {
+		t.Fatal(err)
+	}
+	for g := 0; g < clients; g++ {
+		if e := <-errs; e != "" {
+			t.Errorf("while Loaded ran: %s", e)
+		}
+	}
+}
