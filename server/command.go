@@ -23,7 +23,7 @@ type command struct {
 	// txControl commands run at once inside MULTI instead of being queued.
 	txControl bool
 	// whileLoading commands run before the server has its cache
-	// (servedWhileLoading, S26).
+	// (servedWhileLoading, S27).
 	whileLoading bool
 	run          func(c *conn, args [][]byte)
 	observe      func(time.Duration)

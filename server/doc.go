@@ -6,7 +6,7 @@
 // listeners with Serve) and stopped with Close. A cache that takes long to
 // open is handed over later: NewLoading(Options, progress) serves the
 // connection commands and INFO and answers -LOADING to the rest, as Redis
-// does while it loads its dataset, until Loaded(cache) (loading.go, S26). The Cache interface mirrors
+// does while it loads its dataset, until Loaded(cache) (loading.go, S27). The Cache interface mirrors
 // tier.Cache; cmd/tiercache adapts one to the other, so this package knows
 // nothing about tiers beyond their counters (tier.Stats). Those and the
 // server's own counters are one table, statsTable (stats_table.go): INFO's
@@ -222,7 +222,7 @@
 //     that adds 64 MiB more) (TestBigBulkAllocatesOnce), and a declared
 //     length commits memory only as bytes arrive, at most three times
 //     what arrived (TestBigBulkCutShort).
-//   - S26: a Server made by NewLoading listens before it has its cache.
+//   - S27: a Server made by NewLoading listens before it has its cache.
 //     Until Loaded hands it one, it answers PING, ECHO, INFO and the
 //     connection commands (servedWhileLoading), INFO with loading:1 and
 //     the progress (Redis's loading_* fields, and tiercache's
@@ -288,7 +288,7 @@
 //     bind the path; the window is microseconds.
 //   - HELLO reports server "tiercache" and version 7.2.0, the Redis version
 //     whose protocol is implemented.
-//   - While loading (S26), PING answers PONG where Redis answers -LOADING,
+//   - While loading (S27), PING answers PONG where Redis answers -LOADING,
 //     and WATCH and CONFIG answer -LOADING although COMMAND INFO lists
 //     Redis's "loading" flag for them. The cache's rows of INFO and
 //     /metrics read 0 then (no tiers). INFO persistence alone takes a

@@ -12,7 +12,7 @@ import (
 const loadingError = "LOADING Redis is loading the dataset in memory"
 
 // servedWhileLoading are the commands that run before the cache is open
-// (S26): the connection's own, which touch no key, INFO and PING. Redis
+// (S27): the connection's own, which touch no key, INFO and PING. Redis
 // runs the commands it flags "loading", PING not among them; here PING
 // answers, so that a health check sees the server up, and WATCH and
 // CONFIG do not, since they read the cache.
@@ -35,7 +35,7 @@ type LoadProgress struct {
 // long to open: once started it answers PING, INFO (loading:1 with
 // progress's report) and the connection commands, and every command that
 // touches data "-LOADING Redis is loading the dataset in memory", until
-// Loaded hands it the cache (S26). progress may be nil.
+// Loaded hands it the cache (S27). progress may be nil.
 func NewLoading(opts Options, progress func() LoadProgress) (*Server, error) {
 	s, err := newServer(nil, opts)
 	if err != nil {

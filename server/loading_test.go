@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestLoading (S26): a server made by NewLoading answers PING, ECHO,
+// TestLoading (S27): a server made by NewLoading answers PING, ECHO,
 // HELLO, CLIENT, SELECT and INFO (loading:1 with the progress) before it
 // has its cache, and "-LOADING ..." to every command that touches data,
 // queued in MULTI too (EXEC then aborts) and pipelined GETs alike; once
@@ -111,7 +111,7 @@ func TestNewRefusesNilCache(t *testing.T) {
 	}
 }
 
-// TestLoadedWhileConnecting (S26): clients that connect and send GET and
+// TestLoadedWhileConnecting (S27): clients that connect and send GET and
 // LPUSH while Loaded hands the cache over get -LOADING or a real answer,
 // never anything else, and all get real answers afterwards (run with
 // -race: the cache is published by the loading flag alone).

@@ -49,7 +49,7 @@
 //     NVMe/TCP ICReq on the address it prints, and exits 0 on SIGINT or
 //     SIGTERM with its store closed (TestKVTargetFlags, TestKVTargetServes).
 //   - C9: the RESP listeners and the metrics endpoint are up before the
-//     cache opens: while it opens the server is loading (server S26: PING
+//     cache opens: while it opens the server is loading (server S27: PING
 //     and INFO answer, INFO says loading:1, commands that touch data
 //     answer -LOADING), the log has a line a second with the percent, keys
 //     and elapsed time of the cold store's recovery and a last one with

@@ -46,7 +46,7 @@ func waitFor(t *testing.T, what string, ch <-chan struct{}) {
 	}
 }
 
-// TestLoadingSidecar (C9, S26 end to end): a key written with durability
+// TestLoadingSidecar (C9, S27 end to end): a key written with durability
 // drain, then a restart whose open is held back. While it opens, go-redis
 // connects (HELLO 3), PING answers PONG, INFO says loading:1, GET answers
 // an error that starts with LOADING, and the log says every second how far
