@@ -57,15 +57,21 @@ to_bytes() {
     printf "%d\n", n * m }'
 }
 
-# wait_resp SOCK / wait_sock SOCK: until the server answers PING / the
-# socket exists (memcached), for at most 10 s.
+# resp_loaded SOCK: the server answers with its dataset loaded (INFO
+# persistence loading:0): tiercache answers PING while its cache opens.
+resp_loaded() {
+  redis-cli -s "$1" INFO persistence 2>/dev/null | grep -q '^loading:0'
+}
+
+# wait_resp SOCK / wait_sock SOCK: until the server answers with its
+# dataset loaded / the socket exists (memcached), for at most 10 s.
 wait_resp() {
   local _
   for _ in $(seq 1 100); do
-    [ "$(redis-cli -s "$1" PING 2>/dev/null)" = PONG ] && return 0
+    resp_loaded "$1" && return 0
     sleep 0.1
   done
-  echo "$(basename "$0"): no PONG from $1" >&2
+  echo "$(basename "$0"): $1 did not answer loading:0" >&2
   return 1
 }
 wait_sock() {

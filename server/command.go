@@ -22,8 +22,11 @@ type command struct {
 	exclusive bool
 	// txControl commands run at once inside MULTI instead of being queued.
 	txControl bool
-	run       func(c *conn, args [][]byte)
-	observe   func(time.Duration)
+	// whileLoading commands run before the server has its cache
+	// (servedWhileLoading, S27).
+	whileLoading bool
+	run          func(c *conn, args [][]byte)
+	observe      func(time.Duration)
 }
 
 func newCommandTable(observe func(string) func(time.Duration)) map[string]*command {
@@ -139,6 +142,7 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 	t := make(map[string]*command, len(cmds))
 	for _, cmd := range cmds {
 		cmd.write = slices.Contains(cmd.flags, "write")
+		cmd.whileLoading = slices.Contains(servedWhileLoading, cmd.name)
 		if observe != nil {
 			cmd.observe = observe(cmd.name)
 		}
@@ -184,6 +188,11 @@ func (c *conn) dispatch(args [][]byte) {
 	}
 	if (cmd.arity > 0 && len(args) != cmd.arity) || (cmd.arity < 0 && len(args) < -cmd.arity) {
 		c.w.Error("ERR wrong number of arguments for '" + cmd.name + "' command")
+		c.tx.fail()
+		return
+	}
+	if !c.ready && !cmd.whileLoading && !c.loaded() {
+		c.w.Error(loadingError) // before queueing, as Redis: EXEC then aborts
 		c.tx.fail()
 		return
 	}

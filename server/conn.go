@@ -27,6 +27,7 @@ type conn struct {
 	libVer  string
 	authed  bool
 	quit    bool
+	ready   bool // the server has its cache (loading.go); false: ask conn.loaded
 	created time.Time
 	scratch []byte             // reused GET buffer
 	into    func(n int) []byte // c.w.BulkInto, made once (a method value allocates)
@@ -67,7 +68,7 @@ type connCounters struct {
 const maxScratch = 1 << 20
 
 func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
-	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, created: time.Now()}
+	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, created: time.Now(), ready: !s.loading.Load()}
 	var rw io.ReadWriter = nc
 	if c.out = newOutConn(nc, s.opts.MaxOutputBytes, s.opts.ShutdownTimeout); c.out != nil {
 		rw = c.out
@@ -79,7 +80,10 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c.w = NewWriter(rw, s.opts.WriteBufferBytes)
 	c.into = c.w.BulkInto
 	c.w.errs = &s.errs
-	c.lists = listOps{cache: s.cache, limits: listLimits{elements: s.opts.MaxListElements, bytes: s.opts.MaxValueBytes}}
+	c.lists = listOps{limits: listLimits{elements: s.opts.MaxListElements, bytes: s.opts.MaxValueBytes}}
+	if c.ready { // else conn.loaded sets it: s.cache may be being written (Server.Loaded)
+		c.lists.cache = s.cache
+	}
 	c.rd.BeforeBlock = c.flush
 	c.rd.Dropped = &s.dropped
 	return c

@@ -3,7 +3,10 @@
 // (redis-cli, redis-py, go-redis) is a client unchanged.
 //
 // A Server is built with New(cache, Options), started with Start (or fed
-// listeners with Serve) and stopped with Close. The Cache interface mirrors
+// listeners with Serve) and stopped with Close. A cache that takes long to
+// open is handed over later: NewLoading(Options, progress) serves the
+// connection commands and INFO and answers -LOADING to the rest, as Redis
+// does while it loads its dataset, until Loaded(cache) (loading.go, S27). The Cache interface mirrors
 // tier.Cache; cmd/tiercache adapts one to the other, so this package knows
 // nothing about tiers beyond their counters (tier.Stats). Those and the
 // server's own counters are one table, statsTable (stats_table.go): INFO's
@@ -103,7 +106,8 @@
 //     TestGoRedisLongPipeline: 20,000 pipelined 4 KB SETs, then GETs).
 //   - S13: INFO's clients, stats and tiers sections are exactly the rows of
 //     statsTable (a per-tier row once per tier) besides the settings
-//     maxclients and blocked_clients (TestInfoHasEveryStat); each row names
+//     maxclients and blocked_clients, and its persistence section has the
+//     table's loading beside fixed fields (TestInfoHasEveryStat); each row names
 //     its INFO field and its metric, by one naming rule but for Redis's
 //     own fields and names older than the table (TestStatsTableNames); and
 //     every field of tier.Stats (with flusher.Stats and tier.TierLevel) and
@@ -226,6 +230,21 @@
 //     the reply. So a busy MGET path neither clears fresh memory nor makes
 //     garbage, and no reply is ever written from a chunk another
 //     connection has taken (TestMGetChunksOutliveTheirReply).
+//   - S27: a Server made by NewLoading listens before it has its cache.
+//     Until Loaded hands it one, it answers PING, ECHO, INFO and the
+//     connection commands (servedWhileLoading), INFO with loading:1 and
+//     the progress (Redis's loading_* fields, and tiercache's
+//     loading_loaded_keys, loading_elapsed_seconds and loading_method),
+//     and every other command, pipelined or queued in MULTI (EXEC then
+//     aborts), Redis's "-LOADING Redis is loading the dataset in memory",
+//     which clients recognise; nothing reads the cache before Loaded. From
+//     Loaded on every command runs, on connections made before it as
+//     after, and INFO says loading:0 (TestLoading; clients connecting
+//     while Loaded runs, TestLoadedWhileConnecting; cmd/tiercache's
+//     TestLoadingSidecar end to end). The check costs a connection one
+//     atomic load per command that touches data until it has seen the
+//     cache, then a test of its own flag; a server made by New never
+//     loads.
 //
 // # Caveats
 //
@@ -277,4 +296,9 @@
 //     bind the path; the window is microseconds.
 //   - HELLO reports server "tiercache" and version 7.2.0, the Redis version
 //     whose protocol is implemented.
+//   - While loading (S27), PING answers PONG where Redis answers -LOADING,
+//     and WATCH and CONFIG answer -LOADING although COMMAND INFO lists
+//     Redis's "loading" flag for them. The cache's rows of INFO and
+//     /metrics read 0 then (no tiers). INFO persistence alone takes a
+//     whole Snapshot (tier.Stats) for its loading row.
 package server

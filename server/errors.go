@@ -10,6 +10,8 @@ var (
 	ErrSocketInUse = errors.New("server: socket in use by a live server")
 	// ErrNotSocket means the socket path exists and is not a socket, so it is left alone.
 	ErrNotSocket = errors.New("server: path exists and is not a socket")
+	// ErrNotLoading is returned by Loaded on a server that has its cache.
+	ErrNotLoading = errors.New("server: not loading (Loaded called twice, or on a server made by New)")
 	// ErrInvalidOptions wraps every problem Options.Validate finds.
 	ErrInvalidOptions = errors.New("server: invalid options")
 )

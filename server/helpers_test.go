@@ -435,6 +435,13 @@ func startServerWith(t testing.TB, cache Cache, mod func(*Options)) (*Server, st
 	if err != nil {
 		t.Fatal(err)
 	}
+	startClosed(t, s)
+	return s, o.UnixSocket
+}
+
+// startClosed starts s and closes it when the test ends.
+func startClosed(t testing.TB, s *Server) {
+	t.Helper()
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +450,6 @@ func startServerWith(t testing.TB, cache Cache, mod func(*Options)) (*Server, st
 			t.Errorf("close: %v", err)
 		}
 	})
-	return s, o.UnixSocket
 }
 
 // rawConn is a connection speaking raw bytes.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tiercache/tiercache/tier"
 )
 
 // infoSections are INFO's sections in print order (Redis 7.0's, then
@@ -78,7 +80,10 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 	case "memory":
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
-		mem := s.cache.Memory()
+		var mem tier.Memory // zero while loading
+		if !s.loading.Load() {
+			mem = s.cache.Memory()
+		}
 		rss, peak := residentBytes()
 		b.WriteString("# Memory\r\n")
 		kv("used_memory", m.HeapAlloc)
@@ -99,8 +104,11 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 	case "persistence":
 		// No RDB or AOF: the cold tier is the persistence, as durability says.
 		b.WriteString("# Persistence\r\n")
-		kv("loading", 0)
+		writeStats(b, section, snap()) // loading
 		kv("async_loading", 0)
+		if snap().Server.Loading {
+			s.writeLoading(b)
+		}
 		kv("rdb_changes_since_last_save", 0)
 		kv("rdb_bgsave_in_progress", 0)
 		kv("rdb_last_bgsave_status", "ok")

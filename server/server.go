@@ -42,6 +42,12 @@ type Server struct {
 
 	hashLimits hashLimits
 	blk        blockRegistry // clients blocked on lists (block.go)
+
+	// loading is set while the server waits for its cache (NewLoading,
+	// loading.go); cache is written once, before loading is cleared, and
+	// read only after loading was seen clear. progress feeds INFO then.
+	loading  atomic.Bool
+	progress func() LoadProgress
 }
 
 // counters are the server's cumulative statistics (INFO stats).
@@ -61,6 +67,8 @@ type counters struct {
 
 // Stats is a snapshot of the server's counters.
 type Stats struct {
+	// Loading is set while the server waits for its cache (NewLoading).
+	Loading           bool
 	ConnectedClients  int64
 	TotalConnections  uint64
 	RejectedConns     uint64
@@ -77,12 +85,17 @@ type Stats struct {
 
 // New returns a Server for cache; it does not listen until Start.
 func New(cache Cache, opts Options) (*Server, error) {
+	if cache == nil {
+		return nil, fmt.Errorf("%w: nil cache", ErrInvalidOptions)
+	}
+	return newServer(cache, opts)
+}
+
+// newServer is New, and NewLoading with a nil cache.
+func newServer(cache Cache, opts Options) (*Server, error) {
 	opts.EnsureDefaults()
 	if err := opts.Validate(); err != nil {
 		return nil, err
-	}
-	if cache == nil {
-		return nil, fmt.Errorf("%w: nil cache", ErrInvalidOptions)
 	}
 	opts.MaxConns = capConns(opts.MaxConns, opts.Logger)
 	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{}),
@@ -105,6 +118,7 @@ func (s *Server) Stats() Stats {
 	}
 	s.mu.Unlock()
 	return Stats{
+		Loading:           s.loading.Load(),
 		ConnectedClients:  s.stats.connsOpen.Load(),
 		TotalConnections:  s.stats.connsTotal.Load(),
 		RejectedConns:     s.stats.rejected.Load(),

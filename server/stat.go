@@ -15,8 +15,12 @@ type Snapshot struct {
 	Server Stats
 }
 
-// Snapshot reads the cache's and the server's counters.
+// Snapshot reads the cache's and the server's counters; while the server
+// is loading, the cache's are zero (no tiers).
 func (s *Server) Snapshot() Snapshot {
+	if s.loading.Load() {
+		return Snapshot{Server: s.Stats()}
+	}
 	return Snapshot{Cache: s.cache.Stats(), Server: s.Stats()}
 }
 
@@ -42,7 +46,7 @@ const TierLabel = "tier"
 // Stat is one row of the stats table: one number (or text) that INFO
 // prints and /metrics exports under the names the row gives it.
 type Stat struct {
-	Section string   // INFO section: "clients", "stats" or "tiers"
+	Section string   // INFO section: "persistence", "clients", "stats" or "tiers"
 	Info    string   // INFO field (per-tier rows: tier_<tier>_<Info>)
 	Metric  string   // Prometheus name without the tiercache_ prefix; "" = INFO only (Help says why)
 	Kind    StatKind // counter, gauge or text

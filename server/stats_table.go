@@ -12,6 +12,8 @@ package server
 // the fields Redis defines, and names older than the table, keep theirs
 // (legacyNames there).
 var statsTable = []Stat{
+	{"persistence", "loading", "loading", StatGauge, "", "1 while the cache opens (the cold store's index is rebuilt): commands that touch data answer -LOADING.", func(v statView) StatValue { return ofBool(v.Server.Loading) }},
+
 	{"clients", "connected_clients", "connected_clients", StatGauge, "", "Open client connections.", func(v statView) StatValue { return ofInt(v.Server.ConnectedClients) }},
 
 	{"stats", "total_connections_received", "connections_total", StatCounter, "", "Client connections accepted.", func(v statView) StatValue { return ofUint(v.Server.TotalConnections) }},

@@ -152,7 +152,7 @@ var legacyNames = map[string]string{
 func TestStatsTableNames(t *testing.T) {
 	infos, metrics := map[string]bool{}, map[string]bool{}
 	for _, r := range statsTable {
-		if !slices.Contains([]string{"clients", "stats", "tiers"}, r.Section) {
+		if !slices.Contains([]string{"persistence", "clients", "stats", "tiers"}, r.Section) {
 			t.Errorf("%s: section %q is not one INFO prints from the table", r.Info, r.Section)
 		}
 		if r.Help == "" || r.value == nil {
@@ -207,7 +207,8 @@ func TestStatsTableNames(t *testing.T) {
 
 // TestInfoHasEveryStat (S13): the clients, stats and tiers sections of
 // INFO are exactly the table's rows (per-tier rows once per tier), plus
-// clients' maxclients and blocked_clients, which are settings.
+// clients' maxclients and blocked_clients, which are settings; the
+// persistence section has the table's loading besides its fixed fields.
 func TestInfoHasEveryStat(t *testing.T) {
 	s, path := startServer(t, nil)
 	c := dialRaw(t, path)
@@ -223,7 +224,9 @@ func TestInfoHasEveryStat(t *testing.T) {
 			got[sec] = append(got[sec], k)
 		}
 	}
-	want := map[string][]string{"clients": {"maxclients", "blocked_clients"}}
+	want := map[string][]string{"clients": {"maxclients", "blocked_clients"},
+		"persistence": {"async_loading", "rdb_changes_since_last_save", "rdb_bgsave_in_progress", "rdb_last_bgsave_status",
+			"aof_enabled", "aof_rewrite_in_progress", "aof_last_write_status", "tier_durability", "tier_data_dir"}}
 	snap := s.Snapshot()
 	for i := range statsTable {
 		r := &statsTable[i]

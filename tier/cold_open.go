@@ -43,6 +43,13 @@ type ColdConfig struct {
 	// before it is logged and counted as stalled (Stats.ColdStalledIO).
 	// Default 30 s; negative = off; otherwise at least uring.MinStallAfter.
 	ColdStallAfter time.Duration
+	// ColdProgress, if set, is called while Open rebuilds the emulated
+	// store's index (ColdMode emulated or nvme): from the checkpoint or by
+	// scanning every region, with the bytes read of how many, the keys
+	// found so far and the time taken, and once more when done (emu
+	// Options.Progress, logstore E27). Open waits for it: it must not
+	// block for long.
+	ColdProgress func(emu.Progress)
 }
 
 func (c *ColdConfig) ensureDefaults() {
@@ -115,7 +122,7 @@ func (o *Options) openCold() (Cold, error) {
 		}
 		e, err := emu.Open(emu.Options{Path: path, NVMe: nvme, Capacity: o.ColdCapacity, RegionBytes: o.ColdRegionBytes,
 			Mode: mode, ReadSlots: readSlots(o.MGetColdBatch), RingEntries: ringEntries(o.MGetColdBatch),
-			IOPoll: o.ColdIOPoll, SQPoll: o.ColdSQPoll, StallAfter: o.ColdStallAfter, Logger: o.Logger})
+			IOPoll: o.ColdIOPoll, SQPoll: o.ColdSQPoll, StallAfter: o.ColdStallAfter, Progress: o.ColdProgress, Logger: o.Logger})
 		if nvme {
 			if err != nil {
 				return nil, fmt.Errorf("open the emulated namespace on NVMe namespace %s: %w", path, err)

@@ -48,6 +48,15 @@
 //   - C8: kvtarget reports bad flags together (exit 1), answers an
 //     NVMe/TCP ICReq on the address it prints, and exits 0 on SIGINT or
 //     SIGTERM with its store closed (TestKVTargetFlags, TestKVTargetServes).
+//   - C9: the RESP listeners and the metrics endpoint are up before the
+//     cache opens: while it opens the server is loading (server S27: PING
+//     and INFO answer, INFO says loading:1, commands that touch data
+//     answer -LOADING), the log has a line a second with the percent, keys
+//     and elapsed time of the cold store's recovery and a last one with
+//     the time taken and the method (checkpoint, scan, fresh, or none);
+//     once open, every command runs on the connections made meanwhile
+//     (TestLoadingSidecar). An open that fails closes those connections
+//     and returns openCacheError's error (TestLoadingOpenFails).
 //
 // # Caveats
 //
@@ -55,6 +64,8 @@
 //     server.Snapshot per scrape or INFO); tier.Stats walks the key
 //     directory, so a scrape costs O(keys).
 //   - The metrics endpoint has no authentication: keep it on loopback.
+//   - startSidecar returns only once the cache is open, so signals are
+//     handled after a long open, not during it.
 //   - kvtarget has no authentication (NVMe/TCP without TLS or DH-HMAC-CHAP):
 //     keep it on loopback.
 package main

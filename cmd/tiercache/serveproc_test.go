@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/tiercache/tiercache/cmd/tiercache/crashloop"
 )
 
 // serveProc is a server process of the test's own (the sidecar, or a
@@ -61,7 +63,7 @@ func startProc(t testing.TB, cmd *exec.Cmd, sock string) *serveProc {
 	})
 	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, PoolSize: 1, MaxRetries: -1})
 	defer rc.Close()
-	for deadline := time.Now().Add(30 * time.Second); rc.Ping(context.Background()).Err() != nil; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); crashloop.Ready(context.Background(), rc) != nil; time.Sleep(20 * time.Millisecond) {
 		select {
 		case err := <-p.done:
 			p.done <- err
@@ -69,7 +71,7 @@ func startProc(t testing.TB, cmd *exec.Cmd, sock string) *serveProc {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s did not answer PING:\n%s", p.cmd.Path, p.output())
+			t.Fatalf("%s did not answer with its dataset loaded:\n%s", p.cmd.Path, p.output())
 		}
 	}
 	return p

@@ -53,9 +53,20 @@ func openCacheError(err error) error {
 	return fmt.Errorf("open cache: %w", err)
 }
 
-// startSidecar opens the cache, then the metrics listener, then the RESP
-// listeners; on any failure it closes what it opened.
+// startSidecar opens the metrics listener and the RESP listeners, then
+// the cache, and returns once the cache is open. Meanwhile the server is
+// loading (server.NewLoading: PING and INFO answer, commands that touch
+// data answer -LOADING) and the log says every second how far the open
+// got (loadReport, C9). On any failure it closes what it opened: clients
+// connected while loading see their connection closed.
 func startSidecar(cfg *Config, log *zap.Logger) (*sidecar, error) {
+	return startSidecarOpening(cfg, log, tier.Open)
+}
+
+// startSidecarOpening is startSidecar with the function that opens the
+// cache: tier.Open, or a test seam that holds the open back
+// (TestLoadingSidecar).
+func startSidecarOpening(cfg *Config, log *zap.Logger, openCache func(tier.Options) (*tier.Cache, error)) (*sidecar, error) {
 	b, err := cfg.build(log)
 	if err != nil {
 		return nil, err
@@ -72,16 +83,16 @@ func startSidecar(cfg *Config, log *zap.Logger) (*sidecar, error) {
 			return nil, fmt.Errorf("create data directory: %w", err)
 		}
 	}
-	if s.cache, err = tier.Open(b.tier); err != nil {
-		return nil, openCacheError(err)
-	}
-	if s.srv, err = server.New(s.cache, b.server); err != nil {
-		s.cache.Close()
+	ld := newLoadReport(log)
+	b.tier.ColdProgress = ld.report
+	if s.srv, err = server.NewLoading(b.server, ld.progress); err != nil {
+		ld.end(err)
 		return nil, err
 	}
 	if cfg.Metrics.Listen != "" {
 		if s.httpLn, err = net.Listen("tcp", cfg.Metrics.Listen); err != nil {
-			s.cache.Close()
+			ld.end(err)
+			s.srv.Close()
 			return nil, fmt.Errorf("metrics listener %s: %w", cfg.Metrics.Listen, err)
 		}
 		mux := http.NewServeMux()
@@ -98,12 +109,31 @@ func startSidecar(cfg *Config, log *zap.Logger) (*sidecar, error) {
 	}
 	s.met.attach(s.srv)
 	if err := s.srv.Start(); err != nil {
-		s.closeMetrics()
-		s.cache.Close()
+		ld.end(err)
+		s.closeStarted()
 		return nil, err
+	}
+	s.cache, err = openCache(b.tier)
+	ld.end(err)
+	if err != nil {
+		s.closeStarted()
+		return nil, openCacheError(err)
+	}
+	if err := s.srv.Loaded(s.cache); err != nil { // only a bug: the server was made loading
+		s.closeStarted()
+		return nil, errors.Join(err, s.cache.Close())
 	}
 	procMemLimit.add(s.cache, b.memLimit, log)
 	return s, nil
+}
+
+// closeStarted closes what startSidecar started before the cache was
+// open: the RESP server (its clients' connections too), then the metrics
+// endpoint.
+func (s *sidecar) closeStarted() {
+	s.srv.Close()
+	s.closeMetrics()
+	s.met.attach(nil)
 }
 
 // describe is the one line printed at start: what is bound where.

@@ -85,7 +85,7 @@ func Open(opts Options) (*Namespace, error) {
 	}
 	if e.lg, err = logstore.Open(e.rg, logstore.Options{Path: opts.Path, Capacity: opts.Capacity, RegionBytes: opts.RegionBytes,
 		MaxValueBytes: opts.MaxValueBytes, Mode: opts.Mode, CheckpointPath: opts.CheckpointPath, ExpectedItems: opts.ExpectedItems,
-		Sparse: opts.Sparse, Format: opts.Format, WriteBuffers: wb, Logger: opts.Logger}); err != nil {
+		Sparse: opts.Sparse, Format: opts.Format, WriteBuffers: wb, Progress: opts.Progress, Logger: opts.Logger}); err != nil {
 		return nil, errors.Join(err, e.release())
 	}
 	e.rd = readpath.New(e.lg, e.rg, readpath.Options{Slots: opts.ReadSlots, Slab: slabBuffer, Path: opts.Path})

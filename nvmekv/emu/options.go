@@ -25,6 +25,10 @@ const (
 	Strict = logstore.Strict
 )
 
+// Progress is how far Open got rebuilding the index of an existing store
+// (Options.Progress): from the checkpoint or by a scan of every region.
+type Progress = logstore.Progress
+
 // Options configure an emulated namespace.
 type Options struct {
 	// Path is a regular file (created if missing) or a block device.
@@ -99,6 +103,11 @@ type Options struct {
 	// FrontStats().Stalled). Default 30 s; negative = off; otherwise at
 	// least uring.MinStallAfter.
 	StallAfter time.Duration
+	// Progress, if set, is called on Open's goroutine while Open rebuilds
+	// the index: after each region a scan replays, after each 4096
+	// entries of a checkpoint, and once at the end with Finished set
+	// (logstore E27). It must not block for long: Open waits for it.
+	Progress func(Progress)
 	// Logger defaults to zap.NewNop().
 	Logger *zap.Logger
 }

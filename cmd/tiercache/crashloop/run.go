@@ -103,7 +103,7 @@ func Run(t testing.TB, o Options) Tally {
 		writes += n
 	}
 	if len(ups) > 0 {
-		t.Logf("%s: %d SIGKILLs, %d clean stops, %d SETs issued, %d key checks: %d lost acknowledged writes, %d resurrected deletes, %d vanished, %d torn or foreign; %d older-or-missing after a drain-mode kill, %d dropped while running (drain is a cache); restart to first PONG median %v (range %v-%v)",
+		t.Logf("%s: %d SIGKILLs, %d clean stops, %d SETs issued, %d key checks: %d lost acknowledged writes, %d resurrected deletes, %d vanished, %d torn or foreign; %d older-or-missing after a drain-mode kill, %d dropped while running (drain is a cache); restart to cache open (Ready) median %v (range %v-%v)",
 			o.Durability, kills, cleans, writes, tally.Keys, tally.Lost, tally.Resurrected, tally.Vanished, tally.Torn,
 			tally.StaleAfterKill, tally.Dropped, ups[len(ups)/2].Round(time.Millisecond), ups[0].Round(time.Millisecond), ups[len(ups)-1].Round(time.Millisecond))
 	}

@@ -16,11 +16,11 @@ import (
 type sidecar struct {
 	cmd *exec.Cmd
 	rc  *redis.Client
-	up  time.Duration // from exec to the first PONG
+	up  time.Duration // from exec to the cache open (Ready)
 }
 
 // start runs o.Command (its output appended to o.Dir/sidecar.log) and
-// waits until it answers PING on o.Socket.
+// waits until it answers on o.Socket with its cache open (Ready).
 func start(t testing.TB, o *Options) *sidecar {
 	t.Helper()
 	cmd := o.Command()
@@ -38,7 +38,7 @@ func start(t testing.TB, o *Options) *sidecar {
 	s := &sidecar{cmd: cmd}
 	s.rc = redis.NewClient(&redis.Options{Network: "unix", Addr: o.Socket, PoolSize: o.Workers + 1, MaxRetries: -1,
 		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second})
-	for s.rc.Ping(context.Background()).Err() != nil {
+	for Ready(context.Background(), s.rc) != nil {
 		if time.Since(begin) > time.Minute {
 			out, _ := os.ReadFile(logPath)
 			cmd.Process.Kill()

@@ -30,6 +30,9 @@ import (
 const (
 	ckMagic    = 0x334b435f554d4543 // bytes "CEMU_CK3"
 	ckHdrBytes = 80
+	// checkpointChunk is how many entries are read (and reported, E27)
+	// at a time.
+	checkpointChunk = 4096
 )
 
 // recover rebuilds the index: from the checkpoint after a clean close,
@@ -52,6 +55,11 @@ func (lg *Log) loadCheckpoint() error {
 		return err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	total := fi.Size()
 	crc := crc32.New(castagnoli)
 	br := bufio.NewReaderSize(f, 1<<20)
 	r := readerFunc(func(b []byte) (int, error) { // hashes exactly what is consumed
@@ -82,9 +90,11 @@ func (lg *Log) loadCheckpoint() error {
 	}
 	idx := newIndex(max(int(count)+int(count)/4, lg.expected())) // room to grow before the first migration
 	var live int64
-	buf := make([]byte, 24*4096)
+	buf := make([]byte, 24*checkpointChunk)
+	done := int64(ckHdrBytes + 16*len(regs))
+	lg.prog.report("checkpoint", done, total, 0)
 	for left := int(count); left > 0; {
-		n := min(left, 4096)
+		n := min(left, checkpointChunk)
 		if _, err := io.ReadFull(r, buf[:24*n]); err != nil {
 			return err
 		}
@@ -98,6 +108,8 @@ func (lg *Log) loadCheckpoint() error {
 			live += int64(l.Size())
 		}
 		left -= n
+		done += int64(24 * n)
+		lg.prog.report("checkpoint", min(done, total), total, idx.len())
 	}
 	want := crc.Sum32()
 	var tail [4]byte

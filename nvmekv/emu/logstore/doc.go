@@ -120,6 +120,16 @@
 //     emu TestIndexGrowsWithKeys: a 1 GiB namespace with 30,000 keys holds
 //     them in at most 72 bytes a key, where sizing for the capacity took
 //     14 MB).
+//   - E27: Open reports how far it got rebuilding the index through
+//     Options.Progress, on Open's goroutine: a new store reports once
+//     ("fresh"); a checkpoint reports after its header and after each
+//     4096 entries, a scan after the region headers and after each region
+//     replayed — never per record, and a report is a value, so it
+//     allocates nothing. Within one method Done never decreases and Total
+//     stays the same; only the last report is Finished, at 100%, with the
+//     index's key count and the method Stats.Recovered names (emu
+//     TestOpenReportsProgress). A checkpoint found unusable part way is
+//     followed by a scan, whose reports start again from 0.
 //
 // # Caveats
 //

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -77,6 +78,11 @@ type Options struct {
 	// WriteBuffers are the indices of the rings' registered buffers the
 	// log writes regions from, each RegionBytes long (three or more).
 	WriteBuffers []uint16
+	// Progress, if set, is called on Open's goroutine while Open rebuilds
+	// the index: after each region a scan replays, after each 4096 entries
+	// of a checkpoint, and once at the end with Finished (E27). It must
+	// not block for long: Open waits for it.
+	Progress func(Progress)
 	// Logger defaults to zap.NewNop().
 	Logger *zap.Logger
 }
@@ -161,6 +167,7 @@ type Log struct {
 	closed   bool
 	reclaimQ [][16]byte // keys dropped, reported by TakeReclaimedLocked
 	st       Stats
+	prog     progress // reports Open's rebuilding of the index
 
 	syncMu      sync.Mutex    // one Flush writes and syncs at a time
 	reclaims    atomic.Uint64 // regions reclaimed so far (a disk read rechecks its region if this moved)
@@ -269,6 +276,7 @@ func (lg *Log) open(size int64) error {
 		sb = superblock{version: sbVersion, regionBytes: uint64(R), regions: uint64(n), storeID: binary.LittleEndian.Uint64(id[:]) | 1}
 	}
 	lg.sb, lg.nReg = sb, int(sb.regions)
+	lg.prog = progress{f: lg.o.Progress, start: time.Now()}
 	if !lg.isBlock && size < lg.dataOff+int64(lg.nReg)*R {
 		if err := lg.d.Resize(lg.dataOff + int64(lg.nReg)*R); err != nil {
 			return fmt.Errorf("logstore: size %s to %d bytes: %w", lg.o.Path, lg.dataOff+int64(lg.nReg)*R, err)
@@ -297,7 +305,11 @@ func (lg *Log) open(size int64) error {
 	// Mark dirty before any write: a crash from now on forces a scan.
 	lg.sb.clean = false
 	lg.sb.maxValue = uint32(lg.o.MaxValueBytes)
-	return lg.writeSuperblock(sbuf)
+	if err := lg.writeSuperblock(sbuf); err != nil {
+		return err
+	}
+	lg.prog.finish(lg.st.Recovered, lg.idx.len())
+	return nil
 }
 
 // reserve allocates the file's n bytes (E14). A new store that does not fit

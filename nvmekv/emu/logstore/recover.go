@@ -46,6 +46,8 @@ func (lg *Log) scan() error {
 			}
 		}
 	}
+	R := int64(lg.o.RegionBytes)
+	lg.prog.report("scan", 0, int64(len(found))*R, 0)
 	if len(found) == 0 {
 		return nil
 	}
@@ -97,6 +99,7 @@ func (lg *Log) scan() error {
 		if i+len(lg.bufs) < len(found) {
 			submit(i + len(lg.bufs))
 		}
+		lg.prog.report("scan", int64(i+1)*R, int64(len(found))*R, lg.idx.len())
 	}
 	for _, b := range lg.bufs {
 		clear(b.mem)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/tiercache/tiercache/cmd/tiercache/crashloop"
 )
 
 // syncBuffer collects a child's output for the failure report.
@@ -55,7 +57,8 @@ func binary(t *testing.T) string {
 	return p
 }
 
-// start runs `tiercache serve -config cfg` and waits until it answers PING.
+// start runs `tiercache serve -config cfg` and waits until it answers
+// with its cache open (crashloop.Ready: PING answers while it loads).
 func start(t *testing.T, cfg, socket string) *proc {
 	t.Helper()
 	return startAs(t, cfg, socket, nil)
@@ -94,7 +97,7 @@ func startAs(t *testing.T, cfg, socket string, cred *syscall.Credential) *proc {
 			c.Close()
 			rc := p.client()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			err = rc.Ping(ctx).Err()
+			err = crashloop.Ready(ctx, rc)
 			cancel()
 			rc.Close()
 			if err == nil {
@@ -107,7 +110,7 @@ func startAs(t *testing.T, cfg, socket string, cred *syscall.Credential) *proc {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("tiercache did not answer PING on %s within 90s: %v\n%s", socket, err, p.out.String())
+			t.Fatalf("tiercache did not answer with its cache open on %s within 90s: %v\n%s", socket, err, p.out.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
