@@ -97,6 +97,10 @@ func (p *LFU) Weight() int64 { return p.weight }
 // Len is the number of resident items.
 func (p *LFU) Len() int { return p.resident }
 
+// SketchBytes is the Go heap the frequency sketch's table takes: sized
+// from the capacity at first (Items), it grows with the resident count.
+func (p *LFU) SketchBytes() int64 { return int64(len(p.sketch.table)) * 8 }
+
 // Frequency is the sketch's estimate of hash's recent accesses (0-15).
 func (p *LFU) Frequency(hash uint64) int { return p.sketch.frequency(hash) }
 

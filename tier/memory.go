@@ -5,7 +5,8 @@ package tier
 // mapped once); the Go heap holds the directory (DirEntryBytes a key, the
 // LFU's links and its sketch among them), the copies on their way to cold
 // that are not written from DRAM (values too large for it, drain and
-// writethrough writes: the flusher's queue and batches), and slack. Memory
+// writethrough writes: the flusher's queue and batches), the LFU's
+// frequency sketch, and slack. Memory
 // reports those figures and HeapBudget adds up the heap part; the sidecar
 // sets its Go memory limit from it (cmd/tiercache).
 
@@ -45,7 +46,8 @@ type Memory struct {
 	DirectoryKeys  int64 // directory entries, tombstones included
 	DirectoryBytes int64 // their Go heap, at DirEntryBytes each
 	FlusherBytes   int64 // the key and value bytes the flusher holds on the heap now (HeapHeld: copies queued and in flight; records it writes from DRAM are off the heap)
-	HeapBudget     int64 // DirectoryBytes + FlusherBytes + slack: what the Go heap needs
+	SketchBytes    int64 // the LFU's frequency sketch, sized from the DRAM budget (8 B a counter word, two words a KiB of DRAM, a power of two)
+	HeapBudget     int64 // DirectoryBytes + FlusherBytes + SketchBytes + slack: what the Go heap needs
 }
 
 // Memory returns the account. It takes each directory shard's read lock
@@ -62,6 +64,9 @@ func (c *Cache) Memory() Memory {
 	if c.fl != nil {
 		m.FlusherBytes = c.fl.HeapHeld()
 	}
-	m.HeapBudget = m.DirectoryBytes + m.FlusherBytes + slack(c.o.HotBytes, c.o.WarmBytes)
+	c.mem.mu.Lock()
+	m.SketchBytes = c.mem.lfu.SketchBytes()
+	c.mem.mu.Unlock()
+	m.HeapBudget = m.DirectoryBytes + m.FlusherBytes + m.SketchBytes + slack(c.o.HotBytes, c.o.WarmBytes)
 	return m
 }

@@ -85,3 +85,31 @@ func TestValuesLiveOffHeap(t *testing.T) {
 		})
 	}
 }
+
+// TestHeapBudgetLeavesSlack (T19): what an open cache holds on the heap
+// before any key, its policies' sketches above all (32 MiB for 1 GiB of
+// DRAM), is inside HeapBudget, so the collector keeps its slack to work
+// in however large the DRAM budget: a sketch left out would eat half the
+// room, and the collector would run twice as often under a memory limit
+// set to the budget.
+func TestHeapBudgetLeavesSlack(t *testing.T) {
+	for _, dram := range []int64{64 << 20, 1 << 30} {
+		t.Run(fmt.Sprint(dram>>20, "MiB"), func(t *testing.T) {
+			o := smallOptions(newFakeClock())
+			o.HotBytes, o.WarmBytes = dram, 0
+			before := heapInUse()
+			c, err := Open(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			held := heapInUse() - before
+			m := c.Memory()
+			room, want := m.HeapBudget-held, slack(o.HotBytes, o.WarmBytes)*9/10
+			t.Logf("DRAM %d MiB: heap held %d KiB (sketch %d KiB), budget %d KiB, room %d KiB", dram>>20, held>>10, m.SketchBytes>>10, m.HeapBudget>>10, room>>10)
+			if room < want {
+				t.Fatalf("the budget leaves %d KiB beyond the heap an empty cache holds, want at least %d (9/10 of the slack)", room>>10, want>>10)
+			}
+		})
+	}
+}

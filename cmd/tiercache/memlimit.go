@@ -68,7 +68,7 @@ func (l *memLimiter) add(c *tier.Cache, mode int64, log *zap.Logger) {
 	l.mu.Unlock()
 	log.Info("memory: Go memory limit set", zap.Bool("from_budget", share.auto),
 		zap.Int64("limit_bytes", limit), zap.Int64("hot_bytes", m.HotBytes),
-		zap.Int64("directory_bytes", m.DirectoryBytes), zap.Int64("flusher_bytes", m.FlusherBytes),
+		zap.Int64("directory_bytes", m.DirectoryBytes), zap.Int64("flusher_bytes", m.FlusherBytes), zap.Int64("sketch_bytes", m.SketchBytes),
 		zap.Int64("warm_bytes_off_heap", m.WarmBytes), zap.Int("directory_bytes_per_key", tier.DirEntryBytes))
 }
 
