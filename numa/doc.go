@@ -14,7 +14,9 @@
 // Arena: mmap(MAP_PRIVATE|MAP_ANONYMOUS), optional MADV_HUGEPAGE, then
 // either mbind over the range (ModeRange, default: a VMA policy that holds
 // for every thread) or set_mempolicy on one locked OS thread that pre-faults
-// every page and restores MPOL_DEFAULT (ModeThread). Placement samples pages
+// every page and restores MPOL_DEFAULT (ModeThread). Binder binds memory its
+// caller mapped (the emulated cold store's index tables) to one node with
+// mbind. Placement samples pages
 // with move_pages(nodes=NULL) and cross-checks with
 // get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR).
 //
@@ -42,6 +44,12 @@
 // N11: CXLCandidates lists exactly the online nodes with memory and no
 // CPUs, ordered by memory tier (unknown last), then by distance from the
 // nearest CPU node (unknown last), then by id.
+// N12: Binder.Bind puts MPOL_BIND (with MPOL_MF_MOVE) on a page-aligned
+// range its caller mapped, so every page of it touched afterwards, and
+// every page touched before, is on the Binder's node; Binder.Placement
+// counts untouched pages as Missing and measures Resident over the rest
+// (TestBinderPlacesCallersMapping; NewBinder checks the node as N1 says,
+// TestBinderMissingNode).
 //
 // # Caveats
 //

@@ -17,6 +17,7 @@ type PlacementReport struct {
 	PerNode    map[int]int // node id -> sampled pages there
 	CrossCheck int         // pages also checked with get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR)
 	Fraction   float64     // OnTarget / Samples
+	Resident   float64     // OnTarget / (Samples - Missing): among the pages that hold memory; 0 when none does
 }
 
 // crossCheckPages bounds the get_mempolicy cross-checks per call.
@@ -37,11 +38,19 @@ func (a *Arena) PlacementReport(samples int) (PlacementReport, error) {
 	if a.closed {
 		return PlacementReport{}, ErrClosed
 	}
-	pages := len(a.mem) / a.pageSize
+	return samplePages(a.mem, a.pageSize, a.target, a.policy, samples)
+}
+
+// samplePages samples up to samples pages of mem (samples <= 0: every
+// page) with move_pages(nodes=NULL), cross-checks a subset with
+// get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR), and counts those on target (any
+// present page when target is nil). p only names the policy in errors.
+func samplePages(mem []byte, pageSize int, target nodemask, p Policy, samples int) (PlacementReport, error) {
+	pages := (len(mem) + pageSize - 1) / pageSize
 	if samples <= 0 || samples > pages {
 		samples = pages
 	}
-	base := baseAddr(a.mem)
+	base := baseAddr(mem)
 	rep := PlacementReport{Samples: samples, PerNode: map[int]int{}}
 	const batch = 1024
 	addrs := make([]uintptr, 0, min(batch, samples))
@@ -51,14 +60,14 @@ func (a *Arena) PlacementReport(samples int) (PlacementReport, error) {
 		addrs = addrs[:0]
 		for j := i; j < samples && len(addrs) < batch; j++ {
 			page := int(int64(j) * int64(pages) / int64(samples))
-			addrs = append(addrs, base+uintptr(page*a.pageSize))
+			addrs = append(addrs, base+uintptr(page*pageSize))
 		}
 		st := status[:len(addrs)]
 		for k := range st {
 			st[k] = moveStatusSentinel
 		}
 		if err := movePagesQuery(addrs, st); err != nil {
-			return rep, policyErr("move_pages(nodes=NULL)", a.policy, a.target.nodes(), err)
+			return rep, policyErr("move_pages(nodes=NULL)", p, target.nodes(), err)
 		}
 		if i == 0 {
 			step = max(1, samples/crossCheckPages)
@@ -70,14 +79,14 @@ func (a *Arena) PlacementReport(samples int) (PlacementReport, error) {
 			}
 			node := int(s)
 			rep.PerNode[node]++
-			if a.target == nil || a.target.has(node) {
+			if target == nil || target.has(node) {
 				rep.OnTarget++
 			}
 			if (i+k)%step == 0 && rep.CrossCheck < crossCheckPages {
 				var got int32 = -1
 				if err := getMempolicy(&got, nil, addrs[k], mpolFNode|mpolFAddr); err != nil {
 					if errors.Is(err, syscall.EPERM) {
-						return rep, policyErr("get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR)", a.policy, a.target.nodes(), err)
+						return rep, policyErr("get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR)", p, target.nodes(), err)
 					}
 					return rep, fmt.Errorf("numa: get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR) at page %d: %w", (i + k), err)
 				}
@@ -91,6 +100,9 @@ func (a *Arena) PlacementReport(samples int) (PlacementReport, error) {
 	}
 	if samples > 0 {
 		rep.Fraction = float64(rep.OnTarget) / float64(samples)
+	}
+	if present := samples - rep.Missing; present > 0 {
+		rep.Resident = float64(rep.OnTarget) / float64(present)
 	}
 	return rep, nil
 }

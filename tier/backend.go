@@ -63,4 +63,14 @@ type ColdStats struct {
 	// store after a failed region write, until reopened); nil while
 	// writable or unknown.
 	WriteError error
+	// The emulated store's index (T33): the node its off-heap tables are
+	// bound to (-1 unbound), its bytes (tables on the Go heap included),
+	// the bytes of its tables bound there, the tables that could not be
+	// bound, and the fraction of its off-heap tables' resident pages on
+	// the node (sampled at most once a second; -1 when unbound or nothing
+	// to measure). 0 (node -1, placement -1) for other backends.
+	IndexNode                   int
+	IndexBytes, IndexBoundBytes int64
+	IndexBindErrors             uint64
+	IndexPlacement              float64
 }

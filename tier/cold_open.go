@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tiercache/tiercache/numa"
 	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/nvmekv/emu"
 	"github.com/tiercache/tiercache/uring"
@@ -50,6 +51,17 @@ type ColdConfig struct {
 	// Options.Progress, logstore E27). Open waits for it: it must not
 	// block for long.
 	ColdProgress func(emu.Progress)
+	// ColdIndexNode is the NUMA node the emulated store's index tables
+	// that live off the Go heap (2 MiB and more, about 78,000 keys and
+	// up) are bound to with mbind as each is mapped (ColdMode emulated or
+	// nvme; a KV SSD keeps its own index): numa.AutoNode (-2) for the warm
+	// arena's configured node (unbound without a warm tier or with warm
+	// unbound), numa.Unbound (-1), or a node id, which must exist and
+	// have memory or Open fails. The zero value is node 0, as WarmArena's
+	// is; the sidecar's default (cold.index_node auto) is AutoNode. A
+	// table that cannot be bound stays unbound: logged once, counted
+	// (Stats.ColdIndexBindErrors), never fatal (T33, logstore E28).
+	ColdIndexNode int
 }
 
 func (c *ColdConfig) ensureDefaults() {
@@ -90,6 +102,9 @@ func (c *ColdConfig) validate() []error {
 	if c.ColdCapacity < 0 {
 		errs = append(errs, fmt.Errorf("%w: ColdCapacity %d must not be negative", ErrInvalidOptions, c.ColdCapacity))
 	}
+	if c.ColdIndexNode < numa.AutoNode {
+		errs = append(errs, fmt.Errorf("%w: ColdIndexNode %d is not a node id, numa.Unbound (-1) or numa.AutoNode (-2)", ErrInvalidOptions, c.ColdIndexNode))
+	}
 	if c.ColdStallAfter > 0 && c.ColdStallAfter < uring.MinStallAfter {
 		errs = append(errs, fmt.Errorf("%w: ColdStallAfter %v must be at least %v, or negative (off)", ErrInvalidOptions, c.ColdStallAfter, uring.MinStallAfter))
 	}
@@ -101,6 +116,7 @@ func (c *ColdConfig) validate() []error {
 func (o *Options) openCold() (Cold, error) {
 	var ns nvmekv.Namespace
 	var backend string
+	var index *coldIndex
 	switch o.ColdMode {
 	case "emulated", "nvme":
 		if o.DataDir != "" && o.ColdMode == "emulated" {
@@ -120,9 +136,19 @@ func (o *Options) openCold() (Cold, error) {
 		if nvme {
 			path = o.ColdDevice
 		}
+		binder, err := o.coldIndexBinder()
+		if err != nil {
+			return nil, err
+		}
+		index = &coldIndex{binder: binder}
+		var bindIndex func([]byte) error
+		if binder != nil {
+			bindIndex = binder.Bind
+		}
 		e, err := emu.Open(emu.Options{Path: path, NVMe: nvme, Capacity: o.ColdCapacity, RegionBytes: o.ColdRegionBytes,
 			Mode: mode, ReadSlots: readSlots(o.MGetColdBatch), RingEntries: ringEntries(o.MGetColdBatch),
-			IOPoll: o.ColdIOPoll, SQPoll: o.ColdSQPoll, StallAfter: o.ColdStallAfter, Progress: o.ColdProgress, Logger: o.Logger})
+			IOPoll: o.ColdIOPoll, SQPoll: o.ColdSQPoll, StallAfter: o.ColdStallAfter, Progress: o.ColdProgress,
+			BindIndex: bindIndex, Logger: o.Logger})
 		if nvme {
 			if err != nil {
 				return nil, fmt.Errorf("open the emulated namespace on NVMe namespace %s: %w", path, err)
@@ -161,7 +187,7 @@ func (o *Options) openCold() (Cold, error) {
 		_ = ns.Close()
 		return nil, fmt.Errorf("KV over %s: %w", backend, err)
 	}
-	return NewColdKV(kv, backend, total > 0, o.MaxValue), nil
+	return &coldKV{kv: kv, backend: backend, preExisting: total > 0, maxValue: o.MaxValue, index: index}, nil
 }
 
 // readSlots sizes the emulator's read slots (readpath.SlotBytes, 8 KiB

@@ -16,6 +16,7 @@ type coldKV struct {
 	backend     string
 	preExisting bool
 	maxValue    int
+	index       *coldIndex // where an emulated store's index is; nil for a KV SSD or NewColdKV
 }
 
 // NewColdKV wraps kv as the cache's cold tier. kv must keep expired
@@ -103,13 +104,20 @@ func (c *coldKV) Stats() ColdStats {
 	items := int64(-1)
 	var werr error
 	var evicted uint64
+	cs := ColdStats{Backend: c.backend, FreeBytes: free, BytesRead: s.BytesRead, BytesWritten: s.BytesWritten,
+		MaxValue: c.maxValue, PreExisting: c.preExisting, IndexNode: c.index.node(), IndexPlacement: -1}
 	if es, ok := c.kv.Namespace().(interface{ Stats() emu.Stats }); ok {
 		st := es.Stats()
 		items = int64(st.Items) // device records: a chunked value counts once per chunk
 		werr, evicted = st.Failed, st.ReclaimedKeys
+		cs.IndexBytes, cs.IndexBoundBytes, cs.IndexBindErrors = int64(st.IndexBytes), int64(st.IndexBoundBytes), st.IndexBindErrors
 	}
-	cs := ColdStats{Backend: c.backend, Items: items, FreeBytes: free, BytesRead: s.BytesRead,
-		BytesWritten: s.BytesWritten, MaxValue: c.maxValue, PreExisting: c.preExisting, WriteError: werr, Evictions: evicted}
+	if m, ok := c.kv.Namespace().(interface {
+		EachIndexMapping(func(mem []byte, bound bool))
+	}); ok {
+		cs.IndexPlacement = c.index.placement(m.EachIndexMapping)
+	}
+	cs.Items, cs.WriteError, cs.Evictions = items, werr, evicted
 	if r, ok := c.kv.Namespace().(interface{ FrontStats() uring.FrontStats }); ok {
 		fs := r.FrontStats()
 		cs.StalledIO, cs.OldestIO = fs.Stalled, fs.OldestInFlight

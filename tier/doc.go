@@ -283,6 +283,17 @@
 //     version and the record goes; a failed or dropped write loses the key
 //     (T7); a record its entry let go meanwhile (an overwrite, a delete) is
 //     freed by the write's end (TestEvictedRecordServedWhileFlushing).
+//   - T33: with the emulated cold store (ColdMode emulated or nvme),
+//     ColdIndexNode decides where its index's off-heap tables live:
+//     AutoNode is the warm arena's configured node (unbound without warm
+//     or with warm unbound), Unbound leaves them, a node id binds them;
+//     a node that does not exist or has no memory fails Open naming it;
+//     every off-heap table, the first and each growth makes, is bound
+//     with mbind before it is touched (logstore E28), and Stats reports
+//     the node, the index's bytes and those bound, the tables that could
+//     not be, and the fraction of their resident pages on the node
+//     (TestColdIndexBoundToNode, TestColdIndexNodeResolution; guest
+//     TestColdIndexOnNode1: placement 1 on the CPU-less node).
 //
 // # Entry lifecycle
 //
@@ -358,6 +369,13 @@
 //     store through OpenCold must do the same.
 //   - Returned slices are the caller's (Get and View append to dst; MGet's
 //     values share one allocation).
+//   - The cold index's tables under 2 MiB (an index of up to about 78,000
+//     keys) live on the Go heap and are not bound whatever ColdIndexNode
+//     says (Stats.ColdIndexBoundBytes stays below ColdIndexBytes). AutoNode
+//     follows the warm arena's configuration, resolved before the arena
+//     is mapped (the cold store opens first): if the arena then falls
+//     back to unbound (warm.fallback preferred, e.g. EPERM), the index
+//     still tries the node, and its failures are counted.
 //   - The directory's cost per key (DirEntryBytes) is outside HotBytes and
 //     WarmBytes: many keys of tiny values take heap beside the DRAM
 //     budget (the LFU charges each its key and value bytes).

@@ -72,6 +72,16 @@ type Stats struct {
 	ColdStalledIO    uint64        // device I/O in flight longer than ColdStallAfter
 	ColdOldestIO     time.Duration // age of the oldest device I/O in flight
 	ColdWriteError   error         // why the cold store takes no more writes; nil while writable
+
+	// Where the emulated cold store's index is (T33): its node (-1
+	// unbound), its bytes and those bound to the node (tables under 2 MiB
+	// live on the Go heap and cannot be), the tables that could not be
+	// bound, and the fraction of its resident off-heap pages on the node
+	// (-1: unbound, or nothing off the heap yet).
+	ColdIndexNode                       int
+	ColdIndexBytes, ColdIndexBoundBytes int64
+	ColdIndexBindErrors                 uint64
+	ColdIndexPlacement                  float64
 }
 
 // ColdWritable reports whether there is a cold tier and it takes writes.
@@ -91,7 +101,7 @@ type DRAMStats struct {
 
 // Stats returns a snapshot.
 func (c *Cache) Stats() Stats {
-	s := Stats{Keys: c.dir.keyCount(), WarmNode: -1}
+	s := Stats{Keys: c.dir.keyCount(), WarmNode: -1, ColdIndexNode: -1, ColdIndexPlacement: -1}
 	m := c.mem
 	m.mu.Lock()
 	ls := m.lfu.Stats()
@@ -122,6 +132,10 @@ func (c *Cache) Stats() Stats {
 		s.Tiers = append(s.Tiers, TierLevel{Name: "cold", Items: cs.Items, Bytes: -1, Hits: coldHits, Misses: misses, Evictions: cs.Evictions})
 		s.ColdBackend, s.ColdFreeBytes, s.ColdBytesRead, s.ColdBytesWritten = cs.Backend, cs.FreeBytes, cs.BytesRead, cs.BytesWritten
 		s.ColdStalledIO, s.ColdOldestIO, s.ColdWriteError = cs.StalledIO, cs.OldestIO, cs.WriteError
+		if cs.IndexBytes > 0 {
+			s.ColdIndexNode, s.ColdIndexBytes, s.ColdIndexBoundBytes = cs.IndexNode, cs.IndexBytes, cs.IndexBoundBytes
+			s.ColdIndexBindErrors, s.ColdIndexPlacement = cs.IndexBindErrors, cs.IndexPlacement
+		}
 		s.Flusher = c.fl.Stats()
 	}
 	s.Misses = misses

@@ -53,7 +53,8 @@
 //     passthrough (nvmekv/emu/dev.NVMe), and its benchmark against the
 //     block device /dev/nvme1n1 (V18, V19);
 //   - nvmept: passthrough on the real NVMe driver (V9-V12);
-//   - numanode: numa and the warm tier on the CPU-less node (V13-V15, V17);
+//   - numanode: numa, the warm tier and the cold store's index on the
+//     CPU-less node (V13-V15, V17, V28);
 //   - kvtcp: a software KV SSD (`tiercache kvtarget`) attached through
 //     the kernel's nvme-tcp host as /dev/ngXnY, its namespace kept as KV
 //     (CSI 1), and nvmekv's conformance suite through NVME_URING_CMD_IO on
@@ -204,6 +205,13 @@
 // naming ENOSPC and stores nothing, INFO and /metrics show the store
 // read-only, every acknowledged key is served, also after a restart on the
 // still full device (TestSidecarColdDeviceFull).
+// V28: a cache whose emulated cold store's index is bound to node 1
+// (tier.ColdConfig.ColdIndexNode, the sidecar's cold.index_node), with
+// automatic NUMA balancing on, after 120,000 keys reached cold (an index
+// table of 2 MiB and more, off the Go heap), reports index node 1, bound
+// bytes, no bind error and at least 0.99 of its sampled resident pages on
+// node 1; with the index node auto and warm on node 1 the index goes to
+// node 1 (TestColdIndexOnNode1).
 //
 // # Caveats
 //

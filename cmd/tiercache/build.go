@@ -114,6 +114,10 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	if err != nil {
 		bad(fmt.Errorf("warm.fallback: %w", err))
 	}
+	indexNode, err := c.coldIndexNode()
+	if err != nil {
+		bad(err)
+	}
 	switch c.Cold.Backend {
 	case "emulated", "passthrough", "none":
 	case "nvme":
@@ -151,6 +155,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	to.ColdDevice = c.Cold.Device
 	to.ColdIOPoll, to.ColdSQPoll = c.Cold.IOPoll, c.Cold.SQPoll
 	to.ColdCapacity = int64(c.Cold.Capacity)
+	to.ColdIndexNode = indexNode
 	switch k := c.Cold.DirectoryKeys; {
 	case k < 0:
 		bad(fmt.Errorf("cold.directory_keys %d must be 0 (no bound) or positive", k))

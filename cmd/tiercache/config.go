@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tiercache/tiercache/numa"
 )
 
 // Config is the sidecar's configuration: defaultConfig(), then the YAML
@@ -89,6 +91,10 @@ type ColdConfig struct {
 	// above it, keys held only in cold are forgotten until read again.
 	// 0 = no bound.
 	DirectoryKeys int64 `yaml:"directory_keys"`
+	// IndexNode is the NUMA node the emulated store's off-heap index
+	// tables are bound to: "auto" (warm's node when warm is bound to
+	// one), "unbound" (or "none"), or a node id.
+	IndexNode string `yaml:"index_node"`
 }
 
 // FlusherConfig is the warm → cold pipeline.
@@ -132,7 +138,7 @@ func defaultConfig() Config {
 			MaxListElements: 1 << 20},
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 0, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
-		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9)},
+		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9), IndexNode: "auto"},
 		Flusher: FlusherConfig{QueueItems: 4096, QueueBytes: 0, BatchItems: 64, BatchBytes: 0,
 			BatchDelay: Duration(2e6), InFlight: 8},
 		Policy:     PolicyConfig{PromoteHotHits: 2, PromoteWarmHits: 2, SizeUnit: 4 << 10},
@@ -243,16 +249,24 @@ func (c *Config) socketGroup() (int, error) {
 }
 
 // warmNode parses warm.node: "auto", "unbound" or a node id.
-func (c *Config) warmNode() (int, error) {
-	switch strings.ToLower(c.Warm.Node) {
+func (c *Config) warmNode() (int, error) { return parseNode("warm.node", c.Warm.Node) }
+
+// coldIndexNode parses cold.index_node as warm.node is parsed ("auto"
+// then means warm's node, tier.ColdConfig.ColdIndexNode).
+func (c *Config) coldIndexNode() (int, error) { return parseNode("cold.index_node", c.Cold.IndexNode) }
+
+// parseNode parses a NUMA node setting named key: "auto" (or "") is
+// numa.AutoNode, "unbound" or "none" numa.Unbound, else a node id.
+func parseNode(key, v string) (int, error) {
+	switch strings.ToLower(v) {
 	case "auto", "":
-		return -2, nil
+		return numa.AutoNode, nil
 	case "unbound", "none":
-		return -1, nil
+		return numa.Unbound, nil
 	}
-	n, err := strconv.Atoi(c.Warm.Node)
+	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("warm.node %q is not auto, unbound or a node id", c.Warm.Node)
+		return 0, fmt.Errorf("%s %q is not auto, unbound or a node id", key, v)
 	}
 	return n, nil
 }

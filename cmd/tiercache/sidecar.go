@@ -158,6 +158,9 @@ func (s *sidecar) describe() string {
 			}
 		case "cold":
 			parts = append(parts, fmt.Sprintf("cold %s (%v free)", st.ColdBackend, ByteSize(st.ColdFreeBytes)))
+			if st.ColdIndexNode >= 0 {
+				parts = append(parts, fmt.Sprintf("cold index on NUMA node %d (tables of 2MiB and more)", st.ColdIndexNode))
+			}
 		}
 	}
 	if len(st.Tiers) < 3 {

@@ -144,3 +144,46 @@ func TestMissingWarmNode(t *testing.T) {
 		t.Errorf("no warning names the missing node: %v", logs.All())
 	}
 }
+
+// TestColdIndexNode (C10): cold.index_node names a node this machine does
+// not have: the sidecar refuses to start, the error naming the node and
+// the setting; set to node 0 it starts, the startup line and INFO tiers
+// say where the index is (placement -1 until a table is off the heap);
+// a value that is no node is a config error.
+func TestColdIndexNode(t *testing.T) {
+	if _, err := os.Stat("/sys/devices/system/node/node63"); err == nil {
+		t.Skip("this machine has a NUMA node 63")
+	}
+	cfg := testConfig(t, t.TempDir())
+	cfg.Cold.IndexNode = "63"
+	if sc, err := startSidecar(cfg, zap.NewNop()); err == nil {
+		sc.Close()
+		t.Fatal("cold.index_node 63: the sidecar started")
+	} else if !errors.Is(err, numa.ErrNoSuchNode) || !strings.Contains(err.Error(), "cold.index_node") || !strings.Contains(err.Error(), "63") {
+		t.Fatalf("cold.index_node 63: %v; want ErrNoSuchNode naming cold.index_node and node 63", err)
+	} else {
+		t.Logf("refused: %v", err)
+	}
+
+	cfg = testConfig(t, t.TempDir())
+	cfg.Cold.IndexNode = "-3"
+	if _, err := cfg.build(zap.NewNop()); err == nil || !strings.Contains(err.Error(), "cold.index_node") {
+		t.Fatalf("cold.index_node -3: build = %v, want an error naming cold.index_node", err)
+	}
+
+	cfg.Cold.IndexNode = "0"
+	sc, err := startSidecar(cfg, zap.NewNop())
+	if err != nil {
+		t.Fatalf("cold.index_node 0: %v", err)
+	}
+	defer sc.Close()
+	if d := sc.describe(); !strings.Contains(d, "cold index on NUMA node 0") {
+		t.Errorf("startup line lacks the index node: %s", d)
+	}
+	rc := newClient(t, sc, 2)
+	tiers, err := rc.Info(context.Background(), "tiers").Result()
+	if err != nil || !strings.Contains(tiers, "cold_index_numa_node:0\r\n") || !strings.Contains(tiers, "cold_index_placement:-1.0000") ||
+		!strings.Contains(tiers, "cold_index_bound_bytes:0\r\n") || !strings.Contains(tiers, "cold_index_bytes:") {
+		t.Errorf("INFO tiers: %v\n%s", err, tiers)
+	}
+}

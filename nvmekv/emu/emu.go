@@ -85,7 +85,7 @@ func Open(opts Options) (*Namespace, error) {
 	}
 	if e.lg, err = logstore.Open(e.rg, logstore.Options{Path: opts.Path, Capacity: opts.Capacity, RegionBytes: opts.RegionBytes,
 		MaxValueBytes: opts.MaxValueBytes, Mode: opts.Mode, CheckpointPath: opts.CheckpointPath, ExpectedItems: opts.ExpectedItems,
-		Sparse: opts.Sparse, Format: opts.Format, WriteBuffers: wb, Progress: opts.Progress, Logger: opts.Logger}); err != nil {
+		Sparse: opts.Sparse, Format: opts.Format, WriteBuffers: wb, Progress: opts.Progress, BindIndex: opts.BindIndex, Logger: opts.Logger}); err != nil {
 		return nil, errors.Join(err, e.release())
 	}
 	e.rd = readpath.New(e.lg, e.rg, readpath.Options{Slots: opts.ReadSlots, Slab: slabBuffer, Path: opts.Path})
@@ -128,6 +128,11 @@ func (e *Namespace) Stats() Stats {
 	return Stats{Stats: e.lg.Stats(), Counters: e.rd.Stats(), Direct: e.rg.Device().Direct(), Fixed: e.rg.Fixed(),
 		BufferBytes: e.rg.BufferBytes()}
 }
+
+// EachIndexMapping calls fn with the whole mapping of each index table
+// that lives off the Go heap, and whether BindIndex placed it, under the
+// log's read lock (logstore E28); mem is valid only during the call.
+func (e *Namespace) EachIndexMapping(fn func(mem []byte, bound bool)) { e.lg.EachIndexMapping(fn) }
 
 // Close writes the open region, waits for every write, syncs, writes the
 // checkpoint and marks the superblock clean (all skipped after a failed

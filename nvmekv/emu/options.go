@@ -108,6 +108,12 @@ type Options struct {
 	// entries of a checkpoint, and once at the end with Finished set
 	// (logstore E27). It must not block for long: Open waits for it.
 	Progress func(Progress)
+	// BindIndex, if set, places each index table that lives off the Go
+	// heap (2 MiB and more) when it is mapped, before it is touched: tier
+	// binds them to cold.index_node with mbind. A failure leaves that
+	// table unbound, is logged once and counted (Stats.IndexBindErrors),
+	// never fatal (logstore E28).
+	BindIndex func(mem []byte) error
 	// Logger defaults to zap.NewNop().
 	Logger *zap.Logger
 }

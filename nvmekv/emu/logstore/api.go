@@ -124,6 +124,18 @@ func (lg *Log) EachLocked(fn func(key [16]byte, klen int)) {
 	lg.idx.each(func(a, b uint64, l Loc) { fn(joinKey(a, b), l.KLen()) })
 }
 
+// EachIndexMapping calls fn, under the read lock, with the whole mapping
+// of each off-heap table the index holds now (at most two: one being
+// drained into the other, E25) and whether Options.BindIndex placed it
+// (E28). mem is valid only during the call: fn must not keep it.
+func (lg *Log) EachIndexMapping(fn func(mem []byte, bound bool)) {
+	lg.mu.RLock()
+	defer lg.mu.RUnlock()
+	if lg.idx != nil {
+		lg.idx.eachMapping(fn)
+	}
+}
+
 // TakeReclaimedLocked returns the keys Cache-mode reclaim dropped since the
 // last call (E6), for the caller to report after unlocking.
 func (lg *Log) TakeReclaimedLocked() [][16]byte {

@@ -88,7 +88,7 @@ func (lg *Log) loadCheckpoint() error {
 		}
 		regs[i] = regionState{seq: le.Uint64(rb[0:]), live: le.Uint32(rb[8:]), liveB: le.Uint32(rb[12:])}
 	}
-	idx := newIndex(max(int(count)+int(count)/4, lg.expected())) // room to grow before the first migration
+	idx := newIndex(max(int(count)+int(count)/4, lg.expected()), lg.bindIdx) // room to grow before the first migration
 	var live int64
 	buf := make([]byte, 24*checkpointChunk)
 	done := int64(ckHdrBytes + 16*len(regs))

@@ -130,6 +130,19 @@
 //     index's key count and the method Stats.Recovered names (emu
 //     TestOpenReportsProgress). A checkpoint found unusable part way is
 //     followed by a scan, whose reports start again from 0.
+//   - E28: with Options.BindIndex set, every index table that lives off
+//     the Go heap (E8) — the first one, one sized for a checkpoint, and
+//     every one growth or a scan's reserve makes — is given to the hook,
+//     whole mapping, before any of its slots is written, so a hook that
+//     binds it (tier: mbind to cold.index_node) places every page of it;
+//     a table on the Go heap (under 2 MiB) is never given, and cannot be
+//     placed. A hook that fails leaves that table unbound and the index
+//     working as without it; the first failure is logged and each counted
+//     (Stats.IndexBindErrors), and Stats.IndexBoundBytes against
+//     IndexOffHeapBytes says how much of the index is placed
+//     (TestIndexBindsEveryOffHeapTable, TestLogBindIndexHook; tier
+//     TestColdIndexBoundToNode with mbind to node 0; guest
+//     TestColdIndexOnNode1 on the CPU-less node).
 //
 // # Caveats
 //
@@ -141,6 +154,9 @@
 //     the GC finds it unreachable, not at Close: its DRAM returns at the
 //     next GC after the log is dropped. It is not counted in the Go heap,
 //     so GOGC does not see it.
+//   - Only off-heap tables can be placed (E28): an index under 2 MiB
+//     (about 78,000 keys at 90% load) lives on the Go heap, on whatever
+//     node the runtime's memory is, whatever BindIndex does.
 //   - Keys equal after zero padding but of different lengths ("a" and "a\x00")
 //     share an index slot; a lookup with the other length misses.
 //   - A Flush pads to a block boundary: frequent flushes of small records

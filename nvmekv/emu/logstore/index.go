@@ -20,6 +20,9 @@ type index struct {
 	old   *table
 	mig   int
 	moved uint64 // entries moved from an old table so far
+	// bind places every off-heap table this index makes (Options.BindIndex
+	// through Log.bindIndex; nil: none is bound, E28).
+	bind func(mem []byte) error
 }
 
 // migrateStep is how many slots of the old table each change drains: the
@@ -31,7 +34,11 @@ const migrateStep = 8
 // 109 KB table on the Go heap.
 const minExpected = 4096
 
-func newIndex(expected int) *index { return &index{cur: tableFor(max(expected, minExpected))} }
+// newIndex makes an index sized for expected keys whose off-heap tables,
+// its first and every later one, are given to bind (nil: none).
+func newIndex(expected int, bind func(mem []byte) error) *index {
+	return &index{cur: tableFor(max(expected, minExpected), bind), bind: bind}
+}
 
 // len is how many keys the index holds.
 func (x *index) len() int {
@@ -124,7 +131,7 @@ func (x *index) delIf(k *[16]byte, l Loc) bool {
 func (x *index) grow() {
 	x.drain()
 	x.old, x.mig = x.cur, 0
-	x.cur = tableFor(int(float64(x.old.n+x.old.n/2) * maxLoad))
+	x.cur = tableFor(int(float64(x.old.n+x.old.n/2)*maxLoad), x.bind)
 }
 
 // step drains migrateStep slots of the old table, if there is one.
@@ -173,7 +180,7 @@ func (x *index) reserve(expected int) {
 		return
 	}
 	old := x.cur
-	x.cur = tableFor(expected)
+	x.cur = tableFor(expected, x.bind)
 	for _, s := range old.slots {
 		if s.l != 0 {
 			x.cur.insert(s.k0, s.k1, s.l)
@@ -199,6 +206,33 @@ func (x *index) each(fn func(a, b uint64, l Loc)) {
 }
 
 // bytes is the DRAM the tables hold.
+// offHeap is the slot bytes of the tables the index holds now that live
+// off the Go heap, and of those the bind hook placed (E28); as bytes()
+// counts them, without the tail of each mapping's last huge page.
+func (x *index) offHeap() (mapped, bound int) {
+	for _, t := range []*table{x.cur, x.old} {
+		if t == nil || t.off == nil {
+			continue
+		}
+		mapped += len(t.off.mem)
+		if t.off.bound {
+			bound += len(t.off.mem)
+		}
+	}
+	return mapped, bound
+}
+
+// eachMapping calls fn with the whole mapping of each off-heap table the
+// index holds now, and whether it is bound.
+func (x *index) eachMapping(fn func(mem []byte, bound bool)) {
+	for _, t := range []*table{x.cur, x.old} {
+		if t != nil && t.off != nil {
+			fn(t.off.mem[:cap(t.off.mem)], t.off.bound)
+			runtime.KeepAlive(t.off)
+		}
+	}
+}
+
 func (x *index) bytes() int {
 	n := x.cur.n
 	if x.old != nil {

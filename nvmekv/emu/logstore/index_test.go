@@ -12,7 +12,7 @@ import (
 // inserts, updates, deletes, conditional deletes and growth, with the
 // tables' own invariants checked along the way (checkIndex).
 func TestIndexModel(t *testing.T) {
-	x := &index{cur: tableFor(10)} // small: it grows (and drains) many times
+	x := &index{cur: tableFor(10, nil)} // small: it grows (and drains) many times
 	model := map[[16]byte]Loc{}
 	rng := rand.New(rand.NewPCG(3, 4))
 	key := func() [16]byte {
@@ -142,10 +142,10 @@ func FuzzWalkRegion(f *testing.F) {
 // into the next while the GC runs and unmaps the old one.
 func TestIndexOffHeapTable(t *testing.T) {
 	before := offHeapBytes.Load()
-	if small := newIndex(1000); small.cur.off != nil {
+	if small := newIndex(1000, nil); small.cur.off != nil {
 		t.Fatalf("a %d-byte table is off the heap", small.bytes())
 	}
-	x := newIndex(hugeTableBytes / 24)
+	x := newIndex(hugeTableBytes/24, nil)
 	if x.cur.off == nil {
 		t.Fatalf("a %d-byte table is on the heap, want off-heap from %d bytes", x.bytes(), hugeTableBytes)
 	}
@@ -249,7 +249,7 @@ func checkIndex(t *testing.T, x *index) {
 // a few slots per later change, lookups finding every key in either table
 // meanwhile, until the old table is empty and dropped.
 func TestIndexGrowsIncrementally(t *testing.T) {
-	x := newIndex(0)
+	x := newIndex(0, nil)
 	if x.bytes() > 24*(minExpected*10/9+2) {
 		t.Fatalf("a new index takes %d bytes, want about %d (minExpected)", x.bytes(), 24*minExpected*10/9)
 	}

@@ -83,6 +83,14 @@ type Options struct {
 	// of a checkpoint, and once at the end with Finished (E27). It must
 	// not block for long: Open waits for it.
 	Progress func(Progress)
+	// BindIndex, if set, is called with the whole mapping of every index
+	// table that lives off the Go heap (2 MiB and more, E8) when it is
+	// mapped, before any of its pages is touched, under the log's lock:
+	// the caller places it (tier binds it to a NUMA node with mbind). An
+	// error leaves that table unbound and as usable; the first is logged,
+	// every one counted (Stats.IndexBindErrors). Smaller tables live on
+	// the Go heap and are never passed (E28).
+	BindIndex func(mem []byte) error
 	// Logger defaults to zap.NewNop().
 	Logger *zap.Logger
 }
@@ -168,6 +176,10 @@ type Log struct {
 	reclaimQ [][16]byte // keys dropped, reported by TakeReclaimedLocked
 	st       Stats
 	prog     progress // reports Open's rebuilding of the index
+	// bindIdx is Options.BindIndex wrapped to log its first error and
+	// count them all (nil without a hook); bindErrs is that count.
+	bindIdx  func(mem []byte) error
+	bindErrs atomic.Uint64
 
 	syncMu      sync.Mutex    // one Flush writes and syncs at a time
 	reclaims    atomic.Uint64 // regions reclaimed so far (a disk read rechecks its region if this moved)
@@ -189,6 +201,12 @@ type Stats struct {
 	Evacuated     uint64 // regions whose live records Strict mode moved forward
 	Recovered     string // "fresh", "checkpoint" or "scan"
 	TornTails     int    // regions whose scan stopped before their end
+	// IndexOffHeapBytes is the slot bytes of the index's off-heap tables
+	// (E8; IndexBytes counts them too),
+	// IndexBoundBytes those of them Options.BindIndex placed, and
+	// IndexBindErrors how many tables it failed to place (E28).
+	IndexOffHeapBytes, IndexBoundBytes int
+	IndexBindErrors                    uint64
 	// Undone counts index changes put back after a failed write (E21);
 	// UndoDropped counts journals dropped for growing past undoMax.
 	Undone, UndoDropped uint64
@@ -206,6 +224,7 @@ func Open(rg *rings.Rings, o Options) (*Log, error) {
 	}
 	d := rg.Device()
 	lg := &Log{o: o, log: o.Logger, rg: rg, d: d, isBlock: d.Fixed(), dataOff: blockBytes}
+	lg.bindIdx = lg.indexBinder()
 	lg.ckpt = o.CheckpointPath
 	if lg.ckpt == "" && !lg.isBlock {
 		lg.ckpt = o.Path + ".ckpt"
@@ -340,11 +359,28 @@ func (lg *Log) reserve(n int64, formatted bool) error {
 }
 
 func (lg *Log) fresh() {
-	lg.idx = newIndex(lg.expected())
+	lg.idx = newIndex(lg.expected(), lg.bindIdx)
 	lg.regs = make([]regionState, lg.nReg)
 	lg.cur, lg.nextSeq = lg.nReg-1, lg.sb.firstSeq()
 	lg.curEnd, lg.curLow = 0, lg.o.RegionBytes
 	lg.st.Recovered = "fresh"
+}
+
+// indexBinder wraps Options.BindIndex (nil if unset): a failure leaves
+// the table unbound, is counted, and the first is logged (E28).
+func (lg *Log) indexBinder() func(mem []byte) error {
+	bind := lg.o.BindIndex
+	if bind == nil {
+		return nil
+	}
+	return func(mem []byte) error {
+		err := bind(mem)
+		if err != nil && lg.bindErrs.Add(1) == 1 {
+			lg.log.Warn("logstore: could not place an index table; it stays unbound (later failures are only counted: INFO cold_index_bind_errors)",
+				zap.String("path", lg.o.Path), zap.Int("bytes", len(mem)), zap.Error(err))
+		}
+		return err
+	}
 }
 
 // expected is how many keys the index is first sized for: ExpectedItems,
@@ -463,6 +499,8 @@ func (lg *Log) Stats() Stats {
 	s := lg.st
 	s.BufferReads = lg.bufferReads.Load()
 	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = lg.idx.len(), lg.liveBytes, lg.nReg, lg.idx.bytes()
+	s.IndexOffHeapBytes, s.IndexBoundBytes = lg.idx.offHeap()
+	s.IndexBindErrors = lg.bindErrs.Load()
 	s.Failed = lg.failed
 	for _, r := range lg.regs {
 		if r.seq != 0 {

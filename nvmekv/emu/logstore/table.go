@@ -34,9 +34,11 @@ type slot struct {
 
 const maxLoad = 0.90
 
-func tableFor(expected int) *table {
+// tableFor makes a table for expected keys; bind, if set, is given an
+// off-heap table's whole mapping before any slot is written (E28).
+func tableFor(expected int, bind func(mem []byte) error) *table {
 	n := max(64, int(float64(expected)/maxLoad)+1)
-	slots, off := newTable(n)
+	slots, off := newTable(n, bind)
 	return &table{slots: slots, n: n, off: off}
 }
 
@@ -49,14 +51,19 @@ func tableFor(expected int) *table {
 const hugeTableBytes = 2 << 20
 
 // offHeap owns a mapping; it is unmapped once the holder is unreachable.
-type offHeap struct{ mem []byte }
+type offHeap struct {
+	mem   []byte // the slots' bytes; cap(mem) is the whole mapping
+	bound bool   // the bind hook placed it (E28)
+}
 
 // offHeapBytes is what the process's off-heap tables map now.
 var offHeapBytes atomic.Int64
 
 // newTable returns n zeroed slots: on the heap for a small table, else in
-// a huge-page mapping (on the heap after all if mmap fails).
-func newTable(n int) ([]slot, *offHeap) {
+// a huge-page mapping (on the heap after all if mmap fails), given to bind
+// (if set) while no page of it has been touched. A failed bind leaves the
+// mapping as it is: unbound, and as usable.
+func newTable(n int, bind func(mem []byte) error) ([]slot, *offHeap) {
 	if n*24 < hugeTableBytes {
 		return make([]slot, n), nil
 	}
@@ -65,6 +72,9 @@ func newTable(n int) ([]slot, *offHeap) {
 		return make([]slot, n), nil
 	}
 	h := &offHeap{mem: mem}
+	if bind != nil {
+		h.bound = bind(mem[:cap(mem)]) == nil
+	}
 	offHeapBytes.Add(int64(cap(mem)))
 	runtime.AddCleanup(h, func(m []byte) {
 		if dev.UnmapBuffer(m[:cap(m)]) == nil { // munmap(2) the whole mapping
