@@ -91,8 +91,11 @@ type Cache interface {
 	TTL(key []byte) (ttl time.Duration, exists bool)
 	// Persist removes the expiry; false if the key is absent or had none.
 	Persist(key []byte) (bool, error)
-	// Len is the number of keys.
-	Len() int
+	// Keys is the number of keys, read from counters in O(1) of the
+	// keyspace (tier.Cache.Keys): a key whose expiry passed counts until
+	// the cache's sweep removes it, as Redis's DBSIZE counts it until its
+	// expiry cycle does.
+	Keys() int
 	// Scan returns keys from cursor on (count is a hint) that match
 	// accepts, given each key's kind (all when match is nil), and the cursor to continue from, 0
 	// when the scan is complete; a key present for a whole scan is returned

@@ -286,7 +286,7 @@ func (c *conn) cmdTier(args [][]byte) {
 	c.w.Null()
 }
 
-func (c *conn) cmdDBSize(args [][]byte) { c.w.Int(int64(c.s.cache.Len())) }
+func (c *conn) cmdDBSize(args [][]byte) { c.w.Int(int64(c.s.cache.Keys())) }
 
 // cmdFlush: FLUSHALL|FLUSHDB [ASYNC|SYNC]; both run synchronously.
 func (c *conn) cmdFlush(args [][]byte) {

@@ -266,7 +266,10 @@
 //     hint); MATCH is Redis's glob (globMatch). KEYS, as in Redis, walks
 //     every key and builds one reply: prefer SCAN on a large cache. Keys a
 //     cold store holds from an earlier run are listed once touched, as
-//     DBSIZE counts them.
+//     DBSIZE counts them. DBSIZE reads the cache's per-shard counters
+//     (tier.Cache.Keys, O(1) of the keyspace): a key whose expiry passed
+//     counts until the sweep removes it, within a second, as Redis counts
+//     it until its expiry cycle does.
 //   - WATCH counts a write command naming a watched key as a change unless
 //     it answered an error or reported that it changed nothing (SET NX of
 //     an existing key, DEL of absent keys, an EXPIRE whose condition

@@ -354,7 +354,7 @@ func (c *mapCache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 	return v, true, nil
 }
 
-func (c *mapCache) Len() int {
+func (c *mapCache) Keys() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m)
@@ -410,7 +410,7 @@ func (c *mapCache) Stats() tier.Stats {
 	c.mu.Lock()
 	fail := c.coldFail
 	c.mu.Unlock()
-	st := tier.Stats{Keys: int64(c.Len()), Tiers: []tier.TierLevel{{Name: "hot", Items: int64(c.Len())}, {Name: "warm"}, {Name: "cold"}},
+	st := tier.Stats{Keys: int64(c.Keys()), Tiers: []tier.TierLevel{{Name: "hot", Items: int64(c.Keys())}, {Name: "warm"}, {Name: "cold"}},
 		WarmNode: -1, ColdBackend: "map"}
 	if fail != "" {
 		st.ColdWriteError = errors.New(fail)

@@ -183,6 +183,9 @@ func TestFlushEmptiesEveryTier(t *testing.T) {
 	}
 }
 
+// TestExpirySweepAndLen (T12): Len leaves out expired keys at once; Keys,
+// read from the shards' counters, counts them until the sweep removes
+// them, then agrees with Len.
 func TestExpirySweepAndLen(t *testing.T) {
 	clk := newFakeClock()
 	o := smallOptions(clk)
@@ -198,7 +201,13 @@ func TestExpirySweepAndLen(t *testing.T) {
 	if n := c.Len(); n != 50 {
 		t.Fatalf("Len after half expired = %d, want 50", n)
 	}
+	if n := c.Keys(); n != 100 {
+		t.Fatalf("Keys before the sweep = %d, want 100 (expired keys count until swept)", n)
+	}
 	c.sweep(c.now())
+	if n, l := c.Keys(), c.Len(); n != 50 || l != 50 {
+		t.Fatalf("after the sweep Keys = %d, Len = %d, want 50", n, l)
+	}
 	if got := c.Stats().Expired; got != 50 {
 		t.Fatalf("sweep purged %d, want 50", got)
 	}

@@ -97,10 +97,12 @@
 //     freed or moved only under its entry's shard write lock; a reader
 //     holding the read lock copies it whole (TestRecordsNeverOverlap in
 //     tier/dram, the concurrency tests' value checks, T1).
-//   - T12: Stats.Keys equals the number of directory entries that are not
-//     tombstones, kept by per-shard counters instead of a walk (checkKeyCount
-//     in the model, concurrency and restart tests); Len walks and also
-//     leaves out expired keys.
+//   - T12: Stats.Keys and Keys (what DBSIZE answers) equal the number of
+//     directory entries that are not tombstones, kept by per-shard counters
+//     instead of a walk, so they cost O(shards) at any number of keys
+//     (checkKeyCount in the model, concurrency and restart tests); a key
+//     whose expiry passed counts until the sweep removes it. Len walks and
+//     also leaves out expired keys (TestExpirySweepAndLen).
 //   - T13: a whole Scan (from cursor 0 until it returns 0) returns each key
 //     that stays live through it exactly once, and never a deleted or
 //     expired key that stayed so; a match is given each key's kind, so a
