@@ -296,6 +296,11 @@
 //     not be, and the fraction of their resident pages on the node
 //     (TestColdIndexBoundToNode, TestColdIndexNodeResolution; guest
 //     TestColdIndexOnNode1: placement 1 on the CPU-less node).
+//   - T34: the default Clock reads the monotonic clock alone, on top of
+//     the wall clock at its last sync, and syncs again once a second has
+//     passed (or the monotonic reading went back): it stays within the
+//     slew of one second of time.Now, and follows a step of the system
+//     clock within a second (TestWallClockFollowsTheWallClock).
 //
 // # Entry lifecycle
 //

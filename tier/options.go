@@ -73,8 +73,9 @@ type Options struct {
 	MaxKeys int64
 	// SweepInterval is how often expired keys are purged (default 1 s).
 	SweepInterval time.Duration
-	// Clock returns unix nanoseconds; it decides TTLs (test seam, default
-	// time.Now).
+	// Clock returns unix nanoseconds; it decides TTLs (test seam; default
+	// the wall clock read through the monotonic one, synced every second:
+	// wallClock).
 	Clock  func() int64
 	Logger *zap.Logger
 }
@@ -109,7 +110,7 @@ func (o *Options) EnsureDefaults() {
 		o.SweepInterval = time.Second
 	}
 	if o.Clock == nil {
-		o.Clock = func() int64 { return time.Now().UnixNano() }
+		o.Clock = newWallClock().now
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
