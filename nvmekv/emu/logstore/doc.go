@@ -111,7 +111,8 @@
 //     scan (TestReformatIgnoresEarlierStore).
 //   - E25: the index grows with the keys, not with the capacity: a new log
 //     sizes it for Options.ExpectedItems or 4096 keys (a 109 KB table), a
-//     checkpoint for its keys and a quarter more, a scan from its first
+//     CK3 checkpoint for its keys and a quarter more (an image keeps the
+//     size it was saved at), a scan from its first
 //     region's records; at 90% load a table 1.5 times larger takes the new
 //     keys, and every later change moves the entries of 8 slots of the full
 //     table into it, so no change rebuilds the index whole (a rebuild of 3.4M
@@ -123,7 +124,7 @@
 //   - E27: Open reports how far it got rebuilding the index through
 //     Options.Progress, on Open's goroutine: a new store reports once
 //     ("fresh"); a checkpoint reports after its header and after each
-//     4096 entries, a scan after the region headers and after each region
+//     4096 entries (an image, E29: each 4 MiB of it), a scan after the region headers and after each region
 //     replayed — never per record, and a report is a value, so it
 //     allocates nothing. Within one method Done never decreases and Total
 //     stays the same; only the last report is Finished, at 100%, with the
@@ -143,6 +144,17 @@
 //     (TestIndexBindsEveryOffHeapTable, TestLogBindIndexHook; tier
 //     TestColdIndexBoundToNode with mbind to node 0; guest
 //     TestColdIndexOnNode1 on the CPU-less node).
+//   - E29: on a little-endian host a clean close writes the index as its
+//     table's image (checkpoint "CEMU_CK4": every slot as it lies in
+//     memory, empty ones included, after draining a table being grown),
+//     and Open reads that image straight into a table of the same slot
+//     count, given to BindIndex first (E28), then checks every entry's
+//     Loc and the header's key count, under the file's CRC: no entry is
+//     inserted again (a CK3 checkpoint, of entries, still loads by
+//     inserting them). A checkpoint that fails any check is dropped for a
+//     scan, as before (TestCheckpointImage; the image is only valid for
+//     the home function and slot layout it was written with, which is
+//     what its magic names).
 //
 // # Caveats
 //
