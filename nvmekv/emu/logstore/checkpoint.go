@@ -33,7 +33,10 @@ import (
 // regions, then the index's table itself, n × 24 B slots as they lie in
 // memory (empty ones included), then the CRC. Open reads that image
 // straight into a table of n slots instead of inserting each entry, so a
-// checkpoint loads at the speed of reading it (E29). Both are read.
+// checkpoint loads at the speed of reading it (E29). It is written only
+// for a table at least imageMinLoad full: a sparser one (just grown) is
+// written as entries, and rebuilt at a quarter more than its keys, which
+// then takes less DRAM than its image would. Both are read.
 const (
 	ckMagic    = 0x334b435f554d4543 // bytes "CEMU_CK3"
 	ckHdrBytes = 80
@@ -165,10 +168,10 @@ func (lg *Log) writeCheckpoint(gen uint64) error {
 	if lg.act != nil && lg.act.region == lg.cur {
 		curEnd, curLow = uint64(lg.act.fill), uint64(lg.act.low)
 	}
-	image := writeImages && hostLittleEndian()
+	lg.idx.drain() // one table: its image is the whole index
+	image := writeImages && hostLittleEndian() && lg.idx.cur.count >= int(imageMinLoad*float64(lg.idx.cur.n))
 	magic, hdr := uint64(ckMagic), h[:ckHdrBytes]
 	if image {
-		lg.idx.drain() // one table: its image is the whole index
 		magic, hdr = ckMagicImage, h[:]
 		le.PutUint64(h[ckHdrBytes:], uint64(lg.idx.cur.n))
 	}

@@ -26,6 +26,11 @@ const (
 // seam: false writes CK3, to check that CK3 files still load).
 var writeImages = true
 
+// imageMinLoad is the least load of a table written as an image: at it
+// the image takes 24/0.75 = 32 B a key, a CK3 rebuild (sized for a
+// quarter more keys at 90% load) 33.3.
+const imageMinLoad = 0.75
+
 // hostLittleEndian reports whether slots lie in memory as the image
 // format stores them (little-endian u64s).
 func hostLittleEndian() bool {

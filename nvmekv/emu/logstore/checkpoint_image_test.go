@@ -7,35 +7,39 @@ import (
 	"testing"
 )
 
-// TestCheckpointImage (E29): a clean close writes the index as a table
-// image (CK4) that Open reads back into a table of the same size, with
-// every key where it was, and so does a store written by a CK3 writer; a
-// byte of the image flipped fails the CRC, and Open scans the regions
+// TestCheckpointImage (E29): a clean close writes an index at least 3/4
+// full as a table image (CK4) that Open reads back into a table of the
+// same size, with every key where it was; a sparser index, and any index
+// with images turned off, is written as entries (CK3) and loads as well;
+// a byte of the image flipped fails the CRC, and Open scans the regions
 // instead, finding every key.
 func TestCheckpointImage(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		image     bool
+		keys      int // the table holds 4552 slots: 3640 keys fill it to 0.8
 		corrupt   bool
 		magic     uint64
 		recovered string
 	}{
-		{"image", true, false, ckMagicImage, "checkpoint"},
-		{"entries (CK3)", false, false, ckMagic, "checkpoint"},
-		{"image with a flipped byte", true, true, ckMagicImage, "scan"},
+		{"image", true, 3640, false, ckMagicImage, "checkpoint"},
+		{"entries (CK3)", false, 3640, false, ckMagic, "checkpoint"},
+		{"sparse: entries", true, 500, false, ckMagic, "checkpoint"},
+		{"image with a flipped byte", true, 3640, true, ckMagicImage, "scan"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer func(v bool) { writeImages = v }(writeImages)
 			writeImages = c.image
 			o := testOptions(t)
+			o.Capacity = 64 * (64 << 10)
 			l := mustOpenLog(t, o)
-			const keys = 500
+			keys := c.keys
 			want := map[string]Loc{}
 			for i := 0; i < keys; i++ {
 				k := fmt.Sprintf("k%d", i)
-				l.store(t, k, testValue(i, 0, 40+i%200))
+				l.store(t, k, testValue(i, 0, 40+i%100))
 			}
-			for i := 0; i < keys; i += 3 { // deletes leave the table with holes
+			for i := 0; i < keys; i += 50 { // deletes leave the table with holes
 				ks := fmt.Sprintf("k%d", i)
 				var k [16]byte
 				copy(k[:], ks)

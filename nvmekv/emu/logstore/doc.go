@@ -144,9 +144,10 @@
 //     (TestIndexBindsEveryOffHeapTable, TestLogBindIndexHook; tier
 //     TestColdIndexBoundToNode with mbind to node 0; guest
 //     TestColdIndexOnNode1 on the CPU-less node).
-//   - E29: on a little-endian host a clean close writes the index as its
-//     table's image (checkpoint "CEMU_CK4": every slot as it lies in
-//     memory, empty ones included, after draining a table being grown),
+//   - E29: on a little-endian host a clean close writes an index at least
+//     3/4 full as its table's image (checkpoint "CEMU_CK4": every slot as
+//     it lies in memory, empty ones included, after draining a table being
+//     grown; a sparser one as entries, which a rebuild then packs tighter),
 //     and Open reads that image straight into a table of the same slot
 //     count, given to BindIndex first (E28), then checks every entry's
 //     Loc and the header's key count, under the file's CRC: no entry is
