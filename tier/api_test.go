@@ -411,3 +411,30 @@ func TestMGetValuesSpanChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestChunksKeepOnlySmallArrays (T10): a Chunks reuses an MGet's arrays
+// for the next one up to keptArrays keys, and keeps none of a larger one.
+func TestChunksKeepOnlySmallArrays(t *testing.T) {
+	c, err := Open(smallOptions(newFakeClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var ch Chunks
+	for _, n := range []int{10, keptArrays + 1} {
+		keys := make([][]byte, n)
+		for i := range keys {
+			keys[i] = []byte(fmt.Sprint("k", i))
+		}
+		if _, err := c.MGetIn(&ch, keys); err != nil {
+			t.Fatal(err)
+		}
+		ch.Release()
+		if cap(ch.vals) > keptArrays {
+			t.Fatalf("after an MGet of %d keys the Chunks keeps arrays of %d", n, cap(ch.vals))
+		}
+	}
+	if cap(ch.vals) < 10 {
+		t.Fatalf("the arrays of the MGet of 10 keys were not kept (cap %d)", cap(ch.vals))
+	}
+}

@@ -19,10 +19,16 @@ type Chunks struct {
 	need  []mgetPending
 }
 
+// keptArrays is the most keys whose arrays a Chunks keeps for the next
+// MGet: a connection that once asked for a million keys does not hold
+// 25 MB of arrays for the rest of its life (server S17).
+const keptArrays = 4096
+
 // arrays returns an MGet's values and kinds for n keys, cleared: ch's,
-// reused (valid until ch's next MGet), or fresh if ch is nil.
+// reused (valid until ch's next MGet), or fresh if ch is nil or n is
+// above keptArrays.
 func (ch *Chunks) arrays(n int) ([][]byte, []Kind, []mgetPending) {
-	if ch == nil {
+	if ch == nil || n > keptArrays {
 		return make([][]byte, n), make([]Kind, n), nil
 	}
 	if cap(ch.vals) < n {
@@ -34,9 +40,10 @@ func (ch *Chunks) arrays(n int) ([][]byte, []Kind, []mgetPending) {
 	return ch.vals, ch.kinds, ch.need[:0]
 }
 
-// keep holds on to need's array for ch's next MGet.
+// keep holds on to need's array for ch's next MGet (one of at most
+// keptArrays keys).
 func (ch *Chunks) keep(need []mgetPending) {
-	if ch != nil {
+	if ch != nil && cap(need) <= keptArrays {
 		ch.need = need[:0]
 	}
 }

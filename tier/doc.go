@@ -89,8 +89,9 @@
 //     round trip; MGetPrefix holds at most its byte budget by those sizes.
 //     The values memory serves are copied once, into chunks of 64 KiB
 //     (a larger value its own): fresh memory for MGet, taken from a pool
-//     and held by the caller's Chunks until Release for MGetIn
-//     (TestMGetValuesSpanChunks).
+//     and held by the caller's Chunks until Release for MGetIn, which
+//     also keeps an MGet's arrays for the next one, those of at most 4096
+//     keys (TestMGetValuesSpanChunks, TestChunksKeepOnlySmallArrays).
 //   - T11: a DRAM record is written before its entry names it, never
 //     written again while named (an overwrite of the same size writes in
 //     place under the shard's write lock, which no reader holds then), and
