@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"os"
@@ -85,14 +86,14 @@ func (lg *Log) loadCheckpoint() error {
 	if le.Uint64(h[0:]) == ckMagicImage {
 		return lg.loadImage(h, r, br, crc, total)
 	}
-	if le.Uint64(h[0:]) != ckMagic || le.Uint64(h[8:]) != lg.sb.storeID || le.Uint64(h[16:]) != lg.sb.cleanGen ||
-		le.Uint64(h[24:]) != uint64(lg.nReg) || le.Uint64(h[32:]) != lg.sb.regionBytes {
-		return fmt.Errorf("%w: checkpoint %s does not belong to this clean close of %s", ErrFormat, lg.ckpt, lg.o.Path)
+	if le.Uint64(h[0:]) != ckMagic {
+		return fmt.Errorf("%w: checkpoint %s has no checkpoint magic", ErrFormat, lg.ckpt)
 	}
-	cur, nextSeq, count, curEnd, curLow := le.Uint64(h[40:]), le.Uint64(h[48:]), le.Uint64(h[56:]), le.Uint64(h[64:]), le.Uint64(h[72:])
-	if cur >= uint64(lg.nReg) || count > uint64(lg.nReg)*uint64(lg.o.RegionBytes)/recHdrBytes {
-		return fmt.Errorf("%w: checkpoint %s header is inconsistent", ErrFormat, lg.ckpt)
+	ck, err := lg.parseCkHeader(h)
+	if err != nil {
+		return err
 	}
+	count := ck.count
 	regs, err := lg.readRegions(r)
 	if err != nil {
 		return err
@@ -110,8 +111,11 @@ func (lg *Log) loadCheckpoint() error {
 		for j := 0; j < n; j++ {
 			b := buf[24*j:]
 			l := Loc(le.Uint64(b[16:]))
-			if l == 0 || l.Region() < 0 || l.Region() >= lg.nReg || (l.Ext() && l.ExtOff()+extBytes(l.VLen()) > lg.o.RegionBytes) {
-				return fmt.Errorf("%w: checkpoint %s has an entry outside the log", ErrFormat, lg.ckpt)
+			if l == 0 {
+				return fmt.Errorf("%w: checkpoint %s has an empty entry", ErrFormat, lg.ckpt)
+			}
+			if err := lg.checkCkLoc(l); err != nil {
+				return err
 			}
 			idx.load(le.Uint64(b[0:]), le.Uint64(b[8:]), l)
 			live += int64(l.Size())
@@ -120,18 +124,63 @@ func (lg *Log) loadCheckpoint() error {
 		done += int64(24 * n)
 		lg.prog.report("checkpoint", min(done, total), total, idx.len())
 	}
+	if err := lg.checkCkCRC(br, crc); err != nil {
+		return err
+	}
+	lg.adoptCheckpoint(idx, regs, ck, live)
+	return nil
+}
+
+// ckHeader is a checkpoint header's state fields (CK3 and CK4 alike).
+type ckHeader struct {
+	cur, nextSeq, count, curEnd, curLow uint64
+}
+
+// parseCkHeader checks that the header h belongs to this clean close of
+// this store and is consistent, and returns its fields.
+func (lg *Log) parseCkHeader(h [ckHdrBytes]byte) (ckHeader, error) {
+	le := binary.LittleEndian
+	if le.Uint64(h[8:]) != lg.sb.storeID || le.Uint64(h[16:]) != lg.sb.cleanGen ||
+		le.Uint64(h[24:]) != uint64(lg.nReg) || le.Uint64(h[32:]) != lg.sb.regionBytes {
+		return ckHeader{}, fmt.Errorf("%w: checkpoint %s does not belong to this clean close of %s", ErrFormat, lg.ckpt, lg.o.Path)
+	}
+	ck := ckHeader{cur: le.Uint64(h[40:]), nextSeq: le.Uint64(h[48:]), count: le.Uint64(h[56:]), curEnd: le.Uint64(h[64:]), curLow: le.Uint64(h[72:])}
+	if ck.cur >= uint64(lg.nReg) || ck.count > lg.maxCkKeys() {
+		return ckHeader{}, fmt.Errorf("%w: checkpoint %s header is inconsistent", ErrFormat, lg.ckpt)
+	}
+	return ck, nil
+}
+
+// maxCkKeys is the most records the log's regions can hold.
+func (lg *Log) maxCkKeys() uint64 { return uint64(lg.nReg) * uint64(lg.o.RegionBytes) / recHdrBytes }
+
+// checkCkLoc refuses a checkpoint entry whose Loc lies outside the log.
+func (lg *Log) checkCkLoc(l Loc) error {
+	if l.Region() < 0 || l.Region() >= lg.nReg || (l.Ext() && l.ExtOff()+extBytes(l.VLen()) > lg.o.RegionBytes) {
+		return fmt.Errorf("%w: checkpoint %s has an entry outside the log", ErrFormat, lg.ckpt)
+	}
+	return nil
+}
+
+// checkCkCRC reads the checkpoint's trailing CRC from br and compares it
+// with crc, the hash of everything read before it.
+func (lg *Log) checkCkCRC(br io.Reader, crc hash.Hash32) error {
 	want := crc.Sum32()
 	var tail [4]byte
 	if _, err := io.ReadFull(br, tail[:]); err != nil {
 		return err
 	}
-	if le.Uint32(tail[:]) != want {
+	if binary.LittleEndian.Uint32(tail[:]) != want {
 		return fmt.Errorf("%w: checkpoint %s CRC mismatch", ErrFormat, lg.ckpt)
 	}
-	lg.idx, lg.regs, lg.cur, lg.nextSeq, lg.liveBytes = idx, regs, int(cur), nextSeq, live
-	lg.curEnd = int(min(curEnd, uint64(lg.o.RegionBytes)))
-	lg.curLow = int(min(curLow, uint64(lg.o.RegionBytes)))
 	return nil
+}
+
+// adoptCheckpoint makes a loaded checkpoint the log's state.
+func (lg *Log) adoptCheckpoint(idx *index, regs []regionState, ck ckHeader, live int64) {
+	lg.idx, lg.regs, lg.cur, lg.nextSeq, lg.liveBytes = idx, regs, int(ck.cur), ck.nextSeq, live
+	lg.curEnd = int(min(ck.curEnd, uint64(lg.o.RegionBytes)))
+	lg.curLow = int(min(ck.curLow, uint64(lg.o.RegionBytes)))
 }
 
 // saveClean writes the checkpoint (if configured) and marks the

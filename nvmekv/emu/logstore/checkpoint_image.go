@@ -57,14 +57,11 @@ func (lg *Log) loadImage(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc 
 		return err
 	}
 	n := le.Uint64(nb[:])
-	if le.Uint64(h[8:]) != lg.sb.storeID || le.Uint64(h[16:]) != lg.sb.cleanGen ||
-		le.Uint64(h[24:]) != uint64(lg.nReg) || le.Uint64(h[32:]) != lg.sb.regionBytes {
-		return fmt.Errorf("%w: checkpoint %s does not belong to this clean close of %s", ErrFormat, lg.ckpt, lg.o.Path)
+	ck, err := lg.parseCkHeader(h)
+	if err != nil {
+		return err
 	}
-	cur, nextSeq, count, curEnd, curLow := le.Uint64(h[40:]), le.Uint64(h[48:]), le.Uint64(h[56:]), le.Uint64(h[64:]), le.Uint64(h[72:])
-	maxKeys := uint64(lg.nReg) * uint64(lg.o.RegionBytes) / recHdrBytes
-	if cur >= uint64(lg.nReg) || count > maxKeys || n < count || n < 64 || n > 2*maxKeys+64 ||
-		int64(n)*24 > total {
+	if n < ck.count || n < 64 || n > 2*lg.maxCkKeys()+64 || int64(n)*24 > total {
 		return fmt.Errorf("%w: checkpoint %s header is inconsistent", ErrFormat, lg.ckpt)
 	}
 	regs, err := lg.readRegions(r)
@@ -85,13 +82,8 @@ func (lg *Log) loadImage(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc 
 		done += int64(k)
 		lg.prog.report("checkpoint", min(done, total), total, 0)
 	}
-	var tail [4]byte
-	want := crc.Sum32()
-	if _, err := io.ReadFull(br, tail[:]); err != nil {
+	if err := lg.checkCkCRC(br, crc); err != nil {
 		return err
-	}
-	if le.Uint32(tail[:]) != want {
-		return fmt.Errorf("%w: checkpoint %s CRC mismatch", ErrFormat, lg.ckpt)
 	}
 	var live int64
 	for i := range t.slots {
@@ -99,18 +91,15 @@ func (lg *Log) loadImage(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc 
 		if l == 0 {
 			continue
 		}
-		if l.Region() < 0 || l.Region() >= lg.nReg || (l.Ext() && l.ExtOff()+extBytes(l.VLen()) > lg.o.RegionBytes) {
-			return fmt.Errorf("%w: checkpoint %s has an entry outside the log", ErrFormat, lg.ckpt)
+		if err := lg.checkCkLoc(l); err != nil {
+			return err
 		}
 		t.count++
 		live += int64(l.Size())
 	}
-	if uint64(t.count) != count {
-		return fmt.Errorf("%w: checkpoint %s holds %d entries, its header says %d", ErrFormat, lg.ckpt, t.count, count)
+	if uint64(t.count) != ck.count {
+		return fmt.Errorf("%w: checkpoint %s holds %d entries, its header says %d", ErrFormat, lg.ckpt, t.count, ck.count)
 	}
-	lg.idx = &index{cur: t, bind: lg.bindIdx}
-	lg.regs, lg.cur, lg.nextSeq, lg.liveBytes = regs, int(cur), nextSeq, live
-	lg.curEnd = int(min(curEnd, uint64(lg.o.RegionBytes)))
-	lg.curLow = int(min(curLow, uint64(lg.o.RegionBytes)))
+	lg.adoptCheckpoint(&index{cur: t, bind: lg.bindIdx}, regs, ck, live)
 	return nil
 }
