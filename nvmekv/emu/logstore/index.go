@@ -1,6 +1,9 @@
 package logstore
 
-import "runtime"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // index maps a 16-byte device key to the Loc of its live record: a table
 // (table.go) at up to 90% load that grows with the keys (E25). When it is
@@ -205,38 +208,21 @@ func (x *index) each(fn func(a, b uint64, l Loc)) {
 	}
 }
 
+// mappings are the off-heap mappings of the tables (nil for one on the
+// heap or absent).
+func (x *index) mappings() [2]*offHeap {
+	m := [2]*offHeap{x.cur.off}
+	if x.old != nil {
+		m[1] = x.old.off
+	}
+	return m
+}
+
 // bytes is the DRAM the tables hold.
-// offHeap is the slot bytes of the tables the index holds now that live
-// off the Go heap, and of those the bind hook placed (E28); as bytes()
-// counts them, without the tail of each mapping's last huge page.
-func (x *index) offHeap() (mapped, bound int) {
-	for _, t := range []*table{x.cur, x.old} {
-		if t == nil || t.off == nil {
-			continue
-		}
-		mapped += len(t.off.mem)
-		if t.off.bound {
-			bound += len(t.off.mem)
-		}
-	}
-	return mapped, bound
-}
-
-// eachMapping calls fn with the whole mapping of each off-heap table the
-// index holds now, and whether it is bound.
-func (x *index) eachMapping(fn func(mem []byte, bound bool)) {
-	for _, t := range []*table{x.cur, x.old} {
-		if t != nil && t.off != nil {
-			fn(t.off.mem[:cap(t.off.mem)], t.off.bound)
-			runtime.KeepAlive(t.off)
-		}
-	}
-}
-
 func (x *index) bytes() int {
 	n := x.cur.n
 	if x.old != nil {
 		n += x.old.n
 	}
-	return n * 24
+	return n * int(unsafe.Sizeof(slot{}))
 }

@@ -1,0 +1,176 @@
+package logstore
+
+import "runtime"
+
+// keyIndex is the log's index of live records (E8): the Loc of every
+// inline record under the 32-bit tag of its key (tags, 12 bytes a slot),
+// and the Loc of every extent record under its full key (ext, 24 bytes a
+// slot). A key is in at most one of them. An inline record's key is
+// checked in the record itself (the record header names it, and every
+// read checks it); an extent is read without its header (readpath E10),
+// so its key stays in DRAM. Changes need the log's exclusive lock.
+type keyIndex struct {
+	tags *tagIndex
+	ext  *index
+}
+
+// newKeyIndex makes an index sized for expected inline keys (extent keys
+// start at minExtExpected and grow).
+func newKeyIndex(expected int, bind func(mem []byte) error) *keyIndex {
+	return &keyIndex{tags: newTagIndex(expected, bind), ext: newExtIndex(0, bind)}
+}
+
+// minExtExpected is the extent index's least size: 1024 keys, a 27 KB
+// table (extents hold values of 3.5 KB and more: fewer keys fit a log).
+const minExtExpected = 1024
+
+func newExtIndex(expected int, bind func(mem []byte) error) *index {
+	return &index{cur: tableFor(max(expected, minExtExpected), bind), bind: bind}
+}
+
+// keyIndexFrom builds the key index of the entries of a keyed index
+// (a scan's, or an older checkpoint's), sized for them and 1/32 more
+// (a tag table about 87% full: 13.8 bytes a key).
+func keyIndexFrom(x *index, bind func(mem []byte) error) *keyIndex {
+	inline, exts := 0, 0
+	x.each(func(_, _ uint64, l Loc) {
+		if l.Ext() {
+			exts++
+		} else {
+			inline++
+		}
+	})
+	k := &keyIndex{tags: newTagIndex(inline+inline/32, bind), ext: newExtIndex(exts+exts/32, bind)}
+	x.each(func(a, b uint64, l Loc) {
+		key := joinKey(a, b)
+		k.load(&key, l)
+	})
+	return k
+}
+
+func (k *keyIndex) len() int { return k.tags.len() + k.ext.len() }
+
+// bytes is the DRAM the tables hold.
+func (k *keyIndex) bytes() int { return k.tags.bytes() + k.ext.bytes() }
+
+// load enters key → l, key known absent.
+func (k *keyIndex) load(key *[16]byte, l Loc) {
+	if l.Ext() {
+		a, b := splitKey(key)
+		k.ext.load(a, b, l)
+		return
+	}
+	k.tags.add(tagOf(key), l)
+}
+
+// has reports whether key's entry is l.
+func (k *keyIndex) has(key *[16]byte, l Loc) bool {
+	if l.Ext() {
+		got, ok := k.ext.get(key)
+		return ok && got == l
+	}
+	t, _ := k.tags.findLoc(tagOf(key), l)
+	return t != nil
+}
+
+// replace changes key's entry from (its current Loc, 0: absent) to
+// (0: none). Neither needs a key check: each Loc names one record.
+func (k *keyIndex) replace(key *[16]byte, from, to Loc) {
+	tag := tagOf(key)
+	if from != 0 && !from.Ext() {
+		if t, i := k.tags.findLoc(tag, from); t != nil {
+			if to != 0 && !to.Ext() {
+				k.tags.setAt(t, i, to)
+				return
+			}
+			k.tags.removeAt(t, i)
+		}
+	}
+	switch {
+	case to.Ext():
+		k.ext.put(key, to)
+	case from.Ext():
+		k.ext.delIf(key, from)
+		if to != 0 {
+			k.tags.add(tag, to)
+		}
+	case to != 0:
+		k.tags.add(tag, to)
+	}
+}
+
+// delIf removes key's entry if it is l (reclaim) and reports whether it
+// did.
+func (k *keyIndex) delIf(key *[16]byte, l Loc) bool {
+	if l.Ext() {
+		return k.ext.delIf(key, l)
+	}
+	t, i := k.tags.findLoc(tagOf(key), l)
+	if t == nil {
+		return false
+	}
+	k.tags.removeAt(t, i)
+	return true
+}
+
+// dropRegion removes every inline entry in region r and returns their
+// Locs (reclaim of a region it cannot read: their keys are unknown).
+func (k *keyIndex) dropRegion(r int) []Loc {
+	var drop []tslot
+	k.tags.each(func(tag uint32, l Loc) {
+		if l.Region() == r {
+			drop = append(drop, mkTslot(tag, l))
+		}
+	})
+	locs := make([]Loc, len(drop))
+	for i := range drop {
+		locs[i] = drop[i].loc()
+		if t, j := k.tags.findLoc(drop[i].tag, locs[i]); t != nil {
+			k.tags.removeAt(t, j)
+		}
+	}
+	return locs
+}
+
+// eachLoc calls fn with every entry's Loc.
+func (k *keyIndex) eachLoc(fn func(Loc)) {
+	k.tags.each(func(_ uint32, l Loc) { fn(l) })
+	k.ext.each(func(_, _ uint64, l Loc) { fn(l) })
+}
+
+// drain finishes every migration (a checkpoint writes one table each).
+func (k *keyIndex) drain() {
+	k.tags.drain()
+	k.ext.drain()
+}
+
+func (k *keyIndex) mappings() []*offHeap {
+	t, x := k.tags.mappings(), k.ext.mappings()
+	return []*offHeap{t[0], t[1], x[0], x[1]}
+}
+
+// offHeap is the slot bytes of the tables that live off the Go heap, and
+// of those the bind hook placed (E28).
+func (k *keyIndex) offHeap() (mapped, bound int) {
+	for _, h := range k.mappings() {
+		if h == nil {
+			continue
+		}
+		mapped += len(h.mem)
+		if h.bound {
+			bound += len(h.mem)
+		}
+	}
+	return mapped, bound
+}
+
+// eachMapping calls fn with the whole mapping of each off-heap table, and
+// whether it is bound.
+func (k *keyIndex) eachMapping(fn func(mem []byte, bound bool)) {
+	for _, h := range k.mappings() {
+		if h != nil {
+			fn(h.mem[:cap(h.mem)], h.bound)
+			runtime.KeepAlive(h)
+		}
+	}
+}
