@@ -1,6 +1,9 @@
 package logstore
 
-import "runtime"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // keyIndex is the log's index of live records (E8): the Loc of every
 // inline record under the 32-bit tag of its key (tags, 12 bytes a slot),
@@ -30,22 +33,72 @@ func newExtIndex(expected int, bind func(mem []byte) error) *index {
 
 // keyIndexFrom builds the key index of the entries of a keyed index
 // (a scan's, or an older checkpoint's), sized for them and 1/32 more
-// (a tag table about 87% full: 13.8 bytes a key).
+// (a tag table about 87% full: 13.8 bytes a key), and consumes x: its
+// table's memory holds the inline entries while they are sorted. They
+// are inserted in order of their tags: home slots grow with the tag, so
+// each insert lands at the end of the entries placed before it and the
+// inserts sweep the new table once instead of touching it at random
+// (10M random inserts took 4.8 s here).
 func keyIndexFrom(x *index, bind func(mem []byte) error) *keyIndex {
-	inline, exts := 0, 0
-	x.each(func(_, _ uint64, l Loc) {
-		if l.Ext() {
+	x.drain()
+	t := x.cur
+	exts := 0
+	for i := range t.slots {
+		if t.slots[i].l.Ext() {
 			exts++
-		} else {
-			inline++
 		}
-	})
-	k := &keyIndex{tags: newTagIndex(inline+inline/32, bind), ext: newExtIndex(exts+exts/32, bind)}
-	x.each(func(a, b uint64, l Loc) {
-		key := joinKey(a, b)
-		k.load(&key, l)
-	})
+	}
+	k := &keyIndex{tags: newTagIndex(t.count-exts+(t.count-exts)/32, bind), ext: newExtIndex(exts+exts/32, bind)}
+	// The n 24-byte slots, seen as 2n tag slots: the inline entries are
+	// packed into the first n (entry j is written over bytes of slots up
+	// to j, already read), and the sort's second buffer is the last n.
+	n := len(t.slots)
+	if n == 0 {
+		return k
+	}
+	a := unsafe.Slice((*tslot)(unsafe.Pointer(unsafe.SliceData(t.slots))), 2*n)
+	j := 0
+	for i := range t.slots {
+		s := t.slots[i]
+		switch {
+		case s.l == 0:
+		case s.l.Ext():
+			k.ext.load(s.k0, s.k1, s.l)
+		default:
+			key := joinKey(s.k0, s.k1)
+			a[j] = mkTslot(tagOf(&key), s.l)
+			j++
+		}
+	}
+	sorted := sortByTag(a[:j], a[n:n+j])
+	tt := k.tags.cur
+	for i := range sorted {
+		tt.insert(sorted[i].tag, sorted[i].loc())
+	}
+	tt.count = j
+	runtime.KeepAlive(t.off) // the slots may live in its mapping
 	return k
+}
+
+// sortByTag sorts s by tag (an LSD radix sort, a byte a pass, through
+// tmp, as long as s) and returns the sorted slots: s or tmp.
+func sortByTag(s, tmp []tslot) []tslot {
+	for shift := 0; shift < 32; shift += 8 {
+		var count [257]int
+		for i := range s {
+			count[s[i].tag>>shift&0xff+1]++
+		}
+		for b := 1; b < len(count); b++ {
+			count[b] += count[b-1]
+		}
+		for i := range s {
+			b := s[i].tag >> shift & 0xff
+			tmp[count[b]] = s[i]
+			count[b]++
+		}
+		s, tmp = tmp, s
+	}
+	return s
 }
 
 func (k *keyIndex) len() int { return k.tags.len() + k.ext.len() }
