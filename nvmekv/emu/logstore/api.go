@@ -69,17 +69,17 @@ func (lg *Log) DeleteLocked(key *[16]byte, kl int, l Loc) int32 {
 type locMove struct{ from, to Loc }
 
 // followLocked returns where key's entry, at l before an append, is
-// after it: l, or where an evacuation moved it, or 0 if the append's
+// after it: l, or where the append's evacuations moved it (in the order
+// they ran: a Loc holds one record at a time), or 0 if the append's
 // reclaim dropped it. No key is checked: each Loc names one record.
 func (lg *Log) followLocked(key *[16]byte, l Loc) Loc {
-	for l != 0 && !lg.idx.has(key, l) {
-		to := Loc(0)
-		for _, m := range lg.moves {
-			if m.from == l {
-				to = m.to
-			}
+	for _, m := range lg.moves {
+		if l != 0 && m.from == l {
+			l = m.to
 		}
-		l = to
+	}
+	if l != 0 && !lg.idx.has(key, l) {
+		return 0
 	}
 	return l
 }

@@ -203,7 +203,7 @@
 //     and the undo journal (E21) find entries by their exact Loc and check
 //     no key (TestTagCollisionModel: tags cut to 3 bits; stores, overwrites,
 //     extents, deletes, retrieves, Cache-mode reclaim and reopens by
-//     checkpoint and by scan against a map).
+//     checkpoint and by scan against a map, in Cache and in Strict mode).
 //
 // # Caveats
 //

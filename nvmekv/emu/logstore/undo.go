@@ -63,11 +63,17 @@ func (lg *Log) durableLocked(mark uint64) {
 
 // undoForgetRegionLocked: region r is about to be written again, so no
 // journaled key may be put back onto a record in it; each goes back to
-// absent instead, which is what a restart would find.
+// absent instead, which is what a restart would find. Nor may undoing
+// look for an entry by a Loc in it: the Loc may come to name another
+// key's record, with the same tag (E30).
 func (lg *Log) undoForgetRegionLocked(r int) {
 	for i := range lg.undo {
-		if u := &lg.undo[i]; u.old != 0 && u.old.Region() == r {
+		u := &lg.undo[i]
+		if u.old != 0 && u.old.Region() == r {
 			u.old = 0
+		}
+		if u.new != 0 && u.new.Region() == r {
+			u.new = 0 // reclaim drops that entry; a later record there may be another key's
 		}
 	}
 }
