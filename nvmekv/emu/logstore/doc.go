@@ -105,7 +105,8 @@
 //     transparent huge pages (a lookup is one random access; with 4 KiB
 //     pages it also misses the TLB); a table is unmapped once no index
 //     holds it (TestIndexModel, TestLocPacking, TestTagSlotBytes,
-//     TestIndexOffHeapTable). Live-byte accounting counts an extent record
+//     TestIndexOffHeapTable; emu TestTagCheckCosts: the header reads of
+//     Exist, Retrieve and an overwrite, counted). Live-byte accounting counts an extent record
 //     as 48 bytes plus its blocks, and the per-region counts always add up
 //     to the index (CheckAccounting; emu TestCacheReclaimExtents,
 //     TestExtentRoundTrip).
