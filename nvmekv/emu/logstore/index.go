@@ -1,31 +1,13 @@
 package logstore
 
-import (
-	"runtime"
-	"unsafe"
-)
+import "runtime"
 
-// index maps a 16-byte device key to the Loc of its live record: a table
-// (table.go) at up to 90% load that grows with the keys (E25). When it is
-// full a table 1.5 times larger takes the new keys and every change
-// (put, del, delIf) then moves the entries of migrateStep slots of the old
-// table into it, so no single change rebuilds the whole index; lookups
-// look in both until the old one is empty and dropped. Not safe for
-// concurrent use: lookups may run together, changes need the caller's
-// exclusive lock.
+// index maps a 16-byte device key to the Loc of its live record: key
+// tables (table.go) that grow with the keys (growth, E25); it holds the
+// extent records' keys (keyIndex). Not safe for concurrent use: lookups
+// may run together, changes need the caller's exclusive lock.
 type index struct {
-	cur *table
-	// old is the table being drained into cur, or nil. Its slots below mig
-	// are empty: drained, and no backward shift of a removal moves an entry
-	// below it. A key with its home below mig is therefore in cur, and a
-	// lookup in old finds it nowhere (its probe starts at an empty slot),
-	// which is right; every key is in exactly one of the two.
-	old   *table
-	mig   int
-	moved uint64 // entries moved from an old table so far
-	// bind places every off-heap table this index makes (Options.BindIndex
-	// through Log.bindIndex; nil: none is bound, E28).
-	bind func(mem []byte) error
+	growth[table, *table]
 }
 
 // migrateStep is how many slots of the old table each change drains: the
@@ -40,15 +22,12 @@ const minExpected = 4096
 // newIndex makes an index sized for expected keys whose off-heap tables,
 // its first and every later one, are given to bind (nil: none).
 func newIndex(expected int, bind func(mem []byte) error) *index {
-	return &index{cur: tableFor(max(expected, minExpected), bind), bind: bind}
+	return indexOf(tableFor(max(expected, minExpected), bind), bind)
 }
 
-// len is how many keys the index holds.
-func (x *index) len() int {
-	if x.old != nil {
-		return x.cur.count + x.old.count
-	}
-	return x.cur.count
+// indexOf makes an index of table t.
+func indexOf(t *table, bind func(mem []byte) error) *index {
+	return &index{growth[table, *table]{cur: t, bind: bind}}
 }
 
 // locate returns the table holding key and its slot, or nil.
@@ -86,7 +65,7 @@ func (x *index) put(k *[16]byte, l Loc) Loc {
 		old = t.slots[i].l
 		t.removeAt(i)
 	}
-	if float64(x.cur.count+1) > maxLoad*float64(x.cur.n) {
+	if x.full() {
 		x.grow()
 	}
 	x.cur.insert(a, b, l)
@@ -96,7 +75,7 @@ func (x *index) put(k *[16]byte, l Loc) Loc {
 
 // load inserts a key known absent (loading a checkpoint).
 func (x *index) load(a, b uint64, l Loc) {
-	if float64(x.cur.count+1) > maxLoad*float64(x.cur.n) {
+	if x.full() {
 		x.grow()
 	}
 	x.cur.insert(a, b, l)
@@ -126,52 +105,6 @@ func (x *index) delIf(k *[16]byte, l Loc) bool {
 	}
 	t.removeAt(i)
 	return true
-}
-
-// grow starts draining the full table into one 1.5 times larger (after
-// draining the previous one whole, if it is not empty yet: cur outgrew it
-// faster than the changes drained it, which the sizes make impossible).
-func (x *index) grow() {
-	x.drain()
-	x.old, x.mig = x.cur, 0
-	x.cur = tableFor(int(float64(x.old.n+x.old.n/2)*maxLoad), x.bind)
-}
-
-// step drains migrateStep slots of the old table, if there is one.
-func (x *index) step() {
-	if x.old != nil {
-		x.migrate(migrateStep)
-	}
-}
-
-// migrate drains up to steps slots of the old table, from mig up: each
-// entry is inserted into cur and removed from old, whose backward shift may
-// refill the slot (it is drained again before mig moves on). The old table
-// is dropped once empty.
-func (x *index) migrate(steps int) {
-	o := x.old
-	for ; steps > 0 && o.count > 0 && x.mig < o.n; steps-- {
-		s := o.slots[x.mig]
-		if s.l == 0 {
-			x.mig++
-			continue
-		}
-		x.cur.insert(s.k0, s.k1, s.l)
-		x.cur.count++
-		o.removeAt(x.mig)
-		x.moved++
-	}
-	if o.count == 0 {
-		x.old, x.mig = nil, 0
-		runtime.KeepAlive(o.off) // its slots may live in that mapping until here
-	}
-}
-
-// drain moves every entry of the old table, if any, and drops it.
-func (x *index) drain() {
-	if x.old != nil {
-		x.migrate(x.old.n + x.old.count) // a step per slot passed and per entry moved
-	}
 }
 
 // reserve makes room for expected entries at once (Open, before a scan
@@ -206,23 +139,4 @@ func (x *index) each(fn func(a, b uint64, l Loc)) {
 			}
 		}
 	}
-}
-
-// mappings are the off-heap mappings of the tables (nil for one on the
-// heap or absent).
-func (x *index) mappings() [2]*offHeap {
-	m := [2]*offHeap{x.cur.off}
-	if x.old != nil {
-		m[1] = x.old.off
-	}
-	return m
-}
-
-// bytes is the DRAM the tables hold.
-func (x *index) bytes() int {
-	n := x.cur.n
-	if x.old != nil {
-		n += x.old.n
-	}
-	return n * int(unsafe.Sizeof(slot{}))
 }

@@ -28,7 +28,7 @@ func newKeyIndex(expected int, bind func(mem []byte) error) *keyIndex {
 const minExtExpected = 1024
 
 func newExtIndex(expected int, bind func(mem []byte) error) *index {
-	return &index{cur: tableFor(max(expected, minExtExpected), bind), bind: bind}
+	return indexOf(tableFor(max(expected, minExtExpected), bind), bind)
 }
 
 // keyIndexFrom builds the key index of the entries of a keyed index

@@ -166,3 +166,23 @@ func (x *table) removeAt(i int) {
 	}
 	x.count--
 }
+
+func (x *table) slotCount() int    { return x.n }
+func (x *table) entries() int      { return x.count }
+func (x *table) mapping() *offHeap { return x.off }
+func (x *table) memBytes() int     { return x.n * int(unsafe.Sizeof(slot{})) }
+
+func (*table) sized(expected int, bind func(mem []byte) error) *table {
+	return tableFor(expected, bind)
+}
+
+func (x *table) moveTo(i int, dst *table) bool {
+	s := x.slots[i]
+	if s.l == 0 {
+		return false
+	}
+	dst.insert(s.k0, s.k1, s.l)
+	dst.count++
+	x.removeAt(i)
+	return true
+}

@@ -1,23 +1,13 @@
 package logstore
 
-import "runtime"
-
 // tagIndex maps the tag of a device key to the Locs of the inline records
-// whose keys have that tag: tag tables (tagtable.go) at up to 90% load
-// that grow as the key index does (E25): when one is full a table 1.5
-// times larger takes the new entries and every change then moves the
-// entries of migrateStep slots of the old one into it. A tag may have
-// several entries (different keys); a lookup yields them all (cands) and
-// the log checks the record's key (E8). Not safe for concurrent use:
-// lookups may run together, changes need the caller's exclusive lock.
+// whose keys have that tag: tag tables (tagtable.go) that grow as the key
+// index does (growth, E25). A tag may have several entries (different
+// keys); a lookup yields them all (cands) and the log checks the record's
+// key (E8, E30). Not safe for concurrent use: lookups may run together,
+// changes need the caller's exclusive lock.
 type tagIndex struct {
-	cur *ttable
-	// old is the table being drained into cur, or nil; its slots below mig
-	// are empty (as in index).
-	old   *ttable
-	mig   int
-	moved uint64 // entries moved from an old table so far
-	bind  func(mem []byte) error
+	growth[ttable, *ttable]
 }
 
 // tagMask keeps the bits of a tag. A test seam: a mask of a few bits
@@ -44,14 +34,7 @@ func mix64(h uint64) uint64 {
 }
 
 func newTagIndex(expected int, bind func(mem []byte) error) *tagIndex {
-	return &tagIndex{cur: ttableFor(max(expected, minExpected), bind), bind: bind}
-}
-
-func (x *tagIndex) len() int {
-	if x.old != nil {
-		return x.cur.count + x.old.count
-	}
-	return x.cur.count
+	return &tagIndex{growth[ttable, *ttable]{cur: ttableFor(max(expected, minExpected), bind), bind: bind}}
 }
 
 // cands walks every entry of one tag: cur's in probe order, then old's.
@@ -91,7 +74,7 @@ func (x *tagIndex) findLoc(tag uint32, l Loc) (*ttable, int) {
 
 // add inserts the entry tag → l (its key known absent).
 func (x *tagIndex) add(tag uint32, l Loc) {
-	if float64(x.cur.count+1) > maxLoad*float64(x.cur.n) {
+	if x.full() {
 		x.grow()
 	}
 	x.cur.insert(tag, l)
@@ -117,45 +100,6 @@ func (x *tagIndex) removeAt(t *ttable, i int) {
 	x.step()
 }
 
-func (x *tagIndex) grow() {
-	x.drain()
-	x.old, x.mig = x.cur, 0
-	x.cur = ttableFor(int(float64(x.old.n+x.old.n/2)*maxLoad), x.bind)
-}
-
-func (x *tagIndex) step() {
-	if x.old != nil {
-		x.migrate(migrateStep)
-	}
-}
-
-// migrate drains up to steps slots of the old table into cur (as
-// index.migrate).
-func (x *tagIndex) migrate(steps int) {
-	o := x.old
-	for ; steps > 0 && o.count > 0 && x.mig < o.n; steps-- {
-		s := o.slots[x.mig]
-		if s.lo|s.hi == 0 {
-			x.mig++
-			continue
-		}
-		x.cur.insert(s.tag, s.loc())
-		x.cur.count++
-		o.removeAt(x.mig)
-		x.moved++
-	}
-	if o.count == 0 {
-		x.old, x.mig = nil, 0
-		runtime.KeepAlive(o.off)
-	}
-}
-
-func (x *tagIndex) drain() {
-	if x.old != nil {
-		x.migrate(x.old.n + x.old.count)
-	}
-}
-
 // each calls fn for every entry: cur's in slot order, then old's.
 func (x *tagIndex) each(fn func(tag uint32, l Loc)) {
 	for _, t := range []*ttable{x.cur, x.old} {
@@ -168,22 +112,4 @@ func (x *tagIndex) each(fn func(tag uint32, l Loc)) {
 			}
 		}
 	}
-}
-
-func (x *tagIndex) bytes() int {
-	n := x.cur.n
-	if x.old != nil {
-		n += x.old.n
-	}
-	return n * tslotBytes
-}
-
-// mappings are the off-heap mappings of the tables (nil for one on the
-// heap or absent).
-func (x *tagIndex) mappings() [2]*offHeap {
-	m := [2]*offHeap{x.cur.off}
-	if x.old != nil {
-		m[1] = x.old.off
-	}
-	return m
 }

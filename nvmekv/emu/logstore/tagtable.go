@@ -126,3 +126,23 @@ func (x *ttable) removeAt(i int) {
 	}
 	x.count--
 }
+
+func (x *ttable) slotCount() int    { return x.n }
+func (x *ttable) entries() int      { return x.count }
+func (x *ttable) mapping() *offHeap { return x.off }
+func (x *ttable) memBytes() int     { return x.n * tslotBytes }
+
+func (*ttable) sized(expected int, bind func(mem []byte) error) *ttable {
+	return ttableFor(expected, bind)
+}
+
+func (x *ttable) moveTo(i int, dst *ttable) bool {
+	s := x.slots[i]
+	if s.lo|s.hi == 0 {
+		return false
+	}
+	dst.insert(s.tag, s.loc())
+	dst.count++
+	x.removeAt(i)
+	return true
+}
