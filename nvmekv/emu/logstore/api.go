@@ -35,7 +35,7 @@ func (lg *Log) StoreLocked(key *[16]byte, kl int, value []byte) int32 {
 }
 
 // ReplaceLocked is StoreLocked of a key whose entry the caller found at
-// old (FindLocked, or 0: absent) under this lock hold: no key is checked
+// old (SlotLocked, or 0: absent) under this lock hold: no key is checked
 // again.
 func (lg *Log) ReplaceLocked(key *[16]byte, kl int, value []byte, old Loc) int32 {
 	lg.moves = lg.moves[:0]
