@@ -38,12 +38,13 @@ func (lg *Log) StoreLocked(key *[16]byte, kl int, value []byte) int32 {
 // old (SlotLocked, or 0: absent) under this lock hold: no key is checked
 // again.
 func (lg *Log) ReplaceLocked(key *[16]byte, kl int, value []byte, old Loc) int32 {
+	cur := lg.cur
 	lg.moves = lg.moves[:0]
 	nl, st := lg.appendLocked(kindStore, key[:kl], value)
 	if st != 0 {
 		return st
 	}
-	old = lg.followLocked(key, old)
+	old = lg.followLocked(key, old, cur)
 	lg.setLocked(key, old, nl)
 	lg.journalLocked(key, old, nl)
 	return 0
@@ -53,11 +54,12 @@ func (lg *Log) ReplaceLocked(key *[16]byte, kl int, value []byte, old Loc) int32
 // record is at l, as FindLocked found it) and drops it from the index
 // (journaled). It returns as StoreLocked does.
 func (lg *Log) DeleteLocked(key *[16]byte, kl int, l Loc) int32 {
+	cur := lg.cur
 	lg.moves = lg.moves[:0]
 	if _, st := lg.appendLocked(kindDelete, key[:kl], nil); st != 0 {
 		return st
 	}
-	if l = lg.followLocked(key, l); l != 0 {
+	if l = lg.followLocked(key, l, cur); l != 0 {
 		lg.idx.replace(key, l, 0)
 		lg.dropLocked(l)
 	}
@@ -68,11 +70,16 @@ func (lg *Log) DeleteLocked(key *[16]byte, kl int, l Loc) int32 {
 // locMove is a record Strict-mode evacuation moved (lg.moves).
 type locMove struct{ from, to Loc }
 
-// followLocked returns where key's entry, at l before an append, is
-// after it: l, or where the append's evacuations moved it (in the order
-// they ran: a Loc holds one record at a time), or 0 if the append's
-// reclaim dropped it. No key is checked: each Loc names one record.
-func (lg *Log) followLocked(key *[16]byte, l Loc) Loc {
+// followLocked returns where key's entry, at l before an append that
+// began with region cur open, is after it: l, or where the append's
+// evacuations moved it (in the order they ran: a Loc holds one record at
+// a time), or 0 if the append's reclaim dropped it. No key is checked:
+// each Loc names one record. An append that opened no region (most)
+// moved and dropped nothing.
+func (lg *Log) followLocked(key *[16]byte, l Loc, cur int) Loc {
+	if lg.cur == cur && len(lg.moves) == 0 {
+		return l
+	}
 	for _, m := range lg.moves {
 		if l != 0 && m.from == l {
 			l = m.to
