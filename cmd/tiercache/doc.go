@@ -62,7 +62,9 @@
 //     machine lacks makes the sidecar refuse to start naming the setting
 //     and the node, a value that is no node is a config error, and a bound
 //     index shows in the startup line and in INFO tiers
-//     (cold_index_numa_node, cold_index_placement, ...) (TestColdIndexNode).
+//     (cold_index_numa_node, cold_index_placement, ...) (TestColdIndexNode);
+//     `tiercache numa` prints the node it resolves to and exits 1 for a
+//     node serve would refuse (TestRunNumaColdIndexNode).
 //
 // # Caveats
 //
