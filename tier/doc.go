@@ -324,7 +324,9 @@
 //     ratio on a hot/cold mix stays within four standard deviations of
 //     the quiet phase's and its hot keys stay in DRAM; the tenants'
 //     evictions add up to the DRAM tiers' (TestTenantQuotaEvictsItsOwn,
-//     TestTenantFloodKeepsOthersHitRatio).
+//     TestTenantFloodKeepsOthersHitRatio). Writers of several tenants
+//     racing for room are never refused and no tenant ends over its
+//     capacity (TestConcurrentWritersFindRoom/tenants).
 //
 // # Entry lifecycle
 //
@@ -416,7 +418,7 @@
 //     tier and the flusher are shared. Two last resorts evict whatever a
 //     segment holds, of any tenant: a cleaning that finds no room for a
 //     record in either log (DRAMStats.Dropped) and makeRoom's
-//     evictSegment after memRounds rounds (both 0 in the tests so far).
+//     evictSegment after memRounds rounds.
 //     A quota unused by its tenant is not lent to others. Per-tenant cold
 //     bytes are not counted.
 package tier
