@@ -66,8 +66,8 @@ type mem struct {
 	cleaning [3]sync.Mutex
 	// owners is each log's cleaning's copy of a segment's owners
 	// (BeginClean), reused under cleaning[w] and cleared after.
-	owners  [3][]*entry
-	mu sync.Mutex
+	owners [3][]*entry
+	mu     sync.Mutex
 	// lfus is each tenant's LFU, by tenant id (0: the default tenant, the
 	// only one without Options.Tenants): an entry is in its tenant's only
 	// (entry.tenant), so a tenant's keys are evicted to make room for its
@@ -82,7 +82,7 @@ type mem struct {
 	// tenantEvicted is the LFU evictions (and records dropped by a
 	// cleaning) by tenant id.
 	tenantEvicted []uint64
-	pinned  [3]int64  // bytes of records being written to cold where they are, by log
+	pinned        [3]int64 // bytes of records being written to cold where they are, by log
 	// placement is the fraction of sampled warm pages on the warm node
 	// when the log was opened (-1: not checked, or no warm tier).
 	placement float64
