@@ -307,9 +307,10 @@
 //     it starts with, else to the default tenant; no prefix starts another,
 //     so the match is a binary search over the sorted prefixes, without a
 //     map lookup or an allocation, made once when the entry is created
-//     and kept in it (entry.tenant) (TestTenantOf; checkEntries checks
-//     every entry's tenant and each tenant's live count after every model
-//     step, TestModelTenants). Each tenant has an LFU of its own, whose
+//     and kept in it (entry.tenant), also for a key adopted from cold
+//     after a restart (TestTenantOf, TestTenantSurvivesRestart;
+//     checkEntries checks every entry's tenant and each tenant's live
+//     count after every model step, TestModelTenants). Each tenant has an LFU of its own, whose
 //     capacity is its quota's share of what the DRAM tiers may keep
 //     (Quota × memCapacity / (HotBytes + WarmBytes); the default tenant
 //     has the rest), so a tenant's keys never keep more than that in DRAM

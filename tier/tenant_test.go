@@ -325,3 +325,36 @@ func TestTenantFloodKeepsOthersHitRatio(t *testing.T) {
 		t.Errorf("on one shared LFU b's flood moved a's DRAM hit ratio by %.4f only: the test cannot tell isolation from none", shared.quiet-shared.flooded)
 	}
 }
+
+// TestTenantSurvivesRestart: a key only cold holds after a restart is
+// adopted into the tenant its prefix names: its key alone decides (T35).
+func TestTenantSurvivesRestart(t *testing.T) {
+	needURing(t)
+	o := smallOptions(newFakeClock())
+	emuCold(&o, t.TempDir())
+	o.Durability = DurabilityDrain
+	o.Tenants = []Tenant{{Name: "a", Prefix: "a:", Quota: 64 << 10}}
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set(t, c, []byte("a:1"), []byte("v1"))
+	set(t, c, []byte("b:1"), []byte("v2"))
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = Open(o); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, k := range []string{"a:1", "b:1"} {
+		if v, ok, err := c.Get(nil, []byte(k)); err != nil || !ok {
+			t.Fatalf("%s after the restart: %q %v %v", k, v, ok, err)
+		}
+	}
+	st := c.Stats()
+	if a, d := st.Tenants[1], st.Tenants[0]; a.Keys != 1 || a.Hits != 1 || d.Keys != 1 || d.Hits != 1 {
+		t.Fatalf("after the restart: a %+v, default %+v", a, d)
+	}
+	checkEntries(t, c, -1)
+}
