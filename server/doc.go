@@ -104,7 +104,7 @@
 //     does not make that wait busy (TestOutputSpill, TestOutputLimit,
 //     TestOutputLimitBeforeAuth, TestOutputFlushAtClose, go-redis
 //     TestGoRedisLongPipeline: 20,000 pipelined 4 KB SETs, then GETs).
-//   - S13: INFO's clients, stats and tiers sections are exactly the rows of
+//   - S13: INFO's clients, stats, tiers and tenants sections are exactly the rows of
 //     statsTable (a per-tier row once per tier) besides the settings
 //     maxclients and blocked_clients, and its persistence section has the
 //     table's loading beside fixed fields (TestInfoHasEveryStat); each row names
@@ -245,6 +245,12 @@
 //     atomic load per command that touches data until it has seen the
 //     cache, then a test of its own flag; a server made by New never
 //     loads.
+//   - S28: INFO's tenants section (after tiers) has one line per tenant of
+//     tier.Stats.Tenants, the default tenant first, as Redis prints a
+//     keyspace: tenant_<name>:<Info>=<value>,... with every per-tenant row
+//     of statsTable (TenantLabel) in table order, none without tenants
+//     (TestInfoTenants); /metrics exports the same rows labelled
+//     tenant="<name>" (cmd/tiercache C6, C11).
 //
 // # Caveats
 //

@@ -15,12 +15,12 @@ import (
 )
 
 // infoSections are INFO's sections in print order (Redis 7.0's, then
-// tiers); "default", "all" and "everything" select every one of them, as
+// tiers and tenants); "default", "all" and "everything" select every one of them, as
 // does INFO without arguments. A section asked for that is not here
 // (commandstats, latencystats) is left out, as Redis leaves out unknown
 // ones.
 var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu",
-	"modules", "errorstats", "cluster", "keyspace", "tiers"}
+	"modules", "errorstats", "cluster", "keyspace", "tiers", "tenants"}
 
 func (c *conn) cmdInfo(args [][]byte) {
 	want := map[string]bool{}
@@ -153,6 +153,26 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 	case "tiers":
 		b.WriteString("# Tiers\r\n")
 		writeStats(b, section, snap())
+	case "tenants":
+		b.WriteString("# Tenants\r\n")
+		writeTenants(b, snap())
+	}
+}
+
+// writeTenants writes one line per tenant, its per-tenant rows as
+// <Info>=<value> pairs: tenant_<name>:quota_bytes=...,keys=...,hits=...
+// (none without tenants).
+func writeTenants(b *strings.Builder, snap *Snapshot) {
+	for _, t := range snap.Cache.Tenants {
+		fmt.Fprintf(b, "tenant_%s:", t.Name)
+		sep := ""
+		for i := range statsTable {
+			if r := &statsTable[i]; r.Label == TenantLabel {
+				fmt.Fprintf(b, "%s%s=%s", sep, r.Info, r.value(statView{Snapshot: snap, Tenant: t}).Text)
+				sep = ","
+			}
+		}
+		b.WriteString("\r\n")
 	}
 }
 

@@ -43,14 +43,21 @@ const (
 // tier_<tier>_<Info> in INFO.
 const TierLabel = "tier"
 
+// TenantLabel is the Label of a per-tenant Stat: it has one value per
+// tenant (tier.Stats.Tenants; none without tenants), labelled
+// tenant="<name>" in /metrics; INFO's tenants section prints one line per
+// tenant, tenant_<name>:<Info>=<value>,... as Redis prints a keyspace's
+// db0:keys=...,expires=... (writeTenants).
+const TenantLabel = "tenant"
+
 // Stat is one row of the stats table: one number (or text) that INFO
 // prints and /metrics exports under the names the row gives it.
 type Stat struct {
-	Section string   // INFO section: "persistence", "clients", "stats" or "tiers"
-	Info    string   // INFO field (per-tier rows: tier_<tier>_<Info>)
+	Section string   // INFO section: "persistence", "clients", "stats", "tiers" or "tenants"
+	Info    string   // INFO field (per-tier rows: tier_<tier>_<Info>; per-tenant rows: <Info>= in the line tenant_<tenant>)
 	Metric  string   // Prometheus name without the tiercache_ prefix; "" = INFO only (Help says why)
 	Kind    StatKind // counter, gauge or text
-	Label   string   // TierLabel, a StatText row's label, or ""
+	Label   string   // TierLabel, TenantLabel, a StatText row's label, or ""
 	Help    string   // the metric's help text
 	value   func(statView) StatValue
 }
@@ -62,19 +69,27 @@ type StatValue struct {
 }
 
 // statView is what a row's accessor reads: the snapshot and, for a
-// per-tier row, the tier.
+// per-tier row, the tier, for a per-tenant row, the tenant.
 type statView struct {
 	*Snapshot
-	Level tier.TierLevel
+	Level  tier.TierLevel
+	Tenant tier.TenantStats
 }
 
 // StatTable returns the stats table (a copy), in INFO's print order.
 func StatTable() []Stat { return slices.Clone(statsTable) }
 
 // Each calls f with each sample of r in snap: once, or once per tier (in
-// snap's order) for a per-tier row. label is the value of r.Label: the
-// tier's name, a text row's text, or "".
+// snap's order) for a per-tier row, once per tenant for a per-tenant row.
+// label is the value of r.Label: the tier's or the tenant's name, a text
+// row's text, or "".
 func (r *Stat) Each(snap *Snapshot, f func(label string, v StatValue)) {
+	if r.Label == TenantLabel {
+		for _, t := range snap.Cache.Tenants {
+			f(t.Name, r.value(statView{Snapshot: snap, Tenant: t}))
+		}
+		return
+	}
 	if r.Label != TierLabel {
 		v := r.value(statView{Snapshot: snap})
 		if r.Kind == StatText {
@@ -89,10 +104,15 @@ func (r *Stat) Each(snap *Snapshot, f func(label string, v StatValue)) {
 	}
 }
 
-// InfoField is r's INFO field name; tier names the tier of a per-tier row.
-func (r *Stat) InfoField(tier string) string {
-	if r.Label == TierLabel {
-		return "tier_" + tier + "_" + r.Info
+// InfoField is r's INFO field name; label names the tier of a per-tier
+// row, the tenant of a per-tenant row (whose field is the tenant's line,
+// shared by every per-tenant row).
+func (r *Stat) InfoField(label string) string {
+	switch r.Label {
+	case TierLabel:
+		return "tier_" + label + "_" + r.Info
+	case TenantLabel:
+		return "tenant_" + label
 	}
 	return r.Info
 }

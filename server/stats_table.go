@@ -1,7 +1,7 @@
 package server
 
-// statsTable is every counter INFO prints in its clients, stats and tiers
-// sections and cmd/tiercache exports on /metrics (as tiercache_<Metric>):
+// statsTable is every counter INFO prints in its clients, stats, tiers and
+// tenants sections and cmd/tiercache exports on /metrics (as tiercache_<Metric>):
 // both are generated from it, so their names and sets cannot drift (S13).
 // Adding a counter is adding a row. A field of tier.Stats, flusher.Stats,
 // tier.TierLevel or Stats that no row reads is listed, with the reason,
@@ -73,4 +73,13 @@ var statsTable = []Stat{
 	{"tiers", "cold_errors", "cold_errors_total", StatCounter, "", "Cold-tier errors: reads served as misses, writes dropped.", func(v statView) StatValue { return ofUint(v.Cache.ColdErrors) }},
 	{"tiers", "cold_writable", "cold_writable", StatGauge, "", "1 while the cold store takes writes; 0 without a cold tier or after a failed write (until restart; INFO tiers cold_write_error says why).", func(v statView) StatValue { return ofBool(v.Cache.ColdWritable()) }},
 	{"tiers", "cold_write_error", "", StatText, "", "Why the cold store takes no more writes (empty while it does). INFO only: an error's text is no label value to keep; /metrics has tiercache_cold_writable.", func(v statView) StatValue { return errText(v.Cache.ColdWriteError) }},
+	{"tenants", "quota_bytes", "tenant_quota_bytes", StatGauge, TenantLabel, "Each tenant's share of the DRAM budget (hot + warm; the default tenant's is what the others leave).", func(v statView) StatValue { return ofInt(v.Tenant.Quota) }},
+	{"tenants", "capacity_bytes", "tenant_capacity_bytes", StatGauge, TenantLabel, "Key and value bytes each tenant's keys may keep in DRAM: its quota's share of dram_capacity_bytes.", func(v statView) StatValue { return ofInt(v.Tenant.Capacity) }},
+	{"tenants", "keys", "tenant_keys", StatGauge, TenantLabel, "Keys of each tenant, counting expired keys not yet swept.", func(v statView) StatValue { return ofInt(v.Tenant.Keys) }},
+	{"tenants", "dram_items", "tenant_dram_items", StatGauge, TenantLabel, "Keys of each tenant the DRAM tiers hold.", func(v statView) StatValue { return ofInt(int64(v.Tenant.DRAMItems)) }},
+	{"tenants", "dram_bytes", "tenant_dram_bytes", StatGauge, TenantLabel, "Key and value bytes of each tenant the DRAM tiers hold (at most its capacity).", func(v statView) StatValue { return ofInt(v.Tenant.DRAMBytes) }},
+	{"tenants", "hits", "tenant_hits_total", StatCounter, TenantLabel, "Reads of each tenant's keys served, from any tier.", func(v statView) StatValue { return ofUint(v.Tenant.Hits) }},
+	{"tenants", "dram_hits", "tenant_dram_hits_total", StatCounter, TenantLabel, "Reads of each tenant's keys served from hot or warm.", func(v statView) StatValue { return ofUint(v.Tenant.DRAMHits) }},
+	{"tenants", "misses", "tenant_misses_total", StatCounter, TenantLabel, "Reads of each tenant's keys that found nothing.", func(v statView) StatValue { return ofUint(v.Tenant.Misses) }},
+	{"tenants", "evictions", "tenant_evictions_total", StatCounter, TenantLabel, "Keys of each tenant the DRAM tiers evicted (to cold, or lost without one): a tenant past its quota evicts its own.", func(v statView) StatValue { return ofUint(v.Tenant.Evictions) }},
 }

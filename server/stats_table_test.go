@@ -102,7 +102,7 @@ func setLeaf(v reflect.Value) error {
 // and never both.
 func TestStatsTableCoversStats(t *testing.T) {
 	fresh := func() *Snapshot {
-		return &Snapshot{Cache: tier.Stats{Tiers: []tier.TierLevel{{Name: "hot"}}}}
+		return &Snapshot{Cache: tier.Stats{Tiers: []tier.TierLevel{{Name: "hot"}}, Tenants: []tier.TenantStats{{Name: "a"}}}}
 	}
 	base := statSamples(fresh())
 	var paths []string
@@ -152,16 +152,20 @@ var legacyNames = map[string]string{
 func TestStatsTableNames(t *testing.T) {
 	infos, metrics := map[string]bool{}, map[string]bool{}
 	for _, r := range statsTable {
-		if !slices.Contains([]string{"persistence", "clients", "stats", "tiers"}, r.Section) {
+		if !slices.Contains([]string{"persistence", "clients", "stats", "tiers", "tenants"}, r.Section) {
 			t.Errorf("%s: section %q is not one INFO prints from the table", r.Info, r.Section)
 		}
 		if r.Help == "" || r.value == nil {
 			t.Errorf("%s: no help or no accessor", r.Info)
 		}
-		if infos[r.Info] {
+		field := r.Info
+		if r.Label == TenantLabel {
+			field = "tenant_<name>:" + r.Info // a key within a tenant's line
+		}
+		if infos[field] {
 			t.Errorf("%s: INFO field twice", r.Info)
 		}
-		infos[r.Info] = true
+		infos[field] = true
 		if r.Metric == "" {
 			if r.Kind != StatText || !strings.Contains(r.Help, "INFO only") {
 				t.Errorf("%s: only a text row may be INFO only, and its help says so (\"INFO only: why\")", r.Info)
@@ -176,20 +180,26 @@ func TestStatsTableNames(t *testing.T) {
 		if base, ok := strings.CutSuffix(want, "_ms"); ok {
 			want = base + "_seconds" // a duration: milliseconds in INFO, seconds in /metrics (millis)
 		}
-		if r.Label == TierLabel {
+		switch r.Label {
+		case TierLabel:
 			want = "tier_" + want
+		case TenantLabel:
+			want = "tenant_" + want
+		}
+		if (r.Section == "tenants") != (r.Label == TenantLabel) {
+			t.Errorf("%s: the tenants section holds the per-tenant rows, and only them", r.Info)
 		}
 		switch r.Kind {
 		case StatCounter:
 			want += "_total"
 		case StatText:
 			want += "_info"
-			if r.Label == "" || r.Label == TierLabel {
+			if r.Label == "" || r.Label == TierLabel || r.Label == TenantLabel {
 				t.Errorf("%s: a text row exported needs a label of its own for the text", r.Info)
 			}
 		}
-		if r.Kind != StatText && r.Label != "" && r.Label != TierLabel {
-			t.Errorf("%s: label %q on a number: only %q is a label of numbers", r.Info, r.Label, TierLabel)
+		if r.Kind != StatText && r.Label != "" && r.Label != TierLabel && r.Label != TenantLabel {
+			t.Errorf("%s: label %q on a number: only %q and %q are labels of numbers", r.Info, r.Label, TierLabel, TenantLabel)
 		}
 		if legacy, ok := legacyNames[r.Info]; ok {
 			want = legacy
@@ -236,6 +246,7 @@ func TestInfoHasEveryStat(t *testing.T) {
 	}
 	for sec, fields := range want {
 		slices.Sort(fields)
+		fields = slices.Compact(fields) // a tenant's rows share its line
 		g := slices.Sorted(slices.Values(got[sec]))
 		if !slices.Equal(g, fields) {
 			t.Errorf("INFO %s has fields\n%q\nthe table makes\n%q", sec, g, fields)

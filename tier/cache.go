@@ -30,6 +30,7 @@ type Cache struct {
 	cold        Cold // nil when disabled
 	fl          *flusher.Flusher
 	pro         *policy.Promotion
+	ten         *tenants // the key prefixes that select a key's tenant, and each tenant's counters
 
 	// coldUnknown: a key missing from the directory may still be in cold —
 	// the store held data when opened (an earlier run's keys), or the
@@ -73,7 +74,8 @@ func Open(opts Options) (*Cache, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Cache{upd: new(updateLocks), o: opts, log: opts.Logger, dir: newDirectory(), tr: newTransit(),
+	ten := newTenants(opts.Tenants, opts.HotBytes+opts.WarmBytes)
+	c := &Cache{upd: new(updateLocks), o: opts, log: opts.Logger, dir: newDirectory(len(ten.names)), tr: newTransit(), ten: ten,
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	c.verSeq.Store(uint64(time.Now().UnixNano()))
 	var err error
@@ -126,7 +128,7 @@ func Open(opts Options) (*Cache, error) {
 	}
 	hot, warm, err := c.o.openLogs()
 	if err == nil {
-		if c.mem, err = newMem(hot, warm); err != nil {
+		if c.mem, err = newMem(hot, warm, c.ten, opts.HotBytes+opts.WarmBytes); err != nil {
 			hot.Close()
 			if warm != nil {
 				warm.Close()
@@ -142,7 +144,7 @@ func Open(opts Options) (*Cache, error) {
 	c.wg.Add(1)
 	go c.background()
 	c.log.Info("tier: cache open", zap.Int64("hot_bytes", opts.HotBytes), zap.Int64("warm_bytes", opts.WarmBytes),
-		zap.Int64("dram_capacity", c.mem.lfu.Capacity()),
+		zap.Int64("dram_capacity", c.mem.capacity()), zap.Int("tenants", len(opts.Tenants)),
 		zap.Bool("cold", c.cold != nil), zap.Bool("cold_preexisting", c.coldUnknown.Load()), zap.String("durability", string(opts.Durability)))
 	return c, nil
 }

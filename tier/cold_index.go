@@ -27,6 +27,18 @@ func (o *Options) coldIndexBinder() (*numa.Binder, error) {
 	return b, nil
 }
 
+// ColdIndexNodeFor is the node Open would bind the emulated store's
+// off-heap index to (ColdIndexNode resolved, AutoNode to warm's node), or
+// numa.Unbound, and the error Open would refuse with for an unusable node
+// (T33; the sidecar's `tiercache numa` prints it).
+func (o *Options) ColdIndexNodeFor() (int, error) {
+	b, err := o.coldIndexBinder()
+	if b == nil || err != nil {
+		return numa.Unbound, err
+	}
+	return b.Node(), nil
+}
+
 // warmNode is the node the warm arena is configured to bind to, resolved
 // as numa.NewArena resolves it (the first of Nodes, AutoNode's pick), or
 // numa.Unbound: no warm tier, warm unbound by configuration, AutoNode

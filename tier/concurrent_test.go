@@ -257,8 +257,19 @@ func TestConcurrentNoDropsNoMisses(t *testing.T) {
 // DRAM with no cold tier are never refused: a writer whose room another
 // took makes room again (errNoRoom), and the LFU evicts what it must.
 func TestConcurrentWritersFindRoom(t *testing.T) {
+	t.Run("one LFU", func(t *testing.T) { concurrentWritersFindRoom(t, nil) })
+	// T35: three of the eight writers each a tenant of its own, the rest
+	// the default tenant's: a writer makes room from its own tenant's keys.
+	t.Run("tenants", func(t *testing.T) {
+		concurrentWritersFindRoom(t, []Tenant{{Name: "w0", Prefix: "w0-", Quota: 64 << 10},
+			{Name: "w1", Prefix: "w1-", Quota: 64 << 10}, {Name: "w2", Prefix: "w2-", Quota: 128 << 10}})
+	})
+}
+
+func concurrentWritersFindRoom(t *testing.T, tenants []Tenant) {
 	o := smallOptions(nil)
 	o.Clock = nil
+	o.Tenants = tenants
 	c, err := Open(o)
 	if err != nil {
 		t.Fatal(err)
@@ -287,4 +298,10 @@ func TestConcurrentWritersFindRoom(t *testing.T) {
 	}
 	t.Logf("%+v", c.Stats().DRAM)
 	checkKeyCount(t, c)
+	checkEntries(t, c, -1)
+	for _, ts := range c.Stats().Tenants {
+		if ts.DRAMBytes > ts.Capacity {
+			t.Errorf("tenant %s keeps %d bytes in DRAM, capacity %d", ts.Name, ts.DRAMBytes, ts.Capacity)
+		}
+	}
 }

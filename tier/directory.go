@@ -47,6 +47,9 @@ type entry struct {
 	expMoved bool
 	// kind: what the value of version ver is to the layer above (T23).
 	kind Kind
+	// tenant: the id of the key's tenant (tenant.go), set before anyone
+	// sees the entry and never changed: the key decides it.
+	tenant uint8
 	// marks are set by readers holding the shard's read lock:
 	//   - markRecent: looked up by a caller that decides from a cold
 	//     lookup before taking the shard lock (known), or adopted from
@@ -78,14 +81,24 @@ func (e *entry) unmark(m uint32) bool { return e.marks.And(^m)&m != 0 }
 
 // adoptLocked records key, found in a cold store of an earlier run with
 // meta m and a size-byte value, as a live entry (sh.mu held).
-func (sh *shard) adoptLocked(key []byte, m Meta, size int) {
+// tenant is the key's tenant id.
+func (sh *shard) adoptLocked(key []byte, m Meta, size int, tenant uint8) {
 	lo, _ := hashKey(key)
-	e, ks := newEntry(key, lo)
+	e, ks := newEntry(key, lo, tenant)
 	e.write(m.Version, m.Expiry, int64(size), m.Kind)
 	e.coldWritten(m.Version, m.Expiry)
 	e.mark(markRecent)
 	sh.m[ks] = e
-	sh.live.Add(1)
+	sh.addLive(e, 1)
+}
+
+// addLive adds d to the live count of sh and of e's tenant (sh.mu held
+// for writing).
+func (sh *shard) addLive(e *entry, d int64) {
+	sh.live.Add(d)
+	if sh.tenantLive != nil {
+		sh.tenantLive[e.tenant].Add(d)
+	}
 }
 
 type shard struct {
@@ -101,19 +114,38 @@ type shard struct {
 	// included until the sweep removes them); changed under mu, read
 	// without it by keyCount.
 	live atomic.Int64
-	_    [24]byte // keep shards on separate cache lines
+	// tenantLive is live by tenant id; nil without Options.Tenants (the
+	// slice header takes the padding that kept shards on separate cache
+	// lines).
+	tenantLive []atomic.Int64
 }
 
 type directory struct {
 	shards [shardCount]shard
 }
 
-func newDirectory() *directory {
+// newDirectory makes an empty directory counting the live keys of
+// tenants tenants apart when there are more than the default tenant.
+func newDirectory(tenants int) *directory {
 	d := &directory{}
 	for i := range d.shards {
 		d.shards[i].m = make(map[string]*entry)
+		if tenants > 1 {
+			d.shards[i].tenantLive = make([]atomic.Int64, tenants)
+		}
 	}
 	return d
+}
+
+// tenantKeys is the live keys of tenant id, counted as keyCount counts.
+func (d *directory) tenantKeys(id uint8) int64 {
+	var n int64
+	for i := range d.shards {
+		if tl := d.shards[i].tenantLive; tl != nil {
+			n += tl[id].Load()
+		}
+	}
+	return n
 }
 
 // hashKey is the 128-bit key hash: lo picks the shard and feeds the

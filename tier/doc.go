@@ -269,10 +269,11 @@
 //     nothing while the key's change is in flight (a chunked overwrite
 //     deleting the chunks being read) reads again instead of answering a
 //     miss.
-//   - T31: the LFU alone decides which keys DRAM keeps: its weight is the
-//     sum of its resident entries' key and value bytes and stays within
-//     its capacity (the logs less the segments their cleanings keep free,
-//     less 1%); every key it evicts is released once (processVictims): not
+//   - T31: the LFU alone decides which keys DRAM keeps (one LFU per
+//     tenant with Tenants, T35): its weight is the sum of its resident
+//     entries' key and value bytes and stays within its capacity (the logs
+//     less the segments their cleanings keep free, less 1%; a tenant's
+//     LFU its share of that); every key it evicts is released once (processVictims): not
 //     written again if cold holds its version (T18), written to cold from
 //     DRAM if cold takes writes, else lost and counted (T7). A cleaning
 //     that finds no room for a record in either log evicts it and counts
@@ -302,6 +303,31 @@
 //     passed (or the monotonic reading went back): it stays within the
 //     slew of one second of time.Now, and follows a step of the system
 //     clock within a second (TestWallClockFollowsTheWallClock).
+//   - T35: with Options.Tenants, a key belongs to the tenant whose prefix
+//     it starts with, else to the default tenant; no prefix starts another,
+//     so the match is a binary search over the sorted prefixes, without a
+//     map lookup or an allocation, made once when the entry is created
+//     and kept in it (entry.tenant), also for a key adopted from cold
+//     after a restart (TestTenantOf, TestTenantSurvivesRestart;
+//     checkEntries checks every entry's tenant and each tenant's live
+//     count after every model step, TestModelTenants). Each tenant has an LFU of its own, whose
+//     capacity is its quota's share of what the DRAM tiers may keep
+//     (Quota × memCapacity / (HotBytes + WarmBytes); the default tenant
+//     has the rest), so a tenant's keys never keep more than that in DRAM
+//     and a tenant past it evicts its own least valued keys, to cold if
+//     there is one, each eviction counted to it; a write that needs room
+//     no segment cleaning gives evicts its own tenant's keys too
+//     (forceEvict), all tenants' in proportion only when its tenant holds
+//     nothing in DRAM. Quotas summing above HotBytes + WarmBytes, an
+//     empty or reserved name, overlapping prefixes are refused by
+//     Validate, every problem at once (TestTenantsValidate). Under
+//     another tenant's flood of 20 times its quota, a tenant's DRAM hit
+//     ratio on a hot/cold mix stays within four standard deviations of
+//     the quiet phase's and its hot keys stay in DRAM; the tenants'
+//     evictions add up to the DRAM tiers' (TestTenantQuotaEvictsItsOwn,
+//     TestTenantFloodKeepsOthersHitRatio). Writers of several tenants
+//     racing for room are never refused and no tenant ends over its
+//     capacity (TestConcurrentWritersFindRoom/tenants).
 //
 // # Entry lifecycle
 //
@@ -387,4 +413,13 @@
 //   - The directory's cost per key (DirEntryBytes) is outside HotBytes and
 //     WarmBytes: many keys of tiny values take heap beside the DRAM
 //     budget (the LFU charges each its key and value bytes).
+//   - Tenants partition DRAM, not the logs' segments: a tenant's quota
+//     bounds the key and value bytes its keys keep, while where their
+//     records sit (hot or warm) is placement, shared (§3.1), and the cold
+//     tier and the flusher are shared. Two last resorts evict whatever a
+//     segment holds, of any tenant: a cleaning that finds no room for a
+//     record in either log (DRAMStats.Dropped) and makeRoom's
+//     evictSegment after memRounds rounds.
+//     A quota unused by its tenant is not lent to others. Per-tenant cold
+//     bytes are not counted.
 package tier

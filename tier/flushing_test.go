@@ -23,7 +23,7 @@ func TestEvictedRecordServedWhileFlushing(t *testing.T) {
 	settle(t, c)
 	evictAll := func() {
 		c.mem.mu.Lock()
-		c.mem.lfu.Evict(c.mem.lfu.Capacity(), c.mem.evictFn)
+		c.mem.lfus[0].Evict(c.mem.lfus[0].Capacity(), c.mem.evictFn)
 		c.mem.mu.Unlock()
 	}
 	g.arm("stay")

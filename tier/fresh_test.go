@@ -12,7 +12,7 @@ import (
 // dramFit is how many values of size bytes the given share of the DRAM
 // tiers' capacity holds.
 func dramFit(c *Cache, size int, share float64) int {
-	return int(float64(c.mem.lfu.Capacity())*share) / size
+	return int(float64(c.mem.capacity())*share) / size
 }
 
 // writeFresh sets keys fresh0..fresh<n-1> to freshValue once each.

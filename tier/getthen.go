@@ -123,7 +123,7 @@ func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, s
 		stored, retry, err := c.set(key, value, o, ver, true)
 		if !retry {
 			if had {
-				c.count(t, true)
+				c.count(key, t, true)
 			}
 			return old, had, stored, err
 		}
@@ -163,18 +163,18 @@ func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64, 
 		e := c.lockEntry(sh, key, false, true)
 		if e == nil || !e.live(c.now()) {
 			sh.mu.RUnlock()
-			c.count(policy.None, false)
+			c.count(key, policy.None, false)
 			return dst, false, nil
 		}
 		ver := e.ver
 		sh.mu.RUnlock()
 		v, t, kind, ok := c.get(dst, key, lo, try == 0)
 		if !ok {
-			c.count(t, false)
+			c.count(key, t, false)
 			return v, false, nil
 		}
 		if kind != KindString {
-			c.count(t, true)
+			c.count(key, t, true)
 			return v[:len(dst)], false, ErrWrongKind
 		}
 		sh.mu.Lock()
@@ -189,7 +189,7 @@ func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64, 
 			if err != nil {
 				return v[:len(dst)], false, err
 			}
-			c.count(t, true)
+			c.count(key, t, true)
 			return v, true, nil
 		}
 		sh.mu.Unlock()

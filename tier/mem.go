@@ -66,16 +66,23 @@ type mem struct {
 	cleaning [3]sync.Mutex
 	// owners is each log's cleaning's copy of a segment's owners
 	// (BeginClean), reused under cleaning[w] and cleared after.
-	owners  [3][]*entry
-	mu      sync.Mutex
-	lfu     *policy.LFU
+	owners [3][]*entry
+	mu     sync.Mutex
+	// lfus is each tenant's LFU, by tenant id (0: the default tenant, the
+	// only one without Options.Tenants): an entry is in its tenant's only
+	// (entry.tenant), so a tenant's keys are evicted to make room for its
+	// own alone (T35). Their capacities sum to memCapacity.
+	lfus    []*policy.LFU
 	logs    [3]*dram.Log[*entry] // by memTier; warm nil without a warm tier
 	victims []*entry             // evicted by the LFU, records not yet released
 	evictFn func(*policy.Node)
 	items   [3]int64 // records by memTier
 	bytes   [3]int64
 	evicted [3]uint64 // LFU evictions by the tier the record was in
-	pinned  [3]int64  // bytes of records being written to cold where they are, by log
+	// tenantEvicted is the LFU evictions (and records dropped by a
+	// cleaning) by tenant id.
+	tenantEvicted []uint64
+	pinned        [3]int64 // bytes of records being written to cold where they are, by log
 	// placement is the fraction of sampled warm pages on the warm node
 	// when the log was opened (-1: not checked, or no warm tier).
 	placement float64
@@ -98,13 +105,19 @@ func memCapacity(logs ...*dram.Log[*entry]) int64 {
 	return max(int64(float64(c)*(1-memMargin)), 1)
 }
 
-func newMem(hot, warm *dram.Log[*entry]) (*mem, error) {
-	capacity := memCapacity(hot, warm)
-	lfu, err := policy.NewLFU(policy.LFUOptions{Capacity: capacity})
-	if err != nil {
-		return nil, err
+// newMem makes the DRAM tiers over the logs: one LFU per tenant of ten,
+// each with its quota's share of memCapacity; dram is the DRAM budget the
+// quotas are shares of (HotBytes + WarmBytes).
+func newMem(hot, warm *dram.Log[*entry], ten *tenants, dram int64) (*mem, error) {
+	m := &mem{placement: -1}
+	for _, c := range ten.capacities(memCapacity(hot, warm), dram) {
+		lfu, err := policy.NewLFU(policy.LFUOptions{Capacity: c})
+		if err != nil {
+			return nil, err
+		}
+		m.lfus = append(m.lfus, lfu)
 	}
-	m := &mem{lfu: lfu, placement: -1}
+	m.tenantEvicted = make([]uint64, len(m.lfus))
 	m.logs[memHot], m.logs[memWarm] = hot, warm
 	if warm != nil {
 		if _, bound := warm.Arena().Bound(); bound {
@@ -123,10 +136,32 @@ func newMem(hot, warm *dram.Log[*entry]) (*mem, error) {
 func (m *mem) admitLocked(e *entry, n int) {
 	w := uint32(len(e.key) + n)
 	if e.node.Resident() {
-		m.lfu.Update(&e.node, w, m.evictFn)
+		m.lfuOf(e).Update(&e.node, w, m.evictFn)
 	} else {
-		m.lfu.Add(&e.node, hashOf(e), w, m.evictFn)
+		m.lfuOf(e).Add(&e.node, hashOf(e), w, m.evictFn)
 	}
+}
+
+// lfuOf is the LFU of e's tenant.
+func (m *mem) lfuOf(e *entry) *policy.LFU { return m.lfus[e.tenant] }
+
+// capacity is what the LFUs may keep together (mem.mu held).
+func (m *mem) capacity() int64 {
+	var c int64
+	for _, l := range m.lfus {
+		c += l.Capacity()
+	}
+	return c
+}
+
+// sketchBytes is the Go heap the LFUs' frequency sketches take (mem.mu
+// held).
+func (m *mem) sketchBytes() int64 {
+	var n int64
+	for _, l := range m.lfus {
+		n += l.SketchBytes()
+	}
+	return n
 }
 
 // bytesOf is e's record (the shard lock held).
@@ -172,8 +207,9 @@ func (m *mem) closeLogs() error {
 // held); the caller then evicts it (evictLocked).
 func (m *mem) dropLocked(e *entry, w memTier) {
 	if e.node.Resident() {
-		m.lfu.Remove(&e.node)
+		m.lfuOf(e).Remove(&e.node)
 		m.evicted[w]++
+		m.tenantEvicted[e.tenant]++
 	}
 	m.dropped++
 }

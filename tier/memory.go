@@ -65,7 +65,7 @@ func (c *Cache) Memory() Memory {
 		m.FlusherBytes = c.fl.HeapHeld()
 	}
 	c.mem.mu.Lock()
-	m.SketchBytes = c.mem.lfu.SketchBytes()
+	m.SketchBytes = c.mem.sketchBytes()
 	c.mem.mu.Unlock()
 	m.HeapBudget = m.DirectoryBytes + m.FlusherBytes + m.SketchBytes + slack(c.o.HotBytes, c.o.WarmBytes)
 	return m

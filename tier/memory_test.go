@@ -61,7 +61,7 @@ func TestValuesLiveOffHeap(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			n := min(int(c.mem.lfu.Capacity()/int64(8+size)), 300_000) // an item weighs its key and value
+			n := min(int(c.mem.capacity()/int64(8+size)), 300_000) // an item weighs its key and value
 			val := make([]byte, size)
 			for i := 0; i < n; i++ {
 				if _, err := c.Set([]byte(fmt.Sprintf("k%07d", i)), val, SetOptions{}); err != nil {

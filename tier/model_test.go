@@ -219,10 +219,18 @@ func checkEntries(t *testing.T, c *Cache, step int) {
 		sh := &c.dir.shards[i]
 		sh.mu.RLock()
 		var live int64
+		tenantLive := make([]int64, len(c.ten.names))
 		for k, e := range sh.m {
 			if err := e.check(k); err != nil {
 				sh.mu.RUnlock()
 				t.Fatalf("step %d: %v", step, err)
+			}
+			if want := c.ten.of([]byte(k)); e.tenant != want {
+				sh.mu.RUnlock()
+				t.Fatalf("step %d: T35: entry of %q is tenant %d's, its prefix selects %d", step, k, e.tenant, want)
+			}
+			if e.state == stateLive {
+				tenantLive[e.tenant]++
 			}
 			c.mem.mu.Lock()
 			resident := e.node.Resident()
@@ -236,6 +244,12 @@ func checkEntries(t *testing.T, c *Cache, step int) {
 			}
 		}
 		got := sh.live.Load()
+		for id := range sh.tenantLive {
+			if n := sh.tenantLive[id].Load(); n != tenantLive[id] {
+				sh.mu.RUnlock()
+				t.Fatalf("step %d: T35: shard %d counts %d live entries of tenant %d, holds %d", step, i, n, id, tenantLive[id])
+			}
+		}
 		sh.mu.RUnlock()
 		if got != live {
 			t.Fatalf("step %d: shard %d counts %d live entries, holds %d", step, i, got, live)

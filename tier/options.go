@@ -71,6 +71,12 @@ type Options struct {
 	// of it, and found again by their next read, a cold lookup (T15). 0 (the
 	// default) keeps every key. Needs a cold tier.
 	MaxKeys int64
+	// Tenants are named namespaces sharing the cache, each the keys that
+	// start with its prefix, with its own DRAM quota and counters (T35;
+	// tenant.go). Keys no prefix matches are the default tenant's, which
+	// has the DRAM the quotas leave. None (the default): every key is the
+	// default tenant's, and it has all of DRAM.
+	Tenants []Tenant
 	// SweepInterval is how often expired keys are purged (default 1 s).
 	SweepInterval time.Duration
 	// Clock returns unix nanoseconds; it decides TTLs (test seam; default
@@ -181,6 +187,7 @@ func (o *Options) Validate() error {
 			q, o.HotMaxValue, o.WarmSegmentBytes)
 	}
 	errs = append(errs, o.WarmConfig.validate()...)
+	errs = append(errs, validateTenants(o.Tenants, o.HotBytes+o.WarmBytes)...)
 	errs = append(errs, o.ColdConfig.validate()...)
 	if o.OpenCold == nil && !o.ColdConfig.enabled() && o.Durability != DurabilityCache {
 		bad("Durability %q needs a cold tier", o.Durability)

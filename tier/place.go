@@ -106,14 +106,14 @@ func (c *Cache) releaseLocked(e *entry) {
 // to be).
 func (c *Cache) memRemove(e *entry) {
 	c.mem.mu.Lock()
-	c.mem.lfu.Remove(&e.node)
+	c.mem.lfuOf(e).Remove(&e.node)
 	c.mem.mu.Unlock()
 }
 
 // memAccess records a read served from e's record in the LFU.
 func (c *Cache) memAccess(e *entry) {
 	c.mem.mu.Lock()
-	c.mem.lfu.Access(&e.node)
+	c.mem.lfuOf(e).Access(&e.node)
 	c.mem.mu.Unlock()
 }
 
@@ -143,6 +143,7 @@ func (c *Cache) processVictims() int {
 			resident := e.node.Resident()
 			if !resident {
 				m.evicted[e.where]++
+				m.tenantEvicted[e.tenant]++
 			}
 			m.mu.Unlock()
 			if !resident {
@@ -242,17 +243,19 @@ func (c *Cache) loseLocked(sh *shard, key []byte, e *entry) {
 // segment. When no cleaning is worth it (the live records fill the
 // segments nearly evenly) the LFU evicts, a little more each round
 // (forceEvict), until one is.
-func (c *Cache) makeRoom(w memTier, n int) bool { return c.room(w, n, true) }
+// The LFU that evicts is the one of the tenant the room is for (key's):
+// a tenant's writes make room by evicting its own keys (T35).
+func (c *Cache) makeRoom(w memTier, n int, key []byte) bool { return c.room(w, n, true, c.ten.of(key)) }
 
 // tryRoom is makeRoom for a reader (a promotion): it never waits, for
 // another cleaning or for the device, and gives up after readerRounds
 // rounds; the promotion is then skipped.
-func (c *Cache) tryRoom(w memTier, n int) bool { return c.room(w, n, false) }
+func (c *Cache) tryRoom(w memTier, n int, tenant uint8) bool { return c.room(w, n, false, tenant) }
 
 // readerRounds bounds a reader's cleaning (tryRoom).
 const readerRounds = 4
 
-func (c *Cache) room(w memTier, n int, wait bool) bool {
+func (c *Cache) room(w memTier, n int, wait bool, tenant uint8) bool {
 	m := c.mem
 	l := m.logs[w]
 	if l == nil {
@@ -290,7 +293,7 @@ func (c *Cache) room(w memTier, n int, wait bool) bool {
 				// the dead space), else warm compacts, else the LFU evicts.
 				m.mu.Unlock()
 				if !c.compact(memHot, n) && !c.compactLocking(memWarm, wait) {
-					c.forceEvict(memWarm, &step, wait)
+					c.forceEvict(memWarm, &step, wait, tenant)
 				}
 				continue
 			}
@@ -301,7 +304,7 @@ func (c *Cache) room(w memTier, n int, wait bool) bool {
 		}
 		m.mu.Unlock()
 		if !c.compact(w, n) {
-			c.forceEvict(w, &step, wait)
+			c.forceEvict(w, &step, wait, tenant)
 		}
 	}
 	if !wait {
@@ -387,15 +390,16 @@ func (c *Cache) pinBudget(w memTier) int64 {
 	return min(c.flushHigh, c.mem.logs[w].Capacity()/8)
 }
 
-// forceEvict has the LFU evict 2^step/compactGain of one of log w's
+// forceEvict has tenant's LFU evict 2^step/compactGain of one of log w's
 // segments below its weight (or its capacity, if lower), and releases
 // the victims, so that some segment gains enough dead space to be worth
 // cleaning; *step grows each call, up to the LFU's whole capacity. A
-// reader (wait false) never waits. While records being flushed hold
-// more than pinBudget of w, a writer waits for one of their writes
-// instead: below that, writers go on while the flusher batches what they
-// evicted.
-func (c *Cache) forceEvict(w memTier, step *int, wait bool) {
+// tenant that keeps nothing in DRAM has nothing of its own to give: then
+// every tenant's LFU evicts its capacity's share of it (T35). A reader
+// (wait false) never waits. While records being flushed hold more than
+// pinBudget of w, a writer waits for one of their writes instead: below
+// that, writers go on while the flusher batches what they evicted.
+func (c *Cache) forceEvict(w memTier, step *int, wait bool, tenant uint8) {
 	m := c.mem
 	m.mu.Lock()
 	if m.pinned[w] > c.pinBudget(w) {
@@ -407,18 +411,30 @@ func (c *Cache) forceEvict(w memTier, step *int, wait bool) {
 		}
 		return
 	}
-	// The LFU's weight may sit below its capacity (the log's room is lost
-	// to segment tails the LFU does not see): the reserve counts from the
-	// weight, so that every round evicts.
-	slack := max(m.lfu.Capacity()-m.lfu.Weight(), 0)
-	reserve := min(slack+int64(m.logs[w].SegmentBytes())<<*step/compactGain, m.lfu.Capacity())
+	want := int64(m.logs[w].SegmentBytes()) << *step / compactGain
 	*step = min(*step+1, 40)
-	m.lfu.Evict(reserve, m.evictFn)
+	if l := m.lfus[tenant]; l.Weight() > 0 {
+		m.forceLocked(l, want)
+	} else {
+		total := m.capacity()
+		for _, l := range m.lfus {
+			m.forceLocked(l, int64(float64(want)*float64(l.Capacity())/float64(total)))
+		}
+	}
 	m.forced++
 	m.mu.Unlock()
 	if c.processVictims() == 0 && wait {
 		c.waitForFlusher()
 	}
+}
+
+// forceLocked has l evict want bytes below its weight, at most its whole
+// capacity (mem.mu held). The LFU's weight may sit below its capacity
+// (the log's room is lost to segment tails the LFU does not see): the
+// reserve counts from the weight, so that every round evicts.
+func (m *mem) forceLocked(l *policy.LFU, want int64) {
+	slack := max(l.Capacity()-l.Weight(), 0)
+	l.Evict(min(slack+want, l.Capacity()), m.evictFn)
 }
 
 // cleanSegment moves the records of segment seg of log w (whose cleaning
@@ -504,7 +520,7 @@ func (c *Cache) moveOut(e *entry, from memTier, seg int, demote bool, rescued *i
 // promote moves e's warm record (version ver, n bytes) up to hot, no
 // lock held (a warm hit the promotion policy deems frequent, T22).
 func (c *Cache) promote(e *entry, sh *shard, ver uint64, n int) {
-	if n > c.o.HotMaxValue || !c.tryRoom(memHot, n) {
+	if n > c.o.HotMaxValue || !c.tryRoom(memHot, n, e.tenant) {
 		return
 	}
 	m := c.mem
@@ -534,7 +550,7 @@ func (c *Cache) admitFromCold(key, v []byte, lo, ver uint64) {
 		return
 	}
 	w := c.placeFor(len(v))
-	if w == memNone || !c.tryRoom(w, len(v)) {
+	if w == memNone || !c.tryRoom(w, len(v), c.ten.of(key)) {
 		return
 	}
 	sh := c.dir.shard(lo)

@@ -47,11 +47,12 @@ type (
 
 // newEntry returns a zero entry of key, whose hash is lo (hashKey), and a
 // copy of key to use as its map key, in one allocation when key is at most
-// 48 bytes. The hash is set before anyone can see the entry: a cleaning
+// 48 bytes, of tenant id tenant. The hash and the tenant are set before anyone can see the entry: a cleaning
 // finds an entry's shard by it without the shard's lock (L7).
-func newEntry(key []byte, lo uint64) (*entry, string) {
+func newEntry(key []byte, lo uint64, tenant uint8) (*entry, string) {
 	e, ks := newEntryOf(key)
 	e.node.SetHash(lo)
+	e.tenant = tenant
 	return e, ks
 }
 

@@ -16,7 +16,7 @@ func TestNewEntry(t *testing.T) {
 	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 47, 48, 49, 200} {
 		key := bytes.Repeat([]byte{byte('a' + n%26)}, n)
 		want := string(key)
-		e, ks := newEntry(key, 1)
+		e, ks := newEntry(key, 1, 0)
 		if ks != want {
 			t.Fatalf("len %d: key %q, want %q", n, ks, want)
 		}

@@ -51,7 +51,7 @@ func (c *Cache) view(dst, key []byte, into func(n int) []byte) (value []byte, ki
 	}
 	lo, _ := hashKey(key)
 	v, t, kind, filled, ok := c.getInto(dst, key, lo, true, into)
-	c.count(t, ok)
+	c.count(key, t, ok)
 	c.exit()
 	return v, kind, filled, ok, t == policy.Cold, nil
 }
@@ -177,7 +177,7 @@ func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) (v []byte, kind 
 	if sh.m[viewString(key)] != nil || sh.epoch != epoch {
 		return v[:len(dst)], 0, false, true
 	}
-	sh.adoptLocked(key, m, len(v)-len(dst))
+	sh.adoptLocked(key, m, len(v)-len(dst), c.ten.of(key))
 	c.st.adopted.Add(1)
 	return v, m.Kind, true, false
 }
@@ -320,7 +320,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 		}
 		switch p.act {
 		case readMiss:
-			c.count(policy.None, false)
+			c.count(key, policy.None, false)
 		case readAdopt:
 			need = append(need, pending{i: i, lo: lo, epoch: p.epoch, size: -1})
 		case readServe:
@@ -332,7 +332,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 				spans = append(spans, span{i, from, len(buf)})
 			}
 			c.served(p, lo, sh, n)
-			c.count(p.tier, true)
+			c.count(key, p.tier, true)
 		case readCold:
 			need = append(need, pending{i: i, lo: lo, ver: p.ver, known: true, size: p.size})
 		case readRetry:
@@ -348,14 +348,14 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 		if ok {
 			out[i], kinds[i] = nonNil(v), kind
 		}
-		c.count(t, ok)
+		c.count(keys[i], t, ok)
 	}
 	// A key the directory does not know whose cold delete is still queued
 	// is a miss: cold may hold the deleted copy (coldDeleting, T4).
 	kept := need[:0]
 	for _, p := range need {
 		if !p.known && c.coldDeleting(keys[p.i]) {
-			c.count(policy.None, false)
+			c.count(keys[p.i], policy.None, false)
 			continue
 		}
 		kept = append(kept, p)
@@ -384,12 +384,12 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 			switch {
 			case r.Err != nil:
 				c.coldError("mget", r.Err)
-				c.count(policy.None, false)
+				c.count(key, policy.None, false)
 				continue
 			case r.Found && p.known && r.Meta.Version == p.ver:
 				out[p.i], kinds[p.i] = nonNil(r.Value), r.Meta.Kind
 				c.admitFromCold(key, r.Value, p.lo, p.ver)
-				c.count(policy.Cold, true)
+				c.count(key, policy.Cold, true)
 				continue
 			case r.Found && !p.known:
 				if r.Meta.Expiry == 0 || r.Meta.Expiry > now {
@@ -397,22 +397,22 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 					sh := c.dir.shard(p.lo)
 					sh.mu.Lock()
 					if sh.m[viewString(key)] == nil && sh.epoch == p.epoch {
-						sh.adoptLocked(key, r.Meta, len(r.Value))
+						sh.adoptLocked(key, r.Meta, len(r.Value), c.ten.of(key))
 						c.st.adopted.Add(1)
 						adopted = true
 						out[p.i], kinds[p.i] = nonNil(r.Value), r.Meta.Kind
 					}
 					sh.mu.Unlock()
 					if adopted {
-						c.count(policy.Cold, true)
+						c.count(key, policy.Cold, true)
 						continue
 					}
 				} else {
-					c.count(policy.None, false)
+					c.count(key, policy.None, false)
 					continue
 				}
 			case !r.Found && !p.known:
-				c.count(policy.None, false)
+				c.count(key, policy.None, false)
 				continue
 			}
 		}
@@ -421,7 +421,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 		if ok {
 			out[p.i], kinds[p.i] = nonNil(v), kind
 		}
-		c.count(t, ok)
+		c.count(key, t, ok)
 	}
 	return out, kinds
 }

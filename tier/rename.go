@@ -89,7 +89,7 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 			}
 		}
 		if w := c.placeFor(len(v)); w != memNone {
-			c.makeRoom(w, len(v)) // before the locks: a cleaning takes other keys' locks
+			c.makeRoom(w, len(v), dst) // before the locks: a cleaning takes other keys' locks
 		}
 		lockShards(ssh, dsh, slo>>56 < dlo>>56)
 		now := c.now()

@@ -18,11 +18,16 @@ type counters struct {
 	mgetSubmissions                                                              atomic.Uint64
 }
 
-func (c *Cache) count(t policy.Tier, hit bool) {
+// count counts a read of key: served by tier t, or a miss; with Tenants,
+// for key's tenant too.
+func (c *Cache) count(key []byte, t policy.Tier, hit bool) {
 	if hit {
 		c.st.hits[t].Add(1)
 	} else {
 		c.st.misses.Add(1)
+	}
+	if c.ten.enabled() {
+		c.ten.count(c.ten.of(key), t, hit)
 	}
 }
 
@@ -57,7 +62,10 @@ type Stats struct {
 	InTransit   int64  // values on their way to cold that DRAM does not hold (transit)
 
 	// The DRAM tiers' eviction policy (policy.LFU) and its logs.
-	DRAM            DRAMStats
+	DRAM DRAMStats
+	// Tenants: each tenant's counters, the default tenant first, then
+	// Options.Tenants in their order; none without Options.Tenants.
+	Tenants         []TenantStats
 	MGetSubmissions uint64 // cold GetMany submissions made by MGet
 
 	Flusher flusher.Stats
@@ -104,7 +112,15 @@ func (c *Cache) Stats() Stats {
 	s := Stats{Keys: c.dir.keyCount(), WarmNode: -1, ColdIndexNode: -1, ColdIndexPlacement: -1}
 	m := c.mem
 	m.mu.Lock()
-	ls := m.lfu.Stats()
+	var ls policy.LFUStats
+	for id, l := range m.lfus {
+		x := l.Stats()
+		ls.Capacity, ls.Weight, ls.Items = ls.Capacity+x.Capacity, ls.Weight+x.Weight, ls.Items+x.Items
+		ls.Admits, ls.Rejects = ls.Admits+x.Admits, ls.Rejects+x.Rejects
+		if c.ten.enabled() {
+			s.Tenants = append(s.Tenants, c.tenantStats(uint8(id), x, m.tenantEvicted[id]))
+		}
+	}
 	items, bytes, evicted := m.items, m.bytes, m.evicted
 	d := DRAMStats{Capacity: ls.Capacity, Weight: ls.Weight, Items: ls.Items, Admits: ls.Admits, Rejects: ls.Rejects,
 		HotUsed: m.logs[memHot].Used(), HotSegments: m.logs[memHot].Segments(), Rescued: m.rescued, Compacted: m.compact,
@@ -154,4 +170,27 @@ func (c *Cache) Stats() Stats {
 	s.InTransit = int64(c.tr.len())
 	s.MGetSubmissions = c.st.mgetSubmissions.Load()
 	return s
+}
+
+// TenantStats are one tenant's counters (T35).
+type TenantStats struct {
+	Name      string
+	Quota     int64  // bytes of the DRAM budget (the default tenant: what the others leave)
+	Capacity  int64  // key and value bytes its keys may keep in DRAM (its LFU's capacity)
+	Keys      int64  // live keys, counted as Stats.Keys counts them
+	DRAMItems int    // keys with a DRAM record
+	DRAMBytes int64  // their key and value bytes (what Capacity bounds)
+	Hits      uint64 // reads served, from any tier
+	DRAMHits  uint64 // reads served from hot or warm
+	Misses    uint64 // reads that found nothing
+	Evictions uint64 // its keys the DRAM tiers evicted (to cold, or lost without one)
+}
+
+// tenantStats is tenant id's counters; ls is its LFU's (mem.mu held).
+func (c *Cache) tenantStats(id uint8, ls policy.LFUStats, evicted uint64) TenantStats {
+	tc := &c.ten.counts[id]
+	hot, warm := tc.hits[policy.Hot].Load(), tc.hits[policy.Warm].Load()
+	return TenantStats{Name: c.ten.names[id], Quota: c.ten.quotas[id], Capacity: ls.Capacity,
+		Keys: c.dir.tenantKeys(id), DRAMItems: ls.Items, DRAMBytes: ls.Weight,
+		Hits: hot + warm + tc.hits[policy.Cold].Load(), DRAMHits: hot + warm, Misses: tc.misses.Load(), Evictions: evicted}
 }

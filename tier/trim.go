@@ -67,7 +67,7 @@ func forgetLocked(sh *shard, ks string, e *entry) {
 	e.leave()
 	delete(sh.m, ks)
 	sh.epoch++ // an adopter of another key of this shard retries (T4)
-	sh.live.Add(-1)
+	sh.addLive(e, -1)
 }
 
 // forgettable reports whether e (key ks, shard lock held) may leave the

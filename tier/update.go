@@ -94,7 +94,7 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 		if err != nil {
 			return err
 		}
-		c.count(t, cur.Exists)
+		c.count(key, t, cur.Exists)
 		switch ch.Op {
 		case Keep:
 			return nil

@@ -65,7 +65,7 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 // lock; errNoRoom when the room made was taken before the write.
 func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64, check bool, now, exp int64) (stored, retry bool, err error) {
 	if w := c.placeFor(len(value)); w != memNone {
-		c.makeRoom(w, len(value)) // before any lock: a cleaning takes other keys' locks
+		c.makeRoom(w, len(value), key) // before any lock: a cleaning takes other keys' locks
 	}
 	var wk, wv []byte
 	var walloc int
@@ -135,7 +135,7 @@ func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, k
 	fresh := e == nil
 	if fresh {
 		lo, _ := hashKey(key)
-		e, ks = newEntry(key, lo)
+		e, ks = newEntry(key, lo, c.ten.of(key))
 	}
 	r, room := c.reserveLocked(e, len(value))
 	if !room && c.fl == nil && c.placeFor(len(value)) != memNone {
@@ -151,7 +151,7 @@ func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, k
 		c.invalidateLocked(key, e, e.ver)
 	}
 	if e.write(ver, exp, int64(len(value)), kind) { // a new entry, or a tombstone coming back to life
-		sh.live.Add(1)
+		sh.addLive(e, 1)
 	}
 	if room {
 		c.placeLocked(e, r, value)
@@ -255,7 +255,7 @@ func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
 	tomb := c.nextVersion()
 	c.invalidateLocked(key, e, tomb)
 	if e.state == stateLive {
-		sh.live.Add(-1)
+		sh.addLive(e, -1)
 	}
 	if mayCold {
 		e.tombstone(tomb)

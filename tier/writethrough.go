@@ -186,13 +186,13 @@ func (c *Cache) placeDurableLocked(sh *shard, key, k, v []byte, alloc int, ver u
 	if e == nil {
 		var ks string
 		lo, _ := hashKey(k)
-		e, ks = newEntry(k, lo)
+		e, ks = newEntry(k, lo, c.ten.of(k))
 		sh.m[ks] = e
 	} else {
 		c.tr.forget(key) // the cold put replaced the old record
 	}
 	if e.write(ver, exp, int64(len(v)), kind) {
-		sh.live.Add(1)
+		sh.addLive(e, 1)
 	}
 	e.cold = coldHolds        // written with exp: no moved expiry
 	c.placeOrDropLocked(e, v) // without room, cold alone holds it

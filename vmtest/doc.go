@@ -212,6 +212,18 @@
 // bytes, no bind error and at least 0.99 of its sampled resident pages on
 // node 1; with the index node auto and warm on node 1 the index goes to
 // node 1 (TestColdIndexOnNode1).
+// V29: QEMU runs every guest CPU on one host thread (`-accel
+// tcg,thread=single`, TestQEMUArgsUseTCGAndCPULessNode). With one host
+// thread per guest CPU (QEMU 7.2's default MTTCG), the guest's Linux 6.12
+// once died in can_migrate_task with its RIP one byte into the 5-byte NOP
+// of a static branch, right after a numanode test had switched
+// kernel.numa_balancing (which flips the sched_numa_balancing static key
+// with text_poke_bp, arch/x86/kernel/alternative.c) while the other CPU
+// ran the scheduler's load balancer: an emulated CPU executed
+// half-patched code. One thread serializes the guest CPUs, so a patch is
+// complete before another CPU runs again. The whole guest suite ran in
+// 192 s that way here (earlier MTTCG runs: 100-177 s), well inside the
+// guest's 12-minute limit.
 //
 // # Caveats
 //

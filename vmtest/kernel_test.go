@@ -49,7 +49,7 @@ func TestQEMUArgsUseTCGAndCPULessNode(t *testing.T) {
 	o := Options{}
 	o.EnsureDefaults()
 	args := strings.Join(QEMUArgs(&o, "K", "I", []string{"A", "B", "C"}), " ")
-	for _, want := range []string{"-accel tcg", "node,nodeid=1,memdev=m1", "cpus=0-1", "-no-reboot", "panic=-1",
+	for _, want := range []string{"-accel tcg,thread=single", "node,nodeid=1,memdev=m1", "cpus=0-1", "-no-reboot", "panic=-1",
 		"file=A,if=none,id=nv0", "nvme,serial=tiercachevm,drive=nv0", "file=B,if=none,id=nv1", "nvme,serial=tiercachecold,drive=nv1",
 		"file=C,if=none,id=nv2", "nvme,id=nvme2,serial=tiercachemeta", "nvme-ns,drive=nv2,bus=nvme2,nsid=1,ms=8,pi=1"} {
 		if !strings.Contains(args, want) {

@@ -30,7 +30,7 @@ const (
 const MetadataNamespace = "ms=8,pi=1"
 
 // QEMUArgs returns the emulator arguments: software emulation (KVM hangs on
-// this machine kind, docs/DESIGN.md §13), node 0 with all CPUs, node 1 with
+// this machine kind, docs/DESIGN.md §13) on one host thread (V29), node 0 with all CPUs, node 1 with
 // memory only (how Linux presents CXL type-3 memory), an NVMe controller
 // per raw image (images[0] becomes nvme0, images[1] nvme1, images[2] nvme2,
 // whose namespace is formatted with MetadataNamespace), serial console on
@@ -52,7 +52,7 @@ func QEMUArgs(o *Options, kernel, initrd string, images []string) []string {
 		disks = append(disks, "-device", fmt.Sprintf("nvme,serial=%s,drive=nv%d", serials[i%len(serials)], i))
 	}
 	return append(disks, []string{
-		"-accel", "tcg",
+		"-accel", "tcg,thread=single",
 		"-smp", strconv.Itoa(o.CPUs),
 		"-m", mb(o.Node0MB + o.Node1MB),
 		"-object", "memory-backend-ram,id=m0,size=" + mb(o.Node0MB),

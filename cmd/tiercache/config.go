@@ -29,8 +29,12 @@ type Config struct {
 	Policy     PolicyConfig  `yaml:"policy"`
 	Durability string        `yaml:"durability"`
 	MaxValue   ByteSize      `yaml:"max_value"`
-	Metrics    MetricsConfig `yaml:"metrics"`
-	Logging    LoggingConfig `yaml:"logging"`
+	// Tenants are named namespaces of the cache, each the keys that start
+	// with its prefix (tier.Tenant). Environment: TIERCACHE_TENANTS as a
+	// YAML flow sequence.
+	Tenants []TenantConfig `yaml:"tenants"`
+	Metrics MetricsConfig  `yaml:"metrics"`
+	Logging LoggingConfig  `yaml:"logging"`
 }
 
 // ServerConfig is the RESP listener.
@@ -116,6 +120,14 @@ type PolicyConfig struct {
 	FlashRejectFirst bool     `yaml:"flash_reject_first"`
 }
 
+// TenantConfig is one tenant: its name, its key prefix and its quota of
+// the DRAM budget (hot.bytes + warm.bytes).
+type TenantConfig struct {
+	Name   string   `yaml:"name"`
+	Prefix string   `yaml:"prefix"`
+	Quota  ByteSize `yaml:"quota"`
+}
+
 // MetricsConfig is the Prometheus endpoint.
 type MetricsConfig struct {
 	Listen string `yaml:"listen"`
@@ -144,6 +156,7 @@ func defaultConfig() Config {
 		Policy:     PolicyConfig{PromoteHotHits: 2, PromoteWarmHits: 2, SizeUnit: 4 << 10},
 		Durability: "cache",
 		MaxValue:   64 << 20,
+		Tenants:    []TenantConfig{},
 		Metrics:    MetricsConfig{Listen: "127.0.0.1:9187"},
 		Logging:    LoggingConfig{Level: "info", Format: "auto"},
 	}

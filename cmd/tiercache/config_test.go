@@ -24,7 +24,7 @@ func TestDefaultConfigFileMatchesDefaults(t *testing.T) {
 }
 
 func TestExampleConfigsAreValid(t *testing.T) {
-	for _, f := range []string{"cxl.yaml", "kvssd.yaml"} {
+	for _, f := range []string{"cxl.yaml", "kvssd.yaml", "tenants.yaml"} {
 		c := defaultConfig()
 		if err := c.loadFile("../../configs/" + f); err != nil {
 			t.Fatalf("%s: %v", f, err)

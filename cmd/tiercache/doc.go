@@ -35,7 +35,7 @@
 //   - C6: /metrics and INFO are generated from one table, server's
 //     statsTable (S13): on the real sidecar every row is an INFO field and,
 //     but for the INFO-only ones, a tiercache_ metric of its type (per tier
-//     for a per-tier row), and the only tiercache_ metrics besides the
+//     for a per-tier row, per tenant for a per-tenant row), and the only tiercache_ metrics besides the
 //     table's are the command latencies (TestInfoAndMetricsAgree).
 //   - C7: with server.go_memory_limit auto (the default) and no GOMEMLIMIT
 //     in the environment, the sidecar sets Go's memory limit to its
@@ -62,7 +62,17 @@
 //     machine lacks makes the sidecar refuse to start naming the setting
 //     and the node, a value that is no node is a config error, and a bound
 //     index shows in the startup line and in INFO tiers
-//     (cold_index_numa_node, cold_index_placement, ...) (TestColdIndexNode).
+//     (cold_index_numa_node, cold_index_placement, ...) (TestColdIndexNode);
+//     `tiercache numa` prints the node it resolves to and exits 1 for a
+//     node serve would refuse (TestRunNumaColdIndexNode).
+//   - C11: tenants (name, prefix, quota) reach tier.Options.Tenants from
+//     the YAML file and from TIERCACHE_TENANTS (a YAML flow sequence);
+//     an empty name, overlapping prefixes and quotas above hot.bytes +
+//     warm.bytes are refused in the one configuration error, each naming
+//     its field (TestTenantsConfig); on the real sidecar, go-redis reads
+//     one INFO tenants line per tenant with its keys, DRAM bytes, hits,
+//     misses and evictions, and /metrics has the same numbers labelled
+//     tenant="<name>" (TestTenantsOnTheSidecar).
 //
 // # Caveats
 //

@@ -87,6 +87,34 @@ func TestRunNumaUnusableNode(t *testing.T) {
 	}
 }
 
+// TestRunNumaColdIndexNode: `tiercache numa` says where cold.index_node
+// puts the cold index, and exits 1 for a node serve would refuse (C10).
+func TestRunNumaColdIndexNode(t *testing.T) {
+	if _, err := os.Stat("/sys/devices/system/node"); err != nil {
+		skipOrFail(t, "no NUMA sysfs here: %v", err)
+	}
+	for _, tc := range []struct {
+		node, want string
+		rc         int
+	}{
+		{"0", "cold index config: node 0: NUMA node 0", 0},
+		{"unbound", "cold index config: node unbound: unbound", 0},
+		{"63", "tiercache serve would refuse to start (cold.index_node)", 1},
+	} {
+		t.Setenv("TIERCACHE_COLD_INDEX_NODE", tc.node)
+		var out, errOut bytes.Buffer
+		if rc := run([]string{"numa"}, &out, &errOut); rc != tc.rc || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("numa with cold.index_node %s: rc %d, want %d and %q:\n%s%s", tc.node, rc, tc.rc, tc.want, out.String(), errOut.String())
+		}
+	}
+	t.Setenv("TIERCACHE_COLD_INDEX_NODE", "63")
+	t.Setenv("TIERCACHE_COLD_BACKEND", "none")
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"numa"}, &out, &errOut); rc != 0 || !strings.Contains(out.String(), "cold index: none") {
+		t.Errorf("numa without a cold tier: rc %d:\n%s%s", rc, out.String(), errOut.String())
+	}
+}
+
 // TestOpenCacheErrorHint: a cache that cannot open because io_uring is
 // unavailable (seccomp, kernel.io_uring_disabled; uring's own tests make
 // the real error) gets the way to run without the cold tier; other errors

@@ -13,12 +13,15 @@ import (
 
 // TestInfoAndMetricsAgree (C6): on the real sidecar, every row of server's
 // stats table is an INFO field (a per-tier row once for each of hot, warm
-// and cold) and, but for an INFO-only row, a metric the registry gathers,
-// of the row's type, with one sample per tier for a per-tier row; a text
-// row's label is its INFO value; and every tiercache_ metric but the
-// command latencies is a row's.
+// and cold, a per-tenant row as <Info>= in each tenant's line) and, but
+// for an INFO-only row, a metric the registry gathers, of the row's type,
+// with one sample per tier for a per-tier row (per tenant for a
+// per-tenant row); a text row's label is its INFO value; and every
+// tiercache_ metric but the command latencies is a row's.
 func TestInfoAndMetricsAgree(t *testing.T) {
-	sc := startTestSidecar(t, testConfig(t, t.TempDir()))
+	cfg := testConfig(t, t.TempDir())
+	cfg.Tenants = []TenantConfig{{Name: "a", Prefix: "a:", Quota: 1 << 20}}
+	sc := startTestSidecar(t, cfg)
 	ctx := context.Background()
 	rc := newClient(t, sc, 2)
 	if err := rc.Set(ctx, "k", "v", 0).Err(); err != nil {
@@ -43,13 +46,23 @@ func TestInfoAndMetricsAgree(t *testing.T) {
 		family[f.GetName()] = i
 	}
 	tiers := []string{"hot", "warm", "cold"}
+	tenants := []string{"default", "a"}
 	fromTable := map[string]bool{metricNamespace + "_command_duration_seconds": true}
 	for _, r := range server.StatTable() {
 		fields := []string{r.InfoField("")}
-		if r.Label == server.TierLabel {
+		switch r.Label {
+		case server.TierLabel:
 			fields = nil
 			for _, tr := range tiers {
 				fields = append(fields, r.InfoField(tr))
+			}
+		case server.TenantLabel:
+			fields = nil
+			for _, tn := range tenants {
+				fields = append(fields, r.InfoField(tn))
+				if !strings.Contains(info[r.InfoField(tn)], r.Info+"=") {
+					t.Errorf("INFO %s:%s lacks %s=", r.InfoField(tn), info[r.InfoField(tn)], r.Info)
+				}
 			}
 		}
 		for _, f := range fields {
@@ -86,6 +99,10 @@ func TestInfoAndMetricsAgree(t *testing.T) {
 		case r.Label == server.TierLabel:
 			if slices.Sort(labels); !slices.Equal(labels, slices.Sorted(slices.Values(tiers))) {
 				t.Errorf("%s has tiers %q, want %q", name, labels, tiers)
+			}
+		case r.Label == server.TenantLabel:
+			if slices.Sort(labels); !slices.Equal(labels, slices.Sorted(slices.Values(tenants))) {
+				t.Errorf("%s has tenants %q, want %q", name, labels, tenants)
 			}
 		case r.Kind == server.StatText:
 			if len(labels) != 1 || labels[0] != info[r.Info] {

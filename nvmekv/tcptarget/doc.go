@@ -45,7 +45,9 @@
 //
 // # Invariants
 //
-//   - NT1: the answers the Linux 6.1 host checks during connect and scan are
+//   - NT1: the answers the Linux host (drivers/nvme/host; 6.1's checks,
+//     and the guest's 6.12 connects to it in vmtest V23) checks during
+//     connect and scan are
 //     what it needs to keep a CSI 1 namespace: CAP.CSS bit 6, CNTLID equal
 //     to the Connect's, KAS ≠ 0, IOCCSZ ≥ 4, ICDOFF 0, SGLS, a CSI
 //     descriptor of 1, NSTAT ready and a Commands Supported and Effects
