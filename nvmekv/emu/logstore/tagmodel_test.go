@@ -74,11 +74,9 @@ func tagCollisionModel(t *testing.T, mode Mode) {
 		l.RLock()
 		c0, n := checks(), cands(&k)
 		loc, ok, err := l.CandidateLocked(&k, len(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c := checks() - c0; c > n {
-			t.Fatalf("a Retrieve of %s checked %d headers for %d entries of its tag", s, c, n)
+		if c := checks() - c0; err != nil || c > n {
+			l.RUnlock()
+			t.Fatalf("a Retrieve of %s checked %d headers for %d entries of its tag (%v)", s, c, n, err)
 		}
 		if !ok {
 			l.RUnlock()
@@ -126,43 +124,46 @@ func tagCollisionModel(t *testing.T, mode Mode) {
 				n = 4096 // an extent
 			}
 			v := testValue(rng.IntN(1000), op, n)
-			l.Lock()
-			c0, nc := checks(), cands(&k)
-			st := l.StoreLocked(&k, len(s), v)
-			if c := checks() - c0; c > nc {
-				t.Fatalf("op %d: a Store of %s checked %d headers for %d entries of its tag", op, s, c, nc)
-			}
-			if st == nvmekv.Status(0, nvmekv.SCCapacityExceeded, true) && mode == Strict {
-				l.Unlock()
-				continue // full: nothing changed
-			}
-			if st != 0 {
-				t.Fatalf("op %d: store %s: %#x", op, s, st)
-			}
-			model[s] = v
-			reclaimed()
-			l.Unlock()
-		case r < 13: // Delete
-			l.Lock()
-			c0, nc := checks(), cands(&k)
-			loc, ok, err := l.FindLocked(&k, len(s))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, want := model[s]; ok != want {
-				t.Fatalf("op %d: Find %s = %v, model %v", op, s, ok, want)
-			}
-			if ok {
-				if st := l.DeleteLocked(&k, len(s), loc); st != 0 {
-					t.Fatalf("op %d: delete %s: %#x", op, s, st)
+			func() {
+				l.Lock()
+				defer l.Unlock() // also when a check fails: the log is closed after
+				c0, nc := checks(), cands(&k)
+				st := l.StoreLocked(&k, len(s), v)
+				if c := checks() - c0; c > nc {
+					t.Fatalf("op %d: a Store of %s checked %d headers for %d entries of its tag", op, s, c, nc)
 				}
-				delete(model, s)
+				if st == nvmekv.Status(0, nvmekv.SCCapacityExceeded, true) && mode == Strict {
+					return // full: nothing changed
+				}
+				if st != 0 {
+					t.Fatalf("op %d: store %s: %#x", op, s, st)
+				}
+				model[s] = v
 				reclaimed()
-			}
-			if c := checks() - c0; c > nc {
-				t.Fatalf("op %d: a Delete of %s checked %d headers for %d entries of its tag", op, s, c, nc)
-			}
-			l.Unlock()
+			}()
+		case r < 13: // Delete
+			func() {
+				l.Lock()
+				defer l.Unlock()
+				c0, nc := checks(), cands(&k)
+				loc, ok, err := l.FindLocked(&k, len(s))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, want := model[s]; ok != want {
+					t.Fatalf("op %d: Find %s = %v, model %v", op, s, ok, want)
+				}
+				if ok {
+					if st := l.DeleteLocked(&k, len(s), loc); st != 0 {
+						t.Fatalf("op %d: delete %s: %#x", op, s, st)
+					}
+					delete(model, s)
+					reclaimed()
+				}
+				if c := checks() - c0; c > nc {
+					t.Fatalf("op %d: a Delete of %s checked %d headers for %d entries of its tag", op, s, c, nc)
+				}
+			}()
 		case r < 19: // Retrieve
 			v, ok := get(s)
 			if want, wok := model[s]; ok != wok || !bytes.Equal(v, want) {
