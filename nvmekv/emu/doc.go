@@ -18,7 +18,7 @@
 //	logstore   the log: regions, records, extents, the index,
 //	           flush, reclaim, Strict evacuation, recovery,
 //	           the undo journal, the checkpoint, Open's
-//	           progress reports, the index's placement hook     E3-E8, E11, E14, E18, E20-E22, E25, E27-E29
+//	           progress reports, the index's placement hook     E3-E8, E11, E14, E18, E20-E22, E25, E27-E30
 //	rings      the io_uring rings and registered buffers that
 //	           carry every transfer to the device               E15-E17, E19, E23
 //	dev        the I/O backend: File, NVMe, Fault               D1-D7
@@ -28,6 +28,14 @@
 // against the log, and hands the Retrieves whose records are not in DRAM
 // to the read path after unlocking; a Retrieve whose record moved while
 // it was read runs again from its lookup.
+//
+// The log's index keeps a 32-bit tag of an inline record's key, not the
+// key (logstore E8, E30): a Retrieve reads the record it finds and
+// answers Key Does Not Exist if the record names another key; Exist, and
+// a Store or Delete of a key whose tag is in the index, check the
+// record's header first (a synchronous read of 512..4096 bytes for a
+// record no longer in a write buffer, under the lock); List reads every
+// region holding a live inline record to learn their keys.
 //
 // Durability: a Store or Delete is durable once a Flush (Namespace.Flush,
 // KV.Sync) that started after it returned nil, or when Options.SyncWrites

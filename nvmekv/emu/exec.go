@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/emu/logstore"
 	"github.com/tiercache/tiercache/nvmekv/emu/readpath"
 )
 
@@ -229,7 +230,22 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *readpath.Pending) 
 		return status(nvmekv.SCInvalidKeySize), 0, false
 	}
 	k := key[:kl]
-	l, found := e.lg.LookupLocked(&key, kl)
+	var l logstore.Loc
+	var found bool
+	switch op {
+	case nvmekv.OpRetrieve:
+		// The record's read checks its key (logstore E8).
+		var err error
+		if l, found, err = e.lg.CandidateLocked(&key, kl); err != nil {
+			return -int32(syscall.EIO), 0, false
+		}
+	case nvmekv.OpStore, nvmekv.OpDelete, nvmekv.OpExist:
+		slot, err := e.lg.SlotLocked(&key) // exact: inline candidates' keys checked
+		if err != nil {
+			return -int32(syscall.EIO), 0, false
+		}
+		l, found = slot, slot != 0 && slot.KLen() == kl
+	}
 	switch op {
 	case nvmekv.OpStore:
 		if int(c.CDW10) > e.opts.MaxValueBytes || int(c.CDW10) != len(buf) {
@@ -242,7 +258,7 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *readpath.Pending) 
 		if o&nvmekv.StoreMustNotExist != 0 && found {
 			return status(nvmekv.SCKeyExists), 0, false
 		}
-		return e.lg.StoreLocked(&key, kl, buf), 0, false
+		return e.lg.ReplaceLocked(&key, kl, buf, l), 0, false
 	case nvmekv.OpRetrieve:
 		if !found {
 			return status(nvmekv.SCKeyNotExists), 0, false
@@ -272,7 +288,10 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *readpath.Pending) 
 		if int(c.CDW10) != len(buf) {
 			return status(nvmekv.SCInvalidField), 0, false
 		}
-		keys, total := e.listLocked(k, len(buf))
+		keys, total, err := e.listLocked(k, len(buf))
+		if err != nil {
+			return -int32(syscall.EIO), 0, false
+		}
 		nvmekv.PutList(buf, keys)
 		return 0, uint32(total), false
 	}
@@ -281,12 +300,14 @@ func (e *Namespace) execLocked(raw *[64]byte, buf []byte, pr *readpath.Pending) 
 
 // listLocked returns, in byte order (then by length), the smallest keys ≥
 // start that can fit a List buffer of bufBytes, and how many keys are ≥
-// start. It keeps a bounded max-heap, so a huge namespace costs O(n log k).
-func (e *Namespace) listLocked(start []byte, bufBytes int) ([][]byte, int) {
+// start. It keeps a bounded max-heap, so a huge namespace costs O(n log k)
+// in DRAM, plus a read of every region holding a live inline record: the
+// index keeps only their keys' tags (logstore E8).
+func (e *Namespace) listLocked(start []byte, bufBytes int) ([][]byte, int, error) {
 	limit := max(0, (bufBytes-4)/nvmekv.ListEntryBytes(1))
 	h := &keyHeap{}
 	total := 0
-	e.lg.EachLocked(func(key [16]byte, klen int) {
+	err := e.lg.EachLocked(func(key [16]byte, klen int) {
 		k := listKey{k: key, n: uint8(klen)}
 		if bytes.Compare(k.bytes(), start) < 0 {
 			return
@@ -299,12 +320,15 @@ func (e *Namespace) listLocked(start []byte, bufBytes int) ([][]byte, int) {
 			heap.Fix(h, 0)
 		}
 	})
+	if err != nil {
+		return nil, 0, err
+	}
 	keys := make([][]byte, h.Len())
 	for i := len(keys) - 1; i >= 0; i-- {
 		k := heap.Pop(h).(listKey)
 		keys[i] = k.bytes()
 	}
-	return keys, total
+	return keys, total, nil
 }
 
 type listKey struct {

@@ -21,51 +21,74 @@ func (lg *Log) RUnlock() { lg.mu.RUnlock() }
 func (lg *Log) ClosedLocked() bool  { return lg.closed }
 func (lg *Log) FailedLocked() error { return lg.failed }
 
-// LookupLocked finds key (of length kl); a key stored with another length
-// but the same zero-padded bytes does not match.
-func (lg *Log) LookupLocked(key *[16]byte, kl int) (Loc, bool) {
-	if kl == 0 {
-		return 0, false
-	}
-	l, ok := lg.idx.get(key)
-	if !ok || l.KLen() != kl {
-		return 0, false
-	}
-	return l, true
-}
-
-// Lookup is LookupLocked taking the read lock.
-func (lg *Log) Lookup(key *[16]byte, kl int) (Loc, bool) {
-	lg.mu.RLock()
-	defer lg.mu.RUnlock()
-	return lg.LookupLocked(key, kl)
-}
-
 // StoreLocked appends a store record of value under key (of length kl)
 // and points the index at it (journaled, E21). It returns 0, or the NVMe
 // status (Capacity Exceeded in a full Strict log) or -errno (a read-only
-// log) to report.
+// log, or a candidate's header that could not be read: nothing changed)
+// to report.
 func (lg *Log) StoreLocked(key *[16]byte, kl int, value []byte) int32 {
+	old, err := lg.SlotLocked(key)
+	if err != nil {
+		return -int32(errnoOf(err))
+	}
+	return lg.ReplaceLocked(key, kl, value, old)
+}
+
+// ReplaceLocked is StoreLocked of a key whose entry the caller found at
+// old (SlotLocked, or 0: absent) under this lock hold: no key is checked
+// again.
+func (lg *Log) ReplaceLocked(key *[16]byte, kl int, value []byte, old Loc) int32 {
+	cur := lg.cur
+	lg.moves = lg.moves[:0]
 	nl, st := lg.appendLocked(kindStore, key[:kl], value)
 	if st != 0 {
 		return st
 	}
-	old, _ := lg.idx.get(key)
-	lg.setLocked(key, nl)
-	lg.journalLocked(key, old)
+	old = lg.followLocked(key, old, cur)
+	lg.setLocked(key, old, nl)
+	lg.journalLocked(key, old, nl)
 	return 0
 }
 
 // DeleteLocked appends a delete record for key (of length kl, whose live
-// record is at l) and drops it from the index (journaled). It returns as
-// StoreLocked does.
+// record is at l, as FindLocked found it) and drops it from the index
+// (journaled). It returns as StoreLocked does.
 func (lg *Log) DeleteLocked(key *[16]byte, kl int, l Loc) int32 {
+	cur := lg.cur
+	lg.moves = lg.moves[:0]
 	if _, st := lg.appendLocked(kindDelete, key[:kl], nil); st != 0 {
 		return st
 	}
-	lg.journalLocked(key, lg.idx.del(key))
-	lg.dropLocked(l)
+	if l = lg.followLocked(key, l, cur); l != 0 {
+		lg.idx.replace(key, l, 0)
+		lg.dropLocked(l)
+	}
+	lg.journalLocked(key, l, 0)
 	return 0
+}
+
+// locMove is a record Strict-mode evacuation moved (lg.moves).
+type locMove struct{ from, to Loc }
+
+// followLocked returns where key's entry, at l before an append that
+// began with region cur open, is after it: l, or where the append's
+// evacuations moved it (in the order they ran: a Loc holds one record at
+// a time), or 0 if the append's reclaim dropped it. No key is checked:
+// each Loc names one record. An append that opened no region (most)
+// moved and dropped nothing.
+func (lg *Log) followLocked(key *[16]byte, l Loc, cur int) Loc {
+	if lg.cur == cur && len(lg.moves) == 0 {
+		return l
+	}
+	for _, m := range lg.moves {
+		if l != 0 && m.from == l {
+			l = m.to
+		}
+	}
+	if l != 0 && !lg.idx.has(key, l) {
+		return 0
+	}
+	return l
 }
 
 // ReadBufferedLocked serves the value of key's record at l into buf if
@@ -103,12 +126,13 @@ func (lg *Log) RegionBytes() int { return lg.o.RegionBytes }
 
 // Moved reports whether key's record, found at l in an incarnation seq
 // of its region, was replaced or its region reclaimed since (a read of it
-// raced and is retried, E2).
+// raced and is retried, E2): whether a Retrieve's lookup (CandidateLocked)
+// would now give another Loc.
 func (lg *Log) Moved(key *[16]byte, kl int, l Loc, seq uint64) bool {
 	lg.mu.RLock()
 	defer lg.mu.RUnlock()
-	now, ok := lg.LookupLocked(key, kl)
-	return !ok || now != l || lg.regs[l.Region()].seq != seq
+	now, ok, err := lg.CandidateLocked(key, kl)
+	return err != nil || !ok || now != l || lg.regs[l.Region()].seq != seq
 }
 
 // RegionChanged reports whether region r is no longer incarnation seq
@@ -119,9 +143,12 @@ func (lg *Log) RegionChanged(r int, seq uint64) bool {
 	return lg.regs[r].seq != seq
 }
 
-// EachLocked calls fn for every live key and its length, in index order.
-func (lg *Log) EachLocked(fn func(key [16]byte, klen int)) {
-	lg.idx.each(func(a, b uint64, l Loc) { fn(joinKey(a, b), l.KLen()) })
+// EachLocked calls fn for every live key and its length: extent keys
+// from the index, inline keys from their records (eachKeyLocked: a read
+// of every region holding one). Locked, not read-locked: it may use a
+// write buffer.
+func (lg *Log) EachLocked(fn func(key [16]byte, klen int)) error {
+	return lg.eachKeyLocked(func(key *[16]byte, l Loc) { fn(*key, l.KLen()) })
 }
 
 // EachIndexMapping calls fn, under the read lock, with the whole mapping
@@ -158,7 +185,7 @@ func (lg *Log) CheckAccounting() error {
 	live := make([]uint32, lg.nReg)
 	liveB := make([]uint32, lg.nReg)
 	var total int64
-	lg.idx.each(func(a, b uint64, l Loc) {
+	lg.idx.eachLoc(func(l Loc) {
 		live[l.Region()]++
 		liveB[l.Region()] += uint32(l.Size())
 		total += int64(l.Size())
@@ -174,10 +201,17 @@ func (lg *Log) CheckAccounting() error {
 	return nil
 }
 
-func (lg *Log) setLocked(key *[16]byte, l Loc) {
-	if old := lg.idx.put(key, l); old != 0 {
+// setLocked moves key's entry from old (0: none) to l and counts the
+// records' bytes.
+func (lg *Log) setLocked(key *[16]byte, old, l Loc) {
+	lg.idx.replace(key, old, l)
+	if old != 0 {
 		lg.dropLocked(old)
 	}
+	lg.addLocked(l)
+}
+
+func (lg *Log) addLocked(l Loc) {
 	lg.regs[l.Region()].live++
 	lg.regs[l.Region()].liveB += uint32(l.Size())
 	lg.liveBytes += int64(l.Size())
@@ -203,11 +237,16 @@ func (lg *Log) bufOfLocked(r int) *wbuf {
 
 // CopyValue checks the inline record at img[off:] (its magic, region
 // sequence seq, key and CRC32C, E2) and copies its value into buf. It
-// returns 0 and the value's size, or Unrecovered Error (SC 0x88).
+// returns 0 and the value's size; Key Does Not Exist (SC 0x87) for a
+// sound store record of another key (the Loc came from a tag shared with
+// it, E8); or Unrecovered Error (SC 0x88).
 func CopyValue(img []byte, off int, seq uint64, key *[16]byte, kl int, buf []byte, maxValue int) (int32, uint32) {
 	r, ok := parseRecord(img, off, seq, maxValue, len(img))
-	if !ok || r.kind != kindStore || r.klen != kl || r.key != *key {
+	if !ok || r.kind != kindStore {
 		return nvmekv.Status(0, nvmekv.SCUnrecovered, true), 0
+	}
+	if r.klen != kl || r.key != *key {
+		return nvmekv.Status(0, nvmekv.SCKeyNotExists, true), 0
 	}
 	copy(buf, r.value(img, off))
 	return 0, uint32(r.vlen)

@@ -16,7 +16,15 @@ import (
 	"github.com/tiercache/tiercache/nvmekv/emu/dev"
 )
 
-// Checkpoint file (written at clean Close, all little-endian):
+// Checkpoint file (written at clean Close, all little-endian). This build
+// writes "CEMU_CK5" (checkpoint_tags.go): the CK3 header with a u64 count
+// of extent entries after it, the regions, then the index's entries as
+// it holds them: each inline record's tag and Loc (12 B), then each
+// extent record's key and Loc (24 B), then the CRC. It reads CK3 and CK4
+// (written by builds whose index held full keys) as well, computing the
+// tags from their keys.
+//
+// CK3:
 //
 //	header 80 B: u64 magic "CEMU_CK3", u64 store id, u64 clean generation,
 //	  u64 regions, u64 region bytes, u64 cur (last region taken), u64 next seq,
@@ -29,15 +37,9 @@ import (
 // It is trusted only if the superblock says clean with the same store id
 // and generation; Open marks the superblock dirty before writing anything.
 //
-// A little-endian host writes "CEMU_CK4" instead (checkpoint_image.go):
-// the same header with an 11th u64, the table's slot count n, then the
-// regions, then the index's table itself, n × 24 B slots as they lie in
-// memory (empty ones included), then the CRC. Open reads that image
-// straight into a table of n slots instead of inserting each entry, so a
-// checkpoint loads at the speed of reading it (E29). It is written only
-// for a table at least imageMinLoad full: a sparser one (just grown) is
-// written as entries, and rebuilt at a quarter more than its keys, which
-// then takes less DRAM than its image would. Both are read.
+// CK4 (checkpoint_image.go): the same header with an 11th u64, the keyed
+// table's slot count n, then the regions, then that table, n × 24 B slots
+// as they lay in memory (empty ones included), then the CRC.
 const (
 	ckMagic    = 0x334b435f554d4543 // bytes "CEMU_CK3"
 	ckHdrBytes = 80
@@ -83,8 +85,11 @@ func (lg *Log) loadCheckpoint() error {
 		return err
 	}
 	le := binary.LittleEndian
-	if le.Uint64(h[0:]) == ckMagicImage {
+	switch le.Uint64(h[0:]) {
+	case ckMagicImage:
 		return lg.loadImage(h, r, br, crc, total)
+	case ckMagicTags:
+		return lg.loadTags(h, r, br, crc, total)
 	}
 	if le.Uint64(h[0:]) != ckMagic {
 		return fmt.Errorf("%w: checkpoint %s has no checkpoint magic", ErrFormat, lg.ckpt)
@@ -98,7 +103,7 @@ func (lg *Log) loadCheckpoint() error {
 	if err != nil {
 		return err
 	}
-	idx := newIndex(max(int(count)+int(count)/4, lg.expected()), lg.bindIdx) // room to grow before the first migration
+	idx := newKeyIndex(max(int(count)+int(count)/32, lg.expected()), lg.bindIdx)
 	var live int64
 	buf := make([]byte, 24*checkpointChunk)
 	done := int64(ckHdrBytes + 16*len(regs))
@@ -117,7 +122,8 @@ func (lg *Log) loadCheckpoint() error {
 			if err := lg.checkCkLoc(l); err != nil {
 				return err
 			}
-			idx.load(le.Uint64(b[0:]), le.Uint64(b[8:]), l)
+			k := [16]byte(b[:16])
+			idx.load(&k, l)
 			live += int64(l.Size())
 		}
 		left -= n
@@ -177,7 +183,7 @@ func (lg *Log) checkCkCRC(br io.Reader, crc hash.Hash32) error {
 }
 
 // adoptCheckpoint makes a loaded checkpoint the log's state.
-func (lg *Log) adoptCheckpoint(idx *index, regs []regionState, ck ckHeader, live int64) {
+func (lg *Log) adoptCheckpoint(idx *keyIndex, regs []regionState, ck ckHeader, live int64) {
 	lg.idx, lg.regs, lg.cur, lg.nextSeq, lg.liveBytes = idx, regs, int(ck.cur), ck.nextSeq, live
 	lg.curEnd = int(min(ck.curEnd, uint64(lg.o.RegionBytes)))
 	lg.curLow = int(min(ck.curLow, uint64(lg.o.RegionBytes)))
@@ -211,45 +217,22 @@ func (lg *Log) writeCheckpoint(gen uint64) error {
 	}
 	crc := crc32.New(castagnoli)
 	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
-	le := binary.LittleEndian
-	var h [ckImageHdrBytes]byte
 	curEnd, curLow := uint64(0), uint64(lg.o.RegionBytes)
 	if lg.act != nil && lg.act.region == lg.cur {
 		curEnd, curLow = uint64(lg.act.fill), uint64(lg.act.low)
 	}
-	lg.idx.drain() // one table: its image is the whole index
-	image := writeImages && hostLittleEndian() && lg.idx.cur.count >= int(imageMinLoad*float64(lg.idx.cur.n))
-	magic, hdr := uint64(ckMagic), h[:ckHdrBytes]
-	if image {
-		magic, hdr = ckMagicImage, h[:]
-		le.PutUint64(h[ckHdrBytes:], uint64(lg.idx.cur.n))
+	var err2 error
+	switch ckWriteFormat {
+	case 3, 4:
+		err2 = lg.writeKeyedLocked(w, gen, curEnd, curLow)
+	default:
+		lg.writeTagsLocked(w, gen, curEnd, curLow)
 	}
-	for i, v := range []uint64{magic, lg.sb.storeID, gen, uint64(lg.nReg), lg.sb.regionBytes, uint64(lg.cur), lg.nextSeq, uint64(lg.idx.len()), curEnd, curLow} {
-		le.PutUint64(h[8*i:], v)
-	}
-	w.Write(hdr)
-	var rb [16]byte
-	for _, r := range lg.regs {
-		le.PutUint64(rb[0:], r.seq)
-		le.PutUint32(rb[8:], r.live)
-		le.PutUint32(rb[12:], r.liveB)
-		w.Write(rb[:])
-	}
-	var eb [24]byte
-	if image {
-		w.Write(lg.idx.cur.image())
-	} else {
-		lg.idx.each(func(a, b uint64, l Loc) {
-			le.PutUint64(eb[0:], a)
-			le.PutUint64(eb[8:], b)
-			le.PutUint64(eb[16:], uint64(l))
-			w.Write(eb[:])
-		})
-	}
-	err = w.Flush()
+	err = errors.Join(err2, w.Flush())
 	if err == nil {
-		le.PutUint32(rb[:4], crc.Sum32())
-		_, err = f.Write(rb[:4])
+		var tail [4]byte
+		binary.LittleEndian.PutUint32(tail[:], crc.Sum32())
+		_, err = f.Write(tail[:])
 	}
 	if err == nil {
 		err = f.Sync()
@@ -269,6 +252,24 @@ func (lg *Log) writeCheckpoint(gen uint64) error {
 		return fmt.Errorf("%w: %s: %w", errCheckpoint, lg.ckpt, err)
 	}
 	return nil
+}
+
+// putCkHeader fills the header fields every format shares.
+func (lg *Log) putCkHeader(h []byte, magic, gen, curEnd, curLow uint64) {
+	for i, v := range []uint64{magic, lg.sb.storeID, gen, uint64(lg.nReg), lg.sb.regionBytes, uint64(lg.cur), lg.nextSeq, uint64(lg.idx.len()), curEnd, curLow} {
+		binary.LittleEndian.PutUint64(h[8*i:], v)
+	}
+}
+
+// writeRegions writes the region states.
+func (lg *Log) writeRegions(w io.Writer) {
+	var rb [16]byte
+	for _, r := range lg.regs {
+		binary.LittleEndian.PutUint64(rb[0:], r.seq)
+		binary.LittleEndian.PutUint32(rb[8:], r.live)
+		binary.LittleEndian.PutUint32(rb[12:], r.liveB)
+		w.Write(rb[:])
+	}
 }
 
 // readRegions reads the checkpoint's region states.

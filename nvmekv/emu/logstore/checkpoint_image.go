@@ -9,11 +9,13 @@ import (
 	"unsafe"
 )
 
-// The image checkpoint ("CEMU_CK4", see checkpoint.go): the index's table
-// as it lies in memory. The slots of a table of n slots are where home()
-// puts them for that n, so an image is only valid with the same home
-// function: a change to home() or to the slot layout must change
-// ckMagicImage.
+// The image checkpoint ("CEMU_CK4", see checkpoint.go), written by
+// earlier builds whose index was one keyed table: that table as it lay in
+// memory. The slots of a table of n slots are where home() puts them for
+// that n, so an image is only valid with the same home function: a
+// change to home() or to the keyed slot layout must change ckMagicImage.
+// This build reads it into a keyed table and builds its key index from
+// that (keyIndexFrom); it writes one only as a test seam (ckWriteFormat).
 const (
 	ckMagicImage    = 0x344b435f554d4543 // bytes "CEMU_CK4"
 	ckImageHdrBytes = ckHdrBytes + 8     // the CK3 header, then u64 n
@@ -21,15 +23,6 @@ const (
 	// E27) at a time.
 	imageChunk = 4 << 20
 )
-
-// writeImages selects the image format where the host allows it (a test
-// seam: false writes CK3, to check that CK3 files still load).
-var writeImages = true
-
-// imageMinLoad is the least load of a table written as an image: at it
-// the image takes 24/0.75 = 32 B a key, a CK3 rebuild (sized for a
-// quarter more keys at 90% load) 33.3.
-const imageMinLoad = 0.75
 
 // hostLittleEndian reports whether slots lie in memory as the image
 // format stores them (little-endian u64s).
@@ -68,7 +61,7 @@ func (lg *Log) loadImage(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc 
 	if err != nil {
 		return err
 	}
-	slots, off := newTable(int(n), lg.bindIdx)
+	slots, off := newSlots[slot](int(n), lg.bindIdx)
 	t := &table{slots: slots, n: int(n), off: off}
 	img := t.image()
 	done := int64(ckImageHdrBytes + 16*len(regs))
@@ -100,6 +93,39 @@ func (lg *Log) loadImage(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc 
 	if uint64(t.count) != ck.count {
 		return fmt.Errorf("%w: checkpoint %s holds %d entries, its header says %d", ErrFormat, lg.ckpt, t.count, ck.count)
 	}
-	lg.adoptCheckpoint(&index{cur: t, bind: lg.bindIdx}, regs, ck, live)
+	lg.adoptCheckpoint(keyIndexFrom(indexOf(t, nil), lg.bindIdx), regs, ck, live)
+	return nil
+}
+
+// writeKeyedLocked writes a checkpoint of an earlier build's format
+// (ckWriteFormat 3: entries, 4: a keyed table's image) after its file's
+// start, up to its CRC: the inline keys come from their records
+// (eachKeyLocked). A test seam.
+func (lg *Log) writeKeyedLocked(w io.Writer, gen, curEnd, curLow uint64) error {
+	keyed := newIndex(lg.idx.len(), nil)
+	if err := lg.eachKeyLocked(func(k *[16]byte, l Loc) { keyed.put(k, l) }); err != nil {
+		return err
+	}
+	keyed.drain()
+	var h [ckImageHdrBytes]byte
+	hdr, magic := h[:ckHdrBytes], uint64(ckMagic)
+	if ckWriteFormat == 4 {
+		hdr, magic = h[:], ckMagicImage
+		binary.LittleEndian.PutUint64(h[ckHdrBytes:], uint64(keyed.cur.n))
+	}
+	lg.putCkHeader(h[:], magic, gen, curEnd, curLow)
+	w.Write(hdr)
+	lg.writeRegions(w)
+	if ckWriteFormat == 4 {
+		w.Write(keyed.cur.image())
+		return nil
+	}
+	var eb [24]byte
+	keyed.each(func(a, b uint64, l Loc) {
+		binary.LittleEndian.PutUint64(eb[0:], a)
+		binary.LittleEndian.PutUint64(eb[8:], b)
+		binary.LittleEndian.PutUint64(eb[16:], uint64(l))
+		w.Write(eb[:])
+	})
 	return nil
 }

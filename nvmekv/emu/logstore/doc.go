@@ -5,7 +5,8 @@
 // command interpreter above it (emu) takes its lock for a batch of
 // commands and stores, deletes and looks keys up through it; the read
 // path (nvmekv/emu/readpath) reads records from the device at the Locs it
-// gives, and checks them with CopyValue, Moved and RegionChanged.
+// gives, and checks them with CopyValue (which also checks the key of a
+// record found by its tag, E30), Moved and RegionChanged.
 //
 // Design: the data area is a ring of fixed-size regions written
 // sequentially (log-structured). Records (header + key + value, CRC32C) are
@@ -17,10 +18,15 @@
 // with one aligned 4096-byte read. A full region (forward end meets the
 // extents) is written with one write; Flush writes the open region's
 // unwritten forward blocks and new extents and syncs the device. The DRAM
-// index is a Robin Hood table over non-pointer arrays: 16 bytes of device
-// key + 8 bytes packing region, key length, and offset and size (or extent
-// block and value length), at up to 90% load (≈ 26.7 B per item at full
-// load, 24/load in general), growing with the keys (E25). On Open the index comes from the checkpoint
+// index (E8) is two Robin Hood tables over non-pointer arrays, both
+// growing with the keys (E25): an inline record's entry is a 32-bit tag
+// of its device key + the 8-byte Loc packing region, key length, offset
+// and size, 12 bytes a slot at up to 90% load (≈ 13.3 B per key); the
+// record header holds the full key, and whoever uses a Loc found by its
+// tag checks it there (E30). An extent record's entry keeps the 16-byte
+// key + the Loc (extent block and value length), 24 bytes a slot
+// (≈ 26.7 B per key), because an extent is read without its header.
+// On Open the index comes from the checkpoint
 // that Close wrote, or by scanning every region in sequence order, and
 // appending resumes in the last region. When the ring is full, Cache mode
 // reclaims the oldest region (FIFO, no copying) and reports each dropped
@@ -59,22 +65,51 @@
 //     the same store id and generation; Open marks it dirty before writing
 //     (TestStoreRetrieveReopen, TestCrashRecovery alternates clean and unclean).
 //   - E6: in Cache mode every key dropped by reclaim is passed to OnReclaim
-//     exactly once (TestCacheReclaim); in Strict mode a region with live
+//     exactly once (TestCacheReclaim), except the inline keys of a region
+//     that cannot be read back when it is reclaimed: the index holds only
+//     their tags, so they are dropped unreported and counted
+//     (Stats.UnreportedKeys); in Strict mode a region with live
 //     records is never reused, and a region whose records were copied out is
 //     reused only after the copies are durable (TestStrictCompaction,
 //     TestCrashRecovery/strict).
 //   - E7: after a failed region write (EIO, ENOSPC) Store and Delete fail
 //     with ErrReadOnly wrapping the errno, and reads of data written before
 //     keep working, also after reopening (TestInjectedEIO, TestENOSPC).
-//   - E8: the index holds no Go pointers and uses 24 bytes per slot at up to
-//     90% load, extent or not (TestIndexModel, TestLocPacking; BenchmarkOpen
-//     reports bytes per item). A table of 2 MiB or more is an anonymous
-//     mapping off the Go heap, advised to transparent huge pages (a lookup
-//     is one random access; with 4 KiB pages it also misses the TLB); a
-//     table is unmapped once no index holds it (TestIndexOffHeapTable).
-//     Live-byte accounting counts an extent record as 48 bytes plus its
-//     blocks, and the per-region counts always add up to the index
-//     (CheckAccounting; emu TestCacheReclaimExtents, TestExtentRoundTrip).
+//   - E8: the index holds no Go pointers. An inline record's entry is a
+//     tag slot of 12 bytes, three uint32s with no padding (tag, Loc low,
+//     Loc high; TestTagSlotBytes checks unsafe.Sizeof), at up to 90% load:
+//     ≈ 13.3 B per key (BenchmarkOpen reports bytes per item). The tag is
+//     32 bits of a mix of all 16 device-key bytes (tagOf), and the home
+//     slot is tag·n >> 32, so a table grows, probes and is checkpointed
+//     without keys. An extent record's entry keeps its full key, a 24-byte
+//     slot (≈ 26.7 B per key): an extent is read alone, without the header
+//     that names its key (readpath E10, E13), and checking a tag there
+//     would cost a second read per Retrieve. Extent keys start in a
+//     1024-key table (27 KB) and grow as inline ones do (E25). What a
+//     command costs (lookup.go; Stats.TagChecks counts header checks,
+//     TagReads those read from the device, TagCollisions the ones naming
+//     another key): a Retrieve of an inline record whose tag has one entry
+//     reads the record as before, and the read checks its key (a
+//     mismatch answers Key Does Not Exist); a tag with several entries
+//     costs one header check per entry before the read. Exist, Store and
+//     Delete of a key whose tag has entries check each entry's header: one
+//     header read (a 512..4096-byte read at the device's alignment) for a
+//     present key on the device, none when its region is still in a write
+//     buffer; for an absent key, a read only on a tag false positive. A
+//     lookup compares about 5 slots at 90% load (measured), so a false
+//     positive comes with probability ≈ 5/2^32 ≈ 1.2·10⁻⁹ per lookup.
+//     List needs the keys of inline records, which only their records
+//     hold: it reads every region holding a live inline record (a
+//     sequential read of up to the whole log; eachKeyLocked). A table of
+//     2 MiB or more is an anonymous mapping off the Go heap, advised to
+//     transparent huge pages (a lookup is one random access; with 4 KiB
+//     pages it also misses the TLB); a table is unmapped once no index
+//     holds it (TestIndexModel, TestLocPacking, TestTagSlotBytes,
+//     TestIndexOffHeapTable; emu TestTagCheckCosts: the header reads of
+//     Exist, Retrieve and an overwrite, counted). Live-byte accounting counts an extent record
+//     as 48 bytes plus its blocks, and the per-region counts always add up
+//     to the index (CheckAccounting; emu TestCacheReclaimExtents,
+//     TestExtentRoundTrip).
 //   - E11: a store written by an older on-disk format (superblock version
 //     1) is refused with ErrFormat naming the file and what to do, and is
 //     not modified (TestOldFormatRefused).
@@ -96,8 +131,10 @@
 //   - E21: a failed write puts back every index change (Store, Delete,
 //     evacuation) made since the last completed Flush (undo.go): a Store
 //     or Delete whose Flush failed is not seen by later reads, which return
-//     what a restart would (TestFailedFlushUndoesIndex). The journal holds
-//     at most 65,536 changes; a writer that never flushes overflows it, and
+//     what a restart would (TestFailedFlushUndoesIndex). A change keeps the
+//     key's Loc before and after it, so putting it back finds the entry by
+//     its Loc and checks no key. The journal holds at most 65,536 changes
+//     (32 bytes each); a writer that never flushes overflows it, and
 //     a failed write then leaves the index as it is (Stats.UndoDropped)
 //     until a completed Flush has made durable every change made while it
 //     was off (TestUndoStaysOffUntilGapDurable). A key whose journaled
@@ -110,15 +147,17 @@
 //     an old record past the written end of a new region is replayed by a
 //     scan (TestReformatIgnoresEarlierStore).
 //   - E25: the index grows with the keys, not with the capacity: a new log
-//     sizes it for Options.ExpectedItems or 4096 keys (a 109 KB table), a
-//     CK3 checkpoint for its keys and a quarter more (an image keeps the
-//     size it was saved at), a scan from its first
-//     region's records; at 90% load a table 1.5 times larger takes the new
-//     keys, and every later change moves the entries of 8 slots of the full
-//     table into it, so no change rebuilds the index whole (a rebuild of 3.4M
-//     keys took 0.77 s here), while lookups find every key in one of the two
-//     tables (TestIndexGrowsIncrementally, TestIndexModel with checkIndex;
-//     emu TestIndexGrowsWithKeys: a 1 GiB namespace with 30,000 keys holds
+//     sizes its tag table for Options.ExpectedItems or 4096 keys (a 55 KB
+//     table) and its extent table for 1024 keys (27 KB); a checkpoint
+//     sizes them for its keys and 1/32 more, a scan for what it found
+//     (E29); at 90% load a table 1.5 times larger takes the new keys, and
+//     every later change moves the entries of 8 slots of the full table
+//     into it, so no change rebuilds the index whole (a rebuild of 3.4M
+//     keys took 0.77 s here), while lookups find every entry in one of the
+//     two tables (TestIndexGrowsIncrementally for the extent table,
+//     TestTagCollisionModel and TestIndexBindsEveryOffHeapTable through
+//     the tag table's growth, TestIndexModel with checkIndex; emu
+//     TestIndexGrowsWithKeys: a 1 GiB namespace with 30,000 keys holds
 //     them in at most 72 bytes a key, where sizing for the capacity took
 //     14 MB).
 //   - E27: Open reports how far it got rebuilding the index through
@@ -132,8 +171,9 @@
 //     TestOpenReportsProgress). A checkpoint found unusable part way is
 //     followed by a scan, whose reports start again from 0.
 //   - E28: with Options.BindIndex set, every index table that lives off
-//     the Go heap (E8) — the first one, one sized for a checkpoint, and
-//     every one growth or a scan's reserve makes — is given to the hook,
+//     the Go heap (E8) — tag or extent table, the first one, one sized for
+//     a checkpoint, every one growth makes, and the keyed table a scan
+//     replays into — is given to the hook,
 //     whole mapping, before any of its slots is written, so a hook that
 //     binds it (tier: mbind to cold.index_node) places every page of it;
 //     a table on the Go heap (under 2 MiB) is never given, and cannot be
@@ -144,18 +184,27 @@
 //     (TestIndexBindsEveryOffHeapTable, TestLogBindIndexHook; tier
 //     TestColdIndexBoundToNode with mbind to node 0; guest
 //     TestColdIndexOnNode1 on the CPU-less node).
-//   - E29: on a little-endian host a clean close writes an index at least
-//     3/4 full as its table's image (checkpoint "CEMU_CK4": every slot as
-//     it lies in memory, empty ones included, after draining a table being
-//     grown; a sparser one as entries, which a rebuild then packs tighter),
-//     and Open reads that image straight into a table of the same slot
-//     count, given to BindIndex first (E28), then checks every entry's
-//     Loc and the header's key count, under the file's CRC: no entry is
-//     inserted again (a CK3 checkpoint, of entries, still loads by
-//     inserting them). A checkpoint that fails any check is dropped for a
-//     scan, as before (TestCheckpointImage; the image is only valid for
-//     the home function and slot layout it was written with, which is
-//     what its magic names).
+//   - E29: a clean close writes the index as checkpoint "CEMU_CK5": each
+//     inline entry as it is held, tag and Loc (12 bytes), then each extent
+//     entry, key and Loc (24 bytes), under the file's CRC; Open inserts
+//     them into tables sized for them and 1/32 more (≈ 13.8 B per inline
+//     key), the tags as written, hashing nothing, so a CK5 is only valid
+//     for the tagOf it was written with, which its magic names. Checkpoints
+//     of earlier builds still load: CK3 (entries with full keys) and CK4
+//     (a keyed table's image), their tags computed from their keys. A
+//     scan replays into a keyed table (24-byte slots: a later record of a
+//     key finds the earlier one without a read) and builds the key index
+//     from it at the end, so it holds both for a moment. A checkpoint that
+//     fails any check is dropped for a scan, as before (TestCheckpointImage:
+//     CK5, CK3 and CK4 written through a test seam, flipped bytes).
+//   - E30: a tag shared by other keys is never taken for the key: no
+//     Retrieve serves another key's value, no Store replaces and no Delete
+//     removes another key's entry, and each entry of the tag costs a
+//     command at most one record-header check; reclaim, Strict evacuation
+//     and the undo journal (E21) find entries by their exact Loc and check
+//     no key (TestTagCollisionModel: tags cut to 3 bits; stores, overwrites,
+//     extents, deletes, retrieves, Cache-mode reclaim and reopens by
+//     checkpoint and by scan against a map, in Cache and in Strict mode).
 //
 // # Caveats
 //
@@ -167,11 +216,18 @@
 //     the GC finds it unreachable, not at Close: its DRAM returns at the
 //     next GC after the log is dropped. It is not counted in the Go heap,
 //     so GOGC does not see it.
-//   - Only off-heap tables can be placed (E28): an index under 2 MiB
-//     (about 78,000 keys at 90% load) lives on the Go heap, on whatever
-//     node the runtime's memory is, whatever BindIndex does.
+//   - Only off-heap tables can be placed (E28): a table under 2 MiB
+//     (about 157,000 inline keys or 78,000 extent keys at 90% load) lives
+//     on the Go heap, on whatever node the runtime's memory is, whatever
+//     BindIndex does.
 //   - Keys equal after zero padding but of different lengths ("a" and "a\x00")
-//     share an index slot; a lookup with the other length misses.
+//     share an index entry; a lookup with the other length misses.
+//   - Exist, and a Store or Delete of an existing inline key, read the
+//     record's header from the device under the log's lock (E8) unless
+//     its region is still in a write buffer: a synchronous read each. List
+//     reads every region holding a live inline record.
+//   - A Retrieve of an absent key whose tag has one entry reads that
+//     entry's record (probability ≈ 1.2·10⁻⁹ per lookup at 90% load).
 //   - A Flush pads to a block boundary: frequent flushes of small records
 //     cost up to 4 KiB each.
 //   - The checkpoint is a side file (Path+".ckpt"); block devices and NVMe

@@ -2,27 +2,12 @@ package logstore
 
 import "runtime"
 
-// index maps a 16-byte device key to the Loc of its live record: a table
-// (table.go) at up to 90% load that grows with the keys (E25). When it is
-// full a table 1.5 times larger takes the new keys and every change
-// (put, del, delIf) then moves the entries of migrateStep slots of the old
-// table into it, so no single change rebuilds the whole index; lookups
-// look in both until the old one is empty and dropped. Not safe for
-// concurrent use: lookups may run together, changes need the caller's
-// exclusive lock.
+// index maps a 16-byte device key to the Loc of its live record: key
+// tables (table.go) that grow with the keys (growth, E25); it holds the
+// extent records' keys (keyIndex). Not safe for concurrent use: lookups
+// may run together, changes need the caller's exclusive lock.
 type index struct {
-	cur *table
-	// old is the table being drained into cur, or nil. Its slots below mig
-	// are empty: drained, and no backward shift of a removal moves an entry
-	// below it. A key with its home below mig is therefore in cur, and a
-	// lookup in old finds it nowhere (its probe starts at an empty slot),
-	// which is right; every key is in exactly one of the two.
-	old   *table
-	mig   int
-	moved uint64 // entries moved from an old table so far
-	// bind places every off-heap table this index makes (Options.BindIndex
-	// through Log.bindIndex; nil: none is bound, E28).
-	bind func(mem []byte) error
+	growth[table, *table]
 }
 
 // migrateStep is how many slots of the old table each change drains: the
@@ -37,15 +22,12 @@ const minExpected = 4096
 // newIndex makes an index sized for expected keys whose off-heap tables,
 // its first and every later one, are given to bind (nil: none).
 func newIndex(expected int, bind func(mem []byte) error) *index {
-	return &index{cur: tableFor(max(expected, minExpected), bind), bind: bind}
+	return indexOf(tableFor(max(expected, minExpected), bind), bind)
 }
 
-// len is how many keys the index holds.
-func (x *index) len() int {
-	if x.old != nil {
-		return x.cur.count + x.old.count
-	}
-	return x.cur.count
+// indexOf makes an index of table t.
+func indexOf(t *table, bind func(mem []byte) error) *index {
+	return &index{growth[table, *table]{cur: t, bind: bind}}
 }
 
 // locate returns the table holding key and its slot, or nil.
@@ -83,7 +65,7 @@ func (x *index) put(k *[16]byte, l Loc) Loc {
 		old = t.slots[i].l
 		t.removeAt(i)
 	}
-	if float64(x.cur.count+1) > maxLoad*float64(x.cur.n) {
+	if x.full() {
 		x.grow()
 	}
 	x.cur.insert(a, b, l)
@@ -93,7 +75,7 @@ func (x *index) put(k *[16]byte, l Loc) Loc {
 
 // load inserts a key known absent (loading a checkpoint).
 func (x *index) load(a, b uint64, l Loc) {
-	if float64(x.cur.count+1) > maxLoad*float64(x.cur.n) {
+	if x.full() {
 		x.grow()
 	}
 	x.cur.insert(a, b, l)
@@ -123,52 +105,6 @@ func (x *index) delIf(k *[16]byte, l Loc) bool {
 	}
 	t.removeAt(i)
 	return true
-}
-
-// grow starts draining the full table into one 1.5 times larger (after
-// draining the previous one whole, if it is not empty yet: cur outgrew it
-// faster than the changes drained it, which the sizes make impossible).
-func (x *index) grow() {
-	x.drain()
-	x.old, x.mig = x.cur, 0
-	x.cur = tableFor(int(float64(x.old.n+x.old.n/2)*maxLoad), x.bind)
-}
-
-// step drains migrateStep slots of the old table, if there is one.
-func (x *index) step() {
-	if x.old != nil {
-		x.migrate(migrateStep)
-	}
-}
-
-// migrate drains up to steps slots of the old table, from mig up: each
-// entry is inserted into cur and removed from old, whose backward shift may
-// refill the slot (it is drained again before mig moves on). The old table
-// is dropped once empty.
-func (x *index) migrate(steps int) {
-	o := x.old
-	for ; steps > 0 && o.count > 0 && x.mig < o.n; steps-- {
-		s := o.slots[x.mig]
-		if s.l == 0 {
-			x.mig++
-			continue
-		}
-		x.cur.insert(s.k0, s.k1, s.l)
-		x.cur.count++
-		o.removeAt(x.mig)
-		x.moved++
-	}
-	if o.count == 0 {
-		x.old, x.mig = nil, 0
-		runtime.KeepAlive(o.off) // its slots may live in that mapping until here
-	}
-}
-
-// drain moves every entry of the old table, if any, and drops it.
-func (x *index) drain() {
-	if x.old != nil {
-		x.migrate(x.old.n + x.old.count) // a step per slot passed and per entry moved
-	}
 }
 
 // reserve makes room for expected entries at once (Open, before a scan
@@ -203,40 +139,4 @@ func (x *index) each(fn func(a, b uint64, l Loc)) {
 			}
 		}
 	}
-}
-
-// bytes is the DRAM the tables hold.
-// offHeap is the slot bytes of the tables the index holds now that live
-// off the Go heap, and of those the bind hook placed (E28); as bytes()
-// counts them, without the tail of each mapping's last huge page.
-func (x *index) offHeap() (mapped, bound int) {
-	for _, t := range []*table{x.cur, x.old} {
-		if t == nil || t.off == nil {
-			continue
-		}
-		mapped += len(t.off.mem)
-		if t.off.bound {
-			bound += len(t.off.mem)
-		}
-	}
-	return mapped, bound
-}
-
-// eachMapping calls fn with the whole mapping of each off-heap table the
-// index holds now, and whether it is bound.
-func (x *index) eachMapping(fn func(mem []byte, bound bool)) {
-	for _, t := range []*table{x.cur, x.old} {
-		if t != nil && t.off != nil {
-			fn(t.off.mem[:cap(t.off.mem)], t.off.bound)
-			runtime.KeepAlive(t.off)
-		}
-	}
-}
-
-func (x *index) bytes() int {
-	n := x.cur.n
-	if x.old != nil {
-		n += x.old.n
-	}
-	return n * 24
 }

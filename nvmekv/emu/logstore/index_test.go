@@ -12,7 +12,7 @@ import (
 // inserts, updates, deletes, conditional deletes and growth, with the
 // tables' own invariants checked along the way (checkIndex).
 func TestIndexModel(t *testing.T) {
-	x := &index{cur: tableFor(10, nil)} // small: it grows (and drains) many times
+	x := indexOf(tableFor(10, nil), nil) // small: it grows (and drains) many times
 	model := map[[16]byte]Loc{}
 	rng := rand.New(rand.NewPCG(3, 4))
 	key := func() [16]byte {

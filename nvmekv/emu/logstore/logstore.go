@@ -67,8 +67,9 @@ type Options struct {
 	// for a regular file and none for a block device or NVMe namespace;
 	// "-" means none.
 	CheckpointPath string
-	// ExpectedItems sizes the index up front; 0: it starts small and grows
-	// with the keys.
+	// ExpectedItems sizes the index's tag table (inline records) up front;
+	// 0: it starts small and grows with the keys. The extent records'
+	// table always starts at minExtExpected.
 	ExpectedItems int
 	// Sparse leaves a regular file's blocks unreserved (E14).
 	Sparse bool
@@ -155,7 +156,7 @@ type Log struct {
 	ckpt    string
 
 	mu        sync.RWMutex
-	idx       *index
+	idx       *keyIndex
 	regs      []regionState
 	bufs      []*wbuf
 	act       *wbuf // nil until the first write
@@ -174,8 +175,12 @@ type Log struct {
 	failed   error
 	closed   bool
 	reclaimQ [][16]byte // keys dropped, reported by TakeReclaimedLocked
-	st       Stats
-	prog     progress // reports Open's rebuilding of the index
+	// moves are the records Strict-mode evacuation moved during the
+	// current Store or Delete's append (from, to), so that it finds its
+	// key's entry where the evacuation put it.
+	moves []locMove
+	st    Stats
+	prog  progress // reports Open's rebuilding of the index
 	// bindIdx is Options.BindIndex wrapped to log its first error and
 	// count them all (nil without a hook); bindErrs is that count.
 	bindIdx  func(mem []byte) error
@@ -184,6 +189,9 @@ type Log struct {
 	syncMu      sync.Mutex    // one Flush writes and syncs at a time
 	reclaims    atomic.Uint64 // regions reclaimed so far (a disk read rechecks its region if this moved)
 	bufferReads atomic.Uint64 // Retrieves served from a write buffer (counted under the read lock)
+	// tagChecks, tagReads and tagCollisions count the checks of inline
+	// candidates' keys (lookup.go; under the read lock too).
+	tagChecks, tagReads, tagCollisions atomic.Uint64
 }
 
 // Stats are the log's counters and gauges.
@@ -210,6 +218,16 @@ type Stats struct {
 	// Undone counts index changes put back after a failed write (E21);
 	// UndoDropped counts journals dropped for growing past undoMax.
 	Undone, UndoDropped uint64
+	// TagChecks counts record headers read to check the key of an inline
+	// candidate found by its tag (E8): Exist, Store and Delete of a key
+	// whose tag has an entry, and Retrieves whose tag has several; of
+	// those, TagReads were read from the device (the others from a write
+	// buffer), and TagCollisions named another key (a tag collision).
+	TagChecks, TagReads, TagCollisions uint64
+	// UnreportedKeys counts inline keys dropped by reclaiming a region
+	// that could not be read back: their keys are unknown, so OnReclaim
+	// was not told (E6).
+	UnreportedKeys uint64
 	// Failed is why the log is read-only (E7), nil while writable.
 	Failed error
 }
@@ -359,7 +377,7 @@ func (lg *Log) reserve(n int64, formatted bool) error {
 }
 
 func (lg *Log) fresh() {
-	lg.idx = newIndex(lg.expected(), lg.bindIdx)
+	lg.idx = newKeyIndex(lg.expected(), lg.bindIdx)
 	lg.regs = make([]regionState, lg.nReg)
 	lg.cur, lg.nextSeq = lg.nReg-1, lg.sb.firstSeq()
 	lg.curEnd, lg.curLow = 0, lg.o.RegionBytes
@@ -498,6 +516,7 @@ func (lg *Log) Stats() Stats {
 	defer lg.mu.Unlock()
 	s := lg.st
 	s.BufferReads = lg.bufferReads.Load()
+	s.TagChecks, s.TagReads, s.TagCollisions = lg.tagChecks.Load(), lg.tagReads.Load(), lg.tagCollisions.Load()
 	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = lg.idx.len(), lg.liveBytes, lg.nReg, lg.idx.bytes()
 	s.IndexOffHeapBytes, s.IndexBoundBytes = lg.idx.offHeap()
 	s.IndexBindErrors = lg.bindErrs.Load()

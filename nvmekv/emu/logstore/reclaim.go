@@ -30,20 +30,31 @@ func (lg *Log) reclaimLocked(r int, b *wbuf) {
 		})
 	}
 	if lg.regs[r].live > uint32(n) {
-		// Unreadable region (or records not found): sweep the index.
+		// Unreadable region (or records not found): sweep the index. An
+		// extent's key is in it; an inline record's is not (only its
+		// tag): that key is dropped unreported.
 		var drop [][16]byte
 		var locs []Loc
-		lg.idx.each(func(a, b uint64, l Loc) {
+		lg.idx.ext.each(func(a, b uint64, l Loc) {
 			if l.Region() == r {
 				drop, locs = append(drop, joinKey(a, b)), append(locs, l)
 			}
 		})
 		for i := range drop {
-			lg.idx.del(&drop[i])
+			lg.idx.ext.delIf(&drop[i], locs[i])
 			lg.liveBytes -= int64(locs[i].Size())
 			lg.reclaimQ = append(lg.reclaimQ, drop[i])
 		}
-		n += len(drop)
+		lost := lg.idx.dropRegion(r)
+		for _, l := range lost {
+			lg.liveBytes -= int64(l.Size())
+		}
+		if len(lost) > 0 {
+			lg.st.UnreportedKeys += uint64(len(lost))
+			lg.log.Warn("logstore: reclaimed a region that could not be read back; its inline keys were dropped without OnReclaim",
+				zap.Int("region", r), zap.Int("keys", len(lost)))
+		}
+		n += len(drop) + len(lost)
 	}
 	lg.regs[r] = regionState{}
 	lg.st.Reclaimed++
@@ -133,13 +144,14 @@ func (lg *Log) evacuateLocked(r int) int32 {
 		if rc.kind == kindDelete || !a.fits(rc.vlen, ext) {
 			return
 		}
-		l, ok := lg.idx.get(&rc.key)
-		if !ok || l != rc.locIn(r, off) {
+		l := rc.locIn(r, off)
+		if !lg.idx.has(&rc.key, l) {
 			return
 		}
 		nl := lg.putLocked(a, kindStore, rc.key[:rc.klen], rc.value(img, off), ext)
-		lg.setLocked(&rc.key, nl)
-		lg.journalLocked(&rc.key, l)
+		lg.setLocked(&rc.key, l, nl)
+		lg.journalLocked(&rc.key, l, nl)
+		lg.moves = append(lg.moves, locMove{l, nl})
 	})
 	lg.st.Evacuated++
 	if lg.regs[r].live != 0 {

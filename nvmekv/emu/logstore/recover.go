@@ -11,9 +11,15 @@ import (
 // scan rebuilds the index by reading every region in seq order and
 // replaying its valid records; a region's walk stops at its first invalid
 // record (torn tail or older data).
+//
+// The scan replays into a keyed index (full keys, 24 bytes a slot), where
+// a later record of a key finds the earlier one without reading it back,
+// then builds the log's key index from it (keyIndexFrom): for a moment
+// Open holds both.
 func (lg *Log) scan() error {
 	lg.fresh()
 	lg.st.Recovered = "scan"
+	tmp := newIndex(lg.expected(), lg.bindIdx)
 	// 1. Region headers, in batches of one block each, read into the
 	// first write buffer.
 	type hdr struct {
@@ -81,8 +87,12 @@ func (lg *Log) scan() error {
 		lg.regs[h.r] = regionState{seq: h.seq}
 		end, low, torn := walkRegion(b.mem, h.seq, lg.o.RegionBytes, func(off int, rc *rec) {
 			if rc.kind != kindDelete {
-				lg.setLocked(&rc.key, rc.locIn(h.r, off))
-			} else if old := lg.idx.del(&rc.key); old != 0 {
+				l := rc.locIn(h.r, off)
+				if old := tmp.put(&rc.key, l); old != 0 {
+					lg.dropLocked(old)
+				}
+				lg.addLocked(l)
+			} else if old := tmp.del(&rc.key); old != 0 {
 				lg.dropLocked(old)
 			}
 		})
@@ -94,16 +104,17 @@ func (lg *Log) scan() error {
 		}
 		if i == 0 && len(found) > 2 {
 			// Size the index once from the first region's record count.
-			lg.idx.reserve(int(float64(lg.idx.len()) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
+			tmp.reserve(int(float64(tmp.len()) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
 		}
 		if i+len(lg.bufs) < len(found) {
 			submit(i + len(lg.bufs))
 		}
-		lg.prog.report("scan", int64(i+1)*R, int64(len(found))*R, lg.idx.len())
+		lg.prog.report("scan", int64(i+1)*R, int64(len(found))*R, tmp.len())
 	}
 	for _, b := range lg.bufs {
 		clear(b.mem)
 	}
+	lg.idx = keyIndexFrom(tmp, lg.bindIdx)
 	last := found[len(found)-1]
 	lg.cur, lg.nextSeq = last.r, last.seq+1
 	return nil

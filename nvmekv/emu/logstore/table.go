@@ -38,7 +38,7 @@ const maxLoad = 0.90
 // off-heap table's whole mapping before any slot is written (E28).
 func tableFor(expected int, bind func(mem []byte) error) *table {
 	n := max(64, int(float64(expected)/maxLoad)+1)
-	slots, off := newTable(n, bind)
+	slots, off := newSlots[slot](n, bind)
 	return &table{slots: slots, n: n, off: off}
 }
 
@@ -59,17 +59,19 @@ type offHeap struct {
 // offHeapBytes is what the process's off-heap tables map now.
 var offHeapBytes atomic.Int64
 
-// newTable returns n zeroed slots: on the heap for a small table, else in
-// a huge-page mapping (on the heap after all if mmap fails), given to bind
+// newSlots returns n zeroed slots of type S (pointer-free: a key table's
+// slot or a tag table's tslot): on the heap for a small table, else in a
+// huge-page mapping (on the heap after all if mmap fails), given to bind
 // (if set) while no page of it has been touched. A failed bind leaves the
 // mapping as it is: unbound, and as usable.
-func newTable(n int, bind func(mem []byte) error) ([]slot, *offHeap) {
-	if n*24 < hugeTableBytes {
-		return make([]slot, n), nil
+func newSlots[S slot | tslot](n int, bind func(mem []byte) error) ([]S, *offHeap) {
+	size := n * int(unsafe.Sizeof(*new(S)))
+	if size < hugeTableBytes {
+		return make([]S, n), nil
 	}
-	mem, err := mapHuge(n * 24)
+	mem, err := mapHuge(size)
 	if err != nil {
-		return make([]slot, n), nil
+		return make([]S, n), nil
 	}
 	h := &offHeap{mem: mem}
 	if bind != nil {
@@ -81,7 +83,7 @@ func newTable(n int, bind func(mem []byte) error) ([]slot, *offHeap) {
 			offHeapBytes.Add(-int64(cap(m)))
 		}
 	}, mem)
-	return unsafe.Slice((*slot)(unsafe.Pointer(&mem[0])), n), h
+	return unsafe.Slice((*S)(unsafe.Pointer(&mem[0])), n), h
 }
 
 func splitKey(k *[16]byte) (uint64, uint64) {
@@ -97,11 +99,7 @@ func joinKey(a, b uint64) (k [16]byte) {
 // home is the preferred slot of a key. Device keys may be structured (not
 // hashes), so they are mixed first.
 func (x *table) home(a, b uint64) int {
-	h := (a ^ bits.RotateLeft64(b, 29)) * 0x9e3779b97f4a7c15
-	h ^= h >> 32
-	h *= 0xd6e8feb86659fd93
-	h ^= h >> 29
-	hi, _ := bits.Mul64(h, uint64(x.n))
+	hi, _ := bits.Mul64(mix64(a^bits.RotateLeft64(b, 29)), uint64(x.n))
 	return int(hi)
 }
 
@@ -167,4 +165,24 @@ func (x *table) removeAt(i int) {
 		i = j
 	}
 	x.count--
+}
+
+func (x *table) slotCount() int    { return x.n }
+func (x *table) entries() int      { return x.count }
+func (x *table) mapping() *offHeap { return x.off }
+func (x *table) memBytes() int     { return x.n * int(unsafe.Sizeof(slot{})) }
+
+func (*table) sized(expected int, bind func(mem []byte) error) *table {
+	return tableFor(expected, bind)
+}
+
+func (x *table) moveTo(i int, dst *table) bool {
+	s := x.slots[i]
+	if s.l == 0 {
+		return false
+	}
+	dst.insert(s.k0, s.k1, s.l)
+	dst.count++
+	x.removeAt(i)
+	return true
 }

@@ -21,18 +21,21 @@ package logstore
 // appended so far durable (before a moved region is reused) ends their
 // changes as a completed Flush does.
 
-// undoMax bounds the journal: 24 bytes a change, 1.5 MiB at most.
+// undoMax bounds the journal: 32 bytes a change, 2 MiB at most.
 const undoMax = 1 << 16
 
+// undoRec is one change: both Locs are kept, so that putting it back
+// finds the entry by its Loc and checks no key (E8).
 type undoRec struct {
 	key [16]byte
 	old Loc    // where the key was before, 0 if absent
+	new Loc    // where the change put it, 0 if deleted
 	seq uint64 // lg.appended after the change's record
 }
 
-// journalLocked records that key's index entry changed from old (lg.mu
-// held for writing).
-func (lg *Log) journalLocked(key *[16]byte, old Loc) {
+// journalLocked records that key's index entry changed from old to nl
+// (lg.mu held for writing).
+func (lg *Log) journalLocked(key *[16]byte, old, nl Loc) {
 	if lg.undoOff {
 		lg.undoGap = lg.appended // not journaled: the journal stays off until it is durable
 		return
@@ -42,7 +45,7 @@ func (lg *Log) journalLocked(key *[16]byte, old Loc) {
 		lg.st.UndoDropped++
 		return
 	}
-	lg.undo = append(lg.undo, undoRec{key: *key, old: old, seq: lg.appended})
+	lg.undo = append(lg.undo, undoRec{key: *key, old: old, new: nl, seq: lg.appended})
 }
 
 // durableLocked drops the changes whose records a completed Flush made
@@ -60,11 +63,17 @@ func (lg *Log) durableLocked(mark uint64) {
 
 // undoForgetRegionLocked: region r is about to be written again, so no
 // journaled key may be put back onto a record in it; each goes back to
-// absent instead, which is what a restart would find.
+// absent instead, which is what a restart would find. Nor may undoing
+// look for an entry by a Loc in it: the Loc may come to name another
+// key's record, with the same tag (E30).
 func (lg *Log) undoForgetRegionLocked(r int) {
 	for i := range lg.undo {
-		if u := &lg.undo[i]; u.old != 0 && u.old.Region() == r {
+		u := &lg.undo[i]
+		if u.old != 0 && u.old.Region() == r {
 			u.old = 0
+		}
+		if u.new != 0 && u.new.Region() == r {
+			u.new = 0 // reclaim drops that entry; a later record there may be another key's
 		}
 	}
 }
@@ -73,11 +82,7 @@ func (lg *Log) undoForgetRegionLocked(r int) {
 func (lg *Log) undoLocked() {
 	for i := len(lg.undo) - 1; i >= 0; i-- {
 		u := &lg.undo[i]
-		if u.old == 0 {
-			lg.idx.del(&u.key)
-		} else {
-			lg.idx.put(&u.key, u.old)
-		}
+		lg.idx.replace(&u.key, u.new, u.old)
 	}
 	lg.st.Undone += uint64(len(lg.undo))
 	lg.undo = nil

@@ -15,7 +15,9 @@
 //   - E2: an inline record is served only if its magic, region sequence
 //     number, key and CRC32C match; otherwise the read is retried (the
 //     region was reclaimed meanwhile) or fails with Unrecovered Error (SC
-//     0x88) (FuzzWalkRegion, TestConcurrent). An extent value is served
+//     0x88), or, for a sound record of another key (the index found it by
+//     a tag the two keys share, logstore E30), answers Key Does Not Exist
+//     (FuzzWalkRegion, TestConcurrent; logstore TestTagCollisionModel). An extent value is served
 //     from a read of the extent alone: no header and no CRC are checked on
 //     that path; it is served only if its region was not reclaimed between
 //     the index lookup and the read's completion (a reclaim bumps a counter

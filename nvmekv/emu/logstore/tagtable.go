@@ -1,0 +1,148 @@
+package logstore
+
+import "unsafe"
+
+var (
+	_ [unsafe.Sizeof(tslot{}) - 12]byte
+	_ [12 - unsafe.Sizeof(tslot{})]byte
+)
+
+// ttable is a Robin Hood table of tag slots (E8): per slot a 32-bit tag
+// of the device key and the 64-bit Loc of its record, 12 bytes with no
+// padding (three uint32s). The home slot is derived from the tag alone,
+// fastrange(tag, n) = tag·n >> 32, so growth, probe distances and the
+// checkpoint need no key. Several keys may share a tag: a lookup yields
+// every slot of its tag, in probe order (probe), and the caller checks
+// the record's key. Deletion shifts the following entries back.
+type ttable struct {
+	slots []tslot
+	n     int
+	count int
+	off   *offHeap // the mapping that holds slots, when they are off the Go heap
+}
+
+// tslot is one entry; lo|hi == 0 (Loc 0) is an empty slot.
+type tslot struct {
+	tag, lo, hi uint32
+}
+
+func mkTslot(tag uint32, l Loc) tslot { return tslot{tag, uint32(l), uint32(l >> 32)} }
+
+func (s *tslot) loc() Loc { return Loc(s.hi)<<32 | Loc(s.lo) }
+
+// tslotBytes is a tag slot's size.
+const tslotBytes = int(unsafe.Sizeof(tslot{}))
+
+// ttableFor makes a tag table for expected keys (bind: as tableFor).
+func ttableFor(expected int, bind func(mem []byte) error) *ttable {
+	n := max(64, int(float64(expected)/maxLoad)+1)
+	slots, off := newSlots[tslot](n, bind)
+	return &ttable{slots: slots, n: n, off: off}
+}
+
+func (x *ttable) home(tag uint32) int { return int(uint64(tag) * uint64(x.n) >> 32) }
+
+func (x *ttable) dist(i int) int {
+	d := i - x.home(x.slots[i].tag)
+	if d < 0 {
+		d += x.n
+	}
+	return d
+}
+
+// probe walks the slots of one tag in a table, in probe order.
+type probe struct {
+	t   *ttable
+	tag uint32
+	i   int // next slot to look at
+	d   int // its distance from the tag's home
+}
+
+func (x *ttable) probe(tag uint32) probe { return probe{t: x, tag: tag, i: x.home(tag)} }
+
+// next returns the next slot holding the tag, or -1 when none is left.
+func (p *probe) next() int {
+	x := p.t
+	for {
+		s := &x.slots[p.i]
+		if s.lo|s.hi == 0 || x.dist(p.i) < p.d {
+			return -1
+		}
+		i := p.i
+		if p.i++; p.i == x.n {
+			p.i = 0
+		}
+		p.d++
+		if s.tag == p.tag {
+			return i
+		}
+	}
+}
+
+// findLoc returns the slot holding tag and l, or -1.
+func (x *ttable) findLoc(tag uint32, l Loc) int {
+	p := x.probe(tag)
+	for i := p.next(); i >= 0; i = p.next() {
+		if x.slots[i].loc() == l {
+			return i
+		}
+	}
+	return -1
+}
+
+// insert places an entry with Robin Hood displacement; the caller counts
+// it.
+func (x *ttable) insert(tag uint32, l Loc) {
+	e := mkTslot(tag, l)
+	i := x.home(tag)
+	for d := 0; ; d++ {
+		s := &x.slots[i]
+		if s.lo|s.hi == 0 {
+			*s = e
+			return
+		}
+		if od := x.dist(i); od < d {
+			*s, e = e, *s
+			d = od
+		}
+		if i++; i == x.n {
+			i = 0
+		}
+	}
+}
+
+func (x *ttable) removeAt(i int) {
+	for {
+		j := i + 1
+		if j == x.n {
+			j = 0
+		}
+		if s := x.slots[j]; s.lo|s.hi == 0 || x.dist(j) == 0 {
+			x.slots[i] = tslot{}
+			break
+		}
+		x.slots[i] = x.slots[j]
+		i = j
+	}
+	x.count--
+}
+
+func (x *ttable) slotCount() int    { return x.n }
+func (x *ttable) entries() int      { return x.count }
+func (x *ttable) mapping() *offHeap { return x.off }
+func (x *ttable) memBytes() int     { return x.n * tslotBytes }
+
+func (*ttable) sized(expected int, bind func(mem []byte) error) *ttable {
+	return ttableFor(expected, bind)
+}
+
+func (x *ttable) moveTo(i int, dst *ttable) bool {
+	s := x.slots[i]
+	if s.lo|s.hi == 0 {
+		return false
+	}
+	dst.insert(s.tag, s.loc())
+	dst.count++
+	x.removeAt(i)
+	return true
+}
