@@ -256,7 +256,11 @@
 //
 //   - Arguments handed to the Cache alias the connection's read buffer and
 //     are valid only during the call; the Cache copies what it keeps.
-//   - There is one database (SELECT 0 only); FLUSHALL ASYNC runs synchronously.
+//   - There is one database (SELECT 0 only). FLUSHALL and FLUSHDB are the
+//     same command: other clients wait for neither, and see no key once it
+//     ran; SYNC (the default) answers once the flushed keys' memory is
+//     freed, ASYNC at once. In writethrough mode FLUSHALL holds every other
+//     command until every key's cold delete is durable (tier T28).
 //   - A list is one value: every write decodes and rewrites it, O(list
 //     bytes); LLEN reads its header, LPOP and LINDEX step over the elements
 //     before the one they want. LMOVE and RPOPLPUSH between two keys are two

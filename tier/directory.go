@@ -101,6 +101,15 @@ func (sh *shard) addLive(e *entry, d int64) {
 	}
 }
 
+// resetLive zeroes sh's live counts, its own and its tenants' (Flush gave
+// it an empty map; sh.mu held for writing).
+func (sh *shard) resetLive() {
+	sh.live.Store(0)
+	for i := range sh.tenantLive {
+		sh.tenantLive[i].Store(0)
+	}
+}
+
 type shard struct {
 	mu sync.RWMutex
 	m  map[string]*entry
@@ -118,6 +127,9 @@ type shard struct {
 	// slice header takes the padding that kept shards on separate cache
 	// lines).
 	tenantLive []atomic.Int64
+	// old: the maps Flushes took out, their entries stale until the
+	// background purge (purge.go) takes them; nil when none.
+	old []map[string]*entry
 }
 
 type directory struct {
