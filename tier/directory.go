@@ -127,9 +127,6 @@ type shard struct {
 	// slice header takes the padding that kept shards on separate cache
 	// lines).
 	tenantLive []atomic.Int64
-	// old: the maps Flushes took out, their entries stale until the
-	// background purge (purge.go) takes them; nil when none.
-	old []map[string]*entry
 }
 
 type directory struct {

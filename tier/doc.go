@@ -344,12 +344,15 @@
 //     racing for room are never refused and no tenant ends over its
 //     capacity (TestConcurrentWritersFindRoom/tenants).
 //   - T36: Flush holds other calls off only while it swaps each shard's
-//     map for an empty one (O(shards), not O(keys)); the entries of the
+//     map for an empty one, made before (O(shards), not O(keys), nothing
+//     allocated meanwhile; BenchmarkFlushGetWait); the entries of the
 //     old maps are stale (at or below the floor, T14) and a background
 //     purge takes them, purgeBatch at a time under their shard's write
-//     lock: their DRAM records are freed, they leave the LFU, and the cold
-//     delete of a key is queued only if the directory does not name the
-//     key again (flusher F3 runs a later put of it after the delete). An
+//     lock, with a yield after each: their DRAM records are freed, they
+//     leave the LFU, and the cold delete of a key is queued only if the
+//     directory does not name the key again (flusher F3 runs a later put
+//     of it after the delete), while the flusher holds under a quarter of
+//     its bound (so that writers never wait for the purge's deletes). An
 //     eviction or a cleaning that meets a stale entry frees its record
 //     without writing it anywhere or counting it lost. A Flush while a
 //     purge runs hands it more maps (one purge at a time); Close lets it
@@ -404,8 +407,8 @@
 //     the store, hidden by the floor (T14), until a read of the key deletes
 //     them or the store reclaims them; in Strict mode (writethrough) they
 //     would hold capacity, and writethrough clears such a store whole.
-//   - While a purge runs (0.3 s for a million keys on 2 cores,
-//     scripts/bench-flushall), the flushed keys' DRAM records
+//   - While a purge runs (0.25 s for a million keys on 2 cores,
+//     BenchmarkFlushGetWait), the flushed keys' DRAM records
 //     still take room and their LFU nodes still compete with new keys (an
 //     eviction that picks one frees it, T36). After a crash in cache or
 //     drain mode, a key written while Flush recorded its first floor may

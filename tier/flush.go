@@ -50,25 +50,30 @@ func (c *Cache) Flush() error {
 			}
 		}
 	}
+	// Nothing is allocated while calls are held off: an allocation may
+	// have to help the collector mark first, for as long as it is behind.
+	fl := &flushed{}
+	for i := range fl.fresh {
+		fl.fresh[i] = make(map[string]*entry)
+	}
 	c.life.Lock()
-	defer c.life.Unlock()
-	floor := c.nextVersion()
-	c.floor.Store(floor) // before the swap: every entry of the old maps is stale (floor.go)
-	var n int64
+	fl.floor = c.nextVersion()
+	c.floor.Store(fl.floor) // before the swap: every entry of the old maps is stale (floor.go)
 	for i := range c.dir.shards {
 		sh := &c.dir.shards[i]
 		sh.mu.Lock()
 		if len(sh.m) > 0 {
-			n += int64(len(sh.m))
-			sh.old = append(sh.old, sh.m)
-			sh.m = make(map[string]*entry)
+			fl.n += int64(len(sh.m))
+			fl.old[i], sh.m = sh.m, fl.fresh[i]
 			sh.resetLive()
 			sh.epoch++ // removals: a reader that planned an adoption plans again (T4)
 		}
 		sh.mu.Unlock()
 	}
 	c.tr.clear()
-	c.startPurge(n, floor)
+	c.life.Unlock()
+	fl.fresh = [shardCount]map[string]*entry{}
+	c.startPurge(fl)
 	return nil
 }
 

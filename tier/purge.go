@@ -2,6 +2,7 @@ package tier
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -9,18 +10,16 @@ import (
 )
 
 // purger is the background purge of the entries Flush took out of the
-// directory (T14): each shard's old maps (shard.old) are walked outside
-// every lock, and their entries purged purgeBatch at a time under the
+// directory (T36): the old maps of each Flush (flushed) are walked outside
+// every lock, and their entries purged purgeBatch at a time under their
 // shard's write lock, released between batches.
 type purger struct {
 	mu sync.Mutex
-	// running: a purge goroutine runs; done closes when it ends. gen
-	// counts the Flushes that handed it maps: a pass that began at gen g
-	// purged every map of those Flushes.
+	// queue: the Flushes whose maps wait for the purge; running: a purge
+	// goroutine runs, and done closes when it ends.
+	queue   []*flushed
 	running bool
 	done    chan struct{}
-	gen     uint64
-	floor   uint64 // the newest Flush's floor, recorded in cold when the purge ends
 	// pending counts the stale entries not purged yet (Memory counts
 	// their heap, Stats.PurgePending reports them).
 	pending atomic.Int64
@@ -30,19 +29,26 @@ type purger struct {
 	recorded uint64
 }
 
+// flushed is what one Flush took out of the directory: each shard's old
+// map (nil if it was empty), their n entries, and the Flush's floor.
+type flushed struct {
+	old   [shardCount]map[string]*entry
+	fresh [shardCount]map[string]*entry // the maps that replace them, made before the swap
+	n     int64
+	floor uint64
+}
+
 // purgeBatch is how many entries the purge handles per hold of a shard's
 // lock.
 const purgeBatch = 256
 
-// startPurge hands the purge n more stale entries of a Flush with floor
-// (the maps are in shard.old already) and starts it unless it runs.
-func (c *Cache) startPurge(n int64, floor uint64) {
+// startPurge hands the purge fl's maps and starts it unless it runs.
+func (c *Cache) startPurge(fl *flushed) {
 	p := &c.pg
-	p.pending.Add(n)
+	p.pending.Add(fl.n)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.gen++
-	p.floor = floor
+	p.queue = append(p.queue, fl)
 	if p.running {
 		return
 	}
@@ -69,10 +75,10 @@ func (c *Cache) WaitPurge(ctx context.Context) error {
 	}
 }
 
-// purge runs passes over every shard until a pass began after the last
-// Flush, then records that Flush's floor in cold: a restart then reads as
-// absent the cold copies of keys set while that Flush recorded its first
-// floor, which its purge deleted (T14).
+// purge purges the queued Flushes' maps until none is left, then records
+// the last one's floor in cold: a restart then reads as absent the cold
+// copies of keys set while that Flush recorded its first floor, which its
+// purge deleted (T14).
 func (c *Cache) purge() {
 	defer c.wg.Done()
 	if c.purgeHook != nil {
@@ -80,54 +86,46 @@ func (c *Cache) purge() {
 	}
 	p := &c.pg
 	var batch []*entry
+	var floor uint64
 	for {
 		p.mu.Lock()
-		gen := p.gen
-		p.mu.Unlock()
-		for i := range c.dir.shards {
-			batch = c.purgeShard(&c.dir.shards[i], batch)
-		}
-		p.mu.Lock()
-		if p.gen != gen {
+		q := p.queue
+		p.queue = nil
+		if len(q) == 0 && floor != 0 && c.cold != nil {
 			p.mu.Unlock()
-			continue
-		}
-		floor := p.floor
-		p.mu.Unlock()
-		if c.cold != nil {
 			if err := c.recordFloor(floor); err != nil {
 				c.coldError("flush", err)
 			}
+			floor = 0
+			continue // a Flush may have queued more meanwhile
 		}
-		p.mu.Lock()
-		if p.gen == gen {
+		if len(q) == 0 {
 			p.running = false
 			close(p.done)
 			p.mu.Unlock()
 			return
 		}
 		p.mu.Unlock()
+		for _, fl := range q {
+			for i := range fl.old {
+				batch = c.purgeMap(&c.dir.shards[i], fl.old[i], batch)
+				fl.old[i] = nil
+			}
+			floor = fl.floor
+		}
 	}
 }
 
-// purgeShard purges the entries of sh's old maps; batch is scratch space,
-// returned for the next shard.
-func (c *Cache) purgeShard(sh *shard, batch []*entry) []*entry {
-	sh.mu.Lock()
-	olds := sh.old
-	sh.old = nil
-	sh.mu.Unlock()
-	// Only the purge reads an old map once it left sh.m: it is walked
-	// without the lock, and its entries are changed under it.
-	for _, old := range olds {
-		for _, e := range old {
-			if batch = append(batch, e); len(batch) == purgeBatch {
-				batch = c.purgeEntries(sh, batch)
-			}
+// purgeMap purges the entries of old, a map a Flush took out of sh; batch
+// is scratch space, returned for the next map. Only the purge reads an old
+// map: it is walked without the lock, and its entries changed under it.
+func (c *Cache) purgeMap(sh *shard, old map[string]*entry, batch []*entry) []*entry {
+	for _, e := range old {
+		if batch = append(batch, e); len(batch) == purgeBatch {
+			batch = c.purgeEntries(sh, batch)
 		}
-		batch = c.purgeEntries(sh, batch)
 	}
-	return batch
+	return c.purgeEntries(sh, batch)
 }
 
 // purgeEntries purges the stale entries es of sh under its write lock,
@@ -151,6 +149,10 @@ func (c *Cache) purgeEntries(sh *shard, es []*entry) []*entry {
 	c.pg.pending.Add(-int64(len(es)))
 	c.st.purged.Add(uint64(len(es)))
 	clear(es)
+	// The purge never blocks: without a yield, a caller that wakes while
+	// it and the collector hold every P waits for the scheduler to preempt
+	// it (up to 10 ms, issue 21's figure at a million keys).
+	runtime.Gosched()
 	return es[:0]
 }
 
