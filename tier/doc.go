@@ -351,8 +351,10 @@
 //     lock, with a yield after each: their DRAM records are freed, they
 //     leave the LFU, and the cold delete of a key is queued only if the
 //     directory does not name the key again (flusher F3 runs a later put
-//     of it after the delete), while the flusher holds under a quarter of
-//     its bound (so that writers never wait for the purge's deletes). An
+//     of it after the delete), paced on the flusher (purgePace: its queue
+//     under half its items and half what makes writers wait, flusher
+//     F11), so that the purge's deletes neither overflow the queue, which
+//     would drop evictions, nor make writers wait (T25). An
 //     eviction or a cleaning that meets a stale entry frees its record
 //     without writing it anywhere or counting it lost. A Flush while a
 //     purge runs hands it more maps (one purge at a time); Close lets it
@@ -361,8 +363,9 @@
 //     PurgePending and Purged. Tests: TestFlushServesCallsWhilePurging
 //     (SET, GET and MGET served, DBSIZE and Len right, while a hook holds
 //     the purge), TestFlushTwiceWhilePurging,
-//     TestStaleEntriesLeaveDRAMQuietly, TestFlushedKeysStayGoneAfterRestart
-//     (Close during a purge), server TestFlushAllAsyncSync.
+//     TestStaleEntriesLeaveDRAMQuietly, TestPurgePacedByFlusher,
+//     TestFlushedKeysStayGoneAfterRestart (Close during a purge), server
+//     TestFlushAllAsyncSync.
 //
 // # Entry lifecycle
 //

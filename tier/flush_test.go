@@ -467,3 +467,28 @@ func TestStaleEntriesLeaveDRAMQuietly(t *testing.T) {
 	checkEntries(t, c, 1)
 	checkKeys(t, c, "after the purge", "m", "", 1000, 0)
 }
+
+// TestPurgePacedByFlusher (T36): the purge queues its cold deletes no
+// faster than the flusher takes them: with thousands of flushed keys in
+// cold, the queue never passes QueueItems (no delete overflows it), so
+// evictions are never dropped for them.
+func TestPurgePacedByFlusher(t *testing.T) {
+	c := openCold(t, func(o *Options) { o.Flusher.QueueItems = 1024 })
+	setKeys(t, c, "q", "q", 4000, 1000)
+	settle(t, c)
+	before := c.Stats().Flusher
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitPurge(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, c)
+	s := c.Stats()
+	if s.ColdDeletes < 3000 {
+		t.Fatalf("%d cold deletes queued for 4000 flushed keys mostly in cold", s.ColdDeletes)
+	}
+	if o, d := s.Flusher.Overflow-before.Overflow, s.Flusher.Drops-before.Drops; o != 0 || d != 0 {
+		t.Fatalf("the purge overflowed the flusher's queue %d times (%d drops)", o, d)
+	}
+}

@@ -129,18 +129,12 @@ func (c *Cache) purgeMap(sh *shard, old map[string]*entry, batch []*entry) []*en
 }
 
 // purgeEntries purges the stale entries es of sh under its write lock,
-// first waiting (a while at most) for the flusher to hold less than a
-// quarter of its bound, so that the purge's cold deletes never make
-// writers wait (T25). It returns es emptied.
+// first pacing itself on the flusher (purgePace). It returns es emptied.
 func (c *Cache) purgeEntries(sh *shard, es []*entry) []*entry {
 	if len(es) == 0 {
 		return es
 	}
-	if c.fl != nil && c.fl.Held() > c.flushHigh/2 {
-		ctx, cancel := context.WithTimeout(context.Background(), throttleWait)
-		c.fl.WaitRoom(ctx, c.flushHigh/4)
-		cancel()
-	}
+	c.purgePace()
 	sh.mu.Lock()
 	for _, e := range es {
 		c.purgeStaleLocked(sh, e)
@@ -154,6 +148,28 @@ func (c *Cache) purgeEntries(sh *shard, es []*entry) []*entry {
 	// it (up to 10 ms, issue 21's figure at a million keys).
 	runtime.Gosched()
 	return es[:0]
+}
+
+// purgePace holds the purge back while the flusher's queue is over half
+// its items or holds over half what makes writers wait, until both are
+// under a quarter: the purge's cold deletes, which overflow the queue
+// instead of waiting (flusher F2), then never make writers wait (T25) nor
+// push their evictions out of the queue. A device that keeps it waiting
+// throttleWait stalls: like writers (throttle), the purge then stops
+// waiting for throttleOffFor.
+func (c *Cache) purgePace() {
+	if c.fl == nil || c.now() < c.throttleOff.Load() {
+		return
+	}
+	items := c.fl.Options().QueueItems
+	if c.fl.Stats().Queue <= int64(items/2) && c.fl.Held() <= c.flushHigh/2 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), throttleWait)
+	defer cancel()
+	if !c.fl.WaitQueue(ctx, items/4, c.flushHigh/4) {
+		c.throttleOff.Store(c.now() + int64(throttleOffFor))
+	}
 }
 
 // purgeStaleLocked purges e, an entry a Flush took out of sh's map (sh's
