@@ -52,6 +52,9 @@ type Cache struct {
 	// life guards Close against in-flight operations: ops hold it shared.
 	life   sync.RWMutex
 	closed bool
+	// yield ends the waits for the flusher of the calls in flight
+	// (waitFlusher) when a Flush is about to hold calls off (holdOff).
+	yield atomic.Pointer[yielder]
 	// flushMu serializes Flush with itself and with Close, which takes it
 	// first: a Flush records its floor in cold before it takes life, and
 	// must not record it for a cache that then refuses the flush.
@@ -93,6 +96,7 @@ func Open(opts Options) (*Cache, error) {
 	c := &Cache{upd: new(updateLocks), o: opts, log: opts.Logger, dir: newDirectory(len(ten.names)), tr: newTransit(), ten: ten,
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	c.verSeq.Store(uint64(time.Now().UnixNano()))
+	c.yield.Store(newYielder())
 	var err error
 	if c.pro, err = policy.NewPromotion(opts.Promotion); err != nil {
 		return nil, err

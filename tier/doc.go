@@ -345,7 +345,10 @@
 //     capacity (TestConcurrentWritersFindRoom/tenants).
 //   - T36: Flush holds other calls off only while it swaps each shard's
 //     map for an empty one, made before (O(shards), not O(keys), nothing
-//     allocated meanwhile; BenchmarkFlushGetWait); the entries of the
+//     allocated meanwhile; BenchmarkFlushGetWait), and before it waits for
+//     the calls in flight it ends their waits for the flusher (holdOff: a
+//     writer throttled by a stalled device, T25, would hold it up to a
+//     second; TestFlushDoesNotWaitForThrottledWriters). The entries of the
 //     old maps are stale (at or below the floor, T14) and a background
 //     purge takes them, purgeBatch at a time under their shard's write
 //     lock, with a yield after each: their DRAM records are freed, they
@@ -354,18 +357,17 @@
 //     of it after the delete), paced on the flusher (purgePace: its queue
 //     under half its items and half what makes writers wait, flusher
 //     F11), so that the purge's deletes neither overflow the queue, which
-//     would drop evictions, nor make writers wait (T25). An
-//     eviction or a cleaning that meets a stale entry frees its record
-//     without writing it anywhere or counting it lost. A Flush while a
-//     purge runs hands it more maps (one purge at a time); Close lets it
-//     finish before the flusher drains; WaitPurge waits for it. Memory
-//     counts the stale entries until purged, Stats reports Purging,
-//     PurgePending and Purged. Tests: TestFlushServesCallsWhilePurging
-//     (SET, GET and MGET served, DBSIZE and Len right, while a hook holds
-//     the purge), TestFlushTwiceWhilePurging,
-//     TestStaleEntriesLeaveDRAMQuietly, TestPurgePacedByFlusher,
-//     TestFlushedKeysStayGoneAfterRestart (Close during a purge), server
-//     TestFlushAllAsyncSync.
+//     would drop evictions, nor make writers wait (T25). An eviction or a
+//     cleaning that meets a stale entry frees its record without writing
+//     it anywhere or counting it lost. A Flush while a purge runs hands it
+//     more maps (one purge at a time); Close lets it finish before the
+//     flusher drains; WaitPurge waits for it. Memory counts the stale
+//     entries until purged, Stats reports Purging, PurgePending and
+//     Purged. Tests: TestFlushServesCallsWhilePurging (SET, GET and MGET
+//     served, DBSIZE and Len right, while a hook holds the purge),
+//     TestFlushTwiceWhilePurging, TestStaleEntriesLeaveDRAMQuietly,
+//     TestPurgePacedByFlusher, TestFlushedKeysStayGoneAfterRestart (Close
+//     during a purge), server TestFlushAllAsyncSync.
 //
 // # Entry lifecycle
 //

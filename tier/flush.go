@@ -56,7 +56,7 @@ func (c *Cache) Flush() error {
 	for i := range fl.fresh {
 		fl.fresh[i] = make(map[string]*entry)
 	}
-	c.life.Lock()
+	c.holdOff()
 	fl.floor = c.nextVersion()
 	c.floor.Store(fl.floor) // before the swap: every entry of the old maps is stale (floor.go)
 	for i := range c.dir.shards {
@@ -75,6 +75,29 @@ func (c *Cache) Flush() error {
 	fl.fresh = [shardCount]map[string]*entry{}
 	c.startPurge(fl)
 	return nil
+}
+
+// yielder is a context a Flush cancels before it holds calls off.
+type yielder struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func newYielder() *yielder {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &yielder{ctx, cancel}
+}
+
+// holdOff takes c.life for writing. Calls in flight that wait for the
+// flusher (throttle, waitForFlusher: up to throttleWait, a second) stop
+// waiting first, and calls that start meanwhile do not wait, so that
+// taking it costs no more than the calls themselves; their waits resume
+// once it is held.
+func (c *Cache) holdOff() {
+	next := newYielder()
+	c.yield.Load().cancel()
+	c.life.Lock()
+	c.yield.Store(next)
 }
 
 // recordFloor records floor in the cold store unless one as high is
@@ -100,7 +123,7 @@ func (c *Cache) recordFloor(floor uint64) error {
 // (Cold.Clear); if clearing fails, Flush says so and such keys stay
 // readable.
 func (c *Cache) flushBlocking() error {
-	c.life.Lock()
+	c.holdOff()
 	defer c.life.Unlock()
 	if err := c.flushDurable(); err != nil {
 		return err

@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/tiercache/tiercache/flusher"
 )
 
 // holdPurge makes every background purge of c wait, before it purges
@@ -490,5 +493,54 @@ func TestPurgePacedByFlusher(t *testing.T) {
 	}
 	if o, d := s.Flusher.Overflow-before.Overflow, s.Flusher.Drops-before.Drops; o != 0 || d != 0 {
 		t.Fatalf("the purge overflowed the flusher's queue %d times (%d drops)", o, d)
+	}
+}
+
+// stalledCold holds every batch of puts back until gate is closed: a
+// device that stalls.
+type stalledCold struct {
+	Cold
+	gate chan struct{}
+}
+
+func (g *stalledCold) PutMany(ctx context.Context, items []*flusher.Item) error {
+	<-g.gate
+	return g.Cold.PutMany(ctx, items)
+}
+
+// TestFlushDoesNotWaitForThrottledWriters (T36): a writer waiting for a
+// stalled device (throttle, T25, up to throttleWait) while it holds its
+// call open does not hold Flush up: Flush ends the wait (holdOff), which
+// then counts as no stall (throttleOff stays unset), and returns.
+func TestFlushDoesNotWaitForThrottledWriters(t *testing.T) {
+	g := &stalledCold{gate: make(chan struct{})}
+	c := openCold(t, func(o *Options) {
+		o.Flusher.QueueBytes = 64 << 10
+		o.Flusher.InFlight = 1
+		wrapCold(o, func(in Cold) Cold { g.Cold = in; return g })
+	})
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			c.Set([]byte(fmt.Sprint("w", i)), flushValue("w", i, 100), SetOptions{})
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	defer close(g.gate) // first: the writer's wait ends, and Close drains the flusher
+	for c.Stats().Flusher.Throttled == 0 {
+		runtime.Gosched() // until a writer waits for the stalled device
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if off := c.throttleOff.Load(); off != 0 {
+		t.Fatalf("Flush returned only after a writer's wait for the device timed out (throttleOff %d)", off)
 	}
 }

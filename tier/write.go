@@ -192,12 +192,18 @@ func (c *Cache) throttle() {
 	if c.fl == nil || c.fl.Held() <= c.flushHigh || c.now() < c.throttleOff.Load() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), throttleWait)
+	c.waitFlusher(c.flushHigh / 2)
+}
+
+// waitFlusher waits, at most throttleWait, until the flusher holds at most
+// limit. A wait that did not see it get there means the device stalls:
+// writers stop waiting for a while (evictions may be dropped, and are
+// counted) rather than each waiting for it. A Flush about to hold calls
+// off ends the wait at once (holdOff), which is no stall.
+func (c *Cache) waitFlusher(limit int64) {
+	ctx, cancel := context.WithTimeout(c.yield.Load().ctx, throttleWait)
 	defer cancel()
-	if !c.fl.WaitRoom(ctx, c.flushHigh/2) {
-		// The device did not keep up for throttleWait: it stalls. Writers
-		// stop waiting for a while (evictions may be dropped, and are
-		// counted) rather than each waiting for it.
+	if !c.fl.WaitRoom(ctx, limit) && !errors.Is(ctx.Err(), context.Canceled) {
 		c.throttleOff.Store(c.now() + int64(throttleOffFor))
 	}
 }
@@ -217,11 +223,7 @@ func (c *Cache) waitForFlusher() {
 	if held == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), throttleWait)
-	if !c.fl.WaitRoom(ctx, held-1) {
-		c.throttleOff.Store(c.now() + int64(throttleOffFor))
-	}
-	cancel()
+	c.waitFlusher(held - 1)
 }
 
 // invalidateLocked removes the copies of the key's current version outside
