@@ -251,6 +251,12 @@
 //     of statsTable (TenantLabel) in table order, none without tenants
 //     (TestInfoTenants); /metrics exports the same rows labelled
 //     tenant="<name>" (cmd/tiercache C6, C11).
+//   - S29: FLUSHALL and FLUSHDB take SYNC or ASYNC (any case) and nothing
+//     else; a bad argument answers ERR syntax error and flushes nothing.
+//     The next command of any client sees no key; SYNC, and no argument
+//     (Redis's default), answer once the cache freed what it removed
+//     (Cache.WaitPurge: INFO's flush_purging is 0 and flush_purged counts
+//     them), ASYNC at once (TestFlushAllAsyncSync).
 //
 // # Caveats
 //

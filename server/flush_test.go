@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestFlushAllAsyncSync: FLUSHALL and FLUSHDB take SYNC or ASYNC as Redis
+// TestFlushAllAsyncSync (S29): FLUSHALL and FLUSHDB take SYNC or ASYNC as Redis
 // defines them. Either way the keys are gone for the next command; SYNC
 // (and no argument) answers once the background purge freed them, which
 // INFO then counts (flush_purged, flush_purging 0); ASYNC answers at once.
