@@ -412,7 +412,7 @@
 //     the store, hidden by the floor (T14), until a read of the key deletes
 //     them or the store reclaims them; in Strict mode (writethrough) they
 //     would hold capacity, and writethrough clears such a store whole.
-//   - While a purge runs (0.25 s for a million keys on 2 cores,
+//   - While a purge runs (0.2 s for a million keys on 2 cores,
 //     BenchmarkFlushGetWait), the flushed keys' DRAM records
 //     still take room and their LFU nodes still compete with new keys (an
 //     eviction that picks one frees it, T36). After a crash in cache or
