@@ -41,6 +41,9 @@
 //     (Stats.Throttled, ThrottleWait) (TestWaitRoom). HeapHeld is Held
 //     less the values of OffHeap items, and both go back to 0 once every
 //     item completed or was dropped (TestHeapHeld).
+//   - F11: WaitQueue returns true once at most its number of items is
+//     queued and at most its bytes held, false if its context ended or the
+//     flusher closed first; its waits are not counted (TestWaitQueue).
 //
 // # Caveats
 //

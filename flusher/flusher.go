@@ -3,6 +3,7 @@ package flusher
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -259,10 +260,31 @@ func (f *Flusher) WaitRoom(ctx context.Context, limit int64) bool {
 	start := time.Now()
 	f.st.throttled.Add(1)
 	defer func() { f.st.throttleNs.Add(uint64(time.Since(start))) }()
+	return f.waitBelow(ctx, math.MaxInt, limit)
+}
+
+// WaitQueue returns once at most items items are queued and the flusher
+// holds at most bytes (F11), false if ctx ended or the flusher closed
+// first. Deletes never wait nor drop (F2) but overflow QueueItems, and
+// past it every Enqueue of a put drops one: a producer of many deletes
+// (the purge after a FLUSHALL) waits here between batches so that they do
+// not push evictions out. Its waits are not counted as Throttled.
+func (f *Flusher) WaitQueue(ctx context.Context, items int, bytes int64) bool {
+	return f.waitBelow(ctx, items, bytes)
+}
+
+// waitBelow waits until at most items are queued and at most bytes held.
+func (f *Flusher) waitBelow(ctx context.Context, items int, bytes int64) bool {
+	f.mu.Lock()
+	over := f.n > items || f.bytes+f.flying > bytes
+	f.mu.Unlock()
+	if !over {
+		return true
+	}
 	defer f.wakeWaitersWhen(ctx)()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for f.bytes+f.flying > limit {
+	for f.n > items || f.bytes+f.flying > bytes {
 		if f.closing || ctx.Err() != nil {
 			return false
 		}

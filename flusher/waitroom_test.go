@@ -102,3 +102,45 @@ func TestHeapHeld(t *testing.T) {
 		t.Fatalf("HeapHeld = %d after Drain, want 0", h)
 	}
 }
+
+// TestWaitQueue checks F11: WaitQueue returns at once while few enough
+// items are queued, waits while more are (deletes past QueueItems
+// included) until the store takes them, gives up when its context ends,
+// and is not counted as a writer's wait.
+func TestWaitQueue(t *testing.T) {
+	s := newRecStore()
+	s.gate = make(chan struct{})
+	f := newFlusher(t, Options{Store: s, BatchItems: 2, BatchDelay: time.Millisecond, InFlight: 1, QueueItems: 4})
+	if !f.WaitQueue(context.Background(), 0, 0) {
+		t.Fatal("WaitQueue on an empty flusher waited")
+	}
+	// A put whose batch the store holds back, then deletes behind it.
+	if err := f.Enqueue(item("p", "v")); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		if err := f.Enqueue(&Item{Key: []byte(fmt.Sprintf("d%d", i)), Delete: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if q := f.Stats().Queue; q < 8 {
+		t.Fatalf("%d items queued, want the deletes past QueueItems (4) kept", q)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if f.WaitQueue(ctx, 2, 1<<20) {
+		t.Fatal("WaitQueue returned true while the store held every batch back")
+	}
+	done := make(chan bool)
+	go func() { done <- f.WaitQueue(context.Background(), 2, 1<<20) }()
+	close(s.gate)
+	if !<-done {
+		t.Fatal("WaitQueue gave up although the flusher drained")
+	}
+	if q := f.Stats().Queue; q > 2 {
+		t.Fatalf("WaitQueue returned with %d items queued, above its limit 2", q)
+	}
+	if st := f.Stats(); st.Throttled != 0 {
+		t.Fatalf("Throttled %d: WaitQueue's waits were counted as writers'", st.Throttled)
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"time"
 
 	"github.com/tiercache/tiercache/tier"
@@ -104,8 +105,11 @@ type Cache interface {
 	// Frequency is the cache policy's estimate of how often key was read
 	// lately (tier.Cache.Frequency), and whether it exists.
 	Frequency(key []byte) (freq int, ok bool)
-	// Flush removes every key from every tier.
+	// Flush removes every key from every tier: calls after it see none.
+	// Freeing what they held may go on in the background (FLUSHALL ASYNC);
+	// WaitPurge waits until it is done (FLUSHALL SYNC).
 	Flush() error
+	WaitPurge(ctx context.Context) error
 	// Where names the tier holding key: "hot", "warm", "cold", or "" if absent.
 	Where(key []byte) string
 	// Stats is the cache's counters, which the stats table reads for INFO

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"strconv"
@@ -288,14 +289,24 @@ func (c *conn) cmdTier(args [][]byte) {
 
 func (c *conn) cmdDBSize(args [][]byte) { c.w.Int(int64(c.s.cache.Keys())) }
 
-// cmdFlush: FLUSHALL|FLUSHDB [ASYNC|SYNC]; both run synchronously.
+// cmdFlush: FLUSHALL|FLUSHDB [ASYNC|SYNC]. Either way other clients wait
+// only while the cache swaps its directory's maps, and see no key from
+// then on (tier T14, T36). ASYNC answers then, while the flushed keys'
+// memory is freed and their cold deletes queued in the background; SYNC,
+// and no argument (Redis's default, lazyfree-lazy-user-flush no), answer
+// once that is done.
 func (c *conn) cmdFlush(args [][]byte) {
-	if len(args) > 2 {
+	async := false
+	switch {
+	case len(args) > 2:
 		c.w.Error("ERR syntax error")
 		return
-	}
-	if len(args) == 2 {
-		if m := strings.ToUpper(string(args[1])); m != "ASYNC" && m != "SYNC" {
+	case len(args) == 2:
+		switch strings.ToUpper(string(args[1])) {
+		case "ASYNC":
+			async = true
+		case "SYNC":
+		default:
 			c.w.Error("ERR syntax error")
 			return
 		}
@@ -304,6 +315,12 @@ func (c *conn) cmdFlush(args [][]byte) {
 	if err := c.s.cache.Flush(); err != nil {
 		c.cacheError(err)
 		return
+	}
+	if !async {
+		if err := c.s.cache.WaitPurge(context.Background()); err != nil {
+			c.cacheError(err)
+			return
+		}
 	}
 	c.w.OK()
 }

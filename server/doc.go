@@ -251,12 +251,22 @@
 //     of statsTable (TenantLabel) in table order, none without tenants
 //     (TestInfoTenants); /metrics exports the same rows labelled
 //     tenant="<name>" (cmd/tiercache C6, C11).
+//   - S29: FLUSHALL and FLUSHDB take SYNC or ASYNC (any case) and nothing
+//     else; a bad argument answers ERR syntax error and flushes nothing.
+//     The next command of any client sees no key; SYNC, and no argument
+//     (Redis's default), answer once the cache freed what it removed
+//     (Cache.WaitPurge: INFO's flush_purging is 0 and flush_purged counts
+//     them), ASYNC at once (TestFlushAllAsyncSync).
 //
 // # Caveats
 //
 //   - Arguments handed to the Cache alias the connection's read buffer and
 //     are valid only during the call; the Cache copies what it keeps.
-//   - There is one database (SELECT 0 only); FLUSHALL ASYNC runs synchronously.
+//   - There is one database (SELECT 0 only). FLUSHALL and FLUSHDB are the
+//     same command: other clients wait for neither, and see no key once it
+//     ran; SYNC (the default) answers once the flushed keys' memory is
+//     freed, ASYNC at once. In writethrough mode FLUSHALL holds every other
+//     command until every key's cold delete is durable (tier T28).
 //   - A list is one value: every write decodes and rewrites it, O(list
 //     bytes); LLEN reads its header, LPOP and LINDEX step over the elements
 //     before the one they want. LMOVE and RPOPLPUSH between two keys are two

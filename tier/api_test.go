@@ -175,6 +175,11 @@ func TestFlushEmptiesEveryTier(t *testing.T) {
 			t.Fatalf("key f%d survived Flush", i)
 		}
 	}
+	// The background purge queues the cold deletes; once it ended and the
+	// flusher drained, cold holds none of the keys.
+	if err := c.WaitPurge(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	c.fl.Drain(context.Background())
 	for i := 0; i < 500; i++ {
 		if _, _, found, _ := c.cold.Get(context.Background(), nil, []byte(fmt.Sprint("f", i)), -1); found {

@@ -30,6 +30,13 @@ type Cold interface {
 	// Clear deletes every record in the store, including those of earlier
 	// runs that the cache never learned the keys of (FLUSHALL).
 	Clear(ctx context.Context) error
+	// Floor returns the flush floor the store recorded (0: none): every
+	// record of a version at or below it was flushed and reads as absent
+	// (T14).
+	Floor(ctx context.Context) (uint64, error)
+	// SetFloor records floor durably (synced before it returns), in a
+	// place no user key maps to.
+	SetFloor(ctx context.Context, floor uint64) error
 	Stats() ColdStats
 	Close() error
 }

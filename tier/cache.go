@@ -38,6 +38,13 @@ type Cache struct {
 	// before the first key is forgotten, cleared only by Flush.
 	coldUnknown atomic.Bool
 	verSeq      atomic.Uint64
+	// floor is the newest Flush's version floor (floor.go, T14): entries
+	// and cold records at or below it were flushed. Read at Open from the
+	// cold store, raised only by Flush.
+	floor atomic.Uint64
+	// pg is the background purge of the entries Flush took out of the
+	// directory (purge.go).
+	pg purger
 	// coldReadOnly: the cold store reported a write error (it takes no more
 	// writes until reopened); keys the LFU evicts are then lost.
 	coldReadOnly atomic.Bool
@@ -45,6 +52,13 @@ type Cache struct {
 	// life guards Close against in-flight operations: ops hold it shared.
 	life   sync.RWMutex
 	closed bool
+	// yield ends the waits for the flusher of the calls in flight
+	// (waitFlusher) when a Flush is about to hold calls off (holdOff).
+	yield atomic.Pointer[yielder]
+	// flushMu serializes Flush with itself and with Close, which takes it
+	// first: a Flush records its floor in cold before it takes life, and
+	// must not record it for a cache that then refuses the flush.
+	flushMu sync.Mutex
 
 	lostMu sync.Mutex
 	lostq  []lostKey
@@ -61,6 +75,10 @@ type Cache struct {
 	// between an adoption by known and the shard lock that follows it: the
 	// window in which a trim pass may forget the key again (T15).
 	knownHook func(key []byte)
+	// purgeHook, when set (tests only, before the first Flush), runs in
+	// the background purge before it purges anything: a test holds the
+	// purge there to see what the cache does while one runs.
+	purgeHook func()
 }
 
 type lostKey struct {
@@ -78,6 +96,7 @@ func Open(opts Options) (*Cache, error) {
 	c := &Cache{upd: new(updateLocks), o: opts, log: opts.Logger, dir: newDirectory(len(ten.names)), tr: newTransit(), ten: ten,
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	c.verSeq.Store(uint64(time.Now().UnixNano()))
+	c.yield.Store(newYielder())
 	var err error
 	if c.pro, err = policy.NewPromotion(opts.Promotion); err != nil {
 		return nil, err
@@ -106,6 +125,17 @@ func Open(opts Options) (*Cache, error) {
 		return fail(errors.New("tier: the cold KV must be opened with nvmekv.KVOptions.KeepExpired (T17)"))
 	}
 	if c.cold != nil {
+		// Versions stay above the floor of the last Flush recorded in the
+		// store, whatever the clock says now (T14).
+		floor, err := c.cold.Floor(context.Background())
+		if err != nil {
+			return fail(fmt.Errorf("tier: open cold tier: %w", err))
+		}
+		c.floor.Store(floor)
+		c.pg.recorded = floor
+		if c.verSeq.Load() < floor {
+			c.verSeq.Store(floor)
+		}
 		c.coldUnknown.Store(c.cold.Stats().PreExisting)
 		c.noteColdWritable()
 		fo := opts.Flusher
@@ -170,13 +200,16 @@ func (c *Cache) nextVersion() uint64 { return c.verSeq.Add(1) }
 // holds (and for its callbacks) before closing hot, warm and cold.
 // Idempotent.
 func (c *Cache) Close() error {
+	c.flushMu.Lock()
 	c.life.Lock()
 	if c.closed {
 		c.life.Unlock()
+		c.flushMu.Unlock()
 		return nil
 	}
 	c.closed = true
 	c.life.Unlock()
+	c.flushMu.Unlock()
 
 	var errs []error
 	if c.o.Durability == DurabilityDrain && c.fl != nil {
@@ -186,7 +219,8 @@ func (c *Cache) Close() error {
 	}
 	// The logs stay mapped until nothing can call them any more: the
 	// background goroutine's lost-copy checks and the flusher's completion
-	// callbacks release records (T9).
+	// callbacks release records (T9). A background purge of a Flush runs
+	// to its end (its cold deletes are queued before the flusher drains).
 	close(c.stop)
 	c.wg.Wait()
 	if c.fl != nil {

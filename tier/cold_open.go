@@ -1,6 +1,7 @@
 package tier
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -174,11 +175,15 @@ func (o *Options) openCold() (Cold, error) {
 	default:
 		return nil, fmt.Errorf("tier: cold mode %q has no built-in store", o.ColdMode)
 	}
-	// A store that lists any key may hold keys of an earlier run.
-	_, total, err := ns.List(context.Background(), nil, 4096)
+	// A store that lists any key may hold keys of an earlier run; the
+	// flush floor's record alone (floor.go) is not one.
+	keys, total, err := ns.List(context.Background(), nil, 4096)
 	if err != nil {
 		_ = ns.Close()
 		return nil, fmt.Errorf("list %s: %w", backend, err)
+	}
+	if total == 1 && len(keys) == 1 && bytes.Equal(keys[0], floorKey) {
+		total = 0
 	}
 	// The directory decides expiry (T17): a cold copy is served at the
 	// entry's version whatever expiry it was written with.

@@ -442,6 +442,8 @@ func TestFullStrictStoreCountsCapacityErrors(t *testing.T) {
 // TestFlushClearsAnEarlierRunsKeys (T14): after a drain restart, Flush with
 // some keys touched and most not leaves none readable, in this run or after
 // another restart; values above the store's record limit (chunks) included.
+// The reads after Flush find the untouched keys' flushed copies and delete
+// them, so the store keeps only the floor's record.
 func TestFlushClearsAnEarlierRunsKeys(t *testing.T) {
 	c, model, dir := drainRestart(t, 200, 7)
 	touched := 0
@@ -480,8 +482,8 @@ func TestFlushClearsAnEarlierRunsKeys(t *testing.T) {
 	}
 	defer c.Close()
 	check("after Flush and a restart")
-	if n := c.cold.Stats().Items; n > 0 {
-		t.Errorf("the cold store holds %d records after Flush", n)
+	if n := c.cold.Stats().Items; n > 1 {
+		t.Errorf("the cold store holds %d records after Flush and a read of every key, want the floor's alone", n)
 	}
 }
 

@@ -101,6 +101,15 @@ func (sh *shard) addLive(e *entry, d int64) {
 	}
 }
 
+// resetLive zeroes sh's live counts, its own and its tenants' (Flush gave
+// it an empty map; sh.mu held for writing).
+func (sh *shard) resetLive() {
+	sh.live.Store(0)
+	for i := range sh.tenantLive {
+		sh.tenantLive[i].Store(0)
+	}
+}
+
 type shard struct {
 	mu sync.RWMutex
 	m  map[string]*entry

@@ -109,11 +109,26 @@
 //     expired key that stayed so; a match is given each key's kind, so a
 //     scan filtered by kind keeps this (TestScan, also with writers running).
 //   - T14: after Flush returns nil no key written before it is readable,
-//     in this run or after a restart: a cold store that held data when
-//     opened is cleared whole (Cold.Clear: List and Delete every device key,
-//     then Sync), since keys of an earlier run this process never touched
-//     cannot be told apart. If clearing fails, Flush returns the error and
-//     those keys stay readable (TestFlushClearsAnEarlierRunsKeys).
+//     counted or listed, in this run or after a restart, and every key
+//     written after it keeps its value through the purge and a restart.
+//     Flush records a version floor in the cold store (Cold.SetFloor,
+//     synced) before it flushes, and keeps a later one in memory (recorded
+//     too once its purge ended); Open starts versions above the recorded
+//     one (they start at the wall clock's UnixNano and only grow), so
+//     every entry and cold record at or below the floor is flushed: a cold
+//     record of a key the directory does not name (an earlier run's, a
+//     forgotten one, T15) at or below it reads as absent and its delete is
+//     queued (floor.go), and no cold store is walked or cleared inline.
+//     If the floor cannot be recorded while cold may hold keys the
+//     directory does not name, Flush returns the error and changes
+//     nothing; a cold delete of the purge that fails leaves a record the
+//     floor hides. In writethrough mode Flush blocks (flushBlocking, T28)
+//     and clears a store of an earlier run whole (Cold.Clear). Tests:
+//     TestFlushClearsAnEarlierRunsKeys, TestFlushKeepsLaterWrites,
+//     TestFlushedKeysStayGoneAfterRestart, TestFlushFloorError,
+//     TestFlushColdDeleteErrors, and Flush steps in TestModelMemoryTiers,
+//     TestModelEmulatedCold and TestModelLifecycle (checkEntries: no entry
+//     of the directory is at or below the floor).
 //   - T15: with MaxKeys set, the background goroutine keeps the directory
 //     at most MaxKeys plus what is written between two passes (100 ms):
 //     above it, it forgets live keys whose newest version is durable in
@@ -328,6 +343,31 @@
 //     TestTenantFloodKeepsOthersHitRatio). Writers of several tenants
 //     racing for room are never refused and no tenant ends over its
 //     capacity (TestConcurrentWritersFindRoom/tenants).
+//   - T36: Flush holds other calls off only while it swaps each shard's
+//     map for an empty one, made before (O(shards), not O(keys), nothing
+//     allocated meanwhile; BenchmarkFlushGetWait), and before it waits for
+//     the calls in flight it ends their waits for the flusher (holdOff: a
+//     writer throttled by a stalled device, T25, would hold it up to a
+//     second; TestFlushDoesNotWaitForThrottledWriters). The entries of the
+//     old maps are stale (at or below the floor, T14) and a background
+//     purge takes them, purgeBatch at a time under their shard's write
+//     lock, with a yield after each: their DRAM records are freed, they
+//     leave the LFU, and the cold delete of a key is queued only if the
+//     directory does not name the key again (flusher F3 runs a later put
+//     of it after the delete), paced on the flusher (purgePace: its queue
+//     under half its items and half what makes writers wait, flusher
+//     F11), so that the purge's deletes neither overflow the queue, which
+//     would drop evictions, nor make writers wait (T25). An eviction or a
+//     cleaning that meets a stale entry frees its record without writing
+//     it anywhere or counting it lost. A Flush while a purge runs hands it
+//     more maps (one purge at a time); Close lets it finish before the
+//     flusher drains; WaitPurge waits for it. Memory counts the stale
+//     entries until purged, Stats reports Purging, PurgePending and
+//     Purged. Tests: TestFlushServesCallsWhilePurging (SET, GET and MGET
+//     served, DBSIZE and Len right, while a hook holds the purge),
+//     TestFlushTwiceWhilePurging, TestStaleEntriesLeaveDRAMQuietly,
+//     TestPurgePacedByFlusher, TestFlushedKeysStayGoneAfterRestart (Close
+//     during a purge), server TestFlushAllAsyncSync.
 //
 // # Entry lifecycle
 //
@@ -338,6 +378,8 @@
 //	state  live ──purge, cold may hold a copy──▶ tomb ──its cold delete done──▶ gone
 //	       live ──purge, no cold copy; trim────▶ gone
 //	       tomb ──Set of the key──▶ live
+//	       live, tomb ──Flush takes its map: stale, out of the map (T36)──▶
+//	                    gone, once the background purge took it
 //	cold   none ──a copy may reach cold (write queued, warm copy)──▶ maybe
 //	       none, maybe ──cold acknowledged this version──▶ holds
 //	       maybe, holds ──overwrite or delete queues a cold delete──▶ none
@@ -366,8 +408,17 @@
 //   - Len and Scan are exact for the keys this process wrote or read. Keys
 //     left in a cold store by an earlier run are counted and listed once
 //     touched (adopted): the KV layer maps keys to hashes and cannot list
-//     user keys. For the same reason Flush clears such a store whole
-//     (T14), device keys and all.
+//     user keys. For the same reason Flush leaves such keys' records in
+//     the store, hidden by the floor (T14), until a read of the key deletes
+//     them or the store reclaims them; in Strict mode (writethrough) they
+//     would hold capacity, and writethrough clears such a store whole.
+//   - While a purge runs (0.2 s for a million keys on 2 cores,
+//     BenchmarkFlushGetWait), the flushed keys' DRAM records
+//     still take room and their LFU nodes still compete with new keys (an
+//     eviction that picks one frees it, T36). After a crash in cache or
+//     drain mode, a key written while Flush recorded its first floor may
+//     come back if the purge had not deleted its cold copy yet (the later
+//     floor was not recorded yet).
 //   - The directory costs DirEntryBytes (200) of Go heap per key of up to
 //     16 bytes, longer keys their length more (T19), on top of the tiers'
 //     budgets; MaxKeys bounds it (T15), at the price of a cold

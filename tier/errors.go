@@ -24,6 +24,9 @@ var (
 	// value cannot be read (a cold device error, counted and logged) while
 	// the key keeps its version: nothing is changed.
 	ErrSourceUnreadable = errors.New("tier: the source key's value cannot be read (cold device error); nothing was changed")
+	// ErrBadFloor: the cold store's flush floor record (T14) is not one;
+	// Open refuses the store rather than bring flushed keys back.
+	ErrBadFloor = errors.New("tier: bad flush floor record")
 	// ErrColdReadOnly is returned, in writethrough mode, by a change of
 	// several keys (DEL, MSET, FLUSHALL) once the cold store reported a
 	// write error and takes no more writes: nothing was changed.

@@ -45,6 +45,20 @@ func (f *armedCold) GetMany(ctx context.Context, keys [][]byte, sizes []int, dst
 	return res
 }
 
+// wrapCold makes o open its built-in cold tier (as configured now) with
+// wrap around it.
+func wrapCold(o *Options, wrap func(Cold) Cold) {
+	oc := *o
+	oc.EnsureDefaults()
+	o.OpenCold = func() (Cold, error) {
+		inner, err := oc.openCold()
+		if err != nil {
+			return nil, err
+		}
+		return wrap(inner), nil
+	}
+}
+
 // TestModelLifecycle drives random interleavings of Set, Delete, Expire,
 // Persist, Get, MGet, clock steps, evictions (a hot tier of 64 KiB and a
 // warm tier of 512 KiB push most keys to cold), flusher completions (a
@@ -62,16 +76,10 @@ func TestModelLifecycle(t *testing.T) {
 		o := smallOptions(clk)
 		o.Durability = DurabilityDrain
 		emuCold(&o, dir)
-		oc := o
-		oc.EnsureDefaults()
-		o.OpenCold = func() (Cold, error) {
-			inner, err := oc.openCold()
-			if err != nil {
-				return nil, err
-			}
-			fc = &armedCold{Cold: inner}
-			return fc, nil
-		}
+		wrapCold(&o, func(in Cold) Cold {
+			fc = &armedCold{Cold: in}
+			return fc
+		})
 		c, err := Open(o)
 		if err != nil {
 			t.Fatal(err)
@@ -136,7 +144,7 @@ func TestModelLifecycle(t *testing.T) {
 			clk.Advance(int64(time.Duration(r.IntN(2000)) * time.Millisecond))
 		case op < 91:
 			settle(t, c) // evictions demoted, flusher writes completed
-		case op < 99:
+		case op < 98:
 			// A cold read error under a read of a key only cold holds.
 			for try := 0; try < 8 && c.Where(k) != "cold"; try++ {
 				k = key()
@@ -154,6 +162,8 @@ func TestModelLifecycle(t *testing.T) {
 				fired++
 			}
 			check(step, "Get (cold error armed)", k, v, ok, hit)
+		case op < 99:
+			modelFlush(t, step, c, model, r)
 		default:
 			restarts++
 			if err := c.Close(); err != nil {

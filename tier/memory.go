@@ -43,7 +43,7 @@ func slack(hot, warm int64) int64 { return heapSlack + (hot+warm)/20 }
 type Memory struct {
 	HotBytes       int64 // the hot arena, mapped off the Go heap (faulted in as it fills)
 	WarmBytes      int64 // the warm arena, mapped off the Go heap
-	DirectoryKeys  int64 // directory entries, tombstones included
+	DirectoryKeys  int64 // directory entries, tombstones and flushed entries not purged yet included
 	DirectoryBytes int64 // their Go heap, at DirEntryBytes each
 	FlusherBytes   int64 // the key and value bytes the flusher holds on the heap now (HeapHeld: copies queued and in flight; records it writes from DRAM are off the heap)
 	SketchBytes    int64 // the LFU's frequency sketch, sized from the DRAM budget (8 B a counter word, two words a KiB of DRAM, a power of two)
@@ -60,6 +60,7 @@ func (c *Cache) Memory() Memory {
 		m.DirectoryKeys += int64(len(sh.m))
 		sh.mu.RUnlock()
 	}
+	m.DirectoryKeys += c.pg.pending.Load() // out of the maps, on the heap until purged (T14)
 	m.DirectoryBytes = m.DirectoryKeys * DirEntryBytes
 	if c.fl != nil {
 		m.FlusherBytes = c.fl.HeapHeld()

@@ -2,6 +2,7 @@ package tier
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -153,8 +154,10 @@ func runModel(t *testing.T, c *Cache, clk *fakeClock, steps, keys, maxVal int, s
 			}
 		case op < 98:
 			clk.Advance(int64(time.Duration(r.IntN(3000)) * time.Millisecond))
-		default:
+		case op < 99:
 			checkModelLen(t, step, c, model, live)
+		default:
+			modelFlush(t, step, c, model, r)
 		}
 	}
 }
@@ -224,6 +227,10 @@ func checkEntries(t *testing.T, c *Cache, step int) {
 			if err := e.check(k); err != nil {
 				sh.mu.RUnlock()
 				t.Fatalf("step %d: %v", step, err)
+			}
+			if c.stale(e) {
+				sh.mu.RUnlock()
+				t.Fatalf("step %d: T14: entry of %q in the map has version %d, at or below the flush floor %d", step, k, e.ver, c.floor.Load())
 			}
 			if want := c.ten.of([]byte(k)); e.tenant != want {
 				sh.mu.RUnlock()
@@ -318,6 +325,28 @@ func modelSet(t *testing.T, step int, c *Cache, clk *fakeClock, model map[string
 		exp = clk.Now() + int64(o.TTL)
 	}
 	model[string(k)] = modelVal{v: v, exp: exp}
+}
+
+// modelFlush runs Flush on c and on the model (which it empties), and half
+// the time waits for the background purge: the next steps run beside it
+// otherwise (T14).
+func modelFlush(t *testing.T, step int, c *Cache, model map[string]modelVal, r *rand.Rand) {
+	t.Helper()
+	if err := c.Flush(); err != nil {
+		t.Fatalf("step %d: Flush: %v", step, err)
+	}
+	clear(model)
+	if n := c.Keys(); n != 0 {
+		t.Fatalf("step %d: Keys after Flush = %d", step, n)
+	}
+	if r.IntN(2) == 0 {
+		if err := c.WaitPurge(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if s := c.Stats(); s.Purging || s.PurgePending != 0 {
+			t.Fatalf("step %d: after WaitPurge: purging %v, %d keys pending", step, s.Purging, s.PurgePending)
+		}
+	}
 }
 
 // modelLive returns the model's lookup: a key whose expiry passed on clk

@@ -138,7 +138,9 @@ func (c *Cache) processVictims() int {
 		c.throttle() // victims wait for the device rather than overflow the flusher (T25)
 		sh := c.dir.shard(e.node.Hash())
 		sh.mu.Lock()
-		if e.loc != 0 && !e.flushing && e.state == stateLive {
+		if e.loc != 0 && !e.flushing && e.state == stateLive && c.stale(e) {
+			c.releaseLocked(e) // flushed (T14): nothing to keep, nowhere to write it
+		} else if e.loc != 0 && !e.flushing && e.state == stateLive {
 			m.mu.Lock()
 			resident := e.node.Resident()
 			if !resident {
@@ -470,6 +472,11 @@ func (c *Cache) moveOut(e *entry, from memTier, seg int, demote bool, rescued *i
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if e.loc == 0 || e.where != from || e.loc.Segment() != seg || e.flushing || e.state != stateLive {
+		return
+	}
+	if c.stale(e) { // flushed (T14): its record goes instead of moving
+		c.releaseLocked(e)
+		c.memRemove(e)
 		return
 	}
 	n := int(e.recSize)

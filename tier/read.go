@@ -177,6 +177,10 @@ func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) (v []byte, kind 
 	if sh.m[viewString(key)] != nil || sh.epoch != epoch {
 		return v[:len(dst)], 0, false, true
 	}
+	if c.flushedCopy(m.Version) { // checked under the lock: a Flush sets the floor before it bumps epoch
+		c.dropFlushedLocked(sh, key, epoch)
+		return v[:len(dst)], 0, false, false
+	}
 	sh.adoptLocked(key, m, len(v)-len(dst), c.ten.of(key))
 	c.st.adopted.Add(1)
 	return v, m.Kind, true, false
@@ -393,10 +397,14 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 				continue
 			case r.Found && !p.known:
 				if r.Meta.Expiry == 0 || r.Meta.Expiry > now {
-					adopted := false
+					adopted, flushed := false, false
 					sh := c.dir.shard(p.lo)
 					sh.mu.Lock()
-					if sh.m[viewString(key)] == nil && sh.epoch == p.epoch {
+					switch absent := sh.m[viewString(key)] == nil && sh.epoch == p.epoch; {
+					case absent && c.flushedCopy(r.Meta.Version): // T14
+						c.dropFlushedLocked(sh, key, p.epoch)
+						flushed = true
+					case absent:
 						sh.adoptLocked(key, r.Meta, len(r.Value), c.ten.of(key))
 						c.st.adopted.Add(1)
 						adopted = true
@@ -405,6 +413,10 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 					sh.mu.Unlock()
 					if adopted {
 						c.count(key, policy.Cold, true)
+						continue
+					}
+					if flushed {
+						c.count(key, policy.None, false)
 						continue
 					}
 				} else {

@@ -15,7 +15,7 @@ type counters struct {
 
 	promotions, demotions, forgotten, flushed, lost, phantoms, adopted, coldKept atomic.Uint64
 	coldErrors, coldDeletes, tombstones, expired, coldWrites                     atomic.Uint64
-	mgetSubmissions                                                              atomic.Uint64
+	mgetSubmissions, purged                                                      atomic.Uint64
 }
 
 // count counts a read of key: served by tier t, or a miss; with Tenants,
@@ -60,6 +60,12 @@ type Stats struct {
 	Tombstones  uint64 // deletes that had to wait for a cold delete
 	Expired     uint64 // keys purged by the expiry sweep
 	InTransit   int64  // values on their way to cold that DRAM does not hold (transit)
+	// Purged counts the keys the background purge of a Flush purged (T14);
+	// PurgePending the keys flushed and not purged yet (their DRAM records
+	// and heap still held), Purging whether a purge runs.
+	Purged       uint64
+	PurgePending int64
+	Purging      bool
 
 	// The DRAM tiers' eviction policy (policy.LFU) and its logs.
 	DRAM DRAMStats
@@ -169,6 +175,11 @@ func (c *Cache) Stats() Stats {
 	s.Expired = c.st.expired.Load()
 	s.InTransit = int64(c.tr.len())
 	s.MGetSubmissions = c.st.mgetSubmissions.Load()
+	s.Purged = c.st.purged.Load()
+	s.PurgePending = c.pg.pending.Load()
+	c.pg.mu.Lock()
+	s.Purging = c.pg.running
+	c.pg.mu.Unlock()
 	return s
 }
 

@@ -192,12 +192,18 @@ func (c *Cache) throttle() {
 	if c.fl == nil || c.fl.Held() <= c.flushHigh || c.now() < c.throttleOff.Load() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), throttleWait)
+	c.waitFlusher(c.flushHigh / 2)
+}
+
+// waitFlusher waits, at most throttleWait, until the flusher holds at most
+// limit. A wait that did not see it get there means the device stalls:
+// writers stop waiting for a while (evictions may be dropped, and are
+// counted) rather than each waiting for it. A Flush about to hold calls
+// off ends the wait at once (holdOff), which is no stall.
+func (c *Cache) waitFlusher(limit int64) {
+	ctx, cancel := context.WithTimeout(c.yield.Load().ctx, throttleWait)
 	defer cancel()
-	if !c.fl.WaitRoom(ctx, c.flushHigh/2) {
-		// The device did not keep up for throttleWait: it stalls. Writers
-		// stop waiting for a while (evictions may be dropped, and are
-		// counted) rather than each waiting for it.
+	if !c.fl.WaitRoom(ctx, limit) && !errors.Is(ctx.Err(), context.Canceled) {
 		c.throttleOff.Store(c.now() + int64(throttleOffFor))
 	}
 }
@@ -217,11 +223,7 @@ func (c *Cache) waitForFlusher() {
 	if held == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), throttleWait)
-	if !c.fl.WaitRoom(ctx, held-1) {
-		c.throttleOff.Store(c.now() + int64(throttleOffFor))
-	}
-	cancel()
+	c.waitFlusher(held - 1)
 }
 
 // invalidateLocked removes the copies of the key's current version outside
@@ -324,6 +326,12 @@ func (c *Cache) msetDurable(kvs [][2][]byte) error {
 		}
 		ops = append(ops, op)
 	}
+	return c.finishAll(ops, pe)
+}
+
+// finishAll finishes the durable changes ops began (finishPurge), counting
+// each in pe, and returns pe if any failed.
+func (c *Cache) finishAll(ops []*pendOp, pe *PartialError) error {
 	for _, op := range ops {
 		if err := c.finishPurge(op); err != nil {
 			pe.Failed++
@@ -382,10 +390,7 @@ func (c *Cache) Delete(keys ...[]byte) (int, error) {
 			// copy is in cold, so delete it there (readers do not adopt
 			// it while the delete is queued, T4).
 			n++
-			if err := c.fl.Enqueue(&flusher.Item{Key: append([]byte(nil), key...), Delete: true, Version: c.nextVersion()}); err != nil {
-				c.coldError("delete", err)
-			}
-			c.st.coldDeletes.Add(1)
+			c.queueColdDelete(key, "delete")
 		}
 		sh.mu.Unlock()
 		if op != nil {
@@ -565,88 +570,6 @@ func (c *Cache) Len() int {
 		sh.mu.RUnlock()
 	}
 	return n
-}
-
-// Flush removes every key from every tier (FLUSHALL). A cold store that
-// held data when opened may hold keys this process never touched: it is
-// cleared whole (Cold.Clear), so that they do not come back at the next
-// Open. If that fails, Flush says so and such keys stay readable. In
-// writethrough mode every key's cold delete is durable before Flush
-// returns; if some fail, Flush returns an error and those keys remain, in
-// memory and in cold (the others are gone), now and after a restart.
-func (c *Cache) Flush() error {
-	c.life.Lock()
-	defer c.life.Unlock()
-	if c.closed {
-		return ErrClosed
-	}
-	if c.writeThrough() {
-		if err := c.flushDurable(); err != nil {
-			return err
-		}
-	}
-	for i := range c.dir.shards {
-		sh := &c.dir.shards[i]
-		sh.mu.Lock()
-		for k, e := range sh.m {
-			if e.state == stateLive {
-				c.purgeLocked(sh, []byte(k), e)
-			}
-		}
-		sh.mu.Unlock()
-	}
-	c.tr.clear()
-	if c.coldUnknown.Load() {
-		if err := c.cold.Clear(context.Background()); err != nil {
-			return fmt.Errorf("tier: flush: clear the cold store of an earlier run's keys (they stay readable): %w", err)
-		}
-		c.coldUnknown.Store(false)
-	}
-	return nil
-}
-
-// flushDurable is Flush's writethrough part (c.life held for writing, so
-// no other call is in flight): every live key's cold delete is run and
-// synced (sent together), and a key leaves memory once its delete is
-// durable. An error says how many keys remain.
-func (c *Cache) flushDurable() error {
-	if c.coldReadOnly.Load() {
-		return ErrColdReadOnly
-	}
-	var ops []*pendOp
-	pe := &PartialError{Op: "FLUSHALL"}
-	for i := range c.dir.shards {
-		sh := &c.dir.shards[i]
-		sh.mu.Lock()
-		for k, e := range sh.m {
-			if e.state != stateLive {
-				continue
-			}
-			op, err := c.beginPurgeLocked(sh, []byte(k), e)
-			switch {
-			case err != nil:
-				pe.Failed++
-				pe.Err = cmp.Or(pe.Err, err)
-			case op != nil:
-				ops = append(ops, op)
-			default:
-				pe.Done++
-			}
-		}
-		sh.mu.Unlock()
-	}
-	for _, op := range ops {
-		if err := c.finishPurge(op); err != nil {
-			pe.Failed++
-			pe.Err = cmp.Or(pe.Err, err)
-		} else {
-			pe.Done++
-		}
-	}
-	if pe.Failed > 0 {
-		return pe
-	}
-	return nil
 }
 
 // joinKV copies key and value into one allocation (a flusher item's own
