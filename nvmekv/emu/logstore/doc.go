@@ -159,7 +159,13 @@
 //     the tag table's growth, TestIndexModel with checkIndex; emu
 //     TestIndexGrowsWithKeys: a 1 GiB namespace with 30,000 keys holds
 //     them in at most 72 bytes a key, where sizing for the capacity took
-//     14 MB).
+//     14 MB). A drain takes about (slots + entries)/8 changes, some 40% of
+//     the changes between two growths, so the two tables would be held
+//     whole most of the time; instead the drained slots of an off-heap old
+//     table, which stay empty, go back to the kernel a huge page at a time
+//     as the drain passes them (madvise MADV_DONTNEED; a released slot
+//     reads as empty), and IndexBytes counts only what is left of it
+//     (TestOffHeapRelease: RSS drops by the pages, TestDrainReleasesOldTable).
 //   - E27: Open reports how far it got rebuilding the index through
 //     Options.Progress, on Open's goroutine: a new store reports once
 //     ("fresh"); a checkpoint reports after its header and after each

@@ -84,7 +84,13 @@ func (x *growth[T, P]) migrate(steps int) {
 	if o.entries() == 0 {
 		x.old, x.mig = nil, 0
 		runtime.KeepAlive(o.mapping()) // its slots may live in that mapping until here
+		return
 	}
+	// The slots below mig stay empty (above), so the drained part of an
+	// off-heap old table goes back to the kernel as the drain passes each
+	// huge page: the index holds about cur plus what old has left, not
+	// both tables whole, for the many changes a drain takes.
+	o.mapping().release(x.mig * (o.memBytes() / o.slotCount()))
 }
 
 // drain moves every entry of the old table, if any, and drops it.
@@ -104,10 +110,15 @@ func (x *growth[T, P]) mappings() [2]*offHeap {
 	return m
 }
 
-// bytes is the DRAM the tables hold.
+// bytes is the DRAM the tables hold: an old table's released prefix
+// not counted.
 func (x *growth[T, P]) bytes() int {
 	if x.old != nil {
-		return x.cur.memBytes() + x.old.memBytes()
+		o := x.old.memBytes()
+		if m := x.old.mapping(); m != nil {
+			o -= min(m.released, o)
+		}
+		return x.cur.memBytes() + o
 	}
 	return x.cur.memBytes()
 }

@@ -54,7 +54,25 @@ const hugeTableBytes = 2 << 20
 type offHeap struct {
 	mem   []byte // the slots' bytes; cap(mem) is the whole mapping
 	bound bool   // the bind hook placed it (E28)
+	// released is how many bytes from the start were given back to the
+	// kernel (release): a drained old table's empty prefix (E25).
+	released int
 }
+
+// release gives the whole huge pages of h below byte upto back to the
+// kernel (madvise(2) MADV_DONTNEED: an anonymous private page reads as
+// zeros afterwards, an empty slot, and holds no memory until written). A
+// failed advice leaves them resident; the table works either way.
+func (h *offHeap) release(upto int) {
+	upto &^= hugeTableBytes - 1
+	if h == nil || upto <= h.released {
+		return
+	}
+	if dontNeed(h.mem[h.released:upto]) == nil {
+		h.released = upto
+	}
+}
+
 
 // offHeapBytes is what the process's off-heap tables map now.
 var offHeapBytes atomic.Int64
