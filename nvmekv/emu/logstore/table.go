@@ -73,7 +73,6 @@ func (h *offHeap) release(upto int) {
 	}
 }
 
-
 // offHeapBytes is what the process's off-heap tables map now.
 var offHeapBytes atomic.Int64
 
