@@ -27,9 +27,6 @@ type Cold interface {
 	// one per key) are as Get's; each value is appended to dsts[i] (dsts
 	// nil, or one per key: a nil one is fresh memory).
 	GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []ColdItem
-	// Clear deletes every record in the store, including those of earlier
-	// runs that the cache never learned the keys of (FLUSHALL).
-	Clear(ctx context.Context) error
 	// Floor returns the flush floor the store recorded (0: none): every
 	// record of a version at or below it was flushed and reads as absent
 	// (T14).

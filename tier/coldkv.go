@@ -87,13 +87,6 @@ func (c *coldKV) DeleteMany(ctx context.Context, keys [][]byte) []error {
 
 func (c *coldKV) Sync(ctx context.Context) error { return c.kv.Sync(ctx) }
 
-func (c *coldKV) Clear(ctx context.Context) error {
-	if _, err := c.kv.Clear(ctx); err != nil {
-		return err
-	}
-	return c.kv.Sync(ctx)
-}
-
 func (c *coldKV) Stats() ColdStats {
 	s := c.kv.Stats()
 	lim := c.kv.Namespace().Limits()

@@ -122,8 +122,10 @@
 //     If the floor cannot be recorded while cold may hold keys the
 //     directory does not name, Flush returns the error and changes
 //     nothing; a cold delete of the purge that fails leaves a record the
-//     floor hides. In writethrough mode Flush blocks (flushBlocking, T28)
-//     and clears a store of an earlier run whole (Cold.Clear). Tests:
+//     floor hides. In writethrough mode Flush blocks (flushBlocking, T28):
+//     every key's cold delete is durable before it returns, and an
+//     earlier run's keys are hidden by a floor recorded the same way
+//     (TestFlushWritethroughHidesAnEarlierRunsKeys). Tests:
 //     TestFlushClearsAnEarlierRunsKeys, TestFlushKeepsLaterWrites,
 //     TestFlushedKeysStayGoneAfterRestart, TestFlushFloorError,
 //     TestFlushColdDeleteErrors, and Flush steps in TestModelMemoryTiers,

@@ -74,7 +74,6 @@ func (brokenCold) Get(ctx context.Context, dst, key []byte, size int) ([]byte, M
 func (brokenCold) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []ColdItem {
 	return make([]ColdItem, len(keys))
 }
-func (brokenCold) Clear(ctx context.Context) error           { return errBrokenCold }
 func (brokenCold) Floor(ctx context.Context) (uint64, error) { return 0, nil }
 func (brokenCold) SetFloor(ctx context.Context, floor uint64) error {
 	return errBrokenCold
