@@ -439,6 +439,23 @@ func TestFullStrictStoreCountsCapacityErrors(t *testing.T) {
 	}
 }
 
+// touchSome reads n of model's live keys, which an earlier run left in
+// cold: each is adopted into the directory.
+func touchSome(t *testing.T, c *Cache, model map[string][]byte, n int) {
+	t.Helper()
+	for k, want := range model {
+		if n == 0 {
+			return
+		}
+		if want != nil {
+			if _, ok, _ := c.Get(nil, []byte(k)); !ok {
+				t.Fatalf("key %s missing after a restart", k)
+			}
+			n--
+		}
+	}
+}
+
 // TestFlushClearsAnEarlierRunsKeys (T14): after a drain restart, Flush with
 // some keys touched and most not leaves none readable, in this run or after
 // another restart; values above the store's record limit (chunks) included.
@@ -446,15 +463,7 @@ func TestFullStrictStoreCountsCapacityErrors(t *testing.T) {
 // them, so the store keeps only the floor's record.
 func TestFlushClearsAnEarlierRunsKeys(t *testing.T) {
 	c, model, dir := drainRestart(t, 200, 7)
-	touched := 0
-	for k, want := range model {
-		if want != nil && touched < 20 {
-			if _, ok, _ := c.Get(nil, []byte(k)); !ok {
-				t.Fatalf("key %s missing after a drain restart", k)
-			}
-			touched++
-		}
-	}
+	touchSome(t, c, model, 20)
 	if _, err := c.Set([]byte("after-restart"), []byte("v"), SetOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -500,15 +509,7 @@ func TestFlushWritethroughHidesAnEarlierRunsKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	touched := 0
-	for k, want := range model {
-		if want != nil && touched < 10 {
-			if _, ok, _ := c.Get(nil, []byte(k)); !ok {
-				t.Fatalf("key %s missing after the restart", k)
-			}
-			touched++
-		}
-	}
+	touchSome(t, c, model, 10)
 	if err := c.Flush(); err != nil {
 		t.Fatal(err)
 	}
