@@ -332,6 +332,13 @@ func (c *conn) cmdLPos(args [][]byte) {
 				c.w.Error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
 				return
 			}
+			if v == math.MinInt64 {
+				// Its negation, the rank from the tail, does not fit: Redis
+				// 7.2's lposCommand reads RANK within -LONG_MAX..LONG_MAX
+				// (7.0 negated it and answered more than COUNT matches).
+				c.w.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+				return
+			}
 			rank = v
 		case "count":
 			if !ok || v < 0 {

@@ -34,6 +34,20 @@ func TestListWrongType(t *testing.T) {
 	})
 }
 
+// TestLPosRankRange: LPOS refuses a RANK whose negation does not fit
+// (-2^63), as Redis 7.2 does, and answers from the tail for -2^63+1.
+func TestLPosRankRange(t *testing.T) {
+	_, path := startServerWith(t, newTierCache(t), nil)
+	r := dialRaw(t, path)
+	r.expect([]step{
+		{[]string{"RPUSH", "l", "a", "b", "a", "a"}, ":4"},
+		{[]string{"LPOS", "l", "a", "RANK", "-9223372036854775808", "COUNT", "3"},
+			"-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"},
+		{[]string{"LPOS", "l", "a", "RANK", "-9223372036854775807", "COUNT", "3"}, "*[]"},
+		{[]string{"LPOS", "l", "a", "RANK", "-1", "COUNT", "3"}, "*[:3 :2 :0]"},
+	})
+}
+
 // TestListLimits checks S22's limits: a push past MaxListElements or past
 // MaxValueBytes is refused with a clear error before the value is built,
 // and changes nothing.
