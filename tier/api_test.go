@@ -91,18 +91,20 @@ func TestMGetSendsColdLookupsInOneSubmission(t *testing.T) {
 			cold, coldIdx = append(cold, k), append(coldIdx, i)
 		}
 	}
-	if len(mem) < 700 || len(cold) < 311 {
-		t.Fatalf("population: %d keys in memory, %d in cold; need 700 and 311", len(mem), len(cold))
+	// What DRAM keeps of 3,000 values varies a little (690 once under
+	// -race): 600 in memory and 300 in cold make the batch.
+	if len(mem) < 600 || len(cold) < 311 {
+		t.Fatalf("population: %d keys in memory, %d in cold; need 600 and 311", len(mem), len(cold))
 	}
-	keys := append(append([][]byte{}, mem[:700]...), cold[:300]...)
-	idx := append(append([]int{}, memIdx[:700]...), coldIdx[:300]...)
+	keys := append(append([][]byte{}, mem[:600]...), cold[:300]...)
+	idx := append(append([]int{}, memIdx[:600]...), coldIdx[:300]...)
 	before := cns.n.Load()
 	vs, err := c.MGet(keys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if subs := cns.n.Load() - before; subs != 1 {
-		t.Errorf("MGet of 1000 keys (300 cold) made %d device submissions, want 1", subs)
+		t.Errorf("MGet of 900 keys (300 cold) made %d device submissions, want 1", subs)
 	}
 	for i, v := range vs {
 		if !bytes.Equal(v, val(idx[i])) {
