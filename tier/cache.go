@@ -35,9 +35,9 @@ type Cache struct {
 	// key once only cold holds it (T37): as its evicted copy's write
 	// completes, else by a trim pass.
 	forgetCold bool
-	fl          *flusher.Flusher
-	pro         *policy.Promotion
-	ten         *tenants // the key prefixes that select a key's tenant, and each tenant's counters
+	fl         *flusher.Flusher
+	pro        *policy.Promotion
+	ten        *tenants // the key prefixes that select a key's tenant, and each tenant's counters
 
 	// coldUnknown: a key missing from the directory may still be in cold —
 	// the store held data when opened (an earlier run's keys), or the
