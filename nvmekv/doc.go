@@ -21,8 +21,10 @@
 //   - KV: user keys (1..MaxKeyBytes) → 16-byte device keys (Hasher, XXH3-128
 //     by default); each record is a header (magic, version, full user key,
 //     value length, flags, expiry, version, put ID, CRC32C) plus the value
-//     inline, or chunks under derived device keys (ChunkKey) when it does not
-//     fit one Store.
+//     inline, or chunks under derived 15-byte device keys (ChunkKeyIn's
+//     first 15 bytes, K16) when it does not fit one Store. UserKeys counts
+//     the user keys of a namespace that counts its 16-byte device keys
+//     (KeyCounter).
 //
 // # Invariants
 //
@@ -100,6 +102,19 @@
 //     to the caller's buffer, so a batch of sized reads into buffers of
 //     the right size allocates only its bookkeeping (TestRecBufClasses,
 //     TestGetManyIntoAllocs).
+//   - K16: every 16-byte device key a KV writes holds a record header
+//     (one user key): a chunk's device key is the first 15 bytes
+//     (ChunkKeyBytes) of ChunkKeyIn, and the header says so (byte 5 bit
+//     1, beside the chunk set in bit 0). Get, Delete, a Put's cleanup of
+//     the record it replaces and the sweep (K13) follow each header's
+//     flag, so a record written before (flag clear: 16-byte chunk keys)
+//     still reads, and a Put over it or a Delete of it removes its chunks;
+//     UserKeys is the namespace's count of 16-byte device keys when it
+//     keeps one (KeyCounter: emu, logstore E31) and the hasher is
+//     DefaultHasher, else not ok (emu TestOldFormatChunkedRecord: an
+//     old-format record written by hand reads, is replaced and deleted
+//     whole, and UserKeys follows; TestKVModel with a weak hasher:
+//     records of the new format read, overwrite and delete).
 //
 // # Caveats
 //
@@ -110,6 +125,8 @@
 //     or of a chunked record overwritten by an inline one stay on the
 //     device until reclaimed or overwritten; those of a Put cut short go
 //     at the next put of the key that writes or replaces chunks (K13).
+//     Until then a chunk of a record written before K16 (a 16-byte key)
+//     counts in UserKeys as a user key; so does an expired record.
 //   - Get does not lock: a Get racing a Put of the same key can see the new
 //     header with old chunks; the put ID turns that into a miss, never a mix.
 //   - The List buffer layout and Retrieve's DW0 come from implementations

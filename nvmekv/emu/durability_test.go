@@ -192,7 +192,7 @@ func TestLeftoverChunksSwept(t *testing.T) {
 	h := nvmekv.DefaultHasher(k)
 	for i := uint32(0); i < 5; i++ { // set 0's chunks back, as a crash before that cleanup left them
 		ck := nvmekv.ChunkKeyIn(h, 0, i)
-		if err := ns.Store(ctx, ck[:], []byte("leftover"), 0); err != nil {
+		if err := ns.Store(ctx, ck[:nvmekv.ChunkKeyBytes], []byte("leftover"), 0); err != nil {
 			t.Fatal(err)
 		}
 	}

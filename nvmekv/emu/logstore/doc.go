@@ -211,6 +211,16 @@
 //     no key (TestTagCollisionModel: tags cut to 3 bits; stores, overwrites,
 //     extents, deletes, retrieves, Cache-mode reclaim and reopens by
 //     checkpoint and by scan against a map, in Cache and in Strict mode).
+//   - E31: Stats.FullKeyItems is the number of live index entries, in
+//     both tables (tag and extent, the current and a draining old one),
+//     whose device key is 16 bytes long (Loc.KLen), exact at every moment:
+//     every change of the index (store, overwrite, delete, Cache-mode
+//     reclaim, Strict copy-forward, the undo journal, dropping an
+//     unreadable region) counts the Locs it removes and adds, and Open
+//     counts the entries it loads from the checkpoint or a scan
+//     (TestTagCollisionModel: a third of its keys are 16 bytes long, and
+//     the count equals the model's after every command and every reopen
+//     by checkpoint and by scan).
 //
 // # Caveats
 //
