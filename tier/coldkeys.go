@@ -24,6 +24,10 @@ type ColdKeyspace interface {
 	// MayHold reports false only if cold holds no record of key, known
 	// from memory without device I/O.
 	MayHold(key []byte) bool
+	// Clear drops every record the store holds, durably, at a cost that
+	// does not grow with the keys (Flush, T14): none of them counts, is
+	// walked or read after it returns nil, in this run or the next.
+	Clear(ctx context.Context) error
 }
 
 // errNoKeyspace: the store cannot count or walk its user keys.
@@ -51,6 +55,14 @@ func (c *coldKV) UserKeys() (int64, bool) {
 }
 
 func (c *coldKV) MayHold(key []byte) bool { return c.kv.MayHold(key) }
+
+func (c *coldKV) Clear(ctx context.Context) error {
+	cl, ok := c.kv.Namespace().(interface{ Clear(context.Context) error })
+	if !ok {
+		return errNoKeyspace
+	}
+	return cl.Clear(ctx)
+}
 
 func (c *coldKV) ScanUserKeys(ctx context.Context, from uint64, n int, fn func(key []byte, m Meta)) (uint64, error) {
 	s, ok := any(c.kv).(interface {

@@ -49,6 +49,7 @@ func (c *Cache) Flush() error {
 				return fmt.Errorf("tier: flush: %w (keys of an earlier run would come back); nothing was flushed", err)
 			}
 		}
+		c.clearCold()
 	}
 	// Nothing is allocated while calls are held off: an allocation may
 	// have to help the collector mark first, for as long as it is behind.
@@ -57,6 +58,7 @@ func (c *Cache) Flush() error {
 		fl.fresh[i] = make(map[string]*entry)
 	}
 	c.holdOff()
+	c.pg.flushes.Add(1) // no key is forgotten until its purge ended (T37)
 	fl.floor = c.nextVersion()
 	c.floor.Store(fl.floor) // before the swap: every entry of the old maps is stale (floor.go)
 	for i := range c.dir.shards {
@@ -150,8 +152,25 @@ func (c *Cache) flushBlocking() error {
 			return fmt.Errorf("tier: flush: %w (keys of an earlier run stay readable)", err)
 		}
 		c.floor.Store(floor)
+		c.clearCold()
 	}
 	return nil
+}
+
+// clearCold drops every record of a cold store that can (ColdKeyspace's
+// Clear), once Flush recorded its floor: the keys only cold holds, an
+// earlier run's and forgotten ones, no longer count in Keys nor are
+// walked by Scan (T37). Cold writes still in flight of the flushed keys
+// may land after it; the purge's deletes take those. If it fails, the
+// floor still hides them (T14), but Keys counts them until they are
+// deleted or reclaimed: logged and counted.
+func (c *Cache) clearCold() {
+	if c.ks == nil {
+		return
+	}
+	if err := c.ks.Clear(context.Background()); err != nil {
+		c.coldError("flush", err)
+	}
 }
 
 // flushDurable is Flush's writethrough part (c.life held for writing, so

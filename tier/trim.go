@@ -26,7 +26,7 @@ const (
 // work this goroutine would do.
 func (c *Cache) trim() (stuck bool) {
 	n, bound := c.dir.keyCount(), c.maxKeys()
-	if bound <= 0 || n <= bound || !c.life.TryRLock() {
+	if bound <= 0 || n <= bound || c.pg.flushes.Load() != 0 || !c.life.TryRLock() {
 		return false
 	}
 	defer c.life.RUnlock()
@@ -88,7 +88,7 @@ const trimSlack = 4096
 // for writing), if the directory forgets cold-only keys and e may go
 // (forgettable: T15's conditions, T37).
 func (c *Cache) forgetColdOnlyLocked(sh *shard, e *entry) {
-	if c.forgetCold && c.forgettable(e.key, e, c.now()) {
+	if c.forgetCold && c.pg.flushes.Load() == 0 && c.forgettable(e.key, e, c.now()) {
 		forgetLocked(sh, e.key, e)
 		c.st.forgotten.Add(1)
 	}

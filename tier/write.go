@@ -146,9 +146,13 @@ func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, k
 		sh.m[ks] = e
 		if c.coldUnknown.Load() && c.cold != nil && (c.ks == nil || c.ks.MayHold(key)) {
 			// A copy of an earlier run, or of a key the directory forgot
-			// (T15): its header counts in cold's keys (T37).
+			// (T15): its delete is queued before the new version's put
+			// (F3), so a restart never finds the old value (cache mode),
+			// and its header counts in cold's keys until it completed
+			// (T37).
 			e.coldMayHold()
 			sh.setHeader(e, c.ks != nil)
+			c.invalidateLocked(key, e, 0) // no tombstone has version 0
 		}
 	} else {
 		c.invalidateLocked(key, e, e.ver)
@@ -570,10 +574,23 @@ func (c *Cache) keyCount() int64 {
 	return max(n-c.dir.headerCount()+u, 0)
 }
 
-// Len counts the live keys by walking the directory: exact (expired keys
-// the sweep has not removed yet are left out), O(keys); Keys is what
-// DBSIZE answers.
+// Len counts the live keys by walking the directory, and with a cold
+// keyspace (T37) a whole Scan, which reads cold's keys too: exact
+// (expired keys the sweep has not removed yet are left out), O(keys);
+// Keys is what DBSIZE answers.
 func (c *Cache) Len() int {
+	if c.ks != nil {
+		// The keys only cold holds are not in the directory (T37).
+		n := 0
+		for cur := uint64(0); ; {
+			next, keys := c.Scan(cur, math.MaxInt, nil)
+			n += len(keys)
+			if next == 0 {
+				return n
+			}
+			cur = next
+		}
+	}
 	now := c.now()
 	n := 0
 	for i := range c.dir.shards {
