@@ -228,6 +228,8 @@ type Stats struct {
 	// that could not be read back: their keys are unknown, so OnReclaim
 	// was not told (E6).
 	UnreportedKeys uint64
+	// Clears counts the Clears that completed (E31).
+	Clears uint64
 	// Failed is why the log is read-only (E7), nil while writable.
 	Failed error
 }
@@ -379,7 +381,7 @@ func (lg *Log) reserve(n int64, formatted bool) error {
 func (lg *Log) fresh() {
 	lg.idx = newKeyIndex(lg.expected(), lg.bindIdx)
 	lg.regs = make([]regionState, lg.nReg)
-	lg.cur, lg.nextSeq = lg.nReg-1, lg.sb.firstSeq()
+	lg.cur, lg.nextSeq = lg.nReg-1, max(lg.sb.firstSeq(), lg.sb.clearSeq)
 	lg.curEnd, lg.curLow = 0, lg.o.RegionBytes
 	lg.st.Recovered = "fresh"
 }
