@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -356,4 +357,84 @@ func TestClearOnFullFilesystem(t *testing.T) {
 		t.Fatalf("%d items after Clear, 100 stores and a crash", items)
 	}
 	checkN(t, ns, 200, 300, 2000)
+}
+
+// TestClearConcurrent: E31 with other callers. Four writers store and
+// read back their own keys, and flush, while Clear runs twice (and on
+// until each stored 100 keys after it):
+// every read answers the value stored or Key Does Not Exist, every key
+// whose Store began after the last Clear returned is present after it,
+// also after a crash, and the accounting adds up (run under -race too).
+func TestClearConcurrent(t *testing.T) {
+	o := Options{Path: t.TempDir() + "/ns", Capacity: 64 << 20, RegionBytes: 1 << 20, MaxValueBytes: 4096, ReadSlots: 8, RingEntries: 64}
+	ns := mustOpen(t, o)
+	var cleared atomic.Int32 // Clears returned
+	const writers, each = 4, 3000
+	after := make([][]int, writers) // keys whose Store began after the second Clear returned
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 2 {
+			time.Sleep(time.Millisecond)
+			if err := ns.Clear(ctx); err != nil {
+				t.Error(err)
+			}
+			cleared.Add(1)
+		}
+	}()
+	inGoroutines(t, writers, func(g int) error {
+		buf := make([]byte, 64)
+		// At least each Stores, and on until 100 began after the Clears.
+		for i := 0; i < each || len(after[g]) < 100; i++ {
+			late := cleared.Load() == 2
+			k := clearKeyOf(g, i)
+			v := fmt.Appendf(nil, "%d/%d", g, i)
+			if err := ns.Store(ctx, k, v, 0); err != nil {
+				return err
+			}
+			if late {
+				after[g] = append(after[g], i)
+			}
+			n, err := ns.Retrieve(ctx, k, buf)
+			if err == nil && string(buf[:n]) != string(v) {
+				return fmt.Errorf("key %s read %q, stored %q", k, buf[:n], v)
+			}
+			if err != nil && !errors.Is(err, nvmekv.ErrKeyNotFound) {
+				return err
+			}
+			if i%500 == 0 {
+				if err := ns.Flush(ctx); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	<-done
+	check := func(ns *Namespace, when string) {
+		t.Helper()
+		total := 0
+		for g := range writers {
+			for _, i := range after[g] {
+				if ok, err := ns.Exist(ctx, clearKeyOf(g, i)); !ok || err != nil {
+					t.Fatalf("%s: key %s, stored after the last Clear: %v, %v", when, clearKeyOf(g, i), ok, err)
+				}
+			}
+			total += len(after[g])
+		}
+		if items := ns.Stats().Items; items < total {
+			t.Fatalf("%s: %d items, %d keys stored after the last Clear", when, items, total)
+		}
+		if err := ns.lg.CheckAccounting(); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+	}
+	check(ns, "open")
+	if err := ns.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ns.release()
+	ns = mustOpen(t, o)
+	defer ns.Close()
+	check(ns, "after a crash")
 }

@@ -66,13 +66,19 @@ func (lg *Log) Clear(ctx context.Context) error {
 }
 
 // clearLocked empties the DRAM state once the clear seq is durable: a
-// fresh index (the old one's tables are freed when unreachable, E8),
+// fresh index (the old one's off-heap tables give their pages back to
+// the kernel at once, E25, and are unmapped when unreachable, E8),
 // every region without live records (each keeps its seq, so reusing it
 // goes through reclaim: readers of it recheck, and it is deallocated,
 // E18), no open region, and an empty undo journal (every change in it
 // was cleared: none may be put back, E21). Every record appended so far
 // counts as durable: the clear made their fate durable.
 func (lg *Log) clearLocked() {
+	for _, h := range lg.idx.mappings() {
+		if h != nil {
+			h.release(cap(h.mem)) // its pages go back to the kernel now, not at the next GC
+		}
+	}
 	lg.idx = newKeyIndex(lg.expected(), lg.bindIdx)
 	for r := range lg.regs {
 		lg.regs[r] = regionState{seq: lg.regs[r].seq}

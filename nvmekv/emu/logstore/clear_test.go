@@ -295,3 +295,35 @@ func asVersion2(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestClearReleasesIndex: E31, E25. Clear of 300k keys, whose tag table
+// lives off the Go heap, gives every page of the old tables back to the
+// kernel at once, and the index is back to its first size.
+func TestClearReleasesIndex(t *testing.T) {
+	l := mustOpenLog(t, clearOptions(t, Cache))
+	defer l.close(t)
+	storeGen(t, l, 0, 300_000)
+	l.Lock()
+	var old []*offHeap
+	for _, h := range l.idx.mappings() {
+		if h != nil {
+			old = append(old, h)
+		}
+	}
+	l.Unlock()
+	if len(old) == 0 {
+		t.Fatal("300k keys and no off-heap table")
+	}
+	if err := l.Clear(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range old {
+		if want := cap(h.mem) &^ (hugeTableBytes - 1); h.released != want {
+			t.Fatalf("an old table of %d bytes has %d released after Clear, want %d", cap(h.mem), h.released, want)
+		}
+	}
+	if s := l.Stats(); s.IndexOffHeapBytes != 0 || s.Items != 0 {
+		t.Fatalf("after Clear: %d off-heap index bytes, %d items", s.IndexOffHeapBytes, s.Items)
+	}
+	checkItems(t, l, 0, "after Clear")
+}
