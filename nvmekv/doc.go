@@ -70,8 +70,9 @@
 //     Clear returns how many it deleted; a List that keeps returning keys
 //     Delete cannot find ends it with an error instead of a loop
 //     (emu TestKVClear: both paths, through the emulated namespace and
-//     through a wrapper that hides its Clear; emu BenchmarkClear: 1M keys
-//     in 0.37 ms through the namespace's Clear, 100k in about 1 s by
+//     through a wrapper that hides its Clear; emu BenchmarkClear on one
+//     store: 1M keys in 0.73 ms and 100k in 0.71 ms through the
+//     namespace's Clear, against 1.9 s for 100k and 277 s for 1M by
 //     List+Delete).
 //   - K11: a record's chunks are in one of two chunk sets (header byte 5,
 //     ChunkKeyIn). A chunked Put first reads the header it replaces and
