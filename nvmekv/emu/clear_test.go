@@ -247,6 +247,7 @@ func clearCrashCycles(t *testing.T, mode string) {
 		// one that may be present.
 		for r := base; r <= last["X"]; r++ {
 			if got := roundPresent(t, ns, r, clearCrashKeys); got != 0 {
+				dumpKey(t, path, clearKeyOf(r, 0))
 				t.Fatalf("cycle %d: %d keys of round %d, whose Clear returned", cycle, got, r)
 			}
 		}
