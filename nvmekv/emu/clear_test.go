@@ -439,3 +439,57 @@ func TestClearConcurrent(t *testing.T) {
 	defer ns.Close()
 	check(ns, "after a crash")
 }
+
+// TestClearEmptiesUndoJournal: E31, E21. Changes not yet flushed when
+// Clear runs (a Delete and an overwrite of flushed keys) leave the undo
+// journal with it: a failed write after the Clear puts back only what was
+// stored after it, so no cleared key comes back, then or after a reopen.
+func TestClearEmptiesUndoJournal(t *testing.T) {
+	o, fail := failingWrites(t)
+	ns := mustOpen(t, o)
+	key := key16
+	for _, k := range []string{"overwritten", "deleted"} {
+		if err := ns.Store(ctx, key(k), []byte("old "+k), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ns.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Store(ctx, key("overwritten"), []byte("new"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Delete(ctx, key("deleted")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Clear(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Store(ctx, key("after"), []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	fail.Store(true)
+	if err := ns.Flush(ctx); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Flush with failing writes: %v", err)
+	}
+	absent := func(when string) {
+		t.Helper()
+		for _, k := range []string{"overwritten", "deleted", "after"} {
+			if n, err := ns.Retrieve(ctx, key(k), make([]byte, 64)); !errors.Is(err, nvmekv.ErrKeyNotFound) {
+				t.Fatalf("%s: %s reads %d bytes, %v; want Key Does Not Exist", when, k, n, err)
+			}
+		}
+		if items := ns.Stats().Items; items != 0 {
+			t.Fatalf("%s: %d items", when, items)
+		}
+	}
+	absent("after the failed Flush")
+	if st := ns.Stats(); st.Undone != 1 {
+		t.Errorf("Stats.Undone = %d, want 1 (the Store after the Clear)", st.Undone)
+	}
+	ns.Close()
+	fail.Store(false)
+	ns = mustOpen(t, o)
+	defer ns.Close()
+	absent("reopened")
+}

@@ -244,6 +244,8 @@
 //     emu TestClearCrash: a SIGKILLed child that stores, flushes and
 //     clears, 30 kills per mode, never leaves part of a round; emu
 //     TestClearSuperblockFails: EIO on the write and on the sync; emu
+//     TestClearEmptiesUndoJournal: a failed write after a Clear brings
+//     back no cleared key; emu
 //     TestClearOnFullFilesystem; emu TestClearConcurrent: Stores,
 //     Retrieves and Flushes beside two Clears, under -race too; emu
 //     BenchmarkClear: 1M keys).
