@@ -62,11 +62,20 @@
 //     device and its CSI) (TestRefuseNonKV; the live check runs in the QEMU guest).
 //   - K9: ParseList and ParseNSDescriptors never read past their buffer and
 //     return keys of 1..16 bytes only (TestListFormat, FuzzParseList).
-//   - K10: KV.Clear Lists the namespace from its first key and Deletes what
-//     it lists until List returns nothing: every device key present when it
-//     started is gone when it returns nil, whoever wrote it (the namespace
-//     must be the cache's alone). A List that keeps returning keys Delete
-//     cannot find ends it with an error instead of a loop (TestKVClear).
+//   - K10: KV.Clear deletes every device key present when it started,
+//     whoever wrote it (the namespace must be the cache's alone), when it
+//     returns nil. A namespace that clears itself (Clearer: the emulated
+//     one, emu E32, O(1) in the keys) does so, durably, and Clear returns
+//     ClearedAll (-1: it counts nothing); any other (a KV SSD), or one
+//     whose Clear answers errors.ErrUnsupported, is Listed from its first
+//     key and every key listed Deleted until List returns nothing, and
+//     Clear returns how many it deleted; a List that keeps returning keys
+//     Delete cannot find ends it with an error instead of a loop
+//     (emu TestKVClear: both paths, through the emulated namespace and
+//     through a wrapper that hides its Clear; emu BenchmarkClear on one
+//     store: 1M keys in 0.73 ms and 100k in 0.71 ms through the
+//     namespace's Clear, against 1.9 s for 100k and 277 s for 1M by
+//     List+Delete).
 //   - K11: a record's chunks are in one of two chunk sets (header byte 5,
 //     ChunkKeyIn). A chunked Put first reads the header it replaces and
 //     writes its chunks in the set that header does not use, so a Put cut

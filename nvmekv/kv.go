@@ -546,15 +546,45 @@ func deleteChain(h [16]byte, hd *header) []*Op {
 // device keys per List.
 const clearListBytes = 64 << 10
 
-// Clear deletes every key in the namespace, as List reports them (record
-// headers and chunks alike, whoever wrote them), and returns how many it
-// deleted. It is FLUSHALL for a store whose user keys nobody can enumerate
-// (a KV namespace lists only device keys). A key written while Clear runs
-// may survive it.
+// ClearedAll is what Clear returns as its count when the namespace
+// cleared itself whole (Clearer): it does not count the keys it drops.
+const ClearedAll = -1
+
+// Clearer is a namespace that deletes every key it holds at once (the
+// emulated namespace, nvmekv/emu: O(1) in the keys). Clear, when it
+// returns nil, has deleted every key stored before the call, durably;
+// it returns errors.ErrUnsupported when it cannot, changing nothing.
+type Clearer interface {
+	Clear(ctx context.Context) error
+}
+
+// Clear deletes every key in the namespace, whoever wrote it, and
+// returns how many device keys it deleted (K10). A namespace that is a
+// Clearer clears itself at once, and Clear returns ClearedAll; any other
+// (a KV SSD) is Listed and every key it lists Deleted, record headers and
+// chunks alike, and the count is theirs. It is FLUSHALL for a store whose
+// user keys nobody can enumerate (a KV namespace lists only device keys).
+// A key written while Clear runs may survive it.
 func (kv *KV) Clear(ctx context.Context) (int, error) {
 	if kv.closed.Load() {
 		return 0, ErrClosed
 	}
+	if c, ok := kv.ns.(Clearer); ok {
+		err := c.Clear(ctx)
+		if err == nil {
+			return ClearedAll, nil
+		}
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return 0, fmt.Errorf("nvmekv: clear: %w", err)
+		}
+	}
+	return kv.clearListed(ctx)
+}
+
+// clearListed Lists the namespace from its first key and Deletes what it
+// lists until List returns nothing (K10): O(keys) commands, and each List
+// costs what the device's List costs.
+func (kv *KV) clearListed(ctx context.Context) (int, error) {
 	n := 0
 	for {
 		keys, _, err := kv.ns.List(ctx, nil, clearListBytes)

@@ -393,3 +393,60 @@ func BenchmarkKVGet1K(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkClear: KV.Clear of a store of small records (fillSmall, 64 B
+// each), through the namespace's own Clear (E32: O(1) in the keys) at 1M
+// and 100k keys, and through List+Delete (K10's path for a KV SSD; the
+// namespace wrapped in listOnly) at 100k keys only, on the same store:
+// List reads every region holding a live inline record and each Delete
+// checks its record's header, so the time grows with the square of the
+// keys: List+Delete of 1M keys (TIERCACHE_BENCH_CLEAR_LIST_1M=1 adds it)
+// took 277 s here. Each round refills the store with the timer stopped,
+// so run it with a fixed count (-benchtime=3x); it reports the keys
+// cleared per round.
+func BenchmarkClear(b *testing.B) {
+	const most = 1_000_000
+	o := Options{Path: benchPath(b, "clear"), Capacity: int64(most)*64*5/4 + 64<<20, RegionBytes: 4 << 20, MaxValueBytes: 4096}
+	ns, err := Open(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ns.Close()
+	type clearCase struct {
+		name  string
+		items int
+		list  bool
+	}
+	cases := []clearCase{{"emu/1M", most, false}, {"emu/100k", 100_000, false}, {"listdelete/100k", 100_000, true}}
+	if os.Getenv("TIERCACHE_BENCH_CLEAR_LIST_1M") == "1" {
+		cases = append(cases, clearCase{"listdelete/1M", most, true})
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			var n nvmekv.Namespace = ns
+			if c.list {
+				n = listOnly{ns}
+			}
+			kv, err := nvmekv.NewKV(n, nvmekv.KVOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				fillSmall(b, ns, c.items)
+				if got := ns.Stats().Items; got != c.items {
+					b.Fatalf("%d items after the fill, want %d", got, c.items)
+				}
+				b.StartTimer()
+				if _, err := kv.Clear(ctx); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if got := ns.Stats().Items; got != 0 {
+					b.Fatalf("%d items after Clear", got)
+				}
+			}
+			b.ReportMetric(float64(c.items), "keys")
+		})
+	}
+}

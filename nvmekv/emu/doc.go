@@ -18,7 +18,7 @@
 //	logstore   the log: regions, records, extents, the index,
 //	           flush, reclaim, Strict evacuation, recovery,
 //	           the undo journal, the checkpoint, Open's
-//	           progress reports, the index's placement hook     E3-E8, E11, E14, E18, E20-E22, E25, E27-E31
+//	           progress reports, the index's placement hook     E3-E8, E11, E14, E18, E20-E22, E25, E27-E32
 //	rings      the io_uring rings and registered buffers that
 //	           carry every transfer to the device               E15-E17, E19, E23
 //	dev        the I/O backend: File, NVMe, Fault               D1-D7
@@ -40,6 +40,9 @@
 // Durability: a Store or Delete is durable once a Flush (Namespace.Flush,
 // KV.Sync) that started after it returned nil, or when Options.SyncWrites
 // is set, once its Do returned nil. Close makes everything durable.
+// Namespace.Clear deletes every key at once, durably when it returns
+// (logstore E32), at a cost that does not grow with the keys; KV.Clear
+// uses it (nvmekv K10).
 //
 // # Invariants
 //

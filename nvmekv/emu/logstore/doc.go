@@ -27,8 +27,11 @@
 // key + the Loc (extent block and value length), 24 bytes a slot
 // (≈ 26.7 B per key), because an extent is read without its header.
 // On Open the index comes from the checkpoint
-// that Close wrote, or by scanning every region in sequence order, and
-// appending resumes in the last region. When the ring is full, Cache mode
+// that Close wrote, or by scanning every region in sequence order (but
+// those a Clear emptied, E32), and appending resumes in the last region.
+// Clear empties the whole log at once: the superblock records a clear
+// seq, below which every region holds nothing, and the index starts
+// afresh. When the ring is full, Cache mode
 // reclaims the oldest region (FIFO, no copying) and reports each dropped
 // key (TakeReclaimedLocked). Strict mode never drops a live record: on
 // entering a fresh region it copies the live records of the oldest region
@@ -221,6 +224,41 @@
 //     (TestTagCollisionModel: a third of its keys are 16 bytes long, and
 //     the count equals the model's after every command and every reopen
 //     by checkpoint and by scan).
+//   - E32: Clear drops every record stored before it at a cost that does
+//     not grow with the keys: it writes the superblock (version 4) with
+//     the clear seq S, the seq the next region will take, and syncs it,
+//     then starts a fresh index (the old tables are not walked; their
+//     off-heap pages go back to the kernel at once, E25) and zeroes
+//     every region's live counts; it reads and writes no region,
+//     abandoning the open one. When it returns nil, no key stored before
+//     is found (Items counts only later Stores) and the accounting adds
+//     up, and so after a clean close and after a crash: a scan skips
+//     every region whose seq is below S, unread, and appends in a region
+//     of seq S or more. Records stored after it are kept. A crash inside
+//     it leaves every record it had or none (the superblock write is its
+//     one device change). Cleared regions are reused as empty ones:
+//     Cache-mode reclaim reports none of their keys (E6), Strict mode
+//     moves nothing out of them, and the undo journal holds no change
+//     from before the Clear (E21). A failed superblock write or sync
+//     leaves the index as it was and the log read-only (E7); a
+//     version-2 store answers errors.ErrUnsupported, changing nothing; a
+//     full filesystem does not fail it (it allocates nothing). A store
+//     is formatted as version 3 and written as version 4 by its first
+//     Clear; version 2 and 3 superblocks read as S = 0, and a damaged
+//     clear record is refused with ErrFormat (TestClear: 100k keys in
+//     Cache and Strict mode, reopened from the checkpoint and after a
+//     crash; TestClearThenCrash; TestClearThenReclaim: the log refilled
+//     past its capacity, CheckAccounting; TestClearSuperblockVersions;
+//     TestClearReleasesIndex: 300k keys, every old page released;
+//     emu TestClearNamespace: Retrieve and Exist through the namespace;
+//     emu TestClearCrash: a SIGKILLed child that stores, flushes and
+//     clears, 30 kills per mode, never leaves part of a round; emu
+//     TestClearSuperblockFails: EIO on the write and on the sync; emu
+//     TestClearEmptiesUndoJournal: a failed write after a Clear brings
+//     back no cleared key; emu
+//     TestClearOnFullFilesystem; emu TestClearConcurrent: Stores,
+//     Retrieves and Flushes beside two Clears, under -race too; emu
+//     BenchmarkClear: 1M keys).
 //
 // # Caveats
 //
@@ -248,6 +286,11 @@
 //     cost up to 4 KiB each.
 //   - The checkpoint is a side file (Path+".ckpt"); block devices and NVMe
 //     namespaces have none by default and are scanned on every Open.
+//   - Clear tells OnReclaim nothing about the keys it drops (the caller
+//     knows it cleared), and Stats.UsedRegions counts the regions it
+//     emptied until each is reused. A build older than Clear refuses a
+//     store that was cleared (superblock version 4), rather than serve
+//     its cleared records again.
 //   - An extent wastes the rest of its last block (a 3545-byte value takes
 //     4096 bytes plus a 48-byte header).
 package logstore

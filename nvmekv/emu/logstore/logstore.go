@@ -232,6 +232,8 @@ type Stats struct {
 	// (of Items, both index tables; exact at every moment): the record
 	// headers of nvmekv.KV, whose chunks have 15-byte keys (E31).
 	FullKeyItems int
+	// Clears counts the Clears that completed (E32).
+	Clears uint64
 	// Failed is why the log is read-only (E7), nil while writable.
 	Failed error
 }
@@ -383,7 +385,7 @@ func (lg *Log) reserve(n int64, formatted bool) error {
 func (lg *Log) fresh() {
 	lg.idx = newKeyIndex(lg.expected(), lg.bindIdx)
 	lg.regs = make([]regionState, lg.nReg)
-	lg.cur, lg.nextSeq = lg.nReg-1, lg.sb.firstSeq()
+	lg.cur, lg.nextSeq = lg.nReg-1, max(lg.sb.firstSeq(), lg.sb.clearSeq)
 	lg.curEnd, lg.curLow = 0, lg.o.RegionBytes
 	lg.st.Recovered = "fresh"
 }
