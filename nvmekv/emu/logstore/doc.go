@@ -221,6 +221,34 @@
 //     (TestTagCollisionModel: a third of its keys are 16 bytes long, and
 //     the count equals the model's after every command and every reopen
 //     by checkpoint and by scan).
+//   - E32: TagRangeLocked(from, n) visits, under the read lock, every
+//     live index entry (tag table and extent table, a draining old table
+//     included) whose tag (TagOf of its device key) is in [from, next),
+//     each once, and returns next > from (TagSpace at the end), chosen so
+//     that about n entries are visited when tags are spread evenly (at
+//     least one tag; every entry of a tag in one call): a walk from 0
+//     resumed at each next visits every entry live throughout it exactly
+//     once, whatever the tables' growth in between, since a key's tag
+//     never changes. A tag table is walked from the first tag's home slot
+//     (fastrange, which grows with the tag) to the last one's and the
+//     tail of its probe run, wrapping past the table's end, so a call
+//     costs the slots of its range, not the table; the extent table is
+//     walked whole (TestTagRangeWalk: random spans over an index with
+//     half its tags in the top 2^20 and an old table being drained;
+//     TestTagRangeLocked).
+//   - E33: ScanTags gives fn each live record with a klen-byte device key
+//     whose tag is in [from, next), with its key and its value's first
+//     prefix bytes, read after the lock is let go (from the write buffer,
+//     under it, for a region not written yet). A read counts only if its
+//     record header names the region incarnation the index named and,
+//     under the read lock again, the key's entry is still that Loc in
+//     that incarnation; otherwise the record's tag is walked and read
+//     again (a record overwritten, copied forward or reclaimed meanwhile),
+//     at most 100 times before an error. So a key live throughout the
+//     call is never skipped, no key is given twice in one call, and none
+//     with another key's bytes (emu TestScanUserKeysDuringMoves: walks
+//     under overwrites, Cache-mode reclaim and Strict copy-forward;
+//     TestScanUserKeysModel).
 //
 // # Caveats
 //
@@ -248,6 +276,10 @@
 //     cost up to 4 KiB each.
 //   - The checkpoint is a side file (Path+".ckpt"); block devices and NVMe
 //     namespaces have none by default and are scanned on every Open.
+//   - ScanTags reads each record it serves with a synchronous read of its
+//     header, key and value prefix (a 512..4096-byte read for most), one
+//     after the other; TagRangeLocked walks the extent table whole each
+//     call (extents are rare: values of 3.5 KB and more).
 //   - An extent wastes the rest of its last block (a 3545-byte value takes
 //     4096 bytes plus a 48-byte header).
 package logstore
