@@ -276,10 +276,15 @@
 //     cost up to 4 KiB each.
 //   - The checkpoint is a side file (Path+".ckpt"); block devices and NVMe
 //     namespaces have none by default and are scanned on every Open.
-//   - ScanTags reads each record it serves with a synchronous read of its
-//     header, key and value prefix (a 512..4096-byte read for most), one
-//     after the other; TagRangeLocked walks the extent table whole each
-//     call (extents are rare: values of 3.5 KB and more).
+//   - ScanTags reads the records of a call with synchronous reads, 32 at
+//     a time, of each record's header, key and value prefix, records at
+//     most 32 KiB apart coalesced into one read of up to 1 MiB. Tag order
+//     is not log order: a walk with a small n is a random read per key
+//     (BenchmarkScanUserKeys, 1M keys: 35k keys/s at n = 1024, 323k at
+//     n = 65,536, against 448k device keys/s for one List of the whole
+//     store, which reads it sequentially). TagRangeLocked walks the
+//     extent table whole each call (extents are rare: values of 3.5 KB
+//     and more).
 //   - An extent wastes the rest of its last block (a 3545-byte value takes
 //     4096 bytes plus a 48-byte header).
 package logstore

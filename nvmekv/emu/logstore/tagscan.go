@@ -1,9 +1,14 @@
 package logstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/tiercache/tiercache/nvmekv"
@@ -152,31 +157,90 @@ func (e *scanEntry) checkInline(b []byte, prefix int, copyVal bool) {
 	e.read = true
 }
 
-// readEntries reads from the device the entries not read yet: an inline
-// record's header, key and the value's first prefix bytes, an extent's
-// first prefix bytes.
+// scanReaders is how many synchronous reads a scan keeps in flight: the
+// reads of one call are independent, and one at a time would leave the
+// device idle for all but one of them (a file opened O_DIRECT waits a
+// device round trip for each).
+const scanReaders = 32
+
+// Records a scan reads are coalesced into one read when the gap between
+// them is at most scanGapBytes (reading it costs less than another
+// random read), up to scanReadBytes a read: a call whose records are
+// dense in a region (a large n, a small store) reads it sequentially.
+const (
+	scanGapBytes  = 32 << 10
+	scanReadBytes = 1 << 20
+)
+
+// scanRead is one device read of a scan: [start, end) holds the wanted
+// bytes of ents (indices into the call's entries).
+type scanRead struct {
+	start, end int64
+	ents       []int
+}
+
+// wantedBytes is where e's wanted bytes are on the device: an inline
+// record's header, key and first prefix value bytes, an extent's first
+// prefix bytes.
+func (lg *Log) wantedBytes(e *scanEntry, prefix int) (pos int64, n int) {
+	pos = lg.regionOff(e.l.Region())
+	if e.l.Ext() {
+		return pos + int64(e.l.ExtOff()), min(e.l.VLen(), prefix)
+	}
+	return pos + int64(e.l.Off()), min(e.l.Size(), recHdrBytes+prefix)
+}
+
+// readEntries reads from the device the entries not read yet, in
+// coalesced reads (scanGapBytes), up to scanReaders at once.
 func (lg *Log) readEntries(ents []scanEntry, prefix int) error {
 	a := int64(lg.d.ReadAlign())
+	var todo []int
 	for i := range ents {
-		e := &ents[i]
-		if e.read {
+		if !ents[i].read {
+			todo = append(todo, i)
+		}
+	}
+	pos := func(i int) int64 { p, _ := lg.wantedBytes(&ents[i], prefix); return p }
+	slices.SortFunc(todo, func(x, y int) int { return cmp.Compare(pos(x), pos(y)) })
+	var reads []scanRead
+	for _, i := range todo {
+		p, n := lg.wantedBytes(&ents[i], prefix)
+		start, end := p&^(a-1), (p+int64(n)+a-1)&^(a-1)
+		if k := len(reads) - 1; k >= 0 && start-reads[k].end <= scanGapBytes && max(end, reads[k].end)-reads[k].start <= scanReadBytes {
+			reads[k].end = max(end, reads[k].end)
+			reads[k].ents = append(reads[k].ents, i)
 			continue
 		}
-		pos, want := lg.regionOff(e.l.Region()), 0
+		reads = append(reads, scanRead{start: start, end: end, ents: []int{i}})
+	}
+	var next atomic.Int64
+	errs := make([]error, min(scanReaders, len(reads)))
+	var wg sync.WaitGroup
+	for w := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := next.Add(1) - 1; j < int64(len(reads)) && errs[w] == nil; j = next.Add(1) - 1 {
+				errs[w] = lg.readSpan(ents, &reads[j], prefix, int(a))
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// readSpan does read r and takes its entries' bytes from it.
+func (lg *Log) readSpan(ents []scanEntry, r *scanRead, prefix, align int) error {
+	buf := alignedBytes(int(r.end-r.start), align)
+	if err := lg.d.ReadAt(buf, r.start); err != nil {
+		return fmt.Errorf("logstore: scan: read %d bytes at offset %d of %s: %w", len(buf), r.start, lg.o.Path, err)
+	}
+	for _, i := range r.ents {
+		e := &ents[i]
+		p, n := lg.wantedBytes(e, prefix)
+		b := buf[p-r.start : p-r.start+int64(n)]
 		if e.l.Ext() {
-			pos, want = pos+int64(e.l.ExtOff()), min(e.l.VLen(), prefix)
-		} else {
-			pos, want = pos+int64(e.l.Off()), min(e.l.Size(), recHdrBytes+prefix)
-		}
-		start := pos &^ (a - 1)
-		size := (pos - start + int64(want) + a - 1) &^ (a - 1)
-		buf := alignedBytes(int(size), int(a))
-		if err := lg.d.ReadAt(buf, start); err != nil {
-			return fmt.Errorf("logstore: scan: read %d bytes at offset %d of %s: %w", size, start, lg.o.Path, err)
-		}
-		b := buf[pos-start:]
-		if e.l.Ext() {
-			e.val, e.read = b[:want], true
+			e.val, e.read = b, true
 			continue
 		}
 		e.checkInline(b, prefix, false)
