@@ -220,7 +220,8 @@
 //     counts the entries it loads from the checkpoint or a scan
 //     (TestTagCollisionModel: a third of its keys are 16 bytes long, and
 //     the count equals the model's after every command and every reopen
-//     by checkpoint and by scan).
+//     by checkpoint and by scan; emu TestFailedFlushUndoesIndex: after
+//     the undo journal puts changes back).
 //   - E32: TagRangeLocked(from, n) visits, under the read lock, every
 //     live index entry (tag table and extent table, a draining old table
 //     included) whose tag (TagOf of its device key) is in [from, next),

@@ -76,6 +76,10 @@ func (lg *Log) ScanTags(ctx context.Context, from uint64, n, klen, prefix int, f
 		var good []*scanEntry
 		redo := map[uint32]bool{}
 		lg.mu.RLock()
+		if lg.closed {
+			lg.mu.RUnlock()
+			return from, ErrClosed
+		}
 		for i := range ents {
 			e := &ents[i]
 			if !e.read || lg.regs[e.l.Region()].seq != e.seq || !lg.idx.has(&e.key, e.l) {
