@@ -65,7 +65,7 @@
 //   - K10: KV.Clear deletes every device key present when it started,
 //     whoever wrote it (the namespace must be the cache's alone), when it
 //     returns nil. A namespace that clears itself (Clearer: the emulated
-//     one, emu E32, O(1) in the keys) does so, durably, and Clear returns
+//     one, emu E34, O(1) in the keys) does so, durably, and Clear returns
 //     ClearedAll (-1: it counts nothing); any other (a KV SSD), or one
 //     whose Clear answers errors.ErrUnsupported, is Listed from its first
 //     key and every key listed Deleted until List returns nothing, and
@@ -124,6 +124,18 @@
 //     old-format record written by hand reads, is replaced and deleted
 //     whole, and UserKeys follows; TestKVModel with a weak hasher:
 //     records of the new format read, overwrite and delete).
+//   - K17: ScanUserKeys(from, n) gives each user key whose header's
+//     device key has a tag in [from, next) once, with its Meta, when the
+//     namespace walks tags (TagScanner: emu, logstore E32, E33) and the
+//     hasher is DefaultHasher, else errors.ErrUnsupported; it reads each
+//     header's first HeaderBytes+MaxKeyBytes bytes and skips what is not
+//     a header of the key its device key hashes (a chunk of a record
+//     written before K16, a bad magic). A walk from 0 resumed at each
+//     next returns the live keys exactly once, UserKeys their number
+//     (emu TestScanUserKeysModel: random puts of inline, extent-sized and
+//     chunked values, overwrites and deletes against a map, walks with
+//     random n, after reopens by checkpoint and by scan, with 32-bit and
+//     3-bit tags; TestScanUserKeysDuringMoves; TestScanUserKeysUnsupported).
 //
 // # Caveats
 //

@@ -1,6 +1,11 @@
 package nvmekv
 
-import "reflect"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+)
 
 // Counting and listing the user keys a KV holds, for a namespace that can
 // tell record headers from chunks: a header's device key is 16 bytes and
@@ -34,4 +39,52 @@ func (kv *KV) UserKeys() (n int64, ok bool) {
 		return 0, false
 	}
 	return c.FullKeyItems(), true
+}
+
+// TagScanner is a namespace that walks its live records in the order of
+// their device keys' tags (the emulated namespace: logstore.TagOf, E32,
+// E33): for every record with a klen-byte device key whose tag is in
+// [from, next), fn gets the key and at least the first prefix bytes of
+// its value (valid during the call only); next is about n records'
+// worth of tags further, 1<<32 at the end.
+type TagScanner interface {
+	ScanTags(ctx context.Context, from uint64, n int, klen int, prefix int, fn func(key [16]byte, value []byte)) (next uint64, err error)
+}
+
+// ScanUserKeys calls fn with the user key and Meta of every record
+// header whose device key's tag (logstore.TagOf(DefaultHasher(key)),
+// computed by the namespace) is in [from, next), each key once per
+// call, and returns next: about n keys' worth of tags further, 1<<32
+// when the walk reached the end. A walk from 0 that resumes at each next
+// returns every key live throughout it exactly once (a key's tag never
+// changes), in a stable order. A record that is not a header (a chunk of
+// a record written before K16, a bad magic) or whose key does not hash
+// to the device key it is stored under is skipped; an expired record is
+// returned with its Expiry (the caller decides). Only the header is read,
+// so the value's CRC is not checked. key is valid during the call only.
+// It fails with errors.ErrUnsupported (wrapped) when the namespace
+// cannot scan tags (TagScanner) or the hasher is not DefaultHasher.
+func (kv *KV) ScanUserKeys(ctx context.Context, from uint64, n int, fn func(key []byte, m Meta)) (next uint64, err error) {
+	if kv.closed.Load() {
+		return from, ErrClosed
+	}
+	s, ok := kv.ns.(TagScanner)
+	if !ok || !kv.defHash {
+		return from, fmt.Errorf("nvmekv: scan user keys: %w: the namespace cannot walk its keys by tag, or the KV's hasher is not DefaultHasher", errors.ErrUnsupported)
+	}
+	next, err = s.ScanTags(ctx, from, n, MaxKeyLen, HeaderBytes+kv.opts.MaxKeyBytes, func(dk [16]byte, v []byte) {
+		hd, err := parseHeader(v)
+		if err != nil || hd.keyLen == 0 || len(v) < HeaderBytes+hd.keyLen {
+			return
+		}
+		key := v[HeaderBytes : HeaderBytes+hd.keyLen]
+		if DefaultHasher(key) != dk {
+			return
+		}
+		fn(key, Meta{Expiry: hd.expiry, Version: hd.version, Flags: hd.flags})
+	})
+	if err != nil {
+		return next, fmt.Errorf("nvmekv: scan user keys from tag %#x: %w", from, err)
+	}
+	return next, nil
 }

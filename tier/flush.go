@@ -43,13 +43,13 @@ func (c *Cache) Flush() error {
 		return c.flushBlocking()
 	}
 	if c.cold != nil {
+		cleared := c.clearCold()
 		if err := c.recordFloor(c.nextVersion()); err != nil {
 			c.coldError("flush", err)
-			if c.coldUnknown.Load() {
+			if c.coldUnknown.Load() && !cleared {
 				return fmt.Errorf("tier: flush: %w (keys of an earlier run would come back); nothing was flushed", err)
 			}
 		}
-		c.clearCold()
 	}
 	// Nothing is allocated while calls are held off: an allocation may
 	// have to help the collector mark first, for as long as it is behind.
@@ -147,30 +147,38 @@ func (c *Cache) flushBlocking() error {
 		// mode: deleting them one by one needs their device keys, and a
 		// List of an emulated store reads every region that holds a live
 		// inline record (logstore E8), once per 3,000 keys.
+		cleared := c.clearCold()
 		floor := c.nextVersion()
-		if err := c.recordFloor(floor); err != nil {
+		if err := c.recordFloor(floor); err != nil && !cleared {
 			return fmt.Errorf("tier: flush: %w (keys of an earlier run stay readable)", err)
 		}
 		c.floor.Store(floor)
-		c.clearCold()
 	}
 	return nil
 }
 
 // clearCold drops every record of a cold store that can (ColdKeyspace's
-// Clear), once Flush recorded its floor: the keys only cold holds, an
+// Clear) and reports whether it did: the keys only cold holds, an
 // earlier run's and forgotten ones, no longer count in Keys nor are
-// walked by Scan (T37). Cold writes still in flight of the flushed keys
-// may land after it; the purge's deletes take those. If it fails, the
-// floor still hides them (T14), but Keys counts them until they are
-// deleted or reclaimed: logged and counted.
-func (c *Cache) clearCold() {
+// walked by Scan (T37). The recorded floor went with them (it is a
+// record too): Flush records its floor after this. Cold writes still in
+// flight of the flushed keys may land after it; the floor hides them
+// and the purge's deletes take them. If it fails, the floor still hides
+// the old records (T14), but Keys counts them until they are deleted or
+// reclaimed: logged and counted.
+func (c *Cache) clearCold() bool {
 	if c.ks == nil {
-		return
+		return false
 	}
+	p := &c.pg
+	p.recMu.Lock()
+	defer p.recMu.Unlock()
 	if err := c.ks.Clear(context.Background()); err != nil {
 		c.coldError("flush", err)
+		return false
 	}
+	p.recorded = 0
+	return true
 }
 
 // flushDurable is Flush's writethrough part (c.life held for writing, so

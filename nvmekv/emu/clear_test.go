@@ -81,7 +81,7 @@ func roundPresent(t testing.TB, ns *Namespace, r, n int) int {
 	return found
 }
 
-// TestClearNamespace: E32 through the namespace, on a store file. Clear
+// TestClearNamespace: E34 through the namespace, on a store file. Clear
 // of 100k keys (inline and extents, flushed or not) makes every Retrieve
 // and Exist of them answer not found and Items 0; keys stored after it
 // are kept; and so after a clean close (checkpoint) and after a crash
@@ -203,7 +203,7 @@ func TestClearCrashChild(t *testing.T) {
 	}
 }
 
-// TestClearCrash: E32, E4. A child that stores, flushes and clears round
+// TestClearCrash: E34, E4. A child that stores, flushes and clears round
 // after round is SIGKILLed at random points, 30 times per mode, reopened
 // alternately from a clean close and unclosed. After each kill: no key
 // of a round whose Clear returned is found; the last flushed round
@@ -285,7 +285,7 @@ func clearCrashCycles(t *testing.T, mode string) {
 	t.Logf("%s: %d kills inside a Clear; the last flushed round was found whole %d times, gone (its Clear landed) %d times", mode, inside, whole, none)
 }
 
-// TestClearSuperblockFails: E32, E7. A Clear whose superblock write
+// TestClearSuperblockFails: E34, E7. A Clear whose superblock write
 // fails (EIO) answers the error, keeps every key readable, leaves the
 // namespace read-only, and a reopen finds every key; one whose sync fails
 // after the write reached the file answers the error too, and a reopen
@@ -338,7 +338,7 @@ func TestClearSuperblockFails(t *testing.T) {
 	}
 }
 
-// TestClearOnFullFilesystem: E32, E14. Clear allocates nothing, so it
+// TestClearOnFullFilesystem: E34, E14. Clear allocates nothing, so it
 // succeeds on a full filesystem, and the store takes keys after it.
 func TestClearOnFullFilesystem(t *testing.T) {
 	o, ns := fullStore(t)
@@ -360,7 +360,7 @@ func TestClearOnFullFilesystem(t *testing.T) {
 	checkN(t, ns, 200, 300, 2000)
 }
 
-// TestClearConcurrent: E32 with other callers. Four writers store and
+// TestClearConcurrent: E34 with other callers. Four writers store and
 // read back their own keys, and flush, while Clear runs twice (and on
 // until each stored 100 keys after it):
 // every read answers the value stored or Key Does Not Exist, every key
@@ -440,7 +440,7 @@ func TestClearConcurrent(t *testing.T) {
 	check(ns, "after a crash")
 }
 
-// TestClearEmptiesUndoJournal: E32, E21. Changes not yet flushed when
+// TestClearEmptiesUndoJournal: E34, E21. Changes not yet flushed when
 // Clear runs (a Delete and an overwrite of flushed keys) leave the undo
 // journal with it: a failed write after the Clear puts back only what was
 // stored after it, so no cleared key comes back, then or after a reopen.

@@ -133,6 +133,9 @@ func TestFailedFlushUndoesIndex(t *testing.T) {
 	if st := ns.Stats(); st.Undone != 3 {
 		t.Errorf("Stats.Undone = %d, want 3", st.Undone)
 	}
+	if st := ns.Stats(); st.Items != 3 || st.FullKeyItems != 3 { // logstore E31 through the undo
+		t.Errorf("after the undo: %d items, %d of 16-byte keys; want 3, 3", st.Items, st.FullKeyItems)
+	}
 }
 
 // TestUndoForgetsReclaimedRegion checks E21 across a reclaim: a key whose

@@ -376,7 +376,7 @@ func TestStrictCompaction(t *testing.T) {
 	checkReopened(t, o, ns, check)
 }
 
-// TestKVClear: K10, E32. KV.Clear removes every key, chunks included,
+// TestKVClear: K10, E34. KV.Clear removes every key, chunks included,
 // and the namespace stays empty after a clean reopen; a key Put after it
 // is kept. Through the emulated namespace (a Clearer) it clears it whole
 // and returns ClearedAll; through a namespace that is not (listOnly, as a

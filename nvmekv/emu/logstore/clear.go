@@ -9,7 +9,7 @@ import (
 )
 
 // Clear drops every record stored before it, at a cost that does not
-// grow with the keys (E32): it makes the next region seq S = nextSeq the
+// grow with the keys (E34): it makes the next region seq S = nextSeq the
 // store's clear seq, written durably in the superblock (version 4, see
 // layout.go), so that every region incarnation written so far, all of
 // them below S, holds nothing live; then it starts a fresh index, the

@@ -67,7 +67,7 @@ func checkItems(t testing.TB, l *testLog, want int, when string) {
 	}
 }
 
-// TestClear: E32. Clear of 100k keys (inline and extent, some flushed,
+// TestClear: E34. Clear of 100k keys (inline and extent, some flushed,
 // some still in the write buffer) drops them all from the index at once
 // (Items 0, the index back to its first size, the accounting right); keys
 // stored after it are kept; and so it stays after a clean reopen (from
@@ -125,7 +125,7 @@ func TestClear(t *testing.T) {
 	}
 }
 
-// TestClearThenCrash: E32. A crash right after Clear returns, before
+// TestClearThenCrash: E34. A crash right after Clear returns, before
 // anything else is written, finds the store empty; the next Store goes in
 // a region above the clear seq and survives the next crash.
 func TestClearThenCrash(t *testing.T) {
@@ -149,7 +149,7 @@ func TestClearThenCrash(t *testing.T) {
 	checkGen(t, l, 1, 100, true, "second crash")
 }
 
-// TestClearThenReclaim: E32, E6. After a Clear the log is filled past its
+// TestClearThenReclaim: E34, E6. After a Clear the log is filled past its
 // capacity again: the cleared regions are reused (Cache mode reclaims
 // them and reports none of their keys; Strict mode evacuates nothing from
 // them), the accounting stays right, and the keys stored after the Clear
@@ -213,7 +213,7 @@ func TestClearThenReclaim(t *testing.T) {
 	}
 }
 
-// TestClearSuperblockVersions: E32, E11. A store is formatted as version
+// TestClearSuperblockVersions: E34, E11. A store is formatted as version
 // 3 and stays so until its first Clear writes version 4 with the clear
 // seq (a version-3 superblock reads as clear seq 0, so a store written by
 // a build before Clear opens with every key); the clear seq survives
@@ -296,7 +296,7 @@ func asVersion2(t *testing.T, path string) {
 	}
 }
 
-// TestClearReleasesIndex: E32, E25. Clear of 300k keys, whose tag table
+// TestClearReleasesIndex: E34, E25. Clear of 300k keys, whose tag table
 // lives off the Go heap, gives every page of the old tables back to the
 // kernel at once, and the index is back to its first size.
 func TestClearReleasesIndex(t *testing.T) {

@@ -28,7 +28,7 @@
 // (≈ 26.7 B per key), because an extent is read without its header.
 // On Open the index comes from the checkpoint
 // that Close wrote, or by scanning every region in sequence order (but
-// those a Clear emptied, E32), and appending resumes in the last region.
+// those a Clear emptied, E34), and appending resumes in the last region.
 // Clear empties the whole log at once: the superblock records a clear
 // seq, below which every region holds nothing, and the index starts
 // afresh. When the ring is full, Cache mode
@@ -223,8 +223,38 @@
 //     counts the entries it loads from the checkpoint or a scan
 //     (TestTagCollisionModel: a third of its keys are 16 bytes long, and
 //     the count equals the model's after every command and every reopen
+//     by checkpoint and by scan; emu TestFailedFlushUndoesIndex: after
+//     the undo journal puts changes back).
+//   - E32: TagRangeLocked(from, n) visits, under the read lock, every
+//     live index entry (tag table and extent table, a draining old table
+//     included) whose tag (TagOf of its device key) is in [from, next),
+//     each once, and returns next > from (TagSpace at the end), chosen so
+//     that about n entries are visited when tags are spread evenly (at
+//     least one tag; every entry of a tag in one call): a walk from 0
+//     resumed at each next visits every entry live throughout it exactly
+//     once, whatever the tables' growth in between, since a key's tag
+//     never changes. A tag table is walked from the first tag's home slot
+//     (fastrange, which grows with the tag) to the last one's and the
+//     tail of its probe run, wrapping past the table's end, so a call
+//     costs the slots of its range, not the table; the extent table is
+//     walked whole (TestTagRangeWalk: random spans over an index with
+//     half its tags in the top 2^20 and an old table being drained;
+//     TestTagRangeLocked).
+//   - E33: ScanTags gives fn each live record with a klen-byte device key
+//     whose tag is in [from, next), with its key and its value's first
+//     prefix bytes, read after the lock is let go (from the write buffer,
+//     under it, for a region not written yet). A read counts only if its
+//     record header names the region incarnation the index named and,
+//     under the read lock again, the key's entry is still that Loc in
+//     that incarnation; otherwise the record's tag is walked and read
+//     again (a record overwritten, copied forward or reclaimed meanwhile),
+//     at most 100 times before an error. So a key live throughout the
+//     call is never skipped, no key is given twice in one call, and none
+//     with another key's bytes (emu TestScanUserKeysDuringMoves: walks
+//     under overwrites, Cache-mode reclaim and Strict copy-forward;
+//     TestScanUserKeysModel).
 //     by checkpoint and by scan).
-//   - E32: Clear drops every record stored before it at a cost that does
+//   - E34: Clear drops every record stored before it at a cost that does
 //     not grow with the keys: it writes the superblock (version 4) with
 //     the clear seq S, the seq the next region will take, and syncs it,
 //     then starts a fresh index (the old tables are not walked; their
@@ -291,6 +321,15 @@
 //     emptied until each is reused. A build older than Clear refuses a
 //     store that was cleared (superblock version 4), rather than serve
 //     its cleared records again.
+//   - ScanTags reads the records of a call with synchronous reads, 32 at
+//     a time, of each record's header, key and value prefix, records at
+//     most 32 KiB apart coalesced into one read of up to 1 MiB. Tag order
+//     is not log order: a walk with a small n is a random read per key
+//     (BenchmarkScanUserKeys, 1M keys: 35k keys/s at n = 1024, 323k at
+//     n = 65,536, against 448k device keys/s for one List of the whole
+//     store, which reads it sequentially). TagRangeLocked walks the
+//     extent table whole each call (extents are rare: values of 3.5 KB
+//     and more).
 //   - An extent wastes the rest of its last block (a 3545-byte value takes
 //     4096 bytes plus a 48-byte header).
 package logstore

@@ -4,7 +4,7 @@ package logstore
 // image (the device's bytes from offset 0) and where each region's walk
 // ended: a diagnostic for crash tests and for reading a damaged store by
 // hand. A region a Clear emptied (its seq below the superblock's clear
-// seq, E32) is marked cleared: Open ignores its records. An image
+// seq, E34) is marked cleared: Open ignores its records. An image
 // without a superblock reports nothing.
 func DumpKey(img []byte, key []byte, logf func(format string, args ...any)) {
 	sb, ok, err := parseSuperblock(img)

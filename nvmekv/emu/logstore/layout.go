@@ -18,7 +18,7 @@ import (
 //	40 u32 clean (1 = closed cleanly, checkpoint valid)  44 u32 max value bytes
 //	48 u64 clean generation (matches the checkpoint)     56 u32 CRC32C of 0..56
 //
-// Version 4 is version 3 with a clear record after it (Log.Clear, E32):
+// Version 4 is version 3 with a clear record after it (Log.Clear, E34):
 //
 //	64 u64 clear seq S: every region incarnation with a seq below S is
 //	   empty (its records were cleared)           72 u32 CRC32C of 64..72

@@ -232,7 +232,7 @@ type Stats struct {
 	// (of Items, both index tables; exact at every moment): the record
 	// headers of nvmekv.KV, whose chunks have 15-byte keys (E31).
 	FullKeyItems int
-	// Clears counts the Clears that completed (E32).
+	// Clears counts the Clears that completed (E34).
 	Clears uint64
 	// Failed is why the log is read-only (E7), nil while writable.
 	Failed error

@@ -54,7 +54,7 @@ func (lg *Log) scan() error {
 	}
 	R := int64(lg.o.RegionBytes)
 	slices.SortFunc(found, func(a, b hdr) int { return cmpU64(a.seq, b.seq) })
-	// Regions below the clear seq were emptied by a Clear (E32): they are
+	// Regions below the clear seq were emptied by a Clear (E34): they are
 	// not read, and hold no live record; appending goes on after the
 	// newest of them, in a region with a seq of at least the clear seq.
 	cleared := 0
