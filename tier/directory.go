@@ -125,6 +125,22 @@ func (sh *shard) removeLocked(ks string, e *entry) {
 	e.leave()
 	delete(sh.m, ks)
 	sh.epoch++
+	sh.slotRemovals[e.node.Hash()%removalSlots]++
+}
+
+// removalSlots is how many classes of keys a shard counts its removals
+// in (adoptEpoch).
+const removalSlots = 64
+
+// adoptEpoch is what a reader that looks key (hash lo) up in cold to adopt
+// it checks before adopting (sh.mu held): the removals from the map of
+// keys of its class and the Flushes that swapped the map. A removal of
+// the key itself changes it, so a copy deleted meanwhile is never
+// adopted (T4); a removal of another key changes it only once in
+// removalSlots, so adoptions do not keep retrying while keys of the
+// shard are forgotten (T37).
+func (sh *shard) adoptEpoch(lo uint64) uint64 {
+	return sh.swaps<<32 | uint64(sh.slotRemovals[lo%removalSlots])
 }
 
 // addLive adds d to the live count of sh and of e's tenant (sh.mu held
@@ -152,6 +168,10 @@ type shard struct {
 	// epoch counts removals from m; a reader that looked a key up in cold
 	// adopts it only if no removal happened meanwhile (T4).
 	epoch uint64
+	// slotRemovals counts the removals from m by key class, swaps the
+	// Flushes that replaced m (adoptEpoch).
+	slotRemovals [removalSlots]uint32
+	swaps        uint64
 	// pend: the newest pending version of each key with a writethrough
 	// change in flight (writethrough.go, T28); nil until the first.
 	pend map[string]uint64

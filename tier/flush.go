@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"time"
 )
 
 // Flush removes every key from every tier (FLUSHALL). Other calls wait for
@@ -43,10 +44,9 @@ func (c *Cache) Flush() error {
 		return c.flushBlocking()
 	}
 	if c.cold != nil {
-		cleared := c.clearCold()
 		if err := c.recordFloor(c.nextVersion()); err != nil {
 			c.coldError("flush", err)
-			if c.coldUnknown.Load() && !cleared {
+			if c.coldUnknown.Load() {
 				return fmt.Errorf("tier: flush: %w (keys of an earlier run would come back); nothing was flushed", err)
 			}
 		}
@@ -69,15 +69,46 @@ func (c *Cache) Flush() error {
 			fl.old[i], sh.m = sh.m, fl.fresh[i]
 			sh.resetLive()
 			sh.epoch++ // removals: a reader that planned an adoption plans again (T4)
+			sh.swaps++
 		}
 		sh.mu.Unlock()
 	}
 	c.tr.clear()
+	cleared := c.clearColdHeld()
 	c.life.Unlock()
 	fl.fresh = [shardCount]map[string]*entry{}
+	if cleared {
+		// The floor went with the records: record it again (a failure
+		// leaves nothing to hide, only versions to restart above).
+		if err := c.recordFloor(fl.floor); err != nil {
+			c.coldError("flush", err)
+		}
+	}
 	c.startPurge(fl)
 	return nil
 }
+
+// clearColdHeld clears a cold store that can (clearCold) while Flush holds
+// calls off, once the maps are swapped: first the cold writes taken before
+// the swap complete (at most clearWait), so that none of a flushed key
+// lands after the clear, and a put taken after the swap is skipped as not
+// current (flushCurrent: the new maps do not name the old versions). So
+// Keys is 0 when Flush returns (T37). If the wait times out (a stalled
+// device), the store is cleared anyway, and a flushed copy that lands
+// later counts until the purge's delete of it completes.
+func (c *Cache) clearColdHeld() bool {
+	if c.ks == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clearWait)
+	defer cancel()
+	c.fl.WaitTaken(ctx)
+	return c.clearCold()
+}
+
+// clearWait bounds how long Flush, holding calls off, waits for the cold
+// writes in flight before it clears the store.
+const clearWait = time.Second
 
 // yielder is a context a Flush cancels before it holds calls off.
 type yielder struct {

@@ -213,8 +213,8 @@ func (c *Cache) queueColdDelete(key []byte, op string) {
 // left it since the reader planned (epoch) and no writethrough change of
 // it is in flight (sh's write lock held): any write of the key after this
 // queues its put behind the delete (F3).
-func (c *Cache) dropFlushedLocked(sh *shard, key []byte, epoch uint64) {
-	if c.fl == nil || sh.m[viewString(key)] != nil || sh.epoch != epoch || sh.pendingLocked(key) {
+func (c *Cache) dropFlushedLocked(sh *shard, key []byte, lo, epoch uint64) {
+	if c.fl == nil || sh.m[viewString(key)] != nil || sh.adoptEpoch(lo) != epoch || sh.pendingLocked(key) {
 		return
 	}
 	c.queueColdDelete(key, "flush")

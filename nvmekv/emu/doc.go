@@ -46,7 +46,7 @@
 // KV.Sync) that started after it returned nil, or when Options.SyncWrites
 // is set, once its Do returned nil. Close makes everything durable.
 // Namespace.Clear deletes every key at once, durably when it returns
-// (logstore E32), at a cost that does not grow with the keys; KV.Clear
+// (logstore E34), at a cost that does not grow with the keys; KV.Clear
 // uses it (nvmekv K10).
 //
 // # Invariants
