@@ -2,6 +2,10 @@ package tier
 
 import (
 	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"time"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -193,5 +197,83 @@ func TestColdKeyspaceScanWhileKeysMove(t *testing.T) {
 	wg.Wait()
 	if got := c.Stats().Adopted; got == 0 {
 		t.Fatalf("no key was adopted from cold while the scans ran: the test moved nothing")
+	}
+}
+
+// TestColdKeyspaceMillionAfterRestart (T37, issue 21): a million keys only
+// cold holds, after a restart with nothing touched: Keys (DBSIZE), a whole
+// Scan (SCAN ... COUNT 1000) and one that takes everything in each call
+// (KEYS *) give exactly the keys written, each once. -short: 50,000.
+func TestColdKeyspaceMillionAfterRestart(t *testing.T) {
+	needURing(t)
+	n := 1_000_000
+	if testing.Short() {
+		n = 50_000
+	}
+	if s := os.Getenv("TIERCACHE_TEST_KEYS"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	t0 := time.Now()
+	dir := t.TempDir()
+	o := coldKeysOptions(dir)
+	o.ColdCapacity = 1 << 30
+	o.ColdRegionBytes = 4 << 20
+	c, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	key := func(i int) []byte { return fmt.Appendf(nil, "k%07d", i) }
+	val := []byte("v0123456789abcdef")
+	kvs := make([][2][]byte, 0, 1000)
+	for i := 0; i < n; i += 1000 {
+		kvs = kvs[:0]
+		for j := i; j < min(i+1000, n); j++ {
+			kvs = append(kvs, [2][]byte{key(j), val})
+		}
+		if err := c.MSet(kvs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d keys written and the cache closed in %v", n, time.Since(t0))
+	if c, err = Open(o); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if d := c.Stats().DirectoryKeys; d != 0 {
+		t.Fatalf("the directory holds %d keys right after Open", d)
+	}
+	if got := c.Keys(); got != n {
+		t.Fatalf("Keys (DBSIZE) after the restart = %d, want %d", got, n)
+	}
+	for _, count := range []int{1000, math.MaxInt} {
+		seen := make([]bool, n)
+		total := 0
+		for cur := uint64(0); ; {
+			next, keys := c.Scan(cur, count, nil)
+			for _, k := range keys {
+				var i int
+				if _, err := fmt.Sscanf(string(k), "k%07d", &i); err != nil || i < 0 || i >= n || string(key(i)) != string(k) {
+					t.Fatalf("COUNT %d: a key that was never written: %q", count, k)
+				}
+				if seen[i] {
+					t.Fatalf("COUNT %d: %q returned twice", count, k)
+				}
+				seen[i] = true
+				total++
+			}
+			if next == 0 {
+				break
+			}
+			cur = next
+		}
+		if total != n {
+			t.Fatalf("COUNT %d: a whole scan returned %d keys, want %d", count, total, n)
+		}
+		t.Logf("COUNT %d: a whole scan in %v", count, time.Since(t0))
+		t0 = time.Now()
 	}
 }

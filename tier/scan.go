@@ -63,6 +63,12 @@ func (c *Cache) scanRange(from uint64, n int, now int64, match func(string, Kind
 		sh.mu.RUnlock()
 		return end, keys
 	}
+	// The store's walk knows no end: ask it for about what the shard
+	// holds at most, so that it does not read the next shards' records
+	// only for them to be dropped here (KEYS, SCAN with a huge COUNT).
+	if u, _ := c.ks.UserKeys(); n > int(u/shardCount)*2+scanMinBatch {
+		n = int(u/shardCount)*2 + scanMinBatch
+	}
 	var cold []scanned
 	next := end
 	for try := 0; ; try++ {
