@@ -3,12 +3,12 @@ package tier
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
-	"time"
-	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 )
 
 // coldKeysOptions is restartOptions (drain mode, the emulated store) with
