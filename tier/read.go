@@ -112,8 +112,8 @@ func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) [
 			return dst, policy.None, 0, false, false
 		case readAdopt:
 			c.record(&rec, lo)
-			if c.coldDeleting(key) {
-				return dst, policy.None, 0, false, false
+			if c.ks != nil && !c.ks.MayHold(key) || c.coldDeleting(key) {
+				return dst, policy.None, 0, false, false // no record of it in cold (T37), or its delete is queued (T4)
 			}
 			v, k, ok, retry := c.adopt(dst, key, lo, sh, p.epoch)
 			if retry {
