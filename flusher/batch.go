@@ -2,6 +2,7 @@ package flusher
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -29,8 +30,10 @@ func (f *Flusher) dispatch() {
 		f.victims = nil
 		ready, wait := f.readyLocked()
 		var batch []*Item
+		var id uint64
 		if ready {
 			batch = f.takeLocked()
+			id = f.taken
 		}
 		f.mu.Unlock()
 		for _, v := range victims {
@@ -53,7 +56,7 @@ func (f *Flusher) dispatch() {
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
-			f.run(batch)
+			f.run(batch, id)
 			<-sem
 		}()
 	}
@@ -111,6 +114,8 @@ func (f *Flusher) takeLocked() []*Item {
 		batch = append(batch, it)
 	}
 	if len(batch) > 0 {
+		f.taken++
+		f.flyingIDs = append(f.flyingIDs, f.taken)
 		f.batches++
 		f.flying += bytes
 		f.heldLocked()
@@ -121,7 +126,7 @@ func (f *Flusher) takeLocked() []*Item {
 
 // run writes one batch: its deletes (one DeleteMany when the store has it,
 // else one by one) beside its puts (one PutMany submission).
-func (f *Flusher) run(batch []*Item) {
+func (f *Flusher) run(batch []*Item, id uint64) {
 	ctx, cancel := context.WithTimeout(context.Background(), f.o.Timeout)
 	defer cancel()
 	puts := make([]*Item, 0, len(batch))
@@ -208,6 +213,9 @@ func (f *Flusher) run(batch []*Item) {
 		}
 	}
 	f.batches--
+	if i := slices.Index(f.flyingIDs, id); i >= 0 {
+		f.flyingIDs = slices.Delete(f.flyingIDs, i, i+1)
+	}
 	f.heldLocked()
 	f.idle.Broadcast()
 	f.mu.Unlock()

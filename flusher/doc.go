@@ -44,6 +44,9 @@
 //   - F11: WaitQueue returns true once at most its number of items is
 //     queued and at most its bytes held, false if its context ended or the
 //     flusher closed first; its waits are not counted (TestWaitQueue).
+//   - F12: WaitTaken returns once every batch taken before it was called
+//     has completed (its OnDone callbacks returned), whatever was taken
+//     since, and false if its context ended first (TestWaitTaken).
 //
 // # Caveats
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,10 +27,14 @@ type Flusher struct {
 	inflight map[string]struct{} // keys of items submitted and not completed
 	dels     map[string]int      // deletes enqueued and not completed, by key (F8)
 	batches  int                 // batches in flight
-	closing  bool
-	syncN    int     // Sync items pending: their batch closes at once
-	victims  []*Item // dropped by Enqueue, handed to OnDrop by the dispatcher
-	drainReq int     // > 0 while someone waits for an empty queue: close batches now
+	// taken numbers the batches taken so far; flyingIDs are the numbers
+	// of those in flight (WaitTaken).
+	taken     uint64
+	flyingIDs []uint64
+	closing   bool
+	syncN     int     // Sync items pending: their batch closes at once
+	victims   []*Item // dropped by Enqueue, handed to OnDrop by the dispatcher
+	drainReq  int     // > 0 while someone waits for an empty queue: close batches now
 
 	kick chan struct{} // wakes the dispatcher
 	idle *sync.Cond    // signalled when a batch completes
@@ -196,6 +201,23 @@ func (f *Flusher) Drain(ctx context.Context) error {
 		f.idle.Wait()
 	}
 	return nil
+}
+
+// WaitTaken waits until every batch taken before the call has completed,
+// its OnDone callbacks returned, and reports true; false if ctx ended
+// first. Batches taken meanwhile are not waited for (F12).
+func (f *Flusher) WaitTaken(ctx context.Context) bool {
+	defer f.wakeWaitersWhen(ctx)()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	upTo := f.taken
+	for len(f.flyingIDs) > 0 && slices.Min(f.flyingIDs) <= upTo {
+		if ctx.Err() != nil {
+			return false
+		}
+		f.idle.Wait()
+	}
+	return true
 }
 
 // Close stops accepting items, writes every pending one, waits for all

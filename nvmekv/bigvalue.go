@@ -138,8 +138,7 @@ func (kv *KV) readWindows(ctx context.Context, dst []byte, g *getState) ([]byte,
 		kv.releaseChunks(ops)
 		ops = ops[:0]
 		for i := first; i < min(n, first+win); i++ {
-			ck := ChunkKeyIn(g.h, g.hd.set, uint32(i))
-			ops = append(ops, &Op{Code: OpRetrieve, Key: ck[:], Buf: kv.chunkBuf()})
+			ops = append(ops, &Op{Code: OpRetrieve, Key: chunkKey(g.h, &g.hd, uint32(i)), Buf: kv.chunkBuf()})
 		}
 		if err := kv.ns.Do(ctx, ops...); err != nil {
 			return dst[:start], err

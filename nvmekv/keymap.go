@@ -24,7 +24,9 @@ func ChunkKey(h [16]byte, i uint32) [16]byte { return ChunkKeyIn(h, 0, i) }
 // the record whose header is at h. Set 0 is ChunkKey; set 1 hashes one
 // more byte (1). A chunked Put writes its chunks in the set the record it
 // replaces does not use, so until its header is written the old header's
-// chunks are untouched (K11).
+// chunks are untouched (K11). A record written now keeps its chunks under
+// the first ChunkKeyBytes (15) bytes of it, so that no chunk has a
+// header's 16-byte device key (K16); one written before, under all 16.
 func ChunkKeyIn(h [16]byte, set uint8, i uint32) [16]byte {
 	if set != 0 {
 		var b [16 + 5 + 4 + 1]byte

@@ -52,6 +52,7 @@ type KV struct {
 	putID      atomic.Uint64
 	closed     atomic.Bool
 	log        *zap.Logger
+	defHash    bool // opts.Hash is DefaultHasher (UserKeys, ScanUserKeys)
 
 	puts, putErrors, gets, hits, misses, collisions, stale, crcErrs, deletes, chunks, bw, br, swept atomic.Uint64
 }
@@ -69,7 +70,7 @@ func NewKV(ns Namespace, opts KVOptions) (*KV, error) {
 	if lim.MaxValueLen < HeaderBytes+ChunkHdrBytes+64 {
 		return nil, fmt.Errorf("%w: namespace max value size %d is too small for KV records", ErrBadOptions, lim.MaxValueLen)
 	}
-	kv := &KV{ns: ns, opts: opts, lim: lim, chunkMax: lim.MaxValueLen - ChunkHdrBytes, log: opts.Logger}
+	kv := &KV{ns: ns, opts: opts, lim: lim, chunkMax: lim.MaxValueLen - ChunkHdrBytes, log: opts.Logger, defHash: defaultHashed(opts.Hash)}
 	kv.putID.Store(rand.Uint64() | 1)
 	return kv, nil
 }
@@ -110,11 +111,12 @@ func (kv *KV) plan(key, value []byte, m Meta, cur *header) (*record, error) {
 		return nil, err
 	}
 	r := &record{h: kv.opts.Hash(key), inline: !kv.chunked(key, value),
-		hd: header{flags: m.Flags, valueLen: uint64(len(value)), expiry: m.Expiry, version: m.Version, putID: kv.putID.Add(2)}}
+		hd: header{flags: m.Flags, valueLen: uint64(len(value)), expiry: m.Expiry, version: m.Version, putID: kv.putID.Add(2), short: true}}
 	if !r.inline || cur != nil && cur.chunks > 0 {
-		r.sw = &chunkSweep{h: r.h}
+		r.sw = &chunkSweep{h: r.h, short: [2]bool{true, true}}
 		if cur != nil && cur.chunks > 0 {
 			r.sw.from[cur.set] = cur.chunks // the cleanup deletes the ones below
+			r.sw.short[cur.set] = cur.short
 		}
 	}
 	if !r.inline {
@@ -122,11 +124,10 @@ func (kv *KV) plan(key, value []byte, m Meta, cur *header) (*record, error) {
 		if cur != nil && cur.chunks > 0 {
 			r.hd.set = 1 - cur.set
 			for i := uint32(0); i < cur.chunks; i++ {
-				ck := ChunkKeyIn(r.h, cur.set, i)
-				r.cleanup = append(r.cleanup, &Op{Code: OpDelete, Key: ck[:]})
+				r.cleanup = append(r.cleanup, &Op{Code: OpDelete, Key: chunkKey(r.h, cur, i)})
 			}
 		}
-		r.sw.from[r.hd.set] = r.hd.chunks
+		r.sw.from[r.hd.set], r.sw.short[r.hd.set] = r.hd.chunks, true
 	}
 	return r, nil
 }
@@ -138,8 +139,7 @@ func (kv *KV) chunkStore(r *record, value []byte, i int, buf []byte) *Op {
 	b := buf[:ChunkHdrBytes+len(p)]
 	putChunkHdr(b, r.hd.putID, uint32(i))
 	copy(b[ChunkHdrBytes:], p)
-	ck := ChunkKeyIn(r.h, r.hd.set, uint32(i))
-	return &Op{Code: OpStore, Key: ck[:], Buf: b, Link: true}
+	return &Op{Code: OpStore, Key: chunkKey(r.h, &r.hd, uint32(i)), Buf: b, Link: true}
 }
 
 // headerStore builds the Store of r's header record (with the value when
@@ -441,7 +441,7 @@ func (kv *KV) Delete(ctx context.Context, key []byte) error {
 	if !deletable(g) {
 		return err
 	}
-	ops := deleteChain(h, g.hd.set, g.hd.chunks)
+	ops := deleteChain(h, &g.hd)
 	if derr := kv.ns.Do(ctx, ops...); derr != nil {
 		return derr
 	}
@@ -510,7 +510,7 @@ func (kv *KV) DeleteMany(ctx context.Context, keys [][]byte) []error {
 			continue
 		}
 		seen[g.h] = true
-		ops := deleteChain(g.h, g.hd.set, g.hd.chunks)
+		ops := deleteChain(g.h, &g.hd)
 		if kv.lim.MaxBatch > 0 && len(batch)+len(ops) > kv.lim.MaxBatch {
 			flush()
 		}
@@ -532,12 +532,12 @@ func deletable(g *getState) bool {
 
 // deleteChain is the linked chain that deletes a record: its header first
 // (so a chain that fails midway never leaves a header naming lost chunks),
-// then its chunks.
-func deleteChain(h [16]byte, set uint8, chunks uint32) []*Op {
+// then its chunks, under the keys hd names (set, and length: K16).
+func deleteChain(h [16]byte, hd *header) []*Op {
+	chunks := hd.chunks
 	ops := []*Op{{Code: OpDelete, Key: h[:], Link: chunks > 0}}
 	for i := uint32(0); i < chunks; i++ {
-		ck := ChunkKeyIn(h, set, i)
-		ops = append(ops, &Op{Code: OpDelete, Key: ck[:], Link: i+1 < chunks})
+		ops = append(ops, &Op{Code: OpDelete, Key: chunkKey(h, hd, i), Link: i+1 < chunks})
 	}
 	return ops
 }
@@ -546,15 +546,45 @@ func deleteChain(h [16]byte, set uint8, chunks uint32) []*Op {
 // device keys per List.
 const clearListBytes = 64 << 10
 
-// Clear deletes every key in the namespace, as List reports them (record
-// headers and chunks alike, whoever wrote them), and returns how many it
-// deleted. It is FLUSHALL for a store whose user keys nobody can enumerate
-// (a KV namespace lists only device keys). A key written while Clear runs
-// may survive it.
+// ClearedAll is what Clear returns as its count when the namespace
+// cleared itself whole (Clearer): it does not count the keys it drops.
+const ClearedAll = -1
+
+// Clearer is a namespace that deletes every key it holds at once (the
+// emulated namespace, nvmekv/emu: O(1) in the keys). Clear, when it
+// returns nil, has deleted every key stored before the call, durably;
+// it returns errors.ErrUnsupported when it cannot, changing nothing.
+type Clearer interface {
+	Clear(ctx context.Context) error
+}
+
+// Clear deletes every key in the namespace, whoever wrote it, and
+// returns how many device keys it deleted (K10). A namespace that is a
+// Clearer clears itself at once, and Clear returns ClearedAll; any other
+// (a KV SSD) is Listed and every key it lists Deleted, record headers and
+// chunks alike, and the count is theirs. It is FLUSHALL for a store whose
+// user keys nobody can enumerate (a KV namespace lists only device keys).
+// A key written while Clear runs may survive it.
 func (kv *KV) Clear(ctx context.Context) (int, error) {
 	if kv.closed.Load() {
 		return 0, ErrClosed
 	}
+	if c, ok := kv.ns.(Clearer); ok {
+		err := c.Clear(ctx)
+		if err == nil {
+			return ClearedAll, nil
+		}
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return 0, fmt.Errorf("nvmekv: clear: %w", err)
+		}
+	}
+	return kv.clearListed(ctx)
+}
+
+// clearListed Lists the namespace from its first key and Deletes what it
+// lists until List returns nothing (K10): O(keys) commands, and each List
+// costs what the device's List costs.
+func (kv *KV) clearListed(ctx context.Context) (int, error) {
 	n := 0
 	for {
 		keys, _, err := kv.ns.List(ctx, nil, clearListBytes)

@@ -88,8 +88,7 @@ func (kv *KV) finishInline(dst []byte, g *getState) ([]byte, error) {
 func (kv *KV) chunkOps(g *getState) []*Op {
 	ops := make([]*Op, g.hd.chunks)
 	for i := range ops {
-		ck := ChunkKeyIn(g.h, g.hd.set, uint32(i))
-		ops[i] = &Op{Code: OpRetrieve, Key: ck[:], Buf: kv.chunkBuf()}
+		ops[i] = &Op{Code: OpRetrieve, Key: chunkKey(g.h, &g.hd, uint32(i)), Buf: kv.chunkBuf()}
 	}
 	return ops
 }

@@ -11,7 +11,11 @@ import (
 //	off size field
 //	0   4    magic "TKV1" (0x31564b54)
 //	4   1    format version (1)
-//	5   1    chunk set (0 or 1: which device keys hold the chunks, ChunkKeyIn)
+//	5   1    chunk flags: bit 0 the chunk set (0 or 1: which device keys
+//	         hold the chunks, ChunkKeyIn); bit 1 set: the chunks' device
+//	         keys are 15 bytes (the first 15 bytes of ChunkKeyIn), so every
+//	         16-byte device key holds a header (K16); clear: 16 bytes (a
+//	         record written before that format)
 //	6   2    user key length
 //	8   4    flags (Meta.Flags)
 //	12  4    number of chunks (0 = value inline after the key)
@@ -47,6 +51,34 @@ type header struct {
 	putID    uint64
 	crc      uint32
 	set      uint8 // chunk set: 0 or 1 (ChunkKeyIn)
+	short    bool  // the chunks' device keys are 15 bytes (byte 5 bit 1, K16)
+}
+
+// Header byte 5: the chunk set and the chunk-key flag.
+const (
+	chunkSetBit   = 1
+	shortChunkBit = 2
+	// ChunkKeyBytes is the length of the device key of a chunk of a
+	// record written now (K16): one less than a header's, so a 16-byte
+	// device key always holds a header.
+	ChunkKeyBytes = 15
+)
+
+// chunkKey is the device key of chunk i of the record whose header,
+// hd, is at device key h: ChunkKeyIn in hd's set, its first 15 bytes
+// when hd says so (K16).
+func chunkKey(h [16]byte, hd *header, i uint32) []byte {
+	return chunkKeyOf(h, hd.set, hd.short, i)
+}
+
+// chunkKeyOf is chunkKey of a record in chunk set set whose chunk keys
+// are short (15 bytes) or not.
+func chunkKeyOf(h [16]byte, set uint8, short bool, i uint32) []byte {
+	ck := ChunkKeyIn(h, set, i)
+	if short {
+		return ck[:ChunkKeyBytes]
+	}
+	return ck[:]
 }
 
 // putHeader writes the header, key and inline value into b (which must be
@@ -54,7 +86,7 @@ type header struct {
 func putHeader(b []byte, h *header, key, value []byte, inline bool) {
 	le := binary.LittleEndian
 	le.PutUint32(b[0:], recordMagic)
-	b[4], b[5] = recordVersion, h.set
+	b[4], b[5] = recordVersion, h.set&chunkSetBit|pick(h.short, uint8(shortChunkBit), 0)
 	le.PutUint16(b[6:], uint16(len(key)))
 	le.PutUint32(b[8:], h.flags)
 	le.PutUint32(b[12:], h.chunks)
@@ -86,7 +118,7 @@ func parseHeader(b []byte) (header, error) {
 	h := header{
 		keyLen: int(le.Uint16(b[6:])), flags: le.Uint32(b[8:]), chunks: le.Uint32(b[12:]),
 		valueLen: le.Uint64(b[16:]), expiry: int64(le.Uint64(b[24:])), version: le.Uint64(b[32:]),
-		putID: le.Uint64(b[40:]), crc: le.Uint32(b[48:]), set: b[5] & 1,
+		putID: le.Uint64(b[40:]), crc: le.Uint32(b[48:]), set: b[5] & chunkSetBit, short: b[5]&shortChunkBit != 0,
 	}
 	return h, nil
 }

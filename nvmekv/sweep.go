@@ -4,10 +4,13 @@ import "context"
 
 // chunkSweep is where a put's leftover chunks may start (K13): per chunk
 // set, the first index that neither the new record uses nor the put's
-// cleanup deletes.
+// cleanup deletes, and whether its chunk keys are short (K16: those of
+// the record each set held or holds; a set neither used is swept at the
+// length a put writes now).
 type chunkSweep struct {
-	h    [16]byte
-	from [2]uint32
+	h     [16]byte
+	from  [2]uint32
+	short [2]bool
 }
 
 // sweep deletes the chunks an earlier put left behind: one cut short by a
@@ -21,19 +24,19 @@ type chunkSweep struct {
 // to delete. It is best effort: an error ends it.
 func (kv *KV) sweep(ctx context.Context, sw []chunkSweep) {
 	type probe struct {
-		h   *[16]byte
-		set uint8
-		i   uint32
+		h     *[16]byte
+		set   uint8
+		short bool
+		i     uint32
 	}
 	ps := make([]probe, 0, 2*len(sw))
 	for k := range sw {
-		ps = append(ps, probe{&sw[k].h, 0, sw[k].from[0]}, probe{&sw[k].h, 1, sw[k].from[1]})
+		ps = append(ps, probe{&sw[k].h, 0, sw[k].short[0], sw[k].from[0]}, probe{&sw[k].h, 1, sw[k].short[1], sw[k].from[1]})
 	}
 	for len(ps) > 0 {
 		ops := make([]*Op, len(ps))
 		for j, p := range ps {
-			ck := ChunkKeyIn(*p.h, p.set, p.i)
-			ops[j] = &Op{Code: OpExist, Key: ck[:]}
+			ops[j] = &Op{Code: OpExist, Key: chunkKeyOf(*p.h, p.set, p.short, p.i)}
 		}
 		if kv.doBatched(ctx, ops) != nil {
 			return

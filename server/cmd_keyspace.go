@@ -87,11 +87,12 @@ func (c *conn) cmdCopy(args [][]byte) {
 }
 
 // cmdRandomKey: RANDOMKEY → a key, nil when there is none. It scans from a
-// random cursor (for tier.Cache a random directory shard) and picks one
-// key of the first non-empty piece at random: every key can come out, not
-// all equally often.
+// random cursor (for tier.Cache a random 32-bit tag, where a scan of the
+// keys of every tier goes in tag order) and picks one key of the first
+// non-empty piece at random: every key can come out, not all equally
+// often.
 func (c *conn) cmdRandomKey(args [][]byte) {
-	for _, cur := range [2]uint64{uint64(rand.IntN(256)), 0} {
+	for _, cur := range [2]uint64{rand.Uint64N(1 << 32), 0} {
 		for {
 			next, keys := c.s.cache.Scan(cur, 1, nil)
 			if len(keys) > 0 {

@@ -28,9 +28,16 @@ type Cache struct {
 	mem         *mem // the DRAM tiers: hot and warm logs and their LFU
 	tr          *transit
 	cold        Cold // nil when disabled
-	fl          *flusher.Flusher
-	pro         *policy.Promotion
-	ten         *tenants // the key prefixes that select a key's tenant, and each tenant's counters
+	// ks is cold's keyspace when it can count and walk its user keys (the
+	// emulated store): Keys and Scan take cold-only keys from it (T37).
+	ks ColdKeyspace
+	// forgetCold: ks is set and MaxKeys is 0, so the directory forgets a
+	// key once only cold holds it (T37): as its evicted copy's write
+	// completes, else by a trim pass.
+	forgetCold bool
+	fl         *flusher.Flusher
+	pro        *policy.Promotion
+	ten        *tenants // the key prefixes that select a key's tenant, and each tenant's counters
 
 	// coldUnknown: a key missing from the directory may still be in cold —
 	// the store held data when opened (an earlier run's keys), or the
@@ -137,6 +144,10 @@ func Open(opts Options) (*Cache, error) {
 			c.verSeq.Store(floor)
 		}
 		c.coldUnknown.Store(c.cold.Stats().PreExisting)
+		if c.ks = coldKeyspace(c.cold); c.ks != nil && opts.MaxKeys == 0 {
+			c.forgetCold = true
+			c.coldUnknown.Store(true) // keys are forgotten from the start
+		}
 		c.noteColdWritable()
 		fo := opts.Flusher
 		fo.Store = c.cold

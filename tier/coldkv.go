@@ -29,6 +29,9 @@ func NewColdKV(kv *nvmekv.KV, backend string, preExisting bool, maxValue int) Co
 }
 
 func (c *coldKV) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Meta, bool, error) {
+	if !c.kv.MayHold(key) {
+		return dst, Meta{}, false, nil // the index has no entry of its tag: no command (T37)
+	}
 	v, m, err := c.kv.GetSized(ctx, dst, key, size)
 	if errors.Is(err, nvmekv.ErrKeyNotFound) {
 		return dst, Meta{}, false, nil
@@ -40,8 +43,51 @@ func (c *coldKV) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Me
 }
 
 func (c *coldKV) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []ColdItem {
-	items := c.kv.GetManyInto(ctx, keys, sizes, dsts)
-	out := make([]ColdItem, len(items))
+	out := make([]ColdItem, len(keys))
+	for i, k := range keys {
+		if !c.kv.MayHold(k) {
+			// Some key the index has no entry of: look up only the rest
+			// (T37), in one submission still.
+			return c.getSome(ctx, keys, sizes, dsts, out, i)
+		}
+	}
+	c.fill(out, c.kv.GetManyInto(ctx, keys, sizes, dsts))
+	return out
+}
+
+// getSome is GetMany once keys[miss] is known absent: the keys from miss
+// on that the index may hold are looked up together, the others answer
+// not found.
+func (c *coldKV) getSome(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte, out []ColdItem, miss int) []ColdItem {
+	var idx []int
+	var ks [][]byte
+	var ss []int
+	var ds [][]byte
+	for i := range keys {
+		if i == miss || i > miss && !c.kv.MayHold(keys[i]) {
+			continue // not found, as GetMany answers a miss
+		}
+		idx, ks = append(idx, i), append(ks, keys[i])
+		if sizes != nil {
+			ss = append(ss, sizes[i])
+		}
+		if dsts != nil {
+			ds = append(ds, dsts[i])
+		}
+	}
+	if len(ks) == 0 {
+		return out
+	}
+	sub := make([]ColdItem, len(ks))
+	c.fill(sub, c.kv.GetManyInto(ctx, ks, ss, ds))
+	for j, i := range idx {
+		out[i] = sub[j]
+	}
+	return out
+}
+
+// fill converts GetManyInto's results into out.
+func (c *coldKV) fill(out []ColdItem, items []nvmekv.Item) {
 	for i, it := range items {
 		switch {
 		case errors.Is(it.Err, nvmekv.ErrKeyNotFound):
@@ -51,7 +97,6 @@ func (c *coldKV) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [
 			out[i] = ColdItem{Value: it.Value, Meta: Meta{Expiry: it.Meta.Expiry, Version: it.Meta.Version, Kind: kindOfFlags(it.Meta.Flags)}, Found: true}
 		}
 	}
-	return out
 }
 
 func (c *coldKV) PutMany(ctx context.Context, items []*flusher.Item) error {

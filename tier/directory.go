@@ -6,6 +6,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
+	"github.com/tiercache/tiercache/nvmekv/emu/logstore"
 	"github.com/tiercache/tiercache/policy"
 	"github.com/tiercache/tiercache/tier/dram"
 )
@@ -50,6 +51,11 @@ type entry struct {
 	// tenant: the id of the key's tenant (tenant.go), set before anyone
 	// sees the entry and never changed: the key decides it.
 	tenant uint8
+	// hdr: cold holds a record header of the key, of some version (a put
+	// of it completed, or it was adopted from cold, and no cold delete
+	// completed since). Changed only with the shard's write lock held, by
+	// shard.setHeader, which keeps the shard's hdrs count (T37).
+	hdr bool
 	// marks are set by readers holding the shard's read lock:
 	//   - markRecent: looked up by a caller that decides from a cold
 	//     lookup before taking the shard lock (known), or adopted from
@@ -90,6 +96,51 @@ func (sh *shard) adoptLocked(key []byte, m Meta, size int, tenant uint8) {
 	e.mark(markRecent)
 	sh.m[ks] = e
 	sh.addLive(e, 1)
+	sh.setHeader(e, true)
+}
+
+// setHeader records whether cold holds a record header of e's key, e an
+// entry of sh's map (sh.mu held for writing): the cold store counts every
+// header (Cold.UserKeys), so Keys counts a key of the directory once
+// whether or not cold holds it (T37).
+func (sh *shard) setHeader(e *entry, has bool) {
+	if e.hdr == has {
+		return
+	}
+	e.hdr = has
+	if has {
+		sh.hdrs.Add(1)
+	} else {
+		sh.hdrs.Add(-1)
+	}
+}
+
+// removeLocked takes e, key ks's entry, out of sh's map for good (sh.mu
+// held for writing): gone, its live and header counts with it.
+func (sh *shard) removeLocked(ks string, e *entry) {
+	if e.state == stateLive {
+		sh.addLive(e, -1)
+	}
+	sh.setHeader(e, false)
+	e.leave()
+	delete(sh.m, ks)
+	sh.epoch++
+	sh.slotRemovals[e.node.Hash()%removalSlots]++
+}
+
+// removalSlots is how many classes of keys a shard counts its removals
+// in (adoptEpoch).
+const removalSlots = 64
+
+// adoptEpoch is what a reader that looks key (hash lo) up in cold to adopt
+// it checks before adopting (sh.mu held): the removals from the map of
+// keys of its class and the Flushes that swapped the map. A removal of
+// the key itself changes it, so a copy deleted meanwhile is never
+// adopted (T4); a removal of another key changes it only once in
+// removalSlots, so adoptions do not keep retrying while keys of the
+// shard are forgotten (T37).
+func (sh *shard) adoptEpoch(lo uint64) uint64 {
+	return sh.swaps<<32 | uint64(sh.slotRemovals[lo%removalSlots])
 }
 
 // addLive adds d to the live count of sh and of e's tenant (sh.mu held
@@ -105,6 +156,7 @@ func (sh *shard) addLive(e *entry, d int64) {
 // it an empty map; sh.mu held for writing).
 func (sh *shard) resetLive() {
 	sh.live.Store(0)
+	sh.hdrs.Store(0)
 	for i := range sh.tenantLive {
 		sh.tenantLive[i].Store(0)
 	}
@@ -116,6 +168,10 @@ type shard struct {
 	// epoch counts removals from m; a reader that looked a key up in cold
 	// adopts it only if no removal happened meanwhile (T4).
 	epoch uint64
+	// slotRemovals counts the removals from m by key class, swaps the
+	// Flushes that replaced m (adoptEpoch).
+	slotRemovals [removalSlots]uint32
+	swaps        uint64
 	// pend: the newest pending version of each key with a writethrough
 	// change in flight (writethrough.go, T28); nil until the first.
 	pend map[string]uint64
@@ -123,6 +179,9 @@ type shard struct {
 	// included until the sweep removes them); changed under mu, read
 	// without it by keyCount.
 	live atomic.Int64
+	// hdrs counts the entries of m whose key cold holds a header of (hdr:
+	// tombstones too), read without mu by keyCount.
+	hdrs atomic.Int64
 	// tenantLive is live by tenant id; nil without Options.Tenants (the
 	// slice header takes the padding that kept shards on separate cache
 	// lines).
@@ -157,14 +216,26 @@ func (d *directory) tenantKeys(id uint8) int64 {
 	return n
 }
 
-// hashKey is the 128-bit key hash: lo picks the shard and feeds the
-// policies (the LFU's sketch, the promotion sketch); hi is unused here.
+// hashKey is the key's hash: XXH3-128, whose bytes are the cold store's
+// device key of the key's record header (nvmekv.DefaultHasher). lo's high
+// 32 bits are the cold index's tag of that device key (logstore.TagOf),
+// its low 32 bits the hash's own: the tag's top byte picks the shard, so
+// a shard holds the keys of one range of tags, the order a cold scan
+// walks (scan.go, T37); lo feeds the policies (the LFU's sketch, the
+// promotion sketch). hi is the hash's high half, unused here.
 func hashKey(key []byte) (lo, hi uint64) {
 	h := xxh3.Hash128(key)
-	return h.Lo, h.Hi
+	dk := h.Bytes()
+	return uint64(logstore.TagOf(&dk))<<32 | h.Lo&0xffffffff, h.Hi
 }
 
-func (d *directory) shard(lo uint64) *shard { return &d.shards[lo>>56] }
+// tagOfHash is the cold index tag within lo (hashKey).
+func tagOfHash(lo uint64) uint32 { return uint32(lo >> 32) }
+
+// shardOfTag is the index of the shard holding the keys of tag.
+func shardOfTag(tag uint32) int { return int(tag >> 24) }
+
+func (d *directory) shard(lo uint64) *shard { return &d.shards[shardOfTag(tagOfHash(lo))] }
 
 // keyCount is the number of keys without walking the map: expired keys the
 // sweep has not removed yet are counted (as Redis's DBSIZE counts them).
@@ -172,6 +243,16 @@ func (d *directory) keyCount() int64 {
 	var n int64
 	for i := range d.shards {
 		n += d.shards[i].live.Load()
+	}
+	return n
+}
+
+// headerCount is the number of entries whose key cold holds a header of
+// (hdr), without walking the map.
+func (d *directory) headerCount() int64 {
+	var n int64
+	for i := range d.shards {
+		n += d.shards[i].hdrs.Load()
 	}
 	return n
 }

@@ -98,9 +98,10 @@
 //     freed or moved only under its entry's shard write lock; a reader
 //     holding the read lock copies it whole (TestRecordsNeverOverlap in
 //     tier/dram, the concurrency tests' value checks, T1).
-//   - T12: Stats.Keys and Keys (what DBSIZE answers) equal the number of
-//     directory entries that are not tombstones, kept by per-shard counters
-//     instead of a walk, so they cost O(shards) at any number of keys
+//   - T12: Stats.DirectoryKeys equals the number of directory entries
+//     that are not tombstones, and Keys (what DBSIZE answers, and
+//     Stats.Keys) adds the keys only cold holds (T37), kept by per-shard
+//     counters instead of a walk, so they cost O(shards) at any number of keys
 //     (checkKeyCount in the model, concurrency and restart tests); a key
 //     whose expiry passed counts until the sweep removes it. Len walks and
 //     also leaves out expired keys (TestExpirySweepAndLen).
@@ -131,7 +132,7 @@
 //     TestFlushColdDeleteErrors, and Flush steps in TestModelMemoryTiers,
 //     TestModelEmulatedCold and TestModelLifecycle (checkEntries: no entry
 //     of the directory is at or below the floor).
-//   - T15: with MaxKeys set, the background goroutine keeps the directory
+//   - T15: with MaxKeys set (without it, see T37), the background goroutine keeps the directory
 //     at most MaxKeys plus what is written between two passes (100 ms):
 //     above it, it forgets live keys whose newest version is durable in
 //     cold and held by no memory tier, down to 90% of MaxKeys, skipping once
@@ -371,6 +372,35 @@
 //     TestFlushTwiceWhilePurging, TestStaleEntriesLeaveDRAMQuietly,
 //     TestPurgePacedByFlusher, TestFlushedKeysStayGoneAfterRestart (Close
 //     during a purge), server TestFlushAllAsyncSync.
+//   - T37: with a cold store that counts and walks its user keys
+//     (ColdKeyspace: the emulated store, logstore E31, nvmekv K16) the
+//     directory keeps no entry of a key only cold holds: unless MaxKeys is
+//     set, a key is forgotten (T15's forget, its conditions) as the write
+//     of its evicted copy completes, and a trim pass bounds the directory
+//     to the keys DRAM holds plus a tenth plus trimSlack (keys adopted by
+//     a read and not kept in DRAM). Each entry knows whether cold holds a
+//     record header of its key (entry.hdr: set when a put of the key
+//     completed or the key was adopted, or when a new entry's key has an
+//     index entry of its tag, MayHold; cleared when a cold delete of it
+//     completed or a read found no record; a tombstone waits for its
+//     delete whenever hdr is set, and a DEL of a cold-only key leaves
+//     one), and each shard counts those entries (hdrs; checkEntries
+//     checks the counts after every model step). Keys is then the
+//     directory's live keys − hdrs + cold's user keys: exact once no cold
+//     write or delete is in flight, O(shards); after a restart it counts
+//     every key of the store (TestColdKeyspaceExact). The directory's
+//     shard of a key is the top byte of its cold index tag (hashKey), so
+//     Scan walks tags in order: a call takes one shard's range of tags,
+//     reads the user keys cold holds there (ScanUserKeys, without the
+//     shard lock unless a removal from the map raced it three times), and
+//     under the shard's read lock returns each key of the range once,
+//     from the directory's entry if it has one, else from cold (not at or
+//     below the flush floor, not expired): a key live through a whole
+//     scan is returned exactly once however it moves between tiers
+//     (TestColdKeyspaceScanWhileKeysMove). A cold Get or GetMany skips
+//     the command for a key the index has no entry of (MayHold), so a
+//     miss or a new key's SET costs no device command. The per-tenant key
+//     counts (T35) count the directory's keys only.
 //
 // # Entry lifecycle
 //

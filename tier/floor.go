@@ -17,7 +17,7 @@ import (
 // T4, T15), in this run and, once recorded in the store, after a restart.
 
 // floorKey is the device key the floor is recorded under. Every device key
-// the KV makes is 16 bytes (the key hash, nvmekv.ChunkKeyIn), and a device
+// the KV makes is 16 bytes (the key hash) or 15 (a chunk, nvmekv K16), and a device
 // key is 1..16 bytes (NVMe KV Command Set 1.0 §3.1.2), so no user key nor
 // chunk ever maps to this 8-byte one.
 var floorKey = []byte("tcfloor0")

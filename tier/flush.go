@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"time"
 )
 
 // Flush removes every key from every tier (FLUSHALL). Other calls wait for
@@ -57,6 +58,7 @@ func (c *Cache) Flush() error {
 		fl.fresh[i] = make(map[string]*entry)
 	}
 	c.holdOff()
+	c.pg.flushes.Add(1) // no key is forgotten until its purge ended (T37)
 	fl.floor = c.nextVersion()
 	c.floor.Store(fl.floor) // before the swap: every entry of the old maps is stale (floor.go)
 	for i := range c.dir.shards {
@@ -67,15 +69,46 @@ func (c *Cache) Flush() error {
 			fl.old[i], sh.m = sh.m, fl.fresh[i]
 			sh.resetLive()
 			sh.epoch++ // removals: a reader that planned an adoption plans again (T4)
+			sh.swaps++
 		}
 		sh.mu.Unlock()
 	}
 	c.tr.clear()
+	cleared := c.clearColdHeld()
 	c.life.Unlock()
 	fl.fresh = [shardCount]map[string]*entry{}
+	if cleared {
+		// The floor went with the records: record it again (a failure
+		// leaves nothing to hide, only versions to restart above).
+		if err := c.recordFloor(fl.floor); err != nil {
+			c.coldError("flush", err)
+		}
+	}
 	c.startPurge(fl)
 	return nil
 }
+
+// clearColdHeld clears a cold store that can (clearCold) while Flush holds
+// calls off, once the maps are swapped: first the cold writes taken before
+// the swap complete (at most clearWait), so that none of a flushed key
+// lands after the clear, and a put taken after the swap is skipped as not
+// current (flushCurrent: the new maps do not name the old versions). So
+// Keys is 0 when Flush returns (T37). If the wait times out (a stalled
+// device), the store is cleared anyway, and a flushed copy that lands
+// later counts until the purge's delete of it completes.
+func (c *Cache) clearColdHeld() bool {
+	if c.ks == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clearWait)
+	defer cancel()
+	c.fl.WaitTaken(ctx)
+	return c.clearCold()
+}
+
+// clearWait bounds how long Flush, holding calls off, waits for the cold
+// writes in flight before it clears the store.
+const clearWait = time.Second
 
 // yielder is a context a Flush cancels before it holds calls off.
 type yielder struct {
@@ -145,13 +178,38 @@ func (c *Cache) flushBlocking() error {
 		// mode: deleting them one by one needs their device keys, and a
 		// List of an emulated store reads every region that holds a live
 		// inline record (logstore E8), once per 3,000 keys.
+		cleared := c.clearCold()
 		floor := c.nextVersion()
-		if err := c.recordFloor(floor); err != nil {
+		if err := c.recordFloor(floor); err != nil && !cleared {
 			return fmt.Errorf("tier: flush: %w (keys of an earlier run stay readable)", err)
 		}
 		c.floor.Store(floor)
 	}
 	return nil
+}
+
+// clearCold drops every record of a cold store that can (ColdKeyspace's
+// Clear) and reports whether it did: the keys only cold holds, an
+// earlier run's and forgotten ones, no longer count in Keys nor are
+// walked by Scan (T37). The recorded floor went with them (it is a
+// record too): Flush records its floor after this. Cold writes still in
+// flight of the flushed keys may land after it; the floor hides them
+// and the purge's deletes take them. If it fails, the floor still hides
+// the old records (T14), but Keys counts them until they are deleted or
+// reclaimed: logged and counted.
+func (c *Cache) clearCold() bool {
+	if c.ks == nil {
+		return false
+	}
+	p := &c.pg
+	p.recMu.Lock()
+	defer p.recMu.Unlock()
+	if err := c.ks.Clear(context.Background()); err != nil {
+		c.coldError("flush", err)
+		return false
+	}
+	p.recorded = 0
+	return true
 }
 
 // flushDurable is Flush's writethrough part (c.life held for writing, so

@@ -33,7 +33,7 @@ type readPlan struct {
 	ver   uint64      // its version
 	size  int         // its value's size
 	kind  Kind        // its value's kind
-	epoch uint64      // readAdopt: the shard's removal count, checked when adopting
+	epoch uint64      // readAdopt: the shard's adoptEpoch of the key, checked when adopting
 	// filled: readServe of a string from a DRAM record, copied into the
 	// slice the reader's into gave (not appended to dst).
 	filled bool
@@ -46,11 +46,11 @@ type readPlan struct {
 // string's DRAM record when into (not nil) gives a slice of its size: it
 // is copied there (p.filled), straight from the record. A DRAM record read
 // is marked touched (hot's second chance).
-func (c *Cache) planRead(dst, key []byte, sh *shard, now int64, into func(n int) []byte) ([]byte, readPlan) {
+func (c *Cache) planRead(dst, key []byte, lo uint64, sh *shard, now int64, into func(n int) []byte) ([]byte, readPlan) {
 	e := sh.m[viewString(key)]
 	if e == nil {
 		if c.coldUnknown.Load() && c.cold != nil {
-			return dst, readPlan{act: readAdopt, epoch: sh.epoch}
+			return dst, readPlan{act: readAdopt, epoch: sh.adoptEpoch(lo)}
 		}
 		return dst, readPlan{act: readMiss}
 	}

@@ -209,8 +209,8 @@ func checkKeyCount(t *testing.T, c *Cache) {
 		}
 		sh.mu.RUnlock()
 	}
-	if got := c.Stats().Keys; got != n {
-		t.Fatalf("Stats().Keys = %d, directory holds %d entries that are not tombstones", got, n)
+	if got := c.Stats().DirectoryKeys; got != n {
+		t.Fatalf("Stats().DirectoryKeys = %d, directory holds %d entries that are not tombstones", got, n)
 	}
 }
 
@@ -221,7 +221,7 @@ func checkEntries(t *testing.T, c *Cache, step int) {
 	for i := range c.dir.shards {
 		sh := &c.dir.shards[i]
 		sh.mu.RLock()
-		var live int64
+		var live, hdrs int64
 		tenantLive := make([]int64, len(c.ten.names))
 		for k, e := range sh.m {
 			if err := e.check(k); err != nil {
@@ -249,6 +249,13 @@ func checkEntries(t *testing.T, c *Cache, step int) {
 			if e.state == stateLive {
 				live++
 			}
+			if e.hdr {
+				hdrs++
+			}
+		}
+		if got := sh.hdrs.Load(); got != hdrs {
+			sh.mu.RUnlock()
+			t.Fatalf("step %d: T37: shard %d counts %d entries whose header cold holds, holds %d", step, i, got, hdrs)
 		}
 		got := sh.live.Load()
 		for id := range sh.tenantLive {

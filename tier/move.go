@@ -17,7 +17,7 @@ func (c *Cache) background() {
 		tick = t.C
 	}
 	var trimTimer *time.Timer
-	if c.o.MaxKeys > 0 {
+	if c.o.MaxKeys > 0 || c.forgetCold {
 		trimTimer = time.NewTimer(trimEvery)
 		defer trimTimer.Stop()
 		trimTick = trimTimer.C
@@ -94,13 +94,15 @@ func (c *Cache) flushDone(it *flusher.Item, err error) {
 	}
 	switch {
 	case it.Delete:
-		if err == nil && e != nil && e.state == stateTomb && e.ver == it.Version {
-			e.leave()
-			delete(sh.m, viewString(it.Key))
-			sh.epoch++
+		if err == nil && e != nil {
+			sh.setHeader(e, false) // F3: no put of the key was in flight behind it
+			if e.state == stateTomb && e.ver == it.Version {
+				sh.removeLocked(e.key, e)
+			}
 		}
 	case err == nil:
 		if e != nil {
+			sh.setHeader(e, true)
 			e.coldWritten(it.Version, it.Expiry) // with the entry's expiry, expMoved clears (T17)
 		}
 	default:
@@ -148,6 +150,7 @@ func (c *Cache) flushDropped(it *flusher.Item, why flusher.Reason) {
 			c.unpin(p)
 			e.flushing = false
 			c.releaseLocked(e)
+			c.forgetColdOnlyLocked(sh, e)
 		} else {
 			c.endPinned(sh, e, it, p, false)
 		}
@@ -205,6 +208,9 @@ func (c *Cache) lostLocked(sh *shard, key []byte, e *entry, ver uint64, coldGone
 	}
 	if e.coldHas(ver) && !coldGone {
 		return // durable in cold
+	}
+	if coldGone {
+		sh.setHeader(e, false) // a read found no record of the key
 	}
 	c.purgeLocked(sh, key, e)
 	c.st.lost.Add(1)

@@ -65,11 +65,14 @@ type Options struct {
 	// namespace is sized for it (2 × 64 KiB read slots per key, see
 	// cold_open.go).
 	MGetColdBatch int
-	// MaxKeys bounds the directory, which keeps every key the cache knows on
-	// the Go heap (DirEntryBytes each, T19): above it, keys whose
-	// only copy is in cold are forgotten until the directory is back at 90%
-	// of it, and found again by their next read, a cold lookup (T15). 0 (the
-	// default) keeps every key. Needs a cold tier.
+	// MaxKeys bounds the directory, which keeps the keys it knows on the
+	// Go heap (DirEntryBytes each, T19): above it, keys whose only copy is
+	// in cold are forgotten until the directory is back at 90% of it, and
+	// found again by their next read, a cold lookup (T15). 0 (the default)
+	// with a cold store that counts and lists its user keys (the emulated
+	// store, ColdKeyspace) forgets every key once only cold holds it (T37),
+	// so the directory holds about the keys DRAM holds; 0 with any other
+	// cold store (a KV SSD) keeps every key. Needs a cold tier.
 	MaxKeys int64
 	// Tenants are named namespaces sharing the cache, each the keys that
 	// start with its prefix, with its own DRAM quota and counters (T35;

@@ -203,11 +203,15 @@ type pinned struct {
 // released to the item, which frees it.
 func (c *Cache) endPinned(sh *shard, e *entry, it *flusher.Item, p *pinned, ok bool) {
 	c.unpin(p)
+	if ok && e != nil {
+		sh.setHeader(e, true)
+	}
 	if e != nil && e.flushing && e.loc == p.loc && e.where == p.where && e.state == stateLive && e.ver == it.Version {
 		e.flushing = false
 		if ok {
 			e.coldWritten(it.Version, it.Expiry)
 			c.releaseLocked(e)
+			c.forgetColdOnlyLocked(sh, e)
 			return
 		}
 		c.releaseLocked(e)

@@ -23,6 +23,11 @@ type purger struct {
 	// pending counts the stale entries not purged yet (Memory counts
 	// their heap, Stats.PurgePending reports them).
 	pending atomic.Int64
+	// flushes counts the Flushes whose maps are not purged yet, from
+	// before the swap: while it is not 0 no key is forgotten (T37), so a
+	// key the purge does not find in the directory was not written since
+	// the Flush (purgeStaleLocked).
+	flushes atomic.Int64
 	// recMu serializes the floor's records in cold; recorded is the
 	// highest one recorded (or read at Open).
 	recMu    sync.Mutex
@@ -111,6 +116,7 @@ func (c *Cache) purge() {
 				batch = c.purgeMap(&c.dir.shards[i], fl.old[i], batch)
 				fl.old[i] = nil
 			}
+			p.flushes.Add(-1)
 			floor = fl.floor
 		}
 	}
@@ -207,8 +213,8 @@ func (c *Cache) queueColdDelete(key []byte, op string) {
 // left it since the reader planned (epoch) and no writethrough change of
 // it is in flight (sh's write lock held): any write of the key after this
 // queues its put behind the delete (F3).
-func (c *Cache) dropFlushedLocked(sh *shard, key []byte, epoch uint64) {
-	if c.fl == nil || sh.m[viewString(key)] != nil || sh.epoch != epoch || sh.pendingLocked(key) {
+func (c *Cache) dropFlushedLocked(sh *shard, key []byte, lo, epoch uint64) {
+	if c.fl == nil || sh.m[viewString(key)] != nil || sh.adoptEpoch(lo) != epoch || sh.pendingLocked(key) {
 		return
 	}
 	c.queueColdDelete(key, "flush")

@@ -94,7 +94,7 @@ func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) [
 	sh := c.dir.shard(lo)
 	for attempt := 0; attempt < 3; attempt++ {
 		sh.mu.RLock()
-		v, p := c.planRead(dst, key, sh, c.now(), into)
+		v, p := c.planRead(dst, key, lo, sh, c.now(), into)
 		sh.mu.RUnlock()
 		switch p.act {
 		case readServe:
@@ -112,10 +112,10 @@ func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) [
 			return dst, policy.None, 0, false, false
 		case readAdopt:
 			c.record(&rec, lo)
-			if c.coldDeleting(key) {
-				return dst, policy.None, 0, false, false
+			if c.ks != nil && !c.ks.MayHold(key) || c.coldDeleting(key) {
+				return dst, policy.None, 0, false, false // no record of it in cold (T37), or its delete is queued (T4)
 			}
-			v, k, ok, retry := c.adopt(dst, key, sh, p.epoch)
+			v, k, ok, retry := c.adopt(dst, key, lo, sh, p.epoch)
 			if retry {
 				continue
 			}
@@ -163,7 +163,7 @@ func (c *Cache) coldDeleting(key []byte) bool {
 // adopt looks up a key the directory does not know in a cold store that
 // held data when opened, and records it. retry says the directory changed
 // meanwhile (the caller starts over).
-func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) (v []byte, kind Kind, ok, retry bool) {
+func (c *Cache) adopt(dst, key []byte, lo uint64, sh *shard, epoch uint64) (v []byte, kind Kind, ok, retry bool) {
 	v, m, found, err := c.cold.Get(context.Background(), dst, key, -1)
 	if err != nil {
 		c.coldError("get", err)
@@ -174,11 +174,11 @@ func (c *Cache) adopt(dst, key []byte, sh *shard, epoch uint64) (v []byte, kind 
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if sh.m[viewString(key)] != nil || sh.epoch != epoch {
+	if sh.m[viewString(key)] != nil || sh.adoptEpoch(lo) != epoch {
 		return v[:len(dst)], 0, false, true
 	}
 	if c.flushedCopy(m.Version) { // checked under the lock: a Flush sets the floor before it bumps epoch
-		c.dropFlushedLocked(sh, key, epoch)
+		c.dropFlushedLocked(sh, key, lo, epoch)
 		return v[:len(dst)], 0, false, false
 	}
 	sh.adoptLocked(key, m, len(v)-len(dst), c.ten.of(key))
@@ -317,7 +317,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 		sh.mu.RLock()
 		from := len(buf)
 		var p readPlan
-		buf, p = c.planRead(buf, key, sh, now, into)
+		buf, p = c.planRead(buf, key, lo, sh, now, into)
 		sh.mu.RUnlock()
 		if p.act != readServe || p.tier != policy.Hot {
 			c.pro.Record(lo) // a hot hit has nothing for the promotion policy to decide
@@ -400,9 +400,9 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 					adopted, flushed := false, false
 					sh := c.dir.shard(p.lo)
 					sh.mu.Lock()
-					switch absent := sh.m[viewString(key)] == nil && sh.epoch == p.epoch; {
+					switch absent := sh.m[viewString(key)] == nil && sh.adoptEpoch(p.lo) == p.epoch; {
 					case absent && c.flushedCopy(r.Meta.Version): // T14
-						c.dropFlushedLocked(sh, key, p.epoch)
+						c.dropFlushedLocked(sh, key, p.lo, p.epoch)
 						flushed = true
 					case absent:
 						sh.adoptLocked(key, r.Meta, len(r.Value), c.ten.of(key))
@@ -541,7 +541,7 @@ func (c *Cache) Where(key []byte) string {
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
 	c.lockEntry(sh, key, false, true)
-	_, p := c.planRead(nil, key, sh, c.now(), nil)
+	_, p := c.planRead(nil, key, lo, sh, c.now(), nil)
 	sh.mu.RUnlock()
 	switch p.act {
 	case readServe:

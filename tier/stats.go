@@ -43,8 +43,11 @@ type TierLevel struct {
 
 // Stats is a snapshot of the cache.
 type Stats struct {
-	Keys  int64       // keys, counting expired ones not yet swept (O(1); Len is exact and O(keys))
-	Tiers []TierLevel // hot, warm, cold in that order (absent tiers omitted)
+	Keys int64 // keys, counting expired ones not yet swept and those only cold holds (O(1), T37; Len is exact and O(keys) over the directory)
+	// DirectoryKeys is the live keys of the directory: those in DRAM, in
+	// flight, or only in cold but not forgotten yet (T12, T15, T37).
+	DirectoryKeys int64
+	Tiers         []TierLevel // hot, warm, cold in that order (absent tiers omitted)
 
 	Misses      uint64 // Get/MGet keys found nowhere
 	Promotions  uint64 // warm hits moved to hot, and cold hits given a DRAM record
@@ -115,7 +118,7 @@ type DRAMStats struct {
 
 // Stats returns a snapshot.
 func (c *Cache) Stats() Stats {
-	s := Stats{Keys: c.dir.keyCount(), WarmNode: -1, ColdIndexNode: -1, ColdIndexPlacement: -1}
+	s := Stats{Keys: c.keyCount(), DirectoryKeys: c.dir.keyCount(), WarmNode: -1, ColdIndexNode: -1, ColdIndexPlacement: -1}
 	m := c.mem
 	m.mu.Lock()
 	var ls policy.LFUStats

@@ -1,6 +1,10 @@
 package tier
 
-import "time"
+import (
+	"time"
+
+	"github.com/tiercache/tiercache/flusher"
+)
 
 // The directory trim (T15). MaxKeys bounds the directory: above it, the
 // background goroutine forgets keys whose only copy is in cold, down to
@@ -21,15 +25,15 @@ const (
 // waits for the life lock: Flush and Close hold it while they may wait for
 // work this goroutine would do.
 func (c *Cache) trim() (stuck bool) {
-	n := c.dir.keyCount()
-	if c.o.MaxKeys <= 0 || n <= c.o.MaxKeys || !c.life.TryRLock() {
+	n, bound := c.dir.keyCount(), c.maxKeys()
+	if bound <= 0 || n <= bound || c.pg.flushes.Load() != 0 || !c.life.TryRLock() {
 		return false
 	}
 	defer c.life.RUnlock()
 	if c.closed {
 		return false
 	}
-	excess := n - (c.o.MaxKeys - c.o.MaxKeys/10)
+	excess := n - (bound - bound/10)
 	// From here on a key missing from the directory may be in cold; set
 	// before the first one goes, so a reader that finds it gone asks cold.
 	c.coldUnknown.Store(true)
@@ -62,12 +66,37 @@ func (c *Cache) trim() (stuck bool) {
 	return forgot == 0
 }
 
+// maxKeys is the directory's bound: MaxKeys, or with forgetCold the keys
+// DRAM holds plus a tenth and trimSlack, so that a pass forgets the keys
+// only cold holds that eviction did not (adopted by a read and not kept
+// in DRAM, a version cold already held: T37).
+func (c *Cache) maxKeys() int64 {
+	if !c.forgetCold {
+		return c.o.MaxKeys
+	}
+	c.mem.mu.Lock()
+	n := c.mem.items[memHot] + c.mem.items[memWarm]
+	c.mem.mu.Unlock()
+	return int64(n) + int64(n)/10 + trimSlack
+}
+
+// trimSlack is how many keys more than DRAM holds the directory may keep
+// with forgetCold before a trim pass runs.
+const trimSlack = 4096
+
+// forgetColdOnlyLocked forgets e, whose DRAM record just went (sh.mu held
+// for writing), if the directory forgets cold-only keys and e may go
+// (forgettable: T15's conditions, T37).
+func (c *Cache) forgetColdOnlyLocked(sh *shard, e *entry) {
+	if c.forgetCold && c.pg.flushes.Load() == 0 && c.forgettable(e.key, e, c.now()) {
+		forgetLocked(sh, e.key, e)
+		c.st.forgotten.Add(1)
+	}
+}
+
 // forgetLocked drops the live entry e of key ks from sh (lock held).
 func forgetLocked(sh *shard, ks string, e *entry) {
-	e.leave()
-	delete(sh.m, ks)
-	sh.epoch++ // an adopter of another key of this shard retries (T4)
-	sh.addLive(e, -1)
+	sh.removeLocked(ks, e) // epoch: an adopter of another key of this shard retries (T4)
 }
 
 // forgettable reports whether e (key ks, shard lock held) may leave the
@@ -80,4 +109,25 @@ func (c *Cache) forgettable(ks string, e *entry, now int64) bool {
 		return false
 	}
 	return !e.unmark(markRecent)
+}
+
+// tombColdOnlyLocked deletes key, which the directory does not name and
+// cold holds (sh.mu held for writing): a tombstone, counted as holding
+// the key's header, stays until the cold delete queued now completed
+// (flushDone), so Keys leaves the key out from now on (T37).
+func (c *Cache) tombColdOnlyLocked(sh *shard, key []byte) {
+	lo, _ := hashKey(key)
+	e, ks := newEntry(key, lo, c.ten.of(key))
+	tomb := c.nextVersion()
+	e.tombstone(tomb)
+	sh.m[ks] = e
+	sh.setHeader(e, true)
+	it := &flusher.Item{Key: append([]byte(nil), key...), Delete: true, Version: tomb}
+	if err := c.fl.Enqueue(it); err != nil {
+		sh.removeLocked(ks, e)
+		c.coldError("delete", err)
+		return
+	}
+	c.st.coldDeletes.Add(1)
+	c.st.tombstones.Add(1)
 }

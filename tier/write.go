@@ -143,10 +143,17 @@ func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, k
 	}
 	ver := c.nextVersion()
 	if fresh {
-		if c.coldUnknown.Load() && c.cold != nil {
-			e.coldMayHold() // an earlier run's copy
-		}
 		sh.m[ks] = e
+		if c.coldUnknown.Load() && c.cold != nil && (c.ks == nil || c.ks.MayHold(key)) {
+			// A copy of an earlier run, or of a key the directory forgot
+			// (T15): its delete is queued before the new version's put
+			// (F3), so a restart never finds the old value (cache mode),
+			// and its header counts in cold's keys until it completed
+			// (T37).
+			e.coldMayHold()
+			sh.setHeader(e, c.ks != nil)
+			c.invalidateLocked(key, e, 0) // no tombstone has version 0
+		}
 	} else {
 		c.invalidateLocked(key, e, e.ver)
 	}
@@ -235,7 +242,7 @@ func (c *Cache) waitForFlusher() {
 // when it completes.
 func (c *Cache) invalidateLocked(key []byte, e *entry, delVer uint64) {
 	c.tr.forget(key)
-	if e.cold != coldNone && c.fl != nil {
+	if (e.cold != coldNone || e.hdr) && c.fl != nil {
 		err := c.fl.Enqueue(&flusher.Item{Key: append([]byte(nil), key...), Delete: true, Version: delVer})
 		if err != nil {
 			c.coldError("invalidate", err)
@@ -253,20 +260,18 @@ func (c *Cache) invalidateLocked(key []byte, e *entry, delVer uint64) {
 func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
 	c.releaseLocked(e)
 	c.memRemove(e)
-	mayCold := e.cold != coldNone && c.fl != nil
+	mayCold := (e.cold != coldNone || e.hdr) && c.fl != nil
 	tomb := c.nextVersion()
 	c.invalidateLocked(key, e, tomb)
-	if e.state == stateLive {
-		sh.addLive(e, -1)
-	}
 	if mayCold {
+		if e.state == stateLive {
+			sh.addLive(e, -1)
+		}
 		e.tombstone(tomb)
 		c.st.tombstones.Add(1)
 		return
 	}
-	e.leave()
-	delete(sh.m, viewString(key))
-	sh.epoch++
+	sh.removeLocked(e.key, e)
 }
 
 // MSet stores every pair (no NX/XX). Every pair is checked first (an
@@ -387,10 +392,11 @@ func (c *Cache) Delete(keys ...[]byte) (int, error) {
 			op, err = c.beginPurgeLocked(sh, key, nil)
 		case e == nil && known && c.fl != nil:
 			// Found, then forgotten by a trim before the lock (T15): its
-			// copy is in cold, so delete it there (readers do not adopt
-			// it while the delete is queued, T4).
+			// copy is in cold, so delete it there; a tombstone counts its
+			// header out of Keys until the delete completed (T37), and
+			// readers do not adopt it meanwhile (T4).
 			n++
-			c.queueColdDelete(key, "delete")
+			c.tombColdOnlyLocked(sh, key)
 		}
 		sh.mu.Unlock()
 		if op != nil {
@@ -539,24 +545,52 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 	return false, ErrKeyBusy
 }
 
-// Keys is the number of keys the cache knows, from per-shard counters
-// (T12): O(shards), not O(keys), so DBSIZE and INFO cost the same at 100M
-// keys as at 10. A key whose expiry passed counts until the sweep removes
-// it (SweepInterval, 1 s by default). Keys left in a cold store by an
-// earlier run are counted once they have been touched (the store cannot
-// list user keys).
+// Keys is the number of keys, from counters (T12, T37): O(shards), not
+// O(keys), so DBSIZE and INFO cost the same at 100M keys as at 10. A key
+// whose expiry passed counts until the sweep, or a read of it, removes it
+// (SweepInterval, 1 s by default). With a cold store that counts its user
+// keys (ColdKeyspace), the keys only cold holds count too, those of an
+// earlier run included; without one, they count once touched.
 func (c *Cache) Keys() int {
 	if !c.enter() {
 		return 0
 	}
 	defer c.exit()
-	return int(c.dir.keyCount())
+	return int(c.keyCount())
 }
 
-// Len counts the live keys by walking the directory: exact (expired keys
-// the sweep has not removed yet are left out), O(keys); Keys is what
-// DBSIZE answers.
+// keyCount is what Keys answers: the directory's live keys, plus, with a
+// cold keyspace, the user keys cold holds less those of the directory's
+// entries (live or tombstones) whose header cold holds (T37). It can be
+// off by the cold writes and deletes in flight, whose entry learns of
+// them when they complete, and a key DRAM holds whose header the store
+// reclaimed is counted out until its next cold write or delete completes.
+func (c *Cache) keyCount() int64 {
+	n := c.dir.keyCount()
+	if c.ks == nil {
+		return n
+	}
+	u, _ := c.ks.UserKeys()
+	return max(n-c.dir.headerCount()+u, 0)
+}
+
+// Len counts the live keys by walking the directory, and with a cold
+// keyspace (T37) a whole Scan, which reads cold's keys too: exact
+// (expired keys the sweep has not removed yet are left out), O(keys);
+// Keys is what DBSIZE answers.
 func (c *Cache) Len() int {
+	if c.ks != nil {
+		// The keys only cold holds are not in the directory (T37).
+		n := 0
+		for cur := uint64(0); ; {
+			next, keys := c.Scan(cur, math.MaxInt, nil)
+			n += len(keys)
+			if next == 0 {
+				return n
+			}
+			cur = next
+		}
+	}
 	now := c.now()
 	n := 0
 	for i := range c.dir.shards {

@@ -108,7 +108,7 @@ func (c *Cache) publishLocked(op *pendOp) {
 // change to finish with finishPurge after unlocking sh. sh.mu is held for
 // writing.
 func (c *Cache) beginPurgeLocked(sh *shard, key []byte, e *entry) (*pendOp, error) {
-	if !c.writeThrough() || e != nil && e.cold == coldNone && !sh.pendingLocked(key) {
+	if !c.writeThrough() || e != nil && e.cold == coldNone && !e.hdr && !sh.pendingLocked(key) {
 		if e != nil {
 			c.purgeLocked(sh, key, e)
 		}
@@ -194,7 +194,8 @@ func (c *Cache) placeDurableLocked(sh *shard, key, k, v []byte, alloc int, ver u
 	if e.write(ver, exp, int64(len(v)), kind) {
 		sh.addLive(e, 1)
 	}
-	e.cold = coldHolds        // written with exp: no moved expiry
+	e.cold = coldHolds // written with exp: no moved expiry
+	sh.setHeader(e, true)
 	c.placeOrDropLocked(e, v) // without room, cold alone holds it
 }
 

@@ -93,7 +93,8 @@ type ColdConfig struct {
 	StallAfter Duration `yaml:"stall_after"`
 	// DirectoryKeys bounds the keys the in-memory directory remembers;
 	// above it, keys held only in cold are forgotten until read again.
-	// 0 = no bound.
+	// 0: with the emulated store every key only cold holds is forgotten
+	// (tier T37); with a KV SSD, no bound.
 	DirectoryKeys int64 `yaml:"directory_keys"`
 	// IndexNode is the NUMA node the emulated store's off-heap index
 	// tables are bound to: "auto" (warm's node when warm is bound to

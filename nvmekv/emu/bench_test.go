@@ -27,6 +27,19 @@ func benchPath(b *testing.B, name string) string {
 
 const benchQD = 64
 
+// benchItems is how many keys a benchmark stores: TIERCACHE_BENCH_ITEMS,
+// else full, or a tenth of it with -short.
+func benchItems(full int) int {
+	if s := os.Getenv("TIERCACHE_BENCH_ITEMS"); s != "" {
+		n, _ := strconv.Atoi(s)
+		return n
+	}
+	if testing.Short() {
+		return full / 10
+	}
+	return full
+}
+
 func benchNS(b *testing.B, path string) *Namespace {
 	ns, err := Open(Options{Path: path, Capacity: 2 << 30, RegionBytes: 4 << 20, MaxValueBytes: 64 << 10, ExpectedItems: 1 << 20})
 	if err != nil {
@@ -255,13 +268,7 @@ func retrieveBatches(b *testing.B, batch int) {
 // (default 10M; 1M under -short) once, then measures Open from the
 // checkpoint and by scanning, and the index's DRAM per item.
 func BenchmarkOpen(b *testing.B) {
-	items := 10_000_000
-	if testing.Short() {
-		items = 1_000_000
-	}
-	if s := os.Getenv("TIERCACHE_BENCH_ITEMS"); s != "" {
-		items, _ = strconv.Atoi(s)
-	}
+	items := benchItems(10_000_000)
 	path := benchPath(b, "open")
 	o := Options{Path: path, Capacity: int64(items)*64*5/4 + 64<<20, RegionBytes: 4 << 20, MaxValueBytes: 4096}
 	ns, err := Open(o)
@@ -392,4 +399,61 @@ func BenchmarkKVGet1K(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkClear: KV.Clear of a store of small records (fillSmall, 64 B
+// each), through the namespace's own Clear (E34: O(1) in the keys) at 1M
+// and 100k keys, and through List+Delete (K10's path for a KV SSD; the
+// namespace wrapped in listOnly) at 100k keys only, on the same store:
+// List reads every region holding a live inline record and each Delete
+// checks its record's header, so the time grows with the square of the
+// keys: List+Delete of 1M keys (TIERCACHE_BENCH_CLEAR_LIST_1M=1 adds it)
+// took 277 s here. Each round refills the store with the timer stopped,
+// so run it with a fixed count (-benchtime=3x); it reports the keys
+// cleared per round.
+func BenchmarkClear(b *testing.B) {
+	const most = 1_000_000
+	o := Options{Path: benchPath(b, "clear"), Capacity: int64(most)*64*5/4 + 64<<20, RegionBytes: 4 << 20, MaxValueBytes: 4096}
+	ns, err := Open(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ns.Close()
+	type clearCase struct {
+		name  string
+		items int
+		list  bool
+	}
+	cases := []clearCase{{"emu/1M", most, false}, {"emu/100k", 100_000, false}, {"listdelete/100k", 100_000, true}}
+	if os.Getenv("TIERCACHE_BENCH_CLEAR_LIST_1M") == "1" {
+		cases = append(cases, clearCase{"listdelete/1M", most, true})
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			var n nvmekv.Namespace = ns
+			if c.list {
+				n = listOnly{ns}
+			}
+			kv, err := nvmekv.NewKV(n, nvmekv.KVOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				fillSmall(b, ns, c.items)
+				if got := ns.Stats().Items; got != c.items {
+					b.Fatalf("%d items after the fill, want %d", got, c.items)
+				}
+				b.StartTimer()
+				if _, err := kv.Clear(ctx); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if got := ns.Stats().Items; got != 0 {
+					b.Fatalf("%d items after Clear", got)
+				}
+			}
+			b.ReportMetric(float64(c.items), "keys")
+		})
+	}
 }

@@ -130,62 +130,20 @@ func crashCycles(t *testing.T, mode string) {
 	rng := rand.New(rand.NewPCG(42, 42))
 	for cycle := 0; cycle < 50; cycle++ {
 		base := uint64(cycle+1) * 1_000_000
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), crashEnv+"="+path, crashEnv+"_BASE="+strconv.FormatUint(base, 10), crashEnv+"_MODE="+mode)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string, 4096)
-		go func() {
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
+		cmd, lines := startChild(t, "TestCrashChild", crashEnv+"="+path, crashEnv+"_BASE="+strconv.FormatUint(base, 10), crashEnv+"_MODE="+mode)
 		durable := uint64(0)
 		cycEvac := 0 // the child's latest evacuation count
-		ready := false
-		deadline := time.After(10 * time.Second)
 		killAt := time.Duration(rng.IntN(40000)) * time.Microsecond
-		var kill <-chan time.Time
-	wait:
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					break wait
-				}
-				switch {
-				case l == "R":
-					ready = true
-					kill = time.After(killAt)
-				case strings.HasPrefix(l, "D "):
-					f := strings.Fields(l)
-					durable, _ = strconv.ParseUint(f[1], 10, 64)
-					cycEvac, _ = strconv.Atoi(f[2])
-				case strings.HasPrefix(l, "E "):
-					t.Fatalf("cycle %d: child: %s", cycle, l)
-				}
-			case <-kill:
-				break wait
-			case <-deadline:
-				break wait
-			}
-		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		for l := range lines { // lines printed before the kill still count
-			if f := strings.Fields(l); len(f) == 3 && f[0] == "D" {
+		ready := killChild(cmd, lines, killAt, func(l string) {
+			switch f := strings.Fields(l); {
+			case len(f) == 3 && f[0] == "D":
 				durable, _ = strconv.ParseUint(f[1], 10, 64)
 				cycEvac, _ = strconv.Atoi(f[2])
+			case strings.HasPrefix(l, "E "):
+				t.Fatalf("cycle %d: child: %s", cycle, l)
 			}
-		}
+		})
 		evacuated += cycEvac
-		cmd.Wait()
 		if !ready {
 			t.Fatalf("cycle %d: child never opened the namespace", cycle)
 		}
@@ -234,6 +192,65 @@ func crashCycles(t *testing.T, mode string) {
 	if mode == "strict" && evacuated == 0 {
 		t.Error("strict children never evacuated a region")
 	}
+}
+
+// startChild runs this test binary's test named test in a child process
+// with env added to its environment; lines carries what it prints, line
+// by line, and is closed when its output ends.
+func startChild(t *testing.T, test string, env ...string) (*exec.Cmd, <-chan string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 1<<16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return cmd, lines
+}
+
+// killChild waits for a child's "R" (its namespace is open), SIGKILLs it
+// killAt later (or 10 s after it started, if it never said "R"), and
+// passes every line it printed, before the kill and after, to seen. It
+// reports whether the child said "R".
+func killChild(cmd *exec.Cmd, lines <-chan string, killAt time.Duration, seen func(string)) bool {
+	ready := false
+	deadline := time.After(10 * time.Second)
+	var kill <-chan time.Time
+wait:
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				break wait
+			}
+			if l == "R" && !ready {
+				ready = true
+				kill = time.After(killAt)
+			}
+			seen(l)
+		case <-kill:
+			break wait
+		case <-deadline:
+			break wait
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	for l := range lines { // lines printed before the kill still count
+		seen(l)
+	}
+	cmd.Wait()
+	return ready
 }
 
 // dumpKey logs every on-disk record of key (for a failing crash cycle).

@@ -18,7 +18,7 @@
 //	logstore   the log: regions, records, extents, the index,
 //	           flush, reclaim, Strict evacuation, recovery,
 //	           the undo journal, the checkpoint, Open's
-//	           progress reports, the index's placement hook     E3-E8, E11, E14, E18, E20-E22, E25, E27-E30
+//	           progress reports, the index's placement hook     E3-E8, E11, E14, E18, E20-E22, E25, E27-E34
 //	rings      the io_uring rings and registered buffers that
 //	           carry every transfer to the device               E15-E17, E19, E23
 //	dev        the I/O backend: File, NVMe, Fault               D1-D7
@@ -35,11 +35,19 @@
 // a Store or Delete of a key whose tag is in the index, check the
 // record's header first (a synchronous read of 512..4096 bytes for a
 // record no longer in a write buffer, under the lock); List reads every
-// region holding a live inline record to learn their keys.
+// region holding a live inline record to learn their keys. The number
+// of live 16-byte keys is kept (FullKeyItems, logstore E31: nvmekv.KV's
+// headers, K16), and ScanTags walks the live records of a range of tags,
+// in tag order, reading each one's key and value prefix (E32, E33): the
+// nvmekv.KeyCounter and nvmekv.TagScanner that KV.UserKeys and
+// KV.ScanUserKeys use.
 //
 // Durability: a Store or Delete is durable once a Flush (Namespace.Flush,
 // KV.Sync) that started after it returned nil, or when Options.SyncWrites
 // is set, once its Do returned nil. Close makes everything durable.
+// Namespace.Clear deletes every key at once, durably when it returns
+// (logstore E34), at a cost that does not grow with the keys; KV.Clear
+// uses it (nvmekv K10).
 //
 // # Invariants
 //

@@ -74,11 +74,10 @@ func TestChunkedOverwriteCutShortKeepsOldValue(t *testing.T) {
 	}
 }
 
-// TestFailedFlushUndoesIndex: Stores and Deletes whose Flush failed (the
-// namespace turns read-only, E7) are not seen by later reads: every key
-// reads what the last completed Flush left, as after a restart (E21).
-func TestFailedFlushUndoesIndex(t *testing.T) {
-	var fail atomic.Bool
+// failingWrites is testOptions whose region writes fail with EIO while
+// fail is set.
+func failingWrites(t *testing.T) (Options, *atomic.Bool) {
+	fail := new(atomic.Bool)
 	o := testOptions(t)
 	o.Fault = func(write bool, off int64, n int) syscall.Errno {
 		if write && fail.Load() {
@@ -86,9 +85,20 @@ func TestFailedFlushUndoesIndex(t *testing.T) {
 		}
 		return 0
 	}
+	return o, fail
+}
+
+// key16 is s zero-padded to a 16-byte device key.
+func key16(s string) []byte { k := make([]byte, 16); copy(k, s); return k }
+
+// TestFailedFlushUndoesIndex: Stores and Deletes whose Flush failed (the
+// namespace turns read-only, E7) are not seen by later reads: every key
+// reads what the last completed Flush left, as after a restart (E21).
+func TestFailedFlushUndoesIndex(t *testing.T) {
+	o, fail := failingWrites(t)
 	ns := mustOpen(t, o)
 	defer ns.Close()
-	key := func(s string) []byte { k := make([]byte, 16); copy(k, s); return k }
+	key := key16
 	for _, k := range []string{"kept", "overwritten", "deleted"} {
 		if err := ns.Store(ctx, key(k), []byte("old "+k), 0); err != nil {
 			t.Fatal(err)
@@ -123,6 +133,9 @@ func TestFailedFlushUndoesIndex(t *testing.T) {
 	if st := ns.Stats(); st.Undone != 3 {
 		t.Errorf("Stats.Undone = %d, want 3", st.Undone)
 	}
+	if st := ns.Stats(); st.Items != 3 || st.FullKeyItems != 3 { // logstore E31 through the undo
+		t.Errorf("after the undo: %d items, %d of 16-byte keys; want 3, 3", st.Items, st.FullKeyItems)
+	}
 }
 
 // TestUndoForgetsReclaimedRegion checks E21 across a reclaim: a key whose
@@ -130,14 +143,7 @@ func TestFailedFlushUndoesIndex(t *testing.T) {
 // back to absent after a failed write (as a restart would find it), never
 // onto the overwritten bytes.
 func TestUndoForgetsReclaimedRegion(t *testing.T) {
-	var fail atomic.Bool
-	o := testOptions(t)
-	o.Fault = func(write bool, off int64, n int) syscall.Errno {
-		if write && fail.Load() {
-			return syscall.EIO
-		}
-		return 0
-	}
+	o, fail := failingWrites(t)
 	ns := mustOpen(t, o)
 	defer ns.Close()
 	if err := ns.Store(ctx, []byte("k"), []byte("durable"), 0); err != nil {
@@ -192,7 +198,7 @@ func TestLeftoverChunksSwept(t *testing.T) {
 	h := nvmekv.DefaultHasher(k)
 	for i := uint32(0); i < 5; i++ { // set 0's chunks back, as a crash before that cleanup left them
 		ck := nvmekv.ChunkKeyIn(h, 0, i)
-		if err := ns.Store(ctx, ck[:], []byte("leftover"), 0); err != nil {
+		if err := ns.Store(ctx, ck[:nvmekv.ChunkKeyBytes], []byte("leftover"), 0); err != nil {
 			t.Fatal(err)
 		}
 	}

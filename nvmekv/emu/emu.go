@@ -146,3 +146,10 @@ func (e *Namespace) Close() error {
 // Flush makes every Store and Delete completed so far durable
 // (logstore.Log.Flush: group-committed).
 func (e *Namespace) Flush(ctx context.Context) error { return e.lg.Flush(ctx) }
+
+// Clear deletes every key stored before it, durably, at a cost that does
+// not grow with the keys (logstore.Log.Clear, E34): nvmekv.KV.Clear uses
+// it instead of listing and deleting (K10). It takes the log's lock, as a
+// batch of commands does, and waits for a Flush in progress; it reports
+// no key to OnReclaim.
+func (e *Namespace) Clear(ctx context.Context) error { return e.lg.Clear(ctx) }

@@ -376,16 +376,36 @@ func TestStrictCompaction(t *testing.T) {
 	checkReopened(t, o, ns, check)
 }
 
-// TestKVClear: Clear deletes every device key (headers and the chunks of
-// values above the record limit), reports how many, and leaves nothing to
-// List or Get, also after a reopen; the namespace takes new keys after.
+// TestKVClear: K10, E34. KV.Clear removes every key, chunks included,
+// and the namespace stays empty after a clean reopen; a key Put after it
+// is kept. Through the emulated namespace (a Clearer) it clears it whole
+// and returns ClearedAll; through a namespace that is not (listOnly, as a
+// KV SSD) it Lists and Deletes every device key and returns their count.
 func TestKVClear(t *testing.T) {
-	o := testOptions(t)
-	ns := mustOpen(t, o)
-	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{})
-	if err != nil {
-		t.Fatal(err)
+	for _, path := range []string{"clearer", "list"} {
+		t.Run(path, func(t *testing.T) { kvClear(t, path) })
 	}
+}
+
+// listOnly hides the emulated namespace's Clear: KV.Clear Lists and
+// Deletes, as on a KV SSD.
+type listOnly struct{ nvmekv.Namespace }
+
+func kvClear(t *testing.T, path string) {
+	o := testOptions(t)
+	newKV := func() (*nvmekv.KV, *Namespace) {
+		ns := mustOpen(t, o)
+		var n nvmekv.Namespace = ns
+		if path == "list" {
+			n = listOnly{ns}
+		}
+		kv, err := nvmekv.NewKV(n, nvmekv.KVOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kv, ns
+	}
+	kv, ns := newKV()
 	const n = 50
 	for i := range n {
 		v := bytes.Repeat([]byte{byte(i)}, 100+i*200) // up to ~10 KB: several chunks of 4 KiB records
@@ -394,14 +414,21 @@ func TestKVClear(t *testing.T) {
 		}
 	}
 	records := ns.Stats().Items
-	deleted, err := kv.Clear(ctx)
-	if err != nil || deleted != records || records <= n {
-		t.Fatalf("Clear = %d, %v; the namespace held %d records for %d keys (chunks included)", deleted, err, records, n)
+	want := records
+	if path == "clearer" {
+		want = nvmekv.ClearedAll
 	}
-	empty := func(when string) {
+	deleted, err := kv.Clear(ctx)
+	if err != nil || deleted != want || records <= n {
+		t.Fatalf("Clear = %d, %v, want %d; the namespace held %d records for %d keys (chunks included)", deleted, err, want, records, n)
+	}
+	empty := func(ns *Namespace, kv *nvmekv.KV, when string) {
 		t.Helper()
 		if keys, total, err := ns.List(ctx, nil, 4096); err != nil || len(keys) != 0 || total != 0 {
 			t.Fatalf("%s: List = %d keys (total %d), %v", when, len(keys), total, err)
+		}
+		if items := ns.Stats().Items; items != 0 {
+			t.Fatalf("%s: Items = %d", when, items)
 		}
 		for i := range n {
 			if _, _, err := kv.Get(ctx, nil, []byte(fmt.Sprint("c", i))); !errors.Is(err, nvmekv.ErrKeyNotFound) {
@@ -409,25 +436,29 @@ func TestKVClear(t *testing.T) {
 			}
 		}
 	}
-	empty("after Clear")
+	empty(ns, kv, "after Clear")
 	if err := kv.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := kv.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ns = mustOpen(t, o)
-	kv, _ = nvmekv.NewKV(ns, nvmekv.KVOptions{})
+	kv, ns = newKV()
 	defer kv.Close()
-	empty("after a reopen")
+	empty(ns, kv, "after a reopen")
 	if err := kv.Put(ctx, []byte("new"), []byte("v"), nvmekv.Meta{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, err := kv.Get(ctx, nil, []byte("new")); err != nil || string(got) != "v" {
 		t.Fatalf("Get after Clear and Put = %q, %v", got, err)
 	}
-	if n, err := kv.Clear(ctx); err != nil || n != 1 {
-		t.Fatalf("second Clear = %d, %v; want 1", n, err)
+	if path == "clearer" {
+		want = nvmekv.ClearedAll
+	} else {
+		want = 1
+	}
+	if n, err := kv.Clear(ctx); err != nil || n != want {
+		t.Fatalf("second Clear = %d, %v; want %d", n, err, want)
 	}
 }
 

@@ -151,6 +151,13 @@ func (lg *Log) EachLocked(fn func(key [16]byte, klen int)) error {
 	return lg.eachKeyLocked(func(key *[16]byte, l Loc) { fn(*key, l.KLen()) })
 }
 
+// FullKeyItems is Stats.FullKeyItems (E31) under the read lock, in O(1).
+func (lg *Log) FullKeyItems() int {
+	lg.mu.RLock()
+	defer lg.mu.RUnlock()
+	return lg.idx.full
+}
+
 // EachIndexMapping calls fn, under the read lock, with the whole mapping
 // of each off-heap table the index holds now (at most two: one being
 // drained into the other, E25) and whether Options.BindIndex placed it

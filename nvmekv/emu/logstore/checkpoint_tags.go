@@ -104,6 +104,7 @@ func (lg *Log) loadTags(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc h
 			} else {
 				idx.ext.load(le.Uint64(b[0:]), le.Uint64(b[8:]), l)
 			}
+			idx.full += fullOf(l)
 			live += int64(l.Size())
 		}
 		left -= n

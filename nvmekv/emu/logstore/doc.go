@@ -27,8 +27,11 @@
 // key + the Loc (extent block and value length), 24 bytes a slot
 // (≈ 26.7 B per key), because an extent is read without its header.
 // On Open the index comes from the checkpoint
-// that Close wrote, or by scanning every region in sequence order, and
-// appending resumes in the last region. When the ring is full, Cache mode
+// that Close wrote, or by scanning every region in sequence order (but
+// those a Clear emptied, E34), and appending resumes in the last region.
+// Clear empties the whole log at once: the superblock records a clear
+// seq, below which every region holds nothing, and the index starts
+// afresh. When the ring is full, Cache mode
 // reclaims the oldest region (FIFO, no copying) and reports each dropped
 // key (TakeReclaimedLocked). Strict mode never drops a live record: on
 // entering a fresh region it copies the live records of the oldest region
@@ -211,6 +214,81 @@
 //     no key (TestTagCollisionModel: tags cut to 3 bits; stores, overwrites,
 //     extents, deletes, retrieves, Cache-mode reclaim and reopens by
 //     checkpoint and by scan against a map, in Cache and in Strict mode).
+//   - E31: Stats.FullKeyItems is the number of live index entries, in
+//     both tables (tag and extent, the current and a draining old one),
+//     whose device key is 16 bytes long (Loc.KLen), exact at every moment:
+//     every change of the index (store, overwrite, delete, Cache-mode
+//     reclaim, Strict copy-forward, the undo journal, dropping an
+//     unreadable region) counts the Locs it removes and adds, and Open
+//     counts the entries it loads from the checkpoint or a scan
+//     (TestTagCollisionModel: a third of its keys are 16 bytes long, and
+//     the count equals the model's after every command and every reopen
+//     by checkpoint and by scan; emu TestFailedFlushUndoesIndex: after
+//     the undo journal puts changes back).
+//   - E32: TagRangeLocked(from, n) visits, under the read lock, every
+//     live index entry (tag table and extent table, a draining old table
+//     included) whose tag (TagOf of its device key) is in [from, next),
+//     each once, and returns next > from (TagSpace at the end), chosen so
+//     that about n entries are visited when tags are spread evenly (at
+//     least one tag; every entry of a tag in one call): a walk from 0
+//     resumed at each next visits every entry live throughout it exactly
+//     once, whatever the tables' growth in between, since a key's tag
+//     never changes. A tag table is walked from the first tag's home slot
+//     (fastrange, which grows with the tag) to the last one's and the
+//     tail of its probe run, wrapping past the table's end, so a call
+//     costs the slots of its range, not the table; the extent table is
+//     walked whole (TestTagRangeWalk: random spans over an index with
+//     half its tags in the top 2^20 and an old table being drained;
+//     TestTagRangeLocked).
+//   - E33: ScanTags gives fn each live record with a klen-byte device key
+//     whose tag is in [from, next), with its key and its value's first
+//     prefix bytes, read after the lock is let go (from the write buffer,
+//     under it, for a region not written yet). A read counts only if its
+//     record header names the region incarnation the index named and,
+//     under the read lock again, the key's entry is still that Loc in
+//     that incarnation; otherwise the record's tag is walked and read
+//     again (a record overwritten, copied forward or reclaimed meanwhile),
+//     at most 100 times before an error. So a key live throughout the
+//     call is never skipped, no key is given twice in one call, and none
+//     with another key's bytes (emu TestScanUserKeysDuringMoves: walks
+//     under overwrites, Cache-mode reclaim and Strict copy-forward;
+//     TestScanUserKeysModel).
+//     by checkpoint and by scan).
+//   - E34: Clear drops every record stored before it at a cost that does
+//     not grow with the keys: it writes the superblock (version 4) with
+//     the clear seq S, the seq the next region will take, and syncs it,
+//     then starts a fresh index (the old tables are not walked; their
+//     off-heap pages go back to the kernel at once, E25) and zeroes
+//     every region's live counts; it reads and writes no region,
+//     abandoning the open one. When it returns nil, no key stored before
+//     is found (Items counts only later Stores) and the accounting adds
+//     up, and so after a clean close and after a crash: a scan skips
+//     every region whose seq is below S, unread, and appends in a region
+//     of seq S or more. Records stored after it are kept. A crash inside
+//     it leaves every record it had or none (the superblock write is its
+//     one device change). Cleared regions are reused as empty ones:
+//     Cache-mode reclaim reports none of their keys (E6), Strict mode
+//     moves nothing out of them, and the undo journal holds no change
+//     from before the Clear (E21). A failed superblock write or sync
+//     leaves the index as it was and the log read-only (E7); a
+//     version-2 store answers errors.ErrUnsupported, changing nothing; a
+//     full filesystem does not fail it (it allocates nothing). A store
+//     is formatted as version 3 and written as version 4 by its first
+//     Clear; version 2 and 3 superblocks read as S = 0, and a damaged
+//     clear record is refused with ErrFormat (TestClear: 100k keys in
+//     Cache and Strict mode, reopened from the checkpoint and after a
+//     crash; TestClearThenCrash; TestClearThenReclaim: the log refilled
+//     past its capacity, CheckAccounting; TestClearSuperblockVersions;
+//     TestClearReleasesIndex: 300k keys, every old page released;
+//     emu TestClearNamespace: Retrieve and Exist through the namespace;
+//     emu TestClearCrash: a SIGKILLed child that stores, flushes and
+//     clears, 30 kills per mode, never leaves part of a round; emu
+//     TestClearSuperblockFails: EIO on the write and on the sync; emu
+//     TestClearEmptiesUndoJournal: a failed write after a Clear brings
+//     back no cleared key; emu
+//     TestClearOnFullFilesystem; emu TestClearConcurrent: Stores,
+//     Retrieves and Flushes beside two Clears, under -race too; emu
+//     BenchmarkClear: 1M keys).
 //
 // # Caveats
 //
@@ -238,6 +316,20 @@
 //     cost up to 4 KiB each.
 //   - The checkpoint is a side file (Path+".ckpt"); block devices and NVMe
 //     namespaces have none by default and are scanned on every Open.
+//   - Clear tells OnReclaim nothing about the keys it drops (the caller
+//     knows it cleared), and Stats.UsedRegions counts the regions it
+//     emptied until each is reused. A build older than Clear refuses a
+//     store that was cleared (superblock version 4), rather than serve
+//     its cleared records again.
+//   - ScanTags reads the records of a call with synchronous reads, 32 at
+//     a time, of each record's header, key and value prefix, records at
+//     most 32 KiB apart coalesced into one read of up to 1 MiB. Tag order
+//     is not log order: a walk with a small n is a random read per key
+//     (BenchmarkScanUserKeys, 1M keys: 35k keys/s at n = 1024, 323k at
+//     n = 65,536, against 448k device keys/s for one List of the whole
+//     store, which reads it sequentially). TagRangeLocked walks the
+//     extent table whole each call (extents are rare: values of 3.5 KB
+//     and more).
 //   - An extent wastes the rest of its last block (a 3545-byte value takes
 //     4096 bytes plus a 48-byte header).
 package logstore

@@ -81,28 +81,7 @@ func TestVersion2StoreOpens(t *testing.T) {
 		l.store(t, fmt.Sprintf("k%03d", i), make([]byte, 3000))
 	}
 	l.close(t)
-	img, err := os.ReadFile(o.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	le := binary.LittleEndian
-	sb, _, err := parseSuperblock(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	le.PutUint32(img[8:], sbVersionV2) // the superblock as version 2 wrote it
-	le.PutUint32(img[56:], crc32.Checksum(img[:56], castagnoli))
-	v2 := superblock{version: sbVersionV2}
-	R := int(sb.regionBytes)
-	for r := 0; r < int(sb.regions); r++ {
-		h := img[blockBytes+r*R:]
-		if seq := sb.regionSeq(h); seq != 0 {
-			v2.putRegionHdr(h, seq)
-		}
-	}
-	if err := os.WriteFile(o.Path, img, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	asVersion2(t, o.Path)
 	l = mustOpenLog(t, o)
 	for i := 0; i < 100; i++ {
 		if loc, ok := l.lookup(fmt.Sprintf("k%03d", i)); !ok || loc.Ext() || loc.Size() != recSize(3000) {

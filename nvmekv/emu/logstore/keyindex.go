@@ -15,6 +15,18 @@ import (
 type keyIndex struct {
 	tags *tagIndex
 	ext  *index
+	// full counts the entries (both tables) whose device key is 16 bytes
+	// long (Loc.KLen): Stats.FullKeyItems, kept exact by every change.
+	full int
+}
+
+// fullOf is 1 for the Loc of a live record with a 16-byte device key,
+// else 0 (0: no entry).
+func fullOf(l Loc) int {
+	if l != 0 && l.KLen() == 16 {
+		return 1
+	}
+	return 0
 }
 
 // newKeyIndex makes an index sized for expected inline keys (extent keys
@@ -64,7 +76,9 @@ func keyIndexFrom(x *index, bind func(mem []byte) error) *keyIndex {
 		case s.l == 0:
 		case s.l.Ext():
 			k.ext.load(s.k0, s.k1, s.l)
+			k.full += fullOf(s.l)
 		default:
+			k.full += fullOf(s.l)
 			key := joinKey(s.k0, s.k1)
 			a[j] = mkTslot(tagOf(&key), s.l)
 			j++
@@ -108,6 +122,7 @@ func (k *keyIndex) bytes() int { return k.tags.bytes() + k.ext.bytes() }
 
 // load enters key → l, key known absent.
 func (k *keyIndex) load(key *[16]byte, l Loc) {
+	k.full += fullOf(l)
 	if l.Ext() {
 		a, b := splitKey(key)
 		k.ext.load(a, b, l)
@@ -132,8 +147,10 @@ func (k *keyIndex) replace(key *[16]byte, from, to Loc) {
 	tag := tagOf(key)
 	if from != 0 && !from.Ext() {
 		if t, i := k.tags.findLoc(tag, from); t != nil {
+			k.full -= fullOf(from)
 			if to != 0 && !to.Ext() {
 				k.tags.setAt(t, i, to)
+				k.full += fullOf(to)
 				return
 			}
 			k.tags.removeAt(t, i)
@@ -141,14 +158,18 @@ func (k *keyIndex) replace(key *[16]byte, from, to Loc) {
 	}
 	switch {
 	case to.Ext():
-		k.ext.put(key, to)
+		k.full += fullOf(to) - fullOf(k.ext.put(key, to))
 	case from.Ext():
-		k.ext.delIf(key, from)
+		if k.ext.delIf(key, from) {
+			k.full -= fullOf(from)
+		}
 		if to != 0 {
 			k.tags.add(tag, to)
+			k.full += fullOf(to)
 		}
 	case to != 0:
 		k.tags.add(tag, to)
+		k.full += fullOf(to)
 	}
 }
 
@@ -156,13 +177,18 @@ func (k *keyIndex) replace(key *[16]byte, from, to Loc) {
 // did.
 func (k *keyIndex) delIf(key *[16]byte, l Loc) bool {
 	if l.Ext() {
-		return k.ext.delIf(key, l)
+		if !k.ext.delIf(key, l) {
+			return false
+		}
+		k.full -= fullOf(l)
+		return true
 	}
 	t, i := k.tags.findLoc(tagOf(key), l)
 	if t == nil {
 		return false
 	}
 	k.tags.removeAt(t, i)
+	k.full -= fullOf(l)
 	return true
 }
 
@@ -180,6 +206,7 @@ func (k *keyIndex) dropRegion(r int) []Loc {
 		locs[i] = drop[i].loc()
 		if t, j := k.tags.findLoc(drop[i].tag, locs[i]); t != nil {
 			k.tags.removeAt(t, j)
+			k.full -= fullOf(locs[i])
 		}
 	}
 	return locs

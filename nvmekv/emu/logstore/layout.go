@@ -13,12 +13,23 @@ import (
 //
 // Superblock (first 64 bytes of block 0):
 //
-//	0 u64 magic "CEMU_SB1"   8 u32 version (3; 2 is read)   12 u32 block bytes (4096)
+//	0 u64 magic "CEMU_SB1"   8 u32 version (3 or 4; 2 is read)   12 u32 block bytes (4096)
 //	16 u64 region bytes      24 u64 regions      32 u64 store id (random at format)
 //	40 u32 clean (1 = closed cleanly, checkpoint valid)  44 u32 max value bytes
 //	48 u64 clean generation (matches the checkpoint)     56 u32 CRC32C of 0..56
 //
-// Version 1 (before extents) is refused with ErrFormat.
+// Version 4 is version 3 with a clear record after it (Log.Clear, E34):
+//
+//	64 u64 clear seq S: every region incarnation with a seq below S is
+//	   empty (its records were cleared)           72 u32 CRC32C of 64..72
+//
+// A store is formatted as version 3 and written as version 4 by its first
+// Clear, so a build that predates Clear still opens a store never cleared
+// and refuses (version 4) one that was, whose cleared records it would
+// serve again; a version-3 or version-2 superblock reads as S = 0. The
+// superblock, clear record included, lies in the block's first 512-byte
+// sector and is written whole, as one write followed by a sync. Version 1
+// (before extents) is refused with ErrFormat.
 //
 // Region header (first 64 bytes of a region): u32 magic "TCRG", u32 version
 // (3), u64 seq (unique, increasing per region incarnation), u64 store id
@@ -52,9 +63,11 @@ import (
 const (
 	blockBytes    = 4096
 	sbMagic       = 0x3142535f554d4543 // bytes "CEMU_SB1"
-	sbVersion     = 3
-	sbVersionV2   = 2          // still read: region headers without the store id
-	regionMagic   = 0x47524354 // "TCRG"
+	sbVersion     = 3                  // what a new store is formatted as
+	sbVersionV2   = 2                  // still read: region headers without the store id
+	sbVersionClr  = 4                  // version 3 plus the clear record (written by Clear)
+	sbClearOff    = 64                 // the clear record's offset in block 0
+	regionMagic   = 0x47524354         // "TCRG"
 	regionVersion = 3
 	regionHdr     = 64
 	recMagic      = 0x31524354 // "TCR1"
@@ -78,6 +91,7 @@ type superblock struct {
 	clean                         bool
 	maxValue                      uint32
 	cleanGen                      uint64
+	clearSeq                      uint64 // regions with a lower seq are empty (version 4; else 0)
 }
 
 func (s *superblock) put(b []byte) {
@@ -95,6 +109,10 @@ func (s *superblock) put(b []byte) {
 	le.PutUint32(b[44:], s.maxValue)
 	le.PutUint64(b[48:], s.cleanGen)
 	le.PutUint32(b[56:], crc32.Checksum(b[:56], castagnoli))
+	if s.version == sbVersionClr {
+		le.PutUint64(b[sbClearOff:], s.clearSeq)
+		le.PutUint32(b[sbClearOff+8:], crc32.Checksum(b[sbClearOff:sbClearOff+8], castagnoli))
+	}
 }
 
 // parseSuperblock returns ok=false for a device that was never formatted
@@ -110,11 +128,18 @@ func parseSuperblock(b []byte) (s superblock, ok bool, err error) {
 	if v := le.Uint32(b[8:]); v < sbVersionV2 && le.Uint32(b[12:]) == blockBytes {
 		return s, true, fmt.Errorf("%w: written by an older format (version %d, before value extents; this build reads version %d); "+
 			"delete the file and its .ckpt checkpoint, or open another path", ErrFormat, v, sbVersion)
-	} else if v != sbVersion && v != sbVersionV2 || le.Uint32(b[12:]) != blockBytes {
-		return s, true, fmt.Errorf("%w: superblock version %d block %d, want %d/%d", ErrFormat, v, le.Uint32(b[12:]), sbVersion, blockBytes)
+	} else if v != sbVersion && v != sbVersionV2 && v != sbVersionClr || le.Uint32(b[12:]) != blockBytes {
+		return s, true, fmt.Errorf("%w: superblock version %d block %d, want %d..%d/%d", ErrFormat, v, le.Uint32(b[12:]), sbVersionV2, sbVersionClr, blockBytes)
 	}
 	s = superblock{version: le.Uint32(b[8:]), regionBytes: le.Uint64(b[16:]), regions: le.Uint64(b[24:]), storeID: le.Uint64(b[32:]),
 		clean: le.Uint32(b[40:]) == 1, maxValue: le.Uint32(b[44:]), cleanGen: le.Uint64(b[48:])}
+	if s.version == sbVersionClr {
+		c := b[sbClearOff:]
+		if crc32.Checksum(c[:8], castagnoli) != le.Uint32(c[8:]) || le.Uint64(c) == 0 {
+			return s, true, fmt.Errorf("%w: superblock clear record damaged (CRC mismatch or seq 0)", ErrFormat)
+		}
+		s.clearSeq = le.Uint64(c)
+	}
 	return s, true, nil
 }
 

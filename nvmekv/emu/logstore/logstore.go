@@ -228,6 +228,12 @@ type Stats struct {
 	// that could not be read back: their keys are unknown, so OnReclaim
 	// was not told (E6).
 	UnreportedKeys uint64
+	// FullKeyItems counts the live keys whose device key is 16 bytes long
+	// (of Items, both index tables; exact at every moment): the record
+	// headers of nvmekv.KV, whose chunks have 15-byte keys (E31).
+	FullKeyItems int
+	// Clears counts the Clears that completed (E34).
+	Clears uint64
 	// Failed is why the log is read-only (E7), nil while writable.
 	Failed error
 }
@@ -379,7 +385,7 @@ func (lg *Log) reserve(n int64, formatted bool) error {
 func (lg *Log) fresh() {
 	lg.idx = newKeyIndex(lg.expected(), lg.bindIdx)
 	lg.regs = make([]regionState, lg.nReg)
-	lg.cur, lg.nextSeq = lg.nReg-1, lg.sb.firstSeq()
+	lg.cur, lg.nextSeq = lg.nReg-1, max(lg.sb.firstSeq(), lg.sb.clearSeq)
 	lg.curEnd, lg.curLow = 0, lg.o.RegionBytes
 	lg.st.Recovered = "fresh"
 }
@@ -518,6 +524,7 @@ func (lg *Log) Stats() Stats {
 	s.BufferReads = lg.bufferReads.Load()
 	s.TagChecks, s.TagReads, s.TagCollisions = lg.tagChecks.Load(), lg.tagReads.Load(), lg.tagCollisions.Load()
 	s.Items, s.LiveBytes, s.Regions, s.IndexBytes = lg.idx.len(), lg.liveBytes, lg.nReg, lg.idx.bytes()
+	s.FullKeyItems = lg.idx.full
 	s.IndexOffHeapBytes, s.IndexBoundBytes = lg.idx.offHeap()
 	s.IndexBindErrors = lg.bindErrs.Load()
 	s.Failed = lg.failed

@@ -41,7 +41,7 @@ func (lg *Log) reclaimLocked(r int, b *wbuf) {
 			}
 		})
 		for i := range drop {
-			lg.idx.ext.delIf(&drop[i], locs[i])
+			lg.idx.delIf(&drop[i], locs[i])
 			lg.liveBytes -= int64(locs[i].Size())
 			lg.reclaimQ = append(lg.reclaimQ, drop[i])
 		}

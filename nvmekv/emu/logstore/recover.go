@@ -53,11 +53,22 @@ func (lg *Log) scan() error {
 		}
 	}
 	R := int64(lg.o.RegionBytes)
+	slices.SortFunc(found, func(a, b hdr) int { return cmpU64(a.seq, b.seq) })
+	// Regions below the clear seq were emptied by a Clear (E34): they are
+	// not read, and hold no live record; appending goes on after the
+	// newest of them, in a region with a seq of at least the clear seq.
+	cleared := 0
+	for cleared < len(found) && found[cleared].seq < lg.sb.clearSeq {
+		h := found[cleared]
+		lg.regs[h.r] = regionState{seq: h.seq}
+		lg.cur, lg.nextSeq = h.r, max(h.seq+1, lg.sb.clearSeq)
+		cleared++
+	}
+	found = found[cleared:]
 	lg.prog.report("scan", 0, int64(len(found))*R, 0)
 	if len(found) == 0 {
 		return nil
 	}
-	slices.SortFunc(found, func(a, b hdr) int { return cmpU64(a.seq, b.seq) })
 	// 2. Replay regions in seq order, reading up to len(lg.bufs) ahead.
 	type inflight struct {
 		done chan struct{}

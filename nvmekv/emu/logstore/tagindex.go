@@ -23,6 +23,21 @@ func tagOf(k *[16]byte) uint32 {
 	return uint32(h>>32) & tagMask
 }
 
+// TagOf is the tag of device key k (zero-padded to 16 bytes) that the
+// index files an inline record under, and that orders TagRangeLocked's
+// walk; an extent entry's tag is computed the same way. It is tagOf,
+// test seam (tagMask, SetTagMask) included.
+func TagOf(k *[16]byte) uint32 { return tagOf(k) }
+
+// SetTagMask keeps only the bits of m in every tag from now on and
+// returns the previous mask: a test seam for packages above (emu, whose
+// tests make many keys share a tag). Set it only while no log is open:
+// a checkpoint holds tags as they were computed.
+func SetTagMask(m uint32) (prev uint32) {
+	prev, tagMask = tagMask, m
+	return prev
+}
+
 // mix64 spreads every bit of h over the high half of the result: the
 // mixing steps of the key table's home function (table.go).
 func mix64(h uint64) uint64 {

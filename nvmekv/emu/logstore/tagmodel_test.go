@@ -25,14 +25,15 @@ func TestTagSlotBytes(t *testing.T) {
 	}
 }
 
-// TestTagCollisionModel (E30): with tags cut to 3 bits, so that most keys
+// TestTagCollisionModel (E30, E31): with tags cut to 3 bits, so that most keys
 // share their tag with dozens of others, random Stores (new keys and
 // overwrites, inline values and extents), Deletes, Retrieves, Exists,
 // Cache-mode reclaim or Strict-mode evacuation, and reopens (from the
 // checkpoint, or by a scan) against a map: a key's lookup never serves
 // another key's value, a Store never replaces and a Delete never removes
 // another key's entry, and a command costs at most one record-header
-// check per entry of its tag.
+// check per entry of its tag. Stats.FullKeyItems equals the model's
+// count of 16-byte keys after every step and every reopen (E31).
 func TestTagCollisionModel(t *testing.T) {
 	for _, mode := range []Mode{Cache, Strict} {
 		t.Run(mode.String(), func(t *testing.T) { tagCollisionModel(t, mode) })
@@ -50,7 +51,23 @@ func tagCollisionModel(t *testing.T, mode Mode) {
 	rng := rand.New(rand.NewPCG(21, 1))
 	model := map[string][]byte{}
 	const keys = 300
-	name := func(i int) string { return fmt.Sprintf("k%d", i) }
+	// Every third key is 16 bytes long (as nvmekv.KV's record headers
+	// are): Stats.FullKeyItems counts those (E31).
+	name := func(i int) string {
+		if i%3 == 0 {
+			return fmt.Sprintf("full-key-%07d", i)
+		}
+		return fmt.Sprintf("k%d", i)
+	}
+	fullKeys := func() int {
+		n := 0
+		for s := range model {
+			if len(s) == 16 {
+				n++
+			}
+		}
+		return n
+	}
 	dkey := func(s string) (k [16]byte) { copy(k[:], s); return k }
 	// cands is how many entries share the key's tag now: the most header
 	// checks a command of that key may make.
@@ -106,8 +123,8 @@ func tagCollisionModel(t *testing.T, mode Mode) {
 				t.Fatalf("%s: %s = %d bytes %v, model %d bytes %v", what, name(i), len(v), ok, len(want), wok)
 			}
 		}
-		if n := l.Stats().Items; n != len(model) {
-			t.Fatalf("%s: %d items, model %d", what, n, len(model))
+		if st := l.Stats(); st.Items != len(model) || st.FullKeyItems != fullKeys() {
+			t.Fatalf("%s: %d items, %d of 16-byte keys; model %d, %d", what, st.Items, st.FullKeyItems, len(model), fullKeys())
 		}
 		if err := l.CheckAccounting(); err != nil {
 			t.Fatalf("%s: %v", what, err)
@@ -182,6 +199,9 @@ func tagCollisionModel(t *testing.T, mode Mode) {
 				checkAll(fmt.Sprintf("op %d reopened by %s", op, l.Stats().Recovered))
 			}
 		}
+		if n := l.Stats().FullKeyItems; n != fullKeys() {
+			t.Fatalf("op %d: %d items of 16-byte keys, model %d", op, n, fullKeys())
+		}
 		if op%1000 == 0 {
 			checkAll(fmt.Sprintf("op %d", op))
 		}
@@ -235,4 +255,18 @@ func (m *modelTotals) add(st Stats) {
 	m.TagChecks += st.TagChecks
 	m.TagReads += st.TagReads
 	m.TagCollisions += st.TagCollisions
+}
+
+// TestTagOfIsTheIndexTag (E8): TagOf is the tag the index files a key
+// under, and SetTagMask cuts it as the tagMask seam does.
+func TestTagOfIsTheIndexTag(t *testing.T) {
+	k := [16]byte{1, 2, 3}
+	if TagOf(&k) != tagOf(&k) {
+		t.Fatal("TagOf differs from tagOf")
+	}
+	prev := SetTagMask(0xe0000000)
+	defer SetTagMask(prev)
+	if tg := TagOf(&k); tg&^0xe0000000 != 0 || tg != tagOf(&k) {
+		t.Fatalf("with the mask 0xe0000000 the tag is %#x", tg)
+	}
 }
