@@ -136,6 +136,11 @@
 //     chunked values, overwrites and deletes against a map, walks with
 //     random n, after reopens by checkpoint and by scan, with 32-bit and
 //     3-bit tags; TestScanUserKeysDuringMoves; TestScanUserKeysUnsupported).
+//   - K18: MayHold and ValueLenHint answer from the namespace's index in
+//     memory (emu MayHold, ValueLen; a KV SSD: unknown, so "may hold"):
+//     a key the index has no entry of is not found, and an inline or
+//     extent record's value length is its value's, at most 15 bytes
+//     more, so GetSized reads it in one round trip (emu TestValueLenHint).
 //
 // # Caveats
 //

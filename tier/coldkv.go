@@ -29,8 +29,9 @@ func NewColdKV(kv *nvmekv.KV, backend string, preExisting bool, maxValue int) Co
 }
 
 func (c *coldKV) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Meta, bool, error) {
-	if !c.kv.MayHold(key) {
-		return dst, Meta{}, false, nil // the index has no entry of its tag: no command (T37)
+	size, found := c.sizeOf(key, size)
+	if !found {
+		return dst, Meta{}, false, nil // the index has no entry of it: no command (T37)
 	}
 	v, m, err := c.kv.GetSized(ctx, dst, key, size)
 	if errors.Is(err, nvmekv.ErrKeyNotFound) {
@@ -42,35 +43,38 @@ func (c *coldKV) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Me
 	return v, Meta{Expiry: m.Expiry, Version: m.Version, Kind: kindOfFlags(m.Flags)}, true, nil
 }
 
-func (c *coldKV) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []ColdItem {
-	out := make([]ColdItem, len(keys))
-	for i, k := range keys {
-		if !c.kv.MayHold(k) {
-			// Some key the index has no entry of: look up only the rest
-			// (T37), in one submission still.
-			return c.getSome(ctx, keys, sizes, dsts, out, i)
-		}
+// sizeOf is the value size to read key with: size when the caller knows
+// it, else what the store's index says (nvmekv ValueLenHint), so that a
+// key the directory does not know (T37) is read in one round trip of its
+// record's size; found is false when the index has no entry of the key,
+// which a Get then skips (T37).
+func (c *coldKV) sizeOf(key []byte, size int) (n int, found bool) {
+	if size >= 0 {
+		return size, c.kv.MayHold(key)
 	}
-	c.fill(out, c.kv.GetManyInto(ctx, keys, sizes, dsts))
-	return out
+	n, ok, found := c.kv.ValueLenHint(key)
+	if !ok {
+		n = size
+	}
+	return n, found
 }
 
-// getSome is GetMany once keys[miss] is known absent: the keys from miss
-// on that the index may hold are looked up together, the others answer
-// not found.
-func (c *coldKV) getSome(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte, out []ColdItem, miss int) []ColdItem {
+func (c *coldKV) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []ColdItem {
+	out := make([]ColdItem, len(keys))
 	var idx []int
 	var ks [][]byte
-	var ss []int
 	var ds [][]byte
-	for i := range keys {
-		if i == miss || i > miss && !c.kv.MayHold(keys[i]) {
-			continue // not found, as GetMany answers a miss
-		}
-		idx, ks = append(idx, i), append(ks, keys[i])
+	ss := make([]int, 0, len(keys))
+	for i, k := range keys {
+		size := -1
 		if sizes != nil {
-			ss = append(ss, sizes[i])
+			size = sizes[i]
 		}
+		n, found := c.sizeOf(k, size)
+		if !found {
+			continue // not found, as GetMany answers a miss, and no command (T37)
+		}
+		idx, ks, ss = append(idx, i), append(ks, k), append(ss, n)
 		if dsts != nil {
 			ds = append(ds, dsts[i])
 		}
@@ -78,17 +82,8 @@ func (c *coldKV) getSome(ctx context.Context, keys [][]byte, sizes []int, dsts [
 	if len(ks) == 0 {
 		return out
 	}
-	sub := make([]ColdItem, len(ks))
-	c.fill(sub, c.kv.GetManyInto(ctx, ks, ss, ds))
-	for j, i := range idx {
-		out[i] = sub[j]
-	}
-	return out
-}
-
-// fill converts GetManyInto's results into out.
-func (c *coldKV) fill(out []ColdItem, items []nvmekv.Item) {
-	for i, it := range items {
+	for j, it := range c.kv.GetManyInto(ctx, ks, ss, ds) {
+		i := idx[j]
 		switch {
 		case errors.Is(it.Err, nvmekv.ErrKeyNotFound):
 		case it.Err != nil:
@@ -97,6 +92,7 @@ func (c *coldKV) fill(out []ColdItem, items []nvmekv.Item) {
 			out[i] = ColdItem{Value: it.Value, Meta: Meta{Expiry: it.Meta.Expiry, Version: it.Meta.Version, Kind: kindOfFlags(it.Meta.Flags)}, Found: true}
 		}
 	}
+	return out
 }
 
 func (c *coldKV) PutMany(ctx context.Context, items []*flusher.Item) error {

@@ -13,3 +13,7 @@ func (lg *Log) MayHoldLocked(k *[16]byte) bool {
 	t, _ := c.next()
 	return t != nil
 }
+
+// RecordHeaderBytes is an inline record's header (layout.go): its Loc's
+// Size less this is its value's length, rounded up to 16 bytes.
+const RecordHeaderBytes = recHdrBytes
