@@ -35,6 +35,7 @@ type Cache struct {
 	// key once only cold holds it (T37): as its evicted copy's write
 	// completes, else by a trim pass.
 	forgetCold bool
+	trimSlack  int64 // maxKeys: trimSlack, a test seam
 	fl         *flusher.Flusher
 	pro        *policy.Promotion
 	ten        *tenants // the key prefixes that select a key's tenant, and each tenant's counters
@@ -144,6 +145,7 @@ func Open(opts Options) (*Cache, error) {
 			c.verSeq.Store(floor)
 		}
 		c.coldUnknown.Store(c.cold.Stats().PreExisting)
+		c.trimSlack = trimSlack
 		if c.ks = coldKeyspace(c.cold); c.ks != nil && opts.MaxKeys == 0 {
 			c.forgetCold = true
 			c.coldUnknown.Store(true) // keys are forgotten from the start

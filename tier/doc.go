@@ -374,11 +374,13 @@
 //     during a purge), server TestFlushAllAsyncSync.
 //   - T37: with a cold store that counts and walks its user keys
 //     (ColdKeyspace: the emulated store, logstore E31, nvmekv K16) the
-//     directory keeps no entry of a key only cold holds: unless MaxKeys is
-//     set, a key is forgotten (T15's forget, its conditions) as the write
-//     of its evicted copy completes, and a trim pass bounds the directory
-//     to the keys DRAM holds plus a tenth plus trimSlack (keys adopted by
-//     a read and not kept in DRAM). Each entry knows whether cold holds a
+//     directory keeps an entry for at most twice the keys DRAM holds plus
+//     trimSlack (4096): unless MaxKeys is set, above that bound a key only
+//     cold holds is forgotten (T15's forget, its conditions) as the write
+//     of its evicted copy completes, and a trim pass forgets the rest
+//     (keys adopted by a read and not kept in DRAM); the keys evicted or
+//     read last keep their entries, so their reads are sized and need no
+//     adoption. Each entry knows whether cold holds a
 //     record header of its key (entry.hdr: set when a put of the key
 //     completed or the key was adopted, or when a new entry's key has an
 //     index entry of its tag, MayHold; cleared when a cold delete of it

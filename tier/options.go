@@ -70,9 +70,10 @@ type Options struct {
 	// in cold are forgotten until the directory is back at 90% of it, and
 	// found again by their next read, a cold lookup (T15). 0 (the default)
 	// with a cold store that counts and lists its user keys (the emulated
-	// store, ColdKeyspace) forgets every key once only cold holds it (T37),
-	// so the directory holds about the keys DRAM holds; 0 with any other
-	// cold store (a KV SSD) keeps every key. Needs a cold tier.
+	// store, ColdKeyspace) bounds the directory to twice the keys DRAM
+	// holds plus 4096, forgetting keys only cold holds beyond it (T37); 0
+	// with any other cold store (a KV SSD) keeps every key. Needs a cold
+	// tier.
 	MaxKeys int64
 	// Tenants are named namespaces sharing the cache, each the keys that
 	// start with its prefix, with its own DRAM quota and counters (T35;

@@ -66,10 +66,10 @@ func (c *Cache) trim() (stuck bool) {
 	return forgot == 0
 }
 
-// maxKeys is the directory's bound: MaxKeys, or with forgetCold the keys
-// DRAM holds plus a tenth and trimSlack, so that a pass forgets the keys
-// only cold holds that eviction did not (adopted by a read and not kept
-// in DRAM, a version cold already held: T37).
+// maxKeys is the directory's bound: MaxKeys, or with forgetCold twice the
+// keys DRAM holds plus trimSlack (T37): the keys only cold holds that
+// were evicted or read last keep their entries (a read of one is sized
+// by the directory and takes no adoption), the others are forgotten.
 func (c *Cache) maxKeys() int64 {
 	if !c.forgetCold {
 		return c.o.MaxKeys
@@ -77,18 +77,18 @@ func (c *Cache) maxKeys() int64 {
 	c.mem.mu.Lock()
 	n := c.mem.items[memHot] + c.mem.items[memWarm]
 	c.mem.mu.Unlock()
-	return int64(n) + int64(n)/10 + trimSlack
+	return 2*int64(n) + c.trimSlack
 }
 
-// trimSlack is how many keys more than DRAM holds the directory may keep
-// with forgetCold before a trim pass runs.
+// trimSlack is how many keys more than twice those DRAM holds the
+// directory may keep with forgetCold (Cache.trimSlack; tests lower it).
 const trimSlack = 4096
 
 // forgetColdOnlyLocked forgets e, whose DRAM record just went (sh.mu held
-// for writing), if the directory forgets cold-only keys and e may go
-// (forgettable: T15's conditions, T37).
+// for writing), if the directory forgets cold-only keys, is above its
+// bound, and e may go (forgettable: T15's conditions, T37).
 func (c *Cache) forgetColdOnlyLocked(sh *shard, e *entry) {
-	if c.forgetCold && c.pg.flushes.Load() == 0 && c.forgettable(e.key, e, c.now()) {
+	if c.forgetCold && c.pg.flushes.Load() == 0 && c.dir.keyCount() > c.maxKeys() && c.forgettable(e.key, e, c.now()) {
 		forgetLocked(sh, e.key, e)
 		c.st.forgotten.Add(1)
 	}
