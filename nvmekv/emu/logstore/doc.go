@@ -116,10 +116,11 @@
 //     holds it; a tag segment of 64 KiB or more is a mapping of whole
 //     pages, made resident in one call once the bind hook has placed it
 //     (MADV_POPULATE_WRITE: a fault per page costs some 15 µs in a VM),
-//     unmapped as soon as growth or a split replaces it (TestIndexModel, TestLocPacking, TestTagSlotBytes,
-//     TestIndexOffHeapTable, TestTagIndexModel; emu TestTagCheckCosts: the header reads of
-//     Exist, Retrieve and an overwrite, counted). Live-byte accounting counts an extent record
-//     as 48 bytes plus its blocks, and the per-region counts always add up
+//     unmapped as soon as growth or a split replaces it (TestIndexModel,
+//     TestLocPacking, TestTagSlotBytes, TestIndexOffHeapTable,
+//     TestTagIndexModel; emu TestTagCheckCosts: the header reads of Exist,
+//     Retrieve and an overwrite, counted). Live-byte accounting counts an
+//     extent record as 48 bytes plus its blocks, and the per-region counts always add up
 //     to the index (CheckAccounting; emu TestCacheReclaimExtents,
 //     TestExtentRoundTrip).
 //   - E11: a store written by an older on-disk format (superblock version
@@ -209,11 +210,12 @@
 //     entries go segment by segment, so in tag order but for the run each
 //     segment wraps past its end. Open inserts them into tag segments and
 //     an extent table sized for them and 1/32 more (≈ 13.5 B per inline
-//     key), in the order written, so the inserts sweep each segment once,
-//     the tags as written, hashing nothing, so a CK5 is only valid
-//     for the tagOf it was written with, which its magic names. Checkpoints
-//     of earlier builds still load: CK3 (entries with full keys) and CK4
-//     (a keyed table's image), their tags computed from their keys. A
+//     key), in the order written, so the inserts sweep each segment once
+//     (BenchmarkTagIndexLoad), the tags as written, hashing nothing, so a
+//     CK5 is only valid for the tagOf it was written with, which its magic
+//     names. Checkpoints of earlier builds still load: CK3 (entries with
+//     full keys) and CK4 (a keyed table's image), their tags computed from
+//     their keys. A
 //     scan replays into a keyed table (24-byte slots: a later record of a
 //     key finds the earlier one without a read) and builds the key index
 //     from it at the end, so it holds both for a moment. A checkpoint that
@@ -316,18 +318,17 @@
 //     segment taking each prefix in between, and a segment that no bit
 //     within D ≤ 16 divides (forced tag collisions) grows past the cap
 //     instead. So a change reinserts at most one segment (≈ 80,000
-//     entries, about a millisecond), every lookup probes one segment, and
-//     an index filled from empty, as a log's is, holds at most 16 bytes a
-//     key at every count above 100,000 (12 × 1.2 / 0.92 = 15.65 right
-//     after a growth or split, 13.04 just before; the directory and the
-//     segments' headers add about 0.01), where one table growing 1.5
-//     times held up to 33. A replaced segment's mapping is unmapped at
-//     once. Deletes never shrink a segment (TestTagIndexBytesBound: 2M
-//     keys, 500k under -short, at most 16 B a key from 100k on, checked
-//     every 1000; TestTagIndexModel: adds, repoints and removals against
-//     a map with a 512-slot cap, tags even and cut to a few bits;
-//     TestTagCollisionModel through a log; BenchmarkTagIndex: lookups and
-//     adds at 10M entries).
+//     entries, 1.5 to 2 ms here, but for a segment past the cap), every
+//     lookup probes one segment, and an index filled from empty, as a
+//     log's is, holds at most 16 bytes a key at every count above 100,000
+//     (12 × 1.2 / 0.92 = 15.65 right after a growth or split, 13.04 just
+//     before; the directory and the segments' headers add about 0.01). A
+//     replaced segment's mapping is unmapped at once. Deletes never shrink
+//     a segment (TestTagIndexBytesBound: 2M keys, 500k under -short, at
+//     most 16 B a key from 100k on, checked every 1000; TestTagIndexModel:
+//     adds, repoints and removals against a map with a 512-slot cap, tags
+//     even and cut to a few bits; TestTagCollisionModel through a log;
+//     BenchmarkTagIndex: lookups and adds at 10M entries).
 //
 // # Caveats
 //

@@ -14,20 +14,8 @@ import (
 // is the slots compared), and adds on top of it (growth and splits
 // included, amortized).
 func BenchmarkTagIndex(b *testing.B) {
-	n := 10_000_000
-	if testing.Short() {
-		n = 1_000_000
-	}
-	if s := os.Getenv("TIERCACHE_BENCH_ITEMS"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	rng := rand.New(rand.NewPCG(35, 1))
-	x := newTagIndex(0, nil)
-	tags := make([]uint32, n)
-	for i := range tags {
-		tags[i] = rng.Uint32()
-		x.add(tags[i], mkLoc(i%1000+1, 16, 16*(i/1000%4096), 64))
-	}
+	x, tags := benchTagIndex(0)
+	n := len(tags)
 	b.Logf("%d entries: %.2f bytes each", n, float64(x.bytes())/float64(n))
 	walk := func(b *testing.B, tag func(i int) uint32) {
 		slots := 0
@@ -52,4 +40,47 @@ func BenchmarkTagIndex(b *testing.B) {
 			x.add(r.Uint32(), mkLoc(i%1000+1, 16, 16*(i/1000%4096), 64))
 		}
 	})
+}
+
+// BenchmarkTagIndexLoad measures loading a checkpoint's inline entries
+// (E29): the entries of an index of TIERCACHE_BENCH_ITEMS random tags
+// (default 10M; 1M under -short), in the order each writes them, added
+// to an index sized for them and 1/32 more.
+func BenchmarkTagIndexLoad(b *testing.B) {
+	x, tags := benchTagIndex(-1)
+	n := len(tags)
+	ents := make([]tslot, 0, n)
+	x.each(func(tag uint32, l Loc) { ents = append(ents, mkTslot(tag, l)) })
+	x = nil
+	for b.Loop() {
+		y := newTagIndex(n+n/32, nil)
+		for i := range ents {
+			y.add(ents[i].tag, ents[i].loc())
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
+}
+
+// benchTagIndex is a tag index of TIERCACHE_BENCH_ITEMS random tags
+// (default 10M; 1M under -short), and the tags, in the order added; it is
+// sized for expected keys, or for the tags when expected < 0.
+func benchTagIndex(expected int) (*tagIndex, []uint32) {
+	n := 10_000_000
+	if testing.Short() {
+		n = 1_000_000
+	}
+	if s := os.Getenv("TIERCACHE_BENCH_ITEMS"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	if expected < 0 {
+		expected = n
+	}
+	rng := rand.New(rand.NewPCG(35, 1))
+	x := newTagIndex(expected, nil)
+	tags := make([]uint32, n)
+	for i := range tags {
+		tags[i] = rng.Uint32()
+		x.add(tags[i], mkLoc(i%1000+1, 16, 16*(i/1000%4096), 64))
+	}
+	return x, tags
 }

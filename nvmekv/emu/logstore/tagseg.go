@@ -29,6 +29,10 @@ const (
 // that small indexes split.
 var segCapSlots = segCapBytes / tslotBytes
 
+// newTagIndex makes a tag index for expected keys (at least minExpected):
+// 2^d segments of depth d, the least d that leaves each at most the cap,
+// each for its share of the keys. Off-heap segments are given to bind
+// (E28).
 func newTagIndex(expected int, bind func(mem []byte) error) *tagIndex {
 	expected = max(expected, minExpected)
 	d := uint(0)
