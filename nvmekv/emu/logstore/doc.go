@@ -207,20 +207,28 @@
 //   - E29: a clean close writes the index as checkpoint "CEMU_CK5": each
 //     inline entry as it is held, tag and Loc (12 bytes), then each extent
 //     entry, key and Loc (24 bytes), under the file's CRC; the inline
-//     entries go segment by segment, so in tag order but for the run each
-//     segment wraps past its end. Open inserts them into tag segments and
-//     an extent table sized for them and 1/32 more (≈ 13.5 B per inline
-//     key), in the order written, so the inserts sweep each segment once
-//     (BenchmarkTagIndexLoad), the tags as written, hashing nothing, so a
-//     CK5 is only valid for the tagOf it was written with, which its magic
-//     names. Checkpoints of earlier builds still load: CK3 (entries with
-//     full keys) and CK4 (a keyed table's image), their tags computed from
-//     their keys. A
-//     scan replays into a keyed table (24-byte slots: a later record of a
-//     key finds the earlier one without a read) and builds the key index
-//     from it at the end, so it holds both for a moment. A checkpoint that
+//     entries go segment by segment, each's in the order of their home
+//     slots (from its first empty slot, around its end). Open inserts
+//     them into tag segments and an extent table sized for them and 1/32
+//     more (≈ 13.5 B per inline key), in the order written, so the inserts
+//     sweep each segment once, and an entry whose home is at or after
+//     those before it in its segment goes straight to the slot Robin Hood
+//     insertion would give it, the first empty one from its home on
+//     (tagIndex.load; the others take the insertion's walk, and one that
+//     would wrap past its segment's end is added last), the tags as
+//     written, hashing nothing, so a CK5 is only valid for the tagOf it
+//     was written with, which its magic names. Checkpoints of earlier
+//     builds still load: CK3 (entries with full keys) and CK4 (a keyed
+//     table's image), their tags computed from their keys. A scan replays
+//     into a keyed table (24-byte slots: a later record of a key finds the
+//     earlier one without a read) and builds the key index from it at the
+//     end, so it holds both for a moment, loading the tag index sorted by
+//     tag as a checkpoint does. A checkpoint that
 //     fails any check is dropped for a scan, as before (TestCheckpointImage:
-//     CK5, CK3 and CK4 written through a test seam, flipped bytes).
+//     CK5, CK3 and CK4 written through a test seam, flipped bytes;
+//     TestTagIndexLoad: entries in each's order, in tag order and
+//     shuffled, into an index sized for them and one an eighth of that,
+//     checked for Robin Hood order; BenchmarkTagIndexLoad).
 //   - E30: a tag shared by other keys is never taken for the key: no
 //     Retrieve serves another key's value, no Store replaces and no Delete
 //     removes another key's entry, and each entry of the tag costs a

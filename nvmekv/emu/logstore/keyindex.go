@@ -86,8 +86,9 @@ func keyIndexFrom(x *index, bind func(mem []byte) error) *keyIndex {
 	}
 	sorted := sortByTag(a[:j], a[n:n+j])
 	for i := range sorted {
-		k.tags.add(sorted[i].tag, sorted[i].loc())
+		k.tags.load(sorted[i].tag, sorted[i].loc())
 	}
+	k.tags.finishLoad()
 	runtime.KeepAlive(t.off) // the slots may live in its mapping
 	return k
 }

@@ -18,6 +18,9 @@ type tagIndex struct {
 	dir   []*ttable
 	depth uint
 	count int
+	// later holds the entries load could not place without wrapping
+	// past their segment's end; finishLoad adds them.
+	later []tslot
 	// bind places every off-heap segment this index makes (Options.BindIndex
 	// through Log.bindIndex; nil: none is bound, E28).
 	bind func(mem []byte) error
@@ -107,6 +110,7 @@ func (x *tagIndex) add(tag uint32, l Loc) {
 	s.insert(tag, l)
 	s.count++
 	x.count++
+	s.bulkEnd = -1 // placed by Robin Hood's walk: load no longer knows the segment's end
 }
 
 // setAt points the entry at slot i of segment s to l.
@@ -119,10 +123,20 @@ func (x *tagIndex) removeAt(s *ttable, i int) {
 }
 
 // each calls fn for every entry: the segments in tag order, each's in
-// slot order.
+// slot order from its first empty slot on, around its end, so in the
+// order of their homes (a run that wraps past the end comes last, after
+// the entries it follows: a checkpoint loads in that order, load).
 func (x *tagIndex) each(fn func(tag uint32, l Loc)) {
 	x.segs(0, TagSpace, func(t *ttable) {
-		for i := range t.slots {
+		e := 0
+		for e < t.n && t.slots[e].lo|t.slots[e].hi != 0 {
+			e++ // there is one: a segment is at most tagMaxLoad full
+		}
+		for k := 1; k <= t.n; k++ {
+			i := e + k
+			if i >= t.n {
+				i -= t.n
+			}
 			if s := &t.slots[i]; s.lo|s.hi != 0 {
 				fn(s.tag, s.loc())
 			}

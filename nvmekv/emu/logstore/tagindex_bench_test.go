@@ -44,8 +44,8 @@ func BenchmarkTagIndex(b *testing.B) {
 
 // BenchmarkTagIndexLoad measures loading a checkpoint's inline entries
 // (E29): the entries of an index of TIERCACHE_BENCH_ITEMS random tags
-// (default 10M; 1M under -short), in the order each writes them, added
-// to an index sized for them and 1/32 more.
+// (default 10M; 1M under -short), in the order each writes them, loaded
+// into an index sized for them and 1/32 more.
 func BenchmarkTagIndexLoad(b *testing.B) {
 	x, tags := benchTagIndex(-1)
 	n := len(tags)
@@ -55,8 +55,9 @@ func BenchmarkTagIndexLoad(b *testing.B) {
 	for b.Loop() {
 		y := newTagIndex(n+n/32, nil)
 		for i := range ents {
-			y.add(ents[i].tag, ents[i].loc())
+			y.load(ents[i].tag, ents[i].loc())
 		}
+		y.finishLoad()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
 }

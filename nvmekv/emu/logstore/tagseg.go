@@ -76,7 +76,7 @@ func (x *tagIndex) makeRoom(s *ttable) {
 	g := newSeg(s.depth, s.lo, int(float64(n)*tagMaxLoad), x.bind)
 	s.moveAll(func(uint32) *ttable { return g })
 	old := s.off
-	s.slots, s.n, s.off, s.count = g.slots, g.n, g.off, g.count
+	s.slots, s.n, s.off, s.count, s.bulkEnd = g.slots, g.n, g.off, g.count, -1
 	old.free()
 }
 
@@ -136,6 +136,7 @@ func (x *tagIndex) split(s *ttable) bool {
 		}
 		return b
 	})
+	a.bulkEnd, b.bulkEnd = -1, -1
 	x.place(a)
 	x.place(b)
 	s.off.free()

@@ -9,7 +9,8 @@ import (
 // each entry at the segment whose prefix it is, every segment's count is
 // its occupied slots and they add up to the index's, every entry's tag
 // is in its segment's range and sits within its probe sequence with no
-// gap (Robin Hood).
+// gap, and each run is in Robin Hood order (an entry is at most one slot
+// further from its home than the entry before it).
 func checkTagIndex(t *testing.T, x *tagIndex) {
 	t.Helper()
 	if len(x.dir) != 1<<x.depth {
@@ -39,6 +40,9 @@ func checkTagIndex(t *testing.T, x *tagIndex) {
 				if k++; k == s.n {
 					k = 0
 				}
+			}
+			if nx := (j + 1) % s.n; s.slots[nx].lo|s.slots[nx].hi != 0 && s.dist(nx) > s.dist(j)+1 {
+				t.Fatalf("slot %d is %d from its home after slot %d at %d: not in Robin Hood order", nx, s.dist(nx), j, s.dist(j))
 			}
 		}
 		if n != s.count || len(s.slots) != s.n {
@@ -161,4 +165,52 @@ func TestTagIndexBytesBound(t *testing.T) {
 	}
 	checkTagIndex(t, x)
 	t.Logf("%d keys: at most %.2f bytes a key from 100,000 on; directory depth %d", keys, worst, x.depth)
+}
+
+// TestTagIndexLoad (E29): load, in the order each gives the entries (a
+// checkpoint's), in tag order (a scan's), and shuffled, into an index
+// sized for them and into one too small (it grows and splits while
+// loading), leaves every entry findable among its tag's candidates and
+// the structure sound (checkTagIndex), with segments of 512 slots at
+// most and tags even and cut to a few bits.
+func TestTagIndexLoad(t *testing.T) {
+	defer func(c int) { segCapSlots = c }(segCapSlots)
+	segCapSlots = 512
+	for _, mask := range []uint32{^uint32(0), 0xfff00000, 0xe0000000} {
+		rng := rand.New(rand.NewPCG(29, uint64(mask)))
+		x := newTagIndex(0, nil)
+		want := map[Loc]uint32{}
+		for i := 0; i < 40_000; i++ {
+			tag, l := rng.Uint32()&mask, mkLoc(i%1000+1, 16, 16*(i/1000), 64)
+			x.add(tag, l)
+			want[l] = tag
+		}
+		var each []tslot
+		x.each(func(tag uint32, l Loc) { each = append(each, mkTslot(tag, l)) })
+		sorted := sortByTag(append([]tslot(nil), each...), make([]tslot, len(each)))
+		shuffled := append([]tslot(nil), each...)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		for _, order := range []struct {
+			name string
+			ents []tslot
+		}{{"each", each}, {"sorted", sorted}, {"shuffled", shuffled}} {
+			for _, size := range []int{len(each) + len(each)/32, len(each) / 8} {
+				y := newTagIndex(size, nil)
+				for _, e := range order.ents {
+					y.load(e.tag, e.loc())
+				}
+				y.finishLoad()
+				checkTagIndex(t, y)
+				if y.len() != len(want) {
+					t.Fatalf("mask %#x, %s into %d: %d entries, want %d", mask, order.name, size, y.len(), len(want))
+				}
+				for j := 0; j < len(each); j += 1 + len(each)/2000 {
+					e := each[j]
+					if s, _ := y.findLoc(e.tag, e.loc()); s == nil {
+						t.Fatalf("mask %#x, %s into %d: Loc %#x of tag %#x not found", mask, order.name, size, uint64(e.loc()), e.tag)
+					}
+				}
+			}
+		}
+	}
 }

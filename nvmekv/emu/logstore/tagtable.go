@@ -25,6 +25,11 @@ type ttable struct {
 	off   *offHeap // the mapping that holds slots, when they are off the Go heap
 	depth uint     // the prefix's bits: the segment holds tags lo .. lo+2^(32-depth)-1
 	lo    uint64   // its first tag
+	// bulkEnd and bulkHome are what load knows of a segment it alone has
+	// filled: every entry lies below slot bulkEnd, and none has its home
+	// above bulkHome. bulkEnd < 0: not known (a segment grown, split or
+	// added to).
+	bulkEnd, bulkHome int
 }
 
 // tslot is one entry; lo|hi == 0 (Loc 0) is an empty slot.
