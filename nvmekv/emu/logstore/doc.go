@@ -115,7 +115,9 @@
 //     with 4 KiB pages it also misses the TLB), unmapped once no index
 //     holds it; a tag segment of 64 KiB or more is a mapping of whole
 //     pages, made resident in one call once the bind hook has placed it
-//     (MADV_POPULATE_WRITE: a fault per page costs some 15 µs in a VM),
+//     (MADV_POPULATE_WRITE: a fault per page costs some 15 µs in a VM;
+//     the segments an index starts with, at their first entry, so that a
+//     checkpoint's load writes each while its zeroed pages are cached),
 //     unmapped as soon as growth or a split replaces it (TestIndexModel,
 //     TestLocPacking, TestTagSlotBytes, TestIndexOffHeapTable,
 //     TestTagIndexModel; emu TestTagCheckCosts: the header reads of Exist,

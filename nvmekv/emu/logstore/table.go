@@ -120,9 +120,6 @@ func mappedSlots[S slot | tslot](n int, mapf func(int) ([]byte, error), grain in
 	if bind != nil {
 		h.bound = bind(mem[:cap(mem)]) == nil
 	}
-	if grain < hugeTableBytes {
-		prefault(mem[:cap(mem)]) // a segment: faulted page by page, its growth would cost a fault per page
-	}
 	offHeapBytes.Add(int64(cap(mem)))
 	h.cleanup = runtime.AddCleanup(h, func(m []byte) {
 		if dev.UnmapBuffer(m[:cap(m)]) == nil { // munmap(2) the whole mapping

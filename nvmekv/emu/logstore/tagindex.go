@@ -103,6 +103,9 @@ func (x *tagIndex) findLoc(tag uint32, l Loc) (*ttable, int) {
 // its segment first if it is full (tagseg.go).
 func (x *tagIndex) add(tag uint32, l Loc) {
 	s := x.seg(tag)
+	if s.cold {
+		s.warm()
+	}
 	if s.full() {
 		x.makeRoom(s)
 		s = x.seg(tag)

@@ -18,6 +18,9 @@ package logstore
 // would wrap past the segment's end waits for finishLoad.
 func (x *tagIndex) load(tag uint32, l Loc) {
 	s := x.seg(tag)
+	if s.cold {
+		s.warm()
+	}
 	if s.bulkEnd < 0 || s.full() {
 		x.add(tag, l)
 		return

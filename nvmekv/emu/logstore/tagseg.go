@@ -43,13 +43,24 @@ func newTagIndex(expected int, bind func(mem []byte) error) *tagIndex {
 	per := (expected + 1<<d - 1) >> d
 	for i := range x.dir {
 		x.dir[i] = newSeg(d, uint64(i)<<(32-d), per, bind)
+		x.dir[i].cold = x.dir[i].off != nil
 	}
 	return x
 }
 
+// warm makes the pages of a segment newTagIndex made resident, at its
+// first entry: a checkpoint of many segments fills them one after another,
+// so each is zeroed by the kernel just before it is written, while its
+// pages are still in the CPU's caches, not all of them first.
+func (s *ttable) warm() {
+	s.cold = false
+	prefault(s.off.mem[:cap(s.off.mem)])
+}
+
 // newSeg makes an empty segment of prefix depth d starting at tag lo, for
 // expected entries at tagMaxLoad (at least 64 slots): off the heap from
-// segOffHeapBytes, where its slots fill the mapping's last page too.
+// segOffHeapBytes, where its slots fill the mapping's last page too,
+// given to bind and then made resident (prefault).
 func newSeg(d uint, lo uint64, expected int, bind func(mem []byte) error) *ttable {
 	n := max(64, int(float64(expected)/tagMaxLoad)+1)
 	s := &ttable{depth: d, lo: lo}
@@ -60,6 +71,9 @@ func newSeg(d uint, lo uint64, expected int, bind func(mem []byte) error) *ttabl
 	n = (n*tslotBytes + pageBytes - 1) &^ (pageBytes - 1) / tslotBytes
 	s.slots, s.off = mappedSlots[tslot](n, mapPages, pageBytes, bind)
 	s.n = n
+	if s.off != nil {
+		prefault(s.off.mem[:cap(s.off.mem)]) // its growth or split fills it now: a fault per page would cost more
+	}
 	return s
 }
 

@@ -30,6 +30,8 @@ type ttable struct {
 	// above bulkHome. bulkEnd < 0: not known (a segment grown, split or
 	// added to).
 	bulkEnd, bulkHome int
+	// cold: the mapping's pages are not resident yet (warm).
+	cold bool
 }
 
 // tslot is one entry; lo|hi == 0 (Loc 0) is an empty slot.
