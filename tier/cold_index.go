@@ -72,12 +72,18 @@ func (o *Options) warmNode() int {
 
 // indexPlacementEvery is how often Stats samples the index's pages again:
 // the sampling holds the store's read lock (writers wait) for a
-// move_pages and up to 64 get_mempolicy calls per table.
+// move_pages and up to 64 get_mempolicy calls per table sampled.
 const indexPlacementEvery = time.Second
 
-// indexPlacementSamples is how many pages of each off-heap table Stats
-// samples.
+// indexPlacementSamples is how many pages of each sampled off-heap table
+// Stats samples.
 const indexPlacementSamples = 64
+
+// indexPlacementTables is how many of the off-heap tables Stats samples
+// at most, spread evenly over them: a large tag index is some 2,000
+// segments (logstore E35), and sampling each would hold the read lock
+// for a syscall per segment.
+const indexPlacementTables = 16
 
 // coldIndex reports where the emulated store's index is: its node, and
 // the fraction of its off-heap tables' resident pages on that node,
@@ -92,7 +98,8 @@ type coldIndex struct {
 }
 
 // placement is the fraction of the sampled resident pages of the tables
-// each calls fn with that are on the binder's node; -1 without a binder
+// each calls fn with (up to indexPlacementTables of them) that are on the
+// binder's node; -1 without a binder
 // or a resident page to measure, or when sampling fails.
 func (ci *coldIndex) placement(each func(fn func(mem []byte, bound bool))) float64 {
 	if ci == nil || ci.binder == nil {
@@ -107,7 +114,11 @@ func (ci *coldIndex) placement(each func(fn func(mem []byte, bound bool))) float
 	}
 	var on, present int
 	var failed bool
+	every, i := max(1, (tables[0]+indexPlacementTables-1)/indexPlacementTables), 0
 	each(func(mem []byte, _ bool) {
+		if i++; (i-1)%every != 0 {
+			return
+		}
 		rep, err := ci.binder.Placement(mem, indexPlacementSamples)
 		if err != nil {
 			failed = true

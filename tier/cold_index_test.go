@@ -34,7 +34,7 @@ func emuStatsOf(c *Cache) emu.Stats { return kvOf(c).Namespace().(*emu.Namespace
 // TestColdIndexBoundToNode (T33): with ColdIndexNode set to a node that
 // exists (node 0 here; the guest's TestColdIndexOnNode1 uses its CPU-less
 // node), the first off-heap table of the emulated store's index and every
-// one growth makes are bound to it, Stats reports the node, bound bytes
+// one growth and splits make are bound to it, Stats reports the node, bound bytes
 // against all the index's bytes, and a placement of 1 on the node.
 func TestColdIndexBoundToNode(t *testing.T) {
 	c := openCold(t, func(o *Options) { o.ColdIndexNode = 0 })
@@ -44,7 +44,7 @@ func TestColdIndexBoundToNode(t *testing.T) {
 			st.ColdIndexNode, st.ColdIndexBytes, st.ColdIndexBoundBytes, st.ColdIndexPlacement)
 	}
 	tables := map[int]bool{}
-	for n := 50_000; n <= 250_000; n += 50_000 { // the table goes off the heap past ~70,000 keys, then grows twice
+	for n := 50_000; n <= 250_000; n += 50_000 { // tag segments go off the heap past ~4,900 keys, then grow and split
 		putColdKeys(t, c, n-50_000, n)
 		es := emuStatsOf(c)
 		tables[es.IndexOffHeapBytes] = true

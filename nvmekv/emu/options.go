@@ -55,10 +55,11 @@ type Options struct {
 	// not scan; default Path+".ckpt" for a regular file, none ("") for a
 	// block device (it is then always scanned). "-" disables checkpoints.
 	CheckpointPath string
-	// ExpectedItems sizes the DRAM index's table of inline records up
-	// front (12 bytes a slot); default 4096 keys. The table of extent
-	// records' keys starts at 1024. Each grows by 1.5x at 90% load, moving
-	// entries a few at a time (E25).
+	// ExpectedItems sizes the DRAM index's tag index of inline records up
+	// front (12 bytes a slot); default 4096 keys. It grows a segment at a
+	// time, each by 1.2x at 92% load or split in two at 1 MiB (E35). The
+	// table of extent records' keys starts at 1024 and grows by 1.5x at 90%
+	// load, moving entries a few at a time (E25).
 	ExpectedItems int
 	// SyncWrites makes every Do with a Store or Delete durable before it
 	// returns (write-through); default false: call Flush.

@@ -159,8 +159,9 @@ func (lg *Log) FullKeyItems() int {
 }
 
 // EachIndexMapping calls fn, under the read lock, with the whole mapping
-// of each off-heap table the index holds now (at most two: one being
-// drained into the other, E25) and whether Options.BindIndex placed it
+// of each off-heap table the index holds now (the tag segments, E35, and
+// the extent tables: two while one drains into the other, E25) and
+// whether Options.BindIndex placed it
 // (E28). mem is valid only during the call: fn must not keep it.
 func (lg *Log) EachIndexMapping(fn func(mem []byte, bound bool)) {
 	lg.mu.RLock()

@@ -12,7 +12,8 @@ import (
 // CK3 header, a u64 count of extent entries, the regions, then the
 // inline entries (u32 tag, u64 Loc) and the extent entries (16-byte key,
 // u64 Loc). Open inserts each entry: an inline one under its tag, as
-// written, with no key to hash (E29).
+// written, with no key to hash, in the order written (tagIndex.load,
+// E29).
 const (
 	ckMagicTags    = 0x354b435f554d4543 // bytes "CEMU_CK5"
 	ckTagsHdrBytes = ckHdrBytes + 8     // the CK3 header, then u64 extent entries
@@ -100,7 +101,7 @@ func (lg *Log) loadTags(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc h
 				return err
 			}
 			if size == ckTagEntry {
-				idx.tags.add(le.Uint32(b), l)
+				idx.tags.load(le.Uint32(b), l)
 			} else {
 				idx.ext.load(le.Uint64(b[0:]), le.Uint64(b[8:]), l)
 			}
@@ -114,6 +115,7 @@ func (lg *Log) loadTags(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc h
 	if err := lg.checkCkCRC(br, crc); err != nil {
 		return err
 	}
+	idx.tags.finishLoad()
 	lg.adoptCheckpoint(idx, regs, ck, live)
 	return nil
 }

@@ -318,7 +318,7 @@ func TestClearReleasesIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, h := range old {
-		if want := cap(h.mem) &^ (hugeTableBytes - 1); h.released != want {
+		if want := cap(h.mem) &^ (h.grain - 1); h.released != want {
 			t.Fatalf("an old table of %d bytes has %d released after Clear, want %d", cap(h.mem), h.released, want)
 		}
 	}

@@ -18,14 +18,16 @@
 // with one aligned 4096-byte read. A full region (forward end meets the
 // extents) is written with one write; Flush writes the open region's
 // unwritten forward blocks and new extents and syncs the device. The DRAM
-// index (E8) is two Robin Hood tables over non-pointer arrays, both
-// growing with the keys (E25): an inline record's entry is a 32-bit tag
-// of its device key + the 8-byte Loc packing region, key length, offset
-// and size, 12 bytes a slot at up to 90% load (≈ 13.3 B per key); the
-// record header holds the full key, and whoever uses a Loc found by its
-// tag checks it there (E30). An extent record's entry keeps the 16-byte
-// key + the Loc (extent block and value length), 24 bytes a slot
-// (≈ 26.7 B per key), because an extent is read without its header.
+// index (E8) is Robin Hood tables over non-pointer arrays, growing with
+// the keys: an inline record's entry is a 32-bit tag of its device key +
+// the 8-byte Loc packing region, key length, offset and size, 12 bytes a
+// slot, in the segments of a tag index (E35) at up to 92% load, growing
+// 1.2 times or splitting a segment at a time (13.0 to 15.7 B per key);
+// the record header holds the full key, and whoever uses a Loc found by
+// its tag checks it there (E30). An extent record's entry keeps the
+// 16-byte key + the Loc (extent block and value length), 24 bytes a slot
+// at up to 90% load (≈ 26.7 B per key, E25), because an extent is read
+// without its header.
 // On Open the index comes from the checkpoint
 // that Close wrote, or by scanning every region in sequence order (but
 // those a Clear emptied, E34), and appending resumes in the last region.
@@ -78,12 +80,15 @@
 //   - E7: after a failed region write (EIO, ENOSPC) Store and Delete fail
 //     with ErrReadOnly wrapping the errno, and reads of data written before
 //     keep working, also after reopening (TestInjectedEIO, TestENOSPC).
-//   - E8: the index holds no Go pointers. An inline record's entry is a
-//     tag slot of 12 bytes, three uint32s with no padding (tag, Loc low,
-//     Loc high; TestTagSlotBytes checks unsafe.Sizeof), at up to 90% load:
-//     ≈ 13.3 B per key (BenchmarkOpen reports bytes per item). The tag is
-//     32 bits of a mix of all 16 device-key bytes (tagOf), and the home
-//     slot is tag·n >> 32, so a table grows, probes and is checkpointed
+//   - E8: the index's slots hold no Go pointers (the tag index's
+//     directory and segment headers are the only ones). An inline record's
+//     entry is a tag slot of 12 bytes, three uint32s with no padding (tag,
+//     Loc low, Loc high; TestTagSlotBytes checks unsafe.Sizeof), in tag
+//     segments at up to 92% load: 13.0 to 15.7 B per key (E35;
+//     BenchmarkOpen reports bytes per item). The tag is 32 bits of a mix
+//     of all 16 device-key bytes (tagOf), its top bits pick the segment,
+//     and the home slot is fastrange of the bits below the segment's
+//     prefix, so a segment grows, splits, probes and is checkpointed
 //     without keys. An extent record's entry keeps its full key, a 24-byte
 //     slot (≈ 26.7 B per key): an extent is read alone, without the header
 //     that names its key (readpath E10, E13), and checking a tag there
@@ -99,18 +104,25 @@
 //     header read (a 512..4096-byte read at the device's alignment) for a
 //     present key on the device, none when its region is still in a write
 //     buffer; for an absent key, a read only on a tag false positive. A
-//     lookup compares about 5 slots at 90% load (measured), so a false
-//     positive comes with probability ≈ 5/2^32 ≈ 1.2·10⁻⁹ per lookup.
+//     lookup compares about 6 slots' tags (BenchmarkTagIndex at 10M keys:
+//     6.0 for an absent tag, 7.0 for a present one), so a false positive
+//     comes with probability ≈ 6/2^32 ≈ 1.4·10⁻⁹ per lookup.
 //     List needs the keys of inline records, which only their records
 //     hold: it reads every region holding a live inline record (a
-//     sequential read of up to the whole log; eachKeyLocked). A table of
-//     2 MiB or more is an anonymous mapping off the Go heap, advised to
-//     transparent huge pages (a lookup is one random access; with 4 KiB
-//     pages it also misses the TLB); a table is unmapped once no index
-//     holds it (TestIndexModel, TestLocPacking, TestTagSlotBytes,
-//     TestIndexOffHeapTable; emu TestTagCheckCosts: the header reads of
-//     Exist, Retrieve and an overwrite, counted). Live-byte accounting counts an extent record
-//     as 48 bytes plus its blocks, and the per-region counts always add up
+//     sequential read of up to the whole log; eachKeyLocked). An extent
+//     table of 2 MiB or more is an anonymous mapping off the Go heap,
+//     advised to transparent huge pages (a lookup is one random access;
+//     with 4 KiB pages it also misses the TLB), unmapped once no index
+//     holds it; a tag segment of 64 KiB or more is a mapping of whole
+//     pages, made resident in one call once the bind hook has placed it
+//     (MADV_POPULATE_WRITE: a fault per page costs some 15 µs in a VM;
+//     the segments an index starts with, at their first entry, so that a
+//     checkpoint's load writes each while its zeroed pages are cached),
+//     unmapped as soon as growth or a split replaces it (TestIndexModel,
+//     TestLocPacking, TestTagSlotBytes, TestIndexOffHeapTable,
+//     TestTagIndexModel; emu TestTagCheckCosts: the header reads of Exist,
+//     Retrieve and an overwrite, counted). Live-byte accounting counts an
+//     extent record as 48 bytes plus its blocks, and the per-region counts always add up
 //     to the index (CheckAccounting; emu TestCacheReclaimExtents,
 //     TestExtentRoundTrip).
 //   - E11: a store written by an older on-disk format (superblock version
@@ -150,25 +162,26 @@
 //     an old record past the written end of a new region is replayed by a
 //     scan (TestReformatIgnoresEarlierStore).
 //   - E25: the index grows with the keys, not with the capacity: a new log
-//     sizes its tag table for Options.ExpectedItems or 4096 keys (a 55 KB
-//     table) and its extent table for 1024 keys (27 KB); a checkpoint
+//     sizes its tag index for Options.ExpectedItems or 4096 keys (one 53
+//     KB segment) and its extent table for 1024 keys (27 KB); a checkpoint
 //     sizes them for its keys and 1/32 more, a scan for what it found
-//     (E29); at 90% load a table 1.5 times larger takes the new keys, and
-//     every later change moves the entries of 8 slots of the full table
-//     into it, so no change rebuilds the index whole (a rebuild of 3.4M
-//     keys took 0.77 s here), while lookups find every entry in one of the
-//     two tables (TestIndexGrowsIncrementally for the extent table,
-//     TestTagCollisionModel and TestIndexBindsEveryOffHeapTable through
-//     the tag table's growth, TestIndexModel with checkIndex; emu
-//     TestIndexGrowsWithKeys: a 1 GiB namespace with 30,000 keys holds
-//     them in at most 72 bytes a key, where sizing for the capacity took
-//     14 MB). A drain takes about (slots + entries)/8 changes, some 40% of
-//     the changes between two growths, so the two tables would be held
-//     whole most of the time; instead the drained slots of an off-heap old
-//     table, which stay empty, go back to the kernel a huge page at a time
-//     as the drain passes them (madvise MADV_DONTNEED; a released slot
-//     reads as empty), and IndexBytes counts only what is left of it
-//     (TestOffHeapRelease: RSS drops by the pages, TestDrainReleasesOldTable).
+//     (E29). The tag index grows a segment at a time (E35). A keyed table
+//     (the extent table, and the one a scan replays into) at 90% load
+//     starts draining into one 1.5 times larger, which takes the new keys,
+//     and every later change moves the entries of 8 slots of the full
+//     table into it, so no change rebuilds the table whole (a rebuild of
+//     3.4M keys took 0.77 s here), while lookups find every entry in one
+//     of the two tables (TestIndexGrowsIncrementally, TestIndexModel with
+//     checkIndex; emu TestIndexGrowsWithKeys: a 1 GiB namespace with
+//     30,000 keys holds them in at most 72 bytes a key, where sizing for
+//     the capacity took 14 MB). A drain takes about (slots + entries)/8
+//     changes, some 40% of the changes between two growths, so the two
+//     tables would be held whole most of the time; instead the drained
+//     slots of an off-heap old table, which stay empty, go back to the
+//     kernel a huge page at a time as the drain passes them (madvise
+//     MADV_DONTNEED; a released slot reads as empty), and IndexBytes
+//     counts only what is left of it (TestOffHeapRelease: RSS drops by the
+//     pages, TestDrainReleasesOldTable).
 //   - E27: Open reports how far it got rebuilding the index through
 //     Options.Progress, on Open's goroutine: a new store reports once
 //     ("fresh"); a checkpoint reports after its header and after each
@@ -180,13 +193,13 @@
 //     TestOpenReportsProgress). A checkpoint found unusable part way is
 //     followed by a scan, whose reports start again from 0.
 //   - E28: with Options.BindIndex set, every index table that lives off
-//     the Go heap (E8) — tag or extent table, the first one, one sized for
-//     a checkpoint, every one growth makes, and the keyed table a scan
-//     replays into — is given to the hook,
-//     whole mapping, before any of its slots is written, so a hook that
-//     binds it (tier: mbind to cold.index_node) places every page of it;
-//     a table on the Go heap (under 2 MiB) is never given, and cannot be
-//     placed. A hook that fails leaves that table unbound and the index
+//     the Go heap (E8) — tag segment or extent table, the first ones,
+//     those sized for a checkpoint, every one growth and splits make, and
+//     the keyed table a scan replays into — is given to the hook, whole
+//     mapping, before any of its slots is written, so a hook that binds it
+//     (tier: mbind to cold.index_node) places every page of it; a table on
+//     the Go heap (a tag segment under 64 KiB, an extent table under 2
+//     MiB) is never given, and cannot be placed. A hook that fails leaves that table unbound and the index
 //     working as without it; the first failure is logged and each counted
 //     (Stats.IndexBindErrors), and Stats.IndexBoundBytes against
 //     IndexOffHeapBytes says how much of the index is placed
@@ -195,17 +208,29 @@
 //     TestColdIndexOnNode1 on the CPU-less node).
 //   - E29: a clean close writes the index as checkpoint "CEMU_CK5": each
 //     inline entry as it is held, tag and Loc (12 bytes), then each extent
-//     entry, key and Loc (24 bytes), under the file's CRC; Open inserts
-//     them into tables sized for them and 1/32 more (≈ 13.8 B per inline
-//     key), the tags as written, hashing nothing, so a CK5 is only valid
-//     for the tagOf it was written with, which its magic names. Checkpoints
-//     of earlier builds still load: CK3 (entries with full keys) and CK4
-//     (a keyed table's image), their tags computed from their keys. A
-//     scan replays into a keyed table (24-byte slots: a later record of a
-//     key finds the earlier one without a read) and builds the key index
-//     from it at the end, so it holds both for a moment. A checkpoint that
+//     entry, key and Loc (24 bytes), under the file's CRC; the inline
+//     entries go segment by segment, each's in the order of their home
+//     slots (from its first empty slot, around its end). Open inserts
+//     them into tag segments and an extent table sized for them and 1/32
+//     more (≈ 13.5 B per inline key), in the order written, so the inserts
+//     sweep each segment once, and an entry whose home is at or after
+//     those before it in its segment goes straight to the slot Robin Hood
+//     insertion would give it, the first empty one from its home on
+//     (tagIndex.load; the others take the insertion's walk, and one that
+//     would wrap past its segment's end is added last), the tags as
+//     written, hashing nothing, so a CK5 is only valid for the tagOf it
+//     was written with, which its magic names. Checkpoints of earlier
+//     builds still load: CK3 (entries with full keys) and CK4 (a keyed
+//     table's image), their tags computed from their keys. A scan replays
+//     into a keyed table (24-byte slots: a later record of a key finds the
+//     earlier one without a read) and builds the key index from it at the
+//     end, so it holds both for a moment, loading the tag index sorted by
+//     tag as a checkpoint does. A checkpoint that
 //     fails any check is dropped for a scan, as before (TestCheckpointImage:
-//     CK5, CK3 and CK4 written through a test seam, flipped bytes).
+//     CK5, CK3 and CK4 written through a test seam, flipped bytes;
+//     TestTagIndexLoad: entries in each's order, in tag order and
+//     shuffled, into an index sized for them and one an eighth of that,
+//     checked for Robin Hood order; BenchmarkTagIndexLoad).
 //   - E30: a tag shared by other keys is never taken for the key: no
 //     Retrieve serves another key's value, no Store replaces and no Delete
 //     removes another key's entry, and each entry of the tag costs a
@@ -215,7 +240,7 @@
 //     extents, deletes, retrieves, Cache-mode reclaim and reopens by
 //     checkpoint and by scan against a map, in Cache and in Strict mode).
 //   - E31: Stats.FullKeyItems is the number of live index entries, in
-//     both tables (tag and extent, the current and a draining old one),
+//     the tag index and the extent table (a draining old one included),
 //     whose device key is 16 bytes long (Loc.KLen), exact at every moment:
 //     every change of the index (store, overwrite, delete, Cache-mode
 //     reclaim, Strict copy-forward, the undo journal, dropping an
@@ -226,20 +251,22 @@
 //     by checkpoint and by scan; emu TestFailedFlushUndoesIndex: after
 //     the undo journal puts changes back).
 //   - E32: TagRangeLocked(from, n) visits, under the read lock, every
-//     live index entry (tag table and extent table, a draining old table
-//     included) whose tag (TagOf of its device key) is in [from, next),
+//     live index entry (tag index and extent table, a draining old extent
+//     table included) whose tag (TagOf of its device key) is in [from, next),
 //     each once, and returns next > from (TagSpace at the end), chosen so
 //     that about n entries are visited when tags are spread evenly (at
 //     least one tag; every entry of a tag in one call): a walk from 0
 //     resumed at each next visits every entry live throughout it exactly
-//     once, whatever the tables' growth in between, since a key's tag
-//     never changes. A tag table is walked from the first tag's home slot
-//     (fastrange, which grows with the tag) to the last one's and the
-//     tail of its probe run, wrapping past the table's end, so a call
-//     costs the slots of its range, not the table; the extent table is
-//     walked whole (TestTagRangeWalk: random spans over an index with
-//     half its tags in the top 2^20 and an old table being drained;
-//     TestTagRangeLocked).
+//     once, whatever the tables' growth and splits in between, since a
+//     key's tag never changes. The tag index is walked through the
+//     directory over the segments whose prefixes meet the range, in tag
+//     order, each from the range's first tag's home slot (fastrange of the
+//     bits below the prefix, which grows with the tag) to its last one's
+//     and the tail of its probe run, wrapping past the segment's end, so a
+//     call costs the slots of its range, not the index; the extent table
+//     is walked whole (TestTagRangeWalk: random spans over an index of
+//     segments of at most 256 slots, grown, split and past the cap, with
+//     half its tags in the top 2^20; TestTagRangeLocked).
 //   - E33: ScanTags gives fn each live record with a klen-byte device key
 //     whose tag is in [from, next), with its key and its value's first
 //     prefix bytes, read after the lock is let go (from the write buffer,
@@ -289,6 +316,29 @@
 //     TestClearOnFullFilesystem; emu TestClearConcurrent: Stores,
 //     Retrieves and Flushes beside two Clears, under -race too; emu
 //     BenchmarkClear: 1M keys).
+//   - E35: the tag index is segmented by tag prefix (extendible hashing):
+//     a directory of 2^D segment pointers, indexed by a tag's top D bits
+//     (D ≤ 16), each segment a tag table of the tags of a d-bit prefix (d
+//     ≤ D) at up to 92% load. One more entry in a full segment first makes
+//     room in it: one under the 1 MiB cap grows into a table 1.2 times
+//     larger, and one at the cap splits into two of prefix depth d+1 (the
+//     directory doubles when d+1 passes D), each sized for its entries
+//     times 1.2; a split of a segment whose entries share the next bits
+//     goes down to the first bit that divides them, an empty 64-slot
+//     segment taking each prefix in between, and a segment that no bit
+//     within D ≤ 16 divides (forced tag collisions) grows past the cap
+//     instead. So a change reinserts at most one segment (≈ 80,000
+//     entries, 1.5 to 2 ms here, but for a segment past the cap), every
+//     lookup probes one segment, and an index filled from empty, as a
+//     log's is, holds at most 16 bytes a key at every count above 100,000
+//     (12 × 1.2 / 0.92 = 15.65 right after a growth or split, 13.04 just
+//     before; the directory and the segments' headers add about 0.01). A
+//     replaced segment's mapping is unmapped at once. Deletes never shrink
+//     a segment (TestTagIndexBytesBound: 2M keys, 500k under -short, at
+//     most 16 B a key from 100k on, checked every 1000; TestTagIndexModel:
+//     adds, repoints and removals against a map with a 512-slot cap, tags
+//     even and cut to a few bits; TestTagCollisionModel through a log;
+//     BenchmarkTagIndex: lookups and adds at 10M entries).
 //
 // # Caveats
 //
@@ -300,10 +350,17 @@
 //     the GC finds it unreachable, not at Close: its DRAM returns at the
 //     next GC after the log is dropped. It is not counted in the Go heap,
 //     so GOGC does not see it.
-//   - Only off-heap tables can be placed (E28): a table under 2 MiB
-//     (about 157,000 inline keys or 78,000 extent keys at 90% load) lives
-//     on the Go heap, on whatever node the runtime's memory is, whatever
-//     BindIndex does.
+//   - Only off-heap tables can be placed (E28): a tag segment under 64
+//     KiB (an index of up to about 4,900 inline keys) or an extent table
+//     under 2 MiB (about 78,000 extent keys at 90% load) lives on the Go
+//     heap, on whatever node the runtime's memory is, whatever BindIndex
+//     does.
+//   - A tag segment (E35) is its own mapping of 4 KiB pages, of up to 1
+//     MiB, so a lookup in a large index may miss the TLB where one
+//     huge-page table would not (BenchmarkTagIndex), and a large index
+//     takes a mapping per segment (about 2,000 at 100M keys) of the
+//     process's vm.max_map_count (65,530 by default). Deletes leave
+//     segments their size.
 //   - Keys equal after zero padding but of different lengths ("a" and "a\x00")
 //     share an index entry; a lookup with the other length misses.
 //   - Exist, and a Store or Delete of an existing inline key, read the
@@ -311,7 +368,7 @@
 //     its region is still in a write buffer: a synchronous read each. List
 //     reads every region holding a live inline record.
 //   - A Retrieve of an absent key whose tag has one entry reads that
-//     entry's record (probability ≈ 1.2·10⁻⁹ per lookup at 90% load).
+//     entry's record (probability ≈ 1.4·10⁻⁹ per lookup, E8).
 //   - A Flush pads to a block boundary: frequent flushes of small records
 //     cost up to 4 KiB each.
 //   - The checkpoint is a side file (Path+".ckpt"); block devices and NVMe

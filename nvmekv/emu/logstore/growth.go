@@ -2,12 +2,14 @@ package logstore
 
 import "runtime"
 
-// growth is the incremental growth both index kinds share (E25): a table
+// growth is the incremental growth of a keyed index (E25: the extent
+// table, and the keyed table a scan replays into; the tag index grows a
+// segment at a time instead, E35): a table
 // at up to 90% load that, when full, starts draining into one 1.5 times
 // larger; every change then moves the entries of migrateStep slots of the
 // old table into the new one, so no single change rebuilds the index,
 // and lookups look in both until the old one is empty and dropped. T is
-// a key table (table) or a tag table (ttable).
+// a key table (table).
 type growth[T any, P rhTable[T]] struct {
 	cur P
 	// old is the table being drained into cur, or nil. Its slots below mig

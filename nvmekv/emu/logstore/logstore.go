@@ -67,7 +67,7 @@ type Options struct {
 	// for a regular file and none for a block device or NVMe namespace;
 	// "-" means none.
 	CheckpointPath string
-	// ExpectedItems sizes the index's tag table (inline records) up front;
+	// ExpectedItems sizes the index's tag index (inline records) up front;
 	// 0: it starts small and grows with the keys. The extent records'
 	// table always starts at minExtExpected.
 	ExpectedItems int

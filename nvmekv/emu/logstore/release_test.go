@@ -9,43 +9,32 @@ import (
 	"testing"
 )
 
-// TestDrainReleasesOldTable (E25): while a grown index drains its old
-// off-heap table, the huge pages the drain has passed are released
-// (TestOffHeapRelease): IndexBytes counts cur plus what old has left, and
-// the keys are still found.
+// TestDrainReleasesOldTable (E25): while a grown keyed index (the extent
+// table's kind) drains its old off-heap table, the huge pages the drain
+// has passed are released (TestOffHeapRelease): bytes counts cur plus
+// what old has left, and the keys are still found.
 func TestDrainReleasesOldTable(t *testing.T) {
-	o := testOptions(t)
-	o.RegionBytes = 4 << 20
-	o.Capacity = 160 * int64(o.RegionBytes)
-	l := mustOpenLog(t, o)
-	defer l.close(t)
-	v := make([]byte, 570)
+	x := newIndex(0, nil)
 	var keys [][16]byte
 	released := false
-	for i := 0; i < 900000 && !released; i++ {
+	for i := 0; i < 900_000 && !released; i++ {
 		var k [16]byte
 		rand.Read(k[:])
 		keys = append(keys, k)
-		l.Lock()
-		if st := l.StoreLocked(&k, 16, v); st != 0 {
-			l.Unlock()
-			t.Fatalf("store %d: %#x", i, st)
-		}
-		x := l.idx.tags
+		x.put(&k, mkLoc(i%1000+1, 16, 16*(i%1000), 64))
 		if old := x.old; old != nil && old.off != nil && old.off.released >= 2*hugeTableBytes {
 			released = true
-			whole := x.cur.memBytes() + old.memBytes() + l.idx.ext.bytes()
-			if b := l.idx.bytes(); b > whole-old.off.released {
-				t.Errorf("IndexBytes %d with %d bytes of the old table released: want at most %d", b, old.off.released, whole-old.off.released)
+			whole := x.cur.memBytes() + old.memBytes()
+			if b := x.bytes(); b > whole-old.off.released {
+				t.Errorf("bytes %d with %d bytes of the old table released: want at most %d", b, old.off.released, whole-old.off.released)
 			}
 		}
-		l.Unlock()
 	}
 	if !released {
-		t.Fatal("no drain released 2 huge pages of an old table in 900,000 stores")
+		t.Fatal("no drain released 2 huge pages of an old table in 900,000 puts")
 	}
-	for i := 0; i < len(keys); i += 61 { // an exact lookup reads a header: a sample
-		if _, ok := l.Lookup(&keys[i], 16); !ok {
+	for i := range keys {
+		if l, ok := x.get(&keys[i]); !ok || l != mkLoc(i%1000+1, 16, 16*(i%1000), 64) {
 			t.Fatalf("key %d of %d not found after the release", i, len(keys))
 		}
 	}

@@ -50,22 +50,29 @@ func tableFor(expected int, bind func(mem []byte) error) *table {
 // pointers, so the GC never needed to see them.
 const hugeTableBytes = 2 << 20
 
-// offHeap owns a mapping; it is unmapped once the holder is unreachable.
+// offHeap owns a mapping; it is unmapped once the holder is unreachable,
+// or at once by free.
 type offHeap struct {
 	mem   []byte // the slots' bytes; cap(mem) is the whole mapping
 	bound bool   // the bind hook placed it (E28)
 	// released is how many bytes from the start were given back to the
 	// kernel (release): a drained old table's empty prefix (E25).
 	released int
+	// grain is the unit release gives back: a huge page for a table in
+	// a huge-page mapping, a page for a tag segment's (E35).
+	grain   int
+	cleanup runtime.Cleanup
 }
 
-// release gives the whole huge pages of h below byte upto back to the
-// kernel (madvise(2) MADV_DONTNEED: an anonymous private page reads as
-// zeros afterwards, an empty slot, and holds no memory until written). A
+// release gives the whole grains of h below byte upto back to the kernel
+// (madvise(2) MADV_DONTNEED: an anonymous private page reads as zeros
+// afterwards, an empty slot, and holds no memory until written). A
 // failed advice leaves them resident; the table works either way.
 func (h *offHeap) release(upto int) {
-	upto &^= hugeTableBytes - 1
-	if h == nil || upto <= h.released {
+	if h == nil {
+		return
+	}
+	if upto &^= h.grain - 1; upto <= h.released {
 		return
 	}
 	if dontNeed(h.mem[h.released:upto]) == nil {
@@ -73,29 +80,48 @@ func (h *offHeap) release(upto int) {
 	}
 }
 
+// free unmaps h now (munmap(2)): its table must be dropped and no slot of
+// it used again. nil: nothing.
+func (h *offHeap) free() {
+	if h == nil {
+		return
+	}
+	h.cleanup.Stop()
+	if dev.UnmapBuffer(h.mem[:cap(h.mem)]) == nil {
+		offHeapBytes.Add(-int64(cap(h.mem)))
+	}
+	h.mem = nil
+}
+
 // offHeapBytes is what the process's off-heap tables map now.
 var offHeapBytes atomic.Int64
 
 // newSlots returns n zeroed slots of type S (pointer-free: a key table's
-// slot or a tag table's tslot): on the heap for a small table, else in a
+// slot or a tag segment's tslot): on the heap for a small table, else in a
 // huge-page mapping (on the heap after all if mmap fails), given to bind
 // (if set) while no page of it has been touched. A failed bind leaves the
 // mapping as it is: unbound, and as usable.
 func newSlots[S slot | tslot](n int, bind func(mem []byte) error) ([]S, *offHeap) {
-	size := n * int(unsafe.Sizeof(*new(S)))
-	if size < hugeTableBytes {
+	if n*int(unsafe.Sizeof(*new(S))) < hugeTableBytes {
 		return make([]S, n), nil
 	}
-	mem, err := mapHuge(size)
+	return mappedSlots[S](n, mapHuge, hugeTableBytes, bind)
+}
+
+// mappedSlots returns n zeroed slots in a mapping that mapf makes (its
+// bytes given back grain at a time by release), on the heap if mmap
+// fails; bind as for newSlots.
+func mappedSlots[S slot | tslot](n int, mapf func(int) ([]byte, error), grain int, bind func(mem []byte) error) ([]S, *offHeap) {
+	mem, err := mapf(n * int(unsafe.Sizeof(*new(S))))
 	if err != nil {
 		return make([]S, n), nil
 	}
-	h := &offHeap{mem: mem}
+	h := &offHeap{mem: mem, grain: grain}
 	if bind != nil {
 		h.bound = bind(mem[:cap(mem)]) == nil
 	}
 	offHeapBytes.Add(int64(cap(mem)))
-	runtime.AddCleanup(h, func(m []byte) {
+	h.cleanup = runtime.AddCleanup(h, func(m []byte) {
 		if dev.UnmapBuffer(m[:cap(m)]) == nil { // munmap(2) the whole mapping
 			offHeapBytes.Add(-int64(cap(m)))
 		}

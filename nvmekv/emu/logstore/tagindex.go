@@ -1,13 +1,29 @@
 package logstore
 
+import "unsafe"
+
 // tagIndex maps the tag of a device key to the Locs of the inline records
-// whose keys have that tag: tag tables (tagtable.go) that grow as the key
-// index does (growth, E25). A tag may have several entries (different
-// keys); a lookup yields them all (cands) and the log checks the record's
-// key (E8, E30). Not safe for concurrent use: lookups may run together,
-// changes need the caller's exclusive lock.
+// whose keys have that tag (E8), in segments (E35): a directory of 2^depth
+// segment pointers indexed by a tag's top depth bits, each segment a tag
+// table (tagtable.go) holding the tags of one prefix of its own depth
+// (at most the directory's; a segment of depth d fills 2^(depth-d)
+// consecutive directory entries). A full segment grows into a table 1.2
+// times larger, or splits into two of one more bit of prefix once it is
+// at the size cap (tagseg.go), so no change rebuilds more than one
+// segment. A tag may have several entries (different keys); a lookup
+// yields them all (cands) and the log checks the record's key (E8, E30).
+// Not safe for concurrent use: lookups may run together, changes need
+// the caller's exclusive lock.
 type tagIndex struct {
-	growth[ttable, *ttable]
+	dir   []*ttable
+	depth uint
+	count int
+	// later holds the entries load could not place without wrapping
+	// past their segment's end; finishLoad adds them.
+	later []tslot
+	// bind places every off-heap segment this index makes (Options.BindIndex
+	// through Log.bindIndex; nil: none is bound, E28).
+	bind func(mem []byte) error
 }
 
 // tagMask keeps the bits of a tag. A test seam: a mask of a few bits
@@ -48,83 +64,107 @@ func mix64(h uint64) uint64 {
 	return h
 }
 
-func newTagIndex(expected int, bind func(mem []byte) error) *tagIndex {
-	return &tagIndex{growth[ttable, *ttable]{cur: ttableFor(max(expected, minExpected), bind), bind: bind}}
+// seg is the segment holding tag's entries.
+func (x *tagIndex) seg(tag uint32) *ttable { return x.dir[uint64(tag)>>(32-x.depth)] }
+
+// segs calls fn with each segment whose tags meet [from, next), in tag
+// order.
+func (x *tagIndex) segs(from, next uint64, fn func(s *ttable)) {
+	for i := from >> (32 - x.depth); i < uint64(len(x.dir)) && i<<(32-x.depth) < next; {
+		s := x.dir[i]
+		fn(s)
+		i = s.end() >> (32 - x.depth)
+	}
 }
 
-// cands walks every entry of one tag: cur's in probe order, then old's.
-type cands struct {
-	x   *tagIndex
-	p   probe
-	old bool
-}
+// cands walks every entry of one tag, in probe order.
+type cands struct{ p probe }
 
-func (x *tagIndex) cands(tag uint32) cands { return cands{x: x, p: x.cur.probe(tag)} }
+func (x *tagIndex) cands(tag uint32) cands { return cands{x.seg(tag).probe(tag)} }
 
-// next returns the table and slot of the next entry of the tag, or nil.
+// next returns the segment and slot of the next entry of the tag, or nil.
 func (c *cands) next() (*ttable, int) {
-	for {
-		if i := c.p.next(); i >= 0 {
-			return c.p.t, i
-		}
-		if c.old || c.x.old == nil {
-			return nil, -1
-		}
-		c.old, c.p = true, c.x.old.probe(c.p.tag)
-	}
-}
-
-// findLoc returns the table and slot of the entry tag → l, or nil.
-func (x *tagIndex) findLoc(tag uint32, l Loc) (*ttable, int) {
-	if i := x.cur.findLoc(tag, l); i >= 0 {
-		return x.cur, i
-	}
-	if x.old != nil {
-		if i := x.old.findLoc(tag, l); i >= 0 {
-			return x.old, i
-		}
+	if i := c.p.next(); i >= 0 {
+		return c.p.t, i
 	}
 	return nil, -1
 }
 
-// add inserts the entry tag → l (its key known absent).
+// findLoc returns the segment and slot of the entry tag → l, or nil.
+func (x *tagIndex) findLoc(tag uint32, l Loc) (*ttable, int) {
+	s := x.seg(tag)
+	if i := s.findLoc(tag, l); i >= 0 {
+		return s, i
+	}
+	return nil, -1
+}
+
+// add inserts the entry tag → l (its key known absent), making room in
+// its segment first if it is full (tagseg.go).
 func (x *tagIndex) add(tag uint32, l Loc) {
-	if x.full() {
-		x.grow()
+	s := x.seg(tag)
+	if s.cold {
+		s.warm()
 	}
-	x.cur.insert(tag, l)
-	x.cur.count++
-	x.step()
-}
-
-// setAt points the entry at slot i of t to l.
-func (x *tagIndex) setAt(t *ttable, i int, l Loc) {
-	if t == x.cur {
-		t.slots[i] = mkTslot(t.slots[i].tag, l)
-		x.step()
-		return
+	if s.full() {
+		x.makeRoom(s)
+		s = x.seg(tag)
 	}
-	tag := t.slots[i].tag // in the old table: it moves now
-	t.removeAt(i)
-	x.add(tag, l)
+	s.insert(tag, l)
+	s.count++
+	x.count++
+	s.bulkEnd = -1 // placed by Robin Hood's walk: load no longer knows the segment's end
 }
 
-// removeAt removes the entry at slot i of t.
-func (x *tagIndex) removeAt(t *ttable, i int) {
-	t.removeAt(i)
-	x.step()
+// setAt points the entry at slot i of segment s to l.
+func (x *tagIndex) setAt(s *ttable, i int, l Loc) { s.slots[i] = mkTslot(s.slots[i].tag, l) }
+
+// removeAt removes the entry at slot i of segment s.
+func (x *tagIndex) removeAt(s *ttable, i int) {
+	s.removeAt(i)
+	x.count--
 }
 
-// each calls fn for every entry: cur's in slot order, then old's.
+// each calls fn for every entry: the segments in tag order, each's in
+// slot order from its first empty slot on, around its end, so in the
+// order of their homes (a run that wraps past the end comes last, after
+// the entries it follows: a checkpoint loads in that order, load).
 func (x *tagIndex) each(fn func(tag uint32, l Loc)) {
-	for _, t := range []*ttable{x.cur, x.old} {
-		if t == nil {
-			continue
+	x.segs(0, TagSpace, func(t *ttable) {
+		e := 0
+		for e < t.n && t.slots[e].lo|t.slots[e].hi != 0 {
+			e++ // there is one: a segment is at most tagMaxLoad full
 		}
-		for i := range t.slots {
+		for k := 1; k <= t.n; k++ {
+			i := e + k
+			if i >= t.n {
+				i -= t.n
+			}
 			if s := &t.slots[i]; s.lo|s.hi != 0 {
 				fn(s.tag, s.loc())
 			}
 		}
-	}
+	})
+}
+
+func (x *tagIndex) len() int { return x.count }
+
+// bytes is the DRAM the index holds: its segments' slots and headers, and
+// the directory.
+func (x *tagIndex) bytes() int {
+	b := len(x.dir) * int(unsafe.Sizeof(x.dir[0]))
+	x.segs(0, TagSpace, func(s *ttable) { b += s.memBytes() + int(unsafe.Sizeof(*s)) })
+	return b
+}
+
+// mappings are the off-heap mappings of the segments (those on the heap
+// have none).
+func (x *tagIndex) mappings() []*offHeap {
+	var m []*offHeap
+	x.segs(0, TagSpace, func(s *ttable) {
+		if s.off != nil {
+			m = append(m, s.off)
+		}
+	})
+	return m
 }

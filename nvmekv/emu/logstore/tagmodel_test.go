@@ -20,8 +20,8 @@ func TestTagSlotBytes(t *testing.T) {
 		t.Fatalf("a key slot is %d bytes, want 24", n)
 	}
 	x := newTagIndex(100_000, nil)
-	if per := float64(x.bytes()) / 100_000; per > 12/maxLoad+0.01 {
-		t.Fatalf("a tag index for 100,000 keys takes %.2f bytes a key, want %.2f", per, 12/maxLoad)
+	if per := float64(x.bytes()) / 100_000; per > 12/tagMaxLoad+0.1 {
+		t.Fatalf("a tag index for 100,000 keys takes %.2f bytes a key, want %.2f", per, 12/tagMaxLoad)
 	}
 }
 

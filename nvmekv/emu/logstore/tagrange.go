@@ -1,23 +1,29 @@
 package logstore
 
-// Walking the index in tag order (E32). A tag table's home slot is
-// fastrange(tag, n) = tag·n >> 32, which never decreases with the tag,
-// and Robin Hood insertion keeps each run of slots ordered by home, so
-// the entries of a range of tags lie in the slots from the first tag's
-// home on, followed by those displaced past the last tag's home (across
-// the table's end, for the last homes). A walk of a range of tags thus
-// touches the slots of that range and a probe run's tail, not the table.
+// Walking the index in tag order (E32). The directory holds the
+// segments in the order of their prefixes, and within a segment the home
+// slot, fastrange of the tag's bits below the prefix, never decreases
+// with the tag, and Robin Hood insertion keeps each run of slots ordered
+// by home, so the entries of a range of tags lie in the segments of that
+// range, in each from the first tag's home slot on, followed by those
+// displaced past the last tag's home (across the segment's end, for its
+// last homes). A walk of a range of tags thus touches the slots of that
+// range and a probe run's tail, not the index.
 
 // TagSpace is the number of tags: TagRangeLocked's walk is over
 // [0, TagSpace), and a next of TagSpace means it reached the end.
 const TagSpace = 1 << 32
 
-// walkRange calls fn for every entry of x whose tag t has from ≤ t <
-// next (from < next ≤ TagSpace).
+// walkRange calls fn for every entry of segment x whose tag t has from ≤
+// t < next (from < next ≤ TagSpace).
 func (x *ttable) walkRange(from, next uint64, fn func(tag uint32, l Loc)) {
-	hs, he := x.home(uint32(from)), x.n
-	if next < TagSpace {
-		he = x.home(uint32(next-1)) + 1
+	f, e := max(from, x.lo), min(next, x.end())
+	if f >= e {
+		return
+	}
+	hs, he := x.home(uint32(f)), x.n
+	if e < x.end() {
+		he = x.home(uint32(e-1)) + 1
 	}
 	span := he - hs // the slots whose home is in the range: ≥ 1
 	for k := 0; k < x.n; k++ {
@@ -42,16 +48,14 @@ func (x *ttable) walkRange(from, next uint64, fn func(tag uint32, l Loc)) {
 }
 
 // tagRangeLocked calls fn for every live entry whose tag is in [from,
-// next): the tag tables' in slot order (cur, then a draining old one),
-// then the extent table's, which is walked whole (extents hold values of
+// next): the tag index's, segment by segment in slot order, then the
+// extent table's, which is walked whole (extents hold values of
 // 3.5 KB and more, so they are few) with the key of each (nil for an
 // inline entry, whose key only its record holds).
 func (lg *Log) tagRangeLocked(from, next uint64, fn func(tag uint32, key *[16]byte, l Loc)) {
-	for _, t := range []*ttable{lg.idx.tags.cur, lg.idx.tags.old} {
-		if t != nil {
-			t.walkRange(from, next, func(tag uint32, l Loc) { fn(tag, nil, l) })
-		}
-	}
+	lg.idx.tags.segs(from, next, func(s *ttable) {
+		s.walkRange(from, next, func(tag uint32, l Loc) { fn(tag, nil, l) })
+	})
 	lg.idx.ext.each(func(a, b uint64, l Loc) {
 		k := joinKey(a, b)
 		if t := uint64(tagOf(&k)); t >= from && t < next {
@@ -73,8 +77,8 @@ func (lg *Log) nextTagLocked(from uint64, n int) uint64 {
 	return min(from+max(span, 1), TagSpace)
 }
 
-// TagRangeLocked calls fn for every live index entry (tag and extent
-// tables, a draining old table included) whose tag t (TagOf of its
+// TagRangeLocked calls fn for every live index entry (tag index and
+// extent table, a draining old one included) whose tag t (TagOf of its
 // device key) has from ≤ t < next, and returns next: chosen so that
 // about n entries are visited (at least one tag's worth; every entry of
 // a tag in the same call), TagSpace when the walk reached the end. A walk

@@ -9,13 +9,16 @@ import (
 // TestTagRangeWalk (E32): walks of a tag index in tag ranges of random
 // spans, from 0 to the end, visit every entry exactly once and only in
 // its range: with tags spread evenly and with half of them in the top
-// 2^20 (their runs wrap past the table's end), at every stage of growth
-// (an old table being drained included).
+// 2^20 (their runs wrap past their segment's end), at every stage of
+// growth (segments of 256 slots at most: grown, split, the directory
+// doubled, and past the cap where the top tags cannot be split within
+// maxDirDepth bits).
 func TestTagRangeWalk(t *testing.T) {
+	defer func(c int) { segCapSlots = c }(segCapSlots)
+	segCapSlots = 256
 	rng := rand.New(rand.NewPCG(32, 1))
 	x := newTagIndex(0, nil)
 	want := map[Loc]uint32{}
-	drained := false
 	for i := 1; i <= 30_000; i++ {
 		tag := rng.Uint32()
 		if i%2 == 0 {
@@ -24,34 +27,29 @@ func TestTagRangeWalk(t *testing.T) {
 		l := mkLoc(i%1000, 16, 16*(i/1000), 64)
 		x.add(tag, l)
 		want[l] = tag
-		if x.old != nil {
-			drained = true
-		}
-		if i%2500 != 0 && !(x.old != nil && i%500 == 0) {
+		if i%2500 != 0 {
 			continue
 		}
+		checkTagIndex(t, x)
 		got := map[Loc]bool{}
 		for from := uint64(0); from < TagSpace; {
 			next := min(from+1+rng.Uint64N(1<<uint(rng.IntN(33))), TagSpace)
-			for _, tb := range []*ttable{x.cur, x.old} {
-				if tb == nil {
-					continue
-				}
-				tb.walkRange(from, next, func(tag uint32, l Loc) {
+			x.segs(from, next, func(s *ttable) {
+				s.walkRange(from, next, func(tag uint32, l Loc) {
 					if uint64(tag) < from || uint64(tag) >= next || want[l] != tag || got[l] {
 						t.Fatalf("after %d adds: the walk of [%#x, %#x) gave tag %#x Loc %#x (want tag %#x, seen %v)", i, from, next, tag, uint64(l), want[l], got[l])
 					}
 					got[l] = true
 				})
-			}
+			})
 			from = next
 		}
 		if len(got) != len(want) {
-			t.Fatalf("after %d adds (old table %v): the walk visited %d of %d entries", i, x.old != nil, len(got), len(want))
+			t.Fatalf("after %d adds (directory depth %d): the walk visited %d of %d entries", i, x.depth, len(got), len(want))
 		}
 	}
-	if !drained {
-		t.Fatal("the index never drained an old table")
+	if x.depth != maxDirDepth {
+		t.Fatalf("directory depth %d, want %d (the top tags split as far as they may)", x.depth, maxDirDepth)
 	}
 }
 

@@ -7,18 +7,31 @@ var (
 	_ [12 - unsafe.Sizeof(tslot{})]byte
 )
 
-// ttable is a Robin Hood table of tag slots (E8): per slot a 32-bit tag
-// of the device key and the 64-bit Loc of its record, 12 bytes with no
-// padding (three uint32s). The home slot is derived from the tag alone,
-// fastrange(tag, n) = tag·n >> 32, so growth, probe distances and the
-// checkpoint need no key. Several keys may share a tag: a lookup yields
-// every slot of its tag, in probe order (probe), and the caller checks
-// the record's key. Deletion shifts the following entries back.
+// ttable is one segment of the tag index (tagIndex, E35): a Robin Hood
+// table of tag slots (E8), per slot a 32-bit tag of the device key and
+// the 64-bit Loc of its record, 12 bytes with no padding (three
+// uint32s), holding the entries whose tags start with its depth-bit
+// prefix. The home slot is derived from the tag alone: fastrange of the
+// tag's bits below the prefix, (tag<<depth)·n >> 32, which never
+// decreases with the tag within the segment, so growth, splits, probe
+// distances and the checkpoint need no key, and the slots hold the
+// segment's tags in order (E32). Several keys may share a tag: a lookup
+// yields every slot of its tag, in probe order (probe), and the caller
+// checks the record's key. Deletion shifts the following entries back.
 type ttable struct {
 	slots []tslot
 	n     int
 	count int
 	off   *offHeap // the mapping that holds slots, when they are off the Go heap
+	depth uint     // the prefix's bits: the segment holds tags lo .. lo+2^(32-depth)-1
+	lo    uint64   // its first tag
+	// bulkEnd and bulkHome are what load knows of a segment it alone has
+	// filled: every entry lies below slot bulkEnd, and none has its home
+	// above bulkHome. bulkEnd < 0: not known (a segment grown, split or
+	// added to).
+	bulkEnd, bulkHome int
+	// cold: the mapping's pages are not resident yet (warm).
+	cold bool
 }
 
 // tslot is one entry; lo|hi == 0 (Loc 0) is an empty slot.
@@ -33,14 +46,10 @@ func (s *tslot) loc() Loc { return Loc(s.hi)<<32 | Loc(s.lo) }
 // tslotBytes is a tag slot's size.
 const tslotBytes = int(unsafe.Sizeof(tslot{}))
 
-// ttableFor makes a tag table for expected keys (bind: as tableFor).
-func ttableFor(expected int, bind func(mem []byte) error) *ttable {
-	n := max(64, int(float64(expected)/maxLoad)+1)
-	slots, off := newSlots[tslot](n, bind)
-	return &ttable{slots: slots, n: n, off: off}
-}
+func (x *ttable) home(tag uint32) int { return int(uint64(tag<<x.depth) * uint64(x.n) >> 32) }
 
-func (x *ttable) home(tag uint32) int { return int(uint64(tag) * uint64(x.n) >> 32) }
+// end is one past the segment's last tag.
+func (x *ttable) end() uint64 { return x.lo + 1<<(32-x.depth) }
 
 func (x *ttable) dist(i int) int {
 	d := i - x.home(x.slots[i].tag)
@@ -127,22 +136,5 @@ func (x *ttable) removeAt(i int) {
 	x.count--
 }
 
-func (x *ttable) slotCount() int    { return x.n }
-func (x *ttable) entries() int      { return x.count }
-func (x *ttable) mapping() *offHeap { return x.off }
-func (x *ttable) memBytes() int     { return x.n * tslotBytes }
-
-func (*ttable) sized(expected int, bind func(mem []byte) error) *ttable {
-	return ttableFor(expected, bind)
-}
-
-func (x *ttable) moveTo(i int, dst *ttable) bool {
-	s := x.slots[i]
-	if s.lo|s.hi == 0 {
-		return false
-	}
-	dst.insert(s.tag, s.loc())
-	dst.count++
-	x.removeAt(i)
-	return true
-}
+// memBytes is the DRAM the slots take.
+func (x *ttable) memBytes() int { return x.n * tslotBytes }

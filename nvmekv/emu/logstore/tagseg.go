@@ -1,0 +1,174 @@
+package logstore
+
+import "math/bits"
+
+// Growing the tag index a segment at a time (E35). A segment holds up to
+// tagMaxLoad of its slots; one more entry makes room in it first: a
+// segment below the size cap grows in place into a table segGrowth times
+// larger, one at the cap splits into two segments of one more bit of
+// prefix, each sized for its entries times segGrowth, so right after
+// either a segment's slots are segGrowth/tagMaxLoad of its entries:
+// 12·1.2/0.92 = 15.65 bytes a key, 13.04 just before. Each moves at most
+// the cap's entries (about 80,000), under the caller's lock.
+const (
+	tagMaxLoad = 0.92
+	segGrowth  = 1.2
+	// segCapBytes is the size at which a full segment splits rather than
+	// grows: about a millisecond of reinserting.
+	segCapBytes = 1 << 20
+	// maxDirDepth bounds the directory (2^16 pointers, 512 KiB); a
+	// segment whose entries share their first maxDirDepth bits grows
+	// past the cap instead of splitting.
+	maxDirDepth = 16
+	// segOffHeapBytes: a segment at least this big lives off the Go heap
+	// (E8), in a mapping of whole pages.
+	segOffHeapBytes = 64 << 10
+)
+
+// segCapSlots is segCapBytes in slots; a test seam makes it small so
+// that small indexes split.
+var segCapSlots = segCapBytes / tslotBytes
+
+// newTagIndex makes a tag index for expected keys (at least minExpected):
+// 2^d segments of depth d, the least d that leaves each at most the cap,
+// each for its share of the keys. Off-heap segments are given to bind
+// (E28).
+func newTagIndex(expected int, bind func(mem []byte) error) *tagIndex {
+	expected = max(expected, minExpected)
+	d := uint(0)
+	for d < maxDirDepth && float64(expected>>d)/tagMaxLoad > float64(segCapSlots) {
+		d++
+	}
+	x := &tagIndex{dir: make([]*ttable, 1<<d), depth: d, bind: bind}
+	per := (expected + 1<<d - 1) >> d
+	for i := range x.dir {
+		x.dir[i] = newSeg(d, uint64(i)<<(32-d), per, bind)
+		x.dir[i].cold = x.dir[i].off != nil
+	}
+	return x
+}
+
+// warm makes the pages of a segment newTagIndex made resident, at its
+// first entry: a checkpoint of many segments fills them one after another,
+// so each is zeroed by the kernel just before it is written, while its
+// pages are still in the CPU's caches, not all of them first.
+func (s *ttable) warm() {
+	s.cold = false
+	prefault(s.off.mem[:cap(s.off.mem)])
+}
+
+// newSeg makes an empty segment of prefix depth d starting at tag lo, for
+// expected entries at tagMaxLoad (at least 64 slots): off the heap from
+// segOffHeapBytes, where its slots fill the mapping's last page too,
+// given to bind and then made resident (prefault).
+func newSeg(d uint, lo uint64, expected int, bind func(mem []byte) error) *ttable {
+	n := max(64, int(float64(expected)/tagMaxLoad)+1)
+	s := &ttable{depth: d, lo: lo}
+	if n*tslotBytes < segOffHeapBytes {
+		s.slots, s.n = make([]tslot, n), n
+		return s
+	}
+	n = (n*tslotBytes + pageBytes - 1) &^ (pageBytes - 1) / tslotBytes
+	s.slots, s.off = mappedSlots[tslot](n, mapPages, pageBytes, bind)
+	s.n = n
+	if s.off != nil {
+		prefault(s.off.mem[:cap(s.off.mem)]) // its growth or split fills it now: a fault per page would cost more
+	}
+	return s
+}
+
+// full reports whether one more entry takes s past tagMaxLoad.
+func (s *ttable) full() bool { return float64(s.count+1) > tagMaxLoad*float64(s.n) }
+
+// makeRoom grows the full segment s, or splits it once its growth would
+// pass the cap and a split divides its entries.
+func (x *tagIndex) makeRoom(s *ttable) {
+	n := int(float64(s.n)*segGrowth) + 1
+	if n > segCapSlots && x.split(s) {
+		return
+	}
+	g := newSeg(s.depth, s.lo, int(float64(n)*tagMaxLoad), x.bind)
+	s.moveAll(func(uint32) *ttable { return g })
+	old := s.off
+	s.slots, s.n, s.off, s.count, s.bulkEnd = g.slots, g.n, g.off, g.count, -1
+	old.free()
+}
+
+// moveAll inserts every entry of s, in slot order, into the segment dst
+// names for its tag (which counts it), leaving s's slots as they are.
+func (s *ttable) moveAll(dst func(tag uint32) *ttable) {
+	for i := range s.slots {
+		if e := &s.slots[i]; e.lo|e.hi != 0 {
+			t := dst(e.tag)
+			t.insert(e.tag, e.loc())
+			t.count++
+		}
+	}
+}
+
+// split replaces segment s by segments of deeper prefixes: two at the
+// first bit below s's prefix where its entries' tags differ, each sized
+// for its entries times segGrowth, and an empty minimal segment for each
+// prefix in between that holds none; the directory doubles as needed.
+// It reports false, changing nothing, when no bit within maxDirDepth
+// divides the entries (all share their first maxDirDepth bits: forced
+// tag collisions, SetTagMask).
+func (x *tagIndex) split(s *ttable) bool {
+	var first, diff uint32
+	seen := false
+	for i := range s.slots {
+		if e := &s.slots[i]; e.lo|e.hi != 0 {
+			if !seen {
+				first, seen = e.tag, true
+			}
+			diff |= e.tag ^ first
+		}
+	}
+	c := uint(bits.LeadingZeros32(diff)) // diff has no bit in s's prefix
+	if !seen || c+1 > maxDirDepth {
+		return false
+	}
+	for x.depth < c+1 {
+		x.double()
+	}
+	pre := func(k uint) uint64 { return uint64(first) >> (32 - k) << (32 - k) } // first's k-bit prefix, as a tag
+	for k := s.depth + 1; k <= c; k++ {
+		x.place(newSeg(k, pre(k)^1<<(32-k), 0, x.bind)) // the half first is not in: empty
+	}
+	var half [2]int
+	for i := range s.slots {
+		if e := &s.slots[i]; e.lo|e.hi != 0 {
+			half[e.tag>>(31-c)&1]++
+		}
+	}
+	lo := pre(c)
+	a := newSeg(c+1, lo, int(float64(half[0])*segGrowth), x.bind)
+	b := newSeg(c+1, lo|1<<(31-c), int(float64(half[1])*segGrowth), x.bind)
+	s.moveAll(func(tag uint32) *ttable {
+		if tag>>(31-c)&1 == 0 {
+			return a
+		}
+		return b
+	})
+	a.bulkEnd, b.bulkEnd = -1, -1
+	x.place(a)
+	x.place(b)
+	s.off.free()
+	return true
+}
+
+// double doubles the directory: each segment fills twice the entries.
+func (x *tagIndex) double() {
+	d := make([]*ttable, 2*len(x.dir))
+	for i, s := range x.dir {
+		d[2*i], d[2*i+1] = s, s
+	}
+	x.dir, x.depth = d, x.depth+1
+}
+
+// place points the directory entries of s's prefix at s.
+func (x *tagIndex) place(s *ttable) {
+	for i := s.lo >> (32 - x.depth); i < s.end()>>(32-x.depth); i++ {
+		x.dir[i] = s
+	}
+}
