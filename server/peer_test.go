@@ -2,6 +2,7 @@ package server
 
 import (
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,12 +27,15 @@ func startRedis(t testing.TB) string {
 		t.Fatalf("start redis-server: %v", err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// redis-server binds its socket before it listens on it: wait for a
+	// connection to be accepted, not for the file.
 	for i := 0; ; i++ {
-		if _, err := os.Stat(sock); err == nil {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
 			return sock
 		}
 		if i == 200 {
-			t.Fatalf("redis-server made no socket at %s", filepath.Base(sock))
+			t.Fatalf("redis-server accepts no connection at %s", filepath.Base(sock))
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
