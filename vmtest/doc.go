@@ -207,9 +207,9 @@
 // still full device (TestSidecarColdDeviceFull).
 // V28: a cache whose emulated cold store's index is bound to node 1
 // (tier.ColdConfig.ColdIndexNode, the sidecar's cold.index_node), with
-// automatic NUMA balancing on, after 120,000 keys reached cold (an index
-// table of 2 MiB and more, off the Go heap), reports index node 1, bound
-// bytes, no bind error and at least 0.99 of its sampled resident pages on
+// automatic NUMA balancing on, after 120,000 keys reached cold (tag
+// segments of the index off the Go heap), reports index node 1, at least
+// 1 MiB and nine tenths of the index bound, no bind error and at least 0.99 of its sampled resident pages on
 // node 1; with the index node auto and warm on node 1 the index goes to
 // node 1 (TestColdIndexOnNode1).
 // V29: QEMU runs every guest CPU on one host thread (`-accel

@@ -13,9 +13,11 @@ import (
 // TestColdIndexOnNode1 (V28): a cache whose emulated cold store's index
 // is bound to the CPU-less node (ColdIndexNode 1, the sidecar's
 // cold.index_node: 1) keeps that index's off-heap tables there: after
-// enough keys reach cold that the index table is 2 MiB and more (about
-// 78,000 keys; 120,000 are written, values of 200 bytes through 1 MiB of
-// hot), Stats reports node 1, bound bytes, no bind error, and at least
+// enough keys reach cold that the index's tag segments live off the Go
+// heap (a segment of 64 KiB and more, logstore E8, E35; 120,000 keys are
+// written, values of 200 bytes through 1 MiB of hot, some 1.6 MB of
+// index), Stats reports node 1, at least 1 MiB and nine tenths of the
+// index bound, no bind error, and at least
 // 0.99 of the sampled resident pages on node 1. With ColdIndexNode auto
 // and warm on node 1 the index goes to node 1 too.
 func TestColdIndexOnNode1(t *testing.T) {
@@ -37,11 +39,11 @@ func TestColdIndexOnNode1(t *testing.T) {
 	var st tier.Stats
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		st = c.Stats()
-		if st.ColdIndexBoundBytes >= 2<<20 && st.Flusher.Queue == 0 {
+		if st.ColdIndexBoundBytes >= 1<<20 && st.ColdIndexBoundBytes*10 >= st.ColdIndexBytes*9 && st.Flusher.Queue == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after writing %d keys: cold index %d bytes, %d bound, flusher queue %d; want a bound table of 2 MiB or more",
+			t.Fatalf("after writing %d keys: cold index %d bytes, %d bound, flusher queue %d; want at least 1 MiB and nine tenths of it bound",
 				n, st.ColdIndexBytes, st.ColdIndexBoundBytes, st.Flusher.Queue)
 		}
 	}
