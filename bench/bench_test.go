@@ -13,6 +13,8 @@ import (
 	"github.com/maypok86/otter/v2"
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/backend"
+	"github.com/tiercache/tiercache/coldstore"
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/nvmekv/emu"
@@ -63,7 +65,7 @@ func openTier(b *testing.B, dram int64) (*tier.Cache, *countingNS) {
 func withEmulatedCold(tb testing.TB, o *tier.Options) *countingNS {
 	dir := tb.TempDir()
 	cns := &countingNS{}
-	o.OpenCold = func() (tier.Cold, error) {
+	o.OpenCold = func(p backend.Params) (backend.Store, error) {
 		ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 2 << 30, ReadSlots: 1024, RingEntries: 2048})
 		if err != nil {
 			return nil, err
@@ -73,7 +75,7 @@ func withEmulatedCold(tb testing.TB, o *tier.Options) *countingNS {
 		if err != nil {
 			return nil, err
 		}
-		return tier.NewColdKV(kv, "emulated:"+dir, false, 8<<20), nil
+		return coldstore.New(kv, "emulated:"+dir, false, p.Strict, p.MaxValue)
 	}
 	return cns
 }

@@ -141,6 +141,10 @@
 //     a key the index has no entry of is not found, and an inline or
 //     extent record's value length is its value's, at most 15 bytes
 //     more, so GetSized reads it in one round trip (emu TestValueLenHint).
+//   - K19: TagOf depends on every byte of the device key and spreads keys
+//     over its 32 bits: flipping any one byte changes the tag, and 200,000
+//     random keys share tags about as often as 2^-32 a pair predicts
+//     (TestTagOf).
 //
 // # Caveats
 //

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tiercache/tiercache/backend"
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/nvmekv/emu"
@@ -46,7 +47,7 @@ func TestMGetSendsColdLookupsInOneSubmission(t *testing.T) {
 	o.Clock = nil
 	o.Promotion = policy.PromotionOptions{Disabled: true}
 	o.MGetColdBatch = 1000
-	o.OpenCold = func() (Cold, error) {
+	o.OpenCold = func(p backend.Params) (backend.Store, error) {
 		ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 256 << 20, ReadSlots: 1024, RingEntries: 2048})
 		if err != nil {
 			return nil, err
@@ -56,7 +57,7 @@ func TestMGetSendsColdLookupsInOneSubmission(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return NewColdKV(kv, "counting", false, o.MaxValue), nil
+		return newColdKV(kv, "counting", p)
 	}
 	c, err := Open(o)
 	if err != nil {
@@ -266,11 +267,10 @@ func TestBadInputIsAClearError(t *testing.T) {
 }
 
 func TestOptionsValidateReportsEveryProblem(t *testing.T) {
-	o := Options{HotBytes: 10, Durability: "sometimes", ColdConfig: ColdConfig{ColdMode: "tape", ColdStallAfter: time.Millisecond},
-		WarmConfig: WarmConfig{WarmBytes: -1}, Flusher: flusher.Options{}}
+	o := Options{HotBytes: 10, Durability: "sometimes", WarmConfig: WarmConfig{WarmBytes: -1}, Flusher: flusher.Options{}}
 	o.EnsureDefaults()
 	err := o.Validate()
-	for _, want := range []string{"HotBytes", "Durability", "ColdMode", "WarmBytes", "ColdStallAfter"} {
+	for _, want := range []string{"HotBytes", "Durability", "WarmBytes"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want it to name %s", err, want)
 		}

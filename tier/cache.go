@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/backend"
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/policy"
 )
@@ -27,10 +28,11 @@ type Cache struct {
 	dir         *directory
 	mem         *mem // the DRAM tiers: hot and warm logs and their LFU
 	tr          *transit
-	cold        Cold // nil when disabled
+	cold        backend.Store  // nil when disabled
+	floors      backend.Floors // cold's flush floor record; nil when cold keeps none
 	// ks is cold's keyspace when it can count and walk its user keys (the
 	// emulated store): Keys and Scan take cold-only keys from it (T37).
-	ks ColdKeyspace
+	ks backend.Keyspace
 	// forgetCold: ks is set and MaxKeys is 0, so the directory forgets a
 	// key once only cold holds it (T37): as its evicted copy's write
 	// completes, else by a trim pass.
@@ -118,26 +120,29 @@ func Open(opts Options) (*Cache, error) {
 		}
 		return nil, err
 	}
-	switch {
-	case opts.OpenCold != nil:
-		c.cold, err = opts.OpenCold()
-	case opts.ColdConfig.enabled():
-		c.cold, err = c.o.openCold()
+	if opts.OpenCold != nil {
+		cold, err := opts.OpenCold(backend.Params{MaxValue: opts.MaxValue, Batch: opts.MGetColdBatch,
+			Strict: opts.Durability == DurabilityWriteThrough, WarmNode: opts.WarmNode(), Logger: opts.Logger})
+		if err != nil { // cold may be a typed nil: not kept
+			return fail(fmt.Errorf("tier: open cold tier: %w", err))
+		}
+		c.cold = cold
 	}
-	if err != nil {
-		return fail(fmt.Errorf("tier: open cold tier: %w", err))
-	}
-	if ck, ok := c.cold.(*coldKV); ok && !ck.kv.KeepsExpired() {
-		// The directory decides expiry (T17): a KV that hid records past
-		// the expiry they were written with would lose keys whose TTL moved.
-		return fail(errors.New("tier: the cold KV must be opened with nvmekv.KVOptions.KeepExpired (T17)"))
+	if c.cold != nil && opts.Durability == DurabilityWriteThrough && !c.cold.Stats().Strict {
+		// Writethrough promises that an acknowledged write survives: a
+		// store that drops live records to make room cannot keep it (T29).
+		return fail(fmt.Errorf("%w: writethrough needs a cold store that never drops a live record (%s is not strict)",
+			ErrInvalidOptions, c.cold.Stats().Backend))
 	}
 	if c.cold != nil {
 		// Versions stay above the floor of the last Flush recorded in the
 		// store, whatever the clock says now (T14).
-		floor, err := c.cold.Floor(context.Background())
-		if err != nil {
-			return fail(fmt.Errorf("tier: open cold tier: %w", err))
+		var floor uint64
+		if f, ok := c.cold.(backend.Floors); ok {
+			c.floors = f
+			if floor, err = f.Floor(context.Background()); err != nil {
+				return fail(fmt.Errorf("tier: open cold tier: %w", err))
+			}
 		}
 		c.floor.Store(floor)
 		c.pg.recorded = floor

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -18,6 +19,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/tiercache/tiercache/backend"
+	"github.com/tiercache/tiercache/coldstore"
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/nvmekv/emu"
@@ -34,14 +37,6 @@ func needURing(t *testing.T) {
 		return
 	}
 	r.Close()
-}
-
-// emuCold sets o up with the real emulated namespace in dir: 256 KiB regions
-// make values above ~252 KiB chunked by the KV layer.
-func emuCold(o *Options, dir string) {
-	o.DataDir = dir
-	o.ColdCapacity = 256 << 20
-	o.ColdRegionBytes = 256 << 10
 }
 
 // openCold opens a cache with smallOptions and an emulated cold store in a
@@ -62,8 +57,6 @@ func openCold(t *testing.T, edit func(*Options)) *Cache {
 	t.Cleanup(func() { c.Close() })
 	return c
 }
-
-func kvOf(c *Cache) *nvmekv.KV { return c.cold.(*coldKV).kv }
 
 func TestModelEmulatedCold(t *testing.T) {
 	clk := newFakeClock()
@@ -281,8 +274,13 @@ func failingCold(o *Options, dir string, fail *atomic.Bool) {
 
 // faultyCold is failingCold that can also fail every disk read (failReads).
 func faultyCold(o *Options, dir string, failWrites, failReads *atomic.Bool) {
-	o.OpenCold = func() (Cold, error) {
-		ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 64 << 20, RegionBytes: 64 << 10,
+	o.OpenCold = func(p backend.Params) (backend.Store, error) {
+		_, statErr := os.Stat(filepath.Join(dir, "cold.kv")) // an earlier run's store
+		mode := emu.Cache
+		if p.Strict {
+			mode = emu.Strict
+		}
+		ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 64 << 20, RegionBytes: 64 << 10, Mode: mode,
 			Fault: func(write bool, off int64, n int) syscall.Errno {
 				if write && failWrites.Load() || !write && failReads.Load() {
 					return syscall.EIO
@@ -296,7 +294,7 @@ func faultyCold(o *Options, dir string, failWrites, failReads *atomic.Bool) {
 		if err != nil {
 			return nil, err
 		}
-		return NewColdKV(kv, "emulated-faulty", false, o.MaxValue), nil
+		return coldstore.New(kv, "emulated-faulty", statErr == nil, p.Strict, p.MaxValue)
 	}
 }
 
@@ -415,8 +413,7 @@ func settle(t *testing.T, c *Cache) {
 func TestFullStrictStoreCountsCapacityErrors(t *testing.T) {
 	c := openCold(t, func(o *Options) {
 		o.Clock = nil
-		o.ColdCapacity = 1 << 20 // four 256 KiB regions
-		o.ColdStrict = true
+		emuCold(o, t.TempDir(), func(c *coldstore.Config) { c.Capacity, c.Strict = 1<<20, true }) // four 256 KiB regions
 	})
 	r := rand.New(rand.NewPCG(10, 10))
 	for i := 0; i < 2000; i++ {
@@ -543,7 +540,9 @@ func TestFlushWritethroughHidesAnEarlierRunsKeys(t *testing.T) {
 // tier's evictions, and every key either reads back its own value or
 // misses (and is then counted lost and leaves the directory, T7).
 func TestColdEvictionsCounted(t *testing.T) {
-	c := openCold(t, func(o *Options) { o.ColdCapacity = 4 << 20 }) // 16 regions of 256 KiB
+	c := openCold(t, func(o *Options) {
+		emuCold(o, t.TempDir(), func(c *coldstore.Config) { c.Capacity = 4 << 20 }) // 16 regions of 256 KiB
+	})
 
 	const n = 3000 // 12 MB of 4 KiB values through a 4 MiB store
 	val := func(i int) []byte { return bytes.Repeat([]byte{byte(i), byte(i >> 8)}, 2048) }
@@ -574,32 +573,6 @@ func TestColdEvictionsCounted(t *testing.T) {
 	}
 	if got := c.Len(); got != readable {
 		t.Errorf("Len = %d, but %d keys can be read", got, readable)
-	}
-}
-
-// TestOpenRefusesKVHidingExpired (T17): a cold KV that hides records past
-// the expiry they were written with would lose keys whose TTL moved, so
-// Open refuses it and closes it.
-func TestOpenRefusesKVHidingExpired(t *testing.T) {
-	needURing(t)
-	o := smallOptions(newFakeClock())
-	dir := t.TempDir()
-	o.OpenCold = func() (Cold, error) {
-		ns, err := emu.Open(emu.Options{Path: dir + "/cold.kv", Capacity: 8 << 20, RegionBytes: 64 << 10})
-		if err != nil {
-			return nil, err
-		}
-		kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return NewColdKV(kv, "emulated", false, o.MaxValue), nil
-	}
-	if c, err := Open(o); err == nil || !strings.Contains(err.Error(), "KeepExpired") {
-		if c != nil {
-			c.Close()
-		}
-		t.Fatalf("Open with a KV that hides expired records: %v", err)
 	}
 }
 
@@ -664,12 +637,7 @@ func TestCloseDeletesForLostKeys(t *testing.T) {
 		o.WarmConfig = WarmConfig{}
 		o.Flusher.QueueItems, o.Flusher.InFlight = 8, 1
 		o.Logger = zap.New(core)
-		inner := *o
-		inner.EnsureDefaults()
-		o.OpenCold = func() (Cold, error) { // a device slower than the burst
-			cold, err := inner.openCold()
-			return slowCold{Cold: cold, delay: 2 * time.Millisecond}, err
-		}
+		wrapCold(o, func(in Cold) Cold { return slowCold{Cold: in, delay: 2 * time.Millisecond} }) // a device slower than the burst
 	})
 	c.throttleOff.Store(math.MaxInt64) // writers do not wait for the device
 	var wg sync.WaitGroup

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tiercache/tiercache/coldstore"
 )
 
 // coldKeysOptions is restartOptions (drain mode, the emulated store) with
@@ -219,8 +221,7 @@ func TestColdKeyspaceMillionAfterRestart(t *testing.T) {
 	t0 := time.Now()
 	dir := t.TempDir()
 	o := coldKeysOptions(dir)
-	o.ColdCapacity = 1 << 30
-	o.ColdRegionBytes = 4 << 20
+	emuCold(&o, dir, func(c *coldstore.Config) { c.Capacity, c.RegionBytes = 1<<30, 4<<20 })
 	c, err := Open(o)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,8 @@ import (
 
 	"github.com/zeebo/xxh3"
 
-	"github.com/tiercache/tiercache/nvmekv/emu/logstore"
+	"github.com/tiercache/tiercache/backend"
+	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/policy"
 	"github.com/tiercache/tiercache/tier/dram"
 )
@@ -88,10 +89,10 @@ func (e *entry) unmark(m uint32) bool { return e.marks.And(^m)&m != 0 }
 // adoptLocked records key, found in a cold store of an earlier run with
 // meta m and a size-byte value, as a live entry (sh.mu held).
 // tenant is the key's tenant id.
-func (sh *shard) adoptLocked(key []byte, m Meta, size int, tenant uint8) {
+func (sh *shard) adoptLocked(key []byte, m backend.Meta, size int, tenant uint8) {
 	lo, _ := hashKey(key)
 	e, ks := newEntry(key, lo, tenant)
-	e.write(m.Version, m.Expiry, int64(size), m.Kind)
+	e.write(m.Version, m.Expiry, int64(size), kindOfFlags(m.Flags))
 	e.coldWritten(m.Version, m.Expiry)
 	e.mark(markRecent)
 	sh.m[ks] = e
@@ -218,7 +219,7 @@ func (d *directory) tenantKeys(id uint8) int64 {
 
 // hashKey is the key's hash: XXH3-128, whose bytes are the cold store's
 // device key of the key's record header (nvmekv.DefaultHasher). lo's high
-// 32 bits are the cold index's tag of that device key (logstore.TagOf),
+// 32 bits are the cold index's tag of that device key (nvmekv.TagOf),
 // its low 32 bits the hash's own: the tag's top byte picks the shard, so
 // a shard holds the keys of one range of tags, the order a cold scan
 // walks (scan.go, T37); lo feeds the policies (the LFU's sketch, the
@@ -226,7 +227,7 @@ func (d *directory) tenantKeys(id uint8) int64 {
 func hashKey(key []byte) (lo, hi uint64) {
 	h := xxh3.Hash128(key)
 	dk := h.Bytes()
-	return uint64(logstore.TagOf(&dk))<<32 | h.Lo&0xffffffff, h.Hi
+	return uint64(nvmekv.TagOf(&dk))<<32 | h.Lo&0xffffffff, h.Hi
 }
 
 // tagOfHash is the cold index tag within lo (hashKey).

@@ -119,7 +119,7 @@
 //     every entry and cold record at or below the floor is flushed: a cold
 //     record of a key the directory does not name (an earlier run's, a
 //     forgotten one, T15) at or below it reads as absent and its delete is
-//     queued (floor.go), and no cold store is walked or cleared inline.
+//     queued (flush.go), and no cold store is walked or cleared inline.
 //     If the floor cannot be recorded while cold may hold keys the
 //     directory does not name, Flush returns the error and changes
 //     nothing; a cold delete of the purge that fails leaves a record the
@@ -170,8 +170,8 @@
 //     whose expiry moved since it was written, so a restart brings back
 //     each key with its expiry, and no expired key. Tests:
 //     TestExpiryMovedOnColdCopy, TestDrainRewritesChangedExpiry,
-//     TestColdCopyCarriesTheExpiry, TestDrainDeletesExpiredColdCopies. Open
-//     refuses a cold KV without KeepExpired (TestOpenRefusesKVHidingExpired).
+//     TestColdCopyCarriesTheExpiry, TestDrainDeletesExpiredColdCopies. The
+//     cold store keeps expired records (coldstore CS1).
 //   - T18: an evicted hot or warm copy of a version cold already holds
 //     (the entry's cold version, its expiry unchanged) is not written to
 //     cold again (Stats.ColdKept): a read promoted from cold costs no flash
@@ -272,10 +272,12 @@
 //     TestConcurrentRenameWriteThrough, TestWriteThroughMultiKeyReadOnly,
 //     TestWriteThroughPartialDelete, TestMSetChecksEveryPairFirst,
 //     and cmd/tiercache TestCrashLoop.
-//   - T29: in writethrough mode the emulated cold store runs Strict: it
-//     copies live records forward instead of reclaiming its oldest region,
-//     so no acknowledged write is dropped to make room
-//     (TestWriteThroughStoreKeepsOldKeys).
+//   - T29: in writethrough mode Open asks the cold store to be strict
+//     (backend.Params.Strict) and refuses one whose Stats.Strict is false:
+//     the emulated store then copies live records forward instead of
+//     reclaiming its oldest region (coldstore CS3), so no acknowledged
+//     write is dropped to make room (TestWriteThroughStoreKeepsOldKeys,
+//     TestWriteThroughRefusesALossyStore).
 //   - T30: in writethrough mode the changes of one key run one at a time:
 //     each holds the key's Update stripe from its decision (NX/XX, an
 //     expiry's condition, an INCR's value) to its publication, so a change
@@ -305,17 +307,13 @@
 //     version and the record goes; a failed or dropped write loses the key
 //     (T7); a record its entry let go meanwhile (an overwrite, a delete) is
 //     freed by the write's end (TestEvictedRecordServedWhileFlushing).
-//   - T33: with the emulated cold store (ColdMode emulated or nvme),
-//     ColdIndexNode decides where its index's off-heap tables live:
-//     AutoNode is the warm arena's configured node (unbound without warm
-//     or with warm unbound), Unbound leaves them, a node id binds them;
-//     a node that does not exist or has no memory fails Open naming it;
-//     every off-heap table, the first and each growth makes, is bound
-//     with mbind before it is touched (logstore E28), and Stats reports
-//     the node, the index's bytes and those bound, the tables that could
-//     not be, and the fraction of their resident pages on the node
-//     (TestColdIndexBoundToNode, TestColdIndexNodeResolution; guest
-//     TestColdIndexOnNode1: placement 1 on the CPU-less node).
+//   - T33: Open tells the cold store the warm arena's configured node
+//     (backend.Params.WarmNode, Options.WarmNode: -1 without warm or with
+//     warm unbound), where the emulated store's index goes by default
+//     (coldstore CS2), and Stats reports the node, the index's bytes and
+//     those bound, the tables that could not be, and the fraction of
+//     their resident pages on the node as the store reports them
+//     (TestWarmNodeReachesTheColdStore; guest TestColdIndexOnNode1).
 //   - T34: the default Clock reads the monotonic clock alone, on top of
 //     the wall clock at its last sync, and syncs again once a second has
 //     passed (or the monotonic reading went back): it stays within the
@@ -485,13 +483,14 @@
 //     reads as a miss: it is a cache, and Stats counts every drop.
 //   - The emulated namespace takes one 64 KiB read slot per key of a batched
 //     read and blocks while none is free, and one submission must fit its
-//     ring: openCold sizes both from MGetColdBatch; a caller passing its own
-//     store through OpenCold must do the same.
+//     ring: coldstore.Open sizes both from backend.Params.Batch
+//     (MGetColdBatch); another store passed through OpenCold must do the
+//     same.
 //   - Returned slices are the caller's (Get and View append to dst; MGet's
 //     values share one allocation).
 //   - The cold index's tables under 2 MiB (an index of up to about 78,000
-//     keys) live on the Go heap and are not bound whatever ColdIndexNode
-//     says (Stats.ColdIndexBoundBytes stays below ColdIndexBytes). AutoNode
+//     keys) live on the Go heap and are not bound whatever
+//     coldstore.Config.IndexNode says (Stats.ColdIndexBoundBytes stays below ColdIndexBytes). AutoNode
 //     follows the warm arena's configuration, resolved before the arena
 //     is mapped (the cold store opens first): if the arena then falls
 //     back to unbound (warm.fallback preferred, e.g. EPERM), the index

@@ -143,7 +143,10 @@ func (c *Cache) recordFloor(floor uint64) error {
 	if floor <= p.recorded {
 		return nil
 	}
-	if err := c.cold.SetFloor(context.Background(), floor); err != nil {
+	if c.floors == nil {
+		return nil
+	}
+	if err := c.floors.SetFloor(context.Background(), floor); err != nil {
 		return fmt.Errorf("record the flush in the cold store: %w", err)
 	}
 	p.recorded = floor
@@ -244,3 +247,12 @@ func (c *Cache) flushDurable() error {
 	}
 	return c.finishAll(ops, pe)
 }
+
+// stale reports whether e left the directory with a Flush (its version is
+// at or below the floor) and waits for the background purge; the shard
+// lock is held. Entries in the directory's maps are never stale.
+func (c *Cache) stale(e *entry) bool { return e.ver <= c.floor.Load() }
+
+// flushedCopy reports whether a cold record of version ver was flushed
+// (T14): it reads as absent.
+func (c *Cache) flushedCopy(ver uint64) bool { return ver <= c.floor.Load() }

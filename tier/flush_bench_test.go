@@ -55,7 +55,7 @@ func flushGetWait(b *testing.B, n int) flushStats {
 	b.StopTimer()
 	o := Options{HotBytes: 1 << 30, HotMaxValue: 1 << 20}
 	if os.Getenv("NOCOLD") == "" {
-		o.DataDir, o.ColdCapacity = b.TempDir(), 256<<20
+		emuCold(&o, b.TempDir())
 	}
 	c, err := Open(o)
 	if err != nil {

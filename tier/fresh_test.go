@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tiercache/tiercache/backend"
 	"github.com/tiercache/tiercache/flusher"
 )
 
@@ -68,18 +69,18 @@ var errBrokenCold = errors.New("test: cold store is read-only")
 
 func (brokenCold) PutMany(ctx context.Context, items []*flusher.Item) error { return errBrokenCold }
 func (brokenCold) Delete(ctx context.Context, key []byte) error             { return errBrokenCold }
-func (brokenCold) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Meta, bool, error) {
-	return dst, Meta{}, false, nil
+func (brokenCold) Get(ctx context.Context, dst, key []byte, size int) ([]byte, backend.Meta, bool, error) {
+	return dst, backend.Meta{}, false, nil
 }
-func (brokenCold) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []ColdItem {
-	return make([]ColdItem, len(keys))
+func (brokenCold) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []backend.Result {
+	return make([]backend.Result, len(keys))
 }
 func (brokenCold) Floor(ctx context.Context) (uint64, error) { return 0, nil }
 func (brokenCold) SetFloor(ctx context.Context, floor uint64) error {
 	return errBrokenCold
 }
-func (brokenCold) Stats() ColdStats {
-	return ColdStats{Backend: "broken", Items: -1, MaxValue: 8 << 20, WriteError: errBrokenCold}
+func (brokenCold) Stats() backend.Stats {
+	return backend.Stats{Backend: "broken", Items: -1, MaxValue: 8 << 20, WriteError: errBrokenCold}
 }
 func (brokenCold) Close() error { return nil }
 
@@ -90,7 +91,7 @@ func (brokenCold) Close() error { return nil }
 // survived).
 func TestNewestWritesKeptWhenColdUnwritable(t *testing.T) {
 	o := smallOptions(newFakeClock())
-	o.OpenCold = func() (Cold, error) { return brokenCold{}, nil }
+	o.OpenCold = func(backend.Params) (backend.Store, error) { return brokenCold{}, nil }
 	c, err := Open(o)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tiercache/tiercache/backend"
 )
 
 // armedCold fails the cold reads it is armed for (an EIO from the device,
@@ -28,35 +30,21 @@ func (f *armedCold) fail() bool {
 	return false
 }
 
-func (f *armedCold) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Meta, bool, error) {
+func (f *armedCold) Get(ctx context.Context, dst, key []byte, size int) ([]byte, backend.Meta, bool, error) {
 	if f.fail() {
-		return dst, Meta{}, false, errInjected
+		return dst, backend.Meta{}, false, errInjected
 	}
 	return f.Cold.Get(ctx, dst, key, size)
 }
 
-func (f *armedCold) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []ColdItem {
+func (f *armedCold) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []backend.Result {
 	res := f.Cold.GetMany(ctx, keys, sizes, dsts)
 	for i := range res {
 		if f.fail() {
-			res[i] = ColdItem{Err: errInjected}
+			res[i] = backend.Result{Err: errInjected}
 		}
 	}
 	return res
-}
-
-// wrapCold makes o open its built-in cold tier (as configured now) with
-// wrap around it.
-func wrapCold(o *Options, wrap func(Cold) Cold) {
-	oc := *o
-	oc.EnsureDefaults()
-	o.OpenCold = func() (Cold, error) {
-		inner, err := oc.openCold()
-		if err != nil {
-			return nil, err
-		}
-		return wrap(inner), nil
-	}
 }
 
 // TestModelLifecycle drives random interleavings of Set, Delete, Expire,

@@ -85,3 +85,34 @@ func (c *Cache) WarmArena() *numa.Arena {
 	}
 	return nil
 }
+
+// WarmNode is the node the warm arena is configured to bind to, resolved
+// as numa.NewArena resolves it (the first of Nodes, AutoNode's pick), or
+// numa.Unbound: no warm tier, warm unbound by configuration, AutoNode
+// finding no CPU-less node, or a warm node that does not exist (the warm
+// arena's own Open reports that). The cold store opens before the DRAM
+// logs, so this is the configuration's answer, not the arena's.
+func (o *Options) WarmNode() int {
+	a := o.WarmArena
+	switch {
+	case o.WarmBytes == 0:
+		return numa.Unbound
+	case len(a.Nodes) > 0:
+		return a.Nodes[0]
+	case a.Node == numa.Unbound:
+		return numa.Unbound
+	}
+	root := a.SysfsRoot
+	if root == "" {
+		root = numa.DefaultSysfsRoot
+	}
+	topo, err := numa.ReadTopologyFrom(root)
+	if err != nil {
+		return numa.Unbound
+	}
+	n, _, err := topo.WarmNodeFor(a.Node)
+	if err != nil {
+		return numa.Unbound
+	}
+	return n
+}

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/backend"
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/policy"
 )
@@ -43,11 +44,10 @@ type Options struct {
 
 	// Warm configures the warm tier (see warm_open.go); WarmBytes 0 disables it.
 	WarmConfig
-	// Cold configures the cold tier (see cold_open.go).
-	ColdConfig
-
-	// OpenCold replaces the built-in cold tier (test seam).
-	OpenCold func() (Cold, error)
+	// OpenCold opens the cold tier, a backend.Store below the DRAM tiers
+	// (the sidecar's: coldstore.Open), with what the cache asks of it; nil:
+	// no cold tier. Open calls it once, before the DRAM logs are made.
+	OpenCold func(p backend.Params) (backend.Store, error)
 
 	// MaxValue is the largest value Set accepts, in bytes (default 8 MiB).
 	MaxValue int
@@ -126,7 +126,6 @@ func (o *Options) EnsureDefaults() {
 		o.Logger = zap.NewNop()
 	}
 	o.WarmConfig.ensureDefaults()
-	o.ColdConfig.ensureDefaults()
 	// The flusher's queue and batches hold copies of values on the Go heap
 	// beside the DRAM budget; Memory counts them in the heap budget
 	// (docs/DESIGN.md, "Memory"). Unset, they follow the budget: writers
@@ -192,11 +191,10 @@ func (o *Options) Validate() error {
 	}
 	errs = append(errs, o.WarmConfig.validate()...)
 	errs = append(errs, validateTenants(o.Tenants, o.HotBytes+o.WarmBytes)...)
-	errs = append(errs, o.ColdConfig.validate()...)
-	if o.OpenCold == nil && !o.ColdConfig.enabled() && o.Durability != DurabilityCache {
+	if o.OpenCold == nil && o.Durability != DurabilityCache {
 		bad("Durability %q needs a cold tier", o.Durability)
 	}
-	if o.OpenCold == nil && !o.ColdConfig.enabled() && o.MaxKeys > 0 {
+	if o.OpenCold == nil && o.MaxKeys > 0 {
 		bad("MaxKeys %d needs a cold tier (only keys held in cold can be forgotten)", o.MaxKeys)
 	}
 	if err := o.Promotion.Validate(); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/backend"
 	"github.com/tiercache/tiercache/policy"
 )
 
@@ -132,7 +133,7 @@ func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) [
 				return v, policy.Cold, p.kind, false, true
 			}
 			if found && c.pendingVersion(sh, key, m.Version) {
-				return v, policy.Cold, m.Kind, false, true // durable, being published (T28)
+				return v, policy.Cold, kindOfFlags(m.Flags), false, true // durable, being published (T28)
 			}
 			dst = v[:len(dst)]
 			if !found && c.changedSince(sh, key, p.ver) {
@@ -183,7 +184,7 @@ func (c *Cache) adopt(dst, key []byte, lo uint64, sh *shard, epoch uint64) (v []
 	}
 	sh.adoptLocked(key, m, len(v)-len(dst), c.ten.of(key))
 	c.st.adopted.Add(1)
-	return v, m.Kind, true, false
+	return v, kindOfFlags(m.Flags), true, false
 }
 
 // MGet returns one value per key (nil for a miss). The cold lookups of the
@@ -368,7 +369,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 	if len(need) == 0 {
 		return out, kinds
 	}
-	var res []ColdItem
+	var res []backend.Result
 	if c.cold != nil {
 		ck := make([][]byte, len(need))
 		sizes := make([]int, len(need))
@@ -391,7 +392,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 				c.count(key, policy.None, false)
 				continue
 			case r.Found && p.known && r.Meta.Version == p.ver:
-				out[p.i], kinds[p.i] = nonNil(r.Value), r.Meta.Kind
+				out[p.i], kinds[p.i] = nonNil(r.Value), kindOfFlags(r.Meta.Flags)
 				c.admitFromCold(key, r.Value, p.lo, p.ver)
 				c.count(key, policy.Cold, true)
 				continue
@@ -408,7 +409,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 						sh.adoptLocked(key, r.Meta, len(r.Value), c.ten.of(key))
 						c.st.adopted.Add(1)
 						adopted = true
-						out[p.i], kinds[p.i] = nonNil(r.Value), r.Meta.Kind
+						out[p.i], kinds[p.i] = nonNil(r.Value), kindOfFlags(r.Meta.Flags)
 					}
 					sh.mu.Unlock()
 					if adopted {
@@ -574,8 +575,8 @@ func (c *Cache) coldError(op string, err error) {
 // out a submission's read slots all or nothing and never while the
 // submission holds others (nvmekv/emu slots), so batches queue for slots
 // but cannot deadlock.
-func (c *Cache) coldMany(keys [][]byte, sizes []int, dsts [][]byte) []ColdItem {
-	var res []ColdItem
+func (c *Cache) coldMany(keys [][]byte, sizes []int, dsts [][]byte) []backend.Result {
+	var res []backend.Result
 	for len(keys) > 0 {
 		n := min(len(keys), c.o.MGetColdBatch)
 		res = append(res, c.cold.GetMany(context.Background(), keys[:n], sizes[:n], dsts[:n])...)

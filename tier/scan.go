@@ -3,6 +3,8 @@ package tier
 import (
 	"context"
 	"slices"
+
+	"github.com/tiercache/tiercache/backend"
 )
 
 // scanEnd is the end of the cursor space: a cursor is the first cold index
@@ -91,7 +93,7 @@ func (c *Cache) scanRange(from uint64, n int, now int64, match func(string, Kind
 		if sh.m[string(k.key)] != nil || c.flushedCopy(k.m.Version) || k.m.Expiry != 0 && k.m.Expiry <= now {
 			continue // the directory's entry decides (below); flushed (T14); expired
 		}
-		if match == nil || match(string(k.key), k.m.Kind) {
+		if match == nil || match(string(k.key), kindOfFlags(k.m.Flags)) {
 			keys = append(keys, k.key)
 		}
 	}
@@ -103,14 +105,14 @@ func (c *Cache) scanRange(from uint64, n int, now int64, match func(string, Kind
 // scanned is a key a cold scan found.
 type scanned struct {
 	key []byte
-	m   Meta
+	m   backend.Meta
 }
 
 // scanCold appends the user keys cold holds whose tags lie in [from,
 // next), about n of them, next ≤ end, and returns next. A cold error is
 // logged and counted, and the range's cold keys are left out.
 func (c *Cache) scanCold(from, end uint64, n int, out []scanned) ([]scanned, uint64) {
-	next, err := c.ks.ScanUserKeys(context.Background(), from, n, func(key []byte, m Meta) {
+	next, err := c.ks.ScanUserKeys(context.Background(), from, n, func(key []byte, m backend.Meta) {
 		out = append(out, scanned{key: slices.Clone(key), m: m})
 	})
 	if err != nil {

@@ -28,18 +28,10 @@ func (s slowCold) PutMany(ctx context.Context, items []*flusher.Item) error {
 // dropped, and every key reads back.
 func TestWritersWaitForTheFlusher(t *testing.T) {
 	c := openCold(t, func(o *Options) {
-		inner := *o
-		inner.EnsureDefaults()
 		o.Flusher.QueueBytes = 4 * int64(o.WarmSegmentBytes)
 		o.Flusher.BatchBytes = int64(o.WarmSegmentBytes)
 		o.Flusher.InFlight = 1
-		o.OpenCold = func() (Cold, error) {
-			cold, err := inner.openCold()
-			if err != nil {
-				return nil, err
-			}
-			return slowCold{Cold: cold, delay: 2 * time.Millisecond}, nil
-		}
+		wrapCold(o, func(in Cold) Cold { return slowCold{Cold: in, delay: 2 * time.Millisecond} })
 	})
 	const n, size = 3000, 1000 // 3 MB through 576 KiB of DRAM
 	val := func(i int) []byte { return []byte(fmt.Sprintf("%-*d", size, i)) }

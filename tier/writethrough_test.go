@@ -43,18 +43,6 @@ func crashCopy(t *testing.T, dir string) string {
 	return to
 }
 
-// reopen opens a cache on the store in dir with o (its DataDir replaced).
-func reopen(t *testing.T, o Options, dir string) *Cache {
-	t.Helper()
-	o.DataDir = dir
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // TestWriteThroughDeleteDurableBeforeReply: in writethrough mode every
 // command that deletes a key (DEL, GETDEL, EXPIRE 0, GETEX with a past
 // time, SET with a past expiry) returns only after the cold delete is
@@ -99,8 +87,7 @@ func TestWriteThroughDeleteDurableBeforeReply(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			o := restartOptions(dir, DurabilityWriteThrough)
-			o.ColdCapacity = 16 << 20 // copied at every crash: keep it small
-			c := reopen(t, o, dir)
+			c := reopen(t, o, dir, crashSized)
 			for i := 0; i < 10; i++ {
 				k := []byte(fmt.Sprintf("k%02d", i))
 				if _, err := c.Set(k, bytes.Repeat(k, 50), SetOptions{}); err != nil {
@@ -110,7 +97,7 @@ func TestWriteThroughDeleteDurableBeforeReply(t *testing.T) {
 					t.Fatalf("delete %s: %v", k, err)
 				}
 				crashed := crashCopy(t, dir)
-				r := reopen(t, o, crashed)
+				r := reopen(t, o, crashed, crashSized)
 				if v, ok, err := r.Get(nil, k); ok || err != nil {
 					t.Fatalf("%s: deleted and acknowledged, yet after a SIGKILL it reads %q (err %v)", k, v, err)
 				}
@@ -205,16 +192,13 @@ func (g *gatedCold) DeleteMany(ctx context.Context, keys [][]byte) []error {
 
 func (g *gatedCold) Sync(ctx context.Context) error { return g.Cold.(flusher.Syncer).Sync(ctx) }
 
-// gated opens the store in dir as openCold does, wrapped in a gatedCold.
+// gated makes o open its cold tier (as set now) wrapped in a gatedCold.
 func gated(o *Options) *gatedCold {
 	g := &gatedCold{}
-	plain := *o
-	plain.EnsureDefaults()
-	o.OpenCold = func() (Cold, error) {
-		cold, err := plain.openCold()
-		g.Cold = cold
-		return g, err
-	}
+	wrapCold(o, func(in Cold) Cold {
+		g.Cold = in
+		return g
+	})
 	return g
 }
 
@@ -228,10 +212,10 @@ func TestInterruptedOverwriteKeepsOldValue(t *testing.T) {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			dir := t.TempDir()
 			o := restartOptions(dir, DurabilityWriteThrough)
-			o.ColdCapacity = 16 << 20 // copied at every crash: keep it small
+			emuCold(&o, dir, crashSized) // copied at the crash: keep it small
 			plain := o
 			g := gated(&o)
-			c := reopen(t, o, dir)
+			c := openWith(t, o)
 			k := []byte("key")
 			old, neu := bytes.Repeat([]byte("o"), size), bytes.Repeat([]byte("n"), size)
 			if _, err := c.Set(k, old, SetOptions{}); err != nil {
@@ -252,7 +236,7 @@ func TestInterruptedOverwriteKeepsOldValue(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
-			r := reopen(t, plain, crashed)
+			r := reopen(t, plain, crashed, crashSized)
 			v, ok, err := r.Get(nil, k)
 			if err != nil || !ok || !bytes.Equal(v, old) && !bytes.Equal(v, neu) {
 				t.Fatalf("an overwrite in flight at the crash: the key reads %d bytes, %v, %v; want the old value or the new one", len(v), ok, err)
@@ -340,20 +324,11 @@ func TestWriteThroughErrorChangesNothing(t *testing.T) {
 // dir (failingCold), as the store of an earlier run when it exists.
 func openFaulty(t *testing.T, dir string, fail *atomic.Bool) *Cache {
 	t.Helper()
-	_, statErr := os.Stat(filepath.Join(dir, "cold.kv"))
 	o := smallOptions(newFakeClock())
 	o.Clock = nil
 	o.Durability = DurabilityWriteThrough
 	failingCold(&o, dir, fail)
-	open := o.OpenCold
-	o.OpenCold = func() (Cold, error) {
-		cold, err := open()
-		if err == nil && statErr == nil {
-			cold.(*coldKV).preExisting = true
-		}
-		return cold, err
-	}
-	return reopen(t, o, dir)
+	return openWith(t, o)
 }
 
 // TestModelWriteThroughRestarts drives a writethrough cache and a map with

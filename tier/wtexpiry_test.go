@@ -16,8 +16,7 @@ func TestWriteThroughExpiryDurableBeforeReply(t *testing.T) {
 	needURing(t)
 	dir := t.TempDir()
 	o := restartOptions(dir, DurabilityWriteThrough)
-	o.ColdCapacity = 16 << 20 // copied at every crash: keep it small
-	c := reopen(t, o, dir)
+	c := reopen(t, o, dir, crashSized)
 	changes := []struct {
 		name    string
 		ttl     bool // the key starts with an expiry
@@ -51,7 +50,7 @@ func TestWriteThroughExpiryDurableBeforeReply(t *testing.T) {
 		if err := ch.change(k); err != nil {
 			t.Fatalf("%s: %v", ch.name, err)
 		}
-		r := reopen(t, o, crashCopy(t, dir))
+		r := reopen(t, o, crashCopy(t, dir), crashSized)
 		got, ok, err := r.Get(nil, k)
 		if !ok || err != nil || !bytes.Equal(got, v) {
 			t.Fatalf("%s: after a SIGKILL the key reads %d bytes, %v, %v", ch.name, len(got), ok, err)

@@ -17,10 +17,10 @@ func TestWriteThroughFlushDurableBeforeReply(t *testing.T) {
 	needURing(t)
 	dir := t.TempDir()
 	o := restartOptions(dir, DurabilityWriteThrough)
-	o.ColdCapacity = 16 << 20 // copied at the crash: keep it small
+	emuCold(&o, dir, crashSized) // copied at the crash: keep it small
 	plain := o
 	g := gated(&o)
-	c := reopen(t, o, dir)
+	c := openWith(t, o)
 	for i := 0; i < 50; i++ {
 		k := []byte(fmt.Sprintf("k%02d", i))
 		if _, err := c.Set(k, bytes.Repeat(k, 40), SetOptions{}); err != nil {
@@ -46,7 +46,7 @@ func TestWriteThroughFlushDurableBeforeReply(t *testing.T) {
 		}
 		crashed = crashCopy(t, dir)
 	}
-	r := reopen(t, plain, crashed)
+	r := reopen(t, plain, crashed, crashSized)
 	for i := 0; i < 50; i++ {
 		k := []byte(fmt.Sprintf("k%02d", i))
 		if v, ok, _ := r.Get(nil, k); ok {

@@ -96,10 +96,10 @@ func TestWriteThroughPartialDelete(t *testing.T) {
 	needURing(t)
 	dir := t.TempDir()
 	o := restartOptions(dir, DurabilityWriteThrough)
-	o.ColdCapacity = 16 << 20 // copied at the crash: keep it small
+	emuCold(&o, dir, crashSized) // copied at the crash: keep it small
 	plain := o
 	g := gated(&o)
-	c := reopen(t, o, dir)
+	c := openWith(t, o)
 	var keys [][]byte
 	for _, p := range []string{"a", "b"} {
 		for i := 0; i < 5; i++ {
@@ -128,5 +128,5 @@ func TestWriteThroughPartialDelete(t *testing.T) {
 		}
 	}
 	check(c, "now")
-	check(reopen(t, plain, crashCopy(t, dir)), "after a SIGKILL")
+	check(reopen(t, plain, crashCopy(t, dir), crashSized), "after a SIGKILL")
 }

@@ -23,10 +23,10 @@ func TestWriteThroughRenameDurableBeforeReply(t *testing.T) {
 		t.Run(fmt.Sprint("overwrite=", over), func(t *testing.T) {
 			dir := t.TempDir()
 			o := restartOptions(dir, DurabilityWriteThrough)
-			o.ColdCapacity = 16 << 20 // copied at the crash: keep it small
+			emuCold(&o, dir, crashSized) // copied at the crash: keep it small
 			plain := o
 			g := gated(&o)
-			c := reopen(t, o, dir)
+			c := openWith(t, o)
 			src, dst, cp := []byte("src"), []byte("dst"), []byte("copy")
 			val := bytes.Repeat([]byte("v"), 500)
 			if _, err := c.Set(src, val, SetOptions{TTL: time.Hour}); err != nil {
@@ -61,7 +61,7 @@ func TestWriteThroughRenameDurableBeforeReply(t *testing.T) {
 				}
 				crashed = crashCopy(t, dir)
 			}
-			r := reopen(t, plain, crashed)
+			r := reopen(t, plain, crashed, crashSized)
 			if v, ok, _ := r.Get(nil, src); ok {
 				t.Errorf("RENAME acknowledged, yet after a SIGKILL the source reads %d bytes", len(v))
 			}
@@ -136,10 +136,10 @@ func TestWriteThroughRenameUndo(t *testing.T) {
 	needURing(t)
 	dir := t.TempDir()
 	o := restartOptions(dir, DurabilityWriteThrough)
-	o.ColdCapacity = 16 << 20 // copied at the crash: keep it small
+	emuCold(&o, dir, crashSized) // copied at the crash: keep it small
 	plain := o
 	g := gated(&o)
-	c := reopen(t, o, dir)
+	c := openWith(t, o)
 	src, dst, fresh := []byte("src"), []byte("dst"), []byte("fresh")
 	sv, dv := []byte("source"), []byte("destination")
 	for k, v := range map[string][]byte{"src": sv, "dst": dv} {
@@ -162,7 +162,7 @@ func TestWriteThroughRenameUndo(t *testing.T) {
 	}
 	unchanged := map[string][]byte{"src": sv, "dst": dv, "fresh": nil}
 	check(c, "after RENAME onto a key failed", unchanged)
-	check(reopen(t, plain, crashCopy(t, dir)), "after RENAME onto a key failed and a SIGKILL", unchanged)
+	check(reopen(t, plain, crashCopy(t, dir), crashSized), "after RENAME onto a key failed and a SIGKILL", unchanged)
 
 	_, err := c.Rename(src, fresh, false)
 	if err == nil {
@@ -171,7 +171,7 @@ func TestWriteThroughRenameUndo(t *testing.T) {
 	t.Logf("RENAME to a fresh key: %v", err)
 	both := map[string][]byte{"src": sv, "dst": dv, "fresh": sv}
 	check(c, "after RENAME to a fresh key failed", both)
-	check(reopen(t, plain, crashCopy(t, dir)), "after RENAME to a fresh key failed and a SIGKILL", both)
+	check(reopen(t, plain, crashCopy(t, dir), crashSized), "after RENAME to a fresh key failed and a SIGKILL", both)
 }
 
 // TestConcurrentRenameWriteThrough is TestConcurrentRename in writethrough
@@ -183,8 +183,7 @@ func TestConcurrentRenameWriteThrough(t *testing.T) {
 	needURing(t)
 	dir := t.TempDir()
 	o := restartOptions(dir, DurabilityWriteThrough)
-	o.ColdCapacity = 16 << 20 // copied at the crash: keep it small
-	c := reopen(t, o, dir)
+	c := reopen(t, o, dir, crashSized)
 	const keys, tokens = 16, 8
 	key := func(i int) []byte { return []byte(fmt.Sprintf("slot%02d", i)) }
 	token := func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i)}, 200+i) }
@@ -239,5 +238,5 @@ func TestConcurrentRenameWriteThrough(t *testing.T) {
 		}
 	}
 	count(c, "now")
-	count(reopen(t, o, crashCopy(t, dir)), "after a SIGKILL")
+	count(reopen(t, o, crashCopy(t, dir), crashSized), "after a SIGKILL")
 }

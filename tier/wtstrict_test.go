@@ -3,6 +3,8 @@ package tier
 import (
 	"fmt"
 	"testing"
+
+	"github.com/tiercache/tiercache/coldstore"
 )
 
 // TestWriteThroughStoreKeepsOldKeys checks T29: in writethrough mode the
@@ -15,7 +17,7 @@ func TestWriteThroughStoreKeepsOldKeys(t *testing.T) {
 	dir := t.TempDir()
 	opts := func() Options {
 		o := restartOptions(dir, DurabilityWriteThrough)
-		o.ColdCapacity, o.ColdRegionBytes = 4<<20, 256<<10
+		emuCold(&o, dir, func(c *coldstore.Config) { c.Capacity, c.RegionBytes = 4<<20, 256<<10 })
 		return o
 	}
 	c, err := Open(opts())

@@ -206,7 +206,7 @@
 // read-only, every acknowledged key is served, also after a restart on the
 // still full device (TestSidecarColdDeviceFull).
 // V28: a cache whose emulated cold store's index is bound to node 1
-// (tier.ColdConfig.ColdIndexNode, the sidecar's cold.index_node), with
+// (coldstore.Config.IndexNode, the sidecar's cold.index_node), with
 // automatic NUMA balancing on, after 120,000 keys reached cold (tag
 // segments of the index off the Go heap), reports index node 1, at least
 // 1 MiB and nine tenths of the index bound, no bind error and at least 0.99 of its sampled resident pages on

@@ -9,6 +9,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/backend"
+	"github.com/tiercache/tiercache/coldstore"
 	"github.com/tiercache/tiercache/numa"
 	"github.com/tiercache/tiercache/server"
 	"github.com/tiercache/tiercache/tier"
@@ -19,6 +21,9 @@ import (
 type built struct {
 	server server.Options
 	tier   tier.Options
+	// cold is the cold store's config (nil: cold.backend none); tier's
+	// OpenCold opens it as it is when the cache opens.
+	cold *coldstore.Config
 	// memLimit: -1 follows the cache's heap budget ("auto"), 0 leaves Go's
 	// limit alone ("off"), else a fixed limit in bytes.
 	memLimit int64
@@ -148,14 +153,11 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	to.WarmBytes = int64(c.Warm.Bytes)
 	to.WarmSegmentBytes = int(c.Warm.Segment)
 	to.WarmArena = numa.ArenaOptions{Node: node, Policy: pol, Mode: pmode, Fallback: fb, HugePages: c.Warm.HugePages, Logger: log}
-	to.ColdMode = c.Cold.Backend
+	cc := coldstore.Config{Mode: c.Cold.Backend, Device: c.Cold.Device, IOPoll: c.Cold.IOPoll, SQPoll: c.Cold.SQPoll,
+		Capacity: int64(c.Cold.Capacity), IndexNode: indexNode}
 	if c.Cold.Backend == "emulated" {
-		to.DataDir, to.ColdPath = c.Cold.DataDir, c.Cold.Path
+		cc.DataDir, cc.Path = c.Cold.DataDir, c.Cold.Path
 	}
-	to.ColdDevice = c.Cold.Device
-	to.ColdIOPoll, to.ColdSQPoll = c.Cold.IOPoll, c.Cold.SQPoll
-	to.ColdCapacity = int64(c.Cold.Capacity)
-	to.ColdIndexNode = indexNode
 	switch k := c.Cold.DirectoryKeys; {
 	case k < 0:
 		bad(fmt.Errorf("cold.directory_keys %d must be 0 (no bound) or positive", k))
@@ -166,11 +168,18 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	}
 	switch d := time.Duration(c.Cold.StallAfter); {
 	case d == 0:
-		to.ColdStallAfter = -1 // off
+		cc.StallAfter = -1 // off
 	case d < uring.MinStallAfter:
 		bad(fmt.Errorf("cold.stall_after %v must be 0 (off) or at least %v", d, uring.MinStallAfter))
 	default:
-		to.ColdStallAfter = d
+		cc.StallAfter = d
+	}
+	if c.Cold.Backend != "none" {
+		b.cold = &cc
+		if err := cc.Validate(); err != nil {
+			bad(err)
+		}
+		to.OpenCold = func(p backend.Params) (backend.Store, error) { return coldstore.Open(*b.cold, p) }
 	}
 	to.Flusher.QueueItems = c.Flusher.QueueItems
 	to.Flusher.QueueBytes = int64(c.Flusher.QueueBytes)

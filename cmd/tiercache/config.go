@@ -266,7 +266,7 @@ func (c *Config) socketGroup() (int, error) {
 func (c *Config) warmNode() (int, error) { return parseNode("warm.node", c.Warm.Node) }
 
 // coldIndexNode parses cold.index_node as warm.node is parsed ("auto"
-// then means warm's node, tier.ColdConfig.ColdIndexNode).
+// then means warm's node, coldstore.Config.IndexNode).
 func (c *Config) coldIndexNode() (int, error) { return parseNode("cold.index_node", c.Cold.IndexNode) }
 
 // parseNode parses a NUMA node setting named key: "auto" (or "") is

@@ -185,8 +185,8 @@ func TestStallAfterConfig(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", tc.yaml, err)
 		}
-		if b.tier.ColdStallAfter != tc.want {
-			t.Errorf("%q: ColdStallAfter %v, want %v", tc.yaml, b.tier.ColdStallAfter, tc.want)
+		if b.cold.StallAfter != tc.want {
+			t.Errorf("%q: ColdStallAfter %v, want %v", tc.yaml, b.cold.StallAfter, tc.want)
 		}
 	}
 	c, err := loadConfig("serve", nil, []string{"TIERCACHE_COLD_STALL_AFTER=45s", "PATH=/bin"}, os.Stderr)
@@ -197,8 +197,8 @@ func TestStallAfterConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.tier.ColdStallAfter != 45*time.Second {
-		t.Fatalf("TIERCACHE_COLD_STALL_AFTER=45s: ColdStallAfter %v", b.tier.ColdStallAfter)
+	if b.cold.StallAfter != 45*time.Second {
+		t.Fatalf("TIERCACHE_COLD_STALL_AFTER=45s: ColdStallAfter %v", b.cold.StallAfter)
 	}
 	for _, bad := range []string{"1ms", "-5s"} {
 		c := defaultConfig()

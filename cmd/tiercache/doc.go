@@ -58,7 +58,7 @@
 //     (TestLoadingSidecar). An open that fails closes those connections
 //     and returns openCacheError's error (TestLoadingOpenFails).
 //   - C10: cold.index_node ("auto", "unbound"/"none" or a node id, parsed
-//     as warm.node is) reaches tier.ColdConfig.ColdIndexNode: a node this
+//     as warm.node is) reaches coldstore.Config.IndexNode: a node this
 //     machine lacks makes the sidecar refuse to start naming the setting
 //     and the node, a value that is no node is a config error, and a bound
 //     index shows in the startup line and in INFO tiers

@@ -12,7 +12,7 @@ import (
 )
 
 // loadReport follows the opening of the cache: the cold store's recovery
-// reports (tier.ColdConfig.ColdProgress) feed INFO's loading fields
+// reports (coldstore.Config.Progress) feed INFO's loading fields
 // (progress) and a log line every second until the open ends (C9).
 type loadReport struct {
 	log   *zap.Logger
@@ -34,7 +34,7 @@ func newLoadReport(log *zap.Logger) *loadReport {
 	return l
 }
 
-// report is tier.ColdConfig.ColdProgress: called on the opening goroutine
+// report is coldstore.Config.Progress: called on the opening goroutine
 // once per region scanned or 4096 checkpoint entries, never per record.
 func (l *loadReport) report(p emu.Progress) {
 	l.mu.Lock()

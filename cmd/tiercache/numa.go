@@ -59,7 +59,7 @@ func printColdIndexNode(w io.Writer, cfg *Config) bool {
 		fmt.Fprintf(w, "cold index config: node %s: %v\n", cfg.Cold.IndexNode, err)
 		return false
 	}
-	n, err := b.tier.ColdIndexNodeFor()
+	n, err := b.cold.IndexNodeFor(b.tier.WarmNode())
 	switch {
 	case err != nil:
 		fmt.Fprintf(w, "cold index config: node %s: UNUSABLE: %v\ntiercache serve would refuse to start (cold.index_node)\n", cfg.Cold.IndexNode, err)

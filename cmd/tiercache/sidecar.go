@@ -84,7 +84,9 @@ func startSidecarOpening(cfg *Config, log *zap.Logger, openCache func(tier.Optio
 		}
 	}
 	ld := newLoadReport(log)
-	b.tier.ColdProgress = ld.report
+	if b.cold != nil {
+		b.cold.Progress = ld.report
+	}
 	if s.srv, err = server.NewLoading(b.server, ld.progress); err != nil {
 		ld.end(err)
 		return nil, err

@@ -1,6 +1,10 @@
 package logstore
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/tiercache/tiercache/nvmekv"
+)
 
 // tagIndex maps the tag of a device key to the Locs of the inline records
 // whose keys have that tag (E8), in segments (E35): a directory of 2^depth
@@ -30,14 +34,9 @@ type tagIndex struct {
 // makes tags of different keys collide often (TestTagCollisionModel).
 var tagMask = ^uint32(0)
 
-// tagOf is the tag of a device key: 32 bits of a mix of all 16 bytes
-// (device keys may be short or structured, not hashes). Two keys share a
-// tag with probability 2^-32.
-func tagOf(k *[16]byte) uint32 {
-	a, b := splitKey(k)
-	h := mix64(mix64(a) ^ b)
-	return uint32(h>>32) & tagMask
-}
+// tagOf is the tag of a device key (nvmekv.TagOf) with only the bits of
+// tagMask kept.
+func tagOf(k *[16]byte) uint32 { return nvmekv.TagOf(k) & tagMask }
 
 // TagOf is the tag of device key k (zero-padded to 16 bytes) that the
 // index files an inline record under, and that orders TagRangeLocked's
@@ -52,16 +51,6 @@ func TagOf(k *[16]byte) uint32 { return tagOf(k) }
 func SetTagMask(m uint32) (prev uint32) {
 	prev, tagMask = tagMask, m
 	return prev
-}
-
-// mix64 spreads every bit of h over the high half of the result: the
-// mixing steps of the key table's home function (table.go).
-func mix64(h uint64) uint64 {
-	h *= 0x9e3779b97f4a7c15
-	h ^= h >> 32
-	h *= 0xd6e8feb86659fd93
-	h ^= h >> 29
-	return h
 }
 
 // seg is the segment holding tag's entries.

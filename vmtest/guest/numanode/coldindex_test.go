@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tiercache/tiercache/backend"
+	"github.com/tiercache/tiercache/coldstore"
 	"github.com/tiercache/tiercache/numa"
 	"github.com/tiercache/tiercache/tier"
 )
@@ -23,8 +25,8 @@ import (
 func TestColdIndexOnNode1(t *testing.T) {
 	requireGuest(t)
 	setNumaBalancing(t, "1") // Debian's default with two nodes: an mbind policy holds against it
-	c, err := tier.Open(tier.Options{HotBytes: 1 << 20, ColdConfig: tier.ColdConfig{DataDir: t.TempDir(),
-		ColdCapacity: 128 << 20, ColdRegionBytes: 1 << 20, ColdIndexNode: cxlNode}})
+	c, err := tier.Open(tier.Options{HotBytes: 1 << 20, OpenCold: openCold(coldstore.Config{DataDir: t.TempDir(),
+		Capacity: 128 << 20, RegionBytes: 1 << 20, IndexNode: cxlNode})})
 	if err != nil {
 		t.Fatalf("tier.Open with the cold index on node 1: %v", err)
 	}
@@ -61,7 +63,7 @@ func TestColdIndexOnNode1(t *testing.T) {
 
 	a, err := tier.Open(tier.Options{HotBytes: 1 << 20, WarmConfig: tier.WarmConfig{WarmBytes: 4 << 20,
 		WarmSegmentBytes: 1 << 20, WarmArena: numa.ArenaOptions{Node: cxlNode}},
-		ColdConfig: tier.ColdConfig{DataDir: t.TempDir(), ColdCapacity: 16 << 20, ColdRegionBytes: 1 << 20, ColdIndexNode: numa.AutoNode}})
+		OpenCold: openCold(coldstore.Config{DataDir: t.TempDir(), Capacity: 16 << 20, RegionBytes: 1 << 20, IndexNode: numa.AutoNode})})
 	if err != nil {
 		t.Fatalf("tier.Open with warm on node 1 and the cold index auto: %v", err)
 	}
@@ -69,4 +71,9 @@ func TestColdIndexOnNode1(t *testing.T) {
 	if st := a.Stats(); st.WarmNode != cxlNode || st.ColdIndexNode != cxlNode {
 		t.Fatalf("warm on node 1, cold index auto: warm node %d, index node %d; want 1 and 1", st.WarmNode, st.ColdIndexNode)
 	}
+}
+
+// openCold is tier.Options.OpenCold for the cold store cc.
+func openCold(cc coldstore.Config) func(backend.Params) (backend.Store, error) {
+	return func(p backend.Params) (backend.Store, error) { return coldstore.Open(cc, p) }
 }

@@ -1,4 +1,4 @@
-package tier
+package coldstore
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/tiercache/tiercache/nvmekv"
 )
 
-// The flush floor (T14): Flush takes a version below every version written
+// The flush floor (tier T14): Flush takes a version below every version written
 // after it and above every version written before it. An entry at or below
 // the floor is stale (it left the directory with the flush and waits for
 // the background purge), and a cold record at or below it reads as absent
@@ -58,17 +58,8 @@ func storeFloor(ctx context.Context, ns nvmekv.Namespace, floor uint64) error {
 	return nil
 }
 
-func (c *coldKV) Floor(ctx context.Context) (uint64, error) { return loadFloor(ctx, c.kv.Namespace()) }
+func (c *Store) Floor(ctx context.Context) (uint64, error) { return loadFloor(ctx, c.kv.Namespace()) }
 
-func (c *coldKV) SetFloor(ctx context.Context, floor uint64) error {
+func (c *Store) SetFloor(ctx context.Context, floor uint64) error {
 	return storeFloor(ctx, c.kv.Namespace(), floor)
 }
-
-// stale reports whether e left the directory with a Flush (its version is
-// at or below the floor) and waits for the background purge; the shard
-// lock is held. Entries in the directory's maps are never stale.
-func (c *Cache) stale(e *entry) bool { return e.ver <= c.floor.Load() }
-
-// flushedCopy reports whether a cold record of version ver was flushed
-// (T14): it reads as absent.
-func (c *Cache) flushedCopy(ver uint64) bool { return ver <= c.floor.Load() }

@@ -1,46 +1,62 @@
-package tier
+package coldstore
 
 import (
 	"context"
 	"errors"
 
+	"github.com/tiercache/tiercache/backend"
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/nvmekv/emu"
 	"github.com/tiercache/tiercache/uring"
 )
 
-// coldKV adapts an *nvmekv.KV to Cold (and so to flusher.Store).
-type coldKV struct {
+// Store is the cold store: an *nvmekv.KV as a backend.Store (and so a
+// flusher.Store), with the flush floor (backend.Floors) and, over the
+// emulated namespace, its keyspace (backend.Keyspace).
+type Store struct {
 	kv          *nvmekv.KV
-	backend     string
+	name        string
 	preExisting bool
+	strict      bool
 	maxValue    int
-	index       *coldIndex // where an emulated store's index is; nil for a KV SSD or NewColdKV
+	index       *indexPlace // where an emulated store's index is; nil for a KV SSD or New
 }
 
-// NewColdKV wraps kv as the cache's cold tier. kv must keep expired
-// records (KVOptions.KeepExpired: the directory decides expiry, T17); Open
-// refuses one that does not. backend names it in Stats;
-// preExisting says the store may hold keys from an earlier run, which makes
-// the cache consult it for keys it does not know.
-func NewColdKV(kv *nvmekv.KV, backend string, preExisting bool, maxValue int) Cold {
-	return &coldKV{kv: kv, backend: backend, preExisting: preExisting, maxValue: maxValue}
+// New wraps kv as a cold store (a test seam: Open builds one). kv must keep
+// expired records (KVOptions.KeepExpired: the tier's directory decides
+// expiry, tier T17); New refuses one that does not (CS1). name names it in
+// Stats; preExisting says the store may hold keys from an earlier run,
+// which makes the tier consult it for keys it does not know; strict says
+// it never drops a live record to make room.
+func New(kv *nvmekv.KV, name string, preExisting, strict bool, maxValue int) (*Store, error) {
+	if !kv.KeepsExpired() {
+		return nil, ErrHidesExpired
+	}
+	return &Store{kv: kv, name: name, preExisting: preExisting, strict: strict, maxValue: maxValue}, nil
 }
 
-func (c *coldKV) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Meta, bool, error) {
+// KV is the store's nvmekv.KV.
+func (c *Store) KV() *nvmekv.KV { return c.kv }
+
+// meta is the backend.Meta of an nvmekv.Meta.
+func meta(m nvmekv.Meta) backend.Meta {
+	return backend.Meta{Expiry: m.Expiry, Version: m.Version, Flags: m.Flags}
+}
+
+func (c *Store) Get(ctx context.Context, dst, key []byte, size int) ([]byte, backend.Meta, bool, error) {
 	size, found := c.sizeOf(key, size)
 	if !found {
-		return dst, Meta{}, false, nil // the index has no entry of it: no command (T37)
+		return dst, backend.Meta{}, false, nil // the index has no entry of it: no command (T37)
 	}
 	v, m, err := c.kv.GetSized(ctx, dst, key, size)
 	if errors.Is(err, nvmekv.ErrKeyNotFound) {
-		return dst, Meta{}, false, nil
+		return dst, backend.Meta{}, false, nil
 	}
 	if err != nil {
-		return dst, Meta{}, false, err
+		return dst, backend.Meta{}, false, err
 	}
-	return v, Meta{Expiry: m.Expiry, Version: m.Version, Kind: kindOfFlags(m.Flags)}, true, nil
+	return v, meta(m), true, nil
 }
 
 // sizeOf is the value size to read key with: size when the caller knows
@@ -48,7 +64,7 @@ func (c *coldKV) Get(ctx context.Context, dst, key []byte, size int) ([]byte, Me
 // key the directory does not know (T37) is read in one round trip of its
 // record's size; found is false when the index has no entry of the key,
 // which a Get then skips (T37).
-func (c *coldKV) sizeOf(key []byte, size int) (n int, found bool) {
+func (c *Store) sizeOf(key []byte, size int) (n int, found bool) {
 	if size >= 0 {
 		return size, c.kv.MayHold(key)
 	}
@@ -59,8 +75,8 @@ func (c *coldKV) sizeOf(key []byte, size int) (n int, found bool) {
 	return n, found
 }
 
-func (c *coldKV) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []ColdItem {
-	out := make([]ColdItem, len(keys))
+func (c *Store) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [][]byte) []backend.Result {
+	out := make([]backend.Result, len(keys))
 	var idx []int
 	var ks [][]byte
 	var ds [][]byte
@@ -89,13 +105,13 @@ func (c *coldKV) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts [
 		case it.Err != nil:
 			out[i].Err = it.Err
 		default:
-			out[i] = ColdItem{Value: it.Value, Meta: Meta{Expiry: it.Meta.Expiry, Version: it.Meta.Version, Kind: kindOfFlags(it.Meta.Flags)}, Found: true}
+			out[i] = backend.Result{Value: it.Value, Meta: meta(it.Meta), Found: true}
 		}
 	}
 	return out
 }
 
-func (c *coldKV) PutMany(ctx context.Context, items []*flusher.Item) error {
+func (c *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
 	kvs := make([]nvmekv.Item, len(items))
 	for i, it := range items {
 		kvs[i] = nvmekv.Item{Key: it.Key, Value: it.Value, Meta: nvmekv.Meta{Expiry: it.Expiry, Version: it.Version, Flags: it.Flags}}
@@ -107,7 +123,7 @@ func (c *coldKV) PutMany(ctx context.Context, items []*flusher.Item) error {
 	return err
 }
 
-func (c *coldKV) Delete(ctx context.Context, key []byte) error {
+func (c *Store) Delete(ctx context.Context, key []byte) error {
 	if err := c.kv.Delete(ctx, key); err != nil && !errors.Is(err, nvmekv.ErrKeyNotFound) {
 		return err
 	}
@@ -116,7 +132,7 @@ func (c *coldKV) Delete(ctx context.Context, key []byte) error {
 
 // DeleteMany makes the flusher send a batch's deletes as one batch of
 // header reads and one of delete chains (flusher.ManyDeleter).
-func (c *coldKV) DeleteMany(ctx context.Context, keys [][]byte) []error {
+func (c *Store) DeleteMany(ctx context.Context, keys [][]byte) []error {
 	errs := c.kv.DeleteMany(ctx, keys)
 	for i, err := range errs {
 		if errors.Is(err, nvmekv.ErrKeyNotFound) {
@@ -126,9 +142,9 @@ func (c *coldKV) DeleteMany(ctx context.Context, keys [][]byte) []error {
 	return errs
 }
 
-func (c *coldKV) Sync(ctx context.Context) error { return c.kv.Sync(ctx) }
+func (c *Store) Sync(ctx context.Context) error { return c.kv.Sync(ctx) }
 
-func (c *coldKV) Stats() ColdStats {
+func (c *Store) Stats() backend.Stats {
 	s := c.kv.Stats()
 	lim := c.kv.Namespace().Limits()
 	free := uint64(0)
@@ -138,7 +154,7 @@ func (c *coldKV) Stats() ColdStats {
 	items := int64(-1)
 	var werr error
 	var evicted uint64
-	cs := ColdStats{Backend: c.backend, FreeBytes: free, BytesRead: s.BytesRead, BytesWritten: s.BytesWritten,
+	cs := backend.Stats{Backend: c.name, Strict: c.strict, FreeBytes: free, BytesRead: s.BytesRead, BytesWritten: s.BytesWritten,
 		MaxValue: c.maxValue, PreExisting: c.preExisting, IndexNode: c.index.node(), IndexPlacement: -1}
 	if es, ok := c.kv.Namespace().(interface{ Stats() emu.Stats }); ok {
 		st := es.Stats()
@@ -159,6 +175,6 @@ func (c *coldKV) Stats() ColdStats {
 	return cs
 }
 
-func (c *coldKV) PreExisting() bool { return c.preExisting }
+func (c *Store) PreExisting() bool { return c.preExisting }
 
-func (c *coldKV) Close() error { return c.kv.Close() }
+func (c *Store) Close() error { return c.kv.Close() }

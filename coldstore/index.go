@@ -1,4 +1,4 @@
-package tier
+package coldstore
 
 import (
 	"fmt"
@@ -8,66 +8,37 @@ import (
 	"github.com/tiercache/tiercache/numa"
 )
 
-// coldIndexBinder resolves ColdIndexNode to the binder that places the
-// emulated store's off-heap index tables (nil: they stay unbound, T33).
-// A node that does not exist, has no memory or is outside the cpuset is
-// an error here, at Open, as the warm arena's node is (numa N1).
-func (o *Options) coldIndexBinder() (*numa.Binder, error) {
-	node := o.ColdIndexNode
+// indexBinder resolves IndexNode (AutoNode to warmNode) to the binder that
+// places the emulated store's off-heap index tables (nil: they stay
+// unbound, CS2). A node that does not exist, has no memory or is outside
+// the cpuset is an error here, at Open, as the warm arena's node is (numa
+// N1).
+func (c *Config) indexBinder(warmNode int) (*numa.Binder, error) {
+	node := c.IndexNode
 	if node == numa.AutoNode {
-		node = o.warmNode()
+		node = warmNode
 	}
 	if node == numa.Unbound {
 		return nil, nil
 	}
-	b, err := numa.NewBinder(node, o.WarmArena.SysfsRoot)
+	b, err := numa.NewBinder(node, c.SysfsRoot)
 	if err != nil {
-		return nil, fmt.Errorf("cold index node %d (ColdIndexNode, the sidecar's cold.index_node): %w", node, err)
+		return nil, fmt.Errorf("coldstore: cold index node %d (IndexNode, the sidecar's cold.index_node): %w", node, err)
 	}
 	return b, nil
 }
 
-// ColdIndexNodeFor is the node Open would bind the emulated store's
-// off-heap index to (ColdIndexNode resolved, AutoNode to warm's node), or
-// numa.Unbound, and the error Open would refuse with for an unusable node
-// (T33; the sidecar's `tiercache numa` prints it).
-func (o *Options) ColdIndexNodeFor() (int, error) {
-	b, err := o.coldIndexBinder()
+// IndexNodeFor is the node Open would bind the emulated store's off-heap
+// index to when the warm tier is configured for warmNode (IndexNode
+// resolved, AutoNode to warmNode), or numa.Unbound, and the error Open
+// would refuse with for an unusable node (CS2; the sidecar's `tiercache
+// numa` prints it).
+func (c Config) IndexNodeFor(warmNode int) (int, error) {
+	b, err := c.indexBinder(warmNode)
 	if b == nil || err != nil {
 		return numa.Unbound, err
 	}
 	return b.Node(), nil
-}
-
-// warmNode is the node the warm arena is configured to bind to, resolved
-// as numa.NewArena resolves it (the first of Nodes, AutoNode's pick), or
-// numa.Unbound: no warm tier, warm unbound by configuration, AutoNode
-// finding no CPU-less node, or a warm node that does not exist (the warm
-// arena's own Open reports that). The cold store opens before the DRAM
-// logs, so this is the configuration's answer, not the arena's.
-func (o *Options) warmNode() int {
-	a := o.WarmArena
-	switch {
-	case o.WarmBytes == 0:
-		return numa.Unbound
-	case len(a.Nodes) > 0:
-		return a.Nodes[0]
-	case a.Node == numa.Unbound:
-		return numa.Unbound
-	}
-	root := a.SysfsRoot
-	if root == "" {
-		root = numa.DefaultSysfsRoot
-	}
-	topo, err := numa.ReadTopologyFrom(root)
-	if err != nil {
-		return numa.Unbound
-	}
-	n, _, err := topo.WarmNodeFor(a.Node)
-	if err != nil {
-		return numa.Unbound
-	}
-	return n
 }
 
 // indexPlacementEvery is how often Stats samples the index's pages again:
@@ -85,10 +56,10 @@ const indexPlacementSamples = 64
 // for a syscall per segment.
 const indexPlacementTables = 16
 
-// coldIndex reports where the emulated store's index is: its node, and
+// indexPlace reports where the emulated store's index is: its node, and
 // the fraction of its off-heap tables' resident pages on that node,
 // measured at most once a second while its tables stay the same.
-type coldIndex struct {
+type indexPlace struct {
 	binder *numa.Binder // nil: unbound
 
 	mu       sync.Mutex
@@ -101,7 +72,7 @@ type coldIndex struct {
 // each calls fn with (up to indexPlacementTables of them) that are on the
 // binder's node; -1 without a binder
 // or a resident page to measure, or when sampling fails.
-func (ci *coldIndex) placement(each func(fn func(mem []byte, bound bool))) float64 {
+func (ci *indexPlace) placement(each func(fn func(mem []byte, bound bool))) float64 {
 	if ci == nil || ci.binder == nil {
 		return -1
 	}
@@ -135,7 +106,7 @@ func (ci *coldIndex) placement(each func(fn func(mem []byte, bound bool))) float
 }
 
 // node is the node the index is bound to, or -1.
-func (ci *coldIndex) node() int {
+func (ci *indexPlace) node() int {
 	if ci == nil || ci.binder == nil {
 		return numa.Unbound
 	}

@@ -1,0 +1,233 @@
+package coldstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/backend"
+	"github.com/tiercache/tiercache/numa"
+	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/emu"
+	"github.com/tiercache/tiercache/uring"
+)
+
+// Config configures the cold store. Zero values take the defaults.
+type Config struct {
+	// Mode is "emulated" (the nvmekv emulated namespace on a file or
+	// block device), "nvme" (the emulated namespace's log on an ordinary
+	// NVMe namespace at Device, through NVM passthrough) or "passthrough"
+	// (a KV SSD at Device). Default "emulated".
+	Mode string
+	// DataDir holds the emulated store (Path defaults to DataDir/cold.kv).
+	DataDir string
+	// Path is the emulated store's file or block device.
+	Path string
+	// Device is the NVMe generic char device (/dev/ngXnY) of Mode nvme or
+	// passthrough.
+	Device string
+	// IOPoll and SQPoll (Mode emulated or nvme): polled read rings
+	// (IORING_SETUP_IOPOLL; the NVMe driver needs poll queues) and an
+	// SQPOLL thread on the main ring (emu.Options.IOPoll, SQPoll).
+	IOPoll, SQPoll bool
+	// Capacity is the emulated store's size in bytes (0: the emulator's
+	// default, 1 GiB for a new file, the existing size otherwise).
+	Capacity int64
+	// RegionBytes is the emulated log region size (0: emulator default).
+	RegionBytes int
+	// Strict makes a full emulated store fail writes (capacity exceeded,
+	// like a KV SSD) instead of reclaiming its oldest region. Open also
+	// runs Strict when Params.Strict asks for it (writethrough, tier T29).
+	Strict bool
+	// StallAfter is how long one device I/O may be in flight before it is
+	// logged and counted as stalled (Stats.StalledIO). Default 30 s;
+	// negative = off; otherwise at least uring.MinStallAfter.
+	StallAfter time.Duration
+	// Progress, if set, is called while Open rebuilds the emulated store's
+	// index (Mode emulated or nvme): from the checkpoint or by scanning
+	// every region, with the bytes read of how many, the keys found so far
+	// and the time taken, and once more when done (emu Options.Progress,
+	// logstore E27). Open waits for it: it must not block for long.
+	Progress func(emu.Progress)
+	// IndexNode is the NUMA node the emulated store's index tables that
+	// live off the Go heap are bound to with mbind as each is mapped
+	// (Mode emulated or nvme; a KV SSD keeps its own index): numa.AutoNode
+	// (-2) for Params.WarmNode (unbound when that is -1), numa.Unbound
+	// (-1), or a node id, which must exist and have memory or Open fails.
+	// The zero value is node 0. A table that cannot be bound stays
+	// unbound: logged once, counted (Stats.IndexBindErrors), never fatal
+	// (CS2, logstore E28).
+	IndexNode int
+	// SysfsRoot is where IndexNode's node is looked up (default
+	// numa.DefaultSysfsRoot; a test seam).
+	SysfsRoot string
+}
+
+func (c *Config) ensureDefaults() {
+	if c.Mode == "" {
+		c.Mode = "emulated"
+	}
+	if c.Mode == "emulated" && c.Path == "" && c.DataDir != "" {
+		c.Path = filepath.Join(c.DataDir, "cold.kv")
+	}
+}
+
+// Validate reports every invalid field at once.
+func (c Config) Validate() error {
+	c.ensureDefaults()
+	var errs []error
+	switch c.Mode {
+	case "emulated":
+		if c.Path == "" {
+			errs = append(errs, fmt.Errorf("%w: Mode emulated needs DataDir or Path", ErrInvalidConfig))
+		}
+	case "passthrough", "nvme":
+		if c.Device == "" {
+			errs = append(errs, fmt.Errorf("%w: Mode %s needs Device", ErrInvalidConfig, c.Mode))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("%w: Mode %q is not emulated, nvme or passthrough", ErrInvalidConfig, c.Mode))
+	}
+	if (c.IOPoll || c.SQPoll) && c.Mode != "nvme" && c.Mode != "emulated" {
+		errs = append(errs, fmt.Errorf("%w: IOPoll and SQPoll apply to Mode emulated or nvme, not %s", ErrInvalidConfig, c.Mode))
+	}
+	if c.Capacity < 0 {
+		errs = append(errs, fmt.Errorf("%w: Capacity %d must not be negative", ErrInvalidConfig, c.Capacity))
+	}
+	if c.IndexNode < numa.AutoNode {
+		errs = append(errs, fmt.Errorf("%w: IndexNode %d is not a node id, numa.Unbound (-1) or numa.AutoNode (-2)", ErrInvalidConfig, c.IndexNode))
+	}
+	if c.StallAfter > 0 && c.StallAfter < uring.MinStallAfter {
+		errs = append(errs, fmt.Errorf("%w: StallAfter %v must be at least %v, or negative (off)", ErrInvalidConfig, c.StallAfter, uring.MinStallAfter))
+	}
+	return errors.Join(errs...)
+}
+
+// Open opens the cold store c describes, with nvmekv.KV on top, for a tier
+// that asks p of it.
+func Open(c Config, p backend.Params) (*Store, error) {
+	c.ensureDefaults()
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if p.Logger == nil {
+		p.Logger = zap.NewNop()
+	}
+	var ns nvmekv.Namespace
+	var name string
+	var index *indexPlace
+	strict := c.Strict || p.Strict
+	switch c.Mode {
+	case "emulated", "nvme":
+		if c.DataDir != "" && c.Mode == "emulated" {
+			if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
+				return nil, fmt.Errorf("coldstore: create data dir: %w", err)
+			}
+		}
+		// A strict store copies live records forward instead of reclaiming
+		// its oldest region, so no acknowledged write is dropped (T29).
+		mode := emu.Cache
+		if strict {
+			mode = emu.Strict
+		}
+		path, nvme := c.Path, c.Mode == "nvme"
+		if nvme {
+			path = c.Device
+		}
+		binder, err := c.indexBinder(p.WarmNode)
+		if err != nil {
+			return nil, err
+		}
+		index = &indexPlace{binder: binder}
+		var bindIndex func([]byte) error
+		if binder != nil {
+			bindIndex = binder.Bind
+		}
+		e, err := emu.Open(emu.Options{Path: path, NVMe: nvme, Capacity: c.Capacity, RegionBytes: c.RegionBytes,
+			Mode: mode, ReadSlots: readSlots(p.Batch), RingEntries: ringEntries(p.Batch),
+			IOPoll: c.IOPoll, SQPoll: c.SQPoll, StallAfter: c.StallAfter, Progress: c.Progress,
+			BindIndex: bindIndex, Logger: p.Logger})
+		if nvme {
+			if err != nil {
+				return nil, fmt.Errorf("coldstore: open the emulated namespace on NVMe namespace %s: %w", path, err)
+			}
+			ns, name = e, "nvme:"+path
+			break
+		}
+		if errors.Is(err, emu.ErrFormat) {
+			return nil, fmt.Errorf("coldstore: open emulated namespace %s: %w (the cold tier is a cache: to start it empty, "+
+				"move %s and %s.ckpt away or use another data directory)", c.Path, err, c.Path, c.Path)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("coldstore: open emulated namespace %s: %w", c.Path, err)
+		}
+		ns, name = e, "emulated:"+c.Path
+	case "passthrough":
+		pt, err := nvmekv.OpenPassthrough(c.Device, nvmekv.PassthroughOptions{RingEntries: ringEntries(p.Batch),
+			StallAfter: c.StallAfter, Logger: p.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("coldstore: open KV namespace %s: %w", c.Device, err)
+		}
+		ns, name = pt, "passthrough:"+c.Device
+	}
+	total, err := earlierKeys(ns)
+	if err != nil {
+		_ = ns.Close()
+		return nil, fmt.Errorf("coldstore: list %s: %w", name, err)
+	}
+	// The directory decides expiry (tier T17): a cold copy is served at the
+	// entry's version whatever expiry it was written with.
+	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{MaxValueBytes: int64(p.MaxValue), KeepExpired: true, Logger: p.Logger})
+	if err != nil {
+		_ = ns.Close()
+		return nil, fmt.Errorf("coldstore: KV over %s: %w", name, err)
+	}
+	// A KV SSD fails a write it has no room for (Capacity Exceeded): it
+	// never drops a live record by itself.
+	st := &Store{kv: kv, name: name, preExisting: total > 0, maxValue: p.MaxValue, index: index,
+		strict: strict || c.Mode == "passthrough"}
+	return st, nil
+}
+
+// earlierKeys reports whether ns may hold keys of an earlier run (more
+// than 0): any record but the flush floor's (floor.go). An emulated
+// namespace counts its records without reading them; a List there reads
+// every region that holds a live inline record (its index keeps a tag of
+// each key, logstore E8), which at 10M keys took 9 s of every Open. A
+// KV SSD lists from its own index.
+func earlierKeys(ns nvmekv.Namespace) (int, error) {
+	if e, ok := ns.(interface{ Stats() emu.Stats }); ok && e.Stats().Items != 1 {
+		return e.Stats().Items, nil
+	}
+	keys, total, err := ns.List(context.Background(), nil, 4096)
+	if err != nil {
+		return 0, err
+	}
+	if total == 1 && len(keys) == 1 && bytes.Equal(keys[0], floorKey) {
+		total = 0
+	}
+	return int(total), nil
+}
+
+// readSlots sizes the emulator's read slots (readpath.SlotBytes, 8 KiB
+// each, registered, so resident while the store is open: 2 MiB for the
+// default batch of 128):
+// a batched lookup takes one slot per key of a wave, all or nothing, and
+// waits in line while too few are free; twice the largest batch lets two
+// concurrent GetManys read at once.
+func readSlots(batch int) int { return max(128, 2*batch) }
+
+// ringEntries sizes the emulator's ring: one submission must fit its SQ.
+func ringEntries(batch int) uint32 {
+	n := uint32(256)
+	for n < uint32(2*batch) {
+		n <<= 1
+	}
+	return n
+}
