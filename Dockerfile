@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # The tiercache sidecar image: a static binary (CGO_ENABLED=0) on a minimal
 # base, run as a non-root user, with the socket and the data directory in
 # volumes. Build: `docker build -t tiercache .` (or buildah/podman).
@@ -8,7 +7,7 @@
 # warm tier's NUMA binding needs CAP_SYS_NICE: see docs/DEPLOY.md.
 #
 # BUILDER_IMAGE and BASE_IMAGE let a machine without a registry build it
-# from local images (scripts/test.d/60-image builds it with a builder made
+# from local images (scripts/test.d/60-deploy builds it with a builder made
 # from the host's Go toolchain and BASE_IMAGE=scratch).
 ARG BUILDER_IMAGE=golang:1.26-bookworm
 ARG BASE_IMAGE=gcr.io/distroless/static-debian12:nonroot
