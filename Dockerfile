@@ -33,5 +33,8 @@ USER 65532:65532
 ENV TIERCACHE_SERVER_SOCKET=/run/tiercache/tiercache.sock \
     TIERCACHE_COLD_DATA_DIR=/var/lib/tiercache
 VOLUME ["/run/tiercache", "/var/lib/tiercache"]
+# Docker's health: ready means loaded (INFO loading:0); Kubernetes uses
+# its own probes (deploy/kubernetes), and OCI-format builds drop this.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5m CMD ["/usr/local/bin/tiercache", "probe", "ready"]
 ENTRYPOINT ["/usr/local/bin/tiercache"]
 CMD ["serve"]
