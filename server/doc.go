@@ -257,6 +257,10 @@
 //     (Redis's default), answer once the cache freed what it removed
 //     (Cache.WaitPurge: INFO's flush_purging is 0 and flush_purged counts
 //     them), ASYNC at once (TestFlushAllAsyncSync).
+//   - S30: with Options.Listeners set, Start serves exactly those
+//     listeners (one with RequireAuth as a TCP listener, S7) and opens no
+//     socket of its own; Close closes them (TestStartServesGivenListeners,
+//     TestListenersValidate).
 //
 // # Caveats
 //

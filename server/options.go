@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"net"
 	"time"
 
 	"go.uber.org/zap"
@@ -42,6 +43,12 @@ type Options struct {
 	TCPAddr string
 	// RequirePass is the AUTH password (required for TCP clients).
 	RequirePass string
+	// Listeners, when set, are served by Start instead of opening
+	// UnixSocket and TCPAddr: listening sockets made by another process,
+	// such as those systemd passes (cmd/tiercache). UnixSocket and TCPAddr
+	// then only name them in INFO and CONFIG GET. The server owns them
+	// from Start (S30).
+	Listeners []Listener
 
 	// MaxConns is the maximum number of open client connections. Default 10000.
 	MaxConns int
@@ -111,9 +118,17 @@ type Options struct {
 	Logger *zap.Logger
 }
 
+// Listener is a listening socket for Options.Listeners.
+type Listener struct {
+	net.Listener
+	// RequireAuth makes its clients AUTH first, as a TCP listener's do
+	// (S7); it needs RequirePass.
+	RequireAuth bool
+}
+
 // EnsureDefaults fills zero fields with their defaults.
 func (o *Options) EnsureDefaults() {
-	if o.UnixSocket == "" && o.TCPAddr == "" {
+	if o.UnixSocket == "" && o.TCPAddr == "" && len(o.Listeners) == 0 {
 		o.UnixSocket = "./tiercache.sock"
 	}
 	if o.UnixMode == 0 {
@@ -176,8 +191,16 @@ const maxUnixPath = 107
 func (o *Options) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	if o.UnixSocket == "" && o.TCPAddr == "" {
+	if o.UnixSocket == "" && o.TCPAddr == "" && len(o.Listeners) == 0 {
 		bad("no listener: set a unix socket path or a TCP address")
+	}
+	for i, l := range o.Listeners {
+		switch {
+		case l.Listener == nil:
+			bad("listener %d is nil", i)
+		case l.RequireAuth && o.RequirePass == "":
+			bad("listener %d (%s) requires AUTH but requirepass is empty", i, l.Addr())
+		}
 	}
 	if len(o.UnixSocket) > maxUnixPath {
 		bad("unix socket path %q is %d bytes, the limit is %d", o.UnixSocket, len(o.UnixSocket), maxUnixPath)

@@ -132,29 +132,21 @@ func (s *Server) Stats() Stats {
 	}
 }
 
-// Start opens the configured listeners and serves them in the background.
-// It fails without serving anything if any listener cannot be opened.
+// Start serves Options.Listeners, or else opens the configured listeners,
+// in the background. It fails without serving anything if any listener
+// cannot be opened.
 func (s *Server) Start() error {
 	var ls []net.Listener
 	var auth []bool
-	if s.opts.UnixSocket != "" {
-		l, err := listenUnix(s.opts.UnixSocket, s.opts.UnixMode, s.opts.UnixGroup)
-		if err != nil {
+	for _, l := range s.opts.Listeners { // served as given: nothing of our own is opened (S30)
+		ls = append(ls, l.Listener)
+		auth = append(auth, l.RequireAuth)
+	}
+	if len(ls) == 0 {
+		var err error
+		if ls, auth, err = s.listen(); err != nil {
 			return err
 		}
-		ls = append(ls, l)
-		auth = append(auth, s.opts.UnixRequireAuth)
-	}
-	if s.opts.TCPAddr != "" {
-		l, err := net.Listen("tcp", s.opts.TCPAddr)
-		if err != nil {
-			for _, l := range ls {
-				l.Close()
-			}
-			return fmt.Errorf("server: listen tcp %s: %w", s.opts.TCPAddr, err)
-		}
-		ls = append(ls, l)
-		auth = append(auth, true)
 	}
 	for i, l := range ls {
 		if err := s.add(l); err != nil {
@@ -169,6 +161,32 @@ func (s *Server) Start() error {
 		}()
 	}
 	return nil
+}
+
+// listen opens the Unix socket and the TCP listener the options name.
+func (s *Server) listen() ([]net.Listener, []bool, error) {
+	var ls []net.Listener
+	var auth []bool
+	if s.opts.UnixSocket != "" {
+		l, err := listenUnix(s.opts.UnixSocket, s.opts.UnixMode, s.opts.UnixGroup)
+		if err != nil {
+			return nil, nil, err
+		}
+		ls = append(ls, l)
+		auth = append(auth, s.opts.UnixRequireAuth)
+	}
+	if s.opts.TCPAddr != "" {
+		l, err := net.Listen("tcp", s.opts.TCPAddr)
+		if err != nil {
+			for _, l := range ls {
+				l.Close()
+			}
+			return nil, nil, fmt.Errorf("server: listen tcp %s: %w", s.opts.TCPAddr, err)
+		}
+		ls = append(ls, l)
+		auth = append(auth, true)
+	}
+	return ls, auth, nil
 }
 
 // Addrs returns the addresses being served.

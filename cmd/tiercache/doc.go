@@ -8,6 +8,8 @@
 //	                            serve an emulated KV namespace as an NVMe/TCP
 //	                            KV SSD (nvmekv/tcptarget), for cold.backend
 //	                            passthrough through the Linux nvme-tcp driver
+//	tiercache probe live|ready  exit 0 if the sidecar answers PING / has
+//	                            its cache loaded (Kubernetes exec probes)
 //	tiercache version           print the version
 //
 // Configuration: the embedded defaults (defaultConfig), then -config FILE
@@ -73,6 +75,38 @@
 //     one INFO tenants line per tenant with its keys, DRAM bytes, hits,
 //     misses and evictions, and /metrics has the same numbers labelled
 //     tenant="<name>" (TestTenantsOnTheSidecar).
+//   - C12: socket activation: with LISTEN_PID, LISTEN_FDS and
+//     LISTEN_FDNAMES (sd_listen_fds(3), descriptors from 3) serve serves
+//     the passed listening stream sockets, a Unix one and a TCP one named
+//     tcp (AUTH required), and opens none of its own; the passed socket
+//     file is left to its owner (TestSocketActivationServes, under
+//     systemd-socket-activate). A malformed variable, a LISTEN_PID of
+//     another process, a descriptor that is not a listening Unix or TCP
+//     stream socket (a regular file, UDP, SOCK_SEQPACKET, a socket not
+//     listening), a TCP socket not named tcp or without requirepass each
+//     exit 1 with one error naming it, never a hang (TestParseListenEnv,
+//     TestCheckPassedSocket, TestSocketActivationRefusesBadSockets).
+//   - C13: sd_notify: with NOTIFY_SOCKET set, serve sends READY=1 with the
+//     start line as STATUS= only once the cache is open (loading:0), a
+//     STATUS= a second with the open's progress before that, with
+//     EXTEND_TIMEOUT_USEC= when the progress moved since the last one,
+//     STOPPING=1 when the shutdown begins and STATUS=failed: ... on a
+//     failed start; a NOTIFY_SOCKET it cannot send to is an error naming
+//     it (TestNotifyReadyOnceLoaded, TestNotifyWhileLoading,
+//     TestNotifySocketBad).
+//   - C14: with stderr on a terminal (logging.format auto or console),
+//     a long open's progress (serve's cache, kvtarget's store) is one
+//     status line rewritten in place, erased before every log line and
+//     drawn again after it, and erased when the open ends; off a
+//     terminal it is a log line a second with no control characters
+//     (TestProgressOnTerminal on a pty, TestProgressOffTerminal,
+//     TestKVTargetProgress).
+//   - C15: a metrics.listen address in use exits 1 naming the address and
+//     how to choose another, before the RESP socket is created
+//     (TestMetricsPortTakenLeavesNoSocket).
+//   - C16: `tiercache probe live` exits 0 once the sidecar answers PING
+//     with PONG (while it loads too), `probe ready` once INFO says
+//     loading:0; otherwise 1 with one line saying why (TestProbe).
 //
 // # Caveats
 //

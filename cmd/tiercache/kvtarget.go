@@ -58,11 +58,15 @@ func cmdKVTarget(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	log := newLogger(LoggingConfig{Level: f.logLevel, Format: "auto"}, stderr)
+	log, tty := newTermLogger(LoggingConfig{Level: f.logLevel, Format: "auto"}, stderr)
 	defer log.Sync()
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	ns, err := emu.Open(emu.Options{Path: f.store, Capacity: int64(f.capacity), Mode: emu.Strict, Logger: log})
+	// Opening a big store rebuilds its index: a status line on a terminal,
+	// a log line a second otherwise (C14).
+	ld := newLoadReport(log, "store", progressOut{tty: tty})
+	ns, err := emu.Open(emu.Options{Path: f.store, Capacity: int64(f.capacity), Mode: emu.Strict, Logger: log, Progress: ld.report})
+	ld.end(err)
 	if err != nil {
 		return exitCode(fmt.Errorf("open the KV namespace: %w", err), stderr)
 	}

@@ -14,14 +14,15 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/tiercache/tiercache/nvmekv/emu"
 	"github.com/tiercache/tiercache/tier"
 )
 
 // heldOpen is startSidecarOpening's seam for a slow open: it tells opening
 // when the open begins and holds it until release is closed (or returns
 // fail instead).
-func heldOpen(opening, release chan struct{}, fail error) func(tier.Options) (*tier.Cache, error) {
-	return func(o tier.Options) (*tier.Cache, error) {
+func heldOpen(opening, release chan struct{}, fail error) openFunc {
+	return func(o tier.Options, _ func(emu.Progress)) (*tier.Cache, error) {
 		close(opening)
 		<-release
 		if fail != nil {

@@ -2,14 +2,14 @@ package main
 
 import (
 	"io"
-	"os"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
 
 // newLogger builds zap: JSON by default, console when format is "console"
-// or when it is "auto" and stderr is a terminal.
+// or when it is "auto" and stderr is a terminal (w an *os.File or a
+// termLine).
 func newLogger(cfg LoggingConfig, w io.Writer) *zap.Logger {
 	var lvl zapcore.Level
 	if err := lvl.Set(cfg.Level); err != nil {
@@ -17,7 +17,7 @@ func newLogger(cfg LoggingConfig, w io.Writer) *zap.Logger {
 	}
 	console := cfg.Format == "console"
 	if cfg.Format == "auto" || cfg.Format == "" {
-		if f, ok := w.(*os.File); ok {
+		if f, ok := w.(interface{ Fd() uintptr }); ok {
 			console = isTerminal(f)
 		}
 	}

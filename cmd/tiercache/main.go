@@ -26,6 +26,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdNuma(args, stdout, stderr)
 	case "kvtarget":
 		return cmdKVTarget(args, stdout, stderr)
+	case "probe":
+		return cmdProbe(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "tiercache", version)
 		return 0
@@ -43,6 +45,7 @@ func usage(w io.Writer) {
        tiercache numa [-config FILE]  print the NUMA topology and the warm node
        tiercache kvtarget -store PATH [-listen 127.0.0.1:4420]
                                      serve an emulated KV namespace as an NVMe/TCP KV SSD
+       tiercache probe live|ready    exit 0 if the sidecar answers PING / has its cache loaded
        tiercache version             print the version
 Run "tiercache serve -h" for the flags. Config reference: configs/tiercache.yaml.
 `)

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -100,4 +103,14 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 			}
 		})
 	}
+}
+
+// metricsListenError is metrics.listen's failure; an address in use says
+// how to choose another (C15).
+func metricsListenError(addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("metrics.listen %s: %w by another process (another tiercache?): set metrics.listen "+
+			"(-metrics, TIERCACHE_METRICS_LISTEN) to a free address, or off: %w", addr, errMetricsInUse, err)
+	}
+	return fmt.Errorf("metrics listener %s: %w", addr, err)
 }

@@ -42,6 +42,27 @@ func startServe(t testing.TB, sock string, args string, env ...string) *servePro
 // kills it.
 func startProc(t testing.TB, cmd *exec.Cmd, sock string) *serveProc {
 	t.Helper()
+	p := spawn(t, cmd)
+	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, PoolSize: 1, MaxRetries: -1})
+	defer rc.Close()
+	for deadline := time.Now().Add(30 * time.Second); crashloop.Ready(context.Background(), rc) != nil; time.Sleep(20 * time.Millisecond) {
+		select {
+		case err := <-p.done:
+			p.done <- err
+			t.Fatalf("%s exited (%v) before serving:\n%s", p.cmd.Path, err, p.output())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not answer with its dataset loaded:\n%s", p.cmd.Path, p.output())
+		}
+	}
+	return p
+}
+
+// spawn starts cmd with its output in a temporary file; Cleanup kills it
+// and, if the test failed, logs the output.
+func spawn(t testing.TB, cmd *exec.Cmd) *serveProc {
+	t.Helper()
 	logf, err := os.CreateTemp(t.TempDir(), "server-*.log")
 	if err != nil {
 		t.Fatal(err)
@@ -61,19 +82,6 @@ func startProc(t testing.TB, cmd *exec.Cmd, sock string) *serveProc {
 			t.Logf("%s output:\n%s", p.cmd.Path, p.output())
 		}
 	})
-	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, PoolSize: 1, MaxRetries: -1})
-	defer rc.Close()
-	for deadline := time.Now().Add(30 * time.Second); crashloop.Ready(context.Background(), rc) != nil; time.Sleep(20 * time.Millisecond) {
-		select {
-		case err := <-p.done:
-			p.done <- err
-			t.Fatalf("%s exited (%v) before serving:\n%s", p.cmd.Path, err, p.output())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not answer with its dataset loaded:\n%s", p.cmd.Path, p.output())
-		}
-	}
 	return p
 }
 
@@ -81,6 +89,13 @@ func startProc(t testing.TB, cmd *exec.Cmd, sock string) *serveProc {
 func (p *serveProc) stop(t testing.TB) int {
 	t.Helper()
 	p.cmd.Process.Signal(syscall.SIGTERM)
+	return p.exitOf(t)
+}
+
+// exitOf waits (at most a minute: a process that should exit must never
+// hang) for p to exit and returns its status.
+func (p *serveProc) exitOf(t testing.TB) int {
+	t.Helper()
 	select {
 	case err := <-p.done:
 		p.done <- err
@@ -93,7 +108,7 @@ func (p *serveProc) stop(t testing.TB) int {
 		}
 		return 0
 	case <-time.After(time.Minute):
-		t.Fatalf("the sidecar did not stop within 1m of SIGTERM:\n%s", p.output())
+		t.Fatalf("%s still running a minute later (after SIGTERM, or hung):\n%s", p.cmd.Path, p.output())
 		return -1
 	}
 }

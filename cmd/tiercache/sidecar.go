@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/nvmekv/emu"
 	"github.com/tiercache/tiercache/server"
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/uring"
@@ -34,6 +35,7 @@ type sidecar struct {
 	httpSrv *http.Server
 	httpLn  net.Listener
 	httpErr chan error
+	passed  bool // serving sockets the service manager passed (C12)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -60,21 +62,48 @@ func openCacheError(err error) error {
 // got (loadReport, C9). On any failure it closes what it opened: clients
 // connected while loading see their connection closed.
 func startSidecar(cfg *Config, log *zap.Logger) (*sidecar, error) {
-	return startSidecarOpening(cfg, log, tier.Open)
+	return startSidecarWith(cfg, log, startEnv{})
 }
 
 // startSidecarOpening is startSidecar with the function that opens the
 // cache: tier.Open, or a test seam that holds the open back
 // (TestLoadingSidecar).
-func startSidecarOpening(cfg *Config, log *zap.Logger, openCache func(tier.Options) (*tier.Cache, error)) (*sidecar, error) {
+func startSidecarOpening(cfg *Config, log *zap.Logger, openCache openFunc) (*sidecar, error) {
+	return startSidecarWith(cfg, log, startEnv{open: openCache})
+}
+
+// startEnv is what the process brings to startSidecar beside its
+// configuration: the sockets systemd passed (served instead of
+// server.socket and server.tcp, C12), where the open's progress shows
+// (C13, C14), and the function that opens the cache (tier.Open when nil).
+type startEnv struct {
+	passed *activation
+	out    progressOut
+	open   openFunc
+}
+
+// openFunc opens the cache from its options; progress is what the cold
+// store's open reports to (a test seam may report through it itself).
+type openFunc func(o tier.Options, progress func(emu.Progress)) (*tier.Cache, error)
+
+func startSidecarWith(cfg *Config, log *zap.Logger, env startEnv) (*sidecar, error) {
+	openCache := env.open
+	if openCache == nil {
+		openCache = func(o tier.Options, _ func(emu.Progress)) (*tier.Cache, error) { return tier.Open(o) }
+	}
 	b, err := cfg.build(log)
 	if err != nil {
 		return nil, err
 	}
+	if env.passed != nil {
+		if err := env.passed.apply(&b.server); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Server.Procs > 0 {
 		runtime.GOMAXPROCS(cfg.Server.Procs)
 	}
-	s := &sidecar{cfg: cfg, log: log, met: newMetrics(), httpErr: make(chan error, 1)}
+	s := &sidecar{cfg: cfg, log: log, met: newMetrics(), httpErr: make(chan error, 1), passed: env.passed != nil}
 	if cfg.Metrics.Listen != "" {
 		b.server.ObserveLatency = s.met.observe // no clock reads per command when nobody scrapes
 	}
@@ -83,7 +112,7 @@ func startSidecarOpening(cfg *Config, log *zap.Logger, openCache func(tier.Optio
 			return nil, fmt.Errorf("create data directory: %w", err)
 		}
 	}
-	ld := newLoadReport(log)
+	ld := newLoadReport(log, "cache", env.out)
 	if b.cold != nil {
 		b.cold.Progress = ld.report
 	}
@@ -95,7 +124,7 @@ func startSidecarOpening(cfg *Config, log *zap.Logger, openCache func(tier.Optio
 		if s.httpLn, err = net.Listen("tcp", cfg.Metrics.Listen); err != nil {
 			ld.end(err)
 			s.srv.Close()
-			return nil, fmt.Errorf("metrics listener %s: %w", cfg.Metrics.Listen, err)
+			return nil, metricsListenError(cfg.Metrics.Listen, err)
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(s.met.reg, promhttp.HandlerOpts{}))
@@ -115,7 +144,7 @@ func startSidecarOpening(cfg *Config, log *zap.Logger, openCache func(tier.Optio
 		s.closeStarted()
 		return nil, err
 	}
-	s.cache, err = openCache(b.tier)
+	s.cache, err = openCache(b.tier, ld.report)
 	ld.end(err)
 	if err != nil {
 		s.closeStarted()
@@ -142,9 +171,12 @@ func (s *sidecar) closeStarted() {
 func (s *sidecar) describe() string {
 	var parts []string
 	for _, a := range s.srv.Addrs() {
-		if a.Network() == "unix" {
+		switch {
+		case a.Network() == "unix" && s.passed:
+			parts = append(parts, fmt.Sprintf("serving unix:%s (passed by the service manager)", a.String()))
+		case a.Network() == "unix":
 			parts = append(parts, fmt.Sprintf("serving unix:%s (mode %s)", a.String(), s.cfg.Server.SocketMode))
-		} else {
+		default:
 			parts = append(parts, fmt.Sprintf("tcp:%s (AUTH required)", a.String()))
 		}
 	}
@@ -220,7 +252,8 @@ func (s *sidecar) Close() error {
 }
 
 // cmdServe runs the sidecar until SIGTERM or SIGINT; a second signal
-// forces the exit.
+// forces the exit. Under systemd it serves the sockets passed to it
+// (C12) and tells the manager when it is loaded and when it stops (C13).
 func cmdServe(args []string, stdout, stderr io.Writer) int {
 	cfg, err := loadConfig("serve", args, os.Environ(), stderr)
 	if err != nil {
@@ -229,16 +262,32 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if _, err := cfg.build(zap.NewNop()); err != nil {
 		return exitCode(err, stderr)
 	}
-	log := newLogger(cfg.Logging, stderr)
-	defer log.Sync()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	sc, err := startSidecar(cfg, log)
+	note, err := newNotifier()
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	fmt.Fprintln(stdout, sc.describe())
-	return awaitShutdown(sigs, sc.Close, log)
+	defer note.close()
+	passed, err := socketActivation()
+	if err != nil {
+		note.failed(err)
+		return exitCode(err, stderr)
+	}
+	log, tty := newTermLogger(cfg.Logging, stderr)
+	defer log.Sync()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	sc, err := startSidecarWith(cfg, log, startEnv{passed: passed, out: progressOut{tty: tty, notify: note}})
+	if err != nil {
+		note.failed(err)
+		return exitCode(err, stderr)
+	}
+	line := sc.describe()
+	fmt.Fprintln(stdout, line)
+	note.ready(line)
+	return awaitShutdown(sigs, func() error {
+		note.stopping("shutting down: closing connections, then the cache")
+		return sc.Close()
+	}, log)
 }
 
 // awaitShutdown waits for a signal, then runs closeFn; a second signal
