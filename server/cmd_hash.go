@@ -449,7 +449,7 @@ func (c *conn) cmdHIncrBy(args [][]byte) {
 }
 
 // cmdHIncrByFloat: HINCRBYFLOAT key field increment → the new value, as
-// Redis formats it (formatFloat).
+// Redis formats it (resp.AppendFloat).
 func (c *conn) cmdHIncrByFloat(args [][]byte) {
 	incr, ok := parseFloat(args[3])
 	if !ok {

@@ -124,7 +124,7 @@ func (c *conn) cmdIncr(args [][]byte) {
 	c.numReply(result, err)
 }
 
-// cmdIncrByFloat: INCRBYFLOAT key increment → the new value (formatFloat).
+// cmdIncrByFloat: INCRBYFLOAT key increment → the new value (resp.AppendFloat).
 func (c *conn) cmdIncrByFloat(args [][]byte) {
 	var result []byte
 	err := c.stringUpdate(args[1], func(v []byte, exists bool) ([]byte, bool, error) {

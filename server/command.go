@@ -259,9 +259,9 @@ func (c *conn) runWrite(cmd *command, args [][]byte) {
 		return
 	}
 	c.noop = false
-	errs := c.w.nerr
+	errs := c.w.Errors()
 	c.run(cmd, args)
-	if !c.noop && c.w.nerr == errs {
+	if !c.noop && c.w.Errors() == errs {
 		c.s.touch(cmd, args)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/tier"
 )
 
@@ -19,8 +20,8 @@ type conn struct {
 	s       *Server
 	nc      net.Conn
 	out     *outConn // nc with unsent replies kept aside (S12); nil if nc is no socket
-	rd      *Reader
-	w       *Writer
+	rd      *resp.Reader
+	w       *resp.Writer
 	id      int64
 	name    string
 	libName string
@@ -73,13 +74,13 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	if c.out = newOutConn(nc, s.opts.MaxOutputBytes, s.opts.ShutdownTimeout); c.out != nil {
 		rw = c.out
 	}
-	c.rd = NewReader(rw, ReaderLimits{BufferBytes: s.opts.ReadBufferBytes, MaxBulkBytes: s.opts.MaxBulkBytes,
+	c.rd = resp.NewReader(rw, resp.Limits{BufferBytes: s.opts.ReadBufferBytes, MaxBulkBytes: s.opts.MaxBulkBytes,
 		MaxArgs: s.opts.MaxArgs, MaxInlineBytes: s.opts.MaxInlineBytes, MaxQueryBytes: s.opts.MaxQueryBytes})
 	c.rd.SetPreAuth(requireAuth)
 	c.out.SetPreAuth(requireAuth)
-	c.w = NewWriter(rw, s.opts.WriteBufferBytes)
+	c.w = resp.NewWriter(rw, s.opts.WriteBufferBytes)
 	c.into = c.w.BulkInto
-	c.w.errs = &s.errs
+	c.w.CountError = s.errs.count
 	c.lists = listOps{limits: listLimits{elements: s.opts.MaxListElements, bytes: s.opts.MaxValueBytes}}
 	if c.ready { // else conn.loaded sets it: s.cache may be being written (Server.Loaded)
 		c.lists.cache = s.cache
@@ -92,7 +93,7 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 func (c *conn) flush() error {
 	if c.w.Buffered() == 0 {
 		c.chunks.Release() // flushed inside the reply (Writer.BulkShared)
-		return c.w.err     // which may have failed
+		return c.w.Err()   // which may have failed
 	}
 	err := c.w.Flush()
 	c.chunks.Release() // every byte is with the socket or copied aside
@@ -142,7 +143,7 @@ func (c *conn) serve() {
 
 func (c *conn) readFailed(err error) {
 	switch {
-	case isProtoError(err):
+	case isProtocolError(err):
 		c.s.stats.protocolError.Add(1)
 		c.w.Error("ERR " + err.Error())
 		c.flush()

@@ -1,6 +1,8 @@
 // Package server speaks the Redis protocol (RESP2, and RESP3 after HELLO 3)
 // for a Cache over a Unix socket and, optionally, TCP. Any Redis client
-// (redis-cli, redis-py, go-redis) is a client unchanged.
+// (redis-cli, redis-py, go-redis) is a client unchanged. The wire itself
+// (requests, replies, protocol errors, the numbers clients send) is
+// package resp's; this package gives the commands their meaning.
 //
 // A Server is built with New(cache, Options), started with Start (or fed
 // listeners with Serve) and stopped with Close. A cache that takes long to
@@ -19,7 +21,7 @@
 // requests that arrived together is answered with one write. A GET served
 // from the hot tier does not copy the value into that buffer: the cache
 // hands out its immutable hot copy (Cache.View) and the writer sends it with
-// the buffered bytes around it in one writev (Writer.BulkShared). After a
+// the buffered bytes around it in one writev (resp.Writer.BulkShared). After a
 // flush the goroutine yields once before reading, so that the read usually
 // finds the client's next request instead of failing with EAGAIN. A GET
 // that had to wait for the cold device answers the GETs pipelined behind it
@@ -44,25 +46,24 @@
 //
 // # Invariants
 //
-//   - S1: every limit (connections, bulk length, argument count, inline
-//     length, bytes of one command) is checked before memory is committed
-//     for it; a declared length only bounds what may arrive, and buffers
-//     grow as bytes arrive (TestReaderDeclaredLengthDoesNotAllocate).
-//   - S2: a protocol error is answered "-ERR Protocol error: <what>" and
-//     then the connection is closed; the server keeps serving others
-//     (TestProtocolErrors). Lengths are read as redis-server reads them
-//     (string2ll): "*01", "$04", "*-0" and "$-0" are protocol errors
-//     (TestReaderCommands), and malformed framing gets redis-server's bytes
-//     and ends the connection where redis-server does; a bulk not followed
-//     by CRLF, which redis-server reads past unchecked, is an error here
-//     (TestFramingMatchesRedis).
+//   - S1: a client past MaxConns is answered redis-server's error and
+//     closed before its connection's buffers exist (TestMaxConnections);
+//     the limits of a request (bulk length, argument count, inline length,
+//     bytes of one command, and the smaller ones before AUTH) are the
+//     resp.Reader's (resp R1), set from Options.
+//   - S2: a protocol error (resp R2) is answered "-ERR Protocol error:
+//     <what>" and then the connection is closed; the server keeps serving
+//     others (TestProtocolErrors). Malformed framing gets redis-server's
+//     bytes and ends the connection where redis-server does; a bulk not
+//     followed by CRLF, which redis-server reads past unchecked, is an
+//     error here (TestFramingMatchesRedis).
 //   - S3: an unknown command, a wrong arity or a bad argument gets Redis's
 //     error text and never closes the connection (TestCommandReplies).
 //   - S4: replies are written in request order, and they are flushed only
 //     when no complete request is left buffered: a batch of requests that
 //     arrived together is answered with one write (or writev) when its
-//     replies fit the write buffer (TestPipelineOneFlush,
-//     TestBulkSharedMatchesBulk).
+//     replies fit the write buffer (TestPipelineOneFlush; the bytes are
+//     the resp.Writer's, resp R4).
 //   - S5: the Unix socket is created with exactly the configured mode (0600
 //     by default) — there is no moment with wider permissions — so another
 //     user cannot connect (TestSocketModeKeepsOtherUsersOut).
@@ -71,9 +72,8 @@
 //     (TestStaleSocketHandling).
 //   - S7: a TCP listener requires AUTH; before AUTH only AUTH, HELLO and QUIT
 //     run, with at most 10 arguments and 16 KiB bulks (TestTCPRequiresAuth).
-//   - S8: the Reader yields the same commands whatever the read boundaries
-//     (FuzzReader, with the stream split into single bytes), and any
-//     argument list gets a reply without a panic (FuzzCommands).
+//   - S8: any argument list gets a reply without a panic (FuzzCommands);
+//     any byte stream gets commands or a protocol error (resp R3).
 //   - S9: Close stops the listeners, lets each connection finish its
 //     current command and flush, waits for every goroutine, and is
 //     idempotent (TestCloseIsOrderedAndIdempotent).
@@ -89,7 +89,7 @@
 //     (getBatch). The replies, counters and latency observations are those
 //     of the GETs one by one (a run's GETs share its time); NextGet never
 //     reads, and taking GETs with it leaves the command stream unchanged
-//     (FuzzReader; TestGetRun, TestColdGetBatch, TestColdGetBatchLimits,
+//     (resp R3; TestGetRun, TestColdGetBatch, TestColdGetBatchLimits,
 //     TestColdGetBatchAfterExec; TestRestartKeepsColdKeys end to end).
 //   - S12: a connection never blocks writing replies while its client may
 //     be blocked writing requests: a write takes what the socket takes now
@@ -145,14 +145,8 @@
 //     by a pool per size while bytes are read or replies written, and the
 //     read buffer goes back before the connection waits for input
 //     (outConn.ReadIdle: a read that finds nothing gives it back, and the
-//     read the poller's wakeup runs takes one again). A
-//     command's arguments cost 8 bytes of span and the 24-byte slice
-//     handed to the command each, and their bytes are received once: a
-//     read buffer whose first half or more holds arguments of the command
-//     is kept as a chunk when it fills, and the command goes on in a new
-//     buffer of its size, instead of being copied into one twice as large;
-//     spans grow in blocks of 8192 (TestReaderChunksKeepArguments). After a
-//     command of more than 4096
+//     read the poller's wakeup runs takes one again; a command's
+//     arguments cost what resp R5 says). After a command of more than 4096
 //     arguments, or a grown read buffer, the connection keeps none of it.
 //     Once 16 MiB of such buffers (or closed connections, 16 KiB each) were
 //     let go and a second passed without more, the free heap pages are
@@ -161,8 +155,8 @@
 //     server makes no collection) (TestIdleConnectionsHoldNoBuffers,
 //     TestManyArgumentsMemory; scripts/bench-conn-memory measures RSS
 //     beside redis-server).
-//   - S18: receiving a big bulk shares the CPU: the Reader yields after
-//     each MiB received, and copies it a piece of at most a MiB at a time
+//   - S18: receiving a big bulk shares the CPU: the resp.Reader yields
+//     after each MiB received, and copies it a piece of at most a MiB at a time
 //     with a yield between pieces (one memmove of tens of MiB cannot be
 //     preempted, and would hold up the other goroutines of its P and every
 //     stop-the-world of the collector) (TestPingServedDuringBigSet: PINGs
@@ -216,12 +210,6 @@
 //     EXPIRE and PEXPIRE times up to what Redis takes (milliseconds that
 //     do not overflow when added to now; the AT forms from 0), refused
 //     beyond (TestHugeArgumentsDoNotOverflow).
-//   - S25: a big bulk's first half is received into pieces of 1 MiB lent
-//     by a pool, and the bulk then gets one slice of exactly its size: a
-//     64 MiB value allocates its 64 MiB once (not a series of doublings
-//     that adds 64 MiB more) (TestBigBulkAllocatesOnce), and a declared
-//     length commits memory only as bytes arrive, at most three times
-//     what arrived (TestBigBulkCutShort).
 //   - S26: the values MGET replies name by reference (Writer.BulkShared)
 //     sit in chunks the connection holds (tier.Chunks) until every byte
 //     of those replies is with the socket or copied aside (conn.flush),

@@ -1,45 +1,13 @@
 package server
 
 import (
-	"math"
 	"math/big"
+
+	"github.com/tiercache/tiercache/resp"
 )
 
-// parseInt reads a 64-bit integer as Redis's string2ll does (util.c): an
-// optional '-', then digits without a leading zero (or "0" alone); no
-// '+', no spaces, nothing after.
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var u uint64
-	for _, d := range b {
-		if d < '0' || d > '9' {
-			return 0, false
-		}
-		if u > (math.MaxUint64-9)/10 {
-			return 0, false
-		}
-		u = u*10 + uint64(d-'0')
-	}
-	switch {
-	case neg && u <= 1<<63:
-		return -int64(u-1) - 1, true
-	case !neg && u <= math.MaxInt64:
-		return int64(u), true
-	}
-	return 0, false
-}
+// parseInt reads an integer argument as redis-server does (resp.ParseInt).
+func parseInt(b []byte) (int64, bool) { return resp.ParseInt(b) }
 
 // maxFloatChars is Redis's MAX_LONG_DOUBLE_CHARS: a longer number is not
 // a float to it.
@@ -60,7 +28,7 @@ const (
 // space, the whole argument a number, not NaN, neither overflowing nor
 // underflowing to zero (an infinity spelled out is a number).
 func parseFloat(b []byte) (*big.Float, bool) {
-	if len(b) == 0 || len(b) > maxFloatChars || isSpace(b[0]) {
+	if len(b) == 0 || len(b) > maxFloatChars || b[0] == ' ' || b[0] >= '\t' && b[0] <= '\r' {
 		return nil, false
 	}
 	f, _, err := big.ParseFloat(string(b), 0, ldPrec, big.ToNearestEven)
@@ -90,24 +58,6 @@ func addFloat(a, b *big.Float) (*big.Float, bool) {
 // zeroFloat is 0 as a long double.
 func zeroFloat() *big.Float { return new(big.Float).SetPrec(ldPrec) }
 
-// formatFloat appends f as INCRBYFLOAT answers it (Redis's ld2string in
-// LD_STR_HUMAN mode: "%.17Lf", then no trailing zeros nor a trailing dot,
-// and "-0" written "0").
-func formatFloat(dst []byte, f *big.Float) []byte {
-	start := len(dst)
-	dst = f.Append(dst, 'f', 17)
-	for dst[len(dst)-1] == '0' {
-		dst = dst[:len(dst)-1]
-	}
-	if dst[len(dst)-1] == '.' {
-		dst = dst[:len(dst)-1]
-	}
-	if string(dst[start:]) == "-0" {
-		return append(dst[:start], '0')
-	}
-	return dst
-}
-
 // incrFloat appends to dst the sum of the stored number v (0 when !exists)
 // and incr, as INCRBYFLOAT and HINCRBYFLOAT store it; notFloat is the
 // error for a v that is not a float.
@@ -123,7 +73,7 @@ func incrFloat(dst, v []byte, exists bool, incr *big.Float, notFloat string) ([]
 	if !ok {
 		return nil, replyError("ERR increment would produce NaN or Infinity")
 	}
-	return formatFloat(dst, sum), nil
+	return resp.AppendFloat(dst, sum), nil
 }
 
 // clampRange turns offsets that count from the end when negative into a

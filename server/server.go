@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/resp"
 )
 
 // Server serves the Redis protocol for a Cache on a Unix socket and,
@@ -261,11 +263,14 @@ func (s *Server) serve(l net.Listener, requireAuth bool) {
 	}
 }
 
+// errMaxClients is redis-server's reply to a client past maxclients.
+const errMaxClients = "ERR max number of clients reached"
+
 // refuse answers a connection over the limit with Redis's error and closes it.
 func (s *Server) refuse(nc net.Conn) {
 	s.stats.rejected.Add(1)
 	nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-	nc.Write([]byte("-ERR max number of clients reached\r\n"))
+	nc.Write(resp.AppendError(nil, errMaxClients))
 	nc.Close()
 }
 
