@@ -3,28 +3,11 @@ package server
 import (
 	"bytes"
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tiercache/tiercache/tier"
 )
-
-const errNotInt = "ERR value is not an integer or out of range"
-
-func (c *conn) cacheError(err error) {
-	if errors.Is(err, tier.ErrWrongKind) {
-		c.w.Error(errWrongType)
-		return
-	}
-	if re, ok := errors.AsType[replyError](err); ok {
-		c.w.Error(string(re))
-		return
-	}
-	c.w.Error("ERR " + err.Error())
-}
 
 func (c *conn) cmdGet(args [][]byte) { c.getKey(args[1]) }
 

@@ -1,15 +1,16 @@
 package server
 
 import (
-	"bytes"
 	"math"
 	"strings"
 
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value/list"
 )
 
 // The list commands, with Redis 7.0's replies and errors (t_list.c). The
-// encoding is list.go's; the read-modify-writes are listOps'.
+// encoding and the operations are value/list's; the read-modify-writes
+// are listOps'.
 
 const errSyntax = "ERR syntax error"
 
@@ -56,7 +57,7 @@ func (c *conn) popCmd(args [][]byte, left bool) {
 	count, hasCount := int64(1), len(args) == 3
 	if hasCount {
 		var ok bool
-		if count, ok = redisInt(args[2]); !ok || count < 0 {
+		if count, ok = parseInt(args[2]); !ok || count < 0 {
 			c.w.Error("ERR value is out of range, must be positive")
 			return
 		}
@@ -96,7 +97,7 @@ func (c *conn) viewList(key []byte) (n int, body []byte, exists, ok bool) {
 		err = tier.ErrWrongKind
 	}
 	if err == nil && exists {
-		n, body, err = listHeader(v)
+		n, body, err = list.Header(v)
 	}
 	if err != nil {
 		c.cacheError(err)
@@ -119,8 +120,8 @@ func (c *conn) cmdLLen(args [][]byte) {
 
 // rangeArgs parses LRANGE's and LTRIM's start and stop, answering an error.
 func (c *conn) rangeArgs(args [][]byte) (start, stop int64, ok bool) {
-	start, ok1 := redisInt(args[2])
-	stop, ok2 := redisInt(args[3])
+	start, ok1 := parseInt(args[2])
+	stop, ok2 := parseInt(args[3])
 	if !ok1 || !ok2 {
 		c.w.Error(errNotInt)
 	}
@@ -142,12 +143,12 @@ func (c *conn) cmdLRange(args [][]byte) {
 		c.w.Array(0)
 		return
 	}
-	lo, hi := listRange(start, stop, n)
+	lo, hi := list.Range(start, stop, n)
 	c.w.Array(hi - lo)
 	var it []byte
 	var err error
 	for i := 0; i < hi; i++ {
-		if it, body, err = nextItem(body); err != nil {
+		if it, body, err = list.Next(body); err != nil {
 			return // checked when the value was stored; cannot happen
 		}
 		if i >= lo {
@@ -166,7 +167,7 @@ func (c *conn) cmdLIndex(args [][]byte) {
 		c.w.Null()
 		return
 	}
-	idx, ok := redisInt(args[2]) // after the key, as Redis
+	idx, ok := parseInt(args[2]) // after the key, as Redis
 	if !ok {
 		c.w.Error(errNotInt)
 		return
@@ -181,7 +182,7 @@ func (c *conn) cmdLIndex(args [][]byte) {
 	var it []byte
 	var err error
 	for i := int64(0); i <= idx; i++ {
-		if it, body, err = nextItem(body); err != nil {
+		if it, body, err = list.Next(body); err != nil {
 			c.cacheError(err)
 			return
 		}
@@ -192,7 +193,7 @@ func (c *conn) cmdLIndex(args [][]byte) {
 // cmdLSet: LSET key index element → OK.
 func (c *conn) cmdLSet(args [][]byte) {
 	exists, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
-		i, ok := redisInt(args[2]) // after the key, as Redis
+		i, ok := parseInt(args[2]) // after the key, as Redis
 		if !ok {
 			return nil, false, errNotInteger
 		}
@@ -227,18 +228,8 @@ func (c *conn) cmdLInsert(args [][]byte) {
 	}
 	length := 0
 	exists, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
-		length = -1
-		for i, it := range items {
-			if bytes.Equal(it, args[3]) {
-				if after {
-					i++
-				}
-				items = append(items[:i], append([][]byte{args[4]}, items[i:]...)...)
-				length = len(items)
-				return items, true, nil
-			}
-		}
-		return items, false, nil
+		items, length = list.Insert(items, args[3], args[4], after)
+		return items, length > 0, nil
 	})
 	if !c.listDone(err) {
 		return
@@ -253,38 +244,15 @@ func (c *conn) cmdLInsert(args [][]byte) {
 // cmdLRem: LREM key count element → how many were removed: the first
 // count from the head (count > 0), from the tail (< 0), or all (0).
 func (c *conn) cmdLRem(args [][]byte) {
-	count, ok := redisInt(args[2])
+	count, ok := parseInt(args[2])
 	if !ok {
 		c.w.Error(errNotInt)
 		return
 	}
 	removed := 0
 	_, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
-		removed = 0
-		limit := count
-		if limit < 0 {
-			limit = -limit
-		}
-		drop := make([]bool, len(items))
-		for k := 0; k < len(items); k++ {
-			i := k
-			if count < 0 {
-				i = len(items) - 1 - k
-			}
-			if bytes.Equal(items[i], args[3]) {
-				drop[i] = true
-				if removed++; limit > 0 && int64(removed) == limit {
-					break
-				}
-			}
-		}
-		kept := items[:0]
-		for i, it := range items {
-			if !drop[i] {
-				kept = append(kept, it)
-			}
-		}
-		return kept, removed > 0, nil
+		items, removed = list.Remove(items, count, args[3])
+		return items, removed > 0, nil
 	})
 	if c.listDone(err) {
 		c.noop = removed == 0
@@ -300,7 +268,7 @@ func (c *conn) cmdLTrim(args [][]byte) {
 	}
 	changed := false
 	_, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
-		lo, hi := listRange(start, stop, len(items))
+		lo, hi := list.Range(start, stop, len(items))
 		changed = hi-lo != len(items)
 		return items[lo:hi], changed, nil
 	})
@@ -321,7 +289,7 @@ func (c *conn) cmdLPos(args [][]byte) {
 			c.w.Error(errSyntax)
 			return
 		}
-		v, ok := redisInt(args[j+1])
+		v, ok := parseInt(args[j+1])
 		switch opt {
 		case "rank":
 			if !ok {
@@ -369,36 +337,13 @@ func (c *conn) cmdLPos(args [][]byte) {
 		}
 		return
 	}
-	items, err := bodyItems(c.lists.items[:0], n, body)
+	items, err := list.BodyItems(c.lists.items[:0], n, body)
 	c.lists.items = items
 	if err != nil {
 		c.cacheError(err)
 		return
 	}
-	var found []int
-	// The matches to pass over; RANK -2^63 is -1 (Redis 7.0 compares
-	// with its negation, itself).
-	skip := max(rank, -rank) - 1
-	if rank == math.MinInt64 {
-		skip = 0
-	}
-	for k := 0; k < n && (maxlen == 0 || int64(k) < maxlen); k++ {
-		i := k
-		if rank < 0 {
-			i = n - 1 - k
-		}
-		if !bytes.Equal(items[i], args[2]) {
-			continue
-		}
-		if skip > 0 {
-			skip--
-			continue
-		}
-		found = append(found, i)
-		if count <= 0 && count != 0 || count > 0 && int64(len(found)) == count {
-			break
-		}
-	}
+	found := list.Positions(nil, items, args[2], rank, count, maxlen)
 	c.lists.release()
 	if count < 0 {
 		if len(found) == 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value/list"
 )
 
 // conn is one client connection; its goroutine owns every field.
@@ -81,7 +82,7 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c.w = resp.NewWriter(rw, s.opts.WriteBufferBytes)
 	c.into = c.w.BulkInto
 	c.w.CountError = s.errs.count
-	c.lists = listOps{limits: listLimits{elements: s.opts.MaxListElements, bytes: s.opts.MaxValueBytes}}
+	c.lists = listOps{limits: list.Limits{MaxElements: s.opts.MaxListElements, MaxBytes: s.opts.MaxValueBytes}}
 	if c.ready { // else conn.loaded sets it: s.cache may be being written (Server.Loaded)
 		c.lists.cache = s.cache
 	}

@@ -37,12 +37,17 @@
 // FLUSHDB INFO. GETDEL, GETEX, SET ... GET, RENAME and COPY read and
 // change keys in one step (Cache.GetDel, Cache.GetEx, Cache.SetGet,
 // Cache.Rename, Cache.Copy).
-// The lists: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP LRANGE LLEN LINDEX LSET
-// LINSERT LREM LTRIM LPOS LMOVE RPOPLPUSH and the blocking BLPOP BRPOP
-// BLMOVE BRPOPLPUSH (list.go encodes a list as one value; cmd_list.go,
-// listops.go, block.go). Commands that compute a new value from the old
-// (INCR, APPEND) and the hash commands are not implemented yet;
-// Cache.Update is the one-step read-modify-write they build on.
+// The string read-modify-writes: INCR DECR INCRBY DECRBY INCRBYFLOAT
+// APPEND GETRANGE SUBSTR SETRANGE GETSET MSETNX SETBIT GETBIT BITCOUNT
+// BITPOS (cmd_string.go, cmd_bit.go). The hashes: HSET HMSET HSETNX HGET
+// HMGET HGETALL HDEL HEXISTS HLEN HKEYS HVALS HSTRLEN HINCRBY HINCRBYFLOAT
+// HRANDFIELD HSCAN (value/hash is the record a hash is stored as, and its
+// operations; cmd_hash.go, cmd_hscan.go). The lists: LPUSH RPUSH LPUSHX
+// RPUSHX LPOP RPOP LRANGE LLEN LINDEX LSET LINSERT LREM LTRIM LPOS LMOVE
+// RPOPLPUSH and the blocking BLPOP BRPOP BLMOVE BRPOPLPUSH (value/list is
+// the value a list is stored as, and its operations; cmd_list.go,
+// listops.go, block.go). OBJECT. Each read-modify-write is one
+// Cache.Update.
 //
 // # Invariants
 //
@@ -163,10 +168,9 @@
 //     from another client are answered while a 64 MiB SET arrives;
 //     scripts/bench-big-values measures their latency beside
 //     redis-server).
-//   - S19: an aggregate value that does not decode (hash.go's record
-//     format) is answered with an error by every command that reads it and
-//     is left as it is; decoding never panics on any bytes (TestHashEncoding,
-//     FuzzHashDecode, TestCorruptHashIsRefused).
+//   - S19: an aggregate value that does not decode (value/hash's VH2,
+//     value/list's VL2) is answered with an error by every command that
+//     reads it and is left as it is (TestCorruptHashIsRefused).
 //   - S20: the hash commands and the string read-modify-writes (INCR..
 //     BITPOS) answer as redis-server 7.0 does, reply for reply, errors and
 //     argument order included (TestStringsAndHashesMatchRedis, and

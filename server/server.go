@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tiercache/tiercache/resp"
+	"github.com/tiercache/tiercache/value/hash"
 )
 
 // Server serves the Redis protocol for a Cache on a Unix socket and,
@@ -42,7 +43,7 @@ type Server struct {
 	dropped                  atomic.Int64
 	reclaimStop, reclaimDone chan struct{}
 
-	hashLimits hashLimits
+	hashLimits hash.Limits
 	blk        blockRegistry // clients blocked on lists (block.go)
 
 	// loading is set while the server waits for its cache (NewLoading,
@@ -102,7 +103,7 @@ func newServer(cache Cache, opts Options) (*Server, error) {
 	opts.MaxConns = capConns(opts.MaxConns, opts.Logger)
 	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{}),
 		spare: newSpareFd(), reclaimStop: make(chan struct{}), reclaimDone: make(chan struct{})}
-	s.hashLimits = hashLimits{maxFields: opts.MaxHashFields, maxBytes: opts.MaxValueBytes}
+	s.hashLimits = hash.Limits{MaxFields: opts.MaxHashFields, MaxBytes: opts.MaxValueBytes}
 	s.cmds = newCommandTable(opts.ObserveLatency)
 	s.get = s.cmds["get"]
 	go s.reclaimLoop()
