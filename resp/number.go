@@ -109,19 +109,14 @@ const (
 )
 
 // ParseFloat reads a number as redis-server's string2ld does (util.c):
-// glibc's strtold over the argument copied into a C string (so it ends at
-// the first NUL byte) of at most 5119 bytes, with no leading space, the
-// whole of it a number, not NaN, neither overflowing nor underflowing to
-// zero. strtold's numbers are decimal ("1", "-.5", "5.", "1e3"),
+// glibc's strtold over an argument of at most 5119 bytes, with no leading
+// space, the whole of it a number (a NUL byte ends none), not NaN,
+// neither overflowing nor underflowing to zero. strtold's numbers are decimal ("1", "-.5", "5.", "1e3"),
 // hexadecimal ("0x10", "0x1.8p1") and "inf" or "infinity" in any case,
 // each with an optional sign. The value is rounded to a long double's 64
 // bits (LongDoublePrec) (R7).
 func ParseFloat(b []byte) (*big.Float, bool) {
-	if len(b) == 0 || len(b) >= maxFloatChars {
-		return nil, false
-	}
-	b = cString(b)
-	if len(b) == 0 || isSpace(b[0]) {
+	if len(b) == 0 || len(b) >= maxFloatChars || isSpace(b[0]) {
 		return nil, false
 	}
 	s := b

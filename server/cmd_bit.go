@@ -80,6 +80,9 @@ func bitRange(start, end, n int64, isBit bool) (int64, int64) {
 		total = n << 3
 	}
 	start, end = clampRange(start, end, total)
+	if start > end {
+		return 1, 0 // before the shift: a start past the end would overflow it
+	}
 	if !isBit {
 		start, end = start<<3, end<<3+7
 	}

@@ -29,8 +29,8 @@ func (c *conn) cmdEcho(args [][]byte) { c.w.Bulk(args[1]) }
 func (c *conn) cmdHello(args [][]byte) {
 	proto := c.w.Proto()
 	if len(args) >= 2 {
-		v, err := strconv.ParseInt(string(args[1]), 10, 64)
-		if err != nil {
+		v, ok := parseInt(args[1])
+		if !ok {
 			c.w.Error("ERR Protocol version is not an integer or out of range")
 			return
 		}
@@ -263,9 +263,8 @@ func (c *conn) writeCommandInfo(cmd *command) {
 }
 
 func (c *conn) cmdSelect(args [][]byte) {
-	n, err := strconv.ParseInt(string(args[1]), 10, 64)
-	if err != nil {
-		c.w.Error("ERR value is not an integer or out of range")
+	n, ok := c.int32Arg(args[1])
+	if !ok {
 		return
 	}
 	if n != 0 {

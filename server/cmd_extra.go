@@ -1,32 +1,25 @@
 package server
 
 import (
-	"math"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // Commands beyond the required set that clients commonly send and that map
 // onto Cache methods without a read-modify-write race (so no INCR or
 // APPEND; GETDEL and GETEX have their own one-step Cache methods).
 
-// cmdSetEx: SETEX key seconds value, PSETEX key milliseconds value.
+// cmdSetEx: SETEX key seconds value, PSETEX key milliseconds value (the
+// time as SET's EX and PX take it).
 func (c *conn) cmdSetEx(args [][]byte) {
-	unit, name := time.Second, "setex"
+	opt, name := "EX", "setex"
 	if args[0][0] == 'p' || args[0][0] == 'P' {
-		unit, name = time.Millisecond, "psetex"
+		opt, name = "PX", "psetex"
 	}
-	n, err := strconv.ParseInt(string(args[2]), 10, 64)
-	if err != nil {
-		c.w.Error(errNotInt)
+	ttl, _, ok := c.expiryArg(name, opt, args[2])
+	if !ok {
 		return
 	}
-	if n <= 0 || n > math.MaxInt64/int64(unit) {
-		c.w.Error("ERR invalid expire time in '" + name + "' command")
-		return
-	}
-	if _, err := c.s.cache.Set(args[1], args[3], SetOptions{TTL: time.Duration(n) * unit}); err != nil {
+	if _, err := c.s.cache.Set(args[1], args[3], SetOptions{TTL: ttl}); err != nil {
 		c.cacheError(err)
 		return
 	}

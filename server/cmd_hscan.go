@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/value/hash"
 )
 
@@ -15,8 +16,8 @@ import (
 // of one hash value are never split between calls); MATCH filters the
 // fields a call visited, as in Redis.
 func (c *conn) cmdHScan(args [][]byte) {
-	cursor, err := strconv.ParseUint(string(args[2]), 10, 64)
-	if err != nil {
+	cursor, ok := resp.ParseCursor(args[2])
+	if !ok {
 		c.w.Error("ERR invalid cursor")
 		return
 	}

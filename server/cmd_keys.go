@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -85,28 +84,41 @@ func (c *conn) cmdSet(args [][]byte) {
 	c.w.Null()
 }
 
-// expiryArg parses the number after SET's or GETEX's EX, PX, EXAT or PXAT
-// (opt, upper case): a relative ttl for EX and PX, an absolute time for
-// EXAT and PXAT. It answers the error itself when ok is false.
+// expiryArg parses the number after SET's, SETEX's or GETEX's EX, PX, EXAT
+// or PXAT (opt, upper case) as redis-server 7.0 does
+// (getExpireMillisecondsOrReply): a positive integer whose milliseconds
+// fit an int64, and for EX and PX still fit once added to now. It returns
+// a relative ttl for EX and PX, an absolute time for EXAT and PXAT, both
+// saturated at the largest time.Duration (the tier's clock ends in 2262),
+// and answers the error itself when ok is false.
 func (c *conn) expiryArg(cmd, opt string, arg []byte) (ttl time.Duration, at time.Time, ok bool) {
-	n, err := strconv.ParseInt(string(arg), 10, 64)
-	if err != nil {
+	n, ok := parseInt(arg)
+	if !ok {
 		c.w.Error(errNotInt)
 		return 0, time.Time{}, false
 	}
-	unit := time.Millisecond
-	if opt == "EX" || opt == "EXAT" {
-		unit = time.Second
+	sec, rel := opt == "EX" || opt == "EXAT", opt == "EX" || opt == "PX"
+	ms := n
+	if sec && n <= math.MaxInt64/1000 {
+		ms = n * 1000
 	}
-	if n <= 0 || n > math.MaxInt64/int64(unit) {
+	if n <= 0 || sec && n > math.MaxInt64/1000 || rel && ms > math.MaxInt64-time.Now().UnixMilli() {
 		c.w.Error("ERR invalid expire time in '" + cmd + "' command")
 		return 0, time.Time{}, false
 	}
-	d := time.Duration(n) * unit
-	if opt == "EX" || opt == "PX" {
+	d := msDuration(ms)
+	if rel {
 		return d, time.Time{}, true
 	}
 	return 0, time.Unix(0, 0).Add(d), true
+}
+
+// msDuration is ms milliseconds (>= 0), saturated at the largest Duration.
+func msDuration(ms int64) time.Duration {
+	if ms > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 func (c *conn) cmdDel(args [][]byte) {
@@ -176,8 +188,8 @@ func (c *conn) expireArg(args [][]byte) (d time.Duration, cond ExpireCond, ok bo
 	if args[0][0] == 'p' || args[0][0] == 'P' {
 		unit = time.Millisecond
 	}
-	n, err := strconv.ParseInt(string(args[2]), 10, 64)
-	if err != nil {
+	n, ok := parseInt(args[2])
+	if !ok {
 		c.w.Error(errNotInt)
 		return 0, 0, false
 	}
@@ -197,10 +209,7 @@ func (c *conn) expireArg(args [][]byte) (d time.Duration, cond ExpireCond, ok bo
 		c.w.Error("ERR invalid expire time in '" + strings.ToLower(string(args[0])) + "' command")
 		return 0, 0, false
 	}
-	if ms > math.MaxInt64/int64(time.Millisecond) {
-		return math.MaxInt64, cond, true
-	}
-	return time.Duration(max(ms, 0)) * time.Millisecond, cond, true
+	return msDuration(max(ms, 0)), cond, true
 }
 
 // cmdExpire: EXPIRE|PEXPIRE key n [NX|XX|GT|LT]. A non-positive time

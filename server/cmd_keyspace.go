@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"time"
 
@@ -56,9 +55,8 @@ func (c *conn) cmdCopy(args [][]byte) {
 			replace = true
 		case opt == "db" && i+1 < len(args):
 			i++
-			db, err := strconv.ParseInt(string(args[i]), 10, 64)
-			if err != nil {
-				c.w.Error(errNotInt)
+			db, ok := c.int32Arg(args[i])
+			if !ok {
 				return
 			}
 			if db != 0 {

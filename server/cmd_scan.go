@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/tier"
 )
 
@@ -19,8 +20,8 @@ const kindNone = tier.Kind(0xff)
 // cmdScan: SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. The reply
 // is the next cursor ("0" when done) and a batch of keys; COUNT is a hint.
 func (c *conn) cmdScan(args [][]byte) {
-	cursor, err := strconv.ParseUint(string(args[1]), 10, 64)
-	if err != nil {
+	cursor, ok := resp.ParseCursor(args[1])
+	if !ok {
 		c.w.Error("ERR invalid cursor")
 		return
 	}
@@ -71,8 +72,8 @@ func (c *conn) scanOptions(args [][]byte, withType bool) (o scanOpts, ok bool) {
 		case "match":
 			o.pattern = v
 		case "count":
-			n, err := strconv.Atoi(v)
-			if err != nil {
+			n, ok := parseInt(args[i+1])
+			if !ok {
 				c.w.Error(errNotInt)
 				return o, false
 			}
@@ -80,7 +81,7 @@ func (c *conn) scanOptions(args [][]byte, withType bool) (o scanOpts, ok bool) {
 				c.w.Error("ERR syntax error")
 				return o, false
 			}
-			o.count = n
+			o.count = int(n)
 		case "type":
 			if !withType {
 				c.w.Error("ERR syntax error")

@@ -64,6 +64,12 @@
 //     error here (TestFramingMatchesRedis).
 //   - S3: an unknown command, a wrong arity or a bad argument gets Redis's
 //     error text and never closes the connection (TestCommandReplies).
+//     Every number a command takes is read as redis-server reads it
+//     (resp R7): integers as string2ll, C ints (SELECT, COPY ... DB) with
+//     its range error, floats and timeouts as string2ld (a long double),
+//     cursors as strtoul, each case of a table of signs, zeros, spaces,
+//     limits, notations and non-ASCII digits answered byte for byte as
+//     redis-server 7.0 answers it (TestNumbersMatchRedis).
 //   - S4: replies are written in request order, and they are flushed only
 //     when no complete request is left buffered: a batch of requests that
 //     arrived together is answered with one write (or writev) when its
@@ -210,10 +216,12 @@
 //     dst's limits refuse is refused before src is touched: src keeps its
 //     element and its TTL (TestLMoveRefusedChangesNothing).
 //   - S24: a numeric argument near the int64 limits gets Redis 7.0's
-//     answer, never a wrapped sum: SETRANGE's offset plus its length,
-//     EXPIRE and PEXPIRE times up to what Redis takes (milliseconds that
-//     do not overflow when added to now; the AT forms from 0), refused
-//     beyond (TestHugeArgumentsDoNotOverflow).
+//     answer, never a wrapped sum nor a panic: SETRANGE's offset plus its
+//     length, BITCOUNT's and BITPOS's ranges, EXPIRE and PEXPIRE times and
+//     the times of SET, SETEX, PSETEX and GETEX up to what Redis takes
+//     (milliseconds that do not overflow when added to now; the AT forms
+//     from 0), refused beyond (TestHugeArgumentsDoNotOverflow,
+//     TestNumbersMatchRedis).
 //   - S26: the values MGET replies name by reference (Writer.BulkShared)
 //     sit in chunks the connection holds (tier.Chunks) until every byte
 //     of those replies is with the socket or copied aside (conn.flush),
@@ -299,6 +307,9 @@
 //     a linear walk); OBJECT FREQ is the promotion policy's read estimate, 0
 //     to 16 (tier.Cache.Frequency), not Redis's logarithmic counter; OBJECT
 //     IDLETIME answers Redis's error for an LFU policy.
+//   - An expiry past the tier's clock's end (int64 nanoseconds, the year
+//     2262) is kept as that end: SET k v EX 10000000000 answers OK, as
+//     Redis does, and TTL then counts down to 2262.
 //   - SCAN ... TYPE with a type name Redis 7.0 does not know is an error,
 //     as in Redis 7.2 (7.0 matches nothing).
 //   - The umask is narrowed process-wide for the instant of bind(2);

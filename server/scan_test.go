@@ -28,8 +28,9 @@ func TestScanAndKeys(t *testing.T) {
 		{[]string{"SCAN", "0", "COUNT", "1000", "TYPE", "hash"}, "*[$0 *[]]"},
 		{[]string{"SCAN", "999"}, "*[$0 *[]]"},
 		{[]string{"SCAN", "x"}, "-ERR invalid cursor"},
-		{[]string{"SCAN", "-1"}, "-ERR invalid cursor"},
+		{[]string{"SCAN", "-1"}, "*[$0 *[]]"}, // 2^64-1, as strtoul reads it
 		{[]string{"SCAN", "0", "COUNT", "0"}, "-ERR syntax error"},
+		{[]string{"SCAN", "0", "COUNT", "+1"}, "-ERR value is not an integer or out of range"},
 		{[]string{"SCAN", "0", "COUNT", "many"}, "-ERR value is not an integer or out of range"},
 		{[]string{"SCAN", "0", "MATCH"}, "-ERR syntax error"},
 		{[]string{"SCAN", "0", "ORDER", "asc"}, "-ERR syntax error"},
