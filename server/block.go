@@ -179,9 +179,6 @@ type blockCmd struct {
 	toLeft bool
 }
 
-func (c *conn) cmdBLPop(args [][]byte) { c.bpopCmd(args, true) }
-func (c *conn) cmdBRPop(args [][]byte) { c.bpopCmd(args, false) }
-
 // bpopCmd: B[LR]POP key... timeout → [key, element] from the first key
 // with one, else once one is pushed; a nil array at the timeout.
 func (c *conn) bpopCmd(args [][]byte, left bool) {
@@ -195,7 +192,7 @@ func (c *conn) bpopCmd(args [][]byte, left bool) {
 
 // cmdBLMove: BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout.
 func (c *conn) cmdBLMove(args [][]byte) {
-	if from, to, ok := c.whereArgs(args); ok {
+	if from, to, ok := c.wheresArgs(args[3], args[4]); ok {
 		c.bmove(args[1], args[2], from, to, args[5])
 	}
 }

@@ -1,21 +1,13 @@
 package server
 
-import (
-	"strings"
-)
-
 // Commands beyond the required set that clients commonly send and that map
 // onto Cache methods without a read-modify-write race (so no INCR or
 // APPEND; GETDEL and GETEX have their own one-step Cache methods).
 
-// cmdSetEx: SETEX key seconds value, PSETEX key milliseconds value (the
-// time as SET's EX and PX take it).
-func (c *conn) cmdSetEx(args [][]byte) {
-	opt, name := "EX", "setex"
-	if args[0][0] == 'p' || args[0][0] == 'P' {
-		opt, name = "PX", "psetex"
-	}
-	ttl, _, ok := c.expiryArg(name, opt, args[2])
+// setExCmd: SETEX key seconds value (opt "EX"), PSETEX key milliseconds
+// value ("PX"), the time as SET's EX and PX take it.
+func (c *conn) setExCmd(args [][]byte, opt string) {
+	ttl, _, ok := c.expiryArg(opt, args[2])
 	if !ok {
 		return
 	}
@@ -61,24 +53,9 @@ func (c *conn) cmdGetDel(args [][]byte) {
 // its expiry changed in the same step (an EXAT/PXAT in the past deletes
 // it); nil if absent.
 func (c *conn) cmdGetEx(args [][]byte) {
-	var x Expiry
-	set := false
-	for i := 2; i < len(args); i++ {
-		opt := strings.ToUpper(string(args[i]))
-		switch {
-		case opt == "PERSIST" && !set:
-			x.Persist, set = true, true
-		case (opt == "EX" || opt == "PX" || opt == "EXAT" || opt == "PXAT") && !set && i+1 < len(args):
-			i++
-			var ok bool
-			if x.TTL, x.At, ok = c.expiryArg("getex", opt, args[i]); !ok {
-				return
-			}
-			set = true
-		default:
-			c.w.Error("ERR syntax error")
-			return
-		}
+	x, set, ok := c.getExArgs(args[2:])
+	if !ok {
+		return
 	}
 	v, ok, err := c.s.cache.GetEx(c.scratch[:0], args[1], x)
 	c.noop = !ok || !set // GETEX without an option changes nothing

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/hash"
@@ -180,11 +179,11 @@ func (c *conn) hashPutAll(rec []byte, pairs [][]byte) ([]byte, int, error) {
 	return rec, added, nil
 }
 
-// cmdHSet: HSET key field value [field value ...] → fields added; HMSET
-// answers OK.
-func (c *conn) cmdHSet(args [][]byte) {
+// hsetCmd: HSET key field value [field value ...] → fields added; HMSET
+// (okReply) answers OK.
+func (c *conn) hsetCmd(args [][]byte, okReply bool) {
 	if len(args)%2 != 0 {
-		c.wrongArgs(strings.ToLower(string(args[0])))
+		c.wrongArity()
 		return
 	}
 	var added int
@@ -204,7 +203,7 @@ func (c *conn) cmdHSet(args [][]byte) {
 	switch {
 	case err != nil:
 		c.cacheError(err)
-	case args[0][1] == 'm' || args[0][1] == 'M':
+	case okReply:
 		c.w.OK()
 	default:
 		c.w.Int(int64(added))
@@ -300,17 +299,8 @@ func (c *conn) cmdHMGet(args [][]byte) {
 	clear(fields)
 }
 
-// cmdHGetAll: HGETALL key → field, value, ... in insertion order (a map in
-// RESP3).
-func (c *conn) cmdHGetAll(args [][]byte) { c.hashList(args[1], true, true) }
-
-// cmdHKeys: HKEYS key → the fields.
-func (c *conn) cmdHKeys(args [][]byte) { c.hashList(args[1], true, false) }
-
-// cmdHVals: HVALS key → the values.
-func (c *conn) cmdHVals(args [][]byte) { c.hashList(args[1], false, true) }
-
-// hashList writes key's fields, values, or both (HGETALL's map).
+// hashList writes key's fields (HKEYS), values (HVALS) or both (HGETALL:
+// field, value, ... in insertion order, a map in RESP3).
 func (c *conn) hashList(key []byte, fields, values bool) {
 	rec, ok := c.hashRead(key)
 	if !ok {
@@ -363,12 +353,8 @@ func (c *conn) cmdHLen(args [][]byte) {
 	c.w.Int(int64(n))
 }
 
-// cmdHExists: HEXISTS key field → 1 or 0.
-func (c *conn) cmdHExists(args [][]byte) { c.hashField(args, false) }
-
-// cmdHStrlen: HSTRLEN key field → the value's length, 0 if absent.
-func (c *conn) cmdHStrlen(args [][]byte) { c.hashField(args, true) }
-
+// hashField answers HEXISTS key field (1 or 0) or, with length, HSTRLEN
+// key field (the value's length, 0 if absent).
 func (c *conn) hashField(args [][]byte, length bool) {
 	rec, ok := c.hashRead(args[1])
 	if !ok {
@@ -394,9 +380,8 @@ func (c *conn) hashField(args [][]byte, length bool) {
 
 // cmdHIncrBy: HINCRBY key field increment → the new value.
 func (c *conn) cmdHIncrBy(args [][]byte) {
-	incr, ok := parseInt(args[3])
+	incr, ok := c.intArg(args[3])
 	if !ok {
-		c.w.Error(errNotInt)
 		return
 	}
 	var result int64
@@ -410,11 +395,11 @@ func (c *conn) cmdHIncrBy(args [][]byte) {
 		if found {
 			var ok bool
 			if cur, ok = parseInt(v); !ok {
-				return nil, false, replyError("ERR hash value is not an integer")
+				return nil, false, replyError(errHashNotInt)
 			}
 		}
 		if incr > 0 && cur > math.MaxInt64-incr || incr < 0 && cur < math.MinInt64-incr {
-			return nil, false, replyError("ERR increment or decrement would overflow")
+			return nil, false, replyError(errOverflow)
 		}
 		result = cur + incr
 		out, _, err := c.hashPutAll(rec, [][]byte{args[2], strconv.AppendInt(num[:0], result, 10)})
@@ -428,11 +413,11 @@ func (c *conn) cmdHIncrBy(args [][]byte) {
 func (c *conn) cmdHIncrByFloat(args [][]byte) {
 	incr, ok := parseFloat(args[3])
 	if !ok {
-		c.w.Error("ERR value is not a valid float")
+		c.w.Error(errNotFloat)
 		return
 	}
 	if incr.IsInf() {
-		c.w.Error("ERR value is NaN or Infinity")
+		c.w.Error(errValueNaNInf)
 		return
 	}
 	var result []byte
@@ -441,7 +426,7 @@ func (c *conn) cmdHIncrByFloat(args [][]byte) {
 		if err != nil {
 			return nil, false, err
 		}
-		if result, err = incrFloat(result[:0], v, found, incr, "ERR hash value is not a float"); err != nil {
+		if result, err = incrFloat(result[:0], v, found, incr, errHashNotFloat); err != nil {
 			return nil, false, err
 		}
 		out, _, err := c.hashPutAll(rec, [][]byte{args[2], result})
@@ -466,18 +451,7 @@ func (c *conn) cmdHRandField(args [][]byte) {
 	withValues := false
 	if len(args) >= 3 {
 		var ok bool
-		if count, ok = parseInt(args[2]); !ok || count == math.MinInt64 {
-			c.w.Error(errNotInt)
-			return
-		}
-		if len(args) > 4 || len(args) == 4 && !strings.EqualFold(string(args[3]), "withvalues") {
-			c.w.Error("ERR syntax error")
-			return
-		}
-		// Redis 7.0 bounds the count so that the reply's length cannot
-		// overflow (t_hash.c: hrandfieldCommand).
-		if withValues = len(args) == 4; withValues && (count < -math.MaxInt64/2 || count > math.MaxInt64/2) {
-			c.w.Error("ERR value is out of range")
+		if count, withValues, ok = c.randCountArgs(args[2:]); !ok {
 			return
 		}
 	}
@@ -516,7 +490,7 @@ func (c *conn) cmdHRandField(args [][]byte) {
 	case count < 0:
 		k := -count
 		if k > maxRandCount {
-			c.w.Error("ERR count is too large: at most " + strconv.Itoa(maxRandCount) + " fields with repetitions")
+			c.w.Error(errRandCountTooLarge(maxRandCount))
 			return
 		}
 		reply(int(k))

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/value/hash"
 )
 
@@ -16,9 +15,8 @@ import (
 // of one hash value are never split between calls); MATCH filters the
 // fields a call visited, as in Redis.
 func (c *conn) cmdHScan(args [][]byte) {
-	cursor, ok := resp.ParseCursor(args[2])
+	cursor, ok := c.cursorArg(args[2])
 	if !ok {
-		c.w.Error("ERR invalid cursor")
 		return
 	}
 	fields, ok := c.hashFields(args[1])
@@ -31,7 +29,7 @@ func (c *conn) cmdHScan(args [][]byte) {
 		c.w.Array(0)
 		return
 	}
-	o, ok := c.scanOptions(args[3:], false)
+	o, ok := c.scanArgs(args[3:], false)
 	if !ok {
 		return
 	}

@@ -1,9 +1,6 @@
 package server
 
 import (
-	"math"
-	"strings"
-
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/list"
 )
@@ -11,8 +8,6 @@ import (
 // The list commands, with Redis 7.0's replies and errors (t_list.c). The
 // encoding and the operations are value/list's; the read-modify-writes
 // are listOps'.
-
-const errSyntax = "ERR syntax error"
 
 // listDone ends a list command: it answers err if there is one and lets
 // go of buffers a large list grew.
@@ -24,11 +19,6 @@ func (c *conn) listDone(err error) bool {
 	}
 	return true
 }
-
-func (c *conn) cmdLPush(args [][]byte)  { c.pushCmd(args, true, false) }
-func (c *conn) cmdRPush(args [][]byte)  { c.pushCmd(args, false, false) }
-func (c *conn) cmdLPushX(args [][]byte) { c.pushCmd(args, true, true) }
-func (c *conn) cmdRPushX(args [][]byte) { c.pushCmd(args, false, true) }
 
 // pushCmd: [LR]PUSH[X] key element... → the list's new length.
 func (c *conn) pushCmd(args [][]byte, left, onlyExisting bool) {
@@ -44,21 +34,17 @@ func (c *conn) pushCmd(args [][]byte, left, onlyExisting bool) {
 	c.wakeAfter(args[1])
 }
 
-func (c *conn) cmdLPop(args [][]byte) { c.popCmd(args, true) }
-func (c *conn) cmdRPop(args [][]byte) { c.popCmd(args, false) }
-
 // popCmd: [LR]POP key [count] → an element, or with a count an array of
 // up to count elements; nil (a nil array with a count) if the key is absent.
 func (c *conn) popCmd(args [][]byte, left bool) {
 	if len(args) > 3 {
-		c.wrongArgs(strings.ToLower(string(args[0])))
+		c.wrongArity()
 		return
 	}
 	count, hasCount := int64(1), len(args) == 3
 	if hasCount {
 		var ok bool
-		if count, ok = parseInt(args[2]); !ok || count < 0 {
-			c.w.Error("ERR value is out of range, must be positive")
+		if count, ok = c.countArg(args[2]); !ok {
 			return
 		}
 	}
@@ -118,20 +104,10 @@ func (c *conn) cmdLLen(args [][]byte) {
 	}
 }
 
-// rangeArgs parses LRANGE's and LTRIM's start and stop, answering an error.
-func (c *conn) rangeArgs(args [][]byte) (start, stop int64, ok bool) {
-	start, ok1 := parseInt(args[2])
-	stop, ok2 := parseInt(args[3])
-	if !ok1 || !ok2 {
-		c.w.Error(errNotInt)
-	}
-	return start, stop, ok1 && ok2
-}
-
 // cmdLRange: LRANGE key start stop → the elements from start to stop
 // (inclusive, negative from the end).
 func (c *conn) cmdLRange(args [][]byte) {
-	start, stop, ok := c.rangeArgs(args)
+	start, stop, ok := c.rangeArgs(args[2], args[3])
 	if !ok {
 		return
 	}
@@ -167,9 +143,8 @@ func (c *conn) cmdLIndex(args [][]byte) {
 		c.w.Null()
 		return
 	}
-	idx, ok := parseInt(args[2]) // after the key, as Redis
+	idx, ok := c.intArg(args[2]) // after the key, as Redis
 	if !ok {
-		c.w.Error(errNotInt)
 		return
 	}
 	if idx < 0 {
@@ -218,9 +193,9 @@ func (c *conn) cmdLSet(args [][]byte) {
 // if pivot is not there, 0 if the key is absent.
 func (c *conn) cmdLInsert(args [][]byte) {
 	var after bool
-	switch strings.ToLower(string(args[2])) {
-	case "before":
-	case "after":
+	switch word(args[2]) {
+	case "BEFORE":
+	case "AFTER":
 		after = true
 	default:
 		c.w.Error(errSyntax)
@@ -244,9 +219,8 @@ func (c *conn) cmdLInsert(args [][]byte) {
 // cmdLRem: LREM key count element → how many were removed: the first
 // count from the head (count > 0), from the tail (< 0), or all (0).
 func (c *conn) cmdLRem(args [][]byte) {
-	count, ok := parseInt(args[2])
+	count, ok := c.intArg(args[2])
 	if !ok {
-		c.w.Error(errNotInt)
 		return
 	}
 	removed := 0
@@ -262,7 +236,7 @@ func (c *conn) cmdLRem(args [][]byte) {
 
 // cmdLTrim: LTRIM key start stop → OK; the list keeps only that range.
 func (c *conn) cmdLTrim(args [][]byte) {
-	start, stop, ok := c.rangeArgs(args)
+	start, stop, ok := c.rangeArgs(args[2], args[3])
 	if !ok {
 		return
 	}
@@ -282,48 +256,9 @@ func (c *conn) cmdLTrim(args [][]byte) {
 // index of the rank-th match (negative: from the tail), or with COUNT an
 // array of up to num of them (0: all); MAXLEN bounds the elements compared.
 func (c *conn) cmdLPos(args [][]byte) {
-	rank, count, maxlen := int64(1), int64(-1), int64(0)
-	for j := 3; j < len(args); j += 2 {
-		opt := strings.ToLower(string(args[j]))
-		if j+1 >= len(args) {
-			c.w.Error(errSyntax)
-			return
-		}
-		v, ok := parseInt(args[j+1])
-		switch opt {
-		case "rank":
-			if !ok {
-				c.w.Error(errNotInt)
-				return
-			}
-			if v == 0 {
-				c.w.Error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
-				return
-			}
-			if v == math.MinInt64 {
-				// Its negation, the rank from the tail, does not fit: Redis
-				// 7.2's lposCommand reads RANK within -LONG_MAX..LONG_MAX
-				// (7.0 negated it and answered more than COUNT matches).
-				c.w.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
-				return
-			}
-			rank = v
-		case "count":
-			if !ok || v < 0 {
-				c.w.Error("ERR COUNT can't be negative")
-				return
-			}
-			count = v
-		case "maxlen":
-			if !ok || v < 0 {
-				c.w.Error("ERR MAXLEN can't be negative")
-				return
-			}
-			maxlen = v
-		default:
-			c.w.Error(errSyntax)
-			return
-		}
+	rank, count, maxlen, ok := c.lposArgs(args[3:])
+	if !ok {
+		return
 	}
 	n, body, exists, ok := c.viewList(args[1])
 	if !ok {
@@ -359,31 +294,10 @@ func (c *conn) cmdLPos(args [][]byte) {
 	}
 }
 
-// listWhere parses LEFT or RIGHT (true for LEFT).
-func listWhere(b []byte) (left, ok bool) {
-	switch strings.ToLower(string(b)) {
-	case "left":
-		return true, true
-	case "right":
-		return false, true
-	}
-	return false, false
-}
-
-// whereArgs parses LMOVE's and BLMOVE's two directions, answering an error.
-func (c *conn) whereArgs(args [][]byte) (from, to, ok bool) {
-	from, ok1 := listWhere(args[3])
-	to, ok2 := listWhere(args[4])
-	if !ok1 || !ok2 {
-		c.w.Error(errSyntax)
-	}
-	return from, to, ok1 && ok2
-}
-
 // cmdLMove: LMOVE source destination LEFT|RIGHT LEFT|RIGHT → the element
 // moved, nil if source is absent.
 func (c *conn) cmdLMove(args [][]byte) {
-	if from, to, ok := c.whereArgs(args); ok {
+	if from, to, ok := c.wheresArgs(args[3], args[4]); ok {
 		c.moveCmd(args[1], args[2], from, to)
 	}
 }

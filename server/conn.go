@@ -23,6 +23,7 @@ type conn struct {
 	out     *outConn // nc with unsent replies kept aside (S12); nil if nc is no socket
 	rd      *resp.Reader
 	w       *resp.Writer
+	cmd     *command // the command running (or last run): its name for error replies
 	id      int64
 	name    string
 	libName string
@@ -127,7 +128,7 @@ func (c *conn) serve() {
 		if r := recover(); r != nil {
 			c.s.log.Error("panic while serving a command; closing the connection",
 				zap.Int64("client", c.id), zap.Any("panic", r), zap.Stack("stack"))
-			c.w.Error("ERR internal error; connection closed")
+			c.w.Error(errInternal)
 			c.flush()
 		}
 	}()
@@ -146,7 +147,7 @@ func (c *conn) readFailed(err error) {
 	switch {
 	case isProtocolError(err):
 		c.s.stats.protocolError.Add(1)
-		c.w.Error("ERR " + err.Error())
+		c.w.Error(errorReply(err))
 		c.flush()
 		c.s.log.Debug("protocol error, closing connection", zap.Int64("client", c.id), zap.Error(err))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):

@@ -15,6 +15,14 @@
 // clients, stats and tiers sections print it and cmd/tiercache's /metrics
 // exports it (StatTable, Stat.Each on a Server.Snapshot).
 //
+// The command table (table.go) binds each command, and each variant of
+// one (LPUSH and RPUSH, INCR and DECRBY, EXPIRE and PEXPIREAT), to its
+// handler in a cmd_*.go file by the handler's arguments; args.go is the
+// one grammar of arguments (numbers, times, counts, option words) and
+// replies.go holds every error text. Transactions are multi.go and
+// watch.go; INFO and the stats table are info.go, stat.go,
+// stats_table.go and errorstats.go.
+//
 // Each connection has one goroutine that reads a command, runs it and
 // appends the reply to a buffered writer. The writer is flushed only when
 // the reader is about to block for more input, so a pipelined batch of
@@ -64,6 +72,10 @@
 //     error here (TestFramingMatchesRedis).
 //   - S3: an unknown command, a wrong arity or a bad argument gets Redis's
 //     error text and never closes the connection (TestCommandReplies).
+//     Each error text is spelled once, in replies.go
+//     (TestRepliesLiveInRepliesGo), and those given as redis-server's are
+//     in its binary (TestRepliesAreRedisTexts); no handler reads its
+//     command's name (TestHandlersDoNotReadTheirName).
 //     Every number a command takes is read as redis-server reads it
 //     (resp R7): integers as string2ll, C ints (SELECT, COPY ... DB) with
 //     its range error, floats and timeouts as string2ld (a long double),

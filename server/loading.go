@@ -6,11 +6,6 @@ import (
 	"time"
 )
 
-// loadingError is Redis's reply to a command that touches data while it
-// loads its dataset; clients know it by its LOADING prefix (redis-py
-// raises BusyLoadingError, go-redis retries on another node).
-const loadingError = "LOADING Redis is loading the dataset in memory"
-
 // servedWhileLoading are the commands that run before the cache is open
 // (S27): the connection's own, which touch no key, INFO and PING. Redis
 // runs the commands it flags "loading", PING not among them; here PING

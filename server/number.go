@@ -37,7 +37,7 @@ func incrFloat(dst, v []byte, exists bool, incr *big.Float, notFloat string) ([]
 	}
 	sum, ok := addFloat(cur, incr)
 	if !ok {
-		return nil, replyError("ERR increment would produce NaN or Infinity")
+		return nil, replyError(errFloatNaNInf)
 	}
 	return resp.AppendFloat(dst, sum), nil
 }

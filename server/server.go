@@ -264,9 +264,6 @@ func (s *Server) serve(l net.Listener, requireAuth bool) {
 	}
 }
 
-// errMaxClients is redis-server's reply to a client past maxclients.
-const errMaxClients = "ERR max number of clients reached"
-
 // refuse answers a connection over the limit with Redis's error and closes it.
 func (s *Server) refuse(nc net.Conn) {
 	s.stats.rejected.Add(1)
