@@ -95,7 +95,7 @@ func isExpiryOpt(opt string) bool {
 
 // setArgs parses SET's options: [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT
 // ms-ts|KEEPTTL].
-func (c *conn) setArgs(args [][]byte) (o SetOptions, get, ok bool) {
+func (c *conn) setArgs(args [][]byte) (o tier.SetOptions, get, ok bool) {
 	expiry := false
 	for i := 0; i < len(args); i++ {
 		switch opt := word(args[i]); {
@@ -121,7 +121,7 @@ func (c *conn) setArgs(args [][]byte) (o SetOptions, get, ok bool) {
 
 // getExArgs parses GETEX's options: [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST];
 // set reports that one was given.
-func (c *conn) getExArgs(args [][]byte) (x Expiry, set, ok bool) {
+func (c *conn) getExArgs(args [][]byte) (x tier.Expiry, set, ok bool) {
 	for i := 0; i < len(args); i++ {
 		switch opt := word(args[i]); {
 		case opt == "PERSIST" && !set:
@@ -147,7 +147,7 @@ func (c *conn) getExArgs(args [][]byte) (x Expiry, set, ok bool) {
 // relative forms); a non-positive time is 0 (which also keeps a huge
 // negative one from overflowing), the rest saturates at the largest
 // Duration (the tier at the year 2262).
-func (c *conn) expireArgs(args [][]byte, unit time.Duration, at bool) (d time.Duration, cond ExpireCond, ok bool) {
+func (c *conn) expireArgs(args [][]byte, unit time.Duration, at bool) (d time.Duration, cond tier.ExpireCond, ok bool) {
 	if cond, ok = c.expireCond(args[1:]); !ok {
 		return 0, 0, false
 	}
@@ -171,27 +171,27 @@ func (c *conn) expireArgs(args [][]byte, unit time.Duration, at bool) (d time.Du
 }
 
 // expireCond parses the NX, XX, GT and LT options of the EXPIRE commands.
-func (c *conn) expireCond(opts [][]byte) (cond ExpireCond, ok bool) {
+func (c *conn) expireCond(opts [][]byte) (cond tier.ExpireCond, ok bool) {
 	for _, a := range opts {
 		switch word(a) {
 		case "NX":
-			cond |= ExpireNX
+			cond |= tier.ExpireNX
 		case "XX":
-			cond |= ExpireXX
+			cond |= tier.ExpireXX
 		case "GT":
-			cond |= ExpireGT
+			cond |= tier.ExpireGT
 		case "LT":
-			cond |= ExpireLT
+			cond |= tier.ExpireLT
 		default:
 			c.w.Error(errUnsupportedOption(a))
 			return 0, false
 		}
 	}
-	if cond&ExpireNX != 0 && cond&(ExpireXX|ExpireGT|ExpireLT) != 0 {
+	if cond&tier.ExpireNX != 0 && cond&(tier.ExpireXX|tier.ExpireGT|tier.ExpireLT) != 0 {
 		c.w.Error(errNXAndXXGTLT)
 		return 0, false
 	}
-	if cond&ExpireGT != 0 && cond&ExpireLT != 0 {
+	if cond&tier.ExpireGT != 0 && cond&tier.ExpireLT != 0 {
 		c.w.Error(errGTAndLT)
 		return 0, false
 	}

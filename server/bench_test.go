@@ -7,15 +7,17 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/tiercache/tiercache/tier"
 )
 
 // BenchmarkGetPipelined16 measures the server path (parse, dispatch, reply,
 // one flush per batch) over a real Unix socket, 16 GETs of 1536-byte values
-// per batch, with the map cache behind it.
+// per batch, with a cache of hot DRAM behind it.
 func BenchmarkGetPipelined16(b *testing.B) {
 	s, path := startServer(b, nil)
 	val := strings.Repeat("v", 1536)
-	s.cache.Set([]byte("key:000000000042"), []byte(val), SetOptions{})
+	s.cache.Set([]byte("key:000000000042"), []byte(val), tier.SetOptions{})
 	nc, err := net.Dial("unix", path)
 	if err != nil {
 		b.Fatal(err)

@@ -1,5 +1,7 @@
 package server
 
+import "github.com/tiercache/tiercache/tier"
+
 // Commands beyond the required set that clients commonly send and that map
 // onto Cache methods without a read-modify-write race (so no INCR or
 // APPEND; GETDEL and GETEX have their own one-step Cache methods).
@@ -11,7 +13,7 @@ func (c *conn) setExCmd(args [][]byte, opt string) {
 	if !ok {
 		return
 	}
-	if _, err := c.s.cache.Set(args[1], args[3], SetOptions{TTL: ttl}); err != nil {
+	if _, err := c.s.cache.Set(args[1], args[3], tier.SetOptions{TTL: ttl}); err != nil {
 		c.cacheError(err)
 		return
 	}
@@ -20,7 +22,7 @@ func (c *conn) setExCmd(args [][]byte, opt string) {
 
 // cmdSetNX: SETNX key value → 1 if set, 0 if the key existed.
 func (c *conn) cmdSetNX(args [][]byte) {
-	stored, err := c.s.cache.Set(args[1], args[2], SetOptions{NX: true})
+	stored, err := c.s.cache.Set(args[1], args[2], tier.SetOptions{NX: true})
 	if err != nil {
 		c.cacheError(err)
 		return

@@ -221,7 +221,7 @@ func (c *conn) cmdSetRange(args [][]byte) {
 // cmdGetSet: GETSET key value → the old value (nil if absent); the new
 // value has no expiry, as SET ... GET.
 func (c *conn) cmdGetSet(args [][]byte) {
-	old, had, _, err := c.s.cache.SetGet(c.scratch[:0], args[1], args[2], SetOptions{})
+	old, had, _, err := c.s.cache.SetGet(c.scratch[:0], args[1], args[2], tier.SetOptions{})
 	c.valueReply(old, had, err)
 }
 
@@ -260,7 +260,7 @@ func (s *Server) msetnx(kv [][]byte) (bool, error) {
 		return false, nil
 	}
 	for j, k := range keys {
-		stored, err := s.cache.Set(k, kv[last[string(k)]], SetOptions{NX: true})
+		stored, err := s.cache.Set(k, kv[last[string(k)]], tier.SetOptions{NX: true})
 		if err != nil || !stored {
 			for _, done := range keys[:j] {
 				s.undoSet(done, kv[last[string(done)]])

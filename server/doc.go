@@ -1,5 +1,5 @@
 // Package server speaks the Redis protocol (RESP2, and RESP3 after HELLO 3)
-// for a Cache over a Unix socket and, optionally, TCP. Any Redis client
+// for a tier.Cache over a Unix socket and, optionally, TCP. Any Redis client
 // (redis-cli, redis-py, go-redis) is a client unchanged. The wire itself
 // (requests, replies, protocol errors, the numbers clients send) is
 // package resp's; this package gives the commands their meaning.
@@ -8,10 +8,11 @@
 // listeners with Serve) and stopped with Close. A cache that takes long to
 // open is handed over later: NewLoading(Options, progress) serves the
 // connection commands and INFO and answers -LOADING to the rest, as Redis
-// does while it loads its dataset, until Loaded(cache) (loading.go, S27). The Cache interface mirrors
-// tier.Cache; cmd/tiercache adapts one to the other, so this package knows
-// nothing about tiers beyond their counters (tier.Stats). Those and the
-// server's own counters are one table, statsTable (stats_table.go): INFO's
+// does while it loads its dataset, until Loaded(cache) (loading.go, S27).
+// The cache is the concrete *tier.Cache (server → tier is the layering:
+// cmd → server → tier); the server calls its methods and reads its
+// counters (tier.Stats), and knows nothing of the tiers behind it. Those
+// counters and the server's own are one table, statsTable (stats_table.go): INFO's
 // clients, stats and tiers sections print it and cmd/tiercache's /metrics
 // exports it (StatTable, Stat.Each on a Server.Snapshot).
 //
@@ -28,7 +29,7 @@
 // the reader is about to block for more input, so a pipelined batch of
 // requests that arrived together is answered with one write. A GET served
 // from the hot tier does not copy the value into that buffer: the cache
-// hands out its immutable hot copy (Cache.View) and the writer sends it with
+// hands out its immutable hot copy (tier.Cache.View) and the writer sends it with
 // the buffered bytes around it in one writev (resp.Writer.BulkShared). After a
 // flush the goroutine yields once before reading, so that the read usually
 // finds the client's next request instead of failing with EAGAIN. A GET
@@ -43,8 +44,8 @@
 // EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME TTL PTTL PERSIST RENAME
 // RENAMENX COPY RANDOMKEY TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL
 // FLUSHDB INFO. GETDEL, GETEX, SET ... GET, RENAME and COPY read and
-// change keys in one step (Cache.GetDel, Cache.GetEx, Cache.SetGet,
-// Cache.Rename, Cache.Copy).
+// change keys in one step (tier.Cache.GetDel, tier.Cache.GetEx, tier.Cache.SetGet,
+// tier.Cache.Rename, tier.Cache.Copy).
 // The string read-modify-writes: INCR DECR INCRBY DECRBY INCRBYFLOAT
 // APPEND GETRANGE SUBSTR SETRANGE GETSET MSETNX SETBIT GETBIT BITCOUNT
 // BITPOS (cmd_string.go, cmd_bit.go). The hashes: HSET HMSET HSETNX HGET
@@ -55,7 +56,7 @@
 // RPOPLPUSH and the blocking BLPOP BRPOP BLMOVE BRPOPLPUSH (value/list is
 // the value a list is stored as, and its operations; cmd_list.go,
 // listops.go, block.go). OBJECT. Each read-modify-write is one
-// Cache.Update.
+// tier.Cache.Update.
 //
 // # Invariants
 //
@@ -106,7 +107,7 @@
 //   - S11: the one-key GETs wholly buffered behind a GET, up to the first
 //     other command, are taken with Reader.NextGet instead of ReadCommand
 //     and dispatch (getRun). Once one of them read the cold device
-//     (Cache.View's cold), the rest, at most Options.ColdGetBatch, are
+//     (tier.Cache.View's cold), the rest, at most Options.ColdGetBatch, are
 //     answered by MGetPrefixAny calls holding at most ColdGetBatchBytes of
 //     values each: their device reads overlap instead of waiting one by one
 //     (getBatch). The replies, counters and latency observations are those
@@ -198,7 +199,7 @@
 //     nothing (TestAggregateLimits); HSCAN returns a field present for the
 //     whole scan exactly once (TestHScanLargeHash); HRANDFIELD keeps to its
 //     count's contract (TestHRandField).
-//   - S21: each read-modify-write is one Cache.Update: concurrent INCR,
+//   - S21: each read-modify-write is one tier.Cache.Update: concurrent INCR,
 //     INCRBY, HINCRBY, HINCRBYFLOAT and HSET from many connections lose no
 //     update, and keep the key's TTL (GETSET clears it, as SET)
 //     (TestCountersAreAtomic). MSETNX sets all of its keys or none, and
@@ -267,13 +268,13 @@
 //     else; a bad argument answers ERR syntax error and flushes nothing.
 //     The next command of any client sees no key; SYNC, and no argument
 //     (Redis's default), answer once the cache freed what it removed
-//     (Cache.WaitPurge: INFO's flush_purging is 0 and flush_purged counts
+//     (tier.Cache.WaitPurge: INFO's flush_purging is 0 and flush_purged counts
 //     them), ASYNC at once (TestFlushAllAsyncSync).
 //
 // # Caveats
 //
-//   - Arguments handed to the Cache alias the connection's read buffer and
-//     are valid only during the call; the Cache copies what it keeps.
+//   - Arguments handed to the cache alias the connection's read buffer and
+//     are valid only during the call; the cache copies what it keeps.
 //   - There is one database (SELECT 0 only). FLUSHALL and FLUSHDB are the
 //     same command: other clients wait for neither, and see no key once it
 //     ran; SYNC (the default) answers once the flushed keys' memory is

@@ -13,7 +13,7 @@ import (
 // it answers is copied into the reused buffers here (the current value is
 // valid only during the call).
 type listOps struct {
-	cache  Cache
+	cache  *tier.Cache
 	limits list.Limits
 	val    []byte   // the new value being built
 	out    []byte   // copies of the elements answered

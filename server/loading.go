@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tiercache/tiercache/tier"
 )
 
 // servedWhileLoading are the commands that run before the cache is open
@@ -43,7 +45,7 @@ func NewLoading(opts Options, progress func() LoadProgress) (*Server, error) {
 
 // Loaded gives a server made by NewLoading its cache: from then on every
 // command runs. It may be called once.
-func (s *Server) Loaded(cache Cache) error {
+func (s *Server) Loaded(cache *tier.Cache) error {
 	if cache == nil {
 		return fmt.Errorf("%w: nil cache", ErrInvalidOptions)
 	}

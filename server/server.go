@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tiercache/tiercache/resp"
+	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/hash"
 )
 
@@ -18,7 +19,7 @@ import (
 // optionally, on TCP.
 type Server struct {
 	opts  Options
-	cache Cache
+	cache *tier.Cache
 	log   *zap.Logger
 	cmds  map[string]*command
 	get   *command // s.cmds["get"], for getBatch
@@ -87,7 +88,7 @@ type Stats struct {
 }
 
 // New returns a Server for cache; it does not listen until Start.
-func New(cache Cache, opts Options) (*Server, error) {
+func New(cache *tier.Cache, opts Options) (*Server, error) {
 	if cache == nil {
 		return nil, fmt.Errorf("%w: nil cache", ErrInvalidOptions)
 	}
@@ -95,7 +96,7 @@ func New(cache Cache, opts Options) (*Server, error) {
 }
 
 // newServer is New, and NewLoading with a nil cache.
-func newServer(cache Cache, opts Options) (*Server, error) {
+func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	opts.EnsureDefaults()
 	if err := opts.Validate(); err != nil {
 		return nil, err
