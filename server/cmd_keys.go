@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"time"
+
+	"github.com/tiercache/tiercache/tier"
 )
 
 func (c *conn) cmdGet(args [][]byte) { c.getKey(args[1]) }
@@ -21,9 +23,13 @@ func (c *conn) getKey(key []byte) {
 
 // cmdSet: SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL].
 func (c *conn) cmdSet(args [][]byte) {
-	o, get, ok := c.setArgs(args[3:])
-	if !ok {
-		return
+	var o tier.SetOptions
+	var get bool
+	if len(args) > 3 { // a plain SET, the most frequent, calls no parser
+		var ok bool
+		if o, get, ok = c.setArgs(args[3:]); !ok {
+			return
+		}
 	}
 	key, val := args[1], args[2]
 	if get {

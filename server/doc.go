@@ -60,6 +60,11 @@
 //
 // # Invariants
 //
+// The wire's invariants are resp's (R1–R7) and the value encodings' are
+// value/hash's (VH1–VH5) and value/list's (VL1–VL5). The S numbers are
+// identifiers cited across the repository and keep their values; S25 is
+// resp's R6.
+//
 //   - S1: a client past MaxConns is answered redis-server's error and
 //     closed before its connection's buffers exist (TestMaxConnections);
 //     the limits of a request (bulk length, argument count, inline length,
@@ -235,7 +240,7 @@
 //     (milliseconds that do not overflow when added to now; the AT forms
 //     from 0), refused beyond (TestHugeArgumentsDoNotOverflow,
 //     TestNumbersMatchRedis).
-//   - S26: the values MGET replies name by reference (Writer.BulkShared)
+//   - S26: the values MGET replies name by reference (resp.Writer.BulkShared)
 //     sit in chunks the connection holds (tier.Chunks) until every byte
 //     of those replies is with the socket or copied aside (conn.flush),
 //     and only then go back to a pool shared by every connection; a
