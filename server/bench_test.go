@@ -7,35 +7,58 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/tiercache/tiercache/tier"
 )
 
 // BenchmarkGetPipelined16 measures the server path (parse, dispatch, reply,
-// one flush per batch) over a real Unix socket, 16 GETs of 1536-byte values
-// per batch, with the map cache behind it.
+// one flush per batch) over a real Unix socket, 16 GETs of one 1536-byte
+// value per batch, from a tier.Cache of hot DRAM.
 func BenchmarkGetPipelined16(b *testing.B) {
-	s, path := startServer(b, nil)
+	tc := newTierCache(b)
+	_, path := startServerWith(b, tc, nil)
 	val := strings.Repeat("v", 1536)
-	s.cache.Set([]byte("key:000000000042"), []byte(val), SetOptions{})
+	tc.Set([]byte("key:000000000042"), []byte(val), tier.SetOptions{})
+	batch := strings.Repeat("*2\r\n$3\r\nGET\r\n$16\r\nkey:000000000042\r\n", 16)
+	benchPipelined16(b, path, batch, 16*len(fmt.Sprintf("$%d\r\n%s\r\n", len(val), val)), "GET")
+}
+
+// BenchmarkSetPipelined16 is BenchmarkGetPipelined16 for SET: 16 keys of
+// 1536-byte values per batch, each set again every batch.
+func BenchmarkSetPipelined16(b *testing.B) {
+	tc := newTierCache(b)
+	_, path := startServerWith(b, tc, nil)
+	val := strings.Repeat("v", 1536)
+	var batch strings.Builder
+	for i := range 16 {
+		k := fmt.Sprintf("key:%012d", i)
+		fmt.Fprintf(&batch, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", len(k), k, len(val), val)
+	}
+	benchPipelined16(b, path, batch.String(), 16*len("+OK\r\n"), "SET")
+}
+
+// benchPipelined16 sends batch (16 commands) and reads replyLen bytes of
+// replies per round, and reports the time per command as ns/<unit>.
+func benchPipelined16(b *testing.B, path, batch string, replyLen int, unit string) {
+	req := []byte(batch)
 	nc, err := net.Dial("unix", path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer nc.Close()
-	batch := []byte(strings.Repeat("*2\r\n$3\r\nGET\r\n$16\r\nkey:000000000042\r\n", 16))
-	reply := fmt.Sprintf("$%d\r\n%s\r\n", len(val), val)
 	br := bufio.NewReaderSize(nc, 64<<10)
-	buf := make([]byte, 16*len(reply))
+	buf := make([]byte, replyLen)
 	b.ReportAllocs()
-	b.SetBytes(int64(len(buf)))
+	b.SetBytes(int64(len(req)))
 	for b.Loop() {
-		if _, err := nc.Write(batch); err != nil {
+		if _, err := nc.Write(req); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := io.ReadFull(br, buf); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*16), "ns/GET")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*16), "ns/"+unit)
 }
 
 // BenchmarkHSet100 measures HSET of one field of a 100-field hash on the

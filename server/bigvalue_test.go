@@ -8,6 +8,9 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/tiercache/tiercache/coldstore"
+	"github.com/tiercache/tiercache/tier"
 )
 
 // TestPingServedDuringBigSet (S18): while one client sends a 64 MiB SET a
@@ -16,7 +19,8 @@ import (
 // connection. The value is then read back whole.
 func TestPingServedDuringBigSet(t *testing.T) {
 	const size = 64 << 20
-	_, path := startServer(t, func(o *Options) { o.MaxBulkBytes = size })
+	cache := openColdCache(t, func(o *tier.Options, c *coldstore.Config) { o.MaxValue, c.Capacity = size, 4*size }) // the value goes to cold
+	_, path := startServerWith(t, cache, func(o *Options) { o.MaxBulkBytes = size })
 	big, err := net.Dial("unix", path)
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"math"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -172,29 +170,6 @@ func (s *Server) serveWaiters(ops *listOps, k string, next []string) []string {
 // the keys a served waiter changed.
 var touchKeys = &command{first: 1, last: -1, step: 1}
 
-// parseTimeout reads a blocking command's timeout in seconds (a float; 0
-// waits forever) as Redis 7.0 does (getTimeoutFromObjectOrReply): the
-// millisecond count rounded up, whose overflow reads as negative.
-func parseTimeout(b []byte) (time.Duration, string) {
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil && !isRangeErr(err) || math.IsNaN(f) || len(b) == 0 || b[0] == ' ' {
-		return 0, "ERR timeout is not a float or out of range"
-	}
-	ms := math.Ceil(f * 1000)
-	if ms < 0 || ms >= math.MaxInt64 {
-		return 0, "ERR timeout is negative"
-	}
-	if int64(ms) > math.MaxInt64-time.Now().UnixMilli() {
-		return 0, "ERR timeout is out of range"
-	}
-	return time.Duration(min(ms, float64(math.MaxInt64/int64(time.Millisecond)))) * time.Millisecond, ""
-}
-
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
-}
-
 // blockCmd is what a blocking command waits for.
 type blockCmd struct {
 	keys   [][]byte
@@ -203,9 +178,6 @@ type blockCmd struct {
 	dst    []byte
 	toLeft bool
 }
-
-func (c *conn) cmdBLPop(args [][]byte) { c.bpopCmd(args, true) }
-func (c *conn) cmdBRPop(args [][]byte) { c.bpopCmd(args, false) }
 
 // bpopCmd: B[LR]POP key... timeout → [key, element] from the first key
 // with one, else once one is pushed; a nil array at the timeout.
@@ -220,7 +192,7 @@ func (c *conn) bpopCmd(args [][]byte, left bool) {
 
 // cmdBLMove: BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout.
 func (c *conn) cmdBLMove(args [][]byte) {
-	if from, to, ok := c.whereArgs(args); ok {
+	if from, to, ok := c.wheresArgs(args[3], args[4]); ok {
 		c.bmove(args[1], args[2], from, to, args[5])
 	}
 }

@@ -2,34 +2,20 @@ package server
 
 import (
 	"math/bits"
-	"strings"
 )
 
 // The bit commands on strings (Redis 7.0, bitops.c). Bit 0 is the most
 // significant bit of the first byte.
 
-const errBitOffset = "ERR bit offset is not an integer or out of range"
-
-// bitOffset parses SETBIT's and GETBIT's offset: at most the bits of the
-// largest value (max_value), as Redis bounds it by proto-max-bulk-len.
-func (c *conn) bitOffset(b []byte) (int64, bool) {
-	off, ok := parseInt(b)
-	if !ok || off < 0 || off>>3 >= int64(c.s.opts.MaxValueBytes) {
-		c.w.Error(errBitOffset)
-		return 0, false
-	}
-	return off, true
-}
-
 // cmdSetBit: SETBIT key offset 0|1 → the bit's old value; the string
 // grows with zero bytes to hold it.
 func (c *conn) cmdSetBit(args [][]byte) {
-	off, ok := c.bitOffset(args[2])
+	off, ok := c.bitOffsetArg(args[2])
 	if !ok {
 		return
 	}
 	if len(args[3]) != 1 || args[3][0] != '0' && args[3][0] != '1' {
-		c.w.Error("ERR bit is not an integer or out of range")
+		c.w.Error(errBitValue)
 		return
 	}
 	on := args[3][0] == '1'
@@ -55,7 +41,7 @@ func (c *conn) cmdSetBit(args [][]byte) {
 // cmdGetBit: GETBIT key offset → the bit, 0 past the end or for a
 // missing key.
 func (c *conn) cmdGetBit(args [][]byte) {
-	off, ok := c.bitOffset(args[2])
+	off, ok := c.bitOffsetArg(args[2])
 	if !ok {
 		return
 	}
@@ -80,26 +66,13 @@ func bitRange(start, end, n int64, isBit bool) (int64, int64) {
 		total = n << 3
 	}
 	start, end = clampRange(start, end, total)
+	if start > end {
+		return 1, 0 // before the shift: a start past the end would overflow it
+	}
 	if !isBit {
 		start, end = start<<3, end<<3+7
 	}
 	return start, end
-}
-
-// rangeUnit parses the BYTE|BIT of BITCOUNT and BITPOS at args[i] (BYTE
-// when absent), answering the syntax error itself when ok is false.
-func (c *conn) rangeUnit(args [][]byte, i int) (isBit, ok bool) {
-	if i >= len(args) {
-		return false, true
-	}
-	switch strings.ToLower(string(args[i])) {
-	case "bit":
-		return true, true
-	case "byte":
-		return false, true
-	}
-	c.w.Error("ERR syntax error")
-	return false, false
 }
 
 // cmdBitCount: BITCOUNT key [start end [BYTE|BIT]] → the set bits.
@@ -117,13 +90,11 @@ func (c *conn) cmdBitCount(args [][]byte) {
 	switch len(args) {
 	case 2:
 	case 4, 5:
-		s, ok1 := parseInt(args[2])
-		e, ok2 := parseInt(args[3])
-		if !ok1 || !ok2 {
-			c.w.Error(errNotInt)
+		s, e, ok := c.rangeArgs(args[2], args[3])
+		if !ok {
 			return
 		}
-		isBit, ok := c.rangeUnit(args, 4)
+		isBit, ok := c.unitArg(args, 4)
 		if !ok {
 			return
 		}
@@ -133,7 +104,7 @@ func (c *conn) cmdBitCount(args [][]byte) {
 		}
 		start, end = bitRange(s, e, n, isBit)
 	default:
-		c.w.Error("ERR syntax error")
+		c.w.Error(errSyntax)
 		return
 	}
 	c.w.Int(countBits(v, start, end))
@@ -164,13 +135,12 @@ func countBits(v []byte, start, end int64) int64 {
 // of the bit, or -1. A missing key is all zeros; without an end, a string
 // of ones is followed by zeros (its length in bits is answered for 0).
 func (c *conn) cmdBitPos(args [][]byte) {
-	bit, ok := parseInt(args[2])
+	bit, ok := c.intArg(args[2])
 	if !ok {
-		c.w.Error(errNotInt)
 		return
 	}
 	if bit != 0 && bit != 1 {
-		c.w.Error("ERR The bit argument must be 1 or 0.")
+		c.w.Error(errBitArg)
 		return
 	}
 	v, exists, ok := c.stringRead(args[1])
@@ -187,26 +157,24 @@ func (c *conn) cmdBitPos(args [][]byte) {
 	switch len(args) {
 	case 3:
 	case 4, 5, 6:
-		s, ok := parseInt(args[3])
+		s, ok := c.intArg(args[3])
 		if !ok {
-			c.w.Error(errNotInt)
 			return
 		}
-		isBit, ok := c.rangeUnit(args, 5)
+		isBit, ok := c.unitArg(args, 5)
 		if !ok {
 			return
 		}
 		e := int64(-1)
 		if len(args) >= 5 {
-			if e, ok = parseInt(args[4]); !ok {
-				c.w.Error(errNotInt)
+			if e, ok = c.intArg(args[4]); !ok {
 				return
 			}
 			endGiven = true
 		}
 		start, end = bitRange(s, e, n, isBit)
 	default:
-		c.w.Error("ERR syntax error")
+		c.w.Error(errSyntax)
 		return
 	}
 	if start > end {

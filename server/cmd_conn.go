@@ -19,7 +19,7 @@ func (c *conn) cmdPing(args [][]byte) {
 	case 2:
 		c.w.Bulk(args[1])
 	default:
-		c.wrongArgs("ping")
+		c.wrongArity()
 	}
 }
 
@@ -29,13 +29,13 @@ func (c *conn) cmdEcho(args [][]byte) { c.w.Bulk(args[1]) }
 func (c *conn) cmdHello(args [][]byte) {
 	proto := c.w.Proto()
 	if len(args) >= 2 {
-		v, err := strconv.ParseInt(string(args[1]), 10, 64)
-		if err != nil {
-			c.w.Error("ERR Protocol version is not an integer or out of range")
+		v, ok := parseInt(args[1])
+		if !ok {
+			c.w.Error(errProtoVersion)
 			return
 		}
 		if v != 2 && v != 3 {
-			c.w.Error("NOPROTO unsupported protocol version")
+			c.w.Error(errNoProto)
 			return
 		}
 		proto = int(v)
@@ -47,7 +47,7 @@ func (c *conn) cmdHello(args [][]byte) {
 		switch {
 		case strings.EqualFold(string(args[i]), "auth") && more >= 2:
 			if c.s.opts.RequirePass != "" && !c.checkPassword(args[i+1], args[i+2]) {
-				c.w.Error("WRONGPASS invalid username-password pair or user is disabled.")
+				c.w.Error(errWrongPass)
 				return
 			}
 			c.authed = true
@@ -58,17 +58,17 @@ func (c *conn) cmdHello(args [][]byte) {
 			name, setName = args[i+1], true
 			i++
 		default:
-			c.w.Error("ERR Syntax error in HELLO option '" + string(args[i]) + "'")
+			c.w.Error(errHelloOption(args[i]))
 			return
 		}
 	}
 	if !c.authed {
-		c.w.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		c.w.Error(errHelloNoAuth)
 		return
 	}
 	if setName {
 		if !validClientName(name) {
-			c.w.Error("ERR Client names cannot contain spaces, newlines or special characters.")
+			c.w.Error(errClientName)
 			return
 		}
 		c.name = string(name)
@@ -94,11 +94,11 @@ func (c *conn) cmdHello(args [][]byte) {
 // cmdAuth: AUTH [username] password.
 func (c *conn) cmdAuth(args [][]byte) {
 	if len(args) > 3 {
-		c.w.Error("ERR syntax error")
+		c.w.Error(errSyntax)
 		return
 	}
 	if c.s.opts.RequirePass == "" {
-		c.w.Error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+		c.w.Error(errNoPassword)
 		return
 	}
 	var user []byte
@@ -107,7 +107,7 @@ func (c *conn) cmdAuth(args [][]byte) {
 		user, pass = args[1], args[2]
 	}
 	if !c.checkPassword(user, pass) {
-		c.w.Error("WRONGPASS invalid username-password pair or user is disabled.")
+		c.w.Error(errWrongPass)
 		return
 	}
 	c.authed = true
@@ -134,7 +134,7 @@ func (c *conn) cmdClient(args [][]byte) {
 			return
 		}
 		if !validClientName(args[2]) {
-			c.w.Error("ERR Client names cannot contain spaces, newlines or special characters.")
+			c.w.Error(errClientName)
 			return
 		}
 		c.name = string(args[2])
@@ -151,7 +151,7 @@ func (c *conn) cmdClient(args [][]byte) {
 			return
 		}
 		if bytes.ContainsAny(args[3], " \r\n") {
-			c.w.Error("ERR " + string(args[2]) + " cannot contain spaces, newlines or special characters.")
+			c.w.Error(errSetInfoValue(args[2]))
 			return
 		}
 		switch strings.ToLower(string(args[2])) {
@@ -160,7 +160,7 @@ func (c *conn) cmdClient(args [][]byte) {
 		case "lib-ver":
 			c.libVer = string(args[3])
 		default:
-			c.w.Error("ERR Unrecognized option '" + string(args[2]) + "'")
+			c.w.Error(errUnrecognizedOption(args[2]))
 			return
 		}
 		c.w.OK()
@@ -263,13 +263,12 @@ func (c *conn) writeCommandInfo(cmd *command) {
 }
 
 func (c *conn) cmdSelect(args [][]byte) {
-	n, err := strconv.ParseInt(string(args[1]), 10, 64)
-	if err != nil {
-		c.w.Error("ERR value is not an integer or out of range")
+	n, ok := c.int32Arg(args[1])
+	if !ok {
 		return
 	}
 	if n != 0 {
-		c.w.Error("ERR DB index is out of range")
+		c.w.Error(errDBIndex)
 		return
 	}
 	c.w.OK()

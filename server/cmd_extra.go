@@ -1,32 +1,19 @@
 package server
 
-import (
-	"math"
-	"strconv"
-	"strings"
-	"time"
-)
+import "github.com/tiercache/tiercache/tier"
 
 // Commands beyond the required set that clients commonly send and that map
 // onto Cache methods without a read-modify-write race (so no INCR or
 // APPEND; GETDEL and GETEX have their own one-step Cache methods).
 
-// cmdSetEx: SETEX key seconds value, PSETEX key milliseconds value.
-func (c *conn) cmdSetEx(args [][]byte) {
-	unit, name := time.Second, "setex"
-	if args[0][0] == 'p' || args[0][0] == 'P' {
-		unit, name = time.Millisecond, "psetex"
-	}
-	n, err := strconv.ParseInt(string(args[2]), 10, 64)
-	if err != nil {
-		c.w.Error(errNotInt)
+// setExCmd: SETEX key seconds value (opt "EX"), PSETEX key milliseconds
+// value ("PX"), the time as SET's EX and PX take it.
+func (c *conn) setExCmd(args [][]byte, opt string) {
+	ttl, _, ok := c.expiryArg(opt, args[2])
+	if !ok {
 		return
 	}
-	if n <= 0 || n > math.MaxInt64/int64(unit) {
-		c.w.Error("ERR invalid expire time in '" + name + "' command")
-		return
-	}
-	if _, err := c.s.cache.Set(args[1], args[3], SetOptions{TTL: time.Duration(n) * unit}); err != nil {
+	if _, err := c.s.cache.Set(args[1], args[3], tier.SetOptions{TTL: ttl}); err != nil {
 		c.cacheError(err)
 		return
 	}
@@ -35,7 +22,7 @@ func (c *conn) cmdSetEx(args [][]byte) {
 
 // cmdSetNX: SETNX key value → 1 if set, 0 if the key existed.
 func (c *conn) cmdSetNX(args [][]byte) {
-	stored, err := c.s.cache.Set(args[1], args[2], SetOptions{NX: true})
+	stored, err := c.s.cache.Set(args[1], args[2], tier.SetOptions{NX: true})
 	if err != nil {
 		c.cacheError(err)
 		return
@@ -68,24 +55,9 @@ func (c *conn) cmdGetDel(args [][]byte) {
 // its expiry changed in the same step (an EXAT/PXAT in the past deletes
 // it); nil if absent.
 func (c *conn) cmdGetEx(args [][]byte) {
-	var x Expiry
-	set := false
-	for i := 2; i < len(args); i++ {
-		opt := strings.ToUpper(string(args[i]))
-		switch {
-		case opt == "PERSIST" && !set:
-			x.Persist, set = true, true
-		case (opt == "EX" || opt == "PX" || opt == "EXAT" || opt == "PXAT") && !set && i+1 < len(args):
-			i++
-			var ok bool
-			if x.TTL, x.At, ok = c.expiryArg("getex", opt, args[i]); !ok {
-				return
-			}
-			set = true
-		default:
-			c.w.Error("ERR syntax error")
-			return
-		}
+	x, set, ok := c.getExArgs(args[2:])
+	if !ok {
+		return
 	}
 	v, ok, err := c.s.cache.GetEx(c.scratch[:0], args[1], x)
 	c.noop = !ok || !set // GETEX without an option changes nothing

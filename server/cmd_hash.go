@@ -4,9 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value/hash"
 )
 
 // The hash commands (Redis 7.0). A read decodes the one record that holds
@@ -15,10 +15,15 @@ import (
 
 // aggBuf is a connection's reused buffers for aggregate commands.
 type aggBuf struct {
-	fields []hashField
+	fields []hash.Field
 	enc    []byte
 	enc2   []byte // the second of two buffers record edits alternate between
 }
+
+// hashEditMax is the most fields a command edits in the record directly
+// (hash.Put, hash.Remove: a scan for the field and one copy of the bytes
+// around it); more go through hash.Decode and hash.Encode.
+const hashEditMax = 8
 
 // maxAggKeep is the largest buffer an aggregate command keeps for the
 // next one.
@@ -47,12 +52,12 @@ func (c *conn) hashRead(key []byte) (rec []byte, ok bool) {
 }
 
 // hashFields decodes key's hash; ok false means the reply is written.
-func (c *conn) hashFields(key []byte) (fields []hashField, ok bool) {
+func (c *conn) hashFields(key []byte) (fields []hash.Field, ok bool) {
 	rec, ok := c.hashRead(key)
 	if !ok || rec == nil {
 		return nil, ok
 	}
-	fields, err := hashDecode(c.agg.fields[:0], rec)
+	fields, err := hash.Decode(c.agg.fields[:0], rec)
 	if err != nil {
 		c.cacheError(err)
 		return nil, false
@@ -67,7 +72,7 @@ func (c *conn) hashFields(key []byte) (fields []hashField, ok bool) {
 // when absent) and returns the new ones and whether anything changed; a
 // hash left empty is removed. edit may run more than once (tier.Cache.Update)
 // and must only compute. An error from edit changes nothing.
-func (c *conn) hashUpdate(key []byte, edit func(fields []hashField) ([]hashField, bool, error)) error {
+func (c *conn) hashUpdate(key []byte, edit func(fields []hash.Field) ([]hash.Field, bool, error)) error {
 	err := c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
 		fields := c.agg.fields[:0]
 		if cur.Exists {
@@ -75,7 +80,7 @@ func (c *conn) hashUpdate(key []byte, edit func(fields []hashField) ([]hashField
 				return tier.Change{}, wrongType
 			}
 			var err error
-			if fields, err = hashDecode(fields, cur.Value); err != nil {
+			if fields, err = hash.Decode(fields, cur.Value); err != nil {
 				return tier.Change{}, err
 			}
 		}
@@ -86,11 +91,11 @@ func (c *conn) hashUpdate(key []byte, edit func(fields []hashField) ([]hashField
 		if len(out) == 0 {
 			return tier.Change{Op: tier.Remove}, nil
 		}
-		size := hashSize(out)
-		if err := c.s.hashLimits.check(len(out), size); err != nil {
+		size := hash.Size(out)
+		if err := c.s.hashLimits.Check(len(out), size); err != nil {
 			return tier.Change{}, err
 		}
-		enc := hashEncode(c.agg.enc[:0], out) // the cache copies it
+		enc := hash.Encode(c.agg.enc[:0], out) // the cache copies it
 		if cap(enc) <= maxAggKeep {
 			c.agg.enc = enc[:0]
 		}
@@ -120,7 +125,7 @@ func (c *conn) hashEdit(key []byte, edit func(rec []byte) ([]byte, bool, error))
 		switch {
 		case err != nil || !changed:
 			return tier.Change{Op: tier.Keep}, err
-		case hashEmpty(out):
+		case hash.Empty(out):
 			return tier.Change{Op: tier.Remove}, nil
 		}
 		return tier.Change{Op: tier.Store, Value: out, Kind: kindHash}, nil // the cache copies it
@@ -161,7 +166,7 @@ func (c *conn) hashPutAll(rec []byte, pairs [][]byte) ([]byte, int, error) {
 	defer c.keepBufs(bufs)
 	added := 0
 	for i := 0; i+1 < len(pairs); i += 2 {
-		out, a, err := hashPut(bufs.next(), rec, pairs[i], pairs[i+1], c.s.hashLimits)
+		out, a, err := hash.Put(bufs.next(), rec, pairs[i], pairs[i+1], c.s.hashLimits)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -174,26 +179,11 @@ func (c *conn) hashPutAll(rec []byte, pairs [][]byte) ([]byte, int, error) {
 	return rec, added, nil
 }
 
-// hashSet sets pairs (field, value, field, value...) in fields: the new
-// field list and how many fields are new.
-func hashSet(fields []hashField, pairs [][]byte) ([]hashField, int) {
-	added := 0
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if j := hashFind(fields, pairs[i]); j >= 0 {
-			fields[j].value = pairs[i+1]
-			continue
-		}
-		fields = append(fields, hashField{pairs[i], pairs[i+1]})
-		added++
-	}
-	return fields, added
-}
-
-// cmdHSet: HSET key field value [field value ...] → fields added; HMSET
-// answers OK.
-func (c *conn) cmdHSet(args [][]byte) {
+// hsetCmd: HSET key field value [field value ...] → fields added; HMSET
+// (okReply) answers OK.
+func (c *conn) hsetCmd(args [][]byte, okReply bool) {
 	if len(args)%2 != 0 {
-		c.wrongArgs(strings.ToLower(string(args[0])))
+		c.wrongArity()
 		return
 	}
 	var added int
@@ -205,15 +195,15 @@ func (c *conn) cmdHSet(args [][]byte) {
 			return out, err == nil, err
 		})
 	} else {
-		err = c.hashUpdate(args[1], func(fields []hashField) ([]hashField, bool, error) {
-			fields, added = hashSet(fields, args[2:])
+		err = c.hashUpdate(args[1], func(fields []hash.Field) ([]hash.Field, bool, error) {
+			fields, added = hash.Set(fields, args[2:])
 			return fields, true, nil
 		})
 	}
 	switch {
 	case err != nil:
 		c.cacheError(err)
-	case args[0][1] == 'm' || args[0][1] == 'M':
+	case okReply:
 		c.w.OK()
 	default:
 		c.w.Int(int64(added))
@@ -225,7 +215,7 @@ func (c *conn) cmdHSetNX(args [][]byte) {
 	var added int
 	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
 		added = 0
-		_, _, _, _, _, found, err := hashLocate(rec, args[2])
+		_, found, err := hash.Get(rec, args[2])
 		if err != nil || found {
 			return nil, false, err
 		}
@@ -247,7 +237,7 @@ func (c *conn) cmdHDel(args [][]byte) {
 			bufs := c.recBufs()
 			defer c.keepBufs(bufs)
 			for _, f := range args[2:] {
-				out, ok, err := hashRemove(bufs.next(), rec, f)
+				out, ok, err := hash.Remove(bufs.next(), rec, f)
 				if err != nil {
 					return nil, false, err
 				}
@@ -260,14 +250,8 @@ func (c *conn) cmdHDel(args [][]byte) {
 			return rec, removed > 0, nil
 		})
 	} else {
-		err = c.hashUpdate(args[1], func(fields []hashField) ([]hashField, bool, error) {
-			removed = 0
-			for _, f := range args[2:] {
-				if j := hashFind(fields, f); j >= 0 {
-					fields = append(fields[:j], fields[j+1:]...)
-					removed++
-				}
-			}
+		err = c.hashUpdate(args[1], func(fields []hash.Field) ([]hash.Field, bool, error) {
+			fields, removed = hash.Delete(fields, args[2:])
 			return fields, removed > 0, nil
 		})
 	}
@@ -275,16 +259,6 @@ func (c *conn) cmdHDel(args [][]byte) {
 		c.noop = true // nothing changed: WATCHed keys are not touched (intReply)
 	}
 	c.numReply(int64(removed), err)
-}
-
-// hashValue is field's value in rec (nil: an empty hash).
-func hashValue(rec, field []byte) (value []byte, found bool, err error) {
-	_, _, _, vp, end, found, err := hashLocate(rec, field)
-	if !found || err != nil {
-		return nil, false, err
-	}
-	value, _, err = hashChunk(rec[:end], vp)
-	return value, true, err
 }
 
 // cmdHGet: HGET key field → the value, nil if absent.
@@ -297,7 +271,7 @@ func (c *conn) cmdHGet(args [][]byte) {
 		c.w.Null()
 		return
 	}
-	v, found, err := hashValue(rec, args[2])
+	v, found, err := hash.Get(rec, args[2])
 	switch {
 	case err != nil:
 		c.cacheError(err)
@@ -316,8 +290,8 @@ func (c *conn) cmdHMGet(args [][]byte) {
 	}
 	c.w.Array(len(args) - 2)
 	for _, f := range args[2:] {
-		if j := hashFind(fields, f); j >= 0 {
-			c.w.Bulk(fields[j].value)
+		if j := hash.Find(fields, f); j >= 0 {
+			c.w.Bulk(fields[j].Value)
 			continue
 		}
 		c.w.Null()
@@ -325,17 +299,8 @@ func (c *conn) cmdHMGet(args [][]byte) {
 	clear(fields)
 }
 
-// cmdHGetAll: HGETALL key → field, value, ... in insertion order (a map in
-// RESP3).
-func (c *conn) cmdHGetAll(args [][]byte) { c.hashList(args[1], true, true) }
-
-// cmdHKeys: HKEYS key → the fields.
-func (c *conn) cmdHKeys(args [][]byte) { c.hashList(args[1], true, false) }
-
-// cmdHVals: HVALS key → the values.
-func (c *conn) cmdHVals(args [][]byte) { c.hashList(args[1], false, true) }
-
-// hashList writes key's fields, values, or both (HGETALL's map).
+// hashList writes key's fields (HKEYS), values (HVALS) or both (HGETALL:
+// field, value, ... in insertion order, a map in RESP3).
 func (c *conn) hashList(key []byte, fields, values bool) {
 	rec, ok := c.hashRead(key)
 	if !ok {
@@ -349,7 +314,7 @@ func (c *conn) hashList(key []byte, fields, values bool) {
 		}
 		return
 	}
-	n, err := hashCheck(rec) // before a reply starts
+	n, err := hash.Check(rec) // before a reply starts
 	if err != nil {
 		c.cacheError(err)
 		return
@@ -359,7 +324,7 @@ func (c *conn) hashList(key []byte, fields, values bool) {
 	} else {
 		c.w.Array(n)
 	}
-	_ = hashEach(rec, func(f, v []byte) bool {
+	_ = hash.Each(rec, func(f, v []byte) bool {
 		if fields {
 			c.w.Bulk(f)
 		}
@@ -380,7 +345,7 @@ func (c *conn) cmdHLen(args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	n, err := hashCheck(rec)
+	n, err := hash.Check(rec)
 	if err != nil {
 		c.cacheError(err)
 		return
@@ -388,12 +353,8 @@ func (c *conn) cmdHLen(args [][]byte) {
 	c.w.Int(int64(n))
 }
 
-// cmdHExists: HEXISTS key field → 1 or 0.
-func (c *conn) cmdHExists(args [][]byte) { c.hashField(args, false) }
-
-// cmdHStrlen: HSTRLEN key field → the value's length, 0 if absent.
-func (c *conn) cmdHStrlen(args [][]byte) { c.hashField(args, true) }
-
+// hashField answers HEXISTS key field (1 or 0) or, with length, HSTRLEN
+// key field (the value's length, 0 if absent).
 func (c *conn) hashField(args [][]byte, length bool) {
 	rec, ok := c.hashRead(args[1])
 	if !ok {
@@ -403,7 +364,7 @@ func (c *conn) hashField(args [][]byte, length bool) {
 	var found bool
 	var err error
 	if rec != nil {
-		v, found, err = hashValue(rec, args[2])
+		v, found, err = hash.Get(rec, args[2])
 	}
 	switch {
 	case err != nil:
@@ -419,15 +380,14 @@ func (c *conn) hashField(args [][]byte, length bool) {
 
 // cmdHIncrBy: HINCRBY key field increment → the new value.
 func (c *conn) cmdHIncrBy(args [][]byte) {
-	incr, ok := parseInt(args[3])
+	incr, ok := c.intArg(args[3])
 	if !ok {
-		c.w.Error(errNotInt)
 		return
 	}
 	var result int64
 	var num [20]byte
 	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-		v, found, err := hashValue(rec, args[2])
+		v, found, err := hash.Get(rec, args[2])
 		if err != nil {
 			return nil, false, err
 		}
@@ -435,11 +395,11 @@ func (c *conn) cmdHIncrBy(args [][]byte) {
 		if found {
 			var ok bool
 			if cur, ok = parseInt(v); !ok {
-				return nil, false, replyError("ERR hash value is not an integer")
+				return nil, false, replyError(errHashNotInt)
 			}
 		}
 		if incr > 0 && cur > math.MaxInt64-incr || incr < 0 && cur < math.MinInt64-incr {
-			return nil, false, replyError("ERR increment or decrement would overflow")
+			return nil, false, replyError(errOverflow)
 		}
 		result = cur + incr
 		out, _, err := c.hashPutAll(rec, [][]byte{args[2], strconv.AppendInt(num[:0], result, 10)})
@@ -449,24 +409,24 @@ func (c *conn) cmdHIncrBy(args [][]byte) {
 }
 
 // cmdHIncrByFloat: HINCRBYFLOAT key field increment → the new value, as
-// Redis formats it (formatFloat).
+// Redis formats it (resp.AppendFloat).
 func (c *conn) cmdHIncrByFloat(args [][]byte) {
 	incr, ok := parseFloat(args[3])
 	if !ok {
-		c.w.Error("ERR value is not a valid float")
+		c.w.Error(errNotFloat)
 		return
 	}
 	if incr.IsInf() {
-		c.w.Error("ERR value is NaN or Infinity")
+		c.w.Error(errValueNaNInf)
 		return
 	}
 	var result []byte
 	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-		v, found, err := hashValue(rec, args[2])
+		v, found, err := hash.Get(rec, args[2])
 		if err != nil {
 			return nil, false, err
 		}
-		if result, err = incrFloat(result[:0], v, found, incr, "ERR hash value is not a float"); err != nil {
+		if result, err = incrFloat(result[:0], v, found, incr, errHashNotFloat); err != nil {
 			return nil, false, err
 		}
 		out, _, err := c.hashPutAll(rec, [][]byte{args[2], result})
@@ -491,18 +451,7 @@ func (c *conn) cmdHRandField(args [][]byte) {
 	withValues := false
 	if len(args) >= 3 {
 		var ok bool
-		if count, ok = parseInt(args[2]); !ok || count == math.MinInt64 {
-			c.w.Error(errNotInt)
-			return
-		}
-		if len(args) > 4 || len(args) == 4 && !strings.EqualFold(string(args[3]), "withvalues") {
-			c.w.Error("ERR syntax error")
-			return
-		}
-		// Redis 7.0 bounds the count so that the reply's length cannot
-		// overflow (t_hash.c: hrandfieldCommand).
-		if withValues = len(args) == 4; withValues && (count < -math.MaxInt64/2 || count > math.MaxInt64/2) {
-			c.w.Error("ERR value is out of range")
+		if count, withValues, ok = c.randCountArgs(args[2:]); !ok {
 			return
 		}
 	}
@@ -515,16 +464,16 @@ func (c *conn) cmdHRandField(args [][]byte) {
 			c.w.Null()
 			return
 		}
-		c.w.Bulk(fields[rand.IntN(len(fields))].field)
+		c.w.Bulk(fields[rand.IntN(len(fields))].Name)
 		return
 	}
-	write := func(f hashField) {
+	write := func(f hash.Field) {
 		if withValues && c.w.Proto() >= 3 {
 			c.w.Array(2)
 		}
-		c.w.Bulk(f.field)
+		c.w.Bulk(f.Name)
 		if withValues {
-			c.w.Bulk(f.value)
+			c.w.Bulk(f.Value)
 		}
 	}
 	n := len(fields)
@@ -541,7 +490,7 @@ func (c *conn) cmdHRandField(args [][]byte) {
 	case count < 0:
 		k := -count
 		if k > maxRandCount {
-			c.w.Error("ERR count is too large: at most " + strconv.Itoa(maxRandCount) + " fields with repetitions")
+			c.w.Error(errRandCountTooLarge(maxRandCount))
 			return
 		}
 		reply(int(k))

@@ -1,30 +1,11 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"math"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tiercache/tiercache/tier"
 )
-
-const errNotInt = "ERR value is not an integer or out of range"
-
-func (c *conn) cacheError(err error) {
-	if errors.Is(err, tier.ErrWrongKind) {
-		c.w.Error(errWrongType)
-		return
-	}
-	if re, ok := errors.AsType[replyError](err); ok {
-		c.w.Error(string(re))
-		return
-	}
-	c.w.Error("ERR " + err.Error())
-}
 
 func (c *conn) cmdGet(args [][]byte) { c.getKey(args[1]) }
 
@@ -42,40 +23,11 @@ func (c *conn) getKey(key []byte) {
 
 // cmdSet: SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL].
 func (c *conn) cmdSet(args [][]byte) {
-	var o SetOptions
-	get, expiry := false, false
-	var at time.Time
-	for i := 3; i < len(args); i++ {
-		opt := strings.ToUpper(string(args[i]))
-		switch opt {
-		case "NX", "XX":
-			if o.NX || o.XX {
-				c.w.Error("ERR syntax error")
-				return
-			}
-			o.NX, o.XX = opt == "NX", opt == "XX"
-		case "GET":
-			get = true
-		case "KEEPTTL":
-			if expiry {
-				c.w.Error("ERR syntax error")
-				return
-			}
-			o.KeepTTL, expiry = true, true
-		case "EX", "PX", "EXAT", "PXAT":
-			if expiry || i+1 >= len(args) {
-				c.w.Error("ERR syntax error")
-				return
-			}
-			i++
-			var ok bool
-			if o.TTL, at, ok = c.expiryArg("set", opt, args[i]); !ok {
-				return
-			}
-			o.ExpireAt = at
-			expiry = true
-		default:
-			c.w.Error("ERR syntax error")
+	var o tier.SetOptions
+	var get bool
+	if len(args) > 3 { // a plain SET, the most frequent, calls no parser
+		var ok bool
+		if o, get, ok = c.setArgs(args[3:]); !ok {
 			return
 		}
 	}
@@ -100,30 +52,6 @@ func (c *conn) cmdSet(args [][]byte) {
 	}
 	c.noop = true
 	c.w.Null()
-}
-
-// expiryArg parses the number after SET's or GETEX's EX, PX, EXAT or PXAT
-// (opt, upper case): a relative ttl for EX and PX, an absolute time for
-// EXAT and PXAT. It answers the error itself when ok is false.
-func (c *conn) expiryArg(cmd, opt string, arg []byte) (ttl time.Duration, at time.Time, ok bool) {
-	n, err := strconv.ParseInt(string(arg), 10, 64)
-	if err != nil {
-		c.w.Error(errNotInt)
-		return 0, time.Time{}, false
-	}
-	unit := time.Millisecond
-	if opt == "EX" || opt == "EXAT" {
-		unit = time.Second
-	}
-	if n <= 0 || n > math.MaxInt64/int64(unit) {
-		c.w.Error("ERR invalid expire time in '" + cmd + "' command")
-		return 0, time.Time{}, false
-	}
-	d := time.Duration(n) * unit
-	if opt == "EX" || opt == "PX" {
-		return d, time.Time{}, true
-	}
-	return 0, time.Unix(0, 0).Add(d), true
 }
 
 func (c *conn) cmdDel(args [][]byte) {
@@ -160,7 +88,7 @@ func (c *conn) cmdMGet(args [][]byte) {
 
 func (c *conn) cmdMSet(args [][]byte) {
 	if len(args)%2 != 1 {
-		c.wrongArgs("mset")
+		c.wrongArity()
 		return
 	}
 	kvs := c.kvs[:0]
@@ -179,102 +107,37 @@ func (c *conn) cmdMSet(args [][]byte) {
 	c.w.OK()
 }
 
-// expireArg parses the arguments of EXPIRE, PEXPIRE, EXPIREAT and
-// PEXPIREAT: the time (args[2]; the P forms count milliseconds) as a
-// duration, a non-positive one as 0 (which also keeps a huge negative
-// time from overflowing into a positive one), and the NX, XX, GT and LT
-// options, which Redis checks first. It answers the error itself when ok
-// is false.
-func (c *conn) expireArg(args [][]byte) (d time.Duration, cond ExpireCond, ok bool) {
-	if cond, ok = c.expireCond(args[3:]); !ok {
-		return 0, 0, false
-	}
-	unit := time.Second
-	if args[0][0] == 'p' || args[0][0] == 'P' {
-		unit = time.Millisecond
-	}
-	n, err := strconv.ParseInt(string(args[2]), 10, 64)
-	if err != nil {
-		c.w.Error(errNotInt)
-		return 0, 0, false
-	}
-	// Redis 7.0 (expire.c expireGenericCommand) refuses a time whose
-	// milliseconds, added to the base (now for EXPIRE and PEXPIRE, 0 for
-	// the AT forms), overflow a long long; anything else is accepted and
-	// saturates here at the largest duration (the tier at the year 2262).
-	ms := n
-	if unit == time.Second {
-		if n > math.MaxInt64/1000 || n < math.MinInt64/1000 {
-			c.w.Error("ERR invalid expire time in '" + strings.ToLower(string(args[0])) + "' command")
-			return 0, 0, false
-		}
-		ms = n * 1000
-	}
-	if !bytes.Contains(bytes.ToLower(args[0]), []byte("at")) && ms > math.MaxInt64-time.Now().UnixMilli() {
-		c.w.Error("ERR invalid expire time in '" + strings.ToLower(string(args[0])) + "' command")
-		return 0, 0, false
-	}
-	if ms > math.MaxInt64/int64(time.Millisecond) {
-		return math.MaxInt64, cond, true
-	}
-	return time.Duration(max(ms, 0)) * time.Millisecond, cond, true
-}
-
-// cmdExpire: EXPIRE|PEXPIRE key n [NX|XX|GT|LT]. A non-positive time
-// deletes the key, as in Redis.
-func (c *conn) cmdExpire(args [][]byte) {
-	ttl, cond, ok := c.expireArg(args)
+// expireCmd: EXPIRE key seconds, PEXPIRE key ms (unit), EXPIREAT key
+// unix-seconds, PEXPIREAT key unix-ms (at), each [NX|XX|GT|LT]. The
+// condition is checked and the expiry set in one step; a non-positive
+// time, or one in the past, deletes the key (when the condition holds),
+// as in Redis.
+func (c *conn) expireCmd(args [][]byte, unit time.Duration, at bool) {
+	d, cond, ok := c.expireArgs(args[2:], unit, at)
 	if !ok {
 		return
 	}
-	// The condition is checked and the expiry set in one step; a ttl of 0
-	// deletes the key (when the condition holds).
-	c.intReplyErr(c.s.cache.ExpireIf(args[1], ttl, cond))
+	if at {
+		c.intReplyErr(c.s.cache.ExpireAtIf(args[1], time.Unix(0, 0).Add(d), cond))
+		return
+	}
+	c.intReplyErr(c.s.cache.ExpireIf(args[1], d, cond))
 }
 
-// expireCond parses the NX, XX, GT and LT options of EXPIRE, PEXPIRE,
-// EXPIREAT and PEXPIREAT, answering Redis's error itself when ok is false.
-func (c *conn) expireCond(opts [][]byte) (cond ExpireCond, ok bool) {
-	for _, a := range opts {
-		switch strings.ToUpper(string(a)) {
-		case "NX":
-			cond |= ExpireNX
-		case "XX":
-			cond |= ExpireXX
-		case "GT":
-			cond |= ExpireGT
-		case "LT":
-			cond |= ExpireLT
-		default:
-			c.w.Error("ERR Unsupported option " + string(a))
-			return 0, false
-		}
-	}
-	if cond&ExpireNX != 0 && cond&(ExpireXX|ExpireGT|ExpireLT) != 0 {
-		c.w.Error("ERR NX and XX, GT or LT options at the same time are not compatible")
-		return 0, false
-	}
-	if cond&ExpireGT != 0 && cond&ExpireLT != 0 {
-		c.w.Error("ERR GT and LT options at the same time are not compatible")
-		return 0, false
-	}
-	return cond, true
-}
-
-func (c *conn) cmdTTL(args [][]byte) {
+// ttlCmd: TTL key (unit time.Second), PTTL key (time.Millisecond): the
+// remaining time rounded to the unit, -1 without an expiry, -2 when the
+// key is absent.
+func (c *conn) ttlCmd(args [][]byte, unit time.Duration) {
 	ttl, exists := c.s.cache.TTL(args[1])
 	switch {
 	case !exists:
 		c.w.Int(-2)
 	case ttl < 0:
 		c.w.Int(-1)
-	case args[0][0] == 'p' || args[0][0] == 'P':
-		c.w.Int(int64((ttl + time.Millisecond/2) / time.Millisecond))
 	default:
-		c.w.Int(int64((ttl + time.Second/2) / time.Second))
+		c.w.Int(int64((ttl + unit/2) / unit))
 	}
 }
-
 func (c *conn) cmdPersist(args [][]byte) {
 	c.intReplyErr(c.s.cache.Persist(args[1]))
 }
@@ -296,20 +159,9 @@ func (c *conn) cmdDBSize(args [][]byte) { c.w.Int(int64(c.s.cache.Keys())) }
 // and no argument (Redis's default, lazyfree-lazy-user-flush no), answer
 // once that is done.
 func (c *conn) cmdFlush(args [][]byte) {
-	async := false
-	switch {
-	case len(args) > 2:
-		c.w.Error("ERR syntax error")
+	async, ok := c.flushArgs(args[1:])
+	if !ok {
 		return
-	case len(args) == 2:
-		switch strings.ToUpper(string(args[1])) {
-		case "ASYNC":
-			async = true
-		case "SYNC":
-		default:
-			c.w.Error("ERR syntax error")
-			return
-		}
 	}
 	c.s.touchAll() // the keys it removes: their watchers' EXEC aborts
 	if err := c.s.cache.Flush(); err != nil {

@@ -1,26 +1,18 @@
 package server
 
 import (
-	"errors"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 	"time"
-
-	"github.com/tiercache/tiercache/tier"
 )
 
 // The keyspace commands that carry a key's value to another key or read
 // its absolute expiry; RENAME and COPY are one step in the Cache.
 
-// cmdRename: RENAME src dst → OK; RENAMENX src dst → 1, or 0 when dst
-// exists. "ERR no such key" when src is absent.
-func (c *conn) cmdRename(args [][]byte) {
-	nx := len(args[0]) == len("renamenx")
+// renameCmd: RENAME src dst → OK; RENAMENX src dst (nx) → 1, or 0 when
+// dst exists; "no such key" when src is absent.
+func (c *conn) renameCmd(args [][]byte, nx bool) {
 	renamed, err := c.s.cache.Rename(args[1], args[2], nx)
 	switch {
-	case errors.Is(err, tier.ErrNoSuchKey):
-		c.w.Error("ERR no such key")
 	case err != nil:
 		c.cacheError(err)
 	case !nx:
@@ -49,29 +41,12 @@ func (c *conn) wakeListAt(key []byte) {
 // cmdCopy: COPY src dst [DB n] [REPLACE] → 1, or 0 when src is absent or
 // dst exists (without REPLACE). Only database 0 exists.
 func (c *conn) cmdCopy(args [][]byte) {
-	replace := false
-	for i := 3; i < len(args); i++ {
-		switch opt := strings.ToLower(string(args[i])); {
-		case opt == "replace":
-			replace = true
-		case opt == "db" && i+1 < len(args):
-			i++
-			db, err := strconv.ParseInt(string(args[i]), 10, 64)
-			if err != nil {
-				c.w.Error(errNotInt)
-				return
-			}
-			if db != 0 {
-				c.w.Error("ERR DB index is out of range")
-				return
-			}
-		default:
-			c.w.Error("ERR syntax error")
-			return
-		}
+	replace, ok := c.copyArgs(args[3:])
+	if !ok {
+		return
 	}
 	if string(args[1]) == string(args[2]) {
-		c.w.Error("ERR source and destination objects are the same")
+		c.w.Error(errSameObject)
 		return
 	}
 	copied, err := c.s.cache.Copy(args[1], args[2], replace)
@@ -108,31 +83,21 @@ func (c *conn) cmdRandomKey(args [][]byte) {
 	c.w.Null()
 }
 
-// cmdExpireTime: EXPIRETIME key → unix seconds, PEXPIRETIME → unix ms;
-// -1 without an expiry, -2 when the key is absent.
-func (c *conn) cmdExpireTime(args [][]byte) {
+// expireTimeCmd: EXPIRETIME key → unix seconds (unit time.Second),
+// PEXPIRETIME → unix ms (time.Millisecond); -1 without an expiry, -2 when
+// the key is absent.
+func (c *conn) expireTimeCmd(args [][]byte, unit time.Duration) {
 	at, ok := c.s.cache.ExpireTime(args[1])
 	switch {
 	case !ok:
 		c.w.Int(-2)
 	case at.IsZero():
 		c.w.Int(-1)
-	case args[0][0] == 'p' || args[0][0] == 'P':
+	case unit == time.Millisecond:
 		c.w.Int(at.UnixMilli())
 	default:
 		c.w.Int(at.Unix())
 	}
-}
-
-// cmdExpireAt: EXPIREAT key unix-seconds [NX|XX|GT|LT], PEXPIREAT key
-// unix-ms [...]; a time in the past deletes the key (when the condition
-// holds), in the same step as the check.
-func (c *conn) cmdExpireAt(args [][]byte) {
-	d, cond, ok := c.expireArg(args)
-	if !ok {
-		return
-	}
-	c.intReplyErr(c.s.cache.ExpireAtIf(args[1], time.Unix(0, 0).Add(d), cond))
 }
 
 // intReply answers a write command's outcome as 1 or 0; 0 (nothing

@@ -1,17 +1,13 @@
 package server
 
 import (
-	"bytes"
-	"math"
-	"strings"
-
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value/list"
 )
 
 // The list commands, with Redis 7.0's replies and errors (t_list.c). The
-// encoding is list.go's; the read-modify-writes are listOps'.
-
-const errSyntax = "ERR syntax error"
+// encoding and the operations are value/list's; the read-modify-writes
+// are listOps'.
 
 // listDone ends a list command: it answers err if there is one and lets
 // go of buffers a large list grew.
@@ -23,11 +19,6 @@ func (c *conn) listDone(err error) bool {
 	}
 	return true
 }
-
-func (c *conn) cmdLPush(args [][]byte)  { c.pushCmd(args, true, false) }
-func (c *conn) cmdRPush(args [][]byte)  { c.pushCmd(args, false, false) }
-func (c *conn) cmdLPushX(args [][]byte) { c.pushCmd(args, true, true) }
-func (c *conn) cmdRPushX(args [][]byte) { c.pushCmd(args, false, true) }
 
 // pushCmd: [LR]PUSH[X] key element... → the list's new length.
 func (c *conn) pushCmd(args [][]byte, left, onlyExisting bool) {
@@ -43,21 +34,17 @@ func (c *conn) pushCmd(args [][]byte, left, onlyExisting bool) {
 	c.wakeAfter(args[1])
 }
 
-func (c *conn) cmdLPop(args [][]byte) { c.popCmd(args, true) }
-func (c *conn) cmdRPop(args [][]byte) { c.popCmd(args, false) }
-
 // popCmd: [LR]POP key [count] → an element, or with a count an array of
 // up to count elements; nil (a nil array with a count) if the key is absent.
 func (c *conn) popCmd(args [][]byte, left bool) {
 	if len(args) > 3 {
-		c.wrongArgs(strings.ToLower(string(args[0])))
+		c.wrongArity()
 		return
 	}
 	count, hasCount := int64(1), len(args) == 3
 	if hasCount {
 		var ok bool
-		if count, ok = redisInt(args[2]); !ok || count < 0 {
-			c.w.Error("ERR value is out of range, must be positive")
+		if count, ok = c.countArg(args[2]); !ok {
 			return
 		}
 	}
@@ -96,7 +83,7 @@ func (c *conn) viewList(key []byte) (n int, body []byte, exists, ok bool) {
 		err = tier.ErrWrongKind
 	}
 	if err == nil && exists {
-		n, body, err = listHeader(v)
+		n, body, err = list.Header(v)
 	}
 	if err != nil {
 		c.cacheError(err)
@@ -117,20 +104,10 @@ func (c *conn) cmdLLen(args [][]byte) {
 	}
 }
 
-// rangeArgs parses LRANGE's and LTRIM's start and stop, answering an error.
-func (c *conn) rangeArgs(args [][]byte) (start, stop int64, ok bool) {
-	start, ok1 := redisInt(args[2])
-	stop, ok2 := redisInt(args[3])
-	if !ok1 || !ok2 {
-		c.w.Error(errNotInt)
-	}
-	return start, stop, ok1 && ok2
-}
-
 // cmdLRange: LRANGE key start stop → the elements from start to stop
 // (inclusive, negative from the end).
 func (c *conn) cmdLRange(args [][]byte) {
-	start, stop, ok := c.rangeArgs(args)
+	start, stop, ok := c.rangeArgs(args[2], args[3])
 	if !ok {
 		return
 	}
@@ -142,12 +119,12 @@ func (c *conn) cmdLRange(args [][]byte) {
 		c.w.Array(0)
 		return
 	}
-	lo, hi := listRange(start, stop, n)
+	lo, hi := list.Range(start, stop, n)
 	c.w.Array(hi - lo)
 	var it []byte
 	var err error
 	for i := 0; i < hi; i++ {
-		if it, body, err = nextItem(body); err != nil {
+		if it, body, err = list.Next(body); err != nil {
 			return // checked when the value was stored; cannot happen
 		}
 		if i >= lo {
@@ -166,9 +143,8 @@ func (c *conn) cmdLIndex(args [][]byte) {
 		c.w.Null()
 		return
 	}
-	idx, ok := redisInt(args[2]) // after the key, as Redis
+	idx, ok := c.intArg(args[2]) // after the key, as Redis
 	if !ok {
-		c.w.Error(errNotInt)
 		return
 	}
 	if idx < 0 {
@@ -181,7 +157,7 @@ func (c *conn) cmdLIndex(args [][]byte) {
 	var it []byte
 	var err error
 	for i := int64(0); i <= idx; i++ {
-		if it, body, err = nextItem(body); err != nil {
+		if it, body, err = list.Next(body); err != nil {
 			c.cacheError(err)
 			return
 		}
@@ -192,7 +168,7 @@ func (c *conn) cmdLIndex(args [][]byte) {
 // cmdLSet: LSET key index element → OK.
 func (c *conn) cmdLSet(args [][]byte) {
 	exists, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
-		i, ok := redisInt(args[2]) // after the key, as Redis
+		i, ok := parseInt(args[2]) // after the key, as Redis
 		if !ok {
 			return nil, false, errNotInteger
 		}
@@ -217,9 +193,9 @@ func (c *conn) cmdLSet(args [][]byte) {
 // if pivot is not there, 0 if the key is absent.
 func (c *conn) cmdLInsert(args [][]byte) {
 	var after bool
-	switch strings.ToLower(string(args[2])) {
-	case "before":
-	case "after":
+	switch word(args[2]) {
+	case "BEFORE":
+	case "AFTER":
 		after = true
 	default:
 		c.w.Error(errSyntax)
@@ -227,18 +203,8 @@ func (c *conn) cmdLInsert(args [][]byte) {
 	}
 	length := 0
 	exists, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
-		length = -1
-		for i, it := range items {
-			if bytes.Equal(it, args[3]) {
-				if after {
-					i++
-				}
-				items = append(items[:i], append([][]byte{args[4]}, items[i:]...)...)
-				length = len(items)
-				return items, true, nil
-			}
-		}
-		return items, false, nil
+		items, length = list.Insert(items, args[3], args[4], after)
+		return items, length > 0, nil
 	})
 	if !c.listDone(err) {
 		return
@@ -253,38 +219,14 @@ func (c *conn) cmdLInsert(args [][]byte) {
 // cmdLRem: LREM key count element → how many were removed: the first
 // count from the head (count > 0), from the tail (< 0), or all (0).
 func (c *conn) cmdLRem(args [][]byte) {
-	count, ok := redisInt(args[2])
+	count, ok := c.intArg(args[2])
 	if !ok {
-		c.w.Error(errNotInt)
 		return
 	}
 	removed := 0
 	_, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
-		removed = 0
-		limit := count
-		if limit < 0 {
-			limit = -limit
-		}
-		drop := make([]bool, len(items))
-		for k := 0; k < len(items); k++ {
-			i := k
-			if count < 0 {
-				i = len(items) - 1 - k
-			}
-			if bytes.Equal(items[i], args[3]) {
-				drop[i] = true
-				if removed++; limit > 0 && int64(removed) == limit {
-					break
-				}
-			}
-		}
-		kept := items[:0]
-		for i, it := range items {
-			if !drop[i] {
-				kept = append(kept, it)
-			}
-		}
-		return kept, removed > 0, nil
+		items, removed = list.Remove(items, count, args[3])
+		return items, removed > 0, nil
 	})
 	if c.listDone(err) {
 		c.noop = removed == 0
@@ -294,13 +236,13 @@ func (c *conn) cmdLRem(args [][]byte) {
 
 // cmdLTrim: LTRIM key start stop → OK; the list keeps only that range.
 func (c *conn) cmdLTrim(args [][]byte) {
-	start, stop, ok := c.rangeArgs(args)
+	start, stop, ok := c.rangeArgs(args[2], args[3])
 	if !ok {
 		return
 	}
 	changed := false
 	_, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
-		lo, hi := listRange(start, stop, len(items))
+		lo, hi := list.Range(start, stop, len(items))
 		changed = hi-lo != len(items)
 		return items[lo:hi], changed, nil
 	})
@@ -314,48 +256,9 @@ func (c *conn) cmdLTrim(args [][]byte) {
 // index of the rank-th match (negative: from the tail), or with COUNT an
 // array of up to num of them (0: all); MAXLEN bounds the elements compared.
 func (c *conn) cmdLPos(args [][]byte) {
-	rank, count, maxlen := int64(1), int64(-1), int64(0)
-	for j := 3; j < len(args); j += 2 {
-		opt := strings.ToLower(string(args[j]))
-		if j+1 >= len(args) {
-			c.w.Error(errSyntax)
-			return
-		}
-		v, ok := redisInt(args[j+1])
-		switch opt {
-		case "rank":
-			if !ok {
-				c.w.Error(errNotInt)
-				return
-			}
-			if v == 0 {
-				c.w.Error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
-				return
-			}
-			if v == math.MinInt64 {
-				// Its negation, the rank from the tail, does not fit: Redis
-				// 7.2's lposCommand reads RANK within -LONG_MAX..LONG_MAX
-				// (7.0 negated it and answered more than COUNT matches).
-				c.w.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
-				return
-			}
-			rank = v
-		case "count":
-			if !ok || v < 0 {
-				c.w.Error("ERR COUNT can't be negative")
-				return
-			}
-			count = v
-		case "maxlen":
-			if !ok || v < 0 {
-				c.w.Error("ERR MAXLEN can't be negative")
-				return
-			}
-			maxlen = v
-		default:
-			c.w.Error(errSyntax)
-			return
-		}
+	rank, count, maxlen, ok := c.lposArgs(args[3:])
+	if !ok {
+		return
 	}
 	n, body, exists, ok := c.viewList(args[1])
 	if !ok {
@@ -369,36 +272,13 @@ func (c *conn) cmdLPos(args [][]byte) {
 		}
 		return
 	}
-	items, err := bodyItems(c.lists.items[:0], n, body)
+	items, err := list.BodyItems(c.lists.items[:0], n, body)
 	c.lists.items = items
 	if err != nil {
 		c.cacheError(err)
 		return
 	}
-	var found []int
-	// The matches to pass over; RANK -2^63 is -1 (Redis 7.0 compares
-	// with its negation, itself).
-	skip := max(rank, -rank) - 1
-	if rank == math.MinInt64 {
-		skip = 0
-	}
-	for k := 0; k < n && (maxlen == 0 || int64(k) < maxlen); k++ {
-		i := k
-		if rank < 0 {
-			i = n - 1 - k
-		}
-		if !bytes.Equal(items[i], args[2]) {
-			continue
-		}
-		if skip > 0 {
-			skip--
-			continue
-		}
-		found = append(found, i)
-		if count <= 0 && count != 0 || count > 0 && int64(len(found)) == count {
-			break
-		}
-	}
+	found := list.Positions(nil, items, args[2], rank, count, maxlen)
 	c.lists.release()
 	if count < 0 {
 		if len(found) == 0 {
@@ -414,31 +294,10 @@ func (c *conn) cmdLPos(args [][]byte) {
 	}
 }
 
-// listWhere parses LEFT or RIGHT (true for LEFT).
-func listWhere(b []byte) (left, ok bool) {
-	switch strings.ToLower(string(b)) {
-	case "left":
-		return true, true
-	case "right":
-		return false, true
-	}
-	return false, false
-}
-
-// whereArgs parses LMOVE's and BLMOVE's two directions, answering an error.
-func (c *conn) whereArgs(args [][]byte) (from, to, ok bool) {
-	from, ok1 := listWhere(args[3])
-	to, ok2 := listWhere(args[4])
-	if !ok1 || !ok2 {
-		c.w.Error(errSyntax)
-	}
-	return from, to, ok1 && ok2
-}
-
 // cmdLMove: LMOVE source destination LEFT|RIGHT LEFT|RIGHT → the element
 // moved, nil if source is absent.
 func (c *conn) cmdLMove(args [][]byte) {
-	if from, to, ok := c.whereArgs(args); ok {
+	if from, to, ok := c.wheresArgs(args[3], args[4]); ok {
 		c.moveCmd(args[1], args[2], from, to)
 	}
 }

@@ -62,7 +62,7 @@ func (c *conn) cmdObject(args [][]byte) {
 	case "idletime":
 		// Redis answers this when maxmemory-policy is LFU: tiercache's
 		// policy counts reads, it keeps no access times.
-		c.w.Error("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+		c.w.Error(errIdleTimeNotLRU)
 	}
 }
 

@@ -3,15 +3,9 @@ package server
 import (
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/tiercache/tiercache/tier"
 )
-
-// scanTypes are the type names SCAN's TYPE option knows (Redis 7), and
-// the kind each selects; the types tiercache does not store select nothing.
-var scanTypes = map[string]tier.Kind{"string": kindString, "list": kindList, "hash": kindHash,
-	"set": kindNone, "zset": kindNone, "stream": kindNone}
 
 // kindNone is a kind no value has.
 const kindNone = tier.Kind(0xff)
@@ -19,12 +13,11 @@ const kindNone = tier.Kind(0xff)
 // cmdScan: SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. The reply
 // is the next cursor ("0" when done) and a batch of keys; COUNT is a hint.
 func (c *conn) cmdScan(args [][]byte) {
-	cursor, err := strconv.ParseUint(string(args[1]), 10, 64)
-	if err != nil {
-		c.w.Error("ERR invalid cursor")
+	cursor, ok := c.cursorArg(args[1])
+	if !ok {
 		return
 	}
-	o, ok := c.scanOptions(args[2:], true)
+	o, ok := c.scanArgs(args[2:], true)
 	if !ok {
 		return
 	}
@@ -47,57 +40,6 @@ func (c *conn) cmdScan(args [][]byte) {
 	for _, k := range keys {
 		c.w.Bulk(k)
 	}
-}
-
-// scanOpts are SCAN's and HSCAN's options.
-type scanOpts struct {
-	count   int
-	pattern string
-	kind    tier.Kind // TYPE's kind, when typed
-	typed   bool
-}
-
-// scanOptions parses [MATCH pattern] [COUNT count] (and [TYPE type] when
-// withType), answering the error itself when ok is false.
-func (c *conn) scanOptions(args [][]byte, withType bool) (o scanOpts, ok bool) {
-	o = scanOpts{count: 10, pattern: "*"}
-	for i := 0; i < len(args); i += 2 {
-		if i+1 >= len(args) {
-			c.w.Error("ERR syntax error")
-			return o, false
-		}
-		v := string(args[i+1])
-		switch strings.ToLower(string(args[i])) {
-		case "match":
-			o.pattern = v
-		case "count":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				c.w.Error(errNotInt)
-				return o, false
-			}
-			if n < 1 {
-				c.w.Error("ERR syntax error")
-				return o, false
-			}
-			o.count = n
-		case "type":
-			if !withType {
-				c.w.Error("ERR syntax error")
-				return o, false
-			}
-			k, ok := scanTypes[strings.ToLower(v)]
-			if !ok {
-				c.w.Error("ERR unknown type name '" + v + "'")
-				return o, false
-			}
-			o.kind, o.typed = k, true
-		default:
-			c.w.Error("ERR syntax error")
-			return o, false
-		}
-	}
-	return o, true
 }
 
 // cmdKeys: KEYS pattern, every matching key at once (O(keys), as in Redis;

@@ -3,7 +3,6 @@ package server
 import (
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/tiercache/tiercache/tier"
 )
@@ -52,7 +51,7 @@ func (c *conn) stringUpdate(key []byte, edit func(v []byte, exists bool) (out []
 // it is allocated.
 func (c *conn) tooLong(n int64) error {
 	if n > int64(c.s.opts.MaxValueBytes) {
-		return replyError("ERR string exceeds maximum allowed size (max_value, " + strconv.Itoa(c.s.opts.MaxValueBytes) + " bytes)")
+		return replyError(errStringTooLong(c.s.opts.MaxValueBytes))
 	}
 	return nil
 }
@@ -87,36 +86,37 @@ func (c *conn) boolReply(b bool, err error) {
 	c.intReply(b)
 }
 
-// cmdIncr: INCR, DECR, INCRBY, DECRBY key [n] → the new value.
-func (c *conn) cmdIncr(args [][]byte) {
-	name := strings.ToLower(string(args[0]))
-	incr := int64(1)
-	if len(args) == 3 {
-		var ok bool
-		if incr, ok = parseInt(args[2]); !ok {
-			c.w.Error(errNotInt)
-			return
-		}
+// incrByCmd: INCRBY key n, DECRBY key n (neg) → the new value.
+func (c *conn) incrByCmd(args [][]byte, neg bool) {
+	incr, ok := c.intArg(args[2])
+	if !ok {
+		return
 	}
-	if name[0] == 'd' {
+	if neg {
 		if incr == math.MinInt64 {
-			c.w.Error("ERR decrement would overflow")
+			c.w.Error(errDecrOverflow)
 			return
 		}
 		incr = -incr
 	}
+	c.incrCmd(args[1], incr)
+}
+
+// incrCmd adds incr to key's integer (INCR and DECR add 1 and -1) and
+// answers the new value.
+func (c *conn) incrCmd(key []byte, incr int64) {
 	var result int64
 	var num [20]byte
-	err := c.stringUpdate(args[1], func(v []byte, exists bool) ([]byte, bool, error) {
+	err := c.stringUpdate(key, func(v []byte, exists bool) ([]byte, bool, error) {
 		var cur int64
 		if exists {
 			var ok bool
 			if cur, ok = parseInt(v); !ok {
-				return nil, false, replyError(errNotInt)
+				return nil, false, errNotInteger
 			}
 		}
 		if incr > 0 && cur > math.MaxInt64-incr || incr < 0 && cur < math.MinInt64-incr {
-			return nil, false, replyError("ERR increment or decrement would overflow")
+			return nil, false, replyError(errOverflow)
 		}
 		result = cur + incr
 		return strconv.AppendInt(num[:0], result, 10), true, nil
@@ -124,16 +124,16 @@ func (c *conn) cmdIncr(args [][]byte) {
 	c.numReply(result, err)
 }
 
-// cmdIncrByFloat: INCRBYFLOAT key increment → the new value (formatFloat).
+// cmdIncrByFloat: INCRBYFLOAT key increment → the new value (resp.AppendFloat).
 func (c *conn) cmdIncrByFloat(args [][]byte) {
 	var result []byte
 	err := c.stringUpdate(args[1], func(v []byte, exists bool) ([]byte, bool, error) {
 		incr, ok := parseFloat(args[2]) // after the type check, as Redis
 		if !ok {
-			return nil, false, replyError("ERR value is not a valid float")
+			return nil, false, replyError(errNotFloat)
 		}
 		var err error
-		if result, err = incrFloat(result[:0], v, exists, incr, "ERR value is not a valid float"); err != nil {
+		if result, err = incrFloat(result[:0], v, exists, incr, errNotFloat); err != nil {
 			return nil, false, err
 		}
 		return result, true, nil
@@ -163,10 +163,8 @@ func (c *conn) cmdAppend(args [][]byte) {
 // cmdGetRange: GETRANGE|SUBSTR key start end → the bytes from start to
 // end, both included; negative offsets count from the end.
 func (c *conn) cmdGetRange(args [][]byte) {
-	start, ok1 := parseInt(args[2])
-	end, ok2 := parseInt(args[3])
-	if !ok1 || !ok2 {
-		c.w.Error(errNotInt)
+	start, end, ok := c.rangeArgs(args[2], args[3])
+	if !ok {
 		return
 	}
 	v, _, ok := c.stringRead(args[1])
@@ -190,13 +188,12 @@ func (c *conn) cmdGetRange(args [][]byte) {
 // cmdSetRange: SETRANGE key offset value → the new length; the string is
 // padded with zero bytes up to offset.
 func (c *conn) cmdSetRange(args [][]byte) {
-	off, ok := parseInt(args[2])
+	off, ok := c.intArg(args[2])
 	if !ok {
-		c.w.Error(errNotInt)
 		return
 	}
 	if off < 0 {
-		c.w.Error("ERR offset is out of range")
+		c.w.Error(errOffsetRange)
 		return
 	}
 	val := args[3]
@@ -224,7 +221,7 @@ func (c *conn) cmdSetRange(args [][]byte) {
 // cmdGetSet: GETSET key value → the old value (nil if absent); the new
 // value has no expiry, as SET ... GET.
 func (c *conn) cmdGetSet(args [][]byte) {
-	old, had, _, err := c.s.cache.SetGet(c.scratch[:0], args[1], args[2], SetOptions{})
+	old, had, _, err := c.s.cache.SetGet(c.scratch[:0], args[1], args[2], tier.SetOptions{})
 	c.valueReply(old, had, err)
 }
 
@@ -232,7 +229,7 @@ func (c *conn) cmdGetSet(args [][]byte) {
 // and all are set, 0 (nothing set) otherwise. See msetnx.
 func (c *conn) cmdMSetNX(args [][]byte) {
 	if len(args)%2 != 1 {
-		c.wrongArgs("msetnx")
+		c.wrongArity()
 		return
 	}
 	for i := 2; i < len(args); i += 2 {
@@ -263,7 +260,7 @@ func (s *Server) msetnx(kv [][]byte) (bool, error) {
 		return false, nil
 	}
 	for j, k := range keys {
-		stored, err := s.cache.Set(k, kv[last[string(k)]], SetOptions{NX: true})
+		stored, err := s.cache.Set(k, kv[last[string(k)]], tier.SetOptions{NX: true})
 		if err != nil || !stored {
 			for _, done := range keys[:j] {
 				s.undoSet(done, kv[last[string(done)]])

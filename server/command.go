@@ -2,8 +2,6 @@ package server
 
 import (
 	"crypto/subtle"
-	"slices"
-	"strings"
 	"time"
 )
 
@@ -27,128 +25,6 @@ type command struct {
 	whileLoading bool
 	run          func(c *conn, args [][]byte)
 	observe      func(time.Duration)
-}
-
-func newCommandTable(observe func(string) func(time.Duration)) map[string]*command {
-	cmds := []*command{
-		// connection
-		{name: "ping", arity: -1, flags: []string{"fast", "stale"}, noAuth: false, run: (*conn).cmdPing},
-		{name: "echo", arity: 2, flags: []string{"fast"}, run: (*conn).cmdEcho},
-		{name: "hello", arity: -1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, run: (*conn).cmdHello},
-		{name: "auth", arity: -2, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, run: (*conn).cmdAuth},
-		{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, run: (*conn).cmdClient},
-		{name: "command", arity: -1, flags: []string{"loading", "stale"}, run: (*conn).cmdCommand},
-		{name: "select", arity: 2, flags: []string{"loading", "stale", "fast"}, run: (*conn).cmdSelect},
-		{name: "quit", arity: -1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, txControl: true, run: (*conn).cmdQuit},
-		{name: "multi", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, txControl: true, run: (*conn).cmdMulti},
-		{name: "exec", arity: 1, flags: []string{"noscript", "loading", "stale", "skip_slowlog"}, txControl: true, run: (*conn).cmdExec},
-		{name: "discard", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, txControl: true, run: (*conn).cmdDiscard},
-		{name: "watch", arity: -2, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, txControl: true, run: (*conn).cmdWatch},
-		{name: "unwatch", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, run: (*conn).cmdUnwatch},
-		{name: "config", arity: -2, flags: []string{"admin", "noscript", "loading", "stale"}, run: (*conn).cmdConfig},
-		// keys and values
-		{name: "get", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGet},
-		{name: "getdel", arity: 2, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetDel},
-		{name: "getex", arity: -2, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetEx},
-		{name: "set", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdSet},
-		{name: "del", arity: -2, flags: []string{"write"}, first: 1, last: -1, step: 1, run: (*conn).cmdDel},
-		{name: "unlink", arity: -2, flags: []string{"write", "fast"}, first: 1, last: -1, step: 1, run: (*conn).cmdDel},
-		{name: "exists", arity: -2, flags: []string{"readonly", "fast"}, first: 1, last: -1, step: 1, run: (*conn).cmdExists},
-		{name: "mget", arity: -2, flags: []string{"readonly", "fast"}, first: 1, last: -1, step: 1, run: (*conn).cmdMGet},
-		{name: "mset", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: -1, step: 2, run: (*conn).cmdMSet},
-		{name: "expire", arity: -3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpire},
-		{name: "pexpire", arity: -3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpire},
-		{name: "ttl", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdTTL},
-		{name: "pttl", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdTTL},
-		{name: "persist", arity: 2, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdPersist},
-		{name: "setex", arity: 4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdSetEx},
-		{name: "psetex", arity: 4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdSetEx},
-		{name: "setnx", arity: 3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdSetNX},
-		{name: "strlen", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdStrlen},
-		{name: "type", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdType},
-		{name: "touch", arity: -2, flags: []string{"readonly", "fast"}, first: 1, last: -1, step: 1, run: (*conn).cmdTouch},
-		{name: "expireat", arity: -3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpireAt},
-		{name: "pexpireat", arity: -3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpireAt},
-		{name: "expiretime", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpireTime},
-		{name: "pexpiretime", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdExpireTime},
-		{name: "rename", arity: 3, flags: []string{"write"}, first: 1, last: 2, step: 1, run: (*conn).cmdRename},
-		{name: "renamenx", arity: 3, flags: []string{"write", "fast"}, first: 1, last: 2, step: 1, run: (*conn).cmdRename},
-		{name: "copy", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, run: (*conn).cmdCopy},
-		{name: "randomkey", arity: 1, flags: []string{"readonly"}, run: (*conn).cmdRandomKey},
-		// lists (cmd_list.go, block.go)
-		{name: "lpush", arity: -3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdLPush},
-		{name: "rpush", arity: -3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdRPush},
-		{name: "lpushx", arity: -3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdLPushX},
-		{name: "rpushx", arity: -3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdRPushX},
-		{name: "lpop", arity: -2, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdLPop},
-		{name: "rpop", arity: -2, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdRPop},
-		{name: "lrange", arity: 4, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdLRange},
-		{name: "llen", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdLLen},
-		{name: "lindex", arity: 3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdLIndex},
-		{name: "lset", arity: 4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdLSet},
-		{name: "linsert", arity: 5, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdLInsert},
-		{name: "lrem", arity: 4, flags: []string{"write"}, first: 1, last: 1, step: 1, run: (*conn).cmdLRem},
-		{name: "ltrim", arity: 4, flags: []string{"write"}, first: 1, last: 1, step: 1, run: (*conn).cmdLTrim},
-		{name: "lpos", arity: -3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdLPos},
-		{name: "lmove", arity: 5, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, exclusive: true, run: (*conn).cmdLMove},
-		{name: "rpoplpush", arity: 3, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, exclusive: true, run: (*conn).cmdRPopLPush},
-		{name: "blpop", arity: -3, flags: []string{"write", "noscript", "blocking"}, first: 1, last: -2, step: 1, run: (*conn).cmdBLPop},
-		{name: "brpop", arity: -3, flags: []string{"write", "noscript", "blocking"}, first: 1, last: -2, step: 1, run: (*conn).cmdBRPop},
-		{name: "blmove", arity: 6, flags: []string{"write", "denyoom", "noscript", "blocking"}, first: 1, last: 2, step: 1, run: (*conn).cmdBLMove},
-		{name: "brpoplpush", arity: 4, flags: []string{"write", "denyoom", "noscript", "blocking"}, first: 1, last: 2, step: 1, run: (*conn).cmdBRPopLPush},
-		{name: "tier", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdTier},
-		// strings: read-modify-write (cmd_string.go, cmd_bit.go)
-		{name: "incr", arity: 2, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdIncr},
-		{name: "decr", arity: 2, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdIncr},
-		{name: "incrby", arity: 3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdIncr},
-		{name: "decrby", arity: 3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdIncr},
-		{name: "incrbyfloat", arity: 3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdIncrByFloat},
-		{name: "append", arity: 3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdAppend},
-		{name: "getrange", arity: 4, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetRange},
-		{name: "substr", arity: 4, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetRange},
-		{name: "setrange", arity: 4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdSetRange},
-		{name: "getset", arity: 3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetSet},
-		{name: "msetnx", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: -1, step: 2, exclusive: true, run: (*conn).cmdMSetNX},
-		{name: "setbit", arity: 4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdSetBit},
-		{name: "getbit", arity: 3, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetBit},
-		{name: "bitcount", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdBitCount},
-		{name: "bitpos", arity: -3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdBitPos},
-		// hashes (cmd_hash.go)
-		{name: "hset", arity: -4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHSet},
-		{name: "hmset", arity: -4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHSet},
-		{name: "hsetnx", arity: 4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHSetNX},
-		{name: "hget", arity: 3, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHGet},
-		{name: "hmget", arity: -3, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHMGet},
-		{name: "hgetall", arity: 2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdHGetAll},
-		{name: "hdel", arity: -3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHDel},
-		{name: "hexists", arity: 3, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHExists},
-		{name: "hlen", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHLen},
-		{name: "hkeys", arity: 2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdHKeys},
-		{name: "hvals", arity: 2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdHVals},
-		{name: "hstrlen", arity: 3, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHStrlen},
-		{name: "hincrby", arity: 4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHIncrBy},
-		{name: "hincrbyfloat", arity: 4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdHIncrByFloat},
-		{name: "hrandfield", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdHRandField},
-		{name: "hscan", arity: -3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdHScan},
-		{name: "object", arity: -2, flags: []string{"readonly"}, first: 2, last: 2, step: 1, run: (*conn).cmdObject},
-		// keyspace and server
-		{name: "dbsize", arity: 1, flags: []string{"readonly", "fast"}, run: (*conn).cmdDBSize},
-		{name: "scan", arity: -2, flags: []string{"readonly"}, run: (*conn).cmdScan},
-		{name: "keys", arity: 2, flags: []string{"readonly"}, run: (*conn).cmdKeys},
-		{name: "flushall", arity: -1, flags: []string{"write"}, run: (*conn).cmdFlush},
-		{name: "flushdb", arity: -1, flags: []string{"write"}, run: (*conn).cmdFlush},
-		{name: "info", arity: -1, flags: []string{"loading", "stale"}, run: (*conn).cmdInfo},
-	}
-	t := make(map[string]*command, len(cmds))
-	for _, cmd := range cmds {
-		cmd.write = slices.Contains(cmd.flags, "write")
-		cmd.whileLoading = slices.Contains(servedWhileLoading, cmd.name)
-		if observe != nil {
-			cmd.observe = observe(cmd.name)
-		}
-		t[cmd.name] = cmd
-	}
-	return t
 }
 
 // CommandNames lists the commands the server implements, lower case.
@@ -177,22 +53,22 @@ func (c *conn) dispatch(args [][]byte) {
 		cmd = c.s.cmds[string(lower[:len(name)])] // no allocation: map lookup of a converted slice
 	}
 	if cmd == nil {
-		c.w.Error(unknownCommand(args))
+		c.w.Error(errUnknownCommand(args))
 		c.tx.fail()
 		return
 	}
 	if !c.authed && !cmd.noAuth {
-		c.w.Error("NOAUTH Authentication required.")
+		c.w.Error(errNoAuth)
 		c.tx.fail()
 		return
 	}
 	if (cmd.arity > 0 && len(args) != cmd.arity) || (cmd.arity < 0 && len(args) < -cmd.arity) {
-		c.w.Error("ERR wrong number of arguments for '" + cmd.name + "' command")
+		c.w.Error(errWrongArgs(cmd.name))
 		c.tx.fail()
 		return
 	}
 	if !c.ready && !cmd.whileLoading && !c.loaded() {
-		c.w.Error(loadingError) // before queueing, as Redis: EXEC then aborts
+		c.w.Error(errLoading) // before queueing, as Redis: EXEC then aborts
 		c.tx.fail()
 		return
 	}
@@ -234,6 +110,7 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 // the same batch (or, first after a read, from just before it), so parsing
 // counts with the command and the wait for input never does.
 func (c *conn) run(cmd *command, args [][]byte) {
+	c.cmd = cmd
 	if cmd.observe == nil {
 		cmd.run(c, args)
 		return
@@ -259,9 +136,9 @@ func (c *conn) runWrite(cmd *command, args [][]byte) {
 		return
 	}
 	c.noop = false
-	errs := c.w.nerr
+	errs := c.w.Errors()
 	c.run(cmd, args)
-	if !c.noop && c.w.nerr == errs {
+	if !c.noop && c.w.Errors() == errs {
 		c.s.touch(cmd, args)
 	}
 }
@@ -270,29 +147,14 @@ func (c *conn) runWrite(cmd *command, args [][]byte) {
 // monotonic reading costs one clock read, time.Now two.
 func (s *Server) clock() time.Duration { return time.Since(s.start) }
 
-// unknownCommand is Redis's text (server.c: processCommand): each argument
-// quoted, the list cut near 128 bytes.
-func unknownCommand(args [][]byte) string {
-	var sb strings.Builder
-	for _, a := range args[1:] {
-		if sb.Len() >= 128 {
-			break
-		}
-		sb.WriteByte('\'')
-		sb.Write(a[:min(len(a), 128-sb.Len())])
-		sb.WriteString("' ")
-	}
-	return "ERR unknown command '" + string(args[0][:min(len(args[0]), 128)]) +
-		"', with args beginning with: " + sb.String()
-}
+// wrongArgs answers a wrong argument count of name (a command, or a
+// subcommand "client|setname").
+func (c *conn) wrongArgs(name string) { c.w.Error(errWrongArgs(name)) }
 
-func (c *conn) wrongArgs(name string) {
-	c.w.Error("ERR wrong number of arguments for '" + name + "' command")
-}
+// wrongArity answers a wrong argument count of the running command.
+func (c *conn) wrongArity() { c.wrongArgs(c.cmd.name) }
 
-func (c *conn) unknownSubcommand(cmd string, sub []byte) {
-	c.w.Error("ERR unknown subcommand '" + string(sub[:min(len(sub), 128)]) + "'. Try " + strings.ToUpper(cmd) + " HELP.")
-}
+func (c *conn) unknownSubcommand(cmd string, sub []byte) { c.w.Error(errUnknownSubcommand(cmd, sub)) }
 
 func (c *conn) checkPassword(user, pass []byte) bool {
 	if user != nil && string(user) != "default" {

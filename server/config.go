@@ -81,11 +81,10 @@ func (c *conn) cmdConfig(args [][]byte) {
 			}
 			switch {
 			case j == len(params):
-				c.w.Error("ERR Unknown option or number of arguments for CONFIG SET - '" + string(args[i]) + "'")
+				c.w.Error(errConfigSetUnknown(args[i]))
 				return
 			case params[j][1] != string(args[i+1]):
-				c.w.Error("ERR CONFIG SET failed (possibly related to argument '" + name +
-					"') - tiercache cannot change it at runtime; set it in the configuration file and restart")
+				c.w.Error(errConfigSetFailed(name, configImmutable))
 				return
 			}
 		}
@@ -96,10 +95,10 @@ func (c *conn) cmdConfig(args [][]byte) {
 			return
 		}
 		if sub == "rewrite" {
-			c.w.Error("ERR CONFIG REWRITE is not supported by tiercache: it does not write its configuration file; edit the file and restart")
+			c.w.Error(errConfigRewrite)
 			return
 		}
-		c.w.Error("ERR CONFIG RESETSTAT is not supported by tiercache: its counters are cumulative (they feed Prometheus counters, which must not go back)")
+		c.w.Error(errConfigReset)
 	case "help":
 		help := []string{"CONFIG <subcommand> [<arg> ...]. Subcommands are:", "GET <pattern>", "SET <directive> <value>",
 			"RESETSTAT (refused: counters are cumulative)", "REWRITE (refused)", "HELP"}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,7 +58,7 @@ func TestConfig(t *testing.T) {
 	c.expect([]step{
 		{[]string{"CONFIG", "GET", "maxclients"}, "*[$maxclients $77]"},
 		{[]string{"CONFIG", "GET", "dir", "databases"}, "*[$databases $1 $dir $/var/lib/tc]"},
-		{[]string{"CONFIG", "GET", "maxmemory*"}, "*[$maxmemory $1048576 $maxmemory-policy $allkeys-lfu]"},
+		{[]string{"CONFIG", "GET", "maxmemory*"}, "*[$maxmemory $" + strconv.Itoa(testHotBytes) + " $maxmemory-policy $allkeys-lfu]"},
 		{[]string{"CONFIG", "GET", "save"}, "*[$save $]"},
 		{[]string{"CONFIG", "GET", "nosuch"}, "*[]"},
 		{[]string{"CONFIG", "GET"}, "-ERR wrong number of arguments for 'config|get' command"},

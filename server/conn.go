@@ -11,7 +11,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value/list"
 )
 
 // conn is one client connection; its goroutine owns every field.
@@ -19,8 +21,9 @@ type conn struct {
 	s       *Server
 	nc      net.Conn
 	out     *outConn // nc with unsent replies kept aside (S12); nil if nc is no socket
-	rd      *Reader
-	w       *Writer
+	rd      *resp.Reader
+	w       *resp.Writer
+	cmd     *command // the command running (or last run): its name for error replies
 	id      int64
 	name    string
 	libName string
@@ -73,14 +76,14 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	if c.out = newOutConn(nc, s.opts.MaxOutputBytes, s.opts.ShutdownTimeout); c.out != nil {
 		rw = c.out
 	}
-	c.rd = NewReader(rw, ReaderLimits{BufferBytes: s.opts.ReadBufferBytes, MaxBulkBytes: s.opts.MaxBulkBytes,
+	c.rd = resp.NewReader(rw, resp.Limits{BufferBytes: s.opts.ReadBufferBytes, MaxBulkBytes: s.opts.MaxBulkBytes,
 		MaxArgs: s.opts.MaxArgs, MaxInlineBytes: s.opts.MaxInlineBytes, MaxQueryBytes: s.opts.MaxQueryBytes})
 	c.rd.SetPreAuth(requireAuth)
 	c.out.SetPreAuth(requireAuth)
-	c.w = NewWriter(rw, s.opts.WriteBufferBytes)
+	c.w = resp.NewWriter(rw, s.opts.WriteBufferBytes)
 	c.into = c.w.BulkInto
-	c.w.errs = &s.errs
-	c.lists = listOps{limits: listLimits{elements: s.opts.MaxListElements, bytes: s.opts.MaxValueBytes}}
+	c.w.CountError = s.errs.count
+	c.lists = listOps{limits: list.Limits{MaxElements: s.opts.MaxListElements, MaxBytes: s.opts.MaxValueBytes}}
 	if c.ready { // else conn.loaded sets it: s.cache may be being written (Server.Loaded)
 		c.lists.cache = s.cache
 	}
@@ -92,7 +95,7 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 func (c *conn) flush() error {
 	if c.w.Buffered() == 0 {
 		c.chunks.Release() // flushed inside the reply (Writer.BulkShared)
-		return c.w.err     // which may have failed
+		return c.w.Err()   // which may have failed
 	}
 	err := c.w.Flush()
 	c.chunks.Release() // every byte is with the socket or copied aside
@@ -125,7 +128,7 @@ func (c *conn) serve() {
 		if r := recover(); r != nil {
 			c.s.log.Error("panic while serving a command; closing the connection",
 				zap.Int64("client", c.id), zap.Any("panic", r), zap.Stack("stack"))
-			c.w.Error("ERR internal error; connection closed")
+			c.w.Error(errInternal)
 			c.flush()
 		}
 	}()
@@ -142,9 +145,9 @@ func (c *conn) serve() {
 
 func (c *conn) readFailed(err error) {
 	switch {
-	case isProtoError(err):
+	case isProtocolError(err):
 		c.s.stats.protocolError.Add(1)
-		c.w.Error("ERR " + err.Error())
+		c.w.Error(errorReply(err))
 		c.flush()
 		c.s.log.Debug("protocol error, closing connection", zap.Int64("client", c.id), zap.Error(err))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):

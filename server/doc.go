@@ -1,25 +1,36 @@
 // Package server speaks the Redis protocol (RESP2, and RESP3 after HELLO 3)
-// for a Cache over a Unix socket and, optionally, TCP. Any Redis client
-// (redis-cli, redis-py, go-redis) is a client unchanged.
+// for a tier.Cache over a Unix socket and, optionally, TCP. Any Redis client
+// (redis-cli, redis-py, go-redis) is a client unchanged. The wire itself
+// (requests, replies, protocol errors, the numbers clients send) is
+// package resp's; this package gives the commands their meaning.
 //
 // A Server is built with New(cache, Options), started with Start (or fed
 // listeners with Serve) and stopped with Close. A cache that takes long to
 // open is handed over later: NewLoading(Options, progress) serves the
 // connection commands and INFO and answers -LOADING to the rest, as Redis
-// does while it loads its dataset, until Loaded(cache) (loading.go, S27). The Cache interface mirrors
-// tier.Cache; cmd/tiercache adapts one to the other, so this package knows
-// nothing about tiers beyond their counters (tier.Stats). Those and the
-// server's own counters are one table, statsTable (stats_table.go): INFO's
+// does while it loads its dataset, until Loaded(cache) (loading.go, S27).
+// The cache is the concrete *tier.Cache (server → tier is the layering:
+// cmd → server → tier); the server calls its methods and reads its
+// counters (tier.Stats), and knows nothing of the tiers behind it. Those
+// counters and the server's own are one table, statsTable (stats_table.go): INFO's
 // clients, stats and tiers sections print it and cmd/tiercache's /metrics
 // exports it (StatTable, Stat.Each on a Server.Snapshot).
+//
+// The command table (table.go) binds each command, and each variant of
+// one (LPUSH and RPUSH, INCR and DECRBY, EXPIRE and PEXPIREAT), to its
+// handler in a cmd_*.go file by the handler's arguments; args.go is the
+// one grammar of arguments (numbers, times, counts, option words) and
+// replies.go holds every error text. Transactions are multi.go and
+// watch.go; INFO and the stats table are info.go, stat.go,
+// stats_table.go and errorstats.go.
 //
 // Each connection has one goroutine that reads a command, runs it and
 // appends the reply to a buffered writer. The writer is flushed only when
 // the reader is about to block for more input, so a pipelined batch of
 // requests that arrived together is answered with one write. A GET served
 // from the hot tier does not copy the value into that buffer: the cache
-// hands out its immutable hot copy (Cache.View) and the writer sends it with
-// the buffered bytes around it in one writev (Writer.BulkShared). After a
+// hands out its immutable hot copy (tier.Cache.View) and the writer sends it with
+// the buffered bytes around it in one writev (resp.Writer.BulkShared). After a
 // flush the goroutine yields once before reading, so that the read usually
 // finds the client's next request instead of failing with EAGAIN. A GET
 // that had to wait for the cold device answers the GETs pipelined behind it
@@ -33,36 +44,55 @@
 // EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME TTL PTTL PERSIST RENAME
 // RENAMENX COPY RANDOMKEY TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL
 // FLUSHDB INFO. GETDEL, GETEX, SET ... GET, RENAME and COPY read and
-// change keys in one step (Cache.GetDel, Cache.GetEx, Cache.SetGet,
-// Cache.Rename, Cache.Copy).
-// The lists: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP LRANGE LLEN LINDEX LSET
-// LINSERT LREM LTRIM LPOS LMOVE RPOPLPUSH and the blocking BLPOP BRPOP
-// BLMOVE BRPOPLPUSH (list.go encodes a list as one value; cmd_list.go,
-// listops.go, block.go). Commands that compute a new value from the old
-// (INCR, APPEND) and the hash commands are not implemented yet;
-// Cache.Update is the one-step read-modify-write they build on.
+// change keys in one step (tier.Cache.GetDel, tier.Cache.GetEx, tier.Cache.SetGet,
+// tier.Cache.Rename, tier.Cache.Copy).
+// The string read-modify-writes: INCR DECR INCRBY DECRBY INCRBYFLOAT
+// APPEND GETRANGE SUBSTR SETRANGE GETSET MSETNX SETBIT GETBIT BITCOUNT
+// BITPOS (cmd_string.go, cmd_bit.go). The hashes: HSET HMSET HSETNX HGET
+// HMGET HGETALL HDEL HEXISTS HLEN HKEYS HVALS HSTRLEN HINCRBY HINCRBYFLOAT
+// HRANDFIELD HSCAN (value/hash is the record a hash is stored as, and its
+// operations; cmd_hash.go, cmd_hscan.go). The lists: LPUSH RPUSH LPUSHX
+// RPUSHX LPOP RPOP LRANGE LLEN LINDEX LSET LINSERT LREM LTRIM LPOS LMOVE
+// RPOPLPUSH and the blocking BLPOP BRPOP BLMOVE BRPOPLPUSH (value/list is
+// the value a list is stored as, and its operations; cmd_list.go,
+// listops.go, block.go). OBJECT. Each read-modify-write is one
+// tier.Cache.Update.
 //
 // # Invariants
 //
-//   - S1: every limit (connections, bulk length, argument count, inline
-//     length, bytes of one command) is checked before memory is committed
-//     for it; a declared length only bounds what may arrive, and buffers
-//     grow as bytes arrive (TestReaderDeclaredLengthDoesNotAllocate).
-//   - S2: a protocol error is answered "-ERR Protocol error: <what>" and
-//     then the connection is closed; the server keeps serving others
-//     (TestProtocolErrors). Lengths are read as redis-server reads them
-//     (string2ll): "*01", "$04", "*-0" and "$-0" are protocol errors
-//     (TestReaderCommands), and malformed framing gets redis-server's bytes
-//     and ends the connection where redis-server does; a bulk not followed
-//     by CRLF, which redis-server reads past unchecked, is an error here
-//     (TestFramingMatchesRedis).
+// The wire's invariants are resp's (R1–R7) and the value encodings' are
+// value/hash's (VH1–VH5) and value/list's (VL1–VL5). The S numbers are
+// identifiers cited across the repository and keep their values; S25 is
+// resp's R6.
+//
+//   - S1: a client past MaxConns is answered redis-server's error and
+//     closed before its connection's buffers exist (TestMaxConnections);
+//     the limits of a request (bulk length, argument count, inline length,
+//     bytes of one command, and the smaller ones before AUTH) are the
+//     resp.Reader's (resp R1), set from Options.
+//   - S2: a protocol error (resp R2) is answered "-ERR Protocol error:
+//     <what>" and then the connection is closed; the server keeps serving
+//     others (TestProtocolErrors). Malformed framing gets redis-server's
+//     bytes and ends the connection where redis-server does; a bulk not
+//     followed by CRLF, which redis-server reads past unchecked, is an
+//     error here (TestFramingMatchesRedis).
 //   - S3: an unknown command, a wrong arity or a bad argument gets Redis's
 //     error text and never closes the connection (TestCommandReplies).
+//     Each error text is spelled once, in replies.go
+//     (TestRepliesLiveInRepliesGo), and those given as redis-server's are
+//     in its binary (TestRepliesAreRedisTexts); no handler reads its
+//     command's name (TestHandlersDoNotReadTheirName).
+//     Every number a command takes is read as redis-server reads it
+//     (resp R7): integers as string2ll, C ints (SELECT, COPY ... DB) with
+//     its range error, floats and timeouts as string2ld (a long double),
+//     cursors as strtoul, each case of a table of signs, zeros, spaces,
+//     limits, notations and non-ASCII digits answered byte for byte as
+//     redis-server 7.0 answers it (TestNumbersMatchRedis).
 //   - S4: replies are written in request order, and they are flushed only
 //     when no complete request is left buffered: a batch of requests that
 //     arrived together is answered with one write (or writev) when its
-//     replies fit the write buffer (TestPipelineOneFlush,
-//     TestBulkSharedMatchesBulk).
+//     replies fit the write buffer (TestPipelineOneFlush; the bytes are
+//     the resp.Writer's, resp R4).
 //   - S5: the Unix socket is created with exactly the configured mode (0600
 //     by default) — there is no moment with wider permissions — so another
 //     user cannot connect (TestSocketModeKeepsOtherUsersOut).
@@ -71,9 +101,8 @@
 //     (TestStaleSocketHandling).
 //   - S7: a TCP listener requires AUTH; before AUTH only AUTH, HELLO and QUIT
 //     run, with at most 10 arguments and 16 KiB bulks (TestTCPRequiresAuth).
-//   - S8: the Reader yields the same commands whatever the read boundaries
-//     (FuzzReader, with the stream split into single bytes), and any
-//     argument list gets a reply without a panic (FuzzCommands).
+//   - S8: any argument list gets a reply without a panic (FuzzCommands);
+//     any byte stream gets commands or a protocol error (resp R3).
 //   - S9: Close stops the listeners, lets each connection finish its
 //     current command and flush, waits for every goroutine, and is
 //     idempotent (TestCloseIsOrderedAndIdempotent).
@@ -83,13 +112,13 @@
 //   - S11: the one-key GETs wholly buffered behind a GET, up to the first
 //     other command, are taken with Reader.NextGet instead of ReadCommand
 //     and dispatch (getRun). Once one of them read the cold device
-//     (Cache.View's cold), the rest, at most Options.ColdGetBatch, are
+//     (tier.Cache.View's cold), the rest, at most Options.ColdGetBatch, are
 //     answered by MGetPrefixAny calls holding at most ColdGetBatchBytes of
 //     values each: their device reads overlap instead of waiting one by one
 //     (getBatch). The replies, counters and latency observations are those
 //     of the GETs one by one (a run's GETs share its time); NextGet never
 //     reads, and taking GETs with it leaves the command stream unchanged
-//     (FuzzReader; TestGetRun, TestColdGetBatch, TestColdGetBatchLimits,
+//     (resp R3; TestGetRun, TestColdGetBatch, TestColdGetBatchLimits,
 //     TestColdGetBatchAfterExec; TestRestartKeepsColdKeys end to end).
 //   - S12: a connection never blocks writing replies while its client may
 //     be blocked writing requests: a write takes what the socket takes now
@@ -145,14 +174,8 @@
 //     by a pool per size while bytes are read or replies written, and the
 //     read buffer goes back before the connection waits for input
 //     (outConn.ReadIdle: a read that finds nothing gives it back, and the
-//     read the poller's wakeup runs takes one again). A
-//     command's arguments cost 8 bytes of span and the 24-byte slice
-//     handed to the command each, and their bytes are received once: a
-//     read buffer whose first half or more holds arguments of the command
-//     is kept as a chunk when it fills, and the command goes on in a new
-//     buffer of its size, instead of being copied into one twice as large;
-//     spans grow in blocks of 8192 (TestReaderChunksKeepArguments). After a
-//     command of more than 4096
+//     read the poller's wakeup runs takes one again; a command's
+//     arguments cost what resp R5 says). After a command of more than 4096
 //     arguments, or a grown read buffer, the connection keeps none of it.
 //     Once 16 MiB of such buffers (or closed connections, 16 KiB each) were
 //     let go and a second passed without more, the free heap pages are
@@ -161,18 +184,17 @@
 //     server makes no collection) (TestIdleConnectionsHoldNoBuffers,
 //     TestManyArgumentsMemory; scripts/bench-conn-memory measures RSS
 //     beside redis-server).
-//   - S18: receiving a big bulk shares the CPU: the Reader yields after
-//     each MiB received, and copies it a piece of at most a MiB at a time
+//   - S18: receiving a big bulk shares the CPU: the resp.Reader yields
+//     after each MiB received, and copies it a piece of at most a MiB at a time
 //     with a yield between pieces (one memmove of tens of MiB cannot be
 //     preempted, and would hold up the other goroutines of its P and every
 //     stop-the-world of the collector) (TestPingServedDuringBigSet: PINGs
 //     from another client are answered while a 64 MiB SET arrives;
 //     scripts/bench-big-values measures their latency beside
 //     redis-server).
-//   - S19: an aggregate value that does not decode (hash.go's record
-//     format) is answered with an error by every command that reads it and
-//     is left as it is; decoding never panics on any bytes (TestHashEncoding,
-//     FuzzHashDecode, TestCorruptHashIsRefused).
+//   - S19: an aggregate value that does not decode (value/hash's VH2,
+//     value/list's VL2) is answered with an error by every command that
+//     reads it and is left as it is (TestCorruptHashIsRefused).
 //   - S20: the hash commands and the string read-modify-writes (INCR..
 //     BITPOS) answer as redis-server 7.0 does, reply for reply, errors and
 //     argument order included (TestStringsAndHashesMatchRedis, and
@@ -182,7 +204,7 @@
 //     nothing (TestAggregateLimits); HSCAN returns a field present for the
 //     whole scan exactly once (TestHScanLargeHash); HRANDFIELD keeps to its
 //     count's contract (TestHRandField).
-//   - S21: each read-modify-write is one Cache.Update: concurrent INCR,
+//   - S21: each read-modify-write is one tier.Cache.Update: concurrent INCR,
 //     INCRBY, HINCRBY, HINCRBYFLOAT and HSET from many connections lose no
 //     update, and keep the key's TTL (GETSET clears it, as SET)
 //     (TestCountersAreAtomic). MSETNX sets all of its keys or none, and
@@ -212,17 +234,13 @@
 //     dst's limits refuse is refused before src is touched: src keeps its
 //     element and its TTL (TestLMoveRefusedChangesNothing).
 //   - S24: a numeric argument near the int64 limits gets Redis 7.0's
-//     answer, never a wrapped sum: SETRANGE's offset plus its length,
-//     EXPIRE and PEXPIRE times up to what Redis takes (milliseconds that
-//     do not overflow when added to now; the AT forms from 0), refused
-//     beyond (TestHugeArgumentsDoNotOverflow).
-//   - S25: a big bulk's first half is received into pieces of 1 MiB lent
-//     by a pool, and the bulk then gets one slice of exactly its size: a
-//     64 MiB value allocates its 64 MiB once (not a series of doublings
-//     that adds 64 MiB more) (TestBigBulkAllocatesOnce), and a declared
-//     length commits memory only as bytes arrive, at most three times
-//     what arrived (TestBigBulkCutShort).
-//   - S26: the values MGET replies name by reference (Writer.BulkShared)
+//     answer, never a wrapped sum nor a panic: SETRANGE's offset plus its
+//     length, BITCOUNT's and BITPOS's ranges, EXPIRE and PEXPIRE times and
+//     the times of SET, SETEX, PSETEX and GETEX up to what Redis takes
+//     (milliseconds that do not overflow when added to now; the AT forms
+//     from 0), refused beyond (TestHugeArgumentsDoNotOverflow,
+//     TestNumbersMatchRedis).
+//   - S26: the values MGET replies name by reference (resp.Writer.BulkShared)
 //     sit in chunks the connection holds (tier.Chunks) until every byte
 //     of those replies is with the socket or copied aside (conn.flush),
 //     and only then go back to a pool shared by every connection; a
@@ -255,7 +273,7 @@
 //     else; a bad argument answers ERR syntax error and flushes nothing.
 //     The next command of any client sees no key; SYNC, and no argument
 //     (Redis's default), answer once the cache freed what it removed
-//     (Cache.WaitPurge: INFO's flush_purging is 0 and flush_purged counts
+//     (tier.Cache.WaitPurge: INFO's flush_purging is 0 and flush_purged counts
 //     them), ASYNC at once (TestFlushAllAsyncSync).
 //   - S30: with Options.Listeners set, Start serves exactly those
 //     listeners (one with RequireAuth as a TCP listener, S7) and opens no
@@ -264,8 +282,8 @@
 //
 // # Caveats
 //
-//   - Arguments handed to the Cache alias the connection's read buffer and
-//     are valid only during the call; the Cache copies what it keeps.
+//   - Arguments handed to the cache alias the connection's read buffer and
+//     are valid only during the call; the cache copies what it keeps.
 //   - There is one database (SELECT 0 only). FLUSHALL and FLUSHDB are the
 //     same command: other clients wait for neither, and see no key once it
 //     ran; SYNC (the default) answers once the flushed keys' memory is
@@ -311,6 +329,9 @@
 //     a linear walk); OBJECT FREQ is the promotion policy's read estimate, 0
 //     to 16 (tier.Cache.Frequency), not Redis's logarithmic counter; OBJECT
 //     IDLETIME answers Redis's error for an LFU policy.
+//   - An expiry past the tier's clock's end (int64 nanoseconds, the year
+//     2262) is kept as that end: SET k v EX 10000000000 answers OK, as
+//     Redis does, and TTL then counts down to 2262.
 //   - SCAN ... TYPE with a type name Redis 7.0 does not know is an error,
 //     as in Redis 7.2 (7.0 matches nothing).
 //   - The umask is narrowed process-wide for the instant of bind(2);

@@ -1,6 +1,10 @@
 package server
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/tiercache/tiercache/resp"
+)
 
 // Sentinel errors; callers match them with errors.Is.
 var (
@@ -16,16 +20,10 @@ var (
 	ErrInvalidOptions = errors.New("server: invalid options")
 )
 
-// protoError is a RESP protocol violation: the server answers
-// "ERR Protocol error: <msg>" and closes the connection.
-type protoError struct{ msg string }
-
-func (e *protoError) Error() string { return "Protocol error: " + e.msg }
-
-func protoErr(msg string) error { return &protoError{msg: msg} }
-
-// isProtoError reports whether err is a protocol violation.
-func isProtoError(err error) bool {
-	var pe *protoError
-	return errors.As(err, &pe)
+// isProtocolError reports whether err is a violation of RESP
+// (resp.ProtocolError): the server answers "ERR Protocol error: <what>"
+// and closes the connection (S2).
+func isProtocolError(err error) bool {
+	_, ok := errors.AsType[*resp.ProtocolError](err)
+	return ok
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tiercache/tiercache/tier"
 )
 
 // fdChildEnv makes the test binary the child process of the fd-limit
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) {
 }
 
 // fdChild is the child process of the fd-limit tests: it lowers its own
-// RLIMIT_NOFILE, serves a map cache with the default max_clients, prints
+// RLIMIT_NOFILE, serves a cache of hot DRAM with the default max_clients, prints
 // the maxclients it settled on and, in mode "exhaust", then opens files
 // until none is left (releasing them on SIGUSR1). It exits when its stdin
 // closes.
@@ -44,7 +46,13 @@ func fdChild(spec string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	s, err := New(newMapCache(), Options{UnixSocket: path})
+	cache, err := tier.Open(tier.Options{HotBytes: testHotBytes})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer cache.Close()
+	s, err := New(cache, Options{UnixSocket: path})
 	if err == nil {
 		err = s.Start()
 	}

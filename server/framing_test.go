@@ -35,6 +35,10 @@ func TestFramingMatchesRedis(t *testing.T) {
 		"*abc\r\n",
 		"*1\r\n+PING\r\n",
 		"*1\r\n$99999999999999999999\r\n",
+		"*-9223372036854775808\r\n", // 20 bytes: string2ll reads it, an empty command
+		"*-9223372036854775809\r\n",
+		"*1\r\n$-9223372036854775808\r\n",
+		"*2\r\n$3\r\nGET\r\n$-9223372036854775808\r\n",
 		"*3\r\n$7\r\nCOMMAND\r\n$5\r\nCOUNT\r\n$1\r\nx\r\n",
 		"SET \"unbalanced\r\n",
 		"\r\n\r\nPING\r\n",

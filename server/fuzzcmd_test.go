@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// FuzzCommands feeds arbitrary command arguments through dispatch (with a
-// map cache): every command gets a reply and nothing panics.
+// FuzzCommands (S8) feeds arbitrary command arguments through dispatch
+// (with a cache of hot DRAM): every command gets a reply and nothing
+// panics.
 func FuzzCommands(f *testing.F) {
 	for _, s := range []string{
 		"SET\x00k\x00v\x00EX\x0010\x00NX\x00GET", "SET\x00k\x00v\x00PXAT\x001", "EXPIRE\x00k\x00-5\x00GT",
@@ -26,7 +27,7 @@ func FuzzCommands(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	// Values of at most 1 MiB: SETRANGE and SETBIT may build one.
-	s, err := New(newMapCache(), Options{UnixSocket: "unused", MaxValueBytes: 1 << 20})
+	s, err := New(newClockedCache(f, newTestClock()), Options{UnixSocket: "unused", MaxValueBytes: 1 << 20})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func (c *conn) getBatch() {
 				if err != nil {
 					c.cacheError(err)
 				} else {
-					c.w.Error("ERR internal error: the cache answered no key of a GET batch")
+					c.w.Error(errEmptyGetBatch)
 				}
 			}
 			break

@@ -6,55 +6,13 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/tiercache/tiercache/tier"
 )
 
-func (c *mapCache) ExpireAtIf(key []byte, at time.Time, cond ExpireCond) (bool, error) {
-	return c.ExpireIf(key, at.Sub(c.now()), cond)
-}
-
-func (c *mapCache) ExpireTime(key []byte) (time.Time, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	it, ok := c.live(string(key))
-	return it.exp, ok
-}
-
-func (c *mapCache) Rename(src, dst []byte, nx bool) (bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	it, ok := c.live(string(src))
-	if !ok {
-		return false, tier.ErrNoSuchKey
-	}
-	if string(src) == string(dst) {
-		return !nx, nil
-	}
-	if _, exists := c.live(string(dst)); nx && exists {
-		return false, nil
-	}
-	delete(c.m, string(src))
-	c.m[string(dst)] = it
-	return true, nil
-}
-
-func (c *mapCache) Copy(src, dst []byte, replace bool) (bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	it, ok := c.live(string(src))
-	if _, exists := c.live(string(dst)); !ok || (exists && !replace) {
-		return false, nil
-	}
-	c.m[string(dst)] = mapItem{v: append([]byte(nil), it.v...), exp: it.exp}
-	return true, nil
-}
-
 func TestKeyspaceCommands(t *testing.T) {
-	cache := newMapCache()
-	_, path := startServerWith(t, cache, nil)
+	clock := newTestClock()
+	_, path := startServerWith(t, newClockedCache(t, clock), nil)
 	c := dialRaw(t, path)
-	at := cache.now().Add(time.Hour).Unix()
+	at := clock.time().Add(time.Hour).Unix()
 	sat := fmt.Sprint(at)
 	c.expect([]step{
 		{[]string{"SET", "a", "1"}, "+OK"},
@@ -104,8 +62,8 @@ func TestKeyspaceCommands(t *testing.T) {
 }
 
 func TestWatch(t *testing.T) {
-	cache := newMapCache()
-	_, path := startServerWith(t, cache, nil)
+	clock := newTestClock()
+	_, path := startServerWith(t, newClockedCache(t, clock), nil)
 	a, b := dialRaw(t, path), dialRaw(t, path)
 	a.expect([]step{
 		{[]string{"SET", "w", "1"}, "+OK"},
@@ -148,10 +106,7 @@ func TestWatch(t *testing.T) {
 		{[]string{"SET", "e", "1", "PX", "100000"}, "+OK"},
 		{[]string{"WATCH", "e"}, "+OK"},
 	})
-	cache.mu.Lock()
-	t0 := cache.now()
-	cache.now = func() time.Time { return t0.Add(time.Hour) }
-	cache.mu.Unlock()
+	clock.advance(time.Hour)
 	a.expect([]step{
 		{[]string{"MULTI"}, "+OK"},
 		{[]string{"EXEC"}, "nil"},

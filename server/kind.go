@@ -11,10 +11,6 @@ const (
 	kindList   = tier.Kind(2)
 )
 
-// errWrongType is Redis's reply to a command of one type on a key of
-// another.
-const errWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
-
 // kindName is TYPE's answer for a kind.
 func kindName(k tier.Kind) string {
 	switch k {

@@ -152,27 +152,3 @@ func splitReply(s string) []string {
 	}
 	return append(out, cur)
 }
-
-// FuzzListEncoding checks that list values decode to what was encoded and
-// that no byte string makes the decoder panic or read out of bounds.
-func FuzzListEncoding(f *testing.F) {
-	f.Add([]byte("\x01\x02\x01a\x01b"), "x")
-	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f}, "")
-	f.Fuzz(func(t *testing.T, raw []byte, s string) {
-		items, err := listItems(nil, raw)
-		if err == nil {
-			if got, _ := listItems(nil, encodeList(nil, items)); len(got) != len(items) {
-				t.Fatalf("round trip of %q: %d items, want %d", raw, len(got), len(items))
-			}
-		}
-		in := [][]byte{[]byte(s), nil, []byte(s + s)}
-		v := encodeList(nil, in)
-		out, err := listItems(nil, v)
-		if err != nil || len(out) != 3 || string(out[0]) != s || string(out[2]) != s+s || len(out[1]) != 0 {
-			t.Fatalf("encode %q: %q, %v", in, out, err)
-		}
-		if n, _, _ := listHeader(v); n != 3 {
-			t.Fatalf("header count %d", n)
-		}
-	})
-}

@@ -23,7 +23,7 @@ func TestStartServesGivenListeners(t *testing.T) {
 		t.Fatal(err)
 	}
 	unused := shortSocket(t)
-	s, err := New(newMapCache(), Options{UnixSocket: unused, RequirePass: "pw", ShutdownTimeout: 2 * time.Second,
+	s, err := New(newTierCache(t), Options{UnixSocket: unused, RequirePass: "pw", ShutdownTimeout: 2 * time.Second,
 		Listeners: []Listener{{Listener: ul}, {Listener: tl, RequireAuth: true}}})
 	if err != nil {
 		t.Fatal(err)

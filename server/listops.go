@@ -4,28 +4,22 @@ import (
 	"errors"
 
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value/list"
 )
 
 // listOps are the list changes that both a list command and a push
 // serving blocked clients (wake) make. Each runs as one Cache.Update, whose
-// function may run more than once: it only computes, and what it answers
-// is copied into the reused buffers here (the current value is valid only
-// during the call).
+// function may run more than once: it only computes (value/list), and what
+// it answers is copied into the reused buffers here (the current value is
+// valid only during the call).
 type listOps struct {
-	cache  Cache
-	limits listLimits
+	cache  *tier.Cache
+	limits list.Limits
 	val    []byte   // the new value being built
 	out    []byte   // copies of the elements answered
 	outs   [][]byte // out, split into elements
 	items  [][]byte // a decoded list, aliasing the value
 }
-
-// errNoSuchKey and errIndexRange are LSET's errors.
-var (
-	errNoSuchKey  = errors.New("no such key")
-	errIndexRange = errors.New("index out of range")
-	errNotInteger = errors.New("value is not an integer or out of range")
-)
 
 // maxKeptBuffer is the largest buffer listOps keeps between commands.
 const maxKeptBuffer = 1 << 20
@@ -61,7 +55,7 @@ func current(cur tier.Current) (n int, body []byte, err error) {
 	if cur.Kind != kindList {
 		return 0, nil, tier.ErrWrongKind
 	}
-	return listHeader(cur.Value)
+	return list.Header(cur.Value)
 }
 
 // push adds vals at the head (left, each in turn, so the last ends up
@@ -81,26 +75,9 @@ func (o *listOps) push(key []byte, vals [][]byte, left, onlyExisting bool) (int,
 		} else if onlyExisting {
 			return tier.Change{Op: tier.Keep}, nil
 		}
-		add := 0
-		for _, v := range vals {
-			add += itemSize(v)
-		}
-		total := n + len(vals)
-		size := listSize(total, len(body)+add)
-		if err := o.limits.check(total, size); err != nil {
+		b, total, err := list.Push(o.val, n, body, vals, left, o.limits)
+		if err != nil {
 			return tier.Change{}, err
-		}
-		b := growTo(appendListHeader(o.val[:0], total), size)
-		if left {
-			for i := len(vals) - 1; i >= 0; i-- {
-				b = appendItem(b, vals[i])
-			}
-			b = append(b, body...)
-		} else {
-			b = append(b, body...)
-			for _, v := range vals {
-				b = appendItem(b, v)
-			}
 		}
 		o.val, length = b, total
 		return tier.Change{Op: tier.Store, Value: b, Kind: kindList}, nil
@@ -126,44 +103,15 @@ func (o *listOps) pop(key []byte, left bool, count int) (exists bool, err error)
 		if k == 0 {
 			return tier.Change{Op: tier.Keep}, nil
 		}
-		// Split the elements at the cut: the first k (left) or n-k.
-		cut := k
-		if !left {
-			cut = n - k
+		b, popped, err := list.Pop(o.val, o.items, n, body, k, left)
+		if err != nil {
+			return tier.Change{}, err
 		}
-		o.items = o.items[:0]
-		rest := body
-		for i := 0; i < cut; i++ {
-			var it []byte
-			if it, rest, err = nextItem(rest); err != nil {
-				return tier.Change{}, err
-			}
-			if left {
-				o.items = append(o.items, it)
-			}
-		}
-		head := body[:len(body)-len(rest)]
-		if !left {
-			for r := rest; len(r) > 0; {
-				var it []byte
-				if it, r, err = nextItem(r); err != nil {
-					return tier.Change{}, err
-				}
-				o.items = append(o.items, it)
-			}
-			for i, j := 0, len(o.items)-1; i < j; i, j = i+1, j-1 {
-				o.items[i], o.items[j] = o.items[j], o.items[i]
-			}
-		}
-		o.answer(o.items...)
-		if k == n {
+		o.items = popped
+		o.answer(popped...)
+		if b == nil {
 			return tier.Change{Op: tier.Remove}, nil
 		}
-		keep := rest
-		if !left {
-			keep = head
-		}
-		b := append(appendListHeader(o.val[:0], n-k), keep...)
 		o.val = b
 		return tier.Change{Op: tier.Store, Value: b, Kind: kindList}, nil
 	})
@@ -182,7 +130,7 @@ func (o *listOps) rewrite(key []byte, f func(items [][]byte) ([][]byte, bool, er
 		if cur.Kind != kindList {
 			return tier.Change{}, tier.ErrWrongKind
 		}
-		items, err := listItems(o.items[:0], cur.Value)
+		items, err := list.Items(o.items[:0], cur.Value)
 		o.items = items
 		if err != nil {
 			return tier.Change{}, err
@@ -196,12 +144,12 @@ func (o *listOps) rewrite(key []byte, f func(items [][]byte) ([][]byte, bool, er
 		}
 		body := 0
 		for _, it := range items {
-			body += itemSize(it)
+			body += list.ItemSize(it)
 		}
-		if err := o.limits.check(len(items), listSize(len(items), body)); err != nil {
+		if err := o.limits.Check(len(items), list.Size(len(items), body)); err != nil {
 			return tier.Change{}, err
 		}
-		o.val = encodeList(o.val, items)
+		o.val = list.Encode(o.val, items)
 		return tier.Change{Op: tier.Store, Value: o.val, Kind: kindList}, nil
 	})
 	return exists, err
@@ -260,47 +208,35 @@ func (o *listOps) move(src, dst []byte, fromLeft, toLeft bool) (moved bool, err 
 // every other command held off (S23), so the check still holds when the
 // push runs.
 func (o *listOps) pushFits(dst []byte, cur tier.Current, fromLeft bool) error {
-	n, body, err := listHeader(cur.Value)
+	n, body, err := list.Header(cur.Value)
 	if err != nil || n == 0 {
 		return err
 	}
-	var item []byte
-	for i := 0; i < n && (i == 0 || !fromLeft); i++ {
-		if item, body, err = nextItem(body); err != nil {
-			return err
-		}
+	item, err := list.End(n, body, fromLeft)
+	if err != nil {
+		return err
 	}
-	total, size := 1, listSize(1, itemSize(item))
+	total, size := 1, list.Size(1, list.ItemSize(item))
 	if v, _, _, ok, _, err := o.cache.ViewAny(o.val[:0], dst); err != nil {
 		return err
 	} else if ok {
-		dn, dbody, err := listHeader(v)
+		dn, dbody, err := list.Header(v)
 		if err != nil {
 			return err
 		}
-		total, size = dn+1, listSize(dn+1, len(dbody)+itemSize(item))
+		total, size = dn+1, list.Size(dn+1, len(dbody)+list.ItemSize(item))
 	}
-	return o.limits.check(total, size)
+	return o.limits.Check(total, size)
 }
 
 // rotate is move of a list onto itself, in one Update.
 func (o *listOps) rotate(key []byte, fromLeft, toLeft bool) (bool, error) {
 	exists, err := o.rewrite(key, func(items [][]byte) ([][]byte, bool, error) {
-		var v []byte
-		if len(items) == 0 {
-			return items, false, errCorruptList // a stored list is never empty
-		}
-		if fromLeft {
-			v, items = items[0], items[1:]
-		} else {
-			v, items = items[len(items)-1], items[:len(items)-1]
+		items, v, err := list.Rotate(items, fromLeft, toLeft)
+		if err != nil {
+			return items, false, err
 		}
 		o.answer(v)
-		if toLeft {
-			items = append([][]byte{v}, items...)
-		} else {
-			items = append(items, v)
-		}
 		return items, true, nil
 	})
 	return exists && err == nil, err

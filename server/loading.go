@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
-)
 
-// loadingError is Redis's reply to a command that touches data while it
-// loads its dataset; clients know it by its LOADING prefix (redis-py
-// raises BusyLoadingError, go-redis retries on another node).
-const loadingError = "LOADING Redis is loading the dataset in memory"
+	"github.com/tiercache/tiercache/tier"
+)
 
 // servedWhileLoading are the commands that run before the cache is open
 // (S27): the connection's own, which touch no key, INFO and PING. Redis
@@ -48,7 +45,7 @@ func NewLoading(opts Options, progress func() LoadProgress) (*Server, error) {
 
 // Loaded gives a server made by NewLoading its cache: from then on every
 // command runs. It may be called once.
-func (s *Server) Loaded(cache Cache) error {
+func (s *Server) Loaded(cache *tier.Cache) error {
 	if cache == nil {
 		return fmt.Errorf("%w: nil cache", ErrInvalidOptions)
 	}

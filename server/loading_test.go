@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tiercache/tiercache/tier"
 )
 
 // TestLoading (S27): a server made by NewLoading answers PING, ECHO,
@@ -67,7 +69,7 @@ func TestLoading(t *testing.T) {
 	}
 
 	cache := newTierCache(t)
-	if _, err := cache.Set([]byte("k"), []byte("v"), SetOptions{}); err != nil {
+	if _, err := cache.Set([]byte("k"), []byte("v"), tier.SetOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Loaded(cache); err != nil {

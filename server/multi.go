@@ -43,7 +43,7 @@ func (t *txState) reset() { *t = txState{} }
 
 func (c *conn) cmdMulti(args [][]byte) {
 	if c.tx.active {
-		c.w.Error("ERR MULTI calls can not be nested")
+		c.w.Error(errMultiNested)
 		return
 	}
 	c.tx.active = true
@@ -56,14 +56,14 @@ func (c *conn) cmdMulti(args [][]byte) {
 // WATCHed key changed since WATCH, as in Redis (nothing runs then).
 func (c *conn) cmdExec(args [][]byte) {
 	if !c.tx.active {
-		c.w.Error("ERR EXEC without MULTI")
+		c.w.Error(errExecNoMulti)
 		return
 	}
 	tx := c.tx
 	c.tx.reset()
 	if tx.failed {
 		c.unwatch()
-		c.w.Error("EXECABORT Transaction discarded because of previous errors.")
+		c.w.Error(errExecAbort)
 		return
 	}
 	c.s.tx.excl.Lock()
@@ -87,7 +87,7 @@ func (c *conn) cmdExec(args [][]byte) {
 
 func (c *conn) cmdDiscard(args [][]byte) {
 	if !c.tx.active {
-		c.w.Error("ERR DISCARD without MULTI")
+		c.w.Error(errDiscardNoMulti)
 		return
 	}
 	c.tx.reset()
@@ -98,7 +98,7 @@ func (c *conn) cmdDiscard(args [][]byte) {
 // cmdWatch: WATCH key... (not inside MULTI).
 func (c *conn) cmdWatch(args [][]byte) {
 	if c.tx.active {
-		c.w.Error("ERR WATCH inside MULTI is not allowed")
+		c.w.Error(errWatchInMulti)
 		return
 	}
 	for _, k := range args[1:] {

@@ -1,86 +1,20 @@
 package server
 
 import (
-	"math"
 	"math/big"
+
+	"github.com/tiercache/tiercache/resp"
 )
 
-// parseInt reads a 64-bit integer as Redis's string2ll does (util.c): an
-// optional '-', then digits without a leading zero (or "0" alone); no
-// '+', no spaces, nothing after.
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var u uint64
-	for _, d := range b {
-		if d < '0' || d > '9' {
-			return 0, false
-		}
-		if u > (math.MaxUint64-9)/10 {
-			return 0, false
-		}
-		u = u*10 + uint64(d-'0')
-	}
-	switch {
-	case neg && u <= 1<<63:
-		return -int64(u-1) - 1, true
-	case !neg && u <= math.MaxInt64:
-		return int64(u), true
-	}
-	return 0, false
-}
-
-// maxFloatChars is Redis's MAX_LONG_DOUBLE_CHARS: a longer number is not
-// a float to it.
-const maxFloatChars = 5 * 1024
-
-// Redis computes INCRBYFLOAT and HINCRBYFLOAT in C's long double, which is
-// x87 extended precision on amd64: a 64-bit mantissa, rounded to nearest
-// even, exponents up to 16383 (2^16384 overflows) and down to the
-// subnormal 2^-16445. A big.Float of 64-bit precision rounds as it does,
-// so the sums and the printed digits are Redis's.
-const (
-	ldPrec   = 64
-	ldMaxExp = 16384  // big.Float.MantExp of the largest finite long double
-	ldMinExp = -16444 // and of the smallest subnormal
-)
-
-// parseFloat reads a float as Redis's string2ld does (util.c): no leading
-// space, the whole argument a number, not NaN, neither overflowing nor
-// underflowing to zero (an infinity spelled out is a number).
-func parseFloat(b []byte) (*big.Float, bool) {
-	if len(b) == 0 || len(b) > maxFloatChars || isSpace(b[0]) {
-		return nil, false
-	}
-	f, _, err := big.ParseFloat(string(b), 0, ldPrec, big.ToNearestEven)
-	if err != nil {
-		return nil, false
-	}
-	if !f.IsInf() && f.Sign() != 0 {
-		if e := f.MantExp(nil); e > ldMaxExp || e < ldMinExp {
-			return nil, false // strtold's ERANGE
-		}
-	}
-	return f, true
-}
+// ldMaxExp is big.Float.MantExp of the largest finite long double.
+const ldMaxExp = 16384
 
 // addFloat is a + b as a long double, false when it is not finite.
 func addFloat(a, b *big.Float) (*big.Float, bool) {
 	if a.IsInf() || b.IsInf() {
 		return nil, false
 	}
-	sum := new(big.Float).SetPrec(ldPrec).SetMode(big.ToNearestEven).Add(a, b)
+	sum := new(big.Float).SetPrec(resp.LongDoublePrec).SetMode(big.ToNearestEven).Add(a, b)
 	if sum.Sign() != 0 && sum.MantExp(nil) > ldMaxExp {
 		return nil, false
 	}
@@ -88,25 +22,7 @@ func addFloat(a, b *big.Float) (*big.Float, bool) {
 }
 
 // zeroFloat is 0 as a long double.
-func zeroFloat() *big.Float { return new(big.Float).SetPrec(ldPrec) }
-
-// formatFloat appends f as INCRBYFLOAT answers it (Redis's ld2string in
-// LD_STR_HUMAN mode: "%.17Lf", then no trailing zeros nor a trailing dot,
-// and "-0" written "0").
-func formatFloat(dst []byte, f *big.Float) []byte {
-	start := len(dst)
-	dst = f.Append(dst, 'f', 17)
-	for dst[len(dst)-1] == '0' {
-		dst = dst[:len(dst)-1]
-	}
-	if dst[len(dst)-1] == '.' {
-		dst = dst[:len(dst)-1]
-	}
-	if string(dst[start:]) == "-0" {
-		return append(dst[:start], '0')
-	}
-	return dst
-}
+func zeroFloat() *big.Float { return new(big.Float).SetPrec(resp.LongDoublePrec) }
 
 // incrFloat appends to dst the sum of the stored number v (0 when !exists)
 // and incr, as INCRBYFLOAT and HINCRBYFLOAT store it; notFloat is the
@@ -121,9 +37,9 @@ func incrFloat(dst, v []byte, exists bool, incr *big.Float, notFloat string) ([]
 	}
 	sum, ok := addFloat(cur, incr)
 	if !ok {
-		return nil, replyError("ERR increment would produce NaN or Infinity")
+		return nil, replyError(errFloatNaNInf)
 	}
-	return formatFloat(dst, sum), nil
+	return resp.AppendFloat(dst, sum), nil
 }
 
 // clampRange turns offsets that count from the end when negative into a

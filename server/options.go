@@ -9,16 +9,12 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/resp"
 )
 
-// Defaults of the limits (Options and ReaderLimits).
+// Defaults of the options beyond resp's limits.
 const (
-	defaultMaxBulk    = 512 << 20 // Redis's proto-max-bulk-len
-	defaultMaxArgs    = 1 << 20
-	defaultMaxInline  = 64 << 10 // Redis's PROTO_INLINE_MAX_SIZE
-	defaultMaxQuery   = 1 << 30  // Redis's client-query-buffer-limit
-	defaultReadBuffer = 64 << 10 // see Options.ReadBufferBytes
-
 	defaultColdGetBatch      = 128
 	defaultColdGetBatchBytes = 4 << 20
 )
@@ -138,19 +134,19 @@ func (o *Options) EnsureDefaults() {
 		o.MaxConns = 10000
 	}
 	if o.MaxBulkBytes == 0 {
-		o.MaxBulkBytes = defaultMaxBulk
+		o.MaxBulkBytes = resp.DefaultMaxBulk
 	}
 	if o.MaxArgs == 0 {
-		o.MaxArgs = defaultMaxArgs
+		o.MaxArgs = resp.DefaultMaxArgs
 	}
 	if o.MaxInlineBytes == 0 {
-		o.MaxInlineBytes = defaultMaxInline
+		o.MaxInlineBytes = resp.DefaultMaxInline
 	}
 	if o.MaxQueryBytes == 0 {
-		o.MaxQueryBytes = defaultMaxQuery
+		o.MaxQueryBytes = resp.DefaultMaxQuery
 	}
 	if o.ReadBufferBytes == 0 {
-		o.ReadBufferBytes = defaultReadBuffer
+		o.ReadBufferBytes = resp.DefaultReadBuffer
 	}
 	if o.MaxOutputBytes == 0 {
 		o.MaxOutputBytes = 256 << 20
@@ -165,7 +161,7 @@ func (o *Options) EnsureDefaults() {
 		o.MaxHashFields = 1 << 20
 	}
 	if o.MaxValueBytes == 0 {
-		o.MaxValueBytes = defaultMaxBulk
+		o.MaxValueBytes = resp.DefaultMaxBulk
 	}
 	if o.WriteBufferBytes == 0 {
 		o.WriteBufferBytes = 32 << 10

@@ -12,8 +12,9 @@ import (
 )
 
 // startRedis runs a redis-server (the peer: Redis 7.0 semantics) on a Unix
-// socket and returns its path; it skips (fails in CI) without one.
-func startRedis(t testing.TB) string {
+// socket, with the extra configuration arguments given, and returns its
+// path; it skips (fails in CI) without one.
+func startRedis(t testing.TB, extra ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -21,7 +22,7 @@ func startRedis(t testing.TB) string {
 	}
 	dir := t.TempDir()
 	sock := shortSocket(t)
-	cmd := exec.Command(bin, "--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no", "--dir", dir)
+	cmd := exec.Command(bin, append([]string{"--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no", "--dir", dir}, extra...)...)
 	cmd.Stdout, cmd.Stderr = nil, nil
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start redis-server: %v", err)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,17 +20,28 @@ func TestScanAndKeys(t *testing.T) {
 		c.cmd("SET", fmt.Sprint("item:", i), "v")
 		c.reply()
 	}
-	c.expect([]step{
+	// The keys come in the directory's order: compared sorted.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
 		{[]string{"KEYS", "item:*"}, "*[$item:1 $item:2 $item:3 $item:4 $item:5]"},
 		{[]string{"KEYS", "user:2?"}, "*[$user:20 $user:21 $user:22 $user:23 $user:24 $user:25]"},
-		{[]string{"KEYS", "nothing*"}, "*[]"},
 		{[]string{"SCAN", "0", "MATCH", "item:[2-3]", "COUNT", "1000"}, "*[$0 *[$item:2 $item:3]]"},
+	} {
+		c.cmd(tc.args...)
+		if got := sortedReply(c.reply()); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	c.expect([]step{
+		{[]string{"KEYS", "nothing*"}, "*[]"},
 		{[]string{"scan", "0", "count", "1000", "type", "STRING", "match", "item:1"}, "*[$0 *[$item:1]]"},
 		{[]string{"SCAN", "0", "COUNT", "1000", "TYPE", "hash"}, "*[$0 *[]]"},
-		{[]string{"SCAN", "999"}, "*[$0 *[]]"},
 		{[]string{"SCAN", "x"}, "-ERR invalid cursor"},
-		{[]string{"SCAN", "-1"}, "-ERR invalid cursor"},
+		{[]string{"SCAN", "-1"}, "*[$0 *[]]"}, // 2^64-1, as strtoul reads it
 		{[]string{"SCAN", "0", "COUNT", "0"}, "-ERR syntax error"},
+		{[]string{"SCAN", "0", "COUNT", "+1"}, "-ERR value is not an integer or out of range"},
 		{[]string{"SCAN", "0", "COUNT", "many"}, "-ERR value is not an integer or out of range"},
 		{[]string{"SCAN", "0", "MATCH"}, "-ERR syntax error"},
 		{[]string{"SCAN", "0", "ORDER", "asc"}, "-ERR syntax error"},
@@ -62,4 +74,17 @@ func TestScanAndKeys(t *testing.T) {
 			t.Fatalf("%s returned %d times", k, n)
 		}
 	}
+}
+
+// sortedReply is an array reply (of keys, or a SCAN's cursor and keys)
+// with its bulk strings sorted.
+func sortedReply(r string) string {
+	prefix, body := "*[", r
+	if strings.HasPrefix(r, "*[$") && strings.Contains(r, " *[") { // SCAN: "*[$cursor *[$k ...]]"
+		i := strings.Index(r, " *[")
+		prefix, body = r[:i+3], r[i+1:len(r)-1]
+	}
+	keys := strings.Fields(strings.TrimSuffix(strings.TrimPrefix(body, "*["), "]"))
+	slices.Sort(keys)
+	return prefix + strings.Join(keys, " ") + "]" + strings.Repeat("]", strings.Count(prefix, "["))[1:]
 }

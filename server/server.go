@@ -9,13 +9,17 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/resp"
+	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value/hash"
 )
 
 // Server serves the Redis protocol for a Cache on a Unix socket and,
 // optionally, on TCP.
 type Server struct {
 	opts  Options
-	cache Cache
+	cache *tier.Cache
 	log   *zap.Logger
 	cmds  map[string]*command
 	get   *command // s.cmds["get"], for getBatch
@@ -40,7 +44,7 @@ type Server struct {
 	dropped                  atomic.Int64
 	reclaimStop, reclaimDone chan struct{}
 
-	hashLimits hashLimits
+	hashLimits hash.Limits
 	blk        blockRegistry // clients blocked on lists (block.go)
 
 	// loading is set while the server waits for its cache (NewLoading,
@@ -84,7 +88,7 @@ type Stats struct {
 }
 
 // New returns a Server for cache; it does not listen until Start.
-func New(cache Cache, opts Options) (*Server, error) {
+func New(cache *tier.Cache, opts Options) (*Server, error) {
 	if cache == nil {
 		return nil, fmt.Errorf("%w: nil cache", ErrInvalidOptions)
 	}
@@ -92,7 +96,7 @@ func New(cache Cache, opts Options) (*Server, error) {
 }
 
 // newServer is New, and NewLoading with a nil cache.
-func newServer(cache Cache, opts Options) (*Server, error) {
+func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	opts.EnsureDefaults()
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -100,7 +104,7 @@ func newServer(cache Cache, opts Options) (*Server, error) {
 	opts.MaxConns = capConns(opts.MaxConns, opts.Logger)
 	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{}),
 		spare: newSpareFd(), reclaimStop: make(chan struct{}), reclaimDone: make(chan struct{})}
-	s.hashLimits = hashLimits{maxFields: opts.MaxHashFields, maxBytes: opts.MaxValueBytes}
+	s.hashLimits = hash.Limits{MaxFields: opts.MaxHashFields, MaxBytes: opts.MaxValueBytes}
 	s.cmds = newCommandTable(opts.ObserveLatency)
 	s.get = s.cmds["get"]
 	go s.reclaimLoop()
@@ -283,7 +287,7 @@ func (s *Server) serve(l net.Listener, requireAuth bool) {
 func (s *Server) refuse(nc net.Conn) {
 	s.stats.rejected.Add(1)
 	nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-	nc.Write([]byte("-ERR max number of clients reached\r\n"))
+	nc.Write(resp.AppendError(nil, errMaxClients))
 	nc.Close()
 }
 

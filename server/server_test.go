@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tiercache/tiercache/tier"
 )
 
 func TestCommandReplies(t *testing.T) {
@@ -163,8 +165,8 @@ func TestCommandReplies(t *testing.T) {
 	c.cmd("INFO")
 	info := c.reply()
 	for _, want := range []string{"# Server", "# Clients", "# Memory", "# Stats", "# Keyspace", "# Tiers",
-		"tier_hot_items:", "tier_warm_hits:", "flusher_drops:", "warm_numa_node:", "cold_backend:map", "cold_free_bytes:",
-		"cold_stalled_io:", "cold_oldest_io_ms:", "cold_errors:", "flusher_errors:", "lost:", "cold_writable:1\r\n", "cold_write_error:\r\n"} {
+		"tier_hot_items:", "flusher_drops:", "warm_numa_node:", "cold_backend:", "cold_free_bytes:",
+		"cold_stalled_io:", "cold_oldest_io_ms:", "cold_errors:", "flusher_errors:", "lost:", "cold_writable:0\r\n", "cold_write_error:\r\n"} {
 		if !strings.Contains(info, want) {
 			t.Errorf("INFO lacks %q", want)
 		}
@@ -331,7 +333,7 @@ func TestConcurrentConnections(t *testing.T) {
 // TestPipelineOneFlush: a batch of requests that arrives together is
 // answered with one write.
 func TestPipelineOneFlush(t *testing.T) {
-	s, err := New(newMapCache(), Options{UnixSocket: "unused"})
+	s, err := New(newTierCache(t), Options{UnixSocket: "unused"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +442,7 @@ func TestStaleSocketHandling(t *testing.T) {
 	}
 	l.SetUnlinkOnClose(false)
 	l.Close()
-	s, err := New(newMapCache(), Options{UnixSocket: path})
+	s, err := New(newTierCache(t), Options{UnixSocket: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +458,7 @@ func TestStaleSocketHandling(t *testing.T) {
 		t.Fatalf("socket mode %o, want 600", fi.Mode().Perm())
 	}
 	// A live server's socket is never removed.
-	s2, _ := New(newMapCache(), Options{UnixSocket: path})
+	s2, _ := New(newTierCache(t), Options{UnixSocket: path})
 	if err := s2.Start(); !errors.Is(err, ErrSocketInUse) {
 		t.Fatalf("second server on a live socket: %v", err)
 	}
@@ -468,7 +470,7 @@ func TestStaleSocketHandling(t *testing.T) {
 	// A regular file is not a socket: left alone.
 	file := shortSocket(t)
 	os.WriteFile(file, []byte("data"), 0o600)
-	s3, _ := New(newMapCache(), Options{UnixSocket: file})
+	s3, _ := New(newTierCache(t), Options{UnixSocket: file})
 	if err := s3.Start(); !errors.Is(err, ErrNotSocket) {
 		t.Fatalf("server on a regular file: %v", err)
 	}
@@ -534,34 +536,22 @@ func TestObserveLatency(t *testing.T) {
 	}
 }
 
-type panicCache struct{ *mapCache }
-
-func (p panicCache) Get(dst, key []byte) ([]byte, bool, error) {
-	if string(key) == "boom" {
-		panic("test panic")
-	}
-	return p.mapCache.Get(dst, key)
-}
-
-func (p panicCache) View(dst, key []byte, _ func(int) []byte) ([]byte, bool, bool, bool, error) {
-	v, ok, err := p.Get(dst, key)
-	return v, false, ok, false, err
-}
-
 // TestPanicClosesOnlyThatConnection: a panic behind a command is answered
 // with an error and drops that connection; the server keeps serving.
 func TestPanicClosesOnlyThatConnection(t *testing.T) {
 	path := shortSocket(t)
-	s, err := New(panicCache{newMapCache()}, Options{UnixSocket: path})
+	s, err := New(newTierCache(t), Options{UnixSocket: path})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A command whose handler has a bug, added before the server starts.
+	s.cmds["boom"] = &command{name: "boom", arity: 1, run: func(*conn, [][]byte) { panic("test panic") }}
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	c := dialRaw(t, path)
-	c.cmd("GET", "boom")
+	c.cmd("BOOM")
 	if got := c.reply(); got != "-ERR internal error; connection closed" {
 		t.Fatalf("reply: %q", got)
 	}
@@ -602,17 +592,12 @@ func TestMultiExec(t *testing.T) {
 // TestInfoColdWriteError: a cold store that takes no more writes shows in
 // INFO tiers as cold_writable:0 with the reason on one line.
 func TestInfoColdWriteError(t *testing.T) {
-	s, path := startServer(t, nil)
-	mc := s.cache.(*mapCache)
-	mc.mu.Lock()
-	mc.coldFail = "emu: write failed:\r\nno space left on device"
-	mc.mu.Unlock()
-	c := dialRaw(t, path)
-	c.cmd("INFO", "tiers")
-	info := c.reply()
+	snap := Snapshot{Cache: tier.Stats{ColdBackend: "emulated:/tmp/x", ColdWriteError: errors.New("emu: write failed:\r\nno space left on device")}}
+	var b strings.Builder
+	writeStats(&b, "tiers", &snap)
 	for _, want := range []string{"cold_writable:0\r\n", "cold_write_error:emu: write failed:  no space left on device\r\n"} {
-		if !strings.Contains(info, want) {
-			t.Errorf("INFO tiers lacks %q:\n%s", want, info)
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("INFO tiers lacks %q:\n%s", want, b.String())
 		}
 	}
 }
@@ -638,12 +623,26 @@ func TestInfoMemory(t *testing.T) {
 	if n, err := strconv.ParseUint(fields["used_memory_rss"], 10, 64); err != nil || n == 0 || n > 2*rss {
 		t.Errorf("used_memory_rss %q, this process's RSS is %d", fields["used_memory_rss"], rss)
 	}
-	if fields["maxmemory"] != strconv.Itoa(1<<20) { // the test cache's hot budget
-		t.Errorf("maxmemory %q, want %d", fields["maxmemory"], 1<<20)
+	if fields["maxmemory"] != strconv.Itoa(testHotBytes) { // the test cache's hot budget
+		t.Errorf("maxmemory %q, want %d", fields["maxmemory"], testHotBytes)
 	}
 	for _, k := range []string{"used_memory", "used_memory_peak_rss", "go_memory_limit", "tier_heap_budget", "tier_directory_bytes"} {
 		if _, ok := fields[k]; !ok {
 			t.Errorf("INFO memory lacks %s:\n%s", k, info)
+		}
+	}
+}
+
+// TestInfoTiers: INFO tiers has the rows of every tier of a cache with
+// hot, warm and cold, and names its cold store.
+func TestInfoTiers(t *testing.T) {
+	_, _, path := startColdServer(t, nil)
+	c := dialRaw(t, path)
+	c.cmd("INFO", "tiers")
+	info := c.reply()
+	for _, want := range []string{"tier_hot_items:", "tier_cold_items:", "cold_backend:emulated:", "cold_writable:1\r\n", "cold_write_error:\r\n"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("INFO tiers lacks %q:\n%s", want, info)
 		}
 	}
 }

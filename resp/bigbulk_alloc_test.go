@@ -1,6 +1,6 @@
 //go:build !race
 
-package server
+package resp
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 // bulk borrows are not all lent again and allocation counts mean nothing
 // under it.
 
-// TestBigBulkAllocatesOnce (S25): a 64 MiB bulk, arriving at most 64 KiB
+// TestBigBulkAllocatesOnce (R6): a 64 MiB bulk, arriving at most 64 KiB
 // per read, allocates about its own size once (its pieces come back to
 // the pool and are lent again), where a slice that doubled as bytes
 // arrived allocated three times that; the bulk reads back byte for byte.
@@ -27,7 +27,7 @@ func TestBigBulkAllocatesOnce(t *testing.T) {
 	}
 	in := io.MultiReader(strings.NewReader(fmt.Sprintf("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n", size)),
 		bytes.NewReader(val), strings.NewReader("\r\n"))
-	rd := NewReader(&smallReads{r: in, max: 64 << 10}, ReaderLimits{MaxBulkBytes: size})
+	rd := NewReader(&smallReads{r: in, max: 64 << 10}, Limits{MaxBulkBytes: size})
 	// Warm the piece pool, as a sidecar that received a big bulk before.
 	ps := make([][]byte, 32)
 	for i := range ps {

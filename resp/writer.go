@@ -1,4 +1,4 @@
-package server
+package resp
 
 import (
 	"io"
@@ -15,7 +15,7 @@ import (
 // (by the kernel) instead of twice.
 type Writer struct {
 	w     io.Writer
-	bw    buffersWriter // w, if it writes a net.Buffers itself (outConn)
+	bw    BuffersWriter // w, if it writes a net.Buffers itself
 	buf   []byte        // encoded bytes; nil between flushes (lent by pool); never reallocated while segs may point into it
 	size  int           // cap of buf
 	pool  *bufPool
@@ -26,25 +26,28 @@ type Writer struct {
 	err   error
 	proto int // 2 or 3
 	num   [24]byte
-	errs  *errorCounts // counts Error replies (INFO errorstats); nil: none
-	nerr  uint64       // Error replies written
+	nerr  uint64 // Error replies written
+
+	// CountError, when set, is called with every Error reply's message
+	// (a server counts them by code).
+	CountError func(msg string)
 }
 
-// gatherMin is the smallest value BulkShared writes by reference; smaller
+// GatherMin is the smallest value BulkShared writes by reference; smaller
 // ones are cheaper to copy than an extra iovec.
-const gatherMin = 512
+const GatherMin = 512
 
 // maxSegs bounds the iovecs of one writev (Linux IOV_MAX is 1024).
 const maxSegs = 512
 
-// buffersWriter writes and consumes bufs in order, as one writev.
-type buffersWriter interface {
+// BuffersWriter writes and consumes bufs in order, as one writev.
+type BuffersWriter interface {
 	WriteBuffers(bufs *net.Buffers) error
 }
 
 // NewWriter returns a RESP2 Writer over w with a size-byte buffer.
 func NewWriter(w io.Writer, size int) *Writer {
-	bw, _ := w.(buffersWriter)
+	bw, _ := w.(BuffersWriter)
 	return &Writer{w: w, bw: bw, size: size, pool: poolFor(size), proto: 2}
 }
 
@@ -56,6 +59,12 @@ func (w *Writer) Proto() int { return w.proto }
 
 // Buffered is the number of bytes not yet flushed.
 func (w *Writer) Buffered() int { return len(w.buf) + w.held }
+
+// Err is the first write error, which every later Flush returns too.
+func (w *Writer) Err() error { return w.err }
+
+// Errors counts the Error replies written so far.
+func (w *Writer) Errors() uint64 { return w.nerr }
 
 // Flush writes the buffered replies.
 func (w *Writer) Flush() error {
@@ -156,7 +165,7 @@ func (w *Writer) BulkInto(n int) []byte {
 // until the next Flush returned (an immutable cached value): a large one is
 // written from where it is, without copying it into the buffer.
 func (w *Writer) BulkShared(b []byte) {
-	if len(b) < gatherMin {
+	if len(b) < GatherMin {
 		w.Bulk(b)
 		return
 	}
@@ -197,18 +206,28 @@ func (w *Writer) OK() { w.writeString("+OK\r\n") }
 // CR and LF replaced by spaces so the reply stays one line.
 func (w *Writer) Error(msg string) {
 	w.nerr++
-	if w.errs != nil {
-		w.errs.count(msg)
+	if w.CountError != nil {
+		w.CountError(msg)
 	}
-	w.writeByte('-')
+	if w.room(len(msg) + 3) {
+		w.buf = AppendError(w.buf, msg)
+		return
+	}
+	w.write(AppendError(nil, msg)) // longer than the whole buffer
+}
+
+// AppendError appends the error reply msg to dst, with CR and LF replaced
+// by spaces so that it stays one line.
+func AppendError(dst []byte, msg string) []byte {
+	dst = append(dst, '-')
 	for i := 0; i < len(msg); i++ {
 		c := msg[i]
 		if c == '\r' || c == '\n' {
 			c = ' '
 		}
-		w.writeByte(c)
+		dst = append(dst, c)
 	}
-	w.writeString("\r\n")
+	return append(dst, '\r', '\n')
 }
 
 // Int writes an integer.

@@ -1,4 +1,4 @@
-package server
+package resp
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -22,7 +24,7 @@ func TestBulkSharedMatchesBulk(t *testing.T) {
 			return &b, func() []byte { return b.Bytes() }
 		},
 		"unix": func(t *testing.T) (io.Writer, func() []byte) {
-			a, b, err := socketPair(shortSocket(t))
+			a, b, err := socketPair(t)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,9 +45,9 @@ func TestBulkSharedMatchesBulk(t *testing.T) {
 				var v []byte
 				switch p := r.IntN(10); {
 				case p < 4:
-					v = make([]byte, r.IntN(gatherMin))
+					v = make([]byte, r.IntN(GatherMin))
 				case p < 9:
-					v = make([]byte, gatherMin+r.IntN(3000))
+					v = make([]byte, GatherMin+r.IntN(3000))
 				default:
 					v = make([]byte, 4096+r.IntN(10000)) // larger than the buffer
 				}
@@ -107,15 +109,22 @@ func firstDiff(a, b []byte) int {
 	return min(len(a), len(b))
 }
 
-func socketPair(path string) (net.Conn, net.Conn, error) {
-	l, err := net.Listen("unix", path)
+// socketPair is two ends of a Unix socket connection, its path under
+// /tmp (t.TempDir can pass sun_path's 107 bytes).
+func socketPair(t *testing.T) (net.Conn, net.Conn, error) {
+	dir, err := os.MkdirTemp("/tmp", "resp-")
+	if err != nil {
+		return nil, nil, err
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	l, err := net.Listen("unix", filepath.Join(dir, "s"))
 	if err != nil {
 		return nil, nil, err
 	}
 	defer l.Close()
 	acc := make(chan net.Conn, 1)
 	go func() { c, _ := l.Accept(); acc <- c }()
-	a, err := net.Dial("unix", path)
+	a, err := net.Dial("unix", l.Addr().String())
 	if err != nil {
 		return nil, nil, err
 	}

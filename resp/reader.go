@@ -1,10 +1,9 @@
-package server
+package resp
 
 import (
 	"bytes"
 	"fmt"
 	"io"
-	"runtime"
 	"sync/atomic"
 )
 
@@ -21,13 +20,22 @@ const (
 	bigMinChunk = 64 << 10
 )
 
+// The defaults of Limits' fields.
+const (
+	DefaultMaxBulk    = 512 << 20 // Redis's proto-max-bulk-len
+	DefaultMaxArgs    = 1 << 20
+	DefaultMaxInline  = 64 << 10 // Redis's PROTO_INLINE_MAX_SIZE
+	DefaultMaxQuery   = 1 << 30  // Redis's client-query-buffer-limit
+	DefaultReadBuffer = 64 << 10
+)
+
 // Reader reads RESP commands (multibulk arrays of bulk strings, or inline
 // commands) from a connection with every limit checked before memory is
 // committed: a declared length only bounds what may arrive, and buffers grow
 // as bytes actually arrive.
 type Reader struct {
 	rd   io.Reader
-	idle idleReader // rd, if it can wait for input without a buffer (outConn)
+	idle IdleReader // rd, if it can wait for input without a buffer
 	// getBuf, putBuf: pool.get and pool.put as the method values fillIdle
 	// hands to idle.
 	getBuf func() []byte
@@ -88,9 +96,9 @@ type chunk struct {
 	b    []byte
 }
 
-// idleReader is a connection that can wait for input without holding a
-// buffer, so the Reader holds none while it waits (S17).
-type idleReader interface {
+// IdleReader is a connection that can wait for input without holding a
+// buffer, so the Reader holds none while it waits (R5).
+type IdleReader interface {
 	// ReadIdle reads into b; with nothing to read it gives b back with
 	// put, waits, and reads into a buffer from get. It returns the
 	// buffer read into (nil after an error while waiting).
@@ -101,25 +109,29 @@ type idleReader interface {
 // slices back once done, instead of keeping them for the next command.
 const bigArgs = 4096
 
-// ReaderLimits are the Reader's limits; zero fields take the defaults of
-// the matching Options fields.
-type ReaderLimits struct {
-	BufferBytes, MaxBulkBytes, MaxArgs, MaxInlineBytes, MaxQueryBytes int
+// Limits are a Reader's limits; zero fields take the Default values.
+type Limits struct {
+	// BufferBytes is the read buffer lent while a command is read.
+	BufferBytes int
+	// MaxBulkBytes is the longest bulk string; MaxArgs the most arguments
+	// of one command; MaxInlineBytes the longest inline command line;
+	// MaxQueryBytes the most bytes buffered for one command.
+	MaxBulkBytes, MaxArgs, MaxInlineBytes, MaxQueryBytes int
 }
 
 // NewReader returns a Reader over rd.
-func NewReader(rd io.Reader, lim ReaderLimits) *Reader {
+func NewReader(rd io.Reader, lim Limits) *Reader {
 	def := func(v, d int) int {
 		if v <= 0 {
 			return d
 		}
 		return v
 	}
-	buf := def(lim.BufferBytes, defaultReadBuffer)
-	idle, _ := rd.(idleReader)
+	buf := def(lim.BufferBytes, DefaultReadBuffer)
+	idle, _ := rd.(IdleReader)
 	return &Reader{rd: rd, idle: idle, pool: poolFor(buf), initBuf: buf,
-		maxBulk: def(lim.MaxBulkBytes, defaultMaxBulk), maxArgs: def(lim.MaxArgs, defaultMaxArgs),
-		maxInline: def(lim.MaxInlineBytes, defaultMaxInline), maxQuery: def(lim.MaxQueryBytes, defaultMaxQuery), n: -1}
+		maxBulk: def(lim.MaxBulkBytes, DefaultMaxBulk), maxArgs: def(lim.MaxArgs, DefaultMaxArgs),
+		maxInline: def(lim.MaxInlineBytes, DefaultMaxInline), maxQuery: def(lim.MaxQueryBytes, DefaultMaxQuery), n: -1}
 }
 
 // SetPreAuth switches the small pre-authentication limits on or off.
@@ -129,7 +141,7 @@ func (rd *Reader) SetPreAuth(on bool) { rd.preAuth = on }
 func (rd *Reader) Buffered() int { return rd.w - rd.r }
 
 // ReadCommand returns the next command's arguments. The slices are valid
-// until the next call. A *protoError means the stream is unusable.
+// until the next call. A *ProtocolError means the stream is unusable.
 func (rd *Reader) ReadCommand() ([][]byte, error) {
 	rd.startCommand()
 	for {
@@ -144,45 +156,6 @@ func (rd *Reader) ReadCommand() ([][]byte, error) {
 			return nil, err
 		}
 	}
-}
-
-// NextGet takes the next command if it is already wholly buffered and is
-// a GET of one non-empty key in multibulk form ("*2\r\n$3\r\nGET\r\n$<n>
-// \r\n<key>\r\n", the name in any case), and returns the key, valid until
-// the next ReadCommand. Anything else (another command, an inline one, one
-// not all received yet, a malformed one, or any command before AUTH) stays
-// unread for ReadCommand to parse, and ok is false. It never reads from the
-// connection and never allocates.
-func (rd *Reader) NextGet() (key []byte, ok bool) {
-	if rd.preAuth || rd.maxArgs < 2 {
-		return nil, false
-	}
-	const head = "*2\r\n$3\r\n"
-	b := rd.buf[rd.r:rd.w]
-	if len(b) < len(head)+5+4 || string(b[:len(head)]) != head {
-		return nil, false
-	}
-	b = b[len(head):]
-	if b[0]|0x20 != 'g' || b[1]|0x20 != 'e' || b[2]|0x20 != 't' || b[3] != '\r' || b[4] != '\n' || b[5] != '$' {
-		return nil, false
-	}
-	b = b[6:]
-	i := bytes.IndexByte(b[:min(len(b), maxCountLine)], '\n')
-	if i < 1 || b[i-1] != '\r' {
-		return nil, false
-	}
-	n, ok := parseLen(b[:i-1])
-	if !ok || n < 1 || n > int64(rd.maxBulk) || int64(len(b)-i-1) < n+2 {
-		return nil, false
-	}
-	b = b[i+1:]
-	if b[n] != '\r' || b[n+1] != '\n' {
-		return nil, false
-	}
-	key = b[:n:n]
-	rd.r = rd.w - len(b) + int(n) + 2
-	rd.p = rd.r
-	return key, true
 }
 
 func (rd *Reader) startCommand() {
@@ -293,7 +266,7 @@ func (rd *Reader) parse() (done bool, err error) {
 			if !ok || err != nil {
 				return false, err
 			}
-			n, ok := parseLen(line[1:])
+			n, ok := ParseInt(line[1:])
 			limit := rd.maxArgs
 			if rd.preAuth {
 				limit = preAuthMaxArgs
@@ -322,7 +295,7 @@ func (rd *Reader) parse() (done bool, err error) {
 			if !ok || err != nil {
 				return false, err
 			}
-			blen, ok := parseLen(line[1:])
+			blen, ok := ParseInt(line[1:])
 			limit := rd.maxBulk
 			if rd.preAuth {
 				limit = preAuthMaxBulk
@@ -388,114 +361,6 @@ func (rd *Reader) line(tooBig string) (line []byte, ok bool, err error) {
 	rd.p += i + 1
 	return seg[:i-1], true, nil
 }
-
-// readBig reads a bulk of n bytes (+CRLF) into a slice of its own. Its
-// first half goes into pieces of pieceBytes lent by a pool, and once half
-// has arrived the bulk gets one slice of exactly its size, into which the
-// pieces are copied and the rest is read (S19): a declared length commits
-// at most twice the bytes that arrived, as when the slice doubled as bytes
-// arrived, but a 64 MiB value costs one allocation of 64 MiB and a copy of
-// 32 MiB instead of a series of doublings (128 MiB allocated, 64 MiB
-// copied), and receiving it yields the P every yieldEvery bytes.
-func (rd *Reader) readBig(n int) error {
-	need := n + 2
-	if rd.query+need > rd.maxQuery {
-		return protoErr("query buffer limit exceeded")
-	}
-	pieces, got, err := rd.readPieces(need)
-	if err != nil {
-		return err
-	}
-	b := make([]byte, need)
-	off := 0
-	for _, p := range pieces {
-		off += copy(b[off:], p)
-		bigPieces.put(p)
-		runtime.Gosched() // one piece at a time: a memmove cannot be preempted
-	}
-	yielded := got
-	for got < need {
-		if got-yielded >= yieldEvery {
-			runtime.Gosched()
-			yielded = got
-		}
-		m, err := rd.readSome(b[got:])
-		got += m
-		if err != nil {
-			return err
-		}
-	}
-	if b[n] != '\r' || b[n+1] != '\n' {
-		return protoErr("bulk string is not terminated by CRLF")
-	}
-	rd.query += need
-	rd.bigs = append(rd.bigs, b)
-	rd.addSpan(span{off: -int32(len(rd.bigs)), end: int32(n)})
-	return nil
-}
-
-// readPieces receives the first half (at least) of a bulk of need bytes,
-// starting with what buf holds past p, into pieces lent by bigPieces; got
-// is how many bytes they hold. On an error the pieces are given back.
-func (rd *Reader) readPieces(need int) (pieces [][]byte, got int, err error) {
-	cur := bigPieces.get()[:0]
-	cur = append(cur, rd.buf[rd.p:min(rd.w, rd.p+need)]...)
-	rd.p += len(cur)
-	got = len(cur)
-	yielded := got
-	for got < need/2 {
-		if len(cur) == cap(cur) {
-			pieces = append(pieces, cur)
-			cur = bigPieces.get()[:0]
-			if got-yielded >= yieldEvery {
-				// A long receive shares the CPU: others' requests wait at
-				// most about one yieldEvery's worth of reads.
-				runtime.Gosched()
-				yielded = got
-			}
-		}
-		var m int
-		m, err = rd.readSome(cur[len(cur):min(cap(cur), len(cur)+need-got)])
-		cur = cur[:len(cur)+m]
-		got += m
-		if err != nil {
-			for _, p := range append(pieces, cur) {
-				bigPieces.put(p)
-			}
-			return nil, 0, err
-		}
-	}
-	return append(pieces, cur), got, nil
-}
-
-// readSome is one read of a big bulk's bytes into p (len(p) > 0): an end
-// of input before the bulk's end is io.ErrUnexpectedEOF.
-func (rd *Reader) readSome(p []byte) (int, error) {
-	if rd.BeforeBlock != nil {
-		if err := rd.BeforeBlock(); err != nil {
-			return 0, err
-		}
-	}
-	m, err := rd.rd.Read(p)
-	rd.reads++
-	if m == 0 && err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return 0, err
-	}
-	return m, nil
-}
-
-// yieldEvery is how many bytes a big bulk's receive or copy handles
-// between yields to other goroutines (S18).
-const yieldEvery = 1 << 20
-
-// pieceBytes is the size of the pieces that receive the first half of a
-// big bulk; bigPieces lends them.
-const pieceBytes = 1 << 20
-
-var bigPieces = poolFor(pieceBytes)
 
 // fill reads more bytes, compacting and (as bytes arrive) growing the
 // buffer. A full buffer whose first half or more holds arguments of the
@@ -564,7 +429,7 @@ func (rd *Reader) retire() error {
 }
 
 // fillIdle reads into an empty buffer: what has arrived, else it gives
-// the buffer back to the pool while it waits for input (S17).
+// the buffer back to the pool while it waits for input (R5).
 func (rd *Reader) fillIdle() error {
 	if rd.getBuf == nil {
 		rd.getBuf, rd.putBuf = rd.pool.get, rd.pool.put // method values made once
@@ -586,40 +451,6 @@ func (rd *Reader) fillIdle() error {
 			rd.buf = rd.pool.get()
 		}
 	}
-}
-
-// parseLen parses a RESP length as redis-server's string2ll (util.c) does:
-// "0", or an optional '-' and digits starting with 1-9, no overflow. So
-// "01", "0004", "-0" and "+1" are refused, as Redis refuses them ("invalid
-// multibulk length", "invalid bulk length").
-func parseLen(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 19 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := false
-	if b[0] == '-' {
-		neg, b = true, b[1:]
-		if len(b) == 0 {
-			return 0, false
-		}
-	}
-	if b[0] < '1' || b[0] > '9' {
-		return 0, false // a leading zero, or "-0"
-	}
-	var v int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int64(c-'0')
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
 }
 
 func printable(c byte) string {

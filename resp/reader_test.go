@@ -1,4 +1,4 @@
-package server
+package resp
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"testing/iotest"
 )
 
-func readAll(t *testing.T, in string, lim ReaderLimits, oneByte bool) ([]string, error) {
+func readAll(t *testing.T, in string, lim Limits, oneByte bool) ([]string, error) {
 	t.Helper()
 	var src io.Reader = strings.NewReader(in)
 	if oneByte {
@@ -76,7 +76,7 @@ func TestReaderCommands(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, oneByte := range []bool{false, true} {
-			got, err := readAll(t, tc.in, ReaderLimits{MaxArgs: 1000, MaxBulkBytes: 1 << 20}, oneByte)
+			got, err := readAll(t, tc.in, Limits{MaxArgs: 1000, MaxBulkBytes: 1 << 20}, oneByte)
 			if tc.err == "" {
 				if err != nil {
 					t.Errorf("%s (oneByte=%v): %v", tc.name, oneByte, err)
@@ -90,7 +90,7 @@ func TestReaderCommands(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s (oneByte=%v): err %v, want %q", tc.name, oneByte, err, tc.err)
 			}
-			if tc.err != "unexpected EOF" && !isProtoError(err) {
+			if tc.err != "unexpected EOF" && !isProtocolError(err) {
 				t.Errorf("%s: %v is not a protocol error", tc.name, err)
 			}
 		}
@@ -101,7 +101,7 @@ func TestReaderCommands(t *testing.T) {
 // a few bytes behind it costs a few KiB, not the declared length.
 func TestReaderDeclaredLengthDoesNotAllocate(t *testing.T) {
 	in := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1073741000\r\nabc"
-	rd := NewReader(strings.NewReader(in), ReaderLimits{MaxBulkBytes: 1 << 30, MaxQueryBytes: 2 << 30})
+	rd := NewReader(strings.NewReader(in), Limits{MaxBulkBytes: 1 << 30, MaxQueryBytes: 2 << 30})
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -117,7 +117,7 @@ func TestReaderDeclaredLengthDoesNotAllocate(t *testing.T) {
 
 // TestReaderDeclaredCountDoesNotAllocate: "*1000000" allocates no million-slot slice.
 func TestReaderDeclaredCountDoesNotAllocate(t *testing.T) {
-	rd := NewReader(strings.NewReader("*1000000\r\n$1\r\na\r\n"), ReaderLimits{})
+	rd := NewReader(strings.NewReader("*1000000\r\n$1\r\na\r\n"), Limits{})
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -132,12 +132,12 @@ func TestReaderDeclaredCountDoesNotAllocate(t *testing.T) {
 }
 
 func TestReaderPreAuthLimits(t *testing.T) {
-	rd := NewReader(strings.NewReader("*11\r\n"), ReaderLimits{})
+	rd := NewReader(strings.NewReader("*11\r\n"), Limits{})
 	rd.SetPreAuth(true)
 	if _, err := rd.ReadCommand(); err == nil || !strings.Contains(err.Error(), "invalid multibulk length") {
 		t.Fatalf("11 args before auth: %v", err)
 	}
-	rd = NewReader(strings.NewReader("*2\r\n$4\r\nAUTH\r\n$20000\r\n"), ReaderLimits{})
+	rd = NewReader(strings.NewReader("*2\r\n$4\r\nAUTH\r\n$20000\r\n"), Limits{})
 	rd.SetPreAuth(true)
 	if _, err := rd.ReadCommand(); err == nil || !strings.Contains(err.Error(), "invalid bulk length") {
 		t.Fatalf("20000-byte bulk before auth: %v", err)
@@ -154,7 +154,7 @@ func TestReaderManySmallArgsGrowsBuffer(t *testing.T) {
 		b.WriteString("$6\r\nkey:00\r\n")
 	}
 	b.WriteString("*1\r\n$4\r\nPING\r\n")
-	rd := NewReader(&b, ReaderLimits{BufferBytes: 1024})
+	rd := NewReader(&b, Limits{BufferBytes: 1024})
 	args, err := rd.ReadCommand()
 	if err != nil || len(args) != n+1 || string(args[n]) != "key:00" {
 		t.Fatalf("got %d args, err %v", len(args), err)
@@ -177,7 +177,7 @@ func BenchmarkReaderPipeline(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(in)))
 	src := strings.NewReader(in)
-	rd := NewReader(src, ReaderLimits{})
+	rd := NewReader(src, Limits{})
 	for b.Loop() {
 		src.Reset(in)
 		for range 1000 {
@@ -234,7 +234,7 @@ func TestReaderChunksKeepArguments(t *testing.T) {
 		}
 		want = append(want, args)
 	}
-	rd := NewReader(&chunkyReader{r: &in, rnd: rnd, max: 3000}, ReaderLimits{BufferBytes: 1024, MaxArgs: 10000})
+	rd := NewReader(&chunkyReader{r: &in, rnd: rnd, max: 3000}, Limits{BufferBytes: 1024, MaxArgs: 10000})
 	for c, w := range want {
 		args, err := rd.ReadCommand()
 		if err != nil {
@@ -254,7 +254,7 @@ func TestReaderChunksKeepArguments(t *testing.T) {
 	}
 }
 
-// TestBigBulkCutShort (S25): a big bulk whose sender stops part-way ends
+// TestBigBulkCutShort (R6): a big bulk whose sender stops part-way ends
 // with io.ErrUnexpectedEOF, having allocated at most three times what
 // arrived (the pieces, and once half arrived the bulk's slice), where the
 // doubling slice allocated more.
@@ -262,7 +262,7 @@ func TestBigBulkCutShort(t *testing.T) {
 	for _, sent := range []int{100 << 10, 3 << 20, 40 << 20} {
 		in := io.MultiReader(strings.NewReader("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$67108864\r\n"),
 			bytes.NewReader(make([]byte, sent)))
-		rd := NewReader(&smallReads{r: in, max: 1 << 20}, ReaderLimits{MaxBulkBytes: 64 << 20})
+		rd := NewReader(&smallReads{r: in, max: 1 << 20}, Limits{MaxBulkBytes: 64 << 20})
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		_, err := rd.ReadCommand()
@@ -283,3 +283,8 @@ type smallReads struct {
 }
 
 func (s *smallReads) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), s.max)]) }
+
+func isProtocolError(err error) bool {
+	_, ok := errors.AsType[*ProtocolError](err)
+	return ok
+}

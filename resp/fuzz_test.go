@@ -1,4 +1,4 @@
-package server
+package resp
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func FuzzReader(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	lim := ReaderLimits{BufferBytes: 512, MaxBulkBytes: 1 << 16, MaxArgs: 64, MaxInlineBytes: 256, MaxQueryBytes: 1 << 20}
+	lim := Limits{BufferBytes: 512, MaxBulkBytes: 1 << 16, MaxArgs: 64, MaxInlineBytes: 256, MaxQueryBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		a, errA := collect(bytes.NewReader(in), lim, false)
 		for _, v := range []struct {
@@ -82,7 +82,7 @@ func FuzzReader(f *testing.F) {
 // collect reads every command and flattens each to its args as netstrings
 // ("<len>:<bytes>"), the command name in lower case. With gets, every command is followed by
 // the GETs NextGet takes.
-func collect(r io.Reader, lim ReaderLimits, gets bool) ([][]byte, error) {
+func collect(r io.Reader, lim Limits, gets bool) ([][]byte, error) {
 	rd := NewReader(r, lim)
 	var out [][]byte
 	for {

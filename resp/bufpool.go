@@ -1,9 +1,9 @@
-package server
+package resp
 
 import "sync"
 
 // bufPool lends fixed-size byte buffers to connections while they work: an
-// idle connection holds neither a read nor a write buffer (S17), so ten
+// idle connection holds neither a read nor a write buffer (R5), so ten
 // thousand idle clients cost their goroutines and sockets, not 48 KiB of
 // buffers each.
 type bufPool struct {

@@ -1,0 +1,72 @@
+// Package resp is the Redis protocol on the wire: the Reader of requests
+// (RESP2/RESP3 multibulk arrays of bulk strings, and inline commands), the
+// Writer of replies (RESP2, or RESP3 after HELLO 3), the pool that lends
+// both their buffers, ProtocolError, and the one parser of the numbers
+// clients send (ParseInt, ParseFloat, ParseCursor) with redis-server's
+// grammar. It knows no command: the server gives the arguments a
+// meaning, and writes every reply through a Writer, never as RESP bytes
+// of its own.
+//
+// A Reader reads one connection's commands: ReadCommand returns the next
+// command's arguments, and NextGet takes a GET of one key that is already
+// wholly buffered without parsing anything else (a pipelined run of GETs
+// costs a few compares each). A Writer encodes replies into one buffer
+// that goes out on Flush; the bytes of a large cached value passed to
+// BulkShared are sent from where they are, with the buffer's pieces
+// around them, in one writev. A connection that can wait for input
+// without a buffer (IdleReader) or write a net.Buffers itself
+// (BuffersWriter) is used so.
+//
+// # Invariants
+//
+//   - R1: every limit (bulk length, argument count, inline length, bytes
+//     of one command, and the smaller ones before AUTH) is checked before
+//     memory is committed for it; a declared length only bounds what may
+//     arrive, and buffers grow as bytes arrive
+//     (TestReaderDeclaredLengthDoesNotAllocate,
+//     TestReaderDeclaredCountDoesNotAllocate, TestReaderPreAuthLimits).
+//   - R2: a violation of the protocol is a *ProtocolError carrying
+//     redis-server's text; lengths are read as redis-server reads them
+//     (ParseInt): "*01", "$04", "*-0" and "$-0" are protocol errors
+//     (TestReaderCommands).
+//   - R3: the Reader yields the same commands whatever the read boundaries,
+//     and taking GETs with NextGet leaves the command stream unchanged;
+//     any byte stream yields commands or an error, never a panic nor an
+//     argument past the limits (FuzzReader, with the stream split into
+//     single bytes).
+//   - R4: replies come out in the order written and the same bytes whether
+//     a value is copied (Bulk), filled in place (BulkInto, which never
+//     writes to the stream: a cache may call it holding a lock) or sent by
+//     reference (BulkShared); a write error is sticky
+//     (TestBulkSharedMatchesBulk, TestBulkIntoMatchesBulk,
+//     TestWriterErrorSticky).
+//   - R5: buffers are lent by a pool per size while bytes are read or
+//     replies written; a Reader over an IdleReader gives its buffer back
+//     while it waits for input. A command's arguments cost 8 bytes of span
+//     and the 24-byte slice handed back each, and their bytes are received
+//     once: a full read buffer whose first half or more holds arguments of
+//     the command is kept as a chunk and the command goes on in a new
+//     buffer of its size, instead of being copied into one twice as large
+//     (TestReaderChunksKeepArguments, TestReaderManySmallArgsGrowsBuffer).
+//   - R6: a big bulk's first half is received into pieces of 1 MiB lent by
+//     a pool, and the bulk then gets one slice of exactly its size: a
+//     64 MiB value allocates its 64 MiB once (TestBigBulkAllocatesOnce),
+//     and a declared length commits memory only as bytes arrive, at most
+//     three times what arrived (TestBigBulkCutShort). Receiving it yields
+//     the P after each MiB (the server's S18).
+//   - R7: ParseInt is redis-server's string2ll, ParseFloat its string2ld
+//     (glibc strtold, rounded to a long double), ParseCursor its SCAN
+//     cursor's strtoul, and AppendFloat prints as its ld2string: each
+//     accepts exactly what redis-server accepts (TestParseInt,
+//     TestParseFloat, TestParseCursor, TestAppendFloat; the server's
+//     TestNumbersMatchRedis sends every case to a redis-server 7.0 and to
+//     tiercache through the commands that take numbers).
+//
+// # Caveats
+//
+//   - The arguments ReadCommand and NextGet return alias the Reader's
+//     buffers: they are valid until the next ReadCommand.
+//   - A Reader and a Writer belong to one goroutine each.
+//   - A bulk not followed by CRLF, which redis-server reads past unchecked,
+//     is a protocol error here.
+package resp

@@ -1,0 +1,200 @@
+package server
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value/hash"
+	"github.com/tiercache/tiercache/value/list"
+)
+
+// Every error reply the server writes is here, once: no other file of the
+// package spells one (TestRepliesLiveInRepliesGo). Those redis-server has
+// are its texts byte for byte: each string below down to "redis-server
+// 7.2's" is found in the redis-server 7.0 binary, a parameter's place
+// aside (TestRepliesAreRedisTexts), and the peer tests compare the
+// replies.
+
+// redis-server's replies.
+const (
+	errWrongType       = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	errNotInt          = "ERR value is not an integer or out of range"
+	errSyntax          = "ERR syntax error"
+	errNoAuth          = "NOAUTH Authentication required."
+	errWrongPass       = "WRONGPASS invalid username-password pair or user is disabled."
+	errNoProto         = "NOPROTO unsupported protocol version"
+	errProtoVersion    = "ERR Protocol version is not an integer or out of range"
+	errNoPassword      = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
+	errClientName      = "ERR Client names cannot contain spaces, newlines or special characters."
+	errDBIndex         = "ERR DB index is out of range"
+	errMaxClients      = "ERR max number of clients reached"
+	errLoading         = "LOADING Redis is loading the dataset in memory"
+	errMultiNested     = "ERR MULTI calls can not be nested"
+	errExecNoMulti     = "ERR EXEC without MULTI"
+	errDiscardNoMulti  = "ERR DISCARD without MULTI"
+	errExecAbort       = "EXECABORT Transaction discarded because of previous errors."
+	errWatchInMulti    = "ERR WATCH inside MULTI is not allowed"
+	errNoSuchKeyText   = "ERR no such key"
+	errSameObject      = "ERR source and destination objects are the same"
+	errInvalidCursor   = "ERR invalid cursor"
+	errNXAndXXGTLT     = "ERR NX and XX, GT or LT options at the same time are not compatible"
+	errGTAndLT         = "ERR GT and LT options at the same time are not compatible"
+	errOverflow        = "ERR increment or decrement would overflow"
+	errDecrOverflow    = "ERR decrement would overflow"
+	errNotFloat        = "ERR value is not a valid float"
+	errFloatNaNInf     = "ERR increment would produce NaN or Infinity"
+	errHashNotInt      = "ERR hash value is not an integer"
+	errHashNotFloat    = "ERR hash value is not a float"
+	errValueNaNInf     = "ERR value is NaN or Infinity"
+	errValueRange      = "ERR value is out of range"
+	errMustBePositive  = "ERR value is out of range, must be positive"
+	errOffsetRange     = "ERR offset is out of range"
+	errBitOffset       = "ERR bit offset is not an integer or out of range"
+	errBitValue        = "ERR bit is not an integer or out of range"
+	errBitArg          = "ERR The bit argument must be 1 or 0."
+	errIndexRangeText  = "ERR index out of range"
+	errRankZero        = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
+	errCountNegative   = "ERR COUNT can't be negative"
+	errMaxlenNegative  = "ERR MAXLEN can't be negative"
+	errTimeoutNotFloat = "ERR timeout is not a float or out of range"
+	errTimeoutNegative = "ERR timeout is negative"
+	errIdleTimeNotLRU  = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+)
+
+// redis-server's replies that name a part of the request.
+
+func errWrongArgs(name string) string {
+	return "ERR wrong number of arguments for '" + name + "' command"
+}
+
+// errUnknownCommand is processCommand's text: each argument quoted, the
+// list cut near 128 bytes.
+func errUnknownCommand(args [][]byte) string {
+	var sb strings.Builder
+	for _, a := range args[1:] {
+		if sb.Len() >= 128 {
+			break
+		}
+		sb.WriteByte('\'')
+		sb.Write(a[:min(len(a), 128-sb.Len())])
+		sb.WriteString("' ")
+	}
+	return "ERR unknown command '" + string(args[0][:min(len(args[0]), 128)]) +
+		"', with args beginning with: " + sb.String()
+}
+
+func errUnknownSubcommand(cmd string, sub []byte) string {
+	return "ERR unknown subcommand '" + string(sub[:min(len(sub), 128)]) + "'. Try " + strings.ToUpper(cmd) + " HELP."
+}
+
+func errExpireTime(cmd string) string { return "ERR invalid expire time in '" + cmd + "' command" }
+
+func errUnsupportedOption(opt []byte) string { return "ERR Unsupported option " + string(opt) }
+
+func errHelloOption(opt []byte) string {
+	return "ERR Syntax error in HELLO option '" + string(opt) + "'"
+}
+
+func errSetInfoValue(opt []byte) string {
+	return "ERR " + string(opt) + " cannot contain spaces, newlines or special characters."
+}
+
+func errIntRange(lo, hi int64) string {
+	return "ERR value is out of range, value must between " + strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10)
+}
+
+func errConfigSetUnknown(name []byte) string {
+	return "ERR Unknown option or number of arguments for CONFIG SET - '" + string(name) + "'"
+}
+
+func errConfigSetFailed(name, why string) string {
+	return "ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + why
+}
+
+// redis-server 7.2's replies, where tiercache answers as 7.2 does (HELLO
+// and the version it reports are 7.2's): the 7.0 the tests run beside has
+// not these texts.
+const (
+	errHelloNoAuth  = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+	errTimeoutRange = "ERR timeout is out of range"
+)
+
+// errUnrecognizedOption is CLIENT SETINFO's (7.2) reply to an option it
+// does not know.
+func errUnrecognizedOption(opt []byte) string { return "ERR Unrecognized option '" + string(opt) + "'" }
+
+// errUnknownType is SCAN's reply to a TYPE name 7.2 does not know (7.0
+// matches nothing).
+func errUnknownType(name string) string { return "ERR unknown type name '" + name + "'" }
+
+// tiercache's own replies, for what redis-server does not have or does
+// otherwise.
+const (
+	errCorruptHash   = "ERR server: a stored hash does not decode"
+	errCorruptList   = "ERR corrupt list value"
+	errInternal      = "ERR internal error; connection closed"
+	errEmptyGetBatch = "ERR internal error: the cache answered no key of a GET batch"
+	errConfigRewrite = "ERR CONFIG REWRITE is not supported by tiercache: it does not write its configuration file; edit the file and restart"
+	errConfigReset   = "ERR CONFIG RESETSTAT is not supported by tiercache: its counters are cumulative (they feed Prometheus counters, which must not go back)"
+	configImmutable  = "tiercache cannot change it at runtime; set it in the configuration file and restart" // why CONFIG SET failed
+)
+
+// errStringTooLong is Redis's "string exceeds maximum allowed size", with
+// tiercache's limit named.
+func errStringTooLong(max int) string {
+	return "ERR string exceeds maximum allowed size (max_value, " + strconv.Itoa(max) + " bytes)"
+}
+
+func errRandCountTooLarge(max int) string {
+	return "ERR count is too large: at most " + strconv.Itoa(max) + " fields with repetitions"
+}
+
+// replyError is an error a command's Update function returns to be
+// answered as it is (cacheError): a RESP error line.
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+
+// The replies Update functions return.
+const (
+	wrongType     = replyError(errWrongType)
+	errNoSuchKey  = replyError(errNoSuchKeyText)
+	errIndexRange = replyError(errIndexRangeText)
+	errNotInteger = replyError(errNotInt)
+)
+
+// cacheError answers err, an error of the cache or of a command's Update
+// function.
+func (c *conn) cacheError(err error) { c.w.Error(errorReply(err)) }
+
+// errorReply is the reply to err.
+func errorReply(err error) string {
+	switch {
+	case errors.Is(err, tier.ErrWrongKind):
+		return errWrongType
+	case errors.Is(err, tier.ErrNoSuchKey):
+		return errNoSuchKeyText
+	case errors.Is(err, hash.ErrCorrupt):
+		return errCorruptHash
+	case errors.Is(err, list.ErrCorrupt):
+		return errCorruptList
+	}
+	if re, ok := errors.AsType[replyError](err); ok {
+		return string(re)
+	}
+	if le, ok := errors.AsType[*hash.LimitError](err); ok {
+		if le.Fields {
+			return "ERR hash would have " + strconv.Itoa(le.N) + " fields, the limit (server.max_hash_fields) is " + strconv.Itoa(le.Limit)
+		}
+		return "ERR hash would take " + strconv.Itoa(le.N) + " bytes, the limit (max_value) is " + strconv.Itoa(le.Limit)
+	}
+	if le, ok := errors.AsType[*list.LimitError](err); ok {
+		if le.Elements {
+			return "ERR list would have " + strconv.Itoa(le.N) + " elements, the limit (server.max_list_elements) is " + strconv.Itoa(le.Limit)
+		}
+		return "ERR list would take " + strconv.Itoa(le.N) + " bytes, the limit (max_value) is " + strconv.Itoa(le.Limit)
+	}
+	return "ERR " + err.Error() // a protocol error's own text, or the cache's
+}

@@ -1,0 +1,37 @@
+// Package hash is the record a hash is stored as, and the operations of
+// the hash commands on it. A record is a version byte, the field count as
+// a uvarint, then for each field in insertion order its length, its bytes,
+// its value's length and its value (lengths as uvarints). Insertion order
+// is kept, as Redis's listpack keeps it; a field set again keeps its
+// place.
+//
+// A record is read without copying (Each, Get, Decode: the fields alias
+// it) and changed either field by field in place of a decode (Put,
+// Remove: a scan for the field and one copy of the bytes around it) or
+// decoded into fields, changed (Set, Delete) and encoded again (Encode).
+// ScanStep orders a large hash for HSCAN's cursor.
+//
+// # Invariants
+//
+//   - VH1: Encode then Decode gives the same fields in the same order, and
+//     Size is exactly the encoded length (TestEncodeDecode).
+//   - VH2: a record that does not decode (cut short, a trailing byte, a
+//     length past its end, an unknown version) is refused with ErrCorrupt
+//     by every function that reads it, never a panic (TestCorruptRecords,
+//     FuzzDecode).
+//   - VH3: Put and Remove give byte for byte the record that Set or Delete
+//     on the decoded fields, encoded, gives; a field set again keeps its
+//     place (TestEditsMatchDecode).
+//   - VH4: Limits are checked from sizes before the new record is
+//     allocated: a Put past MaxFields or MaxBytes answers a *LimitError
+//     and leaves dst as it was (TestPutLimits).
+//   - VH5: stepping a hash with ScanStep returns each field present for
+//     the whole scan exactly once, whatever is added or removed between
+//     steps, and about count fields a step (TestScanStepExactlyOnce).
+//
+// # Caveats
+//
+//   - Fields and values returned alias the record: valid while it is.
+//   - Put and Remove write into dst, which must not overlap the record.
+//   - Every read of one field scans the record: O(hash size).
+package hash
