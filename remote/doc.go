@@ -7,10 +7,13 @@
 // Every key lives under Config.Prefix (keys.go): a value is a record of
 // ours (record.go: header, CRC-32C, put ID) under P+"d<gen>:"+key, pieces
 // of values above ChunkBytes under their own keys spread over the cluster.
-// Writes go in pipelines of Lua scripts, one key each (scripts.go), so a
-// cluster routes each by its slot. Other sidecars' writes reach this one
-// as RESP3 invalidation pushes (CLIENT TRACKING BCAST on the prefix), which
-// Watch hands to the tier.
+// Reads are MGETs grouped by slot with each key's PEXPIRETIME, one
+// pipeline a node; each write of a key is a MULTI/EXEC of the write and
+// a PEXPIRETIME of the key, many in flight together. Other sidecars'
+// writes reach this one as RESP3 invalidation pushes (CLIENT TRACKING in
+// the default mode, NOLOOP: the server tracks the keys each connection
+// read, and a write re-reads its key in its transaction), which Watch
+// hands to the tier.
 //
 // # Invariants
 //
@@ -23,10 +26,12 @@
 //     that are not a record of ours, or whose CRC does not match, are a
 //     miss counted as foreign (TestRoundTrip, TestForeignValueIsAMiss).
 //   - R3: a put, delete or expiry change of a key through one store reaches
-//     every other store's Watch as that key, and never the writer's own
-//     (NOLOOP); a Clear of another store, or a connection that closed (its
-//     pushes may be lost), reaches Watch as "all" once every node answers
-//     again (TestWatchSeesOtherWriters, TestClearIsFleetWide,
+//     the Watch of every other store that read or wrote the key since its
+//     last change, as that key, and never the writer's own (NOLOOP, and a
+//     write tracks its key again in its own transaction, so no other
+//     write comes between); a Clear of another store, or a connection that
+//     closed (its pushes may be lost), reaches Watch as "all" once every
+//     node answers again (TestWatchSeesOtherWriters, TestClearIsFleetWide,
 //     TestResyncAfterLostConnection).
 //   - R4: a chunked value is read whole or not at all: its pieces are
 //     written before its header and named by the header's put ID, so a
@@ -47,6 +52,10 @@
 //
 // # Caveats
 //
+//   - The server keeps the keys each connection tracks in a table of at
+//     most tracking-table-max-keys (Redis's default 1,000,000 over all
+//     clients); past it, it invalidates keys to make room, which the tier
+//     reads as changes: local copies dropped, read again later.
 //   - Redis replication is asynchronous: a write a master acknowledged and
 //     lost in a failover is gone. The remote tier is a cache; a lost write
 //     costs a recompute.

@@ -131,30 +131,44 @@ func testForeignValueIsAMiss(t *testing.T, c *redistest.Cluster, addrs []string)
 	}
 }
 
-// testWatchSeesOtherWriters checks R3: a put, delete and retime through a
-// reach b's Watch, and a's own Watch hears nothing of them.
+// testWatchSeesOtherWriters checks R3: a store hears of another's put,
+// retime and delete of a key it read, and of an overwrite of a key it
+// wrote itself; it never hears of its own writes, nor of keys it neither
+// read nor wrote.
 func testWatchSeesOtherWriters(t *testing.T, addrs []string) {
 	a, wa := openStore(t, addrs, "t4:", nil)
 	b, wb := openStore(t, addrs, "t4:", nil)
-	_ = b
 	ctx := context.Background()
-	put(t, a, "k1", []byte("v"), 0, 0)
-	eventually(t, time.Second, "b hears of a's put", func() bool { return wb.count("k1") == 1 })
-	a.RetimeMany(ctx, [][]byte{[]byte("k1")}, []int64{time.Now().Add(time.Hour).UnixNano()})
-	eventually(t, time.Second, "b hears of a's retime", func() bool { return wb.count("k1") >= 2 })
-	a.DeleteMany(ctx, [][]byte{[]byte("k1")})
-	eventually(t, time.Second, "b hears of a's delete", func() bool { return wb.count("k1") >= 3 })
-	put(t, a, "k2{z}", []byte("v"), 0, 0)
-	eventually(t, time.Second, "b hears of k2", func() bool { return wb.count("k2{z}") == 1 })
-	time.Sleep(100 * time.Millisecond)
-	if n := wa.count("k1") + wa.count("k2{z}"); n != 0 {
-		t.Fatalf("the writer heard of its own writes %d times", n)
+	hears := func(key string, n int, what string) {
+		t.Helper()
+		eventually(t, time.Second, "b hears of "+what, func() bool { return wb.count(key) >= n })
 	}
-	other, wo := openStore(t, addrs, "t4other:", nil)
-	_ = other
-	put(t, a, "k3", []byte("v"), 0, 0)
-	eventually(t, time.Second, "b hears of k3", func() bool { return wb.count("k3") == 1 })
-	if wo.count("k3") != 0 {
+	put(t, a, "k1", []byte("v1"), 0, 0)
+	get(t, b, "k1")
+	put(t, a, "k1", []byte("v2"), 0, 0)
+	hears("k1", 1, "a's overwrite of a key b read")
+	get(t, b, "k1")
+	a.RetimeMany(ctx, [][]byte{[]byte("k1")}, []int64{time.Now().Add(time.Hour).UnixNano()})
+	hears("k1", 2, "a's retime")
+	get(t, b, "k1")
+	a.DeleteMany(ctx, [][]byte{[]byte("k1")})
+	hears("k1", 3, "a's delete")
+	put(t, b, "k2{z}", []byte("b's"), 0, 0)
+	put(t, b, "k2{z}", []byte("b's again"), 0, 0) // its own overwrite: not heard
+	put(t, a, "k2{z}", []byte("a's"), 0, 0)
+	hears("k2{z}", 1, "a's overwrite of a key b wrote")
+	put(t, a, "k3", []byte("v"), 0, 0) // nobody read it
+	time.Sleep(100 * time.Millisecond)
+	if n := wa.count("k1") + wa.count("k2{z}") + wa.count("k3"); n != 0 {
+		t.Fatalf("a heard of its own writes %d times", n)
+	}
+	if wb.count("k2{z}") != 1 || wb.count("k3") != 0 {
+		t.Fatalf("b heard of k2 %d times (want 1: its own writes are not heard), of k3 %d (want 0)", wb.count("k2{z}"), wb.count("k3"))
+	}
+	_, wo := openStore(t, addrs, "t4other:", nil)
+	put(t, a, "k1", []byte("v"), 0, 0)
+	time.Sleep(50 * time.Millisecond)
+	if wo.count("k1") != 0 {
 		t.Fatal("a store of another prefix heard of a write")
 	}
 }
