@@ -87,7 +87,10 @@ type Queue struct {
 	flying     map[string]bool // keys with a change in flight
 	batches    int             // batches in flight
 	closed     bool
-	changed    chan struct{} // closed and replaced when a batch completes (Wait)
+	// hurry: a caller waits for a key (Wait): the next batch goes
+	// without waiting for BatchDelay.
+	hurry   atomic.Bool
+	changed chan struct{} // closed and replaced when a batch completes (Wait)
 
 	kick chan struct{}
 	stop chan struct{}
@@ -219,6 +222,7 @@ func (q *Queue) Wait(ctx context.Context, key []byte) bool {
 		if !busy {
 			return true
 		}
+		q.hurry.Store(true)
 		q.wake()
 		select {
 		case <-ch:
@@ -280,7 +284,7 @@ func (q *Queue) sendReady(force bool) time.Duration {
 			q.mu.Unlock()
 			return time.Hour
 		}
-		if !force && q.n < q.o.BatchItems && q.bytes < q.o.BatchBytes {
+		if !force && !q.hurry.Swap(false) && q.n < q.o.BatchItems && q.bytes < q.o.BatchBytes {
 			if d := q.o.BatchDelay - time.Since(q.head.at); d > 0 {
 				q.mu.Unlock()
 				return d
