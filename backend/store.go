@@ -74,4 +74,6 @@ type Stats struct {
 	IndexBytes, IndexBoundBytes int64
 	IndexBindErrors             uint64
 	IndexPlacement              float64
+	// Remote is a Shared store's own figures (nil for others).
+	Remote *RemoteStats
 }

@@ -16,6 +16,7 @@ const (
 	Hot
 	Warm
 	Cold
+	Remote // the remote tier: shared by the sidecars of many hosts
 )
 
 func (t Tier) String() string {
@@ -26,6 +27,8 @@ func (t Tier) String() string {
 		return "warm"
 	case Cold:
 		return "cold"
+	case Remote:
+		return "remote"
 	}
 	return ""
 }
@@ -168,10 +171,10 @@ func (p *Promotion) Promote(h uint64, size int, from Tier) Tier {
 	if size > p.o.SizeUnit {
 		extra = bits.Len(uint(size/p.o.SizeUnit)) - 1
 	}
-	if size <= p.o.MaxHotValue && f >= p.o.HotHits+extra && (from == Warm || from == Cold) {
+	if size <= p.o.MaxHotValue && f >= p.o.HotHits+extra && (from == Warm || from == Cold || from == Remote) {
 		return Hot
 	}
-	if from == Cold && f >= p.o.WarmHits+extra/2 {
+	if (from == Cold || from == Remote) && f >= p.o.WarmHits+extra/2 {
 		return Warm
 	}
 	return None

@@ -29,6 +29,7 @@ type Cache struct {
 	mem         *mem // the DRAM tiers: hot and warm logs and their LFU
 	tr          *transit
 	cold        backend.Store  // nil when disabled
+	rt          *remoteTier    // the remote tier; nil when none (remote.go)
 	floors      backend.Floors // cold's flush floor record; nil when cold keeps none
 	// ks is cold's keyspace when it can count and walk its user keys (the
 	// emulated store): Keys and Scan take cold-only keys from it (T37).
@@ -189,11 +190,22 @@ func Open(opts Options) (*Cache, error) {
 		}
 		return fail(fmt.Errorf("tier: open the DRAM tiers: %w", err))
 	}
+	if opts.OpenRemote != nil {
+		pre := c.cold != nil && c.cold.Stats().PreExisting
+		if err := c.openRemote(pre); err != nil {
+			_ = c.mem.closeLogs()
+			if c.fl != nil {
+				_ = c.fl.Close()
+			}
+			return fail(fmt.Errorf("tier: open the remote tier: %w", err))
+		}
+	}
 	c.wg.Add(1)
 	go c.background()
 	c.log.Info("tier: cache open", zap.Int64("hot_bytes", opts.HotBytes), zap.Int64("warm_bytes", opts.WarmBytes),
 		zap.Int64("dram_capacity", c.mem.capacity()), zap.Int("tenants", len(opts.Tenants)),
-		zap.Bool("cold", c.cold != nil), zap.Bool("cold_preexisting", c.coldUnknown.Load()), zap.String("durability", string(opts.Durability)))
+		zap.Bool("cold", c.cold != nil), zap.Bool("cold_preexisting", c.coldUnknown.Load()), zap.String("durability", string(opts.Durability)),
+		zap.Bool("remote", c.rt != nil))
 	return c, nil
 }
 
@@ -230,6 +242,9 @@ func (c *Cache) Close() error {
 	c.flushMu.Unlock()
 
 	var errs []error
+	// The remote tier first: its goroutine drops invalidated keys' local
+	// copies while the tiers are open; its queue sends what is pending.
+	errs = append(errs, c.closeRemote())
 	if c.o.Durability == DurabilityDrain && c.fl != nil {
 		if err := c.drainToCold(); err != nil {
 			errs = append(errs, err)

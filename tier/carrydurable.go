@@ -117,6 +117,7 @@ func (c *Cache) carryDurable(ssh, dsh *shard, aFirst bool, src, dst []byte, ver 
 			}
 			if latest {
 				c.publishLocked(opS)
+				c.remoteDelLocked(src)
 			}
 		default:
 			opS.latestLocked() // a newer change of src decides it
@@ -145,6 +146,7 @@ func (c *Cache) undoCarry(ssh, dsh *shard, dst []byte, opD *pendOp, prior carryP
 		pk, pv, palloc := joinKV(dst, prior.val)
 		op, err = c.beginSetLocked(dsh, dst, pk, pv, palloc, prior.exp, prior.kind)
 	} else {
+		c.remoteDelLocked(dst)
 		op, err = c.beginPurgeLocked(dsh, dst, nil)
 	}
 	unlockShards(ssh, dsh)

@@ -401,6 +401,40 @@
 //     the command for a key the index has no entry of (MayHold), so a
 //     miss or a new key's SET costs no device command. The per-tenant key
 //     counts (T35) count the directory's keys only.
+//   - T38: with a remote tier (Options.OpenRemote), every change a caller
+//     makes (Set and its variants, MSet, Update, Rename and Copy, Delete,
+//     GetDel, an expiry change or a past expiry) is queued for the remote
+//     under the key's shard write lock, so a key's changes reach it in the
+//     order they were made (behind W2); the expiry sweep, evictions, lost
+//     copies and drops change nothing remote. Write-through
+//     (RemoteOptions.WriteThrough) returns once the remote answered, at
+//     most Wait later, else counts the wait (TestRemoteTier/Model,
+//     /WriteThrough).
+//   - T39: another sidecar's change of a key (the store's Watch) drops the
+//     key's local copies, DRAM and cold, and changes nothing remote; it is
+//     ignored while a change of the key made here is queued or in flight
+//     (it comes after, and decides). Every sidecar reads a change within a
+//     second of its write reaching the remote (TestRemoteTier/Model: 300
+//     changes through three sidecars, each read back on all three).
+//   - T40: a read the local tiers miss asks the remote, unless a change of
+//     the key made here is pending: a hit is served (policy.Remote) and
+//     admitted locally only if the promotion policy takes it as a cold hit
+//     and no change of the key was made or heard of since the read began
+//     (per-class epochs, resync generation); a call that decides on a
+//     key's entry (lockEntry with adopt: NX, XX, INCR, GETDEL, EXPIRE,
+//     TTL, TYPE, DEL) first admits a key only the remote holds. A remote
+//     error or timeout is a miss, counted (TestRemoteTier/
+//     ReadThroughWriteBehind, /ConditionalWritesSeeTheRemote).
+//   - T41: Flush clears the remote for every sidecar (backend.Shared.Clear)
+//     and drops the changes queued for it; if the remote cannot clear, it
+//     is neither read nor written until a retry does
+//     (TestRemoteTier/FlushAllIsFleetWide).
+//   - T42: when invalidations may have been lost (the store says "all": a
+//     lost connection, another sidecar's Clear; or the invalidation
+//     backlog overflowed; or the cold store holds an earlier run's keys at
+//     Open, outside writethrough), every local copy is dropped by a local
+//     flush, unless RemoteOptions.KeepOnResync (TestRemoteTier/
+//     ResyncAtStart).
 //
 // # Entry lifecycle
 //

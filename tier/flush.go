@@ -33,7 +33,18 @@ import (
 // (flushBlocking): every key's cold delete is durable before it returns;
 // if some fail, Flush returns an error and those keys remain, in memory
 // and in cold (the others are gone), now and after a restart.
+//
+// With a remote tier Flush first clears it for every sidecar (T41).
 func (c *Cache) Flush() error {
+	if c.rt != nil {
+		c.clearRemote()
+	}
+	return c.flush()
+}
+
+// flush is Flush of the local tiers alone (also what a remote resync
+// does, T42).
+func (c *Cache) flush() error {
 	c.flushMu.Lock()
 	defer c.flushMu.Unlock()
 	if !c.enter() {

@@ -34,6 +34,7 @@ type Expiry struct {
 // the value returned is the version deleted.
 func (c *Cache) GetDel(dst, key []byte) ([]byte, bool, error) {
 	return c.getThen(dst, key, func(sh *shard, e *entry, now int64, _ []byte) (*pendOp, error) {
+		c.remoteDelLocked(key)
 		return c.beginPurgeLocked(sh, key, e)
 	})
 }
@@ -59,6 +60,7 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 			exp = x.At.UnixNano()
 		}
 		if exp != 0 && exp <= now {
+			c.remoteDelLocked(key)
 			return c.beginPurgeLocked(sh, key, e)
 		}
 		if c.writeThrough() { // the cold copy carries the expiry (T28)
@@ -66,6 +68,7 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 			return c.beginSetLocked(sh, key, k, nv, alloc, exp, e.kind)
 		}
 		e.retime(exp)
+		c.remoteRetimeLocked(key, exp)
 		return nil, nil
 	})
 }
@@ -75,6 +78,7 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 // had is false if the key was absent. stored is false when NX or XX
 // prevented the Set; old is returned either way.
 func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, stored bool, err error) {
+	defer c.remoteAwait(key)
 	switch {
 	case len(key) == 0:
 		return dst, false, false, ErrEmptyKey
@@ -149,6 +153,7 @@ func (c *Cache) versionIs(sh *shard, key []byte, ver uint64) bool {
 // fails, the key is unchanged and the error is returned instead of the
 // value.
 func (c *Cache) getThen(dst, key []byte, f func(sh *shard, e *entry, now int64, v []byte) (*pendOp, error)) ([]byte, bool, error) {
+	defer c.remoteAwait(key)
 	if len(key) == 0 {
 		return dst, false, ErrEmptyKey
 	}

@@ -48,6 +48,12 @@ type Options struct {
 	// (the sidecar's: coldstore.Open), with what the cache asks of it; nil:
 	// no cold tier. Open calls it once, before the DRAM logs are made.
 	OpenCold func(p backend.Params) (backend.Store, error)
+	// OpenRemote opens the remote tier, a backend.Shared the sidecars of
+	// many hosts share (the sidecar's: remote.Open); nil: none. Open calls
+	// it once the local tiers are open.
+	OpenRemote func(p backend.Params) (backend.Shared, error)
+	// Remote tunes the remote tier.
+	Remote RemoteOptions
 
 	// MaxValue is the largest value Set accepts, in bytes (default 8 MiB).
 	MaxValue int
@@ -126,6 +132,7 @@ func (o *Options) EnsureDefaults() {
 		o.Logger = zap.NewNop()
 	}
 	o.WarmConfig.ensureDefaults()
+	o.Remote.ensureDefaults()
 	// The flusher's queue and batches hold copies of values on the Go heap
 	// beside the DRAM budget; Memory counts them in the heap budget
 	// (docs/DESIGN.md, "Memory"). Unset, they follow the budget: writers

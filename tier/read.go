@@ -110,15 +110,18 @@ func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) [
 			return v, p.tier, p.kind, p.filled, true
 		case readMiss:
 			c.record(&rec, lo)
-			return dst, policy.None, 0, false, false
+			return c.missLocal(dst, key, lo)
 		case readAdopt:
 			c.record(&rec, lo)
 			if c.ks != nil && !c.ks.MayHold(key) || c.coldDeleting(key) {
-				return dst, policy.None, 0, false, false // no record of it in cold (T37), or its delete is queued (T4)
+				return c.missLocal(dst, key, lo) // no record of it in cold (T37), or its delete is queued (T4)
 			}
 			v, k, ok, retry := c.adopt(dst, key, lo, sh, p.epoch)
 			if retry {
 				continue
+			}
+			if !ok {
+				return c.missLocal(v, key, lo)
 			}
 			return v, policy.Cold, k, false, ok
 		case readCold:
@@ -148,6 +151,17 @@ func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) [
 		}
 	}
 	c.st.phantoms.Add(1)
+	return dst, policy.None, 0, false, false
+}
+
+// missLocal is a read's answer once the local tiers missed key: the remote
+// tier's (T40), or a miss.
+func (c *Cache) missLocal(dst, key []byte, lo uint64) ([]byte, policy.Tier, Kind, bool, bool) {
+	if c.rt != nil {
+		if v, k, ok := c.remoteRead(dst, key, lo); ok {
+			return v, policy.Remote, k, false, true
+		}
+	}
 	return dst, policy.None, 0, false, false
 }
 
@@ -309,6 +323,17 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 		return filled
 	}
 	now := c.now()
+	// Keys the local tiers miss are read in the remote tier together at
+	// the end (T40); without one they are misses at once.
+	var remote []int
+	miss := func(i int) {
+		if c.rt != nil {
+			remote = append(remote, i)
+			return
+		}
+		c.count(keys[i], policy.None, false)
+	}
+	defer func() { c.remoteMany(keys, remote, out, kinds) }()
 	for i, key := range keys {
 		if len(key) == 0 {
 			continue
@@ -325,7 +350,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 		}
 		switch p.act {
 		case readMiss:
-			c.count(key, policy.None, false)
+			miss(i)
 		case readAdopt:
 			need = append(need, pending{i: i, lo: lo, epoch: p.epoch, size: -1})
 		case readServe:
@@ -360,7 +385,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 	kept := need[:0]
 	for _, p := range need {
 		if !p.known && c.coldDeleting(keys[p.i]) {
-			c.count(keys[p.i], policy.None, false)
+			miss(p.i)
 			continue
 		}
 		kept = append(kept, p)
@@ -389,7 +414,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 			switch {
 			case r.Err != nil:
 				c.coldError("mget", r.Err)
-				c.count(key, policy.None, false)
+				miss(p.i)
 				continue
 			case r.Found && p.known && r.Meta.Version == p.ver:
 				out[p.i], kinds[p.i] = nonNil(r.Value), kindOfFlags(r.Meta.Flags)
@@ -417,15 +442,15 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 						continue
 					}
 					if flushed {
-						c.count(key, policy.None, false)
+						miss(p.i)
 						continue
 					}
 				} else {
-					c.count(key, policy.None, false)
+					miss(p.i)
 					continue
 				}
 			case !r.Found && !p.known:
-				c.count(key, policy.None, false)
+				miss(p.i)
 				continue
 			}
 		}
@@ -446,9 +471,19 @@ func (c *Cache) Exists(keys ...[]byte) int {
 	}
 	defer c.exit()
 	n := 0
+	var absent [][]byte
 	for _, key := range keys {
 		if c.known(key) {
 			n++
+		} else if c.rt != nil && len(key) > 0 {
+			absent = append(absent, key)
+		}
+	}
+	if len(absent) > 0 {
+		for _, has := range c.remoteHas(absent) {
+			if has {
+				n++
+			}
 		}
 	}
 	return n
@@ -483,6 +518,14 @@ func (c *Cache) known(key []byte) bool {
 // adopts it again, at most twice more: three forgets of one key in a row
 // need three trim passes inside that window.
 func (c *Cache) lockEntry(sh *shard, key []byte, write, adopt bool) *entry {
+	if adopt && c.rt != nil {
+		c.ensureRemote(key) // a key only the remote holds (T40)
+	}
+	return c.lockEntryLocal(sh, key, write, adopt)
+}
+
+// lockEntryLocal is lockEntry without the remote tier.
+func (c *Cache) lockEntryLocal(sh *shard, key []byte, write, adopt bool) *entry {
 	for try := 0; ; try++ {
 		known := adopt && c.coldUnknown.Load() && c.known(key)
 		if known && c.knownHook != nil {
@@ -530,7 +573,8 @@ func (c *Cache) TTL(key []byte) (ttl time.Duration, exists bool) {
 }
 
 // Where names the tier holding key's newest value: "hot", "warm", "cold",
-// or "" when the key is absent (or its value was lost).
+// "remote" (only the remote tier holds it), or "" when the key is absent
+// (or its value was lost).
 func (c *Cache) Where(key []byte) string {
 	if !c.enter() {
 		return ""
@@ -541,10 +585,14 @@ func (c *Cache) Where(key []byte) string {
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	c.lockEntry(sh, key, false, true)
+	c.lockEntryLocal(sh, key, false, true)
 	_, p := c.planRead(nil, key, lo, sh, c.now(), nil)
 	sh.mu.RUnlock()
 	switch p.act {
+	case readMiss, readAdopt:
+		if c.rt != nil && c.remoteHas([][]byte{key})[0] {
+			return "remote"
+		}
 	case readServe:
 		return p.tier.String()
 	case readCold:

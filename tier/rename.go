@@ -12,6 +12,7 @@ import (
 // ErrNoSuchKey when src is absent. Renaming a key to itself changes
 // nothing (renamed is !nx, as RENAME and RENAMENX answer).
 func (c *Cache) Rename(src, dst []byte, nx bool) (renamed bool, err error) {
+	defer c.remoteAwait(src, dst)
 	if string(src) == string(dst) {
 		if len(src) > 0 && c.Exists(src) == 0 {
 			return false, ErrNoSuchKey
@@ -30,6 +31,7 @@ func (c *Cache) Rename(src, dst []byte, nx bool) (renamed bool, err error) {
 // absent or dst exists (without replace). src and dst must differ
 // (ErrSameKey).
 func (c *Cache) Copy(src, dst []byte, replace bool) (copied bool, err error) {
+	defer c.remoteAwait(dst)
 	if string(src) == string(dst) {
 		return false, ErrSameKey
 	}
@@ -139,8 +141,12 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 			}
 			return true, false, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(dst), len(v))
 		}
+		if err == nil {
+			c.remotePutLocked(dst, v, es.exp, es.kind)
+		}
 		if err == nil && move {
 			c.purgeLocked(ssh, src, es)
+			c.remoteDelLocked(src)
 		}
 		unlockShards(ssh, dsh)
 		c.processVictims()

@@ -4,12 +4,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tiercache/tiercache/backend"
+	"github.com/tiercache/tiercache/behind"
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/policy"
 )
 
 type counters struct {
-	hits   [4]atomic.Uint64 // by policy.Tier (None unused)
+	hits   [5]atomic.Uint64 // by policy.Tier (None unused)
 	misses atomic.Uint64
 	_      [64]byte
 
@@ -47,7 +49,7 @@ type Stats struct {
 	// DirectoryKeys is the live keys of the directory: those in DRAM, in
 	// flight, or only in cold but not forgotten yet (T12, T15, T37).
 	DirectoryKeys int64
-	Tiers         []TierLevel // hot, warm, cold in that order (absent tiers omitted)
+	Tiers         []TierLevel // hot, warm, cold, remote in that order (absent tiers omitted)
 
 	Misses      uint64 // Get/MGet keys found nowhere
 	Promotions  uint64 // warm hits moved to hot, and cold hits given a DRAM record
@@ -99,6 +101,30 @@ type Stats struct {
 	ColdIndexBytes, ColdIndexBoundBytes int64
 	ColdIndexBindErrors                 uint64
 	ColdIndexPlacement                  float64
+
+	// Remote is the remote tier's figures (nil without one).
+	Remote *RemoteStats
+}
+
+// RemoteStats are the remote tier's figures (T38-T42).
+type RemoteStats struct {
+	Backend string
+	// Reads the local tiers missed and the remote answered: hits, misses,
+	// errors and timeouts (both misses to the client); hits admitted
+	// locally.
+	Hits, Misses, Errors, Admitted uint64
+	// Invalidated counts local copies dropped because another sidecar
+	// changed the key; Resyncs the times every local copy was dropped (or
+	// kept, KeepOnResync) because invalidations may have been lost.
+	Invalidated, Resyncs uint64
+	// WaitTimeouts counts write-through waits that gave up; ClearErrors the
+	// FLUSHALLs that could not clear the remote at once, ClearPending
+	// whether one still waits for a retry.
+	WaitTimeouts, ClearErrors uint64
+	ClearPending              bool
+	BytesRead, BytesWritten   uint64
+	Queue                     behind.Stats        // the write-behind queue
+	Store                     backend.RemoteStats // the store's own figures (breaker, latency, ...)
 }
 
 // ColdWritable reports whether there is a cold tier and it takes writes.
@@ -163,6 +189,19 @@ func (c *Cache) Stats() Stats {
 		}
 		s.Flusher = c.fl.Stats()
 	}
+	if r := c.rt; r != nil {
+		bs := r.s.Stats()
+		rs := &RemoteStats{Backend: bs.Backend, Hits: r.st.hits.Load(), Misses: r.st.misses.Load(), Errors: r.st.errors.Load(),
+			Admitted: r.st.admitted.Load(), Invalidated: r.st.invalidated.Load(), Resyncs: r.st.resyncs.Load(),
+			WaitTimeouts: r.st.waitTimeouts.Load(), ClearErrors: r.st.clearErrors.Load(), ClearPending: r.clearPending.Load(),
+			BytesRead: bs.BytesRead, BytesWritten: bs.BytesWritten, Queue: r.q.Stats()}
+		if bs.Remote != nil {
+			rs.Store = *bs.Remote
+		}
+		s.Remote = rs
+		s.Tiers = append(s.Tiers, TierLevel{Name: "remote", Items: -1, Bytes: -1, Hits: c.st.hits[policy.Remote].Load(),
+			Misses: rs.Misses + rs.Errors})
+	}
 	s.Misses = misses
 	s.Promotions = c.st.promotions.Load()
 	s.Demotions = c.st.demotions.Load()
@@ -206,5 +245,5 @@ func (c *Cache) tenantStats(id uint8, ls policy.LFUStats, evicted uint64) Tenant
 	hot, warm := tc.hits[policy.Hot].Load(), tc.hits[policy.Warm].Load()
 	return TenantStats{Name: c.ten.names[id], Quota: c.ten.quotas[id], Capacity: ls.Capacity,
 		Keys: c.dir.tenantKeys(id), DRAMItems: ls.Items, DRAMBytes: ls.Weight,
-		Hits: hot + warm + tc.hits[policy.Cold].Load(), DRAMHits: hot + warm, Misses: tc.misses.Load(), Evictions: evicted}
+		Hits: hot + warm + tc.hits[policy.Cold].Load() + tc.hits[policy.Remote].Load(), DRAMHits: hot + warm, Misses: tc.misses.Load(), Evictions: evicted}
 }

@@ -122,7 +122,7 @@ type tenants struct {
 
 // tenantCounts are one tenant's read counters, on their own cache lines.
 type tenantCounts struct {
-	hits   [4]atomic.Uint64 // by policy.Tier (None unused)
+	hits   [5]atomic.Uint64 // by policy.Tier (None unused)
 	misses atomic.Uint64
 	_      [24]byte
 }

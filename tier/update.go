@@ -50,6 +50,7 @@ type updateLocks [updateStripes]sync.Mutex
 // and nothing changes. The stored value keeps the key's expiry (a new key
 // has none). Values over MaxValue are refused with ErrTooLarge.
 func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
+	defer c.remoteAwait(key)
 	if len(key) == 0 {
 		return ErrEmptyKey
 	}
@@ -128,6 +129,7 @@ func (c *Cache) deleteAt(sh *shard, key []byte, ver uint64) (bool, error) {
 		sh.mu.Unlock()
 		return false, nil
 	}
+	c.remoteDelLocked(key)
 	op, err := c.beginPurgeLocked(sh, key, e)
 	sh.mu.Unlock()
 	if err == nil {

@@ -18,6 +18,7 @@ import (
 // take to cold (the call then returns after the cold copy is durable). In
 // writethrough mode every Set returns after its cold copy is durable.
 func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
+	defer c.remoteAwait(key) // write-through: the remote answered (T38)
 	switch {
 	case len(key) == 0:
 		return false, ErrEmptyKey
@@ -93,6 +94,7 @@ func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64
 	if exp != 0 && exp <= now { // already expired: SET with a past expiry deletes
 		var op *pendOp
 		var err error
+		c.remoteDelLocked(key)
 		if e != nil { // lockEntry adopted a copy cold holds
 			op, err = c.beginPurgeLocked(sh, key, e)
 		}
@@ -107,6 +109,9 @@ func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64
 		return err == nil, false, err
 	}
 	wait, err := c.writeLocked(sh, e, key, value, exp, o.Kind)
+	if err == nil {
+		c.remotePutLocked(key, value, exp, o.Kind)
+	}
 	sh.mu.Unlock()
 	c.processVictims()
 	if err != nil {
@@ -281,6 +286,11 @@ func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
 // many pairs were stored. Otherwise it stops at the first failing Set
 // (ErrNoSpace, or a cold write of a value warm cannot hold).
 func (c *Cache) MSet(kvs [][2][]byte) error {
+	defer func() {
+		for _, kv := range kvs {
+			c.remoteAwait(kv[0])
+		}
+	}()
 	for _, kv := range kvs {
 		switch {
 		case len(kv[0]) == 0:
@@ -357,6 +367,7 @@ func (c *Cache) finishAll(ops []*pendOp, pe *PartialError) error {
 // *PartialError: the keys whose delete failed are left as they were, the
 // others are deleted (T28).
 func (c *Cache) Delete(keys ...[]byte) (int, error) {
+	defer c.remoteAwait(keys...)
 	if !c.enter() {
 		return 0, ErrClosed
 	}
@@ -372,6 +383,7 @@ func (c *Cache) Delete(keys ...[]byte) (int, error) {
 		if len(key) == 0 {
 			continue
 		}
+		c.ensureRemote(key) // a key only the remote holds counts as deleted
 		known := c.coldUnknown.Load() && c.known(key)
 		if known && c.knownHook != nil {
 			c.knownHook(key)
@@ -381,6 +393,7 @@ func (c *Cache) Delete(keys ...[]byte) (int, error) {
 		sh.mu.Lock()
 		var op *pendOp
 		var err error
+		c.remoteDelLocked(key)
 		switch e := sh.m[viewString(key)]; {
 		case e != nil && e.state == stateLive:
 			if e.live(c.now()) {
@@ -487,6 +500,7 @@ func (c *Cache) Persist(key []byte) (bool, error) {
 }
 
 func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (bool, error) {
+	defer c.remoteAwait(key)
 	if len(key) == 0 {
 		return false, nil
 	}
@@ -510,6 +524,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 			return false, nil
 		}
 		if exp != 0 && exp <= now {
+			c.remoteDelLocked(key)
 			op, err := c.beginPurgeLocked(sh, key, e)
 			sh.mu.Unlock()
 			if err == nil {
@@ -519,6 +534,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 		}
 		if !c.writeThrough() {
 			e.retime(exp)
+			c.remoteRetimeLocked(key, exp)
 			sh.mu.Unlock()
 			return true, nil
 		}

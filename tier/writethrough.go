@@ -179,6 +179,7 @@ func (c *Cache) beginSetLocked(sh *shard, key, k, v []byte, alloc int, exp int64
 // placeDurableLocked publishes version ver of key, durable in cold (sh.mu
 // held for writing): the directory takes it and a memory tier a copy.
 func (c *Cache) placeDurableLocked(sh *shard, key, k, v []byte, alloc int, ver uint64, exp int64, kind Kind) {
+	c.remotePutLocked(key, v, exp, kind)
 	e := sh.m[viewString(key)]
 	if e != nil && e.state == stateLive && e.ver >= ver {
 		return // a reader adopted this very version from cold meanwhile

@@ -195,6 +195,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	for _, t := range c.Tenants { // tier's Validate checks them (Tenants[i] is tenants[i])
 		to.Tenants = append(to.Tenants, tier.Tenant{Name: t.Name, Prefix: t.Prefix, Quota: int64(min(t.Quota, 1<<62))})
 	}
+	errs = append(errs, c.buildRemote(&to, log)...)
 	b.tier = to
 	vt := to
 	vt.EnsureDefaults()

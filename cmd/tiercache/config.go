@@ -25,6 +25,7 @@ type Config struct {
 	Hot        HotConfig     `yaml:"hot"`
 	Warm       WarmConfig    `yaml:"warm"`
 	Cold       ColdConfig    `yaml:"cold"`
+	Remote     RemoteConfig  `yaml:"remote"`
 	Flusher    FlusherConfig `yaml:"flusher"`
 	Policy     PolicyConfig  `yaml:"policy"`
 	Durability string        `yaml:"durability"`
@@ -102,6 +103,72 @@ type ColdConfig struct {
 	IndexNode string `yaml:"index_node"`
 }
 
+// RemoteConfig is the remote tier: an existing Redis Cluster, Valkey
+// cluster or Redis server (7.0 or later) that every replica's sidecar
+// shares. No addrs: no remote tier.
+type RemoteConfig struct {
+	// Addrs are seed addresses (host:port). Environment:
+	// TIERCACHE_REMOTE_ADDRS, comma-separated.
+	Addrs    AddrList        `yaml:"addrs"`
+	Username string          `yaml:"username"`
+	Password string          `yaml:"password"`
+	TLS      RemoteTLSConfig `yaml:"tls"`
+	// Prefix starts every key this deployment stores there.
+	Prefix string `yaml:"prefix"`
+	// Timeout bounds one round trip: a read past it is a miss.
+	Timeout     Duration `yaml:"timeout"`
+	DialTimeout Duration `yaml:"dial_timeout"`
+	// Write is "behind" (changes are queued and sent in batches) or
+	// "through" (a change waits for the remote's answer, at most wait).
+	Write string   `yaml:"write"`
+	Wait  Duration `yaml:"wait"`
+	// ChunkBytes: larger values are stored in pieces of this size.
+	ChunkBytes ByteSize `yaml:"chunk_bytes"`
+	// The write-behind queue: at most queue_items changes and queue_bytes
+	// (0: 64MiB) before the oldest is dropped; batches of batch_items,
+	// closed after batch_delay.
+	QueueItems int      `yaml:"queue_items"`
+	QueueBytes ByteSize `yaml:"queue_bytes"`
+	BatchItems int      `yaml:"batch_items"`
+	BatchDelay Duration `yaml:"batch_delay"`
+	// Resync is what happens to the local tiers' copies when
+	// invalidations may have been lost: "flush" (drop them) or "keep".
+	Resync string `yaml:"resync"`
+}
+
+// RemoteTLSConfig is the remote tier's TLS.
+type RemoteTLSConfig struct {
+	Enabled            bool   `yaml:"enabled"`
+	CAFile             string `yaml:"ca_file"`
+	CertFile           string `yaml:"cert_file"`
+	KeyFile            string `yaml:"key_file"`
+	ServerName         string `yaml:"server_name"`
+	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
+}
+
+// AddrList is a list of addresses: a YAML sequence, or one string of
+// comma-separated addresses (as an environment variable gives it).
+type AddrList []string
+
+// UnmarshalYAML takes a sequence or a comma-separated scalar.
+func (a *AddrList) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*a = nil
+		for _, s := range strings.Split(n.Value, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				*a = append(*a, s)
+			}
+		}
+		return nil
+	}
+	var l []string
+	if err := n.Decode(&l); err != nil {
+		return err
+	}
+	*a = l
+	return nil
+}
+
 // FlusherConfig is the warm → cold pipeline.
 type FlusherConfig struct {
 	QueueItems int      `yaml:"queue_items"`
@@ -152,6 +219,9 @@ func defaultConfig() Config {
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 0, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
 		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9), IndexNode: "auto"},
+		Remote: RemoteConfig{Addrs: AddrList{}, Prefix: "tiercache:", Timeout: Duration(50e6), DialTimeout: Duration(1e9),
+			Write: "behind", Wait: Duration(100e6), ChunkBytes: 1 << 20, QueueItems: 65536, BatchItems: 256,
+			BatchDelay: Duration(1e6), Resync: "flush"},
 		Flusher: FlusherConfig{QueueItems: 4096, QueueBytes: 0, BatchItems: 64, BatchBytes: 0,
 			BatchDelay: Duration(2e6), InFlight: 8},
 		Policy:     PolicyConfig{PromoteHotHits: 2, PromoteWarmHits: 2, SizeUnit: 4 << 10},

@@ -1,0 +1,55 @@
+package backend
+
+import (
+	"context"
+	"time"
+)
+
+// Shared is a store other sidecars read and write too: the remote tier, on
+// a Redis Cluster, a Valkey cluster or one Redis server. Beside Store it
+// changes a stored copy's expiry alone, tells the tier which keys another
+// writer changed, and empties itself for every sidecar at once.
+type Shared interface {
+	Store
+	// DeleteMany deletes keys together; errs[i] is keys[i]'s outcome (B1:
+	// an absent key is not an error).
+	DeleteMany(ctx context.Context, keys [][]byte) (errs []error)
+	// RetimeMany sets the expiry of each key's stored copy (unix ns, 0:
+	// none) without sending its value; an absent key is not an error.
+	RetimeMany(ctx context.Context, keys [][]byte, exps []int64) (errs []error)
+	// Watch sets fn, which the store calls with the keys another writer
+	// changed or deleted, or with all set when any key may have changed
+	// (invalidations may have been lost, or another sidecar emptied the
+	// store). fn runs on the store's goroutine and must not block.
+	Watch(fn func(keys [][]byte, all bool))
+	// Clear makes every key stored so far absent for every sidecar at once
+	// (FLUSHALL), and removes them in the background.
+	Clear(ctx context.Context) error
+	// Available reports whether the store is worth asking now: false
+	// while it is unreachable or its circuit breaker is open, so that a
+	// read costs nothing then.
+	Available() bool
+}
+
+// RemoteStats are a Shared store's own figures.
+type RemoteStats struct {
+	Connected     bool   // the client is connected (a seed answered)
+	Breaker       string // "closed", "open" or "half-open"
+	BreakerOpens  uint64 // times the breaker opened
+	Nodes         int    // nodes the client knows
+	Errors        uint64 // round trips that failed (connection, server error)
+	Timeouts      uint64 // round trips past the deadline
+	Skipped       uint64 // calls answered without a round trip while unavailable
+	Foreign       uint64 // values under the prefix that are not records of ours (read as misses)
+	Torn          uint64 // chunked values whose pieces did not match their header (read as misses)
+	Invalidations uint64 // keys another writer changed, reported to Watch
+	Resyncs       uint64 // times Watch was told that any key may have changed
+	Generation    uint64 // the store's current generation (each Clear starts a new one)
+	Swept         uint64 // keys of earlier generations removed
+	// Latency of round trips (reads and writes): cumulative counts of
+	// those at most LatencyBounds[i], and their number and sum.
+	LatencyBounds []time.Duration
+	LatencyCounts []uint64
+	LatencyCount  uint64
+	LatencySum    time.Duration
+}

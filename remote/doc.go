@@ -1,0 +1,65 @@
+// Package remote is the remote tier: a backend.Shared on an existing Redis
+// Cluster, Valkey cluster or single Redis server (7.0 or later), shared by
+// every replica's sidecar, through the rueidis client (slots, MOVED/ASK,
+// topology refresh, auto-pipelining, RESP3 client tracking). It never runs
+// a cluster of its own.
+//
+// Every key lives under Config.Prefix (keys.go): a value is a record of
+// ours (record.go: header, CRC-32C, put ID) under P+"d<gen>:"+key, pieces
+// of values above ChunkBytes under their own keys spread over the cluster.
+// Reads are MGETs grouped by slot with each key's PEXPIRETIME, one
+// pipeline a node; each write of a key is a MULTI/EXEC of the write and
+// a PEXPIRETIME of the key, many in flight together. Other sidecars'
+// writes reach this one as RESP3 invalidation pushes (CLIENT TRACKING in
+// the default mode, NOLOOP: the server tracks the keys each connection
+// read, and a write re-reads its key in its transaction), which Watch
+// hands to the tier.
+//
+// # Invariants
+//
+//   - R1: a round trip is bounded by Config.Timeout (writes by the
+//     deadline plus 10 ns a byte): past it, or on any error, a read is a
+//     miss carrying the error and a write fails, both counted; nothing
+//     blocks longer (TestSlowRemoteIsAMiss).
+//   - R2: a value read is exactly a value stored under that key, with its
+//     flags and expiry, and never past its expiry: bytes under the prefix
+//     that are not a record of ours, or whose CRC does not match, are a
+//     miss counted as foreign (TestRoundTrip, TestForeignValueIsAMiss).
+//   - R3: a put, delete or expiry change of a key through one store reaches
+//     the Watch of every other store that read or wrote the key since its
+//     last change, as that key, and never the writer's own (NOLOOP, and a
+//     write tracks its key again in its own transaction, so no other
+//     write comes between); a Clear of another store, or a connection that
+//     closed (its pushes may be lost), reaches Watch as "all" once every
+//     node answers again (TestWatchSeesOtherWriters, TestClearIsFleetWide,
+//     TestResyncAfterLostConnection).
+//   - R4: a chunked value is read whole or not at all: its pieces are
+//     written before its header and named by the header's put ID, so a
+//     reader racing an overwrite or delete reads the old value, the new
+//     one, or a miss, never a mix (TestChunkedValueNeverMixes); the pieces
+//     of a replaced or deleted value expire after chunkGrace
+//     (TestReplacedPiecesExpire).
+//   - R5: Open never fails for an unreachable store or refused
+//     credentials: the store starts unavailable, logs why once, and
+//     connects in the background; while unavailable or while its breaker
+//     is open (BreakerFailures round trips in a row failed), calls make no
+//     round trip and say ErrUnavailable; the health probe closes the
+//     breaker once every node answers (TestUnreachableAtStart,
+//     TestWrongPassword, TestBreakerOpensAndCloses).
+//   - R6: Clear makes every key stored so far absent for every store at
+//     once (a new generation), and the keys of earlier generations are
+//     removed in the background (TestClearIsFleetWide).
+//
+// # Caveats
+//
+//   - The server keeps the keys each connection tracks in a table of at
+//     most tracking-table-max-keys (Redis's default 1,000,000 over all
+//     clients); past it, it invalidates keys to make room, which the tier
+//     reads as changes: local copies dropped, read again later.
+//   - Redis replication is asynchronous: a write a master acknowledged and
+//     lost in a failover is gone. The remote tier is a cache; a lost write
+//     costs a recompute.
+//   - A piece left by a writer that died between its pieces and its header
+//     has no header to find it: it expires with its value's expiry, if
+//     any, or is removed with its generation by a later Clear's sweep.
+package remote

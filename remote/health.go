@@ -1,0 +1,171 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/redis/rueidis"
+	"go.uber.org/zap"
+)
+
+// health runs every Config.Health until Close: it connects a store that
+// has no client yet, pings every node the client knows (which keeps a
+// tracking connection open to each, and is the breaker's probe), and,
+// once every node answered after invalidations may have been lost (a
+// connection closed, or the generation key changed), reloads the
+// generation and tells Watch that any key may have changed (R3).
+func (s *Store) health() {
+	defer s.wg.Done()
+	t := time.NewTicker(s.cfg.Health)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		s.mu.RLock()
+		c := s.client
+		s.mu.RUnlock()
+		if c == nil {
+			if !s.br.probing() {
+				continue
+			}
+			if err := s.connect(); err != nil {
+				s.br.failure(err)
+				continue
+			}
+			s.br.success()
+			s.resync.Store(true) // keys may have changed while we could not hear of it
+			continue
+		}
+		err := s.ping(c)
+		if err != nil {
+			if s.br.probing() || s.br.closedFast.Load() {
+				s.br.failure(err)
+			}
+			continue
+		}
+		if s.br.probing() {
+			s.br.success()
+		}
+		if s.resync.Load() {
+			s.resyncNow(c)
+		}
+	}
+}
+
+// ping sends PING to every node the client knows, together.
+func (s *Store) ping(c rueidis.Client) error {
+	ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.Timeout, 100*time.Millisecond))
+	defer cancel()
+	nodes := c.Nodes()
+	errs := make(chan error, len(nodes))
+	for _, n := range nodes {
+		go func() { errs <- n.Do(ctx, n.B().Ping().Build()).Error() }()
+	}
+	var first error
+	for range nodes {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// resyncNow reloads the generation and tells Watch that any key may have
+// changed.
+func (s *Store) resyncNow(c rueidis.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.Timeout, 100*time.Millisecond))
+	defer cancel()
+	s.resync.Store(false)
+	g, err := s.loadGen(ctx, c)
+	if err != nil {
+		s.resync.Store(true)
+		s.log.Warn("remote: reload the generation", zap.Error(err))
+		return
+	}
+	if old := s.gen.Swap(g); old != g {
+		s.log.Info("remote tier cleared by another sidecar", zap.Uint64("generation", g))
+	}
+	s.st.resyncs.Add(1)
+	if fn := s.watch.Load(); fn != nil {
+		(*fn)(nil, true)
+	}
+}
+
+// startSweep starts removing the keys of earlier generations, unless a
+// sweep runs already (R6).
+func (s *Store) startSweep() {
+	if s.sweeping.Swap(true) {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.sweeping.Store(false)
+		if err := s.sweep(); err != nil && !errors.Is(err, context.Canceled) {
+			s.log.Warn("remote: sweep of earlier generations stopped", zap.Error(err))
+		}
+	}()
+}
+
+// sweep walks every master with SCAN over the prefix's data and chunk keys
+// and unlinks those of an earlier generation.
+func (s *Store) sweep() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	s.mu.RLock()
+	c := s.client
+	s.mu.RUnlock()
+	if c == nil {
+		return nil
+	}
+	gen := s.gen.Load()
+	match := globEscape(s.cfg.Prefix) + "[dc]*"
+	for _, n := range c.Nodes() {
+		role, err := n.Do(ctx, n.B().Role().Build()).ToArray()
+		if err != nil || len(role) == 0 {
+			continue
+		}
+		if r, _ := role[0].ToString(); r != "master" {
+			continue
+		}
+		var cursor uint64
+		for {
+			e, err := n.Do(ctx, n.B().Scan().Cursor(cursor).Match(match).Count(1000).Build()).AsScanEntry()
+			if err != nil {
+				return err
+			}
+			var old []string
+			for _, k := range e.Elements {
+				if g, ok := s.keyGen(k); ok && g < gen {
+					old = append(old, k)
+				}
+			}
+			if len(old) > 0 {
+				cmds := make(rueidis.Commands, len(old))
+				for i, k := range old {
+					cmds[i] = c.B().Unlink().Key(k).Build()
+				}
+				for _, r := range c.DoMulti(ctx, cmds...) {
+					if r.Error() == nil {
+						s.st.swept.Add(1)
+					}
+				}
+			}
+			if cursor = e.Cursor; cursor == 0 {
+				break
+			}
+		}
+	}
+	return nil
+}

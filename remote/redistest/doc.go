@@ -1,0 +1,17 @@
+// Package redistest starts real redis-server processes for tests: a single
+// server, or a Redis Cluster of masters and replicas on loopback ports,
+// created with redis-cli --cluster create, as an operator would. It kills
+// and restarts nodes for failure tests, and tears everything down when the
+// test ends. A machine without redis-server (Debian's redis-server 7.0)
+// skips the test with a printed reason, or fails it under
+// TIERCACHE_NO_SKIP=1 (as in CI).
+//
+// # Invariants
+//
+//   - RT1: StartCluster returns once every node reports cluster_state:ok
+//     and every slot is served, so a client's first command finds the
+//     topology complete (TestClusterComesUp).
+//   - RT2: Kill stops a node at once (SIGKILL); Restart starts it again on
+//     its port with its node configuration, so it rejoins the cluster it
+//     was in (TestKillAndRestart).
+package redistest

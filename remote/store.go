@@ -1,0 +1,226 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/rueidis"
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/backend"
+)
+
+// Store is the remote tier: a backend.Shared on a Redis Cluster, a Valkey
+// cluster or one Redis server, through rueidis.
+type Store struct {
+	cfg      Config
+	maxValue int
+	log      *zap.Logger
+	name     string
+
+	mu     sync.RWMutex
+	client rueidis.Client // nil until a seed answered
+
+	gen      atomic.Uint64
+	br       breaker
+	st       counters
+	lat      histogram
+	watch    atomic.Pointer[func(keys [][]byte, all bool)]
+	resync   atomic.Bool // invalidations may have been lost: tell Watch once every node answers
+	closed   atomic.Bool
+	sweeping atomic.Bool
+	stop     chan struct{}
+	wg       sync.WaitGroup
+}
+
+type counters struct {
+	errors, timeouts, skipped, foreign, torn, invalidations, resyncs, swept atomic.Uint64
+	bytesRead, bytesWritten                                                 atomic.Uint64
+}
+
+// Open makes the remote tier for a cache that asks p of it. It returns at
+// once: a store whose seeds do not answer (or refuse the credentials)
+// starts unavailable, says so in the log, and keeps trying in the
+// background (R5); reads miss and writes are refused meanwhile.
+func Open(cfg Config, p backend.Params) (*Store, error) {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if p.Logger != nil && cfg.Logger == zap.NewNop() {
+		cfg.Logger = p.Logger
+	}
+	s := &Store{cfg: cfg, maxValue: p.MaxValue, log: cfg.Logger.Named("remote"), stop: make(chan struct{}),
+		name: "remote:" + strings.Join(cfg.Addrs, ",")}
+	if s.maxValue <= 0 {
+		s.maxValue = 512 << 20
+	}
+	s.br.init(cfg.BreakerFailures, cfg.BreakerBackoff, s.log)
+	s.lat.init()
+	if err := s.connect(); err != nil {
+		s.log.Warn("remote tier unreachable at start: serving the local tiers, retrying in the background",
+			zap.Strings("addrs", cfg.Addrs), zap.Error(err))
+		s.br.open(err)
+	}
+	s.wg.Add(1)
+	go s.health()
+	return s, nil
+}
+
+// connect makes the client and reads the generation; on failure nothing
+// is kept.
+func (s *Store) connect() error {
+	opt := rueidis.ClientOption{
+		InitAddress: s.cfg.Addrs, Username: s.cfg.Username, Password: s.cfg.Password, TLSConfig: s.cfg.TLS,
+		Dialer:     net.Dialer{Timeout: s.cfg.DialTimeout, KeepAlive: 30 * time.Second},
+		ClientName: "tiercache-remote",
+		// Server-assisted tracking in the default mode: each node tells
+		// this connection of a change to a key it read there (a value, a
+		// write's PEXPIRETIME, the generation); NOLOOP leaves out this
+		// connection's own writes (R3). Not BCAST: a replica would echo
+		// every replicated write to the connections tracking a prefix on
+		// it, the writer's own among them.
+		ClientTrackingOptions: []string{"NOLOOP"},
+		OnInvalidations:       s.onInvalidations,
+		CacheSizeEachConn:     1 << 20, // the client's own cache is not used (no DoCache)
+		PipelineMultiplex:     -1,      // one connection a node: a write and its tracking share it
+		ConnWriteTimeout:      max(s.cfg.Timeout*4, time.Second),
+		ClusterOption:         rueidis.ClusterOption{ShardsRefreshInterval: time.Second},
+	}
+	c, err := rueidis.NewClient(opt)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.Timeout, s.cfg.DialTimeout))
+	defer cancel()
+	gen, err := s.loadGen(ctx, c)
+	if err != nil {
+		c.Close()
+		return err
+	}
+	// Every node answers now, or the store is not connected.
+	if err := s.ping(c); err != nil {
+		c.Close()
+		return err
+	}
+	s.gen.Store(gen)
+	s.mu.Lock()
+	s.client = c
+	s.mu.Unlock()
+	s.log.Info("remote tier connected", zap.Strings("addrs", s.cfg.Addrs), zap.Int("nodes", len(c.Nodes())), zap.Uint64("generation", gen))
+	return nil
+}
+
+// loadGen reads the generation, making it 1 if no sidecar did.
+func (s *Store) loadGen(ctx context.Context, c rueidis.Client) (uint64, error) {
+	if err := c.Do(ctx, c.B().Set().Key(s.genKey()).Value("1").Nx().Build()).Error(); err != nil && !rueidis.IsRedisNil(err) {
+		return 0, fmt.Errorf("remote: set the generation: %w", err)
+	}
+	v, err := c.Do(ctx, c.B().Get().Key(s.genKey()).Build()).ToString()
+	if err != nil {
+		return 0, fmt.Errorf("remote: read the generation: %w", err)
+	}
+	g, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || g == 0 {
+		return 0, fmt.Errorf("remote: the generation key %q holds %q, not a generation: is another program using the prefix %q?", s.genKey(), v, s.cfg.Prefix)
+	}
+	return g, nil
+}
+
+// conn is the client while the store is worth asking, else nil (counted
+// as skipped).
+func (s *Store) conn() rueidis.Client {
+	if s.closed.Load() || !s.br.allow() {
+		s.st.skipped.Add(1)
+		return nil
+	}
+	s.mu.RLock()
+	c := s.client
+	s.mu.RUnlock()
+	if c == nil {
+		s.st.skipped.Add(1)
+	}
+	return c
+}
+
+// Available reports whether the store is worth asking now.
+func (s *Store) Available() bool {
+	if s.closed.Load() || !s.br.allow() {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.client != nil
+}
+
+// outcome records a round trip's result for the breaker and the counters.
+func (s *Store) outcome(start time.Time, err error) {
+	s.lat.observe(time.Since(start))
+	switch {
+	case err == nil:
+		s.br.success()
+	case errors.Is(err, context.DeadlineExceeded):
+		s.st.timeouts.Add(1)
+		s.br.failure(err)
+	default:
+		s.st.errors.Add(1)
+		s.br.failure(err)
+	}
+}
+
+// roundTripErr is the first error among res that is not a nil reply.
+func roundTripErr(res []rueidis.RedisResult) error {
+	for _, r := range res {
+		if err := r.Error(); err != nil && !rueidis.IsRedisNil(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeTimeout bounds a write of n bytes: the deadline, plus time to move
+// the bytes at 100 MB/s.
+func (s *Store) writeTimeout(n int) time.Duration {
+	return s.cfg.Timeout + time.Duration(n)*10*time.Nanosecond
+}
+
+// Stats reports the store's counters (no I/O).
+func (s *Store) Stats() backend.Stats {
+	s.mu.RLock()
+	c := s.client
+	s.mu.RUnlock()
+	rs := &backend.RemoteStats{Connected: c != nil, Breaker: s.br.state(), BreakerOpens: s.br.opens.Load(),
+		Errors: s.st.errors.Load(), Timeouts: s.st.timeouts.Load(), Skipped: s.st.skipped.Load(), Foreign: s.st.foreign.Load(),
+		Torn: s.st.torn.Load(), Invalidations: s.st.invalidations.Load(), Resyncs: s.st.resyncs.Load(),
+		Generation: s.gen.Load(), Swept: s.st.swept.Load()}
+	if c != nil {
+		rs.Nodes = len(c.Nodes())
+	}
+	s.lat.fill(rs)
+	return backend.Stats{Backend: s.name, Items: -1, BytesRead: s.st.bytesRead.Load(), BytesWritten: s.st.bytesWritten.Load(),
+		MaxValue: s.maxValue, IndexNode: -1, IndexPlacement: -1, Remote: rs}
+}
+
+// Close stops the health loop and the sweep and closes the client.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	close(s.stop)
+	s.wg.Wait()
+	s.mu.Lock()
+	c := s.client
+	s.client = nil
+	s.mu.Unlock()
+	if c != nil {
+		c.Close()
+	}
+	return nil
+}

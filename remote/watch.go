@@ -1,0 +1,67 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+// Watch sets the function told of other writers' changes (R3).
+func (s *Store) Watch(fn func(keys [][]byte, all bool)) { s.watch.Store(&fn) }
+
+// onInvalidations is the client's push handler: the keys another sidecar
+// changed (nil: a connection closed, so pushes may have been lost).
+func (s *Store) onInvalidations(msgs []rueidis.RedisMessage) {
+	if s.closed.Load() {
+		return
+	}
+	if msgs == nil {
+		s.resync.Store(true)
+		return
+	}
+	gen := s.gen.Load()
+	var keys [][]byte
+	for _, m := range msgs {
+		k, err := m.ToString()
+		if err != nil {
+			continue
+		}
+		if k == s.genKey() {
+			s.resync.Store(true) // another sidecar cleared the store: the health loop reloads the generation
+			continue
+		}
+		if g, key, ok := s.parseDataKey(k); ok && g == gen {
+			keys = append(keys, key)
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	s.st.invalidations.Add(uint64(len(keys)))
+	if fn := s.watch.Load(); fn != nil {
+		(*fn)(keys, false)
+	}
+}
+
+// Clear starts a new generation: every key stored so far is absent for
+// every sidecar at once (the others hear of it through the generation
+// key's invalidation), and the old keys are swept in the background (R6).
+func (s *Store) Clear(ctx context.Context) error {
+	c := s.conn()
+	if c == nil {
+		return ErrUnavailable
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	start := time.Now()
+	g, err := c.Do(ctx, c.B().Incr().Key(s.genKey()).Build()).AsInt64()
+	s.outcome(start, err)
+	if err != nil {
+		return fmt.Errorf("remote: start a new generation: %w", err)
+	}
+	s.gen.Store(uint64(g))
+	s.startSweep()
+	return nil
+}

@@ -1,0 +1,343 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"hash/crc32"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/tiercache/tiercache/flusher"
+)
+
+// Every write of a data key is a transaction of its own, MULTI, the write,
+// PEXPIRETIME of the key, EXEC: a write (ours too, under NOLOOP) ends this
+// connection's tracking of the key on the server, and the read after it in
+// the same transaction starts it again, with no other client's write
+// between the two (R3). Transactions of many keys run together: the client
+// pipelines them on each node's connection.
+
+// PutMany stores every item (a put: Key, Value, Expiry, Flags; the
+// Version is the writer's and is not kept): the pieces of chunked values
+// first, then each record with SET ... GET, whose reply is the record it
+// replaced; a replaced chunked record's pieces get a short expiry (R4).
+// items[i].Err is its outcome.
+func (s *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
+	c := s.conn()
+	if c == nil {
+		for _, it := range items {
+			it.Err = ErrUnavailable
+		}
+		return ErrUnavailable
+	}
+	bytes := 0
+	for _, it := range items {
+		bytes += len(it.Value)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.writeTimeout(bytes))
+	defer cancel()
+	start := time.Now()
+	gen := s.gen.Load()
+	var pieces rueidis.Commands
+	var pieceOf []int
+	recs := make([][]byte, len(items))
+	for i, it := range items {
+		it.Err = nil
+		if len(it.Value) > s.maxValue {
+			it.Err = fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(it.Value), s.maxValue)
+			continue
+		}
+		if len(it.Value) <= s.cfg.ChunkBytes {
+			recs[i] = inlineRecord(it.Value, it.Flags)
+			s.st.bytesWritten.Add(uint64(len(recs[i])))
+			continue
+		}
+		h := header{chunked: true, flags: it.Flags, crc: crc32.Checksum(it.Value, castagnoli), length: uint64(len(it.Value)),
+			putID: newPutID(), chunkBytes: uint32(s.cfg.ChunkBytes)}
+		h.chunks = uint32((len(it.Value) + s.cfg.ChunkBytes - 1) / s.cfg.ChunkBytes)
+		for n := uint32(0); n < h.chunks; n++ {
+			lo := int(n) * s.cfg.ChunkBytes
+			piece := chunkRecord(h.putID, n, it.Value[lo:min(lo+s.cfg.ChunkBytes, len(it.Value))])
+			set := c.B().Set().Key(s.chunkKey(gen, h.putID, n)).Value(rueidis.BinaryString(piece))
+			if it.Expiry != 0 { // a piece outlives its header by the grace
+				pieces = append(pieces, set.PxatMillisecondsTimestamp(pxatMs(it.Expiry, chunkGrace)).Build())
+			} else {
+				pieces = append(pieces, set.Build())
+			}
+			pieceOf = append(pieceOf, i)
+			s.st.bytesWritten.Add(uint64(len(piece)))
+		}
+		recs[i] = make([]byte, HeaderBytes)
+		h.encode(recs[i])
+		s.st.bytesWritten.Add(HeaderBytes)
+	}
+	var firstErr error
+	if len(pieces) > 0 {
+		for j, r := range s.doMany(ctx, c, pieces) {
+			if err := r.Error(); err != nil {
+				items[pieceOf[j]].Err = cmp(items[pieceOf[j]].Err, err)
+				firstErr = cmp(firstErr, err)
+			}
+		}
+	}
+	var todo []int
+	for i, it := range items {
+		if it.Err == nil {
+			todo = append(todo, i) // a value whose pieces did not all land gets no header
+		}
+	}
+	var mu sync.Mutex
+	var olds []header
+	s.each(len(todo), func(j int) {
+		it := items[todo[j]]
+		dk := s.dataKey(gen, it.Key)
+		set := func(get bool) rueidis.Completed {
+			b := c.B().Set().Key(dk).Value(rueidis.BinaryString(recs[todo[j]]))
+			switch {
+			case get && it.Expiry != 0:
+				return b.Get().PxatMillisecondsTimestamp(pxatMs(it.Expiry, 0)).Build()
+			case get:
+				return b.Get().Build()
+			case it.Expiry != 0:
+				return b.PxatMillisecondsTimestamp(pxatMs(it.Expiry, 0)).Build()
+			}
+			return b.Build()
+		}
+		res, err := s.tx(ctx, c, set(true), c.B().Pexpiretime().Key(dk).Build())
+		if err == nil && wrongType(res[0].Error()) {
+			// A key of another type, not ours: replaced all the same.
+			res, err = s.tx(ctx, c, c.B().Unlink().Key(dk).Build(), set(false), c.B().Pexpiretime().Key(dk).Build())
+			if err == nil {
+				res = res[1:]
+			}
+		}
+		if err == nil {
+			if e := res[0].Error(); e != nil && !rueidis.IsRedisNil(e) {
+				err = e
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			it.Err = err
+			firstErr = cmp(firstErr, err)
+			return
+		}
+		if h, ok := chunkedHeader(res[0]); ok {
+			olds = append(olds, h)
+		}
+	})
+	s.outcome(start, firstErr)
+	s.expirePieces(ctx, c, gen, olds)
+	return firstErr
+}
+
+// tx runs cmds as one MULTI/EXEC transaction and returns EXEC's replies,
+// one per command (each may carry its own error), or the error that kept
+// the transaction from running.
+func (s *Store) tx(ctx context.Context, c rueidis.Client, cmds ...rueidis.Completed) ([]rueidis.RedisResult, error) {
+	all := make(rueidis.Commands, 0, len(cmds)+2)
+	all = append(all, c.B().Multi().Build())
+	all = append(all, cmds...)
+	all = append(all, c.B().Exec().Build())
+	res := c.DoMulti(ctx, all...)
+	for _, r := range res[:len(res)-1] {
+		if err := r.Error(); err != nil {
+			return nil, err
+		}
+	}
+	msgs, err := res[len(res)-1].ToArray()
+	if err != nil {
+		return nil, err
+	}
+	if len(msgs) != len(cmds) {
+		return nil, fmt.Errorf("remote: EXEC answered %d replies for %d commands", len(msgs), len(cmds))
+	}
+	out := make([]rueidis.RedisResult, len(msgs))
+	for i := range msgs {
+		out[i] = rueidis.NewResult(msgs[i], nil)
+	}
+	return out, nil
+}
+
+// each calls fn(0..n-1) concurrently, at most maxConcurrentTx at a time,
+// and returns when all returned: the client pipelines the concurrent
+// calls on each node's one connection.
+func (s *Store) each(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxConcurrentTx)
+	for i := 0; i < n; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			fn(i)
+		}()
+	}
+	wg.Wait()
+}
+
+// maxConcurrentTx bounds the transactions of one call in flight at once.
+const maxConcurrentTx = 256
+
+// wrongType reports a WRONGTYPE reply: the key holds another type of value
+// than a string, so it is not a record of ours.
+func wrongType(err error) bool {
+	re, ok := rueidis.IsRedisErr(err)
+	return ok && strings.HasPrefix(re.Error(), "WRONGTYPE")
+}
+
+// chunkedHeader is the header of a chunked record r's reply holds (SET
+// ... GET's or GETDEL's old value, or GETRANGE's first bytes).
+func chunkedHeader(r rueidis.RedisResult) (header, bool) {
+	b, err := r.AsBytes()
+	if err != nil || len(b) < HeaderBytes {
+		return header{}, false
+	}
+	h, ok := decodeHeader(b[:HeaderBytes])
+	return h, ok && h.chunked
+}
+
+// maxPipeline is the most commands one DoMulti sends: rueidis sends a
+// larger one on a pooled connection of its own.
+const maxPipeline = 1000
+
+// doMany is DoMulti in pieces of at most maxPipeline commands.
+func (s *Store) doMany(ctx context.Context, c rueidis.Client, cmds rueidis.Commands) []rueidis.RedisResult {
+	if len(cmds) <= maxPipeline {
+		return c.DoMulti(ctx, cmds...)
+	}
+	out := make([]rueidis.RedisResult, 0, len(cmds))
+	for len(cmds) > 0 {
+		n := min(len(cmds), maxPipeline)
+		out = append(out, c.DoMulti(ctx, cmds[:n]...)...)
+		cmds = cmds[n:]
+	}
+	return out
+}
+
+// pxatMs is the millisecond at or after exp (unix ns) + extra.
+func pxatMs(exp int64, extra time.Duration) int64 {
+	return (exp + int64(extra) + int64(time.Millisecond) - 1) / int64(time.Millisecond)
+}
+
+// expirePieces gives the pieces of replaced or deleted chunked records
+// chunkGrace to live: a reader that read the old header still finds them
+// (best effort; a piece left over expires with its value's expiry, if
+// any, or is swept with its generation).
+func (s *Store) expirePieces(ctx context.Context, c rueidis.Client, gen uint64, hs []header) {
+	var cmds rueidis.Commands
+	for _, h := range hs {
+		for n := uint32(0); n < h.chunks; n++ {
+			cmds = append(cmds, c.B().Pexpire().Key(s.chunkKey(gen, h.putID, n)).Milliseconds(chunkGrace.Milliseconds()).Build())
+		}
+	}
+	if len(cmds) > 0 {
+		s.doMany(ctx, c, cmds)
+	}
+}
+
+// Delete removes key (an absent key is not an error, B1).
+func (s *Store) Delete(ctx context.Context, key []byte) error {
+	return s.DeleteMany(ctx, [][]byte{key})[0]
+}
+
+// DeleteMany removes keys with GETDEL in one pipeline a node; the pieces
+// of chunked values get a short expiry (R4). This store holds no copy of
+// a deleted key, so it needs no tracking of it afterwards.
+func (s *Store) DeleteMany(ctx context.Context, keys [][]byte) []error {
+	errs := make([]error, len(keys))
+	c := s.conn()
+	if c == nil {
+		for i := range errs {
+			errs[i] = ErrUnavailable
+		}
+		return errs
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	start := time.Now()
+	gen := s.gen.Load()
+	cmds := make(rueidis.Commands, len(keys))
+	for i, k := range keys {
+		cmds[i] = c.B().Getdel().Key(s.dataKey(gen, k)).Build()
+	}
+	var olds []header
+	var firstErr error
+	for i, r := range s.doMany(ctx, c, cmds) {
+		if err := r.Error(); err != nil && !rueidis.IsRedisNil(err) {
+			if wrongType(err) {
+				c.Do(ctx, c.B().Unlink().Key(s.dataKey(gen, keys[i])).Build()) // not ours: removed all the same
+				continue
+			}
+			errs[i] = err
+			firstErr = cmp(firstErr, err)
+			continue
+		}
+		if h, ok := chunkedHeader(r); ok {
+			olds = append(olds, h)
+		}
+	}
+	s.outcome(start, firstErr)
+	s.expirePieces(ctx, c, gen, olds)
+	return errs
+}
+
+// RetimeMany gives each key the expiry exps[i] (PEXPIREAT, or PERSIST for
+// 0), each in a transaction that reads its header and tracks it again; a
+// chunked value's pieces follow, outliving it by the grace (R4).
+func (s *Store) RetimeMany(ctx context.Context, keys [][]byte, exps []int64) []error {
+	errs := make([]error, len(keys))
+	c := s.conn()
+	if c == nil {
+		for i := range errs {
+			errs[i] = ErrUnavailable
+		}
+		return errs
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	start := time.Now()
+	gen := s.gen.Load()
+	var mu sync.Mutex
+	var pieces rueidis.Commands
+	var firstErr error
+	s.each(len(keys), func(i int) {
+		dk := s.dataKey(gen, keys[i])
+		res, err := s.tx(ctx, c, c.B().Getrange().Key(dk).Start(0).End(HeaderBytes-1).Build(),
+			s.expireCmd(c, dk, exps[i], 0), c.B().Pexpiretime().Key(dk).Build())
+		if err == nil {
+			err = res[1].Error()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			errs[i] = err
+			firstErr = cmp(firstErr, err)
+			return
+		}
+		h, ok := chunkedHeader(res[0])
+		if !ok {
+			return
+		}
+		for n := uint32(0); n < h.chunks; n++ {
+			pieces = append(pieces, s.expireCmd(c, s.chunkKey(gen, h.putID, n), exps[i], chunkGrace))
+		}
+	})
+	if len(pieces) > 0 {
+		firstErr = cmp(firstErr, roundTripErr(s.doMany(ctx, c, pieces)))
+	}
+	s.outcome(start, firstErr)
+	return errs
+}
+
+// expireCmd is PEXPIREAT key (exp + extra), or PERSIST key for exp 0.
+func (s *Store) expireCmd(c rueidis.Client, key string, exp int64, extra time.Duration) rueidis.Completed {
+	if exp == 0 {
+		return c.B().Persist().Key(key).Build()
+	}
+	return c.B().Pexpireat().Key(key).MillisecondsTimestamp(pxatMs(exp, extra)).Build()
+}

@@ -1,0 +1,318 @@
+package tier
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tiercache/tiercache/backend"
+	"github.com/tiercache/tiercache/remote"
+	"github.com/tiercache/tiercache/remote/redistest"
+)
+
+// remoteOptions are small local tiers (memory only unless cold is set)
+// on the remote tier at addrs under prefix, on the wall clock (the
+// remote's expiries are the server's).
+func remoteOptions(addrs []string, prefix string, edit func(*Options)) Options {
+	o := smallOptions(newFakeClock())
+	o.Clock = nil
+	o.MaxValue = 8 << 20
+	o.WarmBytes, o.WarmSegmentBytes = 4<<20, 512<<10
+	rc := remote.Config{Addrs: addrs, Prefix: prefix, Timeout: 500 * time.Millisecond, ChunkBytes: 256 << 10}
+	o.OpenRemote = func(p backend.Params) (backend.Shared, error) { return remote.Open(rc, p) }
+	if edit != nil {
+		edit(&o)
+	}
+	return o
+}
+
+// sidecars opens n caches sharing the remote tier at addrs under prefix.
+func sidecars(t *testing.T, n int, addrs []string, prefix string, edit func(*Options)) []*Cache {
+	t.Helper()
+	var cs []*Cache
+	for i := 0; i < n; i++ {
+		cs = append(cs, openWith(t, remoteOptions(addrs, prefix, edit)))
+	}
+	return cs
+}
+
+// settleRemote waits until c's changes are all written to the remote.
+func settleRemote(t *testing.T, c *Cache) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for c.Stats().Remote.Queue.Queued+c.Stats().Remote.Queue.InFlight > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the remote queue did not drain: %+v", c.Stats().Remote.Queue)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// coherent waits until every cache reads key as want (nil: absent) and
+// returns how long it took; it fails past bound.
+func coherent(t *testing.T, cs []*Cache, key string, want []byte, bound time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		ok := true
+		for i, c := range cs {
+			v, found, err := c.Get(nil, []byte(key))
+			if err != nil {
+				t.Fatalf("cache %d: Get %s: %v", i, key, err)
+			}
+			if found != (want != nil) || found && !bytes.Equal(v, want) {
+				ok = false
+				if time.Since(start) > bound {
+					t.Fatalf("cache %d reads %s as %q (%v) %v after the change, want %q", i, key, v, found, time.Since(start), want)
+				}
+				break
+			}
+		}
+		if ok {
+			return time.Since(start)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestRemoteTier runs the remote tier's behaviours on one real 3+3 Redis
+// Cluster, each under a prefix of its own.
+func TestRemoteTier(t *testing.T) {
+	cl := redistest.StartCluster(t, 3, 1)
+	addrs := cl.Addrs()[:1]
+	t.Run("ReadThroughWriteBehind", func(t *testing.T) { testRemoteReadThrough(t, addrs) })
+	t.Run("Model", func(t *testing.T) { testRemoteModel(t, addrs) })
+	t.Run("ChunkedAcrossSidecars", func(t *testing.T) { testRemoteChunked(t, addrs) })
+	t.Run("WriteThrough", func(t *testing.T) { testRemoteWriteThrough(t, addrs) })
+	t.Run("FlushAllIsFleetWide", func(t *testing.T) { testRemoteFlushAll(t, addrs) })
+	t.Run("ConditionalWritesSeeTheRemote", func(t *testing.T) { testRemoteConditional(t, addrs) })
+	t.Run("ResyncAtStart", func(t *testing.T) { testRemoteResyncAtStart(t, addrs) })
+}
+
+// testRemoteReadThrough checks T38 and T40: a key written through one
+// sidecar is read through another, counted as a remote hit, and admitted
+// there by the promotion policy (a second read); a key deleted through one
+// is gone for the other.
+func testRemoteReadThrough(t *testing.T, addrs []string) {
+	cs := sidecars(t, 2, addrs, "rt1:", nil)
+	a, b := cs[0], cs[1]
+	if _, err := a.Set([]byte("k"), []byte("computed once"), SetOptions{TTL: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	settleRemote(t, a)
+	for i := 0; i < 3; i++ {
+		v, ok, err := b.Get(nil, []byte("k"))
+		if err != nil || !ok || string(v) != "computed once" {
+			t.Fatalf("read %d through b: %q %v %v", i, v, ok, err)
+		}
+	}
+	st := b.Stats().Remote
+	if st.Hits < 1 || st.Admitted != 1 {
+		t.Fatalf("b: %d remote hits, %d admitted; want at least 1 and 1", st.Hits, st.Admitted)
+	}
+	if w := b.Where([]byte("k")); w != "hot" && w != "warm" {
+		t.Fatalf("b holds the admitted key in %q", w)
+	}
+	if ttl, ok := b.TTL([]byte("k")); !ok || ttl <= 59*time.Minute {
+		t.Fatalf("b's copy has TTL %v %v, want about an hour", ttl, ok)
+	}
+	if _, err := a.Set([]byte("only-remote"), []byte("v"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settleRemote(t, a)
+	if w := b.Where([]byte("only-remote")); w != "remote" {
+		t.Fatalf("Where of a key only the remote holds: %q", w)
+	}
+	if n, err := a.Delete([]byte("k")); n != 1 || err != nil {
+		t.Fatal(n, err)
+	}
+	coherent(t, cs, "k", nil, time.Second)
+	if n := b.Exists([]byte("only-remote"), []byte("k")); n != 1 {
+		t.Fatalf("Exists counts %d, want 1 (the key only the remote holds)", n)
+	}
+}
+
+// testRemoteModel checks T38, T39 and the coherence bound: random SETs,
+// overwrites, DELs, EXPIREs, INCRs and reads through three sidecars,
+// against a map; after each change every sidecar reads the model's value
+// within a second (the documented bound).
+func testRemoteModel(t *testing.T, addrs []string) {
+	cs := sidecars(t, 3, addrs, "rt2:", nil)
+	r := rand.New(rand.NewPCG(7, 8))
+	model := map[string][]byte{}
+	var worst time.Duration
+	steps := 300
+	if testing.Short() {
+		steps = 80
+	}
+	for step := 0; step < steps; step++ {
+		c := cs[r.IntN(len(cs))]
+		k := fmt.Sprint("key", r.IntN(12))
+		// Reads on every sidecar first, so that they hold copies the
+		// change must invalidate.
+		for _, o := range cs {
+			o.Get(nil, []byte(k))
+		}
+		switch op := r.IntN(10); {
+		case op < 4:
+			v := []byte(fmt.Sprintf("v%d-%s", step, bytes.Repeat([]byte("x"), r.IntN(3000))))
+			if _, err := c.Set([]byte(k), v, SetOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			model[k] = v
+		case op < 6:
+			if _, err := c.Delete([]byte(k)); err != nil {
+				t.Fatal(err)
+			}
+			delete(model, k)
+		case op < 7:
+			if _, ok := model[k]; ok {
+				if ok, err := c.ExpireIf([]byte(k), time.Hour, 0); !ok || err != nil {
+					t.Fatalf("step %d: EXPIRE of %s (in the model): %v %v", step, k, ok, err)
+				}
+			}
+		case op < 8:
+			if _, ok := model[k]; !ok || isInt(model[k]) {
+				err := c.Update([]byte(k), func(cur Current) (Change, error) {
+					n, _ := strconv.Atoi(string(cur.Value))
+					return Change{Op: Store, Value: []byte(strconv.Itoa(n + 1)), Kind: KindString}, nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, _ := strconv.Atoi(string(model[k]))
+				model[k] = []byte(strconv.Itoa(n + 1))
+			}
+		default:
+			if _, _, _, err := c.SetGet(nil, []byte(k), []byte("sg"), SetOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			model[k] = []byte("sg")
+		}
+		settleRemote(t, c)
+		if d := coherent(t, cs, k, model[k], time.Second); d > worst {
+			worst = d
+		}
+	}
+	t.Logf("%d changes; the slowest became visible on every sidecar in %v", steps, worst)
+}
+
+func isInt(b []byte) bool { _, err := strconv.Atoi(string(b)); return err == nil }
+
+// testRemoteChunked checks that a value larger than the remote's chunk
+// size written through one sidecar reads whole through another, and an
+// overwrite of it too.
+func testRemoteChunked(t *testing.T, addrs []string) {
+	cs := sidecars(t, 2, addrs, "rt3:", func(o *Options) { o.WarmBytes, o.WarmSegmentBytes = 16<<20, 4<<20 })
+	big := bytes.Repeat([]byte("0123456789"), 300_000) // 3 MB: 12 pieces of 256 KiB
+	if _, err := cs[0].Set([]byte("big"), big, SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settleRemote(t, cs[0])
+	coherent(t, cs, "big", big, time.Second)
+	big2 := bytes.Repeat([]byte("z"), 1_000_001)
+	if _, err := cs[1].Set([]byte("big"), big2, SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settleRemote(t, cs[1])
+	coherent(t, cs, "big", big2, time.Second)
+}
+
+// testRemoteWriteThrough checks T38's write-through: once Set returns,
+// another sidecar reads the value at once.
+func testRemoteWriteThrough(t *testing.T, addrs []string) {
+	cs := sidecars(t, 2, addrs, "rt4:", func(o *Options) { o.Remote.WriteThrough, o.Remote.Wait = true, 2*time.Second })
+	for i := 0; i < 50; i++ {
+		k, v := fmt.Sprint("wt", i), []byte(fmt.Sprint("value", i))
+		if _, err := cs[0].Set([]byte(k), v, SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok, _ := cs[1].Get(nil, []byte(k)); !ok || !bytes.Equal(got, v) {
+			t.Fatalf("write-through: %s reads %q %v on the other sidecar right after Set returned; a %+v; b %+v", k, got, ok, *cs[0].Stats().Remote, *cs[1].Stats().Remote)
+		}
+	}
+	if n := cs[0].Stats().Remote.WaitTimeouts; n != 0 {
+		t.Fatalf("%d write-through waits timed out", n)
+	}
+}
+
+// testRemoteFlushAll checks T41: FLUSHALL through one sidecar empties the
+// remote and every sidecar's local copies.
+func testRemoteFlushAll(t *testing.T, addrs []string) {
+	cs := sidecars(t, 2, addrs, "rt5:", nil)
+	for i := 0; i < 20; i++ {
+		cs[0].Set([]byte(fmt.Sprint("f", i)), []byte("v"), SetOptions{})
+	}
+	settleRemote(t, cs[0])
+	for i := 0; i < 20; i++ { // b holds local copies (read twice: admitted)
+		cs[1].Get(nil, []byte(fmt.Sprint("f", i)))
+		cs[1].Get(nil, []byte(fmt.Sprint("f", i)))
+	}
+	if err := cs[0].Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		coherent(t, cs, fmt.Sprint("f", i), nil, 2*time.Second)
+	}
+	cs[0].Set([]byte("after"), []byte("v"), SetOptions{})
+	settleRemote(t, cs[0])
+	coherent(t, cs, "after", []byte("v"), time.Second)
+}
+
+// testRemoteConditional checks T40's ensureRemote: SET NX, INCR, GETDEL,
+// EXPIRE and TTL through a sidecar that never saw a key decide on the
+// remote's value.
+func testRemoteConditional(t *testing.T, addrs []string) {
+	cs := sidecars(t, 2, addrs, "rt6:", nil)
+	a, b := cs[0], cs[1]
+	a.Set([]byte("lock"), []byte("owner-a"), SetOptions{TTL: time.Minute})
+	a.Set([]byte("n"), []byte("41"), SetOptions{})
+	a.Set([]byte("gd"), []byte("once"), SetOptions{})
+	settleRemote(t, a)
+	if stored, err := b.Set([]byte("lock"), []byte("owner-b"), SetOptions{NX: true}); stored || err != nil {
+		t.Fatalf("SET NX through b of a key a holds: stored %v %v", stored, err)
+	}
+	if ttl, ok := b.TTL([]byte("lock")); !ok || ttl <= 0 {
+		t.Fatalf("TTL through b: %v %v", ttl, ok)
+	}
+	err := b.Update([]byte("n"), func(cur Current) (Change, error) {
+		n, _ := strconv.Atoi(string(cur.Value))
+		return Change{Op: Store, Value: []byte(strconv.Itoa(n + 1)), Kind: KindString}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settleRemote(t, b)
+	coherent(t, cs, "n", []byte("42"), time.Second)
+	if v, ok, err := b.GetDel(nil, []byte("gd")); !ok || string(v) != "once" || err != nil {
+		t.Fatalf("GETDEL through b: %q %v %v", v, ok, err)
+	}
+	settleRemote(t, b)
+	coherent(t, cs, "gd", nil, time.Second)
+}
+
+// testRemoteResyncAtStart checks T42: a sidecar restarted on its cold
+// store of an earlier run does not serve that store's copies of keys
+// another sidecar changed meanwhile.
+func testRemoteResyncAtStart(t *testing.T, addrs []string) {
+	dir := t.TempDir()
+	edit := func(o *Options) { o.Durability = DurabilityDrain; emuCold(o, dir) }
+	needURing(t)
+	a := openWith(t, remoteOptions(addrs, "rt7:", edit))
+	a.Set([]byte("k"), []byte("old"), SetOptions{})
+	settleRemote(t, a)
+	if err := a.Close(); err != nil { // drain: "old" is in a's cold store
+		t.Fatal(err)
+	}
+	b := openWith(t, remoteOptions(addrs, "rt7:", nil))
+	b.Set([]byte("k"), []byte("new"), SetOptions{})
+	settleRemote(t, b)
+	a2 := openWith(t, remoteOptions(addrs, "rt7:", edit))
+	coherent(t, []*Cache{a2}, "k", []byte("new"), 2*time.Second)
+	if a2.Stats().Remote.Resyncs == 0 {
+		t.Fatal("no resync at start over an earlier run's store")
+	}
+}
