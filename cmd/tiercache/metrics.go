@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/tiercache/tiercache/server"
+	"github.com/tiercache/tiercache/tier"
 )
 
 // metricNamespace prefixes every tiercache metric: tiercache_<name>.
@@ -17,11 +18,13 @@ const metricNamespace = "tiercache"
 // on each scrape (collector) through server's stats table, command
 // latencies are pushed (histograms).
 type metrics struct {
-	reg    *prometheus.Registry
-	cmdLat *prometheus.HistogramVec
-	stats  []tableMetric
-	mu     sync.Mutex
-	srv    *server.Server
+	reg      *prometheus.Registry
+	cmdLat   *prometheus.HistogramVec
+	families *familyLatency // cmdLat summed by command family
+	mem      *memoryMetrics // INFO memory's budgets
+	stats    []tableMetric
+	mu       sync.Mutex
+	srv      *server.Server
 }
 
 // tableMetric is a row of server's stats table exported on /metrics.
@@ -32,7 +35,7 @@ type tableMetric struct {
 }
 
 func newMetrics() *metrics {
-	m := &metrics{reg: prometheus.NewRegistry()}
+	m := &metrics{reg: prometheus.NewRegistry(), families: newFamilyLatency(), mem: newMemoryMetrics()}
 	for _, r := range server.StatTable() {
 		if r.Metric == "" {
 			continue // INFO only
@@ -53,7 +56,7 @@ func newMetrics() *metrics {
 		Help:    "Time to execute one command, by command (reply not yet flushed).",
 		Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12), // 1 µs .. ~4 s
 	}, []string{"command"})
-	m.reg.MustRegister(m.cmdLat,
+	m.reg.MustRegister(m.cmdLat, m.families, m.mem,
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsGC, collectors.MetricsMemory, collectors.MetricsScheduler)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m)
@@ -63,16 +66,23 @@ func newMetrics() *metrics {
 // observe is server.Options.ObserveLatency.
 func (m *metrics) observe(cmd string) func(time.Duration) {
 	o := m.cmdLat.WithLabelValues(cmd)
+	m.families.add(cmd, o.(prometheus.Metric))
 	return func(d time.Duration) { o.Observe(d.Seconds()) }
 }
 
 // attach makes s (and its cache) the source of the scraped counters; nil
-// detaches it.
+// detaches it, and the cache with it (attachCache).
 func (m *metrics) attach(s *server.Server) {
 	m.mu.Lock()
 	m.srv = s
 	m.mu.Unlock()
+	if s == nil {
+		m.mem.attach(nil)
+	}
 }
+
+// attachCache makes the open cache the source of the memory figures.
+func (m *metrics) attachCache(c *tier.Cache) { m.mem.attach(c) }
 
 // Describe sends every descriptor (a checked collector).
 func (m *metrics) Describe(ch chan<- *prometheus.Desc) {

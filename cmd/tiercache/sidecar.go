@@ -97,6 +97,7 @@ func startSidecarOpening(cfg *Config, log *zap.Logger, openCache func(tier.Optio
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(s.met.reg, promhttp.HandlerOpts{}))
+		s.met.handleStatus(mux, version)
 		if cfg.Metrics.Pprof {
 			mux.HandleFunc("/debug/pprof/", pprof.Index)
 			mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
@@ -123,6 +124,7 @@ func startSidecarOpening(cfg *Config, log *zap.Logger, openCache func(tier.Optio
 		s.closeStarted()
 		return nil, errors.Join(err, s.cache.Close())
 	}
+	s.met.attachCache(s.cache)
 	procMemLimit.add(s.cache, b.memLimit, log)
 	return s, nil
 }
