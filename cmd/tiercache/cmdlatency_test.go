@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
 
@@ -15,18 +17,14 @@ import (
 // family lists is one the server has.
 func TestEveryCommandHasAFamily(t *testing.T) {
 	sc := startTestSidecar(t, testConfig(t, t.TempDir()))
-	fl := sc.met.families
-	fl.mu.Lock()
-	defer fl.mu.Unlock()
-	if other := fl.cmds[otherFamily]; len(other) > 0 {
-		for c := range other {
-			t.Errorf("command %q has no family: add it to commandFamilies (cmd/tiercache/cmdfamily.go)", c)
-		}
-	}
+	l := sc.met.lat
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	timed := map[string]bool{}
-	for _, cmds := range fl.cmds {
-		for c := range cmds {
-			timed[c] = true
+	for c := range l.cmds {
+		timed[c] = true
+		if commandFamily(c) == otherFamily {
+			t.Errorf("command %q has no family: add it to commandFamilies (cmd/tiercache/cmdfamily.go)", c)
 		}
 	}
 	for fam, cmds := range commandFamilies {
@@ -109,13 +107,65 @@ func TestFamilyHistogramSumsCommands(t *testing.T) {
 	}
 }
 
-// BenchmarkObserveLatency is the cost per command of timing it into its
-// histogram (what ObserveLatency's function does; the clock read is the
-// server's): alone, and from every P at once on one command's histogram,
-// as concurrent GETs do.
+// TestLatencyHistMatchesPrometheus: a command's histogram, fed the same
+// durations as client_golang's own histogram with the same bounds (the
+// reference), exports the same count, cumulative buckets and sum;
+// durations on, just under and just over every bound included.
+func TestLatencyHistMatchesPrometheus(t *testing.T) {
+	l := newCmdLatency()
+	obs := l.observer("get")
+	ref := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ref", Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12)})
+	var ds []time.Duration
+	for i := range 12 {
+		b := time.Duration(1000) << (2 * i)
+		ds = append(ds, b-1, b, b+1)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		ds = append(ds, time.Duration(math.Exp(rng.Float64()*math.Log(1e10)))) // 1 ns .. 10 s, log-uniform
+	}
+	ds = append(ds, 0, -5, time.Hour)
+	for _, d := range ds {
+		obs(d)
+		ref.Observe(max(d, 0).Seconds())
+	}
+	var want dto.Metric
+	if err := ref.Write(&want); err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan prometheus.Metric, 8)
+	l.Collect(ch)
+	close(ch)
+	var got dto.Metric
+	if err := (<-ch).Write(&got); err != nil {
+		t.Fatal(err)
+	}
+	g, w := got.GetHistogram(), want.GetHistogram()
+	if g.GetSampleCount() != w.GetSampleCount() || math.Abs(g.GetSampleSum()-w.GetSampleSum()) > 1e-9*w.GetSampleSum() {
+		t.Errorf("count %d sum %v, want %d %v", g.GetSampleCount(), g.GetSampleSum(), w.GetSampleCount(), w.GetSampleSum())
+	}
+	if len(g.GetBucket()) != len(w.GetBucket()) {
+		t.Fatalf("%d buckets, want %d", len(g.GetBucket()), len(w.GetBucket()))
+	}
+	for i, b := range w.GetBucket() {
+		if gb := g.GetBucket()[i]; gb.GetUpperBound() != b.GetUpperBound() || gb.GetCumulativeCount() != b.GetCumulativeCount() {
+			t.Errorf("bucket le=%v: %d, want le=%v: %d", gb.GetUpperBound(), gb.GetCumulativeCount(), b.GetUpperBound(), b.GetCumulativeCount())
+		}
+	}
+}
+
+// BenchmarkObserveLatency is the cost per command of recording its time
+// (what ObserveLatency's function does; the clock read is the server's):
+// alone, and from every P at once on one command's histogram, as
+// concurrent GETs do; and the same with client_golang's histogram, which
+// the sidecar used before latencyHist, for the ratio.
 func BenchmarkObserveLatency(b *testing.B) {
-	m := newMetrics()
-	obs := m.observe("get")
+	b.Run("latencyHist", func(b *testing.B) { benchObserve(b, newMetrics().observe("get")) })
+	ref := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ref", Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12)})
+	b.Run("client_golang", func(b *testing.B) { benchObserve(b, func(d time.Duration) { ref.Observe(d.Seconds()) }) })
+}
+
+func benchObserve(b *testing.B, obs func(time.Duration)) {
 	b.Run("serial", func(b *testing.B) {
 		for i := range b.N {
 			obs(time.Duration(i & 1023))

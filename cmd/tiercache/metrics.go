@@ -16,15 +16,14 @@ const metricNamespace = "tiercache"
 
 // metrics holds the Prometheus registry; cache and server state is pulled
 // on each scrape (collector) through server's stats table, command
-// latencies are pushed (histograms).
+// latencies are pushed (histograms, cmdlatency.go).
 type metrics struct {
-	reg      *prometheus.Registry
-	cmdLat   *prometheus.HistogramVec
-	families *familyLatency // cmdLat summed by command family
-	mem      *memoryMetrics // INFO memory's budgets
-	stats    []tableMetric
-	mu       sync.Mutex
-	srv      *server.Server
+	reg   *prometheus.Registry
+	lat   *cmdLatency    // per command and per family
+	mem   *memoryMetrics // INFO memory's budgets
+	stats []tableMetric
+	mu    sync.Mutex
+	srv   *server.Server
 }
 
 // tableMetric is a row of server's stats table exported on /metrics.
@@ -35,7 +34,7 @@ type tableMetric struct {
 }
 
 func newMetrics() *metrics {
-	m := &metrics{reg: prometheus.NewRegistry(), families: newFamilyLatency(), mem: newMemoryMetrics()}
+	m := &metrics{reg: prometheus.NewRegistry(), lat: newCmdLatency(), mem: newMemoryMetrics()}
 	for _, r := range server.StatTable() {
 		if r.Metric == "" {
 			continue // INFO only
@@ -51,12 +50,7 @@ func newMetrics() *metrics {
 		m.stats = append(m.stats, tableMetric{Stat: r, typ: typ,
 			desc: prometheus.NewDesc(prometheus.BuildFQName(metricNamespace, "", r.Metric), r.Help, labels, nil)})
 	}
-	m.cmdLat = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: metricNamespace, Name: "command_duration_seconds",
-		Help:    "Time to execute one command, by command (reply not yet flushed).",
-		Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12), // 1 µs .. ~4 s
-	}, []string{"command"})
-	m.reg.MustRegister(m.cmdLat, m.families, m.mem,
+	m.reg.MustRegister(m.lat, m.mem,
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsGC, collectors.MetricsMemory, collectors.MetricsScheduler)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m)
@@ -64,11 +58,7 @@ func newMetrics() *metrics {
 }
 
 // observe is server.Options.ObserveLatency.
-func (m *metrics) observe(cmd string) func(time.Duration) {
-	o := m.cmdLat.WithLabelValues(cmd)
-	m.families.add(cmd, o.(prometheus.Metric))
-	return func(d time.Duration) { o.Observe(d.Seconds()) }
-}
+func (m *metrics) observe(cmd string) func(time.Duration) { return m.lat.observer(cmd) }
 
 // attach makes s (and its cache) the source of the scraped counters; nil
 // detaches it, and the cache with it (attachCache).
