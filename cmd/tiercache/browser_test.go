@@ -167,7 +167,7 @@ func TestStatusPageInChromium(t *testing.T) {
 	t.Run("under load", func(t *testing.T) { loadStatusPage(t, bin, ws, false) })
 
 	png := filepath.Join(t.TempDir(), "status.png")
-	chromium(t, bin, "--virtual-time-budget=3000", "--hide-scrollbars", "--window-size=1400,1500", "--screenshot="+png,
+	chromium(t, bin, "--virtual-time-budget=3000", "--hide-scrollbars", "--window-size=1400,1350", "--screenshot="+png,
 		"http://"+ws.metricsAddr+"/")
 	b, err := os.ReadFile(png)
 	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) || len(b) < 10000 {

@@ -85,7 +85,9 @@
 //     with no external asset and a Content-Security-Policy that lets it
 //     reach only its own origin) and GET /status.json (the stats table's
 //     rows and INFO memory's, under their INFO names with INFO's values);
-//     other paths answer 404 and /metrics is unchanged (TestStatusPage).
+//     other paths answer 404 and /metrics is unchanged (TestStatusPage);
+//     while the cache opens both are served and status.json says loading
+//     (TestStatusPageWhileLoading).
 //     In headless Chromium the page reads status.json every 2 s, and every
 //     value it shows is INFO's for that field taken around it: counters
 //     between INFO before and after, gauges equal on a quiet sidecar

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -231,5 +232,45 @@ func checkShownAgainstInfo(t *testing.T, shown, before, after map[string]string,
 				t.Errorf("gauge %s: shown %v, INFO %v before and %v after", field, fv, fb, fa)
 			}
 		}
+	}
+}
+
+// TestStatusPageWhileLoading (C13, C9): while the cache opens, the status
+// page is served and /status.json says loading, with the server's rows
+// only (the cache's are not there yet), as INFO says loading:1.
+func TestStatusPageWhileLoading(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.Metrics.Listen = "127.0.0.1:" + strconv.Itoa(freePort(t))
+	opening, release := make(chan struct{}), make(chan struct{})
+	res := make(chan started, 1)
+	go func() {
+		sc, err := startSidecarOpening(cfg, nopLogger(), heldOpen(opening, release, nil))
+		res <- started{sc, err}
+	}()
+	waitFor(t, "the open to begin", opening)
+	for _, path := range []string{"/", "/status.json"} {
+		resp, err := http.Get("http://" + cfg.Metrics.Listen + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc statusDoc
+		if path == "/status.json" {
+			err = json.NewDecoder(resp.Body).Decode(&doc)
+			if err != nil || !doc.Loading || len(doc.Tiers) != 0 || fmt.Sprint(doc.Fields["loading"]) != "1" {
+				t.Errorf("status.json while loading: loading %v, fields[loading] %v, %d tiers, %v", doc.Loading, doc.Fields["loading"], len(doc.Tiers), err)
+			}
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET %s while loading: %s", path, resp.Status)
+		}
+	}
+	close(release)
+	r := <-res
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if err := r.sc.Close(); err != nil {
+		t.Error(err)
 	}
 }
