@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -99,7 +100,7 @@ func (m *metrics) status(version string, started time.Time) statusDoc {
 		return g
 	}
 	for _, r := range server.StatTable() {
-		if r.Kind == server.StatCounter {
+		if r.Kind == server.StatCounter && !slices.Contains(doc.Counters, r.Info) {
 			doc.Counters = append(doc.Counters, r.Info)
 		}
 		r.Each(&snap, func(label string, v server.StatValue) {
