@@ -188,14 +188,15 @@ func TestStatusPageInChromium(t *testing.T) {
 	t.Run("quiet", func(t *testing.T) { loadStatusPage(t, bin, ws, true) })
 }
 
-// waitQuiet waits until the sidecar's INFO tiers section stops changing
-// (the flusher drained, the cold store's I/O done).
+// waitQuiet waits until the sidecar's INFO tiers, tenants and clients
+// sections stop changing (the flusher drained, the cold store's I/O
+// done, the load's connections closed).
 func waitQuiet(t *testing.T, ws *watchSidecar) {
 	t.Helper()
 	ctx := context.Background()
 	prev := ""
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(300 * time.Millisecond) {
-		cur, err := ws.rc.Info(ctx, "tiers", "tenants").Result()
+		cur, err := ws.rc.Info(ctx, "tiers", "tenants", "clients").Result()
 		if err != nil {
 			t.Fatal(err)
 		}
