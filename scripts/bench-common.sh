@@ -89,11 +89,11 @@ wait_sock() {
 #
 # start_tiercache NAME DRAM_BYTES: hot.bytes = DRAM/4, warm.bytes = the
 # rest, the emulated cold tier (its default capacity) under $tmp/NAME.data,
-# socket $tmp/NAME.sock. TC_FLAGS adds flags.
+# socket $tmp/NAME.sock. TC_FLAGS adds flags; TC_BIN runs another binary.
 start_tiercache() {
   local hot=$(($2 / 4))
   rm -rf "$tmp/$1.data"
-  "${srv_pin[@]}" "$tmp/tiercache" serve -socket "$tmp/$1.sock" -data "$tmp/$1.data" -metrics 127.0.0.1:0 -log-level warn \
+  "${srv_pin[@]}" "${TC_BIN:-$tmp/tiercache}" serve -socket "$tmp/$1.sock" -data "$tmp/$1.data" -metrics 127.0.0.1:0 -log-level warn \
     -hot-bytes "$hot" -warm-bytes "$(($2 - hot))" ${TC_FLAGS:-} >"$tmp/$1.out" 2>"$tmp/$1.log" &
   srv_pid=$!
   bench_pids+=("$srv_pid")

@@ -16,7 +16,8 @@
 // or $TIERCACHE_CONFIG (YAML, every key documented in
 // configs/tiercache.yaml), then TIERCACHE_<SECTION>_<KEY> environment
 // variables, then flags. Logging is zap (JSON, or console when stderr is a
-// terminal); metrics are Prometheus on a loopback address.
+// terminal); metrics are Prometheus on a loopback address, which also
+// serves a status page at / (statuspage.go).
 //
 // # Invariants
 //
@@ -38,7 +39,9 @@
 //     statsTable (S13): on the real sidecar every row is an INFO field and,
 //     but for the INFO-only ones, a tiercache_ metric of its type (per tier
 //     for a per-tier row, per tenant for a per-tenant row), and the only tiercache_ metrics besides the
-//     table's are the command latencies (TestInfoAndMetricsAgree).
+//     table's are the command latencies (per command and per family, C12)
+//     and INFO memory's figures of tier.Memory (memoryRows, tiercache_memory_*,
+//     each equal to its INFO field) (TestInfoAndMetricsAgree).
 //   - C7: with server.go_memory_limit auto (the default) and no GOMEMLIMIT
 //     in the environment, the sidecar sets Go's memory limit to its
 //     cache's heap budget (tier.Memory), follows it every second and
@@ -107,13 +110,38 @@
 //   - C16: `tiercache probe live` exits 0 once the sidecar answers PING
 //     with PONG (while it loads too), `probe ready` once INFO says
 //     loading:0; otherwise 1 with one line saying why (TestProbe).
+//   - C17: every command the server has is in exactly one family of
+//     commandFamilies (TestEveryCommandHasAFamily), and each family's
+//     tiercache_command_family_duration_seconds is the sum of its
+//     commands' tiercache_command_duration_seconds histograms, made when
+//     scraped: count, sum and every bucket (TestFamilyHistogramSumsCommands).
+//   - C18: the metrics listener serves GET / (the status page, embedded,
+//     with no external asset and a Content-Security-Policy that lets it
+//     reach only its own origin) and GET /status.json (the stats table's
+//     rows and INFO memory's, under their INFO names with INFO's values);
+//     other paths answer 404 and /metrics is unchanged (TestStatusPage);
+//     while the cache opens both are served and status.json says loading
+//     (TestStatusPageWhileLoading).
+//     In headless Chromium the page reads status.json every 2 s, and every
+//     value it shows is INFO's for that field taken around it: counters
+//     between INFO before and after, gauges equal on a quiet sidecar
+//     (TestStatusPageInChromium, run by scripts/test.d/40-watch).
+//   - C19: through a real Prometheus scraping the sidecar under load, every
+//     query of deploy/grafana/tiercache.json returns a finite sample (the
+//     remote tier's panels, remotePanels, once the sidecar has one), and
+//     every rule of deploy/prometheus/tiercache-rules.yml evaluates without
+//     error on metrics the sidecar exports (TestDashboardThroughPrometheus,
+//     run by scripts/test.d/40-watch, which also runs promtool check rules
+//     and promtool test rules).
 //
 // # Caveats
 //
 //   - Stats for /metrics and INFO are pulled on each scrape (one
 //     server.Snapshot per scrape or INFO); tier.Stats walks the key
 //     directory, so a scrape costs O(keys).
-//   - The metrics endpoint has no authentication: keep it on loopback.
+//   - The metrics endpoint and the status page have no authentication:
+//     keep them on loopback. /status.json costs what a scrape costs (one
+//     server.Snapshot); the page asks for it every 2 s while it is open.
 //   - startSidecar returns only once the cache is open, so signals are
 //     handled after a long open, not during it.
 //   - kvtarget has no authentication (NVMe/TCP without TLS or DH-HMAC-CHAP):

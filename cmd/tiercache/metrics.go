@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/tiercache/tiercache/server"
+	"github.com/tiercache/tiercache/tier"
 )
 
 // metricNamespace prefixes every tiercache metric: tiercache_<name>.
@@ -18,13 +19,14 @@ const metricNamespace = "tiercache"
 
 // metrics holds the Prometheus registry; cache and server state is pulled
 // on each scrape (collector) through server's stats table, command
-// latencies are pushed (histograms).
+// latencies are pushed (histograms, cmdlatency.go).
 type metrics struct {
-	reg    *prometheus.Registry
-	cmdLat *prometheus.HistogramVec
-	stats  []tableMetric
-	mu     sync.Mutex
-	srv    *server.Server
+	reg   *prometheus.Registry
+	lat   *cmdLatency    // per command and per family
+	mem   *memoryMetrics // INFO memory's budgets
+	stats []tableMetric
+	mu    sync.Mutex
+	srv   *server.Server
 }
 
 // tableMetric is a row of server's stats table exported on /metrics.
@@ -35,7 +37,7 @@ type tableMetric struct {
 }
 
 func newMetrics() *metrics {
-	m := &metrics{reg: prometheus.NewRegistry()}
+	m := &metrics{reg: prometheus.NewRegistry(), lat: newCmdLatency(), mem: newMemoryMetrics()}
 	for _, r := range server.StatTable() {
 		if r.Metric == "" {
 			continue // INFO only
@@ -51,12 +53,7 @@ func newMetrics() *metrics {
 		m.stats = append(m.stats, tableMetric{Stat: r, typ: typ,
 			desc: prometheus.NewDesc(prometheus.BuildFQName(metricNamespace, "", r.Metric), r.Help, labels, nil)})
 	}
-	m.cmdLat = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: metricNamespace, Name: "command_duration_seconds",
-		Help:    "Time to execute one command, by command (reply not yet flushed).",
-		Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12), // 1 µs .. ~4 s
-	}, []string{"command"})
-	m.reg.MustRegister(m.cmdLat,
+	m.reg.MustRegister(m.lat, m.mem,
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsGC, collectors.MetricsMemory, collectors.MetricsScheduler)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m)
@@ -64,18 +61,21 @@ func newMetrics() *metrics {
 }
 
 // observe is server.Options.ObserveLatency.
-func (m *metrics) observe(cmd string) func(time.Duration) {
-	o := m.cmdLat.WithLabelValues(cmd)
-	return func(d time.Duration) { o.Observe(d.Seconds()) }
-}
+func (m *metrics) observe(cmd string) func(time.Duration) { return m.lat.observer(cmd) }
 
 // attach makes s (and its cache) the source of the scraped counters; nil
-// detaches it.
+// detaches it, and the cache with it (attachCache).
 func (m *metrics) attach(s *server.Server) {
 	m.mu.Lock()
 	m.srv = s
 	m.mu.Unlock()
+	if s == nil {
+		m.mem.attach(nil)
+	}
 }
+
+// attachCache makes the open cache the source of the memory figures.
+func (m *metrics) attachCache(c *tier.Cache) { m.mem.attach(c) }
 
 // Describe sends every descriptor (a checked collector).
 func (m *metrics) Describe(ch chan<- *prometheus.Desc) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,8 +17,10 @@ import (
 // and cold, a per-tenant row as <Info>= in each tenant's line) and, but
 // for an INFO-only row, a metric the registry gathers, of the row's type,
 // with one sample per tier for a per-tier row (per tenant for a
-// per-tenant row); a text row's label is its INFO value; and every
-// tiercache_ metric but the command latencies is a row's.
+// per-tenant row); a text row's label is its INFO value; each of
+// memoryRows is a gauge of its INFO memory field's value; and every
+// tiercache_ metric but the command latencies (per command and per
+// family) is a row's.
 func TestInfoAndMetricsAgree(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	cfg.Tenants = []TenantConfig{{Name: "a", Prefix: "a:", Quota: 1 << 20}}
@@ -47,7 +50,20 @@ func TestInfoAndMetricsAgree(t *testing.T) {
 	}
 	tiers := []string{"hot", "warm", "cold"}
 	tenants := []string{"default", "a"}
-	fromTable := map[string]bool{metricNamespace + "_command_duration_seconds": true}
+	fromTable := map[string]bool{metricNamespace + "_command_duration_seconds": true,
+		metricNamespace + "_command_family_duration_seconds": true}
+	for _, r := range memoryRows {
+		name := prometheus.BuildFQName(metricNamespace, "", r.metric)
+		fromTable[name] = true
+		i, ok := family[name]
+		if !ok || len(fams[i].GetMetric()) != 1 || fams[i].GetType().String() != "GAUGE" {
+			t.Errorf("/metrics lacks the gauge %s (INFO %s)", name, r.info)
+			continue
+		}
+		if got := strconv.FormatFloat(fams[i].GetMetric()[0].GetGauge().GetValue(), 'f', -1, 64); got != info[r.info] {
+			t.Errorf("%s = %s, INFO %s:%s", name, got, r.info, info[r.info])
+		}
+	}
 	for _, r := range server.StatTable() {
 		fields := []string{r.InfoField("")}
 		switch r.Label {

@@ -128,6 +128,7 @@ func startSidecarWith(cfg *Config, log *zap.Logger, env startEnv) (*sidecar, err
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(s.met.reg, promhttp.HandlerOpts{}))
+		s.met.handleStatus(mux, version)
 		if cfg.Metrics.Pprof {
 			mux.HandleFunc("/debug/pprof/", pprof.Index)
 			mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
@@ -154,6 +155,7 @@ func startSidecarWith(cfg *Config, log *zap.Logger, env startEnv) (*sidecar, err
 		s.closeStarted()
 		return nil, errors.Join(err, s.cache.Close())
 	}
+	s.met.attachCache(s.cache)
 	procMemLimit.add(s.cache, b.memLimit, log)
 	return s, nil
 }
