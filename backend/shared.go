@@ -17,11 +17,10 @@ type Shared interface {
 	// RetimeMany sets the expiry of each key's stored copy (unix ns, 0:
 	// none) without sending its value; an absent key is not an error.
 	RetimeMany(ctx context.Context, keys [][]byte, exps []int64) (errs []error)
-	// Watch sets fn, which the store calls with the keys another writer
-	// changed or deleted, or with all set when any key may have changed
-	// (invalidations may have been lost, or another sidecar emptied the
-	// store). fn runs on the store's goroutine and must not block.
-	Watch(fn func(keys [][]byte, all bool))
+	// Watch sets fn, which the store calls with what other writers
+	// changed (Change). fn runs on the store's goroutine and must not
+	// block.
+	Watch(fn func(Change))
 	// Clear makes every key stored so far absent for every sidecar at once
 	// (FLUSHALL), and removes them in the background.
 	Clear(ctx context.Context) error
@@ -29,6 +28,17 @@ type Shared interface {
 	// while it is unreachable or its circuit breaker is open, so that a
 	// read costs nothing then.
 	Available() bool
+}
+
+// Change is what a Shared store tells its watcher.
+type Change struct {
+	// Keys another writer changed or deleted.
+	Keys [][]byte
+	// Lost: changes may have been missed (a connection to the store closed
+	// and is back): any key may have changed.
+	Lost bool
+	// Cleared: another writer emptied the store (Clear).
+	Cleared bool
 }
 
 // RemoteStats are a Shared store's own figures.

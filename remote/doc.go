@@ -29,9 +29,10 @@
 //     the Watch of every other store that read or wrote the key since its
 //     last change, as that key, and never the writer's own (NOLOOP, and a
 //     write tracks its key again in its own transaction, so no other
-//     write comes between); a Clear of another store, or a connection that
-//     closed (its pushes may be lost), reaches Watch as "all" once every
-//     node answers again (TestWatchSeesOtherWriters, TestClearIsFleetWide,
+//     write comes between); a Clear of another store reaches Watch as
+//     Cleared, and a connection that closed (its pushes may be lost) as
+//     Lost, once every node answers again and a cluster serves every slot
+//     (TestWatchSeesOtherWriters, TestClearIsFleetWide,
 //     TestResyncAfterLostConnection).
 //   - R4: a chunked value is read whole or not at all: its pieces are
 //     written before its header and named by the header's put ID, so a

@@ -3,9 +3,11 @@ package remote
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
+	"github.com/tiercache/tiercache/backend"
 	"go.uber.org/zap"
 )
 
@@ -50,7 +52,7 @@ func (s *Store) health() {
 		if s.br.probing() {
 			s.br.success()
 		}
-		if s.resync.Load() {
+		if s.resync.Load() && s.clusterOK(c) {
 			s.resyncNow(c)
 		}
 	}
@@ -74,8 +76,22 @@ func (s *Store) ping(c rueidis.Client) error {
 	return first
 }
 
-// resyncNow reloads the generation and tells Watch that any key may have
-// changed.
+// clusterOK reports whether the remote serves every slot now (CLUSTER
+// INFO's cluster_state:ok), or is not a cluster: a resync waits for it, so
+// that the keys of a failed master's slots are read again once its
+// replica took over, not while they time out.
+func (s *Store) clusterOK(c rueidis.Client) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.Timeout, 100*time.Millisecond))
+	defer cancel()
+	info, err := c.Do(ctx, c.B().ClusterInfo().Build()).ToString()
+	if err != nil {
+		return strings.Contains(err.Error(), "cluster support disabled")
+	}
+	return strings.Contains(info, "cluster_state:ok")
+}
+
+// resyncNow reloads the generation and tells Watch that the store was
+// cleared (the generation moved) or that any key may have changed.
 func (s *Store) resyncNow(c rueidis.Client) {
 	ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.Timeout, 100*time.Millisecond))
 	defer cancel()
@@ -86,12 +102,14 @@ func (s *Store) resyncNow(c rueidis.Client) {
 		s.log.Warn("remote: reload the generation", zap.Error(err))
 		return
 	}
+	ch := backend.Change{Lost: true}
 	if old := s.gen.Swap(g); old != g {
 		s.log.Info("remote tier cleared by another sidecar", zap.Uint64("generation", g))
+		ch = backend.Change{Cleared: true}
 	}
 	s.st.resyncs.Add(1)
 	if fn := s.watch.Load(); fn != nil {
-		(*fn)(nil, true)
+		(*fn)(ch)
 	}
 }
 

@@ -47,22 +47,26 @@ func openStore(t *testing.T, addrs []string, prefix string, edit func(*Config)) 
 
 // watched records what Watch was told.
 type watched struct {
-	mu   sync.Mutex
-	keys map[string]int
-	alls int
+	mu      sync.Mutex
+	keys    map[string]int
+	alls    int // Lost or Cleared
+	cleared int
 }
 
-func (w *watched) add(keys [][]byte, all bool) {
+func (w *watched) add(ch backend.Change) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if all {
+	if ch.Lost || ch.Cleared {
 		w.alls++
+		if ch.Cleared {
+			w.cleared++
+		}
 		return
 	}
 	if w.keys == nil {
 		w.keys = map[string]int{}
 	}
-	for _, k := range keys {
+	for _, k := range ch.Keys {
 		w.keys[string(k)]++
 	}
 }

@@ -32,7 +32,7 @@ type Store struct {
 	br       breaker
 	st       counters
 	lat      histogram
-	watch    atomic.Pointer[func(keys [][]byte, all bool)]
+	watch    atomic.Pointer[func(backend.Change)]
 	resync   atomic.Bool // invalidations may have been lost: tell Watch once every node answers
 	closed   atomic.Bool
 	sweeping atomic.Bool

@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+	"github.com/tiercache/tiercache/backend"
 )
 
 // Watch sets the function told of other writers' changes (R3).
-func (s *Store) Watch(fn func(keys [][]byte, all bool)) { s.watch.Store(&fn) }
+func (s *Store) Watch(fn func(backend.Change)) { s.watch.Store(&fn) }
 
 // onInvalidations is the client's push handler: the keys another sidecar
 // changed (nil: a connection closed, so pushes may have been lost).
@@ -41,7 +42,7 @@ func (s *Store) onInvalidations(msgs []rueidis.RedisMessage) {
 	}
 	s.st.invalidations.Add(uint64(len(keys)))
 	if fn := s.watch.Load(); fn != nil {
-		(*fn)(keys, false)
+		(*fn)(backend.Change{Keys: keys})
 	}
 }
 

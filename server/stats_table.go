@@ -77,6 +77,44 @@ var statsTable = []Stat{
 	{"tiers", "cold_errors", "cold_errors_total", StatCounter, "", "Cold-tier errors: reads served as misses, writes dropped.", func(v statView) StatValue { return ofUint(v.Cache.ColdErrors) }},
 	{"tiers", "cold_writable", "cold_writable", StatGauge, "", "1 while the cold store takes writes; 0 without a cold tier or after a failed write (until restart; INFO tiers cold_write_error says why).", func(v statView) StatValue { return ofBool(v.Cache.ColdWritable()) }},
 	{"tiers", "cold_write_error", "", StatText, "", "Why the cold store takes no more writes (empty while it does). INFO only: an error's text is no label value to keep; /metrics has tiercache_cold_writable.", func(v statView) StatValue { return errText(v.Cache.ColdWriteError) }},
+	{"tiers", "remote_backend", "remote_backend_info", StatText, "backend", "The remote tier, as backend=\"remote:<seed addresses>\" (empty without one).", func(v statView) StatValue { return text(v.Cache.Remote.Backend) }},
+	{"tiers", "remote_connected", "remote_connected", StatGauge, "", "1 once a seed of the remote tier answered (the client is connected).", func(v statView) StatValue { return ofBool(v.Cache.Remote.Store.Connected) }},
+	{"tiers", "remote_nodes", "remote_nodes", StatGauge, "", "Nodes of the remote cluster the client knows.", func(v statView) StatValue { return ofInt(int64(v.Cache.Remote.Store.Nodes)) }},
+	{"tiers", "remote_breaker", "", StatText, "", "The remote tier's circuit breaker: closed, open or half-open (INFO only; /metrics has tiercache_remote_breaker_state).", func(v statView) StatValue { return text(v.Cache.Remote.Store.Breaker) }},
+	{"tiers", "remote_breaker_state", "remote_breaker_state", StatGauge, "", "The remote tier's circuit breaker: 0 closed, 1 half-open, 2 open (calls make no round trip).", func(v statView) StatValue { return ofInt(breakerState(v.Cache.Remote.Store.Breaker)) }},
+	{"tiers", "remote_breaker_opens", "remote_breaker_opens_total", StatCounter, "", "Times the remote tier's breaker opened.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Store.BreakerOpens) }},
+	{"tiers", "remote_hits", "remote_hits_total", StatCounter, "", "Reads the local tiers missed and the remote tier answered (also tier_hits_total{tier=\"remote\"}).", func(v statView) StatValue { return ofUint(v.Cache.Remote.Hits) }},
+	{"tiers", "remote_misses", "remote_misses_total", StatCounter, "", "Reads the local tiers missed and the remote tier did not hold.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Misses) }},
+	{"tiers", "remote_read_errors", "remote_read_errors_total", StatCounter, "", "Reads the local tiers missed whose remote round trip failed or timed out (answered as misses).", func(v statView) StatValue { return ofUint(v.Cache.Remote.Errors) }},
+	{"tiers", "remote_errors", "remote_errors_total", StatCounter, "", "Remote round trips that failed (connection or server error).", func(v statView) StatValue { return ofUint(v.Cache.Remote.Store.Errors) }},
+	{"tiers", "remote_timeouts", "remote_timeouts_total", StatCounter, "", "Remote round trips past remote.timeout.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Store.Timeouts) }},
+	{"tiers", "remote_skipped", "remote_skipped_total", StatCounter, "", "Remote calls made no round trip because the remote was unavailable or its breaker open.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Store.Skipped) }},
+	{"tiers", "remote_admitted", "remote_admitted_total", StatCounter, "", "Remote hits given a local copy.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Admitted) }},
+	{"tiers", "remote_invalidations", "remote_invalidations_total", StatCounter, "", "Keys other sidecars changed, as the remote reported them.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Store.Invalidations) }},
+	{"tiers", "remote_invalidated", "remote_invalidated_total", StatCounter, "", "Local copies dropped because another sidecar changed the key.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Invalidated) }},
+	{"tiers", "remote_validated", "remote_validated_total", StatCounter, "", "Suspect local copies (invalidations may have been lost) the remote found unchanged.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Validated) }},
+	{"tiers", "remote_replaced", "remote_replaced_total", StatCounter, "", "Suspect local copies replaced by the remote's newer value.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Replaced) }},
+	{"tiers", "remote_dropped", "remote_dropped_total", StatCounter, "", "Suspect local copies dropped because the remote no longer holds the key.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Dropped) }},
+	{"tiers", "remote_resyncs", "remote_resyncs_total", StatCounter, "", "Times invalidations may have been lost, so that every local copy is checked against the remote at its next use (unless remote.resync keep).", func(v statView) StatValue { return ofUint(v.Cache.Remote.Resyncs) }},
+	{"tiers", "remote_store_resyncs", "remote_store_resyncs_total", StatCounter, "", "Times the remote client found that invalidations may have been lost (a connection closed, another sidecar's FLUSHALL).", func(v statView) StatValue { return ofUint(v.Cache.Remote.Store.Resyncs) }},
+	{"tiers", "remote_foreign", "remote_foreign_total", StatCounter, "", "Values under remote.prefix that are not records of ours (read as misses).", func(v statView) StatValue { return ofUint(v.Cache.Remote.Store.Foreign) }},
+	{"tiers", "remote_torn", "remote_torn_total", StatCounter, "", "Chunked remote values whose pieces did not match their header (replaced as they were read; read as misses).", func(v statView) StatValue { return ofUint(v.Cache.Remote.Store.Torn) }},
+	{"tiers", "remote_queue_items", "remote_queue_items", StatGauge, "", "Changes waiting to be written to the remote tier.", func(v statView) StatValue { return ofInt(v.Cache.Remote.Queue.Queued) }},
+	{"tiers", "remote_queue_bytes", "remote_queue_bytes", StatGauge, "", "Key and value bytes of the changes waiting for the remote tier.", func(v statView) StatValue { return ofInt(v.Cache.Remote.Queue.QueuedBytes) }},
+	{"tiers", "remote_queue_in_flight", "remote_queue_in_flight", StatGauge, "", "Batches of changes sent to the remote tier and not answered.", func(v statView) StatValue { return ofInt(v.Cache.Remote.Queue.InFlight) }},
+	{"tiers", "remote_changes", "remote_changes_total", StatCounter, "", "Changes made for the remote tier (puts, deletes, expiries).", func(v statView) StatValue { return ofUint(v.Cache.Remote.Queue.Enqueued) }},
+	{"tiers", "remote_changes_merged", "remote_changes_merged_total", StatCounter, "", "Changes merged into a pending change of their key (only the newest is written).", func(v statView) StatValue { return ofUint(v.Cache.Remote.Queue.Merged) }},
+	{"tiers", "remote_written", "remote_written_total", StatCounter, "", "Changes the remote tier took.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Queue.Sent) }},
+	{"tiers", "remote_write_drops", "remote_write_drops_total", StatCounter, "", "Changes dropped before reaching the remote tier: the queue full, or pending at shutdown.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Queue.Dropped) }},
+	{"tiers", "remote_write_errors", "remote_write_errors_total", StatCounter, "", "Changes the remote tier failed (not retried: other sidecars keep reading its older value).", func(v statView) StatValue { return ofUint(v.Cache.Remote.Queue.Failed) }},
+	{"tiers", "remote_write_batches", "remote_write_batches_total", StatCounter, "", "Batches of changes sent to the remote tier.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Queue.Batches) }},
+	{"tiers", "remote_wait_timeouts", "remote_wait_timeouts_total", StatCounter, "", "Write-through waits (remote.write through) that gave up after remote.wait.", func(v statView) StatValue { return ofUint(v.Cache.Remote.WaitTimeouts) }},
+	{"tiers", "remote_bytes_read", "remote_bytes_read_total", StatCounter, "", "Bytes read from the remote tier.", func(v statView) StatValue { return ofUint(v.Cache.Remote.BytesRead) }},
+	{"tiers", "remote_bytes_written", "remote_bytes_written_total", StatCounter, "", "Bytes written to the remote tier.", func(v statView) StatValue { return ofUint(v.Cache.Remote.BytesWritten) }},
+	{"tiers", "remote_generation", "remote_generation", StatGauge, "", "The remote tier's generation: every FLUSHALL through any sidecar starts a new one.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Store.Generation) }},
+	{"tiers", "remote_swept", "remote_swept_total", StatCounter, "", "Keys of earlier generations this sidecar removed from the remote.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Store.Swept) }},
+	{"tiers", "remote_clear_pending", "remote_clear_pending", StatGauge, "", "1 while a FLUSHALL waits to clear the remote tier (it is neither read nor written meanwhile).", func(v statView) StatValue { return ofBool(v.Cache.Remote.ClearPending) }},
+	{"tiers", "remote_clear_errors", "remote_clear_errors_total", StatCounter, "", "FLUSHALLs that could not clear the remote tier at once.", func(v statView) StatValue { return ofUint(v.Cache.Remote.ClearErrors) }},
 	{"tenants", "quota_bytes", "tenant_quota_bytes", StatGauge, TenantLabel, "Each tenant's share of the DRAM budget (hot + warm; the default tenant's is what the others leave).", func(v statView) StatValue { return ofInt(v.Tenant.Quota) }},
 	{"tenants", "capacity_bytes", "tenant_capacity_bytes", StatGauge, TenantLabel, "Key and value bytes each tenant's keys may keep in DRAM: its quota's share of dram_capacity_bytes.", func(v statView) StatValue { return ofInt(v.Tenant.Capacity) }},
 	{"tenants", "keys", "tenant_keys", StatGauge, TenantLabel, "Keys of each tenant, counting expired keys not yet swept.", func(v statView) StatValue { return ofInt(v.Tenant.Keys) }},
@@ -86,4 +124,16 @@ var statsTable = []Stat{
 	{"tenants", "dram_hits", "tenant_dram_hits_total", StatCounter, TenantLabel, "Reads of each tenant's keys served from hot or warm.", func(v statView) StatValue { return ofUint(v.Tenant.DRAMHits) }},
 	{"tenants", "misses", "tenant_misses_total", StatCounter, TenantLabel, "Reads of each tenant's keys that found nothing.", func(v statView) StatValue { return ofUint(v.Tenant.Misses) }},
 	{"tenants", "evictions", "tenant_evictions_total", StatCounter, TenantLabel, "Keys of each tenant the DRAM tiers evicted (to cold, or lost without one): a tenant past its quota evicts its own.", func(v statView) StatValue { return ofUint(v.Tenant.Evictions) }},
+}
+
+// breakerState is the remote breaker's state as a number (0 closed, 1
+// half-open, 2 open; 0 without a remote tier).
+func breakerState(s string) int64 {
+	switch s {
+	case "half-open":
+		return 1
+	case "open":
+		return 2
+	}
+	return 0
 }

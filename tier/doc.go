@@ -429,12 +429,20 @@
 //     and drops the changes queued for it; if the remote cannot clear, it
 //     is neither read nor written until a retry does
 //     (TestRemoteTier/FlushAllIsFleetWide).
-//   - T42: when invalidations may have been lost (the store says "all": a
-//     lost connection, another sidecar's Clear; or the invalidation
-//     backlog overflowed; or the cold store holds an earlier run's keys at
-//     Open, outside writethrough), every local copy is dropped by a local
-//     flush, unless RemoteOptions.KeepOnResync (TestRemoteTier/
-//     ResyncAtStart).
+//   - T42: when invalidations may have been lost (the store's Lost: a
+//     connection closed and the cluster is whole again; or the
+//     invalidation backlog overflowed), every local copy becomes suspect
+//     (its entry's remote generation is behind): at its next use (a read,
+//     or a call that decides on its entry) it is checked against the
+//     remote and kept if unchanged, replaced if changed, dropped if the
+//     remote no longer holds it, and served unchecked while the remote
+//     does not answer. An entry adopted from an earlier run's cold store
+//     is suspect from the start. Another sidecar's Clear (Cleared) drops
+//     every local copy at once (a local flush). RemoteOptions.KeepOnResync
+//     serves suspect copies unchecked (TestRemoteTier/ResyncAtStart,
+//     /LostInvalidationsRevalidate; cmd/tiercache TestSharedSidecars/
+//     MasterKilledUnderLoad: local hits keep being served through a
+//     failover).
 //
 // # Entry lifecycle
 //

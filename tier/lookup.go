@@ -23,6 +23,10 @@ const (
 	// readRetry: the entry's version is in no tier the reader can see
 	// yet: a copy is moving between two of them (T5). Decide again.
 	readRetry
+	// readValidate: the entry's copy may be stale (invalidations from the
+	// remote tier may have been missed since it was written or checked,
+	// T42): check it against the remote first.
+	readValidate
 )
 
 // readPlan is planRead's decision.
@@ -46,7 +50,7 @@ type readPlan struct {
 // string's DRAM record when into (not nil) gives a slice of its size: it
 // is copied there (p.filled), straight from the record. A DRAM record read
 // is marked touched (hot's second chance).
-func (c *Cache) planRead(dst, key []byte, lo uint64, sh *shard, now int64, into func(n int) []byte) ([]byte, readPlan) {
+func (c *Cache) planRead(dst, key []byte, lo uint64, sh *shard, now int64, into func(n int) []byte, validate bool) ([]byte, readPlan) {
 	e := sh.m[viewString(key)]
 	if e == nil {
 		if c.coldUnknown.Load() && c.cold != nil {
@@ -58,6 +62,10 @@ func (c *Cache) planRead(dst, key []byte, lo uint64, sh *shard, now int64, into 
 		return dst, readPlan{act: readMiss}
 	}
 	p := readPlan{e: e, ver: e.ver, size: int(e.size), kind: e.kind}
+	if validate && c.rt.suspect(e) {
+		p.act = readValidate
+		return dst, p
+	}
 	if e.loc != 0 {
 		e.mark(markTouched)
 		if into != nil && e.kind == KindString {

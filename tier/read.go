@@ -51,7 +51,7 @@ func (c *Cache) view(dst, key []byte, into func(n int) []byte) (value []byte, ki
 		return dst, 0, false, false, false, ErrClosed
 	}
 	lo, _ := hashKey(key)
-	v, t, kind, filled, ok := c.getInto(dst, key, lo, true, into)
+	v, t, kind, filled, ok := c.getInto(dst, key, lo, true, into, c.rt != nil)
 	c.count(key, t, ok)
 	c.exit()
 	return v, kind, filled, ok, t == policy.Cold, nil
@@ -86,18 +86,26 @@ func (c *Cache) served(p readPlan, lo uint64, sh *shard, n int) {
 // (appended to dst) and the tier it came from. rec says the access is to
 // be recorded for the promotion policy.
 func (c *Cache) get(dst, key []byte, lo uint64, rec bool) (v []byte, t policy.Tier, kind Kind, ok bool) {
-	v, t, kind, _, ok = c.getInto(dst, key, lo, rec, nil)
+	v, t, kind, _, ok = c.getInto(dst, key, lo, rec, nil, false)
 	return v, t, kind, ok
 }
 
 // getInto is get with planRead's into: filled says the value went there.
-func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) []byte) (v []byte, t policy.Tier, kind Kind, filled, ok bool) {
+// With validate, a copy that may be stale is checked against the remote
+// tier first (T42); the callers that decide on a key's entry validate it
+// in lockEntry instead.
+func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) []byte, validate bool) (v []byte, t policy.Tier, kind Kind, filled, ok bool) {
 	sh := c.dir.shard(lo)
 	for attempt := 0; attempt < 3; attempt++ {
 		sh.mu.RLock()
-		v, p := c.planRead(dst, key, lo, sh, c.now(), into)
+		v, p := c.planRead(dst, key, lo, sh, c.now(), into, validate)
 		sh.mu.RUnlock()
 		switch p.act {
+		case readValidate:
+			c.validate(key, lo, sh, p.ver)
+			validate = false // served as it now is, checked or not
+			attempt--
+			continue
 		case readServe:
 			if p.tier != policy.Hot {
 				c.record(&rec, lo)
@@ -122,6 +130,11 @@ func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) [
 			}
 			if !ok {
 				return c.missLocal(v, key, lo)
+			}
+			if validate {
+				dst = v[:len(dst)]
+				attempt--
+				continue // an earlier run's copy: checked against the remote first (T42)
 			}
 			return v, policy.Cold, k, false, ok
 		case readCold:
@@ -325,7 +338,17 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 	now := c.now()
 	// Keys the local tiers miss are read in the remote tier together at
 	// the end (T40); without one they are misses at once.
-	var remote []int
+	var remote, revalidate []int
+	defer func() {
+		for _, i := range revalidate {
+			lo, _ := hashKey(keys[i])
+			v, t, kind, _, ok := c.getInto(nil, keys[i], lo, false, nil, true)
+			if ok {
+				out[i], kinds[i] = nonNil(v), kind
+			}
+			c.count(keys[i], t, ok)
+		}
+	}()
 	miss := func(i int) {
 		if c.rt != nil {
 			remote = append(remote, i)
@@ -343,7 +366,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 		sh.mu.RLock()
 		from := len(buf)
 		var p readPlan
-		buf, p = c.planRead(buf, key, lo, sh, now, into)
+		buf, p = c.planRead(buf, key, lo, sh, now, into, c.rt != nil)
 		sh.mu.RUnlock()
 		if p.act != readServe || p.tier != policy.Hot {
 			c.pro.Record(lo) // a hot hit has nothing for the promotion policy to decide
@@ -365,8 +388,8 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 			c.count(key, p.tier, true)
 		case readCold:
 			need = append(need, pending{i: i, lo: lo, ver: p.ver, known: true, size: p.size})
-		case readRetry:
-			slow = append(slow, i) // moving between tiers: the single-key path retries
+		case readRetry, readValidate:
+			slow = append(slow, i) // moving between tiers, or to check: the single-key path does it
 		}
 	}
 	for _, sp := range spans {
@@ -374,7 +397,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 	}
 	for _, i := range slow {
 		lo, _ := hashKey(keys[i])
-		v, t, kind, ok := c.get(nil, keys[i], lo, false)
+		v, t, kind, _, ok := c.getInto(nil, keys[i], lo, false, nil, c.rt != nil)
 		if ok {
 			out[i], kinds[i] = nonNil(v), kind
 		}
@@ -437,6 +460,11 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 						out[p.i], kinds[p.i] = nonNil(r.Value), kindOfFlags(r.Meta.Flags)
 					}
 					sh.mu.Unlock()
+					if adopted && c.rt != nil {
+						out[p.i], kinds[p.i] = nil, 0
+						revalidate = append(revalidate, p.i) // checked against the remote first (T42)
+						continue
+					}
 					if adopted {
 						c.count(key, policy.Cold, true)
 						continue
@@ -520,6 +548,7 @@ func (c *Cache) known(key []byte) bool {
 func (c *Cache) lockEntry(sh *shard, key []byte, write, adopt bool) *entry {
 	if adopt && c.rt != nil {
 		c.ensureRemote(key) // a key only the remote holds (T40)
+		c.ensureValid(key)  // a local copy that may be stale (T42)
 	}
 	return c.lockEntryLocal(sh, key, write, adopt)
 }
@@ -586,7 +615,7 @@ func (c *Cache) Where(key []byte) string {
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
 	c.lockEntryLocal(sh, key, false, true)
-	_, p := c.planRead(nil, key, lo, sh, c.now(), nil)
+	_, p := c.planRead(nil, key, lo, sh, c.now(), nil, false)
 	sh.mu.RUnlock()
 	switch p.act {
 	case readMiss, readAdopt:

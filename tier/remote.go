@@ -1,6 +1,7 @@
 package tier
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"sync/atomic"
@@ -33,10 +34,10 @@ type RemoteOptions struct {
 	Wait time.Duration
 	// Queue tunes the write-behind queue (Store is set by the cache).
 	Queue behind.Options
-	// KeepOnResync keeps the local tiers' copies when invalidations may
-	// have been lost (a remote connection closed, another sidecar's
-	// FLUSHALL, a local store of an earlier run at Open); by default they
-	// are dropped (a local flush, T42).
+	// KeepOnResync serves the local tiers' copies unchecked when
+	// invalidations may have been lost (a remote connection closed, a
+	// local store of an earlier run at Open); by default each is checked
+	// against the remote at its next use (T42).
 	KeepOnResync bool
 }
 
@@ -60,17 +61,23 @@ type remoteTier struct {
 	// moved since it began (T40).
 	epochs [remoteClasses]atomic.Uint64
 	gen    atomic.Uint64
+	// rgen is the generation local copies are checked at (T42): a resync
+	// moves it on, and a copy last known valid at an earlier one is
+	// checked against the remote at its next use.
+	rgen atomic.Uint32
 	// inv holds invalidated keys until the remote goroutine drops their
 	// local copies; lost says some could not be held (or invalidations
 	// were lost), so every local copy is dropped instead.
-	inv  chan []byte
-	lost atomic.Bool
+	inv     chan []byte
+	lost    atomic.Bool
+	cleared atomic.Bool // another sidecar's FLUSHALL: every local copy is dropped
 	// clearPending: a FLUSHALL could not clear the remote; until a retry
 	// does, nothing is read there or written to it (T41).
 	clearPending atomic.Bool
 
 	st struct {
 		hits, misses, errors, admitted, invalidated, resyncs, waitTimeouts, clearErrors atomic.Uint64
+		validated, replaced, dropped                                                    atomic.Uint64
 	}
 	stop, done chan struct{}
 }
@@ -89,12 +96,9 @@ func (c *Cache) openRemote(pre bool) error {
 	qo.Store, qo.Logger = s, c.log
 	r := &remoteTier{s: s, q: behind.New(qo), o: c.o.Remote, inv: make(chan []byte, 1<<16),
 		stop: make(chan struct{}), done: make(chan struct{})}
+	r.rgen.Store(1)
 	c.rt = r
 	s.Watch(c.remoteChanged)
-	if pre && !r.o.KeepOnResync && c.o.Durability != DurabilityWriteThrough {
-		// An earlier run's local copies missed every change made since.
-		r.lost.Store(true)
-	}
 	go c.remoteLoop()
 	return nil
 }
@@ -112,19 +116,24 @@ func (c *Cache) closeRemote() error {
 	return r.s.Close()
 }
 
-// remoteChanged is the store's Watch: other sidecars changed keys, or any
-// key may have changed (all). It runs on the store's goroutine: it counts
-// the change in the keys' classes at once (so a read in flight does not
-// admit the old value, T40) and leaves dropping the local copies to the
-// remote goroutine.
-func (c *Cache) remoteChanged(keys [][]byte, all bool) {
+// remoteChanged is the store's Watch: other sidecars changed keys, any
+// key may have changed (Lost), or another sidecar cleared the remote. It
+// runs on the store's goroutine: it counts a change in the keys' classes
+// at once (so a read in flight does not admit the old value, T40) and
+// leaves dropping the local copies to the remote goroutine.
+func (c *Cache) remoteChanged(ch backend.Change) {
 	r := c.rt
-	if all {
+	switch {
+	case ch.Cleared:
+		r.gen.Add(1)
+		r.cleared.Store(true)
+		return
+	case ch.Lost:
 		r.gen.Add(1)
 		r.lost.Store(true)
 		return
 	}
-	for _, k := range keys {
+	for _, k := range ch.Keys {
 		lo, _ := hashKey(k)
 		r.epochs[class(lo)].Add(1)
 		select {
@@ -150,6 +159,9 @@ func (c *Cache) remoteLoop() {
 		case k := <-r.inv:
 			c.invalidateLocal(k)
 		case <-t.C:
+			if r.cleared.Swap(false) {
+				c.flushLocal()
+			}
 			if r.lost.Swap(false) {
 				c.resyncLocal()
 			}
@@ -189,17 +201,23 @@ func (c *Cache) invalidateLocal(key []byte) {
 	}
 }
 
-// resyncLocal drops every local copy, when invalidations may have been
-// lost (T42), unless KeepOnResync.
+// resyncLocal makes every local copy suspect when invalidations may have
+// been lost (T42): each is checked against the remote at its next use
+// (validate), unless KeepOnResync.
 func (c *Cache) resyncLocal() {
 	r := c.rt
 	r.st.resyncs.Add(1)
-	if r.o.KeepOnResync {
-		return
+	if !r.o.KeepOnResync {
+		r.bumpGen()
 	}
+}
+
+// flushLocal drops every local copy after another sidecar cleared the
+// remote (T41): a local FLUSHALL that changes nothing remote.
+func (c *Cache) flushLocal() {
 	if err := c.flush(); err != nil && !errors.Is(err, ErrClosed) {
-		c.log.Warn("remote: drop the local copies after lost invalidations", zap.Error(err))
-		r.lost.Store(true) // try again
+		c.log.Warn("remote: drop the local copies after another sidecar's FLUSHALL", zap.Error(err))
+		c.rt.cleared.Store(true) // try again
 	}
 }
 
@@ -337,6 +355,28 @@ func (c *Cache) ensureRemote(key []byte) {
 	}
 }
 
+// ensureValid checks key's local copy against the remote if it may be
+// stale, before a call decides on its entry (lockEntry with adopt, T42).
+func (c *Cache) ensureValid(key []byte) {
+	r := c.rt
+	if r == nil || r.o.KeepOnResync {
+		return
+	}
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	sh.mu.RLock()
+	e := sh.m[viewString(key)]
+	var ver uint64
+	suspect := e != nil && e.live(c.now()) && r.suspect(e)
+	if suspect {
+		ver = e.ver
+	}
+	sh.mu.RUnlock()
+	if suspect {
+		c.validate(key, lo, sh, ver)
+	}
+}
+
 // admitRemote gives key a local entry holding v, read from the remote
 // when its class's epoch was ep and the resync generation gen: only if
 // neither moved since and the key has no live entry (T40). The value is
@@ -435,4 +475,117 @@ func (c *Cache) remoteHas(keys [][]byte) []bool {
 		}
 	}
 	return has
+}
+
+// The validity of local copies (T42): every entry keeps, in the top 16
+// bits of its marks, the remote generation it was last known valid at
+// (rgen): set when a local change writes it or a remote read admits or
+// checks it. A resync (invalidations may have been lost) moves the
+// generation on, so every local copy is checked against the remote at
+// its next use instead of being dropped: a copy the remote still holds
+// stays, a changed one is replaced, a deleted one dropped, and while the
+// remote does not answer the local copy is served. Generation 0 is never
+// current: an entry adopted from cold (an earlier run's store) or made
+// before the remote tier opened is checked first.
+
+const rgenShift = 16
+
+// rgen is the remote generation e was last known valid at.
+func (e *entry) rgen() uint16 { return uint16(e.marks.Load() >> rgenShift) }
+
+// setRgen records g as e's (the shard's write lock held).
+func (e *entry) setRgen(g uint16) {
+	for {
+		old := e.marks.Load()
+		if e.marks.CompareAndSwap(old, old&(1<<rgenShift-1)|uint32(g)<<rgenShift) {
+			return
+		}
+	}
+}
+
+// current is the remote generation now (never 0).
+func (r *remoteTier) current() uint16 { return uint16(r.rgen.Load()) }
+
+// bumpGen moves the remote generation on, skipping 0.
+func (r *remoteTier) bumpGen() {
+	for uint16(r.rgen.Add(1)) == 0 {
+	}
+}
+
+// suspect reports whether e's copy is to be checked against the remote
+// before it is served (nil-safe: no remote tier, nothing is suspect).
+func (r *remoteTier) suspect(e *entry) bool {
+	return r != nil && !r.o.KeepOnResync && e.rgen() != r.current()
+}
+
+// markValidLocked records that e's copy is valid now (its shard's write
+// lock held): a local change wrote it, or the remote agreed.
+func (c *Cache) markValidLocked(e *entry) {
+	if r := c.rt; r != nil {
+		e.setRgen(r.current())
+	}
+}
+
+// validate checks key's local copy of version ver against the remote
+// (T42): the remote's value replaces it, the remote's absence drops it,
+// and a copy that cannot be checked now (the remote unavailable or
+// failing) is served as it is and checked again at its next use. A
+// change of the key made here and still queued wins: the copy is valid.
+// No lock may be held.
+func (c *Cache) validate(key []byte, lo uint64, sh *shard, ver uint64) {
+	r := c.rt
+	if !r.usable() {
+		return
+	}
+	pending := r.q.Pending(key)
+	ep, gen := r.epochs[class(lo)].Load(), r.gen.Load()
+	var v []byte
+	var m backend.Meta
+	var found bool
+	if !pending {
+		var err error
+		if v, m, found, err = r.s.Get(context.Background(), nil, key, -1); err != nil {
+			r.st.errors.Add(1)
+			return
+		}
+	}
+	if w := c.placeFor(len(v)); found && w != memNone {
+		c.makeRoom(w, len(v), key)
+	}
+	sh.mu.Lock()
+	e := sh.m[viewString(key)]
+	if e == nil || e.ver != ver || !e.live(c.now()) || r.epochs[class(lo)].Load() != ep || r.gen.Load() != gen ||
+		sh.pendingLocked(key) {
+		sh.mu.Unlock()
+		return // changed meanwhile: the caller plans again
+	}
+	var op *pendOp
+	switch {
+	case pending || found && e.loc != 0 && e.kind == kindOfFlags(m.Flags) && sameExpiry(e.exp, m.Expiry) && bytes.Equal(c.mem.bytesOf(e), v):
+		c.markValidLocked(e)
+		r.st.validated.Add(1)
+	case found:
+		if _, err := c.writeLocked(sh, e, key, v, m.Expiry, kindOfFlags(m.Flags)); err == nil {
+			r.st.replaced.Add(1)
+		}
+	default:
+		op, _ = c.beginPurgeLocked(sh, key, e) // gone from the remote: no remote delete
+		r.st.dropped.Add(1)
+	}
+	sh.mu.Unlock()
+	c.processVictims()
+	if op != nil {
+		if err := c.finishPurge(op); err != nil {
+			c.log.Warn("remote: drop a local copy the remote no longer holds", zap.Error(err))
+		}
+	}
+}
+
+// sameExpiry reports whether a local expiry (ns) and the remote's (kept to
+// the millisecond) are the same time.
+func sameExpiry(local, remote int64) bool {
+	if local == 0 || remote == 0 {
+		return local == remote
+	}
+	return (local+int64(time.Millisecond)-1)/int64(time.Millisecond) == remote/int64(time.Millisecond)
 }

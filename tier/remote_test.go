@@ -90,6 +90,7 @@ func TestRemoteTier(t *testing.T) {
 	t.Run("FlushAllIsFleetWide", func(t *testing.T) { testRemoteFlushAll(t, addrs) })
 	t.Run("ConditionalWritesSeeTheRemote", func(t *testing.T) { testRemoteConditional(t, addrs) })
 	t.Run("ResyncAtStart", func(t *testing.T) { testRemoteResyncAtStart(t, addrs) })
+	t.Run("LostInvalidationsRevalidate", func(t *testing.T) { testRemoteRevalidate(t, addrs) })
 }
 
 // testRemoteReadThrough checks T38 and T40: a key written through one
@@ -231,7 +232,7 @@ func testRemoteWriteThrough(t *testing.T, addrs []string) {
 			t.Fatal(err)
 		}
 		if got, ok, _ := cs[1].Get(nil, []byte(k)); !ok || !bytes.Equal(got, v) {
-			t.Fatalf("write-through: %s reads %q %v on the other sidecar right after Set returned; a %+v; b %+v", k, got, ok, *cs[0].Stats().Remote, *cs[1].Stats().Remote)
+			t.Fatalf("write-through: %s reads %q %v on the other sidecar right after Set returned; a %+v; b %+v", k, got, ok, cs[0].Stats().Remote, cs[1].Stats().Remote)
 		}
 	}
 	if n := cs[0].Stats().Remote.WaitTimeouts; n != 0 {
@@ -311,8 +312,43 @@ func testRemoteResyncAtStart(t *testing.T, addrs []string) {
 	b.Set([]byte("k"), []byte("new"), SetOptions{})
 	settleRemote(t, b)
 	a2 := openWith(t, remoteOptions(addrs, "rt7:", edit))
-	coherent(t, []*Cache{a2}, "k", []byte("new"), 2*time.Second)
-	if a2.Stats().Remote.Resyncs == 0 {
-		t.Fatal("no resync at start over an earlier run's store")
+	if v, ok, _ := a2.Get(nil, []byte("k")); !ok || string(v) != "new" {
+		t.Fatalf("restarted over its earlier run's store: k reads %q %v, want the value b wrote meanwhile", v, ok)
+	}
+	if st := a2.Stats().Remote; st.Replaced != 1 {
+		t.Fatalf("the earlier run's copy was not replaced: %+v", st)
+	}
+}
+
+// testRemoteRevalidate checks T42 for lost invalidations: a's copies are
+// checked at their next use after a resync: an unchanged one stays (no
+// DRAM write), a changed one is replaced, a deleted one dropped; while
+// the remote is unusable the local copy is served.
+func testRemoteRevalidate(t *testing.T, addrs []string) {
+	cs := sidecars(t, 2, addrs, "rt8:", nil)
+	a, b := cs[0], cs[1]
+	for _, k := range []string{"same", "changed", "deleted"} {
+		a.Set([]byte(k), []byte("v1"), SetOptions{})
+	}
+	settleRemote(t, a)
+	a.rt.s.Watch(func(backend.Change) {}) // a hears nothing from now on: its invalidations are lost
+	b.Set([]byte("changed"), []byte("v2"), SetOptions{})
+	b.Delete([]byte("deleted"))
+	settleRemote(t, b)
+	if v, _, _ := a.Get(nil, []byte("changed")); string(v) != "v1" {
+		t.Fatalf("before the resync a reads %q (its invalidations were cut off: want its stale v1)", v)
+	}
+	a.resyncLocal()
+	for k, want := range map[string]string{"same": "v1", "changed": "v2", "deleted": ""} {
+		v, ok, err := a.Get(nil, []byte(k))
+		if err != nil || ok != (want != "") || string(v) != want {
+			t.Fatalf("after the resync a reads %s as %q %v %v, want %q", k, v, ok, err, want)
+		}
+	}
+	if st := a.Stats().Remote; st.Validated != 1 || st.Replaced != 1 || st.Dropped != 1 {
+		t.Fatalf("checks after the resync: %d validated, %d replaced, %d dropped; want 1 each", st.Validated, st.Replaced, st.Dropped)
+	}
+	if v, _, _ := a.Get(nil, []byte("same")); string(v) != "v1" || a.Stats().Remote.Validated != 1 {
+		t.Fatal("a copy checked once is checked again")
 	}
 }

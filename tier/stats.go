@@ -102,8 +102,8 @@ type Stats struct {
 	ColdIndexBindErrors                 uint64
 	ColdIndexPlacement                  float64
 
-	// Remote is the remote tier's figures (nil without one).
-	Remote *RemoteStats
+	// Remote is the remote tier's figures (zero, Backend "", without one).
+	Remote RemoteStats
 }
 
 // RemoteStats are the remote tier's figures (T38-T42).
@@ -114,9 +114,13 @@ type RemoteStats struct {
 	// locally.
 	Hits, Misses, Errors, Admitted uint64
 	// Invalidated counts local copies dropped because another sidecar
-	// changed the key; Resyncs the times every local copy was dropped (or
-	// kept, KeepOnResync) because invalidations may have been lost.
+	// changed the key; Resyncs the times invalidations may have been lost,
+	// so that every local copy became suspect (unless KeepOnResync).
 	Invalidated, Resyncs uint64
+	// Suspect local copies checked against the remote (T42): found the
+	// same (Validated), replaced by the remote's value, or dropped as the
+	// remote no longer holds them.
+	Validated, Replaced, Dropped uint64
 	// WaitTimeouts counts write-through waits that gave up; ClearErrors the
 	// FLUSHALLs that could not clear the remote at once, ClearPending
 	// whether one still waits for a retry.
@@ -191,8 +195,9 @@ func (c *Cache) Stats() Stats {
 	}
 	if r := c.rt; r != nil {
 		bs := r.s.Stats()
-		rs := &RemoteStats{Backend: bs.Backend, Hits: r.st.hits.Load(), Misses: r.st.misses.Load(), Errors: r.st.errors.Load(),
+		rs := RemoteStats{Backend: bs.Backend, Hits: r.st.hits.Load(), Misses: r.st.misses.Load(), Errors: r.st.errors.Load(),
 			Admitted: r.st.admitted.Load(), Invalidated: r.st.invalidated.Load(), Resyncs: r.st.resyncs.Load(),
+			Validated: r.st.validated.Load(), Replaced: r.st.replaced.Load(), Dropped: r.st.dropped.Load(),
 			WaitTimeouts: r.st.waitTimeouts.Load(), ClearErrors: r.st.clearErrors.Load(), ClearPending: r.clearPending.Load(),
 			BytesRead: bs.BytesRead, BytesWritten: bs.BytesWritten, Queue: r.q.Stats()}
 		if bs.Remote != nil {

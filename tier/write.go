@@ -165,6 +165,7 @@ func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, k
 	if e.write(ver, exp, int64(len(value)), kind) { // a new entry, or a tombstone coming back to life
 		sh.addLive(e, 1)
 	}
+	c.markValidLocked(e) // written here: as new as the remote's (T42)
 	if room {
 		c.placeLocked(e, r, value)
 		return nil, nil

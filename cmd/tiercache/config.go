@@ -132,7 +132,8 @@ type RemoteConfig struct {
 	BatchItems int      `yaml:"batch_items"`
 	BatchDelay Duration `yaml:"batch_delay"`
 	// Resync is what happens to the local tiers' copies when
-	// invalidations may have been lost: "flush" (drop them) or "keep".
+	// invalidations may have been lost: "revalidate" (each is checked
+	// against the remote at its next use) or "keep".
 	Resync string `yaml:"resync"`
 }
 
@@ -221,7 +222,7 @@ func defaultConfig() Config {
 		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9), IndexNode: "auto"},
 		Remote: RemoteConfig{Addrs: AddrList{}, Prefix: "tiercache:", Timeout: Duration(50e6), DialTimeout: Duration(1e9),
 			Write: "behind", Wait: Duration(100e6), ChunkBytes: 1 << 20, QueueItems: 65536, BatchItems: 256,
-			BatchDelay: Duration(1e6), Resync: "flush"},
+			BatchDelay: Duration(1e6), Resync: "revalidate"},
 		Flusher: FlusherConfig{QueueItems: 4096, QueueBytes: 0, BatchItems: 64, BatchBytes: 0,
 			BatchDelay: Duration(2e6), InFlight: 8},
 		Policy:     PolicyConfig{PromoteHotHits: 2, PromoteWarmHits: 2, SizeUnit: 4 << 10},

@@ -311,12 +311,7 @@ func TestDashboardThroughPrometheus(t *testing.T) {
 	}
 
 	info := infoSnapshot(t, ws.rc)
-	remote := false
-	for f := range info {
-		if strings.HasPrefix(f, "tier_remote_") || strings.HasPrefix(f, "remote_") {
-			remote = true
-		}
-	}
+	remote := info["remote_backend"] != ""
 
 	var iv struct {
 		Data []string `json:"data"`

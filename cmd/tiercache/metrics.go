@@ -25,8 +25,11 @@ type metrics struct {
 	lat   *cmdLatency    // per command and per family
 	mem   *memoryMetrics // INFO memory's budgets
 	stats []tableMetric
-	mu    sync.Mutex
-	srv   *server.Server
+	// remoteLat is the remote tier's round-trip latency histogram, made
+	// from the store's cumulative bucket counts on each scrape.
+	remoteLat *prometheus.Desc
+	mu        sync.Mutex
+	srv       *server.Server
 }
 
 // tableMetric is a row of server's stats table exported on /metrics.
@@ -53,6 +56,8 @@ func newMetrics() *metrics {
 		m.stats = append(m.stats, tableMetric{Stat: r, typ: typ,
 			desc: prometheus.NewDesc(prometheus.BuildFQName(metricNamespace, "", r.Metric), r.Help, labels, nil)})
 	}
+	m.remoteLat = prometheus.NewDesc(prometheus.BuildFQName(metricNamespace, "", "remote_latency_seconds"),
+		"Round trips to the remote tier (reads and writes), by duration.", nil, nil)
 	m.reg.MustRegister(m.lat, m.mem,
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsGC, collectors.MetricsMemory, collectors.MetricsScheduler)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -82,6 +87,7 @@ func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, r := range m.stats {
 		ch <- r.desc
 	}
+	ch <- m.remoteLat
 }
 
 // Collect pulls the cache's and the server's counters: one snapshot, every
@@ -102,6 +108,13 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 				ch <- prometheus.MustNewConstMetric(r.desc, r.typ, v.Number, label)
 			}
 		})
+	}
+	if rs := snap.Cache.Remote.Store; snap.Cache.Remote.Backend != "" {
+		buckets := make(map[float64]uint64, len(rs.LatencyBounds))
+		for i, b := range rs.LatencyBounds {
+			buckets[b.Seconds()] = rs.LatencyCounts[i]
+		}
+		ch <- prometheus.MustNewConstHistogram(m.remoteLat, rs.LatencyCount, rs.LatencySum.Seconds(), buckets)
 	}
 }
 

@@ -48,11 +48,11 @@ func (c *Config) buildRemote(to *tier.Options, log *zap.Logger) []error {
 		bad("remote.write %q is not behind or through", r.Write)
 	}
 	switch r.Resync {
-	case "flush":
+	case "revalidate":
 	case "keep":
 		ro.KeepOnResync = true
 	default:
-		bad("remote.resync %q is not flush or keep", r.Resync)
+		bad("remote.resync %q is not revalidate or keep", r.Resync)
 	}
 	if r.Wait < 0 || time.Duration(r.Wait) > time.Minute {
 		bad("remote.wait %v is outside [0, 1m]", time.Duration(r.Wait))

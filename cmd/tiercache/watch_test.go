@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/tiercache/tiercache/remote/redistest"
 )
 
 // The watch tests (TestDashboardThroughPrometheus, TestStatusPageInChromium)
@@ -76,11 +77,13 @@ type watchSidecar struct {
 }
 
 // startWatchSidecar runs the sidecar as a process of its own (the test
-// binary, TestMain) with watchConfig and metrics on an ephemeral port.
+// binary, TestMain) with watchConfig and metrics on an ephemeral port,
+// and with a remote tier on a redis-server of its own (so the remote
+// tier's panels and rows have data).
 func startWatchSidecar(t *testing.T) *watchSidecar {
 	t.Helper()
 	dir := t.TempDir()
-	conf := watchConfig
+	conf := watchConfig + "remote:\n  addrs: [\"" + redistest.StartServer(t).Addr + "\"]\n  prefix: \"watch:\"\n"
 	if p := os.Getenv(watchExtraYAMLEnv); p != "" {
 		extra, err := os.ReadFile(p)
 		if err != nil {

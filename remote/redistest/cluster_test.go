@@ -53,4 +53,3 @@ func TestKillAndRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-

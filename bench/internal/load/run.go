@@ -115,6 +115,14 @@ func (l *Latencies) Add(d []time.Duration) {
 	l.mu.Unlock()
 }
 
+// Merge adds every duration of o.
+func (l *Latencies) Merge(o *Latencies) {
+	o.mu.Lock()
+	d := slices.Clone(o.d)
+	o.mu.Unlock()
+	l.Add(d)
+}
+
 // Quantile is the q-quantile (0..1) of what was added, nearest rank.
 func (l *Latencies) Quantile(q float64) time.Duration {
 	l.mu.Lock()
