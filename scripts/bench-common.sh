@@ -97,7 +97,7 @@ start_tiercache() {
     -hot-bytes "$hot" -warm-bytes "$(($2 - hot))" ${TC_FLAGS:-} >"$tmp/$1.out" 2>"$tmp/$1.log" &
   srv_pid=$!
   bench_pids+=("$srv_pid")
-  wait_resp "$tmp/$1.sock"
+  wait_resp "$tmp/$1.sock" || { tail -n 5 "$tmp/$1.log" "$tmp/$1.out" >&2; return 1; }
 }
 
 # start_redis NAME [MAXMEMORY_BYTES]: no persistence; with MAXMEMORY,

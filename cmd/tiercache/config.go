@@ -272,11 +272,12 @@ func (c *Config) applyEnv(environ []string) []error {
 			continue
 		}
 		var node yaml.Node
-		if err := yaml.Unmarshal([]byte(val), &node); err != nil || len(node.Content) == 0 {
-			if val == "" && f.Kind() == reflect.String {
-				f.SetString("")
-				continue
-			}
+		err := yaml.Unmarshal([]byte(val), &node)
+		if f.Kind() == reflect.String && (err != nil || len(node.Content) == 0 || node.Content[0].Kind != yaml.ScalarNode) {
+			f.SetString(val) // not one YAML scalar ("", "tiercache:", "a: b"): the text as it is
+			continue
+		}
+		if err != nil || len(node.Content) == 0 {
 			errs = append(errs, fmt.Errorf("%s=%q: not a value", name, val))
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -147,6 +148,36 @@ func TestEnvAndFlagsOverride(t *testing.T) {
 	_, err = loadConfig("serve", nil, []string{"TIERCACHE_HOT_BYTES=huge", "TIERCACHE_SERVER_MAX_CLIENTS=many"}, os.Stderr)
 	if err == nil || !strings.Contains(err.Error(), "TIERCACHE_HOT_BYTES") || !strings.Contains(err.Error(), "TIERCACHE_SERVER_MAX_CLIENTS") {
 		t.Fatalf("bad env values: %v", err)
+	}
+}
+
+// TestEnvRemote: the remote section from the environment: addrs as a
+// comma-separated list, a prefix ending in a colon (not one YAML scalar:
+// taken as it is), a quoted password; and a bad write policy is an error.
+func TestEnvRemote(t *testing.T) {
+	env := []string{"TIERCACHE_REMOTE_ADDRS=10.0.0.5:6379, 10.0.0.6:6379", "TIERCACHE_REMOTE_PREFIX=bench1:",
+		"TIERCACHE_REMOTE_PASSWORD=\"p: w\"", "TIERCACHE_REMOTE_WRITE=through", "TIERCACHE_SERVER_SOCKET=a: b"}
+	c, err := loadConfig("serve", nil, env, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Remote.Addrs, AddrList{"10.0.0.5:6379", "10.0.0.6:6379"}) || c.Remote.Prefix != "bench1:" ||
+		c.Remote.Password != "p: w" || c.Remote.Write != "through" || c.Server.Socket != "a: b" {
+		t.Fatalf("remote from the environment: %+v, socket %q", c.Remote, c.Server.Socket)
+	}
+	b, err := c.build(zap.NewNop())
+	if err != nil || b.tier.OpenRemote == nil || !b.tier.Remote.WriteThrough {
+		t.Fatalf("build: %v; OpenRemote set %v, write-through %v", err, b != nil && b.tier.OpenRemote != nil, b != nil && b.tier.Remote.WriteThrough)
+	}
+	bad, err := loadConfig("serve", nil, []string{"TIERCACHE_REMOTE_ADDRS=nohost", "TIERCACHE_REMOTE_WRITE=sometimes",
+		"TIERCACHE_REMOTE_RESYNC=flush"}, os.Stderr)
+	if err == nil {
+		_, err = bad.build(zap.NewNop())
+	}
+	for _, want := range []string{"nohost", "remote.write", "remote.resync"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bad remote settings: %v; want it to name %s", err, want)
+		}
 	}
 }
 
