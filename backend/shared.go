@@ -47,6 +47,7 @@ type RemoteStats struct {
 	Breaker       string // "closed", "open" or "half-open"
 	BreakerOpens  uint64 // times the breaker opened
 	Nodes         int    // nodes the client knows
+	ClientBytes   int64  // Go heap the client's connection buffers take (an estimate: buffers a node times nodes)
 	Errors        uint64 // round trips that failed (connection, server error)
 	Timeouts      uint64 // round trips past the deadline
 	Skipped       uint64 // calls answered without a round trip while unavailable

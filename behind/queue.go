@@ -20,7 +20,7 @@ type Options struct {
 	QueueBytes int64         // pending key and value bytes before the oldest is dropped (default 64 MiB)
 	BatchItems int           // a batch closes at this many changes (default 256)
 	BatchBytes int64         // ... or at this many key and value bytes (default 4 MiB)
-	BatchDelay time.Duration // ... or when its oldest change waited this long (default 1 ms)
+	BatchDelay time.Duration // ... or when its oldest change waited this long, while another batch is in flight (default 1 ms; with none in flight a change goes at once)
 	InFlight   int           // batches sent and not answered at once (default 4)
 	// CloseWait bounds how long Close sends what is pending (default 2 s).
 	CloseWait time.Duration
@@ -86,6 +86,7 @@ type Queue struct {
 	bytes      int64
 	flying     map[string]bool // keys with a change in flight
 	batches    int             // batches in flight
+	flyBytes   int64           // key and value bytes of the batches in flight
 	closed     bool
 	// hurry: a caller waits for a key (Wait): the next batch goes
 	// without waiting for BatchDelay.
@@ -103,15 +104,16 @@ type Queue struct {
 
 // Stats are a Queue's counters.
 type Stats struct {
-	Queued      int64  // changes pending
-	QueuedBytes int64  // their key and value bytes
-	InFlight    int64  // batches sent and not answered
-	Enqueued    uint64 // changes made
-	Merged      uint64 // changes merged into a pending change of their key
-	Sent        uint64 // changes the store took
-	Dropped     uint64 // changes dropped: queue full, or pending at Close
-	Failed      uint64 // changes the store failed (not retried)
-	Batches     uint64 // batches sent
+	Queued        int64  // changes pending
+	QueuedBytes   int64  // their key and value bytes
+	InFlight      int64  // batches sent and not answered
+	InFlightBytes int64  // their key and value bytes
+	Enqueued      uint64 // changes made
+	Merged        uint64 // changes merged into a pending change of their key
+	Sent          uint64 // changes the store took
+	Dropped       uint64 // changes dropped: queue full, or pending at Close
+	Failed        uint64 // changes the store failed (not retried)
+	Batches       uint64 // batches sent
 }
 
 // New starts a queue.
@@ -246,7 +248,7 @@ func (q *Queue) Reset() {
 // Stats returns the queue's counters.
 func (q *Queue) Stats() Stats {
 	q.mu.Lock()
-	s := Stats{Queued: int64(q.n), QueuedBytes: q.bytes, InFlight: int64(q.batches)}
+	s := Stats{Queued: int64(q.n), QueuedBytes: q.bytes, InFlight: int64(q.batches), InFlightBytes: q.flyBytes}
 	q.mu.Unlock()
 	s.Enqueued, s.Merged, s.Sent = q.st.enqueued.Load(), q.st.merged.Load(), q.st.sent.Load()
 	s.Dropped, s.Failed, s.Batches = q.st.dropped.Load(), q.st.failed.Load(), q.st.batches.Load()
@@ -284,7 +286,9 @@ func (q *Queue) sendReady(force bool) time.Duration {
 			q.mu.Unlock()
 			return time.Hour
 		}
-		if !force && !q.hurry.Swap(false) && q.n < q.o.BatchItems && q.bytes < q.o.BatchBytes {
+		// Idle (no batch in flight), a change goes at once; while batches
+		// are in flight, changes gather for up to BatchDelay.
+		if !force && q.batches > 0 && !q.hurry.Swap(false) && q.n < q.o.BatchItems && q.bytes < q.o.BatchBytes {
 			if d := q.o.BatchDelay - time.Since(q.head.at); d > 0 {
 				q.mu.Unlock()
 				return d
@@ -315,6 +319,7 @@ func (q *Queue) takeLocked() []*change {
 			q.flying[c.key] = true
 			batch = append(batch, c)
 			bytes += c.size()
+			q.flyBytes += c.size()
 		}
 		c = next
 	}
@@ -379,6 +384,7 @@ func (q *Queue) send(batch []*change) {
 	q.mu.Lock()
 	for _, c := range batch {
 		delete(q.flying, c.key)
+		q.flyBytes -= c.size()
 	}
 	q.batches--
 	close(q.changed)

@@ -45,6 +45,11 @@ type counters struct {
 	bytesRead, bytesWritten                                                 atomic.Uint64
 }
 
+// connBuffer is each connection's read and write buffer (rueidis's
+// default is 512 KiB each): a sidecar keeps one connection a node, and a
+// value's pieces are read 1 MiB at a time through it.
+const connBuffer = 256 << 10
+
 // Open makes the remote tier for a cache that asks p of it. It returns at
 // once: a store whose seeds do not answer (or refuse the credentials)
 // starts unavailable, says so in the log, and keeps trying in the
@@ -90,6 +95,8 @@ func (s *Store) connect() error {
 		ClientTrackingOptions: []string{"NOLOOP"},
 		OnInvalidations:       s.onInvalidations,
 		CacheSizeEachConn:     1 << 20, // the client's own cache is not used (no DoCache)
+		ReadBufferEachConn:    connBuffer,
+		WriteBufferEachConn:   connBuffer,
 		PipelineMultiplex:     -1,      // one connection a node: a write and its tracking share it
 		ConnWriteTimeout:      max(s.cfg.Timeout*4, time.Second),
 		ClusterOption:         rueidis.ClusterOption{ShardsRefreshInterval: time.Second},
@@ -202,6 +209,7 @@ func (s *Store) Stats() backend.Stats {
 		Generation: s.gen.Load(), Swept: s.st.swept.Load()}
 	if c != nil {
 		rs.Nodes = len(c.Nodes())
+		rs.ClientBytes = int64(rs.Nodes) * 2 * connBuffer
 	}
 	s.lat.fill(rs)
 	return backend.Stats{Backend: s.name, Items: -1, BytesRead: s.st.bytesRead.Load(), BytesWritten: s.st.bytesWritten.Load(),

@@ -102,6 +102,7 @@ var statsTable = []Stat{
 	{"tiers", "remote_queue_items", "remote_queue_items", StatGauge, "", "Changes waiting to be written to the remote tier.", func(v statView) StatValue { return ofInt(v.Cache.Remote.Queue.Queued) }},
 	{"tiers", "remote_queue_bytes", "remote_queue_bytes", StatGauge, "", "Key and value bytes of the changes waiting for the remote tier.", func(v statView) StatValue { return ofInt(v.Cache.Remote.Queue.QueuedBytes) }},
 	{"tiers", "remote_queue_in_flight", "remote_queue_in_flight", StatGauge, "", "Batches of changes sent to the remote tier and not answered.", func(v statView) StatValue { return ofInt(v.Cache.Remote.Queue.InFlight) }},
+	{"tiers", "remote_queue_in_flight_bytes", "remote_queue_in_flight_bytes", StatGauge, "", "Key and value bytes of the batches sent to the remote tier and not answered.", func(v statView) StatValue { return ofInt(v.Cache.Remote.Queue.InFlightBytes) }},
 	{"tiers", "remote_changes", "remote_changes_total", StatCounter, "", "Changes made for the remote tier (puts, deletes, expiries).", func(v statView) StatValue { return ofUint(v.Cache.Remote.Queue.Enqueued) }},
 	{"tiers", "remote_changes_merged", "remote_changes_merged_total", StatCounter, "", "Changes merged into a pending change of their key (only the newest is written).", func(v statView) StatValue { return ofUint(v.Cache.Remote.Queue.Merged) }},
 	{"tiers", "remote_written", "remote_written_total", StatCounter, "", "Changes the remote tier took.", func(v statView) StatValue { return ofUint(v.Cache.Remote.Queue.Sent) }},

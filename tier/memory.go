@@ -47,7 +47,10 @@ type Memory struct {
 	DirectoryBytes int64 // their Go heap, at DirEntryBytes each
 	FlusherBytes   int64 // the key and value bytes the flusher holds on the heap now (HeapHeld: copies queued and in flight; records it writes from DRAM are off the heap)
 	SketchBytes    int64 // the LFU's frequency sketch, sized from the DRAM budget (8 B a counter word, two words a KiB of DRAM, a power of two)
-	HeapBudget     int64 // DirectoryBytes + FlusherBytes + SketchBytes + slack: what the Go heap needs
+	// RemoteBytes is the remote tier's Go heap now: the changes queued and
+	// in flight to it, and its client's connection buffers (0 without one).
+	RemoteBytes int64
+	HeapBudget  int64 // DirectoryBytes + FlusherBytes + SketchBytes + RemoteBytes + slack: what the Go heap needs
 }
 
 // Memory returns the account. It takes each directory shard's read lock
@@ -68,6 +71,13 @@ func (c *Cache) Memory() Memory {
 	c.mem.mu.Lock()
 	m.SketchBytes = c.mem.sketchBytes()
 	c.mem.mu.Unlock()
-	m.HeapBudget = m.DirectoryBytes + m.FlusherBytes + m.SketchBytes + slack(c.o.HotBytes, c.o.WarmBytes)
+	if r := c.rt; r != nil {
+		q := r.q.Stats()
+		m.RemoteBytes = q.QueuedBytes + q.InFlightBytes
+		if rs := r.s.Stats().Remote; rs != nil {
+			m.RemoteBytes += rs.ClientBytes
+		}
+	}
+	m.HeapBudget = m.DirectoryBytes + m.FlusherBytes + m.SketchBytes + m.RemoteBytes + slack(c.o.HotBytes, c.o.WarmBytes)
 	return m
 }

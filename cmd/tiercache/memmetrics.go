@@ -20,7 +20,8 @@ var memoryRows = []struct {
 	{"tier_directory_bytes", "memory_directory_bytes", "Go heap of the key directory (its entries at tier.DirEntryBytes each).", func(m tier.Memory) int64 { return m.DirectoryBytes }},
 	{"tier_flusher_bytes", "memory_flusher_bytes", "Key and value bytes the flusher holds on the Go heap.", func(m tier.Memory) int64 { return m.FlusherBytes }},
 	{"tier_sketch_bytes", "memory_sketch_bytes", "The DRAM eviction policy's frequency sketch.", func(m tier.Memory) int64 { return m.SketchBytes }},
-	{"tier_heap_budget", "memory_heap_budget_bytes", "What the Go heap needs: directory, flusher, sketch and slack.", func(m tier.Memory) int64 { return m.HeapBudget }},
+	{"tier_remote_heap_bytes", "memory_remote_heap_bytes", "Go heap of the remote tier: changes queued and in flight, and its client's buffers.", func(m tier.Memory) int64 { return m.RemoteBytes }},
+	{"tier_heap_budget", "memory_heap_budget_bytes", "What the Go heap needs: directory, flusher, sketch, remote tier and slack.", func(m tier.Memory) int64 { return m.HeapBudget }},
 }
 
 // memoryMetrics collects memoryRows from the attached cache (none while
