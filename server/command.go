@@ -7,12 +7,16 @@ import (
 
 // command is one entry of the command table.
 type command struct {
-	name   string // lower case
-	arity  int    // Redis convention: n exact, -n at least n (name included)
-	flags  []string
-	first  int // first key position, 0 = none
-	last   int // last key position, -1 = last argument
-	step   int
+	name  string // lower case
+	arity int    // Redis convention: n exact, -n at least n (name included)
+	flags []string
+	first int // first key position, 0 = none
+	last  int // last key position, -1 = last argument
+	step  int
+	// keyNum is the position of a numkeys argument whose keys follow it
+	// (EVAL's 2, ZUNIONSTORE's 2), 0 = none: Redis's movable keys
+	// (eachKey, crossslot.go).
+	keyNum int
 	noAuth bool // allowed before AUTH
 	write  bool // flags has "write": touches WATCHed keys (set by newCommandTable)
 	// exclusive commands run holding the transaction lock exclusively, as
@@ -65,6 +69,9 @@ func (c *conn) dispatch(args [][]byte) {
 	if (cmd.arity > 0 && len(args) != cmd.arity) || (cmd.arity < 0 && len(args) < -cmd.arity) {
 		c.w.Error(errWrongArgs(cmd.name))
 		c.tx.fail()
+		return
+	}
+	if c.s.opts.Cluster && c.crossSlot(cmd, args) { // as Redis: before -LOADING and before queueing
 		return
 	}
 	if !c.ready && !cmd.whileLoading && !c.loaded() {
