@@ -150,6 +150,14 @@ func (s *Server) redisMode() string {
 	return "standalone"
 }
 
+// clusterEnabled is CONFIG GET cluster-enabled.
+func (s *Server) clusterEnabled() string {
+	if s.opts.Cluster {
+		return "yes"
+	}
+	return "no"
+}
+
 // writeClusterInfo writes INFO's cluster section: Redis's
 // cluster_enabled, then tiercache's own fields in cluster mode.
 func (s *Server) writeClusterInfo(b *strings.Builder) {

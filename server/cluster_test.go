@@ -133,7 +133,7 @@ func TestClusterMatchesRedis(t *testing.T) {
 		{"CLUSTER", "GETKEYSINSLOT", "16384", "1"}, {"CLUSTER", "GETKEYSINSLOT", "x", "1"}, {"CLUSTER", "GETKEYSINSLOT", "1", "x"},
 		{"CLUSTER", "GETKEYSINSLOT", "-1", "-1"}, {"CLUSTER", "GETKEYSINSLOT", "1"},
 		{"READONLY"}, {"READWRITE"}, {"ASKING"}, {"READONLY", "x"}, {"ASKING", "x"},
-		{"SELECT", "1"}, {"SELECT", "0"}, {"SELECT", "x"}, {"SELECT", "-1"},
+		{"SELECT", "1"}, {"SELECT", "0"}, {"SELECT", "x"}, {"SELECT", "-1"}, {"CONFIG", "GET", "cluster-enabled"},
 		// CROSSSLOT: b (3300), f (3168), k2 (449); {b}x is b's slot.
 		{"MGET", "b", "f"}, {"MGET", "b", "b"}, {"MGET", "b", "{b}x"}, {"MGET", "{b}x", "b", "f"}, {"MGET"},
 		{"DEL", "f", "b"}, {"UNLINK", "f", "b"}, {"EXISTS", "b", "f"}, {"TOUCH", "b", "f"}, {"RENAME", "b", "f"},
@@ -208,7 +208,7 @@ func TestClusterOff(t *testing.T) {
 		{"CLUSTER", "INFO"}, {"CLUSTER", "SLOTS"}, {"CLUSTER", "KEYSLOT", "x"}, {"CLUSTER", "KEYSLOT"},
 		{"CLUSTER", "FOO"}, {"CLUSTER", "HELP"}, {"CLUSTER", "MEET", "1.2.3.4", "1"}, {"CLUSTER"},
 		{"READONLY"}, {"READWRITE"}, {"ASKING"}, {"READONLY", "x"},
-		{"INFO", "cluster"}, {"MSET", "b", "1", "f", "2"}, {"MGET", "b", "f"}, {"DEL", "b", "f", "x"},
+		{"INFO", "cluster"}, {"CONFIG", "GET", "cluster-enabled"}, {"MSET", "b", "1", "f", "2"}, {"MGET", "b", "f"}, {"DEL", "b", "f", "x"},
 		{"MULTI"}, {"SET", "b", "1"}, {"SET", "f", "2"}, {"EXEC"}, {"EXISTS", "b", "f"},
 		{"COMMAND", "GETKEYS", "mset", "b", "1", "f", "2"},
 	})

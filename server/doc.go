@@ -290,7 +290,8 @@
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
 //   - CL1: in cluster mode CLUSTER's replies, READONLY, READWRITE, ASKING,
-//     SELECT, HELLO's mode and INFO's redis_mode and cluster_enabled are
+//     SELECT, HELLO's mode, CONFIG GET cluster-enabled and INFO's
+//     redis_mode and cluster_enabled are
 //     a redis-server 7.0's in cluster mode that alone owns every slot,
 //     byte for byte in RESP2 and RESP3, but for the node's id and address
 //     (TestClusterMatchesRedis). The node announces the TCP listener's
