@@ -317,9 +317,17 @@ func TestClusterOptions(t *testing.T) {
 		}
 	}
 	o := Options{TCPAddr: "127.0.0.1:0", RequirePass: "pw", Cluster: true, ClusterAnnounce: "10.0.0.1:7000"}
-	o.EnsureDefaults()
-	if err := o.Validate(); err != nil {
-		t.Errorf("valid cluster options refused: %v", err)
+	s, err := New(newTierCache(t), o)
+	if err != nil {
+		t.Fatalf("valid cluster options refused: %v", err)
+	}
+	defer s.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Serve(l, true); err == nil || !strings.Contains(err.Error(), "cluster mode serves the listeners Start") {
+		t.Errorf("Serve in cluster mode: %v", err)
 	}
 }
 
@@ -426,5 +434,43 @@ func TestEachKey(t *testing.T) {
 	}
 	if !eval.multiKey() || !mset.multiKey() || (&command{first: 1, last: 1, step: 1}).multiKey() {
 		t.Error("multiKey")
+	}
+}
+
+// TestClusterWhileLoading checks CL1's caveat: while the cache loads the
+// topology is served (a cluster client connects), COUNTKEYSINSLOT and
+// GETKEYSINSLOT answer -LOADING, and CROSSSLOT comes before -LOADING, as
+// Redis checks the cluster before loading; once loaded they count keys.
+func TestClusterWhileLoading(t *testing.T) {
+	o := Options{UnixSocket: shortSocket(t), ShutdownTimeout: 2 * time.Second, Cluster: true, TCPAddr: "127.0.0.1:0", RequirePass: "pw"}
+	s, err := NewLoading(o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startClosed(t, s)
+	const loading = "-" + errLoading
+	c := dialRaw(t, o.UnixSocket)
+	c.expect([]step{
+		{[]string{"CLUSTER", "INFO"}, "$cluster_state:ok\r\ncluster_slots_assigned:16384\r\ncluster_slots_ok:16384\r\ncluster_slots_pfail:0\r\ncluster_slots_fail:0\r\ncluster_known_nodes:1\r\ncluster_size:1\r\ncluster_current_epoch:0\r\ncluster_my_epoch:0\r\ncluster_stats_messages_sent:0\r\ncluster_stats_messages_received:0\r\ntotal_cluster_links_buffer_limit_exceeded:0\r\n"},
+		{[]string{"CLUSTER", "KEYSLOT", "foo"}, ":12182"},
+		{[]string{"READONLY"}, "+OK"},
+		{[]string{"CLUSTER", "COUNTKEYSINSLOT", "1"}, loading},
+		{[]string{"CLUSTER", "GETKEYSINSLOT", "1", "1"}, loading},
+		{[]string{"MGET", "b", "f"}, "-" + errCrossSlot},
+		{[]string{"MGET", "b", "{b}x"}, loading},
+	})
+	if err := s.Loaded(newTierCache(t)); err != nil {
+		t.Fatal(err)
+	}
+	c.expect([]step{
+		{[]string{"SET", "{b}x", "1"}, "+OK"},
+		{[]string{"CLUSTER", "COUNTKEYSINSLOT", "3300"}, ":1"},
+		{[]string{"CLUSTER", "GETKEYSINSLOT", "3300", "5"}, "*[${b}x]"},
+		{[]string{"MSET", "{b}y", "2", "{b}z", "3", "b", "4"}, "+OK"},
+		{[]string{"CLUSTER", "COUNTKEYSINSLOT", "3300"}, ":4"},
+	})
+	c.cmd("CLUSTER", "GETKEYSINSLOT", "3300", "2")
+	if r := c.reply(); strings.Count(r, "$") != 2 {
+		t.Errorf("GETKEYSINSLOT 3300 2 of 4 keys: %q", r)
 	}
 }

@@ -300,7 +300,10 @@
 //     (TestClusterAnnounce); its id is 40 hex digits derived from the
 //     host name and those addresses, the same after a restart
 //     (TestClusterNodeID). Cluster mode without a TCP listener, or an
-//     announce address that is no IP, is refused (TestClusterOptions).
+//     announce address that is no IP, is refused, and so is Serve in
+//     cluster mode (TestClusterOptions). While the cache loads the
+//     topology is served and the subcommands that read keys answer
+//     -LOADING (TestClusterWhileLoading).
 //   - CL2: in cluster mode a command whose keys hash to more than one
 //     slot (remote.KeySlot; a key named twice is one key) is answered
 //     Redis's CROSSSLOT and changes nothing, on every connection, the

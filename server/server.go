@@ -219,7 +219,13 @@ func (s *Server) Addrs() []net.Addr {
 
 // Serve serves connections from l until l or the server is closed. The
 // server owns l from then on. requireAuth makes its clients AUTH first.
+// In cluster mode use Start: the node announces its TCP listener's
+// address, known when Start opens or takes the listeners.
 func (s *Server) Serve(l net.Listener, requireAuth bool) error {
+	if s.opts.Cluster {
+		l.Close()
+		return fmt.Errorf("%w: cluster mode serves the listeners Start opens or takes (Options.Listeners), not Serve's", ErrInvalidOptions)
+	}
 	if requireAuth && s.opts.RequirePass == "" {
 		l.Close()
 		return fmt.Errorf("%w: a listener that requires auth needs requirepass", ErrInvalidOptions)
