@@ -7,16 +7,12 @@ import (
 
 // command is one entry of the command table.
 type command struct {
-	name  string // lower case
-	arity int    // Redis convention: n exact, -n at least n (name included)
-	flags []string
-	first int // first key position, 0 = none
-	last  int // last key position, -1 = last argument
-	step  int
-	// keyNum is the position of a numkeys argument whose keys follow it
-	// (EVAL's 2, ZUNIONSTORE's 2), 0 = none: Redis's movable keys
-	// (eachKey, crossslot.go).
-	keyNum int
+	name   string // lower case
+	arity  int    // Redis convention: n exact, -n at least n (name included)
+	flags  []string
+	first  int // first key position, 0 = none
+	last   int // last key position, -1 = last argument
+	step   int
 	noAuth bool // allowed before AUTH
 	write  bool // flags has "write": touches WATCHed keys (set by newCommandTable)
 	// exclusive commands run holding the transaction lock exclusively, as
@@ -29,6 +25,10 @@ type command struct {
 	whileLoading bool
 	run          func(c *conn, args [][]byte)
 	observe      func(time.Duration)
+	// keyNum is the position of a numkeys argument whose keys follow it
+	// (EVAL's 2, ZUNIONSTORE's 2), 0 = none: Redis's movable keys
+	// (eachKey, crossslot.go).
+	keyNum int
 }
 
 // CommandNames lists the commands the server implements, lower case.
