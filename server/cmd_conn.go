@@ -84,7 +84,7 @@ func (c *conn) cmdHello(args [][]byte) {
 	c.w.BulkString("id")
 	c.w.Int(c.id)
 	c.w.BulkString("mode")
-	c.w.BulkString("standalone")
+	c.w.BulkString(c.s.redisMode())
 	c.w.BulkString("role")
 	c.w.BulkString("master")
 	c.w.BulkString("modules")
@@ -228,6 +228,8 @@ func (c *conn) cmdCommand(args [][]byte) {
 		}
 	case "docs":
 		c.w.Map(0)
+	case "getkeys":
+		c.commandGetKeys(args) // crossslot.go
 	default:
 		c.unknownSubcommand("command", args[1])
 	}
@@ -249,9 +251,13 @@ func (c *conn) writeCommandInfo(cmd *command) {
 	c.w.Array(10)
 	c.w.BulkString(cmd.name)
 	c.w.Int(int64(cmd.arity))
-	c.w.Set(len(cmd.flags))
+	movable := cmd.keyNum > 0 // Redis's movablekeys: the keys follow a numkeys argument
+	c.w.Set(len(cmd.flags) + boolInt(movable))
 	for _, f := range cmd.flags {
 		c.w.Simple(f)
+	}
+	if movable {
+		c.w.Simple("movablekeys")
 	}
 	c.w.Int(int64(cmd.first))
 	c.w.Int(int64(cmd.last))
@@ -265,6 +271,10 @@ func (c *conn) writeCommandInfo(cmd *command) {
 func (c *conn) cmdSelect(args [][]byte) {
 	n, ok := c.int32Arg(args[1])
 	if !ok {
+		return
+	}
+	if n != 0 && c.s.opts.Cluster {
+		c.w.Error(errSelectCluster)
 		return
 	}
 	if n != 0 {

@@ -25,6 +25,10 @@ type command struct {
 	whileLoading bool
 	run          func(c *conn, args [][]byte)
 	observe      func(time.Duration)
+	// keyNum is the position of a numkeys argument whose keys follow it
+	// (EVAL's 2, ZUNIONSTORE's 2), 0 = none: Redis's movable keys
+	// (eachKey, crossslot.go).
+	keyNum int
 }
 
 // CommandNames lists the commands the server implements, lower case.
@@ -65,6 +69,9 @@ func (c *conn) dispatch(args [][]byte) {
 	if (cmd.arity > 0 && len(args) != cmd.arity) || (cmd.arity < 0 && len(args) < -cmd.arity) {
 		c.w.Error(errWrongArgs(cmd.name))
 		c.tx.fail()
+		return
+	}
+	if c.s.opts.Cluster && c.crossSlot(cmd, args) { // as Redis: before -LOADING and before queueing
 		return
 	}
 	if !c.ready && !cmd.whileLoading && !c.loaded() {

@@ -36,7 +36,7 @@ func (c *conn) configParams() [][2]string {
 		{"dir", o.DataDir},
 		{"proto-max-bulk-len", strconv.Itoa(o.MaxBulkBytes)},
 		{"client-query-buffer-limit", strconv.Itoa(o.MaxQueryBytes)},
-		{"cluster-enabled", "no"},
+		{"cluster-enabled", c.s.clusterEnabled()},
 		{"notify-keyspace-events", ""},
 	}
 }

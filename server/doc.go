@@ -58,6 +58,13 @@
 // listops.go, block.go). OBJECT. Each read-modify-write is one
 // tier.Cache.Update.
 //
+// With Options.Cluster the server is the one node of an emulated Redis
+// Cluster that owns all 16,384 slots (cluster.go, clusterreply.go):
+// CLUSTER (INFO MYID SLOTS SHARDS NODES LINKS KEYSLOT COUNTKEYSINSLOT
+// GETKEYSINSLOT REPLICAS SLAVES COUNT-FAILURE-REPORTS HELP), READONLY,
+// READWRITE and ASKING, and Redis Cluster's CROSSSLOT refusals by the
+// table's key positions (crossslot.go; COMMAND GETKEYS reads them too).
+//
 // # Invariants
 //
 // The wire's invariants are resp's (R1–R7) and the value encodings' are
@@ -280,6 +287,43 @@
 //     socket of its own; Close closes them (TestStartServesGivenListeners,
 //     TestListenersValidate).
 //
+// The CL numbers are the emulated cluster's (Options.Cluster):
+//
+//   - CL1: in cluster mode CLUSTER's replies, READONLY, READWRITE, ASKING,
+//     SELECT, HELLO's mode, CONFIG GET cluster-enabled and INFO's
+//     redis_mode and cluster_enabled are
+//     a redis-server 7.0's in cluster mode that alone owns every slot,
+//     byte for byte in RESP2 and RESP3, but for the node's id and address
+//     (TestClusterMatchesRedis). The node announces the TCP listener's
+//     address, for a listener on every address the address each client
+//     reached, or Options.ClusterAnnounce's IP and port
+//     (TestClusterAnnounce); its id is 40 hex digits derived from the
+//     host name and those addresses, the same after a restart
+//     (TestClusterNodeID). Cluster mode without a TCP listener, or an
+//     announce address that is no IP, is refused, and so is Serve in
+//     cluster mode (TestClusterOptions). While the cache loads the
+//     topology is served and the subcommands that read keys answer
+//     -LOADING (TestClusterWhileLoading).
+//   - CL2: in cluster mode a command whose keys hash to more than one
+//     slot (remote.KeySlot; a key named twice is one key) is answered
+//     Redis's CROSSSLOT and changes nothing, on every connection, the
+//     Unix socket's included; inside MULTI it is not queued and EXEC
+//     answers EXECABORT; an EXEC whose queued commands span slots is
+//     answered CROSSSLOT and runs nothing; each refusal counts in INFO
+//     stats crossslot_refusals and errorstat_CROSSSLOT
+//     (TestClusterMatchesRedis, TestCrossSlotCounted; key positions,
+//     TestEachKey).
+//   - CL3: without cluster mode CLUSTER, READONLY, READWRITE and ASKING
+//     answer redis-server's "cluster support disabled" and nothing else
+//     changes: INFO says cluster_enabled:0, keys of any slots go together
+//     (TestClusterOff).
+//   - CL4: every command that redis-server 7.0 has names its keys where
+//     redis-server's COMMAND INFO says (first key, last key, step), and
+//     has a numkeys argument (command.keyNum, COMMAND INFO's movablekeys)
+//     exactly where redis-server's keys move (TestKeySpecsMatchRedis);
+//     COMMAND GETKEYS answers as redis-server does
+//     (TestClusterMatchesRedis).
+//
 // # Caveats
 //
 //   - Arguments handed to the cache alias the connection's read buffer and
@@ -332,6 +376,13 @@
 //   - An expiry past the tier's clock's end (int64 nanoseconds, the year
 //     2262) is kept as that end: SET k v EX 10000000000 answers OK, as
 //     Redis does, and TTL then counts down to 2262.
+//   - The emulated cluster has no cluster bus (CLUSTER NODES gives its
+//     port as 0), no replica and no failover; the CLUSTER subcommands
+//     that change a cluster (MEET, ADDSLOTS, FAILOVER...) are refused.
+//     Its topology is served while the cache loads, where Redis answers
+//     -LOADING, so that a cluster client connects and retries -LOADING;
+//     COUNTKEYSINSLOT and GETKEYSINSLOT hash every key (Redis indexes
+//     keys by slot), O(keys) like KEYS, and answer -LOADING then.
 //   - SCAN ... TYPE with a type name Redis 7.0 does not know is an error,
 //     as in Redis 7.2 (7.0 matches nothing).
 //   - The umask is narrowed process-wide for the instant of bind(2);

@@ -9,7 +9,7 @@ import (
 // errorPrefixes are the error codes the server replies with, as INFO
 // errorstats counts them (errorstat_<code>:count=n); a reply starting
 // with another code counts as the last one, OTHER.
-var errorPrefixes = [...]string{"ERR", "WRONGTYPE", "EXECABORT", "NOAUTH", "WRONGPASS", "NOPROTO", "OTHER"}
+var errorPrefixes = [...]string{"ERR", "WRONGTYPE", "EXECABORT", "NOAUTH", "WRONGPASS", "NOPROTO", "CROSSSLOT", "OTHER"}
 
 // errorCounts counts error replies by code, for every connection.
 type errorCounts struct {

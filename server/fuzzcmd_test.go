@@ -23,6 +23,8 @@ func FuzzCommands(f *testing.F) {
 		"INCRBYFLOAT\x00n\x001e308", "MSETNX\x00a\x001\x00b\x002", "OBJECT\x00ENCODING\x00h",
 		"RPUSH\x00l\x00a\x00b", "LPOS\x00l\x00a\x00RANK\x00-1\x00COUNT\x000", "LMOVE\x00l\x00l\x00LEFT\x00RIGHT",
 		"BLPOP\x00l\x00x\x000", "BLMOVE\x00x\x00l\x00LEFT\x00LEFT\x000.1", "LRANGE\x00l\x00-100\x00100",
+		"CLUSTER\x00GETKEYSINSLOT\x003300\x001", "CLUSTER\x00SHARDS", "COMMAND\x00GETKEYS\x00mset\x00a\x001\x00b",
+		"MGET\x00b\x00f\x00{b}x", "EXEC", "CLUSTER\x00COUNT-FAILURE-REPORTS\x00x",
 	} {
 		f.Add([]byte(s))
 	}
@@ -31,8 +33,15 @@ func FuzzCommands(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	// Inputs of odd length run in cluster mode (cluster.go, crossslot.go).
+	cs, err := New(newClockedCache(f, newTestClock()), Options{UnixSocket: "unused", MaxValueBytes: 1 << 20,
+		Cluster: true, TCPAddr: "127.0.0.1:0", RequirePass: "x"})
+	if err != nil {
+		f.Fatal(err)
+	}
 	// Blocking commands answer at once, as at Close: nothing would push.
 	s.blk.shutdown()
+	cs.blk.shutdown()
 	f.Fuzz(func(t *testing.T, in []byte) {
 		args := bytes.Split(in, []byte{0})
 		if len(args) == 0 || len(args) > 64 {
@@ -40,7 +49,11 @@ func FuzzCommands(f *testing.F) {
 		}
 		a, b := net.Pipe()
 		defer a.Close()
-		c := s.newConn(b, false)
+		srv := s
+		if len(in)%2 == 1 {
+			srv = cs
+		}
+		c := srv.newConn(b, false)
 		done := make(chan []byte)
 		go func() {
 			out, _ := io.ReadAll(a)

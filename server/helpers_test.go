@@ -107,7 +107,13 @@ type rawConn struct {
 
 func dialRaw(t testing.TB, path string) *rawConn {
 	t.Helper()
-	nc, err := net.Dial("unix", path)
+	return dialNet(t, "unix", path)
+}
+
+// dialNet is dialRaw on any network ("tcp").
+func dialNet(t testing.TB, network, addr string) *rawConn {
+	t.Helper()
+	nc, err := net.Dial(network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}

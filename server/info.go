@@ -62,7 +62,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 		b.WriteString("# Server\r\n")
 		kv("redis_version", redisCompatVersion)
 		kv("tiercache_version", s.opts.Version)
-		kv("redis_mode", "standalone")
+		kv("redis_mode", s.redisMode())
 		kv("os", runtime.GOOS+" "+runtime.GOARCH)
 		kv("arch_bits", 64)
 		kv("go_version", runtime.Version())
@@ -149,8 +149,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 	case "cluster":
 		// Clients read cluster_enabled before they choose a cluster client
 		// (LangChain's RedisStore, redis-py's from_url helpers).
-		b.WriteString("# Cluster\r\n")
-		kv("cluster_enabled", 0)
+		s.writeClusterInfo(b)
 	case "tiers":
 		b.WriteString("# Tiers\r\n")
 		writeStats(b, section, snap())

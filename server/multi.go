@@ -66,6 +66,9 @@ func (c *conn) cmdExec(args [][]byte) {
 		c.w.Error(errExecAbort)
 		return
 	}
+	if c.s.opts.Cluster && c.execCrossSlot(&tx) {
+		return
+	}
 	c.s.tx.excl.Lock()
 	defer c.s.tx.excl.Unlock()
 	broken := c.watchBroken()

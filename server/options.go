@@ -46,6 +46,21 @@ type Options struct {
 	// from Start (S30).
 	Listeners []Listener
 
+	// Cluster makes the server answer as a one-node Redis Cluster that
+	// owns all 16,384 slots (cluster.go, crossslot.go): CLUSTER SLOTS,
+	// SHARDS, NODES..., and CROSSSLOT for a command whose keys hash to
+	// more than one slot, on every connection. It needs a TCP listener,
+	// whose address the node announces. Default off.
+	Cluster bool
+	// ClusterAnnounce is the address the node announces instead of the
+	// TCP listener's: "ip", "ip:port" or ":port" (Redis's
+	// cluster-announce-ip and cluster-announce-port), for clients that
+	// reach the node through another address (NAT, a port mapping). ""
+	// (the default) announces the listener's address, and for a listener
+	// on every address (0.0.0.0, ::) the local address of each client's
+	// connection.
+	ClusterAnnounce string
+
 	// MaxConns is the maximum number of open client connections. Default 10000.
 	MaxConns int
 	// MaxBulkBytes is the largest bulk string accepted. Default 512 MiB.
@@ -210,6 +225,7 @@ func (o *Options) Validate() error {
 	if o.TCPAddr != "" && o.RequirePass == "" {
 		bad("TCP listener %s needs requirepass (TCP clients must AUTH)", o.TCPAddr)
 	}
+	errs = append(errs, o.validateCluster()...)
 	if o.UnixRequireAuth && o.RequirePass == "" {
 		bad("unix socket auth is on but requirepass is empty")
 	}

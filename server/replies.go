@@ -63,6 +63,22 @@ const (
 	errIdleTimeNotLRU  = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
 )
 
+// redis-server's replies of cluster mode and of COMMAND GETKEYS
+// (cluster.go, crossslot.go).
+const (
+	errCrossSlot          = "CROSSSLOT Keys in request don't hash to the same slot"
+	errClusterDisabled    = "ERR This instance has cluster support disabled"
+	errSelectCluster      = "ERR SELECT is not allowed in cluster mode"
+	errInvalidSlot        = "ERR Invalid slot"
+	errInvalidSlotOrCount = "ERR Invalid slot or number of keys"
+	errGetKeysUnknown     = "ERR Invalid command specified"
+	errGetKeysArity       = "ERR Invalid number of arguments specified for command"
+	errGetKeysNone        = "ERR The command has no key arguments"
+	errGetKeysInvalid     = "ERR Invalid arguments specified for command"
+)
+
+func errUnknownNode(id []byte) string { return "ERR Unknown node " + string(id) }
+
 // redis-server's replies that name a part of the request.
 
 func errWrongArgs(name string) string {
@@ -140,6 +156,12 @@ const (
 	errConfigReset   = "ERR CONFIG RESETSTAT is not supported by tiercache: its counters are cumulative (they feed Prometheus counters, which must not go back)"
 	configImmutable  = "tiercache cannot change it at runtime; set it in the configuration file and restart" // why CONFIG SET failed
 )
+
+// errClusterFixed answers the CLUSTER subcommands that change a
+// cluster's topology or configuration (MEET, ADDSLOTS, FAILOVER...).
+func errClusterFixed(sub []byte) string {
+	return "ERR CLUSTER " + strings.ToUpper(string(sub)) + " is not supported: tiercache's emulated cluster (server.cluster) is one node that owns every slot"
+}
 
 // errStringTooLong is Redis's "string exceeds maximum allowed size", with
 // tiercache's limit named.

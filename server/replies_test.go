@@ -14,7 +14,7 @@ import (
 )
 
 // replyCodes are the codes an error reply starts with.
-var replyCodes = []string{"ERR ", "WRONGTYPE ", "EXECABORT ", "NOAUTH ", "WRONGPASS ", "NOPROTO ", "LOADING "}
+var replyCodes = []string{"ERR ", "WRONGTYPE ", "EXECABORT ", "NOAUTH ", "WRONGPASS ", "NOPROTO ", "LOADING ", "CROSSSLOT "}
 
 // packageFiles parses the package's files that are not tests.
 func packageFiles(t *testing.T) map[string]*ast.File {

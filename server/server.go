@@ -52,6 +52,8 @@ type Server struct {
 	// read only after loading was seen clear. progress feeds INFO then.
 	loading  atomic.Bool
 	progress func() LoadProgress
+
+	node clusterNode // the emulated cluster's node (Options.Cluster; cluster.go), set by Start
 }
 
 // counters are the server's cumulative statistics (INFO stats).
@@ -65,6 +67,7 @@ type counters struct {
 	// getBatches and getBatched count the cold GET batches (getBatch)
 	// and the GETs they answered.
 	getBatches, getBatched atomic.Uint64
+	crossSlot              atomic.Uint64 // commands refused with CROSSSLOT (crossslot.go)
 	// Totals of closed connections; live ones are summed from their conns.
 	commands, hits, misses atomic.Uint64
 }
@@ -85,6 +88,9 @@ type Stats struct {
 	// GET that read the cold device (Options.ColdGetBatch), and
 	// ColdGetBatched the GETs so answered.
 	ColdGetBatches, ColdGetBatched uint64
+	// CrossSlotRefusals counts the commands (and EXECs) refused with
+	// CROSSSLOT in cluster mode (Options.Cluster).
+	CrossSlotRefusals uint64
 }
 
 // New returns a Server for cache; it does not listen until Start.
@@ -133,6 +139,7 @@ func (s *Server) Stats() Stats {
 		OutputLimitCloses: s.stats.outputLimit.Load(),
 		ColdGetBatches:    s.stats.getBatches.Load(),
 		ColdGetBatched:    s.stats.getBatched.Load(),
+		CrossSlotRefusals: s.stats.crossSlot.Load(),
 	}
 }
 
@@ -151,6 +158,12 @@ func (s *Server) Start() error {
 		if ls, auth, err = s.listen(); err != nil {
 			return err
 		}
+	}
+	if err := s.startCluster(ls); err != nil {
+		for _, l := range ls {
+			l.Close()
+		}
+		return err
 	}
 	for i, l := range ls {
 		if err := s.add(l); err != nil {
@@ -206,7 +219,13 @@ func (s *Server) Addrs() []net.Addr {
 
 // Serve serves connections from l until l or the server is closed. The
 // server owns l from then on. requireAuth makes its clients AUTH first.
+// In cluster mode use Start: the node announces its TCP listener's
+// address, known when Start opens or takes the listeners.
 func (s *Server) Serve(l net.Listener, requireAuth bool) error {
+	if s.opts.Cluster {
+		l.Close()
+		return fmt.Errorf("%w: cluster mode serves the listeners Start opens or takes (Options.Listeners), not Serve's", ErrInvalidOptions)
+	}
 	if requireAuth && s.opts.RequirePass == "" {
 		l.Close()
 		return fmt.Errorf("%w: a listener that requires auth needs requirepass", ErrInvalidOptions)

@@ -25,6 +25,7 @@ var statsTable = []Stat{
 	{"stats", "client_output_buffer_limit_disconnections", "output_limit_disconnections_total", StatCounter, "", "Connections closed because their unread replies passed server.max_output_buffer.", func(v statView) StatValue { return ofUint(v.Server.OutputLimitCloses) }},
 	{"stats", "cold_get_batches", "cold_get_batches_total", StatCounter, "", "Pipelined GETs answered together after a GET that read the cold device.", func(v statView) StatValue { return ofUint(v.Server.ColdGetBatches) }},
 	{"stats", "cold_get_batched", "cold_get_batched_total", StatCounter, "", "GETs answered in such batches.", func(v statView) StatValue { return ofUint(v.Server.ColdGetBatched) }},
+	{"stats", "crossslot_refusals", "crossslot_refusals_total", StatCounter, "", "Commands and transactions refused with CROSSSLOT in cluster mode (server.cluster): their keys hash to more than one slot.", func(v statView) StatValue { return ofUint(v.Server.CrossSlotRefusals) }},
 
 	{"tiers", "items", "tier_items", StatGauge, TierLabel, "Items held by each tier (-1 unknown).", func(v statView) StatValue { return ofInt(v.Level.Items) }},
 	{"tiers", "bytes", "tier_bytes", StatGauge, TierLabel, "Bytes held by each tier (-1 unknown).", func(v statView) StatValue { return ofInt(v.Level.Bytes) }},

@@ -23,7 +23,7 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 		{name: "multi", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, txControl: true, run: (*conn).cmdMulti},
 		{name: "exec", arity: 1, flags: []string{"noscript", "loading", "stale", "skip_slowlog"}, txControl: true, run: (*conn).cmdExec},
 		{name: "discard", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, txControl: true, run: (*conn).cmdDiscard},
-		{name: "watch", arity: -2, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, txControl: true, run: (*conn).cmdWatch},
+		{name: "watch", arity: -2, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, first: 1, last: -1, step: 1, txControl: true, run: (*conn).cmdWatch},
 		{name: "unwatch", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, run: (*conn).cmdUnwatch},
 		{name: "config", arity: -2, flags: []string{"admin", "noscript", "loading", "stale"}, run: (*conn).cmdConfig},
 		// keys and values
@@ -119,6 +119,7 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 		{name: "flushdb", arity: -1, flags: []string{"write"}, run: (*conn).cmdFlush},
 		{name: "info", arity: -1, flags: []string{"loading", "stale"}, run: (*conn).cmdInfo},
 	}
+	cmds = append(cmds, clusterCommands()...) // cluster.go
 	t := make(map[string]*command, len(cmds))
 	for _, cmd := range cmds {
 		cmd.write = slices.Contains(cmd.flags, "write")

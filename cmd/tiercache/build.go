@@ -47,6 +47,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	b.server = server.Options{
 		UnixSocket: c.Server.Socket, UnixMode: mode, UnixGroup: gid, UnixRequireAuth: c.Server.UnixAuth,
 		TCPAddr: c.Server.TCP, RequirePass: c.Server.RequirePass, MaxConns: c.Server.MaxClients,
+		Cluster: c.Server.Cluster == "emulated", ClusterAnnounce: c.Server.ClusterAnnounce,
 		MaxBulkBytes: int(c.Server.MaxBulk), MaxArgs: c.Server.MaxArgs, MaxInlineBytes: int(c.Server.MaxInline),
 		ShutdownTimeout: time.Duration(c.Server.ShutdownTimeout), Version: version, Logger: log,
 		ColdGetBatch: c.Server.ColdGetBatch, ColdGetBatchBytes: int(min(c.Server.ColdGetBytes, 1<<40)),
@@ -76,6 +77,13 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	if c.Server.ColdGetBytes < 1 {
 		bad(fmt.Errorf("server.cold_get_batch_bytes %v: must be at least 1 byte", c.Server.ColdGetBytes))
 		b.server.ColdGetBatchBytes = 1
+	}
+	switch {
+	case c.Server.Cluster != "" && c.Server.Cluster != "emulated":
+		bad(fmt.Errorf("server.cluster %q: must be \"\" (off) or \"emulated\" (a one-node cluster for cluster-mode clients)", c.Server.Cluster))
+	case c.Server.Cluster == "emulated" && c.Server.TCP == "":
+		bad(errors.New("server.cluster emulated needs server.tcp: cluster-mode clients connect over TCP, to the address the node announces"))
+		b.server.Cluster = false // said once
 	}
 	if c.Server.Socket == "" && c.Server.TCP == "" {
 		bad(errors.New("server.socket and server.tcp are both empty: nothing to listen on"))

@@ -20,8 +20,8 @@ var commandFamilies = map[string][]string{
 		"expiretime", "pexpiretime", "persist", "type", "touch", "rename", "renamenx", "copy", "randomkey",
 		"object", "tier", "dbsize", "scan", "keys"},
 	"transaction": {"multi", "exec", "discard", "watch", "unwatch"},
-	"connection":  {"ping", "echo", "hello", "auth", "client", "command", "select", "quit"},
-	"admin":       {"config", "info", "flushall", "flushdb"},
+	"connection":  {"ping", "echo", "hello", "auth", "client", "command", "select", "quit", "readonly", "readwrite", "asking"},
+	"admin":       {"config", "info", "flushall", "flushdb", "cluster"},
 }
 
 // otherFamily is the family of a command commandFamilies does not list.

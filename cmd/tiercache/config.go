@@ -40,12 +40,16 @@ type Config struct {
 
 // ServerConfig is the RESP listener.
 type ServerConfig struct {
-	Socket          string   `yaml:"socket"`
-	SocketMode      string   `yaml:"socket_mode"`
-	SocketGroup     string   `yaml:"socket_group"`
-	TCP             string   `yaml:"tcp"`
-	RequirePass     string   `yaml:"requirepass"`
-	UnixAuth        bool     `yaml:"unix_auth"`
+	Socket      string `yaml:"socket"`
+	SocketMode  string `yaml:"socket_mode"`
+	SocketGroup string `yaml:"socket_group"`
+	TCP         string `yaml:"tcp"`
+	RequirePass string `yaml:"requirepass"`
+	UnixAuth    bool   `yaml:"unix_auth"`
+	// Cluster is "" or "emulated" (server.Options.Cluster); environment
+	// TIERCACHE_SERVER_CLUSTER.
+	Cluster         string   `yaml:"cluster"`
+	ClusterAnnounce string   `yaml:"cluster_announce"`
 	MaxClients      int      `yaml:"max_clients"`
 	MaxBulk         ByteSize `yaml:"max_bulk"`
 	MaxArgs         int      `yaml:"max_args"`

@@ -133,6 +133,18 @@
 //     error on metrics the sidecar exports (TestDashboardThroughPrometheus,
 //     run by scripts/test.d/40-watch, which also runs promtool check rules
 //     and promtool test rules).
+//   - C20: with server.cluster emulated (TIERCACHE_SERVER_CLUSTER), which
+//     needs server.tcp, the sidecar is a one-node Redis Cluster (server's
+//     CL1-CL4): go-redis's ClusterClient and rueidis in cluster mode
+//     (topology from CLUSTER SLOTS and from CLUSTER SHARDS) seeded with its
+//     TCP address connect unchanged, and every step of their transcript
+//     (MGET of one slot, pipelines over every slot, transactions, and the
+//     CROSSSLOT refusals word for word) is a real Redis Cluster's
+//     (TestGoRedisClusterClient, TestRueidisClusterClient against
+//     redistest's 3-master cluster); redis-py's RedisCluster and ioredis's
+//     Cluster likewise in scripts/test.d/30-clients and 35-npm. A bad
+//     server.cluster, or emulated without server.tcp, is one error naming
+//     the key (TestClusterConfig).
 //
 // # Caveats
 //
