@@ -102,7 +102,7 @@ func (s *memShared) GetMany(_ context.Context, keys [][]byte, _ []int, _ [][]byt
 }
 func (s *memShared) Stats() backend.Stats        { return backend.Stats{} }
 func (s *memShared) Close() error                { return nil }
-func (s *memShared) Watch(func(backend.Change)) {}
+func (s *memShared) Watch(func(backend.Change))  {}
 func (s *memShared) Clear(context.Context) error { return nil }
 func (s *memShared) Available() bool             { return !s.down.Load() }
 func (s *memShared) get(k string) (string, bool) {

@@ -97,7 +97,7 @@ func (s *Store) connect() error {
 		CacheSizeEachConn:     1 << 20, // the client's own cache is not used (no DoCache)
 		ReadBufferEachConn:    connBuffer,
 		WriteBufferEachConn:   connBuffer,
-		PipelineMultiplex:     -1,      // one connection a node: a write and its tracking share it
+		PipelineMultiplex:     -1, // one connection a node: a write and its tracking share it
 		ConnWriteTimeout:      max(s.cfg.Timeout*4, time.Second),
 		ClusterOption:         rueidis.ClusterOption{ShardsRefreshInterval: time.Second},
 	}
