@@ -277,7 +277,7 @@ type scanOpts struct {
 // scanTypes are the type names SCAN's TYPE option knows (Redis 7), and
 // the kind each selects; the types tiercache does not store select nothing.
 var scanTypes = map[string]tier.Kind{"string": kindString, "list": kindList, "hash": kindHash,
-	"set": kindNone, "zset": kindNone, "stream": kindNone}
+	"set": kindSet, "zset": kindZSet, "stream": kindNone}
 
 // scanArgs parses [MATCH pattern] [COUNT count] (and [TYPE type] when
 // withType).
