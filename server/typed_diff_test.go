@@ -112,11 +112,11 @@ func (n *replyNode) shape() string {
 type diffKind uint8
 
 const (
-	diffExact    diffKind = iota
-	diffSorted            // the elements in any order
-	diffScan              // a scan: cursor, then elements in any order
-	diffShape             // a random pick: its type and length
-	diffResync            // random and changing: shape, then the key copied from redis-server
+	diffExact  diffKind = iota
+	diffSorted          // the elements in any order
+	diffScan            // a scan: cursor, then elements in any order
+	diffShape           // a random pick: its type and length
+	diffResync          // random and changing: shape, then the key copied from redis-server
 )
 
 // diffSeed is the random seed of a differential test (TIERCACHE_SEED

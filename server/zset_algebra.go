@@ -55,6 +55,7 @@ func (c *conn) zalgebraCmd(args [][]byte, op zset.Op, store, card bool) {
 	case card:
 		c.w.Int(int64(count))
 	case store:
+		out.NormalizeZeros()
 		c.storeResult(args[1], &out, kindZSet)
 	default:
 		ranks := make([]int, out.Len())

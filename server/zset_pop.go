@@ -59,7 +59,11 @@ func (c *conn) zpopCmd(args [][]byte, max bool) {
 		}
 		return
 	}
-	popped, _, err := c.zpop(args[1], max, count)
+	n := count
+	if n < 0 {
+		n = 1 // no count: one
+	}
+	popped, _, err := c.zpop(args[1], max, n)
 	if err != nil {
 		c.cacheError(err)
 		return
@@ -148,7 +152,7 @@ func (c *conn) cmdZScan(args [][]byte) {
 	}
 	entries := z.All()
 	var next uint64
-	small := z.Len() <= set.ScanWhole
+	small := z.Small() // a listpack in Redis
 	if cursor != 0 || len(entries) > max(set.ScanWhole, o.count) {
 		entries, next = set.ScanStep(nil, entries, func(e zset.Entry) []byte { return e.Member }, cursor, o.count)
 	}

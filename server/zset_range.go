@@ -124,6 +124,7 @@ func (c *conn) cmdZRangeStore(args [][]byte) {
 		}
 	}
 	*out = *zset.FromSorted(entries)
+	out.NormalizeZeros()
 	c.storeResult(args[1], out, kindZSet)
 }
 

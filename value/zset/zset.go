@@ -103,7 +103,44 @@ func (z *Entries) Put(m []byte, score float64) bool {
 	e := Entry{m, score}
 	j, _ := slices.BinarySearchFunc(z.e, e, Compare)
 	z.e = slices.Insert(z.e, j, e)
+	if score == 0 && z.Small() {
+		z.e[j].Score = 0 // -0 is stored as 0 in a small sorted set, as in Redis's listpack
+	}
 	return i < 0
+}
+
+// SmallMembers and SmallMember are the bounds within which redis-server
+// 7.0 keeps a sorted set as a listpack (zset-max-listpack-entries and
+// -value): the form that stores a score of -0 as 0 and that ZSCAN answers
+// whole.
+const (
+	SmallMembers = 128
+	SmallMember  = 64
+)
+
+// Small reports whether z is within SmallMembers and SmallMember.
+func (z *Entries) Small() bool {
+	if len(z.e) > SmallMembers {
+		return false
+	}
+	for _, e := range z.e {
+		if len(e.Member) > SmallMember {
+			return false
+		}
+	}
+	return true
+}
+
+// NormalizeZeros stores each score of -0 as 0 when z is small (Put).
+func (z *Entries) NormalizeZeros() {
+	if !z.Small() {
+		return
+	}
+	for i := range z.e {
+		if z.e[i].Score == 0 {
+			z.e[i].Score = 0
+		}
+	}
 }
 
 func (z *Entries) Remove(m []byte) bool {
