@@ -23,6 +23,11 @@
 //     flusher last stamped it): never another key's, never a mix of two
 //     puts (coldstore TestRoundTrip, remote TestForeignValueIsAMiss,
 //     remote TestChunkedValueNeverMixes).
+//   - B3: an expiry is unix nanoseconds up to the year 2262 and, past it,
+//     math.MinInt64 plus unix milliseconds: every time up to int64
+//     milliseconds (all Redis accepts) round-trips, expiries order by
+//     time, one past 2262 never expires, and an expiry before 2262 is
+//     stored as older records stored it (TestExpiryEncoding).
 //
 // # Caveats
 //

@@ -10,7 +10,7 @@ import (
 // Meta is what a store keeps beside a value (the DRAM tiers keep it in the
 // directory entry).
 type Meta struct {
-	Expiry  int64  // unix ns, 0 = none
+	Expiry  int64  // unix ns, 0 = none; past 2262, math.MinInt64 + unix ms (expiry.go)
 	Version uint64 // the cache-wide version of the write that produced the value
 	Flags   uint32 // the writer's flags (the tier keeps the value's kind here)
 }

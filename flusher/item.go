@@ -6,7 +6,7 @@ type Item struct {
 	Key     []byte
 	Value   []byte
 	Version uint64 // the writer's version, stored with the value
-	Expiry  int64  // unix ns, 0 = none
+	Expiry  int64  // unix ns, 0 = none; past 2262 as backend.Meta.Expiry encodes it
 	Flags   uint32 // the writer's flags, stored with the value
 	Delete  bool   // remove Key instead of storing it
 	// Sync items (drain, writethrough, deletes) are never dropped and bypass

@@ -380,5 +380,5 @@ func (kv *KV) afterHeaderKeyOnly(g *getState) {
 // expired reports whether a record's header says it has expired (never
 // with KeepExpired).
 func (kv *KV) expired(hd *header) bool {
-	return !kv.opts.KeepExpired && hd.expiry != 0 && hd.expiry <= kv.opts.Clock()
+	return !kv.opts.KeepExpired && hd.expiry > 0 && hd.expiry <= kv.opts.Clock() // a negative one is past 2262 (backend.Meta.Expiry)
 }

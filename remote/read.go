@@ -120,7 +120,7 @@ func (s *Store) GetMany(ctx context.Context, keys [][]byte, _ []int, dsts [][]by
 			case ms == -2: // gone between the two replies: replaced or expired just now
 				continue
 			case ms > 0:
-				if exp = ms * int64(time.Millisecond); exp <= now {
+				if exp = backend.ExpiryFromMillis(ms); backend.Expired(exp, now) {
 					continue
 				}
 			}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
 
+	"github.com/tiercache/tiercache/backend"
 	"github.com/tiercache/tiercache/flusher"
 )
 
@@ -219,9 +221,14 @@ func (s *Store) doMany(ctx context.Context, c rueidis.Client, cmds rueidis.Comma
 	return out
 }
 
-// pxatMs is the millisecond at or after exp (unix ns) + extra.
+// pxatMs is the millisecond at or after expiry exp (backend.Meta.Expiry)
+// + extra.
 func pxatMs(exp int64, extra time.Duration) int64 {
-	return (exp + int64(extra) + int64(time.Millisecond) - 1) / int64(time.Millisecond)
+	ms := backend.ExpiryMillis(exp) + extra.Milliseconds()
+	if ms < 0 { // past the largest int64 millisecond, which Redis refuses
+		return math.MaxInt64
+	}
+	return ms
 }
 
 // expirePieces gives the pieces of replaced or deleted chunked records

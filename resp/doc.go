@@ -61,6 +61,11 @@
 //     TestParseFloat, TestParseCursor, TestAppendFloat; the server's
 //     TestNumbersMatchRedis sends every case to a redis-server 7.0 and to
 //     tiercache through the commands that take numbers).
+//   - R8: ParseDouble is redis-server's getDoubleFromObject (a score),
+//     ParseDoubleLoose its zslParseRange's strtod (a range's end), and
+//     AppendDouble prints as its addReplyDouble ("%.17g", "inf", "-inf")
+//     (TestParseDouble, TestAppendDouble; the server's
+//     TestZSetDifferential compares scores with a redis-server 7.0).
 //
 // # Caveats
 //

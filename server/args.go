@@ -61,12 +61,23 @@ func msDuration(ms int64) time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
+// expiryAt is a relative expiry of ms milliseconds (≥ 0) as the tier takes
+// it: a Duration while one holds it (292 years), else the absolute time
+// from now (the tier keeps every time to int64 milliseconds,
+// backend.ExpiryAt).
+func expiryAt(ms int64) (ttl time.Duration, at time.Time) {
+	if ms <= math.MaxInt64/int64(time.Millisecond) {
+		return time.Duration(ms) * time.Millisecond, time.Time{}
+	}
+	return 0, time.UnixMilli(time.Now().UnixMilli() + ms)
+}
+
 // expiryArg parses the number after SET's, SETEX's or GETEX's EX, PX, EXAT
 // or PXAT (opt, upper case) as redis-server 7.0 does
 // (getExpireMillisecondsOrReply): a positive integer whose milliseconds
 // fit an int64, and for EX and PX still fit once added to now. It returns
-// a relative ttl for EX and PX, an absolute time for EXAT and PXAT, both
-// saturated at the largest time.Duration (the tier's clock ends in 2262).
+// a relative ttl for EX and PX (expiryAt), an absolute time for EXAT and
+// PXAT: every time Redis accepts, exactly.
 func (c *conn) expiryArg(opt string, arg []byte) (ttl time.Duration, at time.Time, ok bool) {
 	n, ok := c.intArg(arg)
 	if !ok {
@@ -81,11 +92,11 @@ func (c *conn) expiryArg(opt string, arg []byte) (ttl time.Duration, at time.Tim
 		c.w.Error(errExpireTime(c.cmd.name))
 		return 0, time.Time{}, false
 	}
-	d := msDuration(ms)
 	if rel {
-		return d, time.Time{}, true
+		ttl, at = expiryAt(ms)
+		return ttl, at, true
 	}
-	return 0, time.Unix(0, 0).Add(d), true
+	return 0, time.UnixMilli(ms), true
 }
 
 // isExpiryOpt reports whether opt (upper case) is EX, PX, EXAT or PXAT.
@@ -141,33 +152,38 @@ func (c *conn) getExArgs(args [][]byte) (x tier.Expiry, set, ok bool) {
 }
 
 // expireArgs parses the time and options of EXPIRE, PEXPIRE (unit
-// time.Millisecond), EXPIREAT and PEXPIREAT (at) as redis-server 7.0 does
+// time.Millisecond), EXPIREAT and PEXPIREAT (abs) as redis-server 7.0 does
 // (expireGenericCommand): the NX, XX, GT and LT options first, then the
 // time, refused when its milliseconds overflow (added to now for the
 // relative forms); a non-positive time is 0 (which also keeps a huge
-// negative one from overflowing), the rest saturates at the largest
-// Duration (the tier at the year 2262).
-func (c *conn) expireArgs(args [][]byte, unit time.Duration, at bool) (d time.Duration, cond tier.ExpireCond, ok bool) {
+// negative one from overflowing). It returns a relative ttl (expiryAt) or
+// an absolute time (at, not zero): every time Redis accepts, exactly.
+func (c *conn) expireArgs(args [][]byte, unit time.Duration, abs bool) (ttl time.Duration, at time.Time, cond tier.ExpireCond, ok bool) {
 	if cond, ok = c.expireCond(args[1:]); !ok {
-		return 0, 0, false
+		return 0, time.Time{}, 0, false
 	}
 	n, ok := c.intArg(args[0])
 	if !ok {
-		return 0, 0, false
+		return 0, time.Time{}, 0, false
 	}
 	ms := n
 	if unit == time.Second {
 		if n > math.MaxInt64/1000 || n < math.MinInt64/1000 {
 			c.w.Error(errExpireTime(c.cmd.name))
-			return 0, 0, false
+			return 0, time.Time{}, 0, false
 		}
 		ms = n * 1000
 	}
-	if !at && ms > math.MaxInt64-time.Now().UnixMilli() {
+	if !abs && ms > math.MaxInt64-time.Now().UnixMilli() {
 		c.w.Error(errExpireTime(c.cmd.name))
-		return 0, 0, false
+		return 0, time.Time{}, 0, false
 	}
-	return msDuration(max(ms, 0)), cond, true
+	ms = max(ms, 0)
+	if abs {
+		return 0, time.UnixMilli(ms), cond, true
+	}
+	ttl, at = expiryAt(ms)
+	return ttl, at, cond, true
 }
 
 // expireCond parses the NX, XX, GT and LT options of the EXPIRE commands.
@@ -277,7 +293,7 @@ type scanOpts struct {
 // scanTypes are the type names SCAN's TYPE option knows (Redis 7), and
 // the kind each selects; the types tiercache does not store select nothing.
 var scanTypes = map[string]tier.Kind{"string": kindString, "list": kindList, "hash": kindHash,
-	"set": kindNone, "zset": kindNone, "stream": kindNone}
+	"set": kindSet, "zset": kindZSet, "stream": kindNone}
 
 // scanArgs parses [MATCH pattern] [COUNT count] (and [TYPE type] when
 // withType).

@@ -25,6 +25,7 @@ type waiter struct {
 	move   bool // BLMOVE: push onto dst too
 	dst    []byte
 	toLeft bool
+	zpop   zpopEnd          // BZPOPMIN, BZPOPMAX: pop from a sorted set
 	ch     chan blockResult // buffered: a server never waits for the waiter
 	done   bool             // served or cancelled (under the registry's mutex)
 }
@@ -33,6 +34,7 @@ type waiter struct {
 type blockResult struct {
 	key    string
 	val    []byte
+	score  float64 // a sorted set's member popped (val)
 	err    error
 	closed bool // the server is shutting down
 }
@@ -106,6 +108,9 @@ func (r *blockRegistry) shutdown() {
 // serveOne tries to serve w from key with ops; false when key has nothing
 // for it (absent, or no longer a list). The caller holds mu.
 func (ops *listOps) serveOne(w *waiter, key string) (blockResult, bool) {
+	if w.zpop != zpopNone {
+		return ops.zpopOne(w, key)
+	}
 	if w.move {
 		moved, err := ops.move([]byte(key), w.dst, w.left, w.toLeft)
 		if err == nil && !moved {
@@ -147,12 +152,7 @@ func (s *Server) serveWaiters(ops *listOps, k string, next []string) []string {
 	s.blk.mu.Lock()
 	defer s.blk.mu.Unlock()
 	for {
-		q := s.blk.keys[k]
-		if len(q) == 0 {
-			return next
-		}
-		w := q[0]
-		res, ok := ops.serveOne(w, k)
+		w, res, ok := ops.serveFirst(s.blk.keys[k], k)
 		if !ok {
 			return next
 		}
@@ -177,6 +177,7 @@ type blockCmd struct {
 	move   bool
 	dst    []byte
 	toLeft bool
+	zpop   zpopEnd
 }
 
 // bpopCmd: B[LR]POP key... timeout → [key, element] from the first key
@@ -214,7 +215,7 @@ func (c *conn) bmove(src, dst []byte, from, to bool, timeout []byte) {
 // else it registers a waiter, which the connection's loop waits on once
 // the command returns (awaitBlocked), holding no lock.
 func (c *conn) block(b blockCmd, d time.Duration) {
-	w := &waiter{left: b.left, move: b.move, dst: b.dst, toLeft: b.toLeft, ch: make(chan blockResult, 1)}
+	w := &waiter{left: b.left, move: b.move, dst: b.dst, toLeft: b.toLeft, zpop: b.zpop, ch: make(chan blockResult, 1)}
 	if b.move {
 		w.dst = append([]byte(nil), b.dst...)
 	}
@@ -263,7 +264,7 @@ func (c *conn) serveOrRegister(b blockCmd, w *waiter) (int, blockResult) {
 			r.waiting.Add(-1)
 			return blockServedNow, res
 		}
-		if kind, ok := c.s.cache.KindOf(k); ok && kind != kindList {
+		if kind, ok := c.s.cache.KindOf(k); ok && kind != w.wants() {
 			r.waiting.Add(-1)
 			return blockWrongType, blockResult{}
 		}
@@ -288,6 +289,11 @@ func (c *conn) blockReply(w *waiter, res blockResult) {
 		c.cacheError(res.err)
 	case w.move:
 		c.w.Bulk(res.val)
+	case w.zpop != zpopNone:
+		c.w.Array(3)
+		c.w.BulkString(res.key)
+		c.w.Bulk(res.val)
+		c.w.Double(res.score)
 	default:
 		c.w.Array(2)
 		c.w.BulkString(res.key)
@@ -339,6 +345,10 @@ func (c *conn) pushBack(w *waiter, res blockResult) {
 	c.s.tx.excl.RLock()
 	defer c.s.tx.excl.RUnlock()
 	key := []byte(res.key)
+	if w.zpop != zpopNone {
+		c.zpushBack(key, res)
+		return
+	}
 	if _, err := c.lists.push(key, [][]byte{res.val}, w.left, false); err == nil {
 		c.s.touch(touchKeys, [][]byte{nil, key})
 		c.s.wake(&c.lists, key)

@@ -9,11 +9,11 @@ import "github.com/tiercache/tiercache/tier"
 // setExCmd: SETEX key seconds value (opt "EX"), PSETEX key milliseconds
 // value ("PX"), the time as SET's EX and PX take it.
 func (c *conn) setExCmd(args [][]byte, opt string) {
-	ttl, _, ok := c.expiryArg(opt, args[2])
+	ttl, at, ok := c.expiryArg(opt, args[2])
 	if !ok {
 		return
 	}
-	if _, err := c.s.cache.Set(args[1], args[3], tier.SetOptions{TTL: ttl}); err != nil {
+	if _, err := c.s.cache.Set(args[1], args[3], tier.SetOptions{TTL: ttl, ExpireAt: at}); err != nil {
 		c.cacheError(err)
 		return
 	}

@@ -31,8 +31,18 @@ const maxAggKeep = 1 << 20
 
 // hashRead reads key's hash for a read command: rec is nil when the key is
 // absent. When ok is false the error reply is written.
-func (c *conn) hashRead(key []byte) (rec []byte, ok bool) {
-	v, kind, shared, exists, _, err := c.s.cache.ViewAny(c.scratch[:0], key)
+func (c *conn) hashRead(key []byte) (rec []byte, ok bool) { return c.kindRead(key, kindHash, false) }
+
+// kindRead reads key's value of kind want for a read command: rec is nil
+// when the key is absent. When ok is false the error reply is written.
+// With own the value is in a buffer of its own (a command that reads
+// several keys keeps each); else it may be the connection's scratch.
+func (c *conn) kindRead(key []byte, want tier.Kind, own bool) (rec []byte, ok bool) {
+	dst := c.scratch[:0]
+	if own {
+		dst = nil
+	}
+	v, kind, shared, exists, _, err := c.s.cache.ViewAny(dst, key)
 	switch {
 	case err != nil:
 		c.cacheError(err)
@@ -40,12 +50,12 @@ func (c *conn) hashRead(key []byte) (rec []byte, ok bool) {
 	case !exists:
 		c.st.misses.Add(1)
 		return nil, true
-	case kind != kindHash:
+	case kind != want:
 		c.w.Error(errWrongType)
 		return nil, false
 	}
 	c.st.hits.Add(1)
-	if !shared && cap(v) <= maxScratch && cap(v) > cap(c.scratch) {
+	if !own && !shared && cap(v) <= maxScratch && cap(v) > cap(c.scratch) {
 		c.scratch = v[:0]
 	}
 	return v, true

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/tiercache/tiercache/tier"
@@ -113,12 +114,12 @@ func (c *conn) cmdMSet(args [][]byte) {
 // time, or one in the past, deletes the key (when the condition holds),
 // as in Redis.
 func (c *conn) expireCmd(args [][]byte, unit time.Duration, at bool) {
-	d, cond, ok := c.expireArgs(args[2:], unit, at)
+	d, when, cond, ok := c.expireArgs(args[2:], unit, at)
 	if !ok {
 		return
 	}
-	if at {
-		c.intReplyErr(c.s.cache.ExpireAtIf(args[1], time.Unix(0, 0).Add(d), cond))
+	if !when.IsZero() {
+		c.intReplyErr(c.s.cache.ExpireAtIf(args[1], when, cond))
 		return
 	}
 	c.intReplyErr(c.s.cache.ExpireIf(args[1], d, cond))
@@ -129,6 +130,16 @@ func (c *conn) expireCmd(args [][]byte, unit time.Duration, at bool) {
 // key is absent.
 func (c *conn) ttlCmd(args [][]byte, unit time.Duration) {
 	ttl, exists := c.s.cache.TTL(args[1])
+	if exists && ttl == math.MaxInt64 { // past what a Duration holds (the tier saturates it)
+		if at, ok := c.s.cache.ExpireTime(args[1]); ok && !at.IsZero() {
+			ms := at.UnixMilli() - time.Now().UnixMilli()
+			if unit == time.Second {
+				ms = (ms + 500) / 1000
+			}
+			c.w.Int(ms)
+			return
+		}
+	}
 	switch {
 	case !exists:
 		c.w.Int(-2)

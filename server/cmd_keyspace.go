@@ -95,8 +95,9 @@ func (c *conn) expireTimeCmd(args [][]byte, unit time.Duration) {
 		c.w.Int(-1)
 	case unit == time.Millisecond:
 		c.w.Int(at.UnixMilli())
-	default:
-		c.w.Int(at.Unix())
+	default: // rounded as redis-server's (ms+500)/1000, without its overflow
+		ms := at.UnixMilli()
+		c.w.Int(ms/1000 + (ms%1000+500)/1000)
 	}
 }
 

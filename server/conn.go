@@ -41,7 +41,8 @@ type conn struct {
 	// given back once those replies were flushed; getChunks hold a GET
 	// batch's values until they are copied into the reply.
 	chunks, getChunks tier.Chunks
-	agg               aggBuf // reused buffers of the aggregate commands
+	agg               aggBuf    // reused buffers of the aggregate commands
+	typed             typedBufs // the set and sorted-set commands' decoded values
 	st                connCounters
 	tx                txState
 	watched           map[string]bool // WATCHed keys: did each exist at WATCH (watch.go)

@@ -286,6 +286,21 @@
 //     listeners (one with RequireAuth as a TCP listener, S7) and opens no
 //     socket of its own; Close closes them (TestStartServesGivenListeners,
 //     TestListenersValidate).
+//   - S40: the set commands (SADD ... SSCAN, the algebra and its STORE
+//     forms) answer as redis-server 7.0, byte for byte in RESP2 and RESP3,
+//     a set's members in any order and random picks by shape
+//     (TestSetDifferential). A set is one record (value/set), changed in
+//     one Update; a STORE replaces its destination without an expiry;
+//     SMOVE and the algebra run exclusively, so they read one moment.
+//   - S41: the sorted-set commands (ZADD with its options ... ZINTERCARD,
+//     BZPOPMIN and BZPOPMAX) answer as redis-server 7.0, scores printed as
+//     7.0 prints a double ("%.17g", "inf"), a -0 stored as 0 in a small
+//     sorted set as its listpack does (TestZSetDifferential; ZSCAN and
+//     random picks compared in any order or by shape).
+//   - S42: every expiry time redis-server accepts (int64 milliseconds,
+//     past the year 2262 too) orders under EXPIRE's GT and LT and reads
+//     back through EXPIRETIME, PEXPIRETIME, TTL and PTTL as in
+//     redis-server 7.0 (TestExpiriesPast2262MatchRedis; tier T43).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -333,6 +348,12 @@
 //     ran; SYNC (the default) answers once the flushed keys' memory is
 //     freed, ASYNC at once. In writethrough mode FLUSHALL holds every other
 //     command until every key's cold delete is durable (tier T28).
+//   - A set or sorted set is one value as a list is: every write decodes
+//     and rewrites it, O(its bytes); ZRANGE from the head reads only the
+//     entries it answers. A lexicographic range over members of different
+//     scores, which Redis leaves undefined, may answer otherwise than its
+//     skiplist walk. A -0 score in a large sorted set is kept as -0 where
+//     Redis keeps 0 if that set was ever small (its encoding's history).
 //   - A list is one value: every write decodes and rewrites it, O(list
 //     bytes); LLEN reads its header, LPOP and LINDEX step over the elements
 //     before the one they want. LMOVE and RPOPLPUSH between two keys are two

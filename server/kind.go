@@ -9,6 +9,8 @@ const (
 	kindString = tier.KindString
 	kindHash   = tier.Kind(1)
 	kindList   = tier.Kind(2)
+	kindSet    = tier.Kind(3)
+	kindZSet   = tier.Kind(4)
 )
 
 // kindName is TYPE's answer for a kind.
@@ -20,6 +22,10 @@ func kindName(k tier.Kind) string {
 		return "hash"
 	case kindList:
 		return "list"
+	case kindSet:
+		return "set"
+	case kindZSet:
+		return "zset"
 	}
 	return "unknown"
 }

@@ -103,6 +103,9 @@ type Options struct {
 	// MaxListElements bounds the elements of one list: a push past it is
 	// refused and changes nothing (S22). Default 1,048,576.
 	MaxListElements int
+	// MaxSetMembers bounds the members of one set or sorted set: a write
+	// past it is refused and changes nothing. Default 1,048,576.
+	MaxSetMembers int
 	// MaxValueBytes is the largest value (a string, or an aggregate's
 	// encoding) a command builds; a longer one is refused before it is
 	// allocated (S20). cmd/tiercache sets it to the cache's max_value.
@@ -183,6 +186,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.MaxListElements == 0 {
 		o.MaxListElements = 1 << 20
+	}
+	if o.MaxSetMembers == 0 {
+		o.MaxSetMembers = 1 << 20
 	}
 	if o.ShutdownTimeout == 0 {
 		o.ShutdownTimeout = 5 * time.Second
@@ -267,6 +273,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxListElements < 1 {
 		bad("max list elements %d must be at least 1", o.MaxListElements)
+	}
+	if o.MaxSetMembers < 1 {
+		bad("max set members %d must be at least 1", o.MaxSetMembers)
 	}
 	if o.MaxValueBytes < 1 {
 		bad("max value bytes %d must be at least 1", o.MaxValueBytes)

@@ -8,6 +8,8 @@ import (
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/hash"
 	"github.com/tiercache/tiercache/value/list"
+	"github.com/tiercache/tiercache/value/set"
+	"github.com/tiercache/tiercache/value/zset"
 )
 
 // Every error reply the server writes is here, once: no other file of the
@@ -78,6 +80,28 @@ const (
 )
 
 func errUnknownNode(id []byte) string { return "ERR Unknown node " + string(id) }
+
+// redis-server's replies of the set and sorted-set commands (t_set.c,
+// t_zset.c).
+const (
+	errNumKeysTooMany  = "ERR Number of keys can't be greater than number of args"
+	errNumKeysPositive = "ERR numkeys should be greater than 0"
+	errLimitNegative   = "ERR LIMIT can't be negative"
+	errZAddXXNX        = "ERR XX and NX options at the same time are not compatible"
+	errZAddGTLTNX      = "ERR GT, LT, and/or NX options at the same time are not compatible"
+	errZAddIncrPair    = "ERR INCR option supports a single increment-element pair"
+	errScoreNaN        = "ERR resulting score is not a number (NaN)"
+	errMinMaxFloat     = "ERR min or max is not a float"
+	errMinMaxLex       = "ERR min or max not valid string range item"
+	errWeightFloat     = "ERR weight value is not a float"
+	errLimitNeedsBy    = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+	errScoresWithLex   = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
+)
+
+// errAtLeastOneKey is the algebra's reply to a numkeys below 1.
+func errAtLeastOneKey(cmd string) string {
+	return "ERR at least 1 input key is needed for '" + cmd + "' command"
+}
 
 // redis-server's replies that name a part of the request.
 
@@ -150,6 +174,7 @@ func errUnknownType(name string) string { return "ERR unknown type name '" + nam
 const (
 	errCorruptHash   = "ERR server: a stored hash does not decode"
 	errCorruptList   = "ERR corrupt list value"
+	errCorruptSet    = "ERR server: a stored set or sorted set does not decode"
 	errInternal      = "ERR internal error; connection closed"
 	errEmptyGetBatch = "ERR internal error: the cache answered no key of a GET batch"
 	errConfigRewrite = "ERR CONFIG REWRITE is not supported by tiercache: it does not write its configuration file; edit the file and restart"
@@ -202,6 +227,8 @@ func errorReply(err error) string {
 		return errCorruptHash
 	case errors.Is(err, list.ErrCorrupt):
 		return errCorruptList
+	case errors.Is(err, set.ErrCorrupt), errors.Is(err, zset.ErrCorrupt):
+		return errCorruptSet
 	}
 	if re, ok := errors.AsType[replyError](err); ok {
 		return string(re)
@@ -211,6 +238,12 @@ func errorReply(err error) string {
 			return "ERR hash would have " + strconv.Itoa(le.N) + " fields, the limit (server.max_hash_fields) is " + strconv.Itoa(le.Limit)
 		}
 		return "ERR hash would take " + strconv.Itoa(le.N) + " bytes, the limit (max_value) is " + strconv.Itoa(le.Limit)
+	}
+	if le, ok := errors.AsType[*set.LimitError](err); ok {
+		if le.Members {
+			return "ERR set would have " + strconv.Itoa(le.N) + " members, the limit (server.max_set_members) is " + strconv.Itoa(le.Limit)
+		}
+		return "ERR set would take " + strconv.Itoa(le.N) + " bytes, the limit (max_value) is " + strconv.Itoa(le.Limit)
 	}
 	if le, ok := errors.AsType[*list.LimitError](err); ok {
 		if le.Elements {

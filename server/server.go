@@ -13,6 +13,7 @@ import (
 	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/hash"
+	"github.com/tiercache/tiercache/value/set"
 )
 
 // Server serves the Redis protocol for a Cache on a Unix socket and,
@@ -45,6 +46,7 @@ type Server struct {
 	reclaimStop, reclaimDone chan struct{}
 
 	hashLimits hash.Limits
+	setLimits  set.Limits    // sets and sorted sets
 	blk        blockRegistry // clients blocked on lists (block.go)
 
 	// loading is set while the server waits for its cache (NewLoading,
@@ -111,6 +113,7 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{}),
 		spare: newSpareFd(), reclaimStop: make(chan struct{}), reclaimDone: make(chan struct{})}
 	s.hashLimits = hash.Limits{MaxFields: opts.MaxHashFields, MaxBytes: opts.MaxValueBytes}
+	s.setLimits = set.Limits{MaxMembers: opts.MaxSetMembers, MaxBytes: opts.MaxValueBytes}
 	s.cmds = newCommandTable(opts.ObserveLatency)
 	s.get = s.cmds["get"]
 	go s.reclaimLoop()

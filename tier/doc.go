@@ -443,6 +443,11 @@
 //     /LostInvalidationsRevalidate; cmd/tiercache TestSharedSidecars/
 //     MasterKilledUnderLoad: local hits keep being served through a
 //     failover).
+//   - T43: an expiry is kept as backend.Meta.Expiry encodes it (B3): every
+//     time up to int64 milliseconds, past 2262 too, is kept exactly,
+//     ordered under ExpireAtIf's GT and LT, never expires before its time,
+//     and survives demotion to cold, adoption back and a restart
+//     (TestFarExpiriesAcrossColdAndRestart).
 //
 // # Entry lifecycle
 //

@@ -1,6 +1,10 @@
 package tier
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tiercache/tiercache/backend"
+)
 
 // entryState is where a directory entry is in its life.
 //
@@ -122,7 +126,7 @@ func (e *entry) retime(exp int64) { e.exp, e.expMoved = exp, true }
 
 // live reports whether the key exists at now.
 func (e *entry) live(now int64) bool {
-	return e.state == stateLive && (e.exp == 0 || e.exp > now)
+	return e.state == stateLive && !backend.Expired(e.exp, now)
 }
 
 // coldHas reports whether cold holds version ver of the key.

@@ -1,6 +1,10 @@
 package tier
 
-import "time"
+import (
+	"time"
+
+	"github.com/tiercache/tiercache/backend"
+)
 
 // ExpireAtIf is ExpireIf with an absolute expiry (EXPIREAT, PEXPIREAT):
 // an at at or before now deletes the key when cond holds. cond compares
@@ -8,7 +12,10 @@ import "time"
 // now, which orders the same against the expiry of a live key.
 func (c *Cache) ExpireAtIf(key []byte, at time.Time, cond ExpireCond) (bool, error) {
 	return c.retime(key, func(now int64, e *entry) (int64, bool) {
-		exp := max(at.UnixNano(), now) // never 0, which means no expiry
+		exp := backend.ExpiryAt(at)
+		if backend.Expired(exp, now) {
+			exp = now // a past time compares as now (never 0, which means no expiry)
+		}
 		return exp, cond.allows(e.exp, exp)
 	})
 }
@@ -30,5 +37,5 @@ func (c *Cache) ExpireTime(key []byte) (at time.Time, exists bool) {
 	if e.exp == 0 {
 		return time.Time{}, true
 	}
-	return time.Unix(0, e.exp), true
+	return backend.ExpiryTime(e.exp), true
 }

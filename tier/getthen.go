@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tiercache/tiercache/backend"
+
 	"github.com/tiercache/tiercache/policy"
 )
 
@@ -55,11 +57,11 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 				return nil, nil
 			}
 		case x.TTL > 0:
-			exp = expAfter(now, x.TTL)
+			exp = backend.ExpiryAfter(now, x.TTL)
 		default:
-			exp = x.At.UnixNano()
+			exp = backend.ExpiryAt(x.At)
 		}
-		if exp != 0 && exp <= now {
+		if backend.Expired(exp, now) {
 			c.remoteDelLocked(key)
 			return c.beginPurgeLocked(sh, key, e)
 		}

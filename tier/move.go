@@ -3,6 +3,8 @@ package tier
 import (
 	"time"
 
+	"github.com/tiercache/tiercache/backend"
+
 	"github.com/tiercache/tiercache/flusher"
 )
 
@@ -222,7 +224,7 @@ func (c *Cache) sweep(now int64) {
 		sh := &c.dir.shards[i]
 		sh.mu.Lock()
 		for k, e := range sh.m {
-			if e.state == stateLive && e.exp != 0 && e.exp <= now && !sh.pendingLocked([]byte(k)) {
+			if e.state == stateLive && backend.Expired(e.exp, now) && !sh.pendingLocked([]byte(k)) {
 				c.purgeLocked(sh, []byte(k), e)
 				c.st.expired.Add(1)
 			}

@@ -197,7 +197,7 @@ func (c *Cache) adopt(dst, key []byte, lo uint64, sh *shard, epoch uint64) (v []
 		c.coldError("get", err)
 		return dst, 0, false, false
 	}
-	if !found || (m.Expiry != 0 && m.Expiry <= c.now()) {
+	if !found || backend.Expired(m.Expiry, c.now()) {
 		return v[:len(dst)], 0, false, false
 	}
 	sh.mu.Lock()
@@ -445,7 +445,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 				c.count(key, policy.Cold, true)
 				continue
 			case r.Found && !p.known:
-				if r.Meta.Expiry == 0 || r.Meta.Expiry > now {
+				if !backend.Expired(r.Meta.Expiry, now) {
 					adopted, flushed := false, false
 					sh := c.dir.shard(p.lo)
 					sh.mu.Lock()
@@ -598,7 +598,7 @@ func (c *Cache) TTL(key []byte) (ttl time.Duration, exists bool) {
 	if e.exp == 0 {
 		return -1, true
 	}
-	return time.Duration(e.exp - now), true
+	return backend.ExpiryUntil(e.exp, now), true
 }
 
 // Where names the tier holding key's newest value: "hot", "warm", "cold",

@@ -390,7 +390,7 @@ func (c *Cache) admitRemote(key, v []byte, m backend.Meta, lo, ep, gen uint64) {
 	sh.mu.Lock()
 	e := sh.m[viewString(key)]
 	if e != nil && e.live(c.now()) || r.epochs[class(lo)].Load() != ep || r.gen.Load() != gen || r.q.Pending(key) ||
-		m.Expiry != 0 && m.Expiry <= c.now() || sh.pendingLocked(key) {
+		backend.Expired(m.Expiry, c.now()) || sh.pendingLocked(key) {
 		sh.mu.Unlock()
 		return
 	}

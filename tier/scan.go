@@ -90,7 +90,7 @@ func (c *Cache) scanRange(from uint64, n int, now int64, match func(string, Kind
 		sh.mu.RUnlock()
 	}
 	for _, k := range cold {
-		if sh.m[string(k.key)] != nil || c.flushedCopy(k.m.Version) || k.m.Expiry != 0 && k.m.Expiry <= now {
+		if sh.m[string(k.key)] != nil || c.flushedCopy(k.m.Version) || backend.Expired(k.m.Expiry, now) {
 			continue // the directory's entry decides (below); flushed (T14); expired
 		}
 		if match == nil || match(string(k.key), kindOfFlags(k.m.Flags)) {

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/tiercache/tiercache/backend"
+
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/policy"
 )
@@ -42,11 +44,11 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	var exp int64
 	switch {
 	case o.TTL > 0:
-		exp = expAfter(now, o.TTL)
+		exp = backend.ExpiryAfter(now, o.TTL)
 	case o.TTL < 0:
 		exp = now
 	case !o.ExpireAt.IsZero():
-		exp = o.ExpireAt.UnixNano()
+		exp = backend.ExpiryAt(o.ExpireAt)
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
@@ -77,7 +79,7 @@ func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64
 	// NX/XX/KEEPTTL, a version check and an expiry in the past (which
 	// deletes the key) must see a key of an earlier run, or one the
 	// directory forgot (T15): adopt it first.
-	past := exp != 0 && exp <= now
+	past := backend.Expired(exp, now)
 	e := c.lockEntry(sh, key, true, o.NX || o.XX || o.KeepTTL || check || past)
 	exists := e != nil && e.live(now)
 	if check && (!exists && ifVer != 0 || exists && e.ver != ifVer) {
@@ -91,7 +93,7 @@ func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64
 	if o.KeepTTL && exists {
 		exp = e.exp
 	}
-	if exp != 0 && exp <= now { // already expired: SET with a past expiry deletes
+	if backend.Expired(exp, now) { // already expired: SET with a past expiry deletes
 		var op *pendOp
 		var err error
 		c.remoteDelLocked(key)
@@ -462,7 +464,7 @@ func (c *Cache) ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) (bool, 
 	return c.retime(key, func(now int64, e *entry) (int64, bool) {
 		exp := now // ttl ≤ 0: delete
 		if ttl > 0 {
-			exp = expAfter(now, ttl)
+			exp = backend.ExpiryAfter(now, ttl)
 		}
 		return exp, cond.allows(e.exp, exp)
 	})
@@ -474,21 +476,11 @@ func (cond ExpireCond) allows(old, exp int64) bool {
 	never := old == 0
 	switch {
 	case cond&ExpireNX != 0 && !never, cond&ExpireXX != 0 && never,
-		cond&ExpireGT != 0 && (never || exp <= old),
-		cond&ExpireLT != 0 && !never && exp >= old:
+		cond&ExpireGT != 0 && (never || backend.ExpiryCompare(exp, old) <= 0),
+		cond&ExpireLT != 0 && !never && backend.ExpiryCompare(exp, old) >= 0:
 		return false
 	}
 	return true
-}
-
-// expAfter is now + ttl (ttl > 0) in unix ns, saturated at the largest
-// int64 (the year 2262): a TTL past it means never in practice, and must
-// not wrap into the past (which would delete the key).
-func expAfter(now int64, ttl time.Duration) int64 {
-	if int64(ttl) > math.MaxInt64-now {
-		return math.MaxInt64
-	}
-	return now + int64(ttl)
 }
 
 // Persist removes the expiry; false if the key is absent or had none. In
@@ -524,7 +516,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 			sh.mu.Unlock()
 			return false, nil
 		}
-		if exp != 0 && exp <= now {
+		if backend.Expired(exp, now) {
 			c.remoteDelLocked(key)
 			op, err := c.beginPurgeLocked(sh, key, e)
 			sh.mu.Unlock()

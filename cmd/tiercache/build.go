@@ -54,6 +54,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		MaxOutputBytes: int(min(c.Server.MaxOutput, 1<<40)),
 		DataDir:        c.Cold.DataDir, Durability: c.Durability,
 		MaxHashFields: c.Server.MaxHashFields, MaxListElements: c.Server.MaxListElements, MaxValueBytes: int(min(c.MaxValue, 1<<40)),
+		MaxSetMembers: c.Server.MaxSetMembers,
 	}
 	if c.Server.MaxHashFields < 1 {
 		bad(fmt.Errorf("server.max_hash_fields %d: must be at least 1", c.Server.MaxHashFields))
@@ -62,6 +63,10 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	if c.Server.MaxListElements < 1 {
 		bad(fmt.Errorf("server.max_list_elements %d: must be at least 1", c.Server.MaxListElements))
 		b.server.MaxListElements = 1
+	}
+	if c.Server.MaxSetMembers < 1 {
+		bad(fmt.Errorf("server.max_set_members %d: must be at least 1", c.Server.MaxSetMembers))
+		b.server.MaxSetMembers = 1
 	}
 	if c.Server.MaxOutput < 1<<20 {
 		bad(fmt.Errorf("server.max_output_buffer %v: must be at least 1MiB", c.Server.MaxOutput))

@@ -13,9 +13,16 @@ var commandFamilies = map[string][]string{
 		"hvals", "hstrlen", "hincrby", "hincrbyfloat", "hrandfield", "hscan"},
 	"list": {"lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "lrange", "llen", "lindex", "lset",
 		"linsert", "lrem", "ltrim", "lpos", "lmove", "rpoplpush"},
+	"set": {"sadd", "srem", "smembers", "sismember", "smismember", "scard", "spop", "srandmember", "smove",
+		"sinter", "sunion", "sdiff", "sinterstore", "sunionstore", "sdiffstore", "sintercard", "sscan"},
+	"zset": {"zadd", "zincrby", "zrem", "zcard", "zscore", "zmscore", "zrank", "zrevrank", "zrange",
+		"zrangestore", "zrangebyscore", "zrevrangebyscore", "zrangebylex", "zrevrangebylex", "zrevrange",
+		"zcount", "zlexcount", "zremrangebyscore", "zremrangebyrank", "zremrangebylex", "zpopmin", "zpopmax",
+		"zrandmember", "zscan", "zunionstore", "zinterstore", "zdiffstore", "zunion", "zinter", "zdiff",
+		"zintercard"},
 	// The blocking pops' time includes their wait for a push: apart, so
 	// they do not make the list family's p99 a timeout.
-	"blocking": {"blpop", "brpop", "blmove", "brpoplpush"},
+	"blocking": {"blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax"},
 	"keyspace": {"del", "unlink", "exists", "expire", "pexpire", "expireat", "pexpireat", "ttl", "pttl",
 		"expiretime", "pexpiretime", "persist", "type", "touch", "rename", "renamenx", "copy", "randomkey",
 		"object", "tier", "dbsize", "scan", "keys"},

@@ -62,6 +62,7 @@ type ServerConfig struct {
 	ColdGetBytes    ByteSize `yaml:"cold_get_batch_bytes"`
 	MaxHashFields   int      `yaml:"max_hash_fields"`
 	MaxListElements int      `yaml:"max_list_elements"`
+	MaxSetMembers   int      `yaml:"max_set_members"`
 }
 
 // HotConfig is the DRAM tier.
@@ -220,7 +221,7 @@ func defaultConfig() Config {
 		Server: ServerConfig{Socket: "./tiercache.sock", SocketMode: "0600", MaxClients: 10000,
 			MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10, MaxOutput: 256 << 20, ShutdownTimeout: Duration(5e9),
 			GoMemoryLimit: "auto", ColdGetBatch: 128, ColdGetBytes: 4 << 20, MaxHashFields: 1 << 20,
-			MaxListElements: 1 << 20},
+			MaxListElements: 1 << 20, MaxSetMembers: 1 << 20},
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 0, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
 		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9), IndexNode: "auto"},

@@ -1,0 +1,113 @@
+package server
+
+import (
+	"slices"
+
+	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value/zset"
+)
+
+// BZPOPMIN and BZPOPMAX block as BLPOP does (block.go): a waiter whose
+// zpop is set is served from a sorted set, by whatever writes one
+// (ZADD, ZINCRBY, the STORE commands) calling wakeAfter.
+
+// zpopEnd is the end of a sorted set a blocked client pops from.
+type zpopEnd uint8
+
+const (
+	zpopNone zpopEnd = iota // a list waiter
+	zpopMin
+	zpopMax
+)
+
+// wants is the kind of value w is served from.
+func (w *waiter) wants() tier.Kind {
+	if w.zpop != zpopNone {
+		return kindZSet
+	}
+	return kindList
+}
+
+// serveFirst serves the first of the waiters q (on key) that key's value
+// can serve: a waiter for a list and one for a sorted set wait side by
+// side on a key that holds neither yet, and one kind failing does not
+// stop the other.
+func (ops *listOps) serveFirst(q []*waiter, key string) (*waiter, blockResult, bool) {
+	failed := map[tier.Kind]bool{}
+	for _, w := range q {
+		if failed[w.wants()] {
+			continue
+		}
+		if res, ok := ops.serveOne(w, key); ok {
+			return w, res, true
+		}
+		failed[w.wants()] = true
+	}
+	return nil, blockResult{}, false
+}
+
+// zpopOne pops one entry of key's sorted set for w; false when key holds
+// none.
+func (ops *listOps) zpopOne(w *waiter, key string) (blockResult, bool) {
+	var res blockResult
+	var z zset.Entries
+	popped := false
+	err := ops.cache.Update([]byte(key), func(cur tier.Current) (tier.Change, error) {
+		popped = false
+		if !cur.Exists || cur.Kind != kindZSet {
+			return tier.Change{Op: tier.Keep}, nil
+		}
+		if err := z.Decode(cur.Value); err != nil {
+			return tier.Change{}, err
+		}
+		r := 0
+		if w.zpop == zpopMax {
+			r = z.Len() - 1
+		}
+		e := z.At(r)
+		res = blockResult{key: key, val: slices.Clone(e.Member), score: e.Score}
+		popped = true
+		z.RemoveRanks(r, r+1)
+		if z.Len() == 0 {
+			return tier.Change{Op: tier.Remove}, nil
+		}
+		ops.val = z.AppendRecord(ops.val[:0])
+		return tier.Change{Op: tier.Store, Value: ops.val, Kind: kindZSet}, nil
+	})
+	switch {
+	case err != nil:
+		return blockResult{key: key, err: err}, true
+	case !popped:
+		return blockResult{}, false
+	}
+	return res, true
+}
+
+// bzpopCmd: BZPOPMIN|BZPOPMAX key... timeout → [key, member, score] from
+// the first key with a member, else once one is added; a nil array at
+// the timeout.
+func (c *conn) bzpopCmd(args [][]byte, end zpopEnd) {
+	d, msg := parseTimeout(args[len(args)-1])
+	if msg != "" {
+		c.w.Error(msg)
+		return
+	}
+	c.block(blockCmd{keys: args[1 : len(args)-1], zpop: end}, d)
+}
+
+// zpushBack puts back an entry served to a client as it hung up (the
+// caller holds the transaction lock and touches nothing else).
+func (c *conn) zpushBack(key []byte, res blockResult) {
+	err := c.zsetUpdate(key, func(z *zset.Entries) (bool, error) {
+		if _, ok := z.Score(res.val); ok {
+			return false, nil // added again meanwhile: that score stays
+		}
+		z.Put(res.val, res.score)
+		return true, nil
+	})
+	c.typed.release()
+	if err == nil {
+		c.s.touch(touchKeys, [][]byte{nil, key})
+		c.s.wake(&c.lists, key)
+	}
+}

@@ -1,0 +1,200 @@
+package server
+
+import (
+	"github.com/tiercache/tiercache/value/zset"
+)
+
+// The range commands of sorted sets: ZRANGE (BYSCORE, BYLEX, REV, LIMIT),
+// ZRANGESTORE, the legacy ZREVRANGE, ZRANGEBYSCORE, ZREVRANGEBYSCORE,
+// ZRANGEBYLEX and ZREVRANGEBYLEX, ZCOUNT, ZLEXCOUNT and
+// ZREMRANGEBYRANK|SCORE|LEX.
+
+// zrangeRanks is the ranks q selects of z, in the order answered.
+func zrangeRanks(z zset.Reader, q zrangeReq) (ranks []int) {
+	n := z.Len()
+	switch q.by {
+	case byRank:
+		lo, hi := zset.RankSpan(n, q.start, q.stop)
+		for i := lo; i < hi; i++ {
+			if q.rev {
+				ranks = append(ranks, n-1-i)
+			} else {
+				ranks = append(ranks, i)
+			}
+		}
+		return ranks
+	}
+	var lo, hi int
+	if q.by == byScore {
+		lo, hi = zset.ScoreSpan(z, q.score)
+	} else {
+		lo, hi = zset.LexSpan(z, q.lex, q.rev)
+	}
+	if q.offset < 0 || q.offset >= int64(hi-lo) || q.limit == 0 {
+		return nil
+	}
+	k := int64(hi-lo) - q.offset
+	if q.limit > 0 {
+		k = min(k, q.limit)
+	}
+	for i := range int(k) {
+		if q.rev {
+			ranks = append(ranks, hi-1-int(q.offset)-i)
+		} else {
+			ranks = append(ranks, lo+int(q.offset)+i)
+		}
+	}
+	return ranks
+}
+
+// zrangeCmd answers ZRANGE and its legacy forms: args from the key on,
+// by and rev as the command fixes them (byAuto and revFixed false let the
+// options choose).
+func (c *conn) zrangeCmd(args [][]byte, by zrangeBy, rev, revFixed bool) {
+	q, ok := c.zrangeArgs(args[1:], false, by, rev, revFixed)
+	if !ok {
+		return
+	}
+	defer c.typed.release()
+	z := &c.typed.zset
+	if q.by == byRank && !q.rev && q.start >= 0 && q.stop >= 0 && q.start <= q.stop {
+		// The first entries of a record read without decoding the rest.
+		rec, ok := c.kindRead(args[1], kindZSet, false)
+		if !ok {
+			return
+		}
+		var head []zset.Entry
+		if rec != nil {
+			var err error
+			if head, _, err = zset.Head(z.All()[:0], rec, int(min(q.stop, 1<<30))+1); err != nil {
+				c.cacheError(err)
+				return
+			}
+		}
+		*z = *zset.FromSorted(head)
+	} else if _, ok := c.readZSet(args[1], z, false); !ok {
+		return
+	}
+	c.writeEntries(z, zrangeRanks(z, q), q.withScores)
+}
+
+// writeEntries answers the entries of z at ranks: members, with scores a
+// flat array in RESP2 and pairs in RESP3.
+func (c *conn) writeEntries(z zset.Reader, ranks []int, withScores bool) {
+	if withScores && c.w.Proto() < 3 {
+		c.w.Array(2 * len(ranks))
+	} else {
+		c.w.Array(len(ranks))
+	}
+	for _, r := range ranks {
+		e := z.At(r)
+		if withScores && c.w.Proto() >= 3 {
+			c.w.Array(2)
+		}
+		c.w.Bulk(e.Member)
+		if withScores {
+			c.w.Double(e.Score)
+		}
+	}
+}
+
+// cmdZRangeStore: ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV]
+// [LIMIT offset count] → the entries stored in dst (without an expiry;
+// none deletes dst).
+func (c *conn) cmdZRangeStore(args [][]byte) {
+	q, ok := c.zrangeArgs(args[2:], true, byAuto, false, false)
+	if !ok {
+		return
+	}
+	defer c.typed.release()
+	z := &c.typed.zset
+	if _, ok := c.readZSet(args[2], z, false); !ok {
+		return
+	}
+	out := &c.typed.out
+	out.Reset()
+	ranks := zrangeRanks(z, q)
+	entries := out.All()[:0]
+	for _, r := range ranks {
+		entries = append(entries, z.At(r))
+	}
+	if q.rev {
+		for i, j := 0, len(entries)-1; i < j; i, j = i+1, j-1 {
+			entries[i], entries[j] = entries[j], entries[i]
+		}
+	}
+	*out = *zset.FromSorted(entries)
+	out.NormalizeZeros()
+	c.storeResult(args[1], out, kindZSet)
+}
+
+// cmdZCount: ZCOUNT key min max → the members with a score in range.
+func (c *conn) cmdZCount(args [][]byte) {
+	r, ok := scoreRangeArgs(args[2], args[3])
+	if !ok {
+		c.w.Error(errMinMaxFloat)
+		return
+	}
+	z := &c.typed.zset
+	defer c.typed.release()
+	if _, ok := c.readZSet(args[1], z, false); !ok {
+		return
+	}
+	lo, hi := zset.ScoreSpan(z, r)
+	c.w.Int(int64(hi - lo))
+}
+
+// cmdZLexCount: ZLEXCOUNT key min max → the members in range.
+func (c *conn) cmdZLexCount(args [][]byte) {
+	r, ok := lexRangeArgs(args[2], args[3])
+	if !ok {
+		c.w.Error(errMinMaxLex)
+		return
+	}
+	z := &c.typed.zset
+	defer c.typed.release()
+	if _, ok := c.readZSet(args[1], z, false); !ok {
+		return
+	}
+	lo, hi := zset.LexSpan(z, r, false)
+	c.w.Int(int64(hi - lo))
+}
+
+// zremRangeCmd: ZREMRANGEBYRANK key start stop, ZREMRANGEBYSCORE key min
+// max, ZREMRANGEBYLEX key min max (by) → the members removed; the key goes
+// with its last one.
+func (c *conn) zremRangeCmd(args [][]byte, by zrangeBy) {
+	q := zrangeReq{by: by, limit: -1}
+	var ok bool
+	switch by {
+	case byRank:
+		var ok1, ok2 bool
+		q.start, ok1 = parseInt(args[2])
+		q.stop, ok2 = parseInt(args[3])
+		if ok = ok1 && ok2; !ok {
+			c.w.Error(errNotInt)
+		}
+	case byScore:
+		if q.score, ok = scoreRangeArgs(args[2], args[3]); !ok {
+			c.w.Error(errMinMaxFloat)
+		}
+	case byLex:
+		if q.lex, ok = lexRangeArgs(args[2], args[3]); !ok {
+			c.w.Error(errMinMaxLex)
+		}
+	}
+	if !ok {
+		return
+	}
+	var removed int
+	err := c.zsetUpdate(args[1], func(z *zset.Entries) (bool, error) {
+		ranks := zrangeRanks(z, q)
+		removed = len(ranks)
+		if removed > 0 {
+			z.RemoveRanks(ranks[0], ranks[len(ranks)-1]+1)
+		}
+		return removed > 0, nil
+	})
+	c.typed.release()
+	c.countReply(removed, err)
+}
