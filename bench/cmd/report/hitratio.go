@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -64,6 +65,9 @@ func parseHitRatio(out string) (rows []*hitRow, curves map[string][]*curvePoint,
 			pts[i].hit[p[3]] = h
 			curves[p[1]] = pts
 		}
+	}
+	for _, pts := range curves {
+		slices.SortFunc(pts, func(a, b *curvePoint) int { return cmp.Compare(a.pct, b.pct) })
 	}
 	return rows, curves, order
 }

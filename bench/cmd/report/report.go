@@ -122,7 +122,7 @@ func (rp *report) header() {
 	for _, s := range rp.run.steps {
 		total += s.Elapsed
 	}
-	rp.para("Measured by `%s` at %s (committed %s), started %s, %s in all.",
+	rp.para("Measured by `%s` at %s (committed %s), started %s; its steps took %s.",
 		m["command"], m["commit"], m["commit_date"], m["date"], duration(total))
 	rp.para("Machine: %s CPUs (%s), %s of memory, Linux %s; load average %s at the start and %s at the end. "+
 		"Peers: %s; %s; %s; %s.", m["cpus"], m["cpu_model"], m["memory"], m["kernel"], m["load_start"], m["load_end"],

@@ -40,7 +40,7 @@ func (rp *report) redis() {
 		}
 	}
 	if len(hl) > 0 {
-		rp.bullets = append(rp.bullets, "server CPU per request against redis-server: "+strings.Join(hl, ", "))
+		rp.bullets = append(rp.bullets, "server CPU per request, tiercache / redis-server: "+strings.Join(hl, ", "))
 	}
 }
 
@@ -229,7 +229,7 @@ func (rp *report) shared() {
 		return namedBars(path, "Vectors the fleet computed (median of rounds, bar: range)", "recomputes", names, recs)
 	})
 	if r := b.ratio(c, "independent", "shared", "recomputes"); r.ok() {
-		rp.bullets = append(rp.bullets, fmt.Sprintf("a fleet sharing through the remote tier (%s) recomputed %s fewer "+
-			"vectors than independent sidecars", c, r.times()))
+		rp.bullets = append(rp.bullets, fmt.Sprintf("a fleet of replicas (%s): independent sidecars computed %s as many "+
+			"vectors as sidecars sharing them through the remote tier", c, r.times()))
 	}
 }
