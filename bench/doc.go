@@ -53,8 +53,12 @@
 //
 // cmd/memload and cmd/embedload are the load clients of
 // scripts/bench-memory and scripts/bench-embedding: they drive one server
-// (tiercache, redis-server, or memcached for memload) on a Unix socket and
-// check every value read. internal/load holds what they share: values
+// (tiercache, redis-server or memcached) on a Unix socket and check every
+// value read; cmd/sharedload drives scripts/bench-shared's fleets.
+//
+// cmd/report turns a run of scripts/bench into docs/BENCHMARKS.md, its PNG
+// charts (gonum.org/v1/plot, a dependency of this module only) and the
+// README's summary (its doc.go). internal/load holds what they share: values
 // that name their key and version, the RESP and memcached connections, and
 // the Zipf generator (which the benchmarks here use too).
 //

@@ -2,9 +2,11 @@
 # scripts/bench-embedding: installing the peers, a temporary directory
 # cleaned on exit, starting tiercache / redis-server / memcached on Unix
 # sockets (pinned with taskset by BENCH_SERVER_CPUS), stopping them, peak
-# RSS, and medians with ranges. The caller sets `set -eu` and cds to the
+# RSS, and medians with ranges; record (scripts/bench-record.sh) writes each
+# figure to $BENCH_JSON when set. The caller sets `set -eu` and cds to the
 # repository root first.
 
+. scripts/bench-record.sh
 export PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
 srv_pin=() cli_pin=()
 [ -n "${BENCH_SERVER_CPUS:-}" ] && srv_pin=(taskset -c "$BENCH_SERVER_CPUS")
@@ -112,13 +114,16 @@ start_redis() {
   wait_resp "$tmp/$1.sock"
 }
 
-# start_memcached NAME MIB: -m MIB of item memory, 1 MiB items at most.
+# start_memcached NAME MIB [ARGS...]: -m MIB of item memory, 1 MiB items
+# at most, and ARGS (e.g. -o ext_path=FILE:SIZE for extstore).
 start_memcached() {
-  rm -f "$tmp/$1.sock"
-  "${srv_pin[@]}" memcached -u root -s "$tmp/$1.sock" -a 0700 -m "$2" -I 1m >"$tmp/$1.log" 2>&1 &
+  local n=$1 m=$2
+  shift 2
+  rm -f "$tmp/$n.sock"
+  "${srv_pin[@]}" memcached -u root -s "$tmp/$n.sock" -a 0700 -m "$m" -I 1m "$@" >"$tmp/$n.log" 2>&1 &
   srv_pid=$!
   bench_pids+=("$srv_pid")
-  wait_sock "$tmp/$1.sock"
+  wait_sock "$tmp/$n.sock"
 }
 
 # stop_server PID
@@ -129,6 +134,26 @@ stop_server() {
     [ "$p" != "$1" ] && keep+=("$p")
   done
   bench_pids=("${keep[@]}")
+}
+
+# mc_stats SOCK: memcached's "stats" on its Unix socket, "NAME VALUE" lines.
+mc_stats() {
+  python3 - "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(b"stats\r\n")
+buf = b""
+while not buf.endswith(b"END\r\n"):
+    d = s.recv(65536)
+    if not d:
+        break
+    buf += d
+for line in buf.decode().split("\r\n"):
+    if line.startswith("STAT "):
+        print(line[5:])
+PY
 }
 
 # hwm_mib PID: peak resident set (VmHWM) in MiB.

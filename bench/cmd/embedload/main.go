@@ -1,7 +1,9 @@
-// Command embedload drives one RESP server on a Unix socket for
-// scripts/bench-embedding: an embedding lookup is an MGET of -mget keys
-// drawn Zipf(-theta) out of -keys vectors of -value-bytes each (768 fp16
-// = 1536 bytes by default). After each MGET, every missed key is written
+// Command embedload drives one server on a Unix socket for
+// scripts/bench-embedding, over RESP (tiercache, redis-server) or
+// memcached's text protocol (-proto memcache): an embedding lookup is an
+// MGET (memcached: a get of several keys) of -mget keys drawn Zipf(-theta)
+// out of -keys vectors of -value-bytes each (768 fp16 = 1536 bytes by
+// default). After each MGET, every missed key is written
 // back (read-through: one pipelined round trip of SETs) unless
 // -read-through=false. Every vector read is checked (its key, a version
 // that may be there, every byte).
@@ -33,14 +35,18 @@ func main() {
 	populate := flag.Bool("populate", false, "write every key once before the MGETs")
 	readThrough := flag.Bool("read-through", true, "SET each missed key after its MGET")
 	state := flag.String("state", "", "file keeping the versions written, between runs")
+	proto := flag.String("proto", "resp", "resp (redis-server, tiercache: MGET) or memcache (memcached: get of several keys)")
 	flag.Parse()
 	if !f.Valid() || *mget < 1 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	rc := load.NewRedis(f.Socket, f.Conns)
-	defer rc.Close()
-	d := load.RedisDialer(rc)
+	d, err := load.NewDialer(*proto, f.Socket, f.Conns)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "embedload:", err)
+		os.Exit(2)
+	}
+	defer d.Close()
 
 	var cnt load.Counts
 	var vs *load.Versions
@@ -63,7 +69,7 @@ func main() {
 	var hits, requested, written atomic.Int64
 	var lat load.Latencies
 	t1 := time.Now()
-	err := load.Each(d, f.Conns, func(g int, c load.Conn) {
+	err = load.Each(d, f.Conns, func(g int, c load.Conn) {
 		ctx := context.Background()
 		r := rand.New(rand.NewPCG(f.Seed, uint64(g)))
 		z := load.NewZipf(r, f.Keys, f.Theta)
@@ -87,7 +93,7 @@ func main() {
 				lo[j] = vs.Acked(idx[j])
 			}
 			t := time.Now()
-			res, err := rc.MGet(ctx, names...).Result()
+			res, err := c.GetMany(ctx, names)
 			ds = append(ds, time.Since(t))
 			if err == nil && len(res) != len(names) {
 				err = fmt.Errorf("MGET of %d keys answered %d values", len(names), len(res))

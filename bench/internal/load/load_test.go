@@ -111,15 +111,7 @@ func TestMemcache(t *testing.T) {
 			}
 		}
 	}()
-	d, err := NewDialer("memcache", sock, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := d.Dial()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialMemcache(t, sock)
 	ctx := context.Background()
 	if err := c.SetMany(ctx, []string{"a", "b"}, [][]byte{[]byte("one"), []byte("two")}); err != nil {
 		t.Fatal(err)

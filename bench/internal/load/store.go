@@ -21,6 +21,10 @@ type Conn interface {
 	Set(ctx context.Context, key string, val []byte) error
 	// SetMany stores every pair in one round trip (pipelined).
 	SetMany(ctx context.Context, keys []string, vals [][]byte) error
+	// GetMany reads every key in one round trip (MGET, or memcached's get
+	// of several keys): a string for a hit and nil for a miss, in the
+	// order of keys, as go-redis's MGet answers.
+	GetMany(ctx context.Context, keys []string) ([]any, error)
 	Close() error
 }
 
@@ -90,6 +94,10 @@ func (r respConn) SetMany(ctx context.Context, keys []string, vals [][]byte) err
 	return err
 }
 
+func (r respConn) GetMany(ctx context.Context, keys []string) ([]any, error) {
+	return r.c.MGet(ctx, keys...).Result()
+}
+
 func (r respConn) Close() error { return nil }
 
 type memcacheDialer string
@@ -105,7 +113,7 @@ func (d memcacheDialer) Dial() (Conn, error) {
 func (d memcacheDialer) Close() error { return nil }
 
 // mcConn speaks the few commands of memcached's text protocol it needs:
-// get and set (flags 0, no expiry).
+// get (of one key or several) and set (flags 0, no expiry).
 type mcConn struct {
 	c net.Conn
 	r *bufio.Reader
@@ -126,29 +134,75 @@ func (m *mcConn) Get(ctx context.Context, dst []byte, key string) ([]byte, bool,
 	if line == "END" {
 		return dst[:0], false, nil
 	}
-	// VALUE <key> <flags> <bytes>
+	dst, err = m.value(line, key, dst)
+	if err != nil {
+		return dst[:0], false, err
+	}
+	if end, err := m.line(); err != nil || end != "END" {
+		return dst[:0], false, fmt.Errorf("memcache get %s: %q after the value (%v)", key, end, err)
+	}
+	return dst, true, nil
+}
+
+// GetMany sends one get of every key; memcached answers a VALUE block
+// for each key it holds, in the order asked (a key asked twice twice),
+// then END.
+func (m *mcConn) GetMany(ctx context.Context, keys []string) ([]any, error) {
+	m.w.WriteString("get")
+	for _, k := range keys {
+		m.w.WriteByte(' ')
+		m.w.WriteString(k)
+	}
+	m.w.WriteString("\r\n")
+	if err := m.w.Flush(); err != nil {
+		return nil, err
+	}
+	out := make([]any, len(keys))
+	var buf []byte
+	for j := 0; ; j++ {
+		line, err := m.line()
+		if err != nil {
+			return nil, err
+		}
+		if line == "END" {
+			return out, nil
+		}
+		f := strings.Fields(line)
+		for len(f) > 1 && j < len(keys) && keys[j] != f[1] {
+			j++ // a miss: memcached says nothing of it
+		}
+		if j == len(keys) {
+			return nil, fmt.Errorf("memcache get of %d keys: reply %q is not for a key asked next", len(keys), line)
+		}
+		if buf, err = m.value(line, keys[j], buf); err != nil {
+			return nil, err
+		}
+		out[j] = string(buf)
+	}
+}
+
+// value reads the value a "VALUE <key> <flags> <bytes>" line announces
+// (appended to dst[:0]) and the CRLF after it.
+func (m *mcConn) value(line, key string, dst []byte) ([]byte, error) {
 	f := strings.Fields(line)
 	if len(f) != 4 || f[0] != "VALUE" || f[1] != key {
-		return dst[:0], false, fmt.Errorf("memcache get %s: reply %q", key, line)
+		return dst[:0], fmt.Errorf("memcache get %s: reply %q", key, line)
 	}
 	n, err := strconv.Atoi(f[3])
 	if err != nil || n < 0 {
-		return dst[:0], false, fmt.Errorf("memcache get %s: reply %q", key, line)
+		return dst[:0], fmt.Errorf("memcache get %s: reply %q", key, line)
 	}
 	if cap(dst) < n+2 {
 		dst = make([]byte, n+2)
 	}
 	dst = dst[:n+2]
 	if _, err := io.ReadFull(m.r, dst); err != nil {
-		return dst[:0], false, err
+		return dst[:0], err
 	}
 	if string(dst[n:]) != "\r\n" {
-		return dst[:0], false, fmt.Errorf("memcache get %s: value not followed by CRLF", key)
+		return dst[:0], fmt.Errorf("memcache get %s: value not followed by CRLF", key)
 	}
-	if end, err := m.line(); err != nil || end != "END" {
-		return dst[:0], false, fmt.Errorf("memcache get %s: %q after the value (%v)", key, end, err)
-	}
-	return dst[:n], true, nil
+	return dst[:n], nil
 }
 
 func (m *mcConn) writeSet(key string, val []byte) {
