@@ -55,6 +55,11 @@ type conn struct {
 	blockFor time.Duration
 	inExec   bool
 	wakes    [][]byte // keys pushed onto inside EXEC, served after it
+	// script is the connection c's scripts run their commands on
+	// (cmd_script.go); scriptOf, on such a connection, is the client whose
+	// script it serves.
+	script   *scriptConn
+	scriptOf *conn
 	// mark is when the last timed command ended (Server.clock), valid while
 	// the Reader's read count is still timedReads.
 	mark       time.Duration

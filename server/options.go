@@ -94,6 +94,11 @@ type Options struct {
 	// Default 512 MiB (Redis's proto-max-bulk-len).
 	MaxValueBytes int
 
+	// BusyScriptTime is Redis's busy-reply-threshold (lua-time-limit): a
+	// script running longer makes other clients' commands answer BUSY,
+	// and SCRIPT KILL may end it. Default 5 s; CONFIG SET changes it.
+	BusyScriptTime time.Duration
+
 	// ShutdownTimeout bounds how long Close waits for connections to finish
 	// their current command. Default 5 s.
 	ShutdownTimeout time.Duration
@@ -168,6 +173,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.MaxListElements == 0 {
 		o.MaxListElements = 1 << 20
+	}
+	if o.BusyScriptTime == 0 {
+		o.BusyScriptTime = 5 * time.Second
 	}
 	if o.ShutdownTimeout == 0 {
 		o.ShutdownTimeout = 5 * time.Second

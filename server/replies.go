@@ -61,6 +61,19 @@ const (
 	errTimeoutNotFloat = "ERR timeout is not a float or out of range"
 	errTimeoutNegative = "ERR timeout is negative"
 	errIdleTimeNotLRU  = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	// scripting (cmd_script.go)
+	errNoScript         = "NOSCRIPT No matching script. Please use EVAL."
+	errBusyScript       = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	errNotBusy          = "NOTBUSY No scripts in execution right now."
+	errUnkillable       = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+	errKeysGreater      = "ERR Number of keys can't be greater than number of args"
+	errKeysNegative     = "ERR Number of keys can't be negative"
+	errScriptFlushArgs  = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+	errWriteFlagRO      = "ERR Can not execute a script with write flag using *_ro command."
+	errScriptUnknownCmd = "ERR Unknown Redis command called from script"
+	errScriptArity      = "ERR Wrong number of args calling Redis command from script"
+	errScriptNoScript   = "ERR This Redis command is not allowed from script"
+	errScriptReadOnly   = "ERR Write commands are not allowed from read-only scripts."
 )
 
 // redis-server's replies that name a part of the request.
@@ -139,6 +152,7 @@ const (
 	errConfigRewrite = "ERR CONFIG REWRITE is not supported by tiercache: it does not write its configuration file; edit the file and restart"
 	errConfigReset   = "ERR CONFIG RESETSTAT is not supported by tiercache: its counters are cumulative (they feed Prometheus counters, which must not go back)"
 	configImmutable  = "tiercache cannot change it at runtime; set it in the configuration file and restart" // why CONFIG SET failed
+	errNoFunctions   = "ERR tiercache does not implement Redis functions (FUNCTION, FCALL, FCALL_RO): load the code as a script with SCRIPT LOAD and call it with EVALSHA"
 )
 
 // errStringTooLong is Redis's "string exceeds maximum allowed size", with

@@ -44,6 +44,7 @@ type Server struct {
 	dropped                  atomic.Int64
 	reclaimStop, reclaimDone chan struct{}
 
+	scr        *scripting // Lua scripts (cmd_script.go)
 	hashLimits hash.Limits
 	blk        blockRegistry // clients blocked on lists (block.go)
 
@@ -104,6 +105,7 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	opts.MaxConns = capConns(opts.MaxConns, opts.Logger)
 	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{}),
 		spare: newSpareFd(), reclaimStop: make(chan struct{}), reclaimDone: make(chan struct{})}
+	s.scr = newScripting(&opts)
 	s.hashLimits = hash.Limits{MaxFields: opts.MaxHashFields, MaxBytes: opts.MaxValueBytes}
 	s.cmds = newCommandTable(opts.ObserveLatency)
 	s.get = s.cmds["get"]
