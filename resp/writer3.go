@@ -69,3 +69,27 @@ func (w *Writer) Push(n int) {
 	}
 	w.prefixInt('*', int64(n))
 }
+
+// Raw writes bytes another Writer or Append function encoded: pushes
+// queued for a connection by other goroutines (pub/sub messages,
+// invalidations), written between its replies.
+func (w *Writer) Raw(b []byte) { w.write(b) }
+
+// AppendArray appends an array header of n elements.
+func AppendArray(dst []byte, n int) []byte {
+	dst = append(dst, '*')
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	return append(dst, '\r', '\n')
+}
+
+// AppendBulk appends the bulk string b.
+func AppendBulk(dst, b []byte) []byte {
+	dst = append(dst, '$')
+	dst = strconv.AppendInt(dst, int64(len(b)), 10)
+	dst = append(dst, '\r', '\n')
+	dst = append(dst, b...)
+	return append(dst, '\r', '\n')
+}
+
+// AppendNull appends a RESP2 null bulk string.
+func AppendNull(dst []byte) []byte { return append(dst, "$-1\r\n"...) }

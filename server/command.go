@@ -31,8 +31,11 @@ type command struct {
 	// lockFree commands touch no key and run without the transaction
 	// lock (SCRIPT, pub/sub, CLIENT, AUTH, HELLO, CONFIG).
 	lockFree bool
-	run      func(c *conn, args [][]byte)
-	observe  func(time.Duration)
+	// readonly commands' keys are remembered for tracking clients;
+	// inSubscribed ones run on a RESP2 connection with subscriptions.
+	readonly, inSubscribed bool
+	run                    func(c *conn, args [][]byte)
+	observe                func(time.Duration)
 }
 
 // CommandNames lists the commands the server implements, lower case.
@@ -66,6 +69,11 @@ func (c *conn) dispatch(args [][]byte) {
 	}
 	if !c.ready && !cmd.whileLoading && !c.loaded() {
 		c.w.Error(errLoading) // before queueing, as Redis: EXEC then aborts
+		c.tx.fail()
+		return
+	}
+	if c.subscribedOnly(cmd) {
+		c.w.Error(errSubscribedOnly(cmd.name))
 		c.tx.fail()
 		return
 	}
@@ -152,7 +160,7 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 	}
 	defer c.s.tx.excl.RUnlock() // a panicking command must not keep it
 	c.runWrite(cmd, args)
-	if cmd == c.s.get {
+	if cmd == c.s.get && c.trk == nil { // a tracking client's GETs each remember their key
 		c.getRun()
 	}
 }
@@ -163,6 +171,9 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 // counts with the command and the wait for input never does.
 func (c *conn) run(cmd *command, args [][]byte) {
 	c.cmd = cmd
+	if c.trk != nil || c.scriptOf != nil {
+		defer c.tracked(cmd, args)
+	}
 	if cmd.observe == nil {
 		cmd.run(c, args)
 		return
@@ -189,9 +200,33 @@ func (c *conn) runWrite(cmd *command, args [][]byte) {
 	}
 	c.noop = false
 	errs := c.w.Errors()
+	hooks := c.s.keyHooks()
+	var pre []bool
+	if hooks {
+		pre = c.beforeWrite(cmd, args)
+	}
 	c.run(cmd, args)
 	if !c.noop && c.w.Errors() == errs {
 		c.s.touch(cmd, args)
+		if hooks {
+			c.afterWrite(cmd, args, pre)
+		}
+	}
+}
+
+// tracked, after a command of a connection that tracks keys (or runs a
+// script for one), remembers the keys a read-only one read, and ends
+// CLIENT CACHING's effect after the command it was given for.
+func (c *conn) tracked(cmd *command, args [][]byte) {
+	if cmd.readonly {
+		c.remember(cmd, args)
+	}
+	if c.trk != nil && !c.inExec && !c.tx.active {
+		if c.keepCaching {
+			c.keepCaching = false
+		} else {
+			c.trk.caching = false
+		}
 	}
 }
 

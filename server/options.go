@@ -99,6 +99,21 @@ type Options struct {
 	// and SCRIPT KILL may end it. Default 5 s; CONFIG SET changes it.
 	BusyScriptTime time.Duration
 
+	// PubSubHardLimit, PubSubSoftLimit and PubSubSoftSeconds are Redis's
+	// client-output-buffer-limit pubsub: a subscriber whose unread output
+	// passes the hard limit, or the soft one for longer than the seconds,
+	// is disconnected (counted, logged). 0 turns a limit off. Defaults
+	// 32 MiB, 8 MiB, 60 s, as Redis's; CONFIG SET changes them.
+	PubSubHardLimit, PubSubSoftLimit int64
+	PubSubSoftSeconds                int
+	// NotifyKeyspaceEvents is notify-keyspace-events: Redis's class
+	// letters; "" (the default) publishes none. CONFIG SET changes it.
+	NotifyKeyspaceEvents string
+	// TrackingTableMaxKeys is tracking-table-max-keys: past it, client
+	// tracking invalidates keys to make room. Default 1,000,000; 0:
+	// unbounded. CONFIG SET changes it.
+	TrackingTableMaxKeys int
+
 	// ShutdownTimeout bounds how long Close waits for connections to finish
 	// their current command. Default 5 s.
 	ShutdownTimeout time.Duration
@@ -176,6 +191,12 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.BusyScriptTime == 0 {
 		o.BusyScriptTime = 5 * time.Second
+	}
+	if o.PubSubHardLimit == 0 && o.PubSubSoftLimit == 0 && o.PubSubSoftSeconds == 0 {
+		o.PubSubHardLimit, o.PubSubSoftLimit, o.PubSubSoftSeconds = 32<<20, 8<<20, 60
+	}
+	if o.TrackingTableMaxKeys == 0 {
+		o.TrackingTableMaxKeys = 1_000_000
 	}
 	if o.ShutdownTimeout == 0 {
 		o.ShutdownTimeout = 5 * time.Second
@@ -262,6 +283,15 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxValueBytes < 1 {
 		bad("max value bytes %d must be at least 1", o.MaxValueBytes)
+	}
+	if o.PubSubHardLimit < 0 || o.PubSubSoftLimit < 0 || o.PubSubSoftSeconds < 0 {
+		bad("pubsub output limits %d %d %d must not be negative", o.PubSubHardLimit, o.PubSubSoftLimit, o.PubSubSoftSeconds)
+	}
+	if _, ok := parseNotifyFlags(o.NotifyKeyspaceEvents); !ok {
+		bad("notify-keyspace-events %q has a letter that is no class", o.NotifyKeyspaceEvents)
+	}
+	if o.TrackingTableMaxKeys < 0 {
+		bad("tracking table max keys %d must not be negative", o.TrackingTableMaxKeys)
 	}
 	if o.ShutdownTimeout < 0 {
 		bad("shutdown timeout %v is negative", o.ShutdownTimeout)

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/pubsub"
 	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/hash"
@@ -45,6 +46,11 @@ type Server struct {
 	reclaimStop, reclaimDone chan struct{}
 
 	scr        *scripting // Lua scripts (cmd_script.go)
+	ps         *pubsub.Registry
+	trk        *tracker      // client tracking (tracking.go)
+	evq        *eventQueue   // the cache's removals (events.go)
+	conf       runtimeConfig // what CONFIG SET changes (config_set.go)
+	knobs      knobValues    // Redis's encoding knobs, kept for CONFIG GET
 	hashLimits hash.Limits
 	blk        blockRegistry // clients blocked on lists (block.go)
 
@@ -62,6 +68,7 @@ type counters struct {
 	rejected      atomic.Uint64
 	protocolError atomic.Uint64
 	outputLimit   atomic.Uint64 // connections closed at MaxOutputBytes
+	pubsubLimit   atomic.Uint64 // subscribers closed at the pubsub output limit (pushes.go)
 	reclaims      atomic.Uint64 // free heap pages returned to the OS (reclaim.go)
 	// getBatches and getBatched count the cold GET batches (getBatch)
 	// and the GETs they answered.
@@ -106,6 +113,13 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{}),
 		spare: newSpareFd(), reclaimStop: make(chan struct{}), reclaimDone: make(chan struct{})}
 	s.scr = newScripting(&opts)
+	s.ps = newPubSub()
+	s.trk = newTracker(s)
+	s.conf.init(&opts)
+	s.evq = newEventQueue(s)
+	if cache != nil {
+		cache.OnRemoval(s.tierRemoval)
+	}
 	s.hashLimits = hash.Limits{MaxFields: opts.MaxHashFields, MaxBytes: opts.MaxValueBytes}
 	s.cmds = newCommandTable(opts.ObserveLatency)
 	s.get = s.cmds["get"]
@@ -341,10 +355,10 @@ func (s *Server) Close() error {
 		// A read deadline in the past wakes every reader; a connection in the
 		// middle of a command finishes it and flushes before it sees it.
 		for c := range s.conns {
-			c.nc.SetReadDeadline(time.Now())
 			if c.out != nil {
-				c.out.closing.Store(true)
+				c.out.closing.Store(true) // before the deadline: see outConn.interrupted
 			}
+			c.nc.SetReadDeadline(time.Now())
 		}
 		s.mu.Unlock()
 		s.blk.shutdown() // blocked clients end too
@@ -367,6 +381,10 @@ func (s *Server) Close() error {
 		}
 		close(s.reclaimStop)
 		<-s.reclaimDone
+		if s.cache != nil && !s.loading.Load() {
+			s.cache.OnRemoval(nil)
+		}
+		s.evq.close()
 		s.closeErr = errors.Join(errs...)
 	})
 	return s.closeErr

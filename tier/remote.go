@@ -181,6 +181,7 @@ func (c *Cache) invalidateLocal(key []byte) {
 		c.tombColdOnlyLocked(sh, key) // a copy only cold holds would be adopted again
 		r.st.invalidated.Add(1)
 	}
+	c.removed(key, RemoteChanged) // also a key read through the remote and never kept here
 	sh.mu.Unlock()
 	if op != nil {
 		if err := c.finishPurge(op); err != nil {
@@ -200,7 +201,9 @@ func (c *Cache) resyncLocal() {
 	if err := c.flush(); err != nil && !errors.Is(err, ErrClosed) {
 		c.log.Warn("remote: drop the local copies after lost invalidations", zap.Error(err))
 		r.lost.Store(true) // try again
+		return
 	}
+	c.removed(nil, Flushed)
 }
 
 // clearRemote clears the remote for a FLUSHALL (T41): the keys written so
