@@ -26,7 +26,8 @@ func (w *Writer) Bool(b bool) {
 // Double writes a double as "%.17g" formats it: RESP3 ",", RESP2 a bulk
 // string; infinities as inf and -inf.
 func (w *Writer) Double(d float64) {
-	b := AppendDouble(w.num[:0], d)
+	var num [32]byte
+	b := AppendDouble(num[:0], d)
 	if w.proto == 3 {
 		w.writeByte(',')
 		w.write(b)

@@ -182,20 +182,18 @@ func writeTable(w *resp.Writer, t *lua.LTable, proto, depth int) {
 		}
 	}
 	if m, ok := t.RawGetString("map").(*lua.LTable); ok {
-		n := 0
-		m.ForEach(func(_, _ lua.LValue) { n++ })
-		w.Map(n)
-		m.ForEach(func(k, v lua.LValue) {
+		w.Map(pairCount(m))
+		for k, v := m.Next(lua.LNil); k != lua.LNil; k, v = m.Next(k) {
 			writeReply(w, k, proto, depth+1)
 			writeReply(w, v, proto, depth+1)
-		})
+		}
 		return
 	}
 	if s, ok := t.RawGetString("set").(*lua.LTable); ok {
-		n := 0
-		s.ForEach(func(_, _ lua.LValue) { n++ })
-		w.Set(n)
-		s.ForEach(func(k, _ lua.LValue) { writeReply(w, k, proto, depth+1) })
+		w.Set(pairCount(s))
+		for k, _ := s.Next(lua.LNil); k != lua.LNil; k, _ = s.Next(k) {
+			writeReply(w, k, proto, depth+1)
+		}
 		return
 	}
 	n := 0
@@ -206,4 +204,14 @@ func writeTable(w *resp.Writer, t *lua.LTable, proto, depth int) {
 	for j := 1; j <= n; j++ {
 		writeReply(w, t.RawGetInt(j), proto, depth+1)
 	}
+}
+
+// pairCount counts t's pairs in the order Next walks them (insertion
+// order in gopher-lua; ForEach walks a Go map, in no fixed order).
+func pairCount(t *lua.LTable) int {
+	n := 0
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+		n++
+	}
+	return n
 }

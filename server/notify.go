@@ -112,14 +112,20 @@ func (s *Server) publishEvent(class uint32, event string, key []byte) {
 // event is published and the key's trackers invalidated after the
 // command (flushEvents).
 func (c *conn) emit(class uint32, event string, key []byte) {
-	for i, k := range c.newKeys { // "new" before the first event of a key it created (dbAdd)
+	c.emitNew(key)
+	c.events = append(c.events, keyEvent{class: class, name: event, key: key})
+}
+
+// emitNew emits "new" for key if the running command created it, once:
+// before the key's first event, as Redis's dbAdd.
+func (c *conn) emitNew(key []byte) {
+	for i, k := range c.newKeys {
 		if bytes.Equal(k, key) {
 			c.events = append(c.events, keyEvent{class: notifyNew, name: "new", key: key})
 			c.newKeys = append(c.newKeys[:i], c.newKeys[i+1:]...)
-			break
+			return
 		}
 	}
-	c.events = append(c.events, keyEvent{class: class, name: event, key: key})
 }
 
 type keyEvent struct {

@@ -25,9 +25,9 @@ var commandEvents = map[string]eventFunc{
 	"getdel":       evOne(notifyGeneric, "del"),
 	"getex":        evGetEx,
 	"incr":         evOne(notifyString, "incrby"),
-	"decr":         evOne(notifyString, "decrby"),
+	"decr":         evOne(notifyString, "incrby"),
 	"incrby":       evOne(notifyString, "incrby"),
-	"decrby":       evOne(notifyString, "decrby"),
+	"decrby":       evOne(notifyString, "incrby"),
 	"incrbyfloat":  evOne(notifyString, "incrbyfloat"),
 	"append":       evOne(notifyString, "append"),
 	"setrange":     evOne(notifyString, "setrange"),
@@ -204,6 +204,7 @@ func evDel(c *conn, a [][]byte) {
 }
 
 func evRename(c *conn, a [][]byte) {
+	c.emitNew(a[2]) // dbAdd of the destination comes first
 	c.emit(notifyGeneric, "rename_from", a[1])
 	c.emit(notifyGeneric, "rename_to", a[2])
 }
