@@ -87,21 +87,20 @@ func (c *conn) dispatch(args [][]byte) {
 		c.w.Simple("QUEUED")
 		return
 	}
-	if cmd.txControl {
-		c.run(cmd, args) // EXEC takes the transaction lock itself
-		return
-	}
-	if cmd.lockFree {
-		c.run(cmd, args)
+	if cmd.txControl || cmd.lockFree {
+		c.run(cmd, args) // EXEC and EVAL take the transaction lock themselves
+		c.s.trk.flushBcast()
 		return
 	}
 	if cmd.exclusive {
 		c.s.tx.excl.Lock()
 		defer c.s.tx.excl.Unlock()
 		c.runWrite(cmd, args)
+		c.s.trk.flushBcast()
 		return
 	}
 	c.runShared(cmd, args)
+	c.s.trk.flushBcast()
 	if c.blocked != nil {
 		c.awaitBlocked() // outside the transaction lock: a blocked client holds no lock
 	}

@@ -129,8 +129,14 @@ func errIntRange(lo, hi int64) string {
 	return "ERR value is out of range, value must between " + strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10)
 }
 
-func errPrefixOverlap(p, other string) string {
-	return "ERR Prefix '" + p + "' overlaps with an existing prefix '" + other + "'. Prefixes for a single client must not overlap."
+// errPrefixOverlap: p overlaps other, a prefix the client has (existing)
+// or another in the same command.
+func errPrefixOverlap(p, other string, existing bool) string {
+	with := "another provided"
+	if existing {
+		with = "an existing"
+	}
+	return "ERR Prefix '" + p + "' overlaps with " + with + " prefix '" + other + "'. Prefixes for a single client must not overlap."
 }
 
 func errSubscribedOnly(name string) string {

@@ -29,7 +29,12 @@ type tracker struct {
 	mu      sync.Mutex
 	keys    map[string][]*conn // default mode: who read each key
 	bcast   map[*conn]bool     // BCAST connections
-	evicted atomic.Uint64      // keys invalidated to keep within tracking-table-max-keys
+	// pending holds the BCAST invalidations of the command running now
+	// (one message per client and command, as Redis sends one per event
+	// loop cycle); flushBcast sends them once it ended.
+	pending  map[*conn][]string
+	pendingN atomic.Bool
+	evicted  atomic.Uint64 // keys invalidated to keep within tracking-table-max-keys
 	sent    atomic.Uint64      // invalidation messages sent
 }
 
@@ -114,7 +119,7 @@ func (t *tracker) invalidate(writer *conn, keys [][]byte) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var bc map[*conn][]string
+	bc := t.pending
 	for _, key := range keys {
 		for c := range t.bcast {
 			if c.trk.noloop && c == writer {
@@ -124,8 +129,10 @@ func (t *tracker) invalidate(writer *conn, keys [][]byte) {
 				if bytes.HasPrefix(key, []byte(p)) {
 					if bc == nil {
 						bc = map[*conn][]string{}
+						t.pending = bc
 					}
 					bc[c] = append(bc[c], string(key))
+					t.pendingN.Store(true)
 					break
 				}
 			}
@@ -135,7 +142,24 @@ func (t *tracker) invalidate(writer *conn, keys [][]byte) {
 			t.sendKeyLocked(writer, key, list)
 		}
 	}
-	for c, ks := range bc {
+	if writer == nil { // the cache's own removals: no command to wait for
+		t.flushBcastLocked()
+	}
+}
+
+// flushBcast sends the BCAST invalidations pending, each client's keys
+// sorted and once (trackingBroadcastInvalidationMessages).
+func (t *tracker) flushBcast() {
+	if !t.pendingN.Load() {
+		return
+	}
+	t.mu.Lock()
+	t.flushBcastLocked()
+	t.mu.Unlock()
+}
+
+func (t *tracker) flushBcastLocked() {
+	for c, ks := range t.pending {
 		slices.Sort(ks)
 		ks = slices.Compact(ks)
 		b := resp.AppendArray(nil, len(ks))
@@ -144,6 +168,8 @@ func (t *tracker) invalidate(writer *conn, keys [][]byte) {
 		}
 		t.sendLocked(c, b)
 	}
+	t.pending = nil
+	t.pendingN.Store(false)
 }
 
 // sendKeyLocked sends [key] to each of list still tracking in the default
@@ -369,12 +395,12 @@ func prefixCollision(have, add []string) string {
 	for i, p := range add {
 		for _, h := range have {
 			if overlap(h, p) {
-				return errPrefixOverlap(p, h)
+				return errPrefixOverlap(p, h, true)
 			}
 		}
 		for _, q := range add[i+1:] {
 			if overlap(p, q) {
-				return errPrefixOverlap(p, q)
+				return errPrefixOverlap(p, q, false)
 			}
 		}
 	}
