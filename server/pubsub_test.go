@@ -2,6 +2,7 @@ package server
 
 import (
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -66,27 +67,31 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	fast.do("SUBSCRIBE", "c")
 	msg := string(make([]byte, 4096))
 	done := make(chan int)
+	var got atomic.Int64
 	go func() { // the fast subscriber reads everything
-		n := 0
 		var b []byte
 		for {
-			fast.nc.SetReadDeadline(time.Now().Add(2 * time.Second))
+			fast.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
 			if readRaw(fast.br, &b) != nil {
 				break
 			}
-			n++
+			b = b[:0]
+			got.Add(1)
 		}
-		done <- n
+		done <- int(got.Load())
 	}()
 	pub := dialPeer(t, path)
 	const count = 4096 // 16 MiB, well past the 1 MiB limit
 	start := time.Now()
-	for i := 0; i < count; i += 16 { // 64 KiB at a time: the reading subscriber keeps up
+	for i := 0; i < count; i += 16 { // 64 KiB at a time, the reading subscriber never further behind
 		for j := 0; j < 16; j++ {
 			pub.send("PUBLISH", "c", msg)
 		}
 		for j := 0; j < 16; j++ {
 			pub.read(10 * time.Second)
+		}
+		for wait := time.Now().Add(10 * time.Second); got.Load() < int64(i) && time.Now().Before(wait); {
+			time.Sleep(time.Millisecond)
 		}
 	}
 	if d := time.Since(start); d > 20*time.Second {
