@@ -28,17 +28,21 @@ type settable struct {
 
 // encodingKnobs are Redis 7.0's encoding parameters and their defaults
 // (config.c): kept, not used.
-var encodingKnobs = []struct{ name, alias, def string }{
-	{"hash-max-listpack-entries", "hash-max-ziplist-entries", "512"},
-	{"hash-max-listpack-value", "hash-max-ziplist-value", "64"},
-	{"list-max-listpack-size", "list-max-ziplist-size", "-2"},
-	{"list-compress-depth", "", "0"},
-	{"set-max-intset-entries", "", "512"},
-	{"zset-max-listpack-entries", "zset-max-ziplist-entries", "128"},
-	{"zset-max-listpack-value", "zset-max-ziplist-value", "64"},
-	{"stream-node-max-bytes", "", "4096"},
-	{"stream-node-max-entries", "", "100"},
-	{"hll-sparse-max-bytes", "", "3000"},
+var encodingKnobs = []struct {
+	name, alias, def string
+	memory           bool  // a size (1kb), else an integer
+	lo               int64 // the least integer
+}{
+	{"hash-max-listpack-entries", "hash-max-ziplist-entries", "512", false, 0},
+	{"hash-max-listpack-value", "hash-max-ziplist-value", "64", true, 0},
+	{"list-max-listpack-size", "list-max-ziplist-size", "-2", false, -1 << 31},
+	{"list-compress-depth", "", "0", false, 0},
+	{"set-max-intset-entries", "", "512", false, 0},
+	{"zset-max-listpack-entries", "zset-max-ziplist-entries", "128", false, 0},
+	{"zset-max-listpack-value", "zset-max-ziplist-value", "64", true, 0},
+	{"stream-node-max-bytes", "", "4096", true, 0},
+	{"stream-node-max-entries", "", "100", false, 0},
+	{"hll-sparse-max-bytes", "", "3000", true, 0},
 }
 
 // knobValues holds the encoding knobs' values.
@@ -90,6 +94,9 @@ func settables() []settable {
 		ps = append(ps, settable{name: k.name, alias: k.alias,
 			get: func(s *Server) string { return s.knobs.get(k.name, k.def) },
 			check: func(s *Server, v string) (func(), string) {
+				if !k.memory {
+					return intParam(k.lo, 1<<63-1, func(s *Server, n int64) { s.knobs.set(k.name, strconv.FormatInt(n, 10)) })(s, v)
+				}
 				n, ok := parseMemory(v)
 				if !ok {
 					return nil, "argument must be a memory value"
@@ -188,7 +195,11 @@ func parseMemory(v string) (int64, bool) {
 func (c *conn) runtimeParams() [][2]string {
 	var out [][2]string
 	for _, p := range settables() {
-		out = append(out, [2]string{p.name, p.get(c.s)})
+		v := p.get(c.s)
+		out = append(out, [2]string{p.name, v})
+		if p.alias != "" {
+			out = append(out, [2]string{p.alias, v})
+		}
 	}
 	return out
 }

@@ -93,6 +93,18 @@ type Stats struct {
 	// GET that read the cold device (Options.ColdGetBatch), and
 	// ColdGetBatched the GETs so answered.
 	ColdGetBatches, ColdGetBatched uint64
+	// Pub/sub, scripting and tracking (issue 33): channels and patterns
+	// with subscribers, subscribers closed at the pubsub output limit,
+	// messages they refused; cached scripts, SCRIPT KILLs, scripts that
+	// ran past busy-reply-threshold; tracking clients, keys in the
+	// tracking table, invalidations sent; the cache's removals dropped
+	// because the events goroutine fell behind.
+	PubSubChannels, PubSubPatterns       int64
+	PubSubLimitCloses, PubSubDropped     uint64
+	ScriptsCached                        int64
+	ScriptsKilled, ScriptsBusy           uint64
+	TrackingClients, TrackingKeys        int64
+	TrackingInvalidations, EventsDropped uint64
 }
 
 // New returns a Server for cache; it does not listen until Start.
@@ -149,7 +161,22 @@ func (s *Server) Stats() Stats {
 		OutputLimitCloses: s.stats.outputLimit.Load(),
 		ColdGetBatches:    s.stats.getBatches.Load(),
 		ColdGetBatched:    s.stats.getBatched.Load(),
-	}
+	}.withPushes(s)
+}
+
+// withPushes fills in the counters of pub/sub, scripting and tracking.
+func (st Stats) withPushes(s *Server) Stats {
+	ps := s.ps.Stats()
+	st.PubSubChannels, st.PubSubPatterns = int64(ps.Channels), int64(ps.Patterns)
+	st.PubSubLimitCloses, st.PubSubDropped = s.stats.pubsubLimit.Load(), ps.Dropped
+	st.ScriptsCached = int64(s.scr.eng.Stats().Scripts)
+	st.ScriptsKilled, st.ScriptsBusy = s.scr.killed.Load(), s.scr.busy.Load()
+	st.TrackingClients = s.trk.clients.Load()
+	s.trk.mu.Lock()
+	st.TrackingKeys = int64(len(s.trk.keys))
+	s.trk.mu.Unlock()
+	st.TrackingInvalidations, st.EventsDropped = s.trk.sent.Load(), s.evq.dropped.Load()
+	return st
 }
 
 // Start serves Options.Listeners, or else opens the configured listeners,

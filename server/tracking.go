@@ -35,7 +35,7 @@ type tracker struct {
 	pending  map[*conn][]string
 	pendingN atomic.Bool
 	evicted  atomic.Uint64 // keys invalidated to keep within tracking-table-max-keys
-	sent    atomic.Uint64      // invalidation messages sent
+	sent     atomic.Uint64 // invalidation messages sent
 }
 
 // trackState is a connection's tracking mode: written by its goroutine

@@ -435,6 +435,16 @@
 //     Open, outside writethrough), every local copy is dropped by a local
 //     flush, unless RemoteOptions.KeepOnResync (TestRemoteTier/
 //     ResyncAtStart).
+//   - T43: OnRemoval's function is told of every key that leaves the
+//     cache without a caller's command: Expired by the sweep, Evicted when
+//     no tier holds it any more (T7's losses), RemoteChanged for every
+//     invalidation another sidecar's change sends (T39), also of a key
+//     only read through the remote, and Flushed after a resync's flush
+//     (T42); never for a move between tiers. It runs under the key's shard
+//     lock. The hooks are one call each in sweep, lostLocked, loseLocked,
+//     invalidateLocal and resyncLocal (hooks.go), kept that small because
+//     remote.go has another owner (server TestRemovalsNotifyAndInvalidate,
+//     TestTrackingHearsOtherSidecars).
 //
 // # Entry lifecycle
 //
