@@ -289,8 +289,14 @@ func (o *outConn) interrupted(err error) bool {
 	if err == nil || !o.wakes.Load() || !errors.Is(err, os.ErrDeadlineExceeded) || o.closing.Load() {
 		return false
 	}
-	o.wakeSet.Store(false)
+	// The deadline is cleared before wakeSet: a Wake between the two finds
+	// wakeSet still set and sets no deadline, but its push was queued
+	// before, so the drain that follows this read sends it; a Wake after
+	// both sets a deadline that stays. (The other order could clear a
+	// later Wake's deadline and leave wakeSet set, and no Wake would reach
+	// the connection again.)
 	o.nc.SetReadDeadline(time.Time{})
+	o.wakeSet.Store(false)
 	if o.closing.Load() {
 		o.nc.SetReadDeadline(time.Unix(1, 0))
 		return false
