@@ -61,7 +61,7 @@ func (e *Engine) call(L *lua.LState, raiseErr bool) int {
 		return e.fail(L, raiseErr, "Please specify at least one argument for this redis lib call")
 	}
 	e.argBuf, e.args = e.argBuf[:0], e.args[:0]
-	ends := make([]int, 0, 8)
+	ends := e.ends[:0]
 	for i := 1; i <= n; i++ {
 		switch v := L.Get(i).(type) {
 		case lua.LNumber:
@@ -73,6 +73,7 @@ func (e *Engine) call(L *lua.LState, raiseErr bool) int {
 		}
 		ends = append(ends, len(e.argBuf))
 	}
+	e.ends = ends
 	start := 0
 	for _, end := range ends {
 		e.args = append(e.args, e.argBuf[start:end:end])

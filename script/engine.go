@@ -99,6 +99,7 @@ type Engine struct {
 	proto   int // the running script's redis.setresp
 	argBuf  []byte
 	args    [][]byte
+	ends    []int
 	evicted atomic.Uint64
 	runs    atomic.Uint64
 	rebuilt atomic.Uint64

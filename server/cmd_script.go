@@ -103,7 +103,7 @@ func (c *conn) evalCmd(args [][]byte, sha, ro bool) {
 // runScript runs sc holding the transaction lock exclusively.
 func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) {
 	s := c.s
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(context.Background()) // its own: a late SCRIPT KILL cannot reach the next script
 	rs := &runningScript{sha: sc.SHA, cancel: cancel, busy: make(chan struct{}), done: make(chan struct{})}
 	s.scr.cur.Store(rs)
 	var timer *time.Timer
