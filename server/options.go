@@ -102,8 +102,9 @@ type Options struct {
 	// PubSubHardLimit, PubSubSoftLimit and PubSubSoftSeconds are Redis's
 	// client-output-buffer-limit pubsub: a subscriber whose unread output
 	// passes the hard limit, or the soft one for longer than the seconds,
-	// is disconnected (counted, logged). 0 turns a limit off. Defaults
-	// 32 MiB, 8 MiB, 60 s, as Redis's; CONFIG SET changes them.
+	// is disconnected (counted, logged). 0 turns a limit off; all three 0
+	// take the defaults, 32 MiB, 8 MiB, 60 s as Redis's (0, 0, -1: no
+	// limit). CONFIG SET changes them.
 	PubSubHardLimit, PubSubSoftLimit int64
 	PubSubSoftSeconds                int
 	// NotifyKeyspaceEvents is notify-keyspace-events: Redis's class
@@ -192,8 +193,11 @@ func (o *Options) EnsureDefaults() {
 	if o.BusyScriptTime == 0 {
 		o.BusyScriptTime = 5 * time.Second
 	}
-	if o.PubSubHardLimit == 0 && o.PubSubSoftLimit == 0 && o.PubSubSoftSeconds == 0 {
+	switch {
+	case o.PubSubHardLimit == 0 && o.PubSubSoftLimit == 0 && o.PubSubSoftSeconds == 0:
 		o.PubSubHardLimit, o.PubSubSoftLimit, o.PubSubSoftSeconds = 32<<20, 8<<20, 60
+	case o.PubSubHardLimit == 0 && o.PubSubSoftLimit == 0 && o.PubSubSoftSeconds == -1:
+		o.PubSubSoftSeconds = 0 // "0 0 0": no limit, asked for
 	}
 	if o.TrackingTableMaxKeys == 0 {
 		o.TrackingTableMaxKeys = 1_000_000
