@@ -56,7 +56,13 @@
 // RPOPLPUSH and the blocking BLPOP BRPOP BLMOVE BRPOPLPUSH (value/list is
 // the value a list is stored as, and its operations; cmd_list.go,
 // listops.go, block.go). OBJECT. Each read-modify-write is one
-// tier.Cache.Update.
+// tier.Cache.Update. Issue 33's: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT
+// (cmd_script.go, on package script), SUBSCRIBE UNSUBSCRIBE PSUBSCRIBE
+// PUNSUBSCRIBE PUBLISH PUBSUB (cmd_pubsub.go, on package pubsub, pushes
+// through pushes.go), keyspace notifications (notify.go,
+// notify_events.go, events.go), CLIENT TRACKING CACHING GETREDIR
+// TRACKINGINFO (tracking.go), CONFIG SET at runtime (config_set.go);
+// FUNCTION, FCALL and FCALL_RO answer an error.
 //
 // # Invariants
 //

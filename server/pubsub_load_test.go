@@ -17,7 +17,11 @@ import (
 // not by what was published.
 func TestThousandSubscribers(t *testing.T) {
 	s, path := startServer(t, nil)
-	const subs, msgs, limit = 1000, 3000, 32 << 10
+	subs, msgs := 1000, 3000
+	if testing.Short() { // under the race detector: the same paths, scaled down
+		subs, msgs = 100, 300
+	}
+	const limit = 32 << 10
 	dialPeer(t, path).do("CONFIG", "SET", "client-output-buffer-limit", "pubsub 32kb 16kb 1")
 	var received atomic.Int64
 	var wg sync.WaitGroup
@@ -62,7 +66,7 @@ func TestThousandSubscribers(t *testing.T) {
 			pub.send("PUBLISH", "load", payload)
 		}
 		for j := 0; j < 100; j++ {
-			pub.read(30 * time.Second)
+			pub.read(60 * time.Second)
 		}
 		if i%1000 == 0 {
 			runtime.GC()
@@ -83,7 +87,7 @@ func TestThousandSubscribers(t *testing.T) {
 	// Bounded: what is published (3000 × ~90 B × 1000 subscribers = 270
 	// MB) never all sits in memory: each subscriber holds at most its
 	// limit queued and as much unsent in its socket's spill.
-	if grow, bound := int64(peak)-int64(before.HeapInuse), int64(32<<20+subs*2*limit); grow > bound {
+	if grow, bound := int64(peak)-int64(before.HeapInuse), int64(32<<20+subs*2*limit); !raceEnabled && grow > bound {
 		t.Fatalf("live heap grew %d MiB while publishing, bound %d MiB", grow>>20, bound>>20)
 	}
 	t.Logf("%d of %d messages received, %d subscribers closed at the limit, heap +%d MiB at most",
