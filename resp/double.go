@@ -105,32 +105,6 @@ func nonzeroMantissa(s []byte, hex bool) bool {
 	return false
 }
 
-// AppendDouble appends f as redis-server 7.0 prints a double
-// (addReplyDouble): "%.17g", and an infinity as "inf" or "-inf".
-func AppendDouble(dst []byte, f float64) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	}
-	return strconv.AppendFloat(dst, f, 'g', 17, 64)
-}
-
-// Double writes a double as redis-server 7.0 does: a bulk string in
-// RESP2, a RESP3 double (",") in RESP3.
-func (w *Writer) Double(f float64) {
-	var b [32]byte
-	d := AppendDouble(b[:0], f)
-	if w.proto == 3 {
-		w.writeByte(',')
-		w.write(d)
-		w.writeString("\r\n")
-		return
-	}
-	w.Bulk(d)
-}
-
 // AppendDoubleString appends f as redis-server's d2string writes a score
 // into a small sorted set's listpack (what ZSCAN answers from one): an
 // integer within ±2^62 in integer form, else as AppendDouble ("-0", "0"

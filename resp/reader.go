@@ -450,6 +450,9 @@ func (rd *Reader) fillIdle() error {
 		if rd.buf == nil {
 			rd.buf = rd.pool.get()
 		}
+		// Woken with nothing read (a server's push is waiting): back to
+		// the caller, which runs BeforeBlock before it reads again.
+		return nil
 	}
 }
 

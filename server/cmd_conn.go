@@ -13,6 +13,10 @@ import (
 const redisCompatVersion = "7.2.0"
 
 func (c *conn) cmdPing(args [][]byte) {
+	if len(args) <= 2 && c.w.Proto() == 2 && c.subs.Load() > 0 {
+		c.pingSubscribed(args) // pubsub.go
+		return
+	}
 	switch len(args) {
 	case 1:
 		c.w.Simple("PONG")
@@ -74,6 +78,7 @@ func (c *conn) cmdHello(args [][]byte) {
 		c.name = string(name)
 	}
 	c.w.SetProto(proto)
+	c.push.resp3.Store(proto == 3)
 	c.w.Map(7)
 	c.w.BulkString("server")
 	c.w.BulkString("tiercache")
@@ -164,6 +169,8 @@ func (c *conn) cmdClient(args [][]byte) {
 			return
 		}
 		c.w.OK()
+	case "tracking", "caching", "getredir", "trackinginfo":
+		c.clientTrackingCmd(sub, args) // tracking.go
 	case "id":
 		c.w.Int(c.id)
 	case "info":

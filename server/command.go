@@ -23,8 +23,19 @@ type command struct {
 	// whileLoading commands run before the server has its cache
 	// (servedWhileLoading, S27).
 	whileLoading bool
-	run          func(c *conn, args [][]byte)
-	observe      func(time.Duration)
+	// noscript commands are refused inside a script, mayReplicate ones
+	// inside a read-only script as writes are, and only allowBusy ones run
+	// while a script is past busy-reply-threshold (flags of the same
+	// names, set by newCommandTable).
+	noscript, mayReplicate, allowBusy bool
+	// lockFree commands touch no key and run without the transaction
+	// lock (SCRIPT, pub/sub, CLIENT, AUTH, HELLO, CONFIG).
+	lockFree bool
+	// readonly commands' keys are remembered for tracking clients;
+	// inSubscribed ones run on a RESP2 connection with subscriptions.
+	readonly, inSubscribed bool
+	run                    func(c *conn, args [][]byte)
+	observe                func(time.Duration)
 	// keyNum is the position of a numkeys argument whose keys follow it
 	// (EVAL's 2, ZUNIONSTORE's 2), 0 = none: Redis's movable keys
 	// (eachKey, crossslot.go).
@@ -44,18 +55,7 @@ func CommandNames() []string {
 // dispatch runs one command and never drops the connection for a bad one.
 func (c *conn) dispatch(args [][]byte) {
 	c.st.commands.Add(1)
-	var lower [24]byte
-	name := args[0]
-	var cmd *command
-	if len(name) <= len(lower) {
-		for i, b := range name {
-			if 'A' <= b && b <= 'Z' {
-				b += 'a' - 'A'
-			}
-			lower[i] = b
-		}
-		cmd = c.s.cmds[string(lower[:len(name)])] // no allocation: map lookup of a converted slice
-	}
+	cmd := c.s.lookup(args[0])
 	if cmd == nil {
 		c.w.Error(errUnknownCommand(args))
 		c.tx.fail()
@@ -79,35 +79,94 @@ func (c *conn) dispatch(args [][]byte) {
 		c.tx.fail()
 		return
 	}
+	if c.subscribedOnly(cmd) {
+		c.w.Error(errSubscribedOnly(cmd.name))
+		c.tx.fail()
+		return
+	}
+	if rs := c.s.scr.cur.Load(); rs != nil && rs.past.Load() && !cmd.allowBusy {
+		c.w.Error(errBusyScript) // before queueing, as Redis: EXEC then aborts
+		c.tx.fail()
+		return
+	}
 	if c.tx.active && !cmd.txControl {
 		c.tx.queue(cmd, args)
 		c.w.Simple("QUEUED")
 		return
 	}
-	if cmd.txControl {
-		c.run(cmd, args) // EXEC takes the transaction lock itself
+	if cmd.txControl || cmd.lockFree {
+		c.run(cmd, args) // EXEC and EVAL take the transaction lock themselves
+		c.s.trk.flushBcast()
 		return
 	}
 	if cmd.exclusive {
 		c.s.tx.excl.Lock()
 		defer c.s.tx.excl.Unlock()
 		c.runWrite(cmd, args)
+		c.s.trk.flushBcast()
 		return
 	}
 	c.runShared(cmd, args)
+	c.s.trk.flushBcast()
 	if c.blocked != nil {
 		c.awaitBlocked() // outside the transaction lock: a blocked client holds no lock
 	}
+}
+
+// lookup finds the command named name (any case), or nil.
+func (s *Server) lookup(name []byte) *command {
+	var lower [24]byte
+	if len(name) > len(lower) {
+		return nil
+	}
+	for i, b := range name {
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		lower[i] = b
+	}
+	return s.cmds[string(lower[:len(name)])] // no allocation: map lookup of a converted slice
+}
+
+// lockShared takes the transaction lock shared for cmd. While a script
+// holds it past busy-reply-threshold a command that is not allowBusy is
+// answered BUSY instead (false), also one that was already waiting.
+func (c *conn) lockShared(cmd *command) bool {
+	s := c.s
+	for !s.tx.excl.TryRLock() {
+		if s.scr.waiting.Load() == 0 {
+			s.tx.excl.RLock() // EXEC or an exclusive command: wait for it
+			return true
+		}
+		rs := s.scr.cur.Load()
+		switch {
+		case rs == nil:
+			time.Sleep(50 * time.Microsecond) // a script is about to start, or just ended
+		case rs.past.Load() && !cmd.allowBusy:
+			c.w.Error(errBusyScript)
+			return false
+		case rs.past.Load():
+			<-rs.done
+		default:
+			select {
+			case <-rs.busy:
+			case <-rs.done:
+			}
+		}
+	}
+	return true
 }
 
 // runShared runs a command (and the GETs pipelined behind a GET) holding
 // the transaction lock shared, so that it never runs inside another
 // connection's EXEC (S15), and touches the WATCHed keys it changed (runWrite).
 func (c *conn) runShared(cmd *command, args [][]byte) {
-	c.s.tx.excl.RLock()
+	if !c.lockShared(cmd) {
+		return
+	}
 	defer c.s.tx.excl.RUnlock() // a panicking command must not keep it
 	c.runWrite(cmd, args)
-	if cmd == c.s.get {
+	if cmd == c.s.get && c.trk == nil { // a tracking client's GETs each remember their key
 		c.getRun()
 	}
 }
@@ -118,6 +177,9 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 // counts with the command and the wait for input never does.
 func (c *conn) run(cmd *command, args [][]byte) {
 	c.cmd = cmd
+	if c.trk != nil || c.scriptOf != nil {
+		defer c.tracked(cmd, args)
+	}
 	if cmd.observe == nil {
 		cmd.run(c, args)
 		return
@@ -144,9 +206,33 @@ func (c *conn) runWrite(cmd *command, args [][]byte) {
 	}
 	c.noop = false
 	errs := c.w.Errors()
+	hooks := c.s.keyHooks()
+	var pre []bool
+	if hooks {
+		pre = c.beforeWrite(cmd, args)
+	}
 	c.run(cmd, args)
 	if !c.noop && c.w.Errors() == errs {
 		c.s.touch(cmd, args)
+		if hooks {
+			c.afterWrite(cmd, args, pre)
+		}
+	}
+}
+
+// tracked, after a command of a connection that tracks keys (or runs a
+// script for one), remembers the keys a read-only one read, and ends
+// CLIENT CACHING's effect after the command it was given for.
+func (c *conn) tracked(cmd *command, args [][]byte) {
+	if cmd.readonly {
+		c.remember(cmd, args)
+	}
+	if c.trk != nil && !c.inExec && !c.tx.active {
+		if c.keepCaching {
+			c.keepCaching = false
+		} else {
+			c.trk.caching = false
+		}
 	}
 }
 

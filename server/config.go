@@ -37,15 +37,13 @@ func (c *conn) configParams() [][2]string {
 		{"proto-max-bulk-len", strconv.Itoa(o.MaxBulkBytes)},
 		{"client-query-buffer-limit", strconv.Itoa(o.MaxQueryBytes)},
 		{"cluster-enabled", c.s.clusterEnabled()},
-		{"notify-keyspace-events", ""},
 	}
 }
 
 // cmdConfig: CONFIG GET pattern..., CONFIG SET parameter value...,
 // CONFIG RESETSTAT, CONFIG REWRITE, CONFIG HELP, with Redis 7.0's replies.
-// Nothing can change while the server runs: CONFIG SET accepts a
-// parameter set to the value it has and refuses any other value, naming
-// the parameter.
+// CONFIG SET changes what can change while the server runs
+// (config_set.go) and refuses any other value, naming the parameter.
 func (c *conn) cmdConfig(args [][]byte) {
 	switch sub := strings.ToLower(string(args[1])); sub {
 	case "get":
@@ -54,7 +52,7 @@ func (c *conn) cmdConfig(args [][]byte) {
 			return
 		}
 		var out [][2]string
-		for _, p := range c.configParams() {
+		for _, p := range append(c.configParams(), c.runtimeParams()...) {
 			for _, pat := range args[2:] {
 				if globMatch(strings.ToLower(string(pat)), p[0]) {
 					out = append(out, p)
@@ -68,27 +66,7 @@ func (c *conn) cmdConfig(args [][]byte) {
 			c.w.BulkString(p[1])
 		}
 	case "set":
-		if len(args) < 4 || len(args)%2 != 0 {
-			c.wrongArgs("config|set")
-			return
-		}
-		params := c.configParams()
-		for i := 2; i < len(args); i += 2 {
-			name := strings.ToLower(string(args[i]))
-			j := 0
-			for j < len(params) && params[j][0] != name {
-				j++
-			}
-			switch {
-			case j == len(params):
-				c.w.Error(errConfigSetUnknown(args[i]))
-				return
-			case params[j][1] != string(args[i+1]):
-				c.w.Error(errConfigSetFailed(name, configImmutable))
-				return
-			}
-		}
-		c.w.OK()
+		c.configSet(args) // config_set.go
 	case "resetstat", "rewrite":
 		if len(args) != 2 {
 			c.wrongArgs("config|" + sub)

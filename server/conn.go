@@ -56,6 +56,25 @@ type conn struct {
 	blockFor time.Duration
 	inExec   bool
 	wakes    [][]byte // keys pushed onto inside EXEC, served after it
+	// script is the connection c's scripts run their commands on
+	// (cmd_script.go); scriptOf, on such a connection, is the client whose
+	// script it serves.
+	script   *scriptConn
+	scriptOf *conn
+	// push queues what other goroutines send c (pushes.go); subs counts
+	// its channels and patterns; trk is its tracking mode (tracking.go),
+	// keepCaching keeps CLIENT CACHING for the command after it; gone is
+	// set once it closed. events are the running write's keyspace
+	// events (notify.go), evKeys their keys.
+	push        *pushQueue
+	subs        atomic.Int64
+	trk         *trackState
+	keepCaching bool
+	gone        atomic.Bool
+	events      []keyEvent
+	evKeys      [][]byte
+	pre         []bool   // the running write's keys existed before it (beforeWrite)
+	newKeys     [][]byte // the keys it created ("new" events)
 	// mark is when the last timed command ended (Server.clock), valid while
 	// the Reader's read count is still timedReads.
 	mark       time.Duration
@@ -88,12 +107,16 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	if c.ready { // else conn.loaded sets it: s.cache may be being written (Server.Loaded)
 		c.lists.cache = s.cache
 	}
+	c.pushes()
 	c.rd.BeforeBlock = c.flush
 	c.rd.Dropped = &s.dropped
 	return c
 }
 
 func (c *conn) flush() error {
+	if c.push.pending.Load() {
+		c.drainPushes()
+	}
 	if c.w.Buffered() == 0 {
 		c.chunks.Release() // flushed inside the reply (Writer.BulkShared)
 		return c.w.Err()   // which may have failed
@@ -114,6 +137,7 @@ func (c *conn) flush() error {
 
 func (c *conn) serve() {
 	defer c.s.untrack(c)
+	defer c.leavePushes()
 	defer c.unwatch()
 	defer c.rd.Release()
 	defer c.nc.Close()

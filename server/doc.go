@@ -56,7 +56,13 @@
 // RPOPLPUSH and the blocking BLPOP BRPOP BLMOVE BRPOPLPUSH (value/list is
 // the value a list is stored as, and its operations; cmd_list.go,
 // listops.go, block.go). OBJECT. Each read-modify-write is one
-// tier.Cache.Update.
+// tier.Cache.Update. Issue 33's: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT
+// (cmd_script.go, on package script), SUBSCRIBE UNSUBSCRIBE PSUBSCRIBE
+// PUNSUBSCRIBE PUBLISH PUBSUB (cmd_pubsub.go, on package pubsub, pushes
+// through pushes.go), keyspace notifications (notify.go,
+// notify_events.go, events.go), CLIENT TRACKING CACHING GETREDIR
+// TRACKINGINFO (tracking.go), CONFIG SET at runtime (config_set.go);
+// FUNCTION, FCALL and FCALL_RO answer an error.
 //
 // With Options.Cluster the server is the one node of an emulated Redis
 // Cluster that owns all 16,384 slots (cluster.go, clusterreply.go):
@@ -286,6 +292,47 @@
 //     listeners (one with RequireAuth as a TCP listener, S7) and opens no
 //     socket of its own; Close closes them (TestStartServesGivenListeners,
 //     TestListenersValidate).
+//   - S31: a Lua script (EVAL, EVALSHA and their _RO forms, package
+//     script) runs holding the transaction lock exclusively, as EXEC: no
+//     command of another connection runs inside it (TestScriptIsAtomic);
+//     its commands run on a connection of its own with Redis's refusals,
+//     and every reply and error, sandbox escapes included, is
+//     redis-server 7.0's byte for byte in RESP2 and RESP3
+//     (TestScriptsMatchRedis, TestScriptSandboxLeaksNothing). Past
+//     busy-reply-threshold other commands answer BUSY (those flagged
+//     allow_busy excepted), SCRIPT KILL ends a script that called no write
+//     command and answers UNKILLABLE otherwise (TestBusyScriptAndKill);
+//     Close stops a script still running after ShutdownTimeout.
+//   - S32: a publisher never writes to a subscriber's socket nor waits
+//     for it: PUBLISH appends to each subscriber's push queue and wakes its
+//     connection, whose goroutine writes the queue between its replies
+//     before each flush (pushes.go). Replies and messages are Redis's in
+//     RESP2 (subscribed mode) and RESP3 (pushes) (TestPubSubMatchesRedis).
+//     A subscriber whose unread output passes client-output-buffer-limit
+//     pubsub (hard, or soft for its seconds) is closed, counted
+//     (pubsub_output_limit_disconnections) and logged, while the others
+//     receive every message (TestSlowSubscriberIsDisconnected).
+//   - S33: with notify-keyspace-events on, each write command that
+//     changed something publishes Redis 7.0's events in its order, inside
+//     scripts and EXEC too (notify_events.go; TestKeyspaceNotificationsMatchRedis),
+//     and the cache's removals publish expired and evicted (tier T46,
+//     events.go; TestRemovalsNotifyAndInvalidate).
+//   - S34: a tracking client (CLIENT TRACKING, every mode) is sent an
+//     invalidation, as redis-server 7.0 sends it, for every change of a
+//     key it tracks: a command's (in a script or EXEC too), FLUSHALL, an
+//     expiry, an eviction out of the cache, another sidecar's change
+//     through the remote tier (TestTrackingMatchesRedis,
+//     TestRemovalsNotifyAndInvalidate, TestTrackingHearsOtherSidecars); a
+//     move between tiers sends none. The table keeps at most
+//     tracking-table-max-keys keys, invalidating others to make room
+//     (TestTrackingTableBounded). If the cache's removals outrun the
+//     events goroutine, every tracking client is told every key changed.
+//   - S35: CONFIG SET changes notify-keyspace-events, busy-reply-threshold
+//     (lua-time-limit), tracking-table-max-keys and
+//     client-output-buffer-limit pubsub at once, accepts and keeps Redis's
+//     encoding knobs, applies all of a command's parameters or none, and
+//     refuses every other change naming the parameter and why
+//     (TestConfigSet).
 //   - S40: the set commands (SADD ... SSCAN, the algebra and its STORE
 //     forms) answer as redis-server 7.0, byte for byte in RESP2 and RESP3,
 //     a set's members in any order and random picks by shape
@@ -412,6 +459,16 @@
 //     bind the path; the window is microseconds.
 //   - HELLO reports server "tiercache" and version 7.2.0, the Redis version
 //     whose protocol is implemented.
+//   - A command that needs the transaction lock exclusively (EXEC, EVAL,
+//     MSETNX, LMOVE) and arrived before a script passed
+//     busy-reply-threshold waits for the script instead of answering BUSY.
+//     A client blocked in BLPOP receives its pushes once it is answered.
+//   - Keyspace events: a blocked client served by another's push sends no
+//     pop event; keymiss (m) is accepted and publishes nothing; expired
+//     keys are published (and invalidated) when the cache's sweep removes
+//     them, within its second, not when a read finds them expired. The
+//     write commands of families without events here invalidate their
+//     keys for tracking clients and publish nothing.
 //   - While loading (S27), PING answers PONG where Redis answers -LOADING,
 //     and WATCH and CONFIG answer -LOADING although COMMAND INFO lists
 //     Redis's "loading" flag for them. The cache's rows of INFO and

@@ -57,6 +57,7 @@ func (s *Server) Loaded(cache *tier.Cache) error {
 		return ErrNotLoading
 	}
 	s.cache = cache
+	cache.OnRemoval(s.tierRemoval)
 	s.loading.Store(false) // publishes s.cache to whoever loads false
 	return nil
 }

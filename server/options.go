@@ -112,6 +112,27 @@ type Options struct {
 	// Default 512 MiB (Redis's proto-max-bulk-len).
 	MaxValueBytes int
 
+	// BusyScriptTime is Redis's busy-reply-threshold (lua-time-limit): a
+	// script running longer makes other clients' commands answer BUSY,
+	// and SCRIPT KILL may end it. Default 5 s; CONFIG SET changes it.
+	BusyScriptTime time.Duration
+
+	// PubSubHardLimit, PubSubSoftLimit and PubSubSoftSeconds are Redis's
+	// client-output-buffer-limit pubsub: a subscriber whose unread output
+	// passes the hard limit, or the soft one for longer than the seconds,
+	// is disconnected (counted, logged). 0 turns a limit off; all three 0
+	// take the defaults, 32 MiB, 8 MiB, 60 s as Redis's (0, 0, -1: no
+	// limit). CONFIG SET changes them.
+	PubSubHardLimit, PubSubSoftLimit int64
+	PubSubSoftSeconds                int
+	// NotifyKeyspaceEvents is notify-keyspace-events: Redis's class
+	// letters; "" (the default) publishes none. CONFIG SET changes it.
+	NotifyKeyspaceEvents string
+	// TrackingTableMaxKeys is tracking-table-max-keys: past it, client
+	// tracking invalidates keys to make room. Default 1,000,000; 0:
+	// unbounded. CONFIG SET changes it.
+	TrackingTableMaxKeys int
+
 	// ShutdownTimeout bounds how long Close waits for connections to finish
 	// their current command. Default 5 s.
 	ShutdownTimeout time.Duration
@@ -189,6 +210,18 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.MaxSetMembers == 0 {
 		o.MaxSetMembers = 1 << 20
+	}
+	if o.BusyScriptTime == 0 {
+		o.BusyScriptTime = 5 * time.Second
+	}
+	switch {
+	case o.PubSubHardLimit == 0 && o.PubSubSoftLimit == 0 && o.PubSubSoftSeconds == 0:
+		o.PubSubHardLimit, o.PubSubSoftLimit, o.PubSubSoftSeconds = 32<<20, 8<<20, 60
+	case o.PubSubHardLimit == 0 && o.PubSubSoftLimit == 0 && o.PubSubSoftSeconds == -1:
+		o.PubSubSoftSeconds = 0 // "0 0 0": no limit, asked for
+	}
+	if o.TrackingTableMaxKeys == 0 {
+		o.TrackingTableMaxKeys = 1_000_000
 	}
 	if o.ShutdownTimeout == 0 {
 		o.ShutdownTimeout = 5 * time.Second
@@ -279,6 +312,15 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxValueBytes < 1 {
 		bad("max value bytes %d must be at least 1", o.MaxValueBytes)
+	}
+	if o.PubSubHardLimit < 0 || o.PubSubSoftLimit < 0 || o.PubSubSoftSeconds < 0 {
+		bad("pubsub output limits %d %d %d must not be negative", o.PubSubHardLimit, o.PubSubSoftLimit, o.PubSubSoftSeconds)
+	}
+	if _, ok := parseNotifyFlags(o.NotifyKeyspaceEvents); !ok {
+		bad("notify-keyspace-events %q has a letter that is no class", o.NotifyKeyspaceEvents)
+	}
+	if o.TrackingTableMaxKeys < 0 {
+		bad("tracking table max keys %d must not be negative", o.TrackingTableMaxKeys)
 	}
 	if o.ShutdownTimeout < 0 {
 		bad("shutdown timeout %v is negative", o.ShutdownTimeout)

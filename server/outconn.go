@@ -47,6 +47,14 @@ type outConn struct {
 	// closing makes a wait give up (Server.Close; the socket's deadlines
 	// do not reach poll).
 	closing atomic.Bool
+	// wakes is set once the connection takes pushes (pushes.go): then a
+	// read deadline that is not Close's is a Wake, which ends the wait for
+	// input with nothing read so that the pushes go out; wakeSet is a
+	// Wake not yet seen. unsent mirrors pending() for other goroutines
+	// (a publisher checks a subscriber's output limit).
+	wakes   atomic.Bool
+	wakeSet atomic.Bool
+	unsent  atomic.Int64
 
 	// The raw callbacks' arguments and results: method values made once,
 	// so that a write or read allocates nothing.
@@ -109,6 +117,7 @@ func (o *outConn) WriteBuffers(bufs *net.Buffers) error {
 		if err := o.trySpill(); err != nil {
 			return err
 		}
+		o.unsent.Store(int64(o.pending()))
 		return o.checkLimit()
 	}
 	total := 0
@@ -148,6 +157,7 @@ func (o *outConn) WriteBuffers(bufs *net.Buffers) error {
 		}
 	}
 	*bufs = (*bufs)[:0]
+	o.unsent.Store(int64(o.pending()))
 	return o.checkLimit()
 }
 
@@ -217,6 +227,7 @@ func (o *outConn) trySpill() error {
 		}
 		o.spill, o.off = o.spill[:0], 0
 	}
+	o.unsent.Store(int64(o.pending()))
 	return nil
 }
 
@@ -236,6 +247,8 @@ func (o *outConn) Read(p []byte) (int, error) {
 		}
 		n, eof, err := o.readNow(p)
 		switch {
+		case o.interrupted(err):
+			return 0, nil
 		case err != nil:
 			return 0, err
 		case n > 0:
@@ -250,7 +263,45 @@ func (o *outConn) Read(p []byte) (int, error) {
 			return 0, err
 		}
 	}
-	return o.nc.Read(p)
+	n, err := o.nc.Read(p)
+	if n == 0 && o.interrupted(err) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// Wake ends the connection's wait for input, from any goroutine: the read
+// returns nothing, and the Reader's BeforeBlock (conn.flush, which sends
+// the queued pushes) runs before it reads again. A read deadline in the
+// past is what reaches a read parked in the poller; wakeSet keeps it to
+// one until the connection saw it. A nil outConn ignores it.
+func (o *outConn) Wake() {
+	if o != nil && o.wakeSet.CompareAndSwap(false, true) {
+		o.nc.SetReadDeadline(time.Unix(1, 0))
+	}
+}
+
+// interrupted reports whether err is a Wake's deadline rather than
+// Close's: then the deadline is cleared. Close sets closing before its
+// deadline, so a Close that races with the clearing is seen by the check
+// after it, and its deadline set again.
+func (o *outConn) interrupted(err error) bool {
+	if err == nil || !o.wakes.Load() || !errors.Is(err, os.ErrDeadlineExceeded) || o.closing.Load() {
+		return false
+	}
+	// The deadline is cleared before wakeSet: a Wake between the two finds
+	// wakeSet still set and sets no deadline, but its push was queued
+	// before, so the drain that follows this read sends it; a Wake after
+	// both sets a deadline that stays. (The other order could clear a
+	// later Wake's deadline and leave wakeSet set, and no Wake would reach
+	// the connection again.)
+	o.nc.SetReadDeadline(time.Time{})
+	o.wakeSet.Store(false)
+	if o.closing.Load() {
+		o.nc.SetReadDeadline(time.Unix(1, 0))
+		return false
+	}
+	return true
 }
 
 // ReadIdle reads a request into b, holding no buffer while it waits: a
@@ -270,6 +321,8 @@ func (o *outConn) ReadIdle(b []byte, get func() []byte, put func([]byte)) ([]byt
 	b = o.rdBuf
 	o.rdBuf, o.get, o.put = nil, nil, nil
 	switch {
+	case o.interrupted(err):
+		return b, 0, nil
 	case err != nil:
 		return b, 0, err
 	case o.err != nil:

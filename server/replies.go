@@ -63,6 +63,30 @@ const (
 	errTimeoutNotFloat = "ERR timeout is not a float or out of range"
 	errTimeoutNegative = "ERR timeout is negative"
 	errIdleTimeNotLRU  = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	// client tracking (tracking.go)
+	errTrackingOneRedirect      = "ERR A client can only redirect to a single other client"
+	errTrackingNoRedirect       = "ERR The client ID you want redirect to does not exist"
+	errTrackingPrefixNeedsBcast = "ERR PREFIX option requires BCAST mode to be enabled"
+	errTrackingSwitchBcast      = "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode."
+	errTrackingOptBcast         = "ERR OPTIN and OPTOUT are not compatible with BCAST"
+	errTrackingOptInOut         = "ERR You can't specify both OPTIN mode and OPTOUT mode"
+	errTrackingSwitchOpt        = "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode."
+	errCachingNotTracking       = "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled"
+	errCachingYes               = "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode."
+	errCachingNo                = "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode."
+	// scripting (cmd_script.go)
+	errNoScript         = "NOSCRIPT No matching script. Please use EVAL."
+	errBusyScript       = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	errNotBusy          = "NOTBUSY No scripts in execution right now."
+	errUnkillable       = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+	errKeysGreater      = "ERR Number of keys can't be greater than number of args"
+	errKeysNegative     = "ERR Number of keys can't be negative"
+	errScriptFlushArgs  = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+	errWriteFlagRO      = "ERR Can not execute a script with write flag using *_ro command."
+	errScriptUnknownCmd = "ERR Unknown Redis command called from script"
+	errScriptArity      = "ERR Wrong number of args calling Redis command from script"
+	errScriptNoScript   = "ERR This Redis command is not allowed from script"
+	errScriptReadOnly   = "ERR Write commands are not allowed from read-only scripts."
 )
 
 // redis-server's replies of cluster mode and of COMMAND GETKEYS
@@ -145,6 +169,20 @@ func errIntRange(lo, hi int64) string {
 	return "ERR value is out of range, value must between " + strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10)
 }
 
+// errPrefixOverlap: p overlaps other, a prefix the client has (existing)
+// or another in the same command.
+func errPrefixOverlap(p, other string, existing bool) string {
+	with := "another provided"
+	if existing {
+		with = "an existing"
+	}
+	return "ERR Prefix '" + p + "' overlaps with " + with + " prefix '" + other + "'. Prefixes for a single client must not overlap."
+}
+
+func errSubscribedOnly(name string) string {
+	return "ERR Can't execute '" + name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+}
+
 func errConfigSetUnknown(name []byte) string {
 	return "ERR Unknown option or number of arguments for CONFIG SET - '" + string(name) + "'"
 }
@@ -172,14 +210,16 @@ func errUnknownType(name string) string { return "ERR unknown type name '" + nam
 // tiercache's own replies, for what redis-server does not have or does
 // otherwise.
 const (
-	errCorruptHash   = "ERR server: a stored hash does not decode"
-	errCorruptList   = "ERR corrupt list value"
-	errCorruptSet    = "ERR server: a stored set or sorted set does not decode"
-	errInternal      = "ERR internal error; connection closed"
-	errEmptyGetBatch = "ERR internal error: the cache answered no key of a GET batch"
-	errConfigRewrite = "ERR CONFIG REWRITE is not supported by tiercache: it does not write its configuration file; edit the file and restart"
-	errConfigReset   = "ERR CONFIG RESETSTAT is not supported by tiercache: its counters are cumulative (they feed Prometheus counters, which must not go back)"
-	configImmutable  = "tiercache cannot change it at runtime; set it in the configuration file and restart" // why CONFIG SET failed
+	errCorruptHash    = "ERR server: a stored hash does not decode"
+	errCorruptList    = "ERR corrupt list value"
+	errCorruptSet     = "ERR server: a stored set or sorted set does not decode"
+	errInternal       = "ERR internal error; connection closed"
+	errEmptyGetBatch  = "ERR internal error: the cache answered no key of a GET batch"
+	errConfigRewrite  = "ERR CONFIG REWRITE is not supported by tiercache: it does not write its configuration file; edit the file and restart"
+	errConfigReset    = "ERR CONFIG RESETSTAT is not supported by tiercache: its counters are cumulative (they feed Prometheus counters, which must not go back)"
+	configImmutable   = "tiercache cannot change it at runtime; set it in the configuration file and restart" // why CONFIG SET failed
+	configNormalLimit = "the normal class's limit is server.max_output_buffer, set in the configuration file (a hard limit; no soft one)"
+	errNoFunctions    = "ERR tiercache does not implement Redis functions (FUNCTION, FCALL, FCALL_RO): load the code as a script with SCRIPT LOAD and call it with EVALSHA"
 )
 
 // errClusterFixed answers the CLUSTER subcommands that change a

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/pubsub"
 	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/hash"
@@ -45,6 +46,12 @@ type Server struct {
 	dropped                  atomic.Int64
 	reclaimStop, reclaimDone chan struct{}
 
+	scr        *scripting // Lua scripts (cmd_script.go)
+	ps         *pubsub.Registry
+	trk        *tracker      // client tracking (tracking.go)
+	evq        *eventQueue   // the cache's removals (events.go)
+	conf       runtimeConfig // what CONFIG SET changes (config_set.go)
+	knobs      knobValues    // Redis's encoding knobs, kept for CONFIG GET
 	hashLimits hash.Limits
 	setLimits  set.Limits    // sets and sorted sets
 	blk        blockRegistry // clients blocked on lists (block.go)
@@ -65,6 +72,7 @@ type counters struct {
 	rejected      atomic.Uint64
 	protocolError atomic.Uint64
 	outputLimit   atomic.Uint64 // connections closed at MaxOutputBytes
+	pubsubLimit   atomic.Uint64 // subscribers closed at the pubsub output limit (pushes.go)
 	reclaims      atomic.Uint64 // free heap pages returned to the OS (reclaim.go)
 	// getBatches and getBatched count the cold GET batches (getBatch)
 	// and the GETs they answered.
@@ -93,6 +101,18 @@ type Stats struct {
 	// CrossSlotRefusals counts the commands (and EXECs) refused with
 	// CROSSSLOT in cluster mode (Options.Cluster).
 	CrossSlotRefusals uint64
+	// Pub/sub, scripting and tracking (issue 33): channels and patterns
+	// with subscribers, subscribers closed at the pubsub output limit,
+	// messages they refused; cached scripts, SCRIPT KILLs, scripts that
+	// ran past busy-reply-threshold; tracking clients, keys in the
+	// tracking table, invalidations sent; the cache's removals dropped
+	// because the events goroutine fell behind.
+	PubSubChannels, PubSubPatterns       int64
+	PubSubLimitCloses, PubSubDropped     uint64
+	ScriptsCached                        int64
+	ScriptsKilled, ScriptsBusy           uint64
+	TrackingClients, TrackingKeys        int64
+	TrackingInvalidations, EventsDropped uint64
 }
 
 // New returns a Server for cache; it does not listen until Start.
@@ -112,6 +132,14 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	opts.MaxConns = capConns(opts.MaxConns, opts.Logger)
 	s := &Server{opts: opts, cache: cache, log: opts.Logger, start: time.Now(), conns: make(map[*conn]struct{}),
 		spare: newSpareFd(), reclaimStop: make(chan struct{}), reclaimDone: make(chan struct{})}
+	s.scr = newScripting(&opts)
+	s.ps = newPubSub()
+	s.trk = newTracker(s)
+	s.conf.init(&opts)
+	s.evq = newEventQueue(s)
+	if cache != nil {
+		cache.OnRemoval(s.tierRemoval)
+	}
 	s.hashLimits = hash.Limits{MaxFields: opts.MaxHashFields, MaxBytes: opts.MaxValueBytes}
 	s.setLimits = set.Limits{MaxMembers: opts.MaxSetMembers, MaxBytes: opts.MaxValueBytes}
 	s.cmds = newCommandTable(opts.ObserveLatency)
@@ -143,7 +171,22 @@ func (s *Server) Stats() Stats {
 		ColdGetBatches:    s.stats.getBatches.Load(),
 		ColdGetBatched:    s.stats.getBatched.Load(),
 		CrossSlotRefusals: s.stats.crossSlot.Load(),
-	}
+	}.withPushes(s)
+}
+
+// withPushes fills in the counters of pub/sub, scripting and tracking.
+func (st Stats) withPushes(s *Server) Stats {
+	ps := s.ps.Stats()
+	st.PubSubChannels, st.PubSubPatterns = int64(ps.Channels), int64(ps.Patterns)
+	st.PubSubLimitCloses, st.PubSubDropped = s.stats.pubsubLimit.Load(), ps.Dropped
+	st.ScriptsCached = int64(s.scr.eng.Stats().Scripts)
+	st.ScriptsKilled, st.ScriptsBusy = s.scr.killed.Load(), s.scr.busy.Load()
+	st.TrackingClients = s.trk.clients.Load()
+	s.trk.mu.Lock()
+	st.TrackingKeys = int64(len(s.trk.keys))
+	s.trk.mu.Unlock()
+	st.TrackingInvalidations, st.EventsDropped = s.trk.sent.Load(), s.evq.dropped.Load()
+	return st
 }
 
 // Start serves Options.Listeners, or else opens the configured listeners,
@@ -361,10 +404,10 @@ func (s *Server) Close() error {
 		// A read deadline in the past wakes every reader; a connection in the
 		// middle of a command finishes it and flushes before it sees it.
 		for c := range s.conns {
-			c.nc.SetReadDeadline(time.Now())
 			if c.out != nil {
-				c.out.closing.Store(true)
+				c.out.closing.Store(true) // before the deadline: see outConn.interrupted
 			}
+			c.nc.SetReadDeadline(time.Now())
 		}
 		s.mu.Unlock()
 		s.blk.shutdown() // blocked clients end too
@@ -376,6 +419,10 @@ func (s *Server) Close() error {
 		select {
 		case <-done:
 		case <-time.After(s.opts.ShutdownTimeout):
+			if rs := s.scr.cur.Load(); rs != nil {
+				rs.cancel() // a script that never ends (one that wrote cannot be killed otherwise)
+				s.log.Warn("stopped a script still running at shutdown", zap.String("sha", rs.sha))
+			}
 			s.mu.Lock()
 			n := len(s.conns)
 			for c := range s.conns {
@@ -387,6 +434,10 @@ func (s *Server) Close() error {
 		}
 		close(s.reclaimStop)
 		<-s.reclaimDone
+		if s.cache != nil && !s.loading.Load() {
+			s.cache.OnRemoval(nil)
+		}
+		s.evq.close()
 		s.closeErr = errors.Join(errs...)
 	})
 	return s.closeErr

@@ -174,14 +174,19 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 		{name: "info", arity: -1, flags: []string{"loading", "stale"}, run: (*conn).cmdInfo},
 	}
 	cmds = append(cmds, clusterCommands()...) // cluster.go
+	cmds = append(cmds, scriptCommands()...)
 	t := make(map[string]*command, len(cmds))
 	for _, cmd := range cmds {
 		cmd.write = slices.Contains(cmd.flags, "write")
+		cmd.noscript = slices.Contains(cmd.flags, "noscript")
+		cmd.mayReplicate = slices.Contains(cmd.flags, "may_replicate")
+		cmd.allowBusy = slices.Contains(cmd.flags, "allow_busy")
 		cmd.whileLoading = slices.Contains(servedWhileLoading, cmd.name)
 		if observe != nil {
 			cmd.observe = observe(cmd.name)
 		}
 		t[cmd.name] = cmd
 	}
+	markCommands(t)
 	return t
 }

@@ -18,6 +18,8 @@ import (
 // Cache is the three-tier cache. It is safe for concurrent use.
 type Cache struct {
 	upd *updateLocks // Update's per-key-stripe locks
+	// onRemoval is told of keys leaving without a caller (hooks.go, T46).
+	onRemoval atomic.Pointer[func(key []byte, why Removal)]
 	// flushHigh is the flusher's holding above which writers wait
 	// (throttle); throttleOff (unix ns) is when they wait again after a
 	// device that stalled.

@@ -448,6 +448,16 @@
 //     ordered under ExpireAtIf's GT and LT, never expires before its time,
 //     and survives demotion to cold, adoption back and a restart
 //     (TestFarExpiriesAcrossColdAndRestart).
+//   - T46: OnRemoval's function is told of every key that leaves the
+//     cache or changes without a caller's command: Expired by the sweep,
+//     Evicted when no tier holds it any more (T7's losses), RemoteChanged
+//     for every invalidation another sidecar's change sends (T39), also of
+//     a key only read through the remote, and for a suspect copy replaced
+//     or dropped by its check (T42); Flushed after another sidecar's Clear
+//     and when invalidations may have been lost (T42: what a tracking
+//     client holds may be stale too); never for a move between tiers. It
+//     runs under the key's shard lock (hooks.go; server
+//     TestRemovalsNotifyAndInvalidate, TestTrackingHearsOtherSidecars).
 //
 // # Entry lifecycle
 //

@@ -216,6 +216,7 @@ func (c *Cache) lostLocked(sh *shard, key []byte, e *entry, ver uint64, coldGone
 	}
 	c.purgeLocked(sh, key, e)
 	c.st.lost.Add(1)
+	c.removed(key, Evicted)
 }
 
 // sweep purges expired keys.
@@ -227,6 +228,7 @@ func (c *Cache) sweep(now int64) {
 			if e.state == stateLive && backend.Expired(e.exp, now) && !sh.pendingLocked([]byte(k)) {
 				c.purgeLocked(sh, []byte(k), e)
 				c.st.expired.Add(1)
+				c.removed([]byte(k), Expired)
 			}
 		}
 		sh.mu.Unlock()

@@ -235,6 +235,7 @@ func (c *Cache) unpin(p *pinned) {
 func (c *Cache) loseLocked(sh *shard, key []byte, e *entry) {
 	c.purgeLocked(sh, key, e)
 	c.st.lost.Add(1)
+	c.removed(key, Evicted)
 }
 
 // makeRoom cleans log w, with no lock held, until an allocation of n

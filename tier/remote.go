@@ -193,6 +193,7 @@ func (c *Cache) invalidateLocal(key []byte) {
 		c.tombColdOnlyLocked(sh, key) // a copy only cold holds would be adopted again
 		r.st.invalidated.Add(1)
 	}
+	c.removed(key, RemoteChanged) // also a key read through the remote and never kept here
 	sh.mu.Unlock()
 	if op != nil {
 		if err := c.finishPurge(op); err != nil {
@@ -210,6 +211,7 @@ func (c *Cache) resyncLocal() {
 	if !r.o.KeepOnResync {
 		r.bumpGen()
 	}
+	c.removed(nil, Flushed) // what tracking clients hold may be stale too
 }
 
 // flushLocal drops every local copy after another sidecar cleared the
@@ -218,7 +220,9 @@ func (c *Cache) flushLocal() {
 	if err := c.flush(); err != nil && !errors.Is(err, ErrClosed) {
 		c.log.Warn("remote: drop the local copies after another sidecar's FLUSHALL", zap.Error(err))
 		c.rt.cleared.Store(true) // try again
+		return
 	}
+	c.removed(nil, Flushed)
 }
 
 // clearRemote clears the remote for a FLUSHALL (T41): the keys written so
@@ -567,10 +571,12 @@ func (c *Cache) validate(key []byte, lo uint64, sh *shard, ver uint64) {
 	case found:
 		if _, err := c.writeLocked(sh, e, key, v, m.Expiry, kindOfFlags(m.Flags)); err == nil {
 			r.st.replaced.Add(1)
+			c.removed(key, RemoteChanged)
 		}
 	default:
 		op, _ = c.beginPurgeLocked(sh, key, e) // gone from the remote: no remote delete
 		r.st.dropped.Add(1)
+		c.removed(key, RemoteChanged)
 	}
 	sh.mu.Unlock()
 	c.processVictims()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,6 +56,12 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		DataDir:        c.Cold.DataDir, Durability: c.Durability,
 		MaxHashFields: c.Server.MaxHashFields, MaxListElements: c.Server.MaxListElements, MaxValueBytes: int(min(c.MaxValue, 1<<40)),
 		MaxSetMembers: c.Server.MaxSetMembers,
+	}
+	b.server.NotifyKeyspaceEvents = c.Server.NotifyKeyspaceEvents
+	b.server.BusyScriptTime = time.Duration(c.Server.BusyScriptTime)
+	b.server.TrackingTableMaxKeys = c.Server.TrackingTableMaxKeys
+	if err := pubsubLimit(c.Server.PubSubOutputLimit, &b.server); err != nil {
+		bad(err)
 	}
 	if c.Server.MaxHashFields < 1 {
 		bad(fmt.Errorf("server.max_hash_fields %d: must be at least 1", c.Server.MaxHashFields))
@@ -265,4 +272,29 @@ func kindOf(m os.FileMode) string {
 		return "a block device"
 	}
 	return "not a device"
+}
+
+// pubsubLimit reads server.pubsub_output_limit, "HARD SOFT SECONDS" (sizes
+// as ByteSize reads them), into the server's options.
+func pubsubLimit(v string, o *server.Options) error {
+	f := strings.Fields(v)
+	if len(f) != 3 {
+		return fmt.Errorf("server.pubsub_output_limit %q: want \"HARD SOFT SECONDS\", e.g. \"32MiB 8MiB 60\"", v)
+	}
+	var hard, soft ByteSize
+	if err := hard.Set(f[0]); err != nil {
+		return fmt.Errorf("server.pubsub_output_limit hard %q: %w", f[0], err)
+	}
+	if err := soft.Set(f[1]); err != nil {
+		return fmt.Errorf("server.pubsub_output_limit soft %q: %w", f[1], err)
+	}
+	secs, err := strconv.Atoi(f[2])
+	if err != nil || secs < 0 {
+		return fmt.Errorf("server.pubsub_output_limit seconds %q: want a whole number of seconds", f[2])
+	}
+	o.PubSubHardLimit, o.PubSubSoftLimit, o.PubSubSoftSeconds = int64(hard), int64(soft), secs
+	if hard == 0 && soft == 0 && secs == 0 {
+		o.PubSubSoftSeconds = -1 // all off (0 0 0 would take the defaults)
+	}
+	return nil
 }

@@ -27,6 +27,8 @@ var commandFamilies = map[string][]string{
 		"expiretime", "pexpiretime", "persist", "type", "touch", "rename", "renamenx", "copy", "randomkey",
 		"object", "tier", "dbsize", "scan", "keys"},
 	"transaction": {"multi", "exec", "discard", "watch", "unwatch"},
+	"script":      {"eval", "evalsha", "eval_ro", "evalsha_ro", "script", "function", "fcall", "fcall_ro"},
+	"pubsub":      {"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "publish", "pubsub"},
 	"connection":  {"ping", "echo", "hello", "auth", "client", "command", "select", "quit", "readonly", "readwrite", "asking"},
 	"admin":       {"config", "info", "flushall", "flushdb", "cluster"},
 }

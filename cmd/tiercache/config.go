@@ -63,6 +63,11 @@ type ServerConfig struct {
 	MaxHashFields   int      `yaml:"max_hash_fields"`
 	MaxListElements int      `yaml:"max_list_elements"`
 	MaxSetMembers   int      `yaml:"max_set_members"`
+	// Issue 33's runtime parameters (CONFIG SET changes them too).
+	NotifyKeyspaceEvents string   `yaml:"notify_keyspace_events"`
+	BusyScriptTime       Duration `yaml:"busy_script_time"`
+	PubSubOutputLimit    string   `yaml:"pubsub_output_limit"`
+	TrackingTableMaxKeys int      `yaml:"tracking_table_max_keys"`
 }
 
 // HotConfig is the DRAM tier.
@@ -221,7 +226,8 @@ func defaultConfig() Config {
 		Server: ServerConfig{Socket: "./tiercache.sock", SocketMode: "0600", MaxClients: 10000,
 			MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10, MaxOutput: 256 << 20, ShutdownTimeout: Duration(5e9),
 			GoMemoryLimit: "auto", ColdGetBatch: 128, ColdGetBytes: 4 << 20, MaxHashFields: 1 << 20,
-			MaxListElements: 1 << 20, MaxSetMembers: 1 << 20},
+			MaxListElements: 1 << 20, MaxSetMembers: 1 << 20, BusyScriptTime: Duration(5e9), PubSubOutputLimit: "32MiB 8MiB 60",
+			TrackingTableMaxKeys: 1_000_000},
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 0, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
 		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9), IndexNode: "auto"},

@@ -14,7 +14,7 @@ import (
 
 // rueidisClient is a rueidis client of the sidecar's socket. rueidis
 // speaks RESP3 only (HELLO 3) and pipelines every command; client-side
-// caching (CLIENT TRACKING) is off, as tiercache has no invalidations.
+// caching is off here (TestRueidisClientSideCache turns it on).
 func rueidisClient(t *testing.T, socket string) rueidis.Client {
 	t.Helper()
 	c, err := rueidis.NewClient(rueidis.ClientOption{
@@ -129,5 +129,61 @@ func TestRueidis(t *testing.T) {
 		if v != strings.Repeat(string(rune('a'+i%26)), 1536) {
 			t.Fatalf("vec:%d is wrong", i)
 		}
+	}
+}
+
+// TestRueidisClientSideCache (issue 33): with rueidis's client-side cache
+// on (CLIENT TRACKING, RESP3 invalidation pushes), a DoCache read is
+// served from the client's memory until another client's write
+// invalidates it, and then reads the new value.
+func TestRueidisClientSideCache(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	startTestSidecar(t, cfg)
+	newClient := func() rueidis.Client {
+		c, err := rueidis.NewClient(rueidis.ClientOption{
+			InitAddress:       []string{cfg.Server.Socket},
+			ForceSingleClient: true,
+			DialCtxFn: func(ctx context.Context, addr string, d *net.Dialer, _ *tls.Config) (net.Conn, error) {
+				return d.DialContext(ctx, "unix", addr)
+			},
+		})
+		if err != nil {
+			t.Fatalf("rueidis: %v", err)
+		}
+		t.Cleanup(c.Close)
+		return c
+	}
+	reader, writer := newClient(), newClient()
+	ctx := context.Background()
+	if err := writer.Do(ctx, writer.B().Set().Key("csc").Value("v1").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	get := func() (string, bool) {
+		r := reader.DoCache(ctx, reader.B().Get().Key("csc").Cache(), time.Minute)
+		v, err := r.ToString()
+		if err != nil {
+			t.Fatalf("DoCache GET: %v", err)
+		}
+		return v, r.IsCacheHit()
+	}
+	if v, _ := get(); v != "v1" {
+		t.Fatalf("first read %q", v)
+	}
+	if v, hit := get(); v != "v1" || !hit {
+		t.Fatalf("second read %q, cache hit %v: want v1 from the client's cache", v, hit)
+	}
+	if err := writer.Do(ctx, writer.B().Set().Key("csc").Value("v2").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		v, _ := get()
+		if v == "v2" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the client still reads %q 5 s after another client's write: no invalidation", v)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -5,12 +5,15 @@
 // key-value store API), cache-manager over that store (get/set/mget/wrap/
 // ttl/del/clear), LangChain.js's Redis chat histories (@langchain/redis
 // over node-redis 4, @langchain/community's over ioredis: LPUSH, EXPIRE,
-// LRANGE, DEL) and LLM caches (GET/SET). Prints "ok NAME" or "FAIL NAME:
+// LRANGE, DEL) and LLM caches (GET/SET); issue 33: ioredis and
+// node-redis pub/sub (channels, patterns, keyspace events) and scripts
+// (defineCommand, EVALSHA after SCRIPT FLUSH), node-redis's client-side
+// cache (RESP3, CLIENT TRACKING). Prints "ok NAME" or "FAIL NAME:
 // why" per check and exits non-zero if one failed. LangChain's vector
 // stores need FT.* (RediSearch), which tiercache does not have.
 import assert from "node:assert/strict";
 import Redis from "ioredis";
-import { createClient, WatchError } from "redis";
+import { createClient, WatchError, BasicClientSideCache } from "redis";
 import Keyv from "keyv";
 import KeyvRedis from "@keyv/redis";
 import { createCache } from "cache-manager";
@@ -208,6 +211,83 @@ await nr2.connect();
 await check("@langchain/redis RedisCache", () => llmCache(new RedisCache(nr2)));
 await nr2.close();
 await io2.quit();
+
+// --- issue 33: pub/sub, scripts, client-side caching ---------------------------
+function waitFor(pred, what, ms = 5000) {
+  return new Promise((resolve, reject) => {
+    const start = Date.now();
+    const t = setInterval(() => {
+      if (pred()) { clearInterval(t); resolve(); }
+      else if (Date.now() - start > ms) { clearInterval(t); reject(new Error(`timed out waiting for ${what}`)); }
+    }, 5);
+  });
+}
+const io3 = new Redis({ path: sock, maxRetriesPerRequest: 1 });
+await check("ioredis pub/sub with keyspace events", async () => {
+  await io3.config("SET", "notify-keyspace-events", "KEA");
+  const sub = new Redis({ path: sock });
+  const got = [];
+  sub.on("message", (ch, m) => got.push(`${ch} ${m}`));
+  sub.on("pmessage", (p, ch, m) => got.push(`${p} ${ch} ${m}`));
+  await sub.subscribe("jobs");
+  await sub.psubscribe("__keyevent@0__:*");
+  assert.equal(await io3.publish("jobs", "embed 7"), 1);
+  await io3.set("ks:1", "v");
+  await waitFor(() => got.length >= 2, "two messages");
+  assert.deepEqual(got, ["jobs embed 7", "__keyevent@0__:* __keyevent@0__:set ks:1"]);
+  await sub.quit();
+  await io3.config("SET", "notify-keyspace-events", "");
+});
+await check("ioredis defineCommand (EVALSHA, EVAL after SCRIPT FLUSH)", async () => {
+  io3.defineCommand("cappedIncr", { numberOfKeys: 1,
+    lua: "local n = redis.call('incr', KEYS[1]); if n > tonumber(ARGV[1]) then redis.call('set', KEYS[1], ARGV[1]); return tonumber(ARGV[1]) end; return n" });
+  const got = [];
+  for (let i = 0; i < 5; i++) {
+    got.push(await io3.cappedIncr("io:cap", 3));
+    if (i === 1) await io3.script("FLUSH");
+  }
+  assert.deepEqual(got, [1, 2, 3, 3, 3]);
+  await assert.rejects(io3.eval("return redis.call('nosuch')", 0), /Unknown Redis command called from script/);
+});
+await io3.quit();
+
+const nr3 = createClient({ socket: { path: sock } });
+await nr3.connect();
+await check("node-redis pub/sub (subscribe, pSubscribe, publish)", async () => {
+  const sub = nr3.duplicate();
+  await sub.connect();
+  const got = [];
+  await sub.subscribe("news", (m, ch) => got.push(`${ch} ${m}`));
+  await sub.pSubscribe("n*", (m, ch) => got.push(`p ${ch} ${m}`));
+  assert.equal(await nr3.publish("news", "hello"), 2);
+  await waitFor(() => got.length >= 2, "two messages");
+  assert.deepEqual(got.sort(), ["news hello", "p news hello"]);
+  await sub.unsubscribe("news");
+  await sub.pUnsubscribe("n*");
+  await sub.close();
+});
+await check("node-redis scripts (eval, evalSha, scriptLoad)", async () => {
+  const sha = await nr3.scriptLoad("return redis.call('get', KEYS[1])");
+  await nr3.set("nr:s", "v");
+  assert.equal(await nr3.evalSha(sha, { keys: ["nr:s"] }), "v");
+  assert.equal(await nr3.eval("return {KEYS[1], ARGV[1]}", { keys: ["k"], arguments: ["a"] }).then(r => r.join()), "k,a");
+  assert.deepEqual(await nr3.scriptExists(sha), [1]);
+});
+await check("node-redis client-side cache (RESP3): a write by another client invalidates", async () => {
+  const cache = new BasicClientSideCache({ ttl: 0, maxEntries: 0 });
+  const cc = createClient({ socket: { path: sock }, RESP: 3, clientSideCache: cache });
+  await cc.connect();
+  await nr3.set("csc:k", "v1");
+  assert.equal(await cc.get("csc:k"), "v1");
+  assert.equal(await cc.get("csc:k"), "v1");
+  const hits = cache.stats().hitCount;
+  assert.ok(hits >= 1, `a repeated GET is served from the client's cache (hits ${hits})`);
+  await nr3.set("csc:k", "v2");
+  let v;
+  await waitFor(() => { cc.get("csc:k").then(x => { v = x; }); return v === "v2"; }, "the invalidated key's new value");
+  await cc.close();
+});
+await nr3.close();
 
 console.log(`${label}: ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -1,0 +1,56 @@
+// Package script runs Redis's Lua scripts (EVAL, EVALSHA and their _RO
+// forms) on gopher-lua, a pure-Go Lua 5.1: the cache of compiled scripts
+// by SHA1, the sandbox they run in, the redis table they call, and the
+// conversions between replies and Lua values, each as Redis 7.0's
+// script_lua.c and eval.c make them. It knows no command: the server runs
+// each redis.call (Call.Command) and reads the reply back, as Redis runs
+// them on its Lua client, and runs a script while no other command runs.
+//
+// # Invariants
+//
+//   - SC1: a reply converts to Lua and a Lua value to a reply as Redis
+//     7.0 converts them, RESP2 and RESP3 (status {ok}, error {err}, nil
+//     bulk false or nil, map {map}, set {set}, double {double}, big
+//     number, verbatim string; numbers truncated to integers, booleans as
+//     1/nil in RESP2); a map a script returns keeps the order its pairs
+//     were added (TestConversions; server TestScriptsMatchRedis, byte for
+//     byte against redis-server).
+//   - SC2: a failed run answers Redis's text: the error, then " script:
+//     SHA, on @user_script:LINE." with the line of the Lua code that
+//     raised it (for redis.call, its caller's); redis.call raises a
+//     command's error reply, redis.pcall returns it, and Lua's pcall of a
+//     redis.call returns its text (TestErrorTexts).
+//   - SC3: the globals and the library tables are read-only: an
+//     assignment, rawset or setmetatable answers "Attempt to modify a
+//     readonly table", reading a global that does not exist "Script
+//     attempted to access nonexistent global variable"; os, io, loadfile,
+//     dofile, print, require, package and debug are absent. Whatever a
+//     script changes past that (setfenv(0), the string metatable) is
+//     found after the run and the interpreter is built anew, so no
+//     script sees another's globals (TestSandbox; server
+//     TestScriptSandboxLeaksNothing).
+//   - SC4: a canceled Call.Ctx (SCRIPT KILL) stops the script at its next
+//     instruction, pcall or not, and it answers Redis's "Script killed by
+//     user with SCRIPT KILL..." (TestKill).
+//   - SC5: #!lua shebang flags are read as Redis reads them, and their
+//     errors are its texts; the shebang line is not compiled, its line
+//     feed is, so line numbers stay the user's (TestShebang).
+//
+// # Caveats
+//
+//   - Lua's own runtime errors are gopher-lua's wording where it differs
+//     from Lua 5.1's ("attempt to call a non-function object"), as are
+//     compile errors' (Redis's "Error compiling script (new function):
+//     user_script:1: ..." prefix and location are kept). tostring of a
+//     non-integer number is Go's shortest form, not "%.14g".
+//   - cjson is encoding/json's through miniredis's gopher-json (its
+//     error texts and its output for edge cases differ from lua-cjson);
+//     bit, struct and cmsgpack are absent: no maintained library gives
+//     them for gopher-lua.
+//   - The script cache is bounded by Options.MaxCacheBytes (64 MiB): past
+//     it the oldest scripts go, and EVALSHA of one answers NOSCRIPT.
+//     Redis 7.0 keeps every script.
+//   - string.rep is bounded by Options.MaxStringBytes; a script can still
+//     build large tables: busy-reply-threshold and SCRIPT KILL are what
+//     stop a runaway one.
+package script

@@ -1,0 +1,214 @@
+package script
+
+import (
+	"strings"
+
+	json "github.com/alicebob/miniredis/v2/gopher-json"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The globals a script sees, as Redis 7.0 allows them (script_lua.c,
+// lua_builtins_allow_list and libraries_allow_list): the base functions
+// below, and the libraries string, table, math, coroutine, cjson and redis.
+// dofile, loadfile, print, require, module, io, os, package and debug are
+// not there. bit, struct and cmsgpack, which Redis compiles in, are
+// missing: no maintained Go library gives them for gopher-lua.
+var baseAllowed = []string{
+	"xpcall", "tostring", "getfenv", "setmetatable", "next", "assert", "tonumber",
+	"rawequal", "collectgarbage", "getmetatable", "rawset", "pcall", "type",
+	"select", "unpack", "pairs", "rawget", "loadstring", "ipairs", "setfenv",
+	"load", "error", "newproxy", "_VERSION",
+}
+
+var libraries = []struct {
+	name string
+	open lua.LGFunction
+}{
+	{lua.TabLibName, lua.OpenTable},
+	{lua.StringLibName, lua.OpenString},
+	{lua.MathLibName, lua.OpenMath},
+	{lua.CoroutineLibName, lua.OpenCoroutine},
+}
+
+// Redis's texts for a script that touches what it may not.
+const (
+	errReadonly     = "Attempt to modify a readonly table"
+	errNoSuchGlobal = "Script attempted to access nonexistent global variable '%s'"
+)
+
+// sandbox is one interpreter state built for scripts. Scripts read the
+// globals through proxies: _G and every library table are empty tables
+// whose metatable reads the real table and refuses writes with Redis 7's
+// "Attempt to modify a readonly table" (Redis patches its Lua with
+// read-only tables; gopher-lua has none), reading a global that does not
+// exist raises Redis's error, and rawset and setmetatable refuse the
+// proxies. intact checks after each run that nothing slipped past them
+// (an empty proxy, the globals and the string metatable in place); the
+// engine builds a new state when it did not.
+type sandbox struct {
+	L         *lua.LState
+	globals   *lua.LTable // the proxy scripts see as _G and their environment
+	real      *lua.LTable // the globals behind it
+	proxies   map[*lua.LTable]bool
+	strMeta   *lua.LTable
+	strProxy  *lua.LTable
+	redis     *lua.LTable // the real redis table (the engine adds its functions)
+	errorFunc *lua.LFunction
+	hidden    *lua.LTable // getmetatable of a proxy
+}
+
+func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, maxString int) *sandbox {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 1024, RegistrySize: 1024 * 20, RegistryMaxSize: 1024 * 1024})
+	sb := &sandbox{L: L, proxies: map[*lua.LTable]bool{}}
+	// Open the base library into a scratch table and keep what Redis allows.
+	L.Push(L.NewFunction(lua.OpenBase))
+	L.Push(lua.LString(lua.BaseLibName))
+	L.Call(1, 0)
+	opened := L.G.Global
+	real := L.NewTable()
+	for _, name := range baseAllowed {
+		real.RawSetString(name, opened.RawGetString(name))
+	}
+	for _, lib := range libraries {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+		real.RawSetString(lib.name, opened.RawGetString(lib.name))
+	}
+	// string.rep bounded: a script must not make the process allocate
+	// without limit (Lua 5.1's own refusal text).
+	opened.RawGetString(lua.StringLibName).(*lua.LTable).RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
+		s, n := L.CheckString(1), L.CheckInt(2)
+		if n <= 0 || s == "" {
+			L.Push(lua.LString(""))
+			return 1
+		}
+		if n > maxString/len(s) {
+			L.RaiseError("resulting string too large")
+		}
+		L.Push(lua.LString(strings.Repeat(s, n)))
+		return 1
+	}))
+	cjson := L.NewTable()
+	cjson.RawSetString("encode", L.NewFunction(cjsonEncode))
+	cjson.RawSetString("decode", L.NewFunction(cjsonDecode))
+	real.RawSetString("cjson", cjson)
+	sb.redis = L.NewTable()
+	for name, fn := range api {
+		sb.redis.RawSetString(name, L.NewFunction(fn))
+	}
+	for name, v := range consts {
+		sb.redis.RawSetString(name, v)
+	}
+	real.RawSetString("redis", sb.redis)
+	real.RawSetString("pcall", L.NewFunction(luaPcall))
+	real.RawSetString("rawset", L.NewFunction(sb.rawset))
+	real.RawSetString("setmetatable", L.NewFunction(sb.setmetatable))
+	sb.real = real
+
+	// Every library table is seen through a read-only proxy.
+	real.ForEach(func(k, v lua.LValue) {
+		if t, ok := v.(*lua.LTable); ok {
+			real.RawSet(k, sb.protect(t))
+		}
+	})
+	str := real.RawGetString(lua.StringLibName).(*lua.LTable)
+	sb.strProxy = str
+	sb.strMeta = L.NewTable()
+	sb.strMeta.RawSetString("__index", str)
+	L.SetMetatable(lua.LString(""), sb.strMeta)
+
+	missing := L.NewTable()
+	missing.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError(errNoSuchGlobal, L.Get(2).String())
+		return 0
+	}))
+	L.SetMetatable(real, missing)
+	sb.globals = sb.protect(real)
+	real.RawSetString("_G", sb.globals)
+	L.G.Global = sb.globals
+	L.Env = sb.globals
+	sb.errorFunc = L.NewFunction(errorHandler)
+	return sb
+}
+
+// protect returns a read-only proxy of t.
+func (sb *sandbox) protect(t *lua.LTable) *lua.LTable {
+	L := sb.L
+	p := L.NewTable()
+	mt := L.NewTable()
+	mt.RawSetString("__index", t)
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError(errReadonly)
+		return 0
+	}))
+	if sb.hidden == nil { // what getmetatable answers for a proxy: an empty read-only table
+		sb.hidden = L.NewTable()
+		hm := L.NewTable()
+		hm.RawSetString("__newindex", mt.RawGetString("__newindex"))
+		hm.RawSetString("__metatable", sb.hidden)
+		L.SetMetatable(sb.hidden, hm)
+		sb.proxies[sb.hidden] = true
+	}
+	mt.RawSetString("__metatable", sb.hidden)
+	L.SetMetatable(p, mt)
+	sb.proxies[p] = true
+	return p
+}
+
+// rawset is Lua's rawset, refusing the read-only tables.
+func (sb *sandbox) rawset(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if sb.proxies[t] {
+		L.Error(lua.LString(errReadonly), 0) // no position: Redis raises it from the C API
+	}
+	L.RawSet(t, L.CheckAny(2), L.CheckAny(3))
+	return 0
+}
+
+// setmetatable is Lua's setmetatable, refusing the read-only tables.
+func (sb *sandbox) setmetatable(L *lua.LState) int {
+	if t, ok := L.Get(1).(*lua.LTable); ok && sb.proxies[t] {
+		L.Error(lua.LString(errReadonly), 0)
+	}
+	L.CheckTypes(2, lua.LTNil, lua.LTTable)
+	if mt, ok := L.GetMetatable(L.Get(1)).(*lua.LTable); ok && mt.RawGetString("__metatable") != lua.LNil {
+		L.RaiseError("cannot change a protected metatable")
+	}
+	L.SetMetatable(L.Get(1), L.Get(2))
+	L.SetTop(1)
+	return 1
+}
+
+// intact reports that no run changed what every script shares.
+func (sb *sandbox) intact() bool {
+	L := sb.L
+	if L.G.Global != sb.globals || L.Env != sb.globals || L.GetMetatable(lua.LString("")) != sb.strMeta ||
+		sb.strMeta.RawGetString("__index") != sb.strProxy {
+		return false
+	}
+	for p := range sb.proxies {
+		if k, _ := p.Next(lua.LNil); k != lua.LNil {
+			return false
+		}
+	}
+	return true
+}
+
+func cjsonEncode(L *lua.LState) int {
+	b, err := json.Encode(L.CheckAny(1))
+	if err != nil {
+		L.RaiseError("%s", err.Error())
+	}
+	L.Push(lua.LString(b))
+	return 1
+}
+
+func cjsonDecode(L *lua.LState) int {
+	v, err := json.Decode(L, []byte(L.CheckString(1)))
+	if err != nil {
+		L.RaiseError("%s", err.Error())
+	}
+	L.Push(v)
+	return 1
+}

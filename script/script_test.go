@@ -1,0 +1,133 @@
+package script
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tiercache/tiercache/resp"
+)
+
+// run runs body with a Command that answers each call with reply(args).
+func run(t *testing.T, e *Engine, body string, ctx context.Context, reply func(args [][]byte) string) string {
+	t.Helper()
+	sc, err := e.Load([]byte(body))
+	if err != nil {
+		return "-" + err.Error()
+	}
+	var out bytes.Buffer
+	w := resp.NewWriter(&out, 4096)
+	e.Run(sc, &Call{Ctx: ctx, Command: func(args [][]byte, proto int) []byte { return []byte(reply(args)) }, W: w})
+	w.Flush()
+	return out.String()
+}
+
+func TestConversions(t *testing.T) {
+	e := New(Options{})
+	echo := func(r string) func([][]byte) string { return func([][]byte) string { return r } }
+	for _, c := range []struct{ body, reply, want string }{
+		{"return redis.call('x')", "+OK\r\n", "+OK\r\n"},
+		{"return redis.call('x')", ":7\r\n", ":7\r\n"},
+		{"return redis.call('x')", "$-1\r\n", "$-1\r\n"},
+		{"return {redis.call('x')}", "*2\r\n$1\r\na\r\n$-1\r\n", "*1\r\n*2\r\n$1\r\na\r\n$-1\r\n"},
+		{"return redis.pcall('x')", "-WRONGTYPE bad\r\n", "-WRONGTYPE bad\r\n"},
+		{"redis.setresp(3); return redis.call('x')", "%1\r\n$1\r\nk\r\n$1\r\nv\r\n", "*2\r\n$1\r\nk\r\n$1\r\nv\r\n"},
+		{"redis.setresp(3); return redis.call('x')", ",1.5\r\n", "$3\r\n1.5\r\n"},
+		{"redis.setresp(3); return redis.call('x')", "#t\r\n", ":1\r\n"},
+		{"return {map={b=1, a=2}}", "", "*4\r\n$1\r\nb\r\n:1\r\n$1\r\na\r\n:2\r\n"},
+		{"return 2.9", "", ":2\r\n"},
+		{"return {1, 2, nil, 4}", "", "*2\r\n:1\r\n:2\r\n"},
+		{"return redis.status_reply('X')", "", "+X\r\n"},
+	} {
+		if got := run(t, e, c.body, nil, echo(c.reply)); got != c.want {
+			t.Errorf("%q with reply %q: %q, want %q", c.body, c.reply, got, c.want)
+		}
+	}
+}
+
+func TestErrorTexts(t *testing.T) {
+	e := New(Options{})
+	bad := func([][]byte) string { return "-ERR nope\r\n" }
+	for _, c := range []struct{ body, want string }{
+		{"\nreturn redis.call('x')", "-ERR nope script: " + SHA1Hex([]byte("\nreturn redis.call('x')")) + ", on @user_script:2.\r\n"},
+		{"return redis.pcall('x')", "-ERR nope\r\n"},
+		{"local ok, e = pcall(redis.call, 'x'); return e", "$8\r\nERR nope\r\n"},
+		{"error('boom')", "-ERR user_script:1: boom script: " + SHA1Hex([]byte("error('boom')")) + ", on @user_script:1.\r\n"},
+	} {
+		if got := run(t, e, c.body, nil, bad); got != c.want {
+			t.Errorf("%q: %q, want %q", c.body, got, c.want)
+		}
+	}
+}
+
+func TestSandbox(t *testing.T) {
+	e := New(Options{})
+	none := func([][]byte) string { return "+OK\r\n" }
+	for _, c := range []struct{ body, want string }{
+		{"x = 1", "Attempt to modify a readonly table"},
+		{"rawset(_G, 'x', 1)", "Attempt to modify a readonly table"},
+		{"string.x = 1", "Attempt to modify a readonly table"},
+		{"return os.time()", "nonexistent global variable 'os'"},
+		{"return io", "nonexistent global variable 'io'"},
+		{"return dofile", "nonexistent global variable 'dofile'"},
+		{"return debug", "nonexistent global variable 'debug'"},
+	} {
+		if got := run(t, e, c.body, nil, none); !strings.Contains(got, c.want) {
+			t.Errorf("%q: %q, want it to say %q", c.body, got, c.want)
+		}
+	}
+	run(t, e, "setfenv(0, {})", nil, none)
+	if got := run(t, e, "return type(redis)", nil, none); got != "$5\r\ntable\r\n" {
+		t.Errorf("after setfenv(0, {}), the next script sees type(redis) %q", got)
+	}
+	if e.Stats().Rebuilds == 0 {
+		t.Error("the interpreter was not rebuilt after setfenv(0, {})")
+	}
+}
+
+func TestKill(t *testing.T) {
+	e := New(Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	got := run(t, e, "while true do pcall(function() end) end", ctx, nil)
+	if !strings.HasPrefix(got, "-ERR Script killed by user with SCRIPT KILL... script: ") {
+		t.Fatalf("killed script answered %q", got)
+	}
+}
+
+func TestShebang(t *testing.T) {
+	for _, c := range []struct {
+		body  string
+		flags Flags
+		err   string
+	}{
+		{"return 1", FlagCompat, ""},
+		{"#!lua\nreturn 1", 0, ""},
+		{"#!lua flags=no-writes,allow-oom\nreturn 1", FlagNoWrites | FlagAllowOOM, ""},
+		{"#!lua flags=\nreturn 1", 0, ""},
+		{"#!lua", 0, "ERR Invalid script shebang"},
+		{"#!py\nreturn 1", 0, "ERR Unexpected engine in script shebang: #!py"},
+		{"#!lua flags=x\nreturn 1", 0, "ERR Unexpected flag in script shebang: x"},
+		{"#!lua x=1\nreturn 1", 0, "ERR Unknown lua shebang option: x=1"},
+	} {
+		sc, err := New(Options{}).Load([]byte(c.body))
+		switch {
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("%q: error %v, want %q", c.body, err, c.err)
+		case c.err == "" && err != nil:
+			t.Errorf("%q: %v", c.body, err)
+		case c.err == "" && sc.Flags != c.flags:
+			t.Errorf("%q: flags %b, want %b", c.body, sc.Flags, c.flags)
+		}
+	}
+	sc, _ := New(Options{}).Load([]byte("#!lua\n\nerror('x')"))
+	var out bytes.Buffer
+	w := resp.NewWriter(&out, 512)
+	New(Options{}).Run(sc, &Call{W: w})
+	w.Flush()
+	if !strings.Contains(out.String(), "user_script:3:") {
+		t.Errorf("line numbers after a shebang: %q", out.String())
+	}
+}

@@ -1,0 +1,246 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/resp"
+	"github.com/tiercache/tiercache/script"
+)
+
+// Lua scripting (EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT): the engine
+// is package script's; here a script runs as EXEC runs its commands,
+// holding the transaction lock exclusively (S31), each redis.call
+// dispatched on a connection of its own whose replies are read back
+// (scriptConn), as Redis runs them on its Lua client.
+
+// scripting is the server's script state: the engine, and the script
+// running now, if any, for SCRIPT KILL and the BUSY replies.
+type scripting struct {
+	eng *script.Engine
+	// cur is the script running now; waiting counts the scripts that
+	// have asked for the transaction lock and not yet released it, so a
+	// command that finds the lock taken knows to look for cur.
+	cur     atomic.Pointer[runningScript]
+	waiting atomic.Int64
+	// busyAfter is busy-reply-threshold (lua-time-limit), nanoseconds.
+	busyAfter atomic.Int64
+	// killed and busy count SCRIPT KILLs done and scripts that ran past
+	// busyAfter.
+	killed, busy atomic.Uint64
+}
+
+// runningScript is the script running now.
+type runningScript struct {
+	sha    string
+	cancel context.CancelFunc
+	dirty  atomic.Bool   // it called a write command: SCRIPT KILL refuses
+	past   atomic.Bool   // it ran past busy-reply-threshold
+	busy   chan struct{} // closed once past busy-reply-threshold
+	done   chan struct{} // closed when it ended
+}
+
+func newScripting(o *Options) *scripting {
+	sc := &scripting{eng: script.New(script.Options{Logger: o.Logger, Version: redisCompatVersion, MaxStringBytes: o.MaxValueBytes})}
+	sc.busyAfter.Store(int64(o.BusyScriptTime))
+	return sc
+}
+
+// evalCmd: EVAL script numkeys key... arg... (sha false), EVALSHA sha1
+// numkeys ... (sha true); ro for EVAL_RO and EVALSHA_RO.
+func (c *conn) evalCmd(args [][]byte, sha, ro bool) {
+	numkeys, ok := c.intArg(args[2])
+	if !ok {
+		return
+	}
+	switch {
+	case numkeys > int64(len(args)-3):
+		c.w.Error(errKeysGreater)
+		return
+	case numkeys < 0:
+		c.w.Error(errKeysNegative)
+		return
+	}
+	var sc *script.Script
+	if sha {
+		if sc = c.s.scr.eng.Get(string(args[1])); sc == nil {
+			c.w.Error(errNoScript)
+			return
+		}
+	} else {
+		var err error
+		if sc, err = c.s.scr.eng.Load(args[1]); err != nil {
+			c.w.Error(err.Error())
+			return
+		}
+	}
+	readOnly := ro || sc.Flags&script.FlagNoWrites != 0
+	if ro && sc.Flags&(script.FlagCompat|script.FlagNoWrites) == 0 {
+		c.w.Error(errWriteFlagRO)
+		return
+	}
+	keys := args[3 : 3+numkeys]
+	argv := args[3+numkeys:]
+	if c.inExec { // inside EXEC, which holds the lock already
+		c.runScript(sc, keys, argv, readOnly)
+		return
+	}
+	s := c.s
+	s.scr.waiting.Add(1)
+	s.tx.excl.Lock()
+	defer func() {
+		s.tx.excl.Unlock()
+		s.scr.waiting.Add(-1)
+	}()
+	c.runScript(sc, keys, argv, readOnly)
+}
+
+// runScript runs sc holding the transaction lock exclusively.
+func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) {
+	s := c.s
+	ctx, cancel := context.WithCancel(context.Background()) // its own: a late SCRIPT KILL cannot reach the next script
+	rs := &runningScript{sha: sc.SHA, cancel: cancel, busy: make(chan struct{}), done: make(chan struct{})}
+	s.scr.cur.Store(rs)
+	var timer *time.Timer
+	if after := time.Duration(s.scr.busyAfter.Load()); after > 0 {
+		timer = time.AfterFunc(after, func() {
+			rs.past.Store(true)
+			close(rs.busy)
+			s.scr.busy.Add(1)
+			s.log.Warn("a script is still running past busy-reply-threshold: other clients get BUSY; SCRIPT KILL ends it unless it wrote",
+				zap.String("sha", sc.SHA), zap.Duration("threshold", after))
+		})
+	}
+	sconn := c.scriptConn()
+	sconn.ro, sconn.rs = readOnly, rs
+	s.scr.eng.Run(sc, &script.Call{Ctx: ctx, Keys: keys, Args: argv, Command: sconn.command, W: c.w})
+	if timer != nil && !timer.Stop() && rs.past.Load() {
+		s.log.Info("the busy script ended", zap.String("sha", sc.SHA))
+	}
+	s.scr.cur.Store(nil)
+	close(rs.done)
+	cancel()
+}
+
+// cmdScript: SCRIPT LOAD|EXISTS|FLUSH|KILL|HELP.
+func (c *conn) cmdScript(args [][]byte) {
+	sub := strings.ToLower(string(args[1]))
+	switch {
+	case sub == "load" && len(args) == 3:
+		sc, err := c.s.scr.eng.Load(args[2])
+		if err != nil {
+			c.w.Error(err.Error())
+			return
+		}
+		c.w.BulkString(sc.SHA)
+	case sub == "exists" && len(args) >= 3:
+		c.w.Array(len(args) - 2)
+		for _, a := range args[2:] {
+			c.intReply(c.s.scr.eng.Get(string(a)) != nil)
+		}
+	case sub == "flush":
+		if len(args) > 3 || len(args) == 3 && !strings.EqualFold(string(args[2]), "sync") && !strings.EqualFold(string(args[2]), "async") {
+			c.w.Error(errScriptFlushArgs)
+			return
+		}
+		c.s.scr.eng.Flush()
+		c.w.OK()
+	case sub == "kill" && len(args) == 2:
+		rs := c.s.scr.cur.Load()
+		switch {
+		case rs == nil:
+			c.w.Error(errNotBusy)
+		case rs.dirty.Load():
+			c.w.Error(errUnkillable)
+		default:
+			rs.cancel()
+			c.s.scr.killed.Add(1)
+			c.s.log.Warn("Lua script killed by user with SCRIPT KILL.", zap.String("sha", rs.sha))
+			c.w.OK()
+		}
+	case sub == "help" && len(args) == 2:
+		help := []string{"SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+			"EXISTS <sha1> [<sha1> ...]", "    Return information about the existence of the scripts in the script cache.",
+			"FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache.",
+			"KILL", "    Kill the currently executing Lua script.",
+			"LOAD <script>", "    Load a script into the scripts cache without executing it.",
+			"HELP", "    Print this help."}
+		c.w.Array(len(help))
+		for _, h := range help {
+			c.w.Simple(h)
+		}
+	case sub == "load" || sub == "exists" || sub == "kill" || sub == "help":
+		c.wrongArgs("script|" + sub)
+	default:
+		c.unknownSubcommand("script", args[1])
+	}
+}
+
+func (c *conn) cmdNoFunctions(args [][]byte) { c.w.Error(errNoFunctions) }
+
+// scriptConn is the connection a script's commands run on: its replies go
+// to a buffer the engine reads back.
+type scriptConn struct {
+	c   *conn
+	buf bytes.Buffer
+	ro  bool // a read-only script (EVAL_RO, or #!lua flags=no-writes)
+	rs  *runningScript
+}
+
+// scriptConn returns the connection c's scripts run their commands on,
+// made at its first script.
+func (c *conn) scriptConn() *scriptConn {
+	if c.script != nil {
+		return c.script
+	}
+	s := c.s
+	sc := &scriptConn{}
+	fc := &conn{s: s, id: c.id, authed: true, ready: true, created: c.created, scriptOf: c}
+	fc.rd = resp.NewReader(bytes.NewReader(nil), resp.Limits{BufferBytes: 512})
+	fc.w = resp.NewWriter(&sc.buf, s.opts.WriteBufferBytes)
+	fc.into = fc.w.BulkInto
+	fc.w.CountError = s.errs.count
+	fc.lists = c.lists
+	fc.lists.cache = s.cache
+	fc.inExec = true // nothing blocks in a script
+	sc.c = fc
+	c.script = sc
+	return sc
+}
+
+// command runs one redis.call: Redis's checks (script.c scriptCall), then
+// the command as EXEC runs one, its reply read back in the script's
+// protocol.
+func (sc *scriptConn) command(args [][]byte, proto int) []byte {
+	fc := sc.c
+	sc.buf.Reset()
+	cmd := fc.s.lookup(args[0])
+	var refuse string
+	switch {
+	case cmd == nil:
+		refuse = errScriptUnknownCmd
+	case cmd.arity > 0 && len(args) != cmd.arity || cmd.arity < 0 && len(args) < -cmd.arity:
+		refuse = errScriptArity
+	case cmd.noscript:
+		refuse = errScriptNoScript
+	case sc.ro && (cmd.write || cmd.mayReplicate):
+		refuse = errScriptReadOnly
+	}
+	if refuse != "" {
+		fc.s.errs.count(refuse)
+		return resp.AppendError(sc.buf.Bytes(), refuse)
+	}
+	if cmd.write {
+		sc.rs.dirty.Store(true)
+	}
+	fc.w.SetProto(proto)
+	fc.runWrite(cmd, args)
+	fc.w.Flush()
+	fc.chunks.Release()
+	return sc.buf.Bytes()
+}

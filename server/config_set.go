@@ -1,0 +1,256 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tiercache/tiercache/resp"
+)
+
+// CONFIG SET of what can change while the server runs: the keyspace
+// events, the pub/sub output limits, the tracking table's bound and the
+// busy-script threshold take effect at once; Redis's encoding knobs
+// (which Redis's own test suite sets) are accepted and kept for CONFIG
+// GET, and change nothing in tiercache, whose values have one encoding
+// each. Every other parameter CONFIG GET shows is refused with the
+// reason. As in Redis 7.0, a CONFIG SET of several parameters applies
+// all of them or none.
+
+// settable is a parameter CONFIG SET may change.
+type settable struct {
+	name, alias string
+	get         func(s *Server) string
+	// check returns the change to apply, or Redis's reason it is wrong.
+	check func(s *Server, v string) (apply func(), why string)
+}
+
+// encodingKnobs are Redis 7.0's encoding parameters and their defaults
+// (config.c): kept, not used.
+var encodingKnobs = []struct {
+	name, alias, def string
+	memory           bool  // a size (1kb), else an integer
+	lo               int64 // the least integer
+}{
+	{"hash-max-listpack-entries", "hash-max-ziplist-entries", "512", false, 0},
+	{"hash-max-listpack-value", "hash-max-ziplist-value", "64", true, 0},
+	{"list-max-listpack-size", "list-max-ziplist-size", "-2", false, -1 << 31},
+	{"list-compress-depth", "", "0", false, 0},
+	{"set-max-intset-entries", "", "512", false, 0},
+	{"zset-max-listpack-entries", "zset-max-ziplist-entries", "128", false, 0},
+	{"zset-max-listpack-value", "zset-max-ziplist-value", "64", true, 0},
+	{"stream-node-max-bytes", "", "4096", true, 0},
+	{"stream-node-max-entries", "", "100", false, 0},
+	{"hll-sparse-max-bytes", "", "3000", true, 0},
+}
+
+// knobValues holds the encoding knobs' values.
+type knobValues struct {
+	mu sync.Mutex
+	v  map[string]string
+}
+
+func (k *knobValues) get(name, def string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if v, ok := k.v[name]; ok {
+		return v
+	}
+	return def
+}
+
+func (k *knobValues) set(name, v string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.v == nil {
+		k.v = map[string]string{}
+	}
+	k.v[name] = v
+}
+
+func settables() []settable {
+	ps := []settable{
+		{name: "notify-keyspace-events",
+			get: func(s *Server) string { return formatNotifyFlags(s.conf.notify.Load()) },
+			check: func(s *Server, v string) (func(), string) {
+				f, ok := parseNotifyFlags(v)
+				if !ok {
+					return nil, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+				}
+				return func() { s.conf.notify.Store(f) }, ""
+			}},
+		{name: "busy-reply-threshold", alias: "lua-time-limit",
+			get: func(s *Server) string {
+				return strconv.FormatInt(s.scr.busyAfter.Load()/int64(time.Millisecond), 10)
+			},
+			check: intParam(0, 1<<53, func(s *Server, n int64) { s.scr.busyAfter.Store(n * int64(time.Millisecond)) })},
+		{name: "tracking-table-max-keys",
+			get:   func(s *Server) string { return strconv.FormatInt(s.conf.trackingMaxKeys.Load(), 10) },
+			check: intParam(0, 1<<62, func(s *Server, n int64) { s.conf.trackingMaxKeys.Store(n) })},
+		{name: "client-output-buffer-limit", get: outputLimits, check: checkOutputLimits},
+	}
+	for _, k := range encodingKnobs {
+		ps = append(ps, settable{name: k.name, alias: k.alias,
+			get: func(s *Server) string { return s.knobs.get(k.name, k.def) },
+			check: func(s *Server, v string) (func(), string) {
+				if !k.memory {
+					return intParam(k.lo, 1<<63-1, func(s *Server, n int64) { s.knobs.set(k.name, strconv.FormatInt(n, 10)) })(s, v)
+				}
+				n, ok := parseMemory(v)
+				if !ok {
+					return nil, "argument must be a memory value"
+				}
+				out := strconv.FormatInt(n, 10)
+				return func() { s.knobs.set(k.name, out) }, ""
+			}})
+	}
+	return ps
+}
+
+// intParam checks an integer within [lo, hi] and applies it.
+func intParam(lo, hi int64, apply func(*Server, int64)) func(*Server, string) (func(), string) {
+	return func(s *Server, v string) (func(), string) {
+		n, ok := resp.ParseInt([]byte(v))
+		if !ok {
+			return nil, "argument couldn't be parsed into an integer"
+		}
+		if n < lo || n > hi {
+			return nil, "argument must be between " + strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10) + " inclusive"
+		}
+		return func() { apply(s, n) }, ""
+	}
+}
+
+// outputLimits is client-output-buffer-limit as CONFIG GET shows it: the
+// normal class is server.max_output_buffer (a hard limit), replicas have
+// Redis's default (tiercache has none), pubsub the runtime limits.
+func outputLimits(s *Server) string {
+	return "normal " + strconv.Itoa(s.opts.MaxOutputBytes) + " 0 0 slave 268435456 67108864 60 pubsub " +
+		strconv.FormatInt(s.conf.pubsubHard.Load(), 10) + " " + strconv.FormatInt(s.conf.pubsubSoft.Load(), 10) + " " +
+		strconv.FormatInt(s.conf.pubsubSoftSeconds.Load(), 10)
+}
+
+// checkOutputLimits reads "<class> <hard> <soft> <seconds>..." as Redis
+// does (updateClientOutputBufferLimit); only the pubsub class changes
+// anything: the others are accepted when they name their current values.
+func checkOutputLimits(s *Server, v string) (func(), string) {
+	f := strings.Fields(v)
+	if len(f)%4 != 0 {
+		return nil, "Wrong number of arguments in buffer limit configuration."
+	}
+	var apply func()
+	for i := 0; i < len(f); i += 4 {
+		class := strings.ToLower(f[i])
+		hard, ok1 := parseMemory(f[i+1])
+		soft, ok2 := parseMemory(f[i+2])
+		secs, err := strconv.ParseInt(f[i+3], 10, 64)
+		if class != "normal" && class != "slave" && class != "replica" && class != "pubsub" {
+			return nil, "Invalid client class specified in buffer limit configuration."
+		}
+		if !ok1 || !ok2 || err != nil || secs < 0 {
+			return nil, "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+		}
+		switch class {
+		case "pubsub":
+			apply = func() {
+				s.conf.pubsubHard.Store(hard)
+				s.conf.pubsubSoft.Store(soft)
+				s.conf.pubsubSoftSeconds.Store(secs)
+			}
+		case "normal":
+			if hard != int64(s.opts.MaxOutputBytes) || soft != 0 || secs != 0 {
+				return nil, configNormalLimit
+			}
+		}
+	}
+	if apply == nil {
+		apply = func() {}
+	}
+	return apply, ""
+}
+
+// parseMemory reads a size as Redis's memtoull does: a number, or with
+// k, kb, m, mb, g, gb (k = 1000, kb = 1024; any case).
+func parseMemory(v string) (int64, bool) {
+	l := strings.ToLower(v)
+	mul := int64(1)
+	for _, u := range []struct {
+		s string
+		m int64
+	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}} {
+		if strings.HasSuffix(l, u.s) {
+			l, mul = strings.TrimSuffix(l, u.s), u.m
+			break
+		}
+	}
+	n, ok := resp.ParseInt([]byte(l))
+	if !ok || n < 0 && mul != 1 {
+		return 0, false
+	}
+	return n * mul, true
+}
+
+// runtimeParams are the settable parameters for CONFIG GET.
+func (c *conn) runtimeParams() [][2]string {
+	var out [][2]string
+	for _, p := range settables() {
+		v := p.get(c.s)
+		out = append(out, [2]string{p.name, v})
+		if p.alias != "" {
+			out = append(out, [2]string{p.alias, v})
+		}
+	}
+	return out
+}
+
+// configSet: CONFIG SET parameter value [parameter value ...].
+func (c *conn) configSet(args [][]byte) {
+	if len(args) < 4 || len(args)%2 != 0 {
+		c.wrongArgs("config|set")
+		return
+	}
+	params := settables()
+	fixed := c.configParams()
+	var applies []func()
+	seen := map[string]bool{}
+	for i := 2; i < len(args); i += 2 {
+		name, v := strings.ToLower(string(args[i])), string(args[i+1])
+		var p *settable
+		for j := range params {
+			if params[j].name == name || params[j].alias != "" && params[j].alias == name {
+				p = &params[j]
+			}
+		}
+		if p == nil {
+			j := 0
+			for j < len(fixed) && fixed[j][0] != name {
+				j++
+			}
+			switch {
+			case j == len(fixed):
+				c.w.Error(errConfigSetUnknown(args[i]))
+				return
+			case fixed[j][1] != v:
+				c.w.Error(errConfigSetFailed(name, configImmutable))
+				return
+			}
+			continue
+		}
+		if seen[p.name] {
+			c.w.Error(errConfigSetFailed(name, "duplicate parameter"))
+			return
+		}
+		seen[p.name] = true
+		apply, why := p.check(c.s, v)
+		if why != "" {
+			c.w.Error(errConfigSetFailed(name, why))
+			return
+		}
+		applies = append(applies, apply)
+	}
+	for _, a := range applies {
+		a()
+	}
+	c.w.OK()
+}

@@ -1,0 +1,55 @@
+package server
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestConfigSet (S35): what Redis's test suite and applications set
+// answers as redis-server 7.0 does; a parameter tiercache cannot change
+// is refused with the reason and changes nothing; several parameters are
+// applied together or not at all.
+func TestConfigSet(t *testing.T) {
+	p := newPeers(t, 1, 2, nil)
+	for _, c := range [][]string{
+		{"CONFIG", "SET", "hash-max-listpack-entries", "10"},
+		{"CONFIG", "GET", "hash-max-listpack-entries"},
+		{"CONFIG", "SET", "hash-max-ziplist-value", "1kb"},
+		{"CONFIG", "GET", "hash-max-listpack-value"},
+		{"CONFIG", "SET", "list-max-listpack-size", "-3"},
+		{"CONFIG", "GET", "list-max-ziplist-size"},
+		{"CONFIG", "SET", "set-max-intset-entries", "x"},
+		{"CONFIG", "SET", "zset-max-listpack-entries", "64", "zset-max-listpack-value", "32"},
+		{"CONFIG", "GET", "zset-max-listpack-entries"},
+		{"CONFIG", "GET", "zset-max-ziplist-value"},
+		{"CONFIG", "SET", "hash-max-listpack-entries", "-1"},
+		{"CONFIG", "SET", "busy-reply-threshold", "2000"},
+		{"CONFIG", "GET", "lua-time-limit"},
+		{"CONFIG", "SET", "lua-time-limit", "x"},
+		{"CONFIG", "SET", "tracking-table-max-keys", "100"},
+		{"CONFIG", "GET", "tracking-table-max-keys"},
+		{"CONFIG", "SET", "client-output-buffer-limit", "pubsub 64mb 16mb 30"},
+		{"CONFIG", "SET", "client-output-buffer-limit", "pubsub 64mb 16mb"},
+		{"CONFIG", "SET", "client-output-buffer-limit", "bogus 1 1 1"},
+		{"CONFIG", "SET", "notify-keyspace-events", "Kx"},
+		{"CONFIG", "GET", "notify-keyspace-events"},
+		{"CONFIG", "SET", "nosuch", "1"},
+		{"CONFIG", "SET", "notify-keyspace-events"},
+	} {
+		p.same(0, c...)
+	}
+	o := p.ours[0]
+	if r := o.do("CONFIG", "SET", "maxmemory-policy", "allkeys-lru"); !strings.Contains(r, "maxmemory-policy") || !strings.Contains(r, "restart") {
+		t.Errorf("CONFIG SET maxmemory-policy: %q, want a refusal with the reason", r)
+	}
+	// All or nothing: the bad second parameter leaves the first unchanged.
+	if r := o.do("CONFIG", "SET", "notify-keyspace-events", "KEA", "tracking-table-max-keys", "x"); !strings.HasPrefix(r, "-ERR CONFIG SET failed") {
+		t.Errorf("a CONFIG SET with a bad parameter: %q", r)
+	}
+	if r := o.do("CONFIG", "GET", "notify-keyspace-events"); !strings.Contains(r, "xK") {
+		t.Errorf("notify-keyspace-events changed by a refused CONFIG SET: %q", r)
+	}
+	if r := o.do("CONFIG", "GET", "client-output-buffer-limit"); !strings.Contains(r, "pubsub 67108864 16777216 30") {
+		t.Errorf("client-output-buffer-limit: %q", r)
+	}
+}

@@ -1,0 +1,233 @@
+package server
+
+import (
+	"bytes"
+	"strings"
+)
+
+// The keyspace events of each write command, as Redis 7.0 sends them
+// (t_string.c, t_list.c, t_hash.c, db.c, expire.c), in its order. A
+// command that answered an error or changed nothing (c.noop) has none.
+// A write command not listed here (those of other families) sends no
+// event but still invalidates the keys it names for tracking clients.
+
+// eventFunc emits a command's events once it ran.
+type eventFunc func(c *conn, args [][]byte)
+
+var commandEvents = map[string]eventFunc{
+	"set":          evSet,
+	"setex":        evNames(notifyString, "set", notifyGeneric, "expire"),
+	"psetex":       evNames(notifyString, "set", notifyGeneric, "expire"),
+	"setnx":        evOne(notifyString, "set"),
+	"getset":       evOne(notifyString, "set"),
+	"mset":         evPairs,
+	"msetnx":       evPairs,
+	"getdel":       evOne(notifyGeneric, "del"),
+	"getex":        evGetEx,
+	"incr":         evOne(notifyString, "incrby"),
+	"decr":         evOne(notifyString, "incrby"),
+	"incrby":       evOne(notifyString, "incrby"),
+	"decrby":       evOne(notifyString, "incrby"),
+	"incrbyfloat":  evOne(notifyString, "incrbyfloat"),
+	"append":       evOne(notifyString, "append"),
+	"setrange":     evOne(notifyString, "setrange"),
+	"setbit":       evOne(notifyString, "setbit"),
+	"del":          evDel,
+	"unlink":       evDel,
+	"expire":       evExpire,
+	"pexpire":      evExpire,
+	"expireat":     evExpire,
+	"pexpireat":    evExpire,
+	"persist":      evOne(notifyGeneric, "persist"),
+	"rename":       evRename,
+	"renamenx":     evRename,
+	"copy":         func(c *conn, a [][]byte) { c.emit(notifyGeneric, "copy_to", a[2]) },
+	"lpush":        evOne(notifyList, "lpush"),
+	"lpushx":       evOne(notifyList, "lpush"),
+	"rpush":        evOne(notifyList, "rpush"),
+	"rpushx":       evOne(notifyList, "rpush"),
+	"lpop":         evPop(notifyList, "lpop"),
+	"rpop":         evPop(notifyList, "rpop"),
+	"lset":         evOne(notifyList, "lset"),
+	"linsert":      evOne(notifyList, "linsert"),
+	"lrem":         evPop(notifyList, "lrem"),
+	"ltrim":        evPop(notifyList, "ltrim"),
+	"lmove":        evMove,
+	"blmove":       evMove,
+	"rpoplpush":    evRPopLPush,
+	"brpoplpush":   evRPopLPush,
+	"hset":         evOne(notifyHash, "hset"),
+	"hmset":        evOne(notifyHash, "hset"),
+	"hsetnx":       evOne(notifyHash, "hset"),
+	"hincrby":      evOne(notifyHash, "hincrby"),
+	"hincrbyfloat": evOne(notifyHash, "hincrbyfloat"),
+	"hdel":         evPop(notifyHash, "hdel"),
+}
+
+// beforeWrite notes, before a write command runs, whether each key it
+// names exists (for DEL's events, and the "new" class); nil when nothing
+// needs it.
+func (c *conn) beforeWrite(cmd *command, args [][]byte) []bool {
+	del := cmd.name == "del" || cmd.name == "unlink"
+	if !del && c.s.conf.notify.Load()&notifyNew == 0 || cmd.first == 0 {
+		return nil
+	}
+	keys := keyArgs(cmd, args)
+	pre := make([]bool, len(keys))
+	for i, k := range keys {
+		pre[i] = c.s.cache.Exists(k) > 0
+	}
+	return pre
+}
+
+// afterWrite emits the events of a write command that changed something
+// and publishes them (flushEvents).
+func (c *conn) afterWrite(cmd *command, args [][]byte, pre []bool) {
+	if c.s.conf.notify.Load()&notifyNew != 0 && pre != nil {
+		c.newKeys = c.newKeys[:0]
+		for i, k := range keyArgs(cmd, args) {
+			if !pre[i] && c.s.cache.Exists(k) > 0 {
+				c.newKeys = append(c.newKeys, k)
+			}
+		}
+	}
+	c.pre = pre
+	switch ev := commandEvents[cmd.name]; {
+	case cmd.name == "flushall" || cmd.name == "flushdb":
+		c.s.trk.invalidateAll()
+	case ev != nil:
+		ev(c, args)
+	default:
+		for _, k := range keyArgs(cmd, args) {
+			c.emit(0, "", k) // no event: tracking only
+		}
+	}
+	c.pre, c.newKeys = nil, c.newKeys[:0]
+	c.flushEvents()
+}
+
+// keyArgs are the arguments at cmd's key positions.
+func keyArgs(cmd *command, args [][]byte) [][]byte {
+	if cmd.first == 0 {
+		return nil
+	}
+	last := cmd.last
+	if last < 0 {
+		last += len(args)
+	}
+	var keys [][]byte
+	for i := cmd.first; i <= last && i < len(args); i += max(cmd.step, 1) {
+		keys = append(keys, args[i])
+	}
+	return keys
+}
+
+func (c *conn) exists(key []byte) bool { return c.s.cache.Exists(key) > 0 }
+
+func evOne(class uint32, name string) eventFunc {
+	return func(c *conn, a [][]byte) { c.emit(class, name, a[1]) }
+}
+
+func evNames(class1 uint32, name1 string, class2 uint32, name2 string) eventFunc {
+	return func(c *conn, a [][]byte) {
+		c.emit(class1, name1, a[1])
+		c.emit(class2, name2, a[1])
+	}
+}
+
+// evPop: an event, then "del" if it emptied the key.
+func evPop(class uint32, name string) eventFunc {
+	return func(c *conn, a [][]byte) {
+		c.emit(class, name, a[1])
+		if !c.exists(a[1]) {
+			c.emit(notifyGeneric, "del", a[1])
+		}
+	}
+}
+
+// evSet: "set", and "expire" with an expiry option.
+func evSet(c *conn, a [][]byte) {
+	c.emit(notifyString, "set", a[1])
+	for _, o := range a[3:] {
+		switch strings.ToLower(string(o)) {
+		case "ex", "px", "exat", "pxat":
+			c.emit(notifyGeneric, "expire", a[1])
+			return
+		}
+	}
+}
+
+func evPairs(c *conn, a [][]byte) {
+	for i := 1; i < len(a); i += 2 {
+		c.emit(notifyString, "set", a[i])
+	}
+}
+
+// evGetEx: "persist" with PERSIST, else "expire", or "del" when the time
+// was past.
+func evGetEx(c *conn, a [][]byte) {
+	switch {
+	case !c.exists(a[1]):
+		c.emit(notifyGeneric, "del", a[1])
+	case len(a) > 2 && strings.EqualFold(string(a[2]), "persist"):
+		c.emit(notifyGeneric, "persist", a[1])
+	default:
+		c.emit(notifyGeneric, "expire", a[1])
+	}
+}
+
+// evExpire: "expire", or "del" when the time was past.
+func evExpire(c *conn, a [][]byte) {
+	if c.exists(a[1]) {
+		c.emit(notifyGeneric, "expire", a[1])
+		return
+	}
+	c.emit(notifyGeneric, "del", a[1])
+}
+
+// evDel: "del" for each key that existed and is gone, once.
+func evDel(c *conn, a [][]byte) {
+	for i, k := range a[1:] {
+		if i < len(c.pre) && !c.pre[i] || c.exists(k) {
+			continue
+		}
+		dup := false
+		for _, ev := range c.events {
+			if bytes.Equal(ev.key, k) {
+				dup = true
+			}
+		}
+		if !dup {
+			c.emit(notifyGeneric, "del", k)
+		}
+	}
+}
+
+func evRename(c *conn, a [][]byte) {
+	c.emitNew(a[2]) // dbAdd of the destination comes first
+	c.emit(notifyGeneric, "rename_from", a[1])
+	c.emit(notifyGeneric, "rename_to", a[2])
+}
+
+// evMove: LMOVE src dst LEFT|RIGHT LEFT|RIGHT: the push on dst, the pop on
+// src, "del" if src emptied (lmoveGenericCommand's order).
+func evMove(c *conn, a [][]byte) {
+	pop, push := "rpop", "rpush"
+	if strings.EqualFold(string(a[3]), "left") {
+		pop = "lpop"
+	}
+	if strings.EqualFold(string(a[4]), "left") {
+		push = "lpush"
+	}
+	c.moveEvents(a[1], a[2], pop, push)
+}
+
+func evRPopLPush(c *conn, a [][]byte) { c.moveEvents(a[1], a[2], "rpop", "lpush") }
+
+func (c *conn) moveEvents(src, dst []byte, pop, push string) {
+	c.emit(notifyList, push, dst)
+	c.emit(notifyList, pop, src)
+	if !c.exists(src) {
+		c.emit(notifyGeneric, "del", src)
+	}
+}

@@ -1,0 +1,113 @@
+package server
+
+import (
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const pushWait = 300 * time.Millisecond
+
+// TestPubSubMatchesRedis (S32): subscription replies, messages, pattern
+// messages, PING and the commands refused in RESP2's subscribed mode,
+// PUBSUB, with three subscribers, byte for byte as redis-server 7.0, in
+// RESP2 and RESP3.
+func TestPubSubMatchesRedis(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) {
+			p := newPeers(t, 4, proto, nil)
+			p.same(0, "SUBSCRIBE", "news", "sport")
+			p.sameRead(0, pushWait, "second subscribe reply")
+			p.same(1, "PSUBSCRIBE", "n*", "s?ort")
+			p.sameRead(1, pushWait, "second psubscribe reply")
+			p.same(2, "SUBSCRIBE", "news")
+			p.same(3, "PUBLISH", "news", "hello")
+			p.sameRead(0, pushWait, "message")
+			p.sameRead(1, pushWait, "pmessage")
+			p.sameRead(2, pushWait, "message")
+			p.same(3, "PUBLISH", "sport", "goal")
+			p.sameRead(0, pushWait, "message")
+			p.sameRead(1, pushWait, "pmessage")
+			p.sameRead(2, pushWait, "none")
+			p.same(3, "PUBLISH", "nobody", "x")
+			p.same(3, "PUBSUB", "NUMSUB", "news", "sport", "none")
+			p.same(3, "PUBSUB", "NUMPAT")
+			p.same(3, "PUBSUB", "CHANNELS", "sp*")
+			p.same(3, "PUBSUB", "NOSUCH")
+			p.same(0, "PING")
+			p.same(0, "PING", "hi")
+			p.same(0, "GET", "x")
+			p.same(0, "UNSUBSCRIBE", "news")
+			p.same(0, "UNSUBSCRIBE", "never")
+			p.same(0, "UNSUBSCRIBE")
+			p.same(0, "UNSUBSCRIBE")
+			p.same(1, "PUNSUBSCRIBE", "n*")
+			p.same(1, "PUNSUBSCRIBE")
+			p.same(1, "PUNSUBSCRIBE")
+			p.same(1, "PING")
+			p.same(3, "PUBLISH", "news", "bye")
+			p.sameRead(2, pushWait, "message")
+			p.sameRead(0, pushWait, "none after unsubscribe")
+			p.same(3, "PUBSUB", "NUMPAT")
+		})
+	}
+}
+
+// TestSlowSubscriberIsDisconnected (S32): a subscriber that stops
+// reading is closed at client-output-buffer-limit pubsub and counted,
+// while the publisher never waits and another subscriber receives every
+// message.
+func TestSlowSubscriberIsDisconnected(t *testing.T) {
+	s, path := startServer(t, nil)
+	admin := dialPeer(t, path)
+	admin.do("CONFIG", "SET", "client-output-buffer-limit", "pubsub 1mb 256kb 1")
+	slow, fast := dialPeer(t, path), dialPeer(t, path)
+	slow.do("SUBSCRIBE", "c")
+	fast.do("SUBSCRIBE", "c")
+	msg := string(make([]byte, 4096))
+	done := make(chan int)
+	var got atomic.Int64
+	go func() { // the fast subscriber reads everything
+		var b []byte
+		for {
+			fast.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+			if readRaw(fast.br, &b) != nil {
+				break
+			}
+			b = b[:0]
+			got.Add(1)
+		}
+		done <- int(got.Load())
+	}()
+	pub := dialPeer(t, path)
+	const count = 4096 // 16 MiB, well past the 1 MiB limit
+	start := time.Now()
+	for i := 0; i < count; i += 16 { // 64 KiB at a time, the reading subscriber never further behind
+		for j := 0; j < 16; j++ {
+			pub.send("PUBLISH", "c", msg)
+		}
+		for j := 0; j < 16; j++ {
+			pub.read(10 * time.Second)
+		}
+		for wait := time.Now().Add(10 * time.Second); got.Load() < int64(i) && time.Now().Before(wait); {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("publishing took %v: the slow subscriber held the publisher up", d)
+	}
+	if got := <-done; got != count {
+		t.Errorf("the reading subscriber got %d messages of %d", got, count)
+	}
+	if got := s.stats.pubsubLimit.Load(); got != 1 {
+		t.Errorf("pubsub limit disconnections %d, want 1", got)
+	}
+	slow.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 1<<20)
+	for {
+		if _, err := slow.nc.Read(buf); err != nil {
+			break // closed
+		}
+	}
+}

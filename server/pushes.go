@@ -1,0 +1,147 @@
+package server
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// pushQueue holds what other goroutines send a connection out of band:
+// pub/sub messages (it is the connection's pubsub.Subscriber) and client
+// tracking's invalidations. Deliver appends and wakes the connection
+// (outConn.Wake); the connection's goroutine writes the queue between its
+// replies before each flush (conn.flush, drainPushes), so a publisher
+// never writes to a socket and never waits for one (S32). What a
+// subscriber has not read, queued here and unsent in its socket's spill,
+// is bounded like Redis's client-output-buffer-limit pubsub: past the
+// hard limit, or past the soft one for longer than its seconds, the
+// connection is closed, counted and logged.
+type pushQueue struct {
+	c     *conn
+	resp3 atomic.Bool // the connection speaks RESP3: messages go as pushes
+	// pending is set while buf holds bytes (checked without mu by flush).
+	pending atomic.Bool
+
+	mu        sync.Mutex
+	buf       []byte
+	spare     []byte
+	dead      bool      // closed for its limit: refuses everything
+	overSince time.Time // when it passed the soft limit (zero: under it)
+}
+
+// pushes returns c's queue, made at its first subscription or tracking.
+func (c *conn) pushes() *pushQueue {
+	if c.push == nil {
+		c.push = &pushQueue{c: c}
+		c.push.resp3.Store(c.w.Proto() == 3)
+		if c.out != nil {
+			c.out.wakes.Store(true)
+		}
+	}
+	return c.push
+}
+
+// Deliver queues a RESP2 message (a RESP3 connection gets it as a push:
+// '>' for its first byte). It never blocks; false means refused: the
+// connection is past its limit and closing.
+func (q *pushQueue) Deliver(msg []byte) bool {
+	if q.resp3.Load() {
+		return q.deliver(msg[1:], '>')
+	}
+	return q.deliver(msg, 0)
+}
+
+// deliver queues first (unless 0) then b.
+func (q *pushQueue) deliver(b []byte, first byte) bool {
+	s := q.c.s
+	q.mu.Lock()
+	if q.dead {
+		q.mu.Unlock()
+		return false
+	}
+	total := int64(len(q.buf) + len(b) + 1)
+	if q.c.out != nil {
+		total += q.c.out.unsent.Load()
+	}
+	if why := q.overLimit(total, &s.conf); why != "" {
+		q.dead = true
+		q.buf, q.spare = nil, nil
+		q.pending.Store(false)
+		q.mu.Unlock()
+		s.stats.pubsubLimit.Add(1)
+		s.log.Warn("client output buffer limit (pubsub) reached: a subscriber does not read its messages fast enough; closing its connection",
+			zap.Int64("client", q.c.id), zap.Int64("unsent_bytes", total), zap.String("limit", why))
+		q.c.nc.Close()
+		return false
+	}
+	if first != 0 {
+		q.buf = append(q.buf, first)
+	}
+	q.buf = append(q.buf, b...)
+	q.pending.Store(true)
+	q.mu.Unlock()
+	q.c.out.Wake()
+	return true
+}
+
+// overLimit says which limit total passes, or "": the hard one, or the
+// soft one for longer than its seconds. Called with mu held.
+func (q *pushQueue) overLimit(total int64, cf *runtimeConfig) string {
+	hard, soft, softFor := cf.pubsubHard.Load(), cf.pubsubSoft.Load(), time.Duration(cf.pubsubSoftSeconds.Load())*time.Second
+	if hard > 0 && total > hard {
+		return "hard"
+	}
+	if soft <= 0 || total <= soft {
+		q.overSince = time.Time{}
+		return ""
+	}
+	now := time.Now()
+	if q.overSince.IsZero() {
+		q.overSince = now
+		return ""
+	}
+	if now.Sub(q.overSince) > softFor {
+		return "soft"
+	}
+	return ""
+}
+
+// drainPushes writes the queued pushes into c's replies (its goroutine,
+// before a flush).
+func (c *conn) drainPushes() {
+	q := c.push
+	if q == nil || !q.pending.Load() {
+		return
+	}
+	q.mu.Lock()
+	b := q.buf
+	q.buf = q.spare[:0]
+	q.spare = nil
+	q.pending.Store(false)
+	q.mu.Unlock()
+	c.w.Raw(b)
+	if cap(b) <= 1<<20 {
+		q.mu.Lock()
+		if !q.dead {
+			q.spare = b[:0]
+		}
+		q.mu.Unlock()
+	}
+}
+
+// leavePushes ends c's subscriptions and tracking as it closes.
+func (c *conn) leavePushes() {
+	q := c.push
+	if q == nil {
+		return
+	}
+	c.gone.Store(true)
+	c.s.ps.Leave(q)
+	c.s.trk.forget(c)
+	q.mu.Lock()
+	q.dead = true
+	q.buf, q.spare = nil, nil
+	q.mu.Unlock()
+}

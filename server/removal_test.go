@@ -1,0 +1,93 @@
+package server
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tiercache/tiercache/backend"
+	"github.com/tiercache/tiercache/remote"
+	"github.com/tiercache/tiercache/remote/redistest"
+	"github.com/tiercache/tiercache/tier"
+)
+
+// waitPush reads from c until a reply containing want arrives, failing
+// after timeout.
+func waitPush(t *testing.T, c *rawPeer, want string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if r := c.read(100 * time.Millisecond); strings.Contains(r, want) {
+			return
+		}
+	}
+	t.Fatalf("no push with %q within %v", want, timeout)
+}
+
+// TestRemovalsNotifyAndInvalidate (S33, S34, tier T46): a key the sweep
+// expires publishes "expired" and invalidates its trackers; a key the
+// cache loses for want of room (no cold tier) publishes "evicted" and
+// invalidates its trackers.
+func TestRemovalsNotifyAndInvalidate(t *testing.T) {
+	clock := newTestClock()
+	cache, err := tier.Open(tier.Options{HotBytes: 1 << 20, HotMaxValue: 64 << 10, Clock: clock.now, SweepInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cache.Close() })
+	_, path := startServerWith(t, cache, nil)
+	sub, tracker, w := dialPeer(t, path), dialPeer(t, path), dialPeer(t, path)
+	w.do("CONFIG", "SET", "notify-keyspace-events", "Exe")
+	sub.do("SUBSCRIBE", "__keyevent@0__:expired", "__keyevent@0__:evicted")
+	sub.read(time.Second)
+	tracker.do("HELLO", "3")
+	tracker.do("CLIENT", "TRACKING", "ON")
+
+	w.do("SET", "ttl", "v", "EX", "10")
+	tracker.do("GET", "ttl")
+	clock.advance(11 * time.Second)
+	waitPush(t, sub, "ttl", 5*time.Second)
+	waitPush(t, tracker, "invalidate", 5*time.Second)
+
+	tracker.do("GET", "first")
+	w.do("SET", "first", strings.Repeat("x", 1000))
+	waitPush(t, tracker, "invalidate", 5*time.Second) // the SET itself
+	big := strings.Repeat("y", 32<<10)
+	for i := 0; i < 200; i++ { // 6 MiB into 1 MiB: the LFU evicts, no cold tier takes them
+		w.do("SET", "fill"+string(rune('a'+i%26))+string(rune('a'+i/26)), big)
+	}
+	waitPush(t, sub, "evicted", 5*time.Second)
+}
+
+// TestTrackingHearsOtherSidecars (S34, tier T39, T46): a change another
+// sidecar makes through the shared remote tier reaches this sidecar's
+// tracking clients as an invalidation.
+func TestTrackingHearsOtherSidecars(t *testing.T) {
+	rs := redistest.StartServer(t)
+	open := func() string {
+		o := tier.Options{HotBytes: testHotBytes, HotMaxValue: 1 << 20}
+		rc := remote.Config{Addrs: []string{rs.Addr}, Prefix: "trk:", Timeout: 500 * time.Millisecond}
+		o.OpenRemote = func(p backend.Params) (backend.Shared, error) { return remote.Open(rc, p) }
+		c, err := tier.Open(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		_, path := startServerWith(t, c, nil)
+		return path
+	}
+	a, b := open(), open()
+	ta, wb := dialPeer(t, a), dialPeer(t, b)
+	ta.do("HELLO", "3")
+	ta.do("CLIENT", "TRACKING", "ON")
+	wb.do("SET", "shared", "1")
+	deadline := time.Now().Add(5 * time.Second)
+	for ta.do("GET", "shared") != "$1\r\n1\r\n" { // read through the remote, and tracked
+		if time.Now().After(deadline) {
+			t.Fatal("sidecar A never read B's write")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	wb.do("SET", "shared", "2")
+	waitPush(t, ta, "invalidate", 5*time.Second)
+}

@@ -1,0 +1,197 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// scriptCases are EVAL calls whose replies redis-server 7.0 and tiercache
+// must give byte for byte: the type conversions both ways, redis.call and
+// redis.pcall errors with their user_script location, the helpers, the
+// read-only and shebang rules, and sandbox escapes.
+var scriptCases = [][]string{
+	{"EVAL", "return {1,2,3,'a',{ok='x'},false,true,nil,5}", "0"},
+	{"EVAL", "return redis.call('set', KEYS[1], ARGV[1])", "1", "k", "v"},
+	{"EVAL", "return redis.call('get', KEYS[1])", "1", "k"},
+	{"EVAL", "return redis.call('get', 'nokey')", "0"},
+	{"EVAL", "return {redis.call('get', 'nokey')}", "0"},
+	{"EVAL", "return redis.call('hgetall', 'nokey')", "0"},
+	{"EVAL", "redis.call('hset', 'h', 'a', '1', 'b', '2'); return redis.call('hgetall', 'h')", "0"},
+	{"EVAL", "redis.setresp(3); return redis.call('hgetall', 'h')", "0"},
+	{"EVAL", "redis.setresp(3); return redis.call('get', 'nokey')", "0"},
+	{"EVAL", "redis.setresp(3); return {redis.call('get', 'nokey') == nil}", "0"},
+	{"EVAL", "redis.setresp(3); return true", "0"},
+	{"EVAL", "redis.setresp(3); return false", "0"},
+	{"EVAL", "return {double=3.5}", "0"},
+	{"EVAL", "return {big_number='123456789012345678901234567890'}", "0"},
+	{"EVAL", "return {map={a=1}}", "0"},
+	{"EVAL", "return {set={a=true}}", "0"},
+	{"EVAL", "return {verbatim_string={format='txt', string='hi'}}", "0"},
+	{"EVAL", "return redis.call('nosuch')", "0"},
+	{"EVAL", "return redis.pcall('nosuch')", "0"},
+	{"EVAL", "return redis.call('incr', 'k')", "0"},
+	{"EVAL", "local ok, e = pcall(redis.call, 'incr', 'k'); return e", "0"},
+	{"EVAL", "return redis.pcall('incr', 'k')", "0"},
+	{"EVAL", "return redis.call('get')", "0"},
+	{"EVAL", "return redis.call('eval', 'return 1', '0')", "0"},
+	{"EVAL", "return redis.call()", "0"},
+	{"EVAL", "return redis.call({})", "0"},
+	{"EVAL", "return redis.call('set', 'n', 3.5)", "0"},
+	{"EVAL", "return redis.call('get', 'n')", "0"},
+	{"EVAL", "return 3.99", "0"},
+	{"EVAL", "return -3.99", "0"},
+	{"EVAL", "return 'x' .. 1", "0"},
+	{"EVAL", "error('boom')", "0"},
+	{"EVAL", "error({err='MYERR custom'})", "0"},
+	{"EVAL", "return redis.error_reply('My Error')", "0"},
+	{"EVAL", "return redis.error_reply('-MY x')", "0"},
+	{"EVAL", "return redis.status_reply('FINE')", "0"},
+	{"EVAL", "return {err='boom'}", "0"},
+	{"EVAL", "return redis.sha1hex('')", "0"},
+	{"EVAL", "return redis.sha1hex()", "0"},
+	{"EVAL", "return redis.setresp(4)", "0"},
+	{"EVAL", "redis.log(redis.LOG_WARNING, 'from a test')", "0"},
+	{"EVAL", "return redis.log(9, 'x')", "0"},
+	{"EVAL", "return cjson.encode({1,2})", "0"},
+	{"EVAL", "return cjson.decode('[1,2]')", "0"},
+	{"EVAL", "return #KEYS + #ARGV", "2", "a", "b", "c"},
+	// sandbox: globals are read-only, no os, io, loadfile, dofile, print
+	{"EVAL", "x = 1", "0"},
+	{"EVAL", "return y", "0"},
+	{"EVAL", "string.foo = 1", "0"},
+	{"EVAL", "redis.call = nil", "0"},
+	{"EVAL", "rawset(_G, 'a', 1)", "0"},
+	{"EVAL", "setmetatable(_G, nil)", "0"},
+	{"EVAL", "return os", "0"},
+	{"EVAL", "return io", "0"},
+	{"EVAL", "return loadfile", "0"},
+	{"EVAL", "return dofile", "0"},
+	{"EVAL", "return print", "0"},
+	{"EVAL", "return require", "0"},
+	{"EVAL", "return package", "0"},
+	{"EVAL", "return debug", "0"},
+	{"EVAL", "return type(string.rep)", "0"},
+	// read-only scripts and shebangs
+	{"EVAL_RO", "return redis.call('set','a','b')", "0"},
+	{"EVAL_RO", "return redis.call('get','a')", "0"},
+	{"EVAL", "#!lua flags=no-writes\nreturn redis.call('set','a','b')", "0"},
+	{"EVAL", "#!lua flags=no-writes\nreturn redis.call('publish','c','m')", "0"},
+	{"EVAL_RO", "#!lua\nreturn 1", "0"},
+	{"EVAL", "#!lua flags=bogus\nreturn 1", "0"},
+	{"EVAL", "#!python\nreturn 1", "0"},
+	{"EVAL", "#!lua", "0"},
+	// arguments
+	{"EVAL", "return 1", "-1"},
+	{"EVAL", "return 1", "2", "a"},
+	{"EVAL", "return 1", "x"},
+	{"EVAL"},
+	{"EVALSHA", "0123456789012345678901234567890123456789", "0"},
+	{"EVALSHA", "short", "0"},
+	{"SCRIPT", "LOAD", "return 'loaded'"},
+	{"EVALSHA", "b534286061d4b9e4026607613b95c06c06015ae8", "0"},
+	{"EVALSHA", "B534286061D4B9E4026607613B95C06C06015AE8", "0"},
+	{"EVALSHA_RO", "b534286061d4b9e4026607613b95c06c06015ae8", "0"},
+	{"SCRIPT", "EXISTS", "b534286061d4b9e4026607613b95c06c06015ae8", "ffff"},
+	{"SCRIPT", "KILL"},
+	{"SCRIPT", "FLUSH", "bad"},
+	{"SCRIPT", "FLUSH"},
+	{"SCRIPT", "EXISTS", "b534286061d4b9e4026607613b95c06c06015ae8"},
+	{"SCRIPT", "NOSUCH"},
+	{"SCRIPT", "LOAD"},
+}
+
+// TestScriptsMatchRedis (S31): each case answers as redis-server 7.0
+// answers it, byte for byte, in RESP2 and RESP3.
+func TestScriptsMatchRedis(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) {
+			p := newPeers(t, 1, proto, nil)
+			for _, c := range scriptCases {
+				p.same(0, c...)
+			}
+		})
+	}
+}
+
+// TestScriptSandboxLeaksNothing (S31): what one script does to the
+// globals and libraries (through every path that gets past the read-only
+// proxies, e.g. setfenv or the string metatable) is not seen by the
+// next.
+func TestScriptSandboxLeaksNothing(t *testing.T) {
+	_, path := startServer(t, nil)
+	c := dialPeer(t, path)
+	for _, escape := range []string{
+		"setfenv(0, {x=1})",
+		"getmetatable('').__index = {upper = function() return 'pwned' end}",
+		"local mt = getmetatable(''); mt.x = 1",
+		"pcall(rawset, _G, 'leak', 1)",
+	} {
+		c.do("EVAL", escape, "0")
+		if got := c.do("EVAL", "return string.upper('ok')", "0"); got != "$2\r\nOK\r\n" {
+			t.Errorf("after %q, string.upper('ok') = %q", escape, got)
+		}
+		if got := c.do("EVAL", "return type(redis.call)", "0"); got != "$8\r\nfunction\r\n" {
+			t.Errorf("after %q, type(redis.call) = %q", escape, got)
+		}
+	}
+}
+
+// TestScriptIsAtomic (S31): no command of another client runs inside a
+// script: clients INCR a key while scripts read it, spin, and write it
+// back plus one; no increment is lost.
+func TestScriptIsAtomic(t *testing.T) {
+	_, path := startServer(t, nil)
+	const clients, each = 4, 200
+	script := "local v = tonumber(redis.call('get', KEYS[1]) or '0'); for i = 1, 2000 do end; return redis.call('set', KEYS[1], v + 1)"
+	var wg sync.WaitGroup
+	for i := 0; i < clients; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			c := dialPeer(t, path)
+			for j := 0; j < each; j++ {
+				if i%2 == 0 {
+					c.do("INCR", "counter")
+				} else if r := c.do("EVAL", script, "1", "counter"); r != "+OK\r\n" {
+					t.Errorf("EVAL: %q", r)
+					return
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	c := dialPeer(t, path)
+	want := strconv.Itoa(clients * each)
+	if got := c.do("GET", "counter"); got != "$"+strconv.Itoa(len(want))+"\r\n"+want+"\r\n" {
+		t.Fatalf("counter %q, want %s: an increment was lost inside a script", got, want)
+	}
+}
+
+// TestBusyScriptAndKill (S31): past busy-reply-threshold other clients get
+// BUSY; SCRIPT KILL ends a script that wrote nothing, and answers
+// UNKILLABLE for one that wrote; the killed script's caller gets Redis's
+// error; the server serves again after.
+func TestBusyScriptAndKill(t *testing.T) {
+	p := newPeers(t, 3, 2, nil)
+	for _, side := range [][]*rawPeer{p.ours, p.peer} {
+		side[1].do("CONFIG", "SET", "busy-reply-threshold", "100")
+		side[0].send("EVAL", "local i = 0; while true do i = i + 1 end", "0")
+	}
+	time.Sleep(300 * time.Millisecond)
+	p.same(1, "GET", "x")
+	p.same(2, "SCRIPT", "KILL")
+	p.sameRead(0, 5*time.Second, "the killed script's reply")
+	p.same(1, "SET", "x", "1")
+	// A script that wrote cannot be killed.
+	for _, side := range [][]*rawPeer{p.ours, p.peer} {
+		side[0].send("EVAL", "redis.call('set', 'w', '1'); while true do end", "0")
+	}
+	time.Sleep(300 * time.Millisecond)
+	ours := p.ours[2].do("SCRIPT", "KILL")
+	if !strings.HasPrefix(ours, "-UNKILLABLE ") {
+		t.Fatalf("SCRIPT KILL of a script that wrote: %q", ours)
+	}
+}

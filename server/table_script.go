@@ -1,0 +1,58 @@
+package server
+
+import "slices"
+
+// The commands of issue 33 (scripting, pub/sub, client tracking), kept
+// apart from table.go's so that each family's entries sit together.
+
+func scriptCommands() []*command {
+	return []*command{
+		{name: "eval", arity: -3, flags: []string{"noscript", "skip_monitor", "may_replicate", "no_mandatory_keys", "stale"}, keyNum: 2, lockFree: true, // takes the lock itself
+			run: func(c *conn, a [][]byte) { c.evalCmd(a, false, false) }},
+		{name: "evalsha", arity: -3, flags: []string{"noscript", "skip_monitor", "may_replicate", "no_mandatory_keys", "stale"}, keyNum: 2, lockFree: true, // takes the lock itself
+			run: func(c *conn, a [][]byte) { c.evalCmd(a, true, false) }},
+		{name: "eval_ro", arity: -3, flags: []string{"noscript", "skip_monitor", "no_mandatory_keys", "stale", "readonly"}, keyNum: 2, lockFree: true, // takes the lock itself
+			run: func(c *conn, a [][]byte) { c.evalCmd(a, false, true) }},
+		{name: "evalsha_ro", arity: -3, flags: []string{"noscript", "skip_monitor", "no_mandatory_keys", "stale", "readonly"}, keyNum: 2, lockFree: true, // takes the lock itself
+			run: func(c *conn, a [][]byte) { c.evalCmd(a, true, true) }},
+		{name: "script", arity: -2, flags: []string{"noscript", "allow_busy"}, lockFree: true, run: (*conn).cmdScript},
+		{name: "function", arity: -2, flags: []string{"noscript"}, lockFree: true, run: (*conn).cmdNoFunctions},
+		{name: "fcall", arity: -3, flags: []string{"noscript", "skip_monitor", "may_replicate", "no_mandatory_keys", "stale"}, keyNum: 2, lockFree: true, run: (*conn).cmdNoFunctions},
+		{name: "subscribe", arity: -2, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.subscribeCmd(a, false) }},
+		{name: "psubscribe", arity: -2, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.subscribeCmd(a, true) }},
+		{name: "unsubscribe", arity: -1, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.unsubscribeCmd(a, false) }},
+		{name: "punsubscribe", arity: -1, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.unsubscribeCmd(a, true) }},
+		{name: "publish", arity: 3, flags: []string{"pubsub", "loading", "stale", "fast", "may_replicate"}, lockFree: true, run: (*conn).cmdPublish},
+		{name: "pubsub", arity: -2, flags: []string{"pubsub", "loading", "stale"}, lockFree: true, run: (*conn).cmdPubSub},
+		{name: "fcall_ro", arity: -3, flags: []string{"noscript", "skip_monitor", "no_mandatory_keys", "stale", "readonly"}, keyNum: 2, lockFree: true, run: (*conn).cmdNoFunctions},
+	}
+}
+
+// Commands of table.go that touch no key run without the transaction
+// lock, and those Redis 7.0 flags allow_busy run beside a busy script.
+var (
+	lockFreeCommands  = []string{"auth", "hello", "client", "config"}
+	allowBusyCommands = []string{"auth", "hello", "quit"}
+)
+
+// subscribedCommands run on a RESP2 connection with subscriptions.
+var subscribedCommands = []string{"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "ping", "quit", "reset"}
+
+// markCommands sets lockFree and allowBusy on table.go's commands.
+func markCommands(t map[string]*command) {
+	for _, cmd := range t {
+		cmd.readonly = slices.Contains(cmd.flags, "readonly")
+		cmd.inSubscribed = slices.Contains(subscribedCommands, cmd.name)
+	}
+	for _, n := range lockFreeCommands {
+		if cmd := t[n]; cmd != nil {
+			cmd.lockFree = true
+		}
+	}
+	for _, n := range allowBusyCommands {
+		if cmd := t[n]; cmd != nil && !cmd.allowBusy {
+			cmd.allowBusy = true
+			cmd.flags = append(cmd.flags, "allow_busy")
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestTrackingMatchesRedis (S34): invalidations for each way a command
+// changes a key (a write, a DEL, an EXPIRE, inside a script and inside
+// EXEC, FLUSHALL), in the default mode, BCAST with prefixes, OPTIN,
+// OPTOUT and NOLOOP, RESP3 pushes and RESP2 REDIRECT to a
+// __redis__:invalidate subscriber, byte for byte as redis-server 7.0.
+func TestTrackingMatchesRedis(t *testing.T) {
+	drain := func(p *peers, i int, what string) {
+		for p.sameRead(i, 40*time.Millisecond, what) != "" {
+		}
+	}
+	writes := [][]string{
+		{"SET", "k", "2"}, {"DEL", "k"}, {"EXPIRE", "k", "100"}, {"EVAL", "redis.call('incr', KEYS[1])", "1", "k"},
+		{"MULTI"}, {"APPEND", "k", "x"}, {"EXEC"}, {"HSET", "k2", "f", "v"}, {"FLUSHALL"},
+	}
+	modes := [][]string{
+		{"CLIENT", "TRACKING", "ON"},
+		{"CLIENT", "TRACKING", "ON", "NOLOOP"},
+		{"CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "k", "PREFIX", "z"},
+		{"CLIENT", "TRACKING", "ON", "OPTIN"},
+		{"CLIENT", "TRACKING", "ON", "OPTOUT"},
+	}
+	for mi, mode := range modes {
+		t.Run("RESP3/"+strconv.Itoa(mi), func(t *testing.T) {
+			p := newPeers(t, 2, 3, nil)
+			p.same(0, mode...)
+			p.same(0, "CLIENT", "TRACKINGINFO")
+			for _, w := range writes {
+				p.same(1, "SET", "k", "1")
+				if mi == 3 {
+					p.same(0, "CLIENT", "CACHING", "YES")
+				}
+				p.same(0, "GET", "k")
+				p.same(0, "MGET", "k", "k2")
+				drain(p, 0, "after reading")
+				p.same(1, w...)
+				drain(p, 0, "invalidation of "+w[0])
+				p.same(0, w...) // the tracking client itself (NOLOOP)
+				drain(p, 0, "own invalidation of "+w[0])
+			}
+		})
+	}
+	t.Run("RESP2-REDIRECT", func(t *testing.T) {
+		p := newPeers(t, 3, 2, nil)
+		// connection ids differ between the servers: each side redirects
+		// to its own subscriber's.
+		for _, side := range [][]*rawPeer{p.ours, p.peer} {
+			id := side[2].do("CLIENT", "ID")
+			side[2].do("SUBSCRIBE", "__redis__:invalidate")
+			if r := side[0].do("CLIENT", "TRACKING", "ON", "REDIRECT", id[1:len(id)-2]); r != "+OK\r\n" {
+				t.Fatalf("CLIENT TRACKING ON REDIRECT: %q", r)
+			}
+		}
+		for _, w := range writes {
+			p.same(1, "SET", "k", "1")
+			p.same(0, "GET", "k")
+			p.same(1, w...)
+			drain(p, 2, "redirected invalidation of "+w[0])
+		}
+	})
+	t.Run("errors", func(t *testing.T) {
+		p := newPeers(t, 1, 3, nil)
+		for _, c := range [][]string{
+			{"CLIENT", "TRACKING", "ON", "PREFIX", "a"},
+			{"CLIENT", "TRACKING", "ON", "BCAST", "OPTIN"},
+			{"CLIENT", "TRACKING", "ON", "OPTIN", "OPTOUT"},
+			{"CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "ab", "PREFIX", "a"},
+			{"CLIENT", "TRACKING", "ON", "REDIRECT", "999999"},
+			{"CLIENT", "TRACKING", "ON", "REDIRECT", "x"},
+			{"CLIENT", "TRACKING", "MAYBE"},
+			{"CLIENT", "TRACKING", "ON", "BOGUS"},
+			{"CLIENT", "CACHING", "YES"},
+			{"CLIENT", "GETREDIR"},
+			{"CLIENT", "TRACKING", "ON", "OPTIN"},
+			{"CLIENT", "CACHING", "NO"},
+			{"CLIENT", "CACHING", "MAYBE"},
+			{"CLIENT", "TRACKING", "ON", "OPTOUT"},
+			{"CLIENT", "TRACKING", "ON", "BCAST"},
+			{"CLIENT", "TRACKINGINFO"},
+			{"CLIENT", "GETREDIR"},
+			{"CLIENT", "TRACKING", "OFF"},
+			{"CLIENT", "TRACKINGINFO"},
+		} {
+			p.same(0, c...)
+		}
+	})
+}
+
+// TestTrackingTableBounded (S34): past tracking-table-max-keys, keys are
+// invalidated to make room, and the clients that read them are told.
+func TestTrackingTableBounded(t *testing.T) {
+	s, path := startServer(t, nil)
+	c := dialPeer(t, path)
+	c.do("HELLO", "3")
+	c.do("CONFIG", "SET", "tracking-table-max-keys", "10")
+	c.do("CLIENT", "TRACKING", "ON")
+	for i := 0; i < 100; i++ {
+		c.send("GET", "key"+strconv.Itoa(i))
+	}
+	c.send("PING")
+	for c.read(5*time.Second) != "+PONG\r\n" { // replies, and the invalidations of evicted keys
+	}
+	s.trk.mu.Lock()
+	n := len(s.trk.keys)
+	s.trk.mu.Unlock()
+	if n > 10 {
+		t.Fatalf("tracking table holds %d keys, the limit is 10", n)
+	}
+	if s.trk.evicted.Load() < 90 {
+		t.Fatalf("%d keys invalidated to make room, want at least 90", s.trk.evicted.Load())
+	}
+}
