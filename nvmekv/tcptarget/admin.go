@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/nvmetcp"
 )
 
 // Admin opcodes (NVMe Base Specification, Admin Command Set;
@@ -193,20 +194,20 @@ func (c *conn) identifyController(b []byte) {
 	b[111] = 1 // CNTRLTYPE: I/O controller
 	b[258] = 3 // ACL: Abort Command Limit (0's based)
 	b[259] = aerLimit - 1
-	b[261] = 0x02                                 // LPA bit 1: Commands Supported and Effects log
-	b[262] = 0                                    // ELPE: one Error Information entry (0's based)
-	le.PutUint16(b[320:], 10)                     // KAS: keep-alive granularity 100 ms × 10 (nvmet NVMET_KAS); fabrics need it ≠ 0
-	b[512] = 0x66                                 // SQES: 64-byte entries
-	b[513] = 0x44                                 // CQES: 16-byte entries
-	le.PutUint16(b[514:], uint16(o.QueueEntries)) // MAXCMD (the 6.1 host clamps sqsize to MAXCMD-1)
-	le.PutUint32(b[516:], nsidKV)                 // NN
-	le.PutUint32(b[536:], 0x00100001)             // SGLS: SGLs supported (no alignment), SGL Offset (bit 20)
-	copy(b[768:768+nqnFieldBytes-1], o.NQN)       // SUBNQN
-	le.PutUint32(b[1792:], o.ioccsz())            // IOCCSZ
-	le.PutUint32(b[1796:], CQEBytes/16)           // IORCSZ: responses carry only the CQE
-	le.PutUint16(b[1800:], 0)                     // ICDOFF 0: in-capsule data right after the SQE
-	b[1802] = 0                                   // FCATT: dynamic controller model
-	b[1803] = 1                                   // MSDBD: one SGL data block descriptor
+	b[261] = 0x02                                   // LPA bit 1: Commands Supported and Effects log
+	b[262] = 0                                      // ELPE: one Error Information entry (0's based)
+	le.PutUint16(b[320:], 10)                       // KAS: keep-alive granularity 100 ms × 10 (nvmet NVMET_KAS); fabrics need it ≠ 0
+	b[512] = 0x66                                   // SQES: 64-byte entries
+	b[513] = 0x44                                   // CQES: 16-byte entries
+	le.PutUint16(b[514:], uint16(o.QueueEntries))   // MAXCMD (the 6.1 host clamps sqsize to MAXCMD-1)
+	le.PutUint32(b[516:], nsidKV)                   // NN
+	le.PutUint32(b[536:], 0x00100001)               // SGLS: SGLs supported (no alignment), SGL Offset (bit 20)
+	copy(b[768:768+nvmetcp.NQNFieldBytes-1], o.NQN) // SUBNQN
+	le.PutUint32(b[1792:], o.ioccsz())              // IOCCSZ
+	le.PutUint32(b[1796:], nvmetcp.CQEBytes/16)     // IORCSZ: responses carry only the CQE
+	le.PutUint16(b[1800:], 0)                       // ICDOFF 0: in-capsule data right after the SQE
+	b[1802] = 0                                     // FCATT: dynamic controller model
+	b[1803] = 1                                     // MSDBD: one SGL data block descriptor
 }
 
 // nsDescriptors fills the Namespace Identification Descriptor list: a

@@ -8,14 +8,10 @@ import (
 	"go.uber.org/zap"
 )
 
-// Controller registers (NVMe Base Specification, Controller Registers;
-// include/linux/nvme.h NVME_REG_*), reached through Property Get/Set.
+// Controller register fields (NVMe Base Specification, Controller
+// Registers; include/linux/nvme.h NVME_REG_*, NVME_CC_*, NVME_CSTS_*),
+// reached through Property Get/Set at nvmetcp.RegCAP etc.
 const (
-	regCAP  = 0x00
-	regVS   = 0x08
-	regCC   = 0x14
-	regCSTS = 0x1c
-
 	// VS 2.0.0: the host then reads the Namespace Identification
 	// Descriptor list (nvme_identify_ns_descs needs VS ≥ 1.3 or CSI).
 	versionValue = 0x00020000

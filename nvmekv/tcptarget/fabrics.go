@@ -1,30 +1,21 @@
 package tcptarget
 
 import (
-	"bytes"
 	"encoding/binary"
-)
 
-// Fabrics commands: opcode 0x7F, FCTYPE at SQE byte 4 (NVMe over Fabrics,
-// Fabrics Command; include/linux/nvme.h enum nvmf_capsule_command).
-const (
-	opFabrics        = 0x7f
-	fcPropertySet    = 0x00
-	fcConnect        = 0x01
-	fcPropertyGet    = 0x04
-	connectCntlidAny = 0xffff // admin Connect: dynamic controller model
+	"github.com/tiercache/tiercache/nvmekv/nvmetcp"
 )
 
 // fabrics executes a Fabrics command.
 func (c *conn) fabrics(cmd *command) {
 	switch cmd.sqe[4] {
-	case fcConnect:
+	case nvmetcp.FCConnect:
 		st, res := c.connect(cmd)
 		c.respond(cmd, st, res, nil)
-	case fcPropertyGet:
+	case nvmetcp.FCPropertyGet:
 		st, v := c.propGet(cmd)
 		c.respond(cmd, st, v, nil)
-	case fcPropertySet:
+	case nvmetcp.FCPropertySet:
 		c.respond(cmd, c.propSet(cmd), 0, nil)
 	default: // Authentication Send/Receive and the rest: not supported
 		c.respond(cmd, scInvalidOpcode|scDNR, 0, nil)
@@ -56,7 +47,7 @@ func (c *conn) connect(cmd *command) (uint16, uint64) {
 	if c.ctrl != nil {
 		return scCmdSeqError | scDNR, 0 // this queue is connected already
 	}
-	if len(cmd.data) != connectBytes {
+	if len(cmd.data) != nvmetcp.ConnectBytes {
 		return scSGLLengthInvalid | scDNR, 0
 	}
 	recfmt, qid, sqsize := le.Uint16(cmd.sqe[40:]), le.Uint16(cmd.sqe[42:]), le.Uint16(cmd.sqe[44:])
@@ -65,7 +56,7 @@ func (c *conn) connect(cmd *command) (uint16, uint64) {
 	var hostID [16]byte
 	copy(hostID[:], d[0:16])
 	cntlid := le.Uint16(d[16:])
-	subNQN, hostNQN := cstr(d[256:512]), cstr(d[512:768])
+	subNQN, hostNQN := nvmetcp.CString(d[256:512]), nvmetcp.CString(d[512:768])
 	switch {
 	case recfmt != 0:
 		return scConnectFormat | scDNR, 0
@@ -77,7 +68,7 @@ func (c *conn) connect(cmd *command) (uint16, uint64) {
 		return scConnectInvalidPar | scDNR, connectAttr(false, 44)
 	}
 	if qid == 0 {
-		if cntlid != connectCntlidAny {
+		if cntlid != nvmetcp.CntlidAny {
 			return scConnectInvalidPar | scDNR, connectAttr(true, 16)
 		}
 		ctrl := c.t.addController(c, hostNQN, hostID, kato)
@@ -116,13 +107,6 @@ func (c *conn) attach(ctrl *controller, qid, sqsize uint16, cattr uint8) {
 	c.ctrl, c.qid = ctrl, qid
 }
 
-func cstr(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
-}
-
 // propGet handles Property Get (ATTRIB at 40: bit 0 = 8-byte property;
 // OFST at 44). Like nvmet_execute_prop_get: CAP as 8 bytes; VS, CC and
 // CSTS as 4 bytes; anything else Invalid Field.
@@ -136,13 +120,13 @@ func (c *conn) propGet(cmd *command) (uint16, uint64) {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	switch {
-	case off == regCAP && wide:
+	case off == nvmetcp.RegCAP && wide:
 		return scSuccess, ct.capValue()
-	case off == regVS && !wide:
+	case off == nvmetcp.RegVS && !wide:
 		return scSuccess, versionValue
-	case off == regCC && !wide:
+	case off == nvmetcp.RegCC && !wide:
 		return scSuccess, uint64(ct.cc)
-	case off == regCSTS && !wide:
+	case off == nvmetcp.RegCSTS && !wide:
 		return scSuccess, uint64(ct.csts)
 	}
 	return scInvalidField | scDNR, 0
@@ -155,7 +139,7 @@ func (c *conn) propSet(cmd *command) uint16 {
 	}
 	wide := cmd.sqe[40]&1 != 0
 	off := binary.LittleEndian.Uint32(cmd.sqe[44:])
-	if off != regCC || wide {
+	if off != nvmetcp.RegCC || wide {
 		return scInvalidField | scDNR
 	}
 	c.ctrl.setCC(binary.LittleEndian.Uint32(cmd.sqe[48:]))

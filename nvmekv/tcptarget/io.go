@@ -2,6 +2,7 @@ package tcptarget
 
 import (
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/nvmetcp"
 )
 
 // kvCommand is the part of an I/O capsule the KV command set defines (KV
@@ -26,7 +27,7 @@ func (c *conn) precheck(cmd *command) uint16 {
 	if op != nvmekv.OpFlush && !op.IsKV() {
 		return scInvalidOpcode | scDNR
 	}
-	if k.Flags&^sqeFlagsSGL != 0 {
+	if k.Flags&^nvmetcp.SQEFlagsSGL != 0 {
 		return scInvalidField | scDNR // fused operations are not supported
 	}
 	if op == nvmekv.OpFlush {
@@ -54,11 +55,6 @@ func (c *conn) precheck(cmd *command) uint16 {
 	}
 	return scSuccess
 }
-
-// PSDT = 01b (SGL for data) is what the Linux host sets in every command
-// (NVME_CMD_SGL_METABUF, nvme_tcp_map_data); other flag bits (FUSE) are
-// refused.
-const sqeFlagsSGL = 0x40
 
 // io executes a KV command on the namespace (on its own goroutine) and
 // completes it: Store, Retrieve, List, Delete, Exist and Flush, with the

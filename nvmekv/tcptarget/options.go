@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/nvmetcp"
 )
 
 // Options configure a Target.
@@ -117,8 +118,8 @@ func (o *Options) Validate() error {
 	if o.Namespace == nil {
 		bad("Namespace is required")
 	}
-	if len(o.NQN) > nqnFieldBytes-1 {
-		bad("NQN is %d bytes, at most %d", len(o.NQN), nqnFieldBytes-1)
+	if len(o.NQN) > nvmetcp.NQNFieldBytes-1 {
+		bad("NQN is %d bytes, at most %d", len(o.NQN), nvmetcp.NQNFieldBytes-1)
 	}
 	if len(o.Serial) > 20 || len(o.Model) > 40 {
 		bad("Serial (%d bytes) must fit 20 and Model (%d bytes) 40", len(o.Serial), len(o.Model))
@@ -162,4 +163,4 @@ func (o *Options) mdts() uint8 { return uint8(bits.TrailingZeros(uint(o.MaxTrans
 // ioccsz is the I/O queue command capsule size in 16-byte units (Identify
 // Controller IOCCSZ, NVMe over Fabrics; the Linux host sends writes of up
 // to IOCCSZ*16-64 bytes in the capsule: nvme_tcp_inline_data_size).
-func (o *Options) ioccsz() uint32 { return uint32(SQEBytes+o.InCapsuleBytes) / 16 }
+func (o *Options) ioccsz() uint32 { return uint32(nvmetcp.SQEBytes+o.InCapsuleBytes) / 16 }
