@@ -73,7 +73,7 @@ type Secret struct {
 }
 
 // secretPrefix starts the secret representation of the NVMe Base
-// Specification 2.0 (§8.13, DH-HMAC-CHAP secret representation), as the
+// Specification 2.0 (§8.13.5.8 "Secret representation"), as the
 // Linux kernel parses it (drivers/nvme/common/auth.c nvme_auth_parse_key,
 // nvme_auth_extract_key) and nvme-cli prints it (gen-dhchap-key):
 // "DHHC-1:hh:" then base64 of the key followed by its CRC-32

@@ -108,42 +108,85 @@ func (q *Queue) Close() error { return q.nc.Close() }
 func (q *Queue) Lock()   { q.mu.Lock() }
 func (q *Queue) Unlock() { q.mu.Unlock() }
 
+// Post sends a command without data and returns its CID without waiting
+// for its completion (an Asynchronous Event Request); Wait collects it.
+// No other command may run on the queue in between.
+func (q *Queue) Post(sqe [SQEBytes]byte) (uint16, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	cid := q.send(&sqe, nil)
+	return cid, q.write(&sqe, nil)
+}
+
+// Wait reads PDUs until the completion of a command Post sent.
+func (q *Queue) Wait(cid uint16) (Result, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.await(cid, nil, 0)
+}
+
 // Exec sends one command with write data w (or a read buffer of readLen
 // bytes) and waits for its completion. The CID, PSDT and data descriptor
 // of sqe are Exec's.
 func (q *Queue) Exec(sqe [SQEBytes]byte, w []byte, readLen int) (Result, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.cid = (q.cid + 1) & 0x0fff
-	cid := q.cid
-	le := binary.LittleEndian
-	le.PutUint16(sqe[2:], cid)
-	sqe[1] |= SQEFlagsSGL
-	inCapsule := len(w) > 0 && len(w) <= q.inline
+	cid := q.send(&sqe, w)
 	n := readLen
 	if len(w) > 0 {
 		n = len(w)
 	}
+	binary.LittleEndian.PutUint32(sqe[SGLOffset+8:], uint32(n))
+	if err := q.write(&sqe, w); err != nil {
+		return Result{}, err
+	}
+	return q.await(cid, w, readLen)
+}
+
+// ExecData runs sqe with buf as its data: sent to the controller when the
+// opcode's bit 0 says so (nvme_is_write), read into buf otherwise.
+func (q *Queue) ExecData(sqe [SQEBytes]byte, buf []byte) (Result, error) {
+	if sqe[0]&1 != 0 {
+		return q.Exec(sqe, buf, 0)
+	}
+	r, err := q.Exec(sqe, nil, len(buf))
+	copy(buf, r.Data)
+	return r, err
+}
+
+// send assigns the next CID and the data descriptor (in the capsule or by
+// the transport) to sqe; the caller holds mu.
+func (q *Queue) send(sqe *[SQEBytes]byte, w []byte) uint16 {
+	q.cid = (q.cid + 1) & 0x0fff
+	le := binary.LittleEndian
+	le.PutUint16(sqe[2:], q.cid)
+	sqe[1] |= SQEFlagsSGL
 	le.PutUint64(sqe[SGLOffset:], 0)
-	le.PutUint32(sqe[SGLOffset+8:], uint32(n))
+	le.PutUint32(sqe[SGLOffset+8:], uint32(len(w)))
 	sqe[SGLOffset+15] = SGLTransport
-	if inCapsule {
+	if q.inCapsule(w) {
 		sqe[SGLOffset+15] = SGLInCapsule
 	}
+	return q.cid
+}
+
+func (q *Queue) inCapsule(w []byte) bool { return len(w) > 0 && len(w) <= q.inline }
+
+// write sends the CapsuleCmd of sqe with w in it when it fits.
+func (q *Queue) write(sqe *[SQEBytes]byte, w []byte) error {
+	in := q.inCapsule(w)
 	pdu := make([]byte, CmdHdrBytes, CmdHdrBytes+len(w))
 	h := Header{Type: PDUCapsuleCmd, HLen: CmdHdrBytes, PLen: CmdHdrBytes}
-	if inCapsule {
+	if in {
 		h.PDO, h.PLen = CmdHdrBytes, uint32(CmdHdrBytes+len(w))
 	}
 	h.Put(pdu)
 	copy(pdu[CHBytes:], sqe[:])
-	if inCapsule {
+	if in {
 		pdu = append(pdu, w...)
 	}
-	if _, err := q.nc.Write(pdu); err != nil {
-		return Result{}, err
-	}
-	return q.await(cid, w, readLen)
+	_, err := q.nc.Write(pdu)
+	return err
 }
 
 // await reads PDUs until the completion of cid, answering R2Ts with w.

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/nvmekv"
 )
 
 // Controller register fields (NVMe Base Specification, Controller
@@ -51,7 +53,7 @@ type controller struct {
 	katoMs   uint32
 	profile  uint32        // I/O Command Set Profile index (0: the only combination)
 	kvConfig atomic.Uint32 // Key Value Configuration (featKVConfig); read by I/O queues without mu
-	aers     int           // Asynchronous Event Requests held
+	ev       events        // asynchronous events
 	ka       *time.Timer
 	gone     bool
 }
@@ -109,7 +111,7 @@ func (c *controller) setCC(v uint32) {
 		q.nc.Close()
 	}
 	if shutdown {
-		if err := c.t.opts.Namespace.Flush(c.t.ctx); err != nil {
+		if err := c.t.nss.flushAll(func(ns nvmekv.Namespace) error { return ns.Flush(c.t.ctx) }); err != nil {
 			c.t.log.Warn("tcptarget: flush at controller shutdown", zap.Uint16("cntlid", c.id), zap.Error(err))
 		}
 		c.mu.Lock()

@@ -158,18 +158,10 @@ func (n *hostNS) Close() error          { return nil }
 
 // raw sends a raw I/O command (for kvconform.Raw).
 func (n *hostNS) raw(ctx context.Context, c nvmekv.Command, buf []byte) (int32, uint32, error) {
-	var w []byte
-	readLen := 0
-	if c.Opcode&1 != 0 {
-		w = buf
-	} else {
-		readLen = len(buf)
-	}
-	r, err := n.h.io.Exec(c.Bytes(), w, readLen)
+	r, err := n.h.io.ExecData(c.Bytes(), buf)
 	if err != nil {
 		return 0, 0, err
 	}
-	copy(buf, r.Data)
 	return int32(r.Status), uint32(r.DW0), nil
 }
 

@@ -20,8 +20,8 @@ func (c *conn) precheck(cmd *command) uint16 {
 		return scSuccess // admin and Fabrics writes are checked by their handlers
 	}
 	k := kvCommand(cmd)
-	if k.NSID != nsidKV {
-		return scInvalidNS | scDNR
+	if !c.t.nss.active(k.NSID, c.ctrl.hostNQN) {
+		return scInvalidNS | scDNR // not a namespace attached to this host
 	}
 	op := nvmekv.Opcode(k.Opcode)
 	if op != nvmekv.OpFlush && !op.IsKV() {
@@ -67,7 +67,13 @@ func (c *conn) io(cmd *command) {
 	}
 	k := kvCommand(cmd)
 	op := nvmekv.Opcode(k.Opcode)
-	ns := c.t.opts.Namespace
+	e, release := c.t.nss.acquire(k.NSID, c.ctrl.hostNQN, false)
+	if e == nil {
+		c.respond(cmd, scInvalidNS|scDNR, 0, nil) // detached or deleted since the precheck
+		return
+	}
+	defer release()
+	ns := e.ns
 	if op == nvmekv.OpFlush {
 		c.respond(cmd, statusOf(ns.Flush(c.t.ctx)), 0, nil)
 		return

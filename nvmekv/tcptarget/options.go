@@ -14,9 +14,13 @@ import (
 
 // Options configure a Target.
 type Options struct {
-	// Namespace is the KV namespace served as NSID 1 (CSI 1); required.
-	// The target does not close it.
+	// Namespace is the KV namespace served as NSID 1 (CSI 1) to every
+	// host, without Namespace Management. The target does not close it.
+	// Exactly one of Namespace and Namespaces is set.
 	Namespace nvmekv.Namespace
+	// Namespaces turns on Namespace Management and Attachment: the
+	// namespaces are created, attached, detached and deleted by hosts.
+	Namespaces *NamespaceOptions
 	// NQN is the subsystem's NVMe Qualified Name; default DefaultNQN.
 	NQN string
 	// Serial and Model fill Identify Controller SN and MN; defaults
@@ -107,6 +111,9 @@ func (o *Options) EnsureDefaults() {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
+	if o.Namespaces != nil {
+		o.Namespaces.ensureDefaults()
+	}
 }
 
 // Validate reports every problem at once.
@@ -115,8 +122,11 @@ func (o *Options) Validate() error {
 	bad := func(f string, a ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+f, append([]any{ErrBadOptions}, a...)...))
 	}
-	if o.Namespace == nil {
-		bad("Namespace is required")
+	if (o.Namespace == nil) == (o.Namespaces == nil) {
+		bad("exactly one of Namespace (a fixed namespace) and Namespaces (Namespace Management) is required")
+	}
+	if o.Namespaces != nil {
+		o.Namespaces.validate(bad)
 	}
 	if len(o.NQN) > nvmetcp.NQNFieldBytes-1 {
 		bad("NQN is %d bytes, at most %d", len(o.NQN), nvmetcp.NQNFieldBytes-1)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -12,12 +13,14 @@ import (
 )
 
 // Target is an NVMe/TCP target with one subsystem (Options.NQN) holding
-// one KV namespace (NSID 1, CSI 1) served from Options.Namespace. Each
-// admin queue Connect creates a controller (the dynamic controller model);
-// its I/O queues are further connections. Safe for concurrent use.
+// KV namespaces (CSI 1): the one of Options.Namespace (NSID 1), or those
+// hosts manage (Options.Namespaces). Each admin queue Connect creates a
+// controller (the dynamic controller model); its I/O queues are further
+// connections. Safe for concurrent use.
 type Target struct {
 	opts Options
 	log  *zap.Logger
+	nss  *nsTable
 	ctx  context.Context // canceled by Close: stops in-flight namespace commands
 	stop context.CancelFunc
 
@@ -51,8 +54,17 @@ func New(opts Options) (*Target, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	var nss *nsTable
+	if opts.Namespaces != nil {
+		var err error
+		if nss, err = openManagedTable(opts.NQN, opts.Namespaces); err != nil {
+			return nil, err
+		}
+	} else {
+		nss = newFixedTable(opts.NQN, opts.Namespace)
+	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Target{opts: opts, log: opts.Logger, ctx: ctx, stop: stop,
+	return &Target{opts: opts, log: opts.Logger, nss: nss, ctx: ctx, stop: stop,
 		lns: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{}, ctrls: map[uint16]*controller{}, nextCtrl: 1}, nil
 }
 
@@ -111,8 +123,8 @@ func (t *Target) Serve(ln net.Listener) error {
 }
 
 // Close stops the listeners, closes every connection, waits for their
-// goroutines and in-flight commands. It does not close the namespace.
-// Idempotent.
+// goroutines and in-flight commands, then closes the managed namespaces
+// (not Options.Namespace, the caller's). Idempotent.
 func (t *Target) Close() error {
 	t.mu.Lock()
 	if t.closed {
@@ -132,6 +144,7 @@ func (t *Target) Close() error {
 	t.mu.Unlock()
 	t.stop()
 	t.wg.Wait()
+	errs = append(errs, t.nss.close())
 	return errors.Join(errs...)
 }
 
@@ -163,6 +176,21 @@ func (t *Target) addController(admin *conn, hostNQN string, hostID [16]byte, kat
 	c := newController(t, id, admin, hostNQN, hostID, katoMs)
 	t.ctrls[id] = c
 	return c
+}
+
+// controllerIDs lists the live controllers with an ID of at least from
+// whose host ok accepts, ascending.
+func (t *Target) controllerIDs(from uint16, ok func(hostNQN string) bool) []uint16 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var ids []uint16
+	for id, c := range t.ctrls {
+		if id >= from && ok(c.hostNQN) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 func (t *Target) controller(id uint16) *controller {

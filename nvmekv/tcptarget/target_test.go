@@ -102,7 +102,7 @@ func TestConnectSequence(t *testing.T) {
 		cns  uint8
 		csi  uint8
 		want uint16
-	}{{2, nvmekv.CNSNSDescriptorList, 0, scInvalidNS}, {1, nvmekv.CNSIOCSNamespace, nvmekv.CSINVM, scInvalidField}, {0, 0x15, 0, scInvalidField}} {
+	}{{2, nvmekv.CNSNSDescriptorList, 0, scInvalidNS}, {1, nvmekv.CNSIOCSNamespace, nvmekv.CSINVM, scInvalidIOCS}, {1, nvmekv.CNSNamespace, 0, scInvalidIOCS}, {0, 0x15, 0, scInvalidField}} {
 		if r, err := a.Exec(adminSQE(adminIdentify, tc.nsid, uint32(tc.cns), uint32(tc.csi)<<24), nil, 4096); err != nil || r.Status&0x7ff != tc.want {
 			t.Fatalf("Identify CNS %#x NSID %d CSI %d: %#x %v, want %#x", tc.cns, tc.nsid, tc.csi, r.Status, err, tc.want)
 		}
