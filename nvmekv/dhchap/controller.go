@@ -93,6 +93,10 @@ func NewTransaction(cfg Config) *Transaction {
 // that it accepted the controller's response).
 func (t *Transaction) Authenticated() bool { return t.step == stepDone }
 
+// Done reports that the transaction is over: authenticated, or failed
+// with Failure1 sent (or the host's Failure2 received).
+func (t *Transaction) Done() bool { return t.step == stepDone || t.step == stepFailed }
+
 // Failed reports that the transaction ended in failure, and why.
 func (t *Transaction) Failed() (bool, error) {
 	return t.step == stepFailed || t.step == stepFailure1, t.err

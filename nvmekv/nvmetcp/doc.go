@@ -2,8 +2,14 @@
 // Specification 1.0) for both ends: the PDU layouts and Fabrics command
 // fields nvmekv/tcptarget serves, and a small host (initiator) that speaks
 // them as the Linux nvme-tcp host does (drivers/nvme/host/tcp.c,
-// fabrics.c): Queue, one connection and one command at a time (what the
-// tests of tcptarget drive it with).
+// fabrics.c): Queue, one connection and one command at a time; Host, a
+// connected controller (admin queue, optionally one I/O queue) that
+// authenticates with DH-HMAC-CHAP (nvmekv/dhchap) when the controller asks
+// for it and runs admin commands (what nvmekv/nsadmin can manage
+// namespaces through, and what the tests of tcptarget drive it with).
+//
+// The host is not a block driver: no multipath, no reconnect, no keep
+// alive of its own, no digests.
 //
 // # Invariants
 //
@@ -11,6 +17,11 @@
 //     in-capsule limit and by R2T/H2CData beyond it, and reads C2HData in
 //     order, refusing data past the read buffer (TestKVConformanceOverTCP
 //     in nvmekv/tcptarget).
+//   - N2: a Host that was sent a Connect response with ATR set
+//     authenticates that queue before any other command, and fails with
+//     ErrAuth wrapping the controller's refusal (dhchap.ErrRefused) or
+//     its own (dhchap.ErrControllerAuth) (TestAuthOverTCP in
+//     nvmekv/tcptarget).
 //
 // # Caveats
 //

@@ -8,8 +8,10 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/tiercache/tiercache/nvmekv/dhchap"
 	"github.com/tiercache/tiercache/nvmekv/nvmetcp"
 	"go.uber.org/zap"
 )
@@ -30,6 +32,13 @@ type conn struct {
 	depth  int  // sqsize+1: the most commands in flight
 	noFlow bool // CATTR bit 2: SQ flow control disabled (sq_head 0xFFFF)
 	sqHead uint16
+
+	// DH-HMAC-CHAP of this queue (auth.go): set by Connect when the host
+	// must authenticate.
+	auth         *dhchap.Transaction
+	authDeadline *time.Timer
+	authed       atomic.Bool
+	authFailed   bool
 
 	mu       sync.Mutex
 	inflight int
@@ -100,6 +109,9 @@ func (c *conn) serve() {
 	}
 	c.nc.Close()
 	c.wg.Wait()
+	if c.authDeadline != nil {
+		c.authDeadline.Stop()
+	}
 	if c.ctrl != nil {
 		if c.qid == 0 {
 			c.t.dropController(c.ctrl)
@@ -277,6 +289,10 @@ func (c *conn) capsule(cmd *command, hdr []byte) error {
 	cmd.sgl = nvmetcp.ParseSGL(cmd.sqe[:])
 	if st := c.checkData(cmd); st != scSuccess {
 		c.respond(cmd, st, 0, nil)
+		return nil
+	}
+	if c.ctrl != nil && c.authPending(cmd) {
+		c.respond(cmd, scAuthRequired|scDNR, 0, nil) // nothing before DH-HMAC-CHAP but its own commands
 		return nil
 	}
 	if cmd.isWrite() && cmd.sgl.Len > 0 && cmd.data == nil {

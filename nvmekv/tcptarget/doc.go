@@ -23,7 +23,10 @@
 //     MaxH2CDataBytes pieces, LAST on the final one, then a CapsuleResp),
 //     R2T (one per write, for the whole transfer) and H2CData, C2HTermReq.
 //   - Fabrics: Connect (admin: dynamic controller model, up to
-//     MaxControllers; I/O: QIDs up to the granted queue count, same host),
+//     MaxControllers; I/O: QIDs up to the granted queue count, same host;
+//     only the hosts of Options.Hosts when it is set), Authentication Send
+//     and Receive (DH-HMAC-CHAP, nvmekv/dhchap, on every queue of a host
+//     with a secret),
 //     Property Get (CAP with CSS bits NVM and I/O command sets, VS 2.0,
 //     CC, CSTS) and Set (CC: enable, reset, shutdown with a namespace
 //     Flush).
@@ -115,11 +118,22 @@
 //     target opened on it has the same namespaces, identifiers, data and
 //     attachments; one that does not fit the options is refused at New
 //     and left unchanged (TestNamespacesPersist).
+//   - NT13: with Options.Hosts, a host NQN not listed is refused at
+//     Connect; a listed host with a secret gets ATR and every command of
+//     that queue but Authentication Send/Receive answers Authentication
+//     Required until DH-HMAC-CHAP succeeds; a wrong secret (or a host
+//     refusing the controller's proof) ends the transaction and the
+//     queue, and a queue not authenticated within AuthTimeout is closed;
+//     each is counted in Stats (TestAuthOverTCP, TestAuthNegotiation).
+//   - NT14: Serve refuses a listener that is not on a loopback address
+//     unless every allowed host has a secret (TestLoopbackOnly).
 //
 // # Caveats
 //
-//   - No digests, no TLS, no authentication: any host that can reach the
-//     port can read and write the namespace. Listen on 127.0.0.1.
+//   - No digests and no TLS (TP 8011): the Linux host does TLS 1.3 with a
+//     pre-shared key, which Go's crypto/tls does not offer. DH-HMAC-CHAP
+//     proves who connects but does not encrypt: a listener reached over
+//     an untrusted network needs IPsec or a tunnel for confidentiality.
 //   - Only KV namespaces, all private; no reservations, no ANA; the only
 //     asynchronous event is Namespace Attribute Changed; the Error log is
 //     always empty. NVM Identify Namespace (CNS 00h, 11h) of a KV

@@ -13,4 +13,7 @@ var (
 	// ErrState: the namespace table file is unreadable or does not fit
 	// the options; the target does not start and changes nothing.
 	ErrState = errors.New("tcptarget: namespace table")
+	// ErrInsecure: a listener on a non-loopback address without
+	// authentication required of every host.
+	ErrInsecure = errors.New("tcptarget: refusing an unauthenticated listener")
 )

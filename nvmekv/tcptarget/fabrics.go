@@ -3,6 +3,8 @@ package tcptarget
 import (
 	"encoding/binary"
 
+	"go.uber.org/zap"
+
 	"github.com/tiercache/tiercache/nvmekv/nvmetcp"
 )
 
@@ -17,7 +19,9 @@ func (c *conn) fabrics(cmd *command) {
 		c.respond(cmd, st, v, nil)
 	case nvmetcp.FCPropertySet:
 		c.respond(cmd, c.propSet(cmd), 0, nil)
-	default: // Authentication Send/Receive and the rest: not supported
+	case nvmetcp.FCAuthSend, nvmetcp.FCAuthReceive:
+		c.authCommand(cmd)
+	default:
 		c.respond(cmd, scInvalidOpcode|scDNR, 0, nil)
 	}
 	if c.qid == 0 && c.ctrl != nil {
@@ -40,8 +44,9 @@ func connectAttr(inData bool, off uint16) uint64 {
 // connect handles Connect (struct nvmf_connect_command: RECFMT at 40, QID
 // at 42, SQSIZE (0's based) at 44, CATTR at 46, KATO (ms) at 48; data
 // struct nvmf_connect_data: HOSTID at 0, CNTLID at 16, SUBNQN at 256,
-// HOSTNQN at 512). The result is the CNTLID with the authentication bits
-// 17:16 zero (no DH-HMAC-CHAP: nvmf_connect_admin_queue would start it).
+// HOSTNQN at 512). A host NQN not in Options.Hosts is refused (Connect
+// Invalid Host); the result is the CNTLID, with ATR when the host must
+// authenticate.
 func (c *conn) connect(cmd *command) (uint16, uint64) {
 	le := binary.LittleEndian
 	if c.ctrl != nil {
@@ -64,6 +69,13 @@ func (c *conn) connect(cmd *command) (uint16, uint64) {
 		return scConnectInvalidPar | scDNR, connectAttr(true, 256)
 	case hostNQN == "":
 		return scConnectInvalidHost | scDNR, connectAttr(true, 512)
+	}
+	h, allowed := c.t.host(hostNQN)
+	switch {
+	case !allowed:
+		c.t.st.hostsRefused.Add(1)
+		c.t.log.Warn("tcptarget: Connect from a host not allowed", zap.String("host", hostNQN), zap.String("remote", c.nc.RemoteAddr().String()))
+		return scConnectInvalidHost | scDNR, connectAttr(true, 512)
 	case sqsize == 0 || int(sqsize) >= c.t.opts.QueueEntries:
 		return scConnectInvalidPar | scDNR, connectAttr(false, 44)
 	}
@@ -76,7 +88,7 @@ func (c *conn) connect(cmd *command) (uint16, uint64) {
 			return scConnectCtrlBusy | scDNR, 0
 		}
 		c.attach(ctrl, 0, sqsize, cattr)
-		return scSuccess, uint64(ctrl.id)
+		return scSuccess, c.connected(h, ctrl.id)
 	}
 	ctrl := c.t.controller(cntlid)
 	switch {
@@ -92,7 +104,19 @@ func (c *conn) connect(cmd *command) (uint16, uint64) {
 		return scCmdSeqError | scDNR, 0 // that queue is connected on another connection
 	}
 	c.attach(ctrl, qid, sqsize, cattr)
-	return scSuccess, uint64(ctrl.id)
+	return scSuccess, c.connected(h, ctrl.id)
+}
+
+// connected is the Connect response DW0 of a queue that connected: the
+// CNTLID, and Authentication Transaction Required (bit 17,
+// NVME_CONNECT_AUTHREQ_ATR) when the host has a secret, whose transaction
+// it then starts.
+func (c *conn) connected(h *HostAuth, cntlid uint16) uint64 {
+	if h == nil || h.Secret == nil {
+		return uint64(cntlid)
+	}
+	c.startAuth(h)
+	return uint64(cntlid) | nvmetcp.ConnectAuthATR
 }
 
 // attach binds the connection to its queue: at most sqsize+1 commands in

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/dhchap"
 	"github.com/tiercache/tiercache/nvmekv/nvmetcp"
 )
 
@@ -55,6 +56,20 @@ type Options struct {
 	// Connect or Set Features): a controller that gets no admin command
 	// within KATO × KeepAliveGrace is torn down; default 2.
 	KeepAliveGrace int
+	// Hosts, when not empty, are the only hosts that may connect (by host
+	// NQN), and a host with a Secret must authenticate with DH-HMAC-CHAP.
+	// Empty: any host NQN connects, nobody authenticates, and Serve
+	// refuses listeners that are not on a loopback address.
+	Hosts []HostAuth
+	// AuthHashes and AuthGroups are the DH-HMAC-CHAP hash functions and
+	// DH groups the controller accepts, in order of preference; default
+	// dhchap.DefaultHashes and dhchap.DefaultGroups (SHA-256 and
+	// ffdhe2048 first).
+	AuthHashes []dhchap.HashID
+	AuthGroups []dhchap.DHGroup
+	// AuthTimeout is how long a queue may take to authenticate after its
+	// Connect before it is closed; default 10 s.
+	AuthTimeout time.Duration
 	// ICReqTimeout is how long a new connection may take to send ICReq;
 	// default 10 s (the Linux host's own ICResp wait).
 	ICReqTimeout time.Duration
@@ -105,6 +120,9 @@ func (o *Options) EnsureDefaults() {
 	if o.KeepAliveGrace == 0 {
 		o.KeepAliveGrace = 2
 	}
+	if o.AuthTimeout == 0 {
+		o.AuthTimeout = 10 * time.Second
+	}
 	if o.ICReqTimeout == 0 {
 		o.ICReqTimeout = 10 * time.Second
 	}
@@ -128,6 +146,7 @@ func (o *Options) Validate() error {
 	if o.Namespaces != nil {
 		o.Namespaces.validate(bad)
 	}
+	o.validateHosts(bad)
 	if len(o.NQN) > nvmetcp.NQNFieldBytes-1 {
 		bad("NQN is %d bytes, at most %d", len(o.NQN), nvmetcp.NQNFieldBytes-1)
 	}

@@ -36,7 +36,8 @@ type Target struct {
 }
 
 type stats struct {
-	conns, protoErrs, cmds, reads, writes atomic.Uint64
+	conns, protoErrs, cmds, reads, writes                       atomic.Uint64
+	hostsRefused, authOK, authFailed, authMissing, authRequired atomic.Uint64
 }
 
 // Stats are the target's counters.
@@ -46,6 +47,14 @@ type Stats struct {
 	Commands       uint64 // capsules executed (admin, fabrics and I/O)
 	Reads, Writes  uint64 // KV Retrieve/List and Store/Delete commands
 	Controllers    int    // live now
+	// HostsRefused counts Connects from a host NQN not in Options.Hosts.
+	HostsRefused uint64
+	// AuthOK counts queues that authenticated; AuthFailed DH-HMAC-CHAP
+	// transactions that failed (a wrong key, nothing acceptable offered,
+	// a broken message); AuthMissing queues closed because they did not
+	// authenticate within AuthTimeout; AuthRequired commands refused
+	// before authentication.
+	AuthOK, AuthFailed, AuthMissing, AuthRequired uint64
 }
 
 // New checks opts and returns a target that serves nothing until Serve.
@@ -72,8 +81,14 @@ func New(opts Options) (*Target, error) {
 func (t *Target) NQN() string { return t.opts.NQN }
 
 // Serve accepts connections on ln until Close (then it returns ErrClosed)
-// or an accept error. Each connection is one queue.
+// or an accept error. Each connection is one queue. A listener that is
+// not on a loopback address is refused (ErrInsecure) unless every allowed
+// host must authenticate (Options.AuthRequired).
 func (t *Target) Serve(ln net.Listener) error {
+	if err := t.loopbackOnly(ln); err != nil {
+		ln.Close()
+		return err
+	}
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -154,7 +169,9 @@ func (t *Target) Stats() Stats {
 	n := len(t.ctrls)
 	t.mu.Unlock()
 	return Stats{Connections: t.st.conns.Load(), ProtocolErrors: t.st.protoErrs.Load(), Commands: t.st.cmds.Load(),
-		Reads: t.st.reads.Load(), Writes: t.st.writes.Load(), Controllers: n}
+		Reads: t.st.reads.Load(), Writes: t.st.writes.Load(), Controllers: n,
+		HostsRefused: t.st.hostsRefused.Load(), AuthOK: t.st.authOK.Load(), AuthFailed: t.st.authFailed.Load(),
+		AuthMissing: t.st.authMissing.Load(), AuthRequired: t.st.authRequired.Load()}
 }
 
 // addController creates a controller for an admin queue, or returns nil
