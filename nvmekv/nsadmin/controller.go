@@ -95,10 +95,16 @@ func (c *Controller) where() string {
 }
 
 // needManagement refuses, before sending anything, on a controller that
-// does not support Namespace Management.
+// does not support Namespace Management: OACS bit 3 clear, or set with no
+// capacity to allocate from (TNVMCAP 0, which the specification requires
+// with Namespace Management; QEMU's emulated NVMe controller reports
+// that, and answers Namespace Management with Invalid Opcode).
 func (c *Controller) needManagement() error {
-	if !c.info.NSManagement {
+	switch {
+	case !c.info.NSManagement:
 		return fmt.Errorf("%w: %s%s (model %q) reports OACS bit 3 clear", ErrNoManagement, c.info.SubNQN, c.where(), c.info.Model)
+	case c.info.Capacity == 0:
+		return fmt.Errorf("%w: %s%s (model %q) reports Namespace Management in OACS but no NVM capacity (TNVMCAP 0)", ErrNoManagement, c.info.SubNQN, c.where(), c.info.Model)
 	}
 	return nil
 }

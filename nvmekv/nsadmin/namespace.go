@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -71,7 +72,10 @@ func (c *Controller) Namespaces(ctx context.Context) ([]Namespace, error) {
 		if all, err = c.list(ctx, cnsAllocatedNSList, 0); err != nil {
 			return nil, err
 		}
-		if kv, err = c.list(ctx, cnsIOCSAllocatedNSList, nvmekv.CSIKV); err != nil {
+		// A controller without I/O command sets (QEMU's NVMe, with
+		// Namespace Management for NVM only) answers CNS 1Ah with Invalid
+		// Field: its namespaces are told apart by their descriptors.
+		if kv, err = c.list(ctx, cnsIOCSAllocatedNSList, nvmekv.CSIKV); err != nil && !invalidField(err) {
 			return nil, err
 		}
 	}
@@ -84,6 +88,12 @@ func (c *Controller) Namespaces(ctx context.Context) ([]Namespace, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// invalidField reports an Invalid Field in Command status.
+func invalidField(err error) bool {
+	var se *nvmekv.StatusError
+	return errors.As(err, &se) && se.SCT == 0 && se.SC == nvmekv.SCInvalidField
 }
 
 // Namespace describes one allocated namespace.

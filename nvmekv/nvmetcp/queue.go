@@ -108,14 +108,18 @@ func (q *Queue) Close() error { return q.nc.Close() }
 func (q *Queue) Lock()   { q.mu.Lock() }
 func (q *Queue) Unlock() { q.mu.Unlock() }
 
-// Post sends a command without data and returns its CID without waiting
-// for its completion (an Asynchronous Event Request); Wait collects it.
-// No other command may run on the queue in between.
-func (q *Queue) Post(sqe [SQEBytes]byte) (uint16, error) {
+// Post sends a command, with write data w that fits in the capsule (or
+// none), and returns its CID without waiting for its completion (an
+// Asynchronous Event Request); Wait collects it. Other commands may run
+// meanwhile only if they complete first.
+func (q *Queue) Post(sqe [SQEBytes]byte, w []byte) (uint16, error) {
+	if len(w) > q.inline {
+		return 0, fmt.Errorf("%w: Post takes in-capsule data only (%d bytes, the limit is %d)", ErrBadOptions, len(w), q.inline)
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	cid := q.send(&sqe, nil)
-	return cid, q.write(&sqe, nil)
+	cid := q.send(&sqe, w)
+	return cid, q.write(&sqe, w)
 }
 
 // Wait reads PDUs until the completion of a command Post sent.

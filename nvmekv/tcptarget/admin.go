@@ -62,11 +62,21 @@ func (c *conn) admin(cmd *command) {
 		c.respond(cmd, scSuccess, 1, nil) // DW0 bit 0: the command was not aborted
 	case adminAER:
 		c.asyncEventRequest(cmd)
-	case adminNSManagement:
-		st, dw0 := c.nsManagement(cmd)
-		c.respond(cmd, st, dw0, nil)
-	case adminNSAttachment:
-		c.respond(cmd, c.nsAttachment(cmd), 0, nil)
+	case adminNSManagement, adminNSAttachment:
+		// On a goroutine of their own: creating a namespace's store and
+		// writing the state file take time, and Keep Alive must not wait
+		// behind them (the host resets a controller whose Keep Alive times
+		// out).
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			if op == adminNSManagement {
+				st, dw0 := c.nsManagement(cmd)
+				c.respond(cmd, st, dw0, nil)
+			} else {
+				c.respond(cmd, c.nsAttachment(cmd), 0, nil)
+			}
+		}()
 	default:
 		c.respond(cmd, scInvalidOpcode|scDNR, 0, nil)
 	}

@@ -84,12 +84,25 @@ func (c *conn) startAuth(h *HostAuth) {
 		Hashes: c.t.opts.AuthHashes, Groups: c.t.opts.AuthGroups})
 	c.authDeadline = time.AfterFunc(c.t.opts.AuthTimeout, func() {
 		if !c.authed.Load() {
-			c.t.st.authMissing.Add(1)
 			c.t.log.Warn("tcptarget: queue not authenticated in time, closing it", zap.String("host", h.NQN),
 				zap.String("remote", c.nc.RemoteAddr().String()), zap.Duration("after", c.t.opts.AuthTimeout))
 			c.nc.Close()
 		}
 	})
+}
+
+// endAuth counts a queue that ends without having authenticated or failed
+// to (a host without a secret closes right after Connect; one that stays
+// is closed at the deadline).
+func (c *conn) endAuth() {
+	if c.authDeadline != nil {
+		c.authDeadline.Stop()
+	}
+	if c.auth != nil && !c.authed.Load() && !c.authFailed {
+		c.t.st.authMissing.Add(1)
+		c.t.log.Warn("tcptarget: queue closed without authenticating", zap.String("host", c.ctrl.hostNQN), zap.Uint16("qid", c.qid),
+			zap.String("remote", c.nc.RemoteAddr().String()))
+	}
 }
 
 // authPending reports that the queue must authenticate before cmd runs.
@@ -124,8 +137,9 @@ func (c *conn) authCommand(cmd *command) {
 	}
 	if send {
 		c.auth.Send(cmd.data)
-		c.respond(cmd, scSuccess, 0, nil)
 		c.authProgress()
+		c.respond(cmd, scSuccess, 0, nil)
+		c.authEnd()
 		return
 	}
 	msg := c.auth.Receive()
@@ -135,11 +149,13 @@ func (c *conn) authCommand(cmd *command) {
 		c.nc.Close()
 		return
 	}
-	c.respond(cmd, scSuccess, 0, msg)
 	c.authProgress()
+	c.respond(cmd, scSuccess, 0, msg)
+	c.authEnd()
 }
 
-// authProgress counts and acts on the transaction's outcome.
+// authProgress counts the transaction's outcome (before the command's
+// completion, so a host that sees it sees the count).
 func (c *conn) authProgress() {
 	if c.auth.Authenticated() && !c.authed.Load() {
 		c.authed.Store(true)
@@ -159,7 +175,12 @@ func (c *conn) authProgress() {
 		c.t.log.Warn("tcptarget: DH-HMAC-CHAP authentication failed", zap.String("host", c.ctrl.hostNQN), zap.Uint16("qid", c.qid),
 			zap.String("remote", c.nc.RemoteAddr().String()), zap.Error(why))
 	}
-	if c.auth.Done() {
-		c.nc.Close() // Failure1 was sent (or the host's Failure2 came): this queue is over, as nvmet_ctrl_fatal_error
+}
+
+// authEnd closes a queue whose transaction failed and is over (Failure1
+// sent, or the host's Failure2 received), as nvmet_ctrl_fatal_error does.
+func (c *conn) authEnd() {
+	if failed, _ := c.auth.Failed(); failed && c.auth.Done() {
+		c.nc.Close()
 	}
 }

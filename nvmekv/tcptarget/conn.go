@@ -109,9 +109,7 @@ func (c *conn) serve() {
 	}
 	c.nc.Close()
 	c.wg.Wait()
-	if c.authDeadline != nil {
-		c.authDeadline.Stop()
-	}
+	c.endAuth()
 	if c.ctrl != nil {
 		if c.qid == 0 {
 			c.t.dropController(c.ctrl)

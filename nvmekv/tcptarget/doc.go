@@ -118,6 +118,10 @@
 //     target opened on it has the same namespaces, identifiers, data and
 //     attachments; one that does not fit the options is refused at New
 //     and left unchanged (TestNamespacesPersist).
+//   - NT15: Namespace Management and Attachment run beside the admin
+//     queue, which answers Keep Alive meanwhile; a namespace being created
+//     has its NSID and capacity taken and is listed by nobody until its
+//     store exists (TestSlowCreateKeepsAdminQueue).
 //   - NT13: with Options.Hosts, a host NQN not listed is refused at
 //     Connect; a listed host with a secret gets ATR and every command of
 //     that queue but Authentication Send/Receive answers Authentication

@@ -77,14 +77,15 @@ type nsEntry struct {
 	rec nsRecord
 	// use is held shared by every command running on the namespace and
 	// exclusively by its deletion, which closes ns once nothing runs.
-	use  sync.RWMutex
-	ns   nvmekv.Namespace
-	gone bool // deleted (under use)
+	use     sync.RWMutex
+	ns      nvmekv.Namespace
+	gone    bool // deleted (under use)
+	pending bool // being created: its NSID and capacity are taken, nobody sees it yet
 }
 
 // attachedTo reports whether hostNQN's controllers see the namespace.
 func (e *nsEntry) attachedTo(hostNQN string) bool {
-	return e.rec.AllHosts || slices.Contains(e.rec.Hosts, hostNQN)
+	return !e.pending && (e.rec.AllHosts || slices.Contains(e.rec.Hosts, hostNQN))
 }
 
 // nsTable is the subsystem's namespaces: one fixed namespace (NSID 1, the
@@ -147,7 +148,7 @@ func (t *nsTable) close() error {
 	var errs []error
 	for _, e := range t.entries {
 		e.use.Lock()
-		if !e.gone {
+		if !e.gone && e.ns != nil {
 			e.gone = true
 			errs = append(errs, e.ns.Close())
 		}
@@ -162,7 +163,7 @@ func (t *nsTable) close() error {
 func (t *nsTable) acquire(nsid uint32, hostNQN string, anyHost bool) (e *nsEntry, release func()) {
 	t.mu.Lock()
 	e = t.entries[nsid]
-	if e == nil || !anyHost && !e.attachedTo(hostNQN) {
+	if e == nil || e.pending || !anyHost && !e.attachedTo(hostNQN) {
 		t.mu.Unlock()
 		return nil, nil
 	}
@@ -187,7 +188,7 @@ func (t *nsTable) active(nsid uint32, hostNQN string) bool {
 func (t *nsTable) lookup(nsid uint32) (nsRecord, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if e := t.entries[nsid]; e != nil {
+	if e := t.entries[nsid]; e != nil && !e.pending {
 		return e.rec.clone(), true
 	}
 	return nsRecord{}, false
@@ -208,7 +209,7 @@ func (t *nsTable) list(after uint32, hostNQN string, allocated bool) []uint32 {
 	defer t.mu.Unlock()
 	var ids []uint32
 	for id, e := range t.entries {
-		if id > after && (allocated || e.attachedTo(hostNQN)) {
+		if id > after && !e.pending && (allocated || e.attachedTo(hostNQN)) {
 			ids = append(ids, id)
 		}
 	}
@@ -239,7 +240,9 @@ func (t *nsTable) flushAll(flush func(nvmekv.Namespace) error) error {
 	t.mu.Lock()
 	es := make([]*nsEntry, 0, len(t.entries))
 	for _, e := range t.entries {
-		es = append(es, e)
+		if !e.pending {
+			es = append(es, e)
+		}
 	}
 	t.mu.Unlock()
 	var errs []error
@@ -257,7 +260,9 @@ func (t *nsTable) flushAll(flush func(nvmekv.Namespace) error) error {
 func (t *nsTable) saveLocked() error {
 	st := state{Version: stateVersion, NQN: t.nqn, Capacity: t.managed.Capacity}
 	for _, id := range slices.Sorted(maps.Keys(t.entries)) {
-		st.Namespaces = append(st.Namespaces, t.entries[id].rec)
+		if e := t.entries[id]; !e.pending {
+			st.Namespaces = append(st.Namespaces, e.rec)
+		}
 	}
 	return saveState(t.managed.StatePath, &st)
 }
@@ -272,8 +277,8 @@ func (t *nsTable) create(size int64) (uint32, uint16) {
 		size = o.MinBytes
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if size > o.Capacity-t.usedLocked() {
+		t.mu.Unlock()
 		return 0, scNSInsufficientCap | scDNR
 	}
 	nsid := uint32(0)
@@ -284,17 +289,23 @@ func (t *nsTable) create(size int64) (uint32, uint16) {
 		}
 	}
 	if nsid == 0 {
+		t.mu.Unlock()
 		return 0, scNSIDUnavailable | scDNR
 	}
-	r := nsRecord{NSID: nsid, Size: size}
-	rand.Read(r.NGUID[:])
-	rand.Read(r.UUID[:])
-	r.UUID[6], r.UUID[8] = r.UUID[6]&0x0f|0x40, r.UUID[8]&0x3f|0x80 // RFC 9562 version 4
+	e := &nsEntry{rec: nsRecord{NSID: nsid, Size: size}, pending: true}
+	rand.Read(e.rec.NGUID[:])
+	rand.Read(e.rec.UUID[:])
+	e.rec.UUID[6], e.rec.UUID[8] = e.rec.UUID[6]&0x0f|0x40, e.rec.UUID[8]&0x3f|0x80 // RFC 9562 version 4
+	t.entries[nsid] = e                                                             // the NSID and the capacity are taken while the store is made
+	t.mu.Unlock()
 	ns, err := o.Store.Create(nsid, size)
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if err != nil {
+		delete(t.entries, nsid)
 		return 0, scInternal
 	}
-	t.entries[nsid] = &nsEntry{rec: r, ns: ns}
+	e.ns, e.pending = ns, false
 	if err := t.saveLocked(); err != nil {
 		delete(t.entries, nsid)
 		ns.Close()
@@ -310,7 +321,7 @@ func (t *nsTable) remove(nsid uint32) ([]string, uint16) {
 	t.mu.Lock()
 	var victims []*nsEntry
 	for id, e := range t.entries {
-		if id == nsid || nsid == nsidAll {
+		if !e.pending && (id == nsid || nsid == nsidAll) {
 			victims = append(victims, e)
 		}
 	}
@@ -347,7 +358,7 @@ func (t *nsTable) attach(nsid uint32, host string, on bool) uint16 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e := t.entries[nsid]
-	if e == nil {
+	if e == nil || e.pending {
 		return scInvalidField | scDNR
 	}
 	old := e.rec.Hosts

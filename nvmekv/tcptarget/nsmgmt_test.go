@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/nvmekv/emu"
@@ -305,7 +306,7 @@ func TestNamespaceAttributeChanged(t *testing.T) {
 	if _, st := admin(t, a, nvmekv.Command{Opcode: adminSetFeatures, CDW10: featAsyncEvt, CDW11: oaesNSAttribute}, nil); st != 0 {
 		t.Fatal(st)
 	}
-	cid, err := a.AdminQ.Post(adminSQE(adminAER, 0, 0, 0))
+	cid, err := a.AdminQ.Post(adminSQE(adminAER, 0, 0, 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +349,7 @@ func TestNamespaceAttributeChanged(t *testing.T) {
 	}
 	// Deleting an attached namespace reports it too.
 	readLog()
-	cid, _ = a.AdminQ.Post(adminSQE(adminAER, 0, 0, 0))
+	cid, _ = a.AdminQ.Post(adminSQE(adminAER, 0, 0, 0), nil)
 	if _, st := admin(t, adm, nvmekv.Command{Opcode: adminNSManagement, NSID: nsid, CDW10: selDelete}, nil); st != 0 {
 		t.Fatal(st)
 	}
@@ -416,5 +417,67 @@ func TestNamespacesPersist(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(o.Namespaces.StatePath); string(before) != string(after) {
 		t.Fatal("a refused New changed the state file")
+	}
+}
+
+// slowStore is an emuStore whose Create waits until release is closed.
+type slowStore struct {
+	emuStore
+	started, release chan struct{}
+}
+
+func (s slowStore) Create(nsid uint32, size int64) (nvmekv.Namespace, error) {
+	close(s.started)
+	<-s.release
+	return s.emuStore.Create(nsid, size)
+}
+
+// TestSlowCreateKeepsAdminQueue (NT15): while a namespace's store is being
+// created, the same admin queue answers Keep Alive (the Linux host resets
+// a controller whose Keep Alive times out); the namespace is not listed
+// yet but its capacity is taken; then the create completes.
+func TestSlowCreateKeepsAdminQueue(t *testing.T) {
+	o := managedOptions(t, 32<<20)
+	st := slowStore{emuStore: o.Namespaces.Store.(emuStore), started: make(chan struct{}), release: make(chan struct{})}
+	o.Namespaces.Store = st
+	tg, addr := serve(t, o)
+	a := hostAs(t, addr, tg.NQN(), "nqn.2014-08.org.nvmexpress:uuid:host-a")
+	d := make([]byte, 4096)
+	binary.LittleEndian.PutUint64(d, 16<<20)
+	create := nvmekv.Command{Opcode: adminNSManagement, CDW11: uint32(nvmekv.CSIKV) << 24}
+	cid, err := a.AdminQ.Post(create.Bytes(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-st.started
+	b := hostAs(t, addr, tg.NQN(), "nqn.2014-08.org.nvmexpress:uuid:host-b")
+	if got := nsList(t, b, cnsAllocatedNSList); len(got) != 0 {
+		t.Fatalf("a namespace being created is listed: %v", got)
+	}
+	if free := unallocated(t, b); free != 16<<20 {
+		t.Fatalf("UNVMCAP %d while 16 MiB of 32 are being created", free)
+	}
+	ka := adminSQE(adminKeepAlive, 0, 0, 0)
+	kaCID, err := a.AdminQ.Post(ka, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan nvmetcp.Result, 1)
+	go func() {
+		r, _ := a.AdminQ.Wait(kaCID)
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		if r.Status != 0 {
+			t.Fatalf("Keep Alive: %#x", r.Status)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Keep Alive waited behind a namespace create")
+	}
+	close(st.release)
+	r, err := a.AdminQ.Wait(cid)
+	if err != nil || r.Status != 0 || r.DW0 != 1 {
+		t.Fatalf("create: %+v %v", r, err)
 	}
 }

@@ -51,9 +51,9 @@ type Stats struct {
 	HostsRefused uint64
 	// AuthOK counts queues that authenticated; AuthFailed DH-HMAC-CHAP
 	// transactions that failed (a wrong key, nothing acceptable offered,
-	// a broken message); AuthMissing queues closed because they did not
-	// authenticate within AuthTimeout; AuthRequired commands refused
-	// before authentication.
+	// a broken message); AuthMissing queues that ended without
+	// authenticating (closed by the host, or at AuthTimeout); AuthRequired
+	// commands refused before authentication.
 	AuthOK, AuthFailed, AuthMissing, AuthRequired uint64
 }
 
