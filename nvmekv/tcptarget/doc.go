@@ -8,8 +8,9 @@
 // namespace's command interpreter answers it with its own status codes.
 // Either one fixed namespace (Options.Namespace, NSID 1, every host sees
 // it) or Namespace Management (Options.Namespaces): hosts create, attach,
-// detach and delete namespaces, kept in a state file across restarts. The Linux nvme-tcp
-// host connects to it and exposes the namespace as /dev/ngXnY only
+// detach and delete namespaces, kept in a state file across restarts. The
+// Linux nvme-tcp host connects to it and exposes each namespace it sees as
+// /dev/ngXnY only
 // (drivers/nvme/host/core.c nvme_update_ns_info_generic), where nvmekv's
 // Passthrough drives it with NVME_URING_CMD_IO. `tiercache kvtarget` runs
 // it.
@@ -26,8 +27,7 @@
 //     MaxControllers; I/O: QIDs up to the granted queue count, same host;
 //     only the hosts of Options.Hosts when it is set), Authentication Send
 //     and Receive (DH-HMAC-CHAP, nvmekv/dhchap, on every queue of a host
-//     with a secret),
-//     Property Get (CAP with CSS bits NVM and I/O command sets, VS 2.0,
+//     with a secret), Property Get (CAP with CSS bits NVM and I/O command sets, VS 2.0,
 //     CC, CSTS) and Set (CC: enable, reset, shutdown with a namespace
 //     Flush).
 //   - Admin: Identify (controller, with OACS Namespace Management,
