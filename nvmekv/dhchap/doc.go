@@ -35,4 +35,8 @@
 //   - The peer's DH value is checked for 1 < Y < p-1 only (RFC 7919 §5.1);
 //     with a safe prime that leaves at most the one bit of a subgroup of
 //     order 2.
+//   - The modular exponentiations are math/big's, which is not constant
+//     time (neither the standard library nor golang.org/x/crypto exports
+//     finite field DH); the secret exponents are ephemeral, one per
+//     transaction, and responses are compared with hmac.Equal.
 package dhchap
