@@ -42,12 +42,13 @@ var (
 // (SCT<<8)|SC | CRD | MORE | DNR, the CQE status field without its phase bit
 // (drivers/nvme/host/nvme.h nvme_try_complete_req).
 type StatusError struct {
-	Op   Opcode // the command that failed
-	SCT  uint8  // status code type (0 = generic)
-	SC   uint8  // status code
-	CRD  uint8  // command retry delay (0..3)
-	More bool   // more status information in the error log page
-	DNR  bool   // do not retry
+	Op    Opcode // the command that failed
+	Admin bool   // Op is an admin opcode
+	SCT   uint8  // status code type (0 = generic)
+	SC    uint8  // status code
+	CRD   uint8  // command retry delay (0..3)
+	More  bool   // more status information in the error log page
+	DNR   bool   // do not retry
 }
 
 // Status bit positions in cqe.res (libnvme enum nvme_status_field).
@@ -102,8 +103,24 @@ func statusFromRes(op Opcode, res int32) *StatusError {
 }
 
 func (e *StatusError) Error() string {
+	op := e.Op.String()
+	if e.Admin {
+		op = fmt.Sprintf("admin command %#02x", uint8(e.Op))
+	}
 	return fmt.Sprintf("nvmekv: %s failed with NVMe status SCT %#x SC %#x (%s)%s%s",
-		e.Op, e.SCT, e.SC, e.name(), flag(e.DNR, ", do not retry"), flag(e.More, ", more info in the error log"))
+		op, e.SCT, e.SC, e.name(), flag(e.DNR, ", do not retry"), flag(e.More, ", more info in the error log"))
+}
+
+// AdminStatus is the outcome of admin command opcode from its completion
+// status (cqe.res form: SC | SCT<<8 | CRD | MORE | DNR): nil for 0, else
+// a *StatusError.
+func AdminStatus(opcode uint8, res int32) error {
+	if res == 0 {
+		return nil
+	}
+	e := statusFromRes(Opcode(opcode), res)
+	e.Admin = true
+	return e
 }
 
 func flag(b bool, s string) string {
@@ -117,6 +134,9 @@ func (e *StatusError) name() string {
 	switch e.SCT { // NVMe Base Specification, Status Code Type values of the completion's Status field
 	case 0:
 	case 1:
+		if e.Admin {
+			return adminStatusName(e.SC)
+		}
 		return "command specific status"
 	case 2:
 		return "media and data integrity error"
@@ -181,4 +201,35 @@ func (e *StatusError) Unwrap() error {
 		return ErrKeyExists
 	}
 	return nil
+}
+
+// adminStatusName names the command specific statuses of the admin
+// commands nvmekv sends (NVMe Base Specification 2.0, Command Specific
+// Status Values; include/linux/nvme.h NVME_SC_*, with SCT 1).
+func adminStatusName(sc uint8) string {
+	switch sc {
+	case 0x09:
+		return "invalid log page"
+	case 0x0a:
+		return "invalid format"
+	case 0x15:
+		return "namespace insufficient capacity"
+	case 0x16:
+		return "namespace identifier unavailable"
+	case 0x18:
+		return "namespace already attached"
+	case 0x19:
+		return "namespace is private"
+	case 0x1a:
+		return "namespace not attached"
+	case 0x1c:
+		return "controller list invalid"
+	case 0x29:
+		return "I/O command set not supported"
+	case 0x2c:
+		return "invalid I/O command set"
+	case 0x91:
+		return "authentication required"
+	}
+	return "command specific status"
 }

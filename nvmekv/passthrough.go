@@ -67,15 +67,25 @@ func AdminIdentify(fd int, c Command, buf []byte) error {
 	if len(buf) < IdentifyBytes {
 		return fmt.Errorf("%w: identify buffer is %d bytes, need %d", ErrShortBuffer, len(buf), IdentifyBytes)
 	}
-	pc := PassthruCmd(UringCmdFrom(&c, 0, 0))
-	res, err := ioctlPassthru(fd, NVMeIoctlAdminCmd, &pc, buf[:IdentifyBytes])
-	if err != nil {
+	if _, err := AdminPassthru(fd, c, buf[:IdentifyBytes]); err != nil {
 		return fmt.Errorf("nvmekv: identify CNS %#x: %w", uint8(c.CDW10), err)
 	}
-	if res != 0 {
-		return fmt.Errorf("nvmekv: identify CNS %#x: %w", uint8(c.CDW10), statusFromRes(Opcode(AdminOpIdentify), res))
-	}
 	return nil
+}
+
+// AdminPassthru runs admin command c with the NVME_IOCTL_ADMIN_CMD ioctl
+// on fd (a /dev/nvmeX, or a /dev/ngXnY: include/uapi/linux/nvme_ioctl.h;
+// drivers/nvme/host/ioctl.c nvme_user_cmd): buf is the command's data,
+// written to the controller when the opcode's bits 1:0 say so (01b) and
+// read into otherwise. It returns the completion's DW0, or an errno, or a
+// *StatusError (Admin set) for an NVMe status.
+func AdminPassthru(fd int, c Command, buf []byte) (uint32, error) {
+	pc := PassthruCmd(UringCmdFrom(&c, 0, 0))
+	res, err := ioctlPassthru(fd, NVMeIoctlAdminCmd, &pc, buf)
+	if err != nil {
+		return 0, fmt.Errorf("nvmekv: admin command %#02x: %w", c.Opcode, err)
+	}
+	return pc.Rsvd2, AdminStatus(c.Opcode, res)
 }
 
 // NotKVError is the refusal to send KV opcodes to a namespace whose command

@@ -6,9 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -160,6 +163,23 @@ func writeInitramfs(o *Options, b *built, mods []Module, path string) (GuestConf
 		add(addHostFile(w, p, host))
 		cfg.Env = append(cfg.Env, "TIERCACHE_BIN_"+strings.ToUpper(name)+"="+p)
 	}
+	dirs := map[string]bool{}
+	for _, d := range []string{"dev", "proc", "sys", "tmp", "run", "etc", "bin", "tests", "lib", "lib/modules"} {
+		dirs[d] = true
+	}
+	for _, prog := range o.HostPrograms {
+		files, err := HostProgramFiles(prog)
+		if err != nil {
+			add(err)
+			continue
+		}
+		for _, guest := range slices.Sorted(maps.Keys(files)) {
+			name := strings.TrimPrefix(guest, "/")
+			add(mkdirs(w, filepath.Dir(name), dirs))
+			add(addHostFile(w, name, files[guest]))
+		}
+		cfg.Env = append(cfg.Env, "TIERCACHE_BIN_"+strings.ToUpper(filepath.Base(prog))+"="+prog)
+	}
 	js, err := json.MarshalIndent(cfg, "", "  ")
 	add(err)
 	add(w.File(GuestConfigPath, 0o644, js))
@@ -170,6 +190,20 @@ func writeInitramfs(o *Options, b *built, mods []Module, path string) (GuestConf
 		return cfg, fmt.Errorf("vmtest: write initramfs %s: %w", path, firstErr)
 	}
 	return cfg, nil
+}
+
+// mkdirs adds the directory dir and its missing parents, shallowest
+// first (the kernel's initramfs unpacker creates no parent directory:
+// init/initramfs.c do_name).
+func mkdirs(w *CPIOWriter, dir string, have map[string]bool) error {
+	if dir == "." || dir == "/" || have[dir] {
+		return nil
+	}
+	if err := mkdirs(w, path.Dir(dir), have); err != nil {
+		return err
+	}
+	have[dir] = true
+	return w.Dir(dir, 0o755)
 }
 
 func addHostFile(w *CPIOWriter, name, host string) error {

@@ -17,7 +17,11 @@
 //     decompressed on the host) and a JSON
 //     GuestConfig into a newc cpio initramfs written in Go (CPIOWriter);
 //   - builds the DefaultBinaries (./cmd/tiercache) into /bin of the guest,
-//     their paths in $TIERCACHE_BIN_<NAME>;
+//     their paths in $TIERCACHE_BIN_<NAME>, and packs the
+//     DefaultHostPrograms (Debian's nvme-cli, /usr/sbin/nvme, which
+//     scripts/vmtest installs) with their ELF interpreter and shared
+//     libraries at their host paths (HostProgramFiles), in
+//     $TIERCACHE_BIN_<NAME> too;
 //   - boots qemu-system-x86_64 -accel tcg (KVM hangs on these machines)
 //     with node 0 = CPUs + memory, node 1 = memory only, and three NVMe
 //     controllers on sparse temporary raw images: nvme0 (serial
@@ -58,8 +62,10 @@
 //   - kvtcp: a software KV SSD (`tiercache kvtarget`) attached through
 //     the kernel's nvme-tcp host as /dev/ngXnY, its namespace kept as KV
 //     (CSI 1), and nvmekv's conformance suite through NVME_URING_CMD_IO on
-//     it (V23, V24); BenchmarkKVSSD against the emulated namespace called
-//     directly;
+//     it (V23, V24); Namespace Management through the kernel's controller
+//     and the Namespace Attribute Changed event, checked against nvme-cli
+//     (V30); DH-HMAC-CHAP with the kernel's dhchap_secret (V31);
+//     BenchmarkKVSSD against the emulated namespace called directly;
 //   - sidecar: the tiercache binary with warm on node 1 and cold on
 //     /dev/nvme1n1, or on /dev/ng1n1 through NVM passthrough, or on the
 //     KV SSD over NVMe/TCP through KV passthrough, through its socket
@@ -224,6 +230,25 @@
 // complete before another CPU runs again. The whole guest suite ran in
 // 192 s that way here (earlier MTTCG runs: 100-177 s), well inside the
 // guest's 12-minute limit.
+// V30: `tiercache kvtarget -dir` attached through the kernel's nvme-tcp
+// host: `tiercache ns create` through /dev/nvmeX makes, attaches and finds
+// a KV namespace whose /dev/ngXnY stores values; nvme-cli's list-ns (-a),
+// id-ctrl (TNVMCAP, UNVMCAP, OACS), ns-descs (NGUID), id-ns (Invalid I/O
+// Command Set) and admin-passthru Identify CNS 05h agree with tiercache;
+// a size beyond UNVMCAP, an NVM namespace (nvme create-ns --csi=0), a
+// claim of QEMU's NVM namespace and a create on QEMU's controller are
+// refused with nothing changed; a namespace another host attaches to the
+// kernel's controller appears after the Namespace Attribute Changed event
+// alone (the kernel logs its rescan) and goes when detached; after a
+// target restart the name finds the same namespace and value; a namespace
+// nvme-cli created is not deleted by `tiercache ns delete -nsid`
+// (TestNamespaceManagementThroughKernel).
+// V31: `tiercache kvtarget -hosts` with a secret from nvme-cli's
+// gen-dhchap-key and a controller secret: the kernel connects with
+// dhchap_secret and dhchap_ctrl_secret and stores through the namespace;
+// a wrong secret, none, a wrong controller secret and an unlisted host NQN
+// are refused by the kernel's connect and counted by the target
+// (TestAuthThroughKernel).
 //
 // # Caveats
 //

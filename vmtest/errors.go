@@ -14,6 +14,9 @@ var (
 	ErrGuestFailed = errors.New("vmtest: guest tests failed")
 	// ErrModuleNotFound means a kernel module is missing from modules.dep.
 	ErrModuleNotFound = errors.New("vmtest: kernel module not found")
+	// ErrMissingHostProgram means a host program to pack (or a library it
+	// needs) is not installed.
+	ErrMissingHostProgram = errors.New("vmtest: host program missing")
 	// ErrBadCPIO means a cpio entry cannot be encoded (name or size).
 	ErrBadCPIO = errors.New("vmtest: bad cpio entry")
 )

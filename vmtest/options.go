@@ -19,27 +19,28 @@ var DefaultBinaries = []string{"./cmd/tiercache"}
 // Options configure one guest run. The zero value plus EnsureDefaults is
 // the CI configuration.
 type Options struct {
-	Dir         string        // Go module root where go build runs; default "."
-	Packages    []string      // guest test packages (go list patterns); default DefaultPackages
-	Binaries    []string      // main packages packed as /bin/<name>, path in $TIERCACHE_BIN_<NAME>; default DefaultBinaries
-	Kernel      string        // guest kernel image; default the newest /boot/vmlinuz-* with /lib/modules/<version>/modules.dep
-	ModulesDir  string        // /lib/modules/<version>; default derived from Kernel
-	Modules     []string      // kernel modules to load (dependencies added); default GuestModules
-	QEMU        string        // emulator binary; default "qemu-system-x86_64"
-	CPUs        int           // guest CPUs, all on node 0; default 2
-	Node0MB     int           // node 0 memory (has the CPUs), MiB; default 1024
-	Node1MB     int           // node 1 memory (memory only, CXL-like), MiB; default 1024
-	ImageBytes  int64         // size of each NVMe namespace image (nvme0: passthrough tests, nvme1: sidecar cold tier), bytes; default 256 MiB
-	Timeout     time.Duration // hard limit for the guest run, QEMU is killed after it; default 12m
-	TestTimeout time.Duration // -test.timeout of each guest binary; default 6m
-	DeviceWait  time.Duration // how long the guest waits for /dev/ng0n1; default 30s
-	Run         string        // -test.run for every guest binary; default all tests
-	Short       bool          // run the guest binaries with -test.short
-	Bench       string        // -test.bench for every guest binary (with -test.benchtime BenchTime); default none
-	BenchTime   string        // -test.benchtime when Bench is set; default the test binary's (1s)
-	KeepWork    bool          // keep the temporary work directory (initramfs, image)
-	Stdout      io.Writer     // guest console and progress lines; default os.Stdout
-	Logger      *zap.Logger   // default zap.NewNop()
+	Dir          string        // Go module root where go build runs; default "."
+	Packages     []string      // guest test packages (go list patterns); default DefaultPackages
+	Binaries     []string      // main packages packed as /bin/<name>, path in $TIERCACHE_BIN_<NAME>; default DefaultBinaries
+	HostPrograms []string      // host executables packed with their libraries at their own paths, path in $TIERCACHE_BIN_<NAME>; default DefaultHostPrograms
+	Kernel       string        // guest kernel image; default the newest /boot/vmlinuz-* with /lib/modules/<version>/modules.dep
+	ModulesDir   string        // /lib/modules/<version>; default derived from Kernel
+	Modules      []string      // kernel modules to load (dependencies added); default GuestModules
+	QEMU         string        // emulator binary; default "qemu-system-x86_64"
+	CPUs         int           // guest CPUs, all on node 0; default 2
+	Node0MB      int           // node 0 memory (has the CPUs), MiB; default 1024
+	Node1MB      int           // node 1 memory (memory only, CXL-like), MiB; default 1024
+	ImageBytes   int64         // size of each NVMe namespace image (nvme0: passthrough tests, nvme1: sidecar cold tier), bytes; default 256 MiB
+	Timeout      time.Duration // hard limit for the guest run, QEMU is killed after it; default 12m
+	TestTimeout  time.Duration // -test.timeout of each guest binary; default 6m
+	DeviceWait   time.Duration // how long the guest waits for /dev/ng0n1; default 30s
+	Run          string        // -test.run for every guest binary; default all tests
+	Short        bool          // run the guest binaries with -test.short
+	Bench        string        // -test.bench for every guest binary (with -test.benchtime BenchTime); default none
+	BenchTime    string        // -test.benchtime when Bench is set; default the test binary's (1s)
+	KeepWork     bool          // keep the temporary work directory (initramfs, image)
+	Stdout       io.Writer     // guest console and progress lines; default os.Stdout
+	Logger       *zap.Logger   // default zap.NewNop()
 }
 
 // EnsureDefaults fills zero fields with their defaults.
@@ -52,6 +53,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.Binaries == nil {
 		o.Binaries = DefaultBinaries
+	}
+	if o.HostPrograms == nil {
+		o.HostPrograms = DefaultHostPrograms
 	}
 	if o.Modules == nil {
 		o.Modules = GuestModules

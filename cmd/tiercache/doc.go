@@ -4,10 +4,17 @@
 //
 //	tiercache [serve] [flags]   run the sidecar (the default)
 //	tiercache numa              print the NUMA topology and the warm node
-//	tiercache kvtarget -store PATH [-listen 127.0.0.1:4420]
-//	                            serve an emulated KV namespace as an NVMe/TCP
+//	tiercache kvtarget -store PATH | -dir DIR [-listen 127.0.0.1:4420] [-hosts FILE]
+//	                            serve emulated KV namespaces as an NVMe/TCP
 //	                            KV SSD (nvmekv/tcptarget), for cold.backend
-//	                            passthrough through the Linux nvme-tcp driver
+//	                            passthrough through the Linux nvme-tcp driver:
+//	                            one fixed namespace, or Namespace Management
+//	                            in DIR; -hosts lists the hosts allowed, with
+//	                            their DH-HMAC-CHAP secrets
+//	tiercache ns list|create|delete|claim|forget -ctrl /dev/nvmeX ...
+//	                            manage a KV SSD's namespaces through the
+//	                            kernel's controller (nvmekv/nsadmin), or
+//	                            -connect HOST:PORT over NVMe/TCP
 //	tiercache probe live|ready  exit 0 if the sidecar answers PING / has
 //	                            its cache loaded (Kubernetes exec probes)
 //	tiercache version           print the version
@@ -145,6 +152,14 @@
 //     Cluster likewise in scripts/test.d/30-clients and 35-npm. A bad
 //     server.cluster, or emulated without server.tcp, is one error naming
 //     the key (TestClusterConfig).
+//   - C21: kvtarget refuses a -listen address that is not loopback unless
+//     -hosts gives every host a DH-HMAC-CHAP secret, a hosts file with a
+//     bad secret, with secrets and readable by group or others, or with no
+//     host, and an unknown hash or DH group, never repeating a secret
+//     (TestKVTargetFlags); with -dir, `tiercache ns` creates a namespace,
+//     finds it again by name, refuses to delete one its registry did not
+//     create, deletes its own, and is refused without its secret
+//     (TestNSCommand).
 //
 // # Caveats
 //
@@ -156,6 +171,7 @@
 //     server.Snapshot); the page asks for it every 2 s while it is open.
 //   - startSidecar returns only once the cache is open, so signals are
 //     handled after a long open, not during it.
-//   - kvtarget has no authentication (NVMe/TCP without TLS or DH-HMAC-CHAP):
-//     keep it on loopback.
+//   - kvtarget authenticates hosts (DH-HMAC-CHAP) but does not encrypt
+//     (no TLS): off loopback, the traffic needs a trusted network, IPsec
+//     or a tunnel.
 package main

@@ -5,15 +5,16 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
-	"regexp"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
 // TestKVTargetFlags: missing -store, a bad -listen and stray arguments
-// are reported together, exit status 1.
+// are reported together, exit status 1; so are a listen address that is
+// not loopback without a secret for every host, a hosts file with a bad
+// secret or readable by others, and an unknown DH group (C21).
 func TestKVTargetFlags(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"kvtarget", "-listen", "nowhere", "extra"}, &out, &errb); code != 1 {
@@ -24,6 +25,40 @@ func TestKVTargetFlags(t *testing.T) {
 			t.Errorf("stderr %q lacks %q", errb.String(), want)
 		}
 	}
+	dir := t.TempDir()
+	hosts := func(name, text string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const key = "DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:"
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-dir", dir, "-store", dir + "/x"}, []string{"-store is required, or -dir"}},
+		{[]string{"-dir", dir, "-listen", "0.0.0.0:4420"}, []string{"-listen 0.0.0.0:4420 is not a loopback address", "-hosts FILE"}},
+		{[]string{"-dir", dir, "-listen", "0.0.0.0:4420", "-hosts", hosts("nokey", "nqn.2014-08.org.nvmexpress:uuid:a\n", 0o600)}, []string{"not a loopback address"}},
+		{[]string{"-dir", dir, "-hosts", hosts("badkey", "nqn.2014-08.org.nvmexpress:uuid:a DHHC-1:00:AAAA:\n", 0o600)}, []string{"line 1", "invalid DH-HMAC-CHAP secret"}},
+		{[]string{"-dir", dir, "-hosts", hosts("open", "nqn.2014-08.org.nvmexpress:uuid:a "+key+"\n", 0o644)}, []string{"readable by group or others", "chmod 600"}},
+		{[]string{"-dir", dir, "-hosts", hosts("empty", "# nobody\n", 0o600)}, []string{"lists no host"}},
+		{[]string{"-dir", dir, "-dhchap-groups", "ffdhe1024"}, []string{`DH group "ffdhe1024"`}},
+	} {
+		errb.Reset()
+		if code := run(append([]string{"kvtarget"}, tc.args...), &out, &errb); code != 1 {
+			t.Errorf("%v: exit %d, want 1", tc.args, code)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(errb.String(), want) {
+				t.Errorf("%v: stderr %q lacks %q", tc.args, errb.String(), want)
+			}
+		}
+		if strings.Contains(errb.String(), "AAECAwQF") {
+			t.Errorf("%v: stderr repeats a secret: %q", tc.args, errb.String())
+		}
+	}
 }
 
 // TestKVTargetServes runs `tiercache kvtarget` as a process: it answers an
@@ -31,30 +66,8 @@ func TestKVTargetFlags(t *testing.T) {
 // on SIGINT with its store closed (the second round opens it again).
 func TestKVTargetServes(t *testing.T) {
 	store := t.TempDir() + "/kv.img"
-	re := regexp.MustCompile(`on (127\.0\.0\.1:\d+) from`)
 	for round := range 2 {
-		logf, err := os.CreateTemp(t.TempDir(), "kvtarget-*.log")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), serveEnv+"=kvtarget -listen 127.0.0.1:0 -capacity 64MiB -log-level warn -store "+store)
-		cmd.Stdout, cmd.Stderr = logf, logf
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		output := func() string { b, _ := os.ReadFile(logf.Name()); return string(b) }
-		addr := ""
-		for deadline := time.Now().Add(30 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if m := re.FindStringSubmatch(output()); m != nil {
-				addr = m[1]
-			}
-		}
-		if addr == "" {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("round %d: no banner with the listen address:\n%s", round, output())
-		}
+		addr, stop := startKVTarget(t, "-capacity 64MiB -store "+store)
 		nc, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
@@ -68,9 +81,6 @@ func TestKVTargetServes(t *testing.T) {
 			t.Fatalf("round %d: ICResp %x, %v", round, resp[:16], err)
 		}
 		nc.Close()
-		cmd.Process.Signal(os.Interrupt)
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("round %d: exit after SIGINT: %v\n%s", round, err, output())
-		}
+		stop()
 	}
 }

@@ -26,6 +26,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdNuma(args, stdout, stderr)
 	case "kvtarget":
 		return cmdKVTarget(args, stdout, stderr)
+	case "ns":
+		return cmdNS(args, stdout, stderr)
 	case "probe":
 		return cmdProbe(args, stdout, stderr)
 	case "version":
@@ -43,8 +45,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: tiercache [serve] [flags]   run the sidecar (default)
        tiercache numa [-config FILE]  print the NUMA topology and the warm node
-       tiercache kvtarget -store PATH [-listen 127.0.0.1:4420]
-                                     serve an emulated KV namespace as an NVMe/TCP KV SSD
+       tiercache kvtarget -store PATH | -dir DIR [-listen 127.0.0.1:4420] [-hosts FILE]
+                                     serve emulated KV namespaces as an NVMe/TCP KV SSD
+       tiercache ns list|create|delete|claim|forget -ctrl /dev/nvmeX ...
+                                     manage a KV SSD's namespaces (Namespace Management)
        tiercache probe live|ready    exit 0 if the sidecar answers PING / has its cache loaded
        tiercache version             print the version
 Run "tiercache serve -h" for the flags. Config reference: configs/tiercache.yaml.

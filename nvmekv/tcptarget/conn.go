@@ -8,8 +8,11 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/tiercache/tiercache/nvmekv/dhchap"
+	"github.com/tiercache/tiercache/nvmekv/nvmetcp"
 	"go.uber.org/zap"
 )
 
@@ -30,6 +33,13 @@ type conn struct {
 	noFlow bool // CATTR bit 2: SQ flow control disabled (sq_head 0xFFFF)
 	sqHead uint16
 
+	// DH-HMAC-CHAP of this queue (auth.go): set by Connect when the host
+	// must authenticate.
+	auth         *dhchap.Transaction
+	authDeadline *time.Timer
+	authed       atomic.Bool
+	authFailed   bool
+
 	mu       sync.Mutex
 	inflight int
 	pending  map[uint16]*command // awaiting H2CData, by TTAG
@@ -39,8 +49,8 @@ type conn struct {
 
 // command is a capsule being executed.
 type command struct {
-	sqe  [SQEBytes]byte
-	sgl  sgl
+	sqe  [nvmetcp.SQEBytes]byte
+	sgl  nvmetcp.SGL
 	data []byte // write data (in capsule or H2CData) or read buffer
 	got  int    // H2CData bytes received
 }
@@ -55,7 +65,7 @@ func (c *command) cdw(i int) uint32 {
 // isWrite is the data direction (NVMe Base Specification: opcode bits 1:0;
 // Fabrics commands use FCTYPE; include/linux/nvme.h nvme_is_write).
 func (c *command) isWrite() bool {
-	if c.opcode() == opFabrics {
+	if c.opcode() == nvmetcp.OpFabrics {
 		return c.sqe[4]&1 != 0
 	}
 	return c.opcode()&1 != 0
@@ -93,12 +103,13 @@ func (c *conn) serve() {
 	if errors.As(err, &pe) {
 		c.t.st.protoErrs.Add(1)
 		c.t.log.Info("tcptarget: closing connection after a protocol error", zap.String("remote", c.nc.RemoteAddr().String()), zap.Error(err))
-		c.send(termReq(pe.fes, pe.fei, pe.hdr))
+		c.send(nvmetcp.TermReq(pe.fes, pe.fei, pe.hdr))
 	} else if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 		c.t.log.Debug("tcptarget: connection ended", zap.String("remote", c.nc.RemoteAddr().String()), zap.Error(err))
 	}
 	c.nc.Close()
 	c.wg.Wait()
+	c.endAuth()
 	if c.ctrl != nil {
 		if c.qid == 0 {
 			c.t.dropController(c.ctrl)
@@ -126,22 +137,22 @@ func (c *conn) send(pdus ...[]byte) error {
 // data_offset: nvme_tcp_recv_data).
 func (c *conn) respond(cmd *command, status uint16, result uint64, data []byte) {
 	c.wmu.Lock()
-	var hdr [DataHdrBytes]byte
+	var hdr [nvmetcp.DataHdrBytes]byte
 	var err error
 	chunk := c.t.opts.MaxH2CDataBytes
 	for off := 0; off < len(data) && err == nil; off += chunk {
 		n := min(chunk, len(data)-off)
 		flags := uint8(0)
 		if off+n == len(data) {
-			flags = FlagDataLast
+			flags = nvmetcp.FlagDataLast
 		}
-		putDataHdr(hdr[:], PDUC2HData, flags, cmd.cid(), 0, uint32(off), uint32(n))
+		nvmetcp.PutDataHdr(hdr[:], nvmetcp.PDUC2HData, flags, cmd.cid(), 0, uint32(off), uint32(n))
 		if _, err = c.w.Write(hdr[:]); err == nil {
 			_, err = c.w.Write(data[off : off+n])
 		}
 	}
-	var resp [RespBytes]byte
-	putResp(resp[:], cmd.cid(), result, c.nextSQHead(), c.qid, status)
+	var resp [nvmetcp.RespBytes]byte
+	nvmetcp.PutResp(resp[:], cmd.cid(), result, c.nextSQHead(), c.qid, status)
 	if err == nil {
 		if _, err = c.w.Write(resp[:]); err == nil {
 			err = c.w.Flush()
@@ -174,42 +185,42 @@ func (c *conn) loop() error {
 		return err
 	}
 	c.nc.SetReadDeadline(time.Time{})
-	maxCapsule := CmdHdrBytes + max(fabricsInCapsuleBytes, c.t.opts.InCapsuleBytes)
-	var ch [CmdHdrBytes]byte
+	maxCapsule := nvmetcp.CmdHdrBytes + max(fabricsInCapsuleBytes, c.t.opts.InCapsuleBytes)
+	var ch [nvmetcp.CmdHdrBytes]byte
 	for {
-		if _, err := io.ReadFull(c.r, ch[:CHBytes]); err != nil {
+		if _, err := io.ReadFull(c.r, ch[:nvmetcp.CHBytes]); err != nil {
 			return err
 		}
-		h := parseHeader(ch[:])
+		h := nvmetcp.ParseHeader(ch[:])
 		want := hlenOf(h.Type)
 		switch {
-		case want == 0 || h.Type == PDUICReq:
-			return protoErr(FESInvalidHeader, 0, ch[:CHBytes], "PDU type %#x is not one a host sends after ICReq", h.Type)
+		case want == 0 || h.Type == nvmetcp.PDUICReq:
+			return protoErr(nvmetcp.FESInvalidHeader, 0, ch[:nvmetcp.CHBytes], "PDU type %#x is not one a host sends after ICReq", h.Type)
 		case int(h.HLen) != want:
-			return protoErr(FESInvalidHeader, 2, ch[:CHBytes], "PDU type %#x has HLEN %d, want %d", h.Type, h.HLen, want)
-		case h.Flags&(FlagHDGST|FlagDDGST) != 0:
-			return protoErr(FESInvalidHeader, 1, ch[:CHBytes], "digest flags %#x set but no digests were negotiated", h.Flags)
+			return protoErr(nvmetcp.FESInvalidHeader, 2, ch[:nvmetcp.CHBytes], "PDU type %#x has HLEN %d, want %d", h.Type, h.HLen, want)
+		case h.Flags&(nvmetcp.FlagHDGST|nvmetcp.FlagDDGST) != 0:
+			return protoErr(nvmetcp.FESInvalidHeader, 1, ch[:nvmetcp.CHBytes], "digest flags %#x set but no digests were negotiated", h.Flags)
 		case h.PLen < uint32(want):
-			return protoErr(FESInvalidHeader, 4, ch[:CHBytes], "PLEN %d is shorter than the %d-byte header", h.PLen, want)
+			return protoErr(nvmetcp.FESInvalidHeader, 4, ch[:nvmetcp.CHBytes], "PLEN %d is shorter than the %d-byte header", h.PLen, want)
 		}
 		hdr := ch[:want]
-		if h.Type == PDUH2CTermReq {
+		if h.Type == nvmetcp.PDUH2CTermReq {
 			return fmt.Errorf("tcptarget: host sent H2CTermReq")
 		}
-		if _, err := io.ReadFull(c.r, hdr[CHBytes:]); err != nil {
+		if _, err := io.ReadFull(c.r, hdr[nvmetcp.CHBytes:]); err != nil {
 			return err
 		}
 		dataLen := int(h.PLen) - want
 		if dataLen > 0 && int(h.PDO) != want {
-			return protoErr(FESInvalidHeader, 3, hdr, "PDO %d, want %d (no header digest, no padding)", h.PDO, want)
+			return protoErr(nvmetcp.FESInvalidHeader, 3, hdr, "PDO %d, want %d (no header digest, no padding)", h.PDO, want)
 		}
 		switch h.Type {
-		case PDUCapsuleCmd:
+		case nvmetcp.PDUCapsuleCmd:
 			if int(h.PLen) > maxCapsule {
-				return protoErr(FESInvalidHeader, 4, hdr, "capsule of %d bytes exceeds the %d-byte limit", h.PLen, maxCapsule)
+				return protoErr(nvmetcp.FESInvalidHeader, 4, hdr, "capsule of %d bytes exceeds the %d-byte limit", h.PLen, maxCapsule)
 			}
 			cmd := &command{}
-			copy(cmd.sqe[:], hdr[CHBytes:])
+			copy(cmd.sqe[:], hdr[nvmetcp.CHBytes:])
 			if dataLen > 0 {
 				cmd.data = make([]byte, dataLen)
 				if _, err := io.ReadFull(c.r, cmd.data); err != nil {
@@ -219,7 +230,7 @@ func (c *conn) loop() error {
 			if err := c.capsule(cmd, hdr); err != nil {
 				return err
 			}
-		case PDUH2CData:
+		case nvmetcp.PDUH2CData:
 			if err := c.h2cData(h, hdr, dataLen); err != nil {
 				return err
 			}
@@ -235,31 +246,31 @@ const fabricsInCapsuleBytes = 8192
 // Specification §3.6.2.2; struct nvme_tcp_icreq_pdu: PFV at 8, HPDA at
 // 10, digest at 11, MAXR2T at 12).
 func (c *conn) icReq() error {
-	var b [ICBytes]byte
-	if _, err := io.ReadFull(c.r, b[:CHBytes]); err != nil {
+	var b [nvmetcp.ICBytes]byte
+	if _, err := io.ReadFull(c.r, b[:nvmetcp.CHBytes]); err != nil {
 		return err
 	}
-	h := parseHeader(b[:])
+	h := nvmetcp.ParseHeader(b[:])
 	switch {
-	case h.Type != PDUICReq:
-		return protoErr(FESPDUSequence, 0, b[:CHBytes], "first PDU is type %#x, not ICReq", h.Type)
-	case h.HLen != ICBytes:
-		return protoErr(FESInvalidHeader, 2, b[:CHBytes], "ICReq HLEN %d, want 128", h.HLen)
-	case h.PLen != ICBytes:
-		return protoErr(FESInvalidHeader, 4, b[:CHBytes], "ICReq PLEN %d, want 128", h.PLen)
+	case h.Type != nvmetcp.PDUICReq:
+		return protoErr(nvmetcp.FESPDUSequence, 0, b[:nvmetcp.CHBytes], "first PDU is type %#x, not ICReq", h.Type)
+	case h.HLen != nvmetcp.ICBytes:
+		return protoErr(nvmetcp.FESInvalidHeader, 2, b[:nvmetcp.CHBytes], "ICReq HLEN %d, want 128", h.HLen)
+	case h.PLen != nvmetcp.ICBytes:
+		return protoErr(nvmetcp.FESInvalidHeader, 4, b[:nvmetcp.CHBytes], "ICReq PLEN %d, want 128", h.PLen)
 	}
-	if _, err := io.ReadFull(c.r, b[CHBytes:]); err != nil {
+	if _, err := io.ReadFull(c.r, b[nvmetcp.CHBytes:]); err != nil {
 		return err
 	}
 	if pfv := binary.LittleEndian.Uint16(b[8:]); pfv != 0 {
-		return protoErr(FESUnsupportedParams, 8, b[:], "PDU format version %d, only 0 is supported", pfv)
+		return protoErr(nvmetcp.FESUnsupportedParams, 8, b[:], "PDU format version %d, only 0 is supported", pfv)
 	}
 	if hpda := b[10]; hpda != 0 {
-		return protoErr(FESUnsupportedParams, 10, b[:], "host PDU data alignment %d is not supported", hpda)
+		return protoErr(nvmetcp.FESUnsupportedParams, 10, b[:], "host PDU data alignment %d is not supported", hpda)
 	}
 	// Digests asked for are refused by answering 0; the host then closes
 	// (nvme_tcp_init_connection compares the bits).
-	return c.send(icResp(uint32(c.t.opts.MaxH2CDataBytes)))
+	return c.send(nvmetcp.ICResp(uint32(c.t.opts.MaxH2CDataBytes)))
 }
 
 // capsule starts a command: it takes a slot, checks the data descriptor,
@@ -268,14 +279,18 @@ func (c *conn) capsule(cmd *command, hdr []byte) error {
 	c.mu.Lock()
 	if c.inflight >= c.depth {
 		c.mu.Unlock()
-		return protoErr(FESPDUSequence, 0, hdr, "more than %d commands in flight on queue %d", c.depth, c.qid)
+		return protoErr(nvmetcp.FESPDUSequence, 0, hdr, "more than %d commands in flight on queue %d", c.depth, c.qid)
 	}
 	c.inflight++
 	c.mu.Unlock()
 	c.t.st.cmds.Add(1)
-	cmd.sgl = parseSGL(cmd.sqe[:])
+	cmd.sgl = nvmetcp.ParseSGL(cmd.sqe[:])
 	if st := c.checkData(cmd); st != scSuccess {
 		c.respond(cmd, st, 0, nil)
+		return nil
+	}
+	if c.ctrl != nil && c.authPending(cmd) {
+		c.respond(cmd, scAuthRequired|scDNR, 0, nil) // nothing before DH-HMAC-CHAP but its own commands
 		return nil
 	}
 	if cmd.isWrite() && cmd.sgl.Len > 0 && cmd.data == nil {
@@ -297,11 +312,11 @@ func (c *conn) checkData(cmd *command) uint16 {
 	s := cmd.sgl
 	switch {
 	case cmd.data != nil:
-		if s.Type != sglInCapsule || s.Addr != 0 || int(s.Len) != len(cmd.data) || !cmd.isWrite() {
+		if s.Type != nvmetcp.SGLInCapsule || s.Addr != 0 || int(s.Len) != len(cmd.data) || !cmd.isWrite() {
 			return scSGLLengthInvalid | scDNR
 		}
 	case s.Len == 0:
-	case s.Type != sglTransport:
+	case s.Type != nvmetcp.SGLTransport:
 		return scSGLTypeInvalid | scDNR
 	case int(s.Len) > c.t.opts.MaxTransferBytes:
 		return scSGLLengthInvalid | scDNR
@@ -321,8 +336,8 @@ func (c *conn) r2t(cmd *command) error {
 	cmd.data = make([]byte, cmd.sgl.Len)
 	c.pending[ttag] = cmd
 	c.mu.Unlock()
-	var b [DataHdrBytes]byte
-	putDataHdr(b[:], PDUR2T, 0, cmd.cid(), ttag, 0, cmd.sgl.Len)
+	var b [nvmetcp.DataHdrBytes]byte
+	nvmetcp.PutDataHdr(b[:], nvmetcp.PDUR2T, 0, cmd.cid(), ttag, 0, cmd.sgl.Len)
 	return c.send(b[:])
 }
 
@@ -330,7 +345,7 @@ func (c *conn) r2t(cmd *command) error {
 // as nvmet_tcp_handle_h2c_data_pdu: known TTAG and CID, offset equal to
 // the bytes received so far, no more than the R2T asked for, at most
 // MAXH2CDATA).
-func (c *conn) h2cData(h header, hdr []byte, n int) error {
+func (c *conn) h2cData(h nvmetcp.Header, hdr []byte, n int) error {
 	le := binary.LittleEndian
 	cid, ttag, off, dl := le.Uint16(hdr[8:]), le.Uint16(hdr[10:]), le.Uint32(hdr[12:]), le.Uint32(hdr[16:])
 	c.mu.Lock()
@@ -338,23 +353,23 @@ func (c *conn) h2cData(h header, hdr []byte, n int) error {
 	c.mu.Unlock()
 	switch {
 	case cmd == nil:
-		return protoErr(FESInvalidHeader, 10, hdr, "H2CData for unknown TTAG %d", ttag)
+		return protoErr(nvmetcp.FESInvalidHeader, 10, hdr, "H2CData for unknown TTAG %d", ttag)
 	case cmd.cid() != cid:
-		return protoErr(FESInvalidHeader, 8, hdr, "H2CData TTAG %d carries CID %d, the R2T was for %d", ttag, cid, cmd.cid())
+		return protoErr(nvmetcp.FESInvalidHeader, 8, hdr, "H2CData TTAG %d carries CID %d, the R2T was for %d", ttag, cid, cmd.cid())
 	case int(dl) != n:
-		return protoErr(FESInvalidHeader, 16, hdr, "H2CData DATAL %d but the PDU holds %d bytes", dl, n)
+		return protoErr(nvmetcp.FESInvalidHeader, 16, hdr, "H2CData DATAL %d but the PDU holds %d bytes", dl, n)
 	case n > c.t.opts.MaxH2CDataBytes:
-		return protoErr(FESInvalidHeader, 16, hdr, "H2CData of %d bytes exceeds MAXH2CDATA %d", n, c.t.opts.MaxH2CDataBytes)
+		return protoErr(nvmetcp.FESInvalidHeader, 16, hdr, "H2CData of %d bytes exceeds MAXH2CDATA %d", n, c.t.opts.MaxH2CDataBytes)
 	case int(off) != cmd.got || cmd.got+n > len(cmd.data):
-		return protoErr(FESDataOutOfRange, 12, hdr, "H2CData offset %d length %d, expected offset %d of %d", off, n, cmd.got, len(cmd.data))
+		return protoErr(nvmetcp.FESDataOutOfRange, 12, hdr, "H2CData offset %d length %d, expected offset %d of %d", off, n, cmd.got, len(cmd.data))
 	}
 	if _, err := io.ReadFull(c.r, cmd.data[off:int(off)+n]); err != nil {
 		return err
 	}
 	cmd.got += n
-	last := h.Flags&FlagDataLast != 0
+	last := h.Flags&nvmetcp.FlagDataLast != 0
 	if last != (cmd.got == len(cmd.data)) {
-		return protoErr(FESPDUSequence, 1, hdr, "H2CData LAST flag %v at %d of %d bytes", last, cmd.got, len(cmd.data))
+		return protoErr(nvmetcp.FESPDUSequence, 1, hdr, "H2CData LAST flag %v at %d of %d bytes", last, cmd.got, len(cmd.data))
 	}
 	if last {
 		c.mu.Lock()
@@ -369,7 +384,7 @@ func (c *conn) h2cData(h header, hdr []byte, n int) error {
 // commands on the reader goroutine (they are short, and Connect must
 // finish before the next capsule), I/O commands on a worker each.
 func (c *conn) dispatch(cmd *command) {
-	if cmd.opcode() == opFabrics {
+	if cmd.opcode() == nvmetcp.OpFabrics {
 		c.fabrics(cmd)
 		return
 	}
@@ -385,4 +400,18 @@ func (c *conn) dispatch(cmd *command) {
 			c.io(cmd)
 		}()
 	}
+}
+
+// hlenOf is the header length a PDU type a host may send must carry (0
+// for a type the host may not send).
+func hlenOf(t uint8) int {
+	switch t {
+	case nvmetcp.PDUICReq:
+		return nvmetcp.ICBytes
+	case nvmetcp.PDUCapsuleCmd:
+		return nvmetcp.CmdHdrBytes
+	case nvmetcp.PDUH2CData, nvmetcp.PDUH2CTermReq:
+		return nvmetcp.DataHdrBytes
+	}
+	return 0
 }

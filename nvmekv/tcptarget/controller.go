@@ -6,16 +6,14 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/nvmekv"
 )
 
-// Controller registers (NVMe Base Specification, Controller Registers;
-// include/linux/nvme.h NVME_REG_*), reached through Property Get/Set.
+// Controller register fields (NVMe Base Specification, Controller
+// Registers; include/linux/nvme.h NVME_REG_*, NVME_CC_*, NVME_CSTS_*),
+// reached through Property Get/Set at nvmetcp.RegCAP etc.
 const (
-	regCAP  = 0x00
-	regVS   = 0x08
-	regCC   = 0x14
-	regCSTS = 0x1c
-
 	// VS 2.0.0: the host then reads the Namespace Identification
 	// Descriptor list (nvme_identify_ns_descs needs VS ≥ 1.3 or CSI).
 	versionValue = 0x00020000
@@ -55,7 +53,7 @@ type controller struct {
 	katoMs   uint32
 	profile  uint32        // I/O Command Set Profile index (0: the only combination)
 	kvConfig atomic.Uint32 // Key Value Configuration (featKVConfig); read by I/O queues without mu
-	aers     int           // Asynchronous Event Requests held
+	ev       events        // asynchronous events
 	ka       *time.Timer
 	gone     bool
 }
@@ -113,7 +111,7 @@ func (c *controller) setCC(v uint32) {
 		q.nc.Close()
 	}
 	if shutdown {
-		if err := c.t.opts.Namespace.Flush(c.t.ctx); err != nil {
+		if err := c.t.nss.flushAll(func(ns nvmekv.Namespace) error { return ns.Flush(c.t.ctx) }); err != nil {
 			c.t.log.Warn("tcptarget: flush at controller shutdown", zap.Uint16("cntlid", c.id), zap.Error(err))
 		}
 		c.mu.Lock()

@@ -1,32 +1,27 @@
 package tcptarget
 
 import (
-	"bytes"
 	"encoding/binary"
-)
 
-// Fabrics commands: opcode 0x7F, FCTYPE at SQE byte 4 (NVMe over Fabrics,
-// Fabrics Command; include/linux/nvme.h enum nvmf_capsule_command).
-const (
-	opFabrics        = 0x7f
-	fcPropertySet    = 0x00
-	fcConnect        = 0x01
-	fcPropertyGet    = 0x04
-	connectCntlidAny = 0xffff // admin Connect: dynamic controller model
+	"go.uber.org/zap"
+
+	"github.com/tiercache/tiercache/nvmekv/nvmetcp"
 )
 
 // fabrics executes a Fabrics command.
 func (c *conn) fabrics(cmd *command) {
 	switch cmd.sqe[4] {
-	case fcConnect:
+	case nvmetcp.FCConnect:
 		st, res := c.connect(cmd)
 		c.respond(cmd, st, res, nil)
-	case fcPropertyGet:
+	case nvmetcp.FCPropertyGet:
 		st, v := c.propGet(cmd)
 		c.respond(cmd, st, v, nil)
-	case fcPropertySet:
+	case nvmetcp.FCPropertySet:
 		c.respond(cmd, c.propSet(cmd), 0, nil)
-	default: // Authentication Send/Receive and the rest: not supported
+	case nvmetcp.FCAuthSend, nvmetcp.FCAuthReceive:
+		c.authCommand(cmd)
+	default:
 		c.respond(cmd, scInvalidOpcode|scDNR, 0, nil)
 	}
 	if c.qid == 0 && c.ctrl != nil {
@@ -49,14 +44,15 @@ func connectAttr(inData bool, off uint16) uint64 {
 // connect handles Connect (struct nvmf_connect_command: RECFMT at 40, QID
 // at 42, SQSIZE (0's based) at 44, CATTR at 46, KATO (ms) at 48; data
 // struct nvmf_connect_data: HOSTID at 0, CNTLID at 16, SUBNQN at 256,
-// HOSTNQN at 512). The result is the CNTLID with the authentication bits
-// 17:16 zero (no DH-HMAC-CHAP: nvmf_connect_admin_queue would start it).
+// HOSTNQN at 512). A host NQN not in Options.Hosts is refused (Connect
+// Invalid Host); the result is the CNTLID, with ATR when the host must
+// authenticate.
 func (c *conn) connect(cmd *command) (uint16, uint64) {
 	le := binary.LittleEndian
 	if c.ctrl != nil {
 		return scCmdSeqError | scDNR, 0 // this queue is connected already
 	}
-	if len(cmd.data) != connectBytes {
+	if len(cmd.data) != nvmetcp.ConnectBytes {
 		return scSGLLengthInvalid | scDNR, 0
 	}
 	recfmt, qid, sqsize := le.Uint16(cmd.sqe[40:]), le.Uint16(cmd.sqe[42:]), le.Uint16(cmd.sqe[44:])
@@ -65,7 +61,7 @@ func (c *conn) connect(cmd *command) (uint16, uint64) {
 	var hostID [16]byte
 	copy(hostID[:], d[0:16])
 	cntlid := le.Uint16(d[16:])
-	subNQN, hostNQN := cstr(d[256:512]), cstr(d[512:768])
+	subNQN, hostNQN := nvmetcp.CString(d[256:512]), nvmetcp.CString(d[512:768])
 	switch {
 	case recfmt != 0:
 		return scConnectFormat | scDNR, 0
@@ -73,11 +69,18 @@ func (c *conn) connect(cmd *command) (uint16, uint64) {
 		return scConnectInvalidPar | scDNR, connectAttr(true, 256)
 	case hostNQN == "":
 		return scConnectInvalidHost | scDNR, connectAttr(true, 512)
+	}
+	h, allowed := c.t.host(hostNQN)
+	switch {
+	case !allowed:
+		c.t.st.hostsRefused.Add(1)
+		c.t.log.Warn("tcptarget: Connect from a host not allowed", zap.String("host", hostNQN), zap.String("remote", c.nc.RemoteAddr().String()))
+		return scConnectInvalidHost | scDNR, connectAttr(true, 512)
 	case sqsize == 0 || int(sqsize) >= c.t.opts.QueueEntries:
 		return scConnectInvalidPar | scDNR, connectAttr(false, 44)
 	}
 	if qid == 0 {
-		if cntlid != connectCntlidAny {
+		if cntlid != nvmetcp.CntlidAny {
 			return scConnectInvalidPar | scDNR, connectAttr(true, 16)
 		}
 		ctrl := c.t.addController(c, hostNQN, hostID, kato)
@@ -85,7 +88,7 @@ func (c *conn) connect(cmd *command) (uint16, uint64) {
 			return scConnectCtrlBusy | scDNR, 0
 		}
 		c.attach(ctrl, 0, sqsize, cattr)
-		return scSuccess, uint64(ctrl.id)
+		return scSuccess, c.connected(h, ctrl.id)
 	}
 	ctrl := c.t.controller(cntlid)
 	switch {
@@ -101,7 +104,19 @@ func (c *conn) connect(cmd *command) (uint16, uint64) {
 		return scCmdSeqError | scDNR, 0 // that queue is connected on another connection
 	}
 	c.attach(ctrl, qid, sqsize, cattr)
-	return scSuccess, uint64(ctrl.id)
+	return scSuccess, c.connected(h, ctrl.id)
+}
+
+// connected is the Connect response DW0 of a queue that connected: the
+// CNTLID, and Authentication Transaction Required (bit 17,
+// NVME_CONNECT_AUTHREQ_ATR) when the host has a secret, whose transaction
+// it then starts.
+func (c *conn) connected(h *HostAuth, cntlid uint16) uint64 {
+	if h == nil || h.Secret == nil {
+		return uint64(cntlid)
+	}
+	c.startAuth(h)
+	return uint64(cntlid) | nvmetcp.ConnectAuthATR
 }
 
 // attach binds the connection to its queue: at most sqsize+1 commands in
@@ -114,13 +129,6 @@ func (c *conn) attach(ctrl *controller, qid, sqsize uint16, cattr uint8) {
 	c.depth = int(sqsize) + 1
 	c.mu.Unlock()
 	c.ctrl, c.qid = ctrl, qid
-}
-
-func cstr(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
 }
 
 // propGet handles Property Get (ATTRIB at 40: bit 0 = 8-byte property;
@@ -136,13 +144,13 @@ func (c *conn) propGet(cmd *command) (uint16, uint64) {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	switch {
-	case off == regCAP && wide:
+	case off == nvmetcp.RegCAP && wide:
 		return scSuccess, ct.capValue()
-	case off == regVS && !wide:
+	case off == nvmetcp.RegVS && !wide:
 		return scSuccess, versionValue
-	case off == regCC && !wide:
+	case off == nvmetcp.RegCC && !wide:
 		return scSuccess, uint64(ct.cc)
-	case off == regCSTS && !wide:
+	case off == nvmetcp.RegCSTS && !wide:
 		return scSuccess, uint64(ct.csts)
 	}
 	return scInvalidField | scDNR, 0
@@ -155,7 +163,7 @@ func (c *conn) propSet(cmd *command) uint16 {
 	}
 	wide := cmd.sqe[40]&1 != 0
 	off := binary.LittleEndian.Uint32(cmd.sqe[44:])
-	if off != regCC || wide {
+	if off != nvmetcp.RegCC || wide {
 		return scInvalidField | scDNR
 	}
 	c.ctrl.setCC(binary.LittleEndian.Uint32(cmd.sqe[48:]))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/nvmetcp"
 )
 
 // rawConn is a connection a test writes arbitrary bytes to.
@@ -16,7 +17,7 @@ func rawConn(t *testing.T, addr string, icreq bool) (net.Conn, *queue) {
 	t.Helper()
 	if icreq {
 		q := dialQueue(t, addr)
-		return q.nc, q
+		return q.Conn(), q
 	}
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -24,7 +25,7 @@ func rawConn(t *testing.T, addr string, icreq bool) (net.Conn, *queue) {
 	}
 	t.Cleanup(func() { nc.Close() })
 	nc.SetDeadline(time.Now().Add(time.Minute))
-	return nc, &queue{nc: nc}
+	return nc, nvmetcp.NewQueue(nc)
 }
 
 // readTerm reads PDUs until a C2HTermReq and returns its FES, or 0 if the
@@ -32,30 +33,30 @@ func rawConn(t *testing.T, addr string, icreq bool) (net.Conn, *queue) {
 func readTerm(t *testing.T, nc net.Conn) uint16 {
 	t.Helper()
 	for {
-		var hb [TermHdrBytes]byte
+		var hb [nvmetcp.TermHdrBytes]byte
 		if _, err := io.ReadFull(nc, hb[:]); err != nil {
 			return 0
 		}
-		h := parseHeader(hb[:])
-		if h.Type == PDUC2HTermReq {
-			if h.PLen < TermHdrBytes || h.PLen > TermMaxBytes {
+		h := nvmetcp.ParseHeader(hb[:])
+		if h.Type == nvmetcp.PDUC2HTermReq {
+			if h.PLen < nvmetcp.TermHdrBytes || h.PLen > nvmetcp.TermMaxBytes {
 				t.Fatalf("C2HTermReq PLEN %d", h.PLen)
 			}
-			io.CopyN(io.Discard, nc, int64(h.PLen)-TermHdrBytes)
+			io.CopyN(io.Discard, nc, int64(h.PLen)-nvmetcp.TermHdrBytes)
 			if _, err := nc.Read(make([]byte, 1)); err == nil {
 				t.Fatal("the target sent more after its C2HTermReq")
 			}
 			return binary.LittleEndian.Uint16(hb[8:])
 		}
-		if h.PLen > TermHdrBytes {
-			io.CopyN(io.Discard, nc, int64(h.PLen)-TermHdrBytes)
+		if h.PLen > nvmetcp.TermHdrBytes {
+			io.CopyN(io.Discard, nc, int64(h.PLen)-nvmetcp.TermHdrBytes)
 		}
 	}
 }
 
 func pduHdr(typ, flags, hlen, pdo uint8, plen uint32, size int) []byte {
 	b := make([]byte, size)
-	header{Type: typ, Flags: flags, HLen: hlen, PDO: pdo, PLen: plen}.put(b)
+	nvmetcp.Header{Type: typ, Flags: flags, HLen: hlen, PDO: pdo, PLen: plen}.Put(b)
 	return b
 }
 
@@ -63,9 +64,9 @@ func pduHdr(typ, flags, hlen, pdo uint8, plen uint32, size int) []byte {
 // controller.
 func enabledAdmin(t *testing.T, addr, nqn string, sqsize uint16) (*queue, uint16) {
 	q := dialQueue(t, addr)
-	r := mustR(t, "Connect")(q.connect(0, sqsize, connectCntlidAny, 0, nqn))
-	mustR(t, "CC")(q.propSet(regCC, 0x00460061))
-	return q, uint16(r.dw0)
+	r := mustR(t, "Connect")(connectQ(q, 0, sqsize, nvmetcp.CntlidAny, 0, nqn))
+	mustR(t, "CC")(q.PropSet(nvmetcp.RegCC, 0x00460061))
+	return q, uint16(r.DW0)
 }
 
 // TestHostileInput sends broken PDUs of every kind (NT5): each gets a
@@ -80,9 +81,9 @@ func TestHostileInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	sqe := func(op uint8) []byte {
-		b := pduHdr(PDUCapsuleCmd, 0, CmdHdrBytes, 0, CmdHdrBytes, CmdHdrBytes)
-		b[CHBytes] = op
-		b[CHBytes+39] = sglTransport
+		b := pduHdr(nvmetcp.PDUCapsuleCmd, 0, nvmetcp.CmdHdrBytes, 0, nvmetcp.CmdHdrBytes, nvmetcp.CmdHdrBytes)
+		b[nvmetcp.CHBytes] = op
+		b[nvmetcp.CHBytes+39] = nvmetcp.SGLTransport
 		return b
 	}
 	cases := []struct {
@@ -91,13 +92,15 @@ func TestHostileInput(t *testing.T) {
 		send  func(t *testing.T, nc net.Conn, q *queue)
 		fes   uint16 // 0: closed without a TermReq
 	}{
-		{"capsule before ICReq", false, func(t *testing.T, nc net.Conn, q *queue) { nc.Write(sqe(0x06)) }, FESPDUSequence},
-		{"ICReq PLEN 64", false, func(t *testing.T, nc net.Conn, q *queue) { nc.Write(pduHdr(PDUICReq, 0, ICBytes, 0, 64, 64)) }, FESInvalidHeader},
+		{"capsule before ICReq", false, func(t *testing.T, nc net.Conn, q *queue) { nc.Write(sqe(0x06)) }, nvmetcp.FESPDUSequence},
+		{"ICReq PLEN 64", false, func(t *testing.T, nc net.Conn, q *queue) {
+			nc.Write(pduHdr(nvmetcp.PDUICReq, 0, nvmetcp.ICBytes, 0, 64, 64))
+		}, nvmetcp.FESInvalidHeader},
 		{"ICReq PFV 1", false, func(t *testing.T, nc net.Conn, q *queue) {
-			b := pduHdr(PDUICReq, 0, ICBytes, 0, ICBytes, ICBytes)
+			b := pduHdr(nvmetcp.PDUICReq, 0, nvmetcp.ICBytes, 0, nvmetcp.ICBytes, nvmetcp.ICBytes)
 			b[8] = 1
 			nc.Write(b)
-		}, FESUnsupportedParams},
+		}, nvmetcp.FESUnsupportedParams},
 		{"5 bytes then close", false, func(t *testing.T, nc net.Conn, q *queue) {
 			nc.Write([]byte{0, 0, 128, 0, 128})
 			nc.(*net.TCPConn).CloseWrite()
@@ -106,71 +109,73 @@ func TestHostileInput(t *testing.T) {
 			nc.Write(sqe(0x06)[:40])
 			nc.(*net.TCPConn).CloseWrite()
 		}, 0},
-		{"unknown PDU type", true, func(t *testing.T, nc net.Conn, q *queue) { nc.Write(pduHdr(0x0a, 0, 24, 0, 24, 24)) }, FESInvalidHeader},
-		{"a second ICReq", true, func(t *testing.T, nc net.Conn, q *queue) { nc.Write(pduHdr(PDUICReq, 0, ICBytes, 0, ICBytes, ICBytes)) }, FESInvalidHeader},
-		{"C2HData from the host", true, func(t *testing.T, nc net.Conn, q *queue) { nc.Write(pduHdr(PDUC2HData, 0, 24, 24, 24, 24)) }, FESInvalidHeader},
-		{"capsule HLEN 24", true, func(t *testing.T, nc net.Conn, q *queue) { nc.Write(pduHdr(PDUCapsuleCmd, 0, 24, 0, 72, 72)) }, FESInvalidHeader},
+		{"unknown PDU type", true, func(t *testing.T, nc net.Conn, q *queue) { nc.Write(pduHdr(0x0a, 0, 24, 0, 24, 24)) }, nvmetcp.FESInvalidHeader},
+		{"a second ICReq", true, func(t *testing.T, nc net.Conn, q *queue) {
+			nc.Write(pduHdr(nvmetcp.PDUICReq, 0, nvmetcp.ICBytes, 0, nvmetcp.ICBytes, nvmetcp.ICBytes))
+		}, nvmetcp.FESInvalidHeader},
+		{"C2HData from the host", true, func(t *testing.T, nc net.Conn, q *queue) { nc.Write(pduHdr(nvmetcp.PDUC2HData, 0, 24, 24, 24, 24)) }, nvmetcp.FESInvalidHeader},
+		{"capsule HLEN 24", true, func(t *testing.T, nc net.Conn, q *queue) { nc.Write(pduHdr(nvmetcp.PDUCapsuleCmd, 0, 24, 0, 72, 72)) }, nvmetcp.FESInvalidHeader},
 		{"capsule PLEN below HLEN", true, func(t *testing.T, nc net.Conn, q *queue) {
 			b := sqe(0x06)
 			binary.LittleEndian.PutUint32(b[4:], 10)
 			nc.Write(b)
-		}, FESInvalidHeader},
+		}, nvmetcp.FESInvalidHeader},
 		{"capsule of 1 GiB", true, func(t *testing.T, nc net.Conn, q *queue) {
 			b := sqe(0x06)
-			b[3] = CmdHdrBytes
+			b[3] = nvmetcp.CmdHdrBytes
 			binary.LittleEndian.PutUint32(b[4:], 1<<30)
 			nc.Write(b)
-		}, FESInvalidHeader},
+		}, nvmetcp.FESInvalidHeader},
 		{"digest flags without digests", true, func(t *testing.T, nc net.Conn, q *queue) {
 			b := sqe(0x06)
-			b[1] = FlagHDGST
+			b[1] = nvmetcp.FlagHDGST
 			nc.Write(b)
-		}, FESInvalidHeader},
+		}, nvmetcp.FESInvalidHeader},
 		{"in-capsule data at the wrong PDO", true, func(t *testing.T, nc net.Conn, q *queue) {
 			b := append(sqe(0x06), make([]byte, 16)...)
 			b[3] = 80
 			binary.LittleEndian.PutUint32(b[4:], uint32(len(b)))
 			nc.Write(b)
-		}, FESInvalidHeader},
+		}, nvmetcp.FESInvalidHeader},
 		{"H2CData for an unknown TTAG", true, func(t *testing.T, nc net.Conn, q *queue) {
-			b := pduHdr(PDUH2CData, FlagDataLast, 24, 24, 28, 28)
+			b := pduHdr(nvmetcp.PDUH2CData, nvmetcp.FlagDataLast, 24, 24, 28, 28)
 			binary.LittleEndian.PutUint32(b[16:], 4)
 			nc.Write(b)
-		}, FESInvalidHeader},
+		}, nvmetcp.FESInvalidHeader},
 		{"more commands than the queue holds", false, func(t *testing.T, nc net.Conn, q *queue) {
 			a, _ := enabledAdmin(t, addr, tg.NQN(), 2) // 3 slots
 			aer := sqe(adminAER)
 			for range 4 {
-				a.nc.Write(aer)
+				a.Conn().Write(aer)
 			}
-			if fes := readTerm(t, a.nc); fes != FESPDUSequence {
-				t.Fatalf("fourth command on a 3-entry queue: FES %d, want %d", fes, FESPDUSequence)
+			if fes := readTerm(t, a.Conn()); fes != nvmetcp.FESPDUSequence {
+				t.Fatalf("fourth command on a 3-entry queue: FES %d, want %d", fes, nvmetcp.FESPDUSequence)
 			}
 			nc.Close()
 		}, 0},
 		{"H2CData at the wrong offset", false, func(t *testing.T, nc net.Conn, q *queue) {
 			_, cntlid := enabledAdmin(t, addr, tg.NQN(), 31)
-			io := dialQueue(t, addr)
-			mustR(t, "I/O Connect")(io.connect(1, 31, cntlid, 0, tg.NQN()))
+			ioq := dialQueue(t, addr)
+			mustR(t, "I/O Connect")(connectQ(ioq, 1, 31, cntlid, 0, tg.NQN()))
 			c, _ := nvmekv.EncodeStore(1, []byte("r2t"), 20000, 0)
 			s := c.Bytes()
-			b := pduHdr(PDUCapsuleCmd, 0, CmdHdrBytes, 0, CmdHdrBytes, CmdHdrBytes)
-			copy(b[CHBytes:], s[:])
-			b[CHBytes+1] = sqeFlagsSGL
-			binary.LittleEndian.PutUint32(b[CHBytes+32:], 20000)
-			b[CHBytes+39] = sglTransport
-			io.nc.Write(b)
-			var r2t [DataHdrBytes]byte
-			if _, err := io.ReadFull(r2t[:]); err != nil || r2t[0] != PDUR2T {
+			b := pduHdr(nvmetcp.PDUCapsuleCmd, 0, nvmetcp.CmdHdrBytes, 0, nvmetcp.CmdHdrBytes, nvmetcp.CmdHdrBytes)
+			copy(b[nvmetcp.CHBytes:], s[:])
+			b[nvmetcp.CHBytes+1] = nvmetcp.SQEFlagsSGL
+			binary.LittleEndian.PutUint32(b[nvmetcp.CHBytes+32:], 20000)
+			b[nvmetcp.CHBytes+39] = nvmetcp.SGLTransport
+			ioq.Conn().Write(b)
+			var r2t [nvmetcp.DataHdrBytes]byte
+			if _, err := io.ReadFull(ioq.Reader(), r2t[:]); err != nil || r2t[0] != nvmetcp.PDUR2T {
 				t.Fatalf("no R2T: %x %v", r2t, err)
 			}
-			d := pduHdr(PDUH2CData, 0, 24, 24, 24+100, 24+100)
+			d := pduHdr(nvmetcp.PDUH2CData, 0, 24, 24, 24+100, 24+100)
 			copy(d[8:12], r2t[8:12])                   // CID, TTAG
 			binary.LittleEndian.PutUint32(d[12:], 100) // offset 100, expected 0
 			binary.LittleEndian.PutUint32(d[16:], 100)
-			io.nc.Write(d)
-			if fes := readTerm(t, io.nc); fes != FESDataOutOfRange {
-				t.Fatalf("H2CData at offset 100 of 0: FES %d, want %d", fes, FESDataOutOfRange)
+			ioq.Conn().Write(d)
+			if fes := readTerm(t, ioq.Conn()); fes != nvmetcp.FESDataOutOfRange {
+				t.Fatalf("H2CData at offset 100 of 0: FES %d, want %d", fes, nvmetcp.FESDataOutOfRange)
 			}
 			nc.Close()
 		}, 0},
@@ -198,14 +203,6 @@ func TestHostileInput(t *testing.T) {
 	}
 }
 
-// ReadFull reads exactly len(b) bytes from the queue's connection.
-func (q *queue) ReadFull(b []byte) (int, error) {
-	if q.r == nil {
-		return io.ReadFull(q.nc, b)
-	}
-	return io.ReadFull(q.r, b)
-}
-
 // TestConnectRefusals: Connect with bad fields gets its Fabrics status and
 // the connection stays usable for a correct Connect (NT6).
 func TestConnectRefusals(t *testing.T) {
@@ -216,33 +213,33 @@ func TestConnectRefusals(t *testing.T) {
 		qid, sq, cntid uint16
 		want           uint16
 	}{
-		{"sqsize 0", 0, 0, connectCntlidAny, scConnectInvalidPar | scDNR},
-		{"sqsize above MQES", 0, 1000, connectCntlidAny, scConnectInvalidPar | scDNR},
+		{"sqsize 0", 0, 0, nvmetcp.CntlidAny, scConnectInvalidPar | scDNR},
+		{"sqsize above MQES", 0, 1000, nvmetcp.CntlidAny, scConnectInvalidPar | scDNR},
 		{"admin with a CNTLID", 0, 31, 5, scConnectInvalidPar | scDNR},
 	} {
-		if r, err := q.connect(tc.qid, tc.sq, tc.cntid, 0, tg.NQN()); err != nil || r.status != tc.want {
-			t.Fatalf("%s: %#x %v, want %#x", tc.name, r.status, err, tc.want)
+		if r, err := connectQ(q, tc.qid, tc.sq, tc.cntid, 0, tg.NQN()); err != nil || r.Status != tc.want {
+			t.Fatalf("%s: %#x %v, want %#x", tc.name, r.Status, err, tc.want)
 		}
 	}
-	s := fabricsSQE(fcConnect)
-	if r, err := q.exec(s, make([]byte, 1000), 0); err != nil || r.status != scSGLLengthInvalid|scDNR {
-		t.Fatalf("Connect with 1000 bytes of data: %#x %v", r.status, err)
+	s := nvmetcp.FabricsSQE(nvmetcp.FCConnect)
+	if r, err := q.Exec(s, make([]byte, 1000), 0); err != nil || r.Status != scSGLLengthInvalid|scDNR {
+		t.Fatalf("Connect with 1000 bytes of data: %#x %v", r.Status, err)
 	}
-	if r, err := q.exec(adminSQE(adminIdentify, 0, 1, 0), nil, 4096); err != nil || r.status != scCmdSeqError|scDNR {
-		t.Fatalf("Identify before Connect: %#x %v", r.status, err)
+	if r, err := q.Exec(adminSQE(adminIdentify, 0, 1, 0), nil, 4096); err != nil || r.Status != scCmdSeqError|scDNR {
+		t.Fatalf("Identify before Connect: %#x %v", r.Status, err)
 	}
-	mustR(t, "Connect")(q.connect(0, 31, connectCntlidAny, 0, tg.NQN()))
-	if r, _ := q.exec(adminSQE(adminIdentify, 0, 1, 0), nil, 4096); r.status != scCmdSeqError|scDNR {
-		t.Fatalf("Identify before CC.EN: %#x", r.status)
+	mustR(t, "Connect")(connectQ(q, 0, 31, nvmetcp.CntlidAny, 0, tg.NQN()))
+	if r, _ := q.Exec(adminSQE(adminIdentify, 0, 1, 0), nil, 4096); r.Status != scCmdSeqError|scDNR {
+		t.Fatalf("Identify before CC.EN: %#x", r.Status)
 	}
 	q2 := dialQueue(t, addr)
-	if r, _ := q2.connect(0, 31, connectCntlidAny, 0, tg.NQN()); r.status != scConnectCtrlBusy|scDNR {
-		t.Fatalf("a second controller over MaxControllers 1: %#x", r.status)
+	if r, _ := connectQ(q2, 0, 31, nvmetcp.CntlidAny, 0, tg.NQN()); r.Status != scConnectCtrlBusy|scDNR {
+		t.Fatalf("a second controller over MaxControllers 1: %#x", r.Status)
 	}
-	q.nc.Close()
+	q.Conn().Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for tg.Stats().Controllers != 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	mustR(t, "Connect after the first controller's admin queue closed")(q2.connect(0, 31, connectCntlidAny, 0, tg.NQN()))
+	mustR(t, "Connect after the first controller's admin queue closed")(connectQ(q2, 0, 31, nvmetcp.CntlidAny, 0, tg.NQN()))
 }

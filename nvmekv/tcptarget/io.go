@@ -2,6 +2,7 @@ package tcptarget
 
 import (
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/nvmetcp"
 )
 
 // kvCommand is the part of an I/O capsule the KV command set defines (KV
@@ -19,14 +20,14 @@ func (c *conn) precheck(cmd *command) uint16 {
 		return scSuccess // admin and Fabrics writes are checked by their handlers
 	}
 	k := kvCommand(cmd)
-	if k.NSID != nsidKV {
-		return scInvalidNS | scDNR
+	if !c.t.nss.active(k.NSID, c.ctrl.hostNQN) {
+		return scInvalidNS | scDNR // not a namespace attached to this host
 	}
 	op := nvmekv.Opcode(k.Opcode)
 	if op != nvmekv.OpFlush && !op.IsKV() {
 		return scInvalidOpcode | scDNR
 	}
-	if k.Flags&^sqeFlagsSGL != 0 {
+	if k.Flags&^nvmetcp.SQEFlagsSGL != 0 {
 		return scInvalidField | scDNR // fused operations are not supported
 	}
 	if op == nvmekv.OpFlush {
@@ -55,11 +56,6 @@ func (c *conn) precheck(cmd *command) uint16 {
 	return scSuccess
 }
 
-// PSDT = 01b (SGL for data) is what the Linux host sets in every command
-// (NVME_CMD_SGL_METABUF, nvme_tcp_map_data); other flag bits (FUSE) are
-// refused.
-const sqeFlagsSGL = 0x40
-
 // io executes a KV command on the namespace (on its own goroutine) and
 // completes it: Store, Retrieve, List, Delete, Exist and Flush, with the
 // namespace's own status codes (Retrieve DW0 = the stored value size, List
@@ -71,7 +67,13 @@ func (c *conn) io(cmd *command) {
 	}
 	k := kvCommand(cmd)
 	op := nvmekv.Opcode(k.Opcode)
-	ns := c.t.opts.Namespace
+	e, release := c.t.nss.acquire(k.NSID, c.ctrl.hostNQN, false)
+	if e == nil {
+		c.respond(cmd, scInvalidNS|scDNR, 0, nil) // detached or deleted since the precheck
+		return
+	}
+	defer release()
+	ns := e.ns
 	if op == nvmekv.OpFlush {
 		c.respond(cmd, statusOf(ns.Flush(c.t.ctx)), 0, nil)
 		return

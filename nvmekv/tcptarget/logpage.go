@@ -19,11 +19,13 @@ const (
 // Commands Supported and Effects entry bits (NVMe Base Specification,
 // Commands Supported and Effects Data Structure; NVME_CMD_EFFECTS_*):
 // CSUPP bit 0, LBCC bit 1 (the command may change the namespace's
-// content). Nothing beyond CSUPP|LBCC, so the host does not print "unusual
-// effects" (drivers/nvme/host/core.c nvme_command_effects).
+// content), NIC bit 3. No I/O command has anything beyond CSUPP|LBCC, so
+// the host does not print "unusual effects"
+// (drivers/nvme/host/core.c nvme_command_effects).
 const (
 	effCSUPP = 1 << 0
 	effLBCC  = 1 << 1
+	effNIC   = 1 << 3 // Namespace Inventory Change
 )
 
 // getLogPage answers Get Log Page (LID at CDW10[7:0], NUMDL CDW10[31:16],
@@ -44,10 +46,10 @@ func (c *conn) getLogPage(cmd *command) (uint16, []byte) {
 	case logSMART:
 		page = c.smart()
 	case logChangedNS:
-		page = make([]byte, 4096) // no namespace ever changes
+		page = c.ctrl.changedNSLog(cmd.cdw(10)&(1<<15) != 0)
 	case logEffects:
 		var ok bool
-		if page, ok = effects(csi); !ok {
+		if page, ok = effects(csi, c.t.nss.managed != nil); !ok {
 			return scInvalidField | scDNR, nil
 		}
 	default:
@@ -65,7 +67,7 @@ func (c *conn) getLogPage(cmd *command) (uint16, []byte) {
 // it lists the KV commands; the Linux host reads it for every namespace
 // of a CSI other than NVM and drops the namespace if that fails
 // (nvme_alloc_ns_head → nvme_get_effects_log).
-func effects(csi uint8) ([]byte, bool) {
+func effects(csi uint8, managed bool) ([]byte, bool) {
 	if csi != nvmekv.CSINVM && csi != nvmekv.CSIKV {
 		return nil, false
 	}
@@ -73,6 +75,12 @@ func effects(csi uint8) ([]byte, bool) {
 	le := binary.LittleEndian
 	for _, op := range []uint8{adminGetLogPage, adminIdentify, adminAbort, adminSetFeatures, adminGetFeatures, adminAER, adminKeepAlive} {
 		le.PutUint32(b[4*int(op):], effCSUPP)
+	}
+	if managed {
+		// NIC: the command may change the namespace inventory; the Linux
+		// host rescans after passing one through (nvme_passthru_end).
+		le.PutUint32(b[4*adminNSManagement:], effCSUPP|effNIC)
+		le.PutUint32(b[4*adminNSAttachment:], effCSUPP|effNIC)
 	}
 	if csi == nvmekv.CSIKV {
 		for op, e := range map[nvmekv.Opcode]uint32{

@@ -9,13 +9,19 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tiercache/tiercache/nvmekv"
+	"github.com/tiercache/tiercache/nvmekv/dhchap"
+	"github.com/tiercache/tiercache/nvmekv/nvmetcp"
 )
 
 // Options configure a Target.
 type Options struct {
-	// Namespace is the KV namespace served as NSID 1 (CSI 1); required.
-	// The target does not close it.
+	// Namespace is the KV namespace served as NSID 1 (CSI 1) to every
+	// host, without Namespace Management. The target does not close it.
+	// Exactly one of Namespace and Namespaces is set.
 	Namespace nvmekv.Namespace
+	// Namespaces turns on Namespace Management and Attachment: the
+	// namespaces are created, attached, detached and deleted by hosts.
+	Namespaces *NamespaceOptions
 	// NQN is the subsystem's NVMe Qualified Name; default DefaultNQN.
 	NQN string
 	// Serial and Model fill Identify Controller SN and MN; defaults
@@ -50,6 +56,20 @@ type Options struct {
 	// Connect or Set Features): a controller that gets no admin command
 	// within KATO × KeepAliveGrace is torn down; default 2.
 	KeepAliveGrace int
+	// Hosts, when not empty, are the only hosts that may connect (by host
+	// NQN), and a host with a Secret must authenticate with DH-HMAC-CHAP.
+	// Empty: any host NQN connects, nobody authenticates, and Serve
+	// refuses listeners that are not on a loopback address.
+	Hosts []HostAuth
+	// AuthHashes and AuthGroups are the DH-HMAC-CHAP hash functions and
+	// DH groups the controller accepts, in order of preference; default
+	// dhchap.DefaultHashes and dhchap.DefaultGroups (SHA-256 and
+	// ffdhe2048 first).
+	AuthHashes []dhchap.HashID
+	AuthGroups []dhchap.DHGroup
+	// AuthTimeout is how long a queue may take to authenticate after its
+	// Connect before it is closed; default 10 s.
+	AuthTimeout time.Duration
 	// ICReqTimeout is how long a new connection may take to send ICReq;
 	// default 10 s (the Linux host's own ICResp wait).
 	ICReqTimeout time.Duration
@@ -100,11 +120,17 @@ func (o *Options) EnsureDefaults() {
 	if o.KeepAliveGrace == 0 {
 		o.KeepAliveGrace = 2
 	}
+	if o.AuthTimeout == 0 {
+		o.AuthTimeout = 10 * time.Second
+	}
 	if o.ICReqTimeout == 0 {
 		o.ICReqTimeout = 10 * time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
+	}
+	if o.Namespaces != nil {
+		o.Namespaces.ensureDefaults()
 	}
 }
 
@@ -114,11 +140,15 @@ func (o *Options) Validate() error {
 	bad := func(f string, a ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+f, append([]any{ErrBadOptions}, a...)...))
 	}
-	if o.Namespace == nil {
-		bad("Namespace is required")
+	if (o.Namespace == nil) == (o.Namespaces == nil) {
+		bad("exactly one of Namespace (a fixed namespace) and Namespaces (Namespace Management) is required")
 	}
-	if len(o.NQN) > nqnFieldBytes-1 {
-		bad("NQN is %d bytes, at most %d", len(o.NQN), nqnFieldBytes-1)
+	if o.Namespaces != nil {
+		o.Namespaces.validate(bad)
+	}
+	o.validateHosts(bad)
+	if len(o.NQN) > nvmetcp.NQNFieldBytes-1 {
+		bad("NQN is %d bytes, at most %d", len(o.NQN), nvmetcp.NQNFieldBytes-1)
 	}
 	if len(o.Serial) > 20 || len(o.Model) > 40 {
 		bad("Serial (%d bytes) must fit 20 and Model (%d bytes) 40", len(o.Serial), len(o.Model))
@@ -162,4 +192,4 @@ func (o *Options) mdts() uint8 { return uint8(bits.TrailingZeros(uint(o.MaxTrans
 // ioccsz is the I/O queue command capsule size in 16-byte units (Identify
 // Controller IOCCSZ, NVMe over Fabrics; the Linux host sends writes of up
 // to IOCCSZ*16-64 bytes in the capsule: nvme_tcp_inline_data_size).
-func (o *Options) ioccsz() uint32 { return uint32(SQEBytes+o.InCapsuleBytes) / 16 }
+func (o *Options) ioccsz() uint32 { return uint32(nvmetcp.SQEBytes+o.InCapsuleBytes) / 16 }

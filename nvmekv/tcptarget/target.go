@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -12,12 +13,14 @@ import (
 )
 
 // Target is an NVMe/TCP target with one subsystem (Options.NQN) holding
-// one KV namespace (NSID 1, CSI 1) served from Options.Namespace. Each
-// admin queue Connect creates a controller (the dynamic controller model);
-// its I/O queues are further connections. Safe for concurrent use.
+// KV namespaces (CSI 1): the one of Options.Namespace (NSID 1), or those
+// hosts manage (Options.Namespaces). Each admin queue Connect creates a
+// controller (the dynamic controller model); its I/O queues are further
+// connections. Safe for concurrent use.
 type Target struct {
 	opts Options
 	log  *zap.Logger
+	nss  *nsTable
 	ctx  context.Context // canceled by Close: stops in-flight namespace commands
 	stop context.CancelFunc
 
@@ -33,7 +36,8 @@ type Target struct {
 }
 
 type stats struct {
-	conns, protoErrs, cmds, reads, writes atomic.Uint64
+	conns, protoErrs, cmds, reads, writes                       atomic.Uint64
+	hostsRefused, authOK, authFailed, authMissing, authRequired atomic.Uint64
 }
 
 // Stats are the target's counters.
@@ -43,6 +47,14 @@ type Stats struct {
 	Commands       uint64 // capsules executed (admin, fabrics and I/O)
 	Reads, Writes  uint64 // KV Retrieve/List and Store/Delete commands
 	Controllers    int    // live now
+	// HostsRefused counts Connects from a host NQN not in Options.Hosts.
+	HostsRefused uint64
+	// AuthOK counts queues that authenticated; AuthFailed DH-HMAC-CHAP
+	// transactions that failed (a wrong key, nothing acceptable offered,
+	// a broken message); AuthMissing queues that ended without
+	// authenticating (closed by the host, or at AuthTimeout); AuthRequired
+	// commands refused before authentication.
+	AuthOK, AuthFailed, AuthMissing, AuthRequired uint64
 }
 
 // New checks opts and returns a target that serves nothing until Serve.
@@ -51,8 +63,17 @@ func New(opts Options) (*Target, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	var nss *nsTable
+	if opts.Namespaces != nil {
+		var err error
+		if nss, err = openManagedTable(opts.NQN, opts.Namespaces); err != nil {
+			return nil, err
+		}
+	} else {
+		nss = newFixedTable(opts.NQN, opts.Namespace)
+	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Target{opts: opts, log: opts.Logger, ctx: ctx, stop: stop,
+	return &Target{opts: opts, log: opts.Logger, nss: nss, ctx: ctx, stop: stop,
 		lns: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{}, ctrls: map[uint16]*controller{}, nextCtrl: 1}, nil
 }
 
@@ -60,8 +81,14 @@ func New(opts Options) (*Target, error) {
 func (t *Target) NQN() string { return t.opts.NQN }
 
 // Serve accepts connections on ln until Close (then it returns ErrClosed)
-// or an accept error. Each connection is one queue.
+// or an accept error. Each connection is one queue. A listener that is
+// not on a loopback address is refused (ErrInsecure) unless every allowed
+// host must authenticate (Options.AuthRequired).
 func (t *Target) Serve(ln net.Listener) error {
+	if err := t.loopbackOnly(ln); err != nil {
+		ln.Close()
+		return err
+	}
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -111,8 +138,8 @@ func (t *Target) Serve(ln net.Listener) error {
 }
 
 // Close stops the listeners, closes every connection, waits for their
-// goroutines and in-flight commands. It does not close the namespace.
-// Idempotent.
+// goroutines and in-flight commands, then closes the managed namespaces
+// (not Options.Namespace, the caller's). Idempotent.
 func (t *Target) Close() error {
 	t.mu.Lock()
 	if t.closed {
@@ -132,6 +159,7 @@ func (t *Target) Close() error {
 	t.mu.Unlock()
 	t.stop()
 	t.wg.Wait()
+	errs = append(errs, t.nss.close())
 	return errors.Join(errs...)
 }
 
@@ -141,7 +169,9 @@ func (t *Target) Stats() Stats {
 	n := len(t.ctrls)
 	t.mu.Unlock()
 	return Stats{Connections: t.st.conns.Load(), ProtocolErrors: t.st.protoErrs.Load(), Commands: t.st.cmds.Load(),
-		Reads: t.st.reads.Load(), Writes: t.st.writes.Load(), Controllers: n}
+		Reads: t.st.reads.Load(), Writes: t.st.writes.Load(), Controllers: n,
+		HostsRefused: t.st.hostsRefused.Load(), AuthOK: t.st.authOK.Load(), AuthFailed: t.st.authFailed.Load(),
+		AuthMissing: t.st.authMissing.Load(), AuthRequired: t.st.authRequired.Load()}
 }
 
 // addController creates a controller for an admin queue, or returns nil
@@ -163,6 +193,21 @@ func (t *Target) addController(admin *conn, hostNQN string, hostID [16]byte, kat
 	c := newController(t, id, admin, hostNQN, hostID, katoMs)
 	t.ctrls[id] = c
 	return c
+}
+
+// controllerIDs lists the live controllers with an ID of at least from
+// whose host ok accepts, ascending.
+func (t *Target) controllerIDs(from uint16, ok func(hostNQN string) bool) []uint16 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var ids []uint16
+	for id, c := range t.ctrls {
+		if id >= from && ok(c.hostNQN) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 func (t *Target) controller(id uint16) *controller {

@@ -24,6 +24,7 @@ func main() {
 	var o vmtest.Options
 	pkgs := flag.String("pkgs", "", "comma-separated guest test packages (default: all of ./vmtest/guest/...)")
 	bins := flag.String("bins", strings.Join(vmtest.DefaultBinaries, ","), `comma-separated main packages to pack as /bin/<name> ("none": no binaries)`)
+	hostProgs := flag.String("hostprogs", strings.Join(vmtest.DefaultHostPrograms, ","), `comma-separated host executables to pack with their libraries ("none": none)`)
 	flag.StringVar(&o.Dir, "dir", ".", "Go module root")
 	flag.StringVar(&o.Kernel, "kernel", "", "guest kernel (default: newest /boot/vmlinuz-* with modules)")
 	flag.StringVar(&o.Run, "run", "", "-test.run regexp for every guest binary")
@@ -43,6 +44,12 @@ func main() {
 		o.Binaries = []string{}
 	default:
 		o.Binaries = strings.Split(*bins, ",")
+	}
+	switch *hostProgs {
+	case "none", "":
+		o.HostPrograms = []string{}
+	default:
+		o.HostPrograms = strings.Split(*hostProgs, ",")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

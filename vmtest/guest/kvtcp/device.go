@@ -28,20 +28,6 @@ const NQN = "nqn.2026-12.io.tiercache:guest-kvssd"
 // Port is the NVMe/TCP port (the IANA NVMe/TCP I/O port).
 const Port = 4420
 
-// Device is a KV SSD attached through nvme-tcp.
-type Device struct {
-	Ctrl string // controller name, e.g. nvme2
-	NG   string // the namespace's generic char device, e.g. /dev/ng2n1
-	NS   string // the namespace's sysfs directory (its hidden gendisk)
-
-	t      testing.TB
-	target *exec.Cmd
-	out    *os.File // the target's stdout and stderr
-	done   chan struct{}
-	err    error
-	once   sync.Once
-}
-
 // Binary is the tiercache executable the host packed into the guest.
 func Binary(t testing.TB) string {
 	t.Helper()
@@ -52,59 +38,128 @@ func Binary(t testing.TB) string {
 	return p
 }
 
-// Attach starts `tiercache kvtarget` on store (a new or existing file)
-// and connects the kernel to it; t.Cleanup detaches. It fails t unless the
-// new controller's transport is tcp, its subsystem is NQN and its one
-// namespace is reachable as /dev/ngXnY with no block device.
-func Attach(t testing.TB, store string, capacity string) *Device {
+// Target is a running `tiercache kvtarget`.
+type Target struct {
+	t    testing.TB
+	cmd  *exec.Cmd
+	out  *os.File // the target's stdout and stderr
+	done chan struct{}
+	err  error
+	once sync.Once
+}
+
+// StartTarget runs `tiercache kvtarget` on 127.0.0.1:Port for NQN with
+// args (-store or -dir and the rest) until it says it serves; t.Cleanup
+// stops it.
+func StartTarget(t testing.TB, args ...string) *Target {
 	t.Helper()
 	out, err := os.CreateTemp(t.TempDir(), "kvtarget-*.log")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { out.Close() })
-	d := &Device{t: t, out: out, done: make(chan struct{})}
-	d.target = exec.Command(Binary(t), "kvtarget", "-listen", fmt.Sprintf("127.0.0.1:%d", Port), "-store", store,
-		"-capacity", capacity, "-nqn", NQN, "-log-level", "warn")
-	d.target.Stdout, d.target.Stderr = d.out, d.out
-	if err := d.target.Start(); err != nil {
+	tg := &Target{t: t, out: out, done: make(chan struct{})}
+	tg.cmd = exec.Command(Binary(t), append([]string{"kvtarget", "-listen", fmt.Sprintf("127.0.0.1:%d", Port), "-nqn", NQN, "-log-level", "info"}, args...)...)
+	tg.cmd.Stdout, tg.cmd.Stderr = tg.out, tg.out
+	if err := tg.cmd.Start(); err != nil {
 		t.Fatalf("start kvtarget: %v", err)
 	}
 	go func() {
-		d.err = d.target.Wait()
-		close(d.done)
+		tg.err = tg.cmd.Wait()
+		close(tg.done)
 	}()
-	t.Cleanup(d.Detach)
-	for deadline := time.Now().Add(time.Minute); !strings.Contains(d.TargetOutput(), "serving "+NQN); time.Sleep(20 * time.Millisecond) {
+	t.Cleanup(tg.Stop)
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(tg.Output(), "serving "+NQN); time.Sleep(20 * time.Millisecond) {
 		select {
-		case <-d.done:
-			t.Fatalf("kvtarget exited (%v) before serving:\n%s", d.err, d.TargetOutput())
+		case <-tg.done:
+			t.Fatalf("kvtarget exited (%v) before serving:\n%s", tg.err, tg.Output())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("kvtarget did not start within 1m:\n%s", d.TargetOutput())
+			t.Fatalf("kvtarget did not start within 1m:\n%s", tg.Output())
 		}
 	}
-	d.connect()
+	return tg
+}
+
+// Output is what the target printed so far.
+func (tg *Target) Output() string {
+	b, _ := os.ReadFile(tg.out.Name())
+	return string(b)
+}
+
+// Stop stops the target with SIGINT and requires exit status 0.
+// Idempotent.
+func (tg *Target) Stop() {
+	tg.once.Do(func() {
+		select {
+		case <-tg.done:
+		default:
+			tg.cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-tg.done:
+			case <-time.After(time.Minute):
+				tg.cmd.Process.Kill()
+				<-tg.done
+				tg.t.Errorf("kvtarget did not exit within 1m of SIGINT")
+			}
+		}
+		if tg.err != nil {
+			tg.t.Errorf("kvtarget exit: %v\n%s", tg.err, tg.Output())
+		}
+		if tg.t.Failed() {
+			tg.t.Logf("kvtarget output:\n%s", tg.Output())
+		}
+	})
+}
+
+// Device is a KV SSD attached through nvme-tcp.
+type Device struct {
+	Ctrl string // controller name, e.g. nvme2
+	NG   string // the namespace's generic char device, e.g. /dev/ng2n1 ("" when it has none)
+	NS   string // the namespace's sysfs directory (its hidden gendisk)
+
+	t      testing.TB
+	target *Target
+	once   sync.Once
+}
+
+// Attach starts `tiercache kvtarget` on store (a new or existing file)
+// and connects the kernel to it; t.Cleanup detaches. It fails t unless the
+// new controller's transport is tcp, its subsystem is NQN and its one
+// namespace is reachable as /dev/ngXnY with no block device.
+func Attach(t testing.TB, store string, capacity string) *Device {
+	t.Helper()
+	tg := StartTarget(t, "-store", store, "-capacity", capacity)
+	d, err := tg.Connect("", true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return d
 }
 
-// connect writes the option string to /dev/nvme-fabrics (what `nvme
-// connect` does: drivers/nvme/host/fabrics.c nvmf_dev_write parses it,
-// nvmf_dev_read answers "instance=N,cntlid=M") and waits for the
-// namespace's char device.
-func (d *Device) connect() {
-	t := d.t
+// TargetOutput is what the device's target printed so far.
+func (d *Device) TargetOutput() string { return d.target.Output() }
+
+// Connect connects the kernel to the target by writing the option string
+// to /dev/nvme-fabrics (what `nvme connect` does:
+// drivers/nvme/host/fabrics.c nvmf_dev_write parses it, nvmf_dev_read
+// answers "instance=N,cntlid=M"), with extra options appended (e.g.
+// ",hostnqn=...,dhchap_secret=..."). It returns the write's error when the
+// kernel refuses, fails t when the controller does not become live, and
+// with oneNS waits for the namespace's char device. t.Cleanup disconnects.
+func (tg *Target) Connect(extra string, oneNS bool) (*Device, error) {
+	t := tg.t
 	t.Helper()
 	f, err := os.OpenFile("/dev/nvme-fabrics", os.O_RDWR, 0)
 	if err != nil {
 		t.Fatalf("open /dev/nvme-fabrics (is nvme-fabrics loaded?): %v", err)
 	}
 	defer f.Close()
-	opts := fmt.Sprintf("transport=tcp,traddr=127.0.0.1,trsvcid=%d,nqn=%s", Port, NQN)
+	opts := fmt.Sprintf("transport=tcp,traddr=127.0.0.1,trsvcid=%d,nqn=%s%s", Port, NQN, extra)
 	start := time.Now()
 	if _, err := f.Write([]byte(opts)); err != nil {
-		t.Fatalf("write %q to /dev/nvme-fabrics: %v\nkernel: %s\ntarget: %s", opts, err, KernelLog("nvme"), d.TargetOutput())
+		return nil, fmt.Errorf("write the connect options to /dev/nvme-fabrics: %w", err)
 	}
 	b := make([]byte, 256)
 	n, err := f.Read(b)
@@ -116,7 +171,8 @@ func (d *Device) connect() {
 		t.Fatalf("/dev/nvme-fabrics answered %q", b[:n])
 	}
 	inst, _ := strconv.Atoi(m[1])
-	d.Ctrl = fmt.Sprintf("nvme%d", inst)
+	d := &Device{t: t, target: tg, Ctrl: fmt.Sprintf("nvme%d", inst)}
+	t.Cleanup(d.Disconnect)
 	t.Logf("connected %s (cntlid %s) in %v", d.Ctrl, m[2], time.Since(start).Round(time.Millisecond))
 	sys := "/sys/class/nvme/" + d.Ctrl
 	for attr, want := range map[string]string{"transport": "tcp", "subsysnqn": NQN, "state": "live"} {
@@ -130,6 +186,9 @@ func (d *Device) connect() {
 			t.Fatalf("%s/%s = %q, want %q", sys, attr, got, want)
 		}
 	}
+	if !oneNS {
+		return d, nil
+	}
 	// The namespace: the generic char device ng<ctrl>n<head instance>
 	// (nvme_add_ns_cdev; the head instance is not the NSID).
 	for deadline := time.Now().Add(2 * time.Minute); d.NG == ""; time.Sleep(100 * time.Millisecond) {
@@ -137,7 +196,7 @@ func (d *Device) connect() {
 			d.NG = ms[0]
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no /dev/ng%dn* within 2m of connecting\nkernel: %s\ntarget: %s", inst, KernelLog("nvme"), d.TargetOutput())
+			t.Fatalf("no /dev/ng%dn* within 2m of connecting\nkernel: %s\ntarget: %s", inst, KernelLog("nvme"), tg.Output())
 		}
 	}
 	ms, _ := filepath.Glob(sys + "/" + d.Ctrl + "n*")
@@ -146,43 +205,24 @@ func (d *Device) connect() {
 	}
 	d.NS = ms[0]
 	t.Logf("namespace %s, char device %s, ready %v after connect", d.NS, d.NG, time.Since(start).Round(time.Millisecond))
+	return d, nil
 }
 
-// Detach disconnects the controller (delete_controller: the host shuts it
-// down with CC.SHN, drivers/nvme/host/core.c nvme_shutdown_ctrl) and stops
-// the target with SIGTERM. Idempotent.
-func (d *Device) Detach() {
+// Disconnect deletes the controller (delete_controller: the host shuts it
+// down with CC.SHN, drivers/nvme/host/core.c nvme_shutdown_ctrl).
+// Idempotent.
+func (d *Device) Disconnect() {
 	d.once.Do(func() {
-		if d.Ctrl != "" {
-			if err := os.WriteFile("/sys/class/nvme/"+d.Ctrl+"/delete_controller", []byte("1"), 0); err != nil {
-				d.t.Errorf("delete %s: %v", d.Ctrl, err)
-			}
-		}
-		select {
-		case <-d.done:
-		default:
-			d.target.Process.Signal(os.Interrupt)
-			select {
-			case <-d.done:
-			case <-time.After(time.Minute):
-				d.target.Process.Kill()
-				<-d.done
-				d.t.Errorf("kvtarget did not exit within 1m of SIGINT")
-			}
-		}
-		if d.err != nil {
-			d.t.Errorf("kvtarget exit: %v\n%s", d.err, d.TargetOutput())
-		}
-		if d.t.Failed() {
-			d.t.Logf("kvtarget output:\n%s", d.TargetOutput())
+		if err := os.WriteFile("/sys/class/nvme/"+d.Ctrl+"/delete_controller", []byte("1"), 0); err != nil {
+			d.t.Errorf("delete %s: %v", d.Ctrl, err)
 		}
 	})
 }
 
-// TargetOutput is what the target printed so far.
-func (d *Device) TargetOutput() string {
-	b, _ := os.ReadFile(d.out.Name())
-	return string(b)
+// Detach disconnects the controller and stops the target.
+func (d *Device) Detach() {
+	d.Disconnect()
+	d.target.Stop()
 }
 
 func readAttr(p string) string {

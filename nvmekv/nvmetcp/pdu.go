@@ -1,4 +1,4 @@
-package tcptarget
+package nvmetcp
 
 import (
 	"encoding/binary"
@@ -36,8 +36,8 @@ const (
 	TermMaxBytes  = 152 // TermReq with up to 128 bytes of the offending header
 	SQEBytes      = 64
 	CQEBytes      = 16
-	connectBytes  = 1024 // struct nvmf_connect_data
-	nqnFieldBytes = 256
+	ConnectBytes  = 1024 // struct nvmf_connect_data
+	NQNFieldBytes = 256
 )
 
 // Fatal error status of a TermReq (TCP Transport Specification §3.6.2.6,
@@ -51,8 +51,8 @@ const (
 	FESUnsupportedParams uint16 = 0x06
 )
 
-// header is a PDU's common header (struct nvme_tcp_hdr).
-type header struct {
+// Header is a PDU's common header (struct nvme_tcp_hdr).
+type Header struct {
 	Type  uint8
 	Flags uint8
 	HLen  uint8
@@ -60,48 +60,45 @@ type header struct {
 	PLen  uint32
 }
 
-func parseHeader(b []byte) header {
-	return header{Type: b[0], Flags: b[1], HLen: b[2], PDO: b[3], PLen: binary.LittleEndian.Uint32(b[4:])}
+// ParseHeader reads the 8-byte common header at the start of b.
+func ParseHeader(b []byte) Header {
+	return Header{Type: b[0], Flags: b[1], HLen: b[2], PDO: b[3], PLen: binary.LittleEndian.Uint32(b[4:])}
 }
 
-func (h header) put(b []byte) {
+// Put writes h at the start of b.
+func (h Header) Put(b []byte) {
 	b[0], b[1], b[2], b[3] = h.Type, h.Flags, h.HLen, h.PDO
 	binary.LittleEndian.PutUint32(b[4:], h.PLen)
 }
 
-// hlenOf is the header length a PDU type must carry (0 for a type the
-// host may not send).
-func hlenOf(t uint8) int {
-	switch t {
-	case PDUICReq:
-		return ICBytes
-	case PDUCapsuleCmd:
-		return CmdHdrBytes
-	case PDUH2CData, PDUH2CTermReq:
-		return DataHdrBytes
-	}
-	return 0
+// ICReq builds the host's 128-byte ICReq as the Linux host sends it
+// (drivers/nvme/host/tcp.c nvme_tcp_init_connection): PFV 0, HPDA 0, no
+// digests, MAXR2T 0.
+func ICReq() []byte {
+	b := make([]byte, ICBytes)
+	Header{Type: PDUICReq, HLen: ICBytes, PLen: ICBytes}.Put(b)
+	return b
 }
 
-// icResp builds the 128-byte ICResp (TCP Transport Specification §3.6.2.3,
+// ICResp builds the 128-byte ICResp (TCP Transport Specification §3.6.2.3,
 // Figure 21; struct nvme_tcp_icresp_pdu): PFV 0, CPDA 0, no digests,
 // MAXH2CDATA. The Linux host checks every field (drivers/nvme/host/tcp.c
 // nvme_tcp_init_connection): plen 128, pfv 0, cpda 0, the digest bits
 // equal to its request, maxdata ≥ 4096 and a multiple of 4.
-func icResp(maxH2CData uint32) []byte {
+func ICResp(maxH2CData uint32) []byte {
 	b := make([]byte, ICBytes)
-	header{Type: PDUICResp, HLen: ICBytes, PLen: ICBytes}.put(b)
+	Header{Type: PDUICResp, HLen: ICBytes, PLen: ICBytes}.Put(b)
 	// 8: pfv u16 = 0, 10: cpda = 0, 11: digest = 0
 	binary.LittleEndian.PutUint32(b[12:], maxH2CData)
 	return b
 }
 
-// putResp writes a 24-byte CapsuleResp: CH then the CQE (NVMe Base
+// PutResp writes a 24-byte CapsuleResp: CH then the CQE (NVMe Base
 // Specification, Common Completion Queue Entry: DW0/DW1 result at 0, SQ
 // head at 8, SQ id at 10, CID at 12, status (SF<<1 | phase) at 14;
 // struct nvme_completion).
-func putResp(b []byte, cid uint16, result uint64, sqHead, sqID uint16, status uint16) {
-	header{Type: PDUCapsuleResp, HLen: RespBytes, PLen: RespBytes}.put(b)
+func PutResp(b []byte, cid uint16, result uint64, sqHead, sqID uint16, status uint16) {
+	Header{Type: PDUCapsuleResp, HLen: RespBytes, PLen: RespBytes}.Put(b)
 	le := binary.LittleEndian
 	le.PutUint64(b[8:], result)
 	le.PutUint16(b[16:], sqHead)
@@ -110,16 +107,16 @@ func putResp(b []byte, cid uint16, result uint64, sqHead, sqID uint16, status ui
 	le.PutUint16(b[22:], status<<1)
 }
 
-// putDataHdr writes the 24-byte header of a C2HData, H2CData or R2T
+// PutDataHdr writes the 24-byte header of a C2HData, H2CData or R2T
 // (struct nvme_tcp_data_pdu / nvme_tcp_r2t_pdu): CID at 8, TTAG at 10,
 // offset at 12, length at 16. pdo is 24 for a data PDU, 0 for R2T.
-func putDataHdr(b []byte, typ, flags uint8, cid, ttag uint16, off, n uint32) {
+func PutDataHdr(b []byte, typ, flags uint8, cid, ttag uint16, off, n uint32) {
 	pdo := uint8(DataHdrBytes)
 	plen := uint32(DataHdrBytes) + n
 	if typ == PDUR2T {
 		pdo, plen = 0, DataHdrBytes
 	}
-	header{Type: typ, Flags: flags, HLen: DataHdrBytes, PDO: pdo, PLen: plen}.put(b)
+	Header{Type: typ, Flags: flags, HLen: DataHdrBytes, PDO: pdo, PLen: plen}.Put(b)
 	le := binary.LittleEndian
 	le.PutUint16(b[8:], cid)
 	le.PutUint16(b[10:], ttag)
@@ -128,15 +125,15 @@ func putDataHdr(b []byte, typ, flags uint8, cid, ttag uint16, off, n uint32) {
 	le.PutUint32(b[20:], 0)
 }
 
-// termReq builds a C2HTermReq (TCP Transport Specification §3.6.2.6;
+// TermReq builds a C2HTermReq (TCP Transport Specification §3.6.2.6;
 // struct nvme_tcp_term_pdu): FES at 8, FEI at 10, then up to 128 bytes of
 // the PDU header that caused it.
-func termReq(fes uint16, fei uint32, offending []byte) []byte {
+func TermReq(fes uint16, fei uint32, offending []byte) []byte {
 	if len(offending) > TermMaxBytes-TermHdrBytes {
 		offending = offending[:TermMaxBytes-TermHdrBytes]
 	}
 	b := make([]byte, TermHdrBytes+len(offending))
-	header{Type: PDUC2HTermReq, HLen: TermHdrBytes, PLen: uint32(len(b))}.put(b)
+	Header{Type: PDUC2HTermReq, HLen: TermHdrBytes, PLen: uint32(len(b))}.Put(b)
 	binary.LittleEndian.PutUint16(b[8:], fes)
 	binary.LittleEndian.PutUint32(b[10:], fei)
 	copy(b[TermHdrBytes:], offending)
@@ -147,20 +144,24 @@ func termReq(fes uint16, fei uint32, offending []byte) []byte {
 // Format; struct nvme_sgl_desc at SQE byte 24: address u64, length u32,
 // 3 reserved bytes, type at byte 39 = descriptor type << 4 | subtype).
 const (
-	sglOffset     = 24
-	sglInCapsule  = 0x01 // Data Block descriptor, Offset subtype: data in the capsule (nvme_tcp_set_sg_inline)
-	sglTransport  = 0x5A // Transport SGL Data Block, Transport-specific subtype: data by C2HData / R2T+H2CData (nvme_tcp_set_sg_host_data)
-	sglNullLength = 0
+	SGLOffset    = 24
+	SGLInCapsule = 0x01 // Data Block descriptor, Offset subtype: data in the capsule (nvme_tcp_set_sg_inline)
+	SGLTransport = 0x5A // Transport SGL Data Block, Transport-specific subtype: data by C2HData / R2T+H2CData (nvme_tcp_set_sg_host_data)
+
+	// SQEFlagsSGL is PSDT = 01b (SGL for data), what the Linux host sets
+	// in every command (NVME_CMD_SGL_METABUF, nvme_tcp_map_data).
+	SQEFlagsSGL = 0x40
 )
 
-// sgl is a command's data descriptor.
-type sgl struct {
+// SGL is a command's data descriptor.
+type SGL struct {
 	Addr uint64
 	Len  uint32
 	Type uint8
 }
 
-func parseSGL(sqe []byte) sgl {
+// ParseSGL reads the data descriptor of a 64-byte SQE.
+func ParseSGL(sqe []byte) SGL {
 	le := binary.LittleEndian
-	return sgl{Addr: le.Uint64(sqe[sglOffset:]), Len: le.Uint32(sqe[sglOffset+8:]), Type: sqe[sglOffset+15]}
+	return SGL{Addr: le.Uint64(sqe[SGLOffset:]), Len: le.Uint32(sqe[SGLOffset+8:]), Type: sqe[SGLOffset+15]}
 }
