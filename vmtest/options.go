@@ -31,8 +31,8 @@ type Options struct {
 	Node0MB      int           // node 0 memory (has the CPUs), MiB; default 1024
 	Node1MB      int           // node 1 memory (memory only, CXL-like), MiB; default 1024
 	ImageBytes   int64         // size of each NVMe namespace image (nvme0: passthrough tests, nvme1: sidecar cold tier), bytes; default 256 MiB
-	Timeout      time.Duration // hard limit for the guest run, QEMU is killed after it; default 12m
-	TestTimeout  time.Duration // -test.timeout of each guest binary; default 6m
+	Timeout      time.Duration // hard limit for the guest run, QEMU is killed after it; default 20m
+	TestTimeout  time.Duration // -test.timeout of each guest binary; default 10m
 	DeviceWait   time.Duration // how long the guest waits for /dev/ng0n1; default 30s
 	Run          string        // -test.run for every guest binary; default all tests
 	Short        bool          // run the guest binaries with -test.short
@@ -76,10 +76,10 @@ func (o *Options) EnsureDefaults() {
 		o.ImageBytes = 256 << 20
 	}
 	if o.Timeout == 0 {
-		o.Timeout = 12 * time.Minute
+		o.Timeout = 20 * time.Minute
 	}
 	if o.TestTimeout == 0 {
-		o.TestTimeout = 6 * time.Minute
+		o.TestTimeout = 10 * time.Minute
 	}
 	if o.DeviceWait == 0 {
 		o.DeviceWait = 30 * time.Second
