@@ -58,11 +58,11 @@ type Stats struct {
 	Batches    uint64 // submissions made
 	Written    uint64 // items the store acknowledged
 	Bytes      uint64 // key+value bytes the store acknowledged
-	Drops      uint64 // items dropped because the queue was full
+	Drops      uint64 // items dropped because the queue was full (Shed)
 	Rejected   uint64 // items refused by flash admission
 	Superseded uint64 // items skipped because a newer copy existed
 	Errors     uint64 // items the store failed
-	Overflow   uint64 // times Sync items pushed the queue past its bound
+	Overflow   uint64 // items queued past the bounds: Sync items and deletes, and every put in Backpressure mode
 	// DeleteCalls counts calls to the store for deletes: one per batch's
 	// deletes with a ManyDeleter store, else one per delete.
 	DeleteCalls uint64
@@ -86,9 +86,12 @@ func New(o Options) (*Flusher, error) {
 }
 
 // Enqueue queues it without ever blocking. It returns ErrRejected when flash
-// admission refused the item, ErrDropped when a droppable item alone exceeds
-// QueueBytes and ErrClosed after Close (OnDrop is not called for those). To make room it may drop the oldest droppable pending item;
-// OnDrop is then called for the victim later, on a flusher goroutine.
+// admission refused the item and ErrClosed after Close; in Shed mode
+// ErrDropped when a droppable item alone exceeds QueueBytes (OnDrop is not
+// called for those). In Shed mode, to make room, it may drop the oldest
+// droppable pending item; OnDrop is then called for the victim later, on a
+// flusher goroutine. In Backpressure mode it queues past the bounds
+// (Stats.Overflow) and drops nothing.
 func (f *Flusher) Enqueue(it *Item) error {
 	if !it.Sync && !it.Delete && f.o.Admit != nil && !f.o.Admit.Admit(f.o.Hash(it.Key), len(it.Value)) {
 		f.st.rejected.Add(1)
@@ -99,13 +102,14 @@ func (f *Flusher) Enqueue(it *Item) error {
 		f.mu.Unlock()
 		return ErrClosed
 	}
-	if !it.Sync && !it.Delete && it.size() > f.o.QueueBytes {
+	shed := f.o.Overload == Shed
+	if shed && !it.Sync && !it.Delete && it.size() > f.o.QueueBytes {
 		f.mu.Unlock()
 		f.st.drops.Add(1)
 		return ErrDropped
 	}
 	full := f.n > 0 && (f.n >= f.o.QueueItems || f.bytes+it.size() > f.o.QueueBytes)
-	if full && (it.Sync || it.Delete) {
+	if full && (it.Sync || it.Delete || !shed) {
 		f.st.overflow.Add(1) // never dropped, never the cause of a drop
 		full = false
 	}

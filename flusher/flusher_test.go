@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -132,17 +133,11 @@ func TestBatchClosesByTime(t *testing.T) {
 	}
 }
 
-func TestFullQueueDropsOldestNeverBlocks(t *testing.T) {
+// stuckStore is a recStore whose puts wait until its gate is closed (at
+// the test's end, if the test did not).
+func stuckStore(t *testing.T) *recStore {
 	s := newRecStore()
 	s.gate = make(chan struct{})
-	var dropped []string
-	var mu sync.Mutex
-	f := newFlusher(t, Options{Store: s, QueueItems: 4, BatchItems: 1, InFlight: 1, BatchDelay: time.Microsecond,
-		OnDrop: func(it *Item, why Reason) {
-			mu.Lock()
-			dropped = append(dropped, string(it.Key))
-			mu.Unlock()
-		}})
 	t.Cleanup(func() {
 		select {
 		case <-s.gate:
@@ -150,10 +145,30 @@ func TestFullQueueDropsOldestNeverBlocks(t *testing.T) {
 			close(s.gate)
 		}
 	})
+	return s
+}
+
+// holdFirst enqueues an item "first" and returns once its batch is in
+// flight, held by a stuck store's gate.
+func holdFirst(f *Flusher) {
 	f.Enqueue(item("first", "x"))
-	for f.Stats().InFlight == 0 { // wait until "first" is held in flight by the gate
+	for f.Stats().InFlight == 0 {
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// TestFullQueueDropsOldestNeverBlocks checks F2 in Shed mode.
+func TestFullQueueDropsOldestNeverBlocks(t *testing.T) {
+	s := stuckStore(t)
+	var dropped []string
+	var mu sync.Mutex
+	f := newFlusher(t, Options{Store: s, QueueItems: 4, BatchItems: 1, InFlight: 1, BatchDelay: time.Microsecond, Overload: Shed,
+		OnDrop: func(it *Item, why Reason) {
+			mu.Lock()
+			dropped = append(dropped, string(it.Key))
+			mu.Unlock()
+		}})
+	holdFirst(f)
 	for i := 0; i < 10; i++ {
 		f.Enqueue(item(fmt.Sprint("k", i), "v")) // must not block although the store is stuck
 	}
@@ -172,6 +187,37 @@ func TestFullQueueDropsOldestNeverBlocks(t *testing.T) {
 	want := []string{"k0", "k1", "k2", "k3", "k4", "k5"}
 	if fmt.Sprint(dropped) != fmt.Sprint(want) {
 		t.Fatalf("dropped %v, want the oldest %v", dropped, want)
+	}
+}
+
+// TestBackpressureKeepsEverything checks F2 in Backpressure mode (the
+// default): a full queue, a store that takes nothing, and an item larger
+// than QueueBytes: Enqueue neither blocks nor drops, counts the overflow,
+// and every item reaches the store once it takes them.
+func TestBackpressureKeepsEverything(t *testing.T) {
+	s := stuckStore(t)
+	var drops atomic.Int64
+	f := newFlusher(t, Options{Store: s, QueueItems: 4, QueueBytes: 64, BatchItems: 1, InFlight: 1, BatchDelay: time.Microsecond,
+		OnDrop: func(*Item, Reason) { drops.Add(1) }})
+	holdFirst(f)
+	for i := 0; i < 10; i++ {
+		if err := f.Enqueue(item(fmt.Sprint("k", i), "v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Enqueue(item("big", strings.Repeat("b", 100))); err != nil {
+		t.Fatalf("an item above QueueBytes: %v, want it queued", err)
+	}
+	st := f.Stats()
+	if st.Drops != 0 || st.Queue != 11 || st.Overflow < 7 {
+		t.Fatalf("after 11 puts into a queue of 4: drops %d, queue %d, overflow %d; want 0, 11, at least 7", st.Drops, st.Queue, st.Overflow)
+	}
+	close(s.gate)
+	if err := f.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.Stats(); st.Written != 12 || drops.Load() != 0 {
+		t.Fatalf("written %d, dropped %d; want all 12 written", st.Written, drops.Load())
 	}
 }
 
@@ -475,7 +521,7 @@ func TestDeletesBatched(t *testing.T) {
 // at the queue's head and across compactions, against a list model. The
 // dispatcher is not running: batches are taken by hand.
 func TestDropOrderModel(t *testing.T) {
-	o := Options{Store: newRecStore(), QueueItems: 300, BatchItems: 7}
+	o := Options{Store: newRecStore(), QueueItems: 300, BatchItems: 7, Overload: Shed}
 	o.EnsureDefaults()
 	f := &Flusher{o: o, inflight: map[string]struct{}{}, dels: map[string]int{}}
 	var model []*Item // pending, oldest first
@@ -530,7 +576,7 @@ func TestDropOrderModel(t *testing.T) {
 // oldest 16,000 items are deletes (a burst of overwrites of keys cold
 // holds, the store behind): each Enqueue drops the oldest put.
 func BenchmarkEnqueueBehindDeletes(b *testing.B) {
-	o := Options{Store: newRecStore(), QueueItems: 16384}
+	o := Options{Store: newRecStore(), QueueItems: 16384, Overload: Shed}
 	o.EnsureDefaults()
 	f := &Flusher{o: o, inflight: map[string]struct{}{}, dels: map[string]int{}}
 	for i := 0; i < o.QueueItems; i++ {
