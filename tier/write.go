@@ -238,37 +238,35 @@ func (c *Cache) admitWrite() error {
 		ErrColdBehind, c.fl.Held(), c.flushHigh, wait)
 }
 
-// awaitRoom is makeRoom for a writer that found no room in log w, in
-// Backpressure mode: while records on their way to cold hold room, it
-// waits for their writes and cleans again, at most Flusher.Wait in all,
-// then fails with ErrColdBehind (T25). Without it the value would go
-// straight to cold, and its writer wait for the device unbounded. With
-// nothing on its way to cold, or when shedding, it returns nil at once:
-// the value goes straight to cold.
+// awaitRoom is for a writer that found no room in log w, in Backpressure
+// mode: while records on their way to cold hold room, it waits for one
+// of their writes, at most Flusher.Wait, and cleans again; a device that
+// completed no write in that time is ErrColdBehind (T25). Without the
+// wait the value would go straight to cold, and its writer wait for a
+// stalled device unbounded. When the wait ended in time, or nothing is
+// on its way to cold, or when shedding, it returns nil: the value goes
+// where room is, else straight to cold.
 func (c *Cache) awaitRoom(w memTier, n int, key []byte) error {
 	if c.fl == nil || c.shed {
+		return nil
+	}
+	held := c.fl.Held()
+	if held == 0 {
 		return nil
 	}
 	wait := c.fl.Options().Wait
 	ctx, cancel := context.WithTimeout(c.yield.Load().ctx, wait)
 	defer cancel()
-	for {
-		held := c.fl.Held()
-		if held == 0 {
-			return nil
-		}
-		if !c.fl.WaitRoom(ctx, held-1) {
-			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return nil // a Flush holds calls off, or the flusher closed
-			}
-			c.st.coldBehind.Add(1)
-			return fmt.Errorf("%w: no room in DRAM for %d bytes while %d bytes of it wait for the cold store, after %v (flusher.wait); nothing was stored",
-				ErrColdBehind, n, held, wait)
-		}
-		if c.makeRoom(w, n, key) {
-			return nil
-		}
+	if c.fl.WaitRoom(ctx, held-1) {
+		c.makeRoom(w, n, key)
+		return nil
 	}
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil // a Flush holds calls off, or the flusher closed
+	}
+	c.st.coldBehind.Add(1)
+	return fmt.Errorf("%w: no room in DRAM for %d bytes while %d bytes of it wait for the cold store, after %v (flusher.wait); nothing was stored",
+		ErrColdBehind, n, held, wait)
 }
 
 // throttle holds a writer back in Shed mode, after its write and outside
