@@ -20,7 +20,8 @@
 //     every drop (TestDropOrderModel; BenchmarkEnqueueBehindDeletes: 133 ns
 //     against 73 µs per Enqueue behind 16,000 deletes).
 //   - F3: two items of the same key are never in flight at once, and they
-//     reach the store in enqueue order.
+//     reach the store in enqueue order (keys are told apart by a 64-bit
+//     hash: two keys of one hash are kept apart too).
 //   - F4: a put that Current says is superseded is not written.
 //   - F5: Close writes everything pending, waits for every completion, and
 //     is idempotent; Enqueue after Close returns ErrClosed.
@@ -51,6 +52,10 @@
 //   - F12: WaitTaken returns once every batch taken before it was called
 //     has completed (its OnDone callbacks returned), whatever was taken
 //     since, and false if its context ended first (TestWaitTaken).
+//   - F13: OnRelease gets every item Enqueue accepted exactly once, after
+//     its OnDone or OnDrop, when the flusher no longer touches it, and
+//     never an item someone awaits (Begin, Wait): its owner may reuse it
+//     (TestReleaseOncePerItem).
 //
 // # Caveats
 //

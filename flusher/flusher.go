@@ -3,6 +3,7 @@ package flusher
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
 	"sync"
@@ -24,7 +25,8 @@ type Flusher struct {
 	flying   int64               // value+key bytes of the batches in flight
 	held     atomic.Int64        // bytes + flying, for WaitRoom's check without the lock
 	heapHeld atomic.Int64        // the heapSize of the items queued and in flight
-	inflight map[string]struct{} // keys of items submitted and not completed
+	inflight map[uint64]struct{} // key hashes of items submitted and not completed (F3)
+	seed     maphash.Seed        // of the key hashes
 	dels     map[string]int      // deletes enqueued and not completed, by key (F8)
 	batches  int                 // batches in flight
 	// taken numbers the batches taken so far; flyingIDs are the numbers
@@ -37,6 +39,7 @@ type Flusher struct {
 	drainReq  int     // > 0 while someone waits for an empty queue: close batches now
 
 	kick chan struct{} // wakes the dispatcher
+	bufs chan *runBufs // spare batch slices (getBufs)
 	idle *sync.Cond    // signalled when a batch completes
 	wg   sync.WaitGroup
 
@@ -78,7 +81,8 @@ func New(o Options) (*Flusher, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	f := &Flusher{o: o, inflight: make(map[string]struct{}), dels: make(map[string]int), kick: make(chan struct{}, 1)}
+	f := &Flusher{o: o, inflight: make(map[uint64]struct{}), seed: maphash.MakeSeed(), dels: make(map[string]int), kick: make(chan struct{}, 1),
+		bufs: make(chan *runBufs, o.InFlight+1)}
 	f.idle = sync.NewCond(&f.mu)
 	f.wg.Add(1)
 	go f.dispatch()
@@ -127,6 +131,7 @@ func (f *Flusher) Enqueue(it *Item) error {
 		f.victims = append(f.victims, v)
 	}
 	it.enq = time.Now().UnixNano()
+	it.kh = maphash.Bytes(f.seed, it.Key)
 	f.q = append(f.q, it)
 	f.n++
 	f.bytes += it.size()
@@ -344,6 +349,7 @@ func (f *Flusher) dropped(it *Item, why Reason) {
 	if f.o.OnDrop != nil {
 		f.o.OnDrop(it, why)
 	}
+	f.release(it)
 }
 
 // dropOldestLocked removes the oldest pending item that may be dropped (not

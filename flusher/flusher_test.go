@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -523,7 +524,7 @@ func TestDeletesBatched(t *testing.T) {
 func TestDropOrderModel(t *testing.T) {
 	o := Options{Store: newRecStore(), QueueItems: 300, BatchItems: 7, Overload: Shed}
 	o.EnsureDefaults()
-	f := &Flusher{o: o, inflight: map[string]struct{}{}, dels: map[string]int{}}
+	f := &Flusher{o: o, inflight: map[uint64]struct{}{}, seed: maphash.MakeSeed(), dels: map[string]int{}}
 	var model []*Item // pending, oldest first
 	rng := rand.New(rand.NewPCG(3, 4))
 	drops := 0
@@ -531,9 +532,9 @@ func TestDropOrderModel(t *testing.T) {
 		switch r := rng.IntN(100); {
 		case r < 3: // the dispatcher takes a batch and completes it
 			f.mu.Lock()
-			batch := f.takeLocked()
+			batch := f.takeLocked(nil)
 			for _, it := range batch {
-				delete(f.inflight, string(it.Key))
+				delete(f.inflight, it.kh)
 			}
 			f.batches--
 			f.mu.Unlock()
@@ -578,7 +579,7 @@ func TestDropOrderModel(t *testing.T) {
 func BenchmarkEnqueueBehindDeletes(b *testing.B) {
 	o := Options{Store: newRecStore(), QueueItems: 16384, Overload: Shed}
 	o.EnsureDefaults()
-	f := &Flusher{o: o, inflight: map[string]struct{}{}, dels: map[string]int{}}
+	f := &Flusher{o: o, inflight: map[uint64]struct{}{}, seed: maphash.MakeSeed(), dels: map[string]int{}}
 	for i := 0; i < o.QueueItems; i++ {
 		f.Enqueue(&Item{Key: []byte(fmt.Sprint("k", i)), Value: []byte("v"), Delete: i < 16000})
 	}
@@ -632,5 +633,69 @@ func TestDeletesBesidePuts(t *testing.T) {
 	}
 	if st := f.Stats(); st.Written != 3 || st.Errors != 0 {
 		t.Errorf("stats %+v: want 3 written, no error", st)
+	}
+}
+
+// TestReleaseOncePerItem: OnRelease gets every item Enqueue accepted
+// exactly once, after its OnDone or OnDrop (written, deleted, superseded
+// or shed), and never an item someone awaits (Wait).
+func TestReleaseOncePerItem(t *testing.T) {
+	var mu sync.Mutex
+	ended := map[*Item]bool{}
+	released := map[*Item]int{}
+	end := func(it *Item) {
+		mu.Lock()
+		ended[it] = true
+		mu.Unlock()
+	}
+	f := newFlusher(t, Options{Store: newRecStore(), QueueItems: 24, BatchItems: 3, InFlight: 1, BatchDelay: time.Microsecond, Overload: Shed,
+		Current: func(it *Item) bool { return string(it.Value) != "old" },
+		OnDone:  func(it *Item, err error) { end(it) },
+		OnDrop:  func(it *Item, why Reason) { end(it) },
+		OnRelease: func(it *Item) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !ended[it] {
+				t.Errorf("%s released before its OnDone or OnDrop", it.Key)
+			}
+			released[it]++
+		}})
+	var accepted []*Item
+	for i := range 200 {
+		it := item(fmt.Sprint("k", i%50), "v")
+		switch i % 4 {
+		case 1:
+			it.Value = []byte("old") // superseded
+		case 2:
+			it.Delete, it.Value = true, nil
+		}
+		if err := f.Enqueue(it); err != nil {
+			t.Fatal(err)
+		}
+		accepted = append(accepted, it)
+		if i < 100 && i%8 == 7 { // the first half in small batches (superseded), the rest at once (shed)
+			f.Drain(context.Background())
+		}
+	}
+	waited := item("w", "v")
+	if err := f.Wait(context.Background(), waited); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, it := range accepted {
+		if released[it] != 1 {
+			t.Errorf("%s (delete %v, value %q) released %d times, want once", it.Key, it.Delete, it.Value, released[it])
+		}
+	}
+	if released[waited] != 0 {
+		t.Errorf("an awaited item was released")
+	}
+	if st := f.Stats(); st.Drops == 0 || st.Superseded == 0 {
+		t.Errorf("drops %d, superseded %d: the test should see both", st.Drops, st.Superseded)
 	}
 }

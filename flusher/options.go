@@ -56,6 +56,11 @@ type Options struct {
 	// skipped as superseded, on a flusher goroutine (never inside Enqueue);
 	// it must not block.
 	OnDrop func(it *Item, why Reason)
+	// OnRelease, if set, is called once per item Enqueue accepted, after
+	// its OnDone or OnDrop, once the flusher no longer touches the item:
+	// the caller may reuse it (a pool of items). It is not called for an
+	// item whose Begin or Wait someone awaits. It must not block.
+	OnRelease func(it *Item)
 
 	// Overload is what a full queue does with a put: Backpressure (the
 	// default) queues it anyway and drops nothing, its writers waiting for

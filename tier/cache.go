@@ -168,6 +168,7 @@ func Open(opts Options) (*Cache, error) {
 		fo.Current = c.flushCurrent
 		fo.OnDone = c.flushDone
 		fo.OnDrop = c.flushDropped
+		fo.OnRelease = releaseWrite
 		if opts.Flash.BytesPerSec > 0 || opts.Flash.RejectFirst {
 			fl, err := policy.NewFlash(opts.Flash)
 			if err != nil {

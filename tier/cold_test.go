@@ -29,7 +29,7 @@ import (
 
 // needURing skips (or fails under TIERCACHE_NO_SKIP) where io_uring, which
 // the emulated namespace runs on, is unavailable.
-func needURing(t *testing.T) {
+func needURing(t testing.TB) {
 	t.Helper()
 	r, err := uring.New(uring.Options{Entries: 4})
 	if err != nil {
@@ -419,7 +419,7 @@ func TestDeviceErrorsAreCountedAndCacheKeepsServing(t *testing.T) {
 // transit, the flusher) and the lost-copy checks ran. It polls because
 // flushes complete on the flusher's goroutines; it gives up after a minute
 // (a leaked transit entry would be a bug of its own).
-func settle(t *testing.T, c *Cache) {
+func settle(t testing.TB, c *Cache) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {

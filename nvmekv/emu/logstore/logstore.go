@@ -169,6 +169,7 @@ type Log struct {
 	// undo journals the index changes not yet durable (undo.go, E21);
 	// undoOff: it overflowed and is off until the next completed Flush.
 	undo     []undoRec
+	undoMem  *offHeap // the mapping undo lives in (newJournal); nil: on the heap, or not made yet
 	undoOff  bool
 	undoGap  uint64 // while undoOff: lg.appended after the last change not journaled
 	durable  uint64 // records made durable by a completed Flush
