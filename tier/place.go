@@ -227,7 +227,7 @@ var pinnedWrites struct {
 	spare []*pinnedWrite
 }
 
-const maxSpareWrites = 4096
+const maxSpareWrites = 8192 // about what writers let the flusher hold (flushHigh) in 512-byte records
 
 // newPinnedWrite returns a spare pinnedWrite, or a new one.
 func newPinnedWrite() *pinnedWrite {
