@@ -45,9 +45,12 @@ type Cache struct {
 	// completes, else by a trim pass.
 	forgetCold bool
 	trimSlack  int64 // maxKeys: trimSlack, a test seam
-	fl         *flusher.Flusher
-	pro        *policy.Promotion
-	ten        *tenants // the key prefixes that select a key's tenant, and each tenant's counters
+	// over caches overBound's answer; boundChecks counts its calls.
+	over        atomic.Bool
+	boundChecks atomic.Uint64
+	fl          *flusher.Flusher
+	pro         *policy.Promotion
+	ten         *tenants // the key prefixes that select a key's tenant, and each tenant's counters
 
 	// coldUnknown: a key missing from the directory may still be in cold —
 	// the store held data when opened (an earlier run's keys), or the
