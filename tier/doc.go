@@ -185,8 +185,9 @@
 //     (TestDirectoryCostCoversHeap). Memory reports the heap budget that
 //     follows: directory, the copies the flusher holds on the heap now
 //     (records evicted from DRAM are written from their log: OffHeap),
-//     the LFU's sketch, slack; an open cache's own heap leaves the slack
-//     free (TestHeapBudgetLeavesSlack).
+//     the LFU's sketch, slack (a fixed part, a twentieth of the DRAM
+//     budget and a quarter of the heap held, as GOGC 25); an open cache's
+//     own heap leaves the slack free (TestHeapBudgetLeavesSlack).
 //   - T20: a key just written stays readable while DRAM holds keys the
 //     LFU values less or no more (P9): with no cold tier, or one that
 //     takes no writes, keys written once and never read fill DRAM, and a
