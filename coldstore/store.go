@@ -3,6 +3,8 @@ package coldstore
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 
 	"github.com/tiercache/tiercache/backend"
 	"github.com/tiercache/tiercache/flusher"
@@ -111,8 +113,11 @@ func (c *Store) GetMany(ctx context.Context, keys [][]byte, sizes []int, dsts []
 	return out
 }
 
+// PutMany is flusher.Store's: the batch goes to the KV as one PutMany,
+// through a slice of KV items reused from batch to batch.
 func (c *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
-	kvs := make([]nvmekv.Item, len(items))
+	bp := kvItems.Get().(*[]nvmekv.Item)
+	kvs := slices.Grow((*bp)[:0], len(items))[:len(items)]
 	for i, it := range items {
 		kvs[i] = nvmekv.Item{Key: it.Key, Value: it.Value, Meta: nvmekv.Meta{Expiry: it.Expiry, Version: it.Version, Flags: it.Flags}}
 	}
@@ -120,8 +125,14 @@ func (c *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
 	for i := range items {
 		items[i].Err = kvs[i].Err
 	}
+	clear(kvs) // no key or value kept alive
+	*bp = kvs[:0]
+	kvItems.Put(bp)
 	return err
 }
+
+// kvItems lends PutMany its slices of KV items.
+var kvItems = sync.Pool{New: func() any { return new([]nvmekv.Item) }}
 
 func (c *Store) Delete(ctx context.Context, key []byte) error {
 	if err := c.kv.Delete(ctx, key); err != nil && !errors.Is(err, nvmekv.ErrKeyNotFound) {

@@ -29,17 +29,18 @@ func (f *Flusher) dispatch() {
 		victims := f.victims
 		f.victims = nil
 		ready, wait := f.readyLocked()
-		var batch []*Item
+		rb := f.getBufs()
 		var id uint64
 		if ready {
-			batch = f.takeLocked()
+			rb.batch = f.takeLocked(rb.batch[:0])
 			id = f.taken
 		}
 		f.mu.Unlock()
 		for _, v := range victims {
 			f.dropped(v, Dropped)
 		}
-		if len(batch) == 0 {
+		if len(rb.batch) == 0 {
+			f.putBufs(rb)
 			<-sem
 			if ready || wait <= 0 {
 				<-f.kick // everything pending waits for an in-flight key, or nothing is pending
@@ -56,7 +57,7 @@ func (f *Flusher) dispatch() {
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
-			f.run(batch, id)
+			f.run(rb, id)
 			<-sem
 		}()
 	}
@@ -80,30 +81,23 @@ func (f *Flusher) readyLocked() (bool, time.Duration) {
 }
 
 // takeLocked removes up to one batch of items from the queue, oldest first,
+// appended to batch,
 // skipping (and keeping in order) every item whose key is in flight or
 // already in this batch, so two writes of one key are never in flight at
-// once and reach the store in enqueue order.
-func (f *Flusher) takeLocked() []*Item {
-	var batch []*Item
+// once and reach the store in enqueue order. Keys are told apart by their
+// 64-bit hashes: two keys of one hash are kept apart too, which costs
+// order nothing.
+func (f *Flusher) takeLocked(batch []*Item) []*Item {
 	var bytes int64
-	var held map[string]struct{}
 	for i := f.head; i < len(f.q) && len(batch) < f.o.BatchItems && bytes < f.o.BatchBytes; i++ {
 		it := f.q[i]
 		if it == nil {
 			continue
 		}
-		k := string(it.Key)
-		if _, busy := f.inflight[k]; busy {
-			continue
+		if _, busy := f.inflight[it.kh]; busy {
+			continue // in flight, or already in this batch
 		}
-		if _, h := held[k]; h {
-			continue
-		}
-		if held == nil {
-			held = make(map[string]struct{})
-		}
-		held[k] = struct{}{}
-		f.inflight[k] = struct{}{}
+		f.inflight[it.kh] = struct{}{}
 		f.q[i] = nil
 		f.n--
 		f.bytes -= it.size()
@@ -124,13 +118,42 @@ func (f *Flusher) takeLocked() []*Item {
 	return batch
 }
 
+// runBufs are one batch's slices, reused from batch to batch (getBufs,
+// putBufs) so that a batch allocates none of them.
+type runBufs struct{ batch, puts, skipped, dels []*Item }
+
+// getBufs returns spare runBufs, or new ones.
+func (f *Flusher) getBufs() *runBufs {
+	select {
+	case rb := <-f.bufs:
+		return rb
+	default:
+		return new(runBufs)
+	}
+}
+
+// putBufs keeps rb, emptied, for a later batch (up to InFlight+1 of them).
+func (f *Flusher) putBufs(rb *runBufs) {
+	clear(rb.batch)
+	clear(rb.puts)
+	clear(rb.skipped)
+	clear(rb.dels)
+	rb.batch, rb.puts, rb.skipped, rb.dels = rb.batch[:0], rb.puts[:0], rb.skipped[:0], rb.dels[:0]
+	select {
+	case f.bufs <- rb:
+	default:
+	}
+}
+
 // run writes one batch: its deletes (one DeleteMany when the store has it,
 // else one by one) beside its puts (one PutMany submission).
-func (f *Flusher) run(batch []*Item, id uint64) {
+func (f *Flusher) run(rb *runBufs, id uint64) {
+	defer f.putBufs(rb)
 	ctx, cancel := context.WithTimeout(context.Background(), f.o.Timeout)
 	defer cancel()
-	puts := make([]*Item, 0, len(batch))
-	var skipped, dels []*Item
+	batch := rb.batch
+	puts, skipped, dels := rb.puts[:0], rb.skipped[:0], rb.dels[:0]
+	defer func() { rb.puts, rb.skipped, rb.dels = puts, skipped, dels }() // grown: kept
 	for _, it := range batch {
 		switch {
 		case it.Delete:
@@ -203,7 +226,7 @@ func (f *Flusher) run(batch []*Item, id uint64) {
 	for _, it := range batch {
 		f.flying -= it.size()
 		f.heapHeld.Add(-it.heapSize())
-		delete(f.inflight, string(it.Key))
+		delete(f.inflight, it.kh)
 		// A failed delete stays counted: the store may still hold the
 		// copy, so DeletePending stays true for the flusher's life (F8).
 		if it.Delete && it.Err == nil {
@@ -219,6 +242,9 @@ func (f *Flusher) run(batch []*Item, id uint64) {
 	f.heldLocked()
 	f.idle.Broadcast()
 	f.mu.Unlock()
+	for _, it := range batch {
+		f.release(it)
+	}
 	f.wake()
 }
 

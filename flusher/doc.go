@@ -9,14 +9,19 @@
 //   - F1: an item is reported written (OnDone with nil) only after the store
 //     acknowledged it; a Sync item's waiter is released only after the store
 //     made it durable (Syncer) or failed.
-//   - F2: Enqueue never blocks; when the queue is over QueueItems or
-//     QueueBytes it drops the oldest droppable item (not Sync, not a delete),
-//     counts it and reports it through OnDrop. Finding it costs amortized
-//     O(1): the deletes and Sync items at the queue's head are not scanned
-//     again on every drop (TestDropOrderModel; BenchmarkEnqueueBehindDeletes:
-//     133 ns against 73 µs per Enqueue behind 16,000 deletes).
+//   - F2: Enqueue never blocks. In Backpressure mode (the default) it never
+//     drops an item: past QueueItems or QueueBytes it queues it anyway,
+//     counted in Stats.Overflow, and the callers keep the queue near its
+//     bounds by waiting in WaitRoom before they write (TestBackpressureKeepsEverything).
+//     In Shed mode, when the queue is over QueueItems or QueueBytes it
+//     drops the oldest droppable item (not Sync, not a delete), counts it
+//     and reports it through OnDrop. Finding it costs amortized O(1): the
+//     deletes and Sync items at the queue's head are not scanned again on
+//     every drop (TestDropOrderModel; BenchmarkEnqueueBehindDeletes: 133 ns
+//     against 73 µs per Enqueue behind 16,000 deletes).
 //   - F3: two items of the same key are never in flight at once, and they
-//     reach the store in enqueue order.
+//     reach the store in enqueue order (keys are told apart by a 64-bit
+//     hash: two keys of one hash are kept apart too).
 //   - F4: a put that Current says is superseded is not written.
 //   - F5: Close writes everything pending, waits for every completion, and
 //     is idempotent; Enqueue after Close returns ErrClosed.
@@ -47,12 +52,17 @@
 //   - F12: WaitTaken returns once every batch taken before it was called
 //     has completed (its OnDone callbacks returned), whatever was taken
 //     since, and false if its context ended first (TestWaitTaken).
+//   - F13: OnRelease gets every item Enqueue accepted exactly once, after
+//     its OnDone or OnDrop, when the flusher no longer touches it, and
+//     never an item someone awaits (Begin, Wait): its owner may reuse it
+//     (TestReleaseOncePerItem).
 //
 // # Caveats
 //
 //   - The flusher owns Item.Key and Item.Value from Enqueue on.
 //   - OnDone and OnDrop run on flusher goroutines, never inside Enqueue;
 //     they must not block.
-//   - Sync items and deletes can push the queue past its bound (counted in
-//     Stats.Overflow) rather than being dropped.
+//   - Sync items and deletes, and in Backpressure mode every item, can push
+//     the queue past its bound (counted in Stats.Overflow) rather than being
+//     dropped.
 package flusher

@@ -3,6 +3,7 @@ package flusher
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
 	"sync"
@@ -24,7 +25,8 @@ type Flusher struct {
 	flying   int64               // value+key bytes of the batches in flight
 	held     atomic.Int64        // bytes + flying, for WaitRoom's check without the lock
 	heapHeld atomic.Int64        // the heapSize of the items queued and in flight
-	inflight map[string]struct{} // keys of items submitted and not completed
+	inflight map[uint64]struct{} // key hashes of items submitted and not completed (F3)
+	seed     maphash.Seed        // of the key hashes
 	dels     map[string]int      // deletes enqueued and not completed, by key (F8)
 	batches  int                 // batches in flight
 	// taken numbers the batches taken so far; flyingIDs are the numbers
@@ -37,6 +39,7 @@ type Flusher struct {
 	drainReq  int     // > 0 while someone waits for an empty queue: close batches now
 
 	kick chan struct{} // wakes the dispatcher
+	bufs chan *runBufs // spare batch slices (getBufs)
 	idle *sync.Cond    // signalled when a batch completes
 	wg   sync.WaitGroup
 
@@ -58,11 +61,11 @@ type Stats struct {
 	Batches    uint64 // submissions made
 	Written    uint64 // items the store acknowledged
 	Bytes      uint64 // key+value bytes the store acknowledged
-	Drops      uint64 // items dropped because the queue was full
+	Drops      uint64 // items dropped because the queue was full (Shed)
 	Rejected   uint64 // items refused by flash admission
 	Superseded uint64 // items skipped because a newer copy existed
 	Errors     uint64 // items the store failed
-	Overflow   uint64 // times Sync items pushed the queue past its bound
+	Overflow   uint64 // items queued past the bounds: Sync items and deletes, and every put in Backpressure mode
 	// DeleteCalls counts calls to the store for deletes: one per batch's
 	// deletes with a ManyDeleter store, else one per delete.
 	DeleteCalls uint64
@@ -78,7 +81,8 @@ func New(o Options) (*Flusher, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	f := &Flusher{o: o, inflight: make(map[string]struct{}), dels: make(map[string]int), kick: make(chan struct{}, 1)}
+	f := &Flusher{o: o, inflight: make(map[uint64]struct{}), seed: maphash.MakeSeed(), dels: make(map[string]int), kick: make(chan struct{}, 1),
+		bufs: make(chan *runBufs, o.InFlight+1)}
 	f.idle = sync.NewCond(&f.mu)
 	f.wg.Add(1)
 	go f.dispatch()
@@ -86,9 +90,12 @@ func New(o Options) (*Flusher, error) {
 }
 
 // Enqueue queues it without ever blocking. It returns ErrRejected when flash
-// admission refused the item, ErrDropped when a droppable item alone exceeds
-// QueueBytes and ErrClosed after Close (OnDrop is not called for those). To make room it may drop the oldest droppable pending item;
-// OnDrop is then called for the victim later, on a flusher goroutine.
+// admission refused the item and ErrClosed after Close; in Shed mode
+// ErrDropped when a droppable item alone exceeds QueueBytes (OnDrop is not
+// called for those). In Shed mode, to make room, it may drop the oldest
+// droppable pending item; OnDrop is then called for the victim later, on a
+// flusher goroutine. In Backpressure mode it queues past the bounds
+// (Stats.Overflow) and drops nothing.
 func (f *Flusher) Enqueue(it *Item) error {
 	if !it.Sync && !it.Delete && f.o.Admit != nil && !f.o.Admit.Admit(f.o.Hash(it.Key), len(it.Value)) {
 		f.st.rejected.Add(1)
@@ -99,13 +106,14 @@ func (f *Flusher) Enqueue(it *Item) error {
 		f.mu.Unlock()
 		return ErrClosed
 	}
-	if !it.Sync && !it.Delete && it.size() > f.o.QueueBytes {
+	shed := f.o.Overload == Shed
+	if shed && !it.Sync && !it.Delete && it.size() > f.o.QueueBytes {
 		f.mu.Unlock()
 		f.st.drops.Add(1)
 		return ErrDropped
 	}
 	full := f.n > 0 && (f.n >= f.o.QueueItems || f.bytes+it.size() > f.o.QueueBytes)
-	if full && (it.Sync || it.Delete) {
+	if full && (it.Sync || it.Delete || !shed) {
 		f.st.overflow.Add(1) // never dropped, never the cause of a drop
 		full = false
 	}
@@ -123,6 +131,7 @@ func (f *Flusher) Enqueue(it *Item) error {
 		f.victims = append(f.victims, v)
 	}
 	it.enq = time.Now().UnixNano()
+	it.kh = maphash.Bytes(f.seed, it.Key)
 	f.q = append(f.q, it)
 	f.n++
 	f.bytes += it.size()
@@ -340,6 +349,7 @@ func (f *Flusher) dropped(it *Item, why Reason) {
 	if f.o.OnDrop != nil {
 		f.o.OnDrop(it, why)
 	}
+	f.release(it)
 }
 
 // dropOldestLocked removes the oldest pending item that may be dropped (not

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -132,17 +134,11 @@ func TestBatchClosesByTime(t *testing.T) {
 	}
 }
 
-func TestFullQueueDropsOldestNeverBlocks(t *testing.T) {
+// stuckStore is a recStore whose puts wait until its gate is closed (at
+// the test's end, if the test did not).
+func stuckStore(t *testing.T) *recStore {
 	s := newRecStore()
 	s.gate = make(chan struct{})
-	var dropped []string
-	var mu sync.Mutex
-	f := newFlusher(t, Options{Store: s, QueueItems: 4, BatchItems: 1, InFlight: 1, BatchDelay: time.Microsecond,
-		OnDrop: func(it *Item, why Reason) {
-			mu.Lock()
-			dropped = append(dropped, string(it.Key))
-			mu.Unlock()
-		}})
 	t.Cleanup(func() {
 		select {
 		case <-s.gate:
@@ -150,10 +146,30 @@ func TestFullQueueDropsOldestNeverBlocks(t *testing.T) {
 			close(s.gate)
 		}
 	})
+	return s
+}
+
+// holdFirst enqueues an item "first" and returns once its batch is in
+// flight, held by a stuck store's gate.
+func holdFirst(f *Flusher) {
 	f.Enqueue(item("first", "x"))
-	for f.Stats().InFlight == 0 { // wait until "first" is held in flight by the gate
+	for f.Stats().InFlight == 0 {
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// TestFullQueueDropsOldestNeverBlocks checks F2 in Shed mode.
+func TestFullQueueDropsOldestNeverBlocks(t *testing.T) {
+	s := stuckStore(t)
+	var dropped []string
+	var mu sync.Mutex
+	f := newFlusher(t, Options{Store: s, QueueItems: 4, BatchItems: 1, InFlight: 1, BatchDelay: time.Microsecond, Overload: Shed,
+		OnDrop: func(it *Item, why Reason) {
+			mu.Lock()
+			dropped = append(dropped, string(it.Key))
+			mu.Unlock()
+		}})
+	holdFirst(f)
 	for i := 0; i < 10; i++ {
 		f.Enqueue(item(fmt.Sprint("k", i), "v")) // must not block although the store is stuck
 	}
@@ -172,6 +188,37 @@ func TestFullQueueDropsOldestNeverBlocks(t *testing.T) {
 	want := []string{"k0", "k1", "k2", "k3", "k4", "k5"}
 	if fmt.Sprint(dropped) != fmt.Sprint(want) {
 		t.Fatalf("dropped %v, want the oldest %v", dropped, want)
+	}
+}
+
+// TestBackpressureKeepsEverything checks F2 in Backpressure mode (the
+// default): a full queue, a store that takes nothing, and an item larger
+// than QueueBytes: Enqueue neither blocks nor drops, counts the overflow,
+// and every item reaches the store once it takes them.
+func TestBackpressureKeepsEverything(t *testing.T) {
+	s := stuckStore(t)
+	var drops atomic.Int64
+	f := newFlusher(t, Options{Store: s, QueueItems: 4, QueueBytes: 64, BatchItems: 1, InFlight: 1, BatchDelay: time.Microsecond,
+		OnDrop: func(*Item, Reason) { drops.Add(1) }})
+	holdFirst(f)
+	for i := 0; i < 10; i++ {
+		if err := f.Enqueue(item(fmt.Sprint("k", i), "v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Enqueue(item("big", strings.Repeat("b", 100))); err != nil {
+		t.Fatalf("an item above QueueBytes: %v, want it queued", err)
+	}
+	st := f.Stats()
+	if st.Drops != 0 || st.Queue != 11 || st.Overflow < 7 {
+		t.Fatalf("after 11 puts into a queue of 4: drops %d, queue %d, overflow %d; want 0, 11, at least 7", st.Drops, st.Queue, st.Overflow)
+	}
+	close(s.gate)
+	if err := f.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.Stats(); st.Written != 12 || drops.Load() != 0 {
+		t.Fatalf("written %d, dropped %d; want all 12 written", st.Written, drops.Load())
 	}
 }
 
@@ -475,9 +522,9 @@ func TestDeletesBatched(t *testing.T) {
 // at the queue's head and across compactions, against a list model. The
 // dispatcher is not running: batches are taken by hand.
 func TestDropOrderModel(t *testing.T) {
-	o := Options{Store: newRecStore(), QueueItems: 300, BatchItems: 7}
+	o := Options{Store: newRecStore(), QueueItems: 300, BatchItems: 7, Overload: Shed}
 	o.EnsureDefaults()
-	f := &Flusher{o: o, inflight: map[string]struct{}{}, dels: map[string]int{}}
+	f := &Flusher{o: o, inflight: map[uint64]struct{}{}, seed: maphash.MakeSeed(), dels: map[string]int{}}
 	var model []*Item // pending, oldest first
 	rng := rand.New(rand.NewPCG(3, 4))
 	drops := 0
@@ -485,9 +532,9 @@ func TestDropOrderModel(t *testing.T) {
 		switch r := rng.IntN(100); {
 		case r < 3: // the dispatcher takes a batch and completes it
 			f.mu.Lock()
-			batch := f.takeLocked()
+			batch := f.takeLocked(nil)
 			for _, it := range batch {
-				delete(f.inflight, string(it.Key))
+				delete(f.inflight, it.kh)
 			}
 			f.batches--
 			f.mu.Unlock()
@@ -530,9 +577,9 @@ func TestDropOrderModel(t *testing.T) {
 // oldest 16,000 items are deletes (a burst of overwrites of keys cold
 // holds, the store behind): each Enqueue drops the oldest put.
 func BenchmarkEnqueueBehindDeletes(b *testing.B) {
-	o := Options{Store: newRecStore(), QueueItems: 16384}
+	o := Options{Store: newRecStore(), QueueItems: 16384, Overload: Shed}
 	o.EnsureDefaults()
-	f := &Flusher{o: o, inflight: map[string]struct{}{}, dels: map[string]int{}}
+	f := &Flusher{o: o, inflight: map[uint64]struct{}{}, seed: maphash.MakeSeed(), dels: map[string]int{}}
 	for i := 0; i < o.QueueItems; i++ {
 		f.Enqueue(&Item{Key: []byte(fmt.Sprint("k", i)), Value: []byte("v"), Delete: i < 16000})
 	}
@@ -586,5 +633,69 @@ func TestDeletesBesidePuts(t *testing.T) {
 	}
 	if st := f.Stats(); st.Written != 3 || st.Errors != 0 {
 		t.Errorf("stats %+v: want 3 written, no error", st)
+	}
+}
+
+// TestReleaseOncePerItem: OnRelease gets every item Enqueue accepted
+// exactly once, after its OnDone or OnDrop (written, deleted, superseded
+// or shed), and never an item someone awaits (Wait).
+func TestReleaseOncePerItem(t *testing.T) {
+	var mu sync.Mutex
+	ended := map[*Item]bool{}
+	released := map[*Item]int{}
+	end := func(it *Item) {
+		mu.Lock()
+		ended[it] = true
+		mu.Unlock()
+	}
+	f := newFlusher(t, Options{Store: newRecStore(), QueueItems: 24, BatchItems: 3, InFlight: 1, BatchDelay: time.Microsecond, Overload: Shed,
+		Current: func(it *Item) bool { return string(it.Value) != "old" },
+		OnDone:  func(it *Item, err error) { end(it) },
+		OnDrop:  func(it *Item, why Reason) { end(it) },
+		OnRelease: func(it *Item) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !ended[it] {
+				t.Errorf("%s released before its OnDone or OnDrop", it.Key)
+			}
+			released[it]++
+		}})
+	var accepted []*Item
+	for i := range 200 {
+		it := item(fmt.Sprint("k", i%50), "v")
+		switch i % 4 {
+		case 1:
+			it.Value = []byte("old") // superseded
+		case 2:
+			it.Delete, it.Value = true, nil
+		}
+		if err := f.Enqueue(it); err != nil {
+			t.Fatal(err)
+		}
+		accepted = append(accepted, it)
+		if i < 100 && i%8 == 7 { // the first half in small batches (superseded), the rest at once (shed)
+			f.Drain(context.Background())
+		}
+	}
+	waited := item("w", "v")
+	if err := f.Wait(context.Background(), waited); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, it := range accepted {
+		if released[it] != 1 {
+			t.Errorf("%s (delete %v, value %q) released %d times, want once", it.Key, it.Delete, it.Value, released[it])
+		}
+	}
+	if released[waited] != 0 {
+		t.Errorf("an awaited item was released")
+	}
+	if st := f.Stats(); st.Drops == 0 || st.Superseded == 0 {
+		t.Errorf("drops %d, superseded %d: the test should see both", st.Drops, st.Superseded)
 	}
 }

@@ -23,6 +23,15 @@ type Item struct {
 
 	enq  int64      // enqueue time, unix ns
 	done chan error // Wait's channel, nil when nobody waits
+	kh   uint64     // the key's hash: the in-flight set's key (F3)
+}
+
+// release hands it back to the caller through OnRelease once the flusher
+// is done with it (no one awaits it).
+func (f *Flusher) release(it *Item) {
+	if f.o.OnRelease != nil && it.done == nil {
+		f.o.OnRelease(it)
+	}
 }
 
 func (it *Item) size() int64 { return int64(len(it.Key) + len(it.Value)) }

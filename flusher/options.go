@@ -33,8 +33,8 @@ type Admitter interface {
 type Options struct {
 	Store Store // required
 
-	QueueItems int           // pending items before the oldest is dropped (default 4096)
-	QueueBytes int64         // pending value bytes before the oldest is dropped (default 64 MiB)
+	QueueItems int           // pending items past which the queue is full (default 4096)
+	QueueBytes int64         // pending key and value bytes past which it is full (default 64 MiB)
 	BatchItems int           // a batch closes at this many items (default 64)
 	BatchBytes int64         // ... or at this many value bytes (default 4 MiB)
 	BatchDelay time.Duration // ... or when its oldest item waited this long (default 2 ms)
@@ -56,10 +56,59 @@ type Options struct {
 	// skipped as superseded, on a flusher goroutine (never inside Enqueue);
 	// it must not block.
 	OnDrop func(it *Item, why Reason)
+	// OnRelease, if set, is called once per item Enqueue accepted, after
+	// its OnDone or OnDrop, once the flusher no longer touches the item:
+	// the caller may reuse it (a pool of items). It is not called for an
+	// item whose Begin or Wait someone awaits. It must not block.
+	OnRelease func(it *Item)
+
+	// Overload is what a full queue does with a put: Backpressure (the
+	// default) queues it anyway and drops nothing, its writers waiting for
+	// room (WaitRoom, at most Wait each); Shed drops the oldest droppable
+	// put (F2).
+	Overload Overload
+	// Wait is the longest a writer waits for room in Backpressure mode
+	// before its write is refused (the caller's to enforce; default 2 s).
+	Wait time.Duration
 
 	// Timeout bounds one batch's device round trip (default 30 s).
 	Timeout time.Duration
 	Logger  *zap.Logger
+}
+
+// Overload is what a full queue does with a put.
+type Overload uint8
+
+// Overload modes.
+const (
+	// Backpressure queues past the bounds and never drops: the writers
+	// wait for room before they write (WaitRoom), so the queue stays near
+	// its bounds, and a writer that waited Wait gets an error instead.
+	Backpressure Overload = iota
+	// Shed drops the oldest droppable put (counted, OnDrop): latency
+	// over completeness.
+	Shed
+)
+
+func (m Overload) String() string {
+	switch m {
+	case Backpressure:
+		return "backpressure"
+	case Shed:
+		return "shed"
+	}
+	return fmt.Sprintf("Overload(%d)", uint8(m))
+}
+
+// ParseOverload reads "backpressure" or "shed".
+func ParseOverload(s string) (Overload, error) {
+	switch s {
+	case "backpressure":
+		return Backpressure, nil
+	case "shed":
+		return Shed, nil
+	}
+	return 0, fmt.Errorf("%w: overload %q is not backpressure or shed", ErrInvalidOptions, s)
 }
 
 // Reason says why an item never reached the store.
@@ -67,7 +116,7 @@ type Reason uint8
 
 // Reasons for OnDrop.
 const (
-	Dropped    Reason = iota + 1 // the queue was full and this was the oldest droppable item
+	Dropped    Reason = iota + 1 // the queue was full and this was the oldest droppable item (Shed)
 	Superseded                   // Current said a newer copy exists
 )
 
@@ -107,6 +156,9 @@ func (o *Options) EnsureDefaults() {
 	if o.Timeout == 0 {
 		o.Timeout = 30 * time.Second
 	}
+	if o.Wait == 0 {
+		o.Wait = 2 * time.Second
+	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
@@ -135,6 +187,12 @@ func (o *Options) Validate() error {
 	}
 	if o.InFlight < 1 || o.InFlight > 64 {
 		errs = append(errs, fmt.Errorf("%w: InFlight %d is outside [1, 64]", ErrInvalidOptions, o.InFlight))
+	}
+	if o.Overload > Shed {
+		errs = append(errs, fmt.Errorf("%w: Overload %v is not Backpressure or Shed", ErrInvalidOptions, o.Overload))
+	}
+	if o.Wait < 0 {
+		errs = append(errs, fmt.Errorf("%w: Wait %v must not be negative", ErrInvalidOptions, o.Wait))
 	}
 	if o.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("%w: Timeout %v must not be negative", ErrInvalidOptions, o.Timeout))

@@ -62,7 +62,7 @@ func TestWaitRoom(t *testing.T) {
 func TestHeapHeld(t *testing.T) {
 	s := newRecStore()
 	s.gate = make(chan struct{})
-	f := newFlusher(t, Options{Store: s, BatchItems: 2, BatchDelay: time.Millisecond, InFlight: 1, QueueBytes: 60})
+	f := newFlusher(t, Options{Store: s, BatchItems: 2, BatchDelay: time.Millisecond, InFlight: 1, QueueBytes: 60, Overload: Shed})
 	// Cleanups run last first: a failed check opens the gate before
 	// f.Close waits for the batch held at it.
 	gateOpen := false
@@ -81,7 +81,7 @@ func TestHeapHeld(t *testing.T) {
 	if h, held := f.HeapHeld(), f.Held(); h != 2*12+2*2 || held != 4*12 {
 		t.Fatalf("HeapHeld %d, Held %d: want %d (two copies and two keys) and %d", h, held, 2*12+2*2, 4*12)
 	}
-	// Past QueueBytes an Enqueue drops the oldest item not yet taken; the
+	// Past QueueBytes an Enqueue drops the oldest item not yet taken (Shed); the
 	// batches the dispatcher took (in flight, or waiting for the one
 	// in-flight slot) are held on top of the pending bytes.
 	for i := 4; i < 8; i++ {

@@ -47,7 +47,8 @@ func (kv *KV) chunkBuf() []byte {
 // namespace no longer holds them once Do returned (Op.Buf caveat).
 func (kv *KV) releaseChunks(ops []*Op) {
 	for _, op := range ops {
-		if b := op.Buf; cap(b) == ChunkHdrBytes+kv.chunkMax {
+		if cap(op.Buf) == ChunkHdrBytes+kv.chunkMax {
+			b := op.Buf // only a chunk's slice header goes to the heap (&b)
 			op.Buf = nil
 			kv.chunkPool.Put(&b)
 		}

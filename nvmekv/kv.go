@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -107,10 +108,19 @@ type record struct {
 
 // plan checks a Put of key and value and lays out its record.
 func (kv *KV) plan(key, value []byte, m Meta, cur *header) (*record, error) {
-	if err := kv.checkPut(key, value); err != nil {
+	r := new(record)
+	if err := kv.planInto(r, key, value, m, cur); err != nil {
 		return nil, err
 	}
-	r := &record{h: kv.opts.Hash(key), inline: !kv.chunked(key, value),
+	return r, nil
+}
+
+// planInto is plan into r.
+func (kv *KV) planInto(r *record, key, value []byte, m Meta, cur *header) error {
+	if err := kv.checkPut(key, value); err != nil {
+		return err
+	}
+	*r = record{h: kv.opts.Hash(key), inline: !kv.chunked(key, value),
 		hd: header{flags: m.Flags, valueLen: uint64(len(value)), expiry: m.Expiry, version: m.Version, putID: kv.putID.Add(2), short: true}}
 	if !r.inline || cur != nil && cur.chunks > 0 {
 		r.sw = &chunkSweep{h: r.h, short: [2]bool{true, true}}
@@ -129,7 +139,7 @@ func (kv *KV) plan(key, value []byte, m Meta, cur *header) (*record, error) {
 		}
 		r.sw.from[r.hd.set], r.sw.short[r.hd.set] = r.hd.chunks, true
 	}
-	return r, nil
+	return nil
 }
 
 // chunkStore builds the Store of chunk i of r's value in buf (a chunk
@@ -145,9 +155,16 @@ func (kv *KV) chunkStore(r *record, value []byte, i int, buf []byte) *Op {
 // headerStore builds the Store of r's header record (with the value when
 // it is inline).
 func (kv *KV) headerStore(r *record, key, value []byte) *Op {
+	op := new(Op)
+	kv.headerStoreInto(op, r, key, value)
+	return op
+}
+
+// headerStoreInto is headerStore into op.
+func (kv *KV) headerStoreInto(op *Op, r *record, key, value []byte) {
 	hb := kv.recs.get(HeaderBytes + len(key) + pick(r.inline, len(value), 0))
 	putHeader(hb, &r.hd, key, value, r.inline)
-	return &Op{Code: OpStore, Key: r.h[:], Buf: hb}
+	*op = Op{Code: OpStore, Key: r.h[:], Buf: hb}
 }
 
 // chain builds the ops of one Put of at most chunkWindow chunks: chunks
@@ -170,8 +187,9 @@ type curHeader struct {
 
 // currentHeaders reads, in one batch, the headers that the chunked puts
 // among items replace.
-func (kv *KV) currentHeaders(ctx context.Context, items []Item) []curHeader {
-	curs := make([]curHeader, len(items))
+func (kv *KV) currentHeaders(ctx context.Context, items []Item, curs []curHeader) []curHeader {
+	curs = slices.Grow(curs[:0], len(items))[:len(items)]
+	clear(curs)
 	var gs []getState
 	var idx []int
 	for i := range items {
@@ -319,12 +337,16 @@ func (kv *KV) lock(devKey []byte) *sync.Mutex { return &kv.locks[devKey[0]] }
 // submissions as the namespace allows. Per-item outcomes are in items[i].Err;
 // the returned error is the first of them (or a batch-wide error).
 func (kv *KV) PutMany(ctx context.Context, items []Item) error {
-	curs := kv.currentHeaders(ctx, items)
+	sc := putScratches.Get().(*putScratch)
+	defer sc.done()
+	sc.size(len(items))
+	curs := kv.currentHeaders(ctx, items, sc.curs)
+	sc.curs = curs
 	var cleanups [][]*Op
 	var sweeps []*chunkSweep
-	chains := make([][]*Op, len(items))
-	var batch []*Op
-	var idx []int
+	chains := sc.chains
+	batch, idx := sc.batch, sc.idx
+	defer func() { sc.batch, sc.idx = batch, idx }()
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -355,8 +377,8 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 			kv.putErrors.Add(1)
 			continue
 		}
-		r, err := kv.plan(items[i].Key, items[i].Value, items[i].Meta, cur)
-		if err != nil {
+		r := &sc.recs[i]
+		if err := kv.planInto(r, items[i].Key, items[i].Value, items[i].Meta, cur); err != nil {
 			items[i].Err = err
 			kv.putErrors.Add(1)
 			continue
@@ -383,7 +405,14 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 			}
 			continue
 		}
-		ops := kv.chain(items[i].Key, items[i].Value, r)
+		var ops []*Op
+		if r.hd.chunks == 0 { // the header alone, in the scratch's ops
+			kv.headerStoreInto(&sc.hdrs[i], r, items[i].Key, items[i].Value)
+			sc.one[i] = &sc.hdrs[i]
+			ops = sc.one[i : i+1 : i+1]
+		} else {
+			ops = kv.chain(items[i].Key, items[i].Value, r)
+		}
 		if kv.lim.MaxBatch > 0 && len(batch)+len(ops) > kv.lim.MaxBatch {
 			if err := flush(); err != nil && first == nil {
 				first = err
@@ -425,6 +454,42 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 		}
 	}
 	return nil
+}
+
+// putScratch is one PutMany's working memory, reused from call to call
+// (putScratches) so that a batch of inline puts allocates nothing: the
+// headers read, the records planned, the header ops of single-op chains,
+// the chains, the submission and its items' indexes.
+type putScratch struct {
+	curs   []curHeader
+	recs   []record
+	hdrs   []Op
+	one    []*Op
+	chains [][]*Op
+	batch  []*Op
+	idx    []int
+}
+
+var putScratches = sync.Pool{New: func() any { return new(putScratch) }}
+
+// size readies sc for n items.
+func (sc *putScratch) size(n int) {
+	sc.recs = slices.Grow(sc.recs[:0], n)[:n]
+	sc.hdrs = slices.Grow(sc.hdrs[:0], n)[:n]
+	sc.one = slices.Grow(sc.one[:0], n)[:n]
+	sc.chains = slices.Grow(sc.chains[:0], n)[:n]
+	sc.batch, sc.idx = sc.batch[:0], sc.idx[:0]
+}
+
+// done clears what sc refers to (keys, values, buffers) and pools it.
+func (sc *putScratch) done() {
+	clear(sc.curs)
+	clear(sc.recs)
+	clear(sc.hdrs)
+	clear(sc.one)
+	clear(sc.chains)
+	clear(sc.batch[:cap(sc.batch)])
+	putScratches.Put(sc)
 }
 
 // Delete removes key: the header first, then its chunks, in one linked

@@ -5,12 +5,12 @@ package nvmekv
 // lookup, no device I/O): false means a Get of key finds nothing. A
 // namespace that cannot tell (a KV SSD) answers true.
 func (kv *KV) MayHold(key []byte) bool {
-	m, ok := kv.ns.(interface{ MayHold(k *[16]byte) bool })
+	m, ok := kv.ns.(interface{ MayHold(k [16]byte) bool })
 	if !ok {
 		return true
 	}
 	h := kv.opts.Hash(key)
-	return m.MayHold(&h)
+	return m.MayHold(h)
 }
 
 // ValueLenHint is the length of key's value as the namespace's index
@@ -21,13 +21,13 @@ func (kv *KV) MayHold(key []byte) bool {
 // it (true for a namespace that cannot tell).
 func (kv *KV) ValueLenHint(key []byte) (n int, ok, found bool) {
 	v, isIndexed := kv.ns.(interface {
-		ValueLen(k *[16]byte, klen int) (int, bool)
+		ValueLen(k [16]byte, klen int) (int, bool)
 	})
 	if !isIndexed {
 		return 0, false, true
 	}
 	h := kv.opts.Hash(key)
-	dl, ok := v.ValueLen(&h, len(h))
+	dl, ok := v.ValueLen(h, len(h))
 	if !ok {
 		return 0, false, false
 	}

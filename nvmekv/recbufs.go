@@ -3,6 +3,7 @@ package nvmekv
 import (
 	"math/bits"
 	"sync"
+	"unsafe"
 )
 
 // recBufs lends the buffers of header records, read and written, by size
@@ -12,7 +13,10 @@ import (
 // header record holds its inline value: without the classes each of them
 // was fresh memory, most of what a busy MGET path left for the collector.
 type recBufs struct {
-	classes [recBufClasses]sync.Pool // *[]byte of cap recBufMin << i
+	// classes[i] holds the first bytes (unsafe.Pointer, which an
+	// interface holds without an allocation) of buffers of recBufMin << i
+	// bytes.
+	classes [recBufClasses]sync.Pool
 }
 
 const (
@@ -39,8 +43,8 @@ func (p *recBufs) get(n int) []byte {
 	if c < 0 {
 		return make([]byte, n)
 	}
-	if b, ok := p.classes[c].Get().(*[]byte); ok {
-		return (*b)[:n]
+	if b, ok := p.classes[c].Get().(unsafe.Pointer); ok {
+		return unsafe.Slice((*byte)(b), recBufMin<<c)[:n]
 	}
 	return make([]byte, n, recBufMin<<c)
 }
@@ -53,6 +57,5 @@ func (p *recBufs) put(b []byte) {
 	if c < 0 || cap(b) != recBufMin<<c {
 		return
 	}
-	b = b[:0]
-	p.classes[c].Put(&b)
+	p.classes[c].Put(unsafe.Pointer(unsafe.SliceData(b)))
 }

@@ -33,7 +33,6 @@ var notExported = map[string]string{
 	"Cache.Flusher.InFlight":          "never exported so far: batches at the device, bounded by flusher.in_flight; a candidate row",
 	"Cache.Flusher.Enqueued":          "never exported so far: the sum of what the exported flusher_* rows and flusher_queue count, plus Superseded",
 	"Cache.Flusher.Superseded":        "items skipped because a newer copy existed: a flusher-internal saving, read by its tests",
-	"Cache.Flusher.Overflow":          "never exported so far: times sync items pushed the queue past its bound; a candidate row",
 	"Cache.Flusher.DeleteCalls":       "a probe of delete batching for flusher's and tier's tests, not an operational signal",
 	"Cache.Remote.Store.LatencyCount": "exported with the round-trip latency histogram, tiercache_remote_latency_seconds (cmd/tiercache)",
 	"Cache.Remote.Store.LatencySum":   "exported with the round-trip latency histogram, tiercache_remote_latency_seconds (cmd/tiercache)",

@@ -25,14 +25,18 @@ type Cache struct {
 	// device that stalled.
 	flushHigh   int64
 	throttleOff atomic.Int64
-	o           Options
-	log         *zap.Logger
-	dir         *directory
-	mem         *mem // the DRAM tiers: hot and warm logs and their LFU
-	tr          *transit
-	cold        backend.Store  // nil when disabled
-	rt          *remoteTier    // the remote tier; nil when none (remote.go)
-	floors      backend.Floors // cold's flush floor record; nil when cold keeps none
+	// shed: the flusher drops copies when full (flusher.Shed), and writers
+	// wait after their write, at most throttleWait (throttle); else they
+	// wait before it (admitWrite, T25).
+	shed   bool
+	o      Options
+	log    *zap.Logger
+	dir    *directory
+	mem    *mem // the DRAM tiers: hot and warm logs and their LFU
+	tr     *transit
+	cold   backend.Store  // nil when disabled
+	rt     *remoteTier    // the remote tier; nil when none (remote.go)
+	floors backend.Floors // cold's flush floor record; nil when cold keeps none
 	// ks is cold's keyspace when it can count and walk its user keys (the
 	// emulated store): Keys and Scan take cold-only keys from it (T37).
 	ks backend.Keyspace
@@ -41,9 +45,12 @@ type Cache struct {
 	// completes, else by a trim pass.
 	forgetCold bool
 	trimSlack  int64 // maxKeys: trimSlack, a test seam
-	fl         *flusher.Flusher
-	pro        *policy.Promotion
-	ten        *tenants // the key prefixes that select a key's tenant, and each tenant's counters
+	// over caches overBound's answer; boundChecks counts its calls.
+	over        atomic.Bool
+	boundChecks atomic.Uint64
+	fl          *flusher.Flusher
+	pro         *policy.Promotion
+	ten         *tenants // the key prefixes that select a key's tenant, and each tenant's counters
 
 	// coldUnknown: a key missing from the directory may still be in cold —
 	// the store held data when opened (an earlier run's keys), or the
@@ -164,6 +171,7 @@ func Open(opts Options) (*Cache, error) {
 		fo.Current = c.flushCurrent
 		fo.OnDone = c.flushDone
 		fo.OnDrop = c.flushDropped
+		fo.OnRelease = releaseWrite
 		if opts.Flash.BytesPerSec > 0 || opts.Flash.RejectFirst {
 			fl, err := policy.NewFlash(opts.Flash)
 			if err != nil {
@@ -176,6 +184,7 @@ func Open(opts Options) (*Cache, error) {
 			return fail(err)
 		}
 		c.flushHigh = c.fl.Options().QueueBytes / 2
+		c.shed = c.fl.Options().Overload == flusher.Shed
 	}
 	hot, warm, err := c.o.openLogs()
 	if err == nil {

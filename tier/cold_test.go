@@ -29,7 +29,7 @@ import (
 
 // needURing skips (or fails under TIERCACHE_NO_SKIP) where io_uring, which
 // the emulated namespace runs on, is unavailable.
-func needURing(t *testing.T) {
+func needURing(t testing.TB) {
 	t.Helper()
 	r, err := uring.New(uring.Options{Entries: 4})
 	if err != nil {
@@ -80,27 +80,60 @@ func TestModelEmulatedCold(t *testing.T) {
 	}
 }
 
+// TestModelSmallFlusherQueue (T25, flusher F2): the model on the emulated
+// store through a flusher queue of 4 items and 64 KiB, the least the
+// options allow, in Backpressure mode: the queue is full all the time, yet
+// nothing is dropped, so the cache matches the map exactly.
+func TestModelSmallFlusherQueue(t *testing.T) {
+	clk := newFakeClock()
+	c := openCold(t, func(o *Options) {
+		o.Clock, o.WarmBytes = clk.Now, 256<<10
+		o.Flusher = flusher.Options{QueueItems: 4, QueueBytes: 64 << 10, BatchItems: 2, InFlight: 1}
+	})
+	runModel(t, c, clk, steps(t, 10000), 300, 1<<20, 5)
+	st := c.Stats()
+	t.Logf("flusher: %+v; lost %d", st.Flusher, st.Lost)
+	if st.Flusher.Drops != 0 || st.Flusher.Overflow == 0 {
+		t.Errorf("flusher drops %d (want 0), overflow %d (want > 0: the queue was full)", st.Flusher.Drops, st.Flusher.Overflow)
+	}
+}
+
+// TestConcurrentEmulatedCold runs the concurrent model on the emulated
+// store through a flusher queue of 8 items, in both overload modes: with
+// backpressure (T25) nothing is dropped; shedding drops copies, and a
+// live key then may miss.
 func TestConcurrentEmulatedCold(t *testing.T) {
 	needURing(t)
-	o := concOptions(nil)
-	emuCold(&o, t.TempDir())
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := runConcurrent(t, c, 4, 16, 4, steps(t, 3000))
-	st := c.Stats()
-	kst := kvOf(c).Stats()
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("reads %d hits %d missLive %d; stats %+v; kv chunks %d", res.reads.Load(), res.hits.Load(), res.missLive.Load(), st, kst.ChunksWritten)
-	if st.Demotions == 0 || st.Flushed == 0 || st.Promotions == 0 || st.Flusher.Drops == 0 || kst.ChunksWritten == 0 {
-		t.Errorf("not every path ran: demotions %d, flushed %d, promotions %d, flusher drops %d, chunks %d",
-			st.Demotions, st.Flushed, st.Promotions, st.Flusher.Drops, kst.ChunksWritten)
-	}
-	if dropped(st) == 0 && res.missLive.Load() > 0 {
-		t.Errorf("%d misses of live keys although nothing was dropped or lost", res.missLive.Load())
+	for _, mode := range []flusher.Overload{flusher.Backpressure, flusher.Shed} {
+		t.Run(mode.String(), func(t *testing.T) {
+			o := concOptions(nil)
+			o.Flusher.Overload = mode
+			emuCold(&o, t.TempDir())
+			c, err := Open(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := runConcurrent(t, c, 4, 16, 4, steps(t, 3000))
+			st := c.Stats()
+			kst := kvOf(c).Stats()
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("reads %d hits %d missLive %d; stats %+v; kv chunks %d", res.reads.Load(), res.hits.Load(), res.missLive.Load(), st, kst.ChunksWritten)
+			if st.Demotions == 0 || st.Flushed == 0 || st.Promotions == 0 || kst.ChunksWritten == 0 {
+				t.Errorf("not every path ran: demotions %d, flushed %d, promotions %d, chunks %d",
+					st.Demotions, st.Flushed, st.Promotions, kst.ChunksWritten)
+			}
+			switch {
+			case mode == flusher.Shed && st.Flusher.Drops == 0:
+				t.Errorf("shed: no flusher drops, the test does not exercise them")
+			case mode == flusher.Backpressure && (st.Flusher.Drops != 0 || st.Flusher.Overflow == 0):
+				t.Errorf("backpressure: flusher drops %d (want 0), overflow %d (want > 0: the queue was full)", st.Flusher.Drops, st.Flusher.Overflow)
+			}
+			if dropped(st) == 0 && res.missLive.Load() > 0 {
+				t.Errorf("%d misses of live keys although nothing was dropped or lost", res.missLive.Load())
+			}
+		})
 	}
 }
 
@@ -386,7 +419,7 @@ func TestDeviceErrorsAreCountedAndCacheKeepsServing(t *testing.T) {
 // transit, the flusher) and the lost-copy checks ran. It polls because
 // flushes complete on the flusher's goroutines; it gives up after a minute
 // (a leaked transit entry would be a bug of its own).
-func settle(t *testing.T, c *Cache) {
+func settle(t testing.TB, c *Cache) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -626,8 +659,8 @@ func TestColdOverwritesDeleteInBatches(t *testing.T) {
 	}
 }
 
-// TestCloseDeletesForLostKeys: keys lost to a full flusher queue under a
-// burst of writes are purged at Close while the flusher still takes the
+// TestCloseDeletesForLostKeys: keys lost to a full flusher queue (Shed)
+// under a burst of writes are purged at Close while the flusher still takes the
 // cold deletes purging queues: no cold error, no "flusher: closed".
 // (Writers wait for a slow device, T25; here they are told it stalls, as
 // after a wait that timed out, so the 8-item queue overflows.)
@@ -635,7 +668,7 @@ func TestCloseDeletesForLostKeys(t *testing.T) {
 	core, logs := observer.New(zapcore.WarnLevel)
 	c := openCold(t, func(o *Options) {
 		o.WarmConfig = WarmConfig{}
-		o.Flusher.QueueItems, o.Flusher.InFlight = 8, 1
+		o.Flusher.QueueItems, o.Flusher.InFlight, o.Flusher.Overload = 8, 1, flusher.Shed
 		o.Logger = zap.New(core)
 		wrapCold(o, func(in Cold) Cold { return slowCold{Cold: in, delay: 2 * time.Millisecond} }) // a device slower than the burst
 	})

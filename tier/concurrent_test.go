@@ -191,13 +191,13 @@ func runConcurrent(t *testing.T, c *Cache, writers, keysPer, readers int, dur in
 			}
 		}(rd)
 	}
-	// Writers finish, then readers stop.
+	// Writers finish (or one failed and returned), then readers stop.
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for {
 			time.Sleep(10 * time.Millisecond)
-			if seq.Load() >= uint64(writers*dur) {
+			if seq.Load() >= uint64(writers*dur) || res.firstErr.Load() != nil {
 				return
 			}
 		}
@@ -225,7 +225,10 @@ func dropped(st Stats) uint64 {
 
 func concOptions(clk *fakeClock) Options {
 	o := smallOptions(clk)
-	o.Flusher = flusher.Options{QueueItems: 8, QueueBytes: 4 << 20, BatchItems: 4, BatchDelay: 100 * time.Microsecond}
+	// Wait: a writer refused after waiting for the cold store (ErrColdBehind,
+	// TestBackpressureRefusesAfterWait) is no finding here, and on a loaded
+	// machine the default 2 s was reached.
+	o.Flusher = flusher.Options{QueueItems: 8, QueueBytes: 4 << 20, BatchItems: 4, BatchDelay: 100 * time.Microsecond, Wait: time.Minute}
 	o.Clock = nil // real time: no TTLs in this test
 	return o
 }

@@ -185,8 +185,9 @@
 //     (TestDirectoryCostCoversHeap). Memory reports the heap budget that
 //     follows: directory, the copies the flusher holds on the heap now
 //     (records evicted from DRAM are written from their log: OffHeap),
-//     the LFU's sketch, slack; an open cache's own heap leaves the slack
-//     free (TestHeapBudgetLeavesSlack).
+//     the LFU's sketch, slack (a fixed part, a twentieth of the DRAM
+//     budget and a quarter of the heap held, as GOGC 25); an open cache's
+//     own heap leaves the slack free (TestHeapBudgetLeavesSlack).
 //   - T20: a key just written stays readable while DRAM holds keys the
 //     LFU values less or no more (P9): with no cold tier, or one that
 //     takes no writes, keys written once and never read fill DRAM, and a
@@ -218,13 +219,17 @@
 //     again on the newer value; Updates of one key are serialized by a
 //     striped lock, so they never retry against one another; an error from
 //     the function changes nothing (TestUpdateIsAtomic).
-//   - T25: after a write, outside every lock, a writer waits (at most
-//     throttleWait) while the flusher's holding and the hot victims waiting
-//     for demotion are over half the flusher's QueueBytes, and the
-//     demotion goroutine waits before a demotion that may evict a warm
-//     segment, so a burst of writes faster than the device drops nothing
-//     (TestWritersWaitForTheFlusher). After a wait that timed out, writers
-//     do not wait for throttleOffFor.
+//   - T25: a burst of writes faster than the device drops nothing
+//     (TestWritersWaitForTheFlusher). In Backpressure mode (the default)
+//     the flusher never drops (flusher F2): before its write, outside every
+//     lock, a writer waits while the flusher holds more than half its
+//     QueueBytes (admitWrite), and while records on their way to cold hold
+//     the DRAM room it needs (awaitRoom); past Flusher.Wait in all it gets
+//     ErrColdBehind and nothing changed (TestBackpressureRefusesAfterWait).
+//     In Shed mode a writer waits after its write instead (throttle, at
+//     most throttleWait), the flusher drops its oldest copies when full,
+//     and after a wait that timed out writers do not wait for
+//     throttleOffFor.
 //   - T26: Rename and Copy read the source's value, then, under both keys'
 //     shard write locks (the lower shard first), write it to the
 //     destination as a new version with the source's expiry and kind and

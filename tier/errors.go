@@ -16,6 +16,10 @@ var (
 	ErrEmptyKey = errors.New("tier: empty key")
 	// ErrNoSpace is returned by Set when no tier could take the value.
 	ErrNoSpace = errors.New("tier: no tier could store the value")
+	// ErrColdBehind is returned by a write that waited Flusher.Wait for
+	// the flusher to catch up with the cold store (Backpressure mode, T25):
+	// nothing was stored.
+	ErrColdBehind = errors.New("tier: the cold tier is behind")
 	// ErrNoSuchKey is returned by Rename when the source key is absent.
 	ErrNoSuchKey = errors.New("tier: no such key")
 	// ErrSameKey is returned by Copy when source and destination are one key.

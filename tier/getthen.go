@@ -91,6 +91,9 @@ func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, s
 		return dst, false, false, ErrClosed
 	}
 	defer c.exit()
+	if err := c.admitWrite(); err != nil {
+		return dst, false, false, err
+	}
 	defer c.wtLock(key)()
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)

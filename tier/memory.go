@@ -28,16 +28,25 @@ const ColdIndexBytes = 72
 
 // heapSlack is the Go heap the budget leaves for everything else: request
 // and reply buffers, the promotion sketch (2 MiB by default), goroutine
-// stacks; with a twentieth of the DRAM budget (slack) on top, it is the room
-// the collector works in. A limit nearer the live heap makes it collect
-// so often that SET and GET throughput halves.
+// stacks; with a twentieth of the DRAM budget on top, and headroom in
+// proportion to the heap held (heapHeadroom), it is the room the collector
+// works in. A limit nearer the live heap makes it collect so often that
+// SET and GET throughput halves.
 const heapSlack = 8 << 20
 
-// slack is the heap budget's room beyond what the directory and the
-// flusher hold: heapSlack plus a twentieth of hot + warm. The memory bound
-// (1.10 × the DRAM budget + 32 MiB) also has to cover what is off the
-// heap beside the tiers: the cold store's buffers and index, the binary.
-func slack(hot, warm int64) int64 { return heapSlack + (hot+warm)/20 }
+// heapHeadroom is the room the budget leaves in proportion to what the
+// heap holds (directory, flusher, sketch, remote tier), as GOGC does: a
+// quarter of it (GOGC 25). A fixed room alone was too tight once that
+// grew: with a remote tier at 50 MiB of DRAM (scripts/bench-shared) the
+// collector ran 333 cycles and tripled the sidecar's CPU against no limit.
+const heapHeadroom = 4
+
+// slack is the heap budget's room beyond held, what the directory, the
+// flusher, the sketch and the remote tier hold: heapSlack, a twentieth of
+// hot + warm and held/heapHeadroom. The memory bound (1.10 × the DRAM
+// budget + the directory + 32 MiB) also has to cover what is off the heap
+// beside the tiers: the cold store's buffers and index, the binary.
+func slack(hot, warm, held int64) int64 { return heapSlack + (hot+warm)/20 + held/heapHeadroom }
 
 // Memory is the cache's own account of the memory it holds.
 type Memory struct {
@@ -78,6 +87,7 @@ func (c *Cache) Memory() Memory {
 			m.RemoteBytes += rs.ClientBytes
 		}
 	}
-	m.HeapBudget = m.DirectoryBytes + m.FlusherBytes + m.SketchBytes + m.RemoteBytes + slack(c.o.HotBytes, c.o.WarmBytes)
+	held := m.DirectoryBytes + m.FlusherBytes + m.SketchBytes + m.RemoteBytes
+	m.HeapBudget = held + slack(c.o.HotBytes, c.o.WarmBytes, held)
 	return m
 }

@@ -85,7 +85,7 @@ func (c *Cache) flushDone(it *flusher.Item, err error) {
 	sh := c.dir.shard(lo)
 	sh.mu.Lock()
 	e := sh.m[viewString(it.Key)]
-	if p, ok := it.Ref.(*pinned); ok {
+	if p := pinnedOf(it); p != nil {
 		c.endPinned(sh, e, it, p, err == nil)
 		sh.mu.Unlock()
 		if err != nil {
@@ -141,7 +141,7 @@ func (c *Cache) noteColdWritable() {
 
 // flushDropped records a put the flusher dropped or skipped.
 func (c *Cache) flushDropped(it *flusher.Item, why flusher.Reason) {
-	if p, ok := it.Ref.(*pinned); ok {
+	if p := pinnedOf(it); p != nil {
 		lo, _ := hashKey(it.Key)
 		sh := c.dir.shard(lo)
 		sh.mu.Lock()

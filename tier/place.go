@@ -1,6 +1,8 @@
 package tier
 
 import (
+	"sync"
+
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/policy"
 	"github.com/tiercache/tiercache/tier/dram"
@@ -133,6 +135,14 @@ func (c *Cache) processVictims() int {
 	vs := m.victims
 	m.victims = nil
 	m.mu.Unlock()
+	defer func() { // the slice goes back for the next victims, unless others are there already
+		clear(vs)
+		m.mu.Lock()
+		if m.victims == nil {
+			m.victims = vs[:0]
+		}
+		m.mu.Unlock()
+	}()
 	n := 0
 	for _, e := range vs {
 		c.throttle() // victims wait for the device rather than overflow the flusher (T25)
@@ -174,12 +184,15 @@ func (c *Cache) evictLocked(sh *shard, e *entry) {
 		c.mem.pinned[e.where] += int64(e.recSize)
 		c.mem.mu.Unlock()
 		e.coldMayHold()
-		it := &flusher.Item{Key: viewBytes(e.key), Value: c.mem.bytesOf(e), Version: e.ver, Expiry: e.exp,
-			Flags: coldFlags(e.kind), Ref: &pinned{where: e.where, loc: e.loc, n: int(e.recSize)}, OffHeap: true}
-		if err := c.fl.Enqueue(it); err == nil {
+		pw := newPinnedWrite()
+		pw.p = pinned{where: e.where, loc: e.loc, n: int(e.recSize)}
+		pw.it = flusher.Item{Key: viewBytes(e.key), Value: c.mem.bytesOf(e), Version: e.ver, Expiry: e.exp,
+			Flags: coldFlags(e.kind), Ref: pw, OffHeap: true}
+		if err := c.fl.Enqueue(&pw.it); err == nil {
 			c.st.flushed.Add(1)
 			return
 		}
+		releaseWrite(&pw.it) // not accepted: still ours
 		e.flushing = false
 		c.mem.mu.Lock()
 		c.mem.pinned[e.where] -= int64(e.recSize)
@@ -195,6 +208,59 @@ type pinned struct {
 	where memTier
 	loc   dram.Loc
 	n     int
+}
+
+// pinnedWrite is the flusher item of a DRAM record written to cold from
+// where it is, with the record's place (the item's Ref is the
+// pinnedWrite): one allocation, reused once the flusher released it
+// (releaseWrite, flusher F13), so evictions allocate nothing.
+type pinnedWrite struct {
+	it flusher.Item
+	p  pinned
+}
+
+// pinnedWrites keeps released pinnedWrites for the next evictions, up to
+// maxSpareWrites: a free list rather than a sync.Pool, which the
+// collector empties, so that reuse does not depend on how often it runs.
+var pinnedWrites struct {
+	mu    sync.Mutex
+	spare []*pinnedWrite
+}
+
+const maxSpareWrites = 8192 // about what writers let the flusher hold (flushHigh) in 512-byte records
+
+// newPinnedWrite returns a spare pinnedWrite, or a new one.
+func newPinnedWrite() *pinnedWrite {
+	pinnedWrites.mu.Lock()
+	defer pinnedWrites.mu.Unlock()
+	if n := len(pinnedWrites.spare); n > 0 {
+		pw := pinnedWrites.spare[n-1]
+		pinnedWrites.spare = pinnedWrites.spare[:n-1]
+		return pw
+	}
+	return new(pinnedWrite)
+}
+
+// pinnedOf is the record an item writes from DRAM, or nil for another
+// item.
+func pinnedOf(it *flusher.Item) *pinned {
+	if pw, ok := it.Ref.(*pinnedWrite); ok {
+		return &pw.p
+	}
+	return nil
+}
+
+// releaseWrite is the flusher's OnRelease: a pinnedWrite goes back to its
+// pool, cleared (no key, value or entry held).
+func releaseWrite(it *flusher.Item) {
+	if pw, ok := it.Ref.(*pinnedWrite); ok {
+		*pw = pinnedWrite{}
+		pinnedWrites.mu.Lock()
+		if len(pinnedWrites.spare) < maxSpareWrites {
+			pinnedWrites.spare = append(pinnedWrites.spare, pw)
+		}
+		pinnedWrites.mu.Unlock()
+	}
 }
 
 // endPinned ends the flush of a record written from DRAM (sh's write lock

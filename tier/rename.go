@@ -54,6 +54,9 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 		return false, false, ErrClosed
 	}
 	defer c.exit()
+	if err := c.admitWrite(); err != nil {
+		return false, false, err
+	}
 	defer c.wtLock(src, dst)()
 	slo, _ := hashKey(src)
 	dlo, _ := hashKey(dst)

@@ -17,7 +17,7 @@ type counters struct {
 
 	promotions, demotions, forgotten, flushed, lost, phantoms, adopted, coldKept atomic.Uint64
 	coldErrors, coldDeletes, tombstones, expired, coldWrites                     atomic.Uint64
-	mgetSubmissions, purged                                                      atomic.Uint64
+	mgetSubmissions, purged, coldBehind                                          atomic.Uint64
 }
 
 // count counts a read of key: served by tier t, or a miss; with Tenants,
@@ -80,6 +80,9 @@ type Stats struct {
 	MGetSubmissions uint64 // cold GetMany submissions made by MGet
 
 	Flusher flusher.Stats
+	// ColdBehind counts writes refused with ErrColdBehind: they waited
+	// Flusher.Wait for the flusher in Backpressure mode (T25).
+	ColdBehind uint64
 
 	WarmNode      int
 	WarmPlacement float64
@@ -217,6 +220,7 @@ func (c *Cache) Stats() Stats {
 	s.Phantoms = c.st.phantoms.Load()
 	s.Adopted = c.st.adopted.Load()
 	s.ColdErrors = c.st.coldErrors.Load()
+	s.ColdBehind = c.st.coldBehind.Load()
 	s.ColdDeletes = c.st.coldDeletes.Load()
 	s.Tombstones = c.st.tombstones.Load()
 	s.Expired = c.st.expired.Load()

@@ -88,11 +88,27 @@ const trimSlack = 4096
 // for writing), if the directory forgets cold-only keys, is above its
 // bound, and e may go (forgettable: T15's conditions, T37).
 func (c *Cache) forgetColdOnlyLocked(sh *shard, e *entry) {
-	if c.forgetCold && c.pg.flushes.Load() == 0 && c.dir.keyCount() > c.maxKeys() && c.forgettable(e.key, e, c.now()) {
+	if c.forgetCold && c.pg.flushes.Load() == 0 && c.overBound() && c.forgettable(e.key, e, c.now()) {
 		forgetLocked(sh, e.key, e)
 		c.st.forgotten.Add(1)
 	}
 }
+
+// overBound reports whether the directory holds more keys than maxKeys,
+// as found by one call in overBoundEvery: the count sums every shard's
+// and the bound takes mem.mu, too much for every cold write that
+// completes (a bulk load makes 100k a second), and a bound a few keys
+// off is no harm.
+func (c *Cache) overBound() bool {
+	if c.boundChecks.Add(1)%overBoundEvery != 1 {
+		return c.over.Load()
+	}
+	over := c.dir.keyCount() > c.maxKeys()
+	c.over.Store(over)
+	return over
+}
+
+const overBoundEvery = 32
 
 // forgetLocked drops the live entry e of key ks from sh (lock held).
 func forgetLocked(sh *shard, ks string, e *entry) {

@@ -103,6 +103,9 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 			if len(ch.Value) > c.o.MaxValue {
 				return fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(ch.Value), c.o.MaxValue)
 			}
+			if err := c.admitWrite(); err != nil {
+				return err
+			}
 			_, retry, err := c.set(key, ch.Value, SetOptions{KeepTTL: true, Kind: ch.Kind}, ver, true)
 			if !retry {
 				return err

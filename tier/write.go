@@ -19,7 +19,16 @@ import (
 // up to HotMaxValue go to hot, larger ones to warm, and values warm cannot
 // take to cold (the call then returns after the cold copy is durable). In
 // writethrough mode every Set returns after its cold copy is durable.
+// In Backpressure mode (the default) a Set waits first while the flusher
+// is behind, at most Flusher.Wait, and past it fails with ErrColdBehind,
+// having changed nothing (T25).
 func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
+	return c.setKey(key, value, o, true)
+}
+
+// setKey is Set; admit: wait for the flusher first (MSet waits once for
+// all its pairs).
+func (c *Cache) setKey(key, value []byte, o SetOptions, admit bool) (bool, error) {
 	defer c.remoteAwait(key) // write-through: the remote answered (T38)
 	switch {
 	case len(key) == 0:
@@ -31,6 +40,11 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 		return false, ErrClosed
 	}
 	defer c.exit()
+	if admit {
+		if err := c.admitWrite(); err != nil {
+			return false, err
+		}
+	}
 	defer c.wtLock(key)()
 	stored, _, err := c.set(key, value, o, 0, false)
 	return stored, err
@@ -68,7 +82,12 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 // lock; errNoRoom when the room made was taken before the write.
 func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64, check bool, now, exp int64) (stored, retry bool, err error) {
 	if w := c.placeFor(len(value)); w != memNone {
-		c.makeRoom(w, len(value), key) // before any lock: a cleaning takes other keys' locks
+		// Before any lock: a cleaning takes other keys' locks.
+		if !c.makeRoom(w, len(value), key) {
+			if err := c.awaitRoom(w, len(value), key); err != nil {
+				return false, false, err
+			}
+		}
 	}
 	var wk, wv []byte
 	var walloc int
@@ -192,19 +211,73 @@ var errNoRoom = errors.New("tier: no room in DRAM yet")
 
 const noRoomTries = 100
 
-// throttleWait bounds how long one write waits for the flusher (a stalled
-// device must not hold writers forever: past it, evictions may be dropped
-// again, and are counted).
+// throttleWait bounds how long one write waits for the flusher in Shed
+// mode (a stalled device must not hold writers forever: past it,
+// evictions may be dropped again, and are counted).
 const throttleWait = time.Second
 
-// throttle holds a writer back, after its write and outside every lock,
-// while the flusher holds more than half its bound: DRAM records being
-// written to cold where they are and copies of values too large for DRAM.
-// So a burst of writes faster than the device waits for it instead of
-// dropping evictions, and the flusher stays within its share of memory
-// (T25).
+// admitWrite holds a writer back before its write, outside every lock,
+// while the flusher holds more than flushHigh, in Backpressure mode (T25):
+// the write waits for the device instead of pushing copies the queue
+// would have to drop. Past Flusher.Wait it is ErrColdBehind, and the
+// caller changes nothing. A Flush about to hold calls off ends the wait
+// (holdOff), and the write goes ahead. A per-tenant share of the flusher
+// would give each tenant a limit of its own here.
+func (c *Cache) admitWrite() error {
+	if c.fl == nil || c.shed || c.fl.Held() <= c.flushHigh {
+		return nil
+	}
+	wait := c.fl.Options().Wait
+	ctx, cancel := context.WithTimeout(c.yield.Load().ctx, wait)
+	defer cancel()
+	if c.fl.WaitRoom(ctx, c.flushHigh) || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil
+	}
+	c.st.coldBehind.Add(1)
+	return fmt.Errorf("%w: the flusher holds %d bytes of writes to cold, over %d, after %v (flusher.wait); nothing was stored",
+		ErrColdBehind, c.fl.Held(), c.flushHigh, wait)
+}
+
+// awaitRoom is for a writer that found no room in log w, in Backpressure
+// mode: while records on their way to cold hold room, it waits for one
+// of their writes, at most Flusher.Wait, and cleans again; a device that
+// completed no write in that time is ErrColdBehind (T25). Without the
+// wait the value would go straight to cold, and its writer wait for a
+// stalled device unbounded. When the wait ended in time, or nothing is
+// on its way to cold, or when shedding, it returns nil: the value goes
+// where room is, else straight to cold.
+func (c *Cache) awaitRoom(w memTier, n int, key []byte) error {
+	if c.fl == nil || c.shed {
+		return nil
+	}
+	held := c.fl.Held()
+	if held == 0 {
+		return nil
+	}
+	wait := c.fl.Options().Wait
+	ctx, cancel := context.WithTimeout(c.yield.Load().ctx, wait)
+	defer cancel()
+	if c.fl.WaitRoom(ctx, held-1) {
+		c.makeRoom(w, n, key)
+		return nil
+	}
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil // a Flush holds calls off, or the flusher closed
+	}
+	c.st.coldBehind.Add(1)
+	return fmt.Errorf("%w: no room in DRAM for %d bytes while %d bytes of it wait for the cold store, after %v (flusher.wait); nothing was stored",
+		ErrColdBehind, n, held, wait)
+}
+
+// throttle holds a writer back in Shed mode, after its write and outside
+// every lock, while the flusher holds more than half its bound: DRAM
+// records being written to cold where they are and copies of values too
+// large for DRAM. So a burst of writes faster than the device waits for
+// it instead of dropping evictions, and the flusher stays within its
+// share of memory (T25). In Backpressure mode writers wait before they
+// write instead (admitWrite).
 func (c *Cache) throttle() {
-	if c.fl == nil || c.fl.Held() <= c.flushHigh || c.now() < c.throttleOff.Load() {
+	if c.fl == nil || !c.shed || c.fl.Held() <= c.flushHigh || c.now() < c.throttleOff.Load() {
 		return
 	}
 	c.waitFlusher(c.flushHigh / 2)
@@ -212,11 +285,16 @@ func (c *Cache) throttle() {
 
 // waitFlusher waits, at most throttleWait, until the flusher holds at most
 // limit. A wait that did not see it get there means the device stalls:
-// writers stop waiting for a while (evictions may be dropped, and are
-// counted) rather than each waiting for it. A Flush about to hold calls
-// off ends the wait at once (holdOff), which is no stall.
+// writers stop waiting for a while (in Shed mode evictions may then be
+// dropped, and are counted) rather than each waiting for it. A Flush
+// about to hold calls off ends the wait at once (holdOff), which is no
+// stall.
 func (c *Cache) waitFlusher(limit int64) {
-	ctx, cancel := context.WithTimeout(c.yield.Load().ctx, throttleWait)
+	bound := throttleWait
+	if !c.shed {
+		bound = min(bound, c.fl.Options().Wait) // a writer waits at most Wait in all
+	}
+	ctx, cancel := context.WithTimeout(c.yield.Load().ctx, bound)
 	defer cancel()
 	if !c.fl.WaitRoom(ctx, limit) && !errors.Is(ctx.Err(), context.Canceled) {
 		c.throttleOff.Store(c.now() + int64(throttleOffFor))
@@ -305,8 +383,16 @@ func (c *Cache) MSet(kvs [][2][]byte) error {
 	if c.writeThrough() {
 		return c.msetDurable(kvs)
 	}
+	if !c.enter() {
+		return ErrClosed
+	}
+	err := c.admitWrite() // once for every pair: a refused MSET stores none
+	c.exit()
+	if err != nil {
+		return err
+	}
 	for _, kv := range kvs {
-		if _, err := c.Set(kv[0], kv[1], SetOptions{}); err != nil {
+		if _, err := c.setKey(kv[0], kv[1], SetOptions{}, false); err != nil {
 			return err
 		}
 	}

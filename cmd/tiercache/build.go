@@ -12,6 +12,7 @@ import (
 
 	"github.com/tiercache/tiercache/backend"
 	"github.com/tiercache/tiercache/coldstore"
+	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/numa"
 	"github.com/tiercache/tiercache/server"
 	"github.com/tiercache/tiercache/tier"
@@ -207,6 +208,15 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	to.Flusher.BatchBytes = int64(c.Flusher.BatchBytes)
 	to.Flusher.BatchDelay = time.Duration(c.Flusher.BatchDelay)
 	to.Flusher.InFlight = c.Flusher.InFlight
+	if to.Flusher.Overload, err = flusher.ParseOverload(c.Flusher.Overload); err != nil {
+		bad(fmt.Errorf("flusher.overload %q must be backpressure or shed", c.Flusher.Overload))
+	}
+	switch d := time.Duration(c.Flusher.Wait); {
+	case d <= 0:
+		bad(fmt.Errorf("flusher.wait %v must be positive", d))
+	default:
+		to.Flusher.Wait = d
+	}
 	to.Promotion.HotHits = c.Policy.PromoteHotHits
 	to.Promotion.WarmHits = c.Policy.PromoteWarmHits
 	to.Promotion.SizeUnit = int(c.Policy.SizeUnit)

@@ -188,6 +188,8 @@ type FlusherConfig struct {
 	BatchBytes ByteSize `yaml:"batch_bytes"`
 	BatchDelay Duration `yaml:"batch_delay"`
 	InFlight   int      `yaml:"in_flight"`
+	Overload   string   `yaml:"overload"`
+	Wait       Duration `yaml:"wait"`
 }
 
 // PolicyConfig is promotion and flash admission.
@@ -235,7 +237,7 @@ func defaultConfig() Config {
 			Write: "behind", Wait: Duration(100e6), ChunkBytes: 1 << 20, QueueItems: 65536, BatchItems: 256,
 			BatchDelay: Duration(1e6), Resync: "revalidate"},
 		Flusher: FlusherConfig{QueueItems: 4096, QueueBytes: 0, BatchItems: 64, BatchBytes: 0,
-			BatchDelay: Duration(2e6), InFlight: 8},
+			BatchDelay: Duration(2e6), InFlight: 8, Overload: "backpressure", Wait: Duration(2e9)},
 		Policy:     PolicyConfig{PromoteHotHits: 2, PromoteWarmHits: 2, SizeUnit: 4 << 10},
 		Durability: "cache",
 		MaxValue:   64 << 20,

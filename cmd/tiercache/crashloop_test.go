@@ -11,6 +11,7 @@ import (
 // TestCrashLoop: writethrough survives 35 SIGKILLs at random moments with
 // no acknowledged write lost, no acknowledged delete back, no key vanished
 // by an interrupted overwrite and no torn or foreign value; drain mode
+// drops no acknowledged write while it runs (the cold store has room),
 // comes back exactly after each of 15 clean stops, and after each of 15
 // SIGKILLs every key reads nil or a value issued for it. The sidecar is
 // this test binary re-executed (as in TestPeakRSSWithinBudget); the loop

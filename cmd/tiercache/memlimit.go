@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"runtime/debug"
+	rtmetrics "runtime/metrics"
 	"sync"
 	"time"
 
@@ -12,8 +13,9 @@ import (
 )
 
 // memLimitEvery is how often the Go memory limit follows the directory's
-// growth.
-const memLimitEvery = time.Second
+// growth: a bulk load adds some 100k keys a second, and a limit a second
+// behind them held the heap at its goal, collecting without end.
+const memLimitEvery = 100 * time.Millisecond
 
 // memLimiter sets the process's Go memory limit (runtime/debug
 // SetMemoryLimit, what GOMEMLIMIT sets) to the sum of the limits of the
@@ -21,13 +23,20 @@ const memLimitEvery = time.Second
 // a fixed size, or a cache's heap budget re-read every memLimitEvery
 // (server.go_memory_limit auto), so that the collector keeps the heap near
 // what the tiers hold instead of letting it grow to twice that (GOGC=100).
+// With auto shares the runtime's own memory beside the heap's objects
+// (overhead: stacks, the collector's metadata, profiling buckets, the
+// heap's fragmentation) is added, re-read
+// with them: Go's limit counts it, and the heap budget is what the heap's
+// objects may take, so that the collector keeps the budget's slack as its
+// room instead of collecting without end once the runtime's memory ate it.
 // The limit in force before the first cache is put back after the last.
 type memLimiter struct {
-	mu      sync.Mutex
-	caches  map[*tier.Cache]memLimit
-	prev    int64 // the limit before the first add
-	stop    chan struct{}
-	stopped chan struct{}
+	mu       sync.Mutex
+	caches   map[*tier.Cache]memLimit
+	prev     int64 // the limit before the first add
+	overhead int64 // runtimeOverhead when the limit was last set (auto shares only)
+	stop     chan struct{}
+	stopped  chan struct{}
 }
 
 // memLimit is one cache's share: fixed bytes, or its heap budget (auto).
@@ -95,14 +104,56 @@ func (l *memLimiter) remove(c *tier.Cache) {
 	}
 }
 
-// applyLocked sets the limit to the sum of the shares.
+// applyLocked sets the limit to the sum of the shares, and the runtime's
+// overhead when a share is auto.
 func (l *memLimiter) applyLocked() int64 {
 	var sum int64
+	l.overhead = 0
 	for _, s := range l.caches {
 		sum += s.bytes
+		if s.auto && l.overhead == 0 {
+			l.overhead = runtimeOverhead()
+		}
 	}
+	sum += l.overhead
 	debug.SetMemoryLimit(sum)
 	return sum
+}
+
+// overheadClasses are the runtime/metrics memory classes Go's memory
+// limit counts beside the heap's objects: goroutine stacks, the runtime's
+// metadata, profiling buckets and the rest of its own memory, and the
+// heap's fragmentation (heap/unused: the free room of spans that hold
+// objects; directory entries of keys forgotten in another order than
+// made leave 5-7 MB of it at 16 MiB of DRAM in a bulk load, which the
+// collector cannot give back and which took the budget's slack).
+var overheadClasses = []string{
+	"/memory/classes/heap/unused:bytes",
+	"/memory/classes/heap/stacks:bytes",
+	"/memory/classes/os-stacks:bytes",
+	"/memory/classes/metadata/mcache/free:bytes",
+	"/memory/classes/metadata/mcache/inuse:bytes",
+	"/memory/classes/metadata/mspan/free:bytes",
+	"/memory/classes/metadata/mspan/inuse:bytes",
+	"/memory/classes/metadata/other:bytes",
+	"/memory/classes/profiling/buckets:bytes",
+	"/memory/classes/other:bytes",
+}
+
+// runtimeOverhead is the memory of overheadClasses now.
+func runtimeOverhead() int64 {
+	samples := make([]rtmetrics.Sample, len(overheadClasses))
+	for i, name := range overheadClasses {
+		samples[i].Name = name
+	}
+	rtmetrics.Read(samples)
+	var n int64
+	for _, s := range samples {
+		if s.Value.Kind() == rtmetrics.KindUint64 {
+			n += int64(s.Value.Uint64())
+		}
+	}
+	return n
 }
 
 // follow re-reads the auto shares each memLimitEvery: the directory grows

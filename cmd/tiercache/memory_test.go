@@ -122,7 +122,7 @@ func TestPeakRSSWithinBudget(t *testing.T) {
 }
 
 // TestMemLimiterFollowsBudget: with server.go_memory_limit auto the Go
-// memory limit is the cache's heap budget while the sidecar runs, follows
+// memory limit is the cache's heap budget and the runtime's overhead while the sidecar runs, follows
 // it as keys are added, and is put back as it was after Close; a fixed
 // size is set as given; off leaves the limit alone.
 func TestMemLimiterFollowsBudget(t *testing.T) {
@@ -134,20 +134,25 @@ func TestMemLimiterFollowsBudget(t *testing.T) {
 	cfg.Cold.Backend = "none"
 	cfg.Server.GoMemoryLimit = "auto"
 	sc := startTestSidecar(t, cfg)
-	if got, want := debug.SetMemoryLimit(-1), sc.cache.Memory().HeapBudget; got != want {
-		t.Fatalf("limit %d, want the heap budget %d", got, want)
+	overhead := func() int64 {
+		procMemLimit.mu.Lock()
+		defer procMemLimit.mu.Unlock()
+		return procMemLimit.overhead
+	}
+	if got, want := debug.SetMemoryLimit(-1), sc.cache.Memory().HeapBudget+overhead(); got != want || overhead() <= 0 {
+		t.Fatalf("limit %d, want the heap budget and the runtime's overhead %d (overhead %d)", got, want, overhead())
 	}
 	for i := 0; i < 20000; i++ {
 		if _, err := sc.cache.Set([]byte(fmt.Sprint("k", i)), []byte("v"), tier.SetOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := sc.cache.Memory().HeapBudget
+	want := sc.cache.Memory().HeapBudget + overhead()
 	for deadline := time.Now().Add(5 * memLimitEvery); debug.SetMemoryLimit(-1) != want; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("limit %d did not follow the budget %d", debug.SetMemoryLimit(-1), want)
+			t.Fatalf("limit %d did not follow the budget and overhead %d", debug.SetMemoryLimit(-1), want)
 		}
-		want = sc.cache.Memory().HeapBudget
+		want = sc.cache.Memory().HeapBudget + overhead()
 	}
 	sc.Close()
 	if got := debug.SetMemoryLimit(-1); got != before {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"sync"
 	"syscall"
 	"time"
@@ -59,11 +60,17 @@ func newMetrics() *metrics {
 	m.remoteLat = prometheus.NewDesc(prometheus.BuildFQName(metricNamespace, "", "remote_latency_seconds"),
 		"Round trips to the remote tier (reads and writes), by duration.", nil, nil)
 	m.reg.MustRegister(m.lat, m.mem,
-		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsGC, collectors.MetricsMemory, collectors.MetricsScheduler)),
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsGC, collectors.MetricsMemory, collectors.MetricsScheduler,
+			cpuClasses)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m)
 	return m
 }
+
+// cpuClasses exports runtime/metrics' /cpu/classes/... estimates
+// (go_cpu_classes_gc_total_cpu_seconds_total and the rest): the share of
+// the CPU the collector takes, against process_cpu_seconds_total.
+var cpuClasses = collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/cpu/classes/.*`)}
 
 // observe is server.Options.ObserveLatency.
 func (m *metrics) observe(cmd string) func(time.Duration) { return m.lat.observer(cmd) }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -266,7 +267,9 @@ func retrieveBatches(b *testing.B, batch int) {
 
 // BenchmarkOpen builds a store of TIERCACHE_BENCH_ITEMS small records
 // (default 10M; 1M under -short) once, then measures Open from the
-// checkpoint and by scanning, and the index's DRAM per item.
+// checkpoint and by scanning, and the index's DRAM per item. scan-inorder
+// is the scan's peer: each index change applied as its record is read
+// (ReplayBatch 1), as before the sorted replay (E36).
 func BenchmarkOpen(b *testing.B) {
 	items := benchItems(10_000_000)
 	path := benchPath(b, "open")
@@ -293,12 +296,15 @@ func BenchmarkOpen(b *testing.B) {
 	if err := ns.Close(); err != nil {
 		b.Fatal(err)
 	}
-	for _, mode := range []string{"checkpoint", "scan"} {
+	for _, mode := range []string{"checkpoint", "scan", "scan-inorder"} {
 		b.Run(mode, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				oo := o
-				if mode == "scan" {
+				if mode != "checkpoint" {
 					oo.CheckpointPath = "-"
+				}
+				if mode == "scan-inorder" {
+					oo.ReplayBatch = 1
 				}
 				t0 := time.Now()
 				ns, err := Open(oo)
@@ -307,7 +313,7 @@ func BenchmarkOpen(b *testing.B) {
 				}
 				d := time.Since(t0)
 				st := ns.Stats()
-				if st.Recovered != mode || st.Items != items {
+				if st.Recovered != strings.TrimSuffix(mode, "-inorder") || st.Items != items {
 					b.Fatalf("recovered %d items by %s, want %d by %s", st.Items, st.Recovered, items, mode)
 				}
 				b.ReportMetric(d.Seconds(), "open-s")

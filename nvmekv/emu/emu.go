@@ -84,7 +84,7 @@ func Open(opts Options) (*Namespace, error) {
 		wb[i] = uint16(i)
 	}
 	if e.lg, err = logstore.Open(e.rg, logstore.Options{Path: opts.Path, Capacity: opts.Capacity, RegionBytes: opts.RegionBytes,
-		MaxValueBytes: opts.MaxValueBytes, Mode: opts.Mode, CheckpointPath: opts.CheckpointPath, ExpectedItems: opts.ExpectedItems,
+		MaxValueBytes: opts.MaxValueBytes, Mode: opts.Mode, CheckpointPath: opts.CheckpointPath, ExpectedItems: opts.ExpectedItems, ReplayBatch: opts.ReplayBatch,
 		Sparse: opts.Sparse, Format: opts.Format, WriteBuffers: wb, Progress: opts.Progress, BindIndex: opts.BindIndex, Logger: opts.Logger}); err != nil {
 		return nil, errors.Join(err, e.release())
 	}

@@ -61,6 +61,9 @@ type Options struct {
 	// table of extent records' keys starts at 1024 and grows by 1.5x at 90%
 	// load, moving entries a few at a time (E25).
 	ExpectedItems int
+	// ReplayBatch is logstore's: how many index changes an Open by scan
+	// sorts and applies together (0: its default, E36).
+	ReplayBatch int
 	// SyncWrites makes every Do with a Store or Delete durable before it
 	// returns (write-through); default false: call Flush.
 	SyncWrites bool
@@ -173,6 +176,9 @@ func (o *Options) Validate() error {
 	}
 	if o.ReadSlots < 1 {
 		bad("ReadSlots %d must be at least 1", o.ReadSlots)
+	}
+	if o.ReplayBatch < 0 {
+		bad("ReplayBatch %d is negative", o.ReplayBatch)
 	}
 	if o.ExpectedItems < 0 {
 		bad("ExpectedItems %d is negative", o.ExpectedItems)

@@ -30,6 +30,11 @@
 //     expiry the server reports (the value does not tell whether a PEXPIRE
 //     in flight took effect); in an exact mode that expiry must be the
 //     acknowledged state's or the in-flight one's (TestExpiryFits).
+//  6. In drain mode a key whose acknowledged state is live and that reads
+//     nil while the sidecar runs is a lost write unless the cold store
+//     reclaimed records since the sidecar started (coldReclaimed): with
+//     backpressure no acknowledged write is dropped while cold has room
+//     (TestCrashLoop/drain).
 //
 // # Caveats
 //

@@ -15,8 +15,9 @@ import (
 // worker runs one connection's load until stop is closed or the connection
 // fails (the kill), recording each key's log.
 // evictable: a key may be dropped while the cache runs (drain and cache
-// modes: DRAM full and the flash budget spent); writethrough keeps every
-// key in cold.
+// modes), but only once the cold store reclaimed records to make room
+// (coldReclaimed): while it has room, backpressure keeps every
+// acknowledged write (tier T25); writethrough keeps every key in cold.
 func worker(rc *redis.Client, o *Options, w int, logs map[string]*keyLog, seq *uint64, seed uint64, evictable bool, stop <-chan struct{}, errf func(string, ...any)) {
 	r := rand.New(rand.NewPCG(seed, uint64(w)))
 	ctx := context.Background()
@@ -65,12 +66,16 @@ func worker(rc *redis.Client, o *Options, w int, logs map[string]*keyLog, seq *u
 				return // the kill
 			}
 			if !matches(key, l.acked, v, gerr == nil, time.Now()) {
-				if gerr != nil && evictable {
-					l.acked = keyState{} // dropped: drain mode is a cache while it runs
+				if gerr != nil && evictable && coldReclaimed(ctx, rc) {
+					l.acked = keyState{} // dropped: drain mode is a cache while it runs, and cold was full
 					continue
 				}
 				errf("live GET %s: %d bytes (found %v), the log says %+v; %s", key, len(v), gerr == nil, l.acked, diag(ctx, rc, key))
 			}
+			continue
+		}
+		if err != nil && strings.Contains(err.Error(), "the cold tier is behind") {
+			l.pending = nil // refused with backpressure (tier T25): nothing changed
 			continue
 		}
 		if err != nil {
@@ -96,6 +101,23 @@ func diag(ctx context.Context, rc *redis.Client, key string) string {
 		}
 	}
 	return fmt.Sprintf("now: TIER %q, PTTL %v, %s", where, ttl, strings.Join(counters, " "))
+}
+
+// coldReclaimed reports whether the cold store reclaimed records to make
+// room since the sidecar started (INFO tiers tier_cold_evictions): until
+// it did, the cache drops no acknowledged write (tier T25), so a key
+// missing while it runs is lost.
+func coldReclaimed(ctx context.Context, rc *redis.Client) bool {
+	info, err := rc.Info(ctx, "tiers").Result()
+	if err != nil {
+		return true // the kill: the key's state is judged after the restart
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "tier_cold_evictions:"); ok {
+			return v != "0"
+		}
+	}
+	return false
 }
 
 // runLoad runs the workers for d (then calls kill, if any) and returns once

@@ -86,7 +86,7 @@ func (lg *Log) clearLocked() {
 	lg.liveBytes = 0
 	lg.act = nil // records after Clear go in a region with seq ≥ the clear seq
 	lg.moves = lg.moves[:0]
-	lg.undo, lg.undoOff, lg.undoGap = nil, false, 0
+	lg.undo, lg.undoOff, lg.undoGap = lg.undo[:0], false, 0
 	lg.durable = lg.appended
 	lg.st.Clears++
 }

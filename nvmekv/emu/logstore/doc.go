@@ -339,6 +339,14 @@
 //     adds, repoints and removals against a map with a 512-slot cap, tags
 //     even and cut to a few bits; TestTagCollisionModel through a log;
 //     BenchmarkTagIndex: lookups and adds at 10M entries).
+//   - E36: a scan (E4) gathers its records' index changes in batches of
+//     Options.ReplayBatch (2M by default) and applies each batch sorted
+//     by the home slot of its keys in the keyed table, stably: a key's
+//     changes keep their log order and changes of different keys commute,
+//     so the index and every region's live count are those of a replay
+//     in log order, whatever the batch (TestScanReplayOrder: batches of
+//     1, 7, 1000 and the default; BenchmarkOpen's scan-inorder is the
+//     replay in log order).
 //
 // # Caveats
 //

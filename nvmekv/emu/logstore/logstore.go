@@ -71,6 +71,11 @@ type Options struct {
 	// 0: it starts small and grows with the keys. The extent records'
 	// table always starts at minExtExpected.
 	ExpectedItems int
+	// ReplayBatch is how many index changes a scan sorts and applies
+	// together (E36): 0 takes 2M (64 MiB, and as much for the sort, off
+	// the heap while it scans); 1 applies each as its record is read, the
+	// peer BenchmarkOpen compares with.
+	ReplayBatch int
 	// Sparse leaves a regular file's blocks unreserved (E14).
 	Sparse bool
 	// Format allows formatting a device whose first block is not zero and
@@ -169,6 +174,7 @@ type Log struct {
 	// undo journals the index changes not yet durable (undo.go, E21);
 	// undoOff: it overflowed and is off until the next completed Flush.
 	undo     []undoRec
+	undoMem  *offHeap // the mapping undo lives in (newJournal); nil: on the heap, or not made yet
 	undoOff  bool
 	undoGap  uint64 // while undoOff: lg.appended after the last change not journaled
 	durable  uint64 // records made durable by a completed Flush

@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"syscall"
@@ -15,7 +16,9 @@ import (
 // The scan replays into a keyed index (full keys, 24 bytes a slot), where
 // a later record of a key finds the earlier one without reading it back,
 // then builds the log's key index from it (keyIndexFrom): for a moment
-// Open holds both.
+// Open holds both. The records' changes are applied in batches sorted by
+// their keys' home slots (replay.go, E36), so that the table is walked
+// forward instead of probed at random.
 func (lg *Log) scan() error {
 	lg.fresh()
 	lg.st.Recovered = "scan"
@@ -69,6 +72,7 @@ func (lg *Log) scan() error {
 	if len(found) == 0 {
 		return nil
 	}
+	rp := newReplay(cmp.Or(lg.o.ReplayBatch, replayBatch))
 	// 2. Replay regions in seq order, reading up to len(lg.bufs) ahead.
 	type inflight struct {
 		done chan struct{}
@@ -97,14 +101,12 @@ func (lg *Log) scan() error {
 		}
 		lg.regs[h.r] = regionState{seq: h.seq}
 		end, low, torn := walkRegion(b.mem, h.seq, lg.o.RegionBytes, func(off int, rc *rec) {
+			var l Loc // a delete
 			if rc.kind != kindDelete {
-				l := rc.locIn(h.r, off)
-				if old := tmp.put(&rc.key, l); old != 0 {
-					lg.dropLocked(old)
-				}
-				lg.addLocked(l)
-			} else if old := tmp.del(&rc.key); old != 0 {
-				lg.dropLocked(old)
+				l = rc.locIn(h.r, off)
+			}
+			if rp.add(&rc.key, l) {
+				rp.apply(lg, tmp)
 			}
 		})
 		if torn {
@@ -115,13 +117,15 @@ func (lg *Log) scan() error {
 		}
 		if i == 0 && len(found) > 2 {
 			// Size the index once from the first region's record count.
-			tmp.reserve(int(float64(tmp.len()) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
+			tmp.reserve(int(float64(rp.pending()) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
 		}
 		if i+len(lg.bufs) < len(found) {
 			submit(i + len(lg.bufs))
 		}
-		lg.prog.report("scan", int64(i+1)*R, int64(len(found))*R, tmp.len())
+		lg.prog.report("scan", int64(i+1)*R, int64(len(found))*R, tmp.len()+rp.pending())
 	}
+	rp.apply(lg, tmp)
+	rp.free()
 	for _, b := range lg.bufs {
 		clear(b.mem)
 	}

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/tiercache/tiercache/nvmekv"
 	"github.com/tiercache/tiercache/nvmekv/emu/dev"
 )
 
@@ -143,7 +142,7 @@ func joinKey(a, b uint64) (k [16]byte) {
 // home is the preferred slot of a key. Device keys may be structured (not
 // hashes), so they are mixed first.
 func (x *table) home(a, b uint64) int {
-	hi, _ := bits.Mul64(nvmekv.Mix64(a^bits.RotateLeft64(b, 29)), uint64(x.n))
+	hi, _ := bits.Mul64(homeMix(a, b), uint64(x.n))
 	return int(hi)
 }
 

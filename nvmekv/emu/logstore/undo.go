@@ -1,5 +1,12 @@
 package logstore
 
+import (
+	"runtime"
+	"unsafe"
+
+	"github.com/tiercache/tiercache/nvmekv/emu/dev"
+)
+
 // The undo journal (E21): every index change a Store, a Delete or a
 // Strict-mode evacuation made since the last Flush that completed, with
 // the location the key had before (0: none) and the append count of its
@@ -21,8 +28,24 @@ package logstore
 // appended so far durable (before a moved region is reused) ends their
 // changes as a completed Flush does.
 
-// undoMax bounds the journal: 32 bytes a change, 2 MiB at most.
+// undoMax bounds the journal: 48 bytes a change, 3 MiB at most, mapped
+// off the Go heap at the first change (newJournal), so that a journal
+// filled and emptied again and again is neither allocated anew nor
+// scanned by the collector; its pages come in as it first fills.
 const undoMax = 1 << 16
+
+// newJournal maps room for undoMax changes (on the heap if mmap fails);
+// the mapping goes when its offHeap is unreachable (runtime.AddCleanup),
+// with the Log that holds it.
+func newJournal() ([]undoRec, *offHeap) {
+	mem, err := mapPages(undoMax * int(unsafe.Sizeof(undoRec{})))
+	if err != nil {
+		return make([]undoRec, 0, undoMax), nil
+	}
+	h := &offHeap{mem: mem, grain: pageBytes}
+	h.cleanup = runtime.AddCleanup(h, func(m []byte) { _ = dev.UnmapBuffer(m[:cap(m)]) }, mem)
+	return unsafe.Slice((*undoRec)(unsafe.Pointer(&mem[0])), undoMax)[:0], h
+}
 
 // undoRec is one change: both Locs are kept, so that putting it back
 // finds the entry by its Loc and checks no key (E8).
@@ -41,11 +64,14 @@ func (lg *Log) journalLocked(key *[16]byte, old, nl Loc) {
 		return
 	}
 	if len(lg.undo) >= undoMax {
-		lg.undo, lg.undoOff, lg.undoGap = nil, true, lg.appended
+		lg.undo, lg.undoOff, lg.undoGap = lg.undo[:0], true, lg.appended
 		lg.st.UndoDropped++
 		return
 	}
-	lg.undo = append(lg.undo, undoRec{key: *key, old: old, new: nl, seq: lg.appended})
+	if cap(lg.undo) < undoMax {
+		lg.undo, lg.undoMem = newJournal()
+	}
+	lg.undo = append(lg.undo, undoRec{key: *key, old: old, new: nl, seq: lg.appended}) // within its room: no allocation
 }
 
 // durableLocked drops the changes whose records a completed Flush made
@@ -85,5 +111,5 @@ func (lg *Log) undoLocked() {
 		lg.idx.replace(&u.key, u.new, u.old)
 	}
 	lg.st.Undone += uint64(len(lg.undo))
-	lg.undo = nil
+	lg.undo = lg.undo[:0]
 }
