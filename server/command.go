@@ -55,6 +55,9 @@ func CommandNames() []string {
 // dispatch runs one command and never drops the connection for a bad one.
 func (c *conn) dispatch(args [][]byte) {
 	c.st.commands.Add(1)
+	if c.push.pending.Load() {
+		c.drainPushes() // what was published before the command comes before its reply, as in Redis
+	}
 	cmd := c.s.lookup(args[0])
 	if cmd == nil {
 		c.w.Error(errUnknownCommand(args))
@@ -204,7 +207,7 @@ func (c *conn) runWrite(cmd *command, args [][]byte) {
 		c.run(cmd, args)
 		return
 	}
-	c.noop = false
+	c.noop, c.agg.purged = false, 0
 	errs := c.w.Errors()
 	hooks := c.s.keyHooks()
 	var pre []bool

@@ -62,6 +62,63 @@ var commandEvents = map[string]eventFunc{
 	"hincrby":      evOne(notifyHash, "hincrby"),
 	"hincrbyfloat": evOne(notifyHash, "hincrbyfloat"),
 	"hdel":         evPop(notifyHash, "hdel"),
+	// hash field expiry (Redis 7.4's hashTypeSetExDone and hpersistCommand,
+	// Redis 8's hgetdelCommand, hgetexCommand, hsetexCommand); "hexpired"
+	// for fields found expired comes first (afterWrite)
+	"hexpire":    evHExpire,
+	"hpexpire":   evHExpire,
+	"hexpireat":  evHExpire,
+	"hpexpireat": evHExpire,
+	"hpersist":   evHFE("hpersist", ""),
+	"hgetdel":    evHFE("", ""),
+	"hgetex":     evHGetEx,
+	"hsetex":     evHSetEx,
+}
+
+// evHExpire: "hdel" when a field was deleted (a past time), else
+// "hexpire"; "del" when the hash went with its last field.
+func evHExpire(c *conn, a [][]byte) {
+	if c.agg.hfe.deleted > 0 {
+		evHFE("", "")(c, a)
+		return
+	}
+	evHFE("hexpire", "")(c, a)
+}
+
+// evHFE: updated (when an expiry was set or removed), "hdel" when fields
+// were deleted, "del" when the hash went; first before everything, if any.
+func evHFE(updated, first string) eventFunc {
+	return func(c *conn, a [][]byte) {
+		d := c.agg.hfe
+		if first != "" {
+			c.emit(notifyHash, first, a[1])
+		}
+		if updated != "" && d.updated > 0 {
+			c.emit(notifyHash, updated, a[1])
+		} else if d.deleted > 0 {
+			c.emit(notifyHash, "hdel", a[1])
+		}
+		if d.removed {
+			c.emit(notifyGeneric, "del", a[1])
+		}
+	}
+}
+
+// evHGetEx: "hpersist" (PERSIST) or "hexpire" when fields were found,
+// "hdel" when a past time deleted them.
+func evHGetEx(c *conn, a [][]byte) {
+	if len(a) > 2 && strings.EqualFold(string(a[2]), "persist") {
+		evHFE("hpersist", "")(c, a)
+		return
+	}
+	evHFE("hexpire", "")(c, a)
+}
+
+// evHSetEx: "hset", then "hdel" (a past time) or "hexpire".
+func evHSetEx(c *conn, a [][]byte) {
+	if c.agg.hfe.set {
+		evHFE("hexpire", "hset")(c, a)
+	}
 }
 
 // beforeWrite notes, before a write command runs, whether each key it
@@ -92,6 +149,9 @@ func (c *conn) afterWrite(cmd *command, args [][]byte, pre []bool) {
 		}
 	}
 	c.pre = pre
+	if c.agg.purged > 0 { // the expired fields the write dropped first, as Redis's lazy expiry
+		c.emit(notifyHash, "hexpired", args[1])
+	}
 	switch ev := commandEvents[cmd.name]; {
 	case cmd.name == "flushall" || cmd.name == "flushdb":
 		c.s.trk.invalidateAll()

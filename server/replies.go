@@ -199,6 +199,26 @@ const (
 	errTimeoutRange = "ERR timeout is out of range"
 )
 
+// redis-server 7.4's replies of the hash field expiry commands (t_hash.c
+// hexpireGenericCommand, httlGenericCommand, hpersistCommand) and Redis
+// 8's of HGETDEL, HGETEX and HSETEX (hgetdelCommand, hgetexCommand,
+// hsetexParseArgs): the 7.0 beside the tests has not these commands. The
+// HEXPIRE family's were checked against a redis-server built from Redis's
+// source (TestHashFieldExpiryMatchesRedis74's transcript).
+const (
+	errExpireNegative    = "ERR invalid expire time, must be >= 0"
+	errFieldsMissing     = "ERR Mandatory argument FIELDS is missing or not at the right position"
+	errNumFieldsGreater  = "ERR Parameter `numFields` should be greater than 0"
+	errNumFieldsPositive = "ERR Number of fields must be a positive integer"
+	errNumFieldsMismatch = "ERR The `numfields` parameter must match the number of arguments"
+	errInvalidNumFields  = "ERR invalid number of fields"
+	errMissingExpire     = "ERR missing expire time"
+	errSetexOneCond      = "ERR Only one of FXX or FNX arguments can be specified"
+	errSetexOneExpiry    = "ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified"
+)
+
+func errUnknownArgument(arg []byte) string { return "ERR unknown argument: " + string(arg) }
+
 // errUnrecognizedOption is CLIENT SETINFO's (7.2) reply to an option it
 // does not know.
 func errUnrecognizedOption(opt []byte) string { return "ERR Unrecognized option '" + string(opt) + "'" }

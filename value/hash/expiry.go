@@ -115,8 +115,9 @@ const (
 // at or before now deletes the field. It appends each name's code to codes
 // and returns the fields left.
 func SetExpiry(fields []Field, names [][]byte, at int64, cond Cond, now int64, codes []int64) ([]Field, []int64) {
+	find := finder(fields, names)
 	for _, name := range names {
-		j := Find(fields, name)
+		j := find(fields, name)
 		if j < 0 {
 			codes = append(codes, CodeNoField)
 			continue
@@ -127,14 +128,48 @@ func SetExpiry(fields []Field, names [][]byte, at int64, cond Cond, now int64, c
 			continue
 		}
 		if at <= now {
-			fields = append(fields[:j], fields[j+1:]...)
+			fields[j].Expiry = deleted // dropped below
 			codes = append(codes, CodeDeleted)
 			continue
 		}
 		fields[j].Expiry = at
 		codes = append(codes, CodeSet)
 	}
-	return fields, codes
+	return dropDeleted(fields), codes
+}
+
+// deleted marks a field SetExpiry deleted until dropDeleted drops it.
+const deleted = -1
+
+// dropDeleted removes the fields marked deleted (in place).
+func dropDeleted(fields []Field) []Field {
+	n := len(fields)
+	out := fields[:0]
+	for _, f := range fields {
+		if f.Expiry != deleted {
+			out = append(out, f)
+		}
+	}
+	clear(fields[len(out):n])
+	return out
+}
+
+// finder is Find, or for many names over a large hash a lookup through a
+// map built once; a field marked deleted is not found.
+func finder(fields []Field, names [][]byte) func([]Field, []byte) int {
+	if len(names) <= 8 || len(fields) <= 16 {
+		return Find
+	}
+	idx := make(map[string]int, len(fields))
+	for i, f := range fields {
+		idx[string(f.Name)] = i
+	}
+	return func(fields []Field, name []byte) int {
+		if i, ok := idx[string(name)]; ok && fields[i].Expiry != deleted {
+			return i
+		}
+		return -1
+	}
 }
 
 // condMet is Redis 7.4's check (hashTypeSetExpiryListpack): a field with
@@ -158,8 +193,9 @@ func condMet(prev, at int64, cond Cond) bool {
 // Persist removes the expiry of the fields named, appending each one's
 // code (CodeNoField, CodeNoTTL or CodeSet) to codes.
 func Persist(fields []Field, names [][]byte, codes []int64) []int64 {
+	find := finder(fields, names)
 	for _, name := range names {
-		j := Find(fields, name)
+		j := find(fields, name)
 		switch {
 		case j < 0:
 			codes = append(codes, CodeNoField)

@@ -8,7 +8,7 @@ import (
 // Find is the index of the field named name in fields, -1 if absent.
 func Find(fields []Field, name []byte) int {
 	for i, f := range fields {
-		if string(f.Name) == string(name) {
+		if string(f.Name) == string(name) && f.Expiry >= 0 { // not marked deleted (SetExpiry)
 			return i
 		}
 	}
