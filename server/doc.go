@@ -51,7 +51,10 @@
 // BITPOS (cmd_string.go, cmd_bit.go). The hashes: HSET HMSET HSETNX HGET
 // HMGET HGETALL HDEL HEXISTS HLEN HKEYS HVALS HSTRLEN HINCRBY HINCRBYFLOAT
 // HRANDFIELD HSCAN (value/hash is the record a hash is stored as, and its
-// operations; cmd_hash.go, cmd_hscan.go). The lists: LPUSH RPUSH LPUSHX
+// operations; cmd_hash.go, cmd_hscan.go), and field expiry: HEXPIRE
+// HPEXPIRE HEXPIREAT HPEXPIREAT HTTL HPTTL HEXPIRETIME HPEXPIRETIME
+// HPERSIST (Redis 7.4) HGETDEL HGETEX HSETEX (Redis 8) (cmd_hfe.go,
+// args_hfe.go; the sweeper, fieldexpiry.go). The lists: LPUSH RPUSH LPUSHX
 // RPUSHX LPOP RPOP LRANGE LLEN LINDEX LSET LINSERT LREM LTRIM LPOS LMOVE
 // RPOPLPUSH and the blocking BLPOP BRPOP BLMOVE BRPOPLPUSH (value/list is
 // the value a list is stored as, and its operations; cmd_list.go,
@@ -74,7 +77,7 @@
 // # Invariants
 //
 // The wire's invariants are resp's (R1–R7) and the value encodings' are
-// value/hash's (VH1–VH5) and value/list's (VL1–VL5). The S numbers are
+// value/hash's (VH1–VH8) and value/list's (VL1–VL5). The S numbers are
 // identifiers cited across the repository and keep their values; S25 is
 // resp's R6.
 //
@@ -348,6 +351,16 @@
 //     past the year 2262 too) orders under EXPIRE's GT and LT and reads
 //     back through EXPIRETIME, PEXPIRETIME, TTL and PTTL as in
 //     redis-server 7.0 (TestExpiriesPast2262MatchRedis; tier T43).
+//   - S43: hash field expiry: the HEXPIRE family, the HTTL family and
+//     HPERSIST answer, and publish their keyspace events, as a Redis 7.4
+//     redis-server did, byte for byte in RESP2 and RESP3
+//     (TestHashFieldExpiryMatchesRedis74); with HGETDEL, HGETEX, HSETEX
+//     and every other hash command, clients at once get the replies of a
+//     model in which an expired field is seen by no command, in DRAM and
+//     from cold, and once every expiry passed each hash left without
+//     fields is gone (TestHashFieldExpiryModel: the sweeper, whose index
+//     of hashes is never later than a hash's earliest expiry); expiries
+//     survive a restart (TestHashFieldExpiryRestart).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -441,6 +454,18 @@
 //     a linear walk); OBJECT FREQ is the promotion policy's read estimate, 0
 //     to 16 (tier.Cache.Frequency), not Redis's logarithmic counter; OBJECT
 //     IDLETIME answers Redis's error for an LFU policy.
+//   - Hash field expiry: an expired field is seen by no command, where
+//     Redis 7.4 still counts one it has not reclaimed yet in HLEN and
+//     deletes it with HDEL (answering 1); a hash whose every field expired
+//     still exists for EXISTS, TYPE, SCAN and DBSIZE until the sweeper
+//     removes it (within its 100 ms tick once due), as until Redis's
+//     active expiry does. A read that finds expired fields does not remove
+//     them (Redis's HGET does, with "hexpired"): it makes the hash due, and
+//     the sweeper publishes "hexpired" an instant later. The sweeper knows
+//     the hashes a command wrote or read since the server started (at most
+//     1,048,576); one written before a restart, or by another sidecar, and
+//     not touched since, keeps its expired fields out of sight until a
+//     command touches it, as a key only cold holds keeps its own expiry.
 //   - An expiry past the tier's clock's end (int64 nanoseconds, the year
 //     2262) is kept as that end: SET k v EX 10000000000 answers OK, as
 //     Redis does, and TTL then counts down to 2262.

@@ -100,8 +100,12 @@ func TestSetExpiryModel(t *testing.T) {
 	now := int64(1000)
 	for step := range 20000 {
 		names := [][]byte{}
-		for range 1 + r.IntN(3) {
-			names = append(names, []byte(fmt.Sprint("f", r.IntN(8))))
+		n, space := 1+r.IntN(3), 8
+		if step%10 == 0 { // many names over a larger hash: SetExpiry's and Persist's map
+			n, space = 12+r.IntN(8), 40
+		}
+		for range n {
+			names = append(names, []byte(fmt.Sprint("f", r.IntN(space))))
 		}
 		switch r.IntN(5) {
 		case 0: // HSET
