@@ -52,6 +52,20 @@ func rArr(items []string) string {
 
 const rNil = "$-1\r\n"
 
+// timeOpt appends HGETEX's or HSETEX's option: PX (mode 0, at now + its
+// time), other (mode 1) or none (mode 2).
+func timeOpt(r *rand.Rand, cmd []string, other string, now int64) ([]string, int, int64) {
+	switch mode := r.IntN(3); mode {
+	case 0:
+		ms := int64(r.IntN(3000))
+		return append(cmd, "PX", strconv.FormatInt(ms, 10)), mode, now + ms
+	case 1:
+		return append(cmd, other), mode, 0
+	default:
+		return cmd, mode, 0
+	}
+}
+
 // hfeStep draws one command on key (of the model m at now) and returns it
 // with the reply the model gives, applying its change to m.
 func hfeStep(r *rand.Rand, m hfeModel, key string, now int64) ([]string, string) {
@@ -229,16 +243,7 @@ func hfeStep(r *rand.Rand, m hfeModel, key string, now int64) ([]string, string)
 		setFs()
 		return withFields([]string{"HGETDEL", key}, ns), rArr(out)
 	case 13, 14: // HGETEX
-		cmd := []string{"HGETEX", key}
-		var at int64
-		mode := r.IntN(3)
-		switch mode {
-		case 0:
-			ms := int64(r.IntN(3000))
-			cmd, at = append(cmd, "PX", strconv.FormatInt(ms, 10)), now+ms
-		case 1:
-			cmd = append(cmd, "PERSIST")
-		}
+		cmd, mode, at := timeOpt(r, []string{"HGETEX", key}, "PERSIST", now)
 		ns := names()
 		var out []string
 		for _, f := range ns {
@@ -265,15 +270,7 @@ func hfeStep(r *rand.Rand, m hfeModel, key string, now int64) ([]string, string)
 		if cond != "" {
 			cmd = append(cmd, cond)
 		}
-		var at int64
-		mode := r.IntN(3)
-		switch mode {
-		case 0:
-			ms := int64(r.IntN(3000))
-			cmd, at = append(cmd, "PX", strconv.FormatInt(ms, 10)), now+ms
-		case 1:
-			cmd = append(cmd, "KEEPTTL")
-		}
+		cmd, mode, at := timeOpt(r, cmd, "KEEPTTL", now)
 		ns := names()
 		pairs := []string{}
 		for _, f := range ns {
