@@ -159,6 +159,9 @@ func (s *Server) serveWaiters(ops *listOps, k string, next []string) []string {
 		s.blk.finish(w, res)
 		if res.err == nil {
 			s.touch(touchKeys, [][]byte{nil, []byte(k), w.dst}) // WATCH sees the pop (and the push)
+			if s.keyHooks() {
+				ops.served = append(ops.served, servedPop{key: []byte(k), dst: w.dst, left: w.left, toLeft: w.toLeft, move: w.move, zpop: w.zpop})
+			}
 		}
 		if w.move && res.err == nil {
 			next = append(next, string(w.dst))
@@ -221,6 +224,9 @@ func (c *conn) block(b blockCmd, d time.Duration) {
 	}
 	switch out, res := c.serveOrRegister(b, w); out {
 	case blockServedNow:
+		if !b.move && res.err == nil && c.s.keyHooks() { // BLMOVE's events are its table's (evMove)
+			c.lists.served = append(c.lists.served, servedPop{key: []byte(res.key), left: w.left, zpop: w.zpop})
+		}
 		c.blockReply(w, res)
 		if b.move && res.err == nil {
 			c.wakeAfter(w.dst)

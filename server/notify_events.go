@@ -62,6 +62,27 @@ var commandEvents = map[string]eventFunc{
 	"hincrby":      evOne(notifyHash, "hincrby"),
 	"hincrbyfloat": evOne(notifyHash, "hincrbyfloat"),
 	"hdel":         evPop(notifyHash, "hdel"),
+	// the blocking pops served at once; those served later are the
+	// pushing command's (afterWrite)
+	"blpop":    evServed,
+	"brpop":    evServed,
+	"bzpopmin": evServed,
+	"bzpopmax": evServed,
+	// sets and sorted sets (t_set.c, t_zset.c); their STORE commands' are
+	// storeResult's (typed.go), BZPOPMIN's and BZPOPMAX's the served
+	// pops' (servedEvents)
+	"sadd":             evOne(notifySet, "sadd"),
+	"srem":             evPop(notifySet, "srem"),
+	"spop":             evPop(notifySet, "spop"),
+	"smove":            evSMove,
+	"zadd":             evZAdd,
+	"zincrby":          evOne(notifyZset, "zincr"),
+	"zrem":             evPop(notifyZset, "zrem"),
+	"zremrangebyscore": evPop(notifyZset, "zremrangebyscore"),
+	"zremrangebyrank":  evPop(notifyZset, "zremrangebyrank"),
+	"zremrangebylex":   evPop(notifyZset, "zremrangebylex"),
+	"zpopmin":          evPop(notifyZset, "zpopmin"),
+	"zpopmax":          evPop(notifyZset, "zpopmax"),
 	// hash field expiry (Redis 7.4's hashTypeSetExDone and hpersistCommand,
 	// Redis 8's hgetdelCommand, hgetexCommand, hsetexCommand); "hexpired"
 	// for fields found expired comes first (afterWrite)
@@ -73,6 +94,34 @@ var commandEvents = map[string]eventFunc{
 	"hgetdel":    evHFE("", ""),
 	"hgetex":     evHGetEx,
 	"hsetex":     evHSetEx,
+}
+
+// evSMove: "srem" on the source, "del" if it emptied, "sadd" on the
+// destination if the member was not there (smoveCommand's order).
+func evSMove(c *conn, a [][]byte) {
+	c.emit(notifySet, "srem", a[1])
+	if !c.exists(a[1]) {
+		c.emit(notifyGeneric, "del", a[1])
+	}
+	if c.typed.smoveAdded {
+		c.emit(notifySet, "sadd", a[2])
+	}
+}
+
+// evZAdd: "zincr" with INCR, else "zadd".
+func evZAdd(c *conn, a [][]byte) {
+options:
+	for _, o := range a[2:] { // the options, up to the first score
+		switch strings.ToUpper(string(o)) {
+		case "INCR":
+			c.emit(notifyZset, "zincr", a[1])
+			return
+		case "NX", "XX", "GT", "LT", "CH":
+		default:
+			break options
+		}
+	}
+	c.emit(notifyZset, "zadd", a[1])
 }
 
 // evHExpire: "hdel" when a field was deleted (a past time), else
@@ -162,8 +211,43 @@ func (c *conn) afterWrite(cmd *command, args [][]byte, pre []bool) {
 			c.emit(0, "", k) // no event: tracking only
 		}
 	}
+	c.servedEvents() // blocked clients its pushes served, after its own events
 	c.pre, c.newKeys = nil, c.newKeys[:0]
 	c.flushEvents()
+}
+
+// evServed: the events of a blocking pop served at once.
+func evServed(c *conn, _ [][]byte) { c.servedEvents() }
+
+// servedEvents emits the events of the pops c.lists.served records, as
+// Redis 7.0's serveClientBlockedOnList and genericZpopCommand: for
+// BLMOVE the push on its destination, then the pop ("lpop", "rpop",
+// "zpopmin", "zpopmax"), then "del" when the key emptied.
+func (c *conn) servedEvents() {
+	for _, p := range c.lists.served {
+		if p.move {
+			push := "rpush"
+			if p.toLeft {
+				push = "lpush"
+			}
+			c.emit(notifyList, push, p.dst)
+		}
+		switch {
+		case p.zpop == zpopMin:
+			c.emit(notifyZset, "zpopmin", p.key)
+		case p.zpop == zpopMax:
+			c.emit(notifyZset, "zpopmax", p.key)
+		case p.left:
+			c.emit(notifyList, "lpop", p.key)
+		default:
+			c.emit(notifyList, "rpop", p.key)
+		}
+		if !c.exists(p.key) {
+			c.emit(notifyGeneric, "del", p.key)
+		}
+	}
+	clear(c.lists.served)
+	c.lists.served = c.lists.served[:0]
 }
 
 // keyArgs are the arguments at cmd's key positions.
