@@ -207,7 +207,7 @@ func (c *conn) runWrite(cmd *command, args [][]byte) {
 		c.run(cmd, args)
 		return
 	}
-	c.noop, c.agg.purged = false, 0
+	c.noop, c.touched, c.agg.purged = false, false, 0
 	errs := c.w.Errors()
 	hooks := c.s.keyHooks()
 	var pre []bool
@@ -216,7 +216,9 @@ func (c *conn) runWrite(cmd *command, args [][]byte) {
 	}
 	c.run(cmd, args)
 	if !c.noop && c.w.Errors() == errs {
-		c.s.touch(cmd, args)
+		if !c.touched {
+			c.s.touch(cmd, args)
+		}
 		if hooks {
 			c.afterWrite(cmd, args, pre)
 		}

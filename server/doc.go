@@ -343,10 +343,12 @@
 //     one Update; a STORE replaces its destination without an expiry;
 //     SMOVE and the algebra run exclusively, so they read one moment.
 //   - S41: the sorted-set commands (ZADD with its options ... ZINTERCARD,
-//     BZPOPMIN and BZPOPMAX) answer as redis-server 7.0, scores printed as
-//     7.0 prints a double ("%.17g", "inf"), a -0 stored as 0 in a small
-//     sorted set as its listpack does (TestZSetDifferential; ZSCAN and
-//     random picks compared in any order or by shape).
+//     BZPOPMIN, BZPOPMAX, ZMPOP and BZMPOP) answer as redis-server 7.0,
+//     scores printed as 7.0 prints a double ("%.17g", "inf"), a -0 stored
+//     as 0 in a small sorted set as its listpack does (TestZSetDifferential;
+//     ZSCAN and random picks compared in any order or by shape;
+//     TestZMPopMatchesRedis for ZMPOP's argument errors, BZMPOP served,
+//     timed out, in EXEC and in scripts, and WATCH).
 //   - S42: every expiry time redis-server accepts (int64 milliseconds,
 //     past the year 2262 too) orders under EXPIRE's GT and LT and reads
 //     back through EXPIRETIME, PEXPIRETIME, TTL and PTTL as in

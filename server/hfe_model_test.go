@@ -44,8 +44,8 @@ func hfeFind(fs []hfeField, name string) int {
 }
 
 // RESP2 replies of the model.
-func rInt(n int64) string     { return ":" + strconv.FormatInt(n, 10) + "\r\n" }
-func rBulk(s string) string   { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
+func rInt(n int64) string   { return ":" + strconv.FormatInt(n, 10) + "\r\n" }
+func rBulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
 func rArr(items []string) string {
 	return "*" + strconv.Itoa(len(items)) + "\r\n" + strings.Join(items, "")
 }

@@ -68,6 +68,8 @@ var commandEvents = map[string]eventFunc{
 	"brpop":    evServed,
 	"bzpopmin": evServed,
 	"bzpopmax": evServed,
+	"bzmpop":   evServed,
+	"zmpop":    evServed,
 	// sets and sorted sets (t_set.c, t_zset.c); their STORE commands' are
 	// storeResult's (typed.go), BZPOPMIN's and BZPOPMAX's the served
 	// pops' (servedEvents)

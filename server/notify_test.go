@@ -44,6 +44,8 @@ var notifyCases = [][]string{
 	{"ZINTERSTORE", "zd", "2", "z", "nokey"}, {"ZINTERSTORE", "zd", "2", "z", "nokey"},
 	{"ZRANGESTORE", "zr", "z", "0", "1"}, {"ZRANGESTORE", "zr", "z", "5", "9"}, {"ZRANGESTORE", "zr", "z", "5", "9"},
 	{"BZPOPMIN", "nokey", "z", "1"}, {"BZPOPMAX", "z", "1"}, {"BZPOPMAX", "z", "1"}, {"ZPOPMAX", "z2", "5"},
+	{"ZADD", "zm", "1", "a", "2", "b", "3", "c"}, {"ZMPOP", "2", "nokey", "zm", "MIN"}, {"ZMPOP", "1", "nokey", "MAX"},
+	{"BZMPOP", "1", "1", "zm", "MAX", "COUNT", "1"}, {"BZMPOP", "1", "2", "nokey", "zm", "MIN", "COUNT", "5"},
 	{"RPUSH", "bl", "1", "2"}, {"BLPOP", "bl", "1"}, {"BRPOP", "nokey", "bl", "1"},
 	{"MULTI"}, {"SET", "tx", "1"}, {"INCR", "tx"}, {"EXEC"},
 }
@@ -72,8 +74,8 @@ func TestKeyspaceNotificationsMatchRedis(t *testing.T) {
 	}
 }
 
-// TestBlockedPopEventsMatchRedis (S33): a blocked BLPOP, BLMOVE or
-// BZPOPMIN served by another client's push publishes, after the push's
+// TestBlockedPopEventsMatchRedis (S33): a blocked BLPOP, BLMOVE, BZPOPMIN
+// or BZMPOP served by another client's push publishes, after the push's
 // events, its pop (the move's push first) and "del" when it emptied the
 // key, as redis-server 7.0 does; also when the push ran in EXEC.
 func TestBlockedPopEventsMatchRedis(t *testing.T) {
@@ -90,6 +92,8 @@ func TestBlockedPopEventsMatchRedis(t *testing.T) {
 		{[]string{"BZPOPMIN", "bz", "5"}, [][]string{{"ZADD", "bz", "1", "a", "2", "b"}}},
 		{[]string{"BZPOPMAX", "bz2", "5"}, [][]string{{"ZADD", "bz2", "1", "a"}}},
 		{[]string{"BZPOPMIN", "bz3", "5"}, [][]string{{"MULTI"}, {"ZADD", "bz3", "1", "a"}, {"SET", "other", "1"}, {"EXEC"}}},
+		{[]string{"BZMPOP", "5", "2", "bz4", "bz5", "MAX", "COUNT", "2"}, [][]string{{"ZADD", "bz5", "1", "a", "2", "b", "3", "c"}}},
+		{[]string{"BZMPOP", "5", "1", "bz6", "MIN", "COUNT", "9"}, [][]string{{"ZADD", "bz6", "1", "a", "2", "b"}}},
 	} {
 		p.ours[2].send(tc.block...)
 		p.peer[2].send(tc.block...)

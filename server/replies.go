@@ -110,6 +110,7 @@ func errUnknownNode(id []byte) string { return "ERR Unknown node " + string(id) 
 const (
 	errNumKeysTooMany  = "ERR Number of keys can't be greater than number of args"
 	errNumKeysPositive = "ERR numkeys should be greater than 0"
+	errCountPositive   = "ERR count should be greater than 0"
 	errLimitNegative   = "ERR LIMIT can't be negative"
 	errZAddXXNX        = "ERR XX and NX options at the same time are not compatible"
 	errZAddGTLTNX      = "ERR GT, LT, and/or NX options at the same time are not compatible"

@@ -168,6 +168,8 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 		{name: "zpopmax", arity: -2, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.zpopCmd(a, true) }},
 		{name: "bzpopmin", arity: -3, flags: []string{"write", "noscript", "blocking", "fast"}, first: 1, last: -2, step: 1, run: func(c *conn, a [][]byte) { c.bzpopCmd(a, zpopMin) }},
 		{name: "bzpopmax", arity: -3, flags: []string{"write", "noscript", "blocking", "fast"}, first: 1, last: -2, step: 1, run: func(c *conn, a [][]byte) { c.bzpopCmd(a, zpopMax) }},
+		{name: "zmpop", arity: -4, flags: []string{"write"}, keyNum: 1, run: (*conn).cmdZMPop},
+		{name: "bzmpop", arity: -5, flags: []string{"write", "blocking"}, keyNum: 2, run: (*conn).cmdBZMPop},
 		{name: "zrandmember", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdZRandMember},
 		{name: "zscan", arity: -3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdZScan},
 		{name: "zunionstore", arity: -4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, keyNum: 2, exclusive: true, run: func(c *conn, a [][]byte) { c.zalgebraCmd(a, zset.Union, true, false) }},

@@ -21,10 +21,10 @@ var commandFamilies = map[string][]string{
 		"zrangestore", "zrangebyscore", "zrevrangebyscore", "zrangebylex", "zrevrangebylex", "zrevrange",
 		"zcount", "zlexcount", "zremrangebyscore", "zremrangebyrank", "zremrangebylex", "zpopmin", "zpopmax",
 		"zrandmember", "zscan", "zunionstore", "zinterstore", "zdiffstore", "zunion", "zinter", "zdiff",
-		"zintercard"},
+		"zintercard", "zmpop"},
 	// The blocking pops' time includes their wait for a push: apart, so
 	// they do not make the list family's p99 a timeout.
-	"blocking": {"blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax"},
+	"blocking": {"blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax", "bzmpop"},
 	"keyspace": {"del", "unlink", "exists", "expire", "pexpire", "expireat", "pexpireat", "ttl", "pttl",
 		"expiretime", "pexpiretime", "persist", "type", "touch", "rename", "renamenx", "copy", "randomkey",
 		"object", "tier", "dbsize", "scan", "keys"},
