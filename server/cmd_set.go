@@ -278,6 +278,10 @@ func (c *conn) cmdSMove(args [][]byte) {
 		return
 	}
 	c.noop = !removed
+	if removed && !c.typed.smoveAdded { // dst had the member: unchanged, its WATCHers unaffected (as Redis)
+		c.s.touch(touchKeys, [][]byte{nil, src})
+		c.touched = true
+	}
 	c.boolInt(removed)
 }
 

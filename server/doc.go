@@ -65,7 +65,8 @@
 // through pushes.go), keyspace notifications (notify.go,
 // notify_events.go, events.go), CLIENT TRACKING CACHING GETREDIR
 // TRACKINGINFO (tracking.go), CONFIG SET at runtime (config_set.go);
-// FUNCTION, FCALL and FCALL_RO answer an error.
+// FUNCTION, FCALL and FCALL_RO answer an error (FUNCTION FLUSH and LIST
+// answer as with no function loaded).
 //
 // With Options.Cluster the server is the one node of an emulated Redis
 // Cluster that owns all 16,384 slots (cluster.go, clusterreply.go):
@@ -342,6 +343,8 @@
 //     (TestSetDifferential). A set is one record (value/set), changed in
 //     one Update; a STORE replaces its destination without an expiry;
 //     SMOVE and the algebra run exclusively, so they read one moment.
+//     SMOVE touches for WATCH its destination only when the member was
+//     added there (TestSMoveWatchMatchesRedis).
 //   - S41: the sorted-set commands (ZADD with its options ... ZINTERCARD,
 //     BZPOPMIN, BZPOPMAX, ZMPOP and BZMPOP) answer as redis-server 7.0,
 //     scores printed as 7.0 prints a double ("%.17g", "inf"), a -0 stored
@@ -438,7 +441,8 @@
 //   - WATCH counts a write command naming a watched key as a change unless
 //     it answered an error or reported that it changed nothing (SET NX of
 //     an existing key, DEL of absent keys, an EXPIRE whose condition
-//     failed: runWrite), as Redis does; what is left is coarser than
+//     failed: runWrite), as Redis does (SMOVE, ZMPOP and BZMPOP touch
+//     only the keys they changed, c.touched); what is left is coarser than
 //     Redis's: a DEL that removed some of its keys touches all of them,
 //     GETEX PERSIST of a key without an expiry touches it. Such an EXEC
 //     aborts where Redis's would run, which an optimistic client retries.

@@ -87,7 +87,21 @@ const (
 	errScriptArity      = "ERR Wrong number of args calling Redis command from script"
 	errScriptNoScript   = "ERR This Redis command is not allowed from script"
 	errScriptReadOnly   = "ERR Write commands are not allowed from read-only scripts."
+	// FUNCTION FLUSH and LIST (functions.c)
+	errFunctionFlushArg    = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
+	errFunctionLibraryName = "ERR library name argument was not given"
 )
+
+// errSubcommandSyntax is addReplySubcommandSyntaxError's text (cmd upper
+// case).
+func errSubcommandSyntax(cmd string, sub []byte) string {
+	return "ERR unknown subcommand or wrong number of arguments for '" + string(sub[:min(len(sub), 128)]) +
+		"'. Try " + cmd + " HELP."
+}
+
+// errFunctionListArg is FUNCTION LIST's text for an argument it does not
+// know.
+func errFunctionListArg(arg []byte) string { return "ERR Unknown argument " + string(arg) }
 
 // redis-server's replies of cluster mode and of COMMAND GETKEYS
 // (cluster.go, crossslot.go).
