@@ -145,6 +145,11 @@
 //     Cluster likewise in scripts/test.d/30-clients and 35-npm. A bad
 //     server.cluster, or emulated without server.tcp, is one error naming
 //     the key (TestClusterConfig).
+//   - C22: in writethrough, sets and sorted sets survive SIGKILL: after
+//     each of four kills at random moments under four clients' SADD, SREM,
+//     ZADD, ZINCRBY and ZREM, every set and sorted set is what its
+//     client's acknowledged commands made it, or that with the one command
+//     in flight (TestSetsAndSortedSetsSurviveSIGKILL).
 //
 // # Caveats
 //
