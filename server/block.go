@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tiercache/tiercache/value/zset"
 )
 
 // The blocking list commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH) wait for a
@@ -26,6 +28,7 @@ type waiter struct {
 	dst    []byte
 	toLeft bool
 	zpop   zpopEnd          // BZPOPMIN, BZPOPMAX: pop from a sorted set
+	mpop   int64            // BZMPOP: pop up to this many, answered as ZMPOP answers
 	ch     chan blockResult // buffered: a server never waits for the waiter
 	done   bool             // served or cancelled (under the registry's mutex)
 }
@@ -33,8 +36,8 @@ type waiter struct {
 // blockResult is what a waiter is handed.
 type blockResult struct {
 	key    string
-	val    []byte
-	score  float64 // a sorted set's member popped (val)
+	val    []byte       // a list's element popped
+	popped []zset.Entry // a sorted set's members popped, in order
 	err    error
 	closed bool // the server is shutting down
 }
@@ -159,6 +162,9 @@ func (s *Server) serveWaiters(ops *listOps, k string, next []string) []string {
 		s.blk.finish(w, res)
 		if res.err == nil {
 			s.touch(touchKeys, [][]byte{nil, []byte(k), w.dst}) // WATCH sees the pop (and the push)
+			if s.keyHooks() {
+				ops.served = append(ops.served, servedPop{key: []byte(k), dst: w.dst, left: w.left, toLeft: w.toLeft, move: w.move, zpop: w.zpop})
+			}
 		}
 		if w.move && res.err == nil {
 			next = append(next, string(w.dst))
@@ -178,6 +184,8 @@ type blockCmd struct {
 	dst    []byte
 	toLeft bool
 	zpop   zpopEnd
+	mpop   int64
+	now    bool // never wait: ZMPOP
 }
 
 // bpopCmd: B[LR]POP key... timeout → [key, element] from the first key
@@ -211,16 +219,24 @@ func (c *conn) bmove(src, dst []byte, from, to bool, timeout []byte) {
 }
 
 // block answers b at once if one of its keys has an element (or is of the
-// wrong kind); otherwise, inside EXEC, it answers nil as Redis does, and
+// wrong kind); otherwise, inside EXEC or a script or for a command that
+// never waits (b.now), it answers nil as Redis does, and
 // else it registers a waiter, which the connection's loop waits on once
 // the command returns (awaitBlocked), holding no lock.
 func (c *conn) block(b blockCmd, d time.Duration) {
-	w := &waiter{left: b.left, move: b.move, dst: b.dst, toLeft: b.toLeft, zpop: b.zpop, ch: make(chan blockResult, 1)}
+	w := &waiter{left: b.left, move: b.move, dst: b.dst, toLeft: b.toLeft, zpop: b.zpop, mpop: b.mpop, ch: make(chan blockResult, 1)}
 	if b.move {
 		w.dst = append([]byte(nil), b.dst...)
 	}
 	switch out, res := c.serveOrRegister(b, w); out {
 	case blockServedNow:
+		if !b.move && res.err == nil && c.s.keyHooks() { // BLMOVE's events are its table's (evMove)
+			c.lists.served = append(c.lists.served, servedPop{key: []byte(res.key), left: w.left, zpop: w.zpop})
+		}
+		if w.mpop > 0 && res.err == nil { // its keys follow numkeys: runWrite touches none
+			c.s.touch(touchKeys, [][]byte{nil, []byte(res.key)})
+			c.touched = true
+		}
 		c.blockReply(w, res)
 		if b.move && res.err == nil {
 			c.wakeAfter(w.dst)
@@ -251,7 +267,7 @@ const (
 // serveOrRegister, under the registry lock (released by defer, so a panic
 // in a command cannot wedge every blocked client), serves w from the
 // first of b's keys that has an element, or finds one of the wrong kind,
-// or (inside EXEC, or with the server closing) answers nil, or else
+// or (inside EXEC, with b.now, or with the server closing) answers nil, or else
 // registers w.
 func (c *conn) serveOrRegister(b blockCmd, w *waiter) (int, blockResult) {
 	r := &c.s.blk
@@ -270,7 +286,7 @@ func (c *conn) serveOrRegister(b blockCmd, w *waiter) (int, blockResult) {
 		}
 	}
 	c.noop = true // nothing changed (yet): WATCH is touched when it is served (wake)
-	if c.inExec || r.closed {
+	if c.inExec || r.closed || b.now {
 		r.waiting.Add(-1)
 		return blockNil, blockResult{}
 	}
@@ -289,11 +305,13 @@ func (c *conn) blockReply(w *waiter, res blockResult) {
 		c.cacheError(res.err)
 	case w.move:
 		c.w.Bulk(res.val)
+	case w.mpop > 0:
+		c.zmpopReply(res.key, res.popped)
 	case w.zpop != zpopNone:
 		c.w.Array(3)
 		c.w.BulkString(res.key)
-		c.w.Bulk(res.val)
-		c.w.Double(res.score)
+		c.w.Bulk(res.popped[0].Member)
+		c.w.Double(res.popped[0].Score)
 	default:
 		c.w.Array(2)
 		c.w.BulkString(res.key)

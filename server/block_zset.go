@@ -1,8 +1,6 @@
 package server
 
 import (
-	"slices"
-
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/zset"
 )
@@ -60,14 +58,12 @@ func (ops *listOps) zpopOne(w *waiter, key string) (blockResult, bool) {
 		if err := z.Decode(cur.Value); err != nil {
 			return tier.Change{}, err
 		}
-		r := 0
-		if w.zpop == zpopMax {
-			r = z.Len() - 1
+		n := 1
+		if w.mpop > 0 {
+			n = int(min(w.mpop, int64(z.Len())))
 		}
-		e := z.At(r)
-		res = blockResult{key: key, val: slices.Clone(e.Member), score: e.Score}
+		res = blockResult{key: key, popped: popEntries(&z, n, w.zpop == zpopMax, nil)}
 		popped = true
-		z.RemoveRanks(r, r+1)
 		if z.Len() == 0 {
 			return tier.Change{Op: tier.Remove}, nil
 		}
@@ -95,15 +91,18 @@ func (c *conn) bzpopCmd(args [][]byte, end zpopEnd) {
 	c.block(blockCmd{keys: args[1 : len(args)-1], zpop: end}, d)
 }
 
-// zpushBack puts back an entry served to a client as it hung up (the
+// zpushBack puts back the entries served to a client as it hung up (the
 // caller holds the transaction lock and touches nothing else).
 func (c *conn) zpushBack(key []byte, res blockResult) {
 	err := c.zsetUpdate(key, func(z *zset.Entries) (bool, error) {
-		if _, ok := z.Score(res.val); ok {
-			return false, nil // added again meanwhile: that score stays
+		put := false
+		for _, e := range res.popped {
+			if _, ok := z.Score(e.Member); !ok { // one added again meanwhile keeps that score
+				z.Put(e.Member, e.Score)
+				put = true
+			}
 		}
-		z.Put(res.val, res.score)
-		return true, nil
+		return put, nil
 	})
 	c.typed.release()
 	if err == nil {

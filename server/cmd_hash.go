@@ -17,7 +17,14 @@ import (
 type aggBuf struct {
 	fields []hash.Field
 	enc    []byte
-	enc2   []byte // the second of two buffers record edits alternate between
+	enc2   []byte    // the second of two buffers record edits alternate between
+	live   []byte    // a hash without its expired fields (hashLiveView, hashEdit)
+	codes  []int64   // the per-field codes of HEXPIRE and HPERSIST
+	vals   hfeValues // the values HGETDEL and HGETEX answer
+	hfe    hfeDone   // what the running field expiry write did (its events)
+	// purged is how many expired fields the running write dropped from
+	// its hash (afterWrite's "hexpired"); runWrite clears it.
+	purged int
 }
 
 // hashEditMax is the most fields a command edits in the record directly
@@ -30,8 +37,20 @@ const hashEditMax = 8
 const maxAggKeep = 1 << 20
 
 // hashRead reads key's hash for a read command: rec is nil when the key is
-// absent. When ok is false the error reply is written.
-func (c *conn) hashRead(key []byte) (rec []byte, ok bool) { return c.kindRead(key, kindHash, false) }
+// absent, and holds no expired field (hashLiveView). When ok is false the
+// error reply is written.
+func (c *conn) hashRead(key []byte) (rec []byte, ok bool) {
+	rec, ok = c.kindRead(key, kindHash, false)
+	if !ok || !hash.HasTTL(rec) {
+		return rec, ok
+	}
+	rec, err := c.hashLiveView(key, rec)
+	if err != nil {
+		c.cacheError(err)
+		return nil, false
+	}
+	return rec, true
+}
 
 // kindRead reads key's value of kind want for a read command: rec is nil
 // when the key is absent. When ok is false the error reply is written.
@@ -83,8 +102,12 @@ func (c *conn) hashFields(key []byte) (fields []hash.Field, ok bool) {
 // hash left empty is removed. edit may run more than once (tier.Cache.Update)
 // and must only compute. An error from edit changes nothing.
 func (c *conn) hashUpdate(key []byte, edit func(fields []hash.Field) ([]hash.Field, bool, error)) error {
+	var purged, seen int
+	var next int64
+	now := c.s.nowMs()
 	err := c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
 		fields := c.agg.fields[:0]
+		purged, seen, next = 0, 0, 0
 		if cur.Exists {
 			if cur.Kind != kindHash {
 				return tier.Change{}, wrongType
@@ -93,14 +116,17 @@ func (c *conn) hashUpdate(key []byte, edit func(fields []hash.Field) ([]hash.Fie
 			if fields, err = hash.Decode(fields, cur.Value); err != nil {
 				return tier.Change{}, err
 			}
+			fields, seen = hash.Purge(fields, now) // expired fields are not there
 		}
 		out, changed, err := edit(fields)
 		if err != nil || !changed {
 			return tier.Change{Op: tier.Keep}, err
 		}
+		purged = seen
 		if len(out) == 0 {
 			return tier.Change{Op: tier.Remove}, nil
 		}
+		next = hash.MinExpiry(out)
 		size := hash.Size(out)
 		if err := c.s.hashLimits.Check(len(out), size); err != nil {
 			return tier.Change{}, err
@@ -115,7 +141,24 @@ func (c *conn) hashUpdate(key []byte, edit func(fields []hash.Field) ([]hash.Fie
 		return tier.Change{Op: tier.Store, Value: enc, Kind: kindHash}, nil
 	})
 	clear(c.agg.fields[:cap(c.agg.fields)]) // drop the references to the record and the arguments
+	if err == nil {
+		c.hashWritten(key, purged, seen, next, now)
+	}
 	return err
+}
+
+// hashWritten follows a write of key's hash: it counts the expired fields
+// the write dropped and stored (their "hexpired" event is afterWrite's),
+// makes the hash due for the sweeper when it saw expired fields it did not
+// drop (it changed nothing), and notes the hash's earliest expiry.
+func (c *conn) hashWritten(key []byte, purged, seen int, next, now int64) {
+	if purged > 0 {
+		c.agg.purged += purged
+		c.s.hfe.expired.Add(uint64(purged))
+	} else if seen > 0 {
+		c.s.hfe.dueNow(key, now)
+	}
+	c.s.hfe.note(key, next)
 }
 
 // hashEdit changes key's hash record in one step, as hashUpdate does, for
@@ -123,23 +166,38 @@ func (c *conn) hashUpdate(key []byte, edit func(fields []hash.Field) ([]hash.Fie
 // record (nil when absent) and returns the new one (checked against the
 // limits by hashPut), or changed false.
 func (c *conn) hashEdit(key []byte, edit func(rec []byte) ([]byte, bool, error)) error {
-	return c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
+	var purged, seen int
+	var next int64
+	now := c.s.nowMs()
+	err := c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
 		var rec []byte
+		purged, seen, next = 0, 0, 0
 		if cur.Exists {
 			if cur.Kind != kindHash {
 				return tier.Change{}, wrongType
 			}
 			rec = cur.Value
+			if hash.HasTTL(rec) { // expired fields are not there
+				var err error
+				if rec, next, seen, err = hash.Live(c.agg.live[:0], rec, now, true); err != nil {
+					return tier.Change{}, err
+				}
+			}
 		}
 		out, changed, err := edit(rec)
-		switch {
-		case err != nil || !changed:
+		if err != nil || !changed {
 			return tier.Change{Op: tier.Keep}, err
-		case hash.Empty(out):
+		}
+		purged = seen
+		if hash.Empty(out) {
 			return tier.Change{Op: tier.Remove}, nil
 		}
 		return tier.Change{Op: tier.Store, Value: out, Kind: kindHash}, nil // the cache copies it
 	})
+	if err == nil {
+		c.hashWritten(key, purged, seen, next, now) // next: no later than the stored record's earliest
+	}
+	return err
 }
 
 // recBufs hands out the connection's two edit buffers in turn, and keeps
@@ -170,13 +228,18 @@ func (c *conn) keepBufs(r *recBufs) {
 }
 
 // hashPutAll sets the pairs in rec by record edits: the new record and how
-// many fields are new.
-func (c *conn) hashPutAll(rec []byte, pairs [][]byte) ([]byte, int, error) {
+// many fields are new. A field set again loses its expiry (HSET), or keeps
+// it with keepTTL (HINCRBY).
+func (c *conn) hashPutAll(rec []byte, pairs [][]byte, keepTTL bool) ([]byte, int, error) {
 	bufs := c.recBufs()
 	defer c.keepBufs(bufs)
+	put := hash.Put
+	if keepTTL {
+		put = hash.PutKeepTTL
+	}
 	added := 0
 	for i := 0; i+1 < len(pairs); i += 2 {
-		out, a, err := hash.Put(bufs.next(), rec, pairs[i], pairs[i+1], c.s.hashLimits)
+		out, a, err := put(bufs.next(), rec, pairs[i], pairs[i+1], c.s.hashLimits)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -200,7 +263,7 @@ func (c *conn) hsetCmd(args [][]byte, okReply bool) {
 	var err error
 	if len(args)-2 <= 2*hashEditMax {
 		err = c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-			out, a, err := c.hashPutAll(rec, args[2:])
+			out, a, err := c.hashPutAll(rec, args[2:], false)
 			added = a
 			return out, err == nil, err
 		})
@@ -229,7 +292,7 @@ func (c *conn) cmdHSetNX(args [][]byte) {
 		if err != nil || found {
 			return nil, false, err
 		}
-		out, _, err := c.hashPutAll(rec, args[2:4])
+		out, _, err := c.hashPutAll(rec, args[2:4], false)
 		added = 1
 		return out, err == nil, err
 	})
@@ -412,7 +475,7 @@ func (c *conn) cmdHIncrBy(args [][]byte) {
 			return nil, false, replyError(errOverflow)
 		}
 		result = cur + incr
-		out, _, err := c.hashPutAll(rec, [][]byte{args[2], strconv.AppendInt(num[:0], result, 10)})
+		out, _, err := c.hashPutAll(rec, [][]byte{args[2], strconv.AppendInt(num[:0], result, 10)}, true)
 		return out, err == nil, err
 	})
 	c.numReply(result, err)
@@ -439,7 +502,7 @@ func (c *conn) cmdHIncrByFloat(args [][]byte) {
 		if result, err = incrFloat(result[:0], v, found, incr, errHashNotFloat); err != nil {
 			return nil, false, err
 		}
-		out, _, err := c.hashPutAll(rec, [][]byte{args[2], result})
+		out, _, err := c.hashPutAll(rec, [][]byte{args[2], result}, true)
 		return out, err == nil, err
 	})
 	if err != nil {

@@ -179,6 +179,7 @@ func (c *conn) cmdFlush(args [][]byte) {
 		c.cacheError(err)
 		return
 	}
+	c.s.hfe.clear()
 	if !async {
 		if err := c.s.cache.WaitPurge(context.Background()); err != nil {
 			c.cacheError(err)

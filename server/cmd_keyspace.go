@@ -17,10 +17,12 @@ func (c *conn) renameCmd(args [][]byte, nx bool) {
 		c.cacheError(err)
 	case !nx:
 		c.w.OK()
+		c.s.hfe.carried(args[1], args[2])
 		c.wakeListAt(args[2])
 	default:
 		c.intReply(renamed)
 		if renamed {
+			c.s.hfe.carried(args[1], args[2])
 			c.wakeListAt(args[2])
 		}
 	}
@@ -56,6 +58,7 @@ func (c *conn) cmdCopy(args [][]byte) {
 	default:
 		c.intReply(copied)
 		if copied {
+			c.s.hfe.carried(args[1], args[2])
 			c.wakeListAt(args[2])
 		}
 	}

@@ -262,18 +262,26 @@ func (c *conn) cmdSMove(args [][]byte) {
 		return
 	}
 	var removed bool
+	c.typed.smoveAdded = false
 	err := c.setUpdate(src, func(s *set.Members) (bool, error) {
 		removed = s.Remove(m)
 		return removed, nil
 	})
 	if err == nil && removed {
-		err = c.setUpdate(dst, func(s *set.Members) (bool, error) { return s.Add(m), nil })
+		err = c.setUpdate(dst, func(s *set.Members) (bool, error) {
+			c.typed.smoveAdded = s.Add(m)
+			return c.typed.smoveAdded, nil
+		})
 	}
 	if err != nil {
 		c.cacheError(err)
 		return
 	}
 	c.noop = !removed
+	if removed && !c.typed.smoveAdded { // dst had the member: unchanged, its WATCHers unaffected (as Redis)
+		c.s.touch(touchKeys, [][]byte{nil, src})
+		c.touched = true
+	}
 	c.boolInt(removed)
 }
 

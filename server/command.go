@@ -55,6 +55,9 @@ func CommandNames() []string {
 // dispatch runs one command and never drops the connection for a bad one.
 func (c *conn) dispatch(args [][]byte) {
 	c.st.commands.Add(1)
+	if c.push.pending.Load() {
+		c.drainPushes() // what was published before the command comes before its reply, as in Redis
+	}
 	cmd := c.s.lookup(args[0])
 	if cmd == nil {
 		c.w.Error(errUnknownCommand(args))
@@ -204,7 +207,7 @@ func (c *conn) runWrite(cmd *command, args [][]byte) {
 		c.run(cmd, args)
 		return
 	}
-	c.noop = false
+	c.noop, c.touched, c.agg.purged = false, false, 0
 	errs := c.w.Errors()
 	hooks := c.s.keyHooks()
 	var pre []bool
@@ -213,7 +216,9 @@ func (c *conn) runWrite(cmd *command, args [][]byte) {
 	}
 	c.run(cmd, args)
 	if !c.noop && c.w.Errors() == errs {
-		c.s.touch(cmd, args)
+		if !c.touched {
+			c.s.touch(cmd, args)
+		}
 		if hooks {
 			c.afterWrite(cmd, args, pre)
 		}

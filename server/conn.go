@@ -48,6 +48,7 @@ type conn struct {
 	watched           map[string]bool // WATCHed keys: did each exist at WATCH (watch.go)
 	dirty             atomic.Bool     // a watched key was written (set by other connections)
 	noop              bool            // the write command running changed nothing (see runWrite)
+	touched           bool            // it touched the keys it changed itself: runWrite touches none (SMOVE, ZMPOP, BZMPOP)
 	lists             listOps         // the list commands' buffers
 	// blocked is the waiter a blocking command registered, waited on for
 	// at most blockFor (0: forever) once the command returns

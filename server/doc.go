@@ -51,7 +51,10 @@
 // BITPOS (cmd_string.go, cmd_bit.go). The hashes: HSET HMSET HSETNX HGET
 // HMGET HGETALL HDEL HEXISTS HLEN HKEYS HVALS HSTRLEN HINCRBY HINCRBYFLOAT
 // HRANDFIELD HSCAN (value/hash is the record a hash is stored as, and its
-// operations; cmd_hash.go, cmd_hscan.go). The lists: LPUSH RPUSH LPUSHX
+// operations; cmd_hash.go, cmd_hscan.go), and field expiry: HEXPIRE
+// HPEXPIRE HEXPIREAT HPEXPIREAT HTTL HPTTL HEXPIRETIME HPEXPIRETIME
+// HPERSIST (Redis 7.4) HGETDEL HGETEX HSETEX (Redis 8) (cmd_hfe.go,
+// args_hfe.go; the sweeper, fieldexpiry.go). The lists: LPUSH RPUSH LPUSHX
 // RPUSHX LPOP RPOP LRANGE LLEN LINDEX LSET LINSERT LREM LTRIM LPOS LMOVE
 // RPOPLPUSH and the blocking BLPOP BRPOP BLMOVE BRPOPLPUSH (value/list is
 // the value a list is stored as, and its operations; cmd_list.go,
@@ -62,7 +65,8 @@
 // through pushes.go), keyspace notifications (notify.go,
 // notify_events.go, events.go), CLIENT TRACKING CACHING GETREDIR
 // TRACKINGINFO (tracking.go), CONFIG SET at runtime (config_set.go);
-// FUNCTION, FCALL and FCALL_RO answer an error.
+// FUNCTION, FCALL and FCALL_RO answer an error (FUNCTION FLUSH and LIST
+// answer as with no function loaded).
 //
 // With Options.Cluster the server is the one node of an emulated Redis
 // Cluster that owns all 16,384 slots (cluster.go, clusterreply.go):
@@ -74,7 +78,7 @@
 // # Invariants
 //
 // The wire's invariants are resp's (R1–R7) and the value encodings' are
-// value/hash's (VH1–VH5) and value/list's (VL1–VL5). The S numbers are
+// value/hash's (VH1–VH8) and value/list's (VL1–VL5). The S numbers are
 // identifiers cited across the repository and keep their values; S25 is
 // resp's R6.
 //
@@ -339,15 +343,29 @@
 //     (TestSetDifferential). A set is one record (value/set), changed in
 //     one Update; a STORE replaces its destination without an expiry;
 //     SMOVE and the algebra run exclusively, so they read one moment.
+//     SMOVE touches for WATCH its destination only when the member was
+//     added there (TestSMoveWatchMatchesRedis).
 //   - S41: the sorted-set commands (ZADD with its options ... ZINTERCARD,
-//     BZPOPMIN and BZPOPMAX) answer as redis-server 7.0, scores printed as
-//     7.0 prints a double ("%.17g", "inf"), a -0 stored as 0 in a small
-//     sorted set as its listpack does (TestZSetDifferential; ZSCAN and
-//     random picks compared in any order or by shape).
+//     BZPOPMIN, BZPOPMAX, ZMPOP and BZMPOP) answer as redis-server 7.0,
+//     scores printed as 7.0 prints a double ("%.17g", "inf"), a -0 stored
+//     as 0 in a small sorted set as its listpack does (TestZSetDifferential;
+//     ZSCAN and random picks compared in any order or by shape;
+//     TestZMPopMatchesRedis for ZMPOP's argument errors, BZMPOP served,
+//     timed out, in EXEC and in scripts, and WATCH).
 //   - S42: every expiry time redis-server accepts (int64 milliseconds,
 //     past the year 2262 too) orders under EXPIRE's GT and LT and reads
 //     back through EXPIRETIME, PEXPIRETIME, TTL and PTTL as in
 //     redis-server 7.0 (TestExpiriesPast2262MatchRedis; tier T43).
+//   - S43: hash field expiry: the HEXPIRE family, the HTTL family and
+//     HPERSIST answer, and publish their keyspace events, as a Redis 7.4
+//     redis-server did, byte for byte in RESP2 and RESP3
+//     (TestHashFieldExpiryMatchesRedis74); with HGETDEL, HGETEX, HSETEX
+//     and every other hash command, clients at once get the replies of a
+//     model in which an expired field is seen by no command, in DRAM and
+//     from cold, and once every expiry passed each hash left without
+//     fields is gone (TestHashFieldExpiryModel: the sweeper, whose index
+//     of hashes is never later than a hash's earliest expiry); expiries
+//     survive a restart (TestHashFieldExpiryRestart).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -423,7 +441,8 @@
 //   - WATCH counts a write command naming a watched key as a change unless
 //     it answered an error or reported that it changed nothing (SET NX of
 //     an existing key, DEL of absent keys, an EXPIRE whose condition
-//     failed: runWrite), as Redis does; what is left is coarser than
+//     failed: runWrite), as Redis does (SMOVE, ZMPOP and BZMPOP touch
+//     only the keys they changed, c.touched); what is left is coarser than
 //     Redis's: a DEL that removed some of its keys touches all of them,
 //     GETEX PERSIST of a key without an expiry touches it. Such an EXEC
 //     aborts where Redis's would run, which an optimistic client retries.
@@ -441,6 +460,18 @@
 //     a linear walk); OBJECT FREQ is the promotion policy's read estimate, 0
 //     to 16 (tier.Cache.Frequency), not Redis's logarithmic counter; OBJECT
 //     IDLETIME answers Redis's error for an LFU policy.
+//   - Hash field expiry: an expired field is seen by no command, where
+//     Redis 7.4 still counts one it has not reclaimed yet in HLEN and
+//     deletes it with HDEL (answering 1); a hash whose every field expired
+//     still exists for EXISTS, TYPE, SCAN and DBSIZE until the sweeper
+//     removes it (within its 100 ms tick once due), as until Redis's
+//     active expiry does. A read that finds expired fields does not remove
+//     them (Redis's HGET does, with "hexpired"): it makes the hash due, and
+//     the sweeper publishes "hexpired" an instant later. The sweeper knows
+//     the hashes a command wrote or read since the server started (at most
+//     1,048,576); one written before a restart, or by another sidecar, and
+//     not touched since, keeps its expired fields out of sight until a
+//     command touches it, as a key only cold holds keeps its own expiry.
 //   - An expiry past the tier's clock's end (int64 nanoseconds, the year
 //     2262) is kept as that end: SET k v EX 10000000000 answers OK, as
 //     Redis does, and TTL then counts down to 2262.

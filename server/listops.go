@@ -19,6 +19,19 @@ type listOps struct {
 	out    []byte   // copies of the elements answered
 	outs   [][]byte // out, split into elements
 	items  [][]byte // a decoded list, aliasing the value
+	// served are the blocked clients a command of this connection served
+	// (its pushes woke them, or it was BLPOP or BZPOPMIN served at once),
+	// for their keyspace events (servedEvents); collected while keyHooks.
+	served []servedPop
+}
+
+// servedPop is one pop handed to a blocked client: from key, and, for
+// BLMOVE, pushed onto dst.
+type servedPop struct {
+	key, dst     []byte
+	left, toLeft bool
+	move         bool
+	zpop         zpopEnd
 }
 
 // maxKeptBuffer is the largest buffer listOps keeps between commands.

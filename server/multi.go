@@ -82,6 +82,8 @@ func (c *conn) cmdExec(args [][]byte) {
 	defer func() {
 		c.inExec = false
 		c.execWakes()
+		c.servedEvents() // the clients its pushes served, after its commands' events
+		c.flushEvents()
 	}()
 	for i, cmd := range tx.cmds {
 		c.runWrite(cmd, tx.args[i])

@@ -62,6 +62,114 @@ var commandEvents = map[string]eventFunc{
 	"hincrby":      evOne(notifyHash, "hincrby"),
 	"hincrbyfloat": evOne(notifyHash, "hincrbyfloat"),
 	"hdel":         evPop(notifyHash, "hdel"),
+	// the blocking pops served at once; those served later are the
+	// pushing command's (afterWrite)
+	"blpop":    evServed,
+	"brpop":    evServed,
+	"bzpopmin": evServed,
+	"bzpopmax": evServed,
+	"bzmpop":   evServed,
+	"zmpop":    evServed,
+	// sets and sorted sets (t_set.c, t_zset.c); their STORE commands' are
+	// storeResult's (typed.go), BZPOPMIN's and BZPOPMAX's the served
+	// pops' (servedEvents)
+	"sadd":             evOne(notifySet, "sadd"),
+	"srem":             evPop(notifySet, "srem"),
+	"spop":             evPop(notifySet, "spop"),
+	"smove":            evSMove,
+	"zadd":             evZAdd,
+	"zincrby":          evOne(notifyZset, "zincr"),
+	"zrem":             evPop(notifyZset, "zrem"),
+	"zremrangebyscore": evPop(notifyZset, "zremrangebyscore"),
+	"zremrangebyrank":  evPop(notifyZset, "zremrangebyrank"),
+	"zremrangebylex":   evPop(notifyZset, "zremrangebylex"),
+	"zpopmin":          evPop(notifyZset, "zpopmin"),
+	"zpopmax":          evPop(notifyZset, "zpopmax"),
+	// hash field expiry (Redis 7.4's hashTypeSetExDone and hpersistCommand,
+	// Redis 8's hgetdelCommand, hgetexCommand, hsetexCommand); "hexpired"
+	// for fields found expired comes first (afterWrite)
+	"hexpire":    evHExpire,
+	"hpexpire":   evHExpire,
+	"hexpireat":  evHExpire,
+	"hpexpireat": evHExpire,
+	"hpersist":   evHFE("hpersist", ""),
+	"hgetdel":    evHFE("", ""),
+	"hgetex":     evHGetEx,
+	"hsetex":     evHSetEx,
+}
+
+// evSMove: "srem" on the source, "del" if it emptied, "sadd" on the
+// destination if the member was not there (smoveCommand's order).
+func evSMove(c *conn, a [][]byte) {
+	c.emit(notifySet, "srem", a[1])
+	if !c.exists(a[1]) {
+		c.emit(notifyGeneric, "del", a[1])
+	}
+	if c.typed.smoveAdded {
+		c.emit(notifySet, "sadd", a[2])
+	}
+}
+
+// evZAdd: "zincr" with INCR, else "zadd".
+func evZAdd(c *conn, a [][]byte) {
+options:
+	for _, o := range a[2:] { // the options, up to the first score
+		switch strings.ToUpper(string(o)) {
+		case "INCR":
+			c.emit(notifyZset, "zincr", a[1])
+			return
+		case "NX", "XX", "GT", "LT", "CH":
+		default:
+			break options
+		}
+	}
+	c.emit(notifyZset, "zadd", a[1])
+}
+
+// evHExpire: "hdel" when a field was deleted (a past time), else
+// "hexpire"; "del" when the hash went with its last field.
+func evHExpire(c *conn, a [][]byte) {
+	if c.agg.hfe.deleted > 0 {
+		evHFE("", "")(c, a)
+		return
+	}
+	evHFE("hexpire", "")(c, a)
+}
+
+// evHFE: updated (when an expiry was set or removed), "hdel" when fields
+// were deleted, "del" when the hash went; first before everything, if any.
+func evHFE(updated, first string) eventFunc {
+	return func(c *conn, a [][]byte) {
+		d := c.agg.hfe
+		if first != "" {
+			c.emit(notifyHash, first, a[1])
+		}
+		if updated != "" && d.updated > 0 {
+			c.emit(notifyHash, updated, a[1])
+		} else if d.deleted > 0 {
+			c.emit(notifyHash, "hdel", a[1])
+		}
+		if d.removed {
+			c.emit(notifyGeneric, "del", a[1])
+		}
+	}
+}
+
+// evHGetEx: "hpersist" (PERSIST) or "hexpire" when fields were found,
+// "hdel" when a past time deleted them.
+func evHGetEx(c *conn, a [][]byte) {
+	if len(a) > 2 && strings.EqualFold(string(a[2]), "persist") {
+		evHFE("hpersist", "")(c, a)
+		return
+	}
+	evHFE("hexpire", "")(c, a)
+}
+
+// evHSetEx: "hset", then "hdel" (a past time) or "hexpire".
+func evHSetEx(c *conn, a [][]byte) {
+	if c.agg.hfe.set {
+		evHFE("hexpire", "hset")(c, a)
+	}
 }
 
 // beforeWrite notes, before a write command runs, whether each key it
@@ -92,6 +200,9 @@ func (c *conn) afterWrite(cmd *command, args [][]byte, pre []bool) {
 		}
 	}
 	c.pre = pre
+	if c.agg.purged > 0 { // the expired fields the write dropped first, as Redis's lazy expiry
+		c.emit(notifyHash, "hexpired", args[1])
+	}
 	switch ev := commandEvents[cmd.name]; {
 	case cmd.name == "flushall" || cmd.name == "flushdb":
 		c.s.trk.invalidateAll()
@@ -102,8 +213,43 @@ func (c *conn) afterWrite(cmd *command, args [][]byte, pre []bool) {
 			c.emit(0, "", k) // no event: tracking only
 		}
 	}
+	c.servedEvents() // blocked clients its pushes served, after its own events
 	c.pre, c.newKeys = nil, c.newKeys[:0]
 	c.flushEvents()
+}
+
+// evServed: the events of a blocking pop served at once.
+func evServed(c *conn, _ [][]byte) { c.servedEvents() }
+
+// servedEvents emits the events of the pops c.lists.served records, as
+// Redis 7.0's serveClientBlockedOnList and genericZpopCommand: for
+// BLMOVE the push on its destination, then the pop ("lpop", "rpop",
+// "zpopmin", "zpopmax"), then "del" when the key emptied.
+func (c *conn) servedEvents() {
+	for _, p := range c.lists.served {
+		if p.move {
+			push := "rpush"
+			if p.toLeft {
+				push = "lpush"
+			}
+			c.emit(notifyList, push, p.dst)
+		}
+		switch {
+		case p.zpop == zpopMin:
+			c.emit(notifyZset, "zpopmin", p.key)
+		case p.zpop == zpopMax:
+			c.emit(notifyZset, "zpopmax", p.key)
+		case p.left:
+			c.emit(notifyList, "lpop", p.key)
+		default:
+			c.emit(notifyList, "rpop", p.key)
+		}
+		if !c.exists(p.key) {
+			c.emit(notifyGeneric, "del", p.key)
+		}
+	}
+	clear(c.lists.served)
+	c.lists.served = c.lists.served[:0]
 }
 
 // keyArgs are the arguments at cmd's key positions.

@@ -25,6 +25,28 @@ var notifyCases = [][]string{
 	{"HSET", "h", "f", "1", "g", "2"}, {"HSETNX", "h", "f", "3"}, {"HSETNX", "h", "k", "3"}, {"HMSET", "h", "z", "1"},
 	{"HINCRBY", "h", "f", "2"}, {"HINCRBYFLOAT", "h", "f", "0.5"}, {"HDEL", "h", "f", "g"}, {"HDEL", "h", "k", "z"},
 	{"EVAL", "redis.call('set', 'sc', '1'); redis.call('del', 'sc')", "0"},
+	// sets
+	{"SADD", "st", "a", "b", "c"}, {"SADD", "st", "a"}, {"SREM", "st", "zz"}, {"SREM", "st", "a"},
+	{"SREM", "st", "b"}, {"SPOP", "st", "0"}, {"SPOP", "st"}, {"SPOP", "st"}, {"SADD", "st", "d"}, {"SPOP", "st", "5"}, {"SPOP", "st", "1"},
+	{"SADD", "s1", "a", "b"}, {"SADD", "s2", "b", "c"}, {"SMOVE", "s1", "s2", "b"}, {"SMOVE", "s1", "s3", "a"},
+	{"SMOVE", "s1", "s2", "zz"}, {"SADD", "s1", "x"}, {"SMOVE", "s2", "s2", "c"},
+	{"SINTERSTORE", "sd", "s2", "s3"}, {"SUNIONSTORE", "sd", "s2", "s3"}, {"SDIFFSTORE", "sd", "s2", "s3"},
+	{"SINTERSTORE", "sd", "s2", "nokey"}, {"SINTERSTORE", "sd", "s2", "nokey"}, {"SREM", "s2", "b", "c"},
+	// sorted sets
+	{"ZADD", "z", "1", "a", "2", "b", "3", "c"}, {"ZADD", "z", "1", "a"}, {"ZADD", "z", "XX", "CH", "5", "a"},
+	{"ZADD", "z", "GT", "1", "a"}, {"ZADD", "z", "INCR", "2", "b"}, {"ZADD", "z", "NX", "INCR", "2", "b"},
+	{"ZINCRBY", "z", "1", "c"}, {"ZADD", "z", "1", "incr"}, {"ZREM", "z", "incr", "zz"}, {"ZREM", "z", "zz"},
+	{"ZADD", "z", "4", "d", "6", "e", "7", "f"}, {"ZREMRANGEBYSCORE", "z", "6", "6"}, {"ZREMRANGEBYSCORE", "z", "100", "200"},
+	{"ZREMRANGEBYRANK", "z", "0", "0"}, {"ZREMRANGEBYLEX", "z", "[a", "[b"}, {"ZADD", "zl", "0", "a", "0", "b"},
+	{"ZREMRANGEBYLEX", "zl", "-", "+"}, {"ZPOPMIN", "z"}, {"ZPOPMAX", "z", "2"}, {"ZPOPMIN", "z", "0"},
+	{"ZADD", "z", "1", "x", "2", "y", "3", "w"}, {"ZADD", "z2", "5", "y", "9", "q"},
+	{"ZUNIONSTORE", "zd", "2", "z", "z2"}, {"ZINTERSTORE", "zd", "2", "z", "z2"}, {"ZDIFFSTORE", "zd", "2", "z", "z2"},
+	{"ZINTERSTORE", "zd", "2", "z", "nokey"}, {"ZINTERSTORE", "zd", "2", "z", "nokey"},
+	{"ZRANGESTORE", "zr", "z", "0", "1"}, {"ZRANGESTORE", "zr", "z", "5", "9"}, {"ZRANGESTORE", "zr", "z", "5", "9"},
+	{"BZPOPMIN", "nokey", "z", "1"}, {"BZPOPMAX", "z", "1"}, {"BZPOPMAX", "z", "1"}, {"ZPOPMAX", "z2", "5"},
+	{"ZADD", "zm", "1", "a", "2", "b", "3", "c"}, {"ZMPOP", "2", "nokey", "zm", "MIN"}, {"ZMPOP", "1", "nokey", "MAX"},
+	{"BZMPOP", "1", "1", "zm", "MAX", "COUNT", "1"}, {"BZMPOP", "1", "2", "nokey", "zm", "MIN", "COUNT", "5"},
+	{"RPUSH", "bl", "1", "2"}, {"BLPOP", "bl", "1"}, {"BRPOP", "nokey", "bl", "1"},
 	{"MULTI"}, {"SET", "tx", "1"}, {"INCR", "tx"}, {"EXEC"},
 }
 
@@ -45,11 +67,42 @@ func TestKeyspaceNotificationsMatchRedis(t *testing.T) {
 				p.same(1, "PSUBSCRIBE", "__key*__:*")
 				for _, c := range notifyCases {
 					p.same(0, c...)
-					for p.sameRead(1, 30*time.Millisecond, "event of "+c[0]) != "" {
-					}
+					p.events(1, "event of "+c[0])
 				}
 			})
 		}
+	}
+}
+
+// TestBlockedPopEventsMatchRedis (S33): a blocked BLPOP, BLMOVE, BZPOPMIN
+// or BZMPOP served by another client's push publishes, after the push's
+// events, its pop (the move's push first) and "del" when it emptied the
+// key, as redis-server 7.0 does; also when the push ran in EXEC.
+func TestBlockedPopEventsMatchRedis(t *testing.T) {
+	p := newPeers(t, 3, 2, nil)
+	p.same(0, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+	p.same(1, "PSUBSCRIBE", "__key*__:*")
+	for _, tc := range []struct {
+		block []string
+		push  [][]string
+	}{
+		{[]string{"BLPOP", "bk", "5"}, [][]string{{"RPUSH", "bk", "a"}}},
+		{[]string{"BRPOP", "bk", "5"}, [][]string{{"RPUSH", "bk", "a", "b"}}},
+		{[]string{"BLMOVE", "bm", "bdst", "LEFT", "RIGHT", "5"}, [][]string{{"LPUSH", "bm", "x"}}},
+		{[]string{"BZPOPMIN", "bz", "5"}, [][]string{{"ZADD", "bz", "1", "a", "2", "b"}}},
+		{[]string{"BZPOPMAX", "bz2", "5"}, [][]string{{"ZADD", "bz2", "1", "a"}}},
+		{[]string{"BZPOPMIN", "bz3", "5"}, [][]string{{"MULTI"}, {"ZADD", "bz3", "1", "a"}, {"SET", "other", "1"}, {"EXEC"}}},
+		{[]string{"BZMPOP", "5", "2", "bz4", "bz5", "MAX", "COUNT", "2"}, [][]string{{"ZADD", "bz5", "1", "a", "2", "b", "3", "c"}}},
+		{[]string{"BZMPOP", "5", "1", "bz6", "MIN", "COUNT", "9"}, [][]string{{"ZADD", "bz6", "1", "a", "2", "b"}}},
+	} {
+		p.ours[2].send(tc.block...)
+		p.peer[2].send(tc.block...)
+		time.Sleep(100 * time.Millisecond) // blocked on both
+		for _, c := range tc.push {
+			p.same(0, c...)
+		}
+		p.sameRead(2, 5*time.Second, "the reply of "+tc.block[0])
+		p.events(1, "events of "+tc.block[0]+" served")
 	}
 }
 

@@ -148,3 +148,24 @@ func (p *peers) sameRead(i int, timeout time.Duration, what string) string {
 	}
 	return a
 }
+
+// events reads, on connection i of both (subscribed), the messages that
+// came before a PING's answer, failing where they differ: what was
+// published before the PING, with no wait for what may not come.
+func (p *peers) events(i int, what string) {
+	p.t.Helper()
+	p.ours[i].send("PING")
+	p.peer[i].send("PING")
+	for {
+		a, b := p.ours[i].read(5*time.Second), p.peer[i].read(5*time.Second)
+		if a != b {
+			p.t.Errorf("conn %d %s:\n tiercache    %q\n redis-server %q", i, what, a, b)
+		}
+		if isPong(a) || isPong(b) || a == "" || b == "" {
+			return
+		}
+	}
+}
+
+// isPong reports whether r is PING's answer on a subscribed connection.
+func isPong(r string) bool { return r == "+PONG\r\n" || r == "*2\r\n$4\r\npong\r\n$0\r\n\r\n" }

@@ -87,7 +87,21 @@ const (
 	errScriptArity      = "ERR Wrong number of args calling Redis command from script"
 	errScriptNoScript   = "ERR This Redis command is not allowed from script"
 	errScriptReadOnly   = "ERR Write commands are not allowed from read-only scripts."
+	// FUNCTION FLUSH and LIST (functions.c)
+	errFunctionFlushArg    = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
+	errFunctionLibraryName = "ERR library name argument was not given"
 )
+
+// errSubcommandSyntax is addReplySubcommandSyntaxError's text (cmd upper
+// case).
+func errSubcommandSyntax(cmd string, sub []byte) string {
+	return "ERR unknown subcommand or wrong number of arguments for '" + string(sub[:min(len(sub), 128)]) +
+		"'. Try " + cmd + " HELP."
+}
+
+// errFunctionListArg is FUNCTION LIST's text for an argument it does not
+// know.
+func errFunctionListArg(arg []byte) string { return "ERR Unknown argument " + string(arg) }
 
 // redis-server's replies of cluster mode and of COMMAND GETKEYS
 // (cluster.go, crossslot.go).
@@ -110,6 +124,7 @@ func errUnknownNode(id []byte) string { return "ERR Unknown node " + string(id) 
 const (
 	errNumKeysTooMany  = "ERR Number of keys can't be greater than number of args"
 	errNumKeysPositive = "ERR numkeys should be greater than 0"
+	errCountPositive   = "ERR count should be greater than 0"
 	errLimitNegative   = "ERR LIMIT can't be negative"
 	errZAddXXNX        = "ERR XX and NX options at the same time are not compatible"
 	errZAddGTLTNX      = "ERR GT, LT, and/or NX options at the same time are not compatible"
@@ -198,6 +213,26 @@ const (
 	errHelloNoAuth  = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
 	errTimeoutRange = "ERR timeout is out of range"
 )
+
+// redis-server 7.4's replies of the hash field expiry commands (t_hash.c
+// hexpireGenericCommand, httlGenericCommand, hpersistCommand) and Redis
+// 8's of HGETDEL, HGETEX and HSETEX (hgetdelCommand, hgetexCommand,
+// hsetexParseArgs): the 7.0 beside the tests has not these commands. The
+// HEXPIRE family's were checked against a redis-server built from Redis's
+// source (TestHashFieldExpiryMatchesRedis74's transcript).
+const (
+	errExpireNegative    = "ERR invalid expire time, must be >= 0"
+	errFieldsMissing     = "ERR Mandatory argument FIELDS is missing or not at the right position"
+	errNumFieldsGreater  = "ERR Parameter `numFields` should be greater than 0"
+	errNumFieldsPositive = "ERR Number of fields must be a positive integer"
+	errNumFieldsMismatch = "ERR The `numfields` parameter must match the number of arguments"
+	errInvalidNumFields  = "ERR invalid number of fields"
+	errMissingExpire     = "ERR missing expire time"
+	errSetexOneCond      = "ERR Only one of FXX or FNX arguments can be specified"
+	errSetexOneExpiry    = "ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified"
+)
+
+func errUnknownArgument(arg []byte) string { return "ERR unknown argument: " + string(arg) }
 
 // errUnrecognizedOption is CLIENT SETINFO's (7.2) reply to an option it
 // does not know.

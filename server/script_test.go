@@ -101,6 +101,10 @@ var scriptCases = [][]string{
 	{"SCRIPT", "EXISTS", "b534286061d4b9e4026607613b95c06c06015ae8"},
 	{"SCRIPT", "NOSUCH"},
 	{"SCRIPT", "LOAD"},
+	// no function is ever loaded: FUNCTION FLUSH and LIST answer as then
+	{"FUNCTION", "FLUSH"}, {"FUNCTION", "FLUSH", "ASYNC"}, {"FUNCTION", "FLUSH", "sync"}, {"FUNCTION", "FLUSH", "x"},
+	{"FUNCTION", "FLUSH", "SYNC", "x"}, {"FUNCTION", "LIST"}, {"FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", "l*"},
+	{"FUNCTION", "LIST", "LIBRARYNAME"}, {"FUNCTION", "LIST", "NOPE"},
 }
 
 // TestScriptsMatchRedis (S31): each case answers as redis-server 7.0

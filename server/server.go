@@ -50,6 +50,7 @@ type Server struct {
 	ps         *pubsub.Registry
 	trk        *tracker      // client tracking (tracking.go)
 	evq        *eventQueue   // the cache's removals (events.go)
+	hfe        *hfeIndex     // hashes with field expiries, for the sweeper (fieldexpiry.go)
 	conf       runtimeConfig // what CONFIG SET changes (config_set.go)
 	knobs      knobValues    // Redis's encoding knobs, kept for CONFIG GET
 	hashLimits hash.Limits
@@ -113,6 +114,13 @@ type Stats struct {
 	ScriptsKilled, ScriptsBusy           uint64
 	TrackingClients, TrackingKeys        int64
 	TrackingInvalidations, EventsDropped uint64
+	// Hash field expiry: fields expired (Redis's expired_subkeys: by the
+	// sweeper, by a write that dropped them, by a time in the past), the
+	// hashes with field expiries the sweeper knows, and the notes it
+	// refused at its bound (fieldexpiry.go).
+	HashFieldsExpired     uint64
+	HashFieldExpiryHashes int64
+	HashFieldsUntracked   uint64
 }
 
 // New returns a Server for cache; it does not listen until Start.
@@ -137,6 +145,7 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s.trk = newTracker(s)
 	s.conf.init(&opts)
 	s.evq = newEventQueue(s)
+	s.hfe = newHFEIndex()
 	if cache != nil {
 		cache.OnRemoval(s.tierRemoval)
 	}
@@ -145,6 +154,7 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s.cmds = newCommandTable(opts.ObserveLatency)
 	s.get = s.cmds["get"]
 	go s.reclaimLoop()
+	go s.hfeLoop()
 	return s, nil
 }
 
@@ -186,6 +196,8 @@ func (st Stats) withPushes(s *Server) Stats {
 	st.TrackingKeys = int64(len(s.trk.keys))
 	s.trk.mu.Unlock()
 	st.TrackingInvalidations, st.EventsDropped = s.trk.sent.Load(), s.evq.dropped.Load()
+	st.HashFieldsExpired, st.HashFieldsUntracked = s.hfe.expired.Load(), s.hfe.untracked.Load()
+	st.HashFieldExpiryHashes = int64(s.hfe.len())
 	return st
 }
 
@@ -434,6 +446,8 @@ func (s *Server) Close() error {
 		}
 		close(s.reclaimStop)
 		<-s.reclaimDone
+		close(s.hfe.stop)
+		<-s.hfe.done
 		if s.cache != nil && !s.loading.Load() {
 			s.cache.OnRemoval(nil)
 		}

@@ -137,3 +137,24 @@ func TestSetDifferential(t *testing.T) {
 		setup:  [][]string{{"SET", "s", "string"}}}
 	d.run(8, 400)
 }
+
+// TestSMoveWatchMatchesRedis (S40): SMOVE touches for WATCH its
+// destination only when the member was added there, as redis-server 7.0
+// (a transaction watching a destination that had the member runs; one
+// watching the source, or a destination that gained the member, fails).
+func TestSMoveWatchMatchesRedis(t *testing.T) {
+	p := newPeers(t, 2, 2, nil)
+	p.same(0, "SADD", "src", "a", "b", "c")
+	p.same(0, "SADD", "dst", "a", "x")
+	for _, tc := range [][]string{
+		{"dst", "a"}, // dst had a: unchanged
+		{"src", "b"}, // src lost b
+		{"dst", "c"}, // dst gained c
+	} {
+		p.same(1, "WATCH", tc[0])
+		p.same(0, "SMOVE", "src", "dst", tc[1])
+		p.same(1, "MULTI")
+		p.same(1, "SET", "k", tc[1])
+		p.same(1, "EXEC")
+	}
+}

@@ -36,6 +36,9 @@ var statsTable = []Stat{
 	{"clients", "tracking_clients", "tracking_clients", StatGauge, "", "Connections with CLIENT TRACKING on.", func(v statView) StatValue { return ofInt(v.Server.TrackingClients) }},
 	{"stats", "tracking_total_keys", "tracking_total_keys", StatGauge, "", "Keys in the tracking table (default-mode tracking).", func(v statView) StatValue { return ofInt(v.Server.TrackingKeys) }},
 	{"stats", "tracking_invalidations", "tracking_invalidations_total", StatCounter, "", "Invalidation messages sent to tracking clients.", func(v statView) StatValue { return ofUint(v.Server.TrackingInvalidations) }},
+	{"stats", "expired_subkeys", "expired_subkeys_total", StatCounter, "", "Hash fields expired (HEXPIRE and the like): removed by the sweeper, dropped by a write, or given a time in the past.", func(v statView) StatValue { return ofUint(v.Server.HashFieldsExpired) }},
+	{"stats", "hash_field_expiry_hashes", "hash_field_expiry_hashes", StatGauge, "", "Hashes with field expiries the sweeper knows (written or read since the start): it removes their expired fields, and the hash with its last one.", func(v statView) StatValue { return ofInt(v.Server.HashFieldExpiryHashes) }},
+	{"stats", "hash_field_expiry_untracked", "hash_field_expiry_untracked_total", StatCounter, "", "Hashes with field expiries the sweeper did not note, past its bound of 1,048,576: their expired fields stay out of sight until a command writes the hash.", func(v statView) StatValue { return ofUint(v.Server.HashFieldsUntracked) }},
 	{"stats", "keyspace_events_dropped", "keyspace_events_dropped_total", StatCounter, "", "Expired, evicted or remote removals dropped because events fell behind (tracking clients were then told every key changed).", func(v statView) StatValue { return ofUint(v.Server.EventsDropped) }},
 
 	{"tiers", "items", "tier_items", StatGauge, TierLabel, "Items held by each tier (-1 unknown).", func(v statView) StatValue { return ofInt(v.Level.Items) }},

@@ -18,6 +18,9 @@ type typedBufs struct {
 	out  zset.Entries // a computed result (the algebra, ZRANGESTORE)
 	mems [][]byte
 	rec  []byte
+	// smoveAdded says SMOVE added its member to the destination (its
+	// "sadd" event).
+	smoveAdded bool
 }
 
 // release drops what the buffers reference (the values and arguments
@@ -136,20 +139,39 @@ func (c *conn) storeResult(dst []byte, v interface {
 }, k tier.Kind) {
 	c.noop = true // the sources are not touched: only dst (below)
 	n := v.Len()
+	hooks := c.s.keyHooks()
+	existed := hooks && c.exists(dst)
 	var err error
 	if n == 0 {
 		var deleted int
 		if deleted, err = c.s.cache.Delete(dst); err == nil && deleted > 0 {
 			c.s.touch(touchKeys, [][]byte{nil, dst})
+			if hooks {
+				c.emit(notifyGeneric, "del", dst)
+			}
 		}
 	} else if err = c.s.setLimits.Check(n, v.Size()); err == nil {
 		c.typed.rec = v.AppendRecord(c.typed.rec[:0])
 		if _, err = c.s.cache.Set(dst, c.typed.rec, tier.SetOptions{Kind: k}); err == nil {
 			c.s.touch(touchKeys, [][]byte{nil, dst})
+			if hooks {
+				// Redis's setKey, then the command's event (its name:
+				// sinterstore ... zrangestore).
+				if !existed && c.s.conf.notify.Load()&notifyNew != 0 {
+					c.events = append(c.events, keyEvent{class: notifyNew, name: "new", key: dst})
+				}
+				class := notifySet
+				if k == kindZSet {
+					class = notifyZset
+				}
+				c.emit(class, c.cmd.name, dst)
+			}
 			if k == kindZSet {
 				c.wakeAfter(dst)
 			}
 		}
 	}
+	c.servedEvents()
+	c.flushEvents() // afterWrite does not run: the command is a noop for its sources
 	c.numReply(int64(n), err)
 }

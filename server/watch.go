@@ -42,6 +42,19 @@ func (s *Server) touch(cmd *command, args [][]byte) {
 	s.tx.mu.Unlock()
 }
 
+// touchKey marks dirty every connection watching key (a change no
+// command made: the hash field sweeper's).
+func (s *Server) touchKey(key []byte) {
+	if s.tx.count.Load() == 0 {
+		return
+	}
+	s.tx.mu.Lock()
+	for w := range s.tx.watches[string(key)] {
+		w.dirty.Store(true)
+	}
+	s.tx.mu.Unlock()
+}
+
 // touchAll marks dirty every connection watching a key that exists now
 // (FLUSHALL, before it runs: a flush touches the keys it removes).
 func (s *Server) touchAll() {

@@ -165,6 +165,22 @@ func randZSetCommand(r *rand.Rand) ([]string, diffKind) {
 		}
 		return cmd, diffExact
 	case 21:
+		if r.IntN(2) == 0 {
+			cmd := []string{"ZMPOP"}
+			if r.IntN(2) == 0 {
+				cmd = []string{"BZMPOP", []string{"0.01", "x", "-1"}[r.IntN(3)]}
+			}
+			n := 1 + r.IntN(3)
+			cmd = append(cmd, strconv.Itoa(n))
+			for range n {
+				cmd = append(cmd, key())
+			}
+			cmd = append(cmd, []string{"MIN", "max", "x"}[r.IntN(3)])
+			if r.IntN(2) == 0 {
+				cmd = append(cmd, "COUNT", []string{"1", "2", "10", "0", "x"}[r.IntN(5)])
+			}
+			return cmd, diffExact
+		}
 		return []string{[]string{"BZPOPMIN", "BZPOPMAX"}[r.IntN(2)], key(), key(), []string{"0.01", "x", "-1"}[r.IntN(3)]}, diffExact
 	case 22:
 		switch r.IntN(4) {

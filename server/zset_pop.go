@@ -18,23 +18,30 @@ func (c *conn) zpop(key []byte, max bool, count int64) (popped []zset.Entry, exi
 		popped = popped[:0]
 		exists = z.Len() > 0
 		k := int(min(count, int64(z.Len())))
-		for i := range k {
-			r := i
-			if max {
-				r = z.Len() - 1 - i
-			}
-			e := z.At(r)
-			popped = append(popped, zset.Entry{Member: slices.Clone(e.Member), Score: e.Score})
-		}
-		if max {
-			z.RemoveRanks(z.Len()-k, z.Len())
-		} else {
-			z.RemoveRanks(0, k)
-		}
+		popped = popEntries(z, k, max, popped)
 		return k > 0, nil
 	})
 	c.typed.release()
 	return popped, exists, err
+}
+
+// popEntries removes the n lowest-scored entries of z (the n highest,
+// max) and appends copies of them to out in the order they pop.
+func popEntries(z *zset.Entries, n int, max bool, out []zset.Entry) []zset.Entry {
+	for i := range n {
+		r := i
+		if max {
+			r = z.Len() - 1 - i
+		}
+		e := z.At(r)
+		out = append(out, zset.Entry{Member: slices.Clone(e.Member), Score: e.Score})
+	}
+	if max {
+		z.RemoveRanks(z.Len()-n, z.Len())
+	} else {
+		z.RemoveRanks(0, n)
+	}
+	return out
 }
 
 // zpopCmd: ZPOPMIN key [count], ZPOPMAX key [count] (max) → member,

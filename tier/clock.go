@@ -40,3 +40,7 @@ func (w *wallClock) now() int64 {
 	}
 	return b.UnixNano() + int64(d)
 }
+
+// Now is the cache's time, unix nanoseconds: what decides its TTLs
+// (Options.Clock). The server's hash field expiries follow it too.
+func (c *Cache) Now() int64 { return c.now() }

@@ -10,7 +10,9 @@ var commandFamilies = map[string][]string{
 	"string_write": {"set", "setex", "psetex", "setnx", "mset", "msetnx", "getset", "getdel", "getex",
 		"incr", "decr", "incrby", "decrby", "incrbyfloat", "append", "setrange", "setbit"},
 	"hash": {"hset", "hmset", "hsetnx", "hget", "hmget", "hgetall", "hdel", "hexists", "hlen", "hkeys",
-		"hvals", "hstrlen", "hincrby", "hincrbyfloat", "hrandfield", "hscan"},
+		"hvals", "hstrlen", "hincrby", "hincrbyfloat", "hrandfield", "hscan",
+		"hexpire", "hpexpire", "hexpireat", "hpexpireat", "httl", "hpttl", "hexpiretime", "hpexpiretime",
+		"hpersist", "hgetdel", "hgetex", "hsetex"},
 	"list": {"lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "lrange", "llen", "lindex", "lset",
 		"linsert", "lrem", "ltrim", "lpos", "lmove", "rpoplpush"},
 	"set": {"sadd", "srem", "smembers", "sismember", "smismember", "scard", "spop", "srandmember", "smove",
@@ -19,10 +21,10 @@ var commandFamilies = map[string][]string{
 		"zrangestore", "zrangebyscore", "zrevrangebyscore", "zrangebylex", "zrevrangebylex", "zrevrange",
 		"zcount", "zlexcount", "zremrangebyscore", "zremrangebyrank", "zremrangebylex", "zpopmin", "zpopmax",
 		"zrandmember", "zscan", "zunionstore", "zinterstore", "zdiffstore", "zunion", "zinter", "zdiff",
-		"zintercard"},
+		"zintercard", "zmpop"},
 	// The blocking pops' time includes their wait for a push: apart, so
 	// they do not make the list family's p99 a timeout.
-	"blocking": {"blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax"},
+	"blocking": {"blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax", "bzmpop"},
 	"keyspace": {"del", "unlink", "exists", "expire", "pexpire", "expireat", "pexpireat", "ttl", "pttl",
 		"expiretime", "pexpiretime", "persist", "type", "touch", "rename", "renamenx", "copy", "randomkey",
 		"object", "tier", "dbsize", "scan", "keys"},

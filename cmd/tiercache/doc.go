@@ -160,6 +160,11 @@
 //     finds it again by name, refuses to delete one its registry did not
 //     create, deletes its own, and is refused without its secret
 //     (TestNSCommand).
+//   - C22: in writethrough, sets and sorted sets survive SIGKILL: after
+//     each of four kills at random moments under four clients' SADD, SREM,
+//     ZADD, ZINCRBY and ZREM, every set and sorted set is what its
+//     client's acknowledged commands made it, or that with the one command
+//     in flight (TestSetsAndSortedSetsSurviveSIGKILL).
 //
 // # Caveats
 //

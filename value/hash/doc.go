@@ -3,7 +3,17 @@
 // a uvarint, then for each field in insertion order its length, its bytes,
 // its value's length and its value (lengths as uvarints). Insertion order
 // is kept, as Redis's listpack keeps it; a field set again keeps its
-// place.
+// place. A hash with field expiries (Redis 7.4's HEXPIRE) is a record of
+// the second version (VersionTTL): each field is followed by its expiry, a
+// uvarint of unix milliseconds, 0 for none. A hash without one is always
+// written in the first version, so records written before field expiry
+// existed read unchanged and stay what they are.
+//
+// A field whose expiry is at or before now is expired: Live gives the
+// record without such fields (what every read answers from), Purge drops
+// them from decoded fields (what every write does first), SetExpiry and
+// Persist are HEXPIRE's and HPERSIST's changes, with their per-field
+// codes.
 //
 // A record is read without copying (Each, Get, Decode: the fields alias
 // it) and changed either field by field in place of a decode (Put,
@@ -28,6 +38,20 @@
 //   - VH5: stepping a hash with ScanStep returns each field present for
 //     the whole scan exactly once, whatever is added or removed between
 //     steps, and about count fields a step (TestScanStepExactlyOnce).
+//   - VH6: a hash without field expiries is written in the first version,
+//     byte for byte as before field expiry existed; one with an expiry in
+//     the second, which Decode reads back with every expiry; edits (Put,
+//     PutKeepTTL, Remove) keep a record's version, Put clearing the
+//     field's expiry and PutKeepTTL keeping it (TestRecordVersions,
+//     TestEditsMatchDecode, TestCorruptRecords for both versions).
+//   - VH7: Live gives exactly the fields not expired at now, in order,
+//     with or without their expiries, the earliest expiry left and how
+//     many it dropped, and the record itself when it drops nothing
+//     (TestLive).
+//   - VH8: SetExpiry, Persist, Set and Purge give the per-field codes and
+//     the fields that a map of (value, expiry) gives under Redis 7.4's
+//     rules: the condition first (a field without expiry fails XX and GT,
+//     passes LT), then a time at or before now deletes (TestSetExpiryModel).
 //
 // # Caveats
 //

@@ -8,7 +8,7 @@ import (
 // Find is the index of the field named name in fields, -1 if absent.
 func Find(fields []Field, name []byte) int {
 	for i, f := range fields {
-		if string(f.Name) == string(name) {
+		if string(f.Name) == string(name) && f.Expiry >= 0 { // not marked deleted (SetExpiry)
 			return i
 		}
 	}
@@ -16,15 +16,16 @@ func Find(fields []Field, name []byte) int {
 }
 
 // Set sets pairs (name, value, name, value...) in fields, a new field at
-// the end: the new field list and how many fields are new.
+// the end: the new field list and how many fields are new. A field set
+// again loses its expiry, as HSET's does.
 func Set(fields []Field, pairs [][]byte) ([]Field, int) {
 	added := 0
 	for i := 0; i+1 < len(pairs); i += 2 {
 		if j := Find(fields, pairs[i]); j >= 0 {
-			fields[j].Value = pairs[i+1]
+			fields[j].Value, fields[j].Expiry = pairs[i+1], 0
 			continue
 		}
-		fields = append(fields, Field{pairs[i], pairs[i+1]})
+		fields = append(fields, Field{Name: pairs[i], Value: pairs[i+1]})
 		added++
 	}
 	return fields, added

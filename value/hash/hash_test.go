@@ -14,8 +14,9 @@ import (
 func TestEncodeDecode(t *testing.T) {
 	for _, fields := range [][]Field{
 		nil,
-		{{[]byte("a"), []byte("1")}},
-		{{[]byte("a"), []byte("1")}, {[]byte(""), []byte("")}, {[]byte(strings.Repeat("f", 300)), []byte(strings.Repeat("v", 200))}},
+		{{Name: []byte("a"), Value: []byte("1")}},
+		{{Name: []byte("a"), Value: []byte("1")}, {Name: []byte(""), Value: []byte("")}, {Name: []byte(strings.Repeat("f", 300)), Value: []byte(strings.Repeat("v", 200))}},
+		{{Name: []byte("a"), Value: []byte("1"), Expiry: 1}, {Name: []byte("b"), Value: []byte("2")}, {Name: []byte("c"), Value: []byte("3"), Expiry: MaxExpiry}},
 	} {
 		rec := Encode(nil, fields)
 		if len(rec) != Size(fields) {
@@ -26,7 +27,7 @@ func TestEncodeDecode(t *testing.T) {
 			t.Fatalf("decode: %v, %d fields", err, len(got))
 		}
 		for i := range fields {
-			if string(got[i].Name) != string(fields[i].Name) || string(got[i].Value) != string(fields[i].Value) {
+			if string(got[i].Name) != string(fields[i].Name) || string(got[i].Value) != string(fields[i].Value) || got[i].Expiry != fields[i].Expiry {
 				t.Fatalf("field %d: %q=%q, want %q=%q", i, got[i].Name, got[i].Value, fields[i].Name, fields[i].Value)
 			}
 		}
@@ -43,15 +44,21 @@ func TestEncodeDecode(t *testing.T) {
 // unknown version are refused with ErrCorrupt by each reader, never a
 // panic.
 func TestCorruptRecords(t *testing.T) {
-	rec := Encode(nil, []Field{{[]byte("a"), []byte("1")}, {[]byte("bb"), []byte(strings.Repeat("v", 200))}})
 	var bad [][]byte
-	for n := 0; n < len(rec); n++ {
-		bad = append(bad, rec[:n])
+	for _, rec := range [][]byte{
+		Encode(nil, []Field{{Name: []byte("a"), Value: []byte("1")}, {Name: []byte("bb"), Value: []byte(strings.Repeat("v", 200))}}),
+		Encode(nil, []Field{{Name: []byte("a"), Value: []byte("1"), Expiry: 1 << 40}, {Name: []byte("bb"), Value: []byte(strings.Repeat("v", 200))}}),
+	} {
+		for n := 0; n < len(rec); n++ {
+			bad = append(bad, rec[:n])
+		}
+		bad = append(bad, append(append([]byte(nil), rec...), 0))
+		v9 := append([]byte(nil), rec...)
+		v9[0] = 9
+		bad = append(bad, v9)
 	}
-	bad = append(bad, append(append([]byte(nil), rec...), 0))
-	v9 := append([]byte(nil), rec...)
-	v9[0] = 9
-	bad = append(bad, v9)
+	// An expiry past maxExpiry.
+	bad = append(bad, append(append([]byte{VersionTTL, 1, 1, 'a', 1, '1'}, bytes.Repeat([]byte{0xff}, 9)...), 1))
 	for _, b := range bad {
 		if b == nil {
 			continue // nil is the empty hash of Get, Put and Remove
@@ -61,6 +68,9 @@ func TestCorruptRecords(t *testing.T) {
 		}
 		if _, err := Check(b); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("Check(%q): %v", b, err)
+		}
+		if _, _, _, err := Live(nil, b, 1, true); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("Live(%q): %v", b, err)
 		}
 		if _, _, err := Get(b, []byte("zz")); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("Get(%q): %v", b, err)
@@ -77,8 +87,9 @@ func TestCorruptRecords(t *testing.T) {
 // FuzzDecode (VH2): any bytes decode or are refused, and what decodes
 // encodes back to bytes that decode.
 func FuzzDecode(f *testing.F) {
-	f.Add(Encode(nil, []Field{{[]byte("a"), []byte("1")}}))
+	f.Add(Encode(nil, []Field{{Name: []byte("a"), Value: []byte("1")}}))
 	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add(Encode(nil, []Field{{Name: []byte("a"), Value: []byte("1"), Expiry: 1 << 40}, {Name: []byte("b")}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fields, err := Decode(nil, b)
 		if err != nil {
@@ -97,13 +108,41 @@ func FuzzDecode(f *testing.F) {
 // byte for byte the record that Set or Delete on the decoded fields,
 // encoded, gives; Get finds what Find finds.
 func TestEditsMatchDecode(t *testing.T) {
+	for _, ttl := range []bool{false, true} {
+		editsMatchDecode(t, ttl)
+	}
+}
+
+// editsMatchDecode runs TestEditsMatchDecode's steps from an empty hash
+// or, with ttl, from a record of the second version whose fields have
+// expiries (PutKeepTTL keeps them, Put clears them).
+func editsMatchDecode(t *testing.T, ttl bool) {
 	r := rand.New(rand.NewPCG(32, 6))
 	var rec []byte // nil: the empty hash
 	var fields []Field
+	if ttl {
+		for j := range 40 {
+			fields = append(fields, Field{Name: []byte(fmt.Sprint("f", j)), Value: []byte("x"), Expiry: int64(j+1) * 1000})
+		}
+		rec = Encode(nil, fields)
+	}
 	lim := Limits{MaxFields: 1000}
 	for i := range 5000 {
 		name := []byte(fmt.Sprint("f", r.IntN(40)))
-		if r.IntN(3) == 0 {
+		if ttl && r.IntN(4) == 0 {
+			value := []byte(fmt.Sprint(i))
+			out, added, err := PutKeepTTL(nil, rec, name, value, lim)
+			j := Find(fields, name)
+			if err != nil || added != (j < 0) {
+				t.Fatalf("step %d: PutKeepTTL %s: %v, added %v", i, name, err, added)
+			}
+			if j < 0 {
+				fields = append(fields, Field{Name: name, Value: value})
+			} else {
+				fields[j].Value = value
+			}
+			rec = out
+		} else if r.IntN(3) == 0 {
 			out, removed, err := Remove(nil, rec, name)
 			var n int
 			fields, n = Delete(fields, [][]byte{name})
@@ -123,7 +162,11 @@ func TestEditsMatchDecode(t *testing.T) {
 			}
 			rec = out
 		}
-		if want := Encode(nil, fields); rec != nil && !bytes.Equal(rec, want) {
+		want := Encode(nil, fields)
+		if ttl && !HasTTL(want) { // every expiry cleared: edits keep the second version
+			want, _ = reencodeTTL(fields)
+		}
+		if rec != nil && !bytes.Equal(rec, want) {
 			t.Fatalf("step %d: record %q, want %q", i, rec, want)
 		}
 		probe := []byte(fmt.Sprint("f", r.IntN(40)))
@@ -138,7 +181,7 @@ func TestEditsMatchDecode(t *testing.T) {
 // TestPutLimits (VH4): a Put past MaxFields or MaxBytes is refused with a
 // LimitError before dst grows, and a Put within them is not.
 func TestPutLimits(t *testing.T) {
-	rec := Encode(nil, []Field{{[]byte("a"), []byte("1")}, {[]byte("b"), []byte("2")}})
+	rec := Encode(nil, []Field{{Name: []byte("a"), Value: []byte("1")}, {Name: []byte("b"), Value: []byte("2")}})
 	lim := Limits{MaxFields: 2, MaxBytes: 64}
 	dst := make([]byte, 0, 1)
 	out, _, err := Put(dst, rec, []byte("c"), []byte("3"), lim)
@@ -161,7 +204,7 @@ func TestPutLimits(t *testing.T) {
 func TestScanStepExactlyOnce(t *testing.T) {
 	var fields []Field
 	for i := range 1000 {
-		fields = append(fields, Field{[]byte(fmt.Sprint("f", i)), nil})
+		fields = append(fields, Field{Name: []byte(fmt.Sprint("f", i))})
 	}
 	seen := map[string]int{}
 	cursor := uint64(0)
@@ -169,7 +212,7 @@ func TestScanStepExactlyOnce(t *testing.T) {
 		// The hash as it is now: the stable fields and some churn.
 		now := append([]Field(nil), fields...)
 		for j := range step % 7 {
-			now = append(now, Field{[]byte(fmt.Sprint("new", step, ":", j)), nil})
+			now = append(now, Field{Name: []byte(fmt.Sprint("new", step, ":", j))})
 		}
 		got, next := ScanStep(now, cursor, 25)
 		if len(got) > 40 {
@@ -190,4 +233,17 @@ func TestScanStepExactlyOnce(t *testing.T) {
 			t.Fatalf("%s returned %d times", f.Name, n)
 		}
 	}
+}
+
+// reencodeTTL encodes fields as a record of the second version even when
+// no field has an expiry, as edits of such a record leave it.
+func reencodeTTL(fields []Field) ([]byte, error) {
+	out := appendHeaderV(nil, len(fields), true)
+	for _, f := range fields {
+		out = appendChunk(out, f.Name)
+		out = appendChunk(out, f.Value)
+		out = appendUvarint(out, uint64(f.Expiry))
+	}
+	_, err := Check(out)
+	return out, err
 }

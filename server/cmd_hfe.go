@@ -1,0 +1,318 @@
+package server
+
+import (
+	"time"
+
+	"github.com/tiercache/tiercache/value/hash"
+)
+
+// The hash field expiry commands: Redis 7.4's HEXPIRE, HPEXPIRE,
+// HEXPIREAT, HPEXPIREAT, HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME and
+// HPERSIST, and Redis 8's HGETDEL, HGETEX and HSETEX. The writes are one
+// hashUpdate each (the hash decoded without its expired fields, changed,
+// stored with its expiries: hash's second record version); the reads
+// answer from the record. Their keyspace events are notify_events.go's,
+// from what the command did (c.agg.hfe).
+
+// hfeDone is what a field expiry write did, for its events.
+type hfeDone struct {
+	updated, deleted int  // expiries set or removed; fields deleted (a past time, HGETDEL)
+	set              bool // HSETEX set its fields
+	removed          bool // the hash was left empty and removed
+}
+
+// hfeUpdate runs edit as hashUpdate does and notes what it did: a hash
+// left empty is removed (done.removed); a change of nothing is c.noop.
+func (c *conn) hfeUpdate(key []byte, edit func(fields []hash.Field) ([]hash.Field, bool, error)) error {
+	var changed bool
+	err := c.hashUpdate(key, func(fields []hash.Field) ([]hash.Field, bool, error) {
+		c.agg.hfe = hfeDone{}
+		out, ch, err := edit(fields)
+		changed = ch && err == nil
+		c.agg.hfe.removed = changed && len(out) == 0
+		return out, ch, err
+	})
+	if err == nil && !changed && c.agg.hfe.updated == 0 {
+		c.noop = true
+	}
+	return err
+}
+
+// hexpireCmd: HEXPIRE key seconds [NX|XX|GT|LT] FIELDS numfields field
+// ... (HPEXPIRE: unit ms; HEXPIREAT, HPEXPIREAT: abs) → a code per field:
+// -2 no such field, 0 condition not met, 1 set, 2 deleted (a time not
+// after now).
+func (c *conn) hexpireCmd(args [][]byte, unit time.Duration, abs bool) {
+	at, cond, names, e := c.hexpireArgs(args, unit, abs)
+	now := c.s.nowMs()
+	err := c.hfeUpdate(args[1], func(fields []hash.Field) ([]hash.Field, bool, error) {
+		if e != "" { // after the type check, as Redis
+			return nil, false, replyError(e)
+		}
+		var codes []int64
+		fields, codes = hash.SetExpiry(fields, names, at, cond, now, c.agg.codes[:0])
+		c.agg.codes = codes
+		for _, code := range codes {
+			switch code {
+			case hash.CodeSet:
+				c.agg.hfe.updated++
+			case hash.CodeDeleted:
+				c.agg.hfe.deleted++
+			}
+		}
+		return fields, c.agg.hfe.updated+c.agg.hfe.deleted > 0, nil
+	})
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	c.s.hfe.expired.Add(uint64(c.agg.hfe.deleted)) // Redis counts them in expired_subkeys
+	c.intsReply(c.agg.codes, len(names))
+}
+
+// intsReply answers codes, or n times -2 when the key was absent (the
+// edit never ran).
+func (c *conn) intsReply(codes []int64, n int) {
+	c.w.Array(n)
+	if len(codes) != n {
+		for range n {
+			c.w.Int(hash.CodeNoField)
+		}
+		return
+	}
+	for _, code := range codes {
+		c.w.Int(code)
+	}
+}
+
+// cmdHPersist: HPERSIST key FIELDS numfields field ... → per field -2 no
+// such field, -1 no expiry, 1 expiry removed.
+func (c *conn) cmdHPersist(args [][]byte) {
+	names, e := fieldsAt(c.cmd.name, args, 2, errNumFieldsPositive)
+	err := c.hfeUpdate(args[1], func(fields []hash.Field) ([]hash.Field, bool, error) {
+		if e != "" {
+			return nil, false, replyError(e)
+		}
+		c.agg.codes = hash.Persist(fields, names, c.agg.codes[:0])
+		for _, code := range c.agg.codes {
+			if code == hash.CodeSet {
+				c.agg.hfe.updated++
+			}
+		}
+		return fields, c.agg.hfe.updated > 0, nil
+	})
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	c.intsReply(c.agg.codes, len(names))
+}
+
+// httlCmd: HTTL key FIELDS numfields field ... (HPTTL: unit ms;
+// HEXPIRETIME, HPEXPIRETIME: at, the time itself) → per field -2 no such
+// field, -1 no expiry, else the time left (or the time), seconds rounded
+// up as Redis's httlGenericCommand does.
+func (c *conn) httlCmd(args [][]byte, unit time.Duration, at bool) {
+	rec, ok := c.kindRead(args[1], kindHash, false)
+	if !ok {
+		return
+	}
+	names, e := fieldsAt(c.cmd.name, args, 2, errNumFieldsPositive)
+	if e != "" {
+		c.w.Error(e)
+		return
+	}
+	now := c.s.nowMs()
+	var fields []hash.Field
+	if rec != nil {
+		live, minExp, expired, err := hash.Live(c.agg.live[:0], rec, now, true)
+		if err == nil {
+			fields, err = hash.Decode(c.agg.fields[:0], live)
+		}
+		if err != nil {
+			c.cacheError(err)
+			return
+		}
+		if expired > 0 {
+			c.s.hfe.dueNow(args[1], now)
+		} else {
+			c.s.hfe.note(args[1], minExp)
+		}
+	}
+	base := now
+	if at {
+		base = 0
+	}
+	c.w.Array(len(names))
+	for _, name := range names {
+		j := hash.Find(fields, name)
+		switch {
+		case j < 0:
+			c.w.Int(hash.CodeNoField)
+		case fields[j].Expiry == 0:
+			c.w.Int(hash.CodeNoTTL)
+		case unit == time.Second:
+			c.w.Int((fields[j].Expiry + 999 - base) / 1000)
+		default:
+			c.w.Int(fields[j].Expiry - base)
+		}
+	}
+	clear(fields)
+}
+
+// hfeValues keeps the values a command answers past its Update (which
+// hands it values valid only during the call): each copied into one
+// buffer, nil where the field was absent.
+type hfeValues struct {
+	buf  []byte
+	ends []int // the end of each value in buf, -1 for nil
+}
+
+func (v *hfeValues) reset() { v.buf, v.ends = v.buf[:0], v.ends[:0] }
+
+func (v *hfeValues) add(b []byte, found bool) {
+	if !found {
+		v.ends = append(v.ends, -1)
+		return
+	}
+	v.buf = append(v.buf, b...)
+	v.ends = append(v.ends, len(v.buf))
+}
+
+// reply writes the values kept, or n nils when none was (the key was
+// absent).
+func (c *conn) hfeValuesReply(v *hfeValues, n int) {
+	c.w.Array(n)
+	if len(v.ends) != n {
+		for range n {
+			c.w.Null()
+		}
+		return
+	}
+	start := 0
+	for _, end := range v.ends {
+		if end < 0 {
+			c.w.Null()
+			continue
+		}
+		c.w.Bulk(v.buf[start:end])
+		start = end
+	}
+	if cap(v.buf) > maxAggKeep {
+		v.buf = nil
+	}
+}
+
+// cmdHGetDel: HGETDEL key FIELDS numfields field ... → each field's value
+// (nil if absent), the fields deleted; the key goes with its last field.
+func (c *conn) cmdHGetDel(args [][]byte) {
+	names, e := fieldsAt(c.cmd.name, args, 2, errNumFieldsPositive)
+	c.hgetFields(args[1], names, hgetexOpts{del: true}, e)
+}
+
+// cmdHGetEx: HGETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST] FIELDS
+// numfields field ... → each field's value (nil if absent); the fields
+// found get the expiry (deleted when it is not after now) or lose theirs.
+func (c *conn) cmdHGetEx(args [][]byte) {
+	o, names, e := c.hgetexArgs(args)
+	c.hgetFields(args[1], names, o, e)
+}
+
+// hgetFields answers the values of names in key's hash and changes the
+// fields found as o says (HGETDEL, HGETEX); e is the arguments' error,
+// answered after the type check.
+func (c *conn) hgetFields(key []byte, names [][]byte, o hgetexOpts, e string) {
+	now := c.s.nowMs()
+	v := &c.agg.vals
+	err := c.hfeUpdate(key, func(fields []hash.Field) ([]hash.Field, bool, error) {
+		v.reset()
+		if e != "" {
+			return nil, false, replyError(e)
+		}
+		stored := false
+		for _, name := range names {
+			j := hash.Find(fields, name)
+			if j < 0 {
+				v.add(nil, false)
+				continue
+			}
+			v.add(fields[j].Value, true)
+			switch {
+			case o.persist:
+				// Redis counts every field found as updated (its
+				// "hpersist" event), though only an expiry removed
+				// changes the hash.
+				c.agg.hfe.updated++
+				stored = stored || fields[j].Expiry != 0
+				fields[j].Expiry = 0
+			case o.del || o.set && o.at <= now:
+				fields = append(fields[:j], fields[j+1:]...)
+				c.agg.hfe.deleted++
+				stored = true
+			case o.set:
+				fields[j].Expiry = o.at
+				c.agg.hfe.updated++
+				stored = true
+			}
+		}
+		return fields, stored, nil
+	})
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	if !o.del {
+		c.s.hfe.expired.Add(uint64(c.agg.hfe.deleted)) // a past time: Redis counts them expired
+	}
+	c.hfeValuesReply(v, len(names))
+}
+
+// cmdHSetEx: HSETEX key [FNX|FXX] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL]
+// FIELDS numfields field value ... → 1 when the fields were set, 0 when
+// FNX (some field exists) or FXX (some does not) refused.
+func (c *conn) cmdHSetEx(args [][]byte) {
+	o, pairs, e := c.hsetexArgs(args)
+	if e != "" { // before the type check, as Redis's hsetexParseArgs
+		c.w.Error(e)
+		return
+	}
+	now := c.s.nowMs()
+	var refused bool
+	err := c.hfeUpdate(args[1], func(fields []hash.Field) ([]hash.Field, bool, error) {
+		refused = false
+		if o.fnx || o.fxx {
+			for i := 0; i < len(pairs); i += 2 {
+				if found := hash.Find(fields, pairs[i]) >= 0; found == o.fnx {
+					refused = true
+					return fields, false, nil
+				}
+			}
+		}
+		for i := 0; i < len(pairs); i += 2 {
+			j := hash.Find(fields, pairs[i])
+			if j < 0 {
+				fields = append(fields, hash.Field{Name: pairs[i]})
+				j = len(fields) - 1
+			}
+			fields[j].Value = pairs[i+1]
+			switch {
+			case o.set && o.at <= now:
+				fields = append(fields[:j], fields[j+1:]...)
+				c.agg.hfe.deleted++
+			case o.set:
+				fields[j].Expiry = o.at
+				c.agg.hfe.updated++
+			case !o.keepTTL:
+				fields[j].Expiry = 0
+			}
+		}
+		c.agg.hfe.set = true
+		return fields, true, nil
+	})
+	if err != nil {
+		c.cacheError(err)
+		return
+	}
+	c.s.hfe.expired.Add(uint64(c.agg.hfe.deleted))
+	c.boolReply(!refused, nil)
+}
