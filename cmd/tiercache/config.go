@@ -238,7 +238,7 @@ func defaultConfig() Config {
 			BatchDelay: Duration(2e6), InFlight: 8},
 		Policy:     PolicyConfig{PromoteHotHits: 2, PromoteWarmHits: 2, SizeUnit: 4 << 10},
 		Durability: "cache",
-		MaxValue:   64 << 20,
+		MaxValue:   512 << 20,
 		Tenants:    []TenantConfig{},
 		Metrics:    MetricsConfig{Listen: "127.0.0.1:9187"},
 		Logging:    LoggingConfig{Level: "info", Format: "auto"},
