@@ -46,6 +46,9 @@ func TestBigBulkAllocatesOnce(t *testing.T) {
 	if len(args) != 3 || !bytes.Equal(args[2], val) {
 		t.Fatalf("read %d arguments, the value of %d bytes is not the one sent", len(args), len(args[len(args)-1]))
 	}
+	if !rd.Owned(args[2]) || rd.Owned(args[1]) {
+		t.Fatalf("Owned: the big bulk %v, the small key %v; want true, false", rd.Owned(args[2]), rd.Owned(args[1]))
+	}
 	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("a 64 MiB bulk allocated %.1f MiB", float64(alloc)/(1<<20))
 	if alloc > size+size/4 {

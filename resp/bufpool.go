@@ -9,6 +9,10 @@ import "sync"
 type bufPool struct {
 	size int
 	pool sync.Pool // *[]byte of len size
+	// holders keeps the *[]byte that get emptied for put to fill again:
+	// a Put of &b would allocate b's header anew at every put, once per
+	// flushed reply.
+	holders sync.Pool
 }
 
 // bufPools has one pool per buffer size in use (the Options' sizes).
@@ -24,8 +28,11 @@ func poolFor(size int) *bufPool {
 
 // get returns a buffer of len p.size (its bytes are not cleared).
 func (p *bufPool) get() []byte {
-	if b, ok := p.pool.Get().(*[]byte); ok {
-		return *b
+	if h, ok := p.pool.Get().(*[]byte); ok {
+		b := *h
+		*h = nil
+		p.holders.Put(h)
+		return b
 	}
 	return make([]byte, p.size)
 }
@@ -35,6 +42,10 @@ func (p *bufPool) put(b []byte) {
 	if cap(b) != p.size {
 		return
 	}
-	b = b[:p.size]
-	p.pool.Put(&b)
+	h, ok := p.holders.Get().(*[]byte)
+	if !ok {
+		h = new([]byte)
+	}
+	*h = b[:p.size]
+	p.pool.Put(h)
 }

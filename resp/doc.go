@@ -53,7 +53,9 @@
 //     64 MiB value allocates its 64 MiB once (TestBigBulkAllocatesOnce),
 //     and a declared length commits memory only as bytes arrive, at most
 //     three times what arrived (TestBigBulkCutShort). Receiving it yields
-//     the P after each MiB (the server's S18).
+//     the P after each MiB (the server's S18). The Reader never reuses
+//     that slice: Owned names it, and the caller may keep it
+//     (TestBigBulkAllocatesOnce).
 //   - R7: ParseInt is redis-server's string2ll, ParseFloat its string2ld
 //     (glibc strtold, rounded to a long double), ParseCursor its SCAN
 //     cursor's strtoul, and AppendFloat prints as its ld2string: each

@@ -75,6 +75,21 @@ type Reader struct {
 // Reads counts the reads from the underlying reader so far.
 func (rd *Reader) Reads() uint64 { return rd.reads }
 
+// Owned reports whether arg, an argument of the last command read, is a
+// big bulk's own slice (R6): the Reader forgets it at the next command and
+// never reuses it, so the caller may keep it instead of copying it.
+func (rd *Reader) Owned(arg []byte) bool {
+	if len(arg) == 0 {
+		return false
+	}
+	for _, b := range rd.bigs {
+		if len(b) > 0 && &b[0] == &arg[0] {
+			return true
+		}
+	}
+	return false
+}
+
 // span is where an argument is: at command offsets off:end (in buf, or in
 // one of the retired chunks), or, when off < 0, bigs[-off-1][:end]. 8
 // bytes, so a command of a million arguments costs 8 MB of spans (and 24 MB

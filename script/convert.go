@@ -52,7 +52,7 @@ func toLua(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		s := rest[:n]
 		rest = rest[n+2:]
 		if b[0] == '=' && n >= 4 {
-			v := L.NewTable()
+			v := L.CreateTable(0, 2)
 			v.RawSetString("format", lua.LString(s[:3]))
 			v.RawSetString("string", lua.LString(s[4:]))
 			return field(L, "verbatim_string", v), rest
@@ -63,7 +63,13 @@ func toLua(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		if n < 0 {
 			return lua.LFalse, rest
 		}
-		t := L.NewTable()
+		var t *lua.LTable // sized: NewTable reserves 32 slots and a map of 32
+		switch b[0] {
+		case '%', '~':
+			t = L.CreateTable(0, n)
+		default:
+			t = L.CreateTable(n, 0)
+		}
 		switch b[0] {
 		case '%':
 			for j := 0; j < n; j++ {
@@ -106,7 +112,7 @@ func parseDouble(s string) float64 {
 
 // field is the table {name = v}.
 func field(L *lua.LState, name string, v lua.LValue) *lua.LTable {
-	t := L.NewTable()
+	t := L.CreateTable(0, 1)
 	t.RawSetString(name, v)
 	return t
 }

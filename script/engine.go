@@ -56,6 +56,10 @@ type Script struct {
 	Body  []byte
 	Flags Flags
 	proto *lua.FunctionProto
+	// fn is proto's function in the interpreter fnOf, made at its first
+	// run there; only Run (one at a time) reads and writes them.
+	fn   *lua.LFunction
+	fnOf *sandbox
 }
 
 // Call is one run of a script: what EVAL passes it and where its reply
@@ -121,7 +125,7 @@ func SHA1Hex(b []byte) string {
 // that does not compile is an error whose text is Redis's reply.
 func (e *Engine) Load(body []byte) (*Script, error) {
 	sha := SHA1Hex(body)
-	if sc := e.Get(sha); sc != nil {
+	if sc := e.Get([]byte(sha)); sc != nil {
 		return sc, nil
 	}
 	flags, skip, err := parseShebang(body)
@@ -133,6 +137,13 @@ func (e *Engine) Load(body []byte) (*Script, error) {
 	var proto *lua.FunctionProto
 	if err == nil {
 		proto, err = lua.Compile(chunk, chunkName)
+	}
+	if err == nil {
+		// Lua 5.1 compiles a main chunk as a vararg function that needs
+		// no arg table (lparser.c, mainfunc: is_vararg = VARARG_ISVARARG);
+		// gopher-lua marks it VarArgNeedsArg, which would build an arg
+		// table at every run that no code of the chunk can name.
+		proto.IsVarArg &^= lua.VarArgNeedsArg
 	}
 	if err != nil {
 		return nil, &ReplyError{Msg: "ERR Error compiling script (new function): " + compileError(err), Err: ErrCompile}
@@ -175,16 +186,16 @@ func compileError(err error) string {
 }
 
 // Get returns the cached script of sha (any case), or nil.
-func (e *Engine) Get(sha string) *Script {
+func (e *Engine) Get(sha []byte) *Script {
 	if len(sha) != 40 {
 		return nil
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if sc := e.scripts[sha]; sc != nil {
+	if sc := e.scripts[string(sha)]; sc != nil { // no allocation: a map index by a converted slice
 		return sc
 	}
-	return e.scripts[strings.ToLower(sha)]
+	return e.scripts[strings.ToLower(string(sha))]
 }
 
 // Flush empties the cache and makes the next Run build a new interpreter
@@ -219,8 +230,11 @@ func (e *Engine) Run(sc *Script, c *Call) {
 	L := sb.L
 	sb.real.RawSetString("KEYS", strings2Table(L, c.Keys))
 	sb.real.RawSetString("ARGV", strings2Table(L, c.Args))
-	fn := L.NewFunctionFromProto(sc.proto)
-	fn.Env = sb.globals
+	if sc.fnOf != sb { // made once per interpreter
+		sc.fn, sc.fnOf = L.NewFunctionFromProto(sc.proto), sb
+	}
+	fn := sc.fn
+	fn.Env = sb.globals // again: a run may have changed it (setfenv)
 	e.cur, e.proto = c, 2
 	defer func() { e.cur = nil }()
 	if c.Ctx != nil {

@@ -79,13 +79,36 @@ func BenchmarkHSet100(b *testing.B) {
 		f := fmt.Sprint("element:", i*6)
 		fmt.Fprintf(&batch, "*4\r\n$4\r\nHSET\r\n$1\r\nh\r\n$%d\r\n%s\r\n$3\r\nyyy\r\n", len(f), f)
 	}
-	buf := make([]byte, 16*len(":0\r\n"))
+	benchBatches(b, r, batch.String(), 16*len(":0\r\n"), "HSET")
+}
+
+// benchBatches sends batch (16 commands) on r and reads replyLen bytes of
+// replies per round, and reports the time per command as ns/<unit>.
+func benchBatches(b *testing.B, r *rawConn, batch string, replyLen int, unit string) {
+	buf := make([]byte, replyLen)
 	b.ReportAllocs()
 	for b.Loop() {
-		r.send(batch.String())
+		r.send(batch)
 		if _, err := io.ReadFull(r.rd.br, buf); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*16), "ns/HSET")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*16), "ns/"+unit)
+}
+
+// BenchmarkEvalSHA measures EVALSHA of issue 33's 3-command script (SET,
+// INCR, GET), 16 per batch over a Unix socket: the exclusive lock, the
+// run's setup, three redis.calls and their replies back into Lua.
+func BenchmarkEvalSHA(b *testing.B) {
+	tc := newTierCache(b)
+	_, path := startServerWith(b, tc, nil)
+	r := dialRaw(b, path)
+	r.cmd("SCRIPT", "LOAD", "redis.call('set', KEYS[1], ARGV[1]); redis.call('incr', KEYS[2]); return redis.call('get', KEYS[1])")
+	sha := strings.TrimPrefix(r.reply(), "$")
+	var batch strings.Builder
+	for i := range 16 {
+		k, c := fmt.Sprintf("s:%06d", i), fmt.Sprintf("c:%06d", i)
+		fmt.Fprintf(&batch, "*6\r\n$7\r\nEVALSHA\r\n$40\r\n%s\r\n$1\r\n2\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$5\r\nvalue\r\n", sha, len(k), k, len(c), c)
+	}
+	benchBatches(b, r, batch.String(), 16*len("$5\r\nvalue\r\n"), "EVALSHA")
 }

@@ -41,7 +41,9 @@ func (c *conn) cmdSet(args [][]byte) {
 		return
 	}
 	// An absolute expiry in the past leaves the key absent, as in Redis
-	// (the Cache deletes it in the same step).
+	// (the Cache deletes it in the same step). A big value is the
+	// Reader's to give: the cache keeps it rather than copying it.
+	o.Owned = c.rd.Owned(val)
 	stored, err := c.s.cache.Set(key, val, o)
 	if err != nil {
 		c.cacheError(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,22 +34,54 @@ type scripting struct {
 	// killed and busy count SCRIPT KILLs done and scripts that ran past
 	// busyAfter.
 	killed, busy atomic.Uint64
+	// mu orders what changes cur's state with those who wait on it
+	// (changed: cur ended, or passed busyAfter) and with SCRIPT KILL, so
+	// that a kill cancels ctx only while the script it saw still runs.
+	// ctx is shared by the runs until one is cancelled, then made anew;
+	// timer is the one busyAfter timer the runs reset. Both are made
+	// once, not per run: a run allocates only its runningScript.
+	mu      sync.Mutex
+	changed sync.Cond
+	ctx     context.Context
+	cancel  context.CancelFunc
+	timer   *time.Timer
 }
 
 // runningScript is the script running now.
 type runningScript struct {
-	sha    string
-	cancel context.CancelFunc
-	dirty  atomic.Bool   // it called a write command: SCRIPT KILL refuses
-	past   atomic.Bool   // it ran past busy-reply-threshold
-	busy   chan struct{} // closed once past busy-reply-threshold
-	done   chan struct{} // closed when it ended
+	sha   string
+	start time.Duration // Server.clock when it started
+	after time.Duration // busyAfter when it started (0: none)
+	dirty atomic.Bool   // it called a write command: SCRIPT KILL refuses
+	past  atomic.Bool   // it ran past busy-reply-threshold
 }
 
 func newScripting(o *Options) *scripting {
 	sc := &scripting{eng: script.New(script.Options{Logger: o.Logger, Version: redisCompatVersion, MaxStringBytes: o.MaxValueBytes})}
 	sc.busyAfter.Store(int64(o.BusyScriptTime))
+	sc.changed.L = &sc.mu
 	return sc
+}
+
+// waitScript waits, holding nothing, until rs is no longer the running
+// script or, unless untilDone, until it passed busy-reply-threshold.
+func (sc *scripting) waitScript(rs *runningScript, untilDone bool) {
+	sc.mu.Lock()
+	for sc.cur.Load() == rs && (untilDone || !rs.past.Load()) {
+		sc.changed.Wait()
+	}
+	sc.mu.Unlock()
+}
+
+// kill cancels the running script if it is still rs.
+func (sc *scripting) kill(rs *runningScript) bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.cur.Load() != rs || sc.cancel == nil {
+		return false
+	}
+	sc.cancel()
+	return true
 }
 
 // evalCmd: EVAL script numkeys key... arg... (sha false), EVALSHA sha1
@@ -68,7 +101,7 @@ func (c *conn) evalCmd(args [][]byte, sha, ro bool) {
 	}
 	var sc *script.Script
 	if sha {
-		if sc = c.s.scr.eng.Get(string(args[1])); sc == nil {
+		if sc = c.s.scr.eng.Get(args[1]); sc == nil {
 			c.w.Error(errNoScript)
 			return
 		}
@@ -103,28 +136,57 @@ func (c *conn) evalCmd(args [][]byte, sha, ro bool) {
 // runScript runs sc holding the transaction lock exclusively.
 func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) {
 	s := c.s
-	ctx, cancel := context.WithCancel(context.Background()) // its own: a late SCRIPT KILL cannot reach the next script
-	rs := &runningScript{sha: sc.SHA, cancel: cancel, busy: make(chan struct{}), done: make(chan struct{})}
-	s.scr.cur.Store(rs)
-	var timer *time.Timer
-	if after := time.Duration(s.scr.busyAfter.Load()); after > 0 {
-		timer = time.AfterFunc(after, func() {
-			rs.past.Store(true)
-			close(rs.busy)
-			s.scr.busy.Add(1)
-			s.log.Warn("a script is still running past busy-reply-threshold: other clients get BUSY; SCRIPT KILL ends it unless it wrote",
-				zap.String("sha", sc.SHA), zap.Duration("threshold", after))
-		})
+	rs := &runningScript{sha: sc.SHA, start: s.clock(), after: time.Duration(s.scr.busyAfter.Load())}
+	scr := s.scr
+	scr.mu.Lock()
+	if scr.ctx == nil || scr.ctx.Err() != nil { // a kill ended the last one's context: one a late kill cannot reach
+		scr.ctx, scr.cancel = context.WithCancel(context.Background())
+	}
+	ctx := scr.ctx
+	scr.cur.Store(rs)
+	scr.mu.Unlock()
+	if rs.after > 0 {
+		if scr.timer == nil {
+			scr.timer = time.AfterFunc(rs.after, func() { s.scriptPastThreshold() })
+		} else {
+			scr.timer.Reset(rs.after)
+		}
 	}
 	sconn := c.scriptConn()
 	sconn.ro, sconn.rs = readOnly, rs
-	s.scr.eng.Run(sc, &script.Call{Ctx: ctx, Keys: keys, Args: argv, Command: sconn.command, W: c.w})
-	if timer != nil && !timer.Stop() && rs.past.Load() {
+	call := &sconn.call
+	call.Ctx, call.Keys, call.Args, call.W = ctx, keys, argv, c.w
+	scr.eng.Run(sc, call)
+	call.Keys, call.Args = nil, nil // they alias the connection's read buffer
+	if rs.after > 0 {
+		scr.timer.Stop()
+	}
+	scr.mu.Lock()
+	scr.cur.Store(nil)
+	scr.changed.Broadcast()
+	scr.mu.Unlock()
+	if rs.past.Load() {
 		s.log.Info("the busy script ended", zap.String("sha", sc.SHA))
 	}
-	s.scr.cur.Store(nil)
-	close(rs.done)
-	cancel()
+}
+
+// scriptPastThreshold is the busyAfter timer's: the script running now,
+// if it has run for its threshold (the timer may fire late, for a run
+// that already ended), is marked past it, and those waiting are told.
+func (s *Server) scriptPastThreshold() {
+	scr := s.scr
+	scr.mu.Lock()
+	rs := scr.cur.Load()
+	if rs == nil || rs.past.Load() || s.clock()-rs.start < rs.after {
+		scr.mu.Unlock()
+		return
+	}
+	rs.past.Store(true)
+	scr.changed.Broadcast()
+	scr.mu.Unlock()
+	scr.busy.Add(1)
+	s.log.Warn("a script is still running past busy-reply-threshold: other clients get BUSY; SCRIPT KILL ends it unless it wrote",
+		zap.String("sha", rs.sha), zap.Duration("threshold", rs.after))
 }
 
 // cmdScript: SCRIPT LOAD|EXISTS|FLUSH|KILL|HELP.
@@ -141,7 +203,7 @@ func (c *conn) cmdScript(args [][]byte) {
 	case sub == "exists" && len(args) >= 3:
 		c.w.Array(len(args) - 2)
 		for _, a := range args[2:] {
-			c.intReply(c.s.scr.eng.Get(string(a)) != nil)
+			c.intReply(c.s.scr.eng.Get(a) != nil)
 		}
 	case sub == "flush":
 		if len(args) > 3 || len(args) == 3 && !strings.EqualFold(string(args[2]), "sync") && !strings.EqualFold(string(args[2]), "async") {
@@ -157,8 +219,9 @@ func (c *conn) cmdScript(args [][]byte) {
 			c.w.Error(errNotBusy)
 		case rs.dirty.Load():
 			c.w.Error(errUnkillable)
+		case !c.s.scr.kill(rs):
+			c.w.Error(errNotBusy) // it ended meanwhile
 		default:
-			rs.cancel()
 			c.s.scr.killed.Add(1)
 			c.s.log.Warn("Lua script killed by user with SCRIPT KILL.", zap.String("sha", rs.sha))
 			c.w.OK()
@@ -222,10 +285,11 @@ func (c *conn) cmdFunction(args [][]byte) {
 // scriptConn is the connection a script's commands run on: its replies go
 // to a buffer the engine reads back.
 type scriptConn struct {
-	c   *conn
-	buf bytes.Buffer
-	ro  bool // a read-only script (EVAL_RO, or #!lua flags=no-writes)
-	rs  *runningScript
+	c    *conn
+	buf  bytes.Buffer
+	ro   bool // a read-only script (EVAL_RO, or #!lua flags=no-writes)
+	rs   *runningScript
+	call script.Call // the run's, reused: its Command is made once
 }
 
 // scriptConn returns the connection c's scripts run their commands on,
@@ -245,6 +309,7 @@ func (c *conn) scriptConn() *scriptConn {
 	fc.lists.cache = s.cache
 	fc.inExec = true // nothing blocks in a script
 	sc.c = fc
+	sc.call.Command = sc.command
 	c.script = sc
 	return sc
 }

@@ -148,13 +148,8 @@ func (c *conn) lockShared(cmd *command) bool {
 		case rs.past.Load() && !cmd.allowBusy:
 			c.w.Error(errBusyScript)
 			return false
-		case rs.past.Load():
-			<-rs.done
 		default:
-			select {
-			case <-rs.busy:
-			case <-rs.done:
-			}
+			s.scr.waitScript(rs, rs.past.Load())
 		}
 	}
 	return true

@@ -199,3 +199,32 @@ func TestBusyScriptAndKill(t *testing.T) {
 		t.Fatalf("SCRIPT KILL of a script that wrote: %q", ours)
 	}
 }
+
+// TestLateKillMissesNextScript: the runs share one context until a kill
+// cancels it, so a SCRIPT KILL that found a script which then ended must
+// not cancel the next one: scripting.kill cancels only while the script
+// it saw still runs, and a killed context is not used again.
+func TestLateKillMissesNextScript(t *testing.T) {
+	s, path := startServer(t, nil)
+	r := dialRaw(t, path)
+	loop := "local i = 0 while i < 200000 do i = i + 1 end return i"
+	r.cmd("EVAL", loop, "0")
+	if got := r.reply(); got != ":200000" {
+		t.Fatalf("first run: %q", got)
+	}
+	ended := &runningScript{sha: "ended"}
+	if s.scr.kill(ended) {
+		t.Fatal("kill of a script no longer running cancelled the shared context")
+	}
+	r.cmd("EVAL", loop, "0")
+	if got := r.reply(); got != ":200000" {
+		t.Fatalf("run after a late kill: %q", got)
+	}
+	s.scr.mu.Lock()
+	s.scr.cancel() // as a kill of a running script leaves it
+	s.scr.mu.Unlock()
+	r.cmd("EVAL", loop, "0")
+	if got := r.reply(); got != ":200000" {
+		t.Fatalf("run after a cancelled context: %q", got)
+	}
+}

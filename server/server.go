@@ -431,8 +431,7 @@ func (s *Server) Close() error {
 		select {
 		case <-done:
 		case <-time.After(s.opts.ShutdownTimeout):
-			if rs := s.scr.cur.Load(); rs != nil {
-				rs.cancel() // a script that never ends (one that wrote cannot be killed otherwise)
+			if rs := s.scr.cur.Load(); rs != nil && s.scr.kill(rs) { // a script that never ends (one that wrote cannot be killed otherwise)
 				s.log.Warn("stopped a script still running at shutdown", zap.String("sha", rs.sha))
 			}
 			s.mu.Lock()

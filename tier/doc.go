@@ -463,6 +463,10 @@
 //     client holds may be stale too); never for a move between tiers. It
 //     runs under the key's shard lock (hooks.go; server
 //     TestRemovalsNotifyAndInvalidate, TestTrackingHearsOtherSidecars).
+//   - T47: a value Set with SetOptions.Owned that goes to cold (one no
+//     DRAM log takes, or any in writethrough) is written from the
+//     caller's slice, not from a copy: a value of hundreds of MiB is on
+//     the Go heap once (TestOwnedBigValueIsNotCopied).
 //
 // # Entry lifecycle
 //

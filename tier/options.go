@@ -221,4 +221,9 @@ type SetOptions struct {
 	XX       bool          // store only if the key exists
 	KeepTTL  bool          // keep the existing expiry
 	Kind     Kind          // the value's kind (KindString unless the layer above encodes an aggregate)
+	// Owned gives value to the cache: a big value on its way to cold
+	// (writethrough, or one no DRAM log takes) is kept as it is instead
+	// of copied, so a value of hundreds of MiB is on the Go heap once.
+	// The caller must not change value once Set was called.
+	Owned bool
 }

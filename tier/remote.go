@@ -398,7 +398,7 @@ func (c *Cache) admitRemote(key, v []byte, m backend.Meta, lo, ep, gen uint64) {
 		sh.mu.Unlock()
 		return
 	}
-	_, err := c.writeLocked(sh, e, key, v, m.Expiry, kindOfFlags(m.Flags))
+	_, err := c.writeLocked(sh, e, key, v, m.Expiry, kindOfFlags(m.Flags), false)
 	sh.mu.Unlock()
 	c.processVictims()
 	if err == nil {
@@ -569,7 +569,7 @@ func (c *Cache) validate(key []byte, lo uint64, sh *shard, ver uint64) {
 		c.markValidLocked(e)
 		r.st.validated.Add(1)
 	case found:
-		if _, err := c.writeLocked(sh, e, key, v, m.Expiry, kindOfFlags(m.Flags)); err == nil {
+		if _, err := c.writeLocked(sh, e, key, v, m.Expiry, kindOfFlags(m.Flags), false); err == nil {
 			r.st.replaced.Add(1)
 			c.removed(key, RemoteChanged)
 		}

@@ -135,7 +135,7 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 		}
 		// Everything the entry says about the value goes with it: its
 		// expiry and kind (the size is v's).
-		wait, err := c.writeLocked(dsh, ed, dst, v, es.exp, es.kind)
+		wait, err := c.writeLocked(dsh, ed, dst, v, es.exp, es.kind, false)
 		if errors.Is(err, errNoRoom) {
 			unlockShards(ssh, dsh)
 			if rooms++; rooms < noRoomTries {

@@ -92,7 +92,7 @@ func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64
 	var wk, wv []byte
 	var walloc int
 	if c.writeThrough() {
-		wk, wv, walloc = joinKV(key, value) // the cold write's own copy, made before the lock
+		wk, wv, walloc = coldKV(key, value, o.Owned) // the cold write's own copy, made before the lock
 	}
 
 	// NX/XX/KEEPTTL, a version check and an expiry in the past (which
@@ -129,7 +129,7 @@ func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64
 		err := c.setDurable(sh, key, wk, wv, walloc, exp, o.Kind)
 		return err == nil, false, err
 	}
-	wait, err := c.writeLocked(sh, e, key, value, exp, o.Kind)
+	wait, err := c.writeLocked(sh, e, key, value, exp, o.Kind, o.Owned)
 	if err == nil {
 		c.remotePutLocked(key, value, exp, o.Kind)
 	}
@@ -156,7 +156,8 @@ func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64
 // and nothing changed: the caller makes room again and retries. A value
 // no log takes is ErrNoSpace then, and the key is deleted. The LFU may
 // have evicted keys: the caller runs processVictims once it unlocked.
-func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, kind Kind) (wait *flusher.Item, err error) {
+// owned is SetOptions.Owned.
+func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, kind Kind, owned bool) (wait *flusher.Item, err error) {
 	var ks string
 	fresh := e == nil
 	if fresh {
@@ -198,7 +199,7 @@ func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, k
 		return nil, fmt.Errorf("%w: key of %d bytes, value of %d bytes", ErrNoSpace, len(key), len(value))
 	}
 	// Straight to cold: readers find it in transit until it is durable.
-	k, v, _ := joinKV(key, value)
+	k, v, _ := coldKV(key, value, owned)
 	e.coldMayHold()
 	c.tr.add(k, v, ver, exp, policy.Cold)
 	c.st.coldWrites.Add(1)
@@ -730,6 +731,17 @@ func joinKV(key, value []byte) (k, v []byte, alloc int) {
 	}
 	n := len(kv)
 	return kv[:len(key):len(key)], kv[len(key):n:n], cap(kv)
+}
+
+// coldKV is the copy of key and value a cold write keeps: joinKV's, or,
+// for a big value the caller gave away (SetOptions.Owned), the value
+// itself beside a copy of the key.
+func coldKV(key, value []byte, owned bool) (k, v []byte, alloc int) {
+	if !owned || len(value) <= joinStep {
+		return joinKV(key, value)
+	}
+	k = append([]byte(nil), key...)
+	return k[:len(k):len(k)], value[:len(value):len(value)], len(k) + len(value)
 }
 
 // joinStep is how much of a big value joinKV copies between two yields.

@@ -240,7 +240,7 @@ func defaultConfig() Config {
 			BatchDelay: Duration(2e6), InFlight: 8, Overload: "backpressure", Wait: Duration(2e9)},
 		Policy:     PolicyConfig{PromoteHotHits: 2, PromoteWarmHits: 2, SizeUnit: 4 << 10},
 		Durability: "cache",
-		MaxValue:   64 << 20,
+		MaxValue:   512 << 20,
 		Tenants:    []TenantConfig{},
 		Metrics:    MetricsConfig{Listen: "127.0.0.1:9187"},
 		Logging:    LoggingConfig{Level: "info", Format: "auto"},
