@@ -476,3 +476,7 @@ func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// Fixed reports a volume on a block device or an NVM namespace (a
+// regular file is not).
+func (v *Volume) Fixed() bool { return v.d.Fixed() }
