@@ -227,3 +227,15 @@ func (m *Multi) addKept(s *space) {
 	m.spaces = append(m.spaces, s)
 	m.rows[s.row].sp = len(m.spaces) - 1
 }
+
+// single is a Multi of one namespace, st, that every tenant shares: it
+// counts each tenant's reads and writes (Stats.Tenants).
+func single(st *Store, p backend.Params) *Multi {
+	m, _, _ := newMulti(Config{}, p)
+	m.spaces = []*space{{st: st, name: defaultSpace, where: st.name}}
+	m.where = st.name
+	m.dirty = make([]atomic.Bool, 1)
+	m.index()
+	_, m.keyspace = st.UserKeys()
+	return m
+}

@@ -175,6 +175,9 @@ func Open(c Config, p backend.Params) (backend.Store, error) {
 	if err != nil {
 		return nil, err // not a typed nil
 	}
+	if len(p.Tenants) > 0 {
+		return single(st, p), nil // per-tenant figures on the one namespace
+	}
 	return st, nil
 }
 

@@ -125,7 +125,7 @@ func Open(opts Options) (*Cache, error) {
 	}
 	if opts.OpenCold != nil {
 		cold, err := opts.OpenCold(backend.Params{MaxValue: opts.MaxValue, Batch: opts.MGetColdBatch,
-			Strict: opts.Durability == DurabilityWriteThrough, WarmNode: opts.WarmNode(), Logger: opts.Logger})
+			Strict: opts.Durability == DurabilityWriteThrough, WarmNode: opts.WarmNode(), Tenants: opts.backendTenants(), Logger: opts.Logger})
 		if err != nil { // cold may be a typed nil: not kept
 			return fail(fmt.Errorf("tier: open cold tier: %w", err))
 		}

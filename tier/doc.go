@@ -458,6 +458,15 @@
 //     client holds may be stale too); never for a move between tiers. It
 //     runs under the key's shard lock (hooks.go; server
 //     TestRemovalsNotifyAndInvalidate, TestTrackingHearsOtherSidecars).
+//   - T47: the cold store gets the tenants (backend.Params.Tenants) and
+//     each tenant's row carries its cold figures (TenantStats.Cold, by
+//     name; a namespace kept from a tenant no longer configured gets a
+//     row of its own). With coldstore's tenant namespaces, a tenant's
+//     cold keys survive another tenant's flood of 20 times its cold
+//     quota, its hit ratio counting cold hits stays within 0.01, and the
+//     reclaims are the flooding tenant's, counted to it; on one shared
+//     cold store the same flood takes them
+//     (TestTenantColdFloodKeepsOthersKeys).
 //
 // # Entry lifecycle
 //

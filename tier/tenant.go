@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/tiercache/tiercache/backend"
 	"github.com/tiercache/tiercache/policy"
 )
 
@@ -98,6 +99,15 @@ func validateTenants(ts []Tenant, dram int64) []error {
 		bad("Tenants: the quotas sum to %d bytes, above HotBytes + WarmBytes %d: oversubscription is refused (a quota is DRAM its tenant can count on)", sum, dram)
 	}
 	return errs
+}
+
+// backendTenants are the tenants as the cold store routes them.
+func (o *Options) backendTenants() []backend.Tenant {
+	var ts []backend.Tenant
+	for _, t := range o.Tenants {
+		ts = append(ts, backend.Tenant{Name: t.Name, Prefix: t.Prefix})
+	}
+	return ts
 }
 
 // sortedTenants is the indexes of ts in the order of their prefixes.
