@@ -43,7 +43,6 @@
 //     SetFloor syncs it before returning and Floor reads it back after a
 //     reopen; a record there that is not a floor is ErrBadFloor
 //     (TestFloorSurvivesReopen).
-//
 //   - CS5: with tenant namespaces (Multi), a key is read from and written
 //     to the namespace its prefix selects (a tenant's own, or one kept
 //     from a tenant no longer configured), else the default namespace,
@@ -58,7 +57,8 @@
 //     and a single emulated namespace asked to give tenants their own,
 //     are refused with every problem named (ErrTenantMismatch) and
 //     nothing made, moved or dropped (TestMultiRefusesMismatch; a KV
-//     SSD's through nsadmin NA4, guest TestTenantNamespacesKVSSD).
+//     SSD's through nsadmin NA4: a claimed namespace of another command
+//     set, two claims of one NSID, sizes past the unallocated capacity).
 //   - CS7: a tenant namespace is recorded as its tenant's (name and
 //     prefix, under an 8-byte device key) and takes, before it is used,
 //     the keys of its prefix the default namespace holds: each batch

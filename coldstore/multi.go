@@ -28,12 +28,12 @@ type Multi struct {
 	// prefixes[i].
 	prefixes []string
 	ids      []int
-	vol      *volume.Volume      // the emulated namespaces' volume, nil for a KV SSD
-	mgr      *nsadmin.Manager    // a KV SSD's namespaces, nil for a volume
-	where    string              // names the store in Stats
-	closers  []func() error      // run by Close after the spaces, in order
-	keyspace bool                // every space counts and walks its keys
-	dirty    []atomic.Bool       // by space: written since its last Sync
+	vol      *volume.Volume   // the emulated namespaces' volume, nil for a KV SSD
+	mgr      *nsadmin.Manager // a KV SSD's namespaces, nil for a volume
+	where    string           // names the store in Stats
+	closers  []func() error   // run by Close after the spaces, in order
+	keyspace bool             // every space counts and walks its keys
+	dirty    []atomic.Bool    // by space: written since its last Sync
 	closeMu  sync.Once
 	closeErr error
 }
