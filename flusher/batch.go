@@ -82,46 +82,70 @@ func (f *Flusher) readyLocked() (bool, time.Duration) {
 // takeLocked removes up to one batch of items from the queue, oldest first,
 // skipping (and keeping in order) every item whose key is in flight or
 // already in this batch, so two writes of one key are never in flight at
-// once and reach the store in enqueue order.
+// once and reach the store in enqueue order. With weighted shares and
+// more than one class queued, a first pass takes each class's items up to
+// its share of the batch and a second fills what is left (F13).
 func (f *Flusher) takeLocked() []*Item {
-	var batch []*Item
-	var bytes int64
-	var held map[string]struct{}
-	for i := f.head; i < len(f.q) && len(batch) < f.o.BatchItems && bytes < f.o.BatchBytes; i++ {
+	t := taking{f: f}
+	if f.sh != nil {
+		if quota, ok := f.sh.quotas(f.o.BatchItems); ok {
+			t.pass(quota)
+		}
+	}
+	t.pass(nil)
+	if len(t.batch) > 0 {
+		f.taken++
+		f.flyingIDs = append(f.flyingIDs, f.taken)
+		f.batches++
+		f.flying += t.bytes
+		f.heldLocked()
+		f.compactLocked()
+	}
+	return t.batch
+}
+
+// taking is one batch being taken from the queue.
+type taking struct {
+	f     *Flusher
+	batch []*Item
+	bytes int64
+	held  map[string]struct{}
+}
+
+// pass takes items oldest first, each class's up to quota[class] when
+// quota is not nil.
+func (t *taking) pass(quota []int) {
+	f := t.f
+	for i := f.head; i < len(f.q) && len(t.batch) < f.o.BatchItems && t.bytes < f.o.BatchBytes; i++ {
 		it := f.q[i]
-		if it == nil {
+		if it == nil || quota != nil && quota[it.class] <= 0 {
 			continue
 		}
 		k := string(it.Key)
 		if _, busy := f.inflight[k]; busy {
 			continue
 		}
-		if _, h := held[k]; h {
+		if _, h := t.held[k]; h {
 			continue
 		}
-		if held == nil {
-			held = make(map[string]struct{})
+		if t.held == nil {
+			t.held = make(map[string]struct{})
 		}
-		held[k] = struct{}{}
+		t.held[k] = struct{}{}
 		f.inflight[k] = struct{}{}
 		f.q[i] = nil
 		f.n--
 		f.bytes -= it.size()
+		f.sh.add(it, -1)
+		if quota != nil {
+			quota[it.class]--
+		}
 		if it.Sync {
 			f.syncN--
 		}
-		bytes += it.size()
-		batch = append(batch, it)
+		t.bytes += it.size()
+		t.batch = append(t.batch, it)
 	}
-	if len(batch) > 0 {
-		f.taken++
-		f.flyingIDs = append(f.flyingIDs, f.taken)
-		f.batches++
-		f.flying += bytes
-		f.heldLocked()
-		f.compactLocked()
-	}
-	return batch
 }
 
 // run writes one batch: its deletes (one DeleteMany when the store has it,

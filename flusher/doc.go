@@ -47,12 +47,25 @@
 //   - F12: WaitTaken returns once every batch taken before it was called
 //     has completed (its OnDone callbacks returned), whatever was taken
 //     since, and false if its context ended first (TestWaitTaken).
+//   - F13: with Weights, each class (ClassOf an item's key) has a share of
+//     the flusher in proportion to its weight among the classes with items
+//     queued: a full queue drops the oldest droppable item of the class
+//     furthest past its share of the queue's items or bytes (the incoming
+//     item itself when its class is past its share with nothing
+//     droppable queued: ErrDropped), never one of a class within its
+//     share; and while two or more classes have items queued, each batch
+//     first takes each class's oldest items up to its share of BatchItems
+//     (at least one), then fills from the oldest. Without Weights, one
+//     FIFO as above (TestSharesKeepAClassFromStarving).
 //
 // # Caveats
 //
 //   - The flusher owns Item.Key and Item.Value from Enqueue on.
 //   - OnDone and OnDrop run on flusher goroutines, never inside Enqueue;
 //     they must not block.
+//   - Weighted shares bound what one class does to another's queued
+//     items and batch slots, not its wait for WaitRoom: writers of every
+//     class wait while the flusher as a whole holds too much.
 //   - Sync items and deletes can push the queue past its bound (counted in
 //     Stats.Overflow) rather than being dropped.
 package flusher

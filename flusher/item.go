@@ -21,8 +21,9 @@ type Item struct {
 	// while it is written): it counts in Held, not in HeapHeld.
 	OffHeap bool
 
-	enq  int64      // enqueue time, unix ns
-	done chan error // Wait's channel, nil when nobody waits
+	class uint8      // Options.ClassOf(Key), with Weights
+	enq   int64      // enqueue time, unix ns
+	done  chan error // Wait's channel, nil when nobody waits
 }
 
 func (it *Item) size() int64 { return int64(len(it.Key) + len(it.Value)) }

@@ -164,6 +164,9 @@ func Open(opts Options) (*Cache, error) {
 		fo.Current = c.flushCurrent
 		fo.OnDone = c.flushDone
 		fo.OnDrop = c.flushDropped
+		if fo.Weights = opts.flushWeights(); fo.Weights != nil {
+			fo.ClassOf = c.ten.of
+		}
 		if opts.Flash.BytesPerSec > 0 || opts.Flash.RejectFirst {
 			fl, err := policy.NewFlash(opts.Flash)
 			if err != nil {

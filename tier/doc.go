@@ -467,6 +467,11 @@
 //     reclaims are the flooding tenant's, counted to it; on one shared
 //     cold store the same flood takes them
 //     (TestTenantColdFloodKeepsOthersKeys).
+//   - T48: with tenants, the write-behind flusher is shared by their
+//     FlushWeight (the default tenant weighs 1; flusher F13, keys classed
+//     by tenant): a tenant whose evictions overflow the queue drops its
+//     own, and a tenant within its share keeps every key through the
+//     flood (TestTenantFlushShareKeepsOthersWrites).
 //
 // # Entry lifecycle
 //

@@ -28,7 +28,16 @@ type Tenant struct {
 	// WarmBytes)); past it the tenant's own least valued keys leave DRAM
 	// (T35). Quotas summing above HotBytes + WarmBytes are refused.
 	Quota int64
+	// FlushWeight is the tenant's weighted share of the write-behind
+	// flusher (T48, flusher F13): of each batch to cold while other
+	// tenants have writes queued, and of the queue when it is full (a
+	// tenant past its share loses its own oldest queued evictions). 0
+	// weighs 1, as does the default tenant.
+	FlushWeight int
 }
+
+// maxFlushWeight bounds a tenant's FlushWeight (flusher's weights).
+const maxFlushWeight = 1 << 20
 
 // DefaultTenant names the tenant of the keys no Tenant's prefix matches.
 const DefaultTenant = "default"
@@ -77,6 +86,9 @@ func validateTenants(ts []Tenant, dram int64) []error {
 			}
 			names[t.Name] = i
 		}
+		if t.FlushWeight < 0 || t.FlushWeight > maxFlushWeight {
+			bad("Tenants[%d].FlushWeight %d is outside [0, %d]", i, t.FlushWeight, maxFlushWeight)
+		}
 		if t.Prefix == "" {
 			bad("Tenants[%d].Prefix is empty: it would match every key", i)
 		}
@@ -99,6 +111,19 @@ func validateTenants(ts []Tenant, dram int64) []error {
 		bad("Tenants: the quotas sum to %d bytes, above HotBytes + WarmBytes %d: oversubscription is refused (a quota is DRAM its tenant can count on)", sum, dram)
 	}
 	return errs
+}
+
+// flushWeights are the flusher's class weights, by tenant id (nil
+// without tenants: one FIFO).
+func (o *Options) flushWeights() []int {
+	if len(o.Tenants) == 0 {
+		return nil
+	}
+	w := []int{1}
+	for _, t := range o.Tenants {
+		w = append(w, t.FlushWeight)
+	}
+	return w
 }
 
 // backendTenants are the tenants as the cold store routes them.

@@ -222,7 +222,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	to.Flash.BytesPerSec = int64(c.Policy.FlashBytesPerSec)
 	to.Flash.RejectFirst = c.Policy.FlashRejectFirst
 	for _, t := range c.Tenants { // tier's Validate checks them (Tenants[i] is tenants[i])
-		to.Tenants = append(to.Tenants, tier.Tenant{Name: t.Name, Prefix: t.Prefix, Quota: int64(min(t.Quota, 1<<62))})
+		to.Tenants = append(to.Tenants, tier.Tenant{Name: t.Name, Prefix: t.Prefix, Quota: int64(min(t.Quota, 1<<62)), FlushWeight: t.FlushWeight})
 	}
 	errs = append(errs, c.buildRemote(&to, log)...)
 	b.tier = to

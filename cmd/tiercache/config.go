@@ -220,6 +220,9 @@ type TenantConfig struct {
 	// ColdNamespace takes an existing namespace instead: a volume
 	// namespace's name, or a KV SSD namespace's NSID.
 	ColdNamespace string `yaml:"cold_namespace"`
+	// FlushWeight is the tenant's weighted share of the write-behind
+	// flusher (tier.Tenant.FlushWeight; 0 weighs 1).
+	FlushWeight int `yaml:"flush_weight"`
 }
 
 // MetricsConfig is the Prometheus endpoint.

@@ -122,7 +122,7 @@ func TestTenantNamespacesOnTheSidecar(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("TIERCACHE_COLD_DATA_DIR", dir)
 	t.Setenv("TIERCACHE_COLD_CAPACITY", "256MiB")
-	both := []TenantConfig{{Name: "a", Prefix: "a:", Quota: 8 << 20, ColdBytes: 32 << 20}, {Name: "b", Prefix: "b:", Quota: 8 << 20, ColdBytes: 32 << 20}}
+	both := []TenantConfig{{Name: "a", Prefix: "a:", Quota: 8 << 20, ColdBytes: 32 << 20, FlushWeight: 2}, {Name: "b", Prefix: "b:", Quota: 8 << 20, ColdBytes: 32 << 20}}
 	start := func(ts []TenantConfig) (*sidecar, error) {
 		cfg := testConfig(t, dir)
 		cfg.Cold.Capacity, cfg.Durability, cfg.Tenants = 256<<20, "drain", ts
@@ -200,6 +200,7 @@ func TestTenantNamespacesOnTheSidecar(t *testing.T) {
 			`namespace "c" needs 1073741824 bytes, the largest free run`},
 		{[]TenantConfig{{Name: "a", Prefix: "a:", Quota: 8 << 20, ColdBytes: 32 << 20}, {Name: "c", Prefix: "c:", Quota: 8 << 20, ColdNamespace: "a"}},
 			`tenants "a" and "c" both take namespace "a"`},
+		{[]TenantConfig{{Name: "a", Prefix: "a:", Quota: 8 << 20, ColdBytes: 32 << 20, FlushWeight: -1}}, "Tenants[0].FlushWeight -1 is outside"},
 	} {
 		if sc, err := start(tc.ts); err == nil {
 			sc.Close()
