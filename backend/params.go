@@ -16,5 +16,9 @@ type Params struct {
 	// WarmNode is the NUMA node the warm tier is configured for, -1 if
 	// none: where a store's index goes when told to follow warm.
 	WarmNode int
-	Logger   *zap.Logger
+	// Tenants are the tier's tenants, in its order (tier.Options.Tenants):
+	// the prefixes a store routes by when it gives tenants namespaces of
+	// their own, and the rows of Stats.Tenants.
+	Tenants []Tenant
+	Logger  *zap.Logger
 }

@@ -76,4 +76,8 @@ type Stats struct {
 	IndexPlacement              float64
 	// Remote is a Shared store's own figures (nil for others).
 	Remote *RemoteStats
+	// Tenants are each tenant's figures in the store, by name (nil when
+	// the store keeps none): the default tenant, Params.Tenants, then the
+	// namespaces of tenants no longer configured.
+	Tenants []TenantStats
 }

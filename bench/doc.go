@@ -54,7 +54,8 @@
 // cmd/memload and cmd/embedload are the load clients of
 // scripts/bench-memory and scripts/bench-embedding: they drive one server
 // (tiercache, redis-server or memcached) on a Unix socket and check every
-// value read; cmd/sharedload drives scripts/bench-shared's fleets.
+// value read; cmd/sharedload drives scripts/bench-shared's fleets;
+// cmd/tenantload is scripts/bench-tenants' tenant a reader and b flood.
 //
 // cmd/report turns a run of scripts/bench into docs/BENCHMARKS.md, its PNG
 // charts (gonum.org/v1/plot, a dependency of this module only) and the

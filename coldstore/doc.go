@@ -4,6 +4,13 @@
 // backend.Store. cmd/tiercache opens it (Open) and hands it to the tier
 // (tier.Options.OpenCold); the tier sees only backend's interfaces.
 //
+// With tenants given cold capacity (Config.Tenants), Open returns a Multi
+// instead: one namespace per such tenant beside the default one, on a
+// volume of emulated namespaces (nvmekv/emu/volume: one file, block
+// device or NVM namespace's LBA range each) or as KV namespaces of a KV
+// SSD made through Namespace Management (nvmekv/nsadmin), each key routed
+// by its prefix (multi.go).
+//
 // Beside backend.Store a Store records the tier's flush floor
 // (backend.Floors, floor.go) and, over the emulated namespace, counts and
 // walks its user keys (backend.Keyspace, keyspace.go).
@@ -36,6 +43,33 @@
 //     SetFloor syncs it before returning and Floor reads it back after a
 //     reopen; a record there that is not a floor is ErrBadFloor
 //     (TestFloorSurvivesReopen).
+//   - CS5: with tenant namespaces (Multi), a key is read from and written
+//     to the namespace its prefix selects (a tenant's own, or one kept
+//     from a tenant no longer configured), else the default namespace,
+//     and nowhere else; the keyspace is every namespace's, the flush floor
+//     the default namespace's, and each tenant's reads and writes are
+//     counted to it (TestMultiRoutesByPrefix).
+//   - CS6: Open checks the tenants' configuration against the device
+//     before it makes or drops anything: a namespace asked with another
+//     size (namespaces do not grow), taken by two tenants, missing, the
+//     default one, of a changed prefix, below the smallest size or past
+//     the free space, a kept namespace whose prefix overlaps a tenant's,
+//     and a single emulated namespace asked to give tenants their own,
+//     are refused with every problem named (ErrTenantMismatch) and
+//     nothing made, moved or dropped (TestMultiRefusesMismatch; a KV
+//     SSD's through nsadmin NA4: a claimed namespace of another command
+//     set, two claims of one NSID, sizes past the unallocated capacity).
+//   - CS7: a tenant namespace is recorded as its tenant's (name and
+//     prefix, under an 8-byte device key) and takes, before it is used,
+//     the keys of its prefix the default namespace holds: each batch
+//     written and synced there before it is deleted here, the record then
+//     saying the move is done; a move cut short is done again at the next
+//     Open (TestNewNamespaceTakesItsKeys).
+//   - CS8: the namespace of a tenant no longer configured is kept, and
+//     its prefix's keys still go there, until DropTenant (or DropRemoved
+//     at Open) deletes it; DropTenant is refused while a store is open on
+//     it, and never drops the default namespace or a KV namespace this
+//     host did not make (TestRemovedTenantKept).
 //
 // # Caveats
 //

@@ -86,9 +86,9 @@ func TestIndexNodeResolution(t *testing.T) {
 	if n, err := cfg.IndexNodeFor(-1); err == nil {
 		t.Fatalf("IndexNodeFor with node 77: %d, nil", n)
 	}
-	s, err := Open(cfg, backend.Params{WarmNode: -1})
+	bs, err := Open(cfg, backend.Params{WarmNode: -1})
 	if err == nil {
-		s.Close()
+		bs.Close()
 		t.Fatal("Open with IndexNode 77 succeeded")
 	}
 	if !errors.Is(err, numa.ErrNoSuchNode) || !strings.Contains(err.Error(), "cold index node 77") {

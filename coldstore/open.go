@@ -67,6 +67,48 @@ type Config struct {
 	// SysfsRoot is where IndexNode's node is looked up (default
 	// numa.DefaultSysfsRoot; a test seam).
 	SysfsRoot string
+
+	// Tenants give tenants (backend.Params.Tenants, by name) cold
+	// namespaces of their own (multi.go, docs/DESIGN.md §3.5): with any,
+	// the emulated store is a volume (nvmekv/emu/volume) of named
+	// namespaces on Path or Device, and a KV SSD's tenants get KV
+	// namespaces of their own through Namespace Management (nsadmin).
+	// A tenant not listed shares the default namespace.
+	Tenants []TenantSpace
+	// DefaultBytes is the default namespace's size in a new volume (0:
+	// what the tenants' namespaces leave of Capacity; the volume then has
+	// no free space for a tenant added later unless it grows: a file
+	// volume grows with Capacity).
+	DefaultBytes int64
+	// DropRemoved deletes, at Open, the namespaces of tenants no longer
+	// configured (by default they are kept, their keys still routed to
+	// them, until DropTenant; CS8).
+	DropRemoved bool
+	// Controller is a KV SSD's controller, /dev/nvmeX, for its tenants'
+	// namespaces (default: the controller of Device, /dev/ngXnY).
+	Controller string
+	// Registry records the namespaces this host created on a KV SSD
+	// (nsadmin.Manager.RegistryPath; default DataDir/namespaces.json).
+	Registry string
+	// DeviceWait bounds the wait for a new KV namespace's /dev/ngXnY
+	// (default 30 s).
+	DeviceWait time.Duration
+}
+
+// TenantSpace is a tenant's cold namespace.
+type TenantSpace struct {
+	// Name is the tenant's (backend.Tenant.Name).
+	Name string
+	// Bytes is its quota of device capacity: the namespace is made this
+	// size (an emulated namespace: rounded up to whole MiB, its log whole
+	// regions of it) and never grows; an existing one of another size is
+	// refused. 0 with Namespace: whatever size it has.
+	Bytes int64
+	// Namespace takes an existing namespace instead of the tenant's own
+	// name: a volume namespace's name, or a KV SSD namespace's NSID
+	// (claimed, never deleted, nsadmin NA2). Its tenant record must name
+	// the tenant's prefix.
+	Namespace string
 }
 
 func (c *Config) ensureDefaults() {
@@ -103,15 +145,18 @@ func (c Config) Validate() error {
 	if c.IndexNode < numa.AutoNode {
 		errs = append(errs, fmt.Errorf("%w: IndexNode %d is not a node id, numa.Unbound (-1) or numa.AutoNode (-2)", ErrInvalidConfig, c.IndexNode))
 	}
+	errs = append(errs, c.validateTenants()...)
 	if c.StallAfter > 0 && c.StallAfter < uring.MinStallAfter {
 		errs = append(errs, fmt.Errorf("%w: StallAfter %v must be at least %v, or negative (off)", ErrInvalidConfig, c.StallAfter, uring.MinStallAfter))
 	}
 	return errors.Join(errs...)
 }
 
-// Open opens the cold store c describes, with nvmekv.KV on top, for a tier
-// that asks p of it.
-func Open(c Config, p backend.Params) (*Store, error) {
+// Open opens the cold store c describes, with nvmekv.KV on top, for a
+// tier that asks p of it: a *Store, or a *Multi when tenants have
+// namespaces of their own (Config.Tenants, or a volume or registry that
+// holds tenant namespaces already).
+func Open(c Config, p backend.Params) (backend.Store, error) {
 	c.ensureDefaults()
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -119,10 +164,28 @@ func Open(c Config, p backend.Params) (*Store, error) {
 	if p.Logger == nil {
 		p.Logger = zap.NewNop()
 	}
+	multi, err := c.tenantSpaces(p)
+	switch {
+	case err != nil:
+		return nil, err
+	case multi:
+		return openMulti(c, p)
+	}
+	st, err := openOne(c, p)
+	if err != nil {
+		return nil, err // not a typed nil
+	}
+	if len(p.Tenants) > 0 {
+		return single(st, p), nil // per-tenant figures on the one namespace
+	}
+	return st, nil
+}
+
+// openOne opens one namespace as the whole store.
+func openOne(c Config, p backend.Params) (*Store, error) {
 	var ns nvmekv.Namespace
 	var name string
 	var index *indexPlace
-	strict := c.Strict || p.Strict
 	switch c.Mode {
 	case "emulated", "nvme":
 		if c.DataDir != "" && c.Mode == "emulated" {
@@ -130,29 +193,12 @@ func Open(c Config, p backend.Params) (*Store, error) {
 				return nil, fmt.Errorf("coldstore: create data dir: %w", err)
 			}
 		}
-		// A strict store copies live records forward instead of reclaiming
-		// its oldest region, so no acknowledged write is dropped (T29).
-		mode := emu.Cache
-		if strict {
-			mode = emu.Strict
-		}
 		path, nvme := c.Path, c.Mode == "nvme"
 		if nvme {
 			path = c.Device
 		}
-		binder, err := c.indexBinder(p.WarmNode)
-		if err != nil {
-			return nil, err
-		}
-		index = &indexPlace{binder: binder}
-		var bindIndex func([]byte) error
-		if binder != nil {
-			bindIndex = binder.Bind
-		}
-		e, err := emu.Open(emu.Options{Path: path, NVMe: nvme, Capacity: c.Capacity, RegionBytes: c.RegionBytes,
-			Mode: mode, ReadSlots: readSlots(p.Batch), RingEntries: ringEntries(p.Batch),
-			IOPoll: c.IOPoll, SQPoll: c.SQPoll, StallAfter: c.StallAfter, Progress: c.Progress,
-			BindIndex: bindIndex, Logger: p.Logger})
+		e, ip, err := c.openEmu(p, emu.Options{Path: path, NVMe: nvme, Capacity: c.Capacity})
+		index = ip
 		if nvme {
 			if err != nil {
 				return nil, fmt.Errorf("coldstore: open the emulated namespace on NVMe namespace %s: %w", path, err)
@@ -169,13 +215,51 @@ func Open(c Config, p backend.Params) (*Store, error) {
 		}
 		ns, name = e, "emulated:"+c.Path
 	case "passthrough":
-		pt, err := nvmekv.OpenPassthrough(c.Device, nvmekv.PassthroughOptions{RingEntries: ringEntries(p.Batch),
-			StallAfter: c.StallAfter, Logger: p.Logger})
+		pt, err := c.openPassthrough(p, c.Device)
 		if err != nil {
-			return nil, fmt.Errorf("coldstore: open KV namespace %s: %w", c.Device, err)
+			return nil, err
 		}
 		ns, name = pt, "passthrough:"+c.Device
 	}
+	return newStore(c, p, ns, name, index)
+}
+
+// openEmu opens an emulated namespace with the options c and p imply over
+// o's place (Path, NVMe and Capacity, or Device and CheckpointPath).
+func (c Config) openEmu(p backend.Params, o emu.Options) (*emu.Namespace, *indexPlace, error) {
+	// A strict store copies live records forward instead of reclaiming
+	// its oldest region, so no acknowledged write is dropped (T29).
+	o.Mode = emu.Cache
+	if c.Strict || p.Strict {
+		o.Mode = emu.Strict
+	}
+	binder, err := c.indexBinder(p.WarmNode)
+	if err != nil {
+		return nil, nil, err
+	}
+	index := &indexPlace{binder: binder}
+	if binder != nil {
+		o.BindIndex = binder.Bind
+	}
+	o.RegionBytes, o.ReadSlots, o.RingEntries = c.RegionBytes, readSlots(p.Batch), ringEntries(p.Batch)
+	o.IOPoll, o.SQPoll, o.StallAfter, o.Progress, o.Logger = c.IOPoll, c.SQPoll, c.StallAfter, c.Progress, p.Logger
+	e, err := emu.Open(o)
+	return e, index, err
+}
+
+// openPassthrough opens a KV SSD's namespace.
+func (c Config) openPassthrough(p backend.Params, device string) (*nvmekv.Passthrough, error) {
+	pt, err := nvmekv.OpenPassthrough(device, nvmekv.PassthroughOptions{RingEntries: ringEntries(p.Batch),
+		StallAfter: c.StallAfter, Logger: p.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("coldstore: open KV namespace %s: %w", device, err)
+	}
+	return pt, nil
+}
+
+// newStore puts nvmekv.KV on ns as a Store (it closes ns on failure).
+func newStore(c Config, p backend.Params, ns nvmekv.Namespace, name string, index *indexPlace) (*Store, error) {
+	strict := c.Strict || p.Strict
 	total, err := earlierKeys(ns)
 	if err != nil {
 		_ = ns.Close()
@@ -192,25 +276,33 @@ func Open(c Config, p backend.Params) (*Store, error) {
 	// never drops a live record by itself.
 	st := &Store{kv: kv, name: name, preExisting: total > 0, maxValue: p.MaxValue, index: index,
 		strict: strict || c.Mode == "passthrough"}
+	if c.Mode == "passthrough" {
+		st.index = nil
+	}
 	return st, nil
 }
 
 // earlierKeys reports whether ns may hold keys of an earlier run (more
-// than 0): any record but the flush floor's (floor.go). An emulated
-// namespace counts its records without reading them; a List there reads
-// every region that holds a live inline record (its index keeps a tag of
-// each key, logstore E8), which at 10M keys took 9 s of every Open. A
-// KV SSD lists from its own index.
+// than 0): any record but the flush floor's (floor.go) and the tenant
+// record (tenantrec.go). An emulated namespace counts its records
+// without reading them; a List there reads every region that holds a
+// live inline record (its index keeps a tag of each key, logstore E8),
+// which at 10M keys took 9 s of every Open. A KV SSD lists from its own
+// index.
 func earlierKeys(ns nvmekv.Namespace) (int, error) {
-	if e, ok := ns.(interface{ Stats() emu.Stats }); ok && e.Stats().Items != 1 {
+	if e, ok := ns.(interface{ Stats() emu.Stats }); ok && e.Stats().Items > 2 {
 		return e.Stats().Items, nil
 	}
 	keys, total, err := ns.List(context.Background(), nil, 4096)
 	if err != nil {
 		return 0, err
 	}
-	if total == 1 && len(keys) == 1 && bytes.Equal(keys[0], floorKey) {
-		total = 0
+	if int(total) == len(keys) {
+		for _, k := range keys {
+			if bytes.Equal(k, floorKey) || bytes.Equal(k, tenantKey) {
+				total--
+			}
+		}
 	}
 	return int(total), nil
 }

@@ -24,10 +24,11 @@ func openTest(t *testing.T, edit func(*Config), p backend.Params) *Store {
 	if edit != nil {
 		edit(&c)
 	}
-	s, err := Open(c, p)
+	bs, err := Open(c, p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := bs.(*Store)
 	t.Cleanup(func() { s.Close() })
 	return s
 }

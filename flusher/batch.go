@@ -86,12 +86,42 @@ func (f *Flusher) readyLocked() (bool, time.Duration) {
 // already in this batch, so two writes of one key are never in flight at
 // once and reach the store in enqueue order. Keys are told apart by their
 // 64-bit hashes: two keys of one hash are kept apart too, which costs
-// order nothing.
+// order nothing. With weighted shares and more than one class queued, a
+// first pass takes each class's items up to its share of the batch and a
+// second fills what is left (F14).
 func (f *Flusher) takeLocked(batch []*Item) []*Item {
-	var bytes int64
-	for i := f.head; i < len(f.q) && len(batch) < f.o.BatchItems && bytes < f.o.BatchBytes; i++ {
+	t := taking{f: f, batch: batch}
+	if f.sh != nil {
+		if quota, ok := f.sh.quotas(f.o.BatchItems); ok {
+			t.pass(quota)
+		}
+	}
+	t.pass(nil)
+	if len(t.batch) > 0 {
+		f.taken++
+		f.flyingIDs = append(f.flyingIDs, f.taken)
+		f.batches++
+		f.flying += t.bytes
+		f.heldLocked()
+		f.compactLocked()
+	}
+	return t.batch
+}
+
+// taking is one batch being taken from the queue.
+type taking struct {
+	f     *Flusher
+	batch []*Item
+	bytes int64
+}
+
+// pass takes items oldest first, each class's up to quota[class] when
+// quota is not nil.
+func (t *taking) pass(quota []int) {
+	f := t.f
+	for i := f.head; i < len(f.q) && len(t.batch) < f.o.BatchItems && t.bytes < f.o.BatchBytes; i++ {
 		it := f.q[i]
-		if it == nil {
+		if it == nil || quota != nil && quota[it.class] <= 0 {
 			continue
 		}
 		if _, busy := f.inflight[it.kh]; busy {
@@ -101,21 +131,16 @@ func (f *Flusher) takeLocked(batch []*Item) []*Item {
 		f.q[i] = nil
 		f.n--
 		f.bytes -= it.size()
+		f.sh.add(it, -1)
+		if quota != nil {
+			quota[it.class]--
+		}
 		if it.Sync {
 			f.syncN--
 		}
-		bytes += it.size()
-		batch = append(batch, it)
+		t.bytes += it.size()
+		t.batch = append(t.batch, it)
 	}
-	if len(batch) > 0 {
-		f.taken++
-		f.flyingIDs = append(f.flyingIDs, f.taken)
-		f.batches++
-		f.flying += bytes
-		f.heldLocked()
-		f.compactLocked()
-	}
-	return batch
 }
 
 // runBufs are one batch's slices, reused from batch to batch (getBufs,

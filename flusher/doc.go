@@ -56,6 +56,16 @@
 //     its OnDone or OnDrop, when the flusher no longer touches it, and
 //     never an item someone awaits (Begin, Wait): its owner may reuse it
 //     (TestReleaseOncePerItem).
+//   - F14: with Weights, each class (ClassOf an item's key) has a share of
+//     the flusher in proportion to its weight among the classes with items
+//     queued: in Shed mode a full queue drops the oldest droppable item of the class
+//     furthest past its share of the queue's items or bytes (the incoming
+//     item itself when its class is past its share with nothing
+//     droppable queued: ErrDropped), never one of a class within its
+//     share; and while two or more classes have items queued, each batch
+//     first takes each class's oldest items up to its share of BatchItems
+//     (at least one), then fills from the oldest. Without Weights, one
+//     FIFO as above (TestSharesKeepAClassFromStarving).
 //
 // # Caveats
 //
@@ -65,4 +75,7 @@
 //   - Sync items and deletes, and in Backpressure mode every item, can push
 //     the queue past its bound (counted in Stats.Overflow) rather than being
 //     dropped.
+//   - Weighted shares bound what one class does to another's queued
+//     items and batch slots, not its wait for WaitRoom: writers of every
+//     class wait while the flusher as a whole holds too much.
 package flusher

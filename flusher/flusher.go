@@ -37,6 +37,7 @@ type Flusher struct {
 	syncN     int     // Sync items pending: their batch closes at once
 	victims   []*Item // dropped by Enqueue, handed to OnDrop by the dispatcher
 	drainReq  int     // > 0 while someone waits for an empty queue: close batches now
+	sh        *shares // the classes' weighted shares (F14), nil without Weights
 
 	kick chan struct{} // wakes the dispatcher
 	bufs chan *runBufs // spare batch slices (getBufs)
@@ -82,7 +83,7 @@ func New(o Options) (*Flusher, error) {
 		return nil, err
 	}
 	f := &Flusher{o: o, inflight: make(map[uint64]struct{}), seed: maphash.MakeSeed(), dels: make(map[string]int), kick: make(chan struct{}, 1),
-		bufs: make(chan *runBufs, o.InFlight+1)}
+		bufs: make(chan *runBufs, o.InFlight+1), sh: newShares(o.Weights)}
 	f.idle = sync.NewCond(&f.mu)
 	f.wg.Add(1)
 	go f.dispatch()
@@ -117,17 +118,25 @@ func (f *Flusher) Enqueue(it *Item) error {
 		f.st.overflow.Add(1) // never dropped, never the cause of a drop
 		full = false
 	}
+	if f.sh != nil && f.o.ClassOf != nil {
+		it.class = f.o.ClassOf(it.Key)
+	}
 	for full {
 		full = f.n > 0 && (f.n >= f.o.QueueItems || f.bytes+it.size() > f.o.QueueBytes)
 		if !full {
 			break
 		}
-		v := f.dropOldestLocked()
+		v := f.dropOldestLocked(it)
 		if v == nil {
 			f.st.overflow.Add(1)
 			break
 		}
 		f.st.drops.Add(1)
+		if v == it { // its class is past its share (F14)
+			f.mu.Unlock()
+			f.wake()
+			return ErrDropped
+		}
 		f.victims = append(f.victims, v)
 	}
 	it.enq = time.Now().UnixNano()
@@ -135,6 +144,7 @@ func (f *Flusher) Enqueue(it *Item) error {
 	f.q = append(f.q, it)
 	f.n++
 	f.bytes += it.size()
+	f.sh.add(it, 1)
 	f.heapHeld.Add(it.heapSize())
 	f.heldLocked()
 	if it.Sync {
@@ -357,23 +367,34 @@ func (f *Flusher) dropped(it *Item, why Reason) {
 // from dropFrom, not from head: a queue whose oldest items are deletes (a
 // burst of overwrites of keys cold holds) would otherwise be scanned past
 // them on every drop, under the lock Enqueue needs.
-func (f *Flusher) dropOldestLocked() *Item {
+func (f *Flusher) dropOldestLocked(in *Item) *Item {
+	if f.sh != nil {
+		return f.dropHeaviestLocked(in)
+	}
 	for i := max(f.head, f.dropFrom); i < len(f.q); i++ {
 		it := f.q[i]
 		if it == nil || it.Sync || it.Delete {
 			continue
 		}
-		f.q[i] = nil
-		f.n--
-		f.bytes -= it.size()
-		f.heapHeld.Add(-it.heapSize())
-		f.heldLocked()
-		f.dropFrom = i + 1
-		f.compactLocked()
-		return it
+		return f.dropAtLocked(i, &f.dropFrom)
 	}
 	f.dropFrom = len(f.q)
 	return nil
+}
+
+// dropAtLocked removes the item in slot i, which is droppable, setting
+// *from, the dropFrom that found it, past it.
+func (f *Flusher) dropAtLocked(i int, from *int) *Item {
+	it := f.q[i]
+	f.q[i] = nil
+	f.n--
+	f.bytes -= it.size()
+	f.sh.add(it, -1)
+	f.heapHeld.Add(-it.heapSize())
+	f.heldLocked()
+	*from = i + 1
+	f.compactLocked()
+	return it
 }
 
 func (f *Flusher) compactLocked() {
@@ -383,6 +404,7 @@ func (f *Flusher) compactLocked() {
 	if f.head == len(f.q) {
 		f.q = f.q[:0]
 		f.head, f.dropFrom = 0, 0
+		f.sh.resetDrops()
 	} else if len(f.q)-f.head > 2*f.n+1024 || (f.head > 1024 && f.head > len(f.q)/2) {
 		w, from := 0, 0
 		for i, it := range f.q[f.head:] {
@@ -400,5 +422,30 @@ func (f *Flusher) compactLocked() {
 		clear(f.q[w:])
 		f.q = f.q[:w]
 		f.head, f.dropFrom = 0, from
+		f.sh.resetDrops()
 	}
+}
+
+// dropHeaviestLocked is dropOldestLocked with weighted shares (F14): the
+// oldest droppable item of the class furthest past its share of the
+// queue, else of the next past it; in itself when its class is past its
+// share with nothing droppable queued; nil (overflow) when no class past
+// its share has a droppable item. A class flooding the queue drops its
+// own items, never those of a class within its share.
+func (f *Flusher) dropHeaviestLocked(in *Item) *Item {
+	for _, c := range f.sh.pastShare(in.class, f.o.QueueItems, f.o.QueueBytes) {
+		cl := &f.sh.cls[c]
+		for i := max(f.head, cl.dropFrom); i < len(f.q); i++ {
+			it := f.q[i]
+			if it == nil || it.class != c || it.Sync || it.Delete {
+				continue
+			}
+			return f.dropAtLocked(i, &cl.dropFrom)
+		}
+		cl.dropFrom = len(f.q)
+		if c == in.class && !in.Sync && !in.Delete {
+			return in
+		}
+	}
+	return nil
 }

@@ -21,9 +21,10 @@ type Item struct {
 	// while it is written): it counts in Held, not in HeapHeld.
 	OffHeap bool
 
-	enq  int64      // enqueue time, unix ns
-	done chan error // Wait's channel, nil when nobody waits
-	kh   uint64     // the key's hash: the in-flight set's key (F3)
+	class uint8      // Options.ClassOf(Key), with Weights
+	enq   int64      // enqueue time, unix ns
+	done  chan error // Wait's channel, nil when nobody waits
+	kh    uint64     // the key's hash: the in-flight set's key (F3)
 }
 
 // release hands it back to the caller through OnRelease once the flusher

@@ -71,6 +71,16 @@ type Options struct {
 	// before its write is refused (the caller's to enforce; default 2 s).
 	Wait time.Duration
 
+	// Weights gives each class of items (ClassOf their key: a tenant) a weighted
+	// share of the flusher (F14): of each batch's items while other classes
+	// have items pending, and of the queue, whose drops take the class
+	// furthest over its share. A class at or past len(Weights), or weighted
+	// 0, weighs 1. nil: one FIFO, classes ignored.
+	Weights []int
+	// ClassOf is a key's class (nil: 0 for every key). Every item of one
+	// key is of its class, so a share never reorders one key's writes (F3).
+	ClassOf func(key []byte) uint8
+
 	// Timeout bounds one batch's device round trip (default 30 s).
 	Timeout time.Duration
 	Logger  *zap.Logger
@@ -193,6 +203,14 @@ func (o *Options) Validate() error {
 	}
 	if o.Wait < 0 {
 		errs = append(errs, fmt.Errorf("%w: Wait %v must not be negative", ErrInvalidOptions, o.Wait))
+	}
+	if len(o.Weights) > maxClasses {
+		errs = append(errs, fmt.Errorf("%w: %d Weights, at most %d classes", ErrInvalidOptions, len(o.Weights), maxClasses))
+	}
+	for i, w := range o.Weights {
+		if w < 0 || w > maxWeight {
+			errs = append(errs, fmt.Errorf("%w: Weights[%d] %d is outside [0, %d]", ErrInvalidOptions, i, w, maxWeight))
+		}
 	}
 	if o.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("%w: Timeout %v must not be negative", ErrInvalidOptions, o.Timeout))

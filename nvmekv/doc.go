@@ -145,6 +145,11 @@
 //     over its 32 bits: flipping any one byte changes the tag, and 200,000
 //     random keys share tags about as often as 2^-32 a pair predicts
 //     (TestTagOf).
+//   - K20: ListUserKeys walks any namespace with List and a header
+//     Retrieve per 16-byte device key: a walk from nil resumed at each
+//     next gives every user key live throughout it once, with its Meta,
+//     and skips chunks and the 8-byte keys of the layers above; keys
+//     deleted behind the walk do not disturb it (TestListUserKeys).
 //
 // # Caveats
 //

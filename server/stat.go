@@ -3,6 +3,7 @@ package server
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tiercache/tiercache/tier"
@@ -143,4 +144,11 @@ func errText(err error) StatValue {
 		return text("")
 	}
 	return text(err.Error())
+}
+
+// coldKind is the kind of a tenant's cold namespace, the part of
+// backend.TenantStats.Namespace before its first ':'.
+func coldKind(ns string) string {
+	kind, _, _ := strings.Cut(ns, ":")
+	return kind
 }

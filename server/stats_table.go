@@ -142,6 +142,15 @@ var statsTable = []Stat{
 	{"tenants", "dram_hits", "tenant_dram_hits_total", StatCounter, TenantLabel, "Reads of each tenant's keys served from hot or warm.", func(v statView) StatValue { return ofUint(v.Tenant.DRAMHits) }},
 	{"tenants", "misses", "tenant_misses_total", StatCounter, TenantLabel, "Reads of each tenant's keys that found nothing.", func(v statView) StatValue { return ofUint(v.Tenant.Misses) }},
 	{"tenants", "evictions", "tenant_evictions_total", StatCounter, TenantLabel, "Keys of each tenant the DRAM tiers evicted (to cold, or lost without one): a tenant past its quota evicts its own.", func(v statView) StatValue { return ofUint(v.Tenant.Evictions) }},
+	{"tenants", "cold_namespace", "", StatText, TenantLabel, "Where each tenant's cold keys are: own (a namespace of its own), shared (the default namespace), default (the default tenant's: the shared namespace), kept (a namespace kept from a tenant no longer configured). INFO only: tiercache tenant list names the namespaces.", func(v statView) StatValue { return text(coldKind(v.Tenant.Cold.Namespace)) }},
+	{"tenants", "cold_keys", "tenant_cold_keys", StatGauge, TenantLabel, "Keys each tenant's own cold namespace holds (the default tenant's row: the shared namespace; -1 unknown, as on a KV SSD or for a tenant sharing).", func(v statView) StatValue { return ofInt(v.Tenant.Cold.Keys) }},
+	{"tenants", "cold_bytes", "tenant_cold_bytes", StatGauge, TenantLabel, "Bytes in use in each tenant's own cold namespace.", func(v statView) StatValue { return ofUint(v.Tenant.Cold.Bytes) }},
+	{"tenants", "cold_capacity_bytes", "tenant_cold_capacity_bytes", StatGauge, TenantLabel, "The size of each tenant's own cold namespace: its quota of device capacity.", func(v statView) StatValue { return ofUint(v.Tenant.Cold.Capacity) }},
+	{"tenants", "cold_reads", "tenant_cold_reads_total", StatCounter, TenantLabel, "Each tenant's keys looked up in the cold store, wherever they are.", func(v statView) StatValue { return ofUint(v.Tenant.Cold.Reads) }},
+	{"tenants", "cold_writes", "tenant_cold_writes_total", StatCounter, TenantLabel, "Each tenant's keys written to the cold store, wherever they are.", func(v statView) StatValue { return ofUint(v.Tenant.Cold.Writes) }},
+	{"tenants", "cold_evictions", "tenant_cold_evictions_total", StatCounter, TenantLabel, "Records each tenant's own cold namespace dropped to make room (reclaim): a tenant past its cold quota drops its own.", func(v statView) StatValue { return ofUint(v.Tenant.Cold.Evictions) }},
+	{"tenants", "cold_device_read_bytes", "tenant_cold_device_read_bytes_total", StatCounter, TenantLabel, "Bytes read from the device for each tenant's own cold namespace.", func(v statView) StatValue { return ofUint(v.Tenant.Cold.DeviceRead) }},
+	{"tenants", "cold_device_written_bytes", "tenant_cold_device_written_bytes_total", StatCounter, TenantLabel, "Bytes written to the device for each tenant's own cold namespace.", func(v statView) StatValue { return ofUint(v.Tenant.Cold.DeviceWritten) }},
 }
 
 // breakerState is the remote breaker's state as a number (0 closed, 1

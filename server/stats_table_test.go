@@ -17,6 +17,7 @@ import (
 // reads, with the reason. TestStatsTableCoversStats fails for a field in
 // neither, so a counter added to tier.Stats is exported or explained here.
 var notExported = map[string]string{
+	"Cache.Tenants.Cold.Name":         "the tenant's name again: its label, tenant_<name> in INFO",
 	"Cache.Remote.Store.ClientBytes":  "an estimate counted into tier_remote_heap_bytes (INFO memory, memory_remote_heap_bytes)",
 	"Cache.Misses":                    "the same number as the last tier's misses (tier_cold_misses, tiercache_tier_misses_total{tier=\"cold\"})",
 	"Cache.DRAM.HotUsed":              "bytes appended to hot's segments in use, live and dead: a probe of the log's cleaning (tier_bytes{tier=\"hot\"} is what is live)",

@@ -132,7 +132,7 @@ func Open(opts Options) (*Cache, error) {
 	}
 	if opts.OpenCold != nil {
 		cold, err := opts.OpenCold(backend.Params{MaxValue: opts.MaxValue, Batch: opts.MGetColdBatch,
-			Strict: opts.Durability == DurabilityWriteThrough, WarmNode: opts.WarmNode(), Logger: opts.Logger})
+			Strict: opts.Durability == DurabilityWriteThrough, WarmNode: opts.WarmNode(), Tenants: opts.backendTenants(), Logger: opts.Logger})
 		if err != nil { // cold may be a typed nil: not kept
 			return fail(fmt.Errorf("tier: open cold tier: %w", err))
 		}
@@ -172,6 +172,9 @@ func Open(opts Options) (*Cache, error) {
 		fo.OnDone = c.flushDone
 		fo.OnDrop = c.flushDropped
 		fo.OnRelease = releaseWrite
+		if fo.Weights = opts.flushWeights(); fo.Weights != nil {
+			fo.ClassOf = c.ten.of
+		}
 		if opts.Flash.BytesPerSec > 0 || opts.Flash.RejectFirst {
 			fl, err := policy.NewFlash(opts.Flash)
 			if err != nil {

@@ -467,6 +467,20 @@
 //     DRAM log takes, or any in writethrough) is written from the
 //     caller's slice, not from a copy: a value of hundreds of MiB is on
 //     the Go heap once (TestOwnedBigValueIsNotCopied).
+//   - T49: the cold store gets the tenants (backend.Params.Tenants) and
+//     each tenant's row carries its cold figures (TenantStats.Cold, by
+//     name; a namespace kept from a tenant no longer configured gets a
+//     row of its own). With coldstore's tenant namespaces, a tenant's
+//     cold keys survive another tenant's flood of 20 times its cold
+//     quota, its hit ratio counting cold hits stays within 0.01, and the
+//     reclaims are the flooding tenant's, counted to it; on one shared
+//     cold store the same flood takes them
+//     (TestTenantColdFloodKeepsOthersKeys).
+//   - T50: with tenants, the write-behind flusher is shared by their
+//     FlushWeight (the default tenant weighs 1; flusher F14, keys classed
+//     by tenant): in shed mode a tenant whose evictions overflow the queue
+//     drops its own, and a tenant within its share keeps every key through the
+//     flood (TestTenantFlushShareKeepsOthersWrites).
 //
 // # Entry lifecycle
 //

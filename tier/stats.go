@@ -1,6 +1,7 @@
 package tier
 
 import (
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -195,6 +196,9 @@ func (c *Cache) Stats() Stats {
 			s.ColdIndexBindErrors, s.ColdIndexPlacement = cs.IndexBindErrors, cs.IndexPlacement
 		}
 		s.Flusher = c.fl.Stats()
+		if s.Tenants != nil {
+			s.Tenants = withCold(s.Tenants, cs.Tenants)
+		}
 	}
 	if r := c.rt; r != nil {
 		bs := r.s.Stats()
@@ -246,6 +250,14 @@ type TenantStats struct {
 	DRAMHits  uint64 // reads served from hot or warm
 	Misses    uint64 // reads that found nothing
 	Evictions uint64 // its keys the DRAM tiers evicted (to cold, or lost without one)
+	// Cold is its figures in the cold store: where its keys are (a
+	// namespace of its own or the shared default one), the keys, bytes,
+	// capacity and reclaims of its own namespace (of the shared one in
+	// the default tenant's row), its cold reads and writes, its
+	// namespace's device bytes (backend.TenantStats; Keys -1 unknown).
+	// A row of a namespace kept from a tenant no longer configured
+	// (coldstore CS8) has its Name and Cold alone.
+	Cold backend.TenantStats
 }
 
 // tenantStats is tenant id's counters; ls is its LFU's (mem.mu held).
@@ -255,4 +267,19 @@ func (c *Cache) tenantStats(id uint8, ls policy.LFUStats, evicted uint64) Tenant
 	return TenantStats{Name: c.ten.names[id], Quota: c.ten.quotas[id], Capacity: ls.Capacity,
 		Keys: c.dir.tenantKeys(id), DRAMItems: ls.Items, DRAMBytes: ls.Weight,
 		Hits: hot + warm + tc.hits[policy.Cold].Load() + tc.hits[policy.Remote].Load(), DRAMHits: hot + warm, Misses: tc.misses.Load(), Evictions: evicted}
+}
+
+// withCold gives each tenant's row its cold figures, by name, and appends
+// a row for each namespace the store keeps for a tenant no longer
+// configured.
+func withCold(ts []TenantStats, cold []backend.TenantStats) []TenantStats {
+	for _, cs := range cold {
+		i := slices.IndexFunc(ts, func(t TenantStats) bool { return t.Name == cs.Name })
+		if i < 0 {
+			ts = append(ts, TenantStats{Name: cs.Name})
+			i = len(ts) - 1
+		}
+		ts[i].Cold = cs
+	}
+	return ts
 }

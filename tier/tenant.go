@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/tiercache/tiercache/backend"
 	"github.com/tiercache/tiercache/policy"
 )
 
@@ -27,7 +28,16 @@ type Tenant struct {
 	// WarmBytes)); past it the tenant's own least valued keys leave DRAM
 	// (T35). Quotas summing above HotBytes + WarmBytes are refused.
 	Quota int64
+	// FlushWeight is the tenant's weighted share of the write-behind
+	// flusher (T50, flusher F14): of each batch to cold while other
+	// tenants have writes queued, and of the queue when it is full (a
+	// tenant past its share loses its own oldest queued evictions). 0
+	// weighs 1, as does the default tenant.
+	FlushWeight int
 }
+
+// maxFlushWeight bounds a tenant's FlushWeight (flusher's weights).
+const maxFlushWeight = 1 << 20
 
 // DefaultTenant names the tenant of the keys no Tenant's prefix matches.
 const DefaultTenant = "default"
@@ -76,6 +86,9 @@ func validateTenants(ts []Tenant, dram int64) []error {
 			}
 			names[t.Name] = i
 		}
+		if t.FlushWeight < 0 || t.FlushWeight > maxFlushWeight {
+			bad("Tenants[%d].FlushWeight %d is outside [0, %d]", i, t.FlushWeight, maxFlushWeight)
+		}
 		if t.Prefix == "" {
 			bad("Tenants[%d].Prefix is empty: it would match every key", i)
 		}
@@ -98,6 +111,28 @@ func validateTenants(ts []Tenant, dram int64) []error {
 		bad("Tenants: the quotas sum to %d bytes, above HotBytes + WarmBytes %d: oversubscription is refused (a quota is DRAM its tenant can count on)", sum, dram)
 	}
 	return errs
+}
+
+// flushWeights are the flusher's class weights, by tenant id (nil
+// without tenants: one FIFO).
+func (o *Options) flushWeights() []int {
+	if len(o.Tenants) == 0 {
+		return nil
+	}
+	w := []int{1}
+	for _, t := range o.Tenants {
+		w = append(w, t.FlushWeight)
+	}
+	return w
+}
+
+// backendTenants are the tenants as the cold store routes them.
+func (o *Options) backendTenants() []backend.Tenant {
+	var ts []backend.Tenant
+	for _, t := range o.Tenants {
+		ts = append(ts, backend.Tenant{Name: t.Name, Prefix: t.Prefix})
+	}
+	return ts
 }
 
 // sortedTenants is the indexes of ts in the order of their prefixes.

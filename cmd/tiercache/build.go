@@ -175,9 +175,18 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	to.WarmSegmentBytes = int(c.Warm.Segment)
 	to.WarmArena = numa.ArenaOptions{Node: node, Policy: pol, Mode: pmode, Fallback: fb, HugePages: c.Warm.HugePages, Logger: log}
 	cc := coldstore.Config{Mode: c.Cold.Backend, Device: c.Cold.Device, IOPoll: c.Cold.IOPoll, SQPoll: c.Cold.SQPoll,
-		Capacity: int64(c.Cold.Capacity), IndexNode: indexNode}
+		Capacity: int64(c.Cold.Capacity), IndexNode: indexNode, DataDir: c.Cold.DataDir, DefaultBytes: int64(min(c.Cold.DefaultBytes, 1<<62)),
+		DropRemoved: c.Cold.DropRemovedTenants, Controller: c.Cold.Controller, Registry: c.Cold.NamespaceRegistry}
+	for _, t := range c.Tenants {
+		if t.ColdBytes > 0 || t.ColdNamespace != "" {
+			cc.Tenants = append(cc.Tenants, coldstore.TenantSpace{Name: t.Name, Bytes: int64(min(t.ColdBytes, 1<<62)), Namespace: t.ColdNamespace})
+		}
+	}
+	if len(cc.Tenants) > 0 && c.Cold.Backend == "none" {
+		bad(errors.New("tenants' cold_bytes and cold_namespace need a cold tier (cold.backend is none)"))
+	}
 	if c.Cold.Backend == "emulated" {
-		cc.DataDir, cc.Path = c.Cold.DataDir, c.Cold.Path
+		cc.Path = c.Cold.Path
 	}
 	switch k := c.Cold.DirectoryKeys; {
 	case k < 0:
@@ -223,7 +232,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	to.Flash.BytesPerSec = int64(c.Policy.FlashBytesPerSec)
 	to.Flash.RejectFirst = c.Policy.FlashRejectFirst
 	for _, t := range c.Tenants { // tier's Validate checks them (Tenants[i] is tenants[i])
-		to.Tenants = append(to.Tenants, tier.Tenant{Name: t.Name, Prefix: t.Prefix, Quota: int64(min(t.Quota, 1<<62))})
+		to.Tenants = append(to.Tenants, tier.Tenant{Name: t.Name, Prefix: t.Prefix, Quota: int64(min(t.Quota, 1<<62)), FlushWeight: t.FlushWeight})
 	}
 	errs = append(errs, c.buildRemote(&to, log)...)
 	b.tier = to

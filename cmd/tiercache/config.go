@@ -111,6 +111,15 @@ type ColdConfig struct {
 	// tables are bound to: "auto" (warm's node when warm is bound to
 	// one), "unbound" (or "none"), or a node id.
 	IndexNode string `yaml:"index_node"`
+	// Tenant namespaces (tenants' cold_bytes): the default namespace's
+	// size in a new volume (0: what the tenants leave of capacity),
+	// deleting at start the namespaces of tenants no longer configured,
+	// a KV SSD's controller (default: cold.device's) and the file that
+	// records the KV namespaces this host made.
+	DefaultBytes       ByteSize `yaml:"default_bytes"`
+	DropRemovedTenants bool     `yaml:"drop_removed_tenants"`
+	Controller         string   `yaml:"controller"`
+	NamespaceRegistry  string   `yaml:"namespace_registry"`
 }
 
 // RemoteConfig is the remote tier: an existing Redis Cluster, Valkey
@@ -207,6 +216,15 @@ type TenantConfig struct {
 	Name   string   `yaml:"name"`
 	Prefix string   `yaml:"prefix"`
 	Quota  ByteSize `yaml:"quota"`
+	// ColdBytes gives the tenant a cold namespace of its own of this
+	// size (coldstore.TenantSpace.Bytes); 0 shares the default one.
+	ColdBytes ByteSize `yaml:"cold_bytes"`
+	// ColdNamespace takes an existing namespace instead: a volume
+	// namespace's name, or a KV SSD namespace's NSID.
+	ColdNamespace string `yaml:"cold_namespace"`
+	// FlushWeight is the tenant's weighted share of the write-behind
+	// flusher (tier.Tenant.FlushWeight; 0 weighs 1).
+	FlushWeight int `yaml:"flush_weight"`
 }
 
 // MetricsConfig is the Prometheus endpoint.

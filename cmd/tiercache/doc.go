@@ -165,6 +165,14 @@
 //     ZADD, ZINCRBY and ZREM, every set and sorted set is what its
 //     client's acknowledged commands made it, or that with the one command
 //     in flight (TestSetsAndSortedSetsSurviveSIGKILL).
+//   - C23: a tenant's cold_bytes gives it a cold namespace of its own
+//     (coldstore.Config.Tenants) and INFO tenants its cold figures; a
+//     tenant removed from the config keeps its namespace and keys until
+//     `tiercache tenant drop NAME`, which is refused while the sidecar
+//     runs or while NAME is still configured; a config that no longer
+//     matches the device (a quota changed, more than the free capacity,
+//     two tenants taking one namespace) fails the start naming it, the
+//     store untouched (TestTenantNamespacesOnTheSidecar).
 //
 // # Caveats
 //

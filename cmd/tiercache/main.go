@@ -28,6 +28,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdKVTarget(args, stdout, stderr)
 	case "ns":
 		return cmdNS(args, stdout, stderr)
+	case "tenant":
+		return cmdTenant(args, stdout, stderr)
 	case "probe":
 		return cmdProbe(args, stdout, stderr)
 	case "version":
@@ -49,6 +51,8 @@ func usage(w io.Writer) {
                                      serve emulated KV namespaces as an NVMe/TCP KV SSD
        tiercache ns list|create|delete|claim|forget -ctrl /dev/nvmeX ...
                                      manage a KV SSD's namespaces (Namespace Management)
+       tiercache tenant list|drop NAME [-config FILE]
+                                     the tenants' cold namespaces; delete one (sidecar stopped)
        tiercache probe live|ready    exit 0 if the sidecar answers PING / has its cache loaded
        tiercache version             print the version
 Run "tiercache serve -h" for the flags. Config reference: configs/tiercache.yaml.

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -105,4 +107,130 @@ func TestTenantsOnTheSidecar(t *testing.T) {
 			t.Errorf("/metrics %s = %v (present %v), want %v", k, got, ok, want)
 		}
 	}
+}
+
+// TestTenantNamespacesOnTheSidecar (C23): tenants with cold_bytes get cold
+// namespaces of their own on the real sidecar, INFO tenants shows each
+// tenant's cold figures, and reconfiguration loses nothing across
+// restarts: a removed tenant's namespace is kept with its keys (still
+// read and written there) until `tiercache tenant drop`, which is refused
+// while the sidecar runs; a config that no longer matches the device (a
+// quota changed, more than the free capacity) is refused at start naming
+// the problem, with the store untouched.
+func TestTenantNamespacesOnTheSidecar(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	t.Setenv("TIERCACHE_COLD_DATA_DIR", dir)
+	t.Setenv("TIERCACHE_COLD_CAPACITY", "256MiB")
+	both := []TenantConfig{{Name: "a", Prefix: "a:", Quota: 8 << 20, ColdBytes: 32 << 20, FlushWeight: 2}, {Name: "b", Prefix: "b:", Quota: 8 << 20, ColdBytes: 32 << 20}}
+	start := func(ts []TenantConfig) (*sidecar, error) {
+		cfg := testConfig(t, dir)
+		cfg.Cold.Capacity, cfg.Durability, cfg.Tenants = 256<<20, "drain", ts
+		return startSidecar(cfg, zap.NewNop())
+	}
+	sc, err := start(both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := newClient(t, sc, 3)
+	for _, k := range []string{"a:1", "b:1", "x:1"} {
+		if err := rc.Set(ctx, k, "v-"+k, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := rc.InfoMap(ctx, "tenants").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"tenant_a":       "cold_namespace=own,cold_keys=0,",
+		"tenant_default": "cold_namespace=default,",
+	} {
+		if !strings.Contains(info["Tenants"][name], want) {
+			t.Errorf("INFO tenants %s:%s, want %s", name, info["Tenants"][name], want)
+		}
+	}
+	rc.Close()
+	if err := sc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// b removed: its namespace is kept, its keys still served from it.
+	sc, err = start(both[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc = newClient(t, sc, 3)
+	for _, k := range []string{"a:1", "b:1", "x:1"} {
+		if v, err := rc.Get(ctx, k).Result(); err != nil || v != "v-"+k {
+			t.Fatalf("%s with b removed: %q %v", k, v, err)
+		}
+	}
+	info, _ = rc.InfoMap(ctx, "tenants").Result()
+	if !strings.Contains(info["Tenants"]["tenant_b"], "cold_namespace=kept,cold_keys=1,") {
+		t.Errorf("INFO tenants with b removed: %v", info["Tenants"])
+	}
+	var out, errb strings.Builder
+	t.Setenv("TIERCACHE_TENANTS", `[{name: a, prefix: "a:", quota: 8MiB, cold_bytes: 32MiB}]`)
+	if code := run([]string{"tenant", "drop", "b"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "locked (a running sidecar holds it)") {
+		t.Fatalf("tenant drop while the sidecar runs: exit %d: %s", code, errb.String())
+	}
+	rc.Close()
+	sc.Close()
+	errb.Reset()
+	if code := run([]string{"tenant", "list"}, &out, &errb); code != 0 || !regexp.MustCompile(`(?m)^b +33554432 +true`).MatchString(out.String()) {
+		t.Fatalf("tenant list: exit %d: %s%s", code, out.String(), errb.String())
+	}
+	for verb, want := range map[string]string{"a": "tenant a is still configured", "zz": `has no namespace "zz"`, "default": "it is not dropped"} {
+		errb.Reset()
+		if code := run([]string{"tenant", "drop", verb}, &out, &errb); code != 1 || !strings.Contains(errb.String(), want) {
+			t.Fatalf("tenant drop %s: exit %d: %s, want %q", verb, code, errb.String(), want)
+		}
+	}
+	if code := run([]string{"tenant", "drop", "b"}, &out, &errb); code != 0 {
+		t.Fatalf("tenant drop b: exit %d: %s", code, errb.String())
+	}
+	// Refusals at start: the store is left as it is.
+	sum := fileSum(t, dir+"/cold.kv")
+	for _, tc := range []struct {
+		ts   []TenantConfig
+		want string
+	}{
+		{[]TenantConfig{{Name: "a", Prefix: "a:", Quota: 8 << 20, ColdBytes: 64 << 20}}, "holds 33554432 bytes, cold_bytes asks 67108864"},
+		{[]TenantConfig{{Name: "a", Prefix: "a:", Quota: 8 << 20, ColdBytes: 32 << 20}, {Name: "c", Prefix: "c:", Quota: 8 << 20, ColdBytes: 1 << 30}},
+			`namespace "c" needs 1073741824 bytes, the largest free run`},
+		{[]TenantConfig{{Name: "a", Prefix: "a:", Quota: 8 << 20, ColdBytes: 32 << 20}, {Name: "c", Prefix: "c:", Quota: 8 << 20, ColdNamespace: "a"}},
+			`tenants "a" and "c" both take namespace "a"`},
+		{[]TenantConfig{{Name: "a", Prefix: "a:", Quota: 8 << 20, ColdBytes: 32 << 20, FlushWeight: -1}}, "Tenants[0].FlushWeight -1 is outside"},
+	} {
+		if sc, err := start(tc.ts); err == nil {
+			sc.Close()
+			t.Fatalf("%+v started", tc.ts)
+		} else if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v\nlacks %q", tc.ts, err, tc.want)
+		}
+		if fileSum(t, dir+"/cold.kv") != sum {
+			t.Errorf("%+v: the refused start changed the store", tc.ts)
+		}
+	}
+	sc, err = start(both[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	rc = newClient(t, sc, 3)
+	if v, err := rc.Get(ctx, "a:1").Result(); err != nil || v != "v-a:1" {
+		t.Fatalf("a:1 after the refusals: %q %v", v, err)
+	}
+	if n, err := rc.Exists(ctx, "b:1").Result(); err != nil || n != 0 {
+		t.Fatalf("b:1 after b's namespace was dropped: %d %v", n, err)
+	}
+}
+
+func fileSum(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
 }

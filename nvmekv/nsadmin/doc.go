@@ -42,6 +42,11 @@
 //     from the device (ErrNotFound: it is not created again) and a
 //     controller without Namespace Management (ErrNoManagement, before
 //     any command is sent) change nothing on the device (TestRefusals).
+//   - NA4: Check reports every reason Ensure or Claim of a set of names
+//     would fail (NA3's, a claimed namespace of another command set, one
+//     namespace claimed twice or recorded under another name, the new
+//     ones together past the unallocated capacity) and sends nothing but
+//     Identify (TestCheckAll).
 //
 // # Caveats
 //

@@ -297,3 +297,93 @@ func TestRefusals(t *testing.T) {
 		t.Fatalf("raw create: %v", err)
 	}
 }
+
+// seen counts the admin opcodes a controller is sent, and can make one
+// namespace's descriptor list say another command set (the tcptarget
+// makes KV namespaces only; a subsystem with an NVM namespace beside them
+// is what this stands for).
+type seen struct {
+	a       Admin
+	ops     map[uint8]int
+	nvmNSID uint32
+}
+
+func (s *seen) Admin(ctx context.Context, c nvmekv.Command, buf []byte) (uint32, error) {
+	s.ops[c.Opcode]++
+	dw0, err := s.a.Admin(ctx, c, buf)
+	if err == nil && c.Opcode == 0x06 && uint8(c.CDW10) == nvmekv.CNSNSDescriptorList && c.NSID == s.nvmNSID {
+		for off := 0; off+4 <= len(buf) && buf[off] != 0; off += 4 + int(buf[off+1]) {
+			if buf[off] == nvmekv.NIDTCSI {
+				buf[off+4] = nvmekv.CSINVM
+			}
+		}
+	}
+	return dw0, err
+}
+
+// TestCheckAll (NA4): Check names every problem of a set of names at
+// once, sending nothing but Identify; a set it passes is then ensured.
+func TestCheckAll(t *testing.T) {
+	x := startTarget(t, 32<<20)
+	ctx := context.Background()
+	reg := filepath.Join(t.TempDir(), "ns.json")
+	m := &Manager{C: x.controller(hostA), RegistryPath: reg}
+	a, err := m.Ensure(ctx, "a", 8<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nvmNSID, err := m.C.Create(ctx, 4<<20) // unrecorded, attached to nobody
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := nvmetcp.Connect(x.addr, nvmetcp.HostOptions{SubNQN: tcptarget.DefaultNQN, HostNQN: hostA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := m.C.Attach(ctx, nvmNSID, true); err != nil {
+		t.Fatal(err)
+	}
+	s := &seen{a: h, ops: map[uint8]int{}, nvmNSID: nvmNSID}
+	c, err := New(ctx, s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &Manager{C: c, RegistryPath: reg}
+	err = cm.Check(ctx, []Want{
+		{Name: "a", Size: 16 << 20},         // recorded with 8 MiB
+		{Name: "b", NSID: a.Namespace.NSID}, // a's namespace, recorded as "a"
+		{Name: "c", NSID: nvmNSID},          // not KV
+		{Name: "d", NSID: 99},               // missing
+		{Name: "e", Size: 12 << 20},         // with f, past the 20 MiB unallocated
+		{Name: "f", Size: 12 << 20},         //
+		{Name: "g", NSID: nvmNSID},          // claimed twice
+		{Name: "h"},                         // neither recorded nor sized
+	})
+	for _, want := range []string{
+		`"a" was created with 8388608 bytes, 16777216 asked`,
+		`"a" and "b" both claim namespace 1`,
+		`"c" claims namespace 2 of`,
+		`"d" claims namespace 99, which`,
+		"the new namespaces need 25165824 bytes, 20971520 of 33554432 are unallocated",
+		`"c" and "g" both claim namespace 2`,
+		`no namespace is recorded as "h"`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Check: %v\nlacks %q", err, want)
+		}
+	}
+	for _, sentinel := range []error{ErrMismatch, ErrClaimed, ErrCommandSet, ErrNotFound, ErrCapacity} {
+		if !errors.Is(err, sentinel) {
+			t.Errorf("Check's error is not %v", sentinel)
+		}
+	}
+	for op, n := range s.ops {
+		if op != 0x06 {
+			t.Errorf("Check sent %d commands of opcode %#02x", n, op)
+		}
+	}
+	if err := cm.Check(ctx, []Want{{Name: "a", Size: 8 << 20}, {Name: "e", Size: 12 << 20}}); err != nil {
+		t.Fatalf("a set that fits: %v", err)
+	}
+}

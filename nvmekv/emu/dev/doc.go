@@ -6,7 +6,7 @@
 // and reclaimed regions. The namespace's log, index and command
 // interpreter know nothing of which device it is.
 //
-// Three devices:
+// Four devices:
 //
 //   - File: a regular file or a block device, io_uring read/write with
 //     O_DIRECT where the filesystem allows it, fdatasync.
@@ -22,6 +22,8 @@
 //     storage tag and guard (the NVM command set's namespace data, CNS
 //     05h with CSI 00h) and the Dataset Management limits (its
 //     controller data, CNS 06h with CSI 00h).
+//   - Window: a byte range of another Device, a namespace of a volume
+//     (nvmekv/emu/volume).
 //   - Fault: wraps another Device and injects errors (EIO on reads,
 //     writes or flushes, ENOSPC, short completions), for tests.
 //
@@ -60,6 +62,10 @@
 //     Dataset Management commands of at most DMRL ranges (and 256), DMRSL
 //     blocks a range and DMSL blocks a command, the limits of CNS 06h
 //     (TestDSMCommands; in the guest TestNVMeFlushAndDeallocate).
+//   - D8: a Window refuses, before submission, every transfer that is not
+//     within its range (-ERANGE), and its synchronous calls fail with
+//     ErrOutOfRange there; everything else reaches the device moved by
+//     its base (nvmekv/emu/volume TestWindowStaysInside).
 //
 // # Caveats
 //
