@@ -448,6 +448,29 @@
 //     ordered under ExpireAtIf's GT and LT, never expires before its time,
 //     and survives demotion to cold, adoption back and a restart
 //     (TestFarExpiriesAcrossColdAndRestart).
+//   - T44: with a LiveCodec (Options.Live), an aggregate in the DRAM
+//     tiers is a live structure on the Go heap that changes in place:
+//     Edit runs its function once under the key's shard write lock on the
+//     structure (made from the key's record where it had none), so a
+//     change is one step; Changed gives a new version keeping the expiry
+//     (the old version's cold copy deleted, T3), Emptied removes the key.
+//     The structure is the DRAM copy of its version, reached from the
+//     entry by a handle into its shard's table (entry.where memLive, no
+//     Go pointer in the entry): reads that want bytes get its serialized
+//     form (memLookup), an eviction writes that form to cold through
+//     transit (T5), a demotion makes it a warm record, drain and the
+//     remote tier take it like any value. In writethrough mode Edit
+//     stores the changed structure's record durably as Update does (T28).
+//     Tests: TestLiveEditInPlace, TestLiveKeepsTTL, and the model tests'
+//     live operations (modelLiveOp; checkLiveShard after every step).
+//   - T45: a live structure's heap bytes, measured by the structure
+//     (Live.HeapBytes), are its weight in the LFU and are charged to hot:
+//     the hot log withholds whole segments covering them (their pages
+//     given back to the kernel, dram A7), within one command's growth and
+//     two segments of slack; structures past what hot can withhold are
+//     demoted, least recently used first (a clock), to warm records or
+//     out of DRAM (TestLiveWithheldFromHot). Memory counts them in the
+//     heap budget (LiveBytes).
 //
 // # Entry lifecycle
 //

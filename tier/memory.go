@@ -50,7 +50,11 @@ type Memory struct {
 	// RemoteBytes is the remote tier's Go heap now: the changes queued and
 	// in flight to it, and its client's connection buffers (0 without one).
 	RemoteBytes int64
-	HeapBudget  int64 // DirectoryBytes + FlusherBytes + SketchBytes + RemoteBytes + slack: what the Go heap needs
+	// LiveBytes is the Go heap of the live structures (T45): measured,
+	// charged to hot (HotBytes covers it: hot withholds as many bytes of
+	// its arena), and on the heap all the same.
+	LiveBytes  int64
+	HeapBudget int64 // DirectoryBytes + FlusherBytes + SketchBytes + RemoteBytes + LiveBytes + slack: what the Go heap needs
 }
 
 // Memory returns the account. It takes each directory shard's read lock
@@ -70,6 +74,7 @@ func (c *Cache) Memory() Memory {
 	}
 	c.mem.mu.Lock()
 	m.SketchBytes = c.mem.sketchBytes()
+	m.LiveBytes = c.mem.bytes[memLive]
 	c.mem.mu.Unlock()
 	if r := c.rt; r != nil {
 		q := r.q.Stats()
@@ -78,6 +83,6 @@ func (c *Cache) Memory() Memory {
 			m.RemoteBytes += rs.ClientBytes
 		}
 	}
-	m.HeapBudget = m.DirectoryBytes + m.FlusherBytes + m.SketchBytes + m.RemoteBytes + slack(c.o.HotBytes, c.o.WarmBytes)
+	m.HeapBudget = m.DirectoryBytes + m.FlusherBytes + m.SketchBytes + m.RemoteBytes + m.LiveBytes + slack(c.o.HotBytes, c.o.WarmBytes)
 	return m
 }

@@ -92,7 +92,9 @@ func (c *Cache) releaseLocked(e *entry) {
 	if e.loc == 0 {
 		return
 	}
-	if e.flushing {
+	if e.where == memLive {
+		c.dropLiveLocked(e)
+	} else if e.flushing {
 		e.flushing = false
 	} else {
 		c.mem.mu.Lock()
@@ -164,6 +166,10 @@ func (c *Cache) processVictims() int {
 // writes (the record stays readable until the write completes), else the
 // key is lost (T7).
 func (c *Cache) evictLocked(sh *shard, e *entry) {
+	if e.where == memLive {
+		c.evictLiveLocked(sh, e)
+		return
+	}
 	if c.fl != nil && c.coldHolds(e, e.ver) {
 		c.releaseLocked(e)
 		return

@@ -1,7 +1,6 @@
 package tier
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"sync/atomic"
@@ -561,7 +560,7 @@ func (c *Cache) validate(key []byte, lo uint64, sh *shard, ver uint64) {
 	}
 	var op *pendOp
 	switch {
-	case pending || found && e.loc != 0 && e.kind == kindOfFlags(m.Flags) && sameExpiry(e.exp, m.Expiry) && bytes.Equal(c.mem.bytesOf(e), v):
+	case pending || found && e.loc != 0 && e.kind == kindOfFlags(m.Flags) && sameExpiry(e.exp, m.Expiry) && c.memEqual(e, v):
 		c.markValidLocked(e)
 		r.st.validated.Add(1)
 	case found:
