@@ -448,8 +448,9 @@
 //     ordered under ExpireAtIf's GT and LT, never expires before its time,
 //     and survives demotion to cold, adoption back and a restart
 //     (TestFarExpiriesAcrossColdAndRestart).
-//   - T44: with a LiveCodec (Options.Live), an aggregate in the DRAM
-//     tiers is a live structure on the Go heap that changes in place:
+//   - T44: an aggregate the layer above edits and reads through Edit and
+//     Read (a LiveKind says how its structures are made) is, in the DRAM
+//     tiers, a live structure on the Go heap that changes in place:
 //     Edit runs its function once under the key's shard write lock on the
 //     structure (made from the key's record where it had none), so a
 //     change is one step; Changed gives a new version keeping the expiry
@@ -469,8 +470,9 @@
 //     given back to the kernel, dram A7), within one command's growth and
 //     two segments of slack; structures past what hot can withhold are
 //     demoted, least recently used first (a clock), to warm records or
-//     out of DRAM (TestLiveWithheldFromHot). Memory counts them in the
-//     heap budget (LiveBytes).
+//     out of DRAM (TestLiveWithheldFromHot). Memory reports them
+//     (LiveBytes) beside the heap budget, which hot covers them for, and
+//     GoLimit, which the Go memory limit follows, adds them.
 //
 // # Entry lifecycle
 //

@@ -1,7 +1,6 @@
 package tier
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/tiercache/tiercache/flusher"
@@ -30,14 +29,15 @@ type Live interface {
 	AppendRecord(dst []byte) []byte
 }
 
-// LiveCodec makes the live structures of the kinds the layer above keeps
-// live (Options.Live).
-type LiveCodec interface {
-	// New returns an empty structure of kind k.
-	New(k Kind) Live
-	// Load makes a structure of kind k from its record, which it does not
-	// keep; a record that does not decode is an error.
-	Load(k Kind, rec []byte) (Live, error)
+// LiveKind is a kind of value the layer above keeps live: its Kind, and
+// how its structures are made.
+type LiveKind interface {
+	Kind() Kind
+	// New returns an empty structure.
+	New() Live
+	// Load makes a structure from its record, which it does not keep; a
+	// record that does not decode is an error.
+	Load(rec []byte) (Live, error)
 }
 
 // EditResult is what an Edit's function did to the structure.
@@ -51,9 +51,6 @@ const (
 	// Emptied: the structure is empty: the key is removed.
 	Emptied
 )
-
-// ErrNoLive is returned by Edit and Read when the cache has no LiveCodec.
-var ErrNoLive = errors.New("tier: no LiveCodec: aggregates cannot be edited in place")
 
 // liveSlot is one live structure in its shard's table: an entry reaches
 // it by a handle (the index, in entry.loc with entry.where memLive), so
@@ -145,7 +142,7 @@ func (c *Cache) dropLiveLocked(e *entry) {
 // (e's shard lock held).
 func (c *Cache) liveRecord(dst []byte, e *entry) []byte { return c.liveOf(e).AppendRecord(dst) }
 
-// Edit changes key's aggregate of kind k in place, in one step (T44): f
+// Edit changes key's aggregate of kind lk in place, in one step (T44): f
 // is given the structure and answers what it did. A key that is absent
 // (or expired) gets a new empty structure when create is true, and is
 // left absent (f not called, exists false) otherwise; a key of another
@@ -157,20 +154,19 @@ func (c *Cache) liveRecord(dst []byte, e *entry) []byte { return c.liveOf(e).App
 //
 // In the DRAM tiers f runs once, under the key's shard write lock, on the
 // structure the key keeps there (made from its record if it had none:
-// from hot, warm, transit or, read first, cold). In writethrough mode, or
-// without a LiveCodec, the key's record is loaded into a structure, f
-// changes it, and its record is stored as Update stores a value (durably
-// first in writethrough mode): f may then run more than once, each time
-// on a fresh structure, and must only note what it answers.
-func (c *Cache) Edit(key []byte, k Kind, create bool, f func(v Live) (EditResult, error)) (exists bool, err error) {
+// from hot, warm, transit or, read first, cold). In writethrough mode the
+// key's record is loaded into a structure, f changes it, and its record
+// is stored as Update stores a value, durably first (T28): f may then run
+// more than once, each time on a fresh structure, and must only note
+// what it answers.
+func (c *Cache) Edit(key []byte, lk LiveKind, create bool, f func(v Live) (EditResult, error)) (exists bool, err error) {
 	switch {
 	case len(key) == 0:
 		return false, ErrEmptyKey
-	case c.o.Live == nil:
-		return false, ErrNoLive
 	case c.writeThrough():
-		return c.editRecord(key, k, create, f)
+		return c.editRecord(key, lk, create, f)
 	}
+	k := lk.Kind()
 	defer c.remoteAwait(key)
 	if !c.enter() {
 		return false, ErrClosed
@@ -223,7 +219,7 @@ func (c *Cache) Edit(key []byte, k Kind, create bool, f func(v Live) (EditResult
 				}
 				continue
 			}
-			if v, err = c.o.Live.Load(k, rec); err != nil {
+			if v, err = lk.Load(rec); err != nil {
 				sh.mu.Unlock()
 				return true, err
 			}
@@ -232,7 +228,7 @@ func (c *Cache) Edit(key []byte, k Kind, create bool, f func(v Live) (EditResult
 		}
 		exists = t != policy.None
 		if !exists {
-			v = c.o.Live.New(k)
+			v = lk.New()
 		}
 		r, err := f(v)
 		c.count(key, t, exists)
@@ -288,7 +284,8 @@ func (c *Cache) changedLiveLocked(sh *shard, e *entry, key []byte, k Kind) {
 // editRecord is Edit on the key's record (writethrough, T28: each change
 // durable before it is published): one Update that loads the record into
 // a fresh structure for f and stores the changed structure's record.
-func (c *Cache) editRecord(key []byte, k Kind, create bool, f func(v Live) (EditResult, error)) (exists bool, err error) {
+func (c *Cache) editRecord(key []byte, lk LiveKind, create bool, f func(v Live) (EditResult, error)) (exists bool, err error) {
+	k := lk.Kind()
 	err = c.Update(key, func(cur Current) (Change, error) {
 		exists = cur.Exists
 		var v Live
@@ -296,12 +293,12 @@ func (c *Cache) editRecord(key []byte, k Kind, create bool, f func(v Live) (Edit
 		case !cur.Exists && !create:
 			return Change{Op: Keep}, nil
 		case !cur.Exists:
-			v = c.o.Live.New(k)
+			v = lk.New()
 		case cur.Kind != k:
 			return Change{}, ErrWrongKind
 		default:
 			var err error
-			if v, err = c.o.Live.Load(k, cur.Value); err != nil {
+			if v, err = lk.Load(cur.Value); err != nil {
 				return Change{}, err
 			}
 		}
@@ -319,7 +316,7 @@ func (c *Cache) editRecord(key []byte, k Kind, create bool, f func(v Live) (Edit
 	return exists, err
 }
 
-// Read calls f with key's aggregate of kind k, for a command that only
+// Read calls f with key's aggregate of kind lk, for a command that only
 // reads it: the structure the DRAM tiers keep, under the key's shard read
 // lock, or a structure made from its record where another tier holds it
 // (a hot record is made live first; a warm one when the promotion policy
@@ -327,13 +324,11 @@ func (c *Cache) editRecord(key []byte, k Kind, create bool, f func(v Live) (Edit
 // absent; a key of another kind answers ErrWrongKind. An error from f is
 // returned as it is. The structure is valid only during the call, f must
 // not change it, and must not call the cache.
-func (c *Cache) Read(key []byte, k Kind, f func(v Live) error) (exists bool, err error) {
-	switch {
-	case len(key) == 0:
+func (c *Cache) Read(key []byte, lk LiveKind, f func(v Live) error) (exists bool, err error) {
+	if len(key) == 0 {
 		return false, ErrEmptyKey
-	case c.o.Live == nil:
-		return false, ErrNoLive
 	}
+	k := lk.Kind()
 	if !c.enter() {
 		return false, ErrClosed
 	}
@@ -365,7 +360,7 @@ func (c *Cache) Read(key []byte, k Kind, f func(v Live) error) (exists bool, err
 		if where == memNone || c.writeThrough() || where == memWarm && c.pro.Promote(lo, n, policy.Warm) != policy.Hot {
 			break
 		}
-		if !c.makeLive(key, lo, sh, k) {
+		if !c.makeLive(key, lo, sh, lk) {
 			break
 		}
 	}
@@ -377,22 +372,22 @@ func (c *Cache) Read(key []byte, k Kind, f func(v Live) error) (exists bool, err
 	case kind != k:
 		return true, ErrWrongKind
 	}
-	lv, err := c.o.Live.Load(k, v)
+	lv, err := lk.Load(v)
 	if err != nil {
 		return true, err
 	}
 	return true, f(lv)
 }
 
-// makeLive makes key's DRAM record (of kind k) a live structure, if it
+// makeLive makes key's DRAM record (of kind lk) a live structure, if it
 // still has one (no lock held), and reports whether it did.
-func (c *Cache) makeLive(key []byte, lo uint64, sh *shard, k Kind) bool {
+func (c *Cache) makeLive(key []byte, lo uint64, sh *shard, lk LiveKind) bool {
 	c.liveBalance(c.ten.of(key))
 	sh.mu.Lock()
 	e := sh.m[viewString(key)]
-	ok := e != nil && e.live(c.now()) && e.kind == k && (e.where == memHot || e.where == memWarm)
+	ok := e != nil && e.live(c.now()) && e.kind == lk.Kind() && (e.where == memHot || e.where == memWarm)
 	if ok {
-		v, err := c.o.Live.Load(k, c.mem.bytesOf(e))
+		v, err := lk.Load(c.mem.bytesOf(e))
 		if ok = err == nil; ok {
 			c.installLiveLocked(e, v)
 			c.st.promotions.Add(1)

@@ -55,12 +55,15 @@ func (l *testList) pop() []byte {
 
 func uvarintSize(n int) int { return len(binary.AppendUvarint(nil, uint64(n))) }
 
-type testCodec struct{}
+// testLists is the LiveKind of testList.
+type testLists struct{}
 
-func (testCodec) New(k Kind) Live { return &testList{size: 1} }
+func (testLists) Kind() Kind { return testKind }
 
-func (testCodec) Load(k Kind, rec []byte) (Live, error) {
-	if k != testKind || len(rec) == 0 || rec[0] != 'L' {
+func (testLists) New() Live { return &testList{size: 1} }
+
+func (testLists) Load(rec []byte) (Live, error) {
+	if len(rec) == 0 || rec[0] != 'L' {
 		return nil, errTestCorrupt
 	}
 	l := &testList{size: len(rec)}
@@ -86,7 +89,7 @@ func testRecord(items ...[]byte) []byte {
 
 // editPush pushes v onto key's test list, creating it.
 func editPush(c *Cache, key, v []byte) error {
-	_, err := c.Edit(key, testKind, true, func(lv Live) (EditResult, error) {
+	_, err := c.Edit(key, testLists{}, true, func(lv Live) (EditResult, error) {
 		lv.(*testList).push(v)
 		return Changed, nil
 	})
@@ -96,7 +99,7 @@ func editPush(c *Cache, key, v []byte) error {
 // editPop pops key's test list's first element; the list goes with its
 // last one.
 func editPop(c *Cache, key []byte) (v []byte, exists bool, err error) {
-	exists, err = c.Edit(key, testKind, false, func(lv Live) (EditResult, error) {
+	exists, err = c.Edit(key, testLists{}, false, func(lv Live) (EditResult, error) {
 		l := lv.(*testList)
 		v = l.pop()
 		if len(l.items) == 0 {
@@ -109,7 +112,7 @@ func editPop(c *Cache, key []byte) (v []byte, exists bool, err error) {
 
 // readRecord is key's test list's record, read through Read.
 func readRecord(c *Cache, key []byte) (rec []byte, exists bool, err error) {
-	exists, err = c.Read(key, testKind, func(lv Live) error {
+	exists, err = c.Read(key, testLists{}, func(lv Live) error {
 		rec = lv.AppendRecord(nil)
 		return nil
 	})
@@ -147,16 +150,16 @@ func TestLiveEditInPlace(t *testing.T) {
 		t.Fatalf("Where = %q", c.Where(k))
 	}
 	boom := errors.New("boom")
-	if _, err := c.Edit(k, testKind, false, func(Live) (EditResult, error) { return Changed, boom }); err != boom {
+	if _, err := c.Edit(k, testLists{}, false, func(Live) (EditResult, error) { return Changed, boom }); err != boom {
 		t.Fatalf("Edit's error: %v", err)
 	}
-	if _, err := c.Edit(k, testKind+1, false, func(Live) (EditResult, error) { return Changed, nil }); !errors.Is(err, ErrWrongKind) {
+	if _, err := c.Edit(k, otherKind{}, false, func(Live) (EditResult, error) { return Changed, nil }); !errors.Is(err, ErrWrongKind) {
 		t.Fatalf("Edit of another kind: %v", err)
 	}
 	if _, _, err := c.Get(nil, k); !errors.Is(err, ErrWrongKind) {
 		t.Fatalf("Get of a list: %v", err)
 	}
-	if _, err := c.Read(k, testKind+1, func(Live) error { return nil }); !errors.Is(err, ErrWrongKind) {
+	if _, err := c.Read(k, otherKind{}, func(Live) error { return nil }); !errors.Is(err, ErrWrongKind) {
 		t.Fatalf("Read of another kind: %v", err)
 	}
 	for i := range 5 {
@@ -308,7 +311,7 @@ func modelLiveOp(t *testing.T, step int, c *Cache, model map[string]modelVal, li
 	wrong := exists && m.kind != testKind
 	var items [][]byte
 	if exists && !wrong {
-		l, err := testCodec{}.Load(testKind, m.v)
+		l, err := testLists{}.Load(m.v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,3 +368,8 @@ func modelLiveOp(t *testing.T, step int, c *Cache, model map[string]modelVal, li
 		}
 	}
 }
+
+// otherKind is a LiveKind the tests' lists are not.
+type otherKind struct{ testLists }
+
+func (otherKind) Kind() Kind { return testKind + 1 }

@@ -50,12 +50,17 @@ type Memory struct {
 	// RemoteBytes is the remote tier's Go heap now: the changes queued and
 	// in flight to it, and its client's connection buffers (0 without one).
 	RemoteBytes int64
-	// LiveBytes is the Go heap of the live structures (T45): measured,
-	// charged to hot (HotBytes covers it: hot withholds as many bytes of
-	// its arena), and on the heap all the same.
+	// LiveBytes is the Go heap of the live structures (T45), measured:
+	// charged to hot, whose arena withholds as many bytes (so HotBytes
+	// covers it and HeapBudget does not count it), yet on the Go heap:
+	// GoLimit adds it.
 	LiveBytes  int64
-	HeapBudget int64 // DirectoryBytes + FlusherBytes + SketchBytes + RemoteBytes + LiveBytes + slack: what the Go heap needs
+	HeapBudget int64 // DirectoryBytes + FlusherBytes + SketchBytes + RemoteBytes + slack: what the Go heap needs beside what hot covers
 }
+
+// GoLimit is what the Go memory limit follows: the heap budget and the
+// live structures, which hot's budget covers but the Go heap holds.
+func (m Memory) GoLimit() int64 { return m.HeapBudget + m.LiveBytes }
 
 // Memory returns the account. It takes each directory shard's read lock
 // in turn (O(shards), not O(keys)).
@@ -83,6 +88,6 @@ func (c *Cache) Memory() Memory {
 			m.RemoteBytes += rs.ClientBytes
 		}
 	}
-	m.HeapBudget = m.DirectoryBytes + m.FlusherBytes + m.SketchBytes + m.RemoteBytes + m.LiveBytes + slack(c.o.HotBytes, c.o.WarmBytes)
+	m.HeapBudget = m.DirectoryBytes + m.FlusherBytes + m.SketchBytes + m.RemoteBytes + slack(c.o.HotBytes, c.o.WarmBytes)
 	return m
 }

@@ -22,7 +22,6 @@ func smallOptions(clk *fakeClock) Options {
 		Flusher:       flusher.Options{QueueItems: 1 << 20, QueueBytes: 1 << 40, BatchItems: 16},
 		SweepInterval: time.Hour,
 		Clock:         clk.Now,
-		Live:          testCodec{},
 	}
 }
 
@@ -71,7 +70,7 @@ func runModel(t *testing.T, c *Cache, clk *fakeClock, steps, keys, maxVal int, s
 		checkEntries(t, c, step)
 		k := key()
 		ks := string(k)
-		if c.o.Live != nil && r.IntN(5) == 0 {
+		if r.IntN(5) == 0 {
 			modelLiveOp(t, step, c, model, live, r, k)
 			continue
 		}

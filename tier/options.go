@@ -55,10 +55,6 @@ type Options struct {
 	// Remote tunes the remote tier.
 	Remote RemoteOptions
 
-	// Live makes the live structures of the aggregate kinds (Edit, Read:
-	// live.go); nil: none, and Edit and Read answer ErrNoLive.
-	Live LiveCodec
-
 	// MaxValue is the largest value Set accepts, in bytes (default 8 MiB).
 	MaxValue int
 	// Durability: cache (default), drain or writethrough.
