@@ -2,6 +2,7 @@ package tier
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/tiercache/tiercache/policy"
 	"github.com/tiercache/tiercache/tier/dram"
@@ -79,6 +80,8 @@ type mem struct {
 	lfus    []*policy.LFU
 	logs    [memTiers]*dram.Log[*entry] // by memTier; warm nil without a warm tier
 	victims []*entry                    // evicted by the LFU, records not yet released
+	// hasVictims is len(victims) > 0, read without mu (processVictims).
+	hasVictims atomic.Bool
 	evictFn func(*policy.Node)
 	items   [memTiers]int64 // records by memTier
 	bytes   [memTiers]int64
@@ -133,7 +136,10 @@ func newMem(hot, warm *dram.Log[*entry], ten *tenants, dram int64) (*mem, error)
 			}
 		}
 	}
-	m.evictFn = func(n *policy.Node) { m.victims = append(m.victims, entryOf(n)) }
+	m.evictFn = func(n *policy.Node) {
+		m.victims = append(m.victims, entryOf(n))
+		m.hasVictims.Store(true)
+	}
 	return m, nil
 }
 

@@ -131,9 +131,13 @@ func hashOf(e *entry) uint64 {
 // Any goroutine holding no shard lock may run it.
 func (c *Cache) processVictims() int {
 	m := c.mem
+	if !m.hasVictims.Load() {
+		return 0
+	}
 	m.mu.Lock()
 	vs := m.victims
 	m.victims = nil
+	m.hasVictims.Store(false)
 	m.mu.Unlock()
 	n := 0
 	for _, e := range vs {
