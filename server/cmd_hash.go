@@ -6,32 +6,28 @@ import (
 	"strconv"
 
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value"
 	"github.com/tiercache/tiercache/value/hash"
 )
 
-// The hash commands (Redis 7.0). A read decodes the one record that holds
-// the hash; a write decodes it, changes it and stores it again in one
-// Cache.Update (so it is atomic, and O(hash size): docs/DESIGN.md).
+// The hash commands (Redis 7.0). A hash is a hash.Hash in the DRAM tiers
+// (a record edited in place while small, a table once large): a write is
+// one Cache.Edit that changes the fields it names, a read one Cache.Read
+// that answers from the structure under the cache's read lock.
 
 // aggBuf is a connection's reused buffers for aggregate commands.
 type aggBuf struct {
 	fields []hash.Field
 	enc    []byte
-	enc2   []byte // the second of two buffers record edits alternate between
+	seen   map[string]int // hashPutCheck's fields named twice, for many pairs
 }
-
-// hashEditMax is the most fields a command edits in the record directly
-// (hash.Put, hash.Remove: a scan for the field and one copy of the bytes
-// around it); more go through hash.Decode and hash.Encode.
-const hashEditMax = 8
 
 // maxAggKeep is the largest buffer an aggregate command keeps for the
 // next one.
 const maxAggKeep = 1 << 20
 
-// hashRead reads key's hash for a read command: rec is nil when the key is
-// absent. When ok is false the error reply is written.
-func (c *conn) hashRead(key []byte) (rec []byte, ok bool) { return c.kindRead(key, kindHash, false) }
+// hashOf is the hash an Edit or Read function is given.
+func hashOf(v tier.Live) *hash.Hash { return v.(*hash.Hash) }
 
 // kindRead reads key's value of kind want for a read command: rec is nil
 // when the key is absent. When ok is false the error reply is written.
@@ -61,132 +57,74 @@ func (c *conn) kindRead(key []byte, want tier.Kind, own bool) (rec []byte, ok bo
 	return v, true
 }
 
-// hashFields decodes key's hash; ok false means the reply is written.
-func (c *conn) hashFields(key []byte) (fields []hash.Field, ok bool) {
-	rec, ok := c.hashRead(key)
-	if !ok || rec == nil {
-		return nil, ok
-	}
-	fields, err := hash.Decode(c.agg.fields[:0], rec)
+// readHash runs f on key's hash for a read-only command, under the
+// cache's read lock (f writes the reply from the structure): exists is
+// false if the key is absent; ok is false after an error, which it has
+// answered.
+func (c *conn) readHash(key []byte, f func(h *hash.Hash)) (exists, ok bool) {
+	exists, err := c.s.cache.Read(key, hashes, func(v tier.Live) error {
+		f(hashOf(v))
+		return nil
+	})
 	if err != nil {
 		c.cacheError(err)
-		return nil, false
+		return false, false
 	}
-	if cap(fields) <= 4096 {
-		c.agg.fields = fields[:0]
+	if exists {
+		c.st.hits.Add(1)
+	} else {
+		c.st.misses.Add(1)
 	}
-	return fields, true
+	return exists, true
 }
 
-// hashUpdate changes key's hash in one step: edit gets its fields (none
-// when absent) and returns the new ones and whether anything changed; a
-// hash left empty is removed. edit may run more than once (tier.Cache.Update)
-// and must only compute. An error from edit changes nothing.
-func (c *conn) hashUpdate(key []byte, edit func(fields []hash.Field) ([]hash.Field, bool, error)) error {
-	err := c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
-		fields := c.agg.fields[:0]
-		if cur.Exists {
-			if cur.Kind != kindHash {
-				return tier.Change{}, wrongType
-			}
-			var err error
-			if fields, err = hash.Decode(fields, cur.Value); err != nil {
-				return tier.Change{}, err
-			}
-		}
-		out, changed, err := edit(fields)
-		if err != nil || !changed {
-			return tier.Change{Op: tier.Keep}, err
-		}
-		if len(out) == 0 {
-			return tier.Change{Op: tier.Remove}, nil
-		}
-		size := hash.Size(out)
-		if err := c.s.hashLimits.Check(len(out), size); err != nil {
-			return tier.Change{}, err
-		}
-		enc := hash.Encode(c.agg.enc[:0], out) // the cache copies it
-		if cap(enc) <= maxAggKeep {
-			c.agg.enc = enc[:0]
-		}
-		if cap(out) <= 4096 {
-			c.agg.fields = out[:0]
-		}
-		return tier.Change{Op: tier.Store, Value: enc, Kind: kindHash}, nil
-	})
-	clear(c.agg.fields[:cap(c.agg.fields)]) // drop the references to the record and the arguments
-	return err
-}
-
-// hashEdit changes key's hash record in one step, as hashUpdate does, for
-// edits made on the record itself (hashPut, hashRemove): edit gets the
-// record (nil when absent) and returns the new one (checked against the
-// limits by hashPut), or changed false.
-func (c *conn) hashEdit(key []byte, edit func(rec []byte) ([]byte, bool, error)) error {
-	return c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
-		var rec []byte
-		if cur.Exists {
-			if cur.Kind != kindHash {
-				return tier.Change{}, wrongType
-			}
-			rec = cur.Value
-		}
-		out, changed, err := edit(rec)
-		switch {
-		case err != nil || !changed:
-			return tier.Change{Op: tier.Keep}, err
-		case hash.Empty(out):
-			return tier.Change{Op: tier.Remove}, nil
-		}
-		return tier.Change{Op: tier.Store, Value: out, Kind: kindHash}, nil // the cache copies it
-	})
-}
-
-// recBufs hands out the connection's two edit buffers in turn, and keeps
-// them for the next command (keep).
-type recBufs struct {
-	b [2][]byte
-	i int
-}
-
-func (c *conn) recBufs() *recBufs { return &recBufs{b: [2][]byte{c.agg.enc[:0], c.agg.enc2[:0]}} }
-
-// next is the buffer not holding the last output.
-func (r *recBufs) next() []byte { return r.b[r.i&1][:0] }
-
-// took records out as the last output (written into next's buffer).
-func (r *recBufs) took(out []byte) {
-	r.b[r.i&1] = out
-	r.i++
-}
-
-func (c *conn) keepBufs(r *recBufs) {
-	if cap(r.b[0]) <= maxAggKeep {
-		c.agg.enc = r.b[0][:0]
+// hashPutCheck checks that h, with pairs (field, value, ...) set in
+// order, stays within the limits after each pair, before any is set: the
+// error names the first count or size past them, as setting them one by
+// one would meet it.
+func (c *conn) hashPutCheck(h *hash.Hash, pairs [][]byte) error {
+	lim := c.s.hashLimits
+	if len(pairs) == 2 {
+		return lim.Check(h.SizeAfter(pairs[0], pairs[1]))
 	}
-	if cap(r.b[1]) <= maxAggKeep {
-		c.agg.enc2 = r.b[1][:0]
+	n, size := h.Len(), h.RecordSize()
+	if c.agg.seen == nil {
+		c.agg.seen = map[string]int{}
 	}
+	seen := c.agg.seen
+	defer clear(seen)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		f, v := pairs[i], pairs[i+1]
+		size += value.EntrySize(f, v)
+		if j, ok := seen[string(f)]; ok {
+			size -= value.EntrySize(f, pairs[j+1])
+		} else if old, ok := h.Get(f); ok {
+			size -= value.EntrySize(f, old)
+		} else {
+			size += value.UvarintLen(n+1) - value.UvarintLen(n)
+			n++
+		}
+		seen[string(f)] = i
+		if err := lim.Check(n, size); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// hashPutAll sets the pairs in rec by record edits: the new record and how
-// many fields are new.
-func (c *conn) hashPutAll(rec []byte, pairs [][]byte) ([]byte, int, error) {
-	bufs := c.recBufs()
-	defer c.keepBufs(bufs)
+// hashPut sets pairs in h once they fit the limits, and returns how many
+// fields are new.
+func (c *conn) hashPut(h *hash.Hash, pairs [][]byte) (int, error) {
+	if err := c.hashPutCheck(h, pairs); err != nil {
+		return 0, err
+	}
 	added := 0
 	for i := 0; i+1 < len(pairs); i += 2 {
-		out, a, err := hash.Put(bufs.next(), rec, pairs[i], pairs[i+1], c.s.hashLimits)
-		if err != nil {
-			return nil, 0, err
-		}
-		bufs.took(out)
-		rec = out
-		if a {
+		if h.Put(pairs[i], pairs[i+1]) {
 			added++
 		}
 	}
-	return rec, added, nil
+	return added, nil
 }
 
 // hsetCmd: HSET key field value [field value ...] → fields added; HMSET
@@ -197,19 +135,14 @@ func (c *conn) hsetCmd(args [][]byte, okReply bool) {
 		return
 	}
 	var added int
-	var err error
-	if len(args)-2 <= 2*hashEditMax {
-		err = c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-			out, a, err := c.hashPutAll(rec, args[2:])
-			added = a
-			return out, err == nil, err
-		})
-	} else {
-		err = c.hashUpdate(args[1], func(fields []hash.Field) ([]hash.Field, bool, error) {
-			fields, added = hash.Set(fields, args[2:])
-			return fields, true, nil
-		})
-	}
+	_, err := c.s.cache.Edit(args[1], hashes, true, func(v tier.Live) (tier.EditResult, error) {
+		var err error
+		added, err = c.hashPut(hashOf(v), args[2:])
+		if err != nil {
+			return tier.Unchanged, err
+		}
+		return tier.Changed, nil
+	})
 	switch {
 	case err != nil:
 		c.cacheError(err)
@@ -222,49 +155,43 @@ func (c *conn) hsetCmd(args [][]byte, okReply bool) {
 
 // cmdHSetNX: HSETNX key field value → 1 if set, 0 if the field existed.
 func (c *conn) cmdHSetNX(args [][]byte) {
-	var added int
-	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-		added = 0
-		_, found, err := hash.Get(rec, args[2])
-		if err != nil || found {
-			return nil, false, err
+	var added bool
+	_, err := c.s.cache.Edit(args[1], hashes, true, func(v tier.Live) (tier.EditResult, error) {
+		h := hashOf(v)
+		if _, added = h.Get(args[2]); added {
+			added = false
+			return tier.Unchanged, nil
 		}
-		out, _, err := c.hashPutAll(rec, args[2:4])
-		added = 1
-		return out, err == nil, err
+		if _, err := c.hashPut(h, args[2:4]); err != nil {
+			return tier.Unchanged, err
+		}
+		added = true
+		return tier.Changed, nil
 	})
-	c.boolReply(added == 1, err)
+	c.noop = !added
+	c.boolReply(added, err)
 }
 
 // cmdHDel: HDEL key field [field ...] → fields removed; the key goes with
 // its last field.
 func (c *conn) cmdHDel(args [][]byte) {
 	var removed int
-	var err error
-	if len(args)-2 <= hashEditMax {
-		err = c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-			removed = 0
-			bufs := c.recBufs()
-			defer c.keepBufs(bufs)
-			for _, f := range args[2:] {
-				out, ok, err := hash.Remove(bufs.next(), rec, f)
-				if err != nil {
-					return nil, false, err
-				}
-				if ok {
-					bufs.took(out)
-					rec = out
-					removed++
-				}
+	_, err := c.s.cache.Edit(args[1], hashes, false, func(v tier.Live) (tier.EditResult, error) {
+		h := hashOf(v)
+		removed = 0
+		for _, f := range args[2:] {
+			if h.Delete(f) {
+				removed++
 			}
-			return rec, removed > 0, nil
-		})
-	} else {
-		err = c.hashUpdate(args[1], func(fields []hash.Field) ([]hash.Field, bool, error) {
-			fields, removed = hash.Delete(fields, args[2:])
-			return fields, removed > 0, nil
-		})
-	}
+		}
+		switch {
+		case removed == 0:
+			return tier.Unchanged, nil
+		case h.Len() == 0:
+			return tier.Emptied, nil
+		}
+		return tier.Changed, nil
+	})
 	if removed == 0 && err == nil {
 		c.noop = true // nothing changed: WATCHed keys are not touched (intReply)
 	}
@@ -273,115 +200,83 @@ func (c *conn) cmdHDel(args [][]byte) {
 
 // cmdHGet: HGET key field → the value, nil if absent.
 func (c *conn) cmdHGet(args [][]byte) {
-	rec, ok := c.hashRead(args[1])
-	if !ok {
-		return
-	}
-	if rec == nil {
+	exists, ok := c.readHash(args[1], func(h *hash.Hash) {
+		if v, found := h.Get(args[2]); found {
+			c.w.Bulk(v)
+		} else {
+			c.w.Null()
+		}
+	})
+	if ok && !exists {
 		c.w.Null()
-		return
-	}
-	v, found, err := hash.Get(rec, args[2])
-	switch {
-	case err != nil:
-		c.cacheError(err)
-	case !found:
-		c.w.Null()
-	default:
-		c.w.Bulk(v)
 	}
 }
 
 // cmdHMGet: HMGET key field [field ...] → one value (or nil) per field.
 func (c *conn) cmdHMGet(args [][]byte) {
-	fields, ok := c.hashFields(args[1])
-	if !ok {
-		return
-	}
-	c.w.Array(len(args) - 2)
-	for _, f := range args[2:] {
-		if j := hash.Find(fields, f); j >= 0 {
-			c.w.Bulk(fields[j].Value)
-			continue
+	exists, ok := c.readHash(args[1], func(h *hash.Hash) {
+		c.w.Array(len(args) - 2)
+		for _, f := range args[2:] {
+			if v, found := h.Get(f); found {
+				c.w.Bulk(v)
+			} else {
+				c.w.Null()
+			}
 		}
-		c.w.Null()
+	})
+	if ok && !exists {
+		c.w.Array(len(args) - 2)
+		for range args[2:] {
+			c.w.Null()
+		}
 	}
-	clear(fields)
 }
 
 // hashList writes key's fields (HKEYS), values (HVALS) or both (HGETALL:
-// field, value, ... in insertion order, a map in RESP3).
+// field, value, ... in the hash's order, a map in RESP3).
 func (c *conn) hashList(key []byte, fields, values bool) {
-	rec, ok := c.hashRead(key)
-	if !ok {
-		return
-	}
-	if rec == nil {
+	header := func(n int) {
 		if fields && values {
-			c.w.Map(0)
+			c.w.Map(n)
 		} else {
-			c.w.Array(0)
+			c.w.Array(n)
 		}
-		return
 	}
-	n, err := hash.Check(rec) // before a reply starts
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	if fields && values {
-		c.w.Map(n)
-	} else {
-		c.w.Array(n)
-	}
-	_ = hash.Each(rec, func(f, v []byte) bool {
-		if fields {
-			c.w.Bulk(f)
-		}
-		if values {
-			c.w.Bulk(v)
-		}
-		return true
+	exists, ok := c.readHash(key, func(h *hash.Hash) {
+		header(h.Len())
+		h.Each(func(f, v []byte) bool {
+			if fields {
+				c.w.Bulk(f)
+			}
+			if values {
+				c.w.Bulk(v)
+			}
+			return true
+		})
 	})
+	if ok && !exists {
+		header(0)
+	}
 }
 
 // cmdHLen: HLEN key → the field count.
 func (c *conn) cmdHLen(args [][]byte) {
-	rec, ok := c.hashRead(args[1])
-	if !ok {
-		return
-	}
-	if rec == nil {
+	if exists, ok := c.readHash(args[1], func(h *hash.Hash) { c.w.Int(int64(h.Len())) }); ok && !exists {
 		c.w.Int(0)
-		return
 	}
-	n, err := hash.Check(rec)
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	c.w.Int(int64(n))
 }
 
 // hashField answers HEXISTS key field (1 or 0) or, with length, HSTRLEN
 // key field (the value's length, 0 if absent).
 func (c *conn) hashField(args [][]byte, length bool) {
-	rec, ok := c.hashRead(args[1])
-	if !ok {
-		return
-	}
 	var v []byte
 	var found bool
-	var err error
-	if rec != nil {
-		v, found, err = hash.Get(rec, args[2])
-	}
+	exists, ok := c.readHash(args[1], func(h *hash.Hash) { v, found = h.Get(args[2]) })
 	switch {
-	case err != nil:
-		c.cacheError(err)
+	case !ok:
 	case length:
-		c.w.Int(int64(len(v)))
-	case found:
+		c.w.Int(int64(len(v))) // a length read under the lock: v is not read again
+	case exists && found:
 		c.w.Int(1)
 	default:
 		c.w.Int(0)
@@ -396,24 +291,23 @@ func (c *conn) cmdHIncrBy(args [][]byte) {
 	}
 	var result int64
 	var num [20]byte
-	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-		v, found, err := hash.Get(rec, args[2])
-		if err != nil {
-			return nil, false, err
-		}
+	_, err := c.s.cache.Edit(args[1], hashes, true, func(v tier.Live) (tier.EditResult, error) {
+		h := hashOf(v)
 		var cur int64
-		if found {
+		if old, found := h.Get(args[2]); found {
 			var ok bool
-			if cur, ok = parseInt(v); !ok {
-				return nil, false, replyError(errHashNotInt)
+			if cur, ok = parseInt(old); !ok {
+				return tier.Unchanged, replyError(errHashNotInt)
 			}
 		}
 		if incr > 0 && cur > math.MaxInt64-incr || incr < 0 && cur < math.MinInt64-incr {
-			return nil, false, replyError(errOverflow)
+			return tier.Unchanged, replyError(errOverflow)
 		}
 		result = cur + incr
-		out, _, err := c.hashPutAll(rec, [][]byte{args[2], strconv.AppendInt(num[:0], result, 10)})
-		return out, err == nil, err
+		if _, err := c.hashPut(h, [][]byte{args[2], strconv.AppendInt(num[:0], result, 10)}); err != nil {
+			return tier.Unchanged, err
+		}
+		return tier.Changed, nil
 	})
 	c.numReply(result, err)
 }
@@ -431,16 +325,17 @@ func (c *conn) cmdHIncrByFloat(args [][]byte) {
 		return
 	}
 	var result []byte
-	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-		v, found, err := hash.Get(rec, args[2])
-		if err != nil {
-			return nil, false, err
+	_, err := c.s.cache.Edit(args[1], hashes, true, func(v tier.Live) (tier.EditResult, error) {
+		h := hashOf(v)
+		old, found := h.Get(args[2])
+		var err error
+		if result, err = incrFloat(result[:0], old, found, incr, errHashNotFloat); err != nil {
+			return tier.Unchanged, err
 		}
-		if result, err = incrFloat(result[:0], v, found, incr, errHashNotFloat); err != nil {
-			return nil, false, err
+		if _, err := c.hashPut(h, [][]byte{args[2], result}); err != nil {
+			return tier.Unchanged, err
 		}
-		out, _, err := c.hashPutAll(rec, [][]byte{args[2], result})
-		return out, err == nil, err
+		return tier.Changed, nil
 	})
 	if err != nil {
 		c.cacheError(err)
@@ -465,16 +360,26 @@ func (c *conn) cmdHRandField(args [][]byte) {
 			return
 		}
 	}
-	fields, ok := c.hashFields(args[1])
-	if !ok {
+	exists, ok := c.readHash(args[1], func(h *hash.Hash) { c.randFields(h, args, count, withValues) })
+	if !ok || exists {
 		return
 	}
 	if len(args) == 2 {
-		if len(fields) == 0 {
+		c.w.Null()
+	} else {
+		c.w.Array(0)
+	}
+}
+
+// randFields answers HRANDFIELD from h (under the cache's read lock).
+func (c *conn) randFields(h *hash.Hash, args [][]byte, count int64, withValues bool) {
+	n := h.Len()
+	if len(args) == 2 {
+		if n == 0 {
 			c.w.Null()
 			return
 		}
-		c.w.Bulk(fields[rand.IntN(len(fields))].Name)
+		c.w.Bulk(h.Random().Name)
 		return
 	}
 	write := func(f hash.Field) {
@@ -486,7 +391,6 @@ func (c *conn) cmdHRandField(args [][]byte) {
 			c.w.Bulk(f.Value)
 		}
 	}
-	n := len(fields)
 	reply := func(k int) {
 		if withValues && c.w.Proto() < 3 {
 			c.w.Array(2 * k)
@@ -505,9 +409,10 @@ func (c *conn) cmdHRandField(args [][]byte) {
 		}
 		reply(int(k))
 		for range k {
-			write(fields[rand.IntN(n)])
+			write(h.Random())
 		}
 	default:
+		fields := h.Fields(c.agg.fields[:0])
 		k := int(min(count, int64(n)))
 		if k < n {
 			rand.Shuffle(n, func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
@@ -516,6 +421,9 @@ func (c *conn) cmdHRandField(args [][]byte) {
 		for _, f := range fields[:k] {
 			write(f)
 		}
+		clear(fields)
+		if cap(fields) <= 4096 {
+			c.agg.fields = fields[:0]
+		}
 	}
-	clear(fields)
 }

@@ -19,33 +19,36 @@ func (c *conn) cmdHScan(args [][]byte) {
 	if !ok {
 		return
 	}
-	fields, ok := c.hashFields(args[1])
-	if !ok {
-		return
-	}
-	if fields == nil { // a missing key: an empty scan, before the options are read (as Redis)
+	exists, ok := c.readHash(args[1], func(h *hash.Hash) {
+		o, ok := c.scanArgs(args[3:], false) // after the key, as Redis
+		if !ok {
+			return
+		}
+		fields := h.Fields(c.agg.fields[:0])
+		defer func() {
+			clear(fields)
+			if cap(fields) <= 4096 {
+				c.agg.fields = fields[:0]
+			}
+		}()
+		var next uint64
+		if cursor != 0 || len(fields) > max(hash.ScanWhole, o.count) {
+			fields, next = hash.ScanStep(fields, cursor, o.count)
+		}
+		if o.pattern != "*" {
+			fields = slices.DeleteFunc(fields, func(f hash.Field) bool { return !globMatch(o.pattern, string(f.Name)) })
+		}
+		c.w.Array(2)
+		c.w.BulkString(strconv.FormatUint(next, 10))
+		c.w.Array(2 * len(fields))
+		for _, f := range fields {
+			c.w.Bulk(f.Name)
+			c.w.Bulk(f.Value)
+		}
+	})
+	if ok && !exists { // a missing key: an empty scan, before the options are read (as Redis)
 		c.w.Array(2)
 		c.w.BulkString("0")
 		c.w.Array(0)
-		return
 	}
-	o, ok := c.scanArgs(args[3:], false)
-	if !ok {
-		return
-	}
-	var next uint64
-	if cursor != 0 || len(fields) > max(hash.ScanWhole, o.count) {
-		fields, next = hash.ScanStep(fields, cursor, o.count)
-	}
-	if o.pattern != "*" {
-		fields = slices.DeleteFunc(fields, func(f hash.Field) bool { return !globMatch(o.pattern, string(f.Name)) })
-	}
-	c.w.Array(2)
-	c.w.BulkString(strconv.FormatUint(next, 10))
-	c.w.Array(2 * len(fields))
-	for _, f := range fields {
-		c.w.Bulk(f.Name)
-		c.w.Bulk(f.Value)
-	}
-	clear(fields)
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value/hash"
 	"github.com/tiercache/tiercache/value/list"
 )
 
@@ -20,3 +21,15 @@ func (listKind) Load(rec []byte) (tier.Live, error) {
 }
 
 var lists tier.LiveKind = listKind{}
+
+// hashKind: a hash is a hash.Hash, its record while small, a table once
+// large.
+type hashKind struct{}
+
+func (hashKind) Kind() tier.Kind { return kindHash }
+func (hashKind) New() tier.Live  { return hash.NewHash() }
+func (hashKind) Load(rec []byte) (tier.Live, error) {
+	return hash.LoadHash(rec)
+}
+
+var hashes tier.LiveKind = hashKind{}

@@ -82,10 +82,10 @@ type mem struct {
 	victims []*entry                    // evicted by the LFU, records not yet released
 	// hasVictims is len(victims) > 0, read without mu (processVictims).
 	hasVictims atomic.Bool
-	evictFn func(*policy.Node)
-	items   [memTiers]int64 // records by memTier
-	bytes   [memTiers]int64
-	evicted [memTiers]uint64 // LFU evictions by the tier the record was in
+	evictFn    func(*policy.Node)
+	items      [memTiers]int64 // records by memTier
+	bytes      [memTiers]int64
+	evicted    [memTiers]uint64 // LFU evictions by the tier the record was in
 	// tenantEvicted is the LFU evictions (and records dropped by a
 	// cleaning) by tenant id.
 	tenantEvicted []uint64

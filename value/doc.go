@@ -10,7 +10,11 @@
 //
 // This package itself measures the heap a live structure takes:
 // AllocSize is an allocation's size as the runtime rounds it, read off
-// the runtime when the package loads (V1: TestAllocSizeIsWhatTheHeapTakes).
+// the runtime when the package loads (V1: TestAllocSizeIsWhatTheHeapTakes);
+// and holds the table the large hashes and sets and the sorted sets'
+// member index share: Table, byte strings to byte strings in place (V2:
+// TestTableModel; V3, its HeapBytes within 2% of the heap's growth:
+// TestTableHeapBytes).
 //
 // Each package's invariants have its own prefix: VH for value/hash, VL
 // for value/list, VS for value/set, VZ for value/zset.

@@ -11,6 +11,10 @@
 // decoded into fields, changed (Set, Delete) and encoded again (Encode).
 // ScanStep orders a large hash for HSCAN's cursor.
 //
+// Hash is the hash as the DRAM tiers keep it live (tier.Live): its
+// record, edited in place, while small (Redis's listpack bounds), a
+// value.Table once large; the record is built from it when asked for.
+//
 // # Invariants
 //
 //   - VH1: Encode then Decode gives the same fields in the same order, and
@@ -28,6 +32,14 @@
 //   - VH5: stepping a hash with ScanStep returns each field present for
 //     the whole scan exactly once, whatever is added or removed between
 //     steps, and about count fields a step (TestScanStepExactlyOnce).
+//   - VH6: a Hash behaves as a map under Put and Delete; while small its
+//     record is byte for byte what Put and Remove on the record give (so
+//     its order is Redis's), past SmallFields fields or a name or value
+//     over SmallValue bytes it turns large keeping every field; its
+//     record decodes to its fields, RecordSize is its length, SizeAfter
+//     predicts a Put, and LoadHash reads it back (TestHashModel).
+//   - VH7: HeapBytes is the heap a Hash takes, within 2% of what the
+//     heap grows by, small and large (TestHashHeapBytes).
 //
 // # Caveats
 //
