@@ -57,25 +57,9 @@ func (c *conn) kindRead(key []byte, want tier.Kind, own bool) (rec []byte, ok bo
 	return v, true
 }
 
-// readHash runs f on key's hash for a read-only command, under the
-// cache's read lock (f writes the reply from the structure): exists is
-// false if the key is absent; ok is false after an error, which it has
-// answered.
+// readHash runs f on key's hash for a read-only command (readLive).
 func (c *conn) readHash(key []byte, f func(h *hash.Hash)) (exists, ok bool) {
-	exists, err := c.s.cache.Read(key, hashes, func(v tier.Live) error {
-		f(hashOf(v))
-		return nil
-	})
-	if err != nil {
-		c.cacheError(err)
-		return false, false
-	}
-	if exists {
-		c.st.hits.Add(1)
-	} else {
-		c.st.misses.Add(1)
-	}
-	return exists, true
+	return c.readLive(key, hashes, func(v tier.Live) { f(hashOf(v)) })
 }
 
 // hashPutCheck checks that h, with pairs (field, value, ...) set in

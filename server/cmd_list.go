@@ -72,25 +72,9 @@ func (c *conn) bulks(items [][]byte) {
 	}
 }
 
-// readList runs f on key's list for a read-only command, under the
-// cache's read lock (f writes the reply from the structure): exists is
-// false if the key is absent; ok is false after an error, which it has
-// answered.
+// readList runs f on key's list for a read-only command (readLive).
 func (c *conn) readList(key []byte, f func(q *list.Quick)) (exists, ok bool) {
-	exists, err := c.s.cache.Read(key, lists, func(v tier.Live) error {
-		f(quick(v))
-		return nil
-	})
-	if err != nil {
-		c.cacheError(err)
-		return false, false
-	}
-	if !exists {
-		c.st.misses.Add(1)
-		return false, true
-	}
-	c.st.hits.Add(1)
-	return true, true
+	return c.readLive(key, lists, func(v tier.Live) { f(quick(v)) })
 }
 
 // cmdLLen: LLEN key → the length, 0 if absent.

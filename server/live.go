@@ -4,6 +4,7 @@ import (
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/hash"
 	"github.com/tiercache/tiercache/value/list"
+	"github.com/tiercache/tiercache/value/set"
 )
 
 // The kinds the server keeps live in the DRAM tiers (tier.Edit,
@@ -33,3 +34,35 @@ func (hashKind) Load(rec []byte) (tier.Live, error) {
 }
 
 var hashes tier.LiveKind = hashKind{}
+
+// setKind: a set is a set.Live, a table of its members.
+type setKind struct{}
+
+func (setKind) Kind() tier.Kind { return kindSet }
+func (setKind) New() tier.Live  { return set.NewLive() }
+func (setKind) Load(rec []byte) (tier.Live, error) {
+	return set.LoadLive(rec)
+}
+
+var sets tier.LiveKind = setKind{}
+
+// readLive runs f on key's aggregate of kind lk for a read-only command,
+// under the cache's read lock (f writes the reply from the structure):
+// exists is false if the key is absent; ok is false after an error,
+// which it has answered.
+func (c *conn) readLive(key []byte, lk tier.LiveKind, f func(v tier.Live)) (exists, ok bool) {
+	exists, err := c.s.cache.Read(key, lk, func(v tier.Live) error {
+		f(v)
+		return nil
+	})
+	if err != nil {
+		c.cacheError(err)
+		return false, false
+	}
+	if exists {
+		c.st.hits.Add(1)
+	} else {
+		c.st.misses.Add(1)
+	}
+	return exists, true
+}

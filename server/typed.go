@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value"
 	"github.com/tiercache/tiercache/value/set"
 	"github.com/tiercache/tiercache/value/zset"
 )
@@ -152,4 +153,52 @@ func (c *conn) storeResult(dst []byte, v interface {
 		}
 	}
 	c.numReply(int64(n), err)
+}
+
+// setEdit changes key's set in place, in one Cache.Edit: edit gets the
+// live set (a new empty one when the key is absent and create is set)
+// and reports whether it changed it; a set left empty is removed. It may
+// run more than once (writethrough): it must only change the set and
+// note what it answers.
+func (c *conn) setEdit(key []byte, create bool, edit func(s *set.Live) (bool, error)) (exists bool, err error) {
+	return c.s.cache.Edit(key, sets, create, func(v tier.Live) (tier.EditResult, error) {
+		s := v.(*set.Live)
+		changed, err := edit(s)
+		switch {
+		case err != nil || !changed:
+			return tier.Unchanged, err
+		case s.Len() == 0:
+			return tier.Emptied, nil
+		}
+		return tier.Changed, nil
+	})
+}
+
+// readLiveSet runs f on key's set for a read-only command (readLive).
+func (c *conn) readLiveSet(key []byte, f func(s *set.Live)) (exists, ok bool) {
+	return c.readLive(key, sets, func(v tier.Live) { f(v.(*set.Live)) })
+}
+
+// setAddCheck checks that s with members added in order stays within
+// the limits after each, before any is added.
+func (c *conn) setAddCheck(s *set.Live, members [][]byte) error {
+	n, size := s.Len(), s.Size()
+	var seen map[string]bool
+	if len(members) > 1 {
+		seen = make(map[string]bool, len(members))
+	}
+	for _, m := range members {
+		if s.Has(m) || seen[string(m)] {
+			continue
+		}
+		if seen != nil {
+			seen[string(m)] = true
+		}
+		size += value.UvarintLen(len(m)) + len(m) + value.UvarintLen(n+1) - value.UvarintLen(n)
+		n++
+		if err := c.s.setLimits.Check(n, size); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -51,7 +51,9 @@ func (t *Table) Len() int { return t.n }
 func (t *Table) BodySize() int { return t.body }
 
 // HeapBytes is the heap t takes, its own struct included.
-func (t *Table) HeapBytes() int64 { return tableBytes + t.heap }
+func (t *Table) HeapBytes() int64 {
+	return tableBytes + t.heap + int64(AllocSize(cap(t.chunks)*int(unsafe.Sizeof([]byte(nil)))))
+}
 
 // EntrySize is the bytes key and value take in a record's body.
 func EntrySize(key, val []byte) int {
@@ -190,10 +192,25 @@ func (t *Table) unslot(i int) {
 func (t *Table) append(key, val []byte) uint32 {
 	size := 1 + EntrySize(key, val)
 	last := len(t.chunks) - 1
-	if last < 0 || len(t.chunks[last]) >= ChunkBytes || len(t.chunks[last])+size > cap(t.chunks[last]) {
-		c := max(ChunkBytes, size)
-		b := append([]byte(nil), make([]byte, c)...)[:0]
-		t.heap += int64(cap(b))
+	switch {
+	case last >= 0 && len(t.chunks[last])+size <= cap(t.chunks[last]) && len(t.chunks[last]) < ChunkBytes:
+	case last >= 0 && len(t.chunks[last])+size <= ChunkBytes:
+		// The last chunk grows, twice as large up to ChunkBytes: a small
+		// table takes little. Its entries keep their offsets.
+		old := t.chunks[last]
+		b := append(make([]byte, 0, min(max(2*cap(old), len(old)+size), ChunkBytes)), old...)
+		t.heap += int64(AllocSize(cap(b)) - AllocSize(cap(old)))
+		t.chunks[last] = b
+	default:
+		c := size
+		if size <= ChunkBytes {
+			c = 64
+			if last >= 0 {
+				c = ChunkBytes // a table past its first chunk grows by whole ones
+			}
+		}
+		b := make([]byte, 0, max(c, size))
+		t.heap += int64(AllocSize(cap(b)))
 		t.chunks = append(t.chunks, b)
 		last++
 		if len(t.chunks) > maxChunks {
@@ -239,7 +256,7 @@ func (t *Table) maybeCompact() {
 	old := t.chunks
 	t.chunks, t.body, t.dead = nil, 0, 0
 	for _, c := range old {
-		t.heap -= int64(cap(c))
+		t.heap -= int64(AllocSize(cap(c)))
 	}
 	clear(t.slots)
 	n := t.n

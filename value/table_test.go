@@ -113,10 +113,10 @@ func TestTableModel(t *testing.T) {
 // 2%, for a table of 100,000 small entries.
 func TestTableHeapBytes(t *testing.T) {
 	const tables = 4
+	ts := make([]*Table, tables)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	ts := make([]*Table, tables)
 	for i := range ts {
 		ts[i] = &Table{}
 		for j := range 100000 {

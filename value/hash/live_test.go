@@ -87,10 +87,10 @@ func TestHashModel(t *testing.T) {
 func TestHashHeapBytes(t *testing.T) {
 	for _, n := range []int{100, 10000} {
 		hashes := 1000000 / n
+		hs := make([]*Hash, hashes) // before the reading: the array is not the hashes'
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		hs := make([]*Hash, hashes)
 		for i := range hs {
 			hs[i] = NewHash()
 			for j := range n {

@@ -164,10 +164,10 @@ func TestQuickHeapBytes(t *testing.T) {
 			// Several lists, so that what the collector frees of the
 			// test's own heap meanwhile is small beside them.
 			const lists = 8
+			qs := make([]*Quick, lists)
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			qs := make([]*Quick, lists)
 			for i := range qs {
 				qs[i] = tc.make()
 			}
