@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/tiercache/tiercache/tier"
@@ -50,15 +51,12 @@ func (ops *listOps) serveFirst(q []*waiter, key string) (*waiter, blockResult, b
 // none.
 func (ops *listOps) zpopOne(w *waiter, key string) (blockResult, bool) {
 	var res blockResult
-	var z zset.Entries
 	popped := false
-	err := ops.cache.Update([]byte(key), func(cur tier.Current) (tier.Change, error) {
+	_, err := ops.cache.Edit([]byte(key), zsets, false, func(v tier.Live) (tier.EditResult, error) {
+		z := v.(*zset.Sorted)
 		popped = false
-		if !cur.Exists || cur.Kind != kindZSet {
-			return tier.Change{Op: tier.Keep}, nil
-		}
-		if err := z.Decode(cur.Value); err != nil {
-			return tier.Change{}, err
+		if z.Len() == 0 {
+			return tier.Unchanged, nil
 		}
 		r := 0
 		if w.zpop == zpopMax {
@@ -69,16 +67,15 @@ func (ops *listOps) zpopOne(w *waiter, key string) (blockResult, bool) {
 		popped = true
 		z.RemoveRanks(r, r+1)
 		if z.Len() == 0 {
-			return tier.Change{Op: tier.Remove}, nil
+			return tier.Emptied, nil
 		}
-		ops.val = z.AppendRecord(ops.val[:0])
-		return tier.Change{Op: tier.Store, Value: ops.val, Kind: kindZSet}, nil
+		return tier.Changed, nil
 	})
 	switch {
+	case errors.Is(err, tier.ErrWrongKind) || err == nil && !popped:
+		return blockResult{}, false // a key that is not a sorted set serves nobody
 	case err != nil:
 		return blockResult{key: key, err: err}, true
-	case !popped:
-		return blockResult{}, false
 	}
 	return res, true
 }
@@ -98,7 +95,7 @@ func (c *conn) bzpopCmd(args [][]byte, end zpopEnd) {
 // zpushBack puts back an entry served to a client as it hung up (the
 // caller holds the transaction lock and touches nothing else).
 func (c *conn) zpushBack(key []byte, res blockResult) {
-	err := c.zsetUpdate(key, func(z *zset.Entries) (bool, error) {
+	_, err := c.zsetEdit(key, true, func(z *zset.Sorted) (bool, error) {
 		if _, ok := z.Score(res.val); ok {
 			return false, nil // added again meanwhile: that score stays
 		}

@@ -5,6 +5,7 @@ import (
 	"github.com/tiercache/tiercache/value/hash"
 	"github.com/tiercache/tiercache/value/list"
 	"github.com/tiercache/tiercache/value/set"
+	"github.com/tiercache/tiercache/value/zset"
 )
 
 // The kinds the server keeps live in the DRAM tiers (tier.Edit,
@@ -66,3 +67,15 @@ func (c *conn) readLive(key []byte, lk tier.LiveKind, f func(v tier.Live)) (exis
 	}
 	return exists, true
 }
+
+// zsetKind: a sorted set is a zset.Sorted, a member index and blocks in
+// Redis's order.
+type zsetKind struct{}
+
+func (zsetKind) Kind() tier.Kind { return kindZSet }
+func (zsetKind) New() tier.Live  { return zset.NewSorted() }
+func (zsetKind) Load(rec []byte) (tier.Live, error) {
+	return zset.LoadSorted(rec)
+}
+
+var zsets tier.LiveKind = zsetKind{}

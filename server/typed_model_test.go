@@ -9,15 +9,21 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tiercache/tiercache/coldstore"
+	"github.com/tiercache/tiercache/tier"
 )
 
 // TestTypedModelConcurrentCold (S40, S41): clients at once change sets and
-// sorted sets that live in the cold tier (every record is read from and
-// written back to the emulated namespace), each its own keys against a
+// sorted sets whose live structures a hot tier of 32 KiB keeps evicting
+// to the cold tier and loading back from it, each its own keys against a
 // model of its own, and shared keys with changes that commute (SADD of
 // distinct members, ZINCRBY by 1); every key ends as its model says.
 func TestTypedModelConcurrentCold(t *testing.T) {
-	_, tc, path := startColdServer(t, nil)
+	tc := openColdCache(t, func(o *tier.Options, _ *coldstore.Config) {
+		o.HotBytes, o.HotSegmentBytes, o.HotMaxValue = 32<<10, 4<<10, 4<<10
+	})
+	_, path := startServerWith(t, tc, nil)
 	const clients, steps = 4, 300
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)

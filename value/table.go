@@ -30,6 +30,9 @@ type Table struct {
 	body   int      // the live entries' bytes without their flags: a record's body
 	dead   int      // the dead entries' bytes, flags included
 	heap   int64    // chunks and index
+	// manual: the owner compacts (Waste, then a new table), for it keeps
+	// refs to the entries, which a compaction moves (a sorted set's order).
+	manual bool
 }
 
 // ChunkBytes is the size of a Table's chunks.
@@ -248,9 +251,9 @@ func (t *Table) resize(n int) {
 }
 
 // maybeCompact packs the live entries again once the dead ones take as
-// many bytes, and a chunk's worth.
+// many bytes, and a chunk's worth (Waste says so), unless Manual.
 func (t *Table) maybeCompact() {
-	if t.dead < ChunkBytes || t.dead < t.body {
+	if t.manual || !t.Waste() {
 		return
 	}
 	old := t.chunks
@@ -280,6 +283,41 @@ func (t *Table) maybeCompact() {
 	if len(t.slots) > 16 && t.n*8 < len(t.slots) {
 		t.resize(len(t.slots) / 2)
 	}
+}
+
+// Waste reports whether the dead entries hold as many bytes as the live
+// ones, and a chunk's worth: a compaction would halve the chunks at least.
+func (t *Table) Waste() bool { return t.dead >= ChunkBytes && t.dead >= t.body }
+
+// Manual makes t's owner compact it (t never moves an entry by itself):
+// an owner that keeps refs (Ref, Insert) calls it first.
+func (t *Table) Manual() { t.manual = true }
+
+// Ref is the place of key's entry, for At and SetValue; it stays until
+// the entry is deleted or its value set again with another length, or t
+// compacts (never, once Manual).
+func (t *Table) Ref(key []byte) (uint32, bool) {
+	_, ref, ok := t.find(key, keyHash(key))
+	return ref, ok
+}
+
+// At is the key and value of the entry at ref (aliasing t).
+func (t *Table) At(ref uint32) (key, val []byte) {
+	_, k, v, _ := t.entry(ref)
+	return k, v
+}
+
+// Insert adds key, which t does not hold, with val, and returns its ref.
+func (t *Table) Insert(key, val []byte) uint32 {
+	h := keyHash(key)
+	if (t.n+1)*4 > len(t.slots)*3 {
+		t.resize(max(2*len(t.slots), 8))
+	}
+	slot, _, _ := t.find(key, h)
+	ref := t.append(key, val)
+	t.slots[slot] = uint64(h)<<32 | uint64(ref) + 1
+	t.n++
+	return ref
 }
 
 // Each calls f with every key and value in the order they were written
