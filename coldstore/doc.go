@@ -36,6 +36,11 @@
 //     SetFloor syncs it before returning and Floor reads it back after a
 //     reopen; a record there that is not a floor is ErrBadFloor
 //     (TestFloorSurvivesReopen).
+//   - CS5: with Config.Cut, PutMany writes a value the cut lays out for
+//     pieces as a pieced record (nvmekv K20), and GetPieces reads the
+//     pieces its caller chooses (backend.Pieces); a value the cut leaves
+//     whole is stored, and read, as before (server
+//     TestColdAggregateReadsItsPieces).
 //
 // # Caveats
 //

@@ -67,6 +67,11 @@ type Config struct {
 	// SysfsRoot is where IndexNode's node is looked up (default
 	// numa.DefaultSysfsRoot; a test seam).
 	SysfsRoot string
+	// Cut lays out a large aggregate for the cold tier in pieces (the
+	// sidecar's: the server's per-kind layouts), so a read of a few of its
+	// items reads a few blocks (backend.Pieces, nvmekv K20, CS5); nil
+	// stores every value whole.
+	Cut backend.CutFunc
 }
 
 func (c *Config) ensureDefaults() {
@@ -191,7 +196,7 @@ func Open(c Config, p backend.Params) (*Store, error) {
 	// A KV SSD fails a write it has no room for (Capacity Exceeded): it
 	// never drops a live record by itself.
 	st := &Store{kv: kv, name: name, preExisting: total > 0, maxValue: p.MaxValue, index: index,
-		strict: strict || c.Mode == "passthrough"}
+		strict: strict || c.Mode == "passthrough", cut: c.Cut}
 	return st, nil
 }
 

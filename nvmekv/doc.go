@@ -145,6 +145,15 @@
 //     over its 32 bits: flipping any one byte changes the tag, and 200,000
 //     random keys share tags about as often as 2^-32 a pair predicts
 //     (TestTagOf).
+//   - K20: a value Put with pieces (Item.Pieces) is a pieced record: its
+//     header, key and piece table (each piece's length, CRC32C and the
+//     writer's meta, the table under a CRC32C of its own in header bytes
+//     52-55, byte 5 bit 2 set) and one chunk a piece in the other chunk
+//     set (K11); a whole Get reads every piece in one submission and
+//     checks the whole CRC32C, GetPieces reads the table and only the
+//     pieces its caller chooses, each checked against its own; a changed
+//     piece is ErrUnrecovered, and a record that is not pieced has bytes
+//     52-55 zero (emu TestPiecedRecords, FuzzRecordDecode).
 //
 // # Caveats
 //

@@ -184,6 +184,15 @@ func (c *conn) cmdHDel(args [][]byte) {
 
 // cmdHGet: HGET key field → the value, nil if absent.
 func (c *conn) cmdHGet(args [][]byte) {
+	if c.hashCold(args[1], args[2:3], func(get func([]byte) ([]byte, bool), _ int) {
+		if v, found := get(args[2]); found {
+			c.w.Bulk(v)
+		} else {
+			c.w.Null()
+		}
+	}) {
+		return
+	}
 	exists, ok := c.readHash(args[1], func(h *hash.Hash) {
 		if v, found := h.Get(args[2]); found {
 			c.w.Bulk(v)
@@ -198,16 +207,20 @@ func (c *conn) cmdHGet(args [][]byte) {
 
 // cmdHMGet: HMGET key field [field ...] → one value (or nil) per field.
 func (c *conn) cmdHMGet(args [][]byte) {
-	exists, ok := c.readHash(args[1], func(h *hash.Hash) {
+	answer := func(get func([]byte) ([]byte, bool), _ int) {
 		c.w.Array(len(args) - 2)
 		for _, f := range args[2:] {
-			if v, found := h.Get(f); found {
+			if v, found := get(f); found {
 				c.w.Bulk(v)
 			} else {
 				c.w.Null()
 			}
 		}
-	})
+	}
+	if c.hashCold(args[1], args[2:], answer) {
+		return
+	}
+	exists, ok := c.readHash(args[1], func(h *hash.Hash) { answer(h.Get, h.Len()) })
 	if ok && !exists {
 		c.w.Array(len(args) - 2)
 		for range args[2:] {
@@ -245,6 +258,9 @@ func (c *conn) hashList(key []byte, fields, values bool) {
 
 // cmdHLen: HLEN key → the field count.
 func (c *conn) cmdHLen(args [][]byte) {
+	if c.hashCold(args[1], nil, func(_ func([]byte) ([]byte, bool), n int) { c.w.Int(int64(n)) }) {
+		return
+	}
 	if exists, ok := c.readHash(args[1], func(h *hash.Hash) { c.w.Int(int64(h.Len())) }); ok && !exists {
 		c.w.Int(0)
 	}
@@ -255,7 +271,10 @@ func (c *conn) cmdHLen(args [][]byte) {
 func (c *conn) hashField(args [][]byte, length bool) {
 	var v []byte
 	var found bool
-	exists, ok := c.readHash(args[1], func(h *hash.Hash) { v, found = h.Get(args[2]) })
+	exists, ok := true, true
+	if !c.hashCold(args[1], args[2:3], func(get func([]byte) ([]byte, bool), _ int) { v, found = get(args[2]) }) {
+		exists, ok = c.readHash(args[1], func(h *hash.Hash) { v, found = h.Get(args[2]) })
+	}
 	switch {
 	case !ok:
 	case length:

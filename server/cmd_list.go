@@ -79,6 +79,9 @@ func (c *conn) readList(key []byte, f func(q *list.Quick)) (exists, ok bool) {
 
 // cmdLLen: LLEN key → the length, 0 if absent.
 func (c *conn) cmdLLen(args [][]byte) {
+	if c.listCold(args[1], func(int) (int, int) { return 0, 0 }, func(_ [][]byte, n int) { c.w.Int(int64(n)) }) {
+		return
+	}
 	if exists, ok := c.readList(args[1], func(q *list.Quick) { c.w.Int(int64(q.Len())) }); ok && !exists {
 		c.w.Int(0)
 	}
@@ -89,6 +92,9 @@ func (c *conn) cmdLLen(args [][]byte) {
 func (c *conn) cmdLRange(args [][]byte) {
 	start, stop, ok := c.rangeArgs(args[2], args[3])
 	if !ok {
+		return
+	}
+	if c.listCold(args[1], func(n int) (int, int) { return list.Range(start, stop, n) }, func(items [][]byte, _ int) { c.bulks(items) }) {
 		return
 	}
 	exists, ok := c.readList(args[1], func(q *list.Quick) {
@@ -103,6 +109,24 @@ func (c *conn) cmdLRange(args [][]byte) {
 
 // cmdLIndex: LINDEX key index → the element, nil if out of range or absent.
 func (c *conn) cmdLIndex(args [][]byte) {
+	idx, isInt := parseInt(args[2])
+	if isInt && c.listCold(args[1], func(n int) (int, int) {
+		if idx < 0 {
+			idx += int64(n)
+		}
+		if idx < 0 || idx >= int64(n) {
+			return 0, 0
+		}
+		return int(idx), int(idx) + 1
+	}, func(items [][]byte, _ int) {
+		if len(items) == 0 {
+			c.w.Null()
+		} else {
+			c.w.Bulk(items[0])
+		}
+	}) {
+		return
+	}
 	var bad bool
 	exists, ok := c.readList(args[1], func(q *list.Quick) {
 		i, ok := parseInt(args[2]) // after the key, as Redis

@@ -473,6 +473,13 @@
 //     out of DRAM (TestLiveWithheldFromHot). Memory reports them
 //     (LiveBytes) beside the heap budget, which hot covers them for, and
 //     GoLimit, which the Go memory limit follows, adds them.
+//   - T46: ReadPieces reads only the pieces of an aggregate its caller
+//     chooses (backend.Pieces) while the cold tier alone holds its
+//     version, and answers done false, reading nothing, otherwise (in a
+//     memory tier or transit, suspect, of another kind, absent) or when
+//     the promotion policy wants the key in DRAM, so a frequent key still
+//     comes up whole; the pieces are of the version the directory names
+//     (server TestColdAggregateReadsItsPieces).
 //
 // # Entry lifecycle
 //

@@ -167,7 +167,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	to.WarmSegmentBytes = int(c.Warm.Segment)
 	to.WarmArena = numa.ArenaOptions{Node: node, Policy: pol, Mode: pmode, Fallback: fb, HugePages: c.Warm.HugePages, Logger: log}
 	cc := coldstore.Config{Mode: c.Cold.Backend, Device: c.Cold.Device, IOPoll: c.Cold.IOPoll, SQPoll: c.Cold.SQPoll,
-		Capacity: int64(c.Cold.Capacity), IndexNode: indexNode}
+		Capacity: int64(c.Cold.Capacity), IndexNode: indexNode, Cut: server.ColdCut}
 	if c.Cold.Backend == "emulated" {
 		cc.DataDir, cc.Path = c.Cold.DataDir, c.Cold.Path
 	}
