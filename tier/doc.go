@@ -460,10 +460,13 @@
 //     Go pointer in the entry): reads that want bytes get its serialized
 //     form (memLookup), an eviction writes that form to cold through
 //     transit (T5), a demotion makes it a warm record, drain and the
-//     remote tier take it like any value. In writethrough mode Edit
+//     remote tier take it like any value (a change queues a lazy put,
+//     behind W6: its record is built once per send, not per change). In
+//     writethrough mode Edit
 //     stores the changed structure's record durably as Update does (T28).
-//     Tests: TestLiveEditInPlace, TestLiveKeepsTTL, and the model tests'
-//     live operations (modelLiveOp; checkLiveShard after every step).
+//     Tests: TestLiveEditInPlace, TestLiveKeepsTTL, TestRemoteTier/
+//     LiveAggregates, and the model tests' live operations (modelLiveOp;
+//     checkLiveShard after every step).
 //   - T45: a live structure's heap bytes, measured by the structure
 //     (Live.HeapBytes), are its weight in the LFU and are charged to hot:
 //     the hot log withholds whole segments covering them (their pages

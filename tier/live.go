@@ -263,9 +263,7 @@ func (c *Cache) newLiveLocked(sh *shard, e *entry, key []byte, v Live, k Kind) *
 	}
 	c.versionLocked(sh, e, fresh, key, 0, int64(v.RecordSize()), k)
 	c.installLiveLocked(e, v)
-	if c.rt != nil {
-		c.remotePutLocked(key, v.AppendRecord(nil), 0, k)
-	}
+	c.remotePutLiveLocked(key)
 	return e
 }
 
@@ -276,9 +274,7 @@ func (c *Cache) changedLiveLocked(sh *shard, e *entry, key []byte, k Kind) {
 	s := c.liveSlotOf(e)
 	c.versionLocked(sh, e, false, key, e.exp, int64(s.v.RecordSize()), k)
 	c.rechargeLocked(e)
-	if c.rt != nil {
-		c.remotePutLocked(key, s.v.AppendRecord(nil), e.exp, k)
-	}
+	c.remotePutLiveLocked(key)
 }
 
 // editRecord is Edit on the key's record (writethrough, T28: each change
