@@ -17,7 +17,7 @@ import (
 // evictable: a key may be dropped while the cache runs (drain and cache
 // modes: DRAM full and the flash budget spent); writethrough keeps every
 // key in cold.
-func worker(rc *redis.Client, o *Options, w int, logs map[string]*keyLog, seq *uint64, seed uint64, evictable bool, stop <-chan struct{}, errf func(string, ...any)) {
+func worker(rc *redis.Client, o *Options, w int, logs map[string]*keyLog, aggs map[string]*aggLog, seq *uint64, seed uint64, evictable bool, stop <-chan struct{}, errf func(string, ...any)) {
 	r := rand.New(rand.NewPCG(seed, uint64(w)))
 	ctx := context.Background()
 	for {
@@ -25,6 +25,16 @@ func worker(rc *redis.Client, o *Options, w int, logs map[string]*keyLog, seq *u
 		case <-stop:
 			return
 		default:
+		}
+		if r.IntN(5) == 0 { // the worker's list or hash (invariant 6)
+			key := listKey(w)
+			if r.IntN(2) == 0 {
+				key = hashKey(w)
+			}
+			if !aggOp(ctx, rc, key, aggs[key], seq, r.IntN(100)) {
+				return // the kill: the operation stays pending
+			}
+			continue
 		}
 		key := keyName(w, r.IntN(o.Keys))
 		l := logs[key]
@@ -100,14 +110,14 @@ func diag(ctx context.Context, rc *redis.Client, key string) string {
 
 // runLoad runs the workers for d (then calls kill, if any) and returns once
 // all stopped.
-func runLoad(rc *redis.Client, o *Options, logs []map[string]*keyLog, seqs []uint64, seed uint64, evictable bool, kill func(), d time.Duration, errf func(string, ...any)) {
+func runLoad(rc *redis.Client, o *Options, logs []map[string]*keyLog, aggs []map[string]*aggLog, seqs []uint64, seed uint64, evictable bool, kill func(), d time.Duration, errf func(string, ...any)) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for w := range logs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			worker(rc, o, w, logs[w], &seqs[w], seed, evictable, stop, errf)
+			worker(rc, o, w, logs[w], aggs[w], &seqs[w], seed, evictable, stop, errf)
 		}()
 	}
 	time.Sleep(d)
