@@ -53,9 +53,15 @@ func (t *Table) Len() int { return t.n }
 // BodySize is the bytes of the live entries as a record's body holds them.
 func (t *Table) BodySize() int { return t.body }
 
-// HeapBytes is the heap t takes, its own struct included.
-func (t *Table) HeapBytes() int64 {
-	return tableBytes + t.heap + int64(AllocSize(cap(t.chunks)*int(unsafe.Sizeof([]byte(nil)))))
+// HeapBytes is the heap t takes, its own struct included (a Table
+// allocated on its own).
+func (t *Table) HeapBytes() int64 { return tableBytes + t.HeldBytes() }
+
+// HeldBytes is the heap t's chunks and index take, its own struct not
+// included: what a Table embedded in another struct adds to that struct's
+// allocation.
+func (t *Table) HeldBytes() int64 {
+	return t.heap + int64(AllocSize(cap(t.chunks)*int(unsafe.Sizeof([]byte(nil)))))
 }
 
 // EntrySize is the bytes key and value take in a record's body.

@@ -19,7 +19,7 @@ type Live struct {
 	t value.Table
 }
 
-var liveBytes = int64(value.AllocSize(int(unsafe.Sizeof(Live{})))) - int64(unsafe.Sizeof(value.Table{}))
+var liveBytes = int64(value.AllocSize(int(unsafe.Sizeof(Live{}))))
 
 // NewLive returns an empty set.
 func NewLive() *Live { return &Live{} }
@@ -80,4 +80,4 @@ func (l *Live) AppendRecord(dst []byte) []byte {
 }
 
 // HeapBytes is the heap l takes (value.AllocSize of its allocations).
-func (l *Live) HeapBytes() int64 { return liveBytes + l.t.HeapBytes() }
+func (l *Live) HeapBytes() int64 { return liveBytes + l.t.HeldBytes() }

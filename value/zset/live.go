@@ -41,7 +41,7 @@ type zent struct {
 }
 
 var (
-	sortedBytes = int64(value.AllocSize(int(unsafe.Sizeof(Sorted{})))) - int64(unsafe.Sizeof(value.Table{}))
+	sortedBytes = int64(value.AllocSize(int(unsafe.Sizeof(Sorted{}))))
 	entSize     = int(unsafe.Sizeof(zent{}))
 	blkSize     = int(unsafe.Sizeof(zblock{}))
 )
@@ -115,7 +115,7 @@ func (z *Sorted) Small() bool { return z.n <= SmallMembers && z.long == 0 }
 
 // HeapBytes is the heap z takes (value.AllocSize of its allocations).
 func (z *Sorted) HeapBytes() int64 {
-	return sortedBytes + z.idx.HeapBytes() + z.heap +
+	return sortedBytes + z.idx.HeldBytes() + z.heap +
 		int64(value.AllocSize(cap(z.blks)*blkSize)+value.AllocSize(4*cap(z.fen)))
 }
 
