@@ -15,8 +15,10 @@ import (
 // Aggregates (invariant 6). Each worker also owns a list and a hash: RPUSH
 // and LPOP on the list, whose elements name their push ("<key>/<seq>"),
 // HSET and HDEL of eight fields on the hash, whose values name their
-// HSET. A list's state is the sequence of the pushes it holds (every state
-// it ever had is a run of its push history), a hash's the push of each
+// HSET. A list's state is the sequence of the pushes it holds: every state
+// it ever had is a run of one of its histories, the pushes since it was
+// empty or since a restart gave it an older state (the elements it came
+// back with, then the pushes after). A hash's state is the HSET of each
 // field's value.
 
 // aggState is what an aggregate holds after some prefix of its operations.
@@ -33,14 +35,14 @@ func (s aggState) equal(o aggState) bool {
 	return slices.Equal(s.elems, o.elems) && maps.Equal(s.fields, o.fields)
 }
 
-// aggLog is one aggregate's history: as keyLog, and every push of a list
-// in order, every HSET of each field of a hash.
+// aggLog is one aggregate's history: as keyLog, and a list's histories,
+// every HSET of each field of a hash.
 type aggLog struct {
 	list    bool
 	ops     int // operations issued
 	acked   aggState
 	pending *aggState
-	pushes  []uint64            // a list's pushes, in order
+	runs    [][]uint64          // a list's histories; pushes go on the last
 	hsets   map[string][]uint64 // a hash's HSETs of each field
 }
 
@@ -60,7 +62,10 @@ func aggOp(ctx context.Context, rc *redis.Client, key string, l *aggLog, seq *ui
 	case l.list && pick < 60:
 		*seq++
 		next.elems = append(next.elems, *seq)
-		l.pushes = append(l.pushes, *seq)
+		if len(l.runs) == 0 {
+			l.runs = [][]uint64{nil}
+		}
+		l.runs[len(l.runs)-1] = append(l.runs[len(l.runs)-1], *seq)
 		l.pending = &next
 		err = rc.RPush(ctx, key, aggElem(key, *seq)).Err()
 	case l.list:
@@ -140,13 +145,19 @@ func readAgg(ctx context.Context, rc *redis.Client, key string, l *aggLog) (aggS
 	return s, nil
 }
 
-// isRun reports whether elems is a run of pushes (some state the list had).
-func isRun(elems, pushes []uint64) bool {
+// isRun reports whether elems is a run of one of the histories (some
+// state the list had).
+func isRun(elems []uint64, runs [][]uint64) bool {
 	if len(elems) == 0 {
 		return true
 	}
-	i := slices.Index(pushes, elems[0])
-	return i >= 0 && len(pushes)-i >= len(elems) && slices.Equal(pushes[i:i+len(elems)], elems)
+	for _, pushes := range runs {
+		i := slices.Index(pushes, elems[0])
+		if i >= 0 && len(pushes)-i >= len(elems) && slices.Equal(pushes[i:i+len(elems)], elems) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkAggs reads every aggregate through the restarted sidecar: in an
@@ -172,9 +183,9 @@ func checkAggs(t testing.TB, rc *redis.Client, aggs map[string]*aggLog, exact, h
 		case exact:
 			tally.Lost++
 			t.Errorf("%s after the restart: %v; acknowledged %v, in flight %v", key, got, l.acked, l.pending)
-		case l.list && !isRun(got.elems, l.pushes):
+		case l.list && !isRun(got.elems, l.runs):
 			tally.Torn++
-			t.Errorf("%s after the restart: %v, no run of its pushes %v", key, got.elems, l.pushes)
+			t.Errorf("%s after the restart: %v, no run of its histories %v", key, got.elems, l.runs)
 		default:
 			for f, seq := range got.fields {
 				if !slices.Contains(l.hsets[f], seq) {
@@ -186,6 +197,9 @@ func checkAggs(t testing.TB, rc *redis.Client, aggs map[string]*aggLog, exact, h
 				tally.Dropped++
 			} else {
 				tally.StaleAfterKill++
+			}
+			if l.list { // pushes from here go onto the state it came back with
+				l.runs = append(l.runs, slices.Clone(got.elems))
 			}
 		}
 		l.acked, l.pending = got, nil

@@ -135,12 +135,13 @@ func TestExpiryFits(t *testing.T) {
 // TestAggregateStates: invariant 6's judgements of what a list or a hash
 // read after a restart holds.
 func TestAggregateStates(t *testing.T) {
-	pushes := []uint64{3, 5, 8, 9, 12}
+	runs := [][]uint64{{3, 5, 8, 9, 12}, {5, 8, 14, 15}} // the second: came back as [5 8] after a kill
 	for _, tc := range []struct {
 		elems []uint64
 		run   bool
-	}{{nil, true}, {[]uint64{5, 8}, true}, {[]uint64{8, 9, 12}, true}, {[]uint64{5, 9}, false}, {[]uint64{12, 13}, false}, {[]uint64{4}, false}} {
-		if got := isRun(tc.elems, pushes); got != tc.run {
+	}{{nil, true}, {[]uint64{5, 8}, true}, {[]uint64{8, 9, 12}, true}, {[]uint64{8, 14}, true}, {[]uint64{5, 9}, false},
+		{[]uint64{12, 13}, false}, {[]uint64{4}, false}, {[]uint64{9, 12, 14}, false}} {
+		if got := isRun(tc.elems, runs); got != tc.run {
 			t.Fatalf("isRun(%v) = %v, want %v", tc.elems, got, tc.run)
 		}
 	}

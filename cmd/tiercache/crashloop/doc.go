@@ -37,8 +37,10 @@
 //     a restart as acknowledged or as its operation in flight gives;
 //     otherwise (drain after a kill, and drain before a clean stop, the key
 //     maybe dropped while it ran) as it could have been at some point (a
-//     list a run of its pushes, a hash's values HSETs of their fields); an
-//     item no operation of the key wrote is torn (TestAggregateStates).
+//     list a run of one of its histories: its pushes since it was empty,
+//     or since a restart gave it an older state, after that state; a
+//     hash's values HSETs of their fields); an item no operation of the
+//     key wrote is torn (TestAggregateStates).
 //
 // # Caveats
 //
