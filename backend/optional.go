@@ -34,3 +34,27 @@ type Keyspace interface {
 	// after it returns nil, in this run or the next.
 	Clear(ctx context.Context) error
 }
+
+// Pieces is a store that keeps a large aggregate in pieces cut at its
+// items (the cold store, nvmekv K20), so a read of a few items reads a
+// few blocks (tier ReadPieces).
+type Pieces interface {
+	// GetPieces reads key's piece table, then the pieces choose picks
+	// from it (their indexes, in the order wanted) in one submission, and
+	// returns them in that order with the table and the record's Meta. A
+	// record not stored in pieces is read whole and returned as its one
+	// piece, with a nil table. found is false on a miss (B1).
+	GetPieces(ctx context.Context, key []byte, choose func(t []PieceInfo) []int) (pieces [][]byte, t []PieceInfo, m Meta, found bool, err error)
+}
+
+// PieceInfo is one piece of a value stored in pieces: where it is in the
+// value, and the meta its writer gave it.
+type PieceInfo struct {
+	Off, Len int
+	Meta     uint32
+}
+
+// CutFunc lays out a value of a writer's flags for pieces: the value as
+// stored (value itself, or its items in another order), where its pieces
+// end and their metas; out nil stores value whole.
+type CutFunc func(flags uint32, value []byte) (out []byte, ends []int, metas []uint32)

@@ -23,6 +23,10 @@
 //   - W5: Close sends what is pending within its deadline, drops the rest
 //     (counted), and returns once nothing is in flight; calls after Close
 //     are dropped (TestCloseSendsPending).
+//   - W6: a lazy put (PutLazy) is a put like any other (W1-W5) whose value,
+//     expiry and flags its Fill gives when it is sent: the newest at that
+//     moment, never older than the change that queued it; a Fill that
+//     finds nothing sends nothing (TestLazyPutSendsTheValueAtSend).
 //
 // # Caveats
 //

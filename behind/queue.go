@@ -62,11 +62,17 @@ const (
 	retime
 )
 
+// Fill gives a lazy put's value as it is when sent: appended to dst,
+// with its expiry and flags; ok false sends nothing (the key is gone: a
+// delete of it is queued behind).
+type Fill func(dst, key []byte) (value []byte, exp int64, flags uint32, ok bool)
+
 // change is a key's pending change, in the queue's FIFO by first call.
 type change struct {
 	key        string
 	kind       kind
 	value      []byte
+	fill       Fill // a lazy put's (PutLazy), nil otherwise
 	exp        int64
 	flags      uint32
 	at         time.Time // when the key's first pending change was made
@@ -132,6 +138,12 @@ func (q *Queue) Put(key, value []byte, exp int64, flags uint32) {
 	q.add(key, kind(put), value, exp, flags)
 }
 
+// PutLazy records a put of key whose value fill gives when the put is
+// sent (W6): a value that changes in place (a live aggregate) is then
+// serialized once per send, not once per change; it weighs its key's
+// bytes in the queue.
+func (q *Queue) PutLazy(key []byte, fill Fill) { q.addChange(key, put, nil, 0, 0, fill) }
+
 // Delete records a delete of key (W1).
 func (q *Queue) Delete(key []byte) { q.add(key, del, nil, 0, 0) }
 
@@ -139,6 +151,10 @@ func (q *Queue) Delete(key []byte) { q.add(key, del, nil, 0, 0) }
 func (q *Queue) Retime(key []byte, exp int64) { q.add(key, retime, nil, exp, 0) }
 
 func (q *Queue) add(key []byte, k kind, value []byte, exp int64, flags uint32) {
+	q.addChange(key, k, value, exp, flags, nil)
+}
+
+func (q *Queue) addChange(key []byte, k kind, value []byte, exp int64, flags uint32, fill Fill) {
 	q.st.enqueued.Add(1)
 	q.mu.Lock()
 	if q.closed {
@@ -154,7 +170,7 @@ func (q *Queue) add(key []byte, k kind, value []byte, exp int64, flags uint32) {
 		case k == retime && p.kind == del:
 			// an expiry of a key deleted: nothing to change
 		default:
-			p.kind, p.exp, p.flags = k, exp, flags
+			p.kind, p.exp, p.flags, p.fill = k, exp, flags, fill
 			p.value = append(p.value[:0:0], value...)
 		}
 		q.bytes += p.size()
@@ -162,7 +178,7 @@ func (q *Queue) add(key []byte, k kind, value []byte, exp int64, flags uint32) {
 		q.mu.Unlock()
 		return
 	}
-	c := &change{key: string(key), kind: k, value: append([]byte(nil), value...), exp: exp, flags: flags, at: time.Now()}
+	c := &change{key: string(key), kind: k, value: append([]byte(nil), value...), exp: exp, flags: flags, fill: fill, at: time.Now()}
 	for q.n > 0 && (q.n >= q.o.QueueItems || q.bytes+c.size() > q.o.QueueBytes) {
 		q.removeLocked(q.head)
 		q.st.dropped.Add(1)
@@ -333,13 +349,25 @@ func (q *Queue) send(batch []*change) {
 	var puts []*flusher.Item
 	var dels, rets [][]byte
 	var exps []int64
+	var skipped uint64
 	for _, c := range batch {
-		switch c.kind {
-		case put:
+		switch {
+		case c.kind == put && c.fill != nil:
+			v, exp, flags, ok := c.fill(nil, []byte(c.key))
+			if !ok {
+				skipped++
+				continue
+			}
+			c.value = v
+			q.mu.Lock()
+			q.flyBytes += int64(len(v))
+			q.mu.Unlock()
+			puts = append(puts, &flusher.Item{Key: []byte(c.key), Value: v, Expiry: exp, Flags: flags})
+		case c.kind == put:
 			puts = append(puts, &flusher.Item{Key: []byte(c.key), Value: c.value, Expiry: c.exp, Flags: c.flags})
-		case del:
+		case c.kind == del:
 			dels = append(dels, []byte(c.key))
-		case retime:
+		case c.kind == retime:
 			rets, exps = append(rets, []byte(c.key)), append(exps, c.exp)
 		}
 	}
@@ -380,7 +408,7 @@ func (q *Queue) send(batch []*change) {
 	wg.Wait()
 	f := failed.Load()
 	q.st.failed.Add(f)
-	q.st.sent.Add(uint64(len(batch)) - f)
+	q.st.sent.Add(uint64(len(batch)) - f - skipped)
 	q.mu.Lock()
 	for _, c := range batch {
 		delete(q.flying, c.key)

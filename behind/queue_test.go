@@ -282,3 +282,47 @@ func TestCloseSendsPending(t *testing.T) {
 		t.Fatalf("Close with the store down took %v, stats %+v", d, q2.Stats())
 	}
 }
+
+// TestLazyPutSendsTheValueAtSend checks W6: a lazy put sends what its Fill
+// gives when it is sent, changed after the call too; one whose Fill finds
+// nothing sends nothing; a plain put or a delete of the key replaces a
+// pending lazy one.
+func TestLazyPutSendsTheValueAtSend(t *testing.T) {
+	s := newMem()
+	s.down.Store(true) // nothing goes until the values below are set
+	q := New(Options{Store: s})
+	defer q.Close()
+	var mu sync.Mutex
+	vals := map[string]string{"a": "v1", "b": "w1"}
+	fill := func(dst, key []byte) ([]byte, int64, uint32, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		v, ok := vals[string(key)]
+		return append(dst, v...), 7, 3, ok
+	}
+	q.PutLazy([]byte("a"), fill)
+	q.PutLazy([]byte("b"), fill)
+	q.PutLazy([]byte("c"), fill) // Fill finds nothing
+	q.PutLazy([]byte("d"), fill)
+	q.Put([]byte("d"), []byte("plain"), 0, 0) // replaces the lazy put
+	mu.Lock()
+	vals["a"] = "v2" // changed after the call: the send takes v2
+	mu.Unlock()
+	s.down.Store(false)
+	q.wake()
+	waitIdle(t, q, "a", "b", "c", "d")
+	for k, want := range map[string]string{"a": "v2", "b": "w1", "d": "plain"} {
+		if v, _ := s.get(k); v != want {
+			t.Fatalf("%s = %q, want %q", k, v, want)
+		}
+	}
+	if _, ok := s.get("c"); ok {
+		t.Fatal("a lazy put whose Fill found nothing was sent")
+	}
+	s.mu.Lock()
+	exp := s.exp["a"]
+	s.mu.Unlock()
+	if exp != 7 {
+		t.Fatalf("a's expiry %d, want Fill's 7", exp)
+	}
+}

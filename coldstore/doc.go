@@ -70,6 +70,11 @@
 //     at Open) deletes it; DropTenant is refused while a store is open on
 //     it, and never drops the default namespace or a KV namespace this
 //     host did not make (TestRemovedTenantKept).
+//   - CS9: with Config.Cut, PutMany writes a value the cut lays out for
+//     pieces as a pieced record (nvmekv K21), and GetPieces reads the
+//     pieces its caller chooses (backend.Pieces); a value the cut leaves
+//     whole is stored, and read, as before (server
+//     TestColdAggregateReadsItsPieces).
 //
 // # Caveats
 //

@@ -93,6 +93,11 @@ type Config struct {
 	// DeviceWait bounds the wait for a new KV namespace's /dev/ngXnY
 	// (default 30 s).
 	DeviceWait time.Duration
+	// Cut lays out a large aggregate for the cold tier in pieces (the
+	// sidecar's: the server's per-kind layouts), so a read of a few of its
+	// items reads a few blocks (backend.Pieces, nvmekv K21, CS9); nil
+	// stores every value whole.
+	Cut backend.CutFunc
 }
 
 // TenantSpace is a tenant's cold namespace.
@@ -275,7 +280,7 @@ func newStore(c Config, p backend.Params, ns nvmekv.Namespace, name string, inde
 	// A KV SSD fails a write it has no room for (Capacity Exceeded): it
 	// never drops a live record by itself.
 	st := &Store{kv: kv, name: name, preExisting: total > 0, maxValue: p.MaxValue, index: index,
-		strict: strict || c.Mode == "passthrough"}
+		strict: strict || c.Mode == "passthrough", cut: c.Cut}
 	if c.Mode == "passthrough" {
 		st.index = nil
 	}

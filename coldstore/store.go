@@ -23,6 +23,9 @@ type Store struct {
 	strict      bool
 	maxValue    int
 	index       *indexPlace // where an emulated store's index is; nil for a KV SSD or New
+	// cut lays out a large aggregate for pieces (Config.Cut); nil: every
+	// value whole.
+	cut backend.CutFunc
 }
 
 // New wraps kv as a cold store (a test seam: Open builds one). kv must keep
@@ -120,6 +123,16 @@ func (c *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
 	kvs := slices.Grow((*bp)[:0], len(items))[:len(items)]
 	for i, it := range items {
 		kvs[i] = nvmekv.Item{Key: it.Key, Value: it.Value, Meta: nvmekv.Meta{Expiry: it.Expiry, Version: it.Version, Flags: it.Flags}}
+		if c.cut == nil || it.Flags == 0 {
+			continue
+		}
+		if out, ends, metas := c.cut(it.Flags, it.Value); out != nil && len(ends) > 1 {
+			kvs[i].Value = out
+			kvs[i].Pieces = make([]nvmekv.Piece, len(ends))
+			for j := range ends {
+				kvs[i].Pieces[j] = nvmekv.Piece{End: ends[j], Meta: metas[j]}
+			}
+		}
 	}
 	err := c.kv.PutMany(ctx, kvs)
 	for i := range items {
@@ -133,6 +146,30 @@ func (c *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
 
 // kvItems lends PutMany its slices of KV items.
 var kvItems = sync.Pool{New: func() any { return new([]nvmekv.Item) }}
+
+// GetPieces reads pieces of key's value (backend.Pieces, nvmekv K20).
+func (c *Store) GetPieces(ctx context.Context, key []byte, choose func(t []backend.PieceInfo) []int) ([][]byte, []backend.PieceInfo, backend.Meta, bool, error) {
+	if !c.kv.MayHold(key) {
+		return nil, nil, backend.Meta{}, false, nil // the index has no entry of it: no command (T37)
+	}
+	var t []backend.PieceInfo
+	ps, nt, m, pieced, err := c.kv.GetPieces(ctx, key, -1, func(nt []nvmekv.PieceInfo) []int {
+		t = make([]backend.PieceInfo, len(nt))
+		for i, p := range nt {
+			t[i] = backend.PieceInfo{Off: p.Off, Len: p.Len, Meta: p.Meta}
+		}
+		return choose(t)
+	})
+	switch {
+	case errors.Is(err, nvmekv.ErrKeyNotFound):
+		return nil, nil, backend.Meta{}, false, nil
+	case err != nil:
+		return nil, nil, backend.Meta{}, false, err
+	case !pieced || nt == nil:
+		t = nil
+	}
+	return ps, t, meta(m), true, nil
+}
 
 func (c *Store) Delete(ctx context.Context, key []byte) error {
 	if err := c.kv.Delete(ctx, key); err != nil && !errors.Is(err, nvmekv.ErrKeyNotFound) {

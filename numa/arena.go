@@ -250,6 +250,27 @@ func (a *Arena) Bytes() []byte { return a.mem }
 // Len is the mapped size in bytes (a multiple of the page size).
 func (a *Arena) Len() int { return len(a.mem) }
 
+// Release gives the pages wholly inside [off, off+n) back to the kernel
+// (madvise MADV_DONTNEED): they take no memory until written again, and
+// read as zeros then; their memory policy stays (N13). It reports the
+// bytes released.
+func (a *Arena) Release(off, n int) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed || off < 0 || n <= 0 || off+n > len(a.mem) {
+		return 0, nil
+	}
+	lo := (off + a.pageSize - 1) / a.pageSize * a.pageSize
+	hi := (off + n) / a.pageSize * a.pageSize
+	if hi <= lo {
+		return 0, nil
+	}
+	if err := madviseDontNeed(a.mem[lo:hi]); err != nil {
+		return 0, fmt.Errorf("numa: madvise(MADV_DONTNEED) %d bytes: %w", hi-lo, err)
+	}
+	return hi - lo, nil
+}
+
 // Bound reports the first node the arena is bound to and whether a policy
 // is in force as configured.
 func (a *Arena) Bound() (node int, ok bool) {

@@ -315,3 +315,38 @@ func hasWeightedInterleave() bool {
 	_, err := os.Stat("/sys/kernel/mm/mempolicy/weighted_interleave")
 	return err == nil
 }
+
+func TestArenaReleaseFreesPages(t *testing.T) {
+	a, err := NewArena(ArenaOptions{Bytes: arenaTestBytes, Node: Unbound, NoPrefault: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b := a.Bytes()
+	for i := range b {
+		b[i] = 7
+	}
+	ps := os.Getpagesize()
+	// Half the arena, from a byte past a page boundary: the partial first
+	// page stays.
+	n, err := a.Release(1, len(b)/2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (1+len(b)/2)/ps*ps - ps; n != want {
+		t.Fatalf("released %d bytes, want %d", n, want)
+	}
+	rep, err := a.PlacementReport(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Missing != n/ps {
+		t.Fatalf("after releasing %d pages: %+v", n/ps, rep)
+	}
+	if b[0] != 7 || b[ps] != 0 || b[ps+n-1] != 0 || b[ps+n] != 7 {
+		t.Fatalf("bytes around the released range: %d %d %d %d", b[0], b[ps], b[ps+n-1], b[ps+n])
+	}
+	if n, err := a.Release(len(b)-10, 10); n != 0 || err != nil {
+		t.Fatalf("a range inside one page released %d bytes, %v", n, err)
+	}
+}

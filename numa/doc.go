@@ -50,6 +50,9 @@
 // counts untouched pages as Missing and measures Resident over the rest
 // (TestBinderPlacesCallersMapping; NewBinder checks the node as N1 says,
 // TestBinderMissingNode).
+// N13: Arena.Release frees the whole pages of a range: the process's
+// resident memory drops by them and they read as zeros until written
+// again (TestArenaReleaseFreesPages).
 //
 // # Caveats
 //

@@ -86,3 +86,7 @@ func mmapAnon(length int) ([]byte, error) {
 func munmap(b []byte) error { return unix.Munmap(b) }
 
 func madviseHuge(b []byte) error { return unix.Madvise(b, unix.MADV_HUGEPAGE) }
+
+// madviseDontNeed frees the pages of b; a private anonymous mapping reads
+// zeros there afterwards (madvise(2)).
+func madviseDontNeed(b []byte) error { return unix.Madvise(b, unix.MADV_DONTNEED) }

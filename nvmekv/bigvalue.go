@@ -73,7 +73,10 @@ func crcSteps(crc uint32, p []byte) uint32 {
 // leftovers that a later put of the key sweeps, K13).
 func (kv *KV) putWindows(ctx context.Context, r *record, key, value []byte) error {
 	n, win := int(r.hd.chunks), kv.window()
-	bufs := make([][]byte, win)
+	if r.hd.pieced {
+		win = max(kv.lim.MaxBatch-1, 1) // pieces are small: as many as a submission takes
+	}
+	bufs := make([][]byte, min(win, chunkWindow))
 	for i := range bufs {
 		bufs[i] = kv.chunkBuf()
 	}
@@ -87,7 +90,11 @@ func (kv *KV) putWindows(ctx context.Context, r *record, key, value []byte) erro
 	for first := 0; first < n; first += win {
 		ops = ops[:0]
 		for i := first; i < min(n, first+win); i++ {
-			ops = append(ops, kv.chunkStore(r, value, i, bufs[i-first]))
+			var buf []byte
+			if !r.hd.pieced {
+				buf = bufs[i-first]
+			}
+			ops = append(ops, kv.chunkStore(r, value, i, buf))
 			runtime.Gosched() // after each chunk's copy
 		}
 		ops[len(ops)-1].Link = false // the chain of this window ends here

@@ -150,6 +150,15 @@
 //     next gives every user key live throughout it once, with its Meta,
 //     and skips chunks and the 8-byte keys of the layers above; keys
 //     deleted behind the walk do not disturb it (TestListUserKeys).
+//   - K21: a value Put with pieces (Item.Pieces) is a pieced record: its
+//     header, key and piece table (each piece's length, CRC32C and the
+//     writer's meta, the table under a CRC32C of its own in header bytes
+//     52-55, byte 5 bit 2 set) and one chunk a piece in the other chunk
+//     set (K11); a whole Get reads every piece in one submission and
+//     checks the whole CRC32C, GetPieces reads the table and only the
+//     pieces its caller chooses, each checked against its own; a changed
+//     piece is ErrUnrecovered, and a record that is not pieced has bytes
+//     52-55 zero (emu TestPiecedRecords, FuzzRecordDecode).
 //
 // # Caveats
 //

@@ -23,7 +23,10 @@ type Meta struct {
 type Item struct {
 	Key, Value []byte
 	Meta       Meta
-	Err        error
+	// Pieces, when there are more than one, cut Value into the pieces of
+	// a pieced record (K20, pieces.go); PutMany only.
+	Pieces []Piece
+	Err    error
 }
 
 // KVStats are counters since NewKV.
@@ -102,26 +105,35 @@ type record struct {
 	h       [16]byte
 	hd      header
 	inline  bool
+	pieces  []Piece // a pieced record's (K20)
+	table   []byte  // its piece table
 	cleanup []*Op
 	sw      *chunkSweep
 }
 
-// plan checks a Put of key and value and lays out its record.
-func (kv *KV) plan(key, value []byte, m Meta, cur *header) (*record, error) {
+// plan checks a Put of key and value (cut into pieces when there are
+// more than one, K21) and lays out its record.
+func (kv *KV) plan(key, value []byte, pieces []Piece, m Meta, cur *header) (*record, error) {
 	r := new(record)
-	if err := kv.planInto(r, key, value, m, cur); err != nil {
+	if err := kv.planInto(r, key, value, pieces, m, cur); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
 // planInto is plan into r.
-func (kv *KV) planInto(r *record, key, value []byte, m Meta, cur *header) error {
+func (kv *KV) planInto(r *record, key, value []byte, pieces []Piece, m Meta, cur *header) error {
 	if err := kv.checkPut(key, value); err != nil {
 		return err
 	}
 	*r = record{h: kv.opts.Hash(key), inline: !kv.chunked(key, value),
 		hd: header{flags: m.Flags, valueLen: uint64(len(value)), expiry: m.Expiry, version: m.Version, putID: kv.putID.Add(2), short: true}}
+	if len(pieces) > 1 {
+		if err := kv.checkPieced(key, value, pieces); err != nil {
+			return err
+		}
+		r.inline, r.pieces, r.table, r.hd.pieced = false, pieces, pieceTable(value, pieces), true
+	}
 	if !r.inline || cur != nil && cur.chunks > 0 {
 		r.sw = &chunkSweep{h: r.h, short: [2]bool{true, true}}
 		if cur != nil && cur.chunks > 0 {
@@ -131,6 +143,9 @@ func (kv *KV) planInto(r *record, key, value []byte, m Meta, cur *header) error 
 	}
 	if !r.inline {
 		r.hd.chunks = uint32((len(value) + kv.chunkMax - 1) / kv.chunkMax)
+		if r.hd.pieced {
+			r.hd.chunks = uint32(len(r.pieces))
+		}
 		if cur != nil && cur.chunks > 0 {
 			r.hd.set = 1 - cur.set
 			for i := uint32(0); i < cur.chunks; i++ {
@@ -145,7 +160,17 @@ func (kv *KV) planInto(r *record, key, value []byte, m Meta, cur *header) error 
 // chunkStore builds the Store of chunk i of r's value in buf (a chunk
 // buffer, chunkBuf).
 func (kv *KV) chunkStore(r *record, value []byte, i int, buf []byte) *Op {
-	p := value[i*kv.chunkMax : min(len(value), (i+1)*kv.chunkMax)]
+	var p []byte
+	if r.hd.pieced {
+		start := 0
+		if i > 0 {
+			start = r.pieces[i-1].End
+		}
+		p = value[start:r.pieces[i].End]
+		buf = make([]byte, ChunkHdrBytes+len(p)) // a piece's own: pieces are small, and many
+	} else {
+		p = value[i*kv.chunkMax : min(len(value), (i+1)*kv.chunkMax)]
+	}
 	b := buf[:ChunkHdrBytes+len(p)]
 	putChunkHdr(b, r.hd.putID, uint32(i))
 	copy(b[ChunkHdrBytes:], p)
@@ -162,8 +187,12 @@ func (kv *KV) headerStore(r *record, key, value []byte) *Op {
 
 // headerStoreInto is headerStore into op.
 func (kv *KV) headerStoreInto(op *Op, r *record, key, value []byte) {
-	hb := kv.recs.get(HeaderBytes + len(key) + pick(r.inline, len(value), 0))
-	putHeader(hb, &r.hd, key, value, r.inline)
+	hb := kv.recs.get(HeaderBytes + len(key) + pick(r.inline, len(value), 0) + len(r.table))
+	if r.hd.pieced {
+		putPiecedHeader(hb, &r.hd, key, value, r.table)
+	} else {
+		putHeader(hb, &r.hd, key, value, r.inline)
+	}
 	*op = Op{Code: OpStore, Key: r.h[:], Buf: hb}
 }
 
@@ -173,7 +202,11 @@ func (kv *KV) headerStoreInto(op *Op, r *record, key, value []byte) {
 func (kv *KV) chain(key, value []byte, r *record) []*Op {
 	ops := make([]*Op, 0, r.hd.chunks+1)
 	for i := 0; i < int(r.hd.chunks); i++ {
-		ops = append(ops, kv.chunkStore(r, value, i, kv.chunkBuf()))
+		var buf []byte
+		if !r.hd.pieced {
+			buf = kv.chunkBuf()
+		}
+		ops = append(ops, kv.chunkStore(r, value, i, buf))
 	}
 	return append(ops, kv.headerStore(r, key, value))
 }
@@ -193,7 +226,7 @@ func (kv *KV) currentHeaders(ctx context.Context, items []Item, curs []curHeader
 	var gs []getState
 	var idx []int
 	for i := range items {
-		if kv.checkPut(items[i].Key, items[i].Value) == nil && kv.chunked(items[i].Key, items[i].Value) {
+		if kv.checkPut(items[i].Key, items[i].Value) == nil && (kv.chunked(items[i].Key, items[i].Value) || len(items[i].Pieces) > 1) {
 			gs = append(gs, getState{key: items[i].Key, h: kv.opts.Hash(items[i].Key)})
 			idx = append(idx, i)
 		}
@@ -231,6 +264,28 @@ func (kv *KV) checkPut(key, value []byte) error {
 		return fmt.Errorf("%w: a %d-byte value needs %d chunks of %d bytes, more than the %d commands the namespace takes in one submission", ErrInvalidValueSize, len(value), n, kv.chunkMax, kv.lim.MaxBatch)
 	}
 	return nil
+}
+
+// checkPieced reports why value cannot be Put under key as a pieced
+// record of pieces (K20), or nil.
+func (kv *KV) checkPieced(key, value []byte, pieces []Piece) error {
+	if err := checkPieces(pieces, len(value), kv.chunkMax); err != nil {
+		return err
+	}
+	if HeaderBytes+len(key)+pieceEntryBytes*len(pieces) > kv.lim.MaxValueLen {
+		return fmt.Errorf("%w: a table of %d pieces does not fit a %d-byte record", ErrInvalidValueSize, len(pieces), kv.lim.MaxValueLen)
+	}
+	return nil
+}
+
+// windowed reports whether r is written (and read) a window of chunks
+// per submission (K14): a big record's chunks beyond chunkWindow; a
+// pieced record's only when it does not fit one submission.
+func (kv *KV) windowed(r *record) bool {
+	if r.hd.pieced {
+		return kv.lim.MaxBatch > 0 && int(r.hd.chunks)+1 > kv.lim.MaxBatch
+	}
+	return r.hd.chunks > chunkWindow
 }
 
 // chunked reports whether a Put of value under key needs chunks.
@@ -289,13 +344,13 @@ func (kv *KV) Put(ctx context.Context, key, value []byte, m Meta) error {
 			return fmt.Errorf("nvmekv: put key of %d bytes: read the record it replaces: %w", len(key), err)
 		}
 	}
-	r, err := kv.plan(key, value, m, cur)
+	r, err := kv.plan(key, value, nil, m, cur)
 	if err != nil {
 		mu.Unlock()
 		kv.putErrors.Add(1)
 		return err
 	}
-	if r.hd.chunks > chunkWindow {
+	if kv.windowed(r) {
 		err = kv.putWindows(ctx, r, key, value)
 	} else {
 		ops := kv.chain(key, value, r)
@@ -378,7 +433,7 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 			continue
 		}
 		r := &sc.recs[i]
-		if err := kv.planInto(r, items[i].Key, items[i].Value, items[i].Meta, cur); err != nil {
+		if err := kv.planInto(r, items[i].Key, items[i].Value, items[i].Pieces, items[i].Meta, cur); err != nil {
 			items[i].Err = err
 			kv.putErrors.Add(1)
 			continue
@@ -395,7 +450,7 @@ func (kv *KV) PutMany(ctx context.Context, items []Item) error {
 			}
 			cleanups[i] = r.cleanup
 		}
-		if r.hd.chunks > chunkWindow { // a big value: alone, a window at a time
+		if kv.windowed(r) { // a big value: alone, a window at a time
 			// What is batched goes first: items keep their order.
 			if err := flush(); err != nil && first == nil {
 				first = err

@@ -84,13 +84,24 @@ func (kv *KV) finishInline(dst []byte, g *getState) ([]byte, error) {
 }
 
 // chunkOps builds the Retrieves of g's chunks, each into a chunk buffer
-// (releaseChunks gives them back).
-func (kv *KV) chunkOps(g *getState) []*Op {
+// (releaseChunks gives them back), or, for a pieced record, a buffer of
+// its piece's size from the table (K20).
+func (kv *KV) chunkOps(g *getState) ([]*Op, error) {
 	ops := make([]*Op, g.hd.chunks)
+	if g.hd.pieced {
+		t, err := kv.pieceTableOf(g)
+		if err != nil {
+			return nil, err
+		}
+		for i := range ops {
+			ops[i] = pieceOp(g, t, i)
+		}
+		return ops, nil
+	}
 	for i := range ops {
 		ops[i] = &Op{Code: OpRetrieve, Key: chunkKey(g.h, &g.hd, uint32(i)), Buf: kv.chunkBuf()}
 	}
-	return ops
+	return ops, nil
 }
 
 // assemble checks chunk headers and the CRC and appends the value to dst.
@@ -212,8 +223,12 @@ func (kv *KV) getMany(ctx context.Context, keys [][]byte, dsts [][]byte, valueLe
 	chunked := map[int][]*Op{}
 	for i := range gs {
 		g := &gs[i]
-		if !g.done && g.err == nil && g.hd.chunks > 0 && g.hd.chunks <= chunkWindow {
-			c := kv.chunkOps(g)
+		if !g.done && g.err == nil && g.hd.chunks > 0 && (g.hd.chunks <= chunkWindow || g.hd.pieced) {
+			c, err := kv.chunkOps(g)
+			if err != nil {
+				g.err = err
+				continue
+			}
 			chunked[i] = c
 			cops = append(cops, c...)
 		}
@@ -239,7 +254,7 @@ func (kv *KV) getMany(ctx context.Context, keys [][]byte, dsts [][]byte, valueLe
 			err = g.err
 		case g.hd.chunks == 0 && g.done:
 			dst, err = kv.finishInline(dst, g)
-		case g.hd.chunks > chunkWindow:
+		case g.hd.chunks > chunkWindow && !g.hd.pieced:
 			dst, err = kv.readWindows(ctx, dst, g)
 		default:
 			dst, err = kv.assemble(dst, g, chunked[i])

@@ -23,9 +23,17 @@ import (
 //	24  8    expiry (unix ns, 0 = none)
 //	32  8    version (Meta.Version)
 //	40  8    put ID (unique per Put; every chunk repeats it)
-//	48  4    CRC32C (Castagnoli) of header (this field 0) ‖ key ‖ whole value
-//	52  4    reserved (0)
-//	56  …    user key, then the inline value
+//	48  4    CRC32C (Castagnoli) of header (this field and the next 0) ‖
+//	         key ‖ whole value
+//	52  4    a pieced record's table CRC32C: of header (both CRC fields 0)
+//	         ‖ key ‖ piece table; 0 otherwise (bytes 52-55 were reserved,
+//	         0, before pieces)
+//	56  …    user key, then the inline value, or a pieced record's piece
+//	         table (pieces.go: 12 bytes a piece)
+//
+// Byte 5 bit 2 set: the record is pieced (K20): its chunks are the pieces
+// the writer cut the value into, each with its length, CRC32C and meta in
+// the table.
 //
 // Chunk value: put ID u64, chunk index u32, reserved u32, then payload.
 const (
@@ -34,6 +42,7 @@ const (
 	HeaderBytes    = 56
 	ChunkHdrBytes  = 16
 	recordCRCOff   = 48
+	tableCRCOff    = 52
 	maxUserKeyLen  = 1<<16 - 1
 	maxChunksLimit = 1<<32 - 1
 )
@@ -52,12 +61,15 @@ type header struct {
 	crc      uint32
 	set      uint8 // chunk set: 0 or 1 (ChunkKeyIn)
 	short    bool  // the chunks' device keys are 15 bytes (byte 5 bit 1, K16)
+	pieced   bool  // the chunks are pieces, the table after the key (byte 5 bit 2, K20)
+	tableCRC uint32
 }
 
 // Header byte 5: the chunk set and the chunk-key flag.
 const (
 	chunkSetBit   = 1
 	shortChunkBit = 2
+	piecedBit     = 4
 	// ChunkKeyBytes is the length of the device key of a chunk of a
 	// record written now (K16): one less than a header's, so a 16-byte
 	// device key always holds a header.
@@ -86,7 +98,7 @@ func chunkKeyOf(h [16]byte, set uint8, short bool, i uint32) []byte {
 func putHeader(b []byte, h *header, key, value []byte, inline bool) {
 	le := binary.LittleEndian
 	le.PutUint32(b[0:], recordMagic)
-	b[4], b[5] = recordVersion, h.set&chunkSetBit|pick(h.short, uint8(shortChunkBit), 0)
+	b[4], b[5] = recordVersion, h.set&chunkSetBit|pick(h.short, uint8(shortChunkBit), 0)|pick(h.pieced, uint8(piecedBit), 0)
 	le.PutUint16(b[6:], uint16(len(key)))
 	le.PutUint32(b[8:], h.flags)
 	le.PutUint32(b[12:], h.chunks)
@@ -119,15 +131,20 @@ func parseHeader(b []byte) (header, error) {
 		keyLen: int(le.Uint16(b[6:])), flags: le.Uint32(b[8:]), chunks: le.Uint32(b[12:]),
 		valueLen: le.Uint64(b[16:]), expiry: int64(le.Uint64(b[24:])), version: le.Uint64(b[32:]),
 		putID: le.Uint64(b[40:]), crc: le.Uint32(b[48:]), set: b[5] & chunkSetBit, short: b[5]&shortChunkBit != 0,
+		pieced: b[5]&piecedBit != 0, tableCRC: le.Uint32(b[52:]),
+	}
+	if !h.pieced && h.tableCRC != 0 || h.pieced && h.chunks == 0 {
+		return header{}, fmt.Errorf("%w: record header bytes 52-55 %#x, pieced %v, %d chunks", ErrUnrecovered, h.tableCRC, h.pieced, h.chunks)
 	}
 	return h, nil
 }
 
-// headerCRC starts the record CRC: header (CRC field zeroed) ‖ key.
+// headerCRC starts the record CRC: header (CRC fields zeroed) ‖ key.
 func headerCRC(b []byte, keyLen int) uint32 {
 	var hb [HeaderBytes]byte
 	copy(hb[:], b[:HeaderBytes])
 	binary.LittleEndian.PutUint32(hb[recordCRCOff:], 0)
+	binary.LittleEndian.PutUint32(hb[tableCRCOff:], 0)
 	crc := crc32.Update(0, castagnoli, hb[:])
 	return crc32.Update(crc, castagnoli, b[HeaderBytes:HeaderBytes+keyLen])
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/zset"
 )
@@ -48,33 +50,29 @@ func (ops *listOps) serveFirst(q []*waiter, key string) (*waiter, blockResult, b
 // none.
 func (ops *listOps) zpopOne(w *waiter, key string) (blockResult, bool) {
 	var res blockResult
-	var z zset.Entries
 	popped := false
-	err := ops.cache.Update([]byte(key), func(cur tier.Current) (tier.Change, error) {
+	_, err := ops.cache.Edit([]byte(key), zsets, false, func(v tier.Live) (tier.EditResult, error) {
+		z := v.(*zset.Sorted)
 		popped = false
-		if !cur.Exists || cur.Kind != kindZSet {
-			return tier.Change{Op: tier.Keep}, nil
-		}
-		if err := z.Decode(cur.Value); err != nil {
-			return tier.Change{}, err
+		if z.Len() == 0 {
+			return tier.Unchanged, nil
 		}
 		n := 1
 		if w.mpop > 0 {
 			n = int(min(w.mpop, int64(z.Len())))
 		}
-		res = blockResult{key: key, popped: popEntries(&z, n, w.zpop == zpopMax, nil)}
+		res = blockResult{key: key, popped: popEntries(z, n, w.zpop == zpopMax, nil)}
 		popped = true
 		if z.Len() == 0 {
-			return tier.Change{Op: tier.Remove}, nil
+			return tier.Emptied, nil
 		}
-		ops.val = z.AppendRecord(ops.val[:0])
-		return tier.Change{Op: tier.Store, Value: ops.val, Kind: kindZSet}, nil
+		return tier.Changed, nil
 	})
 	switch {
+	case errors.Is(err, tier.ErrWrongKind) || err == nil && !popped:
+		return blockResult{}, false // a key that is not a sorted set serves nobody
 	case err != nil:
 		return blockResult{key: key, err: err}, true
-	case !popped:
-		return blockResult{}, false
 	}
 	return res, true
 }
@@ -94,7 +92,7 @@ func (c *conn) bzpopCmd(args [][]byte, end zpopEnd) {
 // zpushBack puts back the entries served to a client as it hung up (the
 // caller holds the transaction lock and touches nothing else).
 func (c *conn) zpushBack(key []byte, res blockResult) {
-	err := c.zsetUpdate(key, func(z *zset.Entries) (bool, error) {
+	_, err := c.zsetEdit(key, true, func(z *zset.Sorted) (bool, error) {
 		put := false
 		for _, e := range res.popped {
 			if _, ok := z.Score(e.Member); !ok { // one added again meanwhile keeps that score

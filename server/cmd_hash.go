@@ -336,6 +336,15 @@ func (c *conn) cmdHDel(args [][]byte) {
 
 // cmdHGet: HGET key field → the value, nil if absent.
 func (c *conn) cmdHGet(args [][]byte) {
+	if c.hashCold(args[1], args[2:3], func(get func([]byte) ([]byte, bool), _ int) {
+		if v, found := get(args[2]); found {
+			c.w.Bulk(v)
+		} else {
+			c.w.Null()
+		}
+	}) {
+		return
+	}
 	rec, ok := c.hashRead(args[1])
 	if !ok {
 		return
@@ -357,6 +366,18 @@ func (c *conn) cmdHGet(args [][]byte) {
 
 // cmdHMGet: HMGET key field [field ...] → one value (or nil) per field.
 func (c *conn) cmdHMGet(args [][]byte) {
+	if c.hashCold(args[1], args[2:], func(get func([]byte) ([]byte, bool), _ int) {
+		c.w.Array(len(args) - 2)
+		for _, f := range args[2:] {
+			if v, found := get(f); found {
+				c.w.Bulk(v)
+			} else {
+				c.w.Null()
+			}
+		}
+	}) {
+		return
+	}
 	fields, ok := c.hashFields(args[1])
 	if !ok {
 		return
@@ -410,6 +431,9 @@ func (c *conn) hashList(key []byte, fields, values bool) {
 
 // cmdHLen: HLEN key → the field count.
 func (c *conn) cmdHLen(args [][]byte) {
+	if c.hashCold(args[1], nil, func(_ func([]byte) ([]byte, bool), n int) { c.w.Int(int64(n)) }) {
+		return
+	}
 	rec, ok := c.hashRead(args[1])
 	if !ok {
 		return
@@ -429,6 +453,19 @@ func (c *conn) cmdHLen(args [][]byte) {
 // hashField answers HEXISTS key field (1 or 0) or, with length, HSTRLEN
 // key field (the value's length, 0 if absent).
 func (c *conn) hashField(args [][]byte, length bool) {
+	if c.hashCold(args[1], args[2:3], func(get func([]byte) ([]byte, bool), _ int) {
+		v, found := get(args[2])
+		switch {
+		case length:
+			c.w.Int(int64(len(v)))
+		case found:
+			c.w.Int(1)
+		default:
+			c.w.Int(0)
+		}
+	}) {
+		return
+	}
 	rec, ok := c.hashRead(args[1])
 	if !ok {
 		return

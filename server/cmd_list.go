@@ -72,35 +72,18 @@ func (c *conn) bulks(items [][]byte) {
 	}
 }
 
-// viewList reads key's list for a read-only command: exists is false if
-// the key is absent; ok is false after an error, which it has answered.
-func (c *conn) viewList(key []byte) (n int, body []byte, exists, ok bool) {
-	v, kind, shared, exists, _, err := c.s.cache.ViewAny(c.scratch[:0], key)
-	if err == nil && exists && !shared && cap(v) <= maxScratch {
-		c.scratch = v[:0]
-	}
-	if err == nil && exists && kind != kindList {
-		err = tier.ErrWrongKind
-	}
-	if err == nil && exists {
-		n, body, err = list.Header(v)
-	}
-	if err != nil {
-		c.cacheError(err)
-		return 0, nil, false, false
-	}
-	if !exists {
-		c.st.misses.Add(1)
-		return 0, nil, false, true
-	}
-	c.st.hits.Add(1)
-	return n, body, true, true
+// readList runs f on key's list for a read-only command (readLive).
+func (c *conn) readList(key []byte, f func(q *list.Quick)) (exists, ok bool) {
+	return c.readLive(key, lists, func(v tier.Live) { f(quick(v)) })
 }
 
 // cmdLLen: LLEN key → the length, 0 if absent.
 func (c *conn) cmdLLen(args [][]byte) {
-	if n, _, _, ok := c.viewList(args[1]); ok {
-		c.w.Int(int64(n))
+	if c.listCold(args[1], func(int) (int, int) { return 0, 0 }, func(_ [][]byte, n int) { c.w.Int(int64(n)) }) {
+		return
+	}
+	if exists, ok := c.readList(args[1], func(q *list.Quick) { c.w.Int(int64(q.Len())) }); ok && !exists {
+		c.w.Int(0)
 	}
 }
 
@@ -111,58 +94,60 @@ func (c *conn) cmdLRange(args [][]byte) {
 	if !ok {
 		return
 	}
-	n, body, exists, ok := c.viewList(args[1])
-	if !ok {
+	if c.listCold(args[1], func(n int) (int, int) { return list.Range(start, stop, n) }, func(items [][]byte, _ int) { c.bulks(items) }) {
 		return
 	}
-	if !exists {
+	exists, ok := c.readList(args[1], func(q *list.Quick) {
+		lo, hi := list.Range(start, stop, q.Len())
+		c.w.Array(hi - lo)
+		q.Range(lo, hi, func(it []byte) bool { c.w.Bulk(it); return true })
+	})
+	if ok && !exists {
 		c.w.Array(0)
-		return
-	}
-	lo, hi := list.Range(start, stop, n)
-	c.w.Array(hi - lo)
-	var it []byte
-	var err error
-	for i := 0; i < hi; i++ {
-		if it, body, err = list.Next(body); err != nil {
-			return // checked when the value was stored; cannot happen
-		}
-		if i >= lo {
-			c.w.Bulk(it)
-		}
 	}
 }
 
 // cmdLIndex: LINDEX key index → the element, nil if out of range or absent.
 func (c *conn) cmdLIndex(args [][]byte) {
-	n, body, exists, ok := c.viewList(args[1])
-	if !ok {
+	idx, isInt := parseInt(args[2])
+	if isInt && c.listCold(args[1], func(n int) (int, int) {
+		if idx < 0 {
+			idx += int64(n)
+		}
+		if idx < 0 || idx >= int64(n) {
+			return 0, 0
+		}
+		return int(idx), int(idx) + 1
+	}, func(items [][]byte, _ int) {
+		if len(items) == 0 {
+			c.w.Null()
+		} else {
+			c.w.Bulk(items[0])
+		}
+	}) {
 		return
 	}
-	if !exists {
-		c.w.Null()
-		return
-	}
-	idx, ok := c.intArg(args[2]) // after the key, as Redis
-	if !ok {
-		return
-	}
-	if idx < 0 {
-		idx += int64(n)
-	}
-	if idx < 0 || idx >= int64(n) {
-		c.w.Null()
-		return
-	}
-	var it []byte
-	var err error
-	for i := int64(0); i <= idx; i++ {
-		if it, body, err = list.Next(body); err != nil {
-			c.cacheError(err)
+	var bad bool
+	exists, ok := c.readList(args[1], func(q *list.Quick) {
+		i, ok := parseInt(args[2]) // after the key, as Redis
+		if bad = !ok; bad {
 			return
 		}
+		if i < 0 {
+			i += int64(q.Len())
+		}
+		if i < 0 || i >= int64(q.Len()) {
+			c.w.Null()
+			return
+		}
+		c.w.Bulk(q.Index(int(i)))
+	})
+	switch {
+	case bad:
+		c.w.Error(errNotInt)
+	case ok && !exists:
+		c.w.Null()
 	}
-	c.w.Bulk(it)
 }
 
 // cmdLSet: LSET key index element → OK.
@@ -240,12 +225,7 @@ func (c *conn) cmdLTrim(args [][]byte) {
 	if !ok {
 		return
 	}
-	changed := false
-	_, err := c.lists.rewrite(args[1], func(items [][]byte) ([][]byte, bool, error) {
-		lo, hi := list.Range(start, stop, len(items))
-		changed = hi-lo != len(items)
-		return items[lo:hi], changed, nil
-	})
+	changed, err := c.lists.trim(args[1], start, stop)
 	c.noop = !changed
 	if c.listDone(err) {
 		c.w.OK()
@@ -260,7 +240,12 @@ func (c *conn) cmdLPos(args [][]byte) {
 	if !ok {
 		return
 	}
-	n, body, exists, ok := c.viewList(args[1])
+	var found []int
+	exists, ok := c.readList(args[1], func(q *list.Quick) {
+		c.lists.items = q.Items(c.lists.items[:0])
+		found = list.Positions(nil, c.lists.items, args[2], rank, count, maxlen)
+	})
+	c.lists.release()
 	if !ok {
 		return
 	}
@@ -272,14 +257,6 @@ func (c *conn) cmdLPos(args [][]byte) {
 		}
 		return
 	}
-	items, err := list.BodyItems(c.lists.items[:0], n, body)
-	c.lists.items = items
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	found := list.Positions(nil, items, args[2], rank, count, maxlen)
-	c.lists.release()
 	if count < 0 {
 		if len(found) == 0 {
 			c.w.Null()

@@ -15,8 +15,11 @@ import (
 // cmdSAdd: SADD key member... → how many were new.
 func (c *conn) cmdSAdd(args [][]byte) {
 	var added int
-	err := c.setUpdate(args[1], func(s *set.Members) (bool, error) {
+	_, err := c.setEdit(args[1], true, func(s *set.Live) (bool, error) {
 		added = 0
+		if err := c.setAddCheck(s, args[2:]); err != nil {
+			return false, err
+		}
 		for _, m := range args[2:] {
 			if s.Add(m) {
 				added++
@@ -24,7 +27,6 @@ func (c *conn) cmdSAdd(args [][]byte) {
 		}
 		return added > 0, nil
 	})
-	c.typed.release()
 	c.countReply(added, err)
 }
 
@@ -41,7 +43,7 @@ func (c *conn) countReply(n int, err error) {
 // its last member.
 func (c *conn) cmdSRem(args [][]byte) {
 	var removed int
-	err := c.setUpdate(args[1], func(s *set.Members) (bool, error) {
+	_, err := c.setEdit(args[1], false, func(s *set.Live) (bool, error) {
 		removed = 0
 		for _, m := range args[2:] {
 			if s.Remove(m) {
@@ -50,29 +52,25 @@ func (c *conn) cmdSRem(args [][]byte) {
 		}
 		return removed > 0, nil
 	})
-	c.typed.release()
 	c.countReply(removed, err)
 }
 
 // cmdSMembers: SMEMBERS key → every member (a set in RESP3).
 func (c *conn) cmdSMembers(args [][]byte) {
-	s := &c.typed.set
-	defer c.typed.release()
-	if _, ok := c.readSet(args[1], s, false); !ok {
-		return
-	}
-	c.w.Set(s.Len())
-	for _, m := range s.All() {
-		c.w.Bulk(m)
+	exists, ok := c.readLiveSet(args[1], func(s *set.Live) {
+		c.w.Set(s.Len())
+		s.Each(func(m []byte) bool { c.w.Bulk(m); return true })
+	})
+	if ok && !exists {
+		c.w.Set(0)
 	}
 }
 
 // cmdSIsMember: SISMEMBER key member → 1 or 0.
 func (c *conn) cmdSIsMember(args [][]byte) {
-	s := &c.typed.set
-	defer c.typed.release()
-	if _, ok := c.readSet(args[1], s, false); ok {
-		c.boolInt(s.Has(args[2]))
+	var has bool
+	if _, ok := c.readLiveSet(args[1], func(s *set.Live) { has = s.Has(args[2]) }); ok {
+		c.boolInt(has)
 	}
 }
 
@@ -87,23 +85,25 @@ func (c *conn) boolInt(b bool) {
 
 // cmdSMIsMember: SMISMEMBER key member... → 1 or 0 for each.
 func (c *conn) cmdSMIsMember(args [][]byte) {
-	s := &c.typed.set
-	defer c.typed.release()
-	if _, ok := c.readSet(args[1], s, false); !ok {
-		return
-	}
-	c.w.Array(len(args) - 2)
-	for _, m := range args[2:] {
-		c.boolInt(s.Has(m))
+	exists, ok := c.readLiveSet(args[1], func(s *set.Live) {
+		c.w.Array(len(args) - 2)
+		for _, m := range args[2:] {
+			c.boolInt(s.Has(m))
+		}
+	})
+	if ok && !exists {
+		c.w.Array(len(args) - 2)
+		for range args[2:] {
+			c.boolInt(false)
+		}
 	}
 }
 
 // cmdSCard: SCARD key → the member count.
 func (c *conn) cmdSCard(args [][]byte) {
-	s := &c.typed.set
-	defer c.typed.release()
-	if _, ok := c.readSet(args[1], s, false); ok {
-		c.w.Int(int64(s.Len()))
+	n := 0
+	if _, ok := c.readLiveSet(args[1], func(s *set.Live) { n = s.Len() }); ok {
+		c.w.Int(int64(n))
 	}
 }
 
@@ -125,7 +125,7 @@ func (c *conn) cmdSPop(args [][]byte) {
 	defer c.typed.release()
 	var popped [][]byte
 	exists := false
-	err := c.setUpdate(args[1], func(s *set.Members) (bool, error) {
+	_, err := c.setEdit(args[1], false, func(s *set.Live) (bool, error) {
 		exists = s.Len() > 0
 		popped = c.typed.mems[:0]
 		n := s.Len()
@@ -134,9 +134,9 @@ func (c *conn) cmdSPop(args [][]byte) {
 			k = min(1, n)
 		}
 		for range k {
-			i := rand.IntN(s.Len())
-			popped = append(popped, slices.Clone(s.At(i))) // the record goes once stored
-			s.Remove(s.At(i))
+			m := slices.Clone(s.Random()) // the structure changes as it goes
+			popped = append(popped, m)
+			s.Remove(m)
 		}
 		return k > 0, nil
 	})
@@ -173,20 +173,18 @@ func (c *conn) cmdSRandMember(args [][]byte) {
 			return
 		}
 	}
+	if len(args) == 2 {
+		if exists, ok := c.readLiveSet(args[1], func(s *set.Live) { c.w.Bulk(s.Random()) }); ok && !exists {
+			c.w.Null()
+		}
+		return
+	}
 	s := &c.typed.set
 	defer c.typed.release()
 	if _, ok := c.readSet(args[1], s, false); !ok {
 		return
 	}
 	n := s.Len()
-	if len(args) == 2 {
-		if n == 0 {
-			c.w.Null()
-			return
-		}
-		c.w.Bulk(s.At(rand.IntN(n)))
-		return
-	}
 	picks := randPicks(n, count)
 	if picks == nil && count < -maxRandCount {
 		c.w.Error(errRandCountTooLarge(maxRandCount))
@@ -263,15 +261,22 @@ func (c *conn) cmdSMove(args [][]byte) {
 	}
 	var removed bool
 	c.typed.smoveAdded = false
-	err := c.setUpdate(src, func(s *set.Members) (bool, error) {
+	_, err := c.setEdit(src, false, func(s *set.Live) (bool, error) {
 		removed = s.Remove(m)
 		return removed, nil
 	})
 	if err == nil && removed {
-		err = c.setUpdate(dst, func(s *set.Members) (bool, error) {
+		_, err = c.setEdit(dst, true, func(s *set.Live) (bool, error) {
+			if err := c.setAddCheck(s, [][]byte{m}); err != nil {
+				return false, err
+			}
 			c.typed.smoveAdded = s.Add(m)
 			return c.typed.smoveAdded, nil
 		})
+		if err != nil { // dst refused it (a limit): it goes back, nothing changed
+			_, _ = c.setEdit(src, true, func(s *set.Live) (bool, error) { return s.Add(m), nil })
+			removed = false
+		}
 	}
 	if err != nil {
 		c.cacheError(err)

@@ -6,9 +6,11 @@ import (
 	"github.com/tiercache/tiercache/value/zset"
 )
 
-// The sorted-set commands (Redis 7.0, t_zset.c). A sorted set is one
-// record (value/zset); a read decodes it, a write decodes, changes and
-// stores it in one Cache.Update (typed.go). Scores are printed as 7.0
+// The sorted-set commands (Redis 7.0, t_zset.c). A sorted set is a
+// zset.Sorted in the DRAM tiers: a write is one Cache.Edit that changes
+// the members it names, a read of one key one Cache.Read (typed.go); the
+// commands that read several keys or walk one in member order (the
+// algebra, ZRANGESTORE, ZSCAN) decode records. Scores are printed as 7.0
 // prints a double (resp.Writer.Double).
 
 // zaddCmd: ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member... → the
@@ -22,10 +24,13 @@ func (c *conn) zaddCmd(args [][]byte, incr bool) {
 	}
 	var added, updated, processed int
 	var last float64
-	err := c.zsetUpdate(args[1], func(z *zset.Entries) (bool, error) {
+	_, err := c.zsetEdit(args[1], true, func(z *zset.Sorted) (bool, error) {
 		added, updated, processed = 0, 0, 0
 		if z.Len() == 0 && f.xx {
 			return false, nil
+		}
+		if err := c.zaddCheck(z, args, first, f.xx); err != nil {
+			return false, err
 		}
 		for i, score := range scores {
 			m := args[first+1+2*i]
@@ -82,7 +87,7 @@ func (c *conn) zaddCmd(args [][]byte, incr bool) {
 // its last member.
 func (c *conn) cmdZRem(args [][]byte) {
 	var removed int
-	err := c.zsetUpdate(args[1], func(z *zset.Entries) (bool, error) {
+	_, err := c.zsetEdit(args[1], false, func(z *zset.Sorted) (bool, error) {
 		removed = 0
 		for _, m := range args[2:] {
 			if z.Remove(m) {
@@ -97,48 +102,41 @@ func (c *conn) cmdZRem(args [][]byte) {
 
 // cmdZCard: ZCARD key → the member count.
 func (c *conn) cmdZCard(args [][]byte) {
-	rec, ok := c.kindRead(args[1], kindZSet, false)
-	if !ok {
-		return
+	n := 0
+	if _, ok := c.readLiveZSet(args[1], func(z *zset.Sorted) { n = z.Len() }); ok {
+		c.w.Int(int64(n))
 	}
-	if rec == nil {
-		c.w.Int(0)
-		return
-	}
-	n, _, err := zset.Count(rec)
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	c.w.Int(int64(n))
 }
 
 // cmdZScore: ZSCORE key member → the score, nil when absent.
 func (c *conn) cmdZScore(args [][]byte) {
-	z := &c.typed.zset
-	defer c.typed.release()
-	if _, ok := c.readZSet(args[1], z, false); !ok {
-		return
+	exists, ok := c.readLiveZSet(args[1], func(z *zset.Sorted) {
+		if s, ok := z.Score(args[2]); ok {
+			c.w.Double(s)
+		} else {
+			c.w.Null()
+		}
+	})
+	if ok && !exists {
+		c.w.Null()
 	}
-	if s, ok := z.Score(args[2]); ok {
-		c.w.Double(s)
-		return
-	}
-	c.w.Null()
 }
 
 // cmdZMScore: ZMSCORE key member... → each score, nil when absent.
 func (c *conn) cmdZMScore(args [][]byte) {
-	z := &c.typed.zset
-	defer c.typed.release()
-	if _, ok := c.readZSet(args[1], z, false); !ok {
-		return
-	}
-	c.w.Array(len(args) - 2)
-	for _, m := range args[2:] {
-		if s, ok := z.Score(m); ok {
-			c.w.Double(s)
-		} else {
+	exists, ok := c.readLiveZSet(args[1], func(z *zset.Sorted) {
+		c.w.Array(len(args) - 2)
+		for _, m := range args[2:] {
+			if s, ok := z.Score(m); ok {
+				c.w.Double(s)
+			} else {
+				c.w.Null()
+			}
+		}
+	})
+	if ok && !exists {
+		c.w.Array(len(args) - 2)
+		for range args[2:] {
 			c.w.Null()
 		}
 	}
@@ -147,18 +145,18 @@ func (c *conn) cmdZMScore(args [][]byte) {
 // zrankCmd: ZRANK key member (ZREVRANK, rev) → the member's 0-based rank
 // from the lowest score (the highest), nil when absent.
 func (c *conn) zrankCmd(args [][]byte, rev bool) {
-	z := &c.typed.zset
-	defer c.typed.release()
-	if _, ok := c.readZSet(args[1], z, false); !ok {
-		return
-	}
-	r, ok := z.Rank(args[2])
-	switch {
-	case !ok:
+	exists, ok := c.readLiveZSet(args[1], func(z *zset.Sorted) {
+		r, ok := z.Rank(args[2])
+		switch {
+		case !ok:
+			c.w.Null()
+		case rev:
+			c.w.Int(int64(z.Len() - 1 - r))
+		default:
+			c.w.Int(int64(r))
+		}
+	})
+	if ok && !exists {
 		c.w.Null()
-	case rev:
-		c.w.Int(int64(z.Len() - 1 - r))
-	default:
-		c.w.Int(int64(r))
 	}
 }

@@ -366,6 +366,21 @@
 //     fields is gone (TestHashFieldExpiryModel: the sweeper, whose index
 //     of hashes is never later than a hash's earliest expiry); expiries
 //     survive a restart (TestHashFieldExpiryRestart).
+//   - S45: a large hash or list goes to the cold tier in pieces (ColdCut:
+//     a hash's fields by their hash bits, a list at its elements, about
+//     3 KiB a piece); while only cold holds it, HGET, HMGET, HEXISTS,
+//     HSTRLEN, HLEN, LRANGE, LINDEX and LLEN read its piece table and
+//     the pieces they need (tier T48): of a 10,000-field hash and a
+//     100,000-element list, one to three 4 KiB blocks, and the answers of
+//     the whole value (TestColdAggregateReadsItsPieces).
+//   - S46: an aggregate in the DRAM tiers is a live structure changed in
+//     place (tier T44): every hash, list, set and sorted-set command that
+//     changes one key is one Cache.Edit, one that reads one key a
+//     Cache.Read; a command that answers an error changed nothing (limits
+//     are checked before the structure changes), and the differential
+//     tests against redis-server run on the live structures
+//     (TestListDifferential, TestSetDifferential, TestZSetDifferential,
+//     TestStringsAndHashesMatchRedis, TestTypedModelConcurrentCold).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -44,7 +44,9 @@ func openColdCache(t *testing.T, edit func(*tier.Options, *coldstore.Config)) *t
 	if edit != nil {
 		edit(&o, &cc)
 	}
-	o.OpenCold = func(p backend.Params) (backend.Store, error) { return coldstore.Open(cc, p) }
+	if o.OpenCold == nil {
+		o.OpenCold = func(p backend.Params) (backend.Store, error) { return coldstore.Open(cc, p) }
+	}
 	tc, err := tier.Open(o)
 	if err != nil {
 		t.Fatal(err)

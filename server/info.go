@@ -99,6 +99,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 		kv("tier_flusher_bytes", mem.FlusherBytes)
 		kv("tier_sketch_bytes", mem.SketchBytes)
 		kv("tier_remote_heap_bytes", mem.RemoteBytes)
+		kv("tier_live_heap_bytes", mem.LiveBytes)
 		kv("tier_heap_budget", mem.HeapBudget)
 		kv("go_memory_limit", debug.SetMemoryLimit(-1))
 		kv("go_heap_objects", m.HeapObjects)

@@ -8,17 +8,20 @@ import (
 )
 
 // listOps are the list changes that both a list command and a push
-// serving blocked clients (wake) make. Each runs as one Cache.Update, whose
-// function may run more than once: it only computes (value/list), and what
-// it answers is copied into the reused buffers here (the current value is
-// valid only during the call).
+// serving blocked clients (wake) make. Each is one Cache.Edit on the
+// list's live structure (a list.Quick): it changes what it touches, in
+// place. Its function may run more than once (writethrough mode), so it
+// only changes the structure and notes what it answers, copied into the
+// reused buffers here (the structure's elements are valid only during
+// the call).
 type listOps struct {
 	cache  *tier.Cache
 	limits list.Limits
-	val    []byte   // the new value being built
+	val    []byte   // a record being built (BZPOPMIN's store)
 	out    []byte   // copies of the elements answered
 	outs   [][]byte // out, split into elements
-	items  [][]byte // a decoded list, aliasing the value
+	ends   []int    // where each element answered ends in out
+	items  [][]byte // a list's elements, aliasing its structure
 	// served are the blocked clients a command of this connection served
 	// (its pushes woke them, or it was BLPOP or BZPOPMIN served at once),
 	// for their keyspace events (servedEvents); collected while keyHooks.
@@ -46,54 +49,48 @@ func (o *listOps) release() {
 		o.out = nil
 	}
 	if cap(o.items) > maxKeptBuffer/16 {
-		o.items, o.outs = nil, nil
+		o.items, o.outs, o.ends = nil, nil, nil
+	}
+	clear(o.items[:cap(o.items)]) // the structures they alias
+}
+
+// answer starts a reply of copied elements (note adds them, answered
+// splits them into outs).
+func (o *listOps) answer() {
+	o.out, o.outs, o.ends = o.out[:0], o.outs[:0], o.ends[:0]
+}
+
+// note copies one element of the reply.
+func (o *listOps) note(it []byte) {
+	o.out = append(o.out, it...)
+	o.ends = append(o.ends, len(o.out))
+}
+
+// answered splits the copies note made into outs.
+func (o *listOps) answered() {
+	start := 0
+	for _, end := range o.ends {
+		o.outs = append(o.outs, o.out[start:end:end])
+		start = end
 	}
 }
 
-// answer copies the elements of a reply out of the current value.
-func (o *listOps) answer(items ...[]byte) {
-	o.out, o.outs = o.out[:0], o.outs[:0]
-	for _, it := range items {
-		o.out = append(o.out, it...)
-	}
-	off := 0
-	for _, it := range items {
-		o.outs = append(o.outs, o.out[off:off+len(it):off+len(it)])
-		off += len(it)
-	}
-}
-
-// current checks that cur is a list and returns its count and elements.
-func current(cur tier.Current) (n int, body []byte, err error) {
-	if cur.Kind != kindList {
-		return 0, nil, tier.ErrWrongKind
-	}
-	return list.Header(cur.Value)
-}
+// quick is the list structure an Edit or Read function is given.
+func quick(v tier.Live) *list.Quick { return v.(*list.Quick) }
 
 // push adds vals at the head (left, each in turn, so the last ends up
 // first) or the tail of key's list and returns its new length. A missing
 // key is created unless onlyExisting (then the length is 0).
 func (o *listOps) push(key []byte, vals [][]byte, left, onlyExisting bool) (int, error) {
 	var length int
-	err := o.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
-		length = 0
-		var n int
-		var body []byte
-		if cur.Exists {
-			var err error
-			if n, body, err = current(cur); err != nil {
-				return tier.Change{}, err
-			}
-		} else if onlyExisting {
-			return tier.Change{Op: tier.Keep}, nil
+	_, err := o.cache.Edit(key, lists, !onlyExisting, func(v tier.Live) (tier.EditResult, error) {
+		q := quick(v)
+		if err := o.limits.Check(q.Len()+len(vals), q.PushSize(vals)); err != nil {
+			return tier.Unchanged, err
 		}
-		b, total, err := list.Push(o.val, n, body, vals, left, o.limits)
-		if err != nil {
-			return tier.Change{}, err
-		}
-		o.val, length = b, total
-		return tier.Change{Op: tier.Store, Value: b, Kind: kindList}, nil
+		q.Push(vals, left)
+		length = q.Len()
+		return tier.Changed, nil
 	})
 	return length, err
 }
@@ -102,77 +99,75 @@ func (o *listOps) push(key []byte, vals [][]byte, left, onlyExisting bool) (int,
 // key's list and answers them in o.outs, in the order popped; exists is
 // false if the key is absent. An emptied list is removed.
 func (o *listOps) pop(key []byte, left bool, count int) (exists bool, err error) {
-	err = o.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
-		exists = cur.Exists
+	o.answer()
+	exists, err = o.cache.Edit(key, lists, false, func(v tier.Live) (tier.EditResult, error) {
 		o.answer()
-		if !cur.Exists {
-			return tier.Change{Op: tier.Keep}, nil
+		q := quick(v)
+		if count <= 0 || q.Len() == 0 {
+			return tier.Unchanged, nil
 		}
-		n, body, err := current(cur)
-		if err != nil {
-			return tier.Change{}, err
-		}
-		k := min(count, n)
-		if k == 0 {
-			return tier.Change{Op: tier.Keep}, nil
-		}
-		b, popped, err := list.Pop(o.val, o.items, n, body, k, left)
-		if err != nil {
-			return tier.Change{}, err
-		}
-		o.items = popped
-		o.answer(popped...)
-		if b == nil {
-			return tier.Change{Op: tier.Remove}, nil
-		}
-		o.val = b
-		return tier.Change{Op: tier.Store, Value: b, Kind: kindList}, nil
+		q.Pop(count, left, o.note)
+		return emptiedOr(q), nil
 	})
+	o.answered()
 	return exists, err
 }
 
-// rewrite decodes key's list into o.items, lets f change it (returning
-// whether it did), and stores the result (removing an emptied list).
-// exists is false if the key is absent; f is not called then.
+// emptiedOr is Changed, or Emptied when q has no element left.
+func emptiedOr(q *list.Quick) tier.EditResult {
+	if q.Len() == 0 {
+		return tier.Emptied
+	}
+	return tier.Changed
+}
+
+// rewrite gives f key's elements (aliasing its structure), lets it change
+// them (returning whether it did), and makes them the list (removing an
+// emptied one): LSET, LINSERT and LREM, O(list) as in Redis. exists is
+// false if the key is absent; f is not called then.
 func (o *listOps) rewrite(key []byte, f func(items [][]byte) ([][]byte, bool, error)) (exists bool, err error) {
-	err = o.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
-		exists = cur.Exists
-		if !cur.Exists {
-			return tier.Change{Op: tier.Keep}, nil
-		}
-		if cur.Kind != kindList {
-			return tier.Change{}, tier.ErrWrongKind
-		}
-		items, err := list.Items(o.items[:0], cur.Value)
+	return o.cache.Edit(key, lists, false, func(v tier.Live) (tier.EditResult, error) {
+		q := quick(v)
+		items, changed, err := f(q.Items(o.items[:0]))
 		o.items = items
-		if err != nil {
-			return tier.Change{}, err
-		}
-		items, changed, err := f(items)
 		if err != nil || !changed {
-			return tier.Change{Op: tier.Keep}, err
+			return tier.Unchanged, err
 		}
 		if len(items) == 0 {
-			return tier.Change{Op: tier.Remove}, nil
+			return tier.Emptied, nil
 		}
 		body := 0
 		for _, it := range items {
 			body += list.ItemSize(it)
 		}
 		if err := o.limits.Check(len(items), list.Size(len(items), body)); err != nil {
-			return tier.Change{}, err
+			return tier.Unchanged, err
 		}
-		o.val = list.Encode(o.val, items)
-		return tier.Change{Op: tier.Store, Value: o.val, Kind: kindList}, nil
+		q.Replace(items)
+		return tier.Changed, nil
 	})
-	return exists, err
+}
+
+// trim keeps the elements of key's list from start to stop (LTRIM's
+// range), removing an emptied list; changed reports whether any went.
+func (o *listOps) trim(key []byte, start, stop int64) (changed bool, err error) {
+	_, err = o.cache.Edit(key, lists, false, func(v tier.Live) (tier.EditResult, error) {
+		q := quick(v)
+		lo, hi := list.Range(start, stop, q.Len())
+		if changed = hi-lo != q.Len(); !changed {
+			return tier.Unchanged, nil
+		}
+		q.Trim(lo, hi)
+		return emptiedOr(q), nil
+	})
+	return changed, err
 }
 
 // move pops one element from src's head (fromLeft) or tail and pushes it
 // onto dst's head (toLeft) or tail, answering it in o.outs[0]; moved is
 // false when src is absent. Redis's order of checks: an absent src answers
 // nil, then src and dst must be lists. For two keys the move is two
-// Updates (the cache changes one key in one step): the element is popped,
+// Edits (the cache changes one key in one step): the element is popped,
 // then pushed, and put back on src if the push fails, so it is never lost
 // nor duplicated, though another client may see it on neither list for an
 // instant.
@@ -180,28 +175,19 @@ func (o *listOps) move(src, dst []byte, fromLeft, toLeft bool) (moved bool, err 
 	if string(src) == string(dst) {
 		return o.rotate(src, fromLeft, toLeft)
 	}
-	err = o.cache.Update(src, func(cur tier.Current) (tier.Change, error) {
-		moved = false
-		if !cur.Exists {
-			return tier.Change{Op: tier.Keep}, nil
-		}
-		if cur.Kind != kindList {
-			return tier.Change{}, tier.ErrWrongKind
-		}
-		if k, ok := o.cache.KindOf(dst); ok && k != kindList {
-			return tier.Change{}, tier.ErrWrongKind
-		}
-		if err := o.pushFits(dst, cur, fromLeft); err != nil {
-			return tier.Change{}, err
-		}
-		moved = true
-		return tier.Change{Op: tier.Keep}, nil
+	var item []byte
+	exists, err := o.cache.Read(src, lists, func(v tier.Live) error {
+		item = append(o.out[:0], quick(v).End(fromLeft)...)
+		return nil
 	})
-	if err != nil || !moved {
+	if err != nil || !exists {
 		return false, err
 	}
-	exists, err := o.pop(src, fromLeft, 1)
-	if err != nil || !exists || len(o.outs) == 0 {
+	o.out = item
+	if err := o.pushFits(dst, item); err != nil {
+		return false, err
+	}
+	if exists, err := o.pop(src, fromLeft, 1); err != nil || !exists || len(o.outs) == 0 {
 		return false, err
 	}
 	v := append([]byte(nil), o.outs[0]...)
@@ -211,46 +197,43 @@ func (o *listOps) move(src, dst []byte, fromLeft, toLeft bool) (moved bool, err 
 		}
 		return false, err
 	}
-	o.answer(v)
+	o.answer()
+	o.note(v)
+	o.answered()
 	return true, nil
 }
 
-// pushFits checks, before move pops anything, that the element it would
-// take from src (cur) fits dst's limits, so a move refused for dst's size
+// pushFits checks, before move pops anything, that dst is a list (or
+// absent) and that item fits its limits, so a move refused for dst
 // changes nothing (src keeps its element and its TTL). LMOVE runs with
 // every other command held off (S23), so the check still holds when the
 // push runs.
-func (o *listOps) pushFits(dst []byte, cur tier.Current, fromLeft bool) error {
-	n, body, err := list.Header(cur.Value)
-	if err != nil || n == 0 {
-		return err
-	}
-	item, err := list.End(n, body, fromLeft)
+func (o *listOps) pushFits(dst, item []byte) error {
+	total, size := 1, list.Size(1, list.ItemSize(item))
+	_, err := o.cache.Read(dst, lists, func(v tier.Live) error {
+		q := quick(v)
+		total, size = q.Len()+1, q.PushSize([][]byte{item})
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	total, size := 1, list.Size(1, list.ItemSize(item))
-	if v, _, _, ok, _, err := o.cache.ViewAny(o.val[:0], dst); err != nil {
-		return err
-	} else if ok {
-		dn, dbody, err := list.Header(v)
-		if err != nil {
-			return err
-		}
-		total, size = dn+1, list.Size(dn+1, len(dbody)+list.ItemSize(item))
 	}
 	return o.limits.Check(total, size)
 }
 
-// rotate is move of a list onto itself, in one Update.
+// rotate is move of a list onto itself, in one Edit.
 func (o *listOps) rotate(key []byte, fromLeft, toLeft bool) (bool, error) {
-	exists, err := o.rewrite(key, func(items [][]byte) ([][]byte, bool, error) {
-		items, v, err := list.Rotate(items, fromLeft, toLeft)
-		if err != nil {
-			return items, false, err
+	o.answer()
+	exists, err := o.cache.Edit(key, lists, false, func(v tier.Live) (tier.EditResult, error) {
+		o.answer()
+		q := quick(v)
+		if q.Len() == 0 {
+			return tier.Unchanged, nil
 		}
-		o.answer(v)
-		return items, true, nil
+		q.Pop(1, fromLeft, o.note)
+		q.Push([][]byte{o.out}, toLeft)
+		return tier.Changed, nil
 	})
+	o.answered()
 	return exists && err == nil, err
 }

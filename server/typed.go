@@ -2,14 +2,16 @@ package server
 
 import (
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value"
 	"github.com/tiercache/tiercache/value/set"
 	"github.com/tiercache/tiercache/value/zset"
 )
 
-// The set and sorted-set commands read a value into a set.Set or a
-// zset.ZSet (value/set, value/zset) and, for a write, store its record
-// again in one Cache.Update: each write decodes and encodes the whole
-// value, O(its size), as the hash and list commands do (docs/DESIGN.md).
+// The set and sorted-set commands change a set or sorted set in place, as
+// the DRAM tiers keep it live (set.Live, zset.Sorted), in one Cache.Edit
+// (setEdit, zsetEdit), and read one key in one Cache.Read; those that
+// read several keys or walk one in member order decode records into a
+// set.Members or zset.Entries (readSet, readZSet).
 
 // typedBufs are a connection's decoded set and sorted set, reused.
 type typedBufs struct {
@@ -63,72 +65,6 @@ func (c *conn) readZSet(key []byte, z *zset.Entries, own bool) (exists, ok bool)
 	return rec != nil, true
 }
 
-// storeOf is the change that stores v (a set or sorted set of kind k)
-// after a write: none when unchanged, a delete when left empty, else its
-// record, checked against the limits first.
-func (c *conn) storeOf(v interface {
-	Len() int
-	Size() int
-	AppendRecord([]byte) []byte
-}, k tier.Kind, changed bool) (tier.Change, error) {
-	switch {
-	case !changed:
-		return tier.Change{Op: tier.Keep}, nil
-	case v.Len() == 0:
-		return tier.Change{Op: tier.Remove}, nil
-	}
-	if err := c.s.setLimits.Check(v.Len(), v.Size()); err != nil {
-		return tier.Change{}, err
-	}
-	c.typed.rec = v.AppendRecord(c.typed.rec[:0]) // the cache copies it
-	return tier.Change{Op: tier.Store, Value: c.typed.rec, Kind: k}, nil
-}
-
-// setUpdate changes key's set in one step: edit gets the set (empty when
-// the key is absent) and reports whether it changed it; a set left empty
-// is removed. edit may run more than once (tier.Cache.Update): it must
-// only compute, from the set it is given.
-func (c *conn) setUpdate(key []byte, edit func(s *set.Members) (bool, error)) error {
-	s := &c.typed.set
-	return c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
-		s.Reset()
-		if cur.Exists {
-			if cur.Kind != kindSet {
-				return tier.Change{}, wrongType
-			}
-			if err := s.Decode(cur.Value); err != nil {
-				return tier.Change{}, err
-			}
-		}
-		changed, err := edit(s)
-		if err != nil {
-			return tier.Change{}, err
-		}
-		return c.storeOf(s, kindSet, changed)
-	})
-}
-
-// zsetUpdate is setUpdate for a sorted set.
-func (c *conn) zsetUpdate(key []byte, edit func(z *zset.Entries) (bool, error)) error {
-	z := &c.typed.zset
-	return c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
-		z.Reset()
-		if cur.Exists {
-			if cur.Kind != kindZSet {
-				return tier.Change{}, wrongType
-			}
-			if err := z.Decode(cur.Value); err != nil {
-				return tier.Change{}, err
-			}
-		}
-		changed, err := edit(z)
-		if err != nil {
-			return tier.Change{}, err
-		}
-		return c.storeOf(z, kindZSet, changed)
-	})
-}
-
 // storeResult replaces dst with v (kind k; none when v is empty, which
 // deletes dst), without an expiry, as a STORE command does (Redis's
 // setKey), and touches dst for WATCH. It answers v's size.
@@ -174,4 +110,98 @@ func (c *conn) storeResult(dst []byte, v interface {
 	c.servedEvents()
 	c.flushEvents() // afterWrite does not run: the command is a noop for its sources
 	c.numReply(int64(n), err)
+}
+
+// setEdit changes key's set in place, in one Cache.Edit (editCounted).
+func (c *conn) setEdit(key []byte, create bool, edit func(s *set.Live) (bool, error)) (exists bool, err error) {
+	return editCounted(c, key, sets, create, edit)
+}
+
+// editCounted changes key's aggregate of kind lk (a T) in place, in one
+// Cache.Edit: edit gets the structure (a new empty one when the key is
+// absent and create is set) and reports whether it changed it; one left
+// empty is removed. It may run more than once (writethrough): it must
+// only change the structure and note what it answers.
+func editCounted[T interface {
+	tier.Live
+	Len() int
+}](c *conn, key []byte, lk tier.LiveKind, create bool, edit func(v T) (bool, error)) (exists bool, err error) {
+	return c.s.cache.Edit(key, lk, create, func(lv tier.Live) (tier.EditResult, error) {
+		v := lv.(T)
+		changed, err := edit(v)
+		switch {
+		case err != nil || !changed:
+			return tier.Unchanged, err
+		case v.Len() == 0:
+			return tier.Emptied, nil
+		}
+		return tier.Changed, nil
+	})
+}
+
+// readLiveSet runs f on key's set for a read-only command (readLive).
+func (c *conn) readLiveSet(key []byte, f func(s *set.Live)) (exists, ok bool) {
+	return c.readLive(key, sets, func(v tier.Live) { f(v.(*set.Live)) })
+}
+
+// setAddCheck checks that s with members added in order stays within
+// the limits after each, before any is added.
+func (c *conn) setAddCheck(s *set.Live, members [][]byte) error {
+	n, size := s.Len(), s.Size()
+	var seen map[string]bool
+	if len(members) > 1 {
+		seen = make(map[string]bool, len(members))
+	}
+	for _, m := range members {
+		if s.Has(m) || seen[string(m)] {
+			continue
+		}
+		if seen != nil {
+			seen[string(m)] = true
+		}
+		size += value.UvarintLen(len(m)) + len(m) + value.UvarintLen(n+1) - value.UvarintLen(n)
+		n++
+		if err := c.s.setLimits.Check(n, size); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// zsetEdit is setEdit for a sorted set (a zset.Sorted).
+func (c *conn) zsetEdit(key []byte, create bool, edit func(z *zset.Sorted) (bool, error)) (exists bool, err error) {
+	return editCounted(c, key, zsets, create, edit)
+}
+
+// readLiveZSet runs f on key's sorted set for a read-only command
+// (readLive).
+func (c *conn) readLiveZSet(key []byte, f func(z *zset.Sorted)) (exists, ok bool) {
+	return c.readLive(key, zsets, func(v tier.Live) { f(v.(*zset.Sorted)) })
+}
+
+// zaddCheck checks that z with the members of a ZADD added (pairs of
+// score and member from first; xx adds none) stays within the limits
+// after each, before any is added.
+func (c *conn) zaddCheck(z *zset.Sorted, args [][]byte, first int, xx bool) error {
+	if xx {
+		return nil
+	}
+	n, size := z.Len(), z.Size()
+	var seen map[string]bool
+	for i := first + 1; i < len(args); i += 2 {
+		m := args[i]
+		if _, ok := z.Score(m); ok || seen[string(m)] {
+			continue
+		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[string(m)] = true
+		size += 8 + value.UvarintLen(len(m)) + len(m) + value.UvarintLen(n+1) - value.UvarintLen(n)
+		n++
+		if err := c.s.setLimits.Check(n, size); err != nil {
+			return err
+		}
+	}
+	return nil
 }

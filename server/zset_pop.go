@@ -14,7 +14,7 @@ import (
 // (the highest, max) in one step and returns copies of them in the order
 // popped; exists reports whether the key held a sorted set.
 func (c *conn) zpop(key []byte, max bool, count int64) (popped []zset.Entry, exists bool, err error) {
-	err = c.zsetUpdate(key, func(z *zset.Entries) (bool, error) {
+	_, err = c.zsetEdit(key, false, func(z *zset.Sorted) (bool, error) {
 		popped = popped[:0]
 		exists = z.Len() > 0
 		k := int(min(count, int64(z.Len())))
@@ -27,7 +27,7 @@ func (c *conn) zpop(key []byte, max bool, count int64) (popped []zset.Entry, exi
 
 // popEntries removes the n lowest-scored entries of z (the n highest,
 // max) and appends copies of them to out in the order they pop.
-func popEntries(z *zset.Entries, n int, max bool, out []zset.Entry) []zset.Entry {
+func popEntries(z *zset.Sorted, n int, max bool, out []zset.Entry) []zset.Entry {
 	for i := range n {
 		r := i
 		if max {
@@ -112,26 +112,26 @@ func (c *conn) cmdZRandMember(args [][]byte) {
 			return
 		}
 	}
-	z := &c.typed.zset
-	defer c.typed.release()
-	if _, ok := c.readZSet(args[1], z, false); !ok {
-		return
-	}
-	n := z.Len()
-	if len(args) == 2 {
-		if n == 0 {
-			c.w.Null()
+	answer := func(z zset.Reader) {
+		n := z.Len()
+		if len(args) == 2 {
+			if n == 0 {
+				c.w.Null()
+				return
+			}
+			c.w.Bulk(z.At(rand.IntN(n)).Member)
 			return
 		}
-		c.w.Bulk(z.At(rand.IntN(n)).Member)
-		return
+		picks := randPicks(n, count)
+		if picks == nil {
+			c.w.Error(errRandCountTooLarge(maxRandCount))
+			return
+		}
+		c.writeEntries(z, picks, withScores)
 	}
-	picks := randPicks(n, count)
-	if picks == nil {
-		c.w.Error(errRandCountTooLarge(maxRandCount))
-		return
+	if exists, ok := c.readLiveZSet(args[1], func(z *zset.Sorted) { answer(z) }); ok && !exists {
+		answer(zset.FromSorted(nil))
 	}
-	c.writeEntries(z, picks, withScores)
 }
 
 // cmdZScan: ZSCAN key cursor [MATCH pattern] [COUNT count] → the next

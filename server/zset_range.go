@@ -55,27 +55,10 @@ func (c *conn) zrangeCmd(args [][]byte, by zrangeBy, rev, revFixed bool) {
 	if !ok {
 		return
 	}
-	defer c.typed.release()
-	z := &c.typed.zset
-	if q.by == byRank && !q.rev && q.start >= 0 && q.stop >= 0 && q.start <= q.stop {
-		// The first entries of a record read without decoding the rest.
-		rec, ok := c.kindRead(args[1], kindZSet, false)
-		if !ok {
-			return
-		}
-		var head []zset.Entry
-		if rec != nil {
-			var err error
-			if head, _, err = zset.Head(z.All()[:0], rec, int(min(q.stop, 1<<30))+1); err != nil {
-				c.cacheError(err)
-				return
-			}
-		}
-		*z = *zset.FromSorted(head)
-	} else if _, ok := c.readZSet(args[1], z, false); !ok {
-		return
+	exists, ok := c.readLiveZSet(args[1], func(z *zset.Sorted) { c.writeEntries(z, zrangeRanks(z, q), q.withScores) })
+	if ok && !exists {
+		c.writeEntries(zset.FromSorted(nil), nil, q.withScores)
 	}
-	c.writeEntries(z, zrangeRanks(z, q), q.withScores)
 }
 
 // writeEntries answers the entries of z at ranks: members, with scores a
@@ -135,13 +118,10 @@ func (c *conn) cmdZCount(args [][]byte) {
 		c.w.Error(errMinMaxFloat)
 		return
 	}
-	z := &c.typed.zset
-	defer c.typed.release()
-	if _, ok := c.readZSet(args[1], z, false); !ok {
-		return
+	n := 0
+	if _, ok := c.readLiveZSet(args[1], func(z *zset.Sorted) { lo, hi := zset.ScoreSpan(z, r); n = hi - lo }); ok {
+		c.w.Int(int64(n))
 	}
-	lo, hi := zset.ScoreSpan(z, r)
-	c.w.Int(int64(hi - lo))
 }
 
 // cmdZLexCount: ZLEXCOUNT key min max → the members in range.
@@ -151,13 +131,10 @@ func (c *conn) cmdZLexCount(args [][]byte) {
 		c.w.Error(errMinMaxLex)
 		return
 	}
-	z := &c.typed.zset
-	defer c.typed.release()
-	if _, ok := c.readZSet(args[1], z, false); !ok {
-		return
+	n := 0
+	if _, ok := c.readLiveZSet(args[1], func(z *zset.Sorted) { lo, hi := zset.LexSpan(z, r, false); n = hi - lo }); ok {
+		c.w.Int(int64(n))
 	}
-	lo, hi := zset.LexSpan(z, r, false)
-	c.w.Int(int64(hi - lo))
 }
 
 // zremRangeCmd: ZREMRANGEBYRANK key start stop, ZREMRANGEBYSCORE key min
@@ -187,7 +164,7 @@ func (c *conn) zremRangeCmd(args [][]byte, by zrangeBy) {
 		return
 	}
 	var removed int
-	err := c.zsetUpdate(args[1], func(z *zset.Entries) (bool, error) {
+	_, err := c.zsetEdit(args[1], false, func(z *zset.Sorted) (bool, error) {
 		ranks := zrangeRanks(z, q)
 		removed = len(ranks)
 		if removed > 0 {

@@ -28,15 +28,25 @@ type Cache struct {
 	// shed: the flusher drops copies when full (flusher.Shed), and writers
 	// wait after their write, at most throttleWait (throttle); else they
 	// wait before it (admitWrite, T25).
-	shed   bool
-	o      Options
-	log    *zap.Logger
-	dir    *directory
-	mem    *mem // the DRAM tiers: hot and warm logs and their LFU
-	tr     *transit
-	cold   backend.Store  // nil when disabled
-	rt     *remoteTier    // the remote tier; nil when none (remote.go)
-	floors backend.Floors // cold's flush floor record; nil when cold keeps none
+	shed bool
+	o    Options
+	log  *zap.Logger
+	dir  *directory
+	mem  *mem // the DRAM tiers: hot and warm logs and their LFU
+	tr   *transit
+	// lt is each directory shard's table of live structures (live.go),
+	// under that shard's lock.
+	lt *[shardCount]liveShard
+	// liveHeld is the heap bytes of the live structures (mem.bytes[memLive],
+	// read without mem.mu); liveMu serializes liveBalance, and liveHand is
+	// the shard its demotion looks at next (live_mem.go).
+	liveHeld     atomic.Int64
+	liveWithheld atomic.Int64 // hot's withheld segments (read without mem.mu)
+	liveMu       sync.Mutex
+	liveHand     int
+	cold         backend.Store  // nil when disabled
+	rt           *remoteTier    // the remote tier; nil when none (remote.go)
+	floors       backend.Floors // cold's flush floor record; nil when cold keeps none
 	// ks is cold's keyspace when it can count and walk its user keys (the
 	// emulated store): Keys and Scan take cold-only keys from it (T37).
 	ks backend.Keyspace
@@ -114,6 +124,7 @@ func Open(opts Options) (*Cache, error) {
 	}
 	ten := newTenants(opts.Tenants, opts.HotBytes+opts.WarmBytes)
 	c := &Cache{upd: new(updateLocks), o: opts, log: opts.Logger, dir: newDirectory(len(ten.names)), tr: newTransit(), ten: ten,
+		lt:   new([shardCount]liveShard),
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	c.verSeq.Store(uint64(time.Now().UnixNano()))
 	c.yield.Store(newYielder())

@@ -481,6 +481,45 @@
 //     by tenant): in shed mode a tenant whose evictions overflow the queue
 //     drops its own, and a tenant within its share keeps every key through the
 //     flood (TestTenantFlushShareKeepsOthersWrites).
+//   - T44: an aggregate the layer above edits and reads through Edit and
+//     Read (a LiveKind says how its structures are made) is, in the DRAM
+//     tiers, a live structure on the Go heap that changes in place:
+//     Edit runs its function once under the key's shard write lock on the
+//     structure (made from the key's record where it had none), so a
+//     change is one step; Changed gives a new version keeping the expiry
+//     (the old version's cold copy deleted, T3), Emptied removes the key.
+//     The structure is the DRAM copy of its version, reached from the
+//     entry by a handle into its shard's table (entry.where memLive, no
+//     Go pointer in the entry): reads that want bytes get its serialized
+//     form (memLookup), an eviction writes that form to cold through
+//     transit (T5), a demotion makes it a warm record, drain and the
+//     remote tier take it like any value (a change queues a lazy put,
+//     behind W6: its record is built once per send, not per change). In
+//     writethrough mode Edit
+//     stores the changed structure's record durably as Update does (T28).
+//     Tests: TestLiveEditInPlace, TestLiveKeepsTTL, TestRemoteTier/
+//     LiveAggregates, and the model tests' live operations (modelLiveOp;
+//     checkLiveShard after every step).
+//   - T45: a live structure's heap bytes, measured by the structure
+//     (Live.HeapBytes), are its weight in the LFU and are charged to hot:
+//     the hot log withholds whole segments covering them (their pages
+//     given back to the kernel, dram A7), within one command's growth and
+//     two segments of slack; structures past what hot can withhold are
+//     demoted, least recently used first (a clock), to warm records or
+//     out of DRAM (TestLiveWithheldFromHot). A record's writer that finds
+//     hot wedged (its open segment full, no sealed one to clean, the rest
+//     withheld) gets a segment back after structures are demoted
+//     (yieldLive; cmd TestPeakRSSWithinBudgetAggregates, whose hashes are
+//     records among live lists, sets and sorted sets). Memory reports them
+//     (LiveBytes) beside the heap budget, which hot covers them for, and
+//     GoLimit, which the Go memory limit follows, adds them.
+//   - T48: ReadPieces reads only the pieces of an aggregate its caller
+//     chooses (backend.Pieces) while the cold tier alone holds its
+//     version, and answers done false, reading nothing, otherwise (in a
+//     memory tier or transit, suspect, of another kind, absent) or when
+//     the promotion policy wants the key in DRAM, so a frequent key still
+//     comes up whole; the pieces are of the version the directory names
+//     (server TestColdAggregateReadsItsPieces).
 //
 // # Entry lifecycle
 //

@@ -150,7 +150,9 @@ func (e *entry) check(key string) error {
 		return fmt.Errorf("L5: entry of %q names the key %q", key, e.key)
 	case e.loc == 0 && (e.flushing || e.where != memNone || e.recSize != 0):
 		return fmt.Errorf("L5: entry of %q has no DRAM record but flushing %v, where %d, %d bytes", key, e.flushing, e.where, e.recSize)
-	case e.loc != 0 && (e.where != memHot && e.where != memWarm || int64(e.recSize) != e.size):
+	case e.loc != 0 && e.where == memLive && (e.flushing || e.recSize != 0):
+		return fmt.Errorf("L5: entry of %q has a live structure but flushing %v, a record of %d bytes", key, e.flushing, e.recSize)
+	case e.loc != 0 && e.where != memLive && (e.where != memHot && e.where != memWarm || int64(e.recSize) != e.size):
 		return fmt.Errorf("L5: entry of %q: a record of %d bytes in log %d for a value of %d", key, e.recSize, e.where, e.size)
 	}
 	return nil

@@ -1,6 +1,10 @@
 package tier
 
-import "github.com/tiercache/tiercache/policy"
+import (
+	"bytes"
+
+	"github.com/tiercache/tiercache/policy"
+)
 
 // readAct is what a read of one key does next; planRead decides it, and
 // every read path (Get and View, MGet, the read-modify-write commands,
@@ -89,11 +93,25 @@ func (c *Cache) planRead(dst, key []byte, lo uint64, sh *shard, now int64, into 
 }
 
 // memLookup appends the value of e's version from memory to dst: its DRAM
-// record, or its copy in transit to cold. The caller holds the key's
+// record (a live structure's serialized form), or its copy in transit to
+// cold. The caller holds the key's
 // shard lock.
 func (c *Cache) memLookup(dst, key []byte, e *entry) ([]byte, policy.Tier, bool) {
+	if e.where == memLive {
+		return c.liveRecord(dst, e), policy.Hot, true
+	}
 	if e.loc != 0 {
 		return append(dst, c.mem.bytesOf(e)...), e.where.tier(), true
 	}
 	return c.tr.get(dst, key, e.ver)
+}
+
+// memEqual reports whether e's DRAM copy holds exactly v (e's shard lock
+// held; e has a DRAM copy): its record, or a live structure's serialized
+// form.
+func (c *Cache) memEqual(e *entry, v []byte) bool {
+	if e.where == memLive {
+		return bytes.Equal(c.liveRecord(nil, e), v)
+	}
+	return bytes.Equal(c.mem.bytesOf(e), v)
 }

@@ -2,6 +2,7 @@ package tier
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/tiercache/tiercache/policy"
 	"github.com/tiercache/tiercache/tier/dram"
@@ -14,11 +15,15 @@ const (
 	memNone memTier = iota
 	memHot
 	memWarm
+	// memLive: the DRAM copy is a live structure on the Go heap, held by
+	// hot (live.go): entry.loc is its handle in the shard's table.
+	memLive
+	memTiers
 )
 
 func (w memTier) tier() policy.Tier {
 	switch w {
-	case memHot:
+	case memHot, memLive:
 		return policy.Hot
 	case memWarm:
 		return policy.Warm
@@ -63,26 +68,28 @@ type mem struct {
 	// cleaning serializes each log's cleanings (makeRoom): concurrent ones
 	// would each take the segments the log keeps free and leave none to
 	// clean into. Taken before mu, hot's before warm's.
-	cleaning [3]sync.Mutex
+	cleaning [memTiers]sync.Mutex
 	// owners is each log's cleaning's copy of a segment's owners
 	// (BeginClean), reused under cleaning[w] and cleared after.
-	owners [3][]*entry
+	owners [memTiers][]*entry
 	mu     sync.Mutex
 	// lfus is each tenant's LFU, by tenant id (0: the default tenant, the
 	// only one without Options.Tenants): an entry is in its tenant's only
 	// (entry.tenant), so a tenant's keys are evicted to make room for its
 	// own alone (T35). Their capacities sum to memCapacity.
 	lfus    []*policy.LFU
-	logs    [3]*dram.Log[*entry] // by memTier; warm nil without a warm tier
-	victims []*entry             // evicted by the LFU, records not yet released
-	evictFn func(*policy.Node)
-	items   [3]int64 // records by memTier
-	bytes   [3]int64
-	evicted [3]uint64 // LFU evictions by the tier the record was in
+	logs    [memTiers]*dram.Log[*entry] // by memTier; warm nil without a warm tier
+	victims []*entry                    // evicted by the LFU, records not yet released
+	// hasVictims is len(victims) > 0, read without mu (processVictims).
+	hasVictims atomic.Bool
+	evictFn    func(*policy.Node)
+	items      [memTiers]int64 // records by memTier
+	bytes      [memTiers]int64
+	evicted    [memTiers]uint64 // LFU evictions by the tier the record was in
 	// tenantEvicted is the LFU evictions (and records dropped by a
 	// cleaning) by tenant id.
 	tenantEvicted []uint64
-	pinned        [3]int64 // bytes of records being written to cold where they are, by log
+	pinned        [memTiers]int64 // bytes of records being written to cold where they are, by log
 	// placement is the fraction of sampled warm pages on the warm node
 	// when the log was opened (-1: not checked, or no warm tier).
 	placement float64
@@ -91,6 +98,9 @@ type mem struct {
 	compact   uint64 // records moved within a log by its cleaning
 	dropped   uint64 // records a cleaning found no room for in either log (evicted)
 	forced    uint64 // times the LFU evicted below its capacity for want of a segment worth cleaning
+	// liveDemoted counts the live structures demoted for hot's room (to
+	// warm records, or out of DRAM), live_mem.go.
+	liveDemoted uint64
 }
 
 // memCapacity is what the LFU may keep: each log less the segments it
@@ -126,7 +136,10 @@ func newMem(hot, warm *dram.Log[*entry], ten *tenants, dram int64) (*mem, error)
 			}
 		}
 	}
-	m.evictFn = func(n *policy.Node) { m.victims = append(m.victims, entryOf(n)) }
+	m.evictFn = func(n *policy.Node) {
+		m.victims = append(m.victims, entryOf(n))
+		m.hasVictims.Store(true)
+	}
 	return m, nil
 }
 

@@ -59,8 +59,17 @@ type Memory struct {
 	// RemoteBytes is the remote tier's Go heap now: the changes queued and
 	// in flight to it, and its client's connection buffers (0 without one).
 	RemoteBytes int64
-	HeapBudget  int64 // DirectoryBytes + FlusherBytes + SketchBytes + RemoteBytes + slack: what the Go heap needs
+	// LiveBytes is the Go heap of the live structures (T45), measured:
+	// charged to hot, whose arena withholds as many bytes (so HotBytes
+	// covers it and HeapBudget does not count it), yet on the Go heap:
+	// GoLimit adds it.
+	LiveBytes  int64
+	HeapBudget int64 // DirectoryBytes + FlusherBytes + SketchBytes + RemoteBytes + slack: what the Go heap needs beside what hot covers
 }
+
+// GoLimit is what the Go memory limit follows: the heap budget and the
+// live structures, which hot's budget covers but the Go heap holds.
+func (m Memory) GoLimit() int64 { return m.HeapBudget + m.LiveBytes }
 
 // Memory returns the account. It takes each directory shard's read lock
 // in turn (O(shards), not O(keys)).
@@ -79,6 +88,7 @@ func (c *Cache) Memory() Memory {
 	}
 	c.mem.mu.Lock()
 	m.SketchBytes = c.mem.sketchBytes()
+	m.LiveBytes = c.mem.bytes[memLive]
 	c.mem.mu.Unlock()
 	if r := c.rt; r != nil {
 		q := r.q.Stats()

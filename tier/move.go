@@ -37,6 +37,7 @@ func (c *Cache) background() {
 		case <-tick:
 			c.sweep(c.now())
 			c.processVictims() // any a caller left behind
+			c.liveBalance(0)   // hot's segments back from live structures deleted or evicted
 		case <-c.stop:
 			c.processLost()
 			return

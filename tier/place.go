@@ -94,7 +94,9 @@ func (c *Cache) releaseLocked(e *entry) {
 	if e.loc == 0 {
 		return
 	}
-	if e.flushing {
+	if e.where == memLive {
+		c.dropLiveLocked(e)
+	} else if e.flushing {
 		e.flushing = false
 	} else {
 		c.mem.mu.Lock()
@@ -131,9 +133,13 @@ func hashOf(e *entry) uint64 {
 // Any goroutine holding no shard lock may run it.
 func (c *Cache) processVictims() int {
 	m := c.mem
+	if !m.hasVictims.Load() {
+		return 0
+	}
 	m.mu.Lock()
 	vs := m.victims
 	m.victims = nil
+	m.hasVictims.Store(false)
 	m.mu.Unlock()
 	defer func() { // the slice goes back for the next victims, unless others are there already
 		clear(vs)
@@ -174,6 +180,10 @@ func (c *Cache) processVictims() int {
 // writes (the record stays readable until the write completes), else the
 // key is lost (T7).
 func (c *Cache) evictLocked(sh *shard, e *entry) {
+	if e.where == memLive {
+		c.evictLiveLocked(sh, e)
+		return
+	}
 	if c.fl != nil && c.coldHolds(e, e.ver) {
 		c.releaseLocked(e)
 		return
@@ -357,7 +367,11 @@ func (c *Cache) room(w memTier, n int, wait bool, tenant uint8) bool {
 		if w == memHot && m.logs[memWarm] != nil {
 			seg := l.Oldest()
 			if seg < 0 {
+				withheld := l.Withheld() > 0
 				m.mu.Unlock()
+				if wait && withheld && c.yieldLive() {
+					continue
+				}
 				return false
 			}
 			if live := l.SegmentLive(seg); !m.canTake(memWarm, live) {

@@ -84,3 +84,12 @@ func newEntryOf(key []byte) (*entry, string) {
 // the LFU is the first field of an entry (TestEntryOfNode checks the
 // offset), so the Node's address is the entry's.
 func entryOf(n *policy.Node) *entry { return (*entry)(unsafe.Pointer(n)) }
+
+// overlaps reports whether a and b share any byte.
+func overlaps(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
+}

@@ -553,26 +553,36 @@ func (c *Cache) lockEntry(sh *shard, key []byte, write, adopt bool) *entry {
 	return c.lockEntryLocal(sh, key, write, adopt)
 }
 
-// lockEntryLocal is lockEntry without the remote tier.
+// lockEntryLocal is lockEntry without the remote tier. A key the
+// directory has is returned at once, under the lock; only one it lacks is
+// looked up in cold (known), without the lock, and the lock taken again.
 func (c *Cache) lockEntryLocal(sh *shard, key []byte, write, adopt bool) *entry {
 	for try := 0; ; try++ {
-		known := adopt && c.coldUnknown.Load() && c.known(key)
-		if known && c.knownHook != nil {
-			c.knownHook(key)
-		}
 		if write {
 			sh.mu.Lock()
 		} else {
 			sh.mu.RLock()
 		}
 		e := sh.m[viewString(key)]
-		if e != nil || !known || try == 2 {
+		if e != nil || !adopt || !c.coldUnknown.Load() || try == 3 {
 			return e
 		}
 		if write {
 			sh.mu.Unlock()
 		} else {
 			sh.mu.RUnlock()
+		}
+		known := c.known(key)
+		if known && c.knownHook != nil {
+			c.knownHook(key)
+		}
+		if !known {
+			if write {
+				sh.mu.Lock()
+			} else {
+				sh.mu.RLock()
+			}
+			return sh.m[viewString(key)]
 		}
 	}
 }

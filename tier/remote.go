@@ -1,7 +1,6 @@
 package tier
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"sync/atomic"
@@ -265,6 +264,39 @@ func (c *Cache) remotePutLocked(key, value []byte, exp int64, kind Kind) {
 		r.epochs[class(lo)].Add(1)
 		r.q.Put(key, value, exp, coldFlags(kind))
 	}
+}
+
+// remotePutLiveLocked queues a put of key's live aggregate (its shard's
+// write lock held) whose value is read when the put is sent (behind W6):
+// its record is built once per send, not once per change (T44).
+func (c *Cache) remotePutLiveLocked(key []byte) {
+	if r := c.rt; r != nil {
+		lo, _ := hashKey(key)
+		r.epochs[class(lo)].Add(1)
+		r.q.PutLazy(key, c.remoteFill)
+	}
+}
+
+// remoteFill is a lazy remote put's value (behind.Fill): key's value as
+// the local tiers hold it now, with its expiry and kind; none when the
+// key is gone (its delete is queued behind).
+func (c *Cache) remoteFill(dst, key []byte) ([]byte, int64, uint32, bool) {
+	lo, _ := hashKey(key)
+	sh := c.dir.shard(lo)
+	sh.mu.RLock()
+	e := sh.m[viewString(key)]
+	if e == nil || !e.live(c.now()) {
+		sh.mu.RUnlock()
+		return dst, 0, 0, false
+	}
+	exp, flags := e.exp, coldFlags(e.kind)
+	v, _, ok := c.memLookup(dst, key, e)
+	sh.mu.RUnlock()
+	if ok {
+		return v, exp, flags, true
+	}
+	v, _, kind, ok := c.get(dst, key, lo, false)
+	return v, exp, coldFlags(kind), ok
 }
 
 // remoteDelLocked queues a delete of key (its shard's write lock held).
@@ -565,7 +597,7 @@ func (c *Cache) validate(key []byte, lo uint64, sh *shard, ver uint64) {
 	}
 	var op *pendOp
 	switch {
-	case pending || found && e.loc != 0 && e.kind == kindOfFlags(m.Flags) && sameExpiry(e.exp, m.Expiry) && bytes.Equal(c.mem.bytesOf(e), v):
+	case pending || found && e.loc != 0 && e.kind == kindOfFlags(m.Flags) && sameExpiry(e.exp, m.Expiry) && c.memEqual(e, v):
 		c.markValidLocked(e)
 		r.st.validated.Add(1)
 	case found:

@@ -91,6 +91,46 @@ func TestRemoteTier(t *testing.T) {
 	t.Run("ConditionalWritesSeeTheRemote", func(t *testing.T) { testRemoteConditional(t, addrs) })
 	t.Run("ResyncAtStart", func(t *testing.T) { testRemoteResyncAtStart(t, addrs) })
 	t.Run("LostInvalidationsRevalidate", func(t *testing.T) { testRemoteRevalidate(t, addrs) })
+	t.Run("LiveAggregates", func(t *testing.T) { testRemoteLive(t, addrs) })
+}
+
+// testRemoteLive checks T44 with T38-T39: a live aggregate changed in
+// place through one sidecar reaches the remote as its record (a lazy put,
+// behind W6) and is read, and changed in turn, through another.
+func testRemoteLive(t *testing.T, addrs []string) {
+	cs := sidecars(t, 2, addrs, "live:", nil)
+	k := []byte("chat")
+	var items [][]byte
+	for i := range 100 {
+		v := []byte(fmt.Sprint("message ", i))
+		if err := editPush(cs[0], k, v); err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, v)
+	}
+	settleRemote(t, cs[0])
+	agree := func(want []byte) {
+		t.Helper()
+		deadline := time.Now().Add(time.Second)
+		for i, c := range cs {
+			for {
+				rec, ok, err := readRecord(c, k)
+				if err == nil && ok && bytes.Equal(rec, want) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("sidecar %d reads %d bytes (%v, %v), want %d", i, len(rec), ok, err, len(want))
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	agree(testRecord(items...))
+	if _, _, err := editPop(cs[1], k); err != nil {
+		t.Fatal(err)
+	}
+	settleRemote(t, cs[1])
+	agree(testRecord(items[1:]...))
 }
 
 // testRemoteReadThrough checks T38 and T40: a key written through one

@@ -148,6 +148,13 @@ type DRAMStats struct {
 	Rescued, Compacted        uint64 // hot records kept in hot by a cleaning; records moved within a log
 	Dropped                   uint64 // records a cleaning found no room for in either log (evicted)
 	Forced                    uint64 // times the LFU evicted below its capacity for want of a segment worth cleaning
+	// Live structures (T44, T45): how many hot holds, their Go heap
+	// (counted in the hot tier's Items and Bytes too), the hot segments
+	// withheld for them, and how many were demoted for hot's room.
+	LiveItems         int64
+	LiveBytes         int64
+	LiveWithheldBytes int64
+	LiveDemoted       uint64
 }
 
 // Stats returns a snapshot.
@@ -167,7 +174,8 @@ func (c *Cache) Stats() Stats {
 	items, bytes, evicted := m.items, m.bytes, m.evicted
 	d := DRAMStats{Capacity: ls.Capacity, Weight: ls.Weight, Items: ls.Items, Admits: ls.Admits, Rejects: ls.Rejects,
 		HotUsed: m.logs[memHot].Used(), HotSegments: m.logs[memHot].Segments(), Rescued: m.rescued, Compacted: m.compact,
-		Dropped: m.dropped, Forced: m.forced}
+		Dropped: m.dropped, Forced: m.forced, LiveItems: m.items[memLive], LiveBytes: m.bytes[memLive],
+		LiveWithheldBytes: int64(m.logs[memHot].Withheld()) * int64(m.logs[memHot].SegmentBytes()), LiveDemoted: m.liveDemoted}
 	if w := m.logs[memWarm]; w != nil {
 		d.WarmUsed, d.WarmSegments = w.Used(), w.Segments()
 	}
@@ -176,8 +184,8 @@ func (c *Cache) Stats() Stats {
 	warmHits := c.st.hits[policy.Warm].Load()
 	coldHits := c.st.hits[policy.Cold].Load()
 	misses := c.st.misses.Load()
-	s.Tiers = append(s.Tiers, TierLevel{Name: "hot", Items: items[memHot], Bytes: bytes[memHot], Hits: c.st.hits[policy.Hot].Load(),
-		Misses: warmHits + coldHits + misses, Evictions: evicted[memHot]})
+	s.Tiers = append(s.Tiers, TierLevel{Name: "hot", Items: items[memHot] + items[memLive], Bytes: bytes[memHot] + bytes[memLive],
+		Hits: c.st.hits[policy.Hot].Load(), Misses: warmHits + coldHits + misses, Evictions: evicted[memHot] + evicted[memLive]})
 	if w := m.logs[memWarm]; w != nil {
 		s.Tiers = append(s.Tiers, TierLevel{Name: "warm", Items: items[memWarm], Bytes: bytes[memWarm], Hits: warmHits,
 			Misses: coldHits + misses, Evictions: evicted[memWarm]})

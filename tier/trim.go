@@ -75,7 +75,7 @@ func (c *Cache) maxKeys() int64 {
 		return c.o.MaxKeys
 	}
 	c.mem.mu.Lock()
-	n := c.mem.items[memHot] + c.mem.items[memWarm]
+	n := c.mem.items[memHot] + c.mem.items[memWarm] + c.mem.items[memLive]
 	c.mem.mu.Unlock()
 	return 2*int64(n) + c.trimSlack
 }

@@ -46,7 +46,8 @@ type updateLocks [updateStripes]sync.Mutex
 // its decision applies only to the version it saw. A concurrent write in
 // between makes Update call f again with the new value (so f must not act
 // on anything but its return value, except to note what it answers); two
-// Updates of one key are serialized. An error from f is returned as it is
+// Updates of one key are serialized. f may run under the key's shard
+// lock: it must not call the cache. An error from f is returned as it is
 // and nothing changes. The stored value keeps the key's expiry (a new key
 // has none). Values over MaxValue are refused with ErrTooLarge.
 func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
@@ -63,6 +64,9 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 	mu.Lock()
 	defer mu.Unlock()
 	sh := c.dir.shard(lo)
+	if done, err := c.updateInPlace(sh, key, f); done {
+		return err
+	}
 	unreadable := 0
 	var buf []byte
 	for try := 0; try < updateTries; try++ {
@@ -120,6 +124,59 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 		}
 	}
 	return ErrKeyBusy
+}
+
+// updateInPlace is Update in one hold of the key's shard write lock, for
+// a key whose value is a DRAM record (not being flushed, not suspect):
+// f is given the record itself, and its change applies at once, a value
+// of the record's size written in place (T11). done is false, nothing
+// changed, when the key is anything else, or the new value needs room
+// that only a cleaning gives: Update then takes its general path.
+func (c *Cache) updateInPlace(sh *shard, key []byte, f func(cur Current) (Change, error)) (done bool, err error) {
+	if c.writeThrough() {
+		return false, nil
+	}
+	e := c.lockEntry(sh, key, true, true)
+	if e == nil || !e.live(c.now()) || e.loc == 0 || e.flushing || e.where == memLive || c.rt != nil && c.rt.suspect(e) {
+		sh.mu.Unlock()
+		return false, nil
+	}
+	t := e.where.tier()
+	rec := c.mem.bytesOf(e)
+	ch, err := f(Current{Value: rec, Kind: e.kind, Exists: true})
+	if ch.Op == Store && overlaps(ch.Value, rec) {
+		ch.Value = append([]byte(nil), ch.Value...) // the record may be freed before the copy
+	}
+	var r reservation
+	switch {
+	case err != nil:
+		sh.mu.Unlock()
+		return true, err
+	case ch.Op == Store && len(ch.Value) > c.o.MaxValue:
+		sh.mu.Unlock()
+		return true, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(ch.Value), c.o.MaxValue)
+	case ch.Op == Store:
+		var ok bool
+		if r, ok = c.reserveLocked(e, len(ch.Value)); !ok {
+			sh.mu.Unlock()
+			return false, nil
+		}
+	}
+	c.count(key, t, true)
+	switch ch.Op {
+	case Keep:
+		c.memAccess(e)
+	case Remove:
+		c.remoteDelLocked(key)
+		c.purgeLocked(sh, key, e)
+	case Store:
+		c.versionLocked(sh, e, false, key, e.exp, int64(len(ch.Value)), ch.Kind)
+		c.remotePutLocked(key, ch.Value, e.exp, ch.Kind)
+		c.placeLocked(e, r, ch.Value)
+	}
+	sh.mu.Unlock()
+	c.processVictims()
+	return true, nil
 }
 
 // deleteAt deletes key if it is live at version ver, and reports whether

@@ -158,36 +158,16 @@ func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64
 // have evicted keys: the caller runs processVictims once it unlocked.
 // owned is SetOptions.Owned.
 func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, kind Kind, owned bool) (wait *flusher.Item, err error) {
-	var ks string
 	fresh := e == nil
 	if fresh {
 		lo, _ := hashKey(key)
-		e, ks = newEntry(key, lo, c.ten.of(key))
+		e, _ = newEntry(key, lo, c.ten.of(key))
 	}
 	r, room := c.reserveLocked(e, len(value))
 	if !room && c.fl == nil && c.placeFor(len(value)) != memNone {
 		return nil, errNoRoom
 	}
-	ver := c.nextVersion()
-	if fresh {
-		sh.m[ks] = e
-		if c.coldUnknown.Load() && c.cold != nil && (c.ks == nil || c.ks.MayHold(key)) {
-			// A copy of an earlier run, or of a key the directory forgot
-			// (T15): its delete is queued before the new version's put
-			// (F3), so a restart never finds the old value (cache mode),
-			// and its header counts in cold's keys until it completed
-			// (T37).
-			e.coldMayHold()
-			sh.setHeader(e, c.ks != nil)
-			c.invalidateLocked(key, e, 0) // no tombstone has version 0
-		}
-	} else {
-		c.invalidateLocked(key, e, e.ver)
-	}
-	if e.write(ver, exp, int64(len(value)), kind) { // a new entry, or a tombstone coming back to life
-		sh.addLive(e, 1)
-	}
-	c.markValidLocked(e) // written here: as new as the remote's (T42)
+	ver := c.versionLocked(sh, e, fresh, key, exp, int64(len(value)), kind)
 	if room {
 		c.placeLocked(e, r, value)
 		return nil, nil
@@ -204,6 +184,35 @@ func (c *Cache) writeLocked(sh *shard, e *entry, key, value []byte, exp int64, k
 	c.tr.add(k, v, ver, exp, policy.Cold)
 	c.st.coldWrites.Add(1)
 	return &flusher.Item{Key: k, Value: v, Version: ver, Expiry: exp, Flags: coldFlags(kind)}, nil
+}
+
+// versionLocked makes e, key's entry (fresh: a new one, put in the map
+// now), live at a new version with expiry exp, a value of size bytes and
+// kind, and returns the version (sh's write lock held). The copies of
+// its previous version outside DRAM are invalidated first (T3); its DRAM
+// copy is the caller's to replace.
+func (c *Cache) versionLocked(sh *shard, e *entry, fresh bool, key []byte, exp, size int64, kind Kind) uint64 {
+	ver := c.nextVersion()
+	if fresh {
+		sh.m[e.key] = e
+		if c.coldUnknown.Load() && c.cold != nil && (c.ks == nil || c.ks.MayHold(key)) {
+			// A copy of an earlier run, or of a key the directory forgot
+			// (T15): its delete is queued before the new version's put
+			// (F3), so a restart never finds the old value (cache mode),
+			// and its header counts in cold's keys until it completed
+			// (T37).
+			e.coldMayHold()
+			sh.setHeader(e, c.ks != nil)
+			c.invalidateLocked(key, e, 0) // no tombstone has version 0
+		}
+	} else {
+		c.invalidateLocked(key, e, e.ver)
+	}
+	if e.write(ver, exp, size, kind) { // a new entry, or a tombstone coming back to life
+		sh.addLive(e, 1)
+	}
+	c.markValidLocked(e) // written here: as new as the remote's (T42)
+	return ver
 }
 
 // errNoRoom: writeLocked found no room without a cleaning, and changed

@@ -1,12 +1,21 @@
 // Package value is the root of the value encodings: one package per kind
-// of aggregate value the server stores as one record (value/hash,
-// value/list; sets and sorted sets will be value/set and value/zset).
-// Each is plain code over bytes, with no server and no tier import: it
-// defines a record's format and the operations of its commands as
+// of aggregate value (value/hash, value/list, value/set, value/zset). Each
+// is plain code, with no server and no tier import: it defines the record
+// a value is stored as in every tier, the structure the DRAM tiers keep
+// live and change in place (a tier.Live, whose interface it satisfies
+// without importing tier), and the operations of its commands as
 // redis-server does them, and is tested on its own. The server gives each
-// kind its tier.Kind, reads a record, calls the package and stores what it
-// built in one tier.Cache.Update (docs/DESIGN.md, "Data types").
+// kind its tier.Kind and edits or reads it through tier.Cache.Edit and
+// Read (docs/DESIGN.md, "Data types").
+//
+// This package itself measures the heap a live structure takes:
+// AllocSize is an allocation's size as the runtime rounds it, read off
+// the runtime when the package loads (V1: TestAllocSizeIsWhatTheHeapTakes);
+// and holds the table the large hashes and sets and the sorted sets'
+// member index share: Table, byte strings to byte strings in place (V2:
+// TestTableModel; V3, its HeapBytes within 2% of the heap's growth:
+// TestTableHeapBytes).
 //
 // Each package's invariants have its own prefix: VH for value/hash, VL
-// for value/list.
+// for value/list, VS for value/set, VZ for value/zset.
 package value

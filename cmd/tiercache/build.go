@@ -176,7 +176,8 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	to.WarmArena = numa.ArenaOptions{Node: node, Policy: pol, Mode: pmode, Fallback: fb, HugePages: c.Warm.HugePages, Logger: log}
 	cc := coldstore.Config{Mode: c.Cold.Backend, Device: c.Cold.Device, IOPoll: c.Cold.IOPoll, SQPoll: c.Cold.SQPoll,
 		Capacity: int64(c.Cold.Capacity), IndexNode: indexNode, DataDir: c.Cold.DataDir, DefaultBytes: int64(min(c.Cold.DefaultBytes, 1<<62)),
-		DropRemoved: c.Cold.DropRemovedTenants, Controller: c.Cold.Controller, Registry: c.Cold.NamespaceRegistry}
+		DropRemoved: c.Cold.DropRemovedTenants, Controller: c.Cold.Controller, Registry: c.Cold.NamespaceRegistry,
+		Cut: server.ColdCut}
 	for _, t := range c.Tenants {
 		if t.ColdBytes > 0 || t.ColdNamespace != "" {
 			cc.Tenants = append(cc.Tenants, coldstore.TenantSpace{Name: t.Name, Bytes: int64(min(t.ColdBytes, 1<<62)), Namespace: t.ColdNamespace})

@@ -10,7 +10,9 @@ import (
 
 // TestCrashLoop: writethrough survives 35 SIGKILLs at random moments with
 // no acknowledged write lost, no acknowledged delete back, no key vanished
-// by an interrupted overwrite and no torn or foreign value; drain mode
+// by an interrupted overwrite and no torn or foreign value, each worker's
+// list and hash (RPUSH, LPOP, HSET, HDEL: live structures in DRAM) reading
+// as acknowledged or as the operation in flight gives; drain mode
 // drops no acknowledged write while it runs (the cold store has room),
 // comes back exactly after each of 15 clean stops, and after each of 15
 // SIGKILLs every key reads nil or a value issued for it. The sidecar is

@@ -20,7 +20,8 @@ const memLimitEvery = 100 * time.Millisecond
 // memLimiter sets the process's Go memory limit (runtime/debug
 // SetMemoryLimit, what GOMEMLIMIT sets) to the sum of the limits of the
 // caches running in the process (one in the sidecar; tests run several):
-// a fixed size, or a cache's heap budget re-read every memLimitEvery
+// a fixed size, or a cache's heap budget and live structures
+// (tier.Memory.GoLimit) re-read every memLimitEvery
 // (server.go_memory_limit auto), so that the collector keeps the heap near
 // what the tiers hold instead of letting it grow to twice that (GOGC=100).
 // With auto shares the runtime's own memory beside the heap's objects
@@ -39,7 +40,7 @@ type memLimiter struct {
 	stopped  chan struct{}
 }
 
-// memLimit is one cache's share: fixed bytes, or its heap budget (auto).
+// memLimit is one cache's share: fixed bytes, or its GoLimit (auto).
 type memLimit struct {
 	auto  bool
 	bytes int64
@@ -62,7 +63,7 @@ func (l *memLimiter) add(c *tier.Cache, mode int64, log *zap.Logger) {
 	m := c.Memory()
 	share := memLimit{auto: mode < 0, bytes: mode}
 	if share.auto {
-		share.bytes = m.HeapBudget
+		share.bytes = m.GoLimit()
 	}
 	l.mu.Lock()
 	if len(l.caches) == 0 {
@@ -171,7 +172,7 @@ func (l *memLimiter) follow(stop, stopped chan struct{}) {
 		l.mu.Lock()
 		for c, s := range l.caches {
 			if s.auto {
-				s.bytes = c.Memory().HeapBudget
+				s.bytes = c.Memory().GoLimit()
 				l.caches[c] = s
 			}
 		}

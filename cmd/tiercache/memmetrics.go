@@ -21,6 +21,7 @@ var memoryRows = []struct {
 	{"tier_flusher_bytes", "memory_flusher_bytes", "Key and value bytes the flusher holds on the Go heap.", func(m tier.Memory) int64 { return m.FlusherBytes }},
 	{"tier_sketch_bytes", "memory_sketch_bytes", "The DRAM eviction policy's frequency sketch.", func(m tier.Memory) int64 { return m.SketchBytes }},
 	{"tier_remote_heap_bytes", "memory_remote_heap_bytes", "Go heap of the remote tier: changes queued and in flight, and its client's buffers.", func(m tier.Memory) int64 { return m.RemoteBytes }},
+	{"tier_live_heap_bytes", "memory_live_heap_bytes", "Go heap of the aggregates kept live in hot (inside hot.bytes: hot withholds as much of its arena; the Go memory limit adds it to the heap budget).", func(m tier.Memory) int64 { return m.LiveBytes }},
 	{"tier_heap_budget", "memory_heap_budget_bytes", "What the Go heap needs: directory, flusher, sketch, remote tier and slack.", func(m tier.Memory) int64 { return m.HeapBudget }},
 }
 

@@ -47,12 +47,7 @@ func TestPeakRSSWithinBudget(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's shadow memory is in the sidecar's RSS (this binary is its own sidecar)")
 	}
-	const hot, warm = 24 << 20, 40 << 20
-	sock := shortSocket(t)
-	p := startServe(t, sock, fmt.Sprintf("-metrics 127.0.0.1:0 -log-level warn -cold none -hot-bytes %d -warm-bytes %d", hot, warm),
-		"GOMEMLIMIT=", "TIERCACHE_WARM_NODE=unbound")
-	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, PoolSize: 4})
-	defer rc.Close()
+	p, rc := startBudgetSidecar(t)
 	ctx := context.Background()
 	const keys, size = 100_000, 1536
 	val := func(i, gen int) []byte {
@@ -105,7 +100,30 @@ func TestPeakRSSWithinBudget(t *testing.T) {
 			}
 		}
 	}
-	n, err := rc.DBSize(ctx).Result()
+	checkPeakRSS(t, p, rc, fmt.Sprintf("hit ratio %.2f", float64(hits)/float64(reads)))
+}
+
+// budgetHot and budgetWarm are the DRAM tiers of the peak RSS tests.
+const budgetHot, budgetWarm = 24 << 20, 40 << 20
+
+// startBudgetSidecar starts the sidecar of a peak RSS test as a process of
+// its own: no cold tier (only the DRAM tiers are measured), no GOMEMLIMIT
+// from the user, and a client of it.
+func startBudgetSidecar(t *testing.T) (*serveProc, *redis.Client) {
+	t.Helper()
+	sock := shortSocket(t)
+	p := startServe(t, sock, fmt.Sprintf("-metrics 127.0.0.1:0 -log-level warn -cold none -hot-bytes %d -warm-bytes %d", budgetHot, budgetWarm),
+		"GOMEMLIMIT=", "TIERCACHE_WARM_NODE=unbound")
+	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, PoolSize: 4})
+	t.Cleanup(func() { rc.Close() })
+	return p, rc
+}
+
+// checkPeakRSS fails t when p's peak RSS is above 1.10 × (hot + warm) +
+// the directory's cost per key × the keys it holds + 32 MiB.
+func checkPeakRSS(t *testing.T, p *serveProc, rc *redis.Client, note string) {
+	t.Helper()
+	n, err := rc.DBSize(context.Background()).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +131,9 @@ func TestPeakRSSWithinBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bound := (hot+warm)*110/100 + n*tier.DirEntryBytes + 32<<20
-	t.Logf("peak RSS %.1f MB, bound %.1f MB (hot %d MiB + warm %d MiB, %d keys held, hit ratio %.2f)",
-		float64(peak)/1e6, float64(bound)/1e6, hot>>20, warm>>20, n, float64(hits)/float64(reads))
+	bound := (budgetHot+budgetWarm)*110/100 + n*tier.DirEntryBytes + 32<<20
+	t.Logf("peak RSS %.1f MB, bound %.1f MB (hot %d MiB + warm %d MiB, %d keys held, %s)",
+		float64(peak)/1e6, float64(bound)/1e6, budgetHot>>20, budgetWarm>>20, n, note)
 	if peak > bound {
 		t.Fatalf("peak RSS %d bytes is above the bound %d", peak, bound)
 	}
@@ -139,20 +157,20 @@ func TestMemLimiterFollowsBudget(t *testing.T) {
 		defer procMemLimit.mu.Unlock()
 		return procMemLimit.overhead
 	}
-	if got, want := debug.SetMemoryLimit(-1), sc.cache.Memory().HeapBudget+overhead(); got != want || overhead() <= 0 {
-		t.Fatalf("limit %d, want the heap budget and the runtime's overhead %d (overhead %d)", got, want, overhead())
+	if got, want := debug.SetMemoryLimit(-1), sc.cache.Memory().GoLimit()+overhead(); got != want || overhead() <= 0 {
+		t.Fatalf("limit %d, want the heap budget, live structures and the runtime's overhead %d (overhead %d)", got, want, overhead())
 	}
 	for i := 0; i < 20000; i++ {
 		if _, err := sc.cache.Set([]byte(fmt.Sprint("k", i)), []byte("v"), tier.SetOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := sc.cache.Memory().HeapBudget + overhead()
+	want := sc.cache.Memory().GoLimit() + overhead()
 	for deadline := time.Now().Add(5 * memLimitEvery); debug.SetMemoryLimit(-1) != want; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("limit %d did not follow the budget and overhead %d", debug.SetMemoryLimit(-1), want)
 		}
-		want = sc.cache.Memory().HeapBudget + overhead()
+		want = sc.cache.Memory().GoLimit() + overhead()
 	}
 	sc.Close()
 	if got := debug.SetMemoryLimit(-1); got != before {

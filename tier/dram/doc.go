@@ -32,6 +32,9 @@
 //     (TestCleaningOrder).
 //   - A6: Close unmaps the arena once; every call after it fails or
 //     returns nothing (TestCloseIsFinal).
+//   - A7: a withheld segment takes no record until it is returned, and
+//     its pages are given back to the kernel when it is withheld; Withhold
+//     never takes one of the keep free segments (TestWithheldSegments).
 //
 // # Caveats
 //

@@ -34,22 +34,26 @@ const (
 	segFree segState = iota
 	segOpen
 	segSealed
+	segWithheld // lent out of the log (Withhold): no record goes there
 )
 
 // Log is a segmented log of records in one numa.Arena; O is what the
 // owner of a record is to the caller (tier: its directory entry). See
 // doc.go for what it decides and what it leaves to the caller.
 type Log[O any] struct {
-	o      Options
-	arena  *numa.Arena
-	mem    []byte
-	segs   []segment[O]
-	free   []int32 // free segments, used last in first out
-	open   int     // the open segment, −1 for none
-	seq    uint64  // opening order
-	live   int64
-	used   int64
-	closed bool
+	o     Options
+	arena *numa.Arena
+	mem   []byte
+	segs  []segment[O]
+	free  []int32 // free segments, used last in first out
+	open  int     // the open segment, −1 for none
+	seq   uint64  // opening order
+	live  int64
+	used  int64
+	// withheld: the segments Withhold took out of the log, their pages
+	// given back to the kernel.
+	withheld []int32
+	closed   bool
 }
 
 // New maps the arena and returns an empty log.
@@ -245,6 +249,48 @@ func (l *Log[O]) EndClean(i int) bool {
 	l.maybeFree(i)
 	return s.state == segFree
 }
+
+// Withhold takes a free segment out of the log, if more than keep are
+// free (or the open segment while it holds nothing), and gives its pages back to the kernel (numa.Arena.Release), so
+// that memory held elsewhere can be charged to the log's budget (A7): the
+// log then places records in one segment fewer. It reports false when no
+// segment could be taken.
+func (l *Log[O]) Withhold(keep int) bool {
+	var i int32
+	switch {
+	case l.closed:
+		return false
+	case len(l.free) > keep:
+		i = l.free[len(l.free)-1]
+		l.free = l.free[:len(l.free)-1]
+	case l.open >= 0 && l.segs[l.open].used == 0:
+		i, l.open = int32(l.open), -1 // opened, nothing in it yet
+	default:
+		return false
+	}
+	l.segs[i].state = segWithheld
+	l.withheld = append(l.withheld, i)
+	// A failed release leaves the pages resident; the segment is withheld
+	// all the same (its records' room is what the caller counts on).
+	_, _ = l.arena.Release(int(i)*l.o.SegmentBytes, l.o.SegmentBytes)
+	return true
+}
+
+// Return gives a withheld segment back to the log, free; it reports false
+// when none is withheld.
+func (l *Log[O]) Return() bool {
+	if l.closed || len(l.withheld) == 0 {
+		return false
+	}
+	i := l.withheld[len(l.withheld)-1]
+	l.withheld = l.withheld[:len(l.withheld)-1]
+	l.segs[i].state = segFree
+	l.free = append(l.free, i)
+	return true
+}
+
+// Withheld is the number of segments Withhold took.
+func (l *Log[O]) Withheld() int { return len(l.withheld) }
 
 // In reports whether loc is in segment i.
 func (l *Log[O]) In(loc Loc, i int) bool { return loc.Segment() == i }

@@ -178,3 +178,51 @@ func TestOptionsValidate(t *testing.T) {
 		t.Fatalf("one segment: %v", err)
 	}
 }
+
+// TestWithheldSegments is A7: withheld segments take no records, their
+// bytes read as zeros (their pages went back to the kernel), the keep
+// free segments are never withheld, and a returned segment takes records
+// again.
+func TestWithheldSegments(t *testing.T) {
+	const seg = 4 << 10
+	l := newLog(t, 8*seg, seg)
+	for i := range l.mem {
+		l.mem[i] = 0xaa
+	}
+	taken := 0
+	for l.Withhold(2) {
+		taken++
+	}
+	if taken != 6 || l.Withheld() != 6 || l.FreeSegments() != 2 {
+		t.Fatalf("withheld %d (%d), %d free; want 6 withheld, the 2 kept free", taken, l.Withheld(), l.FreeSegments())
+	}
+	zeros := 0
+	for i := 0; i < len(l.mem); i += seg {
+		if l.mem[i] == 0 {
+			zeros++
+		}
+	}
+	if zeros != 6 {
+		t.Fatalf("%d segments read zeros, want the 6 withheld", zeros)
+	}
+	n := 0
+	for {
+		loc, _, ok := l.Alloc(seg, n, 0)
+		if !ok {
+			break
+		}
+		if l.segs[loc.Segment()].state == segWithheld {
+			t.Fatalf("a record went to withheld segment %d", loc.Segment())
+		}
+		n++
+	}
+	if n != 2 {
+		t.Fatalf("placed %d segment-sized records beside 6 withheld segments, want 2", n)
+	}
+	if !l.Return() || l.Withheld() != 5 {
+		t.Fatalf("Return: %d withheld", l.Withheld())
+	}
+	if _, _, ok := l.Alloc(seg, n, 0); !ok {
+		t.Fatal("a returned segment takes no record")
+	}
+}

@@ -21,6 +21,10 @@
 // decoded into fields, changed (Set, Delete) and encoded again (Encode).
 // ScanStep orders a large hash for HSCAN's cursor.
 //
+// Hash is the hash as the DRAM tiers keep it live (tier.Live): its
+// record, edited in place, while small (Redis's listpack bounds), a
+// value.Table once large; the record is built from it when asked for.
+//
 // # Invariants
 //
 //   - VH1: Encode then Decode gives the same fields in the same order, and
@@ -52,6 +56,14 @@
 //     the fields that a map of (value, expiry) gives under Redis 7.4's
 //     rules: the condition first (a field without expiry fails XX and GT,
 //     passes LT), then a time at or before now deletes (TestSetExpiryModel).
+//   - VH9: a Hash behaves as a map under Put and Delete; while small its
+//     record is byte for byte what Put and Remove on the record give (so
+//     its order is Redis's), past SmallFields fields or a name or value
+//     over SmallValue bytes it turns large keeping every field; its
+//     record decodes to its fields, RecordSize is its length, SizeAfter
+//     predicts a Put, and LoadHash reads it back (TestHashModel).
+//   - VH10: HeapBytes is the heap a Hash takes, within 2% of what the
+//     heap grows by, small and large (TestHashHeapBytes).
 //
 // # Caveats
 //

@@ -11,6 +11,11 @@
 // with redis-server 7.0's semantics (t_list.c); the server reads the value
 // and stores what they build.
 //
+// Quick is the list as the DRAM tiers keep it live (tier.Live): a deque
+// of packed nodes, as Redis's quicklist is, changed in place by a push, a
+// pop or a trim at the cost of what they touch; its record is built only
+// when it is asked for.
+//
 // # Invariants
 //
 //   - VL1: Encode then Items gives the same elements in order; Size and
@@ -28,9 +33,17 @@
 //     7.0's LRANGE/LTRIM, LINSERT, LREM and LPOS do, negative indexes and
 //     ranks from the tail (TestListOps; the server's TestListDifferential
 //     runs random sequences against a redis-server).
+//   - VL6: a Quick behaves as a slice of elements under pushes and pops
+//     at either end, Trim, Replace, Range and Index, with elements of
+//     every size, and its record is byte for byte what Encode builds of
+//     its elements; LoadQuick reads it back (TestQuickModel).
+//   - VL7: HeapBytes is the heap a Quick takes, from its allocations'
+//     sizes (value.AllocSize), within 2% of what the heap grows by
+//     (TestQuickHeapBytes).
 //
 // # Caveats
 //
-//   - Elements returned alias the value: valid while it is.
+//   - Elements returned alias the value (a Quick's: until its next
+//     change): valid while it is.
 //   - Rotate and Insert may allocate a new element array.
 package list

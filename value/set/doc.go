@@ -4,11 +4,12 @@
 // length and its bytes. Sorted members make a membership test a binary
 // search once decoded, and the algebra (SINTER, SUNION, SDIFF) merges.
 //
-// The commands read and change a set through the Set interface. Members
-// is its one implementation today: a record decoded into a sorted slice of
-// members aliasing it, changed in memory and encoded whole again, so a
-// write costs O(set bytes). A structure that changes in place can
-// implement Set instead (issue 32 item 1) without the commands changing.
+// Live is a set as the DRAM tiers keep it live (tier.Live): a
+// value.Table of its members, changed in place by SADD, SREM, SPOP,
+// SMOVE; its record (sorted) is built when asked for. The commands that
+// read several sets at once or in order (the algebra, SSCAN, SRANDMEMBER
+// with a count) read records decoded into Members, the Set interface's
+// implementation over a sorted slice.
 //
 // # Invariants
 //
@@ -28,6 +29,11 @@
 //     steps (TestScanStepExactlyOnce).
 //   - VS6: Limits are checked before a record is built: a set past
 //     MaxMembers or MaxBytes answers a *LimitError (TestLimits).
+//   - VS7: a Live behaves as a set under Add and Remove; its record is
+//     byte for byte the one Members builds of the same members, Size is
+//     its length, and LoadLive reads it back (TestLiveModel).
+//   - VS8: a Live's HeapBytes is within 2% of what the heap grows by
+//     (TestLiveHeapBytes).
 //
 // # Caveats
 //

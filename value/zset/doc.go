@@ -6,12 +6,15 @@
 // length as a uvarint and its bytes.
 //
 // The commands read and change a sorted set through the ZSet interface.
-// Entries is its one implementation today: a record decoded into a sorted
-// slice of entries aliasing it, changed in memory and encoded whole again,
-// so a write costs O(set bytes). A structure that changes in place (a
-// skiplist or B-tree with a member index, issue 32 item 1) can implement
-// ZSet instead without the commands changing. Head reads the first
-// entries of a record without decoding the rest (ZRANGE 0 9).
+// Sorted is the sorted set as the DRAM tiers keep it live (tier.Live),
+// changed in place: a member index (value.Table) and blocks of at most
+// BlockEntries entries in Redis's order with a Fenwick tree of their
+// counts (a B-tree of two levels), so a score is a probe, and an add, a
+// removal, a rank or a rank's entry O(log n). Entries is the record
+// decoded into a sorted slice of entries aliasing it, for the commands
+// that read several sorted sets or compute one (the algebra,
+// ZRANGESTORE, ZSCAN). Head reads the first entries of a record without
+// decoding the rest.
 //
 // # Invariants
 //
@@ -30,11 +33,18 @@
 //     sequences against a redis-server).
 //   - VZ5: Limits are checked before a record is built: a sorted set past
 //     MaxMembers or MaxBytes answers a *set.LimitError (TestLimits).
+//   - VZ6: a Sorted answers as Entries does under the same Put, Remove
+//     and RemoveRanks, -0 included: Score, Rank, At and the spans agree,
+//     its record is the one Entries builds, Size is its length, and
+//     LoadSorted reads it back (TestSortedModel).
+//   - VZ7: a Sorted's HeapBytes is within 2% of what the heap grows by
+//     (TestSortedHeapBytes).
 //
 // # Caveats
 //
 //   - Members alias the record they were decoded from (and the arguments
 //     they were added from): valid while those are.
-//   - Member lookups (Score, Rank, Put, Remove) scan the entries: O(n).
+//   - Entries' member lookups (Score, Rank, Put, Remove) scan the
+//     entries: O(n); Sorted's are O(log n).
 //   - An Entries is not safe for concurrent use.
 package zset

@@ -131,3 +131,22 @@ func TestExpiryFits(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateStates: invariant 7's judgements of what a list or a hash
+// read after a restart holds.
+func TestAggregateStates(t *testing.T) {
+	runs := [][]uint64{{3, 5, 8, 9, 12}, {5, 8, 14, 15}} // the second: came back as [5 8] after a kill
+	for _, tc := range []struct {
+		elems []uint64
+		run   bool
+	}{{nil, true}, {[]uint64{5, 8}, true}, {[]uint64{8, 9, 12}, true}, {[]uint64{8, 14}, true}, {[]uint64{5, 9}, false},
+		{[]uint64{12, 13}, false}, {[]uint64{4}, false}, {[]uint64{9, 12, 14}, false}} {
+		if got := isRun(tc.elems, runs); got != tc.run {
+			t.Fatalf("isRun(%v) = %v, want %v", tc.elems, got, tc.run)
+		}
+	}
+	a := aggState{fields: map[string]uint64{"f1": 4}}
+	if b := a.clone(); !b.equal(a) || func() bool { b.fields["f1"] = 5; return b.equal(a) }() {
+		t.Fatal("clone shares the fields, or equal is wrong")
+	}
+}

@@ -10,7 +10,8 @@
 // or the one its single operation in flight would give.
 //
 // The load: SET with values from 1 B to 4 MiB (mostly small), overwrites,
-// DEL, PEXPIRE of an hour or under a second, and GET.
+// DEL, PEXPIRE of an hour or under a second, and GET; and on each
+// worker's list and hash RPUSH, LPOP, HSET and HDEL.
 //
 // # Invariants
 //
@@ -35,6 +36,16 @@
 //     reclaimed records since the sidecar started (coldReclaimed): with
 //     backpressure no acknowledged write is dropped while cold has room
 //     (TestCrashLoop/drain).
+//  7. Each worker also changes a list (RPUSH, LPOP) and a hash (HSET, HDEL)
+//     whose items name the operation that wrote them: in an exact mode
+//     (writethrough, and drain after a clean stop) an aggregate reads after
+//     a restart as acknowledged or as its operation in flight gives;
+//     otherwise (drain after a kill, and drain before a clean stop, the key
+//     maybe dropped while it ran) as it could have been at some point (a
+//     list a run of one of its histories: its pushes since it was empty,
+//     or since a restart gave it an older state, after that state; a
+//     hash's values HSETs of their fields); an item no operation of the
+//     key wrote is torn (TestAggregateStates).
 //
 // # Caveats
 //

@@ -18,7 +18,7 @@ import (
 // modes), but only once the cold store reclaimed records to make room
 // (coldReclaimed): while it has room, backpressure keeps every
 // acknowledged write (tier T25); writethrough keeps every key in cold.
-func worker(rc *redis.Client, o *Options, w int, logs map[string]*keyLog, seq *uint64, seed uint64, evictable bool, stop <-chan struct{}, errf func(string, ...any)) {
+func worker(rc *redis.Client, o *Options, w int, logs map[string]*keyLog, aggs map[string]*aggLog, seq *uint64, seed uint64, evictable bool, stop <-chan struct{}, errf func(string, ...any)) {
 	r := rand.New(rand.NewPCG(seed, uint64(w)))
 	ctx := context.Background()
 	for {
@@ -26,6 +26,16 @@ func worker(rc *redis.Client, o *Options, w int, logs map[string]*keyLog, seq *u
 		case <-stop:
 			return
 		default:
+		}
+		if r.IntN(5) == 0 { // the worker's list or hash (invariant 7)
+			key := listKey(w)
+			if r.IntN(2) == 0 {
+				key = hashKey(w)
+			}
+			if !aggOp(ctx, rc, key, aggs[key], seq, r.IntN(100)) {
+				return // the kill: the operation stays pending
+			}
+			continue
 		}
 		key := keyName(w, r.IntN(o.Keys))
 		l := logs[key]
@@ -122,14 +132,14 @@ func coldReclaimed(ctx context.Context, rc *redis.Client) bool {
 
 // runLoad runs the workers for d (then calls kill, if any) and returns once
 // all stopped.
-func runLoad(rc *redis.Client, o *Options, logs []map[string]*keyLog, seqs []uint64, seed uint64, evictable bool, kill func(), d time.Duration, errf func(string, ...any)) {
+func runLoad(rc *redis.Client, o *Options, logs []map[string]*keyLog, aggs []map[string]*aggLog, seqs []uint64, seed uint64, evictable bool, kill func(), d time.Duration, errf func(string, ...any)) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for w := range logs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			worker(rc, o, w, logs[w], &seqs[w], seed, evictable, stop, errf)
+			worker(rc, o, w, logs[w], aggs[w], &seqs[w], seed, evictable, stop, errf)
 		}()
 	}
 	time.Sleep(d)

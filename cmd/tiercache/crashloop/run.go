@@ -2,6 +2,7 @@ package crashloop
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
 	"os/exec"
 	"sort"
@@ -69,6 +70,12 @@ func Run(t testing.TB, o Options) Tally {
 			logs[w][keyName(w, i)], all[keyName(w, i)] = l, l
 		}
 	}
+	aggs := make([]map[string]*aggLog, o.Workers)
+	allAggs := map[string]*aggLog{}
+	for w := range aggs {
+		aggs[w] = map[string]*aggLog{listKey(w): {list: true}, hashKey(w): {hsets: map[string][]uint64{}}}
+		maps.Copy(allAggs, aggs[w])
+	}
 	seqs := make([]uint64, o.Workers)
 	var mu sync.Mutex
 	errf := func(f string, a ...any) { mu.Lock(); t.Errorf(f, a...); mu.Unlock() }
@@ -80,21 +87,24 @@ func Run(t testing.TB, o Options) Tally {
 	s := start(t, &o)
 	for kills < o.Kills && !t.Failed() {
 		if drain {
-			runLoad(s.rc, &o, logs, seqs, r.Uint64(), true, nil, time.Duration(50+r.IntN(350))*time.Millisecond, errf)
+			runLoad(s.rc, &o, logs, aggs, seqs, r.Uint64(), true, nil, time.Duration(50+r.IntN(350))*time.Millisecond, errf)
 			checkAll(t, s.rc, all, true, true, &tally) // what the cache holds at the stop
+			checkAggs(t, s.rc, allAggs, false, true, &tally)
 			s.stop(t, syscall.SIGTERM)
 			cleans++
 			s = start(t, &o)
 			ups = append(ups, s.up)
 			checkAll(t, s.rc, all, true, false, &tally)
+			checkAggs(t, s.rc, allAggs, true, false, &tally)
 		}
-		runLoad(s.rc, &o, logs, seqs, r.Uint64(), !exact, func() { s.cmd.Process.Signal(syscall.SIGKILL) },
+		runLoad(s.rc, &o, logs, aggs, seqs, r.Uint64(), !exact, func() { s.cmd.Process.Signal(syscall.SIGKILL) },
 			time.Duration(30+r.IntN(400))*time.Millisecond, errf)
 		s.stop(t, syscall.SIGKILL)
 		kills++
 		s = start(t, &o)
 		ups = append(ups, s.up)
 		checkAll(t, s.rc, all, exact, false, &tally)
+		checkAggs(t, s.rc, allAggs, exact, false, &tally)
 	}
 	s.stop(t, syscall.SIGTERM)
 	sort.Slice(ups, func(i, j int) bool { return ups[i] < ups[j] })
@@ -102,9 +112,13 @@ func Run(t testing.TB, o Options) Tally {
 	for _, n := range seqs {
 		writes += n
 	}
+	aggOps := 0
+	for _, l := range allAggs {
+		aggOps += l.ops
+	}
 	if len(ups) > 0 {
-		t.Logf("%s: %d SIGKILLs, %d clean stops, %d SETs issued, %d key checks: %d lost acknowledged writes, %d resurrected deletes, %d vanished, %d torn or foreign; %d older-or-missing after a drain-mode kill, %d dropped while running (drain is a cache); restart to cache open (Ready) median %v (range %v-%v)",
-			o.Durability, kills, cleans, writes, tally.Keys, tally.Lost, tally.Resurrected, tally.Vanished, tally.Torn,
+		t.Logf("%s: %d SIGKILLs, %d clean stops, %d writes issued (SET, RPUSH, HSET), %d operations on %d lists and hashes (RPUSH, LPOP, HSET, HDEL), %d key checks: %d lost acknowledged writes, %d resurrected deletes, %d vanished, %d torn or foreign; %d older-or-missing after a drain-mode kill, %d dropped while running (drain is a cache); restart to cache open (Ready) median %v (range %v-%v)",
+			o.Durability, kills, cleans, writes, aggOps, len(allAggs), tally.Keys, tally.Lost, tally.Resurrected, tally.Vanished, tally.Torn,
 			tally.StaleAfterKill, tally.Dropped, ups[len(ups)/2].Round(time.Millisecond), ups[0].Round(time.Millisecond), ups[len(ups)-1].Round(time.Millisecond))
 	}
 	if tally.Bad() > 0 {

@@ -1,0 +1,196 @@
+package hash
+
+import (
+	"math/rand/v2"
+	"unsafe"
+
+	"github.com/tiercache/tiercache/value"
+)
+
+// Hash is a hash as the DRAM tiers keep it live (tier.Live), changed in
+// place. A small one (at most SmallFields fields, no name or value over
+// SmallValue bytes: Redis's hash-max-listpack-entries and -value) is its
+// record, edited as Redis edits a listpack: a scan for the field, a value
+// of the same length written over the old one, any other edit one copy
+// of the record into its second buffer (Put, Remove), so insertion order
+// is exactly Redis's. A larger one is a value.Table: a probe or two to
+// find a field, entries packed in write order (a value set again with
+// another length moves to the end, as order in Redis's hashtable is no
+// order either). A hash never goes back to small. The record is built
+// only when asked for (AppendRecord: the small form's is itself).
+type Hash struct {
+	rec, spare []byte       // the small form: the record and the buffer edits alternate with
+	t          *value.Table // the large form (rec nil)
+}
+
+// SmallFields and SmallValue bound the small form (Redis 7.0's
+// hash-max-listpack-entries and hash-max-listpack-value defaults).
+const (
+	SmallFields = 128
+	SmallValue  = 64
+)
+
+var hashBytes = int64(value.AllocSize(int(unsafe.Sizeof(Hash{}))))
+
+// NewHash returns an empty hash.
+func NewHash() *Hash { return &Hash{rec: appendHeader(nil, 0)} }
+
+// LoadHash makes a Hash of a record; it copies what it keeps.
+func LoadHash(rec []byte) (*Hash, error) {
+	n, err := Check(rec)
+	if err != nil {
+		return nil, err
+	}
+	small := n <= SmallFields
+	if small {
+		_ = Each(rec, func(f, v []byte) bool {
+			small = len(f) <= SmallValue && len(v) <= SmallValue
+			return small
+		})
+	}
+	if small {
+		return &Hash{rec: append([]byte(nil), rec...)}, nil
+	}
+	h := &Hash{t: &value.Table{}}
+	_ = Each(rec, func(f, v []byte) bool {
+		h.t.Put(f, v)
+		return true
+	})
+	return h, nil
+}
+
+// Len is the number of fields.
+func (h *Hash) Len() int {
+	if h.t != nil {
+		return h.t.Len()
+	}
+	n, _, _ := Count(h.rec)
+	return n
+}
+
+// HeapBytes is the heap h takes (value.AllocSize of its allocations).
+func (h *Hash) HeapBytes() int64 {
+	if h.t != nil {
+		return hashBytes + h.t.HeapBytes()
+	}
+	return hashBytes + int64(value.AllocSize(cap(h.rec))+value.AllocSize(cap(h.spare)))
+}
+
+// RecordSize is the size of h's record.
+func (h *Hash) RecordSize() int {
+	if h.t != nil {
+		return 1 + uvarintLen(uint64(h.t.Len())) + h.t.BodySize()
+	}
+	return len(h.rec)
+}
+
+// AppendRecord appends h's record (Version) to dst.
+func (h *Hash) AppendRecord(dst []byte) []byte {
+	if h.t != nil {
+		return h.t.AppendBody(appendHeader(dst, h.t.Len()))
+	}
+	return append(dst, h.rec...)
+}
+
+// Get is field's value (aliasing h until its next change).
+func (h *Hash) Get(field []byte) ([]byte, bool) {
+	if h.t != nil {
+		return h.t.Get(field)
+	}
+	v, ok, _ := Get(h.rec, field)
+	return v, ok
+}
+
+// SizeAfter is the field count and record size h would have with field
+// set to val (for Limits, checked before Put).
+func (h *Hash) SizeAfter(field, val []byte) (n, size int) {
+	n, size = h.Len(), h.RecordSize()
+	add := value.EntrySize(field, val)
+	if old, ok := h.Get(field); ok {
+		return n, size - value.EntrySize(field, old) + add
+	}
+	return n + 1, size - uvarintLen(uint64(n)) + uvarintLen(uint64(n+1)) + add
+}
+
+// Put sets field to val and reports whether field is new.
+func (h *Hash) Put(field, val []byte) (added bool) {
+	if h.t == nil && (len(field) > SmallValue || len(val) > SmallValue || h.Len() >= SmallFields && !h.has(field)) {
+		h.grow()
+	}
+	if h.t != nil {
+		return h.t.Put(field, val)
+	}
+	sp, found, _ := locate(h.rec, field)
+	vp, end := sp.vp, sp.ep
+	if found {
+		if old, _, _ := chunk(h.rec[:end], vp); len(old) == len(val) {
+			copy(old, val)
+			return false
+		}
+	}
+	out, added, _ := Put(h.spare[:0], h.rec, field, val, Limits{MaxFields: int(^uint(0) >> 1)})
+	h.rec, h.spare = out, h.rec
+	return added
+}
+
+func (h *Hash) has(field []byte) bool {
+	_, ok := h.Get(field)
+	return ok
+}
+
+// Delete removes field and reports whether it was there.
+func (h *Hash) Delete(field []byte) bool {
+	if h.t != nil {
+		return h.t.Delete(field)
+	}
+	out, removed, _ := Remove(h.spare[:0], h.rec, field)
+	if removed {
+		h.rec, h.spare = out, h.rec
+	}
+	return removed
+}
+
+// grow turns the small form into the large one.
+func (h *Hash) grow() {
+	t := &value.Table{}
+	_ = Each(h.rec, func(f, v []byte) bool {
+		t.Put(f, v)
+		return true
+	})
+	h.t, h.rec, h.spare = t, nil, nil
+}
+
+// Each calls f with every field and value in h's order until f returns
+// false; they alias h until its next change.
+func (h *Hash) Each(f func(field, value []byte) bool) {
+	if h.t != nil {
+		h.t.Each(f)
+		return
+	}
+	_ = Each(h.rec, f)
+}
+
+// Fields appends h's fields to dst, in h's order (aliasing h).
+func (h *Hash) Fields(dst []Field) []Field {
+	h.Each(func(f, v []byte) bool {
+		dst = append(dst, Field{Name: f, Value: v})
+		return true
+	})
+	return dst
+}
+
+// Random is a field picked at random (h not empty).
+func (h *Hash) Random() Field {
+	if h.t != nil {
+		f, v := h.t.Random()
+		return Field{Name: f, Value: v}
+	}
+	i, n := 0, rand.IntN(h.Len())
+	var out Field
+	h.Each(func(f, v []byte) bool {
+		out = Field{Name: f, Value: v}
+		i++
+		return i <= n
+	})
+	return out
+}
