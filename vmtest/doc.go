@@ -69,8 +69,9 @@
 //   - sidecar: the tiercache binary with warm on node 1 and cold on
 //     /dev/nvme1n1, or on /dev/ng1n1 through NVM passthrough, or on the
 //     KV SSD over NVMe/TCP through KV passthrough, through its socket
-//     (V16, V20, V25), the crash loop on /dev/ng1n1 (V22), and with its
-//     cold store on a failing device-mapper device (V21).
+//     (V16, V20, V25), the crash loop on /dev/ng1n1 (V22), with its
+//     cold store on a failing device-mapper device (V21), and with
+//     tenants' KV namespaces on the KV SSD (V32).
 //
 // # Invariants
 //
@@ -249,6 +250,20 @@
 // a wrong secret, none, a wrong controller secret and an unlisted host NQN
 // are refused by the kernel's connect and counted by the target
 // (TestAuthThroughKernel).
+// V32: the sidecar with tenants a and b given cold_bytes on that KV SSD
+// (`tiercache kvtarget -dir`, cold.backend passthrough on a default
+// namespace `tiercache ns create` made) makes a KV namespace per tenant
+// through the kernel's /dev/nvmeX at its start; a, past its DRAM quota,
+// evicts its own keys to its namespace while the sidecar runs and b writes
+// nothing yet (INFO tenants); a namespace nvme-cli creates and attaches
+// while the sidecar runs appears in the kernel and changes nothing for
+// the sidecar; with the sidecar stopped (draining)
+// each namespace's NUSE, read through the kernel, holds its own keys'
+// bytes and less than the smallest other share more, and nvme-cli's holds
+// none; a restart finds the same NGUIDs and reads every key from cold;
+// `tiercache tenant drop b` (b gone from the config) deletes b's
+// namespace and its /dev/ngXnY and leaves the default, a's and
+// nvme-cli's (TestSidecarTenantNamespacesOnKVSSD).
 //
 // # Caveats
 //

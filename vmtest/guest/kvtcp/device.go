@@ -10,6 +10,7 @@
 package kvtcp
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -31,11 +32,40 @@ const Port = 4420
 // Binary is the tiercache executable the host packed into the guest.
 func Binary(t testing.TB) string {
 	t.Helper()
-	p := os.Getenv("TIERCACHE_BIN_TIERCACHE")
+	return packed(t, "TIERCACHE_BIN_TIERCACHE", "./cmd/tiercache (vmtest.Options.Binaries)")
+}
+
+// NVMeCLI is Debian's nvme-cli in the guest (packed by the host:
+// vmtest DefaultHostPrograms).
+func NVMeCLI(t testing.TB) string {
+	t.Helper()
+	return packed(t, "TIERCACHE_BIN_NVME", "nvme-cli (vmtest.Options.HostPrograms)")
+}
+
+// packed is the guest path of a program the host packed, from env.
+func packed(t testing.TB, env, what string) string {
+	t.Helper()
+	p := os.Getenv(env)
 	if p == "" {
-		t.Fatal("TIERCACHE_BIN_TIERCACHE is not set: the host did not pack ./cmd/tiercache (vmtest.Options.Binaries)")
+		t.Fatalf("%s is not set: the host did not pack %s", env, what)
 	}
 	return p
+}
+
+// Run runs the program at path with args and returns its exit status,
+// stdout and stderr; it fails t when the program does not run at all.
+func Run(t testing.TB, path string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := exec.Command(path, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String(), errb.String()
+	} else if err != nil {
+		t.Fatalf("%s %v: %v", path, args, err)
+	}
+	return 0, out.String(), errb.String()
 }
 
 // Target is a running `tiercache kvtarget`.

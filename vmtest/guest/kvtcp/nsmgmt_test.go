@@ -1,7 +1,6 @@
 package kvtcp
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -9,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -49,20 +47,7 @@ func nvmeCLI(t *testing.T, args ...string) (int, string) {
 // nvmeRun is nvmeCLI with stdout and stderr apart.
 func nvmeRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	p := os.Getenv("TIERCACHE_BIN_NVME")
-	if p == "" {
-		t.Fatal("TIERCACHE_BIN_NVME is not set: the host did not pack nvme-cli (vmtest.Options.HostPrograms)")
-	}
-	var out, errb bytes.Buffer
-	cmd := exec.Command(p, args...)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), out.String(), errb.String()
-	} else if err != nil {
-		t.Fatalf("nvme %v: %v", args, err)
-	}
-	return 0, out.String(), errb.String()
+	return Run(t, NVMeCLI(t), args...)
 }
 
 // nvmeJSON runs an nvme-cli command with -o json and decodes its output.
@@ -119,16 +104,7 @@ func nsList(t *testing.T, ctrl string, args ...string) []uint32 {
 // tiercacheNS runs `tiercache ns VERB -ctrl ctrl -registry reg args...`.
 func tiercacheNS(t *testing.T, verb, ctrl, reg string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(Binary(t), append([]string{"ns", verb, "-ctrl", ctrl, "-registry", reg, "-timeout", "2m"}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), out.String(), errb.String()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return 0, out.String(), errb.String()
+	return Run(t, Binary(t), append([]string{"ns", verb, "-ctrl", ctrl, "-registry", reg, "-timeout", "2m"}, args...)...)
 }
 
 // ensured is `tiercache ns create -json`'s namespace.

@@ -1,7 +1,8 @@
 // Package sidecar runs the real tiercache binary in the vmtest QEMU guest:
 // warm tier bound to the CPU-less node 1, cold tier (the emulated KV
 // namespace) on the NVMe block device /dev/nvme1n1, driven through its
-// Unix socket by go-redis.
+// Unix socket by go-redis; other tests put cold on a KV SSD over NVMe/TCP
+// (V25) with tenants' KV namespaces on it (V32).
 package sidecar
 
 import (
