@@ -152,6 +152,13 @@ func (c *conn) hashWritten(key []byte, purged, seen int, next, now int64) {
 // with keepTTL keeps it, HINCRBY's) once they fit the limits, and returns
 // how many fields are new.
 func (c *conn) hashPut(h *hash.Hash, pairs [][]byte, keepTTL bool) (int, error) {
+	if len(pairs) == 2 {
+		added, err := h.PutLimited(pairs[0], pairs[1], keepTTL, c.s.hashLimits)
+		if added {
+			return 1, err
+		}
+		return 0, err
+	}
 	if c.agg.seen == nil {
 		c.agg.seen = map[string]int{}
 	}

@@ -76,8 +76,9 @@
 //     for its fields, RecordSize and SizeAfter are exact, LoadHash reads
 //     either version back, and GetLive, LenLive, Expired and MinExpiry
 //     agree with the model at any now (TestHashExpiryModel); CheckPuts
-//     refuses exactly the pairs whose Puts would pass the limits
-//     (TestCheckPuts); Expire and PersistFields give SetExpiry's and
+//     and PutLimited refuse exactly the pairs whose Puts would pass the
+//     limits, PutLimited changing nothing then (TestCheckPuts,
+//     TestPutLimited); Expire and PersistFields give SetExpiry's and
 //     Persist's codes and fields (TestHashExpireMatchesFields).
 //
 // # Caveats

@@ -147,6 +147,61 @@ func (h *Hash) SizeAfter(field, val []byte) (n, size int) {
 	return n + 1, t.recordSize(n+1, base-uvarintLen(uint64(n))+uvarintLen(uint64(n+1))+add)
 }
 
+// PutLimited is Put (PutKeepTTL with keep) checked against lim first: a
+// Put that would take h past lim answers a *LimitError and changes
+// nothing. The small form scans its record once for both.
+func (h *Hash) PutLimited(field, val []byte, keep bool, lim Limits) (added bool, err error) {
+	if h.t != nil || len(field) > SmallValue || len(val) > SmallValue {
+		n, size := h.SizeAfter(field, val)
+		if keep {
+			n, size = h.sizeAfterKeep(field, val)
+		}
+		if err := lim.Check(n, size); err != nil {
+			return false, err
+		}
+		if keep {
+			return h.PutKeepTTL(field, val), nil
+		}
+		return h.Put(field, val), nil
+	}
+	sp, found, _ := locate(h.rec, field)
+	t := h.counts()
+	n, base := sp.n, len(h.rec)
+	var old []byte
+	if found {
+		old, _, _ = chunk(h.rec[:sp.ep], sp.vp)
+		base += value.UvarintLen(len(val)) + len(val) - (sp.ep - sp.vp)
+		if !keep {
+			t.drop(h.Expiry(field))
+		}
+	} else {
+		base += value.EntrySize(field, val) - uvarintLen(uint64(n)) + uvarintLen(uint64(n+1))
+		n++
+	}
+	if err := lim.Check(n, t.recordSize(n, base)); err != nil {
+		return false, err
+	}
+	if !keep {
+		h.dropExp(field)
+	}
+	if found && len(old) == len(val) {
+		copy(old, val)
+		return false, nil
+	}
+	return h.put(field, val), nil
+}
+
+// sizeAfterKeep is SizeAfter for PutKeepTTL.
+func (h *Hash) sizeAfterKeep(field, val []byte) (n, size int) {
+	exp := h.Expiry(field)
+	if exp == 0 {
+		return h.SizeAfter(field, val)
+	}
+	n, base := h.Len(), h.baseSize()
+	old, _ := h.Get(field)
+	return n, h.recordSize(n, base-value.EntrySize(field, old)+value.EntrySize(field, val))
+}
+
 // Put sets field to val, without an expiry (HSET's), and reports whether
 // field is new.
 func (h *Hash) Put(field, val []byte) (added bool) {

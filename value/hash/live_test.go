@@ -286,3 +286,44 @@ func TestHashExpireMatchesFields(t *testing.T) {
 		}
 	}
 }
+
+// TestPutLimited is VH11's one-pair limit check: PutLimited refuses
+// exactly the Puts (PutKeepTTL with keep) that would take a hash past
+// the limits, changing nothing then, and otherwise is the Put.
+func TestPutLimited(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for step := range 5000 {
+		h, model := NewHash(), NewHash()
+		for i := range r.IntN(200) {
+			f := []byte(fmt.Sprint("f", r.IntN(300)))
+			v := []byte(fmt.Sprint(i))
+			h.Put(f, v)
+			model.Put(f, v)
+			if r.IntN(3) == 0 {
+				at := int64(1 + r.IntN(1<<30))
+				h.SetExpiry(f, at)
+				model.SetExpiry(f, at)
+			}
+		}
+		keep := r.IntN(2) == 0
+		f, v := []byte(fmt.Sprint("f", r.IntN(300))), bytes.Repeat([]byte("v"), r.IntN(80))
+		lim := Limits{MaxFields: h.Len() + r.IntN(2), MaxBytes: h.RecordSize() + r.IntN(20) - 5}
+		before := h.AppendRecord(nil)
+		added, err := h.PutLimited(f, v, keep, lim)
+		var want bool
+		if keep {
+			want = model.PutKeepTTL(f, v)
+		} else {
+			want = model.Put(f, v)
+		}
+		wantErr := lim.Check(model.Len(), model.RecordSize())
+		switch {
+		case (err == nil) != (wantErr == nil):
+			t.Fatalf("step %d: PutLimited %v, the Put gives %v", step, err, wantErr)
+		case err != nil && !bytes.Equal(h.AppendRecord(nil), before):
+			t.Fatalf("step %d: a refused PutLimited changed the hash", step)
+		case err == nil && (added != want || !bytes.Equal(h.AppendRecord(nil), model.AppendRecord(nil))):
+			t.Fatalf("step %d: PutLimited added %v, Put %v; records equal %v", step, added, want, bytes.Equal(h.AppendRecord(nil), model.AppendRecord(nil)))
+		}
+	}
+}
