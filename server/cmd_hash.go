@@ -9,48 +9,32 @@ import (
 	"github.com/tiercache/tiercache/value/hash"
 )
 
-// The hash commands (Redis 7.0). A read decodes the one record that holds
-// the hash; a write decodes it, changes it and stores it again in one
-// Cache.Update (so it is atomic, and O(hash size): docs/DESIGN.md).
+// The hash commands (Redis 7.0). A hash is a hash.Hash in the DRAM tiers
+// (a record edited in place while small, a table once large, its field
+// expiries in a side table): a write is one Cache.Edit that changes the
+// fields it names (hashEdit), a read one Cache.Read that answers from the
+// structure under the cache's read lock, skipping expired fields
+// (readHash).
 
 // aggBuf is a connection's reused buffers for aggregate commands.
 type aggBuf struct {
 	fields []hash.Field
 	enc    []byte
-	enc2   []byte    // the second of two buffers record edits alternate between
-	live   []byte    // a hash without its expired fields (hashLiveView, hashEdit)
-	codes  []int64   // the per-field codes of HEXPIRE and HPERSIST
-	vals   hfeValues // the values HGETDEL and HGETEX answer
-	hfe    hfeDone   // what the running field expiry write did (its events)
+	seen   map[string]int // hash.CheckPuts's fields named twice
+	codes  []int64        // the per-field codes of HEXPIRE and HPERSIST
+	vals   hfeValues      // the values HGETDEL and HGETEX answer
+	hfe    hfeDone        // what the running field expiry write did (its events)
 	// purged is how many expired fields the running write dropped from
 	// its hash (afterWrite's "hexpired"); runWrite clears it.
 	purged int
 }
 
-// hashEditMax is the most fields a command edits in the record directly
-// (hash.Put, hash.Remove: a scan for the field and one copy of the bytes
-// around it); more go through hash.Decode and hash.Encode.
-const hashEditMax = 8
-
 // maxAggKeep is the largest buffer an aggregate command keeps for the
 // next one.
 const maxAggKeep = 1 << 20
 
-// hashRead reads key's hash for a read command: rec is nil when the key is
-// absent, and holds no expired field (hashLiveView). When ok is false the
-// error reply is written.
-func (c *conn) hashRead(key []byte) (rec []byte, ok bool) {
-	rec, ok = c.kindRead(key, kindHash, false)
-	if !ok || !hash.HasTTL(rec) {
-		return rec, ok
-	}
-	rec, err := c.hashLiveView(key, rec)
-	if err != nil {
-		c.cacheError(err)
-		return nil, false
-	}
-	return rec, true
-}
+// hashOf is the hash an Edit or Read function is given.
+func hashOf(v tier.Live) *hash.Hash { return v.(*hash.Hash) }
 
 // kindRead reads key's value of kind want for a read command: rec is nil
 // when the key is absent. When ok is false the error reply is written.
@@ -80,71 +64,74 @@ func (c *conn) kindRead(key []byte, want tier.Kind, own bool) (rec []byte, ok bo
 	return v, true
 }
 
-// hashFields decodes key's hash; ok false means the reply is written.
-func (c *conn) hashFields(key []byte) (fields []hash.Field, ok bool) {
-	rec, ok := c.hashRead(key)
-	if !ok || rec == nil {
-		return nil, ok
+// readHash runs f on key's hash for a read-only command (readLive): f
+// answers from the fields not expired at now (hash.Hash's live readers).
+// A hash left with no such field is absent (exists false, f not called).
+// It notes the hash for the sweeper, due at once when fields expired.
+func (c *conn) readHash(key []byte, f func(h *hash.Hash, now int64)) (exists, ok bool) {
+	now := c.s.nowMs()
+	var expired int
+	var bound int64
+	empty := false
+	exists, ok = c.readLive(key, hashes, func(v tier.Live) {
+		h := hashOf(v)
+		expired, bound = h.Expired(now), h.ExpiryBound()
+		if empty = h.Len() == expired; !empty {
+			f(h, now)
+		}
+	})
+	switch {
+	case expired > 0:
+		c.s.hfe.dueNow(key, now)
+	case bound != 0:
+		c.s.hfe.note(key, bound)
 	}
-	fields, err := hash.Decode(c.agg.fields[:0], rec)
-	if err != nil {
-		c.cacheError(err)
-		return nil, false
-	}
-	if cap(fields) <= 4096 {
-		c.agg.fields = fields[:0]
-	}
-	return fields, true
+	return exists && !empty, ok
 }
 
-// hashUpdate changes key's hash in one step: edit gets its fields (none
-// when absent) and returns the new ones and whether anything changed; a
-// hash left empty is removed. edit may run more than once (tier.Cache.Update)
-// and must only compute. An error from edit changes nothing.
-func (c *conn) hashUpdate(key []byte, edit func(fields []hash.Field) ([]hash.Field, bool, error)) error {
+// hashEdit changes key's hash in one Cache.Edit: edit gets the hash (a
+// new empty one when the key is absent and create is set) without its
+// expired fields and reports whether it changed it; one left empty is
+// removed. An error from edit, or no change, leaves the hash as it was:
+// a hash with expired fields is edited in a copy without them that
+// replaces it only once changed, and so is every hash with isolate (an
+// edit that may grow it past the limits, checked after it). edit may run
+// more than once (writethrough) and must only change the hash and note
+// what it answers.
+func (c *conn) hashEdit(key []byte, create, isolate bool, edit func(h *hash.Hash) (bool, error)) (exists bool, err error) {
 	var purged, seen int
 	var next int64
 	now := c.s.nowMs()
-	err := c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
-		fields := c.agg.fields[:0]
-		purged, seen, next = 0, 0, 0
-		if cur.Exists {
-			if cur.Kind != kindHash {
-				return tier.Change{}, wrongType
-			}
-			var err error
-			if fields, err = hash.Decode(fields, cur.Value); err != nil {
-				return tier.Change{}, err
-			}
-			fields, seen = hash.Purge(fields, now) // expired fields are not there
+	exists, err = c.s.cache.Edit(key, hashes, create, func(v tier.Live) (tier.EditResult, error) {
+		h := hashOf(v)
+		purged, next = 0, 0
+		seen = h.Expired(now)
+		w := h
+		if seen > 0 || isolate {
+			w = h.Clone()
+			w.Purge(now)
 		}
-		out, changed, err := edit(fields)
+		changed, err := edit(w)
+		if err == nil && changed && isolate {
+			err = c.s.hashLimits.Check(w.Len(), w.RecordSize())
+		}
 		if err != nil || !changed {
-			return tier.Change{Op: tier.Keep}, err
+			next = h.ExpiryBound()
+			return tier.Unchanged, err
 		}
-		purged = seen
-		if len(out) == 0 {
-			return tier.Change{Op: tier.Remove}, nil
+		if w != h {
+			h.Become(w)
 		}
-		next = hash.MinExpiry(out)
-		size := hash.Size(out)
-		if err := c.s.hashLimits.Check(len(out), size); err != nil {
-			return tier.Change{}, err
+		purged, next = seen, h.MinExpiry()
+		if h.Len() == 0 {
+			return tier.Emptied, nil
 		}
-		enc := hash.Encode(c.agg.enc[:0], out) // the cache copies it
-		if cap(enc) <= maxAggKeep {
-			c.agg.enc = enc[:0]
-		}
-		if cap(out) <= 4096 {
-			c.agg.fields = out[:0]
-		}
-		return tier.Change{Op: tier.Store, Value: enc, Kind: kindHash}, nil
+		return tier.Changed, nil
 	})
-	clear(c.agg.fields[:cap(c.agg.fields)]) // drop the references to the record and the arguments
 	if err == nil {
 		c.hashWritten(key, purged, seen, next, now)
 	}
-	return err
+	return exists, err
 }
 
 // hashWritten follows a write of key's hash: it counts the expired fields
@@ -161,95 +148,34 @@ func (c *conn) hashWritten(key []byte, purged, seen int, next, now int64) {
 	c.s.hfe.note(key, next)
 }
 
-// hashEdit changes key's hash record in one step, as hashUpdate does, for
-// edits made on the record itself (hashPut, hashRemove): edit gets the
-// record (nil when absent) and returns the new one (checked against the
-// limits by hashPut), or changed false.
-func (c *conn) hashEdit(key []byte, edit func(rec []byte) ([]byte, bool, error)) error {
-	var purged, seen int
-	var next int64
-	now := c.s.nowMs()
-	err := c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
-		var rec []byte
-		purged, seen, next = 0, 0, 0
-		if cur.Exists {
-			if cur.Kind != kindHash {
-				return tier.Change{}, wrongType
-			}
-			rec = cur.Value
-			if hash.HasTTL(rec) { // expired fields are not there
-				var err error
-				if rec, next, seen, err = hash.Live(c.agg.live[:0], rec, now, true); err != nil {
-					return tier.Change{}, err
-				}
-			}
+// hashPut sets pairs in h (HSET's: a field set again loses its expiry;
+// with keepTTL keeps it, HINCRBY's) once they fit the limits, and returns
+// how many fields are new.
+func (c *conn) hashPut(h *hash.Hash, pairs [][]byte, keepTTL bool) (int, error) {
+	if len(pairs) == 2 {
+		added, err := h.PutLimited(pairs[0], pairs[1], keepTTL, c.s.hashLimits)
+		if added {
+			return 1, err
 		}
-		out, changed, err := edit(rec)
-		if err != nil || !changed {
-			return tier.Change{Op: tier.Keep}, err
-		}
-		purged = seen
-		if hash.Empty(out) {
-			return tier.Change{Op: tier.Remove}, nil
-		}
-		return tier.Change{Op: tier.Store, Value: out, Kind: kindHash}, nil // the cache copies it
-	})
-	if err == nil {
-		c.hashWritten(key, purged, seen, next, now) // next: no later than the stored record's earliest
+		return 0, err
 	}
-	return err
-}
-
-// recBufs hands out the connection's two edit buffers in turn, and keeps
-// them for the next command (keep).
-type recBufs struct {
-	b [2][]byte
-	i int
-}
-
-func (c *conn) recBufs() *recBufs { return &recBufs{b: [2][]byte{c.agg.enc[:0], c.agg.enc2[:0]}} }
-
-// next is the buffer not holding the last output.
-func (r *recBufs) next() []byte { return r.b[r.i&1][:0] }
-
-// took records out as the last output (written into next's buffer).
-func (r *recBufs) took(out []byte) {
-	r.b[r.i&1] = out
-	r.i++
-}
-
-func (c *conn) keepBufs(r *recBufs) {
-	if cap(r.b[0]) <= maxAggKeep {
-		c.agg.enc = r.b[0][:0]
+	if c.agg.seen == nil {
+		c.agg.seen = map[string]int{}
 	}
-	if cap(r.b[1]) <= maxAggKeep {
-		c.agg.enc2 = r.b[1][:0]
+	if err := h.CheckPuts(pairs, keepTTL, c.s.hashLimits, c.agg.seen); err != nil {
+		return 0, err
 	}
-}
-
-// hashPutAll sets the pairs in rec by record edits: the new record and how
-// many fields are new. A field set again loses its expiry (HSET), or keeps
-// it with keepTTL (HINCRBY).
-func (c *conn) hashPutAll(rec []byte, pairs [][]byte, keepTTL bool) ([]byte, int, error) {
-	bufs := c.recBufs()
-	defer c.keepBufs(bufs)
-	put := hash.Put
+	put := h.Put
 	if keepTTL {
-		put = hash.PutKeepTTL
+		put = h.PutKeepTTL
 	}
 	added := 0
 	for i := 0; i+1 < len(pairs); i += 2 {
-		out, a, err := put(bufs.next(), rec, pairs[i], pairs[i+1], c.s.hashLimits)
-		if err != nil {
-			return nil, 0, err
-		}
-		bufs.took(out)
-		rec = out
-		if a {
+		if put(pairs[i], pairs[i+1]) {
 			added++
 		}
 	}
-	return rec, added, nil
+	return added, nil
 }
 
 // hsetCmd: HSET key field value [field value ...] → fields added; HMSET
@@ -260,19 +186,11 @@ func (c *conn) hsetCmd(args [][]byte, okReply bool) {
 		return
 	}
 	var added int
-	var err error
-	if len(args)-2 <= 2*hashEditMax {
-		err = c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-			out, a, err := c.hashPutAll(rec, args[2:], false)
-			added = a
-			return out, err == nil, err
-		})
-	} else {
-		err = c.hashUpdate(args[1], func(fields []hash.Field) ([]hash.Field, bool, error) {
-			fields, added = hash.Set(fields, args[2:])
-			return fields, true, nil
-		})
-	}
+	_, err := c.hashEdit(args[1], true, false, func(h *hash.Hash) (bool, error) {
+		var err error
+		added, err = c.hashPut(h, args[2:], false)
+		return err == nil, err
+	})
 	switch {
 	case err != nil:
 		c.cacheError(err)
@@ -285,49 +203,35 @@ func (c *conn) hsetCmd(args [][]byte, okReply bool) {
 
 // cmdHSetNX: HSETNX key field value → 1 if set, 0 if the field existed.
 func (c *conn) cmdHSetNX(args [][]byte) {
-	var added int
-	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-		added = 0
-		_, found, err := hash.Get(rec, args[2])
-		if err != nil || found {
-			return nil, false, err
+	var added bool
+	_, err := c.hashEdit(args[1], true, false, func(h *hash.Hash) (bool, error) {
+		if _, added = h.Get(args[2]); added {
+			added = false
+			return false, nil
 		}
-		out, _, err := c.hashPutAll(rec, args[2:4], false)
-		added = 1
-		return out, err == nil, err
+		if _, err := c.hashPut(h, args[2:4], false); err != nil {
+			return false, err
+		}
+		added = true
+		return true, nil
 	})
-	c.boolReply(added == 1, err)
+	c.noop = !added
+	c.boolReply(added, err)
 }
 
 // cmdHDel: HDEL key field [field ...] → fields removed; the key goes with
 // its last field.
 func (c *conn) cmdHDel(args [][]byte) {
 	var removed int
-	var err error
-	if len(args)-2 <= hashEditMax {
-		err = c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-			removed = 0
-			bufs := c.recBufs()
-			defer c.keepBufs(bufs)
-			for _, f := range args[2:] {
-				out, ok, err := hash.Remove(bufs.next(), rec, f)
-				if err != nil {
-					return nil, false, err
-				}
-				if ok {
-					bufs.took(out)
-					rec = out
-					removed++
-				}
+	_, err := c.hashEdit(args[1], false, false, func(h *hash.Hash) (bool, error) {
+		removed = 0
+		for _, f := range args[2:] {
+			if h.Delete(f) {
+				removed++
 			}
-			return rec, removed > 0, nil
-		})
-	} else {
-		err = c.hashUpdate(args[1], func(fields []hash.Field) ([]hash.Field, bool, error) {
-			fields, removed = hash.Delete(fields, args[2:])
-			return fields, removed > 0, nil
-		})
-	}
+		}
+		return removed > 0, nil
+	})
 	if removed == 0 && err == nil {
 		c.noop = true // nothing changed: WATCHed keys are not touched (intReply)
 	}
@@ -345,28 +249,21 @@ func (c *conn) cmdHGet(args [][]byte) {
 	}) {
 		return
 	}
-	rec, ok := c.hashRead(args[1])
-	if !ok {
-		return
-	}
-	if rec == nil {
+	exists, ok := c.readHash(args[1], func(h *hash.Hash, now int64) {
+		if v, found := h.GetLive(args[2], now); found {
+			c.w.Bulk(v)
+		} else {
+			c.w.Null()
+		}
+	})
+	if ok && !exists {
 		c.w.Null()
-		return
-	}
-	v, found, err := hash.Get(rec, args[2])
-	switch {
-	case err != nil:
-		c.cacheError(err)
-	case !found:
-		c.w.Null()
-	default:
-		c.w.Bulk(v)
 	}
 }
 
 // cmdHMGet: HMGET key field [field ...] → one value (or nil) per field.
 func (c *conn) cmdHMGet(args [][]byte) {
-	if c.hashCold(args[1], args[2:], func(get func([]byte) ([]byte, bool), _ int) {
+	answer := func(get func([]byte) ([]byte, bool), _ int) {
 		c.w.Array(len(args) - 2)
 		for _, f := range args[2:] {
 			if v, found := get(f); found {
@@ -375,58 +272,46 @@ func (c *conn) cmdHMGet(args [][]byte) {
 				c.w.Null()
 			}
 		}
-	}) {
+	}
+	if c.hashCold(args[1], args[2:], answer) {
 		return
 	}
-	fields, ok := c.hashFields(args[1])
-	if !ok {
-		return
-	}
-	c.w.Array(len(args) - 2)
-	for _, f := range args[2:] {
-		if j := hash.Find(fields, f); j >= 0 {
-			c.w.Bulk(fields[j].Value)
-			continue
+	exists, ok := c.readHash(args[1], func(h *hash.Hash, now int64) {
+		answer(func(f []byte) ([]byte, bool) { return h.GetLive(f, now) }, 0)
+	})
+	if ok && !exists {
+		c.w.Array(len(args) - 2)
+		for range args[2:] {
+			c.w.Null()
 		}
-		c.w.Null()
 	}
-	clear(fields)
 }
 
 // hashList writes key's fields (HKEYS), values (HVALS) or both (HGETALL:
-// field, value, ... in insertion order, a map in RESP3).
+// field, value, ... in the hash's order, a map in RESP3).
 func (c *conn) hashList(key []byte, fields, values bool) {
-	rec, ok := c.hashRead(key)
-	if !ok {
-		return
-	}
-	if rec == nil {
+	header := func(n int) {
 		if fields && values {
-			c.w.Map(0)
+			c.w.Map(n)
 		} else {
-			c.w.Array(0)
+			c.w.Array(n)
 		}
-		return
 	}
-	n, err := hash.Check(rec) // before a reply starts
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	if fields && values {
-		c.w.Map(n)
-	} else {
-		c.w.Array(n)
-	}
-	_ = hash.Each(rec, func(f, v []byte) bool {
-		if fields {
-			c.w.Bulk(f)
-		}
-		if values {
-			c.w.Bulk(v)
-		}
-		return true
+	exists, ok := c.readHash(key, func(h *hash.Hash, now int64) {
+		header(h.LenLive(now))
+		h.EachLive(now, func(f, v []byte, _ int64) bool {
+			if fields {
+				c.w.Bulk(f)
+			}
+			if values {
+				c.w.Bulk(v)
+			}
+			return true
+		})
 	})
+	if ok && !exists {
+		header(0)
+	}
 }
 
 // cmdHLen: HLEN key → the field count.
@@ -434,54 +319,25 @@ func (c *conn) cmdHLen(args [][]byte) {
 	if c.hashCold(args[1], nil, func(_ func([]byte) ([]byte, bool), n int) { c.w.Int(int64(n)) }) {
 		return
 	}
-	rec, ok := c.hashRead(args[1])
-	if !ok {
-		return
-	}
-	if rec == nil {
+	if exists, ok := c.readHash(args[1], func(h *hash.Hash, now int64) { c.w.Int(int64(h.LenLive(now))) }); ok && !exists {
 		c.w.Int(0)
-		return
 	}
-	n, err := hash.Check(rec)
-	if err != nil {
-		c.cacheError(err)
-		return
-	}
-	c.w.Int(int64(n))
 }
 
 // hashField answers HEXISTS key field (1 or 0) or, with length, HSTRLEN
 // key field (the value's length, 0 if absent).
 func (c *conn) hashField(args [][]byte, length bool) {
-	if c.hashCold(args[1], args[2:3], func(get func([]byte) ([]byte, bool), _ int) {
-		v, found := get(args[2])
-		switch {
-		case length:
-			c.w.Int(int64(len(v)))
-		case found:
-			c.w.Int(1)
-		default:
-			c.w.Int(0)
-		}
-	}) {
-		return
-	}
-	rec, ok := c.hashRead(args[1])
-	if !ok {
-		return
-	}
 	var v []byte
 	var found bool
-	var err error
-	if rec != nil {
-		v, found, err = hash.Get(rec, args[2])
+	exists, ok := true, true
+	if !c.hashCold(args[1], args[2:3], func(get func([]byte) ([]byte, bool), _ int) { v, found = get(args[2]) }) {
+		exists, ok = c.readHash(args[1], func(h *hash.Hash, now int64) { v, found = h.GetLive(args[2], now) })
 	}
 	switch {
-	case err != nil:
-		c.cacheError(err)
+	case !ok:
 	case length:
-		c.w.Int(int64(len(v)))
-	case found:
+		c.w.Int(int64(len(v))) // a length read under the lock: v is not read again
+	case exists && found:
 		c.w.Int(1)
 	default:
 		c.w.Int(0)
@@ -496,24 +352,20 @@ func (c *conn) cmdHIncrBy(args [][]byte) {
 	}
 	var result int64
 	var num [20]byte
-	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-		v, found, err := hash.Get(rec, args[2])
-		if err != nil {
-			return nil, false, err
-		}
+	_, err := c.hashEdit(args[1], true, false, func(h *hash.Hash) (bool, error) {
 		var cur int64
-		if found {
+		if old, found := h.Get(args[2]); found {
 			var ok bool
-			if cur, ok = parseInt(v); !ok {
-				return nil, false, replyError(errHashNotInt)
+			if cur, ok = parseInt(old); !ok {
+				return false, replyError(errHashNotInt)
 			}
 		}
 		if incr > 0 && cur > math.MaxInt64-incr || incr < 0 && cur < math.MinInt64-incr {
-			return nil, false, replyError(errOverflow)
+			return false, replyError(errOverflow)
 		}
 		result = cur + incr
-		out, _, err := c.hashPutAll(rec, [][]byte{args[2], strconv.AppendInt(num[:0], result, 10)}, true)
-		return out, err == nil, err
+		_, err := c.hashPut(h, [][]byte{args[2], strconv.AppendInt(num[:0], result, 10)}, true)
+		return err == nil, err
 	})
 	c.numReply(result, err)
 }
@@ -531,16 +383,14 @@ func (c *conn) cmdHIncrByFloat(args [][]byte) {
 		return
 	}
 	var result []byte
-	err := c.hashEdit(args[1], func(rec []byte) ([]byte, bool, error) {
-		v, found, err := hash.Get(rec, args[2])
-		if err != nil {
-			return nil, false, err
+	_, err := c.hashEdit(args[1], true, false, func(h *hash.Hash) (bool, error) {
+		old, found := h.Get(args[2])
+		var err error
+		if result, err = incrFloat(result[:0], old, found, incr, errHashNotFloat); err != nil {
+			return false, err
 		}
-		if result, err = incrFloat(result[:0], v, found, incr, errHashNotFloat); err != nil {
-			return nil, false, err
-		}
-		out, _, err := c.hashPutAll(rec, [][]byte{args[2], result}, true)
-		return out, err == nil, err
+		_, err = c.hashPut(h, [][]byte{args[2], result}, true)
+		return err == nil, err
 	})
 	if err != nil {
 		c.cacheError(err)
@@ -565,16 +415,36 @@ func (c *conn) cmdHRandField(args [][]byte) {
 			return
 		}
 	}
-	fields, ok := c.hashFields(args[1])
-	if !ok {
+	exists, ok := c.readHash(args[1], func(h *hash.Hash, now int64) { c.randFields(h, now, args, count, withValues) })
+	if !ok || exists {
 		return
 	}
 	if len(args) == 2 {
-		if len(fields) == 0 {
+		c.w.Null()
+	} else {
+		c.w.Array(0)
+	}
+}
+
+// randFields answers HRANDFIELD from h's fields not expired at now
+// (under the cache's read lock).
+func (c *conn) randFields(h *hash.Hash, now int64, args [][]byte, count int64, withValues bool) {
+	var live []hash.Field // the fields left, when some expired
+	if h.Expired(now) > 0 {
+		live = h.LiveFields(c.agg.fields[:0], now)
+		defer c.keepFields(live)
+	}
+	random := h.Random
+	if live != nil {
+		random = func() hash.Field { return live[rand.IntN(len(live))] }
+	}
+	n := h.LenLive(now)
+	if len(args) == 2 {
+		if n == 0 {
 			c.w.Null()
 			return
 		}
-		c.w.Bulk(fields[rand.IntN(len(fields))].Name)
+		c.w.Bulk(random().Name)
 		return
 	}
 	write := func(f hash.Field) {
@@ -586,7 +456,6 @@ func (c *conn) cmdHRandField(args [][]byte) {
 			c.w.Bulk(f.Value)
 		}
 	}
-	n := len(fields)
 	reply := func(k int) {
 		if withValues && c.w.Proto() < 3 {
 			c.w.Array(2 * k)
@@ -605,9 +474,14 @@ func (c *conn) cmdHRandField(args [][]byte) {
 		}
 		reply(int(k))
 		for range k {
-			write(fields[rand.IntN(n)])
+			write(random())
 		}
 	default:
+		fields := live
+		if fields == nil {
+			fields = h.Fields(c.agg.fields[:0])
+			defer c.keepFields(fields)
+		}
 		k := int(min(count, int64(n)))
 		if k < n {
 			rand.Shuffle(n, func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
@@ -617,5 +491,13 @@ func (c *conn) cmdHRandField(args [][]byte) {
 			write(f)
 		}
 	}
+}
+
+// keepFields drops what fields references (the hash's bytes) and keeps
+// the buffer for the next command, unless it grew large.
+func (c *conn) keepFields(fields []hash.Field) {
 	clear(fields)
+	if cap(fields) <= 4096 {
+		c.agg.fields = fields[:0]
+	}
 }

@@ -8,11 +8,13 @@ import (
 
 // The hash field expiry commands: Redis 7.4's HEXPIRE, HPEXPIRE,
 // HEXPIREAT, HPEXPIREAT, HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME and
-// HPERSIST, and Redis 8's HGETDEL, HGETEX and HSETEX. The writes are one
-// hashUpdate each (the hash decoded without its expired fields, changed,
-// stored with its expiries: hash's second record version); the reads
-// answer from the record. Their keyspace events are notify_events.go's,
-// from what the command did (c.agg.hfe).
+// HPERSIST, and Redis 8's HGETDEL, HGETEX and HSETEX, on the hash.Hash
+// the DRAM tiers keep (its expiries in a side table; its record of hash's
+// second version). The writes are one hashEdit each; those that may grow
+// the hash (an expiry set) edit a copy, checked against the limits before
+// it replaces the hash. The reads answer from the hash (readHash). Their
+// keyspace events are notify_events.go's, from what the command did
+// (c.agg.hfe).
 
 // hfeDone is what a field expiry write did, for its events.
 type hfeDone struct {
@@ -21,16 +23,18 @@ type hfeDone struct {
 	removed          bool // the hash was left empty and removed
 }
 
-// hfeUpdate runs edit as hashUpdate does and notes what it did: a hash
-// left empty is removed (done.removed); a change of nothing is c.noop.
-func (c *conn) hfeUpdate(key []byte, edit func(fields []hash.Field) ([]hash.Field, bool, error)) error {
+// hfeUpdate runs edit as hashEdit does (isolate: in a copy checked
+// against the limits), on an empty hash when the key is absent, and notes
+// what it did: a hash left empty is removed (done.removed); a change of
+// nothing is c.noop.
+func (c *conn) hfeUpdate(key []byte, isolate bool, edit func(h *hash.Hash) (bool, error)) error {
 	var changed bool
-	err := c.hashUpdate(key, func(fields []hash.Field) ([]hash.Field, bool, error) {
+	_, err := c.hashEdit(key, true, isolate, func(h *hash.Hash) (bool, error) {
 		c.agg.hfe = hfeDone{}
-		out, ch, err := edit(fields)
+		ch, err := edit(h)
 		changed = ch && err == nil
-		c.agg.hfe.removed = changed && len(out) == 0
-		return out, ch, err
+		c.agg.hfe.removed = changed && h.Len() == 0
+		return ch, err
 	})
 	if err == nil && !changed && c.agg.hfe.updated == 0 {
 		c.noop = true
@@ -45,14 +49,13 @@ func (c *conn) hfeUpdate(key []byte, edit func(fields []hash.Field) ([]hash.Fiel
 func (c *conn) hexpireCmd(args [][]byte, unit time.Duration, abs bool) {
 	at, cond, names, e := c.hexpireArgs(args, unit, abs)
 	now := c.s.nowMs()
-	err := c.hfeUpdate(args[1], func(fields []hash.Field) ([]hash.Field, bool, error) {
+	err := c.hfeUpdate(args[1], true, func(h *hash.Hash) (bool, error) {
+		c.agg.codes = c.agg.codes[:0]
 		if e != "" { // after the type check, as Redis
-			return nil, false, replyError(e)
+			return false, replyError(e)
 		}
-		var codes []int64
-		fields, codes = hash.SetExpiry(fields, names, at, cond, now, c.agg.codes[:0])
-		c.agg.codes = codes
-		for _, code := range codes {
+		c.agg.codes = h.Expire(names, at, cond, now, c.agg.codes)
+		for _, code := range c.agg.codes {
 			switch code {
 			case hash.CodeSet:
 				c.agg.hfe.updated++
@@ -60,7 +63,7 @@ func (c *conn) hexpireCmd(args [][]byte, unit time.Duration, abs bool) {
 				c.agg.hfe.deleted++
 			}
 		}
-		return fields, c.agg.hfe.updated+c.agg.hfe.deleted > 0, nil
+		return c.agg.hfe.updated+c.agg.hfe.deleted > 0, nil
 	})
 	if err != nil {
 		c.cacheError(err)
@@ -89,17 +92,18 @@ func (c *conn) intsReply(codes []int64, n int) {
 // such field, -1 no expiry, 1 expiry removed.
 func (c *conn) cmdHPersist(args [][]byte) {
 	names, e := fieldsAt(c.cmd.name, args, 2, errNumFieldsPositive)
-	err := c.hfeUpdate(args[1], func(fields []hash.Field) ([]hash.Field, bool, error) {
+	err := c.hfeUpdate(args[1], false, func(h *hash.Hash) (bool, error) {
+		c.agg.codes = c.agg.codes[:0]
 		if e != "" {
-			return nil, false, replyError(e)
+			return false, replyError(e)
 		}
-		c.agg.codes = hash.Persist(fields, names, c.agg.codes[:0])
+		c.agg.codes = h.PersistFields(names, c.agg.codes)
 		for _, code := range c.agg.codes {
 			if code == hash.CodeSet {
 				c.agg.hfe.updated++
 			}
 		}
-		return fields, c.agg.hfe.updated > 0, nil
+		return c.agg.hfe.updated > 0, nil
 	})
 	if err != nil {
 		c.cacheError(err)
@@ -113,51 +117,36 @@ func (c *conn) cmdHPersist(args [][]byte) {
 // field, -1 no expiry, else the time left (or the time), seconds rounded
 // up as Redis's httlGenericCommand does.
 func (c *conn) httlCmd(args [][]byte, unit time.Duration, at bool) {
-	rec, ok := c.kindRead(args[1], kindHash, false)
-	if !ok {
-		return
-	}
 	names, e := fieldsAt(c.cmd.name, args, 2, errNumFieldsPositive)
-	if e != "" {
-		c.w.Error(e)
-		return
-	}
-	now := c.s.nowMs()
-	var fields []hash.Field
-	if rec != nil {
-		live, minExp, expired, err := hash.Live(c.agg.live[:0], rec, now, true)
-		if err == nil {
-			fields, err = hash.Decode(c.agg.fields[:0], live)
-		}
-		if err != nil {
-			c.cacheError(err)
+	base := int64(0)
+	answer := func(h *hash.Hash, now int64) {
+		if e != "" { // after the type check, as Redis
+			c.w.Error(e)
 			return
 		}
-		if expired > 0 {
-			c.s.hfe.dueNow(args[1], now)
-		} else {
-			c.s.hfe.note(args[1], minExp)
+		if !at {
+			base = now
+		}
+		c.w.Array(len(names))
+		for _, name := range names {
+			_, found := h.GetLive(name, now)
+			exp := h.Expiry(name)
+			switch {
+			case !found:
+				c.w.Int(hash.CodeNoField)
+			case exp == 0:
+				c.w.Int(hash.CodeNoTTL)
+			case unit == time.Second:
+				c.w.Int((exp + 999 - base) / 1000)
+			default:
+				c.w.Int(exp - base)
+			}
 		}
 	}
-	base := now
-	if at {
-		base = 0
+	exists, ok := c.readHash(args[1], answer)
+	if ok && !exists {
+		answer(hash.NewHash(), c.s.nowMs())
 	}
-	c.w.Array(len(names))
-	for _, name := range names {
-		j := hash.Find(fields, name)
-		switch {
-		case j < 0:
-			c.w.Int(hash.CodeNoField)
-		case fields[j].Expiry == 0:
-			c.w.Int(hash.CodeNoTTL)
-		case unit == time.Second:
-			c.w.Int((fields[j].Expiry + 999 - base) / 1000)
-		default:
-			c.w.Int(fields[j].Expiry - base)
-		}
-	}
-	clear(fields)
 }
 
 // hfeValues keeps the values a command answers past its Update (which
@@ -224,38 +213,37 @@ func (c *conn) cmdHGetEx(args [][]byte) {
 func (c *conn) hgetFields(key []byte, names [][]byte, o hgetexOpts, e string) {
 	now := c.s.nowMs()
 	v := &c.agg.vals
-	err := c.hfeUpdate(key, func(fields []hash.Field) ([]hash.Field, bool, error) {
+	err := c.hfeUpdate(key, o.set, func(h *hash.Hash) (bool, error) {
 		v.reset()
 		if e != "" {
-			return nil, false, replyError(e)
+			return false, replyError(e)
 		}
 		stored := false
 		for _, name := range names {
-			j := hash.Find(fields, name)
-			if j < 0 {
-				v.add(nil, false)
+			val, found := h.Get(name)
+			v.add(val, found)
+			if !found {
 				continue
 			}
-			v.add(fields[j].Value, true)
 			switch {
 			case o.persist:
 				// Redis counts every field found as updated (its
 				// "hpersist" event), though only an expiry removed
 				// changes the hash.
 				c.agg.hfe.updated++
-				stored = stored || fields[j].Expiry != 0
-				fields[j].Expiry = 0
+				stored = stored || h.Expiry(name) != 0
+				h.SetExpiry(name, 0)
 			case o.del || o.set && o.at <= now:
-				fields = append(fields[:j], fields[j+1:]...)
+				h.Delete(name)
 				c.agg.hfe.deleted++
 				stored = true
 			case o.set:
-				fields[j].Expiry = o.at
+				h.SetExpiry(name, o.at)
 				c.agg.hfe.updated++
 				stored = true
 			}
 		}
-		return fields, stored, nil
+		return stored, nil
 	})
 	if err != nil {
 		c.cacheError(err)
@@ -278,36 +266,33 @@ func (c *conn) cmdHSetEx(args [][]byte) {
 	}
 	now := c.s.nowMs()
 	var refused bool
-	err := c.hfeUpdate(args[1], func(fields []hash.Field) ([]hash.Field, bool, error) {
+	err := c.hfeUpdate(args[1], true, func(h *hash.Hash) (bool, error) {
 		refused = false
 		if o.fnx || o.fxx {
 			for i := 0; i < len(pairs); i += 2 {
-				if found := hash.Find(fields, pairs[i]) >= 0; found == o.fnx {
+				if _, found := h.Get(pairs[i]); found == o.fnx {
 					refused = true
-					return fields, false, nil
+					return false, nil
 				}
 			}
 		}
 		for i := 0; i < len(pairs); i += 2 {
-			j := hash.Find(fields, pairs[i])
-			if j < 0 {
-				fields = append(fields, hash.Field{Name: pairs[i]})
-				j = len(fields) - 1
+			if o.keepTTL {
+				h.PutKeepTTL(pairs[i], pairs[i+1])
+			} else {
+				h.Put(pairs[i], pairs[i+1])
 			}
-			fields[j].Value = pairs[i+1]
 			switch {
 			case o.set && o.at <= now:
-				fields = append(fields[:j], fields[j+1:]...)
+				h.Delete(pairs[i])
 				c.agg.hfe.deleted++
 			case o.set:
-				fields[j].Expiry = o.at
+				h.SetExpiry(pairs[i], o.at)
 				c.agg.hfe.updated++
-			case !o.keepTTL:
-				fields[j].Expiry = 0
 			}
 		}
 		c.agg.hfe.set = true
-		return fields, true, nil
+		return true, nil
 	})
 	if err != nil {
 		c.cacheError(err)

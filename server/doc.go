@@ -377,10 +377,16 @@
 //     place (tier T44): every hash, list, set and sorted-set command that
 //     changes one key is one Cache.Edit, one that reads one key a
 //     Cache.Read; a command that answers an error changed nothing (limits
-//     are checked before the structure changes), and the differential
+//     are checked before the structure changes; a hash holding expired
+//     fields, or an edit that sets field expiries, is changed in a copy
+//     that replaces it only once changed and within the limits), a hash's
+//     readers skip its expired fields and its writers see it without
+//     them, the sweeper purges it in one Cache.Edit, and the differential
 //     tests against redis-server run on the live structures
 //     (TestListDifferential, TestSetDifferential, TestZSetDifferential,
-//     TestStringsAndHashesMatchRedis, TestTypedModelConcurrentCold).
+//     TestStringsAndHashesMatchRedis, TestTypedModelConcurrentCold,
+//     TestHashFieldExpiryModel with the hashes evicted to cold and loaded
+//     back, TestHashFieldExpiryMatchesRedis74).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -2,6 +2,7 @@ package server
 
 import (
 	"container/heap"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -9,19 +10,19 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tiercache/tiercache/tier"
-	"github.com/tiercache/tiercache/value/hash"
 )
 
 // Hash field expiry (Redis 7.4's HEXPIRE family; docs/DESIGN.md, "Hash
-// field expiry"). A hash with field expiries is a record of hash's second
-// version, in whatever tier holds it. Every read answers from its fields
-// not yet expired (hash.Live), every write drops the expired ones first
-// (hash.Purge), so an expired field is seen by nothing. The sweeper below
-// removes them for good, and the hash with its last field, as Redis's
+// field expiry"). A hash's field expiries live in its hash.Hash in the
+// DRAM tiers (a side table) and in its record, of hash's second version,
+// everywhere else. Every read answers from its fields not yet expired
+// (hash.Hash's live readers; hash.Live on a record), every write drops
+// the expired ones first (hashEdit), so an expired field is seen by
+// nothing. The sweeper below removes them for good, and the hash with its last field, as Redis's
 // active expiry does: it knows every hash with field expiries that a
 // command wrote or read since the server started, by its earliest expiry
-// (hfeIndex), and at each tick rewrites those that are due (expireFields),
-// through the cache, from any tier, publishing "hexpired" (and "del").
+// (hfeIndex), and at each tick purges those that are due (expireFields),
+// in one Cache.Edit, from any tier, publishing "hexpired" (and "del").
 // A hash it does not know (written by a run before a restart, or by
 // another sidecar through the remote tier, and not read since) keeps its
 // expired fields out of sight until a command reads or writes it, as a
@@ -189,35 +190,30 @@ func (s *Server) hfeLoop() {
 
 // expireFields removes key's expired fields (the key with its last one)
 // and notes its next expiry. It runs as a command does, holding the
-// transaction lock shared, so no EXEC or script sees it halfway; a hash
-// changed meanwhile is read again by the Update.
+// transaction lock shared, so no EXEC or script sees it halfway; the
+// purge is one Cache.Edit.
 func (s *Server) expireFields(key []byte, now int64) {
 	s.tx.excl.RLock()
 	defer s.tx.excl.RUnlock()
 	var expired int
 	var next int64
 	var removed bool
-	var buf []byte
-	err := s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
-		expired, next, removed = 0, 0, false
-		if !cur.Exists || cur.Kind != kindHash || !hash.HasTTL(cur.Value) {
-			return tier.Change{Op: tier.Keep}, nil
-		}
-		out, minExp, n, err := hash.Live(buf[:0], cur.Value, now, true)
-		if err != nil {
-			return tier.Change{Op: tier.Keep}, err
-		}
-		next, expired = minExp, n
+	_, err := s.cache.Edit(key, hashes, false, func(v tier.Live) (tier.EditResult, error) {
+		h := hashOf(v)
+		expired, removed = h.Purge(now), false
+		next = h.MinExpiry()
 		switch {
-		case n == 0:
-			return tier.Change{Op: tier.Keep}, nil
-		case hash.Empty(out):
+		case expired == 0:
+			return tier.Unchanged, nil
+		case h.Len() == 0:
 			removed = true
-			return tier.Change{Op: tier.Remove}, nil
+			return tier.Emptied, nil
 		}
-		buf = out
-		return tier.Change{Op: tier.Store, Value: out, Kind: kindHash}, nil
+		return tier.Changed, nil
 	})
+	if errors.Is(err, tier.ErrWrongKind) { // no longer a hash
+		return
+	}
 	if err != nil {
 		// A cold read that failed, or a record that does not decode: try
 		// again in a second rather than at every tick.
@@ -236,28 +232,4 @@ func (s *Server) expireFields(key []byte, now int64) {
 		s.publishEvent(notifyGeneric, "del", key)
 	}
 	s.trk.invalidate(nil, [][]byte{key})
-}
-
-// hashLiveView is what the read commands answer from: rec without its
-// expired fields (hash.Live; rec itself when none is, the readers of a
-// record skip expiries), nil when none is left. It notes the hash for the
-// sweeper, due at once when fields expired.
-func (c *conn) hashLiveView(key, rec []byte) ([]byte, error) {
-	now := c.s.nowMs()
-	out, minExp, expired, err := hash.Live(c.agg.live[:0], rec, now, true)
-	if err != nil {
-		return nil, err
-	}
-	if cap(out) <= maxAggKeep && len(out) > 0 && &out[0] != &rec[0] {
-		c.agg.live = out[:0]
-	}
-	if expired > 0 {
-		c.s.hfe.dueNow(key, now)
-	} else {
-		c.s.hfe.note(key, minExp)
-	}
-	if hash.Empty(out) {
-		return nil, nil
-	}
-	return out, nil
 }

@@ -390,8 +390,8 @@ func hfeModelRun(t *testing.T, path string, clock *testClock, clients, rounds, s
 // and field expiry command at once, while time moves, get the replies of
 // a model of Redis 7.4 and 8's field expiry (an expired field is seen by
 // no command); once every expiry passed, the sweeper removed each hash
-// left without fields. In DRAM, and with every record written to and read
-// back from the cold tier.
+// left without fields. In DRAM, and with a hot tier of 32 KiB that keeps
+// evicting the hashes' structures to the cold tier and loading them back.
 func TestHashFieldExpiryModel(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
@@ -407,12 +407,27 @@ func TestHashFieldExpiryModel(t *testing.T) {
 	t.Run("cold", func(t *testing.T) {
 		clock := newTestClock()
 		tc := openColdCache(t, func(o *tier.Options, _ *coldstore.Config) {
-			o.HotMaxValue, o.Clock = coldValueMin-1, clock.now
+			o.HotBytes, o.HotSegmentBytes, o.HotMaxValue, o.Clock = 32<<10, 4<<10, 4<<10, clock.now
 		})
 		_, path := startServerWith(t, tc, nil)
+		stop, filled := make(chan struct{}), make(chan struct{})
+		go func() { // other hashes push the model's out of DRAM
+			defer close(filled)
+			r := dialExact(t, path)
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				r.do("HSET", fmt.Sprint("filler-", i%256), "f", strings.Repeat("x", 1024))
+			}
+		}()
 		hfeModelRun(t, path, clock, 4, rounds, 60, seed)
-		if tc.Stats().Tiers[len(tc.Stats().Tiers)-1].Items == 0 {
-			t.Fatal("no key is in cold: the test did not exercise it")
+		close(stop)
+		<-filled
+		if s := tc.Stats(); s.DRAM.LiveDemoted == 0 {
+			t.Fatalf("no hash was evicted to cold: the test did not exercise it (%+v)", s.DRAM)
 		}
 	})
 }

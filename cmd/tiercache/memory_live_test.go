@@ -12,8 +12,8 @@ import (
 )
 
 // TestPeakRSSWithinBudgetAggregates is TestPeakRSSWithinBudget for the
-// live structures (tier T45): lists, sets and sorted sets changed in
-// place on the Go heap (and hashes, records edited in place), more of them than DRAM holds (Zipf-chosen keys,
+// live structures (tier T45): hashes, lists, sets and sorted sets changed
+// in place on the Go heap, more of them than DRAM holds (Zipf-chosen keys,
 // so some grow large and stay hot while the LFU evicts the rest, and live
 // structures are demoted to warm and made live again), keep the sidecar's
 // peak RSS within the same bound: their heap is charged to hot, whose
@@ -42,7 +42,7 @@ func TestPeakRSSWithinBudgetAggregates(t *testing.T) {
 			}
 			m := strconv.Itoa(r.IntN(2000))
 			switch i % 4 {
-			case 0: // a record (hashes are not live yet): at most 100 fields, within warm's max value
+			case 0: // at most 100 fields: a demoted hash fits a warm record
 				pl.HSet(ctx, k, strconv.Itoa(r.IntN(100)), val)
 			case 1:
 				pl.RPush(ctx, k, val)

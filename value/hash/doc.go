@@ -23,7 +23,12 @@
 //
 // Hash is the hash as the DRAM tiers keep it live (tier.Live): its
 // record, edited in place, while small (Redis's listpack bounds), a
-// value.Table once large; the record is built from it when asked for.
+// value.Table once large, its field expiries in a side table (field →
+// unix ms, only the fields that have one, the earliest kept); the record
+// is built from it when asked for, of the second version exactly while a
+// field has an expiry. It keeps expired fields until a write purges them
+// (Purge); its live readers (GetLive, LenLive, EachLive, LiveFields) skip
+// them.
 //
 // # Invariants
 //
@@ -64,6 +69,17 @@
 //     predicts a Put, and LoadHash reads it back (TestHashModel).
 //   - VH10: HeapBytes is the heap a Hash takes, within 2% of what the
 //     heap grows by, small and large (TestHashHeapBytes).
+//   - VH11: a Hash with field expiries behaves as a map of (value,
+//     expiry) under Put (which drops the expiry), PutKeepTTL, Delete,
+//     SetExpiry and Purge, small and large: its record is of the second
+//     version exactly while a field has an expiry, byte for byte Encode's
+//     for its fields, RecordSize and SizeAfter are exact, LoadHash reads
+//     either version back, and GetLive, LenLive, Expired and MinExpiry
+//     agree with the model at any now (TestHashExpiryModel); CheckPuts
+//     and PutLimited refuse exactly the pairs whose Puts would pass the
+//     limits, PutLimited changing nothing then (TestCheckPuts,
+//     TestPutLimited); Expire and PersistFields give SetExpiry's and
+//     Persist's codes and fields (TestHashExpireMatchesFields).
 //
 // # Caveats
 //

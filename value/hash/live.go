@@ -17,10 +17,14 @@ import (
 // find a field, entries packed in write order (a value set again with
 // another length moves to the end, as order in Redis's hashtable is no
 // order either). A hash never goes back to small. The record is built
-// only when asked for (AppendRecord: the small form's is itself).
+// only when asked for (AppendRecord: the small form's is itself, or
+// with field expiries that record with each field's expiry, the second
+// version). The expiries are a side table of the fields that have one
+// (exp, liveexpiry.go), the earliest kept.
 type Hash struct {
-	rec, spare []byte       // the small form: the record and the buffer edits alternate with
+	rec, spare []byte       // the small form: the record (first version) and the buffer edits alternate with
 	t          *value.Table // the large form (rec nil)
+	ttl
 }
 
 // SmallFields and SmallValue bound the small form (Redis 7.0's
@@ -48,12 +52,25 @@ func LoadHash(rec []byte) (*Hash, error) {
 			return small
 		})
 	}
-	if small {
+	if small && !HasTTL(rec) {
 		return &Hash{rec: append([]byte(nil), rec...)}, nil
 	}
-	h := &Hash{t: &value.Table{}}
-	_ = Each(rec, func(f, v []byte) bool {
-		h.t.Put(f, v)
+	h := &Hash{}
+	if small {
+		h.rec = make([]byte, 0, len(rec))
+		h.rec = appendHeader(h.rec, n)
+	} else {
+		h.t = &value.Table{}
+	}
+	_ = EachTTL(rec, func(f, v []byte, exp int64) bool {
+		if h.t != nil {
+			h.t.Put(f, v)
+		} else {
+			h.rec = appendChunk(appendChunk(h.rec, f), v)
+		}
+		if exp != 0 {
+			h.setExp(f, exp)
+		}
 		return true
 	})
 	return h, nil
@@ -70,22 +87,38 @@ func (h *Hash) Len() int {
 
 // HeapBytes is the heap h takes (value.AllocSize of its allocations).
 func (h *Hash) HeapBytes() int64 {
+	n := hashBytes + h.ttl.heapBytes()
 	if h.t != nil {
-		return hashBytes + h.t.HeapBytes()
+		return n + h.t.HeapBytes()
 	}
-	return hashBytes + int64(value.AllocSize(cap(h.rec))+value.AllocSize(cap(h.spare)))
+	return n + int64(value.AllocSize(cap(h.rec))+value.AllocSize(cap(h.spare)))
 }
 
 // RecordSize is the size of h's record.
 func (h *Hash) RecordSize() int {
+	return h.ttl.recordSize(h.Len(), h.baseSize())
+}
+
+// baseSize is the size of h's record without expiries (the first version).
+func (h *Hash) baseSize() int {
 	if h.t != nil {
 		return 1 + uvarintLen(uint64(h.t.Len())) + h.t.BodySize()
 	}
 	return len(h.rec)
 }
 
-// AppendRecord appends h's record (Version) to dst.
+// AppendRecord appends h's record to dst: of the first version (Version)
+// unless a field has an expiry, byte for byte what Encode gives for its
+// fields.
 func (h *Hash) AppendRecord(dst []byte) []byte {
+	if h.exp != nil && h.exp.Len() > 0 {
+		dst = appendHeaderV(dst, h.Len(), true)
+		h.Each(func(f, v []byte) bool {
+			dst = appendUvarint(appendChunk(appendChunk(dst, f), v), uint64(h.Expiry(f)))
+			return true
+		})
+		return dst
+	}
 	if h.t != nil {
 		return h.t.AppendBody(appendHeader(dst, h.t.Len()))
 	}
@@ -102,18 +135,84 @@ func (h *Hash) Get(field []byte) ([]byte, bool) {
 }
 
 // SizeAfter is the field count and record size h would have with field
-// set to val (for Limits, checked before Put).
+// set to val by Put (for Limits, checked before Put).
 func (h *Hash) SizeAfter(field, val []byte) (n, size int) {
-	n, size = h.Len(), h.RecordSize()
+	n, base := h.Len(), h.baseSize()
 	add := value.EntrySize(field, val)
+	t := h.ttl.counts()
 	if old, ok := h.Get(field); ok {
-		return n, size - value.EntrySize(field, old) + add
+		t.drop(h.Expiry(field))
+		return n, t.recordSize(n, base-value.EntrySize(field, old)+add)
 	}
-	return n + 1, size - uvarintLen(uint64(n)) + uvarintLen(uint64(n+1)) + add
+	return n + 1, t.recordSize(n+1, base-uvarintLen(uint64(n))+uvarintLen(uint64(n+1))+add)
 }
 
-// Put sets field to val and reports whether field is new.
+// PutLimited is Put (PutKeepTTL with keep) checked against lim first: a
+// Put that would take h past lim answers a *LimitError and changes
+// nothing. The small form scans its record once for both.
+func (h *Hash) PutLimited(field, val []byte, keep bool, lim Limits) (added bool, err error) {
+	if h.t != nil || len(field) > SmallValue || len(val) > SmallValue {
+		n, size := h.SizeAfter(field, val)
+		if keep {
+			n, size = h.sizeAfterKeep(field, val)
+		}
+		if err := lim.Check(n, size); err != nil {
+			return false, err
+		}
+		if keep {
+			return h.PutKeepTTL(field, val), nil
+		}
+		return h.Put(field, val), nil
+	}
+	sp, found, _ := locate(h.rec, field)
+	t := h.counts()
+	n, base := sp.n, len(h.rec)
+	var old []byte
+	if found {
+		old, _, _ = chunk(h.rec[:sp.ep], sp.vp)
+		base += value.UvarintLen(len(val)) + len(val) - (sp.ep - sp.vp)
+		if !keep {
+			t.drop(h.Expiry(field))
+		}
+	} else {
+		base += value.EntrySize(field, val) - uvarintLen(uint64(n)) + uvarintLen(uint64(n+1))
+		n++
+	}
+	if err := lim.Check(n, t.recordSize(n, base)); err != nil {
+		return false, err
+	}
+	if !keep {
+		h.dropExp(field)
+	}
+	if found && len(old) == len(val) {
+		copy(old, val)
+		return false, nil
+	}
+	return h.put(field, val), nil
+}
+
+// sizeAfterKeep is SizeAfter for PutKeepTTL.
+func (h *Hash) sizeAfterKeep(field, val []byte) (n, size int) {
+	exp := h.Expiry(field)
+	if exp == 0 {
+		return h.SizeAfter(field, val)
+	}
+	n, base := h.Len(), h.baseSize()
+	old, _ := h.Get(field)
+	return n, h.recordSize(n, base-value.EntrySize(field, old)+value.EntrySize(field, val))
+}
+
+// Put sets field to val, without an expiry (HSET's), and reports whether
+// field is new.
 func (h *Hash) Put(field, val []byte) (added bool) {
+	h.dropExp(field)
+	return h.put(field, val)
+}
+
+// PutKeepTTL is Put keeping field's expiry (HINCRBY's).
+func (h *Hash) PutKeepTTL(field, val []byte) (added bool) { return h.put(field, val) }
+
+func (h *Hash) put(field, val []byte) (added bool) {
 	if h.t == nil && (len(field) > SmallValue || len(val) > SmallValue || h.Len() >= SmallFields && !h.has(field)) {
 		h.grow()
 	}
@@ -140,6 +239,7 @@ func (h *Hash) has(field []byte) bool {
 
 // Delete removes field and reports whether it was there.
 func (h *Hash) Delete(field []byte) bool {
+	h.dropExp(field)
 	if h.t != nil {
 		return h.t.Delete(field)
 	}
