@@ -65,13 +65,17 @@ func ratioChart(path, title, xlabel string, labels []string, ss []summary) error
 	var pts plotter.XYs
 	var errs plotter.XErrors
 	for i, s := range ss {
-		if !s.ok() {
-			continue
+		if !s.ok() || s.med <= 0 {
+			continue // a log axis has no room for a ratio of 0
 		}
 		y := float64(len(ss) - 1 - i) // the first label on top
+		low := s.lo
+		if low <= 0 { // a round that measured nothing (a CPU clock tick): the bar stops at a tenth
+			low = s.med / 10
+		}
 		pts = append(pts, plotter.XY{X: s.med, Y: y})
-		errs = append(errs, struct{ Low, High float64 }{s.med - s.lo, s.hi - s.med})
-		lo, hi = math.Min(lo, s.lo), math.Max(hi, s.hi)
+		errs = append(errs, struct{ Low, High float64 }{s.med - low, s.hi - s.med})
+		lo, hi = math.Min(lo, low), math.Max(hi, s.hi)
 	}
 	rev := make([]string, len(labels))
 	for i, l := range labels {
@@ -121,6 +125,9 @@ type ratioTicks struct{}
 
 func (ratioTicks) Ticks(min, max float64) []plot.Tick {
 	var ts []plot.Tick
+	if !(min > 0) || !(max >= min) || math.IsInf(max, 0) {
+		return nil // no decades to step through
+	}
 	steps := []float64{1, 2, 5}
 	if max/min < 10 {
 		steps = []float64{1, 1.5, 2, 3, 5, 7}

@@ -22,4 +22,7 @@
 //   - R4: a step that failed, or ran and recorded no figures, is said so in
 //     the report and makes the exit status 1 (TestStepWithoutFigures).
 //   - R5: every chart the markdown links exists (TestReportFromRun).
+//   - R6: a ratio chart draws whatever ratios it gets, 0 among them (a
+//     round whose CPU clock read no tick): its log axis is ticked over the
+//     positive ones only (TestRatioChartWithZeros).
 package main

@@ -233,3 +233,22 @@ BenchmarkHitRatioCurve/zipf=0.90/budget=1pct/otter-2  1  10 ns/op  43.08 hit%  1
 		t.Errorf("curves %v %+v", order, curves)
 	}
 }
+
+// TestRatioChartWithZeros is R6: a ratio of 0 (a round that measured no
+// CPU tick) neither hangs the log axis's ticks nor stops the chart.
+func TestRatioChartWithZeros(t *testing.T) {
+	if ts := (ratioTicks{}).Ticks(0, 153); ts != nil {
+		t.Fatalf("ticks over [0, 153]: %d, want none", len(ts))
+	}
+	if ts := (ratioTicks{}).Ticks(0.5, 300); len(ts) == 0 || len(ts) > 20 {
+		t.Fatalf("ticks over [0.5, 300]: %d", len(ts))
+	}
+	path := filepath.Join(t.TempDir(), "zeros.png")
+	ss := []summary{{n: 3, med: 0.5, lo: 0, hi: 2}, {n: 3, med: 0, lo: 0, hi: 0}, {n: 3, med: 1.2, lo: 1.1, hi: 1.3}}
+	if err := ratioChart(path, "t", "x", []string{"a", "b", "c"}, ss); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		t.Fatalf("the chart: %v", err)
+	}
+}

@@ -229,7 +229,14 @@ func (rp *report) shared() {
 		return namedBars(path, "Vectors the fleet computed (median of rounds, bar: range)", "recomputes", names, recs)
 	})
 	if r := b.ratio(c, "independent", "shared", "recomputes"); r.ok() {
-		rp.bullets = append(rp.bullets, fmt.Sprintf("a fleet of replicas (%s): independent sidecars computed %s as many "+
-			"vectors as sidecars sharing them through the remote tier", c, r.times()))
+		line := fmt.Sprintf("a fleet of replicas (%s): independent sidecars computed %s as many "+
+			"vectors as sidecars sharing them through the remote tier", c, r.times())
+		if ideal := b.ratio(c, "independent", "redis", "recomputes"); ideal.ok() {
+			line += fmt.Sprintf(" (the most sharing can save here, independent / one redis-server: %s)", ideal.times())
+		}
+		if p99 := b.ratio(c, "shared", "independent", "p99_us"); p99.ok() {
+			line += fmt.Sprintf("; MGET p99 %s the independent sidecars'", p99.times())
+		}
+		rp.bullets = append(rp.bullets, line)
 	}
 }
