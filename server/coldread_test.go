@@ -23,6 +23,45 @@ import (
 // whole LRANGE read the table and then every piece in one submission;
 // every answer is the one the whole value gives.
 func TestColdAggregateReadsItsPieces(t *testing.T) {
+	tc, store, path := openPiecesServer(t)
+	fields := make([]hash.Field, 10000)
+	for i := range fields {
+		fields[i] = hash.Field{Name: []byte(fmt.Sprint("field:", i)), Value: []byte(fmt.Sprint("value-", i))}
+	}
+	items := make([][]byte, 100000)
+	for i := range items {
+		items[i] = []byte(fmt.Sprintf("element-%08d", i))
+	}
+	putColdAlone(t, tc, map[string][]byte{"bighash": hash.Encode(nil, fields), "biglist": list.Encode(nil, items)})
+	ns := store.KV().Namespace().(interface{ Stats() emu.Stats })
+	r := dialExact(t, path)
+	readsFewBlocks(t, r, ns, []pieceRead{
+		{[]string{"HGET", "bighash", "field:4711"}, "$10\r\nvalue-4711\r\n", 5},
+		{[]string{"HGET", "bighash", "nofield"}, "$-1\r\n", 5},
+		{[]string{"HMGET", "bighash", "field:1", "field:9999"}, "*2\r\n$7\r\nvalue-1\r\n$10\r\nvalue-9999\r\n", 8},
+		{[]string{"HEXISTS", "bighash", "field:77"}, ":1\r\n", 5},
+		{[]string{"HSTRLEN", "bighash", "field:77"}, ":8\r\n", 5},
+		{[]string{"HLEN", "bighash"}, ":10000\r\n", 3},
+		{[]string{"LRANGE", "biglist", "0", "9"}, lrangeReply(items[:10]), 6},
+		{[]string{"LRANGE", "biglist", "-10", "-1"}, lrangeReply(items[len(items)-10:]), 6},
+		{[]string{"LRANGE", "biglist", "50000", "50002"}, lrangeReply(items[50000:50003]), 6},
+		{[]string{"LINDEX", "biglist", "-3"}, "$16\r\n" + string(items[len(items)-3]) + "\r\n", 6},
+		{[]string{"LLEN", "biglist"}, ":100000\r\n", 4},
+	})
+	before := ns.Stats()
+	checkHGetAll(t, r, "bighash", fields)
+	t.Logf("HGETALL: %d reads, %d bytes", ns.Stats().DiskReads-before.DiskReads, ns.Stats().ReadBytes-before.ReadBytes)
+	before = ns.Stats()
+	if got := r.do("LRANGE", "biglist", "1000", "2999"); got != lrangeReply(items[1000:3000]) {
+		t.Fatalf("LRANGE 1000 2999 of the cold list differs (%d bytes)", len(got))
+	}
+	t.Logf("LRANGE 1000 2999: %d reads, %d bytes", ns.Stats().DiskReads-before.DiskReads, ns.Stats().ReadBytes-before.ReadBytes)
+}
+
+// openPiecesServer is a server on a cache whose large values go straight
+// to an emulated cold store that cuts aggregates into pieces (ColdCut),
+// never promoted back.
+func openPiecesServer(t *testing.T) (*tier.Cache, *coldstore.Store, string) {
 	var store *coldstore.Store
 	tc := openColdCache(t, func(o *tier.Options, cc *coldstore.Config) {
 		o.HotMaxValue = 1 << 10 // the records go straight to cold
@@ -35,22 +74,16 @@ func TestColdAggregateReadsItsPieces(t *testing.T) {
 		}
 	})
 	_, path := startServerWith(t, tc, nil)
-	fields := make([]hash.Field, 10000)
-	for i := range fields {
-		fields[i] = hash.Field{Name: []byte(fmt.Sprint("field:", i)), Value: []byte(fmt.Sprint("value-", i))}
-	}
-	items := make([][]byte, 100000)
-	for i := range items {
-		items[i] = []byte(fmt.Sprintf("element-%08d", i))
-	}
-	for k, v := range map[string][]byte{"bighash": hash.Encode(nil, fields), "biglist": list.Encode(nil, items)} {
-		kind := kindHash
-		if k == "biglist" {
-			kind = kindList
-		}
-		if _, err := tc.Set([]byte(k), v, tier.SetOptions{Kind: kind}); err != nil {
-			t.Fatal(err)
-		}
+	return tc, store, path
+}
+
+// putColdAlone stores each record (a hash's or a list's, by its key's
+// name) so that only the cold tier holds it, then writes fillers of two
+// regions each, so the records' regions are written out of the store's
+// write buffers: reads of them go to the device.
+func putColdAlone(t *testing.T, tc *tier.Cache, recs map[string][]byte) {
+	t.Helper()
+	wait := func(k string) {
 		deadline := time.Now().Add(10 * time.Second)
 		for tc.Where([]byte(k)) != "cold" {
 			if time.Now().After(deadline) {
@@ -59,38 +92,39 @@ func TestColdAggregateReadsItsPieces(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	// Fillers of two regions each, so the records' regions are written
-	// out of the store's write buffers: the reads below go to the device.
+	for k, v := range recs {
+		kind := kindHash
+		if strings.Contains(k, "list") {
+			kind = kindList
+		}
+		if _, err := tc.Set([]byte(k), v, tier.SetOptions{Kind: kind}); err != nil {
+			t.Fatal(err)
+		}
+		wait(k)
+	}
 	for i := range 4 {
 		if _, err := tc.Set([]byte(fmt.Sprint("filler", i)), make([]byte, 200<<10), tier.SetOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := range 4 {
-		for tc.Where([]byte(fmt.Sprint("filler", i))) != "cold" {
-			time.Sleep(5 * time.Millisecond)
-		}
+		wait(fmt.Sprint("filler", i))
 	}
-	ns := store.KV().Namespace().(interface{ Stats() emu.Stats })
-	r := dialExact(t, path)
+}
+
+// pieceRead is a command, its reply and the most 4 KiB blocks it may read.
+type pieceRead struct {
+	cmd       []string
+	want      string
+	maxBlocks int
+}
+
+// readsFewBlocks runs each read and checks its reply and the blocks it
+// read from the emulated namespace ns.
+func readsFewBlocks(t *testing.T, r *exactConn, ns interface{ Stats() emu.Stats }, reads []pieceRead) {
+	t.Helper()
 	const block = 4096
-	for _, tc := range []struct {
-		cmd       []string
-		want      string
-		maxBlocks int
-	}{
-		{[]string{"HGET", "bighash", "field:4711"}, "$10\r\nvalue-4711\r\n", 5},
-		{[]string{"HGET", "bighash", "nofield"}, "$-1\r\n", 5},
-		{[]string{"HMGET", "bighash", "field:1", "field:9999"}, "*2\r\n$7\r\nvalue-1\r\n$10\r\nvalue-9999\r\n", 8},
-		{[]string{"HEXISTS", "bighash", "field:77"}, ":1\r\n", 5},
-		{[]string{"HSTRLEN", "bighash", "field:77"}, ":8\r\n", 5},
-		{[]string{"HLEN", "bighash"}, ":10000\r\n", 3},
-		{[]string{"LRANGE", "biglist", "0", "9"}, lrangeReply(items[:10]), 6},
-		{[]string{"LRANGE", "biglist", "-10", "-1"}, lrangeReply(items[len(items)-10:]), 6},
-		{[]string{"LRANGE", "biglist", "50000", "50002"}, lrangeReply(items[50000:50003]), 6},
-		{[]string{"LINDEX", "biglist", "-3"}, "$16\r\n" + string(items[len(items)-3]) + "\r\n", 6},
-		{[]string{"LLEN", "biglist"}, ":100000\r\n", 4},
-	} {
+	for _, tc := range reads {
 		before := ns.Stats()
 		if got := r.do(tc.cmd...); got != tc.want {
 			t.Fatalf("%q: %q, want %q", tc.cmd, got, tc.want)
@@ -103,8 +137,12 @@ func TestColdAggregateReadsItsPieces(t *testing.T) {
 			t.Logf("%q: %d blocks (%d bytes, %d reads)", tc.cmd, blocks, read, after.DiskReads-before.DiskReads)
 		}
 	}
-	before := ns.Stats()
-	got := parseReply(r.do("HGETALL", "bighash"))
+}
+
+// checkHGetAll checks HGETALL key answers exactly fields.
+func checkHGetAll(t *testing.T, r *exactConn, key string, fields []hash.Field) {
+	t.Helper()
+	got := parseReply(r.do("HGETALL", key))
 	if len(got.kids) != 2*len(fields) {
 		t.Fatalf("HGETALL: %d items, want %d", len(got.kids), 2*len(fields))
 	}
@@ -117,12 +155,6 @@ func TestColdAggregateReadsItsPieces(t *testing.T) {
 			t.Fatalf("HGETALL: %s = %q, want %q", f.Name, seen[string(f.Name)], f.Value)
 		}
 	}
-	t.Logf("HGETALL: %d reads, %d bytes", ns.Stats().DiskReads-before.DiskReads, ns.Stats().ReadBytes-before.ReadBytes)
-	before = ns.Stats()
-	if got := r.do("LRANGE", "biglist", "1000", "2999"); got != lrangeReply(items[1000:3000]) {
-		t.Fatalf("LRANGE 1000 2999 of the cold list differs (%d bytes)", len(got))
-	}
-	t.Logf("LRANGE 1000 2999: %d reads, %d bytes", ns.Stats().DiskReads-before.DiskReads, ns.Stats().ReadBytes-before.ReadBytes)
 }
 
 func lrangeReply(items [][]byte) string {

@@ -373,6 +373,12 @@
 //     the pieces they need (tier T48): of a 10,000-field hash and a
 //     100,000-element list, one to three 4 KiB blocks, and the answers of
 //     the whole value (TestColdAggregateReadsItsPieces).
+//   - S47: a large hash with field expiries goes to cold in pieces too,
+//     each field with its expiry; while only cold holds it, HGET, HMGET,
+//     HEXISTS, HSTRLEN, HTTL, HPTTL, HEXPIRETIME and HPEXPIRETIME read
+//     the table and the pieces of their fields, HLEN the table and the
+//     pieces holding an expiry; an expired field is answered by none
+//     (TestColdHashWithFieldExpiryReadsItsPieces).
 //   - S46: an aggregate in the DRAM tiers is a live structure changed in
 //     place (tier T44): every hash, list, set and sorted-set command that
 //     changes one key is one Cache.Edit, one that reads one key a
