@@ -379,6 +379,9 @@
 //     the table and the pieces of their fields, HLEN the table and the
 //     pieces holding an expiry; an expired field is answered by none
 //     (TestColdHashWithFieldExpiryReadsItsPieces).
+//   - S48: so are a tenant's large hash and list in its own cold
+//     namespace (coldstore CS10), read from that namespace alone
+//     (TestTenantColdAggregateReadsItsPieces).
 //   - S46: an aggregate in the DRAM tiers is a live structure changed in
 //     place (tier T44): every hash, list, set and sorted-set command that
 //     changes one key is one Cache.Edit, one that reads one key a
