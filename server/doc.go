@@ -382,6 +382,10 @@
 //   - S48: so are a tenant's large hash and list in its own cold
 //     namespace (coldstore CS10), read from that namespace alone
 //     (TestTenantColdAggregateReadsItsPieces).
+//   - S49: MEMORY reads its arguments as redis-server 7.0 does, every
+//     error and an absent key's nil byte for byte, before it looks the key
+//     up; USAGE answers tier.Cache.MemoryUsage (tier T51)
+//     (TestMemoryMatchesRedis).
 //   - S46: an aggregate in the DRAM tiers is a live structure changed in
 //     place (tier T44): every hash, list, set and sorted-set command that
 //     changes one key is one Cache.Edit, one that reads one key a
