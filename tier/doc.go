@@ -486,7 +486,9 @@
 //     cold index's entry); added up over 20,000 keys it is within +25% /
 //     -10% of the heap growth and hot log bytes measured for them, for
 //     values in the hot log and for live structures
-//     (TestMemoryUsageIsMeasured).
+//     (TestMemoryUsageIsMeasured); a key only the emulated cold store
+//     holds costs its entry and index entry alone
+//     (TestMemoryUsageOfAColdKey).
 //   - T44: an aggregate the layer above edits and reads through Edit and
 //     Read (a LiveKind says how its structures are made) is, in the DRAM
 //     tiers, a live structure on the Go heap that changes in place:

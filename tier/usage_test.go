@@ -73,3 +73,26 @@ func TestMemoryUsageIsMeasured(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoryUsageOfAColdKey (T51): a key whose value only the emulated
+// cold store holds costs its directory entry and its index entry there,
+// not its value.
+func TestMemoryUsageOfAColdKey(t *testing.T) {
+	needURing(t)
+	o := smallOptions(newFakeClock())
+	o.HotMaxValue, o.WarmBytes = 1<<10, 0 // the value goes straight to cold
+	o.Promotion.Disabled = true
+	emuCold(&o, t.TempDir())
+	c := openWith(t, o)
+	val := make([]byte, 2000)
+	if _, err := c.Set([]byte("cold:1"), val, SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, c)
+	if w := c.Where([]byte("cold:1")); w != "cold" {
+		t.Fatalf("the key is in %q, not cold alone", w)
+	}
+	if n, ok := c.MemoryUsage([]byte("cold:1")); !ok || n != DirEntryBytes+ColdIndexBytes {
+		t.Fatalf("a key only cold holds: %d %v, want its entry and index, %d", n, ok, DirEntryBytes+ColdIndexBytes)
+	}
+}
