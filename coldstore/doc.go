@@ -75,6 +75,10 @@
 //     pieces its caller chooses (backend.Pieces); a value the cut leaves
 //     whole is stored, and read, as before (server
 //     TestColdAggregateReadsItsPieces).
+//   - CS10: with tenant namespaces, Multi reads pieces too (backend.Pieces):
+//     from the namespace the key's prefix selects (CS5), a few blocks of
+//     it and none of another, counted as a read of its tenant
+//     (TestMultiReadsPieces; server TestTenantColdAggregateReadsItsPieces).
 //
 // # Caveats
 //

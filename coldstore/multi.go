@@ -108,6 +108,14 @@ func (m *Multi) Get(ctx context.Context, dst, key []byte, size int) ([]byte, bac
 	return m.spaces[m.rows[r].sp].st.Get(ctx, dst, key, size)
 }
 
+// GetPieces reads pieces of key's value (backend.Pieces) from the
+// namespace its prefix selects (CS5), a read of its tenant.
+func (m *Multi) GetPieces(ctx context.Context, key []byte, choose func(t []backend.PieceInfo) []int) ([][]byte, []backend.PieceInfo, backend.Meta, bool, error) {
+	r := m.rowOf(key)
+	m.rows[r].reads.Add(1)
+	return m.spaces[m.rows[r].sp].st.GetPieces(ctx, key, choose)
+}
+
 // groups splits the indexes 0..n-1 by the space key(i) routes to; one
 // group (the common case: a batch of one tenant's keys) allocates one
 // slice.
@@ -259,6 +267,7 @@ var (
 	_ backend.Store       = (*Multi)(nil)
 	_ backend.Floors      = (*Multi)(nil)
 	_ backend.Keyspace    = (*Multi)(nil)
+	_ backend.Pieces      = (*Multi)(nil)
 	_ flusher.Syncer      = (*Multi)(nil)
 	_ flusher.ManyDeleter = (*Multi)(nil)
 )

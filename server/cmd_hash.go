@@ -240,8 +240,8 @@ func (c *conn) cmdHDel(args [][]byte) {
 
 // cmdHGet: HGET key field → the value, nil if absent.
 func (c *conn) cmdHGet(args [][]byte) {
-	if c.hashCold(args[1], args[2:3], func(get func([]byte) ([]byte, bool), _ int) {
-		if v, found := get(args[2]); found {
+	if c.hashCold(args[1], args[2:3], false, func(get coldLookup, _ int) {
+		if v, _, found := get(args[2]); found {
 			c.w.Bulk(v)
 		} else {
 			c.w.Null()
@@ -263,21 +263,24 @@ func (c *conn) cmdHGet(args [][]byte) {
 
 // cmdHMGet: HMGET key field [field ...] → one value (or nil) per field.
 func (c *conn) cmdHMGet(args [][]byte) {
-	answer := func(get func([]byte) ([]byte, bool), _ int) {
+	answer := func(get coldLookup, _ int) {
 		c.w.Array(len(args) - 2)
 		for _, f := range args[2:] {
-			if v, found := get(f); found {
+			if v, _, found := get(f); found {
 				c.w.Bulk(v)
 			} else {
 				c.w.Null()
 			}
 		}
 	}
-	if c.hashCold(args[1], args[2:], answer) {
+	if c.hashCold(args[1], args[2:], false, answer) {
 		return
 	}
 	exists, ok := c.readHash(args[1], func(h *hash.Hash, now int64) {
-		answer(func(f []byte) ([]byte, bool) { return h.GetLive(f, now) }, 0)
+		answer(func(f []byte) ([]byte, int64, bool) {
+			v, found := h.GetLive(f, now)
+			return v, 0, found
+		}, 0)
 	})
 	if ok && !exists {
 		c.w.Array(len(args) - 2)
@@ -316,7 +319,7 @@ func (c *conn) hashList(key []byte, fields, values bool) {
 
 // cmdHLen: HLEN key → the field count.
 func (c *conn) cmdHLen(args [][]byte) {
-	if c.hashCold(args[1], nil, func(_ func([]byte) ([]byte, bool), n int) { c.w.Int(int64(n)) }) {
+	if c.hashCold(args[1], nil, true, func(_ coldLookup, n int) { c.w.Int(int64(n)) }) {
 		return
 	}
 	if exists, ok := c.readHash(args[1], func(h *hash.Hash, now int64) { c.w.Int(int64(h.LenLive(now))) }); ok && !exists {
@@ -330,7 +333,7 @@ func (c *conn) hashField(args [][]byte, length bool) {
 	var v []byte
 	var found bool
 	exists, ok := true, true
-	if !c.hashCold(args[1], args[2:3], func(get func([]byte) ([]byte, bool), _ int) { v, found = get(args[2]) }) {
+	if !c.hashCold(args[1], args[2:3], false, func(get coldLookup, _ int) { v, _, found = get(args[2]) }) {
 		exists, ok = c.readHash(args[1], func(h *hash.Hash, now int64) { v, found = h.GetLive(args[2], now) })
 	}
 	switch {

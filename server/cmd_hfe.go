@@ -119,18 +119,17 @@ func (c *conn) cmdHPersist(args [][]byte) {
 func (c *conn) httlCmd(args [][]byte, unit time.Duration, at bool) {
 	names, e := fieldsAt(c.cmd.name, args, 2, errNumFieldsPositive)
 	base := int64(0)
-	answer := func(h *hash.Hash, now int64) {
+	if !at {
+		base = c.s.nowMs() // before the reads: a field live for them has time left
+	}
+	answer := func(get coldLookup) {
 		if e != "" { // after the type check, as Redis
 			c.w.Error(e)
 			return
 		}
-		if !at {
-			base = now
-		}
 		c.w.Array(len(names))
 		for _, name := range names {
-			_, found := h.GetLive(name, now)
-			exp := h.Expiry(name)
+			_, exp, found := get(name)
 			switch {
 			case !found:
 				c.w.Int(hash.CodeNoField)
@@ -143,9 +142,18 @@ func (c *conn) httlCmd(args [][]byte, unit time.Duration, at bool) {
 			}
 		}
 	}
-	exists, ok := c.readHash(args[1], answer)
+	if c.hashCold(args[1], names, false, func(get coldLookup, _ int) { answer(get) }) {
+		return
+	}
+	live := func(h *hash.Hash, now int64) {
+		answer(func(name []byte) ([]byte, int64, bool) {
+			v, found := h.GetLive(name, now)
+			return v, h.Expiry(name), found
+		})
+	}
+	exists, ok := c.readHash(args[1], live)
 	if ok && !exists {
-		answer(hash.NewHash(), c.s.nowMs())
+		live(hash.NewHash(), c.s.nowMs())
 	}
 }
 

@@ -7,9 +7,10 @@ import (
 )
 
 // Reads of a large aggregate only the cold tier holds take the pieces
-// they need (tier.ReadPieces, nvmekv K20): HGET, HMGET, HEXISTS, HSTRLEN
-// and HLEN read a hash's piece table and the pieces of the fields they
-// name; LRANGE, LINDEX and LLEN a list's table and the pieces of the
+// they need (tier.ReadPieces, nvmekv K20): HGET, HMGET, HEXISTS, HSTRLEN,
+// HTTL, HPTTL, HEXPIRETIME and HPEXPIRETIME read a hash's piece table and
+// the pieces of the fields they name, HLEN the table and the pieces with
+// a field expiry; LRANGE, LINDEX and LLEN a list's table and the pieces of the
 // range. ColdCut lays the records out for it when they go to cold.
 
 // ColdCut lays out the record of an aggregate of kind flags for the cold
@@ -36,49 +37,74 @@ func metasOf(t []backend.PieceInfo) []uint32 {
 	return m
 }
 
-// hashCold answers a read of names of key's hash from its cold pieces
-// when only the cold tier holds it: answer gets a lookup of each name
-// among the pieces read, and the field count. handled false: nothing was
-// answered, the caller reads the hash as usual.
-func (c *conn) hashCold(key []byte, names [][]byte, answer func(lookup func(name []byte) ([]byte, bool), n int)) (handled bool) {
+// coldLookup finds a field of a hash read from its cold pieces: its value
+// and expiry (0: none); an expired field is not found.
+type coldLookup func(name []byte) (v []byte, exp int64, found bool)
+
+// hashCold answers a read of names of key's hash (with count, of its
+// field count) from its cold pieces when only the cold tier holds it:
+// answer gets a lookup of each name among the pieces read, and with count
+// the fields not expired. The pieces chosen are those that may hold the
+// names, and with count those with a field expiry (the others' fields
+// are counted from the table). handled false: nothing was answered, the
+// caller reads the hash as usual. An expired field read here is not
+// answered, and the hash is not noted for the sweeper: purging it would
+// read it whole (a write, or a read of the whole hash, purges it).
+func (c *conn) hashCold(key []byte, names [][]byte, count bool, answer func(get coldLookup, n int)) (handled bool) {
+	now := c.s.nowMs()
 	var chosen []int
 	done, err := c.s.cache.ReadPieces(key, hashes, func(t []backend.PieceInfo) []int {
-		chosen = hash.PiecesFor(metasOf(t), names)
+		metas := metasOf(t)
+		chosen = hash.PiecesFor(metas, names)
+		if count {
+			chosen = hash.Expiring(metas)
+		}
 		return chosen
 	}, func(pieces [][]byte, t []backend.PieceInfo) error {
 		if t == nil { // stored whole
-			rec := pieces[0]
-			if hash.HasTTL(rec) { // its expired fields are not there
-				var err error
-				if rec, _, _, err = hash.Live(nil, rec, c.s.nowMs(), false); err != nil {
-					return err
-				}
-			}
-			h, err := hash.LoadHash(rec)
+			h, err := hash.LoadHash(pieces[0])
 			if err != nil {
 				return err
 			}
-			answer(h.Get, h.Len())
+			answer(func(name []byte) ([]byte, int64, bool) {
+				v, found := h.GetLive(name, now)
+				return v, h.Expiry(name), found
+			}, h.LenLive(now))
 			return nil
 		}
+		metas := metasOf(t)
 		var err error
-		lookup := func(name []byte) (v []byte, found bool) {
-			for j, p := range pieces {
-				if e := hash.PieceEach(p, chosen[j] == 0, func(f, val []byte) bool {
-					if string(f) == string(name) {
-						v, found = val, true
-					}
-					return !found
-				}); e != nil {
-					err = e
-				}
-				if found {
-					break
-				}
+		each := func(j int, f func(name, v []byte, exp int64) bool) {
+			if e := hash.PieceEach(pieces[j], chosen[j] == 0, metas[chosen[j]], f); e != nil {
+				err = e
 			}
-			return v, found
 		}
-		answer(lookup, hash.Total(metasOf(t)))
+		n := 0
+		if count {
+			n = hash.Total(metas)
+			for j := range pieces {
+				each(j, func(_, _ []byte, exp int64) bool {
+					if hash.Expired(exp, now) {
+						n--
+					}
+					return true
+				})
+			}
+		}
+		answer(func(name []byte) (v []byte, exp int64, found bool) {
+			for j := 0; j < len(pieces) && v == nil; j++ {
+				each(j, func(f, val []byte, e int64) bool {
+					if string(f) == string(name) {
+						v, exp = val, e
+					}
+					return v == nil
+				})
+			}
+			if v == nil || hash.Expired(exp, now) {
+				return nil, 0, false
+			}
+			return v, exp, true
+		}, n)
 		return err
 	})
 	return c.coldDone(done, err)

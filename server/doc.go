@@ -373,6 +373,19 @@
 //     the pieces they need (tier T48): of a 10,000-field hash and a
 //     100,000-element list, one to three 4 KiB blocks, and the answers of
 //     the whole value (TestColdAggregateReadsItsPieces).
+//   - S47: a large hash with field expiries goes to cold in pieces too,
+//     each field with its expiry; while only cold holds it, HGET, HMGET,
+//     HEXISTS, HSTRLEN, HTTL, HPTTL, HEXPIRETIME and HPEXPIRETIME read
+//     the table and the pieces of their fields, HLEN the table and the
+//     pieces holding an expiry; an expired field is answered by none
+//     (TestColdHashWithFieldExpiryReadsItsPieces).
+//   - S48: so are a tenant's large hash and list in its own cold
+//     namespace (coldstore CS10), read from that namespace alone
+//     (TestTenantColdAggregateReadsItsPieces).
+//   - S49: MEMORY reads its arguments as redis-server 7.0 does, every
+//     error and an absent key's nil byte for byte, before it looks the key
+//     up; USAGE answers tier.Cache.MemoryUsage (tier T51)
+//     (TestMemoryMatchesRedis).
 //   - S46: an aggregate in the DRAM tiers is a live structure changed in
 //     place (tier T44): every hash, list, set and sorted-set command that
 //     changes one key is one Cache.Edit, one that reads one key a

@@ -25,7 +25,8 @@ import (
 // in one Cache.Edit, from any tier, publishing "hexpired" (and "del").
 // A hash it does not know (written by a run before a restart, or by
 // another sidecar through the remote tier, and not read since) keeps its
-// expired fields out of sight until a command reads or writes it, as a
+// expired fields out of sight until a command writes it or reads it
+// whole (a read of a few fields from its cold pieces notes nothing), as a
 // key only cold holds keeps its own expiry (tier T37).
 
 // hfeTick is how often the sweeper looks for due hashes (Redis's hz 10).

@@ -180,6 +180,7 @@ func newCommandTable(observe func(string) func(time.Duration)) map[string]*comma
 		{name: "zdiff", arity: -3, flags: []string{"readonly"}, keyNum: 1, exclusive: true, run: func(c *conn, a [][]byte) { c.zalgebraCmd(a, zset.Diff, false, false) }},
 		{name: "zintercard", arity: -3, flags: []string{"readonly"}, keyNum: 1, exclusive: true, run: func(c *conn, a [][]byte) { c.zalgebraCmd(a, zset.Inter, false, true) }},
 		{name: "object", arity: -2, flags: []string{"readonly"}, first: 2, last: 2, step: 1, run: (*conn).cmdObject},
+		{name: "memory", arity: -2, flags: []string{"readonly"}, first: 2, last: 2, step: 1, run: (*conn).cmdMemory},
 		// keyspace and server
 		{name: "dbsize", arity: 1, flags: []string{"readonly", "fast"}, run: (*conn).cmdDBSize},
 		{name: "scan", arity: -2, flags: []string{"readonly"}, run: (*conn).cmdScan},

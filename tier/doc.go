@@ -481,6 +481,14 @@
 //     by tenant): in shed mode a tenant whose evictions overflow the queue
 //     drops its own, and a tenant within its share keeps every key through the
 //     flood (TestTenantFlushShareKeepsOthersWrites).
+//   - T51: MemoryUsage is the DRAM a key holds from measured per-key
+//     costs (directory entry, DRAM record or live structure's heap, the
+//     cold index's entry); added up over 20,000 keys it is within +25% /
+//     -10% of the heap growth and hot log bytes measured for them, for
+//     values in the hot log and for live structures
+//     (TestMemoryUsageIsMeasured); a key only the emulated cold store
+//     holds costs its entry and index entry alone
+//     (TestMemoryUsageOfAColdKey).
 //   - T44: an aggregate the layer above edits and reads through Edit and
 //     Read (a LiveKind says how its structures are made) is, in the DRAM
 //     tiers, a live structure on the Go heap that changes in place:

@@ -23,19 +23,10 @@ func (c *Cache) ExpireAtIf(key []byte, at time.Time, cond ExpireCond) (bool, err
 // ExpireTime returns key's expiry (the zero Time: none) and whether the
 // key exists (EXPIRETIME, PEXPIRETIME).
 func (c *Cache) ExpireTime(key []byte) (at time.Time, exists bool) {
-	if len(key) == 0 || !c.enter() {
-		return time.Time{}, false
-	}
-	defer c.exit()
-	lo, _ := hashKey(key)
-	sh := c.dir.shard(lo)
-	e := c.lockEntry(sh, key, false, true)
-	defer sh.mu.RUnlock()
-	if e == nil || !e.live(c.now()) {
-		return time.Time{}, false
-	}
-	if e.exp == 0 {
-		return time.Time{}, true
-	}
-	return backend.ExpiryTime(e.exp), true
+	exists = c.withLive(key, func(e *entry, _ int64) {
+		if e.exp != 0 {
+			at = backend.ExpiryTime(e.exp)
+		}
+	})
+	return at, exists
 }

@@ -590,25 +590,33 @@ func (c *Cache) lockEntryLocal(sh *shard, key []byte, write, adopt bool) *entry 
 // TTL returns the remaining time to live (negative: no expiry) and whether
 // the key exists.
 func (c *Cache) TTL(key []byte) (ttl time.Duration, exists bool) {
-	if !c.enter() {
-		return 0, false
+	exists = c.withLive(key, func(e *entry, now int64) {
+		ttl = -1
+		if e.exp != 0 {
+			ttl = backend.ExpiryUntil(e.exp, now)
+		}
+	})
+	return ttl, exists
+}
+
+// withLive runs f with key's entry, under its shard's read lock, and the
+// time it is live at (a key only cold holds is adopted first); false, f
+// not run, when the key is absent or expired or the cache closed.
+func (c *Cache) withLive(key []byte, f func(e *entry, now int64)) bool {
+	if len(key) == 0 || !c.enter() {
+		return false
 	}
 	defer c.exit()
-	if len(key) == 0 {
-		return 0, false
-	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
 	e := c.lockEntry(sh, key, false, true)
 	defer sh.mu.RUnlock()
 	now := c.now()
 	if e == nil || !e.live(now) {
-		return 0, false
+		return false
 	}
-	if e.exp == 0 {
-		return -1, true
-	}
-	return backend.ExpiryUntil(e.exp, now), true
+	f(e, now)
+	return true
 }
 
 // Where names the tier holding key's newest value: "hot", "warm", "cold",

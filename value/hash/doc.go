@@ -19,7 +19,9 @@
 // it) and changed either field by field in place of a decode (Put,
 // Remove: a scan for the field and one copy of the bytes around it) or
 // decoded into fields, changed (Set, Delete) and encoded again (Encode).
-// ScanStep orders a large hash for HSCAN's cursor.
+// ScanStep orders a large hash for HSCAN's cursor. Cut lays a large
+// record out in pieces for the cold tier (pieces.go), each field with its
+// expiry, so a read of one field reads only its piece.
 //
 // Hash is the hash as the DRAM tiers keep it live (tier.Live): its
 // record, edited in place, while small (Redis's listpack bounds), a
@@ -80,6 +82,12 @@
 //     limits, PutLimited changing nothing then (TestCheckPuts,
 //     TestPutLimited); Expire and PersistFields give SetExpiry's and
 //     Persist's codes and fields (TestHashExpireMatchesFields).
+//   - VH12: Cut lays a large record of either version out in pieces
+//     whose concatenation decodes to its fields with their expiries; a
+//     piece's meta counts its fields and says whether they carry
+//     expiries and whether one has any; PieceEach reads a piece's fields
+//     with their expiries, PiecesFor names the pieces that may hold a
+//     field, Expiring those with an expiry (TestPiecesCut).
 //
 // # Caveats
 //
