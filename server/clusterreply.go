@@ -199,7 +199,7 @@ func (c *conn) clusterHelp(_ [][]byte) {
 		"    Return information about slots range mappings. Each range is made of:",
 		"    start, end, master and replicas IP addresses, ports and ids",
 		"HELP",
-		"    Print this help.",
+		"    Prints this help.",
 		"This node is tiercache's emulated cluster (server.cluster): one node that owns every slot.",
 		"The subcommands that change a cluster (MEET, ADDSLOTS, FAILOVER...) are refused.",
 	}

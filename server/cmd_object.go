@@ -23,6 +23,10 @@ func objectEncoding(k tier.Kind) string {
 func (c *conn) cmdObject(args [][]byte) {
 	sub := strings.ToLower(string(args[1]))
 	if sub == "help" {
+		if len(args) != 2 {
+			c.wrongArgs("object|help")
+			return
+		}
 		c.w.Array(len(objectHelp))
 		for _, l := range objectHelp {
 			c.w.Simple(l)
@@ -81,5 +85,5 @@ var objectHelp = []string{
 	"    Return the number of references of the value associated with the specified",
 	"    <key>.",
 	"HELP",
-	"    Print this help.",
+	"    Prints this help.",
 }

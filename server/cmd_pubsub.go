@@ -99,7 +99,7 @@ func (c *conn) cmdPubSub(args [][]byte) {
 			"CHANNELS [<pattern>]", "    Return the currently active channels matching a <pattern> (default: '*').",
 			"NUMPAT", "    Return number of subscriptions to patterns.",
 			"NUMSUB [<channel> ...]", "    Return the number of subscribers for the specified channels, excluding", "    pattern subscriptions(default: no channels).",
-			"HELP", "    Print this help."}
+			"HELP", "    Prints this help."}
 		c.w.Array(len(help))
 		for _, h := range help {
 			c.w.Simple(h)

@@ -232,7 +232,7 @@ func (c *conn) cmdScript(args [][]byte) {
 			"FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache.",
 			"KILL", "    Kill the currently executing Lua script.",
 			"LOAD <script>", "    Load a script into the scripts cache without executing it.",
-			"HELP", "    Print this help."}
+			"HELP", "    Prints this help."}
 		c.w.Array(len(help))
 		for _, h := range help {
 			c.w.Simple(h)
