@@ -57,12 +57,12 @@ type outConn struct {
 	wakeSet atomic.Bool
 	unsent  atomic.Int64
 	// direct is the push queue's lock once the connection takes pushes;
-	// idle, set and cleared under it, lets a publisher write to the
-	// socket itself (pushwrite.go). diov, dn and derr are its write's
-	// arguments and results (under direct), dwriteFn made once.
+	// idle, set and cleared under it, lets the server's pusher write to
+	// the socket (pushwrite.go). diov, dn and derr are its write's
+	// argument and results (under direct), dwriteFn made once.
 	direct   *sync.Mutex
 	idle     atomic.Bool
-	diov     [2]unix.Iovec
+	diov     unix.Iovec
 	dn       int
 	derr     error
 	dwriteFn func(uintptr) bool

@@ -10,12 +10,12 @@ import (
 
 // pushQueue holds what other goroutines send a connection out of band:
 // pub/sub messages (it is the connection's pubsub.Subscriber) and client
-// tracking's invalidations. Deliver writes a push straight to the socket
-// of an idle connection (pushwrite.go); otherwise, and for what the
-// socket did not take, it appends and wakes the connection
-// (outConn.Wake), whose goroutine writes the queue between its replies
-// before each flush (conn.flush, drainPushes). A publisher never waits
-// for a socket (S32). What a
+// tracking's invalidations. Deliver appends; the server's pusher writes
+// the queue of an idle connection (pushwrite.go); otherwise, and for
+// what the socket did not take, the connection is woken (outConn.Wake)
+// and its goroutine writes the queue between its replies before each
+// flush (conn.flush, drainPushes). A publisher never waits for a socket
+// (S32). What a
 // subscriber has not read, queued here and unsent in its socket's spill,
 // is bounded like Redis's client-output-buffer-limit pubsub: past the
 // hard limit, or past the soft one for longer than its seconds, the
@@ -28,6 +28,8 @@ type pushQueue struct {
 	// used is set at the first push: from then on the connection may be
 	// idle (markIdle).
 	used atomic.Bool
+	// listed: the queue is on the pusher's list (pushwrite.go).
+	listed bool
 
 	mu        sync.Mutex
 	buf       []byte
@@ -82,27 +84,21 @@ func (q *pushQueue) deliver(b []byte, first byte) bool {
 		q.c.nc.Close()
 		return false
 	}
-	if o := q.c.out; o != nil && o.idle.Load() {
-		n, err := o.writeDirect(first, b)
-		if first != 0 && n > 0 {
-			first, n = 0, n-1
-		}
-		if err != nil || n == len(b) {
-			q.mu.Unlock()
-			if err == nil {
-				directPushes.Add(1)
-			}
-			return true
-		}
-		b = b[n:]
-		o.idle.Store(false) // the rest waits for the socket: queued behind it
-	}
 	q.used.Store(true)
 	if first != 0 {
 		q.buf = append(q.buf, first)
 	}
 	q.buf = append(q.buf, b...)
 	q.pending.Store(true)
+	if o := q.c.out; o != nil && o.idle.Load() {
+		listed := q.listed
+		q.listed = true
+		q.mu.Unlock()
+		if !listed {
+			q.c.s.push.list(q)
+		}
+		return true
+	}
 	q.mu.Unlock()
 	q.c.out.Wake()
 	return true
@@ -137,6 +133,7 @@ func (c *conn) drainPushes() {
 	if q == nil || !q.pending.Load() {
 		return
 	}
+	c.out.own() // the pusher leaves the queue to c from now on
 	q.mu.Lock()
 	b := q.buf
 	q.buf = q.spare[:0]

@@ -1,35 +1,120 @@
 package server
 
 import (
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// A publisher writes a push straight to the socket of a connection that
-// is idle, as redis-server's event loop writes each client's reply
-// buffer: no goroutine wakes for it (S32). Idle means the connection
-// waits for its next request with every reply sent and no push queued
-// (markIdle, from the Reader's BeforeBlock), so the push can overtake
-// neither a reply nor an earlier push, and no command of the connection
-// is running (a tracking invalidation never precedes the reply that read
-// the key). The write never waits: what the socket does not take now is
-// queued and the connection woken to send it (pushQueue.deliver). The
-// connection's goroutine ends idle (outConn.own) as a command starts and
-// before it writes anything itself; idle is set, ended and tested under
-// the push queue's lock, which a direct write holds.
+// Pushes to an idle connection are written by the server's pusher, not
+// by the connection's goroutine, as redis-server writes its clients'
+// reply buffers before its event loop sleeps: no connection wakes for
+// them, and one write carries every message queued for a subscriber
+// since its last one (S32). Idle means the connection waits for its next
+// request with every reply and push sent (markIdle, from the Reader's
+// BeforeBlock); no command of it runs, so a push overtakes neither a
+// reply nor an earlier push (a tracking invalidation never precedes the
+// reply that read the key). Deliver queues the push, and lists the queue
+// with the pusher if it was not listed yet; the pusher writes the queue
+// without waiting; what the socket does not take stays queued and the
+// connection is woken to send it. The connection's goroutine ends idle
+// (outConn.own) as a command starts and before it writes anything
+// itself, then sends what is queued before its reply. Idle is set, ended
+// and tested under the push queue's lock, which a direct write holds.
 
-// directPushes counts the pushes written whole by their publisher (a
-// test checks that an idle subscriber gets them so).
+// directPushes counts the queues the pusher wrote whole (a test checks
+// that an idle subscriber's messages go so).
 var directPushes atomic.Int64
 
-// pushMark is the first byte of a RESP3 push (a direct write's first
-// iovec points at it).
-var pushMark = [1]byte{'>'}
+// pusher writes the queues of idle connections.
+type pusher struct {
+	mu           sync.Mutex
+	listed, done []*pushQueue // to write; the slice last written, for reuse
+	kick         chan struct{}
+	stop, ended  chan struct{}
+}
+
+func newPusher() *pusher {
+	p := &pusher{kick: make(chan struct{}, 1), stop: make(chan struct{}), ended: make(chan struct{})}
+	go p.loop()
+	return p
+}
+
+// list has q written soon (q.listed was false; q.mu is not held).
+func (p *pusher) list(q *pushQueue) {
+	p.mu.Lock()
+	p.listed = append(p.listed, q)
+	p.mu.Unlock()
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (p *pusher) loop() {
+	defer close(p.ended)
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-p.kick:
+		}
+		// The connections ready to run go first, so that what they publish
+		// joins this write.
+		runtime.Gosched()
+		p.mu.Lock()
+		qs := p.listed
+		p.listed = p.done[:0]
+		p.mu.Unlock()
+		for i, q := range qs {
+			q.writeIdle()
+			qs[i] = nil
+		}
+		p.mu.Lock()
+		p.done = qs[:0]
+		p.mu.Unlock()
+	}
+}
+
+func (p *pusher) close() {
+	close(p.stop)
+	<-p.ended
+}
+
+// writeIdle sends the queue if its connection is still idle; otherwise
+// the connection sends it.
+func (q *pushQueue) writeIdle() {
+	o := q.c.out
+	q.mu.Lock()
+	q.listed = false
+	if !o.idle.Load() || len(q.buf) == 0 {
+		q.mu.Unlock()
+		return
+	}
+	n, err := o.writeDirect(q.buf)
+	switch {
+	case err != nil: // the connection is closing: it finds out as it reads
+		q.buf = q.buf[:0]
+		q.pending.Store(false)
+	case n == len(q.buf):
+		q.buf = q.buf[:0]
+		q.pending.Store(false)
+		directPushes.Add(1)
+	default:
+		q.buf = q.buf[:copy(q.buf, q.buf[n:])]
+		o.idle.Store(false)
+		q.mu.Unlock()
+		o.Wake()
+		return
+	}
+	q.mu.Unlock()
+}
 
 // beforeRead is the Reader's BeforeBlock: the replies and pushes so far
-// go out, then publishers may write to the socket while the connection
+// go out, then the pusher may write to the socket while the connection
 // waits.
 func (c *conn) beforeRead() error {
 	if err := c.flush(); err != nil {
@@ -52,8 +137,8 @@ func (c *conn) markIdle() {
 	q.mu.Unlock()
 }
 
-// own ends idle: once it returns no publisher is writing to the socket,
-// nor will one until the next markIdle. A nil outConn ignores it.
+// own ends idle: once it returns the pusher is not writing to the
+// socket, nor will it until the next markIdle. A nil outConn ignores it.
 func (o *outConn) own() {
 	if o != nil && o.idle.Load() {
 		o.direct.Lock()
@@ -62,26 +147,18 @@ func (o *outConn) own() {
 	}
 }
 
-// writeDirect writes first (unless 0) then b to the socket without
-// waiting, and returns how many of those bytes it took. Called with
-// direct held and idle set; an error ends idle (the connection finds the
-// failure itself as it reads).
-func (o *outConn) writeDirect(first byte, b []byte) (int, error) {
-	n := 0
-	if first != 0 {
-		o.diov[0] = unix.Iovec{Base: &pushMark[0]}
-		o.diov[0].SetLen(1)
-		n = 1
-	}
-	o.diov[n] = unix.Iovec{Base: unsafe.SliceData(b)}
-	o.diov[n].SetLen(len(b))
-	o.dn = n + 1
+// writeDirect writes b to the socket without waiting and returns how
+// many bytes it took. Called with direct held and idle set; an error
+// ends idle.
+func (o *outConn) writeDirect(b []byte) (int, error) {
+	o.diov = unix.Iovec{Base: unsafe.SliceData(b)}
+	o.diov.SetLen(len(b))
 	err := o.rc.Write(o.dwriteFn)
 	if err == nil {
 		err = o.derr
 	}
-	n, o.derr = o.dn, nil
-	o.diov = [2]unix.Iovec{}
+	n := o.dn
+	o.diov, o.derr = unix.Iovec{}, nil
 	if err != nil {
 		o.idle.Store(false)
 		return 0, err
@@ -89,8 +166,8 @@ func (o *outConn) writeDirect(first byte, b []byte) (int, error) {
 	return n, nil
 }
 
-// directRaw is writeDirect's writev: dn iovecs in, bytes taken out.
+// directRaw is writeDirect's write.
 func (o *outConn) directRaw(fd uintptr) bool {
-	o.dn, o.derr = writevNonblock(int(fd), o.diov[:o.dn])
+	o.dn, o.derr = writevNonblock(int(fd), unsafe.Slice(&o.diov, 1))
 	return true
 }
