@@ -109,7 +109,7 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 		c.lists.cache = s.cache
 	}
 	c.pushes()
-	c.rd.BeforeBlock = c.flush
+	c.rd.BeforeBlock = c.beforeRead
 	c.rd.Dropped = &s.dropped
 	return c
 }

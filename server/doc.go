@@ -307,11 +307,18 @@
 //     allow_busy excepted), SCRIPT KILL ends a script that called no write
 //     command and answers UNKILLABLE otherwise (TestBusyScriptAndKill);
 //     Close stops a script still running after ShutdownTimeout.
-//   - S32: a publisher never writes to a subscriber's socket nor waits
-//     for it: PUBLISH appends to each subscriber's push queue and wakes its
-//     connection, whose goroutine writes the queue between its replies
-//     before each flush (pushes.go). Replies and messages are Redis's in
-//     RESP2 (subscribed mode) and RESP3 (pushes) (TestPubSubMatchesRedis).
+//   - S32: a publisher never waits for a subscriber: PUBLISH appends to
+//     each subscriber's push queue. The queue of a connection that waits
+//     for input with nothing unsent (idle: no command running) is written
+//     by the server's pusher, as much as the socket takes without
+//     blocking, every message queued since its last write at once;
+//     otherwise, and for the rest, the connection is woken and its
+//     goroutine writes the queue between its replies before each flush
+//     (pushes.go, pushwrite.go). Each subscriber gets its messages in
+//     order and never ahead of a reply already produced
+//     (TestIdleSubscriberWrittenDirectly). Replies and messages are
+//     Redis's in RESP2 (subscribed mode) and RESP3 (pushes)
+//     (TestPubSubMatchesRedis).
 //     A subscriber whose unread output passes client-output-buffer-limit
 //     pubsub (hard, or soft for its seconds) is closed, counted
 //     (pubsub_output_limit_disconnections) and logged, while the others

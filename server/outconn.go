@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -55,6 +56,16 @@ type outConn struct {
 	wakes   atomic.Bool
 	wakeSet atomic.Bool
 	unsent  atomic.Int64
+	// direct is the push queue's lock once the connection takes pushes;
+	// idle, set and cleared under it, lets the server's pusher write to
+	// the socket (pushwrite.go). diov, dn and derr are its write's
+	// argument and results (under direct), dwriteFn made once.
+	direct   *sync.Mutex
+	idle     atomic.Bool
+	diov     unix.Iovec
+	dn       int
+	derr     error
+	dwriteFn func(uintptr) bool
 
 	// The raw callbacks' arguments and results: method values made once,
 	// so that a write or read allocates nothing.
@@ -80,7 +91,7 @@ func newOutConn(nc net.Conn, limit int, closeWait time.Duration) *outConn {
 		return nil
 	}
 	o := &outConn{nc: nc, rc: rc, limit: limit, maxLimit: limit, closeWait: closeWait}
-	o.writeFn, o.readFn, o.idleFn = o.writeRaw, o.readRaw, o.idleRaw
+	o.writeFn, o.readFn, o.idleFn, o.dwriteFn = o.writeRaw, o.readRaw, o.idleRaw, o.directRaw
 	return o
 }
 
@@ -108,6 +119,7 @@ func (o *outConn) SetPreAuth(pre bool) {
 // WriteBuffers writes bufs in order (one writev) without waiting: what the
 // socket does not take now joins spill. bufs is consumed.
 func (o *outConn) WriteBuffers(bufs *net.Buffers) error {
+	o.own()
 	defer o.clearIov()
 	if o.pending() > 0 {
 		for _, b := range *bufs {
@@ -205,6 +217,7 @@ func (o *outConn) limitErr() error {
 
 // trySpill sends what it can of spill without waiting.
 func (o *outConn) trySpill() error {
+	o.own()
 	defer o.clearIov()
 	for o.pending() > 0 {
 		p := o.spill[o.off:]
@@ -359,6 +372,7 @@ func (o *outConn) idleRaw(fd uintptr) bool {
 // finish and then read its replies. Once the client closed its side it
 // waits for writability only, so a pending EOF does not make it spin.
 func (o *outConn) Flush() error {
+	o.own()
 	deadline := time.Now().Add(o.closeWait)
 	inEOF := false
 	var sink []byte

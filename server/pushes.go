@@ -10,10 +10,12 @@ import (
 
 // pushQueue holds what other goroutines send a connection out of band:
 // pub/sub messages (it is the connection's pubsub.Subscriber) and client
-// tracking's invalidations. Deliver appends and wakes the connection
-// (outConn.Wake); the connection's goroutine writes the queue between its
-// replies before each flush (conn.flush, drainPushes), so a publisher
-// never writes to a socket and never waits for one (S32). What a
+// tracking's invalidations. Deliver appends; the server's pusher writes
+// the queue of an idle connection (pushwrite.go); otherwise, and for
+// what the socket did not take, the connection is woken (outConn.Wake)
+// and its goroutine writes the queue between its replies before each
+// flush (conn.flush, drainPushes). A publisher never waits for a socket
+// (S32). What a
 // subscriber has not read, queued here and unsent in its socket's spill,
 // is bounded like Redis's client-output-buffer-limit pubsub: past the
 // hard limit, or past the soft one for longer than its seconds, the
@@ -23,6 +25,11 @@ type pushQueue struct {
 	resp3 atomic.Bool // the connection speaks RESP3: messages go as pushes
 	// pending is set while buf holds bytes (checked without mu by flush).
 	pending atomic.Bool
+	// used is set at the first push: from then on the connection may be
+	// idle (markIdle).
+	used atomic.Bool
+	// listed: the queue is on the pusher's list (pushwrite.go).
+	listed bool
 
 	mu        sync.Mutex
 	buf       []byte
@@ -38,6 +45,7 @@ func (c *conn) pushes() *pushQueue {
 		c.push.resp3.Store(c.w.Proto() == 3)
 		if c.out != nil {
 			c.out.wakes.Store(true)
+			c.out.direct = &c.push.mu
 		}
 	}
 	return c.push
@@ -76,11 +84,21 @@ func (q *pushQueue) deliver(b []byte, first byte) bool {
 		q.c.nc.Close()
 		return false
 	}
+	q.used.Store(true)
 	if first != 0 {
 		q.buf = append(q.buf, first)
 	}
 	q.buf = append(q.buf, b...)
 	q.pending.Store(true)
+	if o := q.c.out; o != nil && o.idle.Load() {
+		listed := q.listed
+		q.listed = true
+		q.mu.Unlock()
+		if !listed {
+			q.c.s.push.list(q)
+		}
+		return true
+	}
 	q.mu.Unlock()
 	q.c.out.Wake()
 	return true
@@ -115,6 +133,7 @@ func (c *conn) drainPushes() {
 	if q == nil || !q.pending.Load() {
 		return
 	}
+	c.out.own() // the pusher leaves the queue to c from now on
 	q.mu.Lock()
 	b := q.buf
 	q.buf = q.spare[:0]

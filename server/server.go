@@ -50,6 +50,7 @@ type Server struct {
 	ps         *pubsub.Registry
 	trk        *tracker      // client tracking (tracking.go)
 	evq        *eventQueue   // the cache's removals (events.go)
+	push       *pusher       // writes idle connections' pushes (pushwrite.go)
 	hfe        *hfeIndex     // hashes with field expiries, for the sweeper (fieldexpiry.go)
 	conf       runtimeConfig // what CONFIG SET changes (config_set.go)
 	knobs      knobValues    // Redis's encoding knobs, kept for CONFIG GET
@@ -145,6 +146,7 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s.trk = newTracker(s)
 	s.conf.init(&opts)
 	s.evq = newEventQueue(s)
+	s.push = newPusher()
 	s.hfe = newHFEIndex()
 	if cache != nil {
 		cache.OnRemoval(s.tierRemoval)
@@ -451,6 +453,7 @@ func (s *Server) Close() error {
 			s.cache.OnRemoval(nil)
 		}
 		s.evq.close()
+		s.push.close()
 		s.closeErr = errors.Join(errs...)
 	})
 	return s.closeErr
