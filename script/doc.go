@@ -28,7 +28,10 @@
 //     script changes past that (setfenv(0), the string metatable) is
 //     found after the run and the interpreter is built anew, so no
 //     script sees another's globals (TestSandbox; server
-//     TestScriptSandboxLeaksNothing).
+//     TestScriptSandboxLeaksNothing). KEYS, ARGV and {ok="OK"} replies
+//     are tables of earlier runs, reused when left as they were made:
+//     a run sees them as new tables (TestKeysAndArgvAreFresh,
+//     TestOKRepliesAreFresh).
 //   - SC4: a canceled Call.Ctx (SCRIPT KILL) stops the script at its next
 //     instruction, pcall or not, and it answers Redis's "Script killed by
 //     user with SCRIPT KILL..." (TestKill).

@@ -47,14 +47,60 @@ const (
 // engine builds a new state when it did not.
 type sandbox struct {
 	L         *lua.LState
-	globals   *lua.LTable // the proxy scripts see as _G and their environment
-	real      *lua.LTable // the globals behind it
-	proxies   map[*lua.LTable]bool
+	globals   *lua.LTable          // the proxy scripts see as _G and their environment
+	real      *lua.LTable          // the globals behind it
+	proxies   map[*lua.LTable]bool // the read-only proxies, for rawset and setmetatable
+	proxyList []*lua.LTable        // the same, for intact's walk
 	strMeta   *lua.LTable
 	strProxy  *lua.LTable
 	redis     *lua.LTable // the real redis table (the engine adds its functions)
 	errorFunc *lua.LFunction
 	hidden    *lua.LTable // getmetatable of a proxy
+	// keys and argv are KEYS and ARGV, refilled by each run while the
+	// last run left them as it found them (argTable.reuse).
+	keys, argv argTable
+	// oks are {ok="OK"} tables, the reply most commands give, handed out
+	// again in later runs while unchanged (okReply); okUsed counts those
+	// this run has.
+	oks    []*lua.LTable
+	okUsed int
+}
+
+// maxOKs bounds the {ok="OK"} tables kept for later runs.
+const maxOKs = 16
+
+// okReply returns a {ok="OK"} table no other Lua value of this run is. A
+// table of an earlier run is reused when that run left it as it was made
+// (it could not keep it: see argTable); a table of this run never is.
+func (sb *sandbox) okReply() *lua.LTable {
+	if sb.okUsed < len(sb.oks) {
+		t := sb.oks[sb.okUsed]
+		if !isOK(t) {
+			t = field(sb.L, "ok", luaOK)
+			sb.oks[sb.okUsed] = t
+		}
+		sb.okUsed++
+		return t
+	}
+	t := field(sb.L, "ok", luaOK)
+	if len(sb.oks) < maxOKs {
+		sb.oks = append(sb.oks, t)
+		sb.okUsed++
+	}
+	return t
+}
+
+// isOK reports that t is {ok="OK"}, with no metatable and no other key.
+func isOK(t *lua.LTable) bool {
+	if t.Metatable != lua.LNil {
+		return false
+	}
+	k, v := t.Next(lua.LNil)
+	if k != lua.LString("ok") || v != luaOK {
+		return false
+	}
+	k, _ = t.Next(k)
+	return k == lua.LNil
 }
 
 func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, maxString int) *sandbox {
@@ -149,10 +195,12 @@ func (sb *sandbox) protect(t *lua.LTable) *lua.LTable {
 		hm.RawSetString("__metatable", sb.hidden)
 		L.SetMetatable(sb.hidden, hm)
 		sb.proxies[sb.hidden] = true
+		sb.proxyList = append(sb.proxyList, sb.hidden)
 	}
 	mt.RawSetString("__metatable", sb.hidden)
 	L.SetMetatable(p, mt)
 	sb.proxies[p] = true
+	sb.proxyList = append(sb.proxyList, p)
 	return p
 }
 
@@ -180,19 +228,71 @@ func (sb *sandbox) setmetatable(L *lua.LState) int {
 	return 1
 }
 
-// intact reports that no run changed what every script shares.
+// intact reports that no run changed what every script shares: the
+// globals, the proxies (still empty), and the string metatable (its
+// __index the string library, and nothing else, where a script could keep
+// a value for the next).
 func (sb *sandbox) intact() bool {
 	L := sb.L
-	if L.G.Global != sb.globals || L.Env != sb.globals || L.GetMetatable(lua.LString("")) != sb.strMeta ||
-		sb.strMeta.RawGetString("__index") != sb.strProxy {
+	if L.G.Global != sb.globals || L.Env != sb.globals || L.GetMetatable(lua.LString("")) != sb.strMeta {
 		return false
 	}
-	for p := range sb.proxies {
+	if k, v := sb.strMeta.Next(lua.LNil); k != lua.LString("__index") || v != sb.strProxy {
+		return false
+	} else if k, _ = sb.strMeta.Next(k); k != lua.LNil {
+		return false
+	}
+	for _, p := range sb.proxyList {
 		if k, _ := p.Next(lua.LNil); k != lua.LNil {
 			return false
 		}
 	}
 	return true
+}
+
+// argTable is KEYS or ARGV. A run's table is filled in place for the
+// next run of as many strings when the script left it a plain list of
+// that length (no metatable, nothing past its end, no other key): then it
+// is what a new table would be, and no script can hold it past its run
+// (the globals and the libraries are read-only, intact checks the rest).
+type argTable struct {
+	t *lua.LTable
+	n int
+}
+
+// fill makes t hold ss as a list, the global name of real.
+func (a *argTable) fill(L *lua.LState, real *lua.LTable, name string, ss [][]byte) {
+	if a.t != nil && a.n == len(ss) && a.reusable() {
+		for i, s := range ss {
+			if old, ok := a.t.RawGetInt(i + 1).(lua.LString); !ok || string(old) != string(s) {
+				a.t.RawSetInt(i+1, lua.LString(s))
+			}
+		}
+		return
+	}
+	a.t, a.n = L.CreateTable(len(ss), 0), len(ss)
+	for i, s := range ss {
+		a.t.RawSetInt(i+1, lua.LString(s))
+	}
+	real.RawSetString(name, a.t)
+}
+
+// reusable reports that the table has no metatable and no key but its
+// list entries 1..n (those the next fill overwrites).
+func (a *argTable) reusable() bool {
+	if a.t.Metatable != lua.LNil {
+		return false
+	}
+	last := a.t.MaxN() // the last non-nil entry of its array part
+	if last > a.n {
+		return false
+	}
+	var k lua.LValue = lua.LNil // Next(0) is not Next(nil) in gopher-lua
+	if last > 0 {
+		k = lua.LNumber(last)
+	}
+	k, _ = a.t.Next(k) // past the array part: the first key of the hash part
+	return k == lua.LNil
 }
 
 func cjsonEncode(L *lua.LState) int {

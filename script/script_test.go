@@ -13,15 +13,32 @@ import (
 // run runs body with a Command that answers each call with reply(args).
 func run(t *testing.T, e *Engine, body string, ctx context.Context, reply func(args [][]byte) string) string {
 	t.Helper()
+	return runCall(t, e, body, &Call{Ctx: ctx, Command: func(args [][]byte, proto int) []byte { return []byte(reply(args)) }})
+}
+
+// runCall runs body as c, and returns its reply.
+func runCall(t *testing.T, e *Engine, body string, c *Call) string {
+	t.Helper()
 	sc, err := e.Load([]byte(body))
 	if err != nil {
 		return "-" + err.Error()
 	}
 	var out bytes.Buffer
-	w := resp.NewWriter(&out, 4096)
-	e.Run(sc, &Call{Ctx: ctx, Command: func(args [][]byte, proto int) []byte { return []byte(reply(args)) }, W: w})
-	w.Flush()
+	c.W = resp.NewWriter(&out, 4096)
+	e.Run(sc, c)
+	c.W.Flush()
 	return out.String()
+}
+
+// afterEach runs each of mutations, then check, which must answer want.
+func afterEach(t *testing.T, mutations []string, do func(body string) string, check, want string) {
+	t.Helper()
+	for _, m := range mutations {
+		do(m)
+		if got := do(check); got != want {
+			t.Errorf("after %q: %q, want %q", m, got, want)
+		}
+	}
 }
 
 func TestConversions(t *testing.T) {
@@ -85,6 +102,10 @@ func TestSandbox(t *testing.T) {
 	if e.Stats().Rebuilds == 0 {
 		t.Error("the interpreter was not rebuilt after setfenv(0, {})")
 	}
+	run(t, e, "getmetatable('').kept = 'x'", nil, none)
+	if got := run(t, e, "return tostring(getmetatable('').kept)", nil, none); got != "$3\r\nnil\r\n" {
+		t.Errorf("a value kept in the string metatable is seen by the next script: %q", got)
+	}
 }
 
 func TestKill(t *testing.T) {
@@ -130,4 +151,50 @@ func TestShebang(t *testing.T) {
 	if !strings.Contains(out.String(), "user_script:3:") {
 		t.Errorf("line numbers after a shebang: %q", out.String())
 	}
+}
+
+// TestKeysAndArgvAreFresh (SC3): whatever a script does to KEYS and ARGV
+// (they are reused between runs of as many keys and arguments), the next
+// run sees plain lists of its own keys and arguments.
+func TestKeysAndArgvAreFresh(t *testing.T) {
+	e := New(Options{})
+	keys, args := [][]byte{[]byte("k1"), []byte("k2")}, [][]byte{[]byte("a1")}
+	runArgs := func(body string, keys, args [][]byte) string {
+		return runCall(t, e, body, &Call{Keys: keys, Args: args})
+	}
+	check := "local n = 0; for _ in pairs(KEYS) do n = n + 1 end; for _ in pairs(ARGV) do n = n + 1 end; " +
+		"return {n, #KEYS, #ARGV, KEYS[1], KEYS[2], ARGV[1], tostring(getmetatable(KEYS)), tostring(getmetatable(ARGV))}"
+	want := "*8\r\n:3\r\n:2\r\n:1\r\n$2\r\nk1\r\n$2\r\nk2\r\n$2\r\na1\r\n$3\r\nnil\r\n$3\r\nnil\r\n"
+	afterEach(t, []string{
+		"KEYS.x = 1; ARGV.y = 2",
+		"KEYS[3] = 'k3'; ARGV[2] = 'a2'",
+		"KEYS[1] = 'z'; ARGV[1] = nil",
+		"table.remove(KEYS); KEYS.x = 1",
+		"KEYS[1.5] = 1; ARGV[-1] = 1",
+		"KEYS[100000000] = 1",
+		"setmetatable(KEYS, {__index = function() return 'm' end})",
+		"setmetatable(ARGV, {})",
+	}, func(body string) string { return runArgs(body, keys, args) }, check, want)
+	if got := runArgs("return {#KEYS, #ARGV}", keys[:1], nil); got != "*2\r\n:1\r\n:0\r\n" {
+		t.Errorf("fewer keys: %q", got)
+	}
+}
+
+// TestOKRepliesAreFresh (SC1): a {ok="OK"} reply is a table of its own
+// in its run, and what a script did to one is not seen in the next run
+// (they are reused between runs).
+func TestOKRepliesAreFresh(t *testing.T) {
+	e := New(Options{})
+	ok := func([][]byte) string { return "+OK\r\n" }
+	check := "local a, b = redis.call('x'), redis.call('x'); local n = 0; for _ in pairs(a) do n = n + 1 end; " +
+		"return {a.ok, b.ok, tostring(rawequal(a, b)), n, tostring(getmetatable(a))}"
+	want := "*5\r\n$2\r\nOK\r\n$2\r\nOK\r\n$5\r\nfalse\r\n:1\r\n$3\r\nnil\r\n"
+	afterEach(t, []string{
+		"local r = redis.call('x'); r.ok = 'no'",
+		"local r = redis.call('x'); r.x = 1",
+		"local r = redis.call('x'); r.ok = nil",
+		"local r = redis.call('x'); r[1] = 1",
+		"local r = redis.call('x'); setmetatable(r, {__index = function() return 1 end})",
+		"for i = 1, 20 do local r = redis.call('x'); r.ok = i end",
+	}, func(body string) string { return run(t, e, body, nil, ok) }, check, want)
 }
