@@ -64,6 +64,7 @@ var scriptCases = [][]string{
 	{"EVAL", "string.foo = 1", "0"},
 	{"EVAL", "redis.call = nil", "0"},
 	{"EVAL", "rawset(_G, 'a', 1)", "0"},
+	{"EVAL", "table.insert(_G, 1)", "0"},
 	{"EVAL", "setmetatable(_G, nil)", "0"},
 	{"EVAL", "return os", "0"},
 	{"EVAL", "return io", "0"},
@@ -132,6 +133,7 @@ func TestScriptSandboxLeaksNothing(t *testing.T) {
 		"getmetatable('').__index = {upper = function() return 'pwned' end}",
 		"local mt = getmetatable(''); mt.x = 1",
 		"pcall(rawset, _G, 'leak', 1)",
+		"pcall(table.insert, string, 1, 'leak')",
 	} {
 		c.do("EVAL", escape, "0")
 		if got := c.do("EVAL", "return string.upper('ok')", "0"); got != "$2\r\nOK\r\n" {
