@@ -157,6 +157,7 @@ func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) 
 	call := &sconn.call
 	call.Ctx, call.Keys, call.Args, call.W = ctx, keys, argv, c.w
 	scr.eng.Run(sc, call)
+	sconn.c.w.Flush()               // nothing left: its buffer goes back to the pool
 	call.Keys, call.Args = nil, nil // they alias the connection's read buffer
 	if rs.after > 0 {
 		scr.timer.Stop()
@@ -286,10 +287,35 @@ func (c *conn) cmdFunction(args [][]byte) {
 // to a buffer the engine reads back.
 type scriptConn struct {
 	c    *conn
-	buf  bytes.Buffer
-	ro   bool // a read-only script (EVAL_RO, or #!lua flags=no-writes)
+	buf  bytes.Buffer // what c.w flushed: a reply larger than its buffer
+	ro   bool         // a read-only script (EVAL_RO, or #!lua flags=no-writes)
 	rs   *runningScript
 	call script.Call // the run's, reused: its Command is made once
+	// recent are the commands last looked up, by the names the script
+	// gave (scripts call a few commands, by the same names, again and
+	// again): Server.lookup lowers and hashes the name.
+	recent     [4]recentCommand
+	nextRecent int
+}
+
+type recentCommand struct {
+	name string
+	cmd  *command
+}
+
+// lookup is Server.lookup of name, through recent.
+func (sc *scriptConn) lookup(name []byte) *command {
+	for i := range sc.recent {
+		if r := &sc.recent[i]; r.cmd != nil && r.name == string(name) {
+			return r.cmd
+		}
+	}
+	cmd := sc.c.s.lookup(name)
+	if cmd != nil {
+		sc.recent[sc.nextRecent] = recentCommand{name: string(name), cmd: cmd}
+		sc.nextRecent = (sc.nextRecent + 1) % len(sc.recent)
+	}
+	return cmd
 }
 
 // scriptConn returns the connection c's scripts run their commands on,
@@ -320,7 +346,7 @@ func (c *conn) scriptConn() *scriptConn {
 func (sc *scriptConn) command(args [][]byte, proto int) []byte {
 	fc := sc.c
 	sc.buf.Reset()
-	cmd := fc.s.lookup(args[0])
+	cmd := sc.lookup(args[0])
 	var refuse string
 	switch {
 	case cmd == nil:
@@ -341,6 +367,12 @@ func (sc *scriptConn) command(args [][]byte, proto int) []byte {
 	}
 	fc.w.SetProto(proto)
 	fc.runWrite(cmd, args)
+	if sc.buf.Len() == 0 {
+		if b, ok := fc.w.Detach(); ok { // nothing held by reference: the chunks may go
+			fc.chunks.Release()
+			return b
+		}
+	}
 	fc.w.Flush()
 	fc.chunks.Release()
 	return sc.buf.Bytes()

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -228,5 +229,21 @@ func TestLateKillMissesNextScript(t *testing.T) {
 	r.cmd("EVAL", loop, "0")
 	if got := r.reply(); got != ":200000" {
 		t.Fatalf("run after a cancelled context: %q", got)
+	}
+}
+
+// TestScriptReadsLargeReplies: a script reads a command's reply whole,
+// however it was written (in the buffer, held by reference, past the
+// buffer), and the next command's reply after it.
+func TestScriptReadsLargeReplies(t *testing.T) {
+	_, path := startServer(t, nil)
+	c := dialPeer(t, path)
+	for _, n := range []int{10, 600, 200 << 10} {
+		v := strings.Repeat("v", n)
+		c.do("SET", "big", v)
+		want := fmt.Sprintf("*2\r\n$%d\r\n%s\r\n$2\r\nOK\r\n", n, v)
+		if got := c.do("EVAL", "return {redis.call('get', KEYS[1]), redis.call('set', KEYS[1], 'x')['ok']}", "1", "big"); got != want {
+			t.Errorf("%d bytes: %.80q..., want %.80q...", n, got, want)
+		}
 	}
 }
