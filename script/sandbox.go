@@ -43,15 +43,17 @@ const (
 // read-only tables; gopher-lua has none), reading a global that does not
 // exist raises Redis's error, and rawset, setmetatable and table.insert
 // (the library's only functions that write a table raw) refuse the
-// proxies, so they stay empty. intact checks after each run what a
-// script may change past them (the globals and the string metatable); the
-// engine builds a new state when one changed.
+// proxies, so they stay empty; getmetatable("") is a proxy too. intact
+// checks after each run what a script may change past them (the globals,
+// the environment, which metatable strings have); the engine builds a new
+// state when one changed.
 type sandbox struct {
 	L         *lua.LState
 	globals   *lua.LTable          // the proxy scripts see as _G and their environment
 	real      *lua.LTable          // the globals behind it
 	proxies   map[*lua.LTable]bool // the read-only proxies, for rawset, setmetatable and table.insert
 	strMeta   *lua.LTable
+	strView   *lua.LTable // its read-only proxy, what getmetatable("") answers
 	strProxy  *lua.LTable
 	redis     *lua.LTable // the real redis table (the engine adds its functions)
 	errorFunc *lua.LFunction
@@ -169,8 +171,12 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 	})
 	str := real.RawGetString(lua.StringLibName).(*lua.LTable)
 	sb.strProxy = str
-	sb.strMeta = L.NewTable()
+	sb.strMeta = L.CreateTable(0, 2)
 	sb.strMeta.RawSetString("__index", str)
+	// getmetatable("") answers a read-only view of it, as Redis 7's is
+	// read-only: no script can change the string metatable.
+	sb.strView = sb.protect(sb.strMeta)
+	sb.strMeta.RawSetString("__metatable", sb.strView)
 	L.SetMetatable(lua.LString(""), sb.strMeta)
 
 	missing := L.NewTable()
@@ -191,7 +197,7 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 func (sb *sandbox) protect(t *lua.LTable) *lua.LTable {
 	L := sb.L
 	p := L.NewTable()
-	mt := L.NewTable()
+	mt := L.CreateTable(0, 3) // a small Go map: its keys are found without hashing
 	mt.RawSetString("__index", t)
 	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError(errReadonly)
@@ -236,20 +242,11 @@ func (sb *sandbox) setmetatable(L *lua.LState) int {
 }
 
 // intact reports that no run changed what every script shares and the
-// proxies do not guard: the globals, and the string metatable (its
-// __index the string library, and nothing else, where a script could keep
-// a value for the next).
+// proxies do not guard: the globals, the environment and the string
+// metatable.
 func (sb *sandbox) intact() bool {
 	L := sb.L
-	if L.G.Global != sb.globals || L.Env != sb.globals || L.GetMetatable(lua.LString("")) != sb.strMeta {
-		return false
-	}
-	if k, v := sb.strMeta.Next(lua.LNil); k != lua.LString("__index") || v != sb.strProxy {
-		return false
-	} else if k, _ = sb.strMeta.Next(k); k != lua.LNil {
-		return false
-	}
-	return true
+	return L.G.Global == sb.globals && L.Env == sb.globals && L.GetMetatable(lua.LString("")) == sb.strView
 }
 
 // argTable is KEYS or ARGV. A run's table is filled in place for the

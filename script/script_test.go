@@ -82,6 +82,11 @@ func TestErrorTexts(t *testing.T) {
 func TestSandbox(t *testing.T) {
 	e := New(Options{})
 	none := func([][]byte) string { return "+OK\r\n" }
+	run(t, e, "return getmetatable('').__index.upper('x')", nil, none)
+	run(t, e, "return redis.call('x')", nil, none)
+	if n := e.Stats().Rebuilds; n != 0 {
+		t.Fatalf("scripts that change nothing rebuilt the interpreter %d times", n)
+	}
 	for _, c := range []struct{ body, want string }{
 		{"x = 1", "Attempt to modify a readonly table"},
 		{"rawset(_G, 'x', 1)", "Attempt to modify a readonly table"},

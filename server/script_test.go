@@ -66,6 +66,8 @@ var scriptCases = [][]string{
 	{"EVAL", "redis.call = nil", "0"},
 	{"EVAL", "rawset(_G, 'a', 1)", "0"},
 	{"EVAL", "table.insert(_G, 1)", "0"},
+	{"EVAL", "getmetatable('').x = 1", "0"},
+	{"EVAL", "return tostring(getmetatable('').__index == string)", "0"},
 	{"EVAL", "setmetatable(_G, nil)", "0"},
 	{"EVAL", "return os", "0"},
 	{"EVAL", "return io", "0"},
