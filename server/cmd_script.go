@@ -38,13 +38,30 @@ type scripting struct {
 	// (changed: cur ended, or passed busyAfter) and with SCRIPT KILL, so
 	// that a kill cancels ctx only while the script it saw still runs.
 	// ctx is shared by the runs until one is cancelled, then made anew;
-	// timer is the one busyAfter timer the runs reset. Both are made
-	// once, not per run: a run allocates only its runningScript.
-	mu      sync.Mutex
-	changed sync.Cond
-	ctx     context.Context
-	cancel  context.CancelFunc
-	timer   *time.Timer
+	// timer is the one busyAfter timer, made once. It is not stopped
+	// when a run ends (a Reset and a Stop per run cost more than the rest
+	// of the run's bookkeeping): armed, it fires at deadline (Server.clock)
+	// and then looks at the script running then, re-arming for it
+	// (scriptPastThreshold); a run arms it only when it is not, or would
+	// fire after the run's own threshold.
+	mu       sync.Mutex
+	changed  sync.Cond
+	ctx      context.Context
+	cancel   context.CancelFunc
+	timer    *time.Timer
+	armed    bool
+	deadline time.Duration
+}
+
+// arm makes the timer fire at deadline d, after the delay wait; scr.mu
+// is held.
+func (scr *scripting) arm(s *Server, d, wait time.Duration) {
+	if scr.timer == nil {
+		scr.timer = time.AfterFunc(wait, s.scriptPastThreshold)
+	} else {
+		scr.timer.Reset(wait)
+	}
+	scr.armed, scr.deadline = true, d
 }
 
 // runningScript is the script running now.
@@ -144,14 +161,10 @@ func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) 
 	}
 	ctx := scr.ctx
 	scr.cur.Store(rs)
-	scr.mu.Unlock()
-	if rs.after > 0 {
-		if scr.timer == nil {
-			scr.timer = time.AfterFunc(rs.after, func() { s.scriptPastThreshold() })
-		} else {
-			scr.timer.Reset(rs.after)
-		}
+	if rs.after > 0 && (!scr.armed || scr.deadline > rs.start+rs.after) {
+		scr.arm(s, rs.start+rs.after, rs.after)
 	}
+	scr.mu.Unlock()
 	sconn := c.scriptConn()
 	sconn.ro, sconn.rs = readOnly, rs
 	call := &sconn.call
@@ -159,9 +172,6 @@ func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) 
 	scr.eng.Run(sc, call)
 	sconn.c.w.Flush()               // nothing left: its buffer goes back to the pool
 	call.Keys, call.Args = nil, nil // they alias the connection's read buffer
-	if rs.after > 0 {
-		scr.timer.Stop()
-	}
 	scr.mu.Lock()
 	scr.cur.Store(nil)
 	scr.changed.Broadcast()
@@ -172,13 +182,21 @@ func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) 
 }
 
 // scriptPastThreshold is the busyAfter timer's: the script running now,
-// if it has run for its threshold (the timer may fire late, for a run
-// that already ended), is marked past it, and those waiting are told.
+// if it has run for its threshold, is marked past it, and those waiting
+// are told; one that has not yet (it began after the timer was armed) has
+// the timer armed again for it; with none running the timer stays unarmed
+// until the next run.
 func (s *Server) scriptPastThreshold() {
 	scr := s.scr
 	scr.mu.Lock()
+	scr.armed = false
 	rs := scr.cur.Load()
-	if rs == nil || rs.past.Load() || s.clock()-rs.start < rs.after {
+	if rs == nil || rs.past.Load() || rs.after == 0 {
+		scr.mu.Unlock()
+		return
+	}
+	if ran := s.clock() - rs.start; ran < rs.after {
+		scr.arm(s, rs.start+rs.after, rs.after-ran)
 		scr.mu.Unlock()
 		return
 	}

@@ -249,3 +249,27 @@ func TestScriptReadsLargeReplies(t *testing.T) {
 		}
 	}
 }
+
+// TestBusyAfterAnEarlierRun (S31): the busy-reply-threshold timer is left
+// armed by a short script; a long one that starts later still runs its
+// own full threshold before other clients get BUSY.
+func TestBusyAfterAnEarlierRun(t *testing.T) {
+	_, path := startServer(t, nil)
+	a, b := dialPeer(t, path), dialPeer(t, path)
+	b.do("CONFIG", "SET", "busy-reply-threshold", "300")
+	a.do("EVAL", "return 1", "0") // arms the timer for 300 ms from now
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	a.send("EVAL", "local i = 0; while true do i = i + 1 end", "0")
+	time.Sleep(150 * time.Millisecond) // past the first run's deadline, not the long one's
+	got := b.do("GET", "x")
+	if !strings.HasPrefix(got, "-BUSY ") {
+		t.Fatalf("GET during the script: %q", got)
+	}
+	if ran := time.Since(start); ran < 300*time.Millisecond {
+		t.Fatalf("BUSY %v into a script with a 300 ms threshold", ran)
+	}
+	if got := b.do("SCRIPT", "KILL"); got != "+OK\r\n" {
+		t.Fatalf("SCRIPT KILL: %q", got)
+	}
+}
