@@ -167,6 +167,9 @@ func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) 
 	scr.mu.Unlock()
 	sconn := c.scriptConn()
 	sconn.ro, sconn.rs = readOnly, rs
+	// Its commands' latencies (conn.run) count from the script's start,
+	// then from the command before: not from the last script's end.
+	sconn.c.mark = rs.start
 	call := &sconn.call
 	call.Ctx, call.Keys, call.Args, call.W = ctx, keys, argv, c.w
 	scr.eng.Run(sc, call)

@@ -273,3 +273,33 @@ func TestBusyAfterAnEarlierRun(t *testing.T) {
 		t.Fatalf("SCRIPT KILL: %q", got)
 	}
 }
+
+// TestScriptCommandLatencyFromItsRun: the latency observed for a command a
+// script calls counts from that script's run, not from the server's start
+// or the connection's last script.
+func TestScriptCommandLatencyFromItsRun(t *testing.T) {
+	var mu sync.Mutex
+	var longest time.Duration
+	_, path := startServer(t, func(o *Options) {
+		o.ObserveLatency = func(cmd string) func(time.Duration) {
+			return func(d time.Duration) {
+				mu.Lock()
+				defer mu.Unlock()
+				if cmd == "set" && d > longest {
+					longest = d
+				}
+			}
+		}
+	})
+	c := dialPeer(t, path)
+	idle := time.Second
+	for range 2 {
+		time.Sleep(idle)
+		c.do("EVAL", "return redis.call('set', KEYS[1], 'v')", "1", "k")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if longest == 0 || longest >= idle {
+		t.Fatalf("a script's SET observed %v (the connection idled %v before each script)", longest, idle)
+	}
+}
