@@ -92,17 +92,11 @@ func (sb *sandbox) okReply() *lua.LTable {
 	return t
 }
 
-// isOK reports that t is {ok="OK"}, with no metatable and no other key.
+// isOK reports that t is {ok="OK"}, with no metatable and no other key,
+// not even one set and deleted since (tableShape).
 func isOK(t *lua.LTable) bool {
-	if t.Metatable != lua.LNil {
-		return false
-	}
-	k, v := t.Next(lua.LNil)
-	if k != lua.LString("ok") || v != luaOK {
-		return false
-	}
-	k, _ = t.Next(k)
-	return k == lua.LNil
+	array, keys, ok := tableShape(t)
+	return ok && t.Metatable == lua.LNil && array == 0 && keys == 1 && t.RawGetString("ok") == luaOK
 }
 
 func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, maxString int) *sandbox {
@@ -276,22 +270,12 @@ func (a *argTable) fill(L *lua.LState, real *lua.LTable, name string, ss [][]byt
 	real.RawSetString(name, a.t)
 }
 
-// reusable reports that the table has no metatable and no key but its
-// list entries 1..n (those the next fill overwrites).
+// reusable reports that the table has no metatable, no hash key (not
+// even one set and deleted since) and an array part no longer than n:
+// the next fill's entries 1..n are all it holds.
 func (a *argTable) reusable() bool {
-	if a.t.Metatable != lua.LNil {
-		return false
-	}
-	last := a.t.MaxN() // the last non-nil entry of its array part
-	if last > a.n {
-		return false
-	}
-	var k lua.LValue = lua.LNil // Next(0) is not Next(nil) in gopher-lua
-	if last > 0 {
-		k = lua.LNumber(last)
-	}
-	k, _ = a.t.Next(k) // past the array part: the first key of the hash part
-	return k == lua.LNil
+	array, keys, ok := tableShape(a.t)
+	return ok && a.t.Metatable == lua.LNil && keys == 0 && array <= a.n
 }
 
 func cjsonEncode(L *lua.LState) int {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	lua "github.com/yuin/gopher-lua"
+
 	"github.com/tiercache/tiercache/resp"
 )
 
@@ -205,4 +207,37 @@ func TestOKRepliesAreFresh(t *testing.T) {
 		"local r = redis.call('x'); setmetatable(r, {__index = function() return 1 end})",
 		"for i = 1, 20 do local r = redis.call('x'); r.ok = i end",
 	}, func(body string) string { return run(t, e, body, nil, ok) }, check, want)
+}
+
+// TestTableShape: the LTable fields tableShape reads exist in this
+// gopher-lua, and a table a script filled and emptied again is not
+// reused (checking it would walk every key it once had).
+func TestTableShape(t *testing.T) {
+	tb := &lua.LTable{}
+	tb.RawSetString("a", lua.LTrue)
+	tb.RawSetString("a", lua.LNil)
+	tb.RawSetInt(1, lua.LTrue)
+	if array, keys, ok := tableShape(tb); !ok || array != 1 || keys != 1 {
+		t.Fatalf("tableShape: array %d, keys %d, ok %v; want 1, 1, true", array, keys, ok)
+	}
+	e := New(Options{})
+	do := func(body string) string {
+		return runCall(t, e, body, &Call{Keys: [][]byte{[]byte("k")}, Command: func([][]byte, int) []byte { return []byte("+OK\r\n") }})
+	}
+	for _, check := range []string{"return tostring(KEYS)", "return tostring(redis.call('x'))"} {
+		if first, second := do(check), do(check); first != second {
+			t.Fatalf("%q: %s, then %s: not reused between runs that leave it as made", check, first, second)
+		}
+	}
+	for _, c := range []struct{ fill, check string }{
+		{"for i = 1, 100 do KEYS['x' .. i] = 1; KEYS['x' .. i] = nil end", "return tostring(KEYS)"},
+		{"KEYS[100] = 1; KEYS[100] = nil", "return tostring(KEYS)"},
+		{"local r = redis.call('x'); r.x = 1; r.x = nil", "return tostring(redis.call('x'))"},
+	} {
+		before := do(c.check)
+		do(c.fill)
+		if after := do(c.check); after == before {
+			t.Errorf("after %q the same table %s was reused", c.fill, after)
+		}
+	}
 }
