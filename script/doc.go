@@ -31,7 +31,7 @@
 //     TestScriptSandboxLeaksNothing). KEYS, ARGV and {ok="OK"} replies
 //     are tables of earlier runs, reused when left as they were made:
 //     a run sees them as new tables (TestKeysAndArgvAreFresh,
-//     TestOKRepliesAreFresh).
+//     TestOKRepliesAreFresh, TestTableShape).
 //   - SC4: a canceled Call.Ctx (SCRIPT KILL) stops the script at its next
 //     instruction, pcall or not, and it answers Redis's "Script killed by
 //     user with SCRIPT KILL..." (TestKill).
