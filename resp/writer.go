@@ -97,6 +97,19 @@ func (w *Writer) Flush() error {
 	return w.err
 }
 
+// Detach returns the replies written since the last Flush and forgets
+// them without writing them, when the buffer holds them all (nothing was
+// flushed on the way, no BulkShared value is held by reference): a caller
+// that reads its own replies back (a script's commands) is spared the copy.
+// They stay valid until the next write. ok false: Flush instead.
+func (w *Writer) Detach() (b []byte, ok bool) {
+	if w.held != 0 || w.err != nil {
+		return nil, false
+	}
+	b, w.buf, w.mark = w.buf, w.buf[:0], 0
+	return b, true
+}
+
 // room makes space for n more bytes in buf, flushing if needed; it reports
 // false when n does not fit even an empty buffer.
 func (w *Writer) room(n int) bool {

@@ -187,3 +187,32 @@ func TestBulkIntoMatchesBulk(t *testing.T) {
 		t.Fatalf("BulkInto declined %d of 3000: the test needs both paths", declined)
 	}
 }
+
+// TestWriterDetach: Detach hands back what was written since the last
+// Flush without writing it, and refuses when a value is held by reference
+// (then Flush writes everything, in order).
+func TestWriterDetach(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out, 4096)
+	w.OK()
+	w.Int(7)
+	if b, ok := w.Detach(); !ok || string(b) != "+OK\r\n:7\r\n" {
+		t.Fatalf("Detach: %q %v", b, ok)
+	}
+	w.Int(8)
+	if b, ok := w.Detach(); !ok || string(b) != ":8\r\n" {
+		t.Fatalf("second Detach: %q %v", b, ok)
+	}
+	big := bytes.Repeat([]byte("x"), GatherMin)
+	w.OK()
+	w.BulkShared(big)
+	if _, ok := w.Detach(); ok {
+		t.Fatal("Detach with a value held by reference")
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "+OK\r\n$512\r\n" + string(big) + "\r\n"; out.String() != want {
+		t.Fatalf("written %q, want %q", out.String(), want)
+	}
+}

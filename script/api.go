@@ -81,7 +81,12 @@ func (e *Engine) call(L *lua.LState, raiseErr bool) int {
 	}
 	reply := c.Command(e.args, e.proto)
 	L.SetTop(0)
-	v, _ := toLua(L, reply)
+	var v lua.LValue
+	if string(reply) == "+OK\r\n" {
+		v = e.sb.okReply()
+	} else {
+		v, _ = toLua(L, reply)
+	}
 	if raiseErr && len(reply) > 0 && reply[0] == '-' {
 		L.Error(v, 0)
 		return 0

@@ -35,14 +35,16 @@ func toLua(L *lua.LState, b []byte) (lua.LValue, []byte) {
 	line, rest := b[1:i], b[i+2:]
 	switch b[0] {
 	case '+':
+		if string(line) == "OK" {
+			return field(L, "ok", luaOK), rest
+		}
 		return field(L, "ok", lua.LString(line)), rest
 	case '-':
 		return errTable(L, string(line)), rest
 	case ':':
-		n, _ := strconv.ParseInt(string(line), 10, 64)
-		return lua.LNumber(n), rest
+		return lua.LNumber(atoi(line)), rest
 	case '$', '=':
-		n, _ := strconv.Atoi(string(line))
+		n := int(atoi(line))
 		if n < 0 {
 			return lua.LFalse, rest
 		}
@@ -59,7 +61,7 @@ func toLua(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		}
 		return lua.LString(s), rest
 	case '*', '>', '~', '%':
-		n, _ := strconv.Atoi(string(line))
+		n := int(atoi(line))
 		if n < 0 {
 			return lua.LFalse, rest
 		}
@@ -103,6 +105,27 @@ func toLua(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		return field(L, "big_number", lua.LString(line)), rest
 	}
 	return lua.LNil, nil
+}
+
+// luaOK is "OK" in an LValue, made once: each conversion of a string to
+// an interface allocates.
+var luaOK lua.LValue = lua.LString("OK")
+
+// atoi reads the decimal integer of a RESP header line the server wrote
+// (an optional '-', then digits), without the string strconv would need.
+func atoi(b []byte) int64 {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var n int64
+	for _, c := range b {
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }
 
 func parseDouble(s string) float64 {

@@ -20,15 +20,18 @@
 //     raised it (for redis.call, its caller's); redis.call raises a
 //     command's error reply, redis.pcall returns it, and Lua's pcall of a
 //     redis.call returns its text (TestErrorTexts).
-//   - SC3: the globals and the library tables are read-only: an
-//     assignment, rawset or setmetatable answers "Attempt to modify a
-//     readonly table", reading a global that does not exist "Script
-//     attempted to access nonexistent global variable"; os, io, loadfile,
-//     dofile, print, require, package and debug are absent. Whatever a
-//     script changes past that (setfenv(0), the string metatable) is
+//   - SC3: the globals, the library tables and the string metatable are
+//     read-only: an assignment, rawset, table.insert or setmetatable
+//     answers "Attempt to modify a readonly table", reading a global that
+//     does not exist "Script attempted to access nonexistent global
+//     variable"; os, io, loadfile, dofile, print, require, package and
+//     debug are absent. Whatever a script changes past that (setfenv(0)) is
 //     found after the run and the interpreter is built anew, so no
 //     script sees another's globals (TestSandbox; server
-//     TestScriptSandboxLeaksNothing).
+//     TestScriptSandboxLeaksNothing). KEYS, ARGV and {ok="OK"} replies
+//     are tables of earlier runs, reused when left as they were made:
+//     a run sees them as new tables (TestKeysAndArgvAreFresh,
+//     TestOKRepliesAreFresh, TestTableShape).
 //   - SC4: a canceled Call.Ctx (SCRIPT KILL) stops the script at its next
 //     instruction, pcall or not, and it answers Redis's "Script killed by
 //     user with SCRIPT KILL..." (TestKill).

@@ -228,8 +228,8 @@ func (e *Engine) Run(sc *Script, c *Call) {
 	}
 	sb := e.sb
 	L := sb.L
-	sb.real.RawSetString("KEYS", strings2Table(L, c.Keys))
-	sb.real.RawSetString("ARGV", strings2Table(L, c.Args))
+	sb.keys.fill(L, sb.real, "KEYS", c.Keys)
+	sb.argv.fill(L, sb.real, "ARGV", c.Args)
 	if sc.fnOf != sb { // made once per interpreter
 		sc.fn, sc.fnOf = L.NewFunctionFromProto(sc.proto), sb
 	}
@@ -253,6 +253,7 @@ func (e *Engine) Run(sc *Script, c *Call) {
 		writeReply(c.W, v, e.proto, 0)
 	}
 	L.SetTop(0)
+	sb.okUsed = 0
 	if !sb.intact() {
 		e.rebuilt.Add(1)
 		e.o.Logger.Warn("a script changed what scripts share; the interpreter is built anew", zap.String("sha", sc.SHA))
@@ -289,14 +290,6 @@ func (e *Engine) runError(sc *Script, c *Call, err error) string {
 		msg += " script: " + sc.SHA + ", on " + source + ":" + line + "."
 	}
 	return msg
-}
-
-func strings2Table(L *lua.LState, ss [][]byte) *lua.LTable {
-	t := L.CreateTable(len(ss), 0)
-	for i, s := range ss {
-		t.RawSetInt(i+1, lua.LString(s))
-	}
-	return t
 }
 
 // errorHandler is Redis's __redis__err__handler: it turns a string error

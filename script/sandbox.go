@@ -41,20 +41,62 @@ const (
 // whose metatable reads the real table and refuses writes with Redis 7's
 // "Attempt to modify a readonly table" (Redis patches its Lua with
 // read-only tables; gopher-lua has none), reading a global that does not
-// exist raises Redis's error, and rawset and setmetatable refuse the
-// proxies. intact checks after each run that nothing slipped past them
-// (an empty proxy, the globals and the string metatable in place); the
-// engine builds a new state when it did not.
+// exist raises Redis's error, and rawset, setmetatable and table.insert
+// (the library's only functions that write a table raw) refuse the
+// proxies, so they stay empty; getmetatable("") is a proxy too. intact
+// checks after each run what a script may change past them (the globals,
+// the environment, which metatable strings have); the engine builds a new
+// state when one changed.
 type sandbox struct {
 	L         *lua.LState
-	globals   *lua.LTable // the proxy scripts see as _G and their environment
-	real      *lua.LTable // the globals behind it
-	proxies   map[*lua.LTable]bool
+	globals   *lua.LTable          // the proxy scripts see as _G and their environment
+	real      *lua.LTable          // the globals behind it
+	proxies   map[*lua.LTable]bool // the read-only proxies, for rawset, setmetatable and table.insert
 	strMeta   *lua.LTable
+	strView   *lua.LTable // its read-only proxy, what getmetatable("") answers
 	strProxy  *lua.LTable
 	redis     *lua.LTable // the real redis table (the engine adds its functions)
 	errorFunc *lua.LFunction
 	hidden    *lua.LTable // getmetatable of a proxy
+	// keys and argv are KEYS and ARGV, refilled by each run while the
+	// last run left them as it found them (argTable.reuse).
+	keys, argv argTable
+	// oks are {ok="OK"} tables, the reply most commands give, handed out
+	// again in later runs while unchanged (okReply); okUsed counts those
+	// this run has.
+	oks    []*lua.LTable
+	okUsed int
+}
+
+// maxOKs bounds the {ok="OK"} tables kept for later runs.
+const maxOKs = 16
+
+// okReply returns a {ok="OK"} table no other Lua value of this run is. A
+// table of an earlier run is reused when that run left it as it was made
+// (it could not keep it: see argTable); a table of this run never is.
+func (sb *sandbox) okReply() *lua.LTable {
+	if sb.okUsed < len(sb.oks) {
+		t := sb.oks[sb.okUsed]
+		if !isOK(t) {
+			t = field(sb.L, "ok", luaOK)
+			sb.oks[sb.okUsed] = t
+		}
+		sb.okUsed++
+		return t
+	}
+	t := field(sb.L, "ok", luaOK)
+	if len(sb.oks) < maxOKs {
+		sb.oks = append(sb.oks, t)
+		sb.okUsed++
+	}
+	return t
+}
+
+// isOK reports that t is {ok="OK"}, with no metatable and no other key,
+// not even one set and deleted since (tableShape).
+func isOK(t *lua.LTable) bool {
+	array, keys, ok := tableShape(t)
+	return ok && t.Metatable == lua.LNil && array == 0 && keys == 1 && t.RawGetString("ok") == luaOK
 }
 
 func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, maxString int) *sandbox {
@@ -93,6 +135,15 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 	cjson.RawSetString("encode", L.NewFunction(cjsonEncode))
 	cjson.RawSetString("decode", L.NewFunction(cjsonDecode))
 	real.RawSetString("cjson", cjson)
+	// table.insert writes raw, as rawset does: it refuses the proxies too.
+	tab := opened.RawGetString(lua.TabLibName).(*lua.LTable)
+	insert := tab.RawGetString("insert").(*lua.LFunction).GFunction
+	tab.RawSetString("insert", L.NewFunction(func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok && sb.proxies[t] {
+			L.Error(lua.LString(errReadonly), 0)
+		}
+		return insert(L)
+	}))
 	sb.redis = L.NewTable()
 	for name, fn := range api {
 		sb.redis.RawSetString(name, L.NewFunction(fn))
@@ -114,8 +165,12 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 	})
 	str := real.RawGetString(lua.StringLibName).(*lua.LTable)
 	sb.strProxy = str
-	sb.strMeta = L.NewTable()
+	sb.strMeta = L.CreateTable(0, 2)
 	sb.strMeta.RawSetString("__index", str)
+	// getmetatable("") answers a read-only view of it, as Redis 7's is
+	// read-only: no script can change the string metatable.
+	sb.strView = sb.protect(sb.strMeta)
+	sb.strMeta.RawSetString("__metatable", sb.strView)
 	L.SetMetatable(lua.LString(""), sb.strMeta)
 
 	missing := L.NewTable()
@@ -136,7 +191,7 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 func (sb *sandbox) protect(t *lua.LTable) *lua.LTable {
 	L := sb.L
 	p := L.NewTable()
-	mt := L.NewTable()
+	mt := L.CreateTable(0, 3) // a small Go map: its keys are found without hashing
 	mt.RawSetString("__index", t)
 	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError(errReadonly)
@@ -180,19 +235,47 @@ func (sb *sandbox) setmetatable(L *lua.LState) int {
 	return 1
 }
 
-// intact reports that no run changed what every script shares.
+// intact reports that no run changed what every script shares and the
+// proxies do not guard: the globals, the environment and the string
+// metatable.
 func (sb *sandbox) intact() bool {
 	L := sb.L
-	if L.G.Global != sb.globals || L.Env != sb.globals || L.GetMetatable(lua.LString("")) != sb.strMeta ||
-		sb.strMeta.RawGetString("__index") != sb.strProxy {
-		return false
-	}
-	for p := range sb.proxies {
-		if k, _ := p.Next(lua.LNil); k != lua.LNil {
-			return false
+	return L.G.Global == sb.globals && L.Env == sb.globals && L.GetMetatable(lua.LString("")) == sb.strView
+}
+
+// argTable is KEYS or ARGV. A run's table is filled in place for the
+// next run of as many strings when the script left it a plain list of
+// that length (no metatable, nothing past its end, no other key): then it
+// is what a new table would be, and no script can hold it past its run
+// (the globals and the libraries are read-only, intact checks the rest).
+type argTable struct {
+	t *lua.LTable
+	n int
+}
+
+// fill makes t hold ss as a list, the global name of real.
+func (a *argTable) fill(L *lua.LState, real *lua.LTable, name string, ss [][]byte) {
+	if a.t != nil && a.n == len(ss) && a.reusable() {
+		for i, s := range ss {
+			if old, ok := a.t.RawGetInt(i + 1).(lua.LString); !ok || string(old) != string(s) {
+				a.t.RawSetInt(i+1, lua.LString(s))
+			}
 		}
+		return
 	}
-	return true
+	a.t, a.n = L.CreateTable(len(ss), 0), len(ss)
+	for i, s := range ss {
+		a.t.RawSetInt(i+1, lua.LString(s))
+	}
+	real.RawSetString(name, a.t)
+}
+
+// reusable reports that the table has no metatable, no hash key (not
+// even one set and deleted since) and an array part no longer than n:
+// the next fill's entries 1..n are all it holds.
+func (a *argTable) reusable() bool {
+	array, keys, ok := tableShape(a.t)
+	return ok && a.t.Metatable == lua.LNil && keys == 0 && array <= a.n
 }
 
 func cjsonEncode(L *lua.LState) int {

@@ -7,21 +7,40 @@ import (
 	"testing"
 	"time"
 
+	lua "github.com/yuin/gopher-lua"
+
 	"github.com/tiercache/tiercache/resp"
 )
 
 // run runs body with a Command that answers each call with reply(args).
 func run(t *testing.T, e *Engine, body string, ctx context.Context, reply func(args [][]byte) string) string {
 	t.Helper()
+	return runCall(t, e, body, &Call{Ctx: ctx, Command: func(args [][]byte, proto int) []byte { return []byte(reply(args)) }})
+}
+
+// runCall runs body as c, and returns its reply.
+func runCall(t *testing.T, e *Engine, body string, c *Call) string {
+	t.Helper()
 	sc, err := e.Load([]byte(body))
 	if err != nil {
 		return "-" + err.Error()
 	}
 	var out bytes.Buffer
-	w := resp.NewWriter(&out, 4096)
-	e.Run(sc, &Call{Ctx: ctx, Command: func(args [][]byte, proto int) []byte { return []byte(reply(args)) }, W: w})
-	w.Flush()
+	c.W = resp.NewWriter(&out, 4096)
+	e.Run(sc, c)
+	c.W.Flush()
 	return out.String()
+}
+
+// afterEach runs each of mutations, then check, which must answer want.
+func afterEach(t *testing.T, mutations []string, do func(body string) string, check, want string) {
+	t.Helper()
+	for _, m := range mutations {
+		do(m)
+		if got := do(check); got != want {
+			t.Errorf("after %q: %q, want %q", m, got, want)
+		}
+	}
 }
 
 func TestConversions(t *testing.T) {
@@ -65,10 +84,18 @@ func TestErrorTexts(t *testing.T) {
 func TestSandbox(t *testing.T) {
 	e := New(Options{})
 	none := func([][]byte) string { return "+OK\r\n" }
+	run(t, e, "return getmetatable('').__index.upper('x')", nil, none)
+	run(t, e, "return redis.call('x')", nil, none)
+	if n := e.Stats().Rebuilds; n != 0 {
+		t.Fatalf("scripts that change nothing rebuilt the interpreter %d times", n)
+	}
 	for _, c := range []struct{ body, want string }{
 		{"x = 1", "Attempt to modify a readonly table"},
 		{"rawset(_G, 'x', 1)", "Attempt to modify a readonly table"},
 		{"string.x = 1", "Attempt to modify a readonly table"},
+		{"table.insert(_G, 1)", "Attempt to modify a readonly table"},
+		{"table.insert(string, 1e9, 1)", "Attempt to modify a readonly table"},
+		{"table.insert(getmetatable(redis), 1)", "Attempt to modify a readonly table"},
 		{"return os.time()", "nonexistent global variable 'os'"},
 		{"return io", "nonexistent global variable 'io'"},
 		{"return dofile", "nonexistent global variable 'dofile'"},
@@ -84,6 +111,10 @@ func TestSandbox(t *testing.T) {
 	}
 	if e.Stats().Rebuilds == 0 {
 		t.Error("the interpreter was not rebuilt after setfenv(0, {})")
+	}
+	run(t, e, "getmetatable('').kept = 'x'", nil, none)
+	if got := run(t, e, "return tostring(getmetatable('').kept)", nil, none); got != "$3\r\nnil\r\n" {
+		t.Errorf("a value kept in the string metatable is seen by the next script: %q", got)
 	}
 }
 
@@ -129,5 +160,84 @@ func TestShebang(t *testing.T) {
 	w.Flush()
 	if !strings.Contains(out.String(), "user_script:3:") {
 		t.Errorf("line numbers after a shebang: %q", out.String())
+	}
+}
+
+// TestKeysAndArgvAreFresh (SC3): whatever a script does to KEYS and ARGV
+// (they are reused between runs of as many keys and arguments), the next
+// run sees plain lists of its own keys and arguments.
+func TestKeysAndArgvAreFresh(t *testing.T) {
+	e := New(Options{})
+	keys, args := [][]byte{[]byte("k1"), []byte("k2")}, [][]byte{[]byte("a1")}
+	runArgs := func(body string, keys, args [][]byte) string {
+		return runCall(t, e, body, &Call{Keys: keys, Args: args})
+	}
+	check := "local n = 0; for _ in pairs(KEYS) do n = n + 1 end; for _ in pairs(ARGV) do n = n + 1 end; " +
+		"return {n, #KEYS, #ARGV, KEYS[1], KEYS[2], ARGV[1], tostring(getmetatable(KEYS)), tostring(getmetatable(ARGV))}"
+	want := "*8\r\n:3\r\n:2\r\n:1\r\n$2\r\nk1\r\n$2\r\nk2\r\n$2\r\na1\r\n$3\r\nnil\r\n$3\r\nnil\r\n"
+	afterEach(t, []string{
+		"KEYS.x = 1; ARGV.y = 2",
+		"KEYS[3] = 'k3'; ARGV[2] = 'a2'",
+		"KEYS[1] = 'z'; ARGV[1] = nil",
+		"table.remove(KEYS); KEYS.x = 1",
+		"KEYS[1.5] = 1; ARGV[-1] = 1",
+		"KEYS[100000000] = 1",
+		"setmetatable(KEYS, {__index = function() return 'm' end})",
+		"setmetatable(ARGV, {})",
+	}, func(body string) string { return runArgs(body, keys, args) }, check, want)
+	if got := runArgs("return {#KEYS, #ARGV}", keys[:1], nil); got != "*2\r\n:1\r\n:0\r\n" {
+		t.Errorf("fewer keys: %q", got)
+	}
+}
+
+// TestOKRepliesAreFresh (SC1): a {ok="OK"} reply is a table of its own
+// in its run, and what a script did to one is not seen in the next run
+// (they are reused between runs).
+func TestOKRepliesAreFresh(t *testing.T) {
+	e := New(Options{})
+	ok := func([][]byte) string { return "+OK\r\n" }
+	check := "local a, b = redis.call('x'), redis.call('x'); local n = 0; for _ in pairs(a) do n = n + 1 end; " +
+		"return {a.ok, b.ok, tostring(rawequal(a, b)), n, tostring(getmetatable(a))}"
+	want := "*5\r\n$2\r\nOK\r\n$2\r\nOK\r\n$5\r\nfalse\r\n:1\r\n$3\r\nnil\r\n"
+	afterEach(t, []string{
+		"local r = redis.call('x'); r.ok = 'no'",
+		"local r = redis.call('x'); r.x = 1",
+		"local r = redis.call('x'); r.ok = nil",
+		"local r = redis.call('x'); r[1] = 1",
+		"local r = redis.call('x'); setmetatable(r, {__index = function() return 1 end})",
+		"for i = 1, 20 do local r = redis.call('x'); r.ok = i end",
+	}, func(body string) string { return run(t, e, body, nil, ok) }, check, want)
+}
+
+// TestTableShape: the LTable fields tableShape reads exist in this
+// gopher-lua, and a table a script filled and emptied again is not
+// reused (checking it would walk every key it once had).
+func TestTableShape(t *testing.T) {
+	tb := &lua.LTable{}
+	tb.RawSetString("a", lua.LTrue)
+	tb.RawSetString("a", lua.LNil)
+	tb.RawSetInt(1, lua.LTrue)
+	if array, keys, ok := tableShape(tb); !ok || array != 1 || keys != 1 {
+		t.Fatalf("tableShape: array %d, keys %d, ok %v; want 1, 1, true", array, keys, ok)
+	}
+	e := New(Options{})
+	do := func(body string) string {
+		return runCall(t, e, body, &Call{Keys: [][]byte{[]byte("k")}, Command: func([][]byte, int) []byte { return []byte("+OK\r\n") }})
+	}
+	for _, check := range []string{"return tostring(KEYS)", "return tostring(redis.call('x'))"} {
+		if first, second := do(check), do(check); first != second {
+			t.Fatalf("%q: %s, then %s: not reused between runs that leave it as made", check, first, second)
+		}
+	}
+	for _, c := range []struct{ fill, check string }{
+		{"for i = 1, 100 do KEYS['x' .. i] = 1; KEYS['x' .. i] = nil end", "return tostring(KEYS)"},
+		{"KEYS[100] = 1; KEYS[100] = nil", "return tostring(KEYS)"},
+		{"local r = redis.call('x'); r.x = 1; r.x = nil", "return tostring(redis.call('x'))"},
+	} {
+		before := do(c.check)
+		do(c.fill)
+		if after := do(c.check); after == before {
+			t.Errorf("after %q the same table %s was reused", c.fill, after)
+		}
 	}
 }

@@ -38,13 +38,30 @@ type scripting struct {
 	// (changed: cur ended, or passed busyAfter) and with SCRIPT KILL, so
 	// that a kill cancels ctx only while the script it saw still runs.
 	// ctx is shared by the runs until one is cancelled, then made anew;
-	// timer is the one busyAfter timer the runs reset. Both are made
-	// once, not per run: a run allocates only its runningScript.
-	mu      sync.Mutex
-	changed sync.Cond
-	ctx     context.Context
-	cancel  context.CancelFunc
-	timer   *time.Timer
+	// timer is the one busyAfter timer, made once. It is not stopped
+	// when a run ends (a Reset and a Stop per run cost more than the rest
+	// of the run's bookkeeping): armed, it fires at deadline (Server.clock)
+	// and then looks at the script running then, re-arming for it
+	// (scriptPastThreshold); a run arms it only when it is not, or would
+	// fire after the run's own threshold.
+	mu       sync.Mutex
+	changed  sync.Cond
+	ctx      context.Context
+	cancel   context.CancelFunc
+	timer    *time.Timer
+	armed    bool
+	deadline time.Duration
+}
+
+// arm makes the timer fire at deadline d, after the delay wait; scr.mu
+// is held.
+func (scr *scripting) arm(s *Server, d, wait time.Duration) {
+	if scr.timer == nil {
+		scr.timer = time.AfterFunc(wait, s.scriptPastThreshold)
+	} else {
+		scr.timer.Reset(wait)
+	}
+	scr.armed, scr.deadline = true, d
 }
 
 // runningScript is the script running now.
@@ -144,23 +161,20 @@ func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) 
 	}
 	ctx := scr.ctx
 	scr.cur.Store(rs)
-	scr.mu.Unlock()
-	if rs.after > 0 {
-		if scr.timer == nil {
-			scr.timer = time.AfterFunc(rs.after, func() { s.scriptPastThreshold() })
-		} else {
-			scr.timer.Reset(rs.after)
-		}
+	if rs.after > 0 && (!scr.armed || scr.deadline > rs.start+rs.after) {
+		scr.arm(s, rs.start+rs.after, rs.after)
 	}
+	scr.mu.Unlock()
 	sconn := c.scriptConn()
 	sconn.ro, sconn.rs = readOnly, rs
+	// Its commands' latencies (conn.run) count from the script's start,
+	// then from the command before: not from the last script's end.
+	sconn.c.mark = rs.start
 	call := &sconn.call
 	call.Ctx, call.Keys, call.Args, call.W = ctx, keys, argv, c.w
 	scr.eng.Run(sc, call)
+	sconn.c.w.Flush()               // nothing left: its buffer goes back to the pool
 	call.Keys, call.Args = nil, nil // they alias the connection's read buffer
-	if rs.after > 0 {
-		scr.timer.Stop()
-	}
 	scr.mu.Lock()
 	scr.cur.Store(nil)
 	scr.changed.Broadcast()
@@ -171,13 +185,21 @@ func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) 
 }
 
 // scriptPastThreshold is the busyAfter timer's: the script running now,
-// if it has run for its threshold (the timer may fire late, for a run
-// that already ended), is marked past it, and those waiting are told.
+// if it has run for its threshold, is marked past it, and those waiting
+// are told; one that has not yet (it began after the timer was armed) has
+// the timer armed again for it; with none running the timer stays unarmed
+// until the next run.
 func (s *Server) scriptPastThreshold() {
 	scr := s.scr
 	scr.mu.Lock()
+	scr.armed = false
 	rs := scr.cur.Load()
-	if rs == nil || rs.past.Load() || s.clock()-rs.start < rs.after {
+	if rs == nil || rs.past.Load() || rs.after == 0 {
+		scr.mu.Unlock()
+		return
+	}
+	if ran := s.clock() - rs.start; ran < rs.after {
+		scr.arm(s, rs.start+rs.after, rs.after-ran)
 		scr.mu.Unlock()
 		return
 	}
@@ -286,10 +308,35 @@ func (c *conn) cmdFunction(args [][]byte) {
 // to a buffer the engine reads back.
 type scriptConn struct {
 	c    *conn
-	buf  bytes.Buffer
-	ro   bool // a read-only script (EVAL_RO, or #!lua flags=no-writes)
+	buf  bytes.Buffer // what c.w flushed: a reply larger than its buffer
+	ro   bool         // a read-only script (EVAL_RO, or #!lua flags=no-writes)
 	rs   *runningScript
 	call script.Call // the run's, reused: its Command is made once
+	// recent are the commands last looked up, by the names the script
+	// gave (scripts call a few commands, by the same names, again and
+	// again): Server.lookup lowers and hashes the name.
+	recent     [4]recentCommand
+	nextRecent int
+}
+
+type recentCommand struct {
+	name string
+	cmd  *command
+}
+
+// lookup is Server.lookup of name, through recent.
+func (sc *scriptConn) lookup(name []byte) *command {
+	for i := range sc.recent {
+		if r := &sc.recent[i]; r.cmd != nil && r.name == string(name) {
+			return r.cmd
+		}
+	}
+	cmd := sc.c.s.lookup(name)
+	if cmd != nil {
+		sc.recent[sc.nextRecent] = recentCommand{name: string(name), cmd: cmd}
+		sc.nextRecent = (sc.nextRecent + 1) % len(sc.recent)
+	}
+	return cmd
 }
 
 // scriptConn returns the connection c's scripts run their commands on,
@@ -320,7 +367,7 @@ func (c *conn) scriptConn() *scriptConn {
 func (sc *scriptConn) command(args [][]byte, proto int) []byte {
 	fc := sc.c
 	sc.buf.Reset()
-	cmd := fc.s.lookup(args[0])
+	cmd := sc.lookup(args[0])
 	var refuse string
 	switch {
 	case cmd == nil:
@@ -341,6 +388,12 @@ func (sc *scriptConn) command(args [][]byte, proto int) []byte {
 	}
 	fc.w.SetProto(proto)
 	fc.runWrite(cmd, args)
+	if sc.buf.Len() == 0 {
+		if b, ok := fc.w.Detach(); ok { // nothing held by reference: the chunks may go
+			fc.chunks.Release()
+			return b
+		}
+	}
 	fc.w.Flush()
 	fc.chunks.Release()
 	return sc.buf.Bytes()

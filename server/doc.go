@@ -303,9 +303,11 @@
 //     and every reply and error, sandbox escapes included, is
 //     redis-server 7.0's byte for byte in RESP2 and RESP3
 //     (TestScriptsMatchRedis, TestScriptSandboxLeaksNothing). Past
-//     busy-reply-threshold other commands answer BUSY (those flagged
-//     allow_busy excepted), SCRIPT KILL ends a script that called no write
-//     command and answers UNKILLABLE otherwise (TestBusyScriptAndKill);
+//     busy-reply-threshold (each script's own, counted from its start)
+//     other commands answer BUSY (those flagged allow_busy excepted),
+//     SCRIPT KILL ends a script that called no write command and answers
+//     UNKILLABLE otherwise (TestBusyScriptAndKill,
+//     TestBusyAfterAnEarlierRun);
 //     Close stops a script still running after ShutdownTimeout.
 //   - S32: a publisher never waits for a subscriber: PUBLISH appends to
 //     each subscriber's push queue. The queue of a connection that waits

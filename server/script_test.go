@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +65,9 @@ var scriptCases = [][]string{
 	{"EVAL", "string.foo = 1", "0"},
 	{"EVAL", "redis.call = nil", "0"},
 	{"EVAL", "rawset(_G, 'a', 1)", "0"},
+	{"EVAL", "table.insert(_G, 1)", "0"},
+	{"EVAL", "getmetatable('').x = 1", "0"},
+	{"EVAL", "return tostring(getmetatable('').__index == string)", "0"},
 	{"EVAL", "setmetatable(_G, nil)", "0"},
 	{"EVAL", "return os", "0"},
 	{"EVAL", "return io", "0"},
@@ -132,6 +136,7 @@ func TestScriptSandboxLeaksNothing(t *testing.T) {
 		"getmetatable('').__index = {upper = function() return 'pwned' end}",
 		"local mt = getmetatable(''); mt.x = 1",
 		"pcall(rawset, _G, 'leak', 1)",
+		"pcall(table.insert, string, 1, 'leak')",
 	} {
 		c.do("EVAL", escape, "0")
 		if got := c.do("EVAL", "return string.upper('ok')", "0"); got != "$2\r\nOK\r\n" {
@@ -226,5 +231,75 @@ func TestLateKillMissesNextScript(t *testing.T) {
 	r.cmd("EVAL", loop, "0")
 	if got := r.reply(); got != ":200000" {
 		t.Fatalf("run after a cancelled context: %q", got)
+	}
+}
+
+// TestScriptReadsLargeReplies: a script reads a command's reply whole,
+// however it was written (in the buffer, held by reference, past the
+// buffer), and the next command's reply after it.
+func TestScriptReadsLargeReplies(t *testing.T) {
+	_, path := startServer(t, nil)
+	c := dialPeer(t, path)
+	for _, n := range []int{10, 600, 200 << 10} {
+		v := strings.Repeat("v", n)
+		c.do("SET", "big", v)
+		want := fmt.Sprintf("*2\r\n$%d\r\n%s\r\n$2\r\nOK\r\n", n, v)
+		if got := c.do("EVAL", "return {redis.call('get', KEYS[1]), redis.call('set', KEYS[1], 'x')['ok']}", "1", "big"); got != want {
+			t.Errorf("%d bytes: %.80q..., want %.80q...", n, got, want)
+		}
+	}
+}
+
+// TestBusyAfterAnEarlierRun (S31): the busy-reply-threshold timer is left
+// armed by a short script; a long one that starts later still runs its
+// own full threshold before other clients get BUSY.
+func TestBusyAfterAnEarlierRun(t *testing.T) {
+	_, path := startServer(t, nil)
+	a, b := dialPeer(t, path), dialPeer(t, path)
+	b.do("CONFIG", "SET", "busy-reply-threshold", "300")
+	a.do("EVAL", "return 1", "0") // arms the timer for 300 ms from now
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	a.send("EVAL", "local i = 0; while true do i = i + 1 end", "0")
+	time.Sleep(150 * time.Millisecond) // past the first run's deadline, not the long one's
+	got := b.do("GET", "x")
+	if !strings.HasPrefix(got, "-BUSY ") {
+		t.Fatalf("GET during the script: %q", got)
+	}
+	if ran := time.Since(start); ran < 300*time.Millisecond {
+		t.Fatalf("BUSY %v into a script with a 300 ms threshold", ran)
+	}
+	if got := b.do("SCRIPT", "KILL"); got != "+OK\r\n" {
+		t.Fatalf("SCRIPT KILL: %q", got)
+	}
+}
+
+// TestScriptCommandLatencyFromItsRun: the latency observed for a command a
+// script calls counts from that script's run, not from the server's start
+// or the connection's last script.
+func TestScriptCommandLatencyFromItsRun(t *testing.T) {
+	var mu sync.Mutex
+	var longest time.Duration
+	_, path := startServer(t, func(o *Options) {
+		o.ObserveLatency = func(cmd string) func(time.Duration) {
+			return func(d time.Duration) {
+				mu.Lock()
+				defer mu.Unlock()
+				if cmd == "set" && d > longest {
+					longest = d
+				}
+			}
+		}
+	})
+	c := dialPeer(t, path)
+	idle := time.Second
+	for range 2 {
+		time.Sleep(idle)
+		c.do("EVAL", "return redis.call('set', KEYS[1], 'v')", "1", "k")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if longest == 0 || longest >= idle {
+		t.Fatalf("a script's SET observed %v (the connection idled %v before each script)", longest, idle)
 	}
 }
