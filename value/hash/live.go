@@ -130,8 +130,39 @@ func (h *Hash) Get(field []byte) ([]byte, bool) {
 	if h.t != nil {
 		return h.t.Get(field)
 	}
-	v, ok, _ := Get(h.rec, field)
-	return v, ok
+	vp, ok := h.seek(field)
+	if !ok {
+		return nil, false
+	}
+	return h.valueAt(vp), true
+}
+
+// seek finds field in the small form's record, which h alone writes: of
+// the first version, every name and value at most SmallValue (< 0x80)
+// bytes, so each length is one byte and the scan decodes no varint and
+// checks nothing. vp is the offset of the field's value length; when
+// the field is absent, n is the field count.
+func (h *Hash) seek(field []byte) (vp int, found bool) {
+	rec := h.rec
+	off := 2
+	if rec[1] >= 0x80 { // the count's uvarint: up to SmallFields, two bytes from 128
+		off = 3
+	}
+	for off < len(rec) {
+		fl := int(rec[off])
+		vp = off + 1 + fl
+		if fl == len(field) && string(rec[off+1:vp]) == string(field) {
+			return vp, true
+		}
+		off = vp + 1 + int(rec[vp])
+	}
+	return 0, false
+}
+
+// valueAt is the value whose one-byte length is at rec[vp] (seek's).
+func (h *Hash) valueAt(vp int) []byte {
+	end := vp + 1 + int(h.rec[vp])
+	return h.rec[vp+1 : end : end]
 }
 
 // SizeAfter is the field count and record size h would have with field
@@ -164,13 +195,13 @@ func (h *Hash) PutLimited(field, val []byte, keep bool, lim Limits) (added bool,
 		}
 		return h.Put(field, val), nil
 	}
-	sp, found, _ := locate(h.rec, field)
+	vp, found := h.seek(field)
 	t := h.counts()
-	n, base := sp.n, len(h.rec)
+	n, base := h.Len(), len(h.rec)
 	var old []byte
 	if found {
-		old, _, _ = chunk(h.rec[:sp.ep], sp.vp)
-		base += value.UvarintLen(len(val)) + len(val) - (sp.ep - sp.vp)
+		old = h.valueAt(vp)
+		base += len(val) - len(old)
 		if !keep {
 			t.drop(h.Expiry(field))
 		}
@@ -219,13 +250,18 @@ func (h *Hash) put(field, val []byte) (added bool) {
 	if h.t != nil {
 		return h.t.Put(field, val)
 	}
-	sp, found, _ := locate(h.rec, field)
-	vp, end := sp.vp, sp.ep
+	vp, found := h.seek(field)
 	if found {
-		if old, _, _ := chunk(h.rec[:end], vp); len(old) == len(val) {
+		if old := h.valueAt(vp); len(old) == len(val) {
 			copy(old, val)
 			return false
 		}
+	} else if n := int(h.rec[1]); n < 0x7f {
+		// A new field goes at the end, its count's byte rewritten (one
+		// byte still): the record grows in place.
+		h.rec[1] = byte(n + 1)
+		h.rec = append(append(append(append(h.rec, byte(len(field))), field...), byte(len(val))), val...)
+		return true
 	}
 	out, added, _ := Put(h.spare[:0], h.rec, field, val, Limits{MaxFields: int(^uint(0) >> 1)})
 	h.rec, h.spare = out, h.rec
