@@ -10,9 +10,10 @@ import (
 // Hash is a hash as the DRAM tiers keep it live (tier.Live), changed in
 // place. A small one (at most SmallFields fields, no name or value over
 // SmallValue bytes: Redis's hash-max-listpack-entries and -value) is its
-// record, edited as Redis edits a listpack: a scan for the field, a value
-// of the same length written over the old one, any other edit one copy
-// of the record into its second buffer (Put, Remove), so insertion order
+// record, edited as Redis edits a listpack: the field found (a scan, or
+// from indexFrom fields its index, index.go), a value of the same length
+// written over the old one, a new field appended in place, any other
+// edit one copy of the record into its second buffer, so insertion order
 // is exactly Redis's. A larger one is a value.Table: a probe or two to
 // find a field, entries packed in write order (a value set again with
 // another length moves to the end, as order in Redis's hashtable is no
@@ -23,6 +24,7 @@ import (
 // (exp, liveexpiry.go), the earliest kept.
 type Hash struct {
 	rec, spare []byte       // the small form: the record (first version) and the buffer edits alternate with
+	ix         index        // the small form's field index (from indexFrom fields)
 	t          *value.Table // the large form (rec nil)
 	ttl
 }
@@ -91,7 +93,7 @@ func (h *Hash) HeapBytes() int64 {
 	if h.t != nil {
 		return n + h.t.HeapBytes()
 	}
-	return n + int64(value.AllocSize(cap(h.rec))+value.AllocSize(cap(h.spare)))
+	return n + int64(value.AllocSize(cap(h.rec))+value.AllocSize(cap(h.spare))) + h.ix.heapBytes()
 }
 
 // RecordSize is the size of h's record.
@@ -130,39 +132,11 @@ func (h *Hash) Get(field []byte) ([]byte, bool) {
 	if h.t != nil {
 		return h.t.Get(field)
 	}
-	vp, ok := h.seek(field)
+	_, _, vp, ok := h.seek(field)
 	if !ok {
 		return nil, false
 	}
 	return h.valueAt(vp), true
-}
-
-// seek finds field in the small form's record, which h alone writes: of
-// the first version, every name and value at most SmallValue (< 0x80)
-// bytes, so each length is one byte and the scan decodes no varint and
-// checks nothing. vp is the offset of the field's value length; when
-// the field is absent, n is the field count.
-func (h *Hash) seek(field []byte) (vp int, found bool) {
-	rec := h.rec
-	off := 2
-	if rec[1] >= 0x80 { // the count's uvarint: up to SmallFields, two bytes from 128
-		off = 3
-	}
-	for off < len(rec) {
-		fl := int(rec[off])
-		vp = off + 1 + fl
-		if fl == len(field) && string(rec[off+1:vp]) == string(field) {
-			return vp, true
-		}
-		off = vp + 1 + int(rec[vp])
-	}
-	return 0, false
-}
-
-// valueAt is the value whose one-byte length is at rec[vp] (seek's).
-func (h *Hash) valueAt(vp int) []byte {
-	end := vp + 1 + int(h.rec[vp])
-	return h.rec[vp+1 : end : end]
 }
 
 // SizeAfter is the field count and record size h would have with field
@@ -195,7 +169,7 @@ func (h *Hash) PutLimited(field, val []byte, keep bool, lim Limits) (added bool,
 		}
 		return h.Put(field, val), nil
 	}
-	vp, found := h.seek(field)
+	_, _, vp, found := h.seek(field)
 	t := h.counts()
 	n, base := h.Len(), len(h.rec)
 	var old []byte
@@ -250,22 +224,35 @@ func (h *Hash) put(field, val []byte) (added bool) {
 	if h.t != nil {
 		return h.t.Put(field, val)
 	}
-	vp, found := h.seek(field)
+	i, _, vp, found := h.seek(field)
 	if found {
-		if old := h.valueAt(vp); len(old) == len(val) {
+		old := h.valueAt(vp)
+		if len(old) == len(val) {
 			copy(old, val)
 			return false
 		}
-	} else if n := int(h.rec[1]); n < 0x7f {
-		// A new field goes at the end, its count's byte rewritten (one
-		// byte still): the record grows in place.
-		h.rec[1] = byte(n + 1)
-		h.rec = append(append(append(append(h.rec, byte(len(field))), field...), byte(len(val))), val...)
+		// The value's length changes: the record is copied once around it.
+		end := vp + 1 + len(old)
+		out := append(append(append(h.spare[:0], h.rec[:vp]...), byte(len(val))), val...)
+		h.rec, h.spare = append(out, h.rec[end:]...), h.rec
+		h.indexShift(i+1, len(val)-len(old))
+		return false
+	}
+	n := int(h.rec[1])
+	if n >= 0x7f {
+		// The count's uvarint grows to two bytes (128 fields): Put
+		// copies the record, and the index is built again.
+		out, _, _ := Put(h.spare[:0], h.rec, field, val, Limits{MaxFields: int(^uint(0) >> 1)})
+		h.rec, h.spare, h.ix = out, h.rec, index{}
 		return true
 	}
-	out, added, _ := Put(h.spare[:0], h.rec, field, val, Limits{MaxFields: int(^uint(0) >> 1)})
-	h.rec, h.spare = out, h.rec
-	return added
+	// A new field goes at the end, its count's byte rewritten: the
+	// record grows in place.
+	at := len(h.rec)
+	h.rec[1] = byte(n + 1)
+	h.rec = append(append(append(append(h.rec, byte(len(field))), field...), byte(len(val))), val...)
+	h.indexAdded(field, at)
+	return true
 }
 
 func (h *Hash) has(field []byte) bool {
@@ -279,11 +266,18 @@ func (h *Hash) Delete(field []byte) bool {
 	if h.t != nil {
 		return h.t.Delete(field)
 	}
-	out, removed, _ := Remove(h.spare[:0], h.rec, field)
-	if removed {
-		h.rec, h.spare = out, h.rec
+	i, off, vp, found := h.seek(field)
+	if !found {
+		return false
 	}
-	return removed
+	end := vp + 1 + int(h.rec[vp])
+	body := h.body()
+	out := appendHeader(h.spare[:0], h.Len()-1)
+	hd := body - len(out)
+	out = append(append(out, h.rec[body:off]...), h.rec[end:]...)
+	h.rec, h.spare = out, h.rec
+	h.indexRemoved(i, end-off, hd)
+	return true
 }
 
 // grow turns the small form into the large one.
@@ -293,7 +287,7 @@ func (h *Hash) grow() {
 		t.Put(f, v)
 		return true
 	})
-	h.t, h.rec, h.spare = t, nil, nil
+	h.t, h.rec, h.spare, h.ix = t, nil, nil, index{}
 }
 
 // Each calls f with every field and value in h's order until f returns
