@@ -39,19 +39,9 @@ func TestHashModel(t *testing.T) {
 				}
 				rec, _, _ = Put(nil, rec, []byte(f), []byte(v), Limits{MaxFields: 1 << 30})
 			case op < 9:
-				_, had := model[f]
-				if got := h.Delete([]byte(f)); got != had {
-					t.Fatalf("step %d: Delete %v, model %v", step, got, had)
-				}
-				delete(model, f)
-				if out, removed, _ := Remove(nil, rec, []byte(f)); removed {
-					rec = out
-				}
+				rec = deleteBoth(t, step, h, model, rec, f)
 			default:
-				v, ok := h.Get([]byte(f))
-				if m, had := model[f]; ok != had || string(v) != m {
-					t.Fatalf("step %d: Get %v %q, model %v %q", step, ok, v, had, m)
-				}
+				getBoth(t, step, h, model, f)
 			}
 			got := h.AppendRecord(nil)
 			if len(got) != h.RecordSize() || h.Len() != len(model) {
@@ -350,19 +340,9 @@ func TestSmallHashIndex(t *testing.T) {
 			model[f] = v
 			rec, _, _ = Put(nil, rec, []byte(f), []byte(v), Limits{MaxFields: 1 << 30})
 		case op < 9:
-			_, had := model[f]
-			if got := h.Delete([]byte(f)); got != had {
-				t.Fatalf("step %d: Delete %v, model %v", step, got, had)
-			}
-			delete(model, f)
-			if out, removed, _ := Remove(nil, rec, []byte(f)); removed {
-				rec = out
-			}
+			rec = deleteBoth(t, step, h, model, rec, f)
 		default:
-			v, ok := h.Get([]byte(f))
-			if m, had := model[f]; ok != had || string(v) != m {
-				t.Fatalf("step %d: Get %v %q, model %v %q", step, ok, v, had, m)
-			}
+			getBoth(t, step, h, model, f)
 		}
 		if h.Len() == SmallFields {
 			full++
@@ -398,4 +378,28 @@ func TestSmallHashIndex(t *testing.T) {
 func entryAt(rec, name []byte) int {
 	s, _, _ := locate(rec, name)
 	return s.start
+}
+
+// deleteBoth deletes f from h, the model and rec (the record edits'
+// model), and returns rec.
+func deleteBoth(t *testing.T, step int, h *Hash, model map[string]string, rec []byte, f string) []byte {
+	t.Helper()
+	_, had := model[f]
+	if got := h.Delete([]byte(f)); got != had {
+		t.Fatalf("step %d: Delete %v, model %v", step, got, had)
+	}
+	delete(model, f)
+	if out, removed, _ := Remove(nil, rec, []byte(f)); removed {
+		return out
+	}
+	return rec
+}
+
+// getBoth checks h's value of f against the model's.
+func getBoth(t *testing.T, step int, h *Hash, model map[string]string, f string) {
+	t.Helper()
+	v, ok := h.Get([]byte(f))
+	if m, had := model[f]; ok != had || string(v) != m {
+		t.Fatalf("step %d: Get %v %q, model %v %q", step, ok, v, had, m)
+	}
 }
