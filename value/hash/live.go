@@ -297,7 +297,15 @@ func (h *Hash) Each(f func(field, value []byte) bool) {
 		h.t.Each(f)
 		return
 	}
-	_ = Each(h.rec, f)
+	rec := h.rec // one-byte lengths, unchecked: seek's
+	for off := h.body(); off < len(rec); {
+		vp := off + 1 + int(rec[off])
+		end := vp + 1 + int(rec[vp])
+		if !f(rec[off+1:vp:vp], rec[vp+1:end:end]) {
+			return
+		}
+		off = end
+	}
 }
 
 // Fields appends h's fields to dst, in h's order (aliasing h).
