@@ -82,6 +82,33 @@ func BenchmarkHSet100(b *testing.B) {
 	benchBatches(b, r, batch.String(), 16*len(":0\r\n"), "HSET")
 }
 
+// BenchmarkIncr16 measures INCR of 16 counters a batch over a Unix socket
+// (a string record's read-modify-write in place).
+func BenchmarkIncr16(b *testing.B) {
+	tc := newTierCache(b)
+	_, path := startServerWith(b, tc, nil)
+	r := dialRaw(b, path)
+	var batch strings.Builder
+	for i := range 16 {
+		k := fmt.Sprintf("counter:%d", i)
+		fmt.Fprintf(&batch, "*2\r\n$4\r\nINCR\r\n$%d\r\n%s\r\n", len(k), k)
+	}
+	r.send(batch.String())
+	if _, err := io.ReadFull(r.rd.br, make([]byte, 16*len(":1\r\n"))); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r.send(batch.String())
+		for range 16 {
+			if _, err := r.rd.br.ReadSlice('\n'); err != nil { // ":n\r\n"
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*16), "ns/INCR")
+}
+
 // benchBatches sends batch (16 commands) on r and reads replyLen bytes of
 // replies per round, and reports the time per command as ns/<unit>.
 func benchBatches(b *testing.B, r *rawConn, batch string, replyLen int, unit string) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"time"
 
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/hash"
@@ -69,11 +70,12 @@ func (c *conn) kindRead(key []byte, want tier.Kind, own bool) (rec []byte, ok bo
 // A hash left with no such field is absent (exists false, f not called).
 // It notes the hash for the sweeper, due at once when fields expired.
 func (c *conn) readHash(key []byte, f func(h *hash.Hash, now int64)) (exists, ok bool) {
-	now := c.s.nowMs()
+	ns := c.s.cache.Now()
+	now := ns / int64(time.Millisecond)
 	var expired int
 	var bound int64
 	empty := false
-	exists, ok = c.readLive(key, hashes, func(v tier.Live) {
+	exists, ok = c.readLiveAt(key, hashes, ns, func(v tier.Live) {
 		h := hashOf(v)
 		expired, bound = h.Expired(now), h.ExpiryBound()
 		if empty = h.Len() == expired; !empty {
@@ -101,8 +103,9 @@ func (c *conn) readHash(key []byte, f func(h *hash.Hash, now int64)) (exists, ok
 func (c *conn) hashEdit(key []byte, create, isolate bool, edit func(h *hash.Hash) (bool, error)) (exists bool, err error) {
 	var purged, seen int
 	var next int64
-	now := c.s.nowMs()
-	exists, err = c.s.cache.Edit(key, hashes, create, func(v tier.Live) (tier.EditResult, error) {
+	ns := c.s.cache.Now()
+	now := ns / int64(time.Millisecond) // nowMs's, of the reading Edit decides the key's expiry by
+	exists, err = c.s.cache.EditAt(key, hashes, create, ns, func(v tier.Live) (tier.EditResult, error) {
 		h := hashOf(v)
 		purged, next = 0, 0
 		seen = h.Expired(now)

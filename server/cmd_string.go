@@ -106,7 +106,6 @@ func (c *conn) incrByCmd(args [][]byte, neg bool) {
 // answers the new value.
 func (c *conn) incrCmd(key []byte, incr int64) {
 	var result int64
-	var num [20]byte
 	err := c.stringUpdate(key, func(v []byte, exists bool) ([]byte, bool, error) {
 		var cur int64
 		if exists {
@@ -119,7 +118,7 @@ func (c *conn) incrCmd(key []byte, incr int64) {
 			return nil, false, replyError(errOverflow)
 		}
 		result = cur + incr
-		return strconv.AppendInt(num[:0], result, 10), true, nil
+		return strconv.AppendInt(c.num[:0], result, 10), true, nil
 	})
 	c.numReply(result, err)
 }

@@ -37,6 +37,7 @@ type conn struct {
 	coldGet bool               // the last GET read the cold device (see getBatch)
 	batch   [][]byte           // reused keys of a getBatch
 	kvs     [][2][]byte        // reused MSET pairs
+	num     [20]byte           // INCR's new value in decimal (a local would escape to the heap)
 	// chunks hold the values MGET replies name by reference (BulkShared),
 	// given back once those replies were flushed; getChunks hold a GET
 	// batch's values until they are copied into the reply.

@@ -52,7 +52,13 @@ var sets tier.LiveKind = setKind{}
 // exists is false if the key is absent; ok is false after an error,
 // which it has answered.
 func (c *conn) readLive(key []byte, lk tier.LiveKind, f func(v tier.Live)) (exists, ok bool) {
-	exists, err := c.s.cache.Read(key, lk, func(v tier.Live) error {
+	return c.readLiveAt(key, lk, c.s.cache.Now(), f)
+}
+
+// readLiveAt is readLive at the time now (the cache's Now, read for the
+// command: tier.Cache.ReadAt).
+func (c *conn) readLiveAt(key []byte, lk tier.LiveKind, now int64, f func(v tier.Live)) (exists, ok bool) {
+	exists, err := c.s.cache.ReadAt(key, lk, now, func(v tier.Live) error {
 		f(v)
 		return nil
 	})

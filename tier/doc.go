@@ -217,8 +217,11 @@
 //     decision (Store keeping the expiry, Remove, Keep) applies only to the
 //     version it was shown (set's version check, deleteAt), else it runs
 //     again on the newer value; Updates of one key are serialized by a
-//     striped lock, so they never retry against one another; an error from
-//     the function changes nothing (TestUpdateIsAtomic).
+//     striped lock, or, one in place, by the key's shard write lock while
+//     no Update holds the stripe's lock (its busy count, read under the
+//     shard lock, raised before that Update's first read), so they never
+//     retry against one another; an error from the function changes
+//     nothing (TestUpdateIsAtomic, TestCountersAreAtomic in server).
 //   - T25: a burst of writes faster than the device drops nothing
 //     (TestWritersWaitForTheFlusher). In Backpressure mode (the default)
 //     the flusher never drops (flusher F2): before its write, outside every

@@ -12,6 +12,10 @@ import (
 // reader finds them while no tier has them yet (T5). One version per key:
 // the newest wins, and each add of that version is matched by one remove.
 type transit struct {
+	// total is the sum of the shards' n: get and forget, while no copy is
+	// anywhere (nearly always), return before they hash the key.
+	total  atomic.Int64
+	_      [56]byte
 	shards [shardCount]transitShard
 }
 
@@ -55,6 +59,7 @@ func (t *transit) add(key, val []byte, ver uint64, exp int64, to policy.Tier) {
 	case m == nil:
 		s.m[string(key)] = &moving{val: val, ver: ver, exp: exp, refs: 1, to: to}
 		s.n.Add(1)
+		t.total.Add(1)
 	case m.ver == ver:
 		m.refs++
 		m.to = to
@@ -72,6 +77,7 @@ func (t *transit) remove(key []byte, ver uint64) {
 		if m.refs--; m.refs <= 0 {
 			delete(s.m, viewString(key))
 			s.n.Add(-1)
+			t.total.Add(-1)
 		}
 	}
 	s.mu.Unlock()
@@ -80,6 +86,9 @@ func (t *transit) remove(key []byte, ver uint64) {
 // get appends the moving copy of key at version ver to dst and says where
 // it is going.
 func (t *transit) get(dst, key []byte, ver uint64) ([]byte, policy.Tier, bool) {
+	if t.total.Load() == 0 {
+		return dst, policy.None, false
+	}
 	s := t.shard(key)
 	if s.n.Load() == 0 {
 		return dst, policy.None, false
@@ -94,6 +103,9 @@ func (t *transit) get(dst, key []byte, ver uint64) ([]byte, policy.Tier, bool) {
 
 // forget removes key whatever its version (Delete, Flush).
 func (t *transit) forget(key []byte) {
+	if t.total.Load() == 0 {
+		return
+	}
 	s := t.shard(key)
 	if s.n.Load() == 0 {
 		return
@@ -102,6 +114,7 @@ func (t *transit) forget(key []byte) {
 	if _, ok := s.m[viewString(key)]; ok {
 		delete(s.m, viewString(key))
 		s.n.Add(-1)
+		t.total.Add(-1)
 	}
 	s.mu.Unlock()
 }
@@ -111,7 +124,7 @@ func (t *transit) clear() {
 		s := &t.shards[i]
 		s.mu.Lock()
 		clear(s.m)
-		s.n.Store(0)
+		t.total.Add(-int64(s.n.Swap(0)))
 		s.mu.Unlock()
 	}
 }

@@ -3,6 +3,7 @@ package tier
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tiercache/tiercache/policy"
 )
@@ -39,7 +40,13 @@ const updateStripes = 1024
 // updateTries bounds how often Update reads again after such a write.
 const updateTries = 64
 
-type updateLocks [updateStripes]sync.Mutex
+// updateLocks are the stripes' locks, and how many Updates of each stripe
+// hold its lock (busy): an Update in place, all of it under its key's
+// shard write lock, runs without the stripe's lock while none does.
+type updateLocks struct {
+	mu   [updateStripes]sync.Mutex
+	busy [updateStripes]atomic.Int32
+}
 
 // Update is a read-modify-write of one key in one step (T24): f is given
 // the key's current value (of any kind) and decides what to store, and
@@ -60,12 +67,21 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 	}
 	defer c.exit()
 	lo, _ := hashKey(key)
-	mu := &c.upd[lo%updateStripes]
+	sh := c.dir.shard(lo)
+	stripe := lo % updateStripes
+	done, busy, err := c.updateInPlace(sh, key, f, &c.upd.busy[stripe])
+	if done {
+		return err
+	}
+	mu := &c.upd.mu[stripe]
 	mu.Lock()
 	defer mu.Unlock()
-	sh := c.dir.shard(lo)
-	if done, err := c.updateInPlace(sh, key, f); done {
-		return err
+	c.upd.busy[stripe].Add(1)
+	defer c.upd.busy[stripe].Add(-1)
+	if busy {
+		if done, _, err := c.updateInPlace(sh, key, f, nil); done {
+			return err
+		}
 	}
 	unreadable := 0
 	var buf []byte
@@ -131,15 +147,23 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 // f is given the record itself, and its change applies at once, a value
 // of the record's size written in place (T11). done is false, nothing
 // changed, when the key is anything else, or the new value needs room
-// that only a cleaning gives: Update then takes its general path.
-func (c *Cache) updateInPlace(sh *shard, key []byte, f func(cur Current) (Change, error)) (done bool, err error) {
+// that only a cleaning gives: Update then takes its general path. With
+// busy given (the caller holds no stripe lock) it runs only while no
+// Update of the stripe holds the stripe's lock (busy is 0 under the shard
+// lock, which such an Update raises before its first read takes): else
+// it reports busy, and the caller takes the lock and tries again.
+func (c *Cache) updateInPlace(sh *shard, key []byte, f func(cur Current) (Change, error), busy *atomic.Int32) (done, isBusy bool, err error) {
 	if c.writeThrough() {
-		return false, nil
+		return false, false, nil
 	}
 	e := c.lockEntry(sh, key, true, true)
+	if busy != nil && busy.Load() != 0 {
+		sh.mu.Unlock()
+		return false, true, nil
+	}
 	if e == nil || !e.live(c.now()) || e.loc == 0 || e.flushing || e.where == memLive || c.rt != nil && c.rt.suspect(e) {
 		sh.mu.Unlock()
-		return false, nil
+		return false, false, nil
 	}
 	t := e.where.tier()
 	rec := c.mem.bytesOf(e)
@@ -151,15 +175,15 @@ func (c *Cache) updateInPlace(sh *shard, key []byte, f func(cur Current) (Change
 	switch {
 	case err != nil:
 		sh.mu.Unlock()
-		return true, err
+		return true, false, err
 	case ch.Op == Store && len(ch.Value) > c.o.MaxValue:
 		sh.mu.Unlock()
-		return true, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(ch.Value), c.o.MaxValue)
+		return true, false, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(ch.Value), c.o.MaxValue)
 	case ch.Op == Store:
 		var ok bool
 		if r, ok = c.reserveLocked(e, len(ch.Value)); !ok {
 			sh.mu.Unlock()
-			return false, nil
+			return false, false, nil
 		}
 	}
 	c.count(key, t, true)
@@ -176,7 +200,7 @@ func (c *Cache) updateInPlace(sh *shard, key []byte, f func(cur Current) (Change
 	}
 	sh.mu.Unlock()
 	c.processVictims()
-	return true, nil
+	return true, false, nil
 }
 
 // deleteAt deletes key if it is live at version ver, and reports whether

@@ -235,11 +235,11 @@ func (c *Cache) wtLock(keys ...[]byte) func() {
 	slices.Sort(stripes)
 	stripes = slices.Compact(stripes)
 	for _, s := range stripes {
-		c.upd[s].Lock()
+		c.upd.mu[s].Lock()
 	}
 	return func() {
 		for _, s := range stripes {
-			c.upd[s].Unlock()
+			c.upd.mu[s].Unlock()
 		}
 	}
 }

@@ -19,6 +19,29 @@ const (
 // classes are the runtime's size classes up to smallMax, ascending.
 var classes = probeClasses()
 
+// byStep looks a class up by size, as the runtime's own tables do: the
+// class of n is byStep[(n+7)/8] up to 1024 bytes and
+// byStep[1024/8+(n-1024+127)/128] above, exact while every class up to
+// 1024 is a multiple of 8 and every one above a multiple of 128 (checked
+// as it is built: else it is nil, and AllocSize searches classes).
+var byStep = stepTable()
+
+func stepTable() []int32 {
+	var t []int32
+	for _, c := range classes {
+		if c <= 1024 && c%8 != 0 || c > 1024 && c%128 != 0 {
+			return nil
+		}
+	}
+	for n := 0; n <= 1024; n += 8 {
+		t = append(t, int32(classes[sort.SearchInts(classes, max(n, 1))]))
+	}
+	for n := 1024 + 128; n <= smallMax; n += 128 {
+		t = append(t, int32(classes[sort.SearchInts(classes, n)]))
+	}
+	return t
+}
+
 func probeClasses() []int {
 	var cs []int
 	for n := 1; n <= smallMax; {
@@ -36,6 +59,10 @@ func AllocSize(n int) int {
 		return 0
 	case n > smallMax:
 		return (n + largePage - 1) / largePage * largePage
+	case byStep == nil:
+		return classes[sort.SearchInts(classes, n)]
+	case n <= 1024:
+		return int(byStep[(n+7)/8])
 	}
-	return classes[sort.SearchInts(classes, n)]
+	return int(byStep[1024/8+(n-1024+127)/128])
 }

@@ -24,7 +24,9 @@
 // expiry, so a read of one field reads only its piece.
 //
 // Hash is the hash as the DRAM tiers keep it live (tier.Live): its
-// record, edited in place, while small (Redis's listpack bounds), a
+// record, edited in place, while small (Redis's listpack bounds; from 16
+// fields with an index of its fields' entries: a tag byte of each name's
+// hash and the entry's offset), a
 // value.Table once large, its field expiries in a side table (field →
 // unix ms, only the fields that have one, the earliest kept); the record
 // is built from it when asked for, of the second version exactly while a
@@ -88,10 +90,16 @@
 //     expiries and whether one has any; PieceEach reads a piece's fields
 //     with their expiries, PiecesFor names the pieces that may hold a
 //     field, Expiring those with an expiry (TestPiecesCut).
+//   - VH13: a small Hash of indexFrom (16) fields or more keeps an index
+//     of its fields (a tag byte of each name's hash and the entry's
+//     offset) that names every field's entry after any sequence of Put
+//     and Delete, and a lookup through it finds what a scan of the
+//     record finds (TestSmallHashIndex).
 //
 // # Caveats
 //
 //   - Fields and values returned alias the record: valid while it is.
 //   - Put and Remove write into dst, which must not overlap the record.
-//   - Every read of one field scans the record: O(hash size).
+//   - Every read of one field of a record scans it: O(hash size) (a Hash
+//     looks a field up in its index or table instead).
 package hash

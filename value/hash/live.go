@@ -10,9 +10,10 @@ import (
 // Hash is a hash as the DRAM tiers keep it live (tier.Live), changed in
 // place. A small one (at most SmallFields fields, no name or value over
 // SmallValue bytes: Redis's hash-max-listpack-entries and -value) is its
-// record, edited as Redis edits a listpack: a scan for the field, a value
-// of the same length written over the old one, any other edit one copy
-// of the record into its second buffer (Put, Remove), so insertion order
+// record, edited as Redis edits a listpack: the field found (a scan, or
+// from indexFrom fields its index, index.go), a value of the same length
+// written over the old one, a new field appended in place, any other
+// edit one copy of the record into its second buffer, so insertion order
 // is exactly Redis's. A larger one is a value.Table: a probe or two to
 // find a field, entries packed in write order (a value set again with
 // another length moves to the end, as order in Redis's hashtable is no
@@ -23,6 +24,7 @@ import (
 // (exp, liveexpiry.go), the earliest kept.
 type Hash struct {
 	rec, spare []byte       // the small form: the record (first version) and the buffer edits alternate with
+	ix         index        // the small form's field index (from indexFrom fields)
 	t          *value.Table // the large form (rec nil)
 	ttl
 }
@@ -91,7 +93,7 @@ func (h *Hash) HeapBytes() int64 {
 	if h.t != nil {
 		return n + h.t.HeapBytes()
 	}
-	return n + int64(value.AllocSize(cap(h.rec))+value.AllocSize(cap(h.spare)))
+	return n + int64(value.AllocSize(cap(h.rec))+value.AllocSize(cap(h.spare))) + h.ix.heapBytes()
 }
 
 // RecordSize is the size of h's record.
@@ -130,8 +132,11 @@ func (h *Hash) Get(field []byte) ([]byte, bool) {
 	if h.t != nil {
 		return h.t.Get(field)
 	}
-	v, ok, _ := Get(h.rec, field)
-	return v, ok
+	_, _, vp, ok := h.seek(field)
+	if !ok {
+		return nil, false
+	}
+	return h.valueAt(vp), true
 }
 
 // SizeAfter is the field count and record size h would have with field
@@ -164,13 +169,13 @@ func (h *Hash) PutLimited(field, val []byte, keep bool, lim Limits) (added bool,
 		}
 		return h.Put(field, val), nil
 	}
-	sp, found, _ := locate(h.rec, field)
+	_, _, vp, found := h.seek(field)
 	t := h.counts()
-	n, base := sp.n, len(h.rec)
+	n, base := h.Len(), len(h.rec)
 	var old []byte
 	if found {
-		old, _, _ = chunk(h.rec[:sp.ep], sp.vp)
-		base += value.UvarintLen(len(val)) + len(val) - (sp.ep - sp.vp)
+		old = h.valueAt(vp)
+		base += len(val) - len(old)
 		if !keep {
 			t.drop(h.Expiry(field))
 		}
@@ -219,17 +224,35 @@ func (h *Hash) put(field, val []byte) (added bool) {
 	if h.t != nil {
 		return h.t.Put(field, val)
 	}
-	sp, found, _ := locate(h.rec, field)
-	vp, end := sp.vp, sp.ep
+	i, _, vp, found := h.seek(field)
 	if found {
-		if old, _, _ := chunk(h.rec[:end], vp); len(old) == len(val) {
+		old := h.valueAt(vp)
+		if len(old) == len(val) {
 			copy(old, val)
 			return false
 		}
+		// The value's length changes: the record is copied once around it.
+		end := vp + 1 + len(old)
+		out := append(append(append(h.spare[:0], h.rec[:vp]...), byte(len(val))), val...)
+		h.rec, h.spare = append(out, h.rec[end:]...), h.rec
+		h.indexShift(i+1, len(val)-len(old))
+		return false
 	}
-	out, added, _ := Put(h.spare[:0], h.rec, field, val, Limits{MaxFields: int(^uint(0) >> 1)})
-	h.rec, h.spare = out, h.rec
-	return added
+	n := int(h.rec[1])
+	if n >= 0x7f {
+		// The count's uvarint grows to two bytes (128 fields): Put
+		// copies the record, and the index is built again.
+		out, _, _ := Put(h.spare[:0], h.rec, field, val, Limits{MaxFields: int(^uint(0) >> 1)})
+		h.rec, h.spare, h.ix = out, h.rec, index{}
+		return true
+	}
+	// A new field goes at the end, its count's byte rewritten: the
+	// record grows in place.
+	at := len(h.rec)
+	h.rec[1] = byte(n + 1)
+	h.rec = append(append(append(append(h.rec, byte(len(field))), field...), byte(len(val))), val...)
+	h.indexAdded(field, at)
+	return true
 }
 
 func (h *Hash) has(field []byte) bool {
@@ -243,11 +266,18 @@ func (h *Hash) Delete(field []byte) bool {
 	if h.t != nil {
 		return h.t.Delete(field)
 	}
-	out, removed, _ := Remove(h.spare[:0], h.rec, field)
-	if removed {
-		h.rec, h.spare = out, h.rec
+	i, off, vp, found := h.seek(field)
+	if !found {
+		return false
 	}
-	return removed
+	end := vp + 1 + int(h.rec[vp])
+	body := h.body()
+	out := appendHeader(h.spare[:0], h.Len()-1)
+	hd := body - len(out)
+	out = append(append(out, h.rec[body:off]...), h.rec[end:]...)
+	h.rec, h.spare = out, h.rec
+	h.indexRemoved(i, end-off, hd)
+	return true
 }
 
 // grow turns the small form into the large one.
@@ -257,7 +287,7 @@ func (h *Hash) grow() {
 		t.Put(f, v)
 		return true
 	})
-	h.t, h.rec, h.spare = t, nil, nil
+	h.t, h.rec, h.spare, h.ix = t, nil, nil, index{}
 }
 
 // Each calls f with every field and value in h's order until f returns
@@ -267,7 +297,15 @@ func (h *Hash) Each(f func(field, value []byte) bool) {
 		h.t.Each(f)
 		return
 	}
-	_ = Each(h.rec, f)
+	rec := h.rec // one-byte lengths, unchecked: seek's
+	for off := h.body(); off < len(rec); {
+		vp := off + 1 + int(rec[off])
+		end := vp + 1 + int(rec[vp])
+		if !f(rec[off+1:vp:vp], rec[vp+1:end:end]) {
+			return
+		}
+		off = end
+	}
 }
 
 // Fields appends h's fields to dst, in h's order (aliasing h).

@@ -39,19 +39,9 @@ func TestHashModel(t *testing.T) {
 				}
 				rec, _, _ = Put(nil, rec, []byte(f), []byte(v), Limits{MaxFields: 1 << 30})
 			case op < 9:
-				_, had := model[f]
-				if got := h.Delete([]byte(f)); got != had {
-					t.Fatalf("step %d: Delete %v, model %v", step, got, had)
-				}
-				delete(model, f)
-				if out, removed, _ := Remove(nil, rec, []byte(f)); removed {
-					rec = out
-				}
+				rec = deleteBoth(t, step, h, model, rec, f)
 			default:
-				v, ok := h.Get([]byte(f))
-				if m, had := model[f]; ok != had || string(v) != m {
-					t.Fatalf("step %d: Get %v %q, model %v %q", step, ok, v, had, m)
-				}
+				getBoth(t, step, h, model, f)
 			}
 			got := h.AppendRecord(nil)
 			if len(got) != h.RecordSize() || h.Len() != len(model) {
@@ -325,5 +315,91 @@ func TestPutLimited(t *testing.T) {
 		case err == nil && (added != want || !bytes.Equal(h.AppendRecord(nil), model.AppendRecord(nil))):
 			t.Fatalf("step %d: PutLimited added %v, Put %v; records equal %v", step, added, want, bytes.Equal(h.AppendRecord(nil), model.AppendRecord(nil)))
 		}
+	}
+}
+
+// TestSmallHashIndex is VH13: a small hash's field index names every
+// field's entry, through Puts of values of every length, Deletes, and the
+// count's second byte (128 fields), and the record stays byte for byte
+// what the record edits give.
+func TestSmallHashIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	h := NewHash()
+	rec := Encode(nil, nil)
+	model := map[string]string{}
+	indexed, full := 0, 0
+	for step := range 30000 {
+		f := fmt.Sprint("field:", r.IntN(SmallFields))
+		switch op := r.IntN(10); {
+		case op < 6 || len(model) < 100 && op < 8 || step/2000 == 5: // steps 10,000 to 11,999 fill it
+			v := string(bytes.Repeat([]byte("v"), r.IntN(SmallValue+1)))
+			_, had := model[f]
+			if added := h.Put([]byte(f), []byte(v)); added == had {
+				t.Fatalf("step %d: Put added %v, model had %v", step, added, had)
+			}
+			model[f] = v
+			rec, _, _ = Put(nil, rec, []byte(f), []byte(v), Limits{MaxFields: 1 << 30})
+		case op < 9:
+			rec = deleteBoth(t, step, h, model, rec, f)
+		default:
+			getBoth(t, step, h, model, f)
+		}
+		if h.Len() == SmallFields {
+			full++
+		}
+		if h.t != nil {
+			t.Fatalf("step %d: %d fields of at most %d bytes: no longer small", step, len(model), SmallValue)
+		}
+		if !bytes.Equal(h.AppendRecord(nil), rec) {
+			t.Fatalf("step %d: the record differs from the record edits'", step)
+		}
+		if h.ix.tags == nil {
+			continue
+		}
+		indexed++
+		i := 0
+		err := Each(h.rec, func(name, _ []byte) bool {
+			if i >= len(h.ix.offs) || h.ix.tags[i] != tag(name) || int(h.ix.offs[i]) != entryAt(h.rec, name) {
+				return false
+			}
+			i++
+			return true
+		})
+		if err != nil || i != h.Len() || len(h.ix.offs) != i || len(h.ix.tags) != i {
+			t.Fatalf("step %d: the index names %d of %d fields right (%d offsets, %d tags)", step, i, h.Len(), len(h.ix.offs), len(h.ix.tags))
+		}
+	}
+	if indexed == 0 || full == 0 {
+		t.Fatalf("the hash was indexed at %d steps, had %d fields at %d", indexed, SmallFields, full)
+	}
+}
+
+// entryAt is the offset of name's entry in rec (a small form's record).
+func entryAt(rec, name []byte) int {
+	s, _, _ := locate(rec, name)
+	return s.start
+}
+
+// deleteBoth deletes f from h, the model and rec (the record edits'
+// model), and returns rec.
+func deleteBoth(t *testing.T, step int, h *Hash, model map[string]string, rec []byte, f string) []byte {
+	t.Helper()
+	_, had := model[f]
+	if got := h.Delete([]byte(f)); got != had {
+		t.Fatalf("step %d: Delete %v, model %v", step, got, had)
+	}
+	delete(model, f)
+	if out, removed, _ := Remove(nil, rec, []byte(f)); removed {
+		return out
+	}
+	return rec
+}
+
+// getBoth checks h's value of f against the model's.
+func getBoth(t *testing.T, step int, h *Hash, model map[string]string, f string) {
+	t.Helper()
+	v, ok := h.Get([]byte(f))
+	if m, had := model[f]; ok != had || string(v) != m {
+		t.Fatalf("step %d: Get %v %q, model %v %q", step, ok, v, had, m)
 	}
 }
