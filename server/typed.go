@@ -148,6 +148,9 @@ func (c *conn) readLiveSet(key []byte, f func(s *set.Live)) (exists, ok bool) {
 // the limits after each, before any is added.
 func (c *conn) setAddCheck(s *set.Live, members [][]byte) error {
 	n, size := s.Len(), s.Size()
+	if c.allNewFit(n, size, members, 1, 0) {
+		return nil
+	}
 	var seen map[string]bool
 	if len(members) > 1 {
 		seen = make(map[string]bool, len(members))
@@ -187,6 +190,9 @@ func (c *conn) zaddCheck(z *zset.Sorted, args [][]byte, first int, xx bool) erro
 		return nil
 	}
 	n, size := z.Len(), z.Size()
+	if c.allNewFit(n, size, args[first+1:], 2, 8) {
+		return nil
+	}
 	var seen map[string]bool
 	for i := first + 1; i < len(args); i += 2 {
 		m := args[i]
@@ -204,4 +210,18 @@ func (c *conn) zaddCheck(z *zset.Sorted, args [][]byte, first int, xx bool) erro
 		}
 	}
 	return nil
+}
+
+// allNewFit reports whether a set or sorted set of n members and size
+// bytes stays within the limits with every member of ms (each stride-th
+// argument) new, extra bytes besides its own each (8: a score): then no
+// member need be looked up, for the sizes after each add are smaller.
+func (c *conn) allNewFit(n, size int, ms [][]byte, stride, extra int) bool {
+	k := 0
+	for i := 0; i < len(ms); i += stride {
+		size += extra + value.UvarintLen(len(ms[i])) + len(ms[i])
+		k++
+	}
+	size += value.UvarintLen(n+k) - value.UvarintLen(n)
+	return c.s.setLimits.Check(n+k, size) == nil
 }

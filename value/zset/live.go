@@ -1,6 +1,7 @@
 package zset
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -159,6 +160,35 @@ func (z *Sorted) At(i int) Entry {
 	return z.entry(z.blks[b].e[j])
 }
 
+// EachRank calls f with the entries of ranks [lo, hi) (0 ≤ lo ≤ hi ≤
+// Len) in ascending order, or in descending order when rev, their members
+// aliasing z: one rank search, then a walk along the blocks.
+func (z *Sorted) EachRank(lo, hi int, rev bool, f func(Entry)) {
+	if lo >= hi {
+		return
+	}
+	if !rev {
+		b, j := z.findRank(lo)
+		for n := hi - lo; n > 0; n-- {
+			for j == len(z.blks[b].e) {
+				b, j = b+1, 0
+			}
+			f(z.entry(z.blks[b].e[j]))
+			j++
+		}
+		return
+	}
+	b, j := z.findRank(hi - 1)
+	for n := hi - lo; n > 0; n-- {
+		for j < 0 {
+			b--
+			j = len(z.blks[b].e) - 1
+		}
+		f(z.entry(z.blks[b].e[j]))
+		j--
+	}
+}
+
 // Rank is member's 0-based rank in ascending order.
 func (z *Sorted) Rank(m []byte) (int, bool) {
 	s, ok := z.Score(m)
@@ -238,22 +268,47 @@ func (z *Sorted) compact() {
 	z.idx = idx
 }
 
-// cmpAt compares entry e of the blocks with t.
-func (z *Sorted) cmpAt(e zent, t Entry) int { return Compare(z.entry(e), t) }
+// below reports whether entry e of the blocks is below t; the member is
+// looked up only when the scores tie (no score is NaN).
+func (z *Sorted) below(e zent, t Entry) bool {
+	return e.score < t.Score || e.score == t.Score && z.memberCmp(e.ref, t.Member) < 0
+}
+
+// memberCmp compares the member of ref with m.
+func (z *Sorted) memberCmp(ref uint32, m []byte) int {
+	s, _ := z.idx.At(ref)
+	return bytes.Compare(s, m)
+}
 
 // locate finds where t is, or would go: block b, position j in it; found
-// reports t is there.
+// reports t is there. Two binary searches: the first block whose last
+// entry is not below t (else the last block), then t's place in it.
 func (z *Sorted) locate(t Entry) (b, j int, found bool) {
 	if len(z.blks) == 0 {
 		return 0, 0, false
 	}
-	// The first block whose last entry is not below t, else the last.
-	b, _ = slices.BinarySearchFunc(z.blks, t, func(bl zblock, t Entry) int {
-		return z.cmpAt(bl.e[len(bl.e)-1], t)
-	})
-	b = min(b, len(z.blks)-1)
-	j, found = slices.BinarySearchFunc(z.blks[b].e, t, z.cmpAt)
-	return b, j, found
+	lo, hi := 0, len(z.blks)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		es := z.blks[h].e
+		if z.below(es[len(es)-1], t) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	b = min(lo, len(z.blks)-1)
+	es := z.blks[b].e
+	lo, hi = 0, len(es)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if z.below(es[h], t) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return b, lo, lo < len(es) && es[lo].score == t.Score && z.memberCmp(es[lo].ref, t.Member) == 0
 }
 
 // order puts e (member m) in its place.

@@ -11,7 +11,7 @@ import (
 
 // TestSortedModel is VZ6: a Sorted answers as Entries does (the decoded
 // record, VZ3) under the same Put, Remove and RemoveRanks, -0 handling
-// included: Score, Rank, At and the spans agree, its record is the one
+// included: Score, Rank, At, EachRank and the spans agree, its record is the one
 // Entries builds, Size is its length, and LoadSorted reads it back.
 func TestSortedModel(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
@@ -68,6 +68,28 @@ func TestSortedModel(t *testing.T) {
 				a, b := z.At(i), model.At(i)
 				if !bytes.Equal(a.Member, b.Member) || math.Float64bits(a.Score) != math.Float64bits(b.Score) {
 					t.Fatalf("step %d: At(%d) %s %v, model %s %v", step, i, a.Member, a.Score, b.Member, b.Score)
+				}
+			}
+			lo := r.IntN(model.Len())
+			hi := lo + r.IntN(min(300, model.Len()-lo)+1)
+			for _, rev := range []bool{false, true} {
+				i := lo
+				if rev {
+					i = hi - 1
+				}
+				z.EachRank(lo, hi, rev, func(a Entry) {
+					b := model.At(i)
+					if !bytes.Equal(a.Member, b.Member) || math.Float64bits(a.Score) != math.Float64bits(b.Score) {
+						t.Fatalf("step %d: EachRank(%d, %d, %v) at %d: %s %v, model %s %v", step, lo, hi, rev, i, a.Member, a.Score, b.Member, b.Score)
+					}
+					if rev {
+						i--
+					} else {
+						i++
+					}
+				})
+				if rev && i != lo-1 || !rev && i != hi {
+					t.Fatalf("step %d: EachRank(%d, %d, %v) stopped at %d", step, lo, hi, rev, i)
 				}
 			}
 			sr := ScoreRange{Min: 2, Max: 7}
