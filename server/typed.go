@@ -15,11 +15,12 @@ import (
 
 // typedBufs are a connection's decoded set and sorted set, reused.
 type typedBufs struct {
-	set  set.Members
-	zset zset.Entries
-	out  zset.Entries // a computed result (the algebra, ZRANGESTORE)
-	mems [][]byte
-	rec  []byte
+	set    set.Members
+	zset   zset.Entries
+	out    zset.Entries // a computed result (the algebra, ZRANGESTORE)
+	mems   [][]byte
+	rec    []byte
+	scores []float64 // ZADD's
 	// smoveAdded says SMOVE added its member to the destination (its
 	// "sadd" event).
 	smoveAdded bool
@@ -35,6 +36,9 @@ func (b *typedBufs) release() {
 	b.mems = b.mems[:0]
 	if cap(b.rec) > maxAggKeep {
 		b.rec = nil
+	}
+	if cap(b.scores) > maxAggKeep/8 {
+		b.scores = nil
 	}
 }
 

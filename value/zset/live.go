@@ -23,11 +23,12 @@ import (
 type Sorted struct {
 	idx  value.Table // member → score, 8 bytes little-endian; Manual
 	blks []zblock    // the entries in Redis's order
+	tops []zent      // each block's last entry: the blocks' binary search reads one array
 	fen  []int32     // Fenwick tree of the blocks' counts (1-based)
 	n    int
 	long int   // members longer than SmallMember (Small)
 	body int   // the record's body: Σ 8 + the member with its length
-	heap int64 // blocks' arrays, blks and fen
+	heap int64 // blocks' arrays (blks, tops and fen apart)
 }
 
 // BlockEntries is the most entries a block holds; a full one splits in
@@ -117,7 +118,7 @@ func (z *Sorted) Small() bool { return z.n <= SmallMembers && z.long == 0 }
 // HeapBytes is the heap z takes (value.AllocSize of its allocations).
 func (z *Sorted) HeapBytes() int64 {
 	return sortedBytes + z.idx.HeldBytes() + z.heap +
-		int64(value.AllocSize(cap(z.blks)*blkSize)+value.AllocSize(4*cap(z.fen)))
+		int64(value.AllocSize(cap(z.blks)*blkSize)+value.AllocSize(cap(z.tops)*entSize)+value.AllocSize(4*cap(z.fen)))
 }
 
 // Size is the size of z's record.
@@ -266,6 +267,7 @@ func (z *Sorted) compact() {
 		}
 	}
 	z.idx = idx
+	z.rebuild() // the tops' refs
 }
 
 // below reports whether entry e of the blocks is below t; the member is
@@ -287,11 +289,10 @@ func (z *Sorted) locate(t Entry) (b, j int, found bool) {
 	if len(z.blks) == 0 {
 		return 0, 0, false
 	}
-	lo, hi := 0, len(z.blks)
+	lo, hi := 0, len(z.tops)
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
-		es := z.blks[h].e
-		if z.below(es[len(es)-1], t) {
+		if z.below(z.tops[h], t) {
 			lo = h + 1
 		} else {
 			hi = h
@@ -325,6 +326,7 @@ func (z *Sorted) order(e zent, m []byte) {
 	bl.e = slices.Insert(bl.e, j, e)
 	z.heap += int64(value.AllocSize(cap(bl.e)*entSize) - value.AllocSize(old*entSize))
 	if len(bl.e) <= BlockEntries {
+		z.tops[b] = bl.e[len(bl.e)-1]
 		z.fenAdd(b, 1)
 		return
 	}
@@ -346,6 +348,7 @@ func (z *Sorted) unorder(t Entry) {
 	bl := &z.blks[b]
 	bl.e = slices.Delete(bl.e, j, j+1)
 	if len(bl.e) > 0 {
+		z.tops[b] = bl.e[len(bl.e)-1]
 		z.fenAdd(b, -1)
 		return
 	}
@@ -354,8 +357,16 @@ func (z *Sorted) unorder(t Entry) {
 	z.rebuild()
 }
 
-// rebuild makes the Fenwick tree of the blocks' counts again.
+// rebuild makes the blocks' tops and the Fenwick tree of their counts
+// again.
 func (z *Sorted) rebuild() {
+	if cap(z.tops) < len(z.blks) {
+		z.tops = make([]zent, len(z.blks), 2*len(z.blks))
+	}
+	z.tops = z.tops[:len(z.blks)]
+	for i, b := range z.blks {
+		z.tops[i] = b.e[len(b.e)-1]
+	}
 	n := len(z.blks) + 1
 	if cap(z.fen) < n {
 		z.fen = make([]int32, n, 2*n)

@@ -138,3 +138,18 @@ func TestSortedHeapBytes(t *testing.T) {
 		runtime.KeepAlive(zs)
 	}
 }
+
+// BenchmarkSortedPut moves a random member of a sorted set of 10,000 to a
+// random integer score, as scripts/bench-redis's ZADD does.
+func BenchmarkSortedPut(b *testing.B) {
+	z := NewSorted()
+	ms := make([][]byte, 10000)
+	for i := range ms {
+		ms[i] = fmt.Appendf(nil, "m:%012d", i)
+		z.Put(ms[i], float64(i))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for b.Loop() {
+		z.Put(ms[r.IntN(len(ms))], float64(r.IntN(10000)))
+	}
+}
