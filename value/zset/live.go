@@ -213,7 +213,7 @@ func (z *Sorted) Put(m []byte, score float64) bool {
 			return false
 		}
 		m, _ = z.idx.At(ref) // the stored bytes: m may be the caller's
-		z.unorder(Entry{Member: m, Score: cur})
+		z.unorder(cur, ref)
 	} else {
 		ref = z.idx.Insert(m, scoreBytes(0))
 		m, _ = z.idx.At(ref)
@@ -235,7 +235,7 @@ func (z *Sorted) Remove(m []byte) bool {
 		return false
 	}
 	stored, v := z.idx.At(ref)
-	z.unorder(Entry{Member: stored, Score: scoreOf(v)})
+	z.unorder(scoreOf(v), ref)
 	z.removed(stored)
 	z.idx.Delete(m)
 	if z.idx.Waste() {
@@ -339,10 +339,40 @@ func (z *Sorted) order(e zent, m []byte) {
 	z.rebuild()
 }
 
-// unorder takes t out of the blocks.
-func (z *Sorted) unorder(t Entry) {
-	b, j, found := z.locate(t)
-	if !found {
+// unorder takes the entry of ref, of score s, out of the blocks: found
+// by its score, then by its ref among the entries of that score, so no
+// member is looked up.
+func (z *Sorted) unorder(s float64, ref uint32) {
+	lo, hi := 0, len(z.tops)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if z.tops[h].score < s {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	b, j := lo, 0
+	if b < len(z.blks) {
+		es := z.blks[b].e
+		for hi = len(es); j < hi; {
+			h := int(uint(j+hi) >> 1)
+			if es[h].score < s {
+				j = h + 1
+			} else {
+				hi = h
+			}
+		}
+	}
+	for ; b < len(z.blks); b, j = b+1, 0 {
+		es := z.blks[b].e
+		for ; j < len(es) && es[j].score == s && es[j].ref != ref; j++ {
+		}
+		if j < len(es) {
+			break
+		}
+	}
+	if b == len(z.blks) || z.blks[b].e[j].ref != ref {
 		panic("zset: an entry the index has is not in the order")
 	}
 	bl := &z.blks[b]
