@@ -206,23 +206,22 @@ func (z *Sorted) Rank(m []byte) (int, bool) {
 // Redis's listpack stores it.
 func (z *Sorted) Put(m []byte, score float64) bool {
 	ref, exists := z.idx.Ref(m)
+	var v []byte
 	if exists {
-		_, v := z.idx.At(ref)
+		m, v = z.idx.At(ref) // the stored bytes: m may be the caller's
 		cur := scoreOf(v)
 		if cur == score {
 			return false
 		}
-		m, _ = z.idx.At(ref) // the stored bytes: m may be the caller's
 		z.unorder(cur, ref)
 	} else {
 		ref = z.idx.Insert(m, scoreBytes(0))
-		m, _ = z.idx.At(ref)
+		m, v = z.idx.At(ref)
 		z.added(m)
 	}
 	if score == 0 && z.Small() {
 		score = 0 // -0 as 0
 	}
-	_, v := z.idx.At(ref)
 	copy(v, scoreBytes(score))
 	z.order(zent{score, ref}, m)
 	return !exists
