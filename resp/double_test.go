@@ -2,6 +2,8 @@ package resp
 
 import (
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -57,6 +59,22 @@ func TestAppendDouble(t *testing.T) {
 		math.Copysign(0, -1): "-0", 1e16: "10000000000000000", 3.5e-320: "3.4999610351393905e-320", 1e17: "1e+17",
 	} {
 		if got := string(AppendDouble(nil, f)); got != want {
+			t.Errorf("AppendDouble(%v) = %q, want %q", f, got, want)
+		}
+	}
+	// Integers (printed without strconv's 'g') near the bounds of the
+	// integer form and at random, and the numbers beside them, as 'g' 17.
+	r := rand.New(rand.NewPCG(8, 8))
+	fs := []float64{1e17 - 16, 1e17 - 8, -1e17 + 8, 99999999999999984, 1 << 53, 1<<53 + 2, -(1 << 53), 0.5, -0.5}
+	for range 20000 {
+		f := math.Trunc(math.Ldexp(r.Float64(), r.IntN(64)))
+		if r.IntN(2) == 0 {
+			f = -f
+		}
+		fs = append(fs, f, math.Nextafter(f, math.Inf(1)), math.Nextafter(f, math.Inf(-1)))
+	}
+	for _, f := range fs {
+		if got, want := string(AppendDouble(nil, f)), string(strconv.AppendFloat(nil, f, 'g', 17, 64)); got != want {
 			t.Errorf("AppendDouble(%v) = %q, want %q", f, got, want)
 		}
 	}

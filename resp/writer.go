@@ -26,7 +26,8 @@ type Writer struct {
 	err   error
 	proto int // 2 or 3
 	num   [24]byte
-	nerr  uint64 // Error replies written
+	dnum  [32]byte // Double's digits (a local array would escape to the heap)
+	nerr  uint64   // Error replies written
 
 	// CountError, when set, is called with every Error reply's message
 	// (a server counts them by code).

@@ -27,8 +27,7 @@ func (w *Writer) Bool(b bool) {
 // "%.17g", a RESP3 double (","), in RESP2 a bulk string; infinities as
 // inf and -inf.
 func (w *Writer) Double(d float64) {
-	var num [32]byte
-	b := AppendDouble(num[:0], d)
+	b := AppendDouble(w.dnum[:0], d)
 	if w.proto == 3 {
 		w.writeByte(',')
 		w.write(b)
@@ -47,6 +46,11 @@ func AppendDouble(dst []byte, d float64) []byte {
 		return append(dst, "-inf"...)
 	case math.IsNaN(d):
 		return append(dst, "nan"...)
+	case d != 0 && d > -1e17 && d < 1e17 && d == math.Trunc(d):
+		// An integer of at most 17 digits: "%.17g" prints its digits and
+		// nothing more, as AppendInt does without strconv's slow path for
+		// a fixed precision.
+		return strconv.AppendInt(dst, int64(d), 10)
 	}
 	return strconv.AppendFloat(dst, d, 'g', 17, 64)
 }

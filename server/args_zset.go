@@ -22,6 +22,9 @@ func (c *conn) zaddArgs(args [][]byte, incr bool) (f zaddFlags, first int, score
 	i := 2
 loop:
 	for ; i < len(args); i++ {
+		if c := args[i]; len(c) == 0 || c[0]|0x20 < 'a' || c[0]|0x20 > 'z' {
+			break // a score (no flag starts with another byte), not upper-cased
+		}
 		switch word(args[i]) {
 		case "NX":
 			f.nx = true
@@ -50,7 +53,7 @@ loop:
 	case f.incr && n > 2:
 		c.w.Error(errZAddIncrPair)
 	default:
-		scores = make([]float64, 0, n/2)
+		scores = c.typed.scores[:0]
 		for j := i; j < len(args); j += 2 {
 			s, ok := resp.ParseDouble(args[j])
 			if !ok {
@@ -59,6 +62,7 @@ loop:
 			}
 			scores = append(scores, s)
 		}
+		c.typed.scores = scores
 		return f, i, scores, true
 	}
 	return f, 0, nil, false

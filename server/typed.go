@@ -15,11 +15,12 @@ import (
 
 // typedBufs are a connection's decoded set and sorted set, reused.
 type typedBufs struct {
-	set  set.Members
-	zset zset.Entries
-	out  zset.Entries // a computed result (the algebra, ZRANGESTORE)
-	mems [][]byte
-	rec  []byte
+	set    set.Members
+	zset   zset.Entries
+	out    zset.Entries // a computed result (the algebra, ZRANGESTORE)
+	mems   [][]byte
+	rec    []byte
+	scores []float64 // ZADD's
 	// smoveAdded says SMOVE added its member to the destination (its
 	// "sadd" event).
 	smoveAdded bool
@@ -35,6 +36,9 @@ func (b *typedBufs) release() {
 	b.mems = b.mems[:0]
 	if cap(b.rec) > maxAggKeep {
 		b.rec = nil
+	}
+	if cap(b.scores) > maxAggKeep/8 {
+		b.scores = nil
 	}
 }
 
@@ -148,6 +152,9 @@ func (c *conn) readLiveSet(key []byte, f func(s *set.Live)) (exists, ok bool) {
 // the limits after each, before any is added.
 func (c *conn) setAddCheck(s *set.Live, members [][]byte) error {
 	n, size := s.Len(), s.Size()
+	if c.allNewFit(n, size, members, 1, 0) {
+		return nil
+	}
 	var seen map[string]bool
 	if len(members) > 1 {
 		seen = make(map[string]bool, len(members))
@@ -187,6 +194,9 @@ func (c *conn) zaddCheck(z *zset.Sorted, args [][]byte, first int, xx bool) erro
 		return nil
 	}
 	n, size := z.Len(), z.Size()
+	if c.allNewFit(n, size, args[first+1:], 2, 8) {
+		return nil
+	}
 	var seen map[string]bool
 	for i := first + 1; i < len(args); i += 2 {
 		m := args[i]
@@ -204,4 +214,18 @@ func (c *conn) zaddCheck(z *zset.Sorted, args [][]byte, first int, xx bool) erro
 		}
 	}
 	return nil
+}
+
+// allNewFit reports whether a set or sorted set of n members and size
+// bytes stays within the limits with every member of ms (each stride-th
+// argument) new, extra bytes besides its own each (8: a score): then no
+// member need be looked up, for the sizes after each add are smaller.
+func (c *conn) allNewFit(n, size int, ms [][]byte, stride, extra int) bool {
+	k := 0
+	for i := 0; i < len(ms); i += stride {
+		size += extra + value.UvarintLen(len(ms[i])) + len(ms[i])
+		k++
+	}
+	size += value.UvarintLen(n+k) - value.UvarintLen(n)
+	return c.s.setLimits.Check(n+k, size) == nil
 }

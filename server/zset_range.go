@@ -9,42 +9,47 @@ import (
 // ZRANGEBYLEX and ZREVRANGEBYLEX, ZCOUNT, ZLEXCOUNT and
 // ZREMRANGEBYRANK|SCORE|LEX.
 
-// zrangeRanks is the ranks q selects of z, in the order answered.
-func zrangeRanks(z zset.Reader, q zrangeReq) (ranks []int) {
-	n := z.Len()
-	switch q.by {
-	case byRank:
-		lo, hi := zset.RankSpan(n, q.start, q.stop)
-		for i := lo; i < hi; i++ {
-			if q.rev {
-				ranks = append(ranks, n-1-i)
-			} else {
-				ranks = append(ranks, i)
-			}
+// zrangeRanks appends to ranks the ranks q selects of z, in the order
+// answered.
+func zrangeRanks(ranks []int, z zset.Reader, q zrangeReq) []int {
+	lo, hi, rev := zrangeSpan(z, q)
+	for i := lo; i < hi; i++ {
+		if rev {
+			ranks = append(ranks, hi-1-(i-lo))
+		} else {
+			ranks = append(ranks, i)
 		}
-		return ranks
 	}
-	var lo, hi int
+	return ranks
+}
+
+// zrangeSpan is the ranks q selects of z, [lo, hi), answered in
+// descending order when rev.
+func zrangeSpan(z zset.Reader, q zrangeReq) (lo, hi int, rev bool) {
+	n := z.Len()
+	if q.by == byRank {
+		lo, hi = zset.RankSpan(n, q.start, q.stop)
+		if q.rev {
+			lo, hi = n-hi, n-lo
+		}
+		return lo, hi, q.rev
+	}
 	if q.by == byScore {
 		lo, hi = zset.ScoreSpan(z, q.score)
 	} else {
 		lo, hi = zset.LexSpan(z, q.lex, q.rev)
 	}
 	if q.offset < 0 || q.offset >= int64(hi-lo) || q.limit == 0 {
-		return nil
+		return 0, 0, q.rev
 	}
 	k := int64(hi-lo) - q.offset
 	if q.limit > 0 {
 		k = min(k, q.limit)
 	}
-	for i := range int(k) {
-		if q.rev {
-			ranks = append(ranks, hi-1-int(q.offset)-i)
-		} else {
-			ranks = append(ranks, lo+int(q.offset)+i)
-		}
+	if q.rev {
+		return hi - int(q.offset) - int(k), hi - int(q.offset), true
 	}
-	return ranks
+	return lo + int(q.offset), lo + int(q.offset) + int(k), false
 }
 
 // zrangeCmd answers ZRANGE and its legacy forms: args from the key on,
@@ -55,7 +60,11 @@ func (c *conn) zrangeCmd(args [][]byte, by zrangeBy, rev, revFixed bool) {
 	if !ok {
 		return
 	}
-	exists, ok := c.readLiveZSet(args[1], func(z *zset.Sorted) { c.writeEntries(z, zrangeRanks(z, q), q.withScores) })
+	exists, ok := c.readLiveZSet(args[1], func(z *zset.Sorted) {
+		lo, hi, rev := zrangeSpan(z, q)
+		c.entriesHeader(hi-lo, q.withScores)
+		z.EachRank(lo, hi, rev, func(e zset.Entry) { c.writeEntry(e, q.withScores) })
+	})
 	if ok && !exists {
 		c.writeEntries(zset.FromSorted(nil), nil, q.withScores)
 	}
@@ -64,20 +73,29 @@ func (c *conn) zrangeCmd(args [][]byte, by zrangeBy, rev, revFixed bool) {
 // writeEntries answers the entries of z at ranks: members, with scores a
 // flat array in RESP2 and pairs in RESP3.
 func (c *conn) writeEntries(z zset.Reader, ranks []int, withScores bool) {
-	if withScores && c.w.Proto() < 3 {
-		c.w.Array(2 * len(ranks))
-	} else {
-		c.w.Array(len(ranks))
-	}
+	c.entriesHeader(len(ranks), withScores)
 	for _, r := range ranks {
-		e := z.At(r)
-		if withScores && c.w.Proto() >= 3 {
-			c.w.Array(2)
-		}
-		c.w.Bulk(e.Member)
-		if withScores {
-			c.w.Double(e.Score)
-		}
+		c.writeEntry(z.At(r), withScores)
+	}
+}
+
+// entriesHeader starts the answer of n entries (writeEntries).
+func (c *conn) entriesHeader(n int, withScores bool) {
+	if withScores && c.w.Proto() < 3 {
+		c.w.Array(2 * n)
+	} else {
+		c.w.Array(n)
+	}
+}
+
+// writeEntry answers one of the entries (writeEntries).
+func (c *conn) writeEntry(e zset.Entry, withScores bool) {
+	if withScores && c.w.Proto() >= 3 {
+		c.w.Array(2)
+	}
+	c.w.Bulk(e.Member)
+	if withScores {
+		c.w.Double(e.Score)
 	}
 }
 
@@ -96,7 +114,7 @@ func (c *conn) cmdZRangeStore(args [][]byte) {
 	}
 	out := &c.typed.out
 	out.Reset()
-	ranks := zrangeRanks(z, q)
+	ranks := zrangeRanks(nil, z, q)
 	entries := out.All()[:0]
 	for _, r := range ranks {
 		entries = append(entries, z.At(r))
@@ -165,7 +183,7 @@ func (c *conn) zremRangeCmd(args [][]byte, by zrangeBy) {
 	}
 	var removed int
 	_, err := c.zsetEdit(args[1], false, func(z *zset.Sorted) (bool, error) {
-		ranks := zrangeRanks(z, q)
+		ranks := zrangeRanks(nil, z, q)
 		removed = len(ranks)
 		if removed > 0 {
 			z.RemoveRanks(ranks[0], ranks[len(ranks)-1]+1)

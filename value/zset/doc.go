@@ -34,9 +34,9 @@
 //   - VZ5: Limits are checked before a record is built: a sorted set past
 //     MaxMembers or MaxBytes answers a *set.LimitError (TestLimits).
 //   - VZ6: a Sorted answers as Entries does under the same Put, Remove
-//     and RemoveRanks, -0 included: Score, Rank, At and the spans agree,
-//     its record is the one Entries builds, Size is its length, and
-//     LoadSorted reads it back (TestSortedModel).
+//     and RemoveRanks, -0 included: Score, Rank, At, EachRank and the
+//     spans agree, its record is the one Entries builds, Size is its
+//     length, and LoadSorted reads it back (TestSortedModel).
 //   - VZ7: a Sorted's HeapBytes is within 2% of what the heap grows by
 //     (TestSortedHeapBytes).
 //

@@ -1,6 +1,7 @@
 package zset
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -22,11 +23,12 @@ import (
 type Sorted struct {
 	idx  value.Table // member → score, 8 bytes little-endian; Manual
 	blks []zblock    // the entries in Redis's order
+	tops []zent      // each block's last entry: the blocks' binary search reads one array
 	fen  []int32     // Fenwick tree of the blocks' counts (1-based)
 	n    int
 	long int   // members longer than SmallMember (Small)
 	body int   // the record's body: Σ 8 + the member with its length
-	heap int64 // blocks' arrays, blks and fen
+	heap int64 // blocks' arrays (blks, tops and fen apart)
 }
 
 // BlockEntries is the most entries a block holds; a full one splits in
@@ -116,7 +118,7 @@ func (z *Sorted) Small() bool { return z.n <= SmallMembers && z.long == 0 }
 // HeapBytes is the heap z takes (value.AllocSize of its allocations).
 func (z *Sorted) HeapBytes() int64 {
 	return sortedBytes + z.idx.HeldBytes() + z.heap +
-		int64(value.AllocSize(cap(z.blks)*blkSize)+value.AllocSize(4*cap(z.fen)))
+		int64(value.AllocSize(cap(z.blks)*blkSize)+value.AllocSize(cap(z.tops)*entSize)+value.AllocSize(4*cap(z.fen)))
 }
 
 // Size is the size of z's record.
@@ -159,6 +161,35 @@ func (z *Sorted) At(i int) Entry {
 	return z.entry(z.blks[b].e[j])
 }
 
+// EachRank calls f with the entries of ranks [lo, hi) (0 ≤ lo ≤ hi ≤
+// Len) in ascending order, or in descending order when rev, their members
+// aliasing z: one rank search, then a walk along the blocks.
+func (z *Sorted) EachRank(lo, hi int, rev bool, f func(Entry)) {
+	if lo >= hi {
+		return
+	}
+	if !rev {
+		b, j := z.findRank(lo)
+		for n := hi - lo; n > 0; n-- {
+			for j == len(z.blks[b].e) {
+				b, j = b+1, 0
+			}
+			f(z.entry(z.blks[b].e[j]))
+			j++
+		}
+		return
+	}
+	b, j := z.findRank(hi - 1)
+	for n := hi - lo; n > 0; n-- {
+		for j < 0 {
+			b--
+			j = len(z.blks[b].e) - 1
+		}
+		f(z.entry(z.blks[b].e[j]))
+		j--
+	}
+}
+
 // Rank is member's 0-based rank in ascending order.
 func (z *Sorted) Rank(m []byte) (int, bool) {
 	s, ok := z.Score(m)
@@ -175,23 +206,22 @@ func (z *Sorted) Rank(m []byte) (int, bool) {
 // Redis's listpack stores it.
 func (z *Sorted) Put(m []byte, score float64) bool {
 	ref, exists := z.idx.Ref(m)
+	var v []byte
 	if exists {
-		_, v := z.idx.At(ref)
+		m, v = z.idx.At(ref) // the stored bytes: m may be the caller's
 		cur := scoreOf(v)
 		if cur == score {
 			return false
 		}
-		m, _ = z.idx.At(ref) // the stored bytes: m may be the caller's
-		z.unorder(Entry{Member: m, Score: cur})
+		z.unorder(cur, ref)
 	} else {
 		ref = z.idx.Insert(m, scoreBytes(0))
-		m, _ = z.idx.At(ref)
+		m, v = z.idx.At(ref)
 		z.added(m)
 	}
 	if score == 0 && z.Small() {
 		score = 0 // -0 as 0
 	}
-	_, v := z.idx.At(ref)
 	copy(v, scoreBytes(score))
 	z.order(zent{score, ref}, m)
 	return !exists
@@ -204,7 +234,7 @@ func (z *Sorted) Remove(m []byte) bool {
 		return false
 	}
 	stored, v := z.idx.At(ref)
-	z.unorder(Entry{Member: stored, Score: scoreOf(v)})
+	z.unorder(scoreOf(v), ref)
 	z.removed(stored)
 	z.idx.Delete(m)
 	if z.idx.Waste() {
@@ -236,24 +266,49 @@ func (z *Sorted) compact() {
 		}
 	}
 	z.idx = idx
+	z.rebuild() // the tops' refs
 }
 
-// cmpAt compares entry e of the blocks with t.
-func (z *Sorted) cmpAt(e zent, t Entry) int { return Compare(z.entry(e), t) }
+// below reports whether entry e of the blocks is below t; the member is
+// looked up only when the scores tie (no score is NaN).
+func (z *Sorted) below(e zent, t Entry) bool {
+	return e.score < t.Score || e.score == t.Score && z.memberCmp(e.ref, t.Member) < 0
+}
+
+// memberCmp compares the member of ref with m.
+func (z *Sorted) memberCmp(ref uint32, m []byte) int {
+	s, _ := z.idx.At(ref)
+	return bytes.Compare(s, m)
+}
 
 // locate finds where t is, or would go: block b, position j in it; found
-// reports t is there.
+// reports t is there. Two binary searches: the first block whose last
+// entry is not below t (else the last block), then t's place in it.
 func (z *Sorted) locate(t Entry) (b, j int, found bool) {
 	if len(z.blks) == 0 {
 		return 0, 0, false
 	}
-	// The first block whose last entry is not below t, else the last.
-	b, _ = slices.BinarySearchFunc(z.blks, t, func(bl zblock, t Entry) int {
-		return z.cmpAt(bl.e[len(bl.e)-1], t)
-	})
-	b = min(b, len(z.blks)-1)
-	j, found = slices.BinarySearchFunc(z.blks[b].e, t, z.cmpAt)
-	return b, j, found
+	lo, hi := 0, len(z.tops)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if z.below(z.tops[h], t) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	b = min(lo, len(z.blks)-1)
+	es := z.blks[b].e
+	lo, hi = 0, len(es)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if z.below(es[h], t) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return b, lo, lo < len(es) && es[lo].score == t.Score && z.memberCmp(es[lo].ref, t.Member) == 0
 }
 
 // order puts e (member m) in its place.
@@ -270,6 +325,7 @@ func (z *Sorted) order(e zent, m []byte) {
 	bl.e = slices.Insert(bl.e, j, e)
 	z.heap += int64(value.AllocSize(cap(bl.e)*entSize) - value.AllocSize(old*entSize))
 	if len(bl.e) <= BlockEntries {
+		z.tops[b] = bl.e[len(bl.e)-1]
 		z.fenAdd(b, 1)
 		return
 	}
@@ -282,15 +338,46 @@ func (z *Sorted) order(e zent, m []byte) {
 	z.rebuild()
 }
 
-// unorder takes t out of the blocks.
-func (z *Sorted) unorder(t Entry) {
-	b, j, found := z.locate(t)
-	if !found {
+// unorder takes the entry of ref, of score s, out of the blocks: found
+// by its score, then by its ref among the entries of that score, so no
+// member is looked up.
+func (z *Sorted) unorder(s float64, ref uint32) {
+	lo, hi := 0, len(z.tops)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if z.tops[h].score < s {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	b, j := lo, 0
+	if b < len(z.blks) {
+		es := z.blks[b].e
+		for hi = len(es); j < hi; {
+			h := int(uint(j+hi) >> 1)
+			if es[h].score < s {
+				j = h + 1
+			} else {
+				hi = h
+			}
+		}
+	}
+	for ; b < len(z.blks); b, j = b+1, 0 {
+		es := z.blks[b].e
+		for ; j < len(es) && es[j].score == s && es[j].ref != ref; j++ {
+		}
+		if j < len(es) {
+			break
+		}
+	}
+	if b == len(z.blks) || z.blks[b].e[j].ref != ref {
 		panic("zset: an entry the index has is not in the order")
 	}
 	bl := &z.blks[b]
 	bl.e = slices.Delete(bl.e, j, j+1)
 	if len(bl.e) > 0 {
+		z.tops[b] = bl.e[len(bl.e)-1]
 		z.fenAdd(b, -1)
 		return
 	}
@@ -299,8 +386,16 @@ func (z *Sorted) unorder(t Entry) {
 	z.rebuild()
 }
 
-// rebuild makes the Fenwick tree of the blocks' counts again.
+// rebuild makes the blocks' tops and the Fenwick tree of their counts
+// again.
 func (z *Sorted) rebuild() {
+	if cap(z.tops) < len(z.blks) {
+		z.tops = make([]zent, len(z.blks), 2*len(z.blks))
+	}
+	z.tops = z.tops[:len(z.blks)]
+	for i, b := range z.blks {
+		z.tops[i] = b.e[len(b.e)-1]
+	}
 	n := len(z.blks) + 1
 	if cap(z.fen) < n {
 		z.fen = make([]int32, n, 2*n)

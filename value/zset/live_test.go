@@ -11,7 +11,7 @@ import (
 
 // TestSortedModel is VZ6: a Sorted answers as Entries does (the decoded
 // record, VZ3) under the same Put, Remove and RemoveRanks, -0 handling
-// included: Score, Rank, At and the spans agree, its record is the one
+// included: Score, Rank, At, EachRank and the spans agree, its record is the one
 // Entries builds, Size is its length, and LoadSorted reads it back.
 func TestSortedModel(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
@@ -70,6 +70,28 @@ func TestSortedModel(t *testing.T) {
 					t.Fatalf("step %d: At(%d) %s %v, model %s %v", step, i, a.Member, a.Score, b.Member, b.Score)
 				}
 			}
+			lo := r.IntN(model.Len())
+			hi := lo + r.IntN(min(300, model.Len()-lo)+1)
+			for _, rev := range []bool{false, true} {
+				i := lo
+				if rev {
+					i = hi - 1
+				}
+				z.EachRank(lo, hi, rev, func(a Entry) {
+					b := model.At(i)
+					if !bytes.Equal(a.Member, b.Member) || math.Float64bits(a.Score) != math.Float64bits(b.Score) {
+						t.Fatalf("step %d: EachRank(%d, %d, %v) at %d: %s %v, model %s %v", step, lo, hi, rev, i, a.Member, a.Score, b.Member, b.Score)
+					}
+					if rev {
+						i--
+					} else {
+						i++
+					}
+				})
+				if rev && i != lo-1 || !rev && i != hi {
+					t.Fatalf("step %d: EachRank(%d, %d, %v) stopped at %d", step, lo, hi, rev, i)
+				}
+			}
 			sr := ScoreRange{Min: 2, Max: 7}
 			if l1, h1 := ScoreSpan(z, sr); true {
 				if l2, h2 := ScoreSpan(&model, sr); l1 != l2 || h1 != h2 {
@@ -114,5 +136,20 @@ func TestSortedHeapBytes(t *testing.T) {
 		}
 		t.Logf("%d members: %.1f heap bytes a member", n, got/float64(n))
 		runtime.KeepAlive(zs)
+	}
+}
+
+// BenchmarkSortedPut moves a random member of a sorted set of 10,000 to a
+// random integer score, as scripts/bench-redis's ZADD does.
+func BenchmarkSortedPut(b *testing.B) {
+	z := NewSorted()
+	ms := make([][]byte, 10000)
+	for i := range ms {
+		ms[i] = fmt.Appendf(nil, "m:%012d", i)
+		z.Put(ms[i], float64(i))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for b.Loop() {
+		z.Put(ms[r.IntN(len(ms))], float64(r.IntN(10000)))
 	}
 }
