@@ -1,7 +1,6 @@
 package logstore
 
 import (
-	"cmp"
 	"slices"
 	"sync"
 	"syscall"
@@ -13,16 +12,16 @@ import (
 // replaying its valid records; a region's walk stops at its first invalid
 // record (torn tail or older data).
 //
-// The scan replays into a keyed index (full keys, 24 bytes a slot), where
-// a later record of a key finds the earlier one without reading it back,
-// then builds the log's key index from it (keyIndexFrom): for a moment
-// Open holds both. The records' changes are applied in batches sorted by
-// their keys' home slots (replay.go, E36), so that the table is walked
-// forward instead of probed at random.
+// Each record's index change goes to a bucket by its key's tag; once every
+// region is read, the buckets are settled (the last change of each key
+// wins) and the key index is loaded from them in tag order (tagreplay.go,
+// E37). With Options.ReplayBatch the scan replays into a keyed index
+// instead (full keys, 24 bytes a slot), in batches sorted by their keys'
+// home slots (replay.go, E36), and builds the key index from it
+// (keyIndexFrom): the route before E37, BenchmarkOpen's peer.
 func (lg *Log) scan() error {
 	lg.fresh()
 	lg.st.Recovered = "scan"
-	tmp := newIndex(lg.expected(), lg.bindIdx)
 	// 1. Region headers, in batches of one block each, read into the
 	// first write buffer.
 	type hdr struct {
@@ -72,7 +71,22 @@ func (lg *Log) scan() error {
 	if len(found) == 0 {
 		return nil
 	}
-	rp := newReplay(cmp.Or(lg.o.ReplayBatch, replayBatch))
+	// The changes go to tag buckets (E37), or, with Options.ReplayBatch,
+	// to the keyed table in sorted batches (E36).
+	var rp *replay
+	var tmp *index
+	var tr *tagReplay
+	if lg.o.ReplayBatch > 0 {
+		rp, tmp = newReplay(lg.o.ReplayBatch), newIndex(lg.expected(), lg.bindIdx)
+	} else {
+		tr = &tagReplay{}
+	}
+	pending := func() int {
+		if tr != nil {
+			return tr.n
+		}
+		return tmp.len() + rp.pending()
+	}
 	// 2. Replay regions in seq order, reading up to len(lg.bufs) ahead.
 	type inflight struct {
 		done chan struct{}
@@ -105,7 +119,9 @@ func (lg *Log) scan() error {
 			if rc.kind != kindDelete {
 				l = rc.locIn(h.r, off)
 			}
-			if rp.add(&rc.key, l) {
+			if tr != nil {
+				tr.add(&rc.key, l)
+			} else if rp.add(&rc.key, l) {
 				rp.apply(lg, tmp)
 			}
 		})
@@ -115,21 +131,26 @@ func (lg *Log) scan() error {
 		if i == len(found)-1 {
 			lg.curEnd, lg.curLow = end, low
 		}
-		if i == 0 && len(found) > 2 {
+		if i == 0 && len(found) > 2 && rp != nil {
 			// Size the index once from the first region's record count.
 			tmp.reserve(int(float64(rp.pending()) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
 		}
 		if i+len(lg.bufs) < len(found) {
 			submit(i + len(lg.bufs))
 		}
-		lg.prog.report("scan", int64(i+1)*R, int64(len(found))*R, tmp.len()+rp.pending())
+		lg.prog.report("scan", int64(i+1)*R, int64(len(found))*R, pending())
 	}
-	rp.apply(lg, tmp)
-	rp.free()
 	for _, b := range lg.bufs {
 		clear(b.mem)
 	}
-	lg.idx = keyIndexFrom(tmp, lg.bindIdx)
+	if tr != nil {
+		tr.settle()
+		lg.idx = tr.load(lg, lg.bindIdx)
+	} else {
+		rp.apply(lg, tmp)
+		rp.free()
+		lg.idx = keyIndexFrom(tmp, lg.bindIdx)
+	}
 	last := found[len(found)-1]
 	lg.cur, lg.nextSeq = last.r, last.seq+1
 	return nil
