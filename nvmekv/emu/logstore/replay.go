@@ -65,14 +65,14 @@ func (rp *replay) grow() {
 }
 
 // replaySlice returns room for n ops: mapped when that is a MiB or more.
-func replaySlice(n int) ([]replayOp, []byte) { return mappedSlice[replayOp](n) }
+func replaySlice(n int) ([]replayOp, []byte) { return mappedSlice[replayOp](n, 1<<20) }
 
 // mappedSlice returns room for n values of a pointer-free T, mapped off
-// the heap when that is a MiB or more (with its mapping; else nil).
-func mappedSlice[T any](n int) ([]T, []byte) {
+// the heap when that is minMap bytes or more (with its mapping; else nil).
+func mappedSlice[T any](n, minMap int) ([]T, []byte) {
 	var zero T
 	sz := n * int(unsafe.Sizeof(zero))
-	if sz >= 1<<20 {
+	if sz >= minMap {
 		if mem, err := mapPages(sz); err == nil {
 			return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(mem))), n), mem
 		}

@@ -24,11 +24,13 @@ type tagOp struct {
 const (
 	tagBuckets    = 256
 	tagChunkFirst = 256     // ops in a bucket's first chunk
-	tagChunkMax   = 1 << 17 // ops in a full chunk: 3 MiB, mapped
+	tagChunkMax   = 1 << 17 // ops in a full chunk: 3 MiB
+	tagChunkMap   = 64 << 10 // a chunk this large or larger is mapped
 )
 
 // tagBucket holds one bucket's changes in chunks that double up to
-// tagChunkMax; mem holds the mappings of mapped ones.
+// tagChunkMax, those of 64 KiB or more mapped off the heap (about 92 KB
+// of a bucket's first changes are on it); mem holds the mappings.
 type tagBucket struct {
 	chunks [][]tagOp
 	mem    [][]byte
@@ -54,7 +56,7 @@ func (tr *tagReplay) add(k *[16]byte, l Loc) {
 		if len(bk.chunks) > 0 {
 			n = min(tagChunkMax, 2*cap(bk.chunks[len(bk.chunks)-1]))
 		}
-		c, m := mappedSlice[tagOp](n)
+		c, m := mappedSlice[tagOp](n, tagChunkMap)
 		bk.chunks, bk.mem = append(bk.chunks, c[:0]), append(bk.mem, m)
 	}
 	a, b := splitKey(k)
