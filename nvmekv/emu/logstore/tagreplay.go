@@ -23,8 +23,8 @@ type tagOp struct {
 
 const (
 	tagBuckets    = 256
-	tagChunkFirst = 256     // ops in a bucket's first chunk
-	tagChunkMax   = 1 << 17 // ops in a full chunk: 3 MiB
+	tagChunkFirst = 256      // ops in a bucket's first chunk
+	tagChunkMax   = 1 << 17  // ops in a full chunk: 3 MiB
 	tagChunkMap   = 64 << 10 // a chunk this large or larger is mapped
 )
 
