@@ -348,7 +348,10 @@
 //     1000, and 0, the tag buckets of E37; BenchmarkOpen's scan-keyed, n
 //     = 2M, was the default scan before E37, and scan-inorder, n = 1, the
 //     replay in log order).
-//   - E37: by default (ReplayBatch 0) a scan appends each record's index
+//   - E37: each region a scan reads is walked (E4) on a goroutine of its
+//     own, up to len(WriteBuffers)-1 beside the replay, which takes their
+//     changes region by region in seq order. By default (ReplayBatch 0)
+//     the scan appends each record's index
 //     change (key, Loc or delete; 24 bytes) in log order to one of 256
 //     buckets by the top 8 bits of its key's tag, and once every region
 //     is read settles each bucket: its changes sorted by tag, stably (an

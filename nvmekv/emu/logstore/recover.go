@@ -88,43 +88,65 @@ func (lg *Log) scan() error {
 		return tmp.len() + rp.pending()
 	}
 	// 2. Replay regions in seq order, reading up to len(lg.bufs) ahead.
+	// Each region is walked (records parsed, CRCs checked) on a goroutine
+	// of its own once read, so up to len(lg.bufs)-1 walks run beside the
+	// replay of the one before them, which stays in seq order here.
 	type inflight struct {
-		done chan struct{}
-		res  int32
+		done     chan struct{} // read and walked
+		res      int32
+		ops      []regionOp
+		end, low int
+		torn     bool
 	}
+	nb := len(lg.bufs)
+	lists := make([][]regionOp, nb) // the change lists, reused
 	fl := make([]*inflight, len(found))
 	submit := func(i int) {
-		b := lg.bufs[i%len(lg.bufs)]
-		f := &inflight{done: make(chan struct{})}
+		b, h := lg.bufs[i%nb], found[i]
+		f := &inflight{done: make(chan struct{}), ops: lists[i%nb][:0]}
 		fl[i] = f
+		read := make(chan struct{})
 		// A region may take several reads (the device's largest transfer):
 		// f.res is the bytes read up to the first short piece, or -errno.
-		lg.rg.Read(b.mem, lg.regionOff(found[i].r), b.idx, func(n int32) { f.res = n; close(f.done) })
+		lg.rg.Read(b.mem, lg.regionOff(h.r), b.idx, func(n int32) { f.res = n; close(read) })
+		go func() {
+			<-read
+			if f.res < 0 {
+				clear(b.mem)
+			} else if int(f.res) < len(b.mem) {
+				clear(b.mem[f.res:])
+			}
+			f.end, f.low, f.torn = walkRegion(b.mem, h.seq, lg.o.RegionBytes, func(off int, rc *rec) {
+				var l Loc // a delete
+				if rc.kind != kindDelete {
+					l = rc.locIn(h.r, off)
+				}
+				f.ops = append(f.ops, regionOp{rc.key, l})
+			})
+			close(f.done)
+		}()
 	}
-	for i := 0; i < min(len(found), len(lg.bufs)); i++ {
+	for i := 0; i < min(len(found), nb); i++ {
 		submit(i)
 	}
 	for i, h := range found {
-		<-fl[i].done
-		b := lg.bufs[i%len(lg.bufs)]
-		if fl[i].res < 0 {
-			lg.log.Warn("logstore: unreadable region, its records are lost", zap.String("path", lg.o.Path), zap.Int("region", h.r), zap.Error(syscall.Errno(-fl[i].res)))
-			clear(b.mem)
-		} else if int(fl[i].res) < len(b.mem) {
-			clear(b.mem[fl[i].res:])
+		f := fl[i]
+		<-f.done
+		fl[i] = nil
+		if f.res < 0 {
+			lg.log.Warn("logstore: unreadable region, its records are lost", zap.String("path", lg.o.Path), zap.Int("region", h.r), zap.Error(syscall.Errno(-f.res)))
 		}
 		lg.regs[h.r] = regionState{seq: h.seq}
-		end, low, torn := walkRegion(b.mem, h.seq, lg.o.RegionBytes, func(off int, rc *rec) {
-			var l Loc // a delete
-			if rc.kind != kindDelete {
-				l = rc.locIn(h.r, off)
-			}
+		for j := range f.ops {
+			op := &f.ops[j]
 			if tr != nil {
-				tr.add(&rc.key, l)
-			} else if rp.add(&rc.key, l) {
+				tr.add(&op.key, op.l)
+			} else if rp.add(&op.key, op.l) {
 				rp.apply(lg, tmp)
 			}
-		})
+		}
+		lists[i%nb] = f.ops
+		end, low, torn := f.end, f.low, f.torn
 		if torn {
 			lg.st.TornTails++
 		}
@@ -135,8 +157,8 @@ func (lg *Log) scan() error {
 			// Size the index once from the first region's record count.
 			tmp.reserve(int(float64(rp.pending()) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
 		}
-		if i+len(lg.bufs) < len(found) {
-			submit(i + len(lg.bufs))
+		if i+nb < len(found) {
+			submit(i + nb)
 		}
 		lg.prog.report("scan", int64(i+1)*R, int64(len(found))*R, pending())
 	}
@@ -154,6 +176,13 @@ func (lg *Log) scan() error {
 	last := found[len(found)-1]
 	lg.cur, lg.nextSeq = last.r, last.seq+1
 	return nil
+}
+
+// regionOp is a record's index change as its region's walk found it:
+// key now at l, or deleted (l 0).
+type regionOp struct {
+	key [16]byte
+	l   Loc
 }
 
 func cmpU64(a, b uint64) int {
