@@ -363,8 +363,14 @@
 //     LiveBytes and every region's live count are those of a replay in
 //     log order. Beside the index a scan holds only the changes, 24 bytes
 //     each, off the heap in chunks of up to 3 MiB but for a bucket's
-//     first 92 KB (TestTagReplaySettle: 200,000 changes of
-//     20,000 keys, tags whole, cut to 3 top bits and to 3 low bits;
+//     first 92 KB; a bucket that reaches 2^19 changes and 4 per winner at
+//     its last settle is settled early (the chunks past its winners'
+//     unmapped, later changes appended after them, so a key's changes
+//     stay in log order), so a scan holds at most about 3 GiB or 96 bytes
+//     per live key of changes, however many records are dead
+//     (TestTagReplaySettle: 200,000 changes of 20,000 keys, tags whole,
+//     cut to 3 top bits and to 3 low bits, settled at the end and early
+//     from 1000 changes;
 //     TestScanTagReplay: inline and extent records, keys of 1 to 16
 //     bytes, overwrites and deletes, reopened by both routes, tags whole
 //     and cut; BenchmarkOpen's scan against scan-keyed).
@@ -400,11 +406,11 @@
 //     entry's record (probability ≈ 1.4·10⁻⁹ per lookup, E8).
 //   - A Flush pads to a block boundary: frequent flushes of small records
 //     cost up to 4 KiB each.
-//   - A scan (E37) holds 24 bytes for every record of the log, live or
-//     not, until the log is read: as much as the keyed table of E36 (24
-//     bytes a slot at up to 90% load, for the live keys) when most
-//     records are live, more for a log of overwrites (at most 24 bytes
-//     per 48 bytes of log, a record's smallest size).
+//   - A scan (E37) holds 24 bytes for every record of the log until a
+//     bucket settles early (E37): up to about 3 GiB of changes (134M
+//     records) for a log of overwrites whose live keys would fit a much
+//     smaller table, and 96 bytes a live key past that, where the keyed
+//     table of E36 held 26.7 bytes a live key.
 //   - The checkpoint is a side file (Path+".ckpt"); block devices and NVMe
 //     namespaces have none by default and are scanned on every Open.
 //   - Clear tells OnReclaim nothing about the keys it drops (the caller

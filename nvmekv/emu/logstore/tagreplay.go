@@ -26,6 +26,7 @@ const (
 	tagChunkFirst = 256      // ops in a bucket's first chunk
 	tagChunkMax   = 1 << 17  // ops in a full chunk: 3 MiB
 	tagChunkMap   = 64 << 10 // a chunk this large or larger is mapped
+	tagSettleMin  = 1 << 19  // changes a bucket holds before it settles early
 )
 
 // tagBucket holds one bucket's changes in chunks that double up to
@@ -35,12 +36,15 @@ type tagBucket struct {
 	chunks [][]tagOp
 	mem    [][]byte
 	n      int
+	exts   int // of the winners, once settled: extent Locs
+	limit  int // settle early when n reaches it and tagReplay.early
 }
 
 // tagReplay is a scan's changes, bucketed by tag prefix.
 type tagReplay struct {
 	b     [tagBuckets]tagBucket
 	n     int      // changes added
+	early int      // a bucket's least changes to settle early (0: tagSettleMin)
 	keys  int      // winners, once settled
 	exts  int      // winners with an extent Loc
 	pairs []uint64 // settle's scratch: tag<<32 | index in the bucket
@@ -50,6 +54,9 @@ type tagReplay struct {
 
 // add queues key's change to l (0: a delete).
 func (tr *tagReplay) add(k *[16]byte, l Loc) {
+	if tr.early == 0 {
+		tr.early = tagSettleMin
+	}
 	bk := &tr.b[tagOf(k)>>24]
 	if len(bk.chunks) == 0 || len(bk.chunks[len(bk.chunks)-1]) == cap(bk.chunks[len(bk.chunks)-1]) {
 		n := tagChunkFirst
@@ -64,14 +71,23 @@ func (tr *tagReplay) add(k *[16]byte, l Loc) {
 	*c = append(*c, tagOp{a, b, l})
 	bk.n++
 	tr.n++
+	if bk.n >= max(bk.limit, tr.early) {
+		// Settled early, a bucket holds at most 2^19 changes or 4 per
+		// winner (a live key), however many records of the log are dead.
+		tr.settleBucket(bk)
+		bk.limit = 4 * bk.n
+	}
 }
 
 // settle sorts every bucket's changes by tag, stably, and keeps the last
 // change of each key that is not a delete, in tag order, in the bucket's
-// chunks. It counts the winners (keys, exts).
+// chunks (settleBucket). It counts the winners (keys, exts).
 func (tr *tagReplay) settle() {
 	for i := range tr.b {
-		tr.settleBucket(&tr.b[i])
+		bk := &tr.b[i]
+		tr.settleBucket(bk)
+		tr.keys += bk.n
+		tr.exts += bk.exts
 	}
 	tr.pairs, tr.tmp, tr.ops = nil, nil, nil
 }
@@ -96,7 +112,7 @@ func (tr *tagReplay) settleBucket(bk *tagBucket) {
 	// The winners go back into the chunks (copied out to ops), in tag
 	// order. In a run of one tag (almost always one change; a longer one
 	// is sorted by key, stably) the last change of each key wins.
-	bk.n, bk.chunks[0] = 0, bk.chunks[0][:0]
+	bk.n, bk.exts, bk.chunks[0] = 0, 0, bk.chunks[0][:0]
 	ci := 0
 	put := func(op *tagOp) {
 		if len(bk.chunks[ci]) == cap(bk.chunks[ci]) {
@@ -106,7 +122,7 @@ func (tr *tagReplay) settleBucket(bk *tagBucket) {
 		bk.chunks[ci] = append(bk.chunks[ci], *op)
 		bk.n++
 		if op.l.Ext() {
-			tr.exts++
+			bk.exts++
 		}
 	}
 	for s := 0; s < m; {
@@ -136,10 +152,12 @@ func (tr *tagReplay) settleBucket(bk *tagBucket) {
 		}
 		s = e
 	}
-	for ci++; ci < len(bk.chunks); ci++ {
-		bk.chunks[ci] = bk.chunks[ci][:0]
-	}
-	tr.keys += bk.n
+	// The chunks after the winners' go back: later changes are appended
+	// after the winners, so a key's changes stay in log order.
+	unmapAll(bk.mem[ci+1:])
+	clear(bk.chunks[ci+1:])
+	clear(bk.mem[ci+1:])
+	bk.chunks, bk.mem = bk.chunks[:ci+1], bk.mem[:ci+1]
 }
 
 // sortPairs sorts p by its top 32 bits (the tag; its top 8 bits are the

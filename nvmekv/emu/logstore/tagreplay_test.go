@@ -9,15 +9,21 @@ import (
 // TestTagReplaySettle checks E37 on the buckets alone: 200,000 changes
 // (stores, overwrites and deletes) of 20,000 keys, with full tags and
 // with tags cut to 3 top bits and to 3 low bits (every key in one bucket,
-// runs of thousands): settled, the buckets hold exactly each key's last
-// change that is not a delete, once, in tag order.
+// runs of thousands), buckets settled only at the end and also early
+// (from 1000 changes, 4 per winner): settled, the buckets hold exactly
+// each key's last change that is not a delete, once, in tag order, and
+// one settled early never held more than 4 changes per winner past 1000.
 func TestTagReplaySettle(t *testing.T) {
-	for _, mask := range []uint32{^uint32(0), 0xe0000000, 7} {
-		t.Run(fmt.Sprintf("mask=%#x", mask), func(t *testing.T) {
+	for _, c := range []struct {
+		mask  uint32
+		early int
+	}{{^uint32(0), 0}, {0xe0000000, 0}, {7, 0}, {0xe0000000, 1000}, {7, 1000}} {
+		mask := c.mask
+		t.Run(fmt.Sprintf("mask=%#x/early=%d", mask, c.early), func(t *testing.T) {
 			prev := SetTagMask(mask)
 			defer SetTagMask(prev)
 			r := rand.New(rand.NewPCG(37, uint64(mask)))
-			tr := &tagReplay{}
+			tr := &tagReplay{early: c.early}
 			last := map[[16]byte]Loc{}
 			for i := 1; i <= 200_000; i++ {
 				var k [16]byte
@@ -28,6 +34,9 @@ func TestTagReplaySettle(t *testing.T) {
 				}
 				tr.add(&k, l)
 				last[k] = l
+				if bk := &tr.b[tagOf(&k)>>24]; c.early > 0 && bk.n > max(c.early, bk.limit) {
+					t.Fatalf("a bucket holds %d changes, past max(%d, %d)", bk.n, c.early, bk.limit)
+				}
 			}
 			tr.settle()
 			want := 0
