@@ -354,7 +354,8 @@
 //     the scan appends each record's index
 //     change (key, Loc or delete; 24 bytes) in log order to one of 256
 //     buckets by the top 8 bits of its key's tag, and once every region
-//     is read settles each bucket: its changes sorted by tag, stably (an
+//     is read settles each bucket (the buckets on as many goroutines as
+//     CPUs, up to 4): its changes sorted by tag, stably (an
 //     LSD radix sort), the last change of each key wins, and a delete
 //     leaves the key absent. The key index is then sized for the winners
 //     and 1/32 more and loaded in tag order as a checkpoint's is (E29),

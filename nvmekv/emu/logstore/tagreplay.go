@@ -1,6 +1,10 @@
 package logstore
 
-import "slices"
+import (
+	"runtime"
+	"slices"
+	"sync"
+)
 
 // A scan's default replay (E37): instead of a keyed table that a later
 // record of a key finds the earlier one in (replay.go, the route of
@@ -43,13 +47,17 @@ type tagBucket struct {
 // tagReplay is a scan's changes, bucketed by tag prefix.
 type tagReplay struct {
 	b     [tagBuckets]tagBucket
-	n     int      // changes added
-	early int      // a bucket's least changes to settle early (0: tagSettleMin)
-	keys  int      // winners, once settled
-	exts  int      // winners with an extent Loc
-	pairs []uint64 // settle's scratch: tag<<32 | index in the bucket
-	tmp   []uint64
-	ops   []tagOp // settle's copy of a bucket's changes
+	n     int     // changes added
+	early int     // a bucket's least changes to settle early (0: tagSettleMin)
+	keys  int     // winners, once settled
+	exts  int     // winners with an extent Loc
+	sc    settler // for the buckets add settles early
+}
+
+// settler is the scratch of a bucket's settle.
+type settler struct {
+	pairs, tmp []uint64 // tag<<32 | index in the bucket
+	ops        []tagOp  // a copy of the bucket's changes
 }
 
 // add queues key's change to l (0: a delete).
@@ -74,33 +82,44 @@ func (tr *tagReplay) add(k *[16]byte, l Loc) {
 	if bk.n >= max(bk.limit, tr.early) {
 		// Settled early, a bucket holds at most 2^19 changes or 4 per
 		// winner (a live key), however many records of the log are dead.
-		tr.settleBucket(bk)
+		tr.sc.settle(bk)
 		bk.limit = 4 * bk.n
 	}
 }
 
-// settle sorts every bucket's changes by tag, stably, and keeps the last
-// change of each key that is not a delete, in tag order, in the bucket's
-// chunks (settleBucket). It counts the winners (keys, exts).
+// settle settles every bucket (settler.settle), on as many goroutines as
+// there are CPUs (up to 4; the buckets are independent), and counts the
+// winners (keys, exts).
 func (tr *tagReplay) settle() {
-	for i := range tr.b {
-		bk := &tr.b[i]
-		tr.settleBucket(bk)
-		tr.keys += bk.n
-		tr.exts += bk.exts
+	tr.sc = settler{}
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var sc settler
+			for i := w; i < len(tr.b); i += workers {
+				sc.settle(&tr.b[i])
+			}
+		})
 	}
-	tr.pairs, tr.tmp, tr.ops = nil, nil, nil
+	wg.Wait()
+	for i := range tr.b {
+		tr.keys += tr.b[i].n
+		tr.exts += tr.b[i].exts
+	}
 }
 
-func (tr *tagReplay) settleBucket(bk *tagBucket) {
+// settle sorts bk's changes by tag, stably, and keeps the last change of
+// each key that is not a delete, in tag order, in bk's chunks.
+func (sc *settler) settle(bk *tagBucket) {
 	m := bk.n
 	if m == 0 {
 		return
 	}
-	if cap(tr.pairs) < m {
-		tr.pairs, tr.tmp, tr.ops = make([]uint64, m), make([]uint64, m), make([]tagOp, m)
+	if cap(sc.pairs) < m {
+		sc.pairs, sc.tmp, sc.ops = make([]uint64, m), make([]uint64, m), make([]tagOp, m)
 	}
-	p, ops := tr.pairs[:m], tr.ops[:0]
+	p, ops := sc.pairs[:m], sc.ops[:0]
 	for _, c := range bk.chunks {
 		ops = append(ops, c...)
 	}
@@ -108,7 +127,7 @@ func (tr *tagReplay) settleBucket(bk *tagBucket) {
 		k := joinKey(ops[j].k0, ops[j].k1)
 		p[j] = uint64(tagOf(&k))<<32 | uint64(j)
 	}
-	p = sortPairs(p, tr.tmp[:m])
+	p = sortPairs(p, sc.tmp[:m])
 	// The winners go back into the chunks (copied out to ops), in tag
 	// order. In a run of one tag (almost always one change; a longer one
 	// is sorted by key, stably) the last change of each key wins.
