@@ -18,7 +18,7 @@
 //	logstore   the log: regions, records, extents, the index,
 //	           flush, reclaim, Strict evacuation, recovery,
 //	           the undo journal, the checkpoint, Open's
-//	           progress reports, the index's placement hook     E3-E8, E11, E14, E18, E20-E22, E25, E27-E36
+//	           progress reports, the index's placement hook     E3-E8, E11, E14, E18, E20-E22, E25, E27-E37
 //	rings      the io_uring rings and registered buffers that
 //	           carry every transfer to the device               E15-E17, E19, E23
 //	dev        the I/O backend: File, NVMe, Fault               D1-D7

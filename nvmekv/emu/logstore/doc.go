@@ -221,11 +221,8 @@
 //     written, hashing nothing, so a CK5 is only valid for the tagOf it
 //     was written with, which its magic names. Checkpoints of earlier
 //     builds still load: CK3 (entries with full keys) and CK4 (a keyed
-//     table's image), their tags computed from their keys. A scan replays
-//     into a keyed table (24-byte slots: a later record of a key finds the
-//     earlier one without a read) and builds the key index from it at the
-//     end, so it holds both for a moment, loading the tag index sorted by
-//     tag as a checkpoint does. A checkpoint that
+//     table's image), their tags computed from their keys. A scan loads
+//     the tag index in tag order too (E37). A checkpoint that
 //     fails any check is dropped for a scan, as before (TestCheckpointImage:
 //     CK5, CK3 and CK4 written through a test seam, flipped bytes;
 //     TestTagIndexLoad: entries in each's order, in tag order and
@@ -339,14 +336,45 @@
 //     adds, repoints and removals against a map with a 512-slot cap, tags
 //     even and cut to a few bits; TestTagCollisionModel through a log;
 //     BenchmarkTagIndex: lookups and adds at 10M entries).
-//   - E36: a scan (E4) gathers its records' index changes in batches of
-//     Options.ReplayBatch (2M by default) and applies each batch sorted
-//     by the home slot of its keys in the keyed table, stably: a key's
-//     changes keep their log order and changes of different keys commute,
-//     so the index and every region's live count are those of a replay
-//     in log order, whatever the batch (TestScanReplayOrder: batches of
-//     1, 7, 1000 and the default; BenchmarkOpen's scan-inorder is the
+//   - E36: with Options.ReplayBatch n > 0, a scan (E4) replays into a
+//     keyed table (24-byte slots: a later record of a key finds the
+//     earlier one without a read), gathering its records' index changes
+//     in batches of n and applying each batch sorted by the home slot of
+//     its keys in that table, stably: a key's changes keep their log
+//     order and changes of different keys commute, so the index and every
+//     region's live count are those of a replay in log order, whatever
+//     the batch; it builds the key index from the table at the end, so it
+//     holds both for a moment (TestScanReplayOrder: batches of 1, 7,
+//     1000, and 0, the tag buckets of E37; BenchmarkOpen's scan-keyed, n
+//     = 2M, was the default scan before E37, and scan-inorder, n = 1, the
 //     replay in log order).
+//   - E37: each region a scan reads is walked (E4) on a goroutine of its
+//     own, up to len(WriteBuffers)-1 beside the replay, which takes their
+//     changes region by region in seq order. By default (ReplayBatch 0)
+//     the scan appends each record's index
+//     change (key, Loc or delete; 24 bytes) in log order to one of 256
+//     buckets by the top 8 bits of its key's tag, and once every region
+//     is read settles each bucket (the buckets on as many goroutines as
+//     CPUs, up to 4): its changes sorted by tag, stably (an
+//     LSD radix sort), the last change of each key wins, and a delete
+//     leaves the key absent. The key index is then sized for the winners
+//     and 1/32 more and loaded in tag order as a checkpoint's is (E29),
+//     each winner adding to its region's live count, and each bucket's
+//     memory goes back once loaded. The index, Items, FullKeyItems,
+//     LiveBytes and every region's live count are those of a replay in
+//     log order. Beside the index a scan holds only the changes, 24 bytes
+//     each, off the heap in chunks of up to 3 MiB but for a bucket's
+//     first 92 KB; a bucket that reaches 2^19 changes and 4 per winner at
+//     its last settle is settled early (the chunks past its winners'
+//     unmapped, later changes appended after them, so a key's changes
+//     stay in log order), so a scan holds at most about 3 GiB or 96 bytes
+//     per live key of changes, however many records are dead
+//     (TestTagReplaySettle: 200,000 changes of 20,000 keys, tags whole,
+//     cut to 3 top bits and to 3 low bits, settled at the end and early
+//     from 1000 changes;
+//     TestScanTagReplay: inline and extent records, keys of 1 to 16
+//     bytes, overwrites and deletes, reopened by both routes, tags whole
+//     and cut; BenchmarkOpen's scan against scan-keyed).
 //
 // # Caveats
 //
@@ -379,6 +407,11 @@
 //     entry's record (probability ≈ 1.4·10⁻⁹ per lookup, E8).
 //   - A Flush pads to a block boundary: frequent flushes of small records
 //     cost up to 4 KiB each.
+//   - A scan (E37) holds 24 bytes for every record of the log until a
+//     bucket settles early (E37): up to about 3 GiB of changes (134M
+//     records) for a log of overwrites whose live keys would fit a much
+//     smaller table, and 96 bytes a live key past that, where the keyed
+//     table of E36 held 26.7 bytes a live key.
 //   - The checkpoint is a side file (Path+".ckpt"); block devices and NVMe
 //     namespaces have none by default and are scanned on every Open.
 //   - Clear tells OnReclaim nothing about the keys it drops (the caller

@@ -349,6 +349,7 @@ func (l Loc) Size() int {
 func walkRegion(mem []byte, seq uint64, maxValue int, fn func(off int, r *rec)) (end, low int, torn bool) {
 	off, last := regionHdr, regionHdr
 	low = len(mem)
+	var r rec // fn takes its address: one for the walk, not one a record
 	for off+recHdrBytes <= low {
 		if mem[off] == 0 && mem[off+1] == 0 && mem[off+2] == 0 && mem[off+3] == 0 {
 			next := alignUp(off + 1)
@@ -358,8 +359,8 @@ func walkRegion(mem []byte, seq uint64, maxValue int, fn func(off int, r *rec)) 
 			off = next
 			continue
 		}
-		r, ok := parseRecord(mem, off, seq, maxValue, low)
-		if !ok {
+		var ok bool
+		if r, ok = parseRecord(mem, off, seq, maxValue, low); !ok {
 			return off, low, true
 		}
 		if r.kind == kindExtent {

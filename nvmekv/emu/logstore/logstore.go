@@ -71,10 +71,11 @@ type Options struct {
 	// 0: it starts small and grows with the keys. The extent records'
 	// table always starts at minExtExpected.
 	ExpectedItems int
-	// ReplayBatch is how many index changes a scan sorts and applies
-	// together (E36): 0 takes 2M (64 MiB, and as much for the sort, off
-	// the heap while it scans); 1 applies each as its record is read, the
-	// peer BenchmarkOpen compares with.
+	// ReplayBatch, if positive, makes a scan replay into a keyed table,
+	// that many index changes sorted and applied together (E36; 1
+	// applies each as its record is read): the peers BenchmarkOpen
+	// compares with. 0: the changes are bucketed by tag and settled once
+	// the log is read (E37).
 	ReplayBatch int
 	// Sparse leaves a regular file's blocks unreserved (E14).
 	Sparse bool

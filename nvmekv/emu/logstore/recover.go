@@ -1,7 +1,6 @@
 package logstore
 
 import (
-	"cmp"
 	"slices"
 	"sync"
 	"syscall"
@@ -13,16 +12,16 @@ import (
 // replaying its valid records; a region's walk stops at its first invalid
 // record (torn tail or older data).
 //
-// The scan replays into a keyed index (full keys, 24 bytes a slot), where
-// a later record of a key finds the earlier one without reading it back,
-// then builds the log's key index from it (keyIndexFrom): for a moment
-// Open holds both. The records' changes are applied in batches sorted by
-// their keys' home slots (replay.go, E36), so that the table is walked
-// forward instead of probed at random.
+// Each record's index change goes to a bucket by its key's tag; once every
+// region is read, the buckets are settled (the last change of each key
+// wins) and the key index is loaded from them in tag order (tagreplay.go,
+// E37). With Options.ReplayBatch the scan replays into a keyed index
+// instead (full keys, 24 bytes a slot), in batches sorted by their keys'
+// home slots (replay.go, E36), and builds the key index from it
+// (keyIndexFrom): the route before E37, BenchmarkOpen's peer.
 func (lg *Log) scan() error {
 	lg.fresh()
 	lg.st.Recovered = "scan"
-	tmp := newIndex(lg.expected(), lg.bindIdx)
 	// 1. Region headers, in batches of one block each, read into the
 	// first write buffer.
 	type hdr struct {
@@ -72,67 +71,118 @@ func (lg *Log) scan() error {
 	if len(found) == 0 {
 		return nil
 	}
-	rp := newReplay(cmp.Or(lg.o.ReplayBatch, replayBatch))
-	// 2. Replay regions in seq order, reading up to len(lg.bufs) ahead.
-	type inflight struct {
-		done chan struct{}
-		res  int32
+	// The changes go to tag buckets (E37), or, with Options.ReplayBatch,
+	// to the keyed table in sorted batches (E36).
+	var rp *replay
+	var tmp *index
+	var tr *tagReplay
+	if lg.o.ReplayBatch > 0 {
+		rp, tmp = newReplay(lg.o.ReplayBatch), newIndex(lg.expected(), lg.bindIdx)
+	} else {
+		tr = &tagReplay{}
 	}
+	pending := func() int {
+		if tr != nil {
+			return tr.n
+		}
+		return tmp.len() + rp.pending()
+	}
+	// 2. Replay regions in seq order, reading up to len(lg.bufs) ahead.
+	// Each region is walked (records parsed, CRCs checked) on a goroutine
+	// of its own once read, so up to len(lg.bufs)-1 walks run beside the
+	// replay of the one before them, which stays in seq order here.
+	type inflight struct {
+		done     chan struct{} // read and walked
+		res      int32
+		ops      []regionOp
+		end, low int
+		torn     bool
+	}
+	nb := len(lg.bufs)
+	lists := make([][]regionOp, nb) // the change lists, reused
 	fl := make([]*inflight, len(found))
 	submit := func(i int) {
-		b := lg.bufs[i%len(lg.bufs)]
-		f := &inflight{done: make(chan struct{})}
+		b, h := lg.bufs[i%nb], found[i]
+		f := &inflight{done: make(chan struct{}), ops: lists[i%nb][:0]}
 		fl[i] = f
+		read := make(chan struct{})
 		// A region may take several reads (the device's largest transfer):
 		// f.res is the bytes read up to the first short piece, or -errno.
-		lg.rg.Read(b.mem, lg.regionOff(found[i].r), b.idx, func(n int32) { f.res = n; close(f.done) })
+		lg.rg.Read(b.mem, lg.regionOff(h.r), b.idx, func(n int32) { f.res = n; close(read) })
+		go func() {
+			<-read
+			if f.res < 0 {
+				clear(b.mem)
+			} else if int(f.res) < len(b.mem) {
+				clear(b.mem[f.res:])
+			}
+			f.end, f.low, f.torn = walkRegion(b.mem, h.seq, lg.o.RegionBytes, func(off int, rc *rec) {
+				var l Loc // a delete
+				if rc.kind != kindDelete {
+					l = rc.locIn(h.r, off)
+				}
+				f.ops = append(f.ops, regionOp{rc.key, l})
+			})
+			close(f.done)
+		}()
 	}
-	for i := 0; i < min(len(found), len(lg.bufs)); i++ {
+	for i := 0; i < min(len(found), nb); i++ {
 		submit(i)
 	}
 	for i, h := range found {
-		<-fl[i].done
-		b := lg.bufs[i%len(lg.bufs)]
-		if fl[i].res < 0 {
-			lg.log.Warn("logstore: unreadable region, its records are lost", zap.String("path", lg.o.Path), zap.Int("region", h.r), zap.Error(syscall.Errno(-fl[i].res)))
-			clear(b.mem)
-		} else if int(fl[i].res) < len(b.mem) {
-			clear(b.mem[fl[i].res:])
+		f := fl[i]
+		<-f.done
+		fl[i] = nil
+		if f.res < 0 {
+			lg.log.Warn("logstore: unreadable region, its records are lost", zap.String("path", lg.o.Path), zap.Int("region", h.r), zap.Error(syscall.Errno(-f.res)))
 		}
 		lg.regs[h.r] = regionState{seq: h.seq}
-		end, low, torn := walkRegion(b.mem, h.seq, lg.o.RegionBytes, func(off int, rc *rec) {
-			var l Loc // a delete
-			if rc.kind != kindDelete {
-				l = rc.locIn(h.r, off)
-			}
-			if rp.add(&rc.key, l) {
+		for j := range f.ops {
+			op := &f.ops[j]
+			if tr != nil {
+				tr.add(&op.key, op.l)
+			} else if rp.add(&op.key, op.l) {
 				rp.apply(lg, tmp)
 			}
-		})
+		}
+		lists[i%nb] = f.ops
+		end, low, torn := f.end, f.low, f.torn
 		if torn {
 			lg.st.TornTails++
 		}
 		if i == len(found)-1 {
 			lg.curEnd, lg.curLow = end, low
 		}
-		if i == 0 && len(found) > 2 {
+		if i == 0 && len(found) > 2 && rp != nil {
 			// Size the index once from the first region's record count.
 			tmp.reserve(int(float64(rp.pending()) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
 		}
-		if i+len(lg.bufs) < len(found) {
-			submit(i + len(lg.bufs))
+		if i+nb < len(found) {
+			submit(i + nb)
 		}
-		lg.prog.report("scan", int64(i+1)*R, int64(len(found))*R, tmp.len()+rp.pending())
+		lg.prog.report("scan", int64(i+1)*R, int64(len(found))*R, pending())
 	}
-	rp.apply(lg, tmp)
-	rp.free()
 	for _, b := range lg.bufs {
 		clear(b.mem)
 	}
-	lg.idx = keyIndexFrom(tmp, lg.bindIdx)
+	if tr != nil {
+		tr.settle()
+		lg.idx = tr.load(lg, lg.bindIdx)
+	} else {
+		rp.apply(lg, tmp)
+		rp.free()
+		lg.idx = keyIndexFrom(tmp, lg.bindIdx)
+	}
 	last := found[len(found)-1]
 	lg.cur, lg.nextSeq = last.r, last.seq+1
 	return nil
+}
+
+// regionOp is a record's index change as its region's walk found it:
+// key now at l, or deleted (l 0).
+type regionOp struct {
+	key [16]byte
+	l   Loc
 }
 
 func cmpU64(a, b uint64) int {

@@ -8,7 +8,7 @@ import (
 	"github.com/tiercache/tiercache/nvmekv/emu/dev"
 )
 
-// A scan's index changes (recover.go) are gathered in batches and applied
+// With Options.ReplayBatch, a scan's index changes (recover.go) are gathered in batches and applied
 // in the order of their keys' home slots in the keyed table, so that the
 // table is walked forward instead of probed at random: at 100M keys the
 // table is some 2.6 GB, and a change applied as its record is read is a
@@ -24,10 +24,10 @@ type replayOp struct {
 	l         Loc
 }
 
-// replayBatch is how many changes a batch holds by default
-// (Options.ReplayBatch): 2M of 32 bytes, 64 MiB, and as much again for
-// the sort, mapped off the Go heap while a scan runs.
-const replayBatch = 1 << 21
+// ReplayBatch is the batch the keyed replay took by default before E37
+// (Options.ReplayBatch): 2M changes of 32 bytes, 64 MiB, and as much
+// again for the sort, mapped off the Go heap while a scan runs.
+const ReplayBatch = 1 << 21
 
 // replay is a scan's batch of changes.
 type replay struct {
@@ -65,23 +65,33 @@ func (rp *replay) grow() {
 }
 
 // replaySlice returns room for n ops: mapped when that is a MiB or more.
-func replaySlice(n int) ([]replayOp, []byte) {
-	sz := n * int(unsafe.Sizeof(replayOp{}))
-	if sz >= 1<<20 {
+func replaySlice(n int) ([]replayOp, []byte) { return mappedSlice[replayOp](n, 1<<20) }
+
+// mappedSlice returns room for n values of a pointer-free T, mapped off
+// the heap when that is minMap bytes or more (with its mapping; else nil).
+func mappedSlice[T any](n, minMap int) ([]T, []byte) {
+	var zero T
+	sz := n * int(unsafe.Sizeof(zero))
+	if sz >= minMap {
 		if mem, err := mapPages(sz); err == nil {
-			return unsafe.Slice((*replayOp)(unsafe.Pointer(unsafe.SliceData(mem))), n), mem
+			return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(mem))), n), mem
 		}
 	}
-	return make([]replayOp, n), nil
+	return make([]T, n), nil
 }
 
-// free unmaps the batch's mappings.
-func (rp *replay) free() {
-	for _, m := range rp.mem {
+// unmapAll unmaps the mappings of mem (nil ones are on the heap).
+func unmapAll(mem [][]byte) {
+	for _, m := range mem {
 		if m != nil {
 			_ = dev.UnmapBuffer(m[:cap(m)])
 		}
 	}
+}
+
+// free unmaps the batch's mappings.
+func (rp *replay) free() {
+	unmapAll(rp.mem)
 	rp.ops, rp.tmp, rp.mem = nil, nil, nil
 }
 

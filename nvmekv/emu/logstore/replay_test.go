@@ -77,11 +77,18 @@ func TestScanReplayOrder(t *testing.T) {
 				first = regs
 				return
 			}
-			for i := range regs {
-				if regs[i].live != first[i].live || regs[i].liveB != first[i].liveB {
-					t.Errorf("region %d: %d live records of %d bytes; with batches of 1: %d of %d", i, regs[i].live, regs[i].liveB, first[i].live, first[i].liveB)
-				}
-			}
+			sameLiveCounts(t, regs, first)
 		})
+	}
+}
+
+// sameLiveCounts fails t for each region whose live records or bytes in
+// regs differ from ref's (an in-order replay's).
+func sameLiveCounts(t *testing.T, regs, ref []regionState) {
+	t.Helper()
+	for i := range regs {
+		if regs[i].live != ref[i].live || regs[i].liveB != ref[i].liveB {
+			t.Errorf("region %d: %d live records of %d bytes; replayed in order: %d of %d", i, regs[i].live, regs[i].liveB, ref[i].live, ref[i].liveB)
+		}
 	}
 }

@@ -1,0 +1,150 @@
+package logstore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestTagReplaySettle checks E37 on the buckets alone: 200,000 changes
+// (stores, overwrites and deletes) of 20,000 keys, with full tags and
+// with tags cut to 3 top bits and to 3 low bits (every key in one bucket,
+// runs of thousands), buckets settled only at the end and also early
+// (from 1000 changes, 4 per winner): settled, the buckets hold exactly
+// each key's last change that is not a delete, once, in tag order, and
+// one settled early never held more than 4 changes per winner past 1000.
+func TestTagReplaySettle(t *testing.T) {
+	for _, c := range []struct {
+		mask  uint32
+		early int
+	}{{^uint32(0), 0}, {0xe0000000, 0}, {7, 0}, {0xe0000000, 1000}, {7, 1000}} {
+		mask := c.mask
+		t.Run(fmt.Sprintf("mask=%#x/early=%d", mask, c.early), func(t *testing.T) {
+			prev := SetTagMask(mask)
+			defer SetTagMask(prev)
+			r := rand.New(rand.NewPCG(37, uint64(mask)))
+			tr := &tagReplay{early: c.early}
+			last := map[[16]byte]Loc{}
+			for i := 1; i <= 200_000; i++ {
+				var k [16]byte
+				k[0], k[1], k[15] = byte(i%20_000), byte(i%20_000>>8), byte(r.IntN(2))
+				l := Loc(i)
+				if r.IntN(4) == 0 {
+					l = 0
+				}
+				tr.add(&k, l)
+				last[k] = l
+				if bk := &tr.b[tagOf(&k)>>24]; c.early > 0 && bk.n > max(c.early, bk.limit) {
+					t.Fatalf("a bucket holds %d changes, past max(%d, %d)", bk.n, c.early, bk.limit)
+				}
+			}
+			tr.settle()
+			want := 0
+			for _, l := range last {
+				if l != 0 {
+					want++
+				}
+			}
+			if tr.keys != want {
+				t.Fatalf("%d winners, want %d", tr.keys, want)
+			}
+			seen := map[[16]byte]bool{}
+			prevTag := uint64(0)
+			for i := range tr.b {
+				for _, c := range tr.b[i].chunks {
+					for _, op := range c {
+						k := joinKey(op.k0, op.k1)
+						if seen[k] || last[k] != op.l || op.l == 0 {
+							t.Fatalf("key %x: winner %v (seen before %v), last change %v", k, op.l, seen[k], last[k])
+						}
+						seen[k] = true
+						if tg := uint64(tagOf(&k)); tg < prevTag {
+							t.Fatalf("tag %#x after %#x", tg, prevTag)
+						} else {
+							prevTag = tg
+						}
+					}
+				}
+			}
+			tr.free()
+		})
+	}
+}
+
+// TestScanTagReplay checks E37 through a log: stores (inline and in
+// extents, keys of 1 to 16 bytes), overwrites and deletes, reopened by
+// scan with the tag buckets (ReplayBatch 0) and with the in-order keyed
+// replay (ReplayBatch 1), with full tags and tags cut to 3 bits: the
+// same Loc for every key, the same Items, LiveBytes and FullKeyItems,
+// the same live records and bytes in every region, and those of the
+// index before the close.
+func TestScanTagReplay(t *testing.T) {
+	for _, mask := range []uint32{^uint32(0), 0xe0000000} {
+		t.Run(fmt.Sprintf("mask=%#x", mask), func(t *testing.T) {
+			prev := SetTagMask(mask)
+			defer SetTagMask(prev)
+			o := testOptions(t)
+			l := mustOpenLog(t, o)
+			r := rand.New(rand.NewPCG(37, 2))
+			keyOf := func(i int) string { return fmt.Sprintf("%0*d", 1+i%16, i) }
+			for i := 0; i < 2500; i++ {
+				key := keyOf(r.IntN(400))
+				var k [16]byte
+				copy(k[:], key)
+				if r.IntN(5) == 0 {
+					l.Lock()
+					if loc, ok, err := l.FindLocked(&k, len(key)); err == nil && ok {
+						if st := l.DeleteLocked(&k, len(key), loc); st != 0 {
+							l.Unlock()
+							t.Fatalf("delete %s: %#x", key, st)
+						}
+					}
+					l.Unlock()
+					continue
+				}
+				n := 1 + r.IntN(200)
+				if r.IntN(40) == 0 {
+					n = 4096 // an extent
+				}
+				l.store(t, key, testValue(i, 0, n))
+			}
+			before := l.Stats()
+			locs := map[string]Loc{}
+			for i := 0; i < 400; i++ {
+				if loc, ok := l.lookup(keyOf(i)); ok {
+					locs[keyOf(i)] = loc
+				}
+			}
+			l.close(t)
+			o.CheckpointPath = "-"
+			var ref []regionState
+			for _, batch := range []int{1, 0} {
+				o.ReplayBatch = batch
+				l := mustOpenLog(t, o)
+				st := l.Stats()
+				if st.Recovered != "scan" || st.Items != len(locs) || st.Items != before.Items || st.LiveBytes != before.LiveBytes || st.FullKeyItems != before.FullKeyItems {
+					t.Errorf("batch %d: by %s %d items, %d live bytes, %d full keys; before the close %d (%d found), %d, %d",
+						batch, st.Recovered, st.Items, st.LiveBytes, st.FullKeyItems, before.Items, len(locs), before.LiveBytes, before.FullKeyItems)
+				}
+				for i := 0; i < 400; i++ {
+					got, ok := l.lookup(keyOf(i))
+					if want, live := locs[keyOf(i)]; ok != live || got != want {
+						t.Errorf("batch %d: %s at %v (found %v), want %v (live %v)", batch, keyOf(i), got, ok, want, live)
+					}
+				}
+				l.Lock()
+				regs := append([]regionState(nil), l.regs...)
+				l.Unlock()
+				if err := l.CheckAccounting(); err != nil {
+					t.Errorf("batch %d: %v", batch, err)
+				}
+				l.close(t)
+				if ref == nil {
+					ref = regs
+					continue
+				}
+				sameLiveCounts(t, regs, ref)
+			}
+		})
+	}
+}
