@@ -327,6 +327,7 @@ func (c *conn) awaitBlocked() {
 	w := c.blocked
 	c.blocked = nil
 	c.flush() // the replies before this one go out now
+	c.timed = false // what serves it reads the clock (conn.now)
 	var timeout <-chan time.Time
 	if c.blockFor > 0 {
 		t := time.NewTimer(c.blockFor)
