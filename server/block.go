@@ -327,6 +327,8 @@ func (c *conn) awaitBlocked() {
 	w := c.blocked
 	c.blocked = nil
 	c.flush() // the replies before this one go out now
+	// What serves it reads the clock (conn.now).
+	c.timed = false
 	var timeout <-chan time.Time
 	if c.blockFor > 0 {
 		t := time.NewTimer(c.blockFor)

@@ -70,7 +70,7 @@ func (c *conn) kindRead(key []byte, want tier.Kind, own bool) (rec []byte, ok bo
 // A hash left with no such field is absent (exists false, f not called).
 // It notes the hash for the sweeper, due at once when fields expired.
 func (c *conn) readHash(key []byte, f func(h *hash.Hash, now int64)) (exists, ok bool) {
-	ns := c.s.cache.Now()
+	ns := c.now()
 	now := ns / int64(time.Millisecond)
 	var expired int
 	var bound int64
@@ -103,7 +103,7 @@ func (c *conn) readHash(key []byte, f func(h *hash.Hash, now int64)) (exists, ok
 func (c *conn) hashEdit(key []byte, create, isolate bool, edit func(h *hash.Hash) (bool, error)) (exists bool, err error) {
 	var purged, seen int
 	var next int64
-	ns := c.s.cache.Now()
+	ns := c.now()
 	now := ns / int64(time.Millisecond) // nowMs's, of the reading Edit decides the key's expiry by
 	exists, err = c.s.cache.EditAt(key, hashes, create, ns, func(v tier.Live) (tier.EditResult, error) {
 		h := hashOf(v)

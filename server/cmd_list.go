@@ -22,7 +22,9 @@ func (c *conn) listDone(err error) bool {
 
 // pushCmd: [LR]PUSH[X] key element... → the list's new length.
 func (c *conn) pushCmd(args [][]byte, left, onlyExisting bool) {
+	c.lists.now = c.now()
 	n, err := c.lists.push(args[1], args[2:], left, onlyExisting)
+	c.lists.now = 0
 	if !c.listDone(err) {
 		return
 	}
@@ -48,7 +50,9 @@ func (c *conn) popCmd(args [][]byte, left bool) {
 			return
 		}
 	}
+	c.lists.now = c.now()
 	exists, err := c.lists.pop(args[1], left, int(min(count, 1<<40)))
+	c.lists.now = 0
 	if !c.listDone(err) {
 		return
 	}

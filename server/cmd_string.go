@@ -35,7 +35,7 @@ func (c *conn) stringRead(key []byte) (v []byte, exists, ok bool) {
 // and false when absent) and returns the new one, or store false to change
 // nothing. It may run more than once and must only compute.
 func (c *conn) stringUpdate(key []byte, edit func(v []byte, exists bool) (out []byte, store bool, err error)) error {
-	return c.s.cache.Update(key, func(cur tier.Current) (tier.Change, error) {
+	return c.s.cache.UpdateAt(key, c.now(), func(cur tier.Current) (tier.Change, error) {
 		if cur.Exists && cur.Kind != kindString {
 			return tier.Change{}, wrongType
 		}

@@ -180,6 +180,7 @@ func (c *conn) run(cmd *command, args [][]byte) {
 		defer c.tracked(cmd, args)
 	}
 	if cmd.observe == nil {
+		c.timed = false
 		cmd.run(c, args)
 		return
 	}
@@ -187,7 +188,9 @@ func (c *conn) run(cmd *command, args [][]byte) {
 		c.timedReads = r
 		c.mark = c.s.clock()
 	}
+	c.timed = true
 	cmd.run(c, args)
+	c.timed = false
 	t := c.s.clock()
 	cmd.observe(t - c.mark)
 	c.mark = t
@@ -235,6 +238,17 @@ func (c *conn) tracked(cmd *command, args [][]byte) {
 			c.trk.caching = false
 		}
 	}
+}
+
+// now is the cache's time (unix nanoseconds) for the running command,
+// which must not wait (a blocking command reads the cache's clock):
+// taken from run's reading before the command when it is timed (no clock
+// read, as Redis's command time snapshot), else the cache's clock read.
+func (c *conn) now() int64 {
+	if c.timed {
+		return c.s.cache.NowOf(c.s.start.Add(c.mark))
+	}
+	return c.s.cache.Now()
 }
 
 // clock is monotonic time since the server was made: time.Since of a

@@ -81,6 +81,7 @@ type conn struct {
 	// the Reader's read count is still timedReads.
 	mark       time.Duration
 	timedReads uint64
+	timed      bool // a timed command runs: mark was read before it (now)
 }
 
 // connCounters are one connection's statistics: written by its goroutine

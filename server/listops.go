@@ -26,6 +26,17 @@ type listOps struct {
 	// (its pushes woke them, or it was BLPOP or BZPOPMIN served at once),
 	// for their keyspace events (servedEvents); collected while keyHooks.
 	served []servedPop
+	// now is the running command's time (conn.now) for push and pop, set
+	// by a command that does not wait; 0 reads the cache's clock.
+	now int64
+}
+
+// edit is Cache.Edit of key's list, at o.now when set.
+func (o *listOps) edit(key []byte, create bool, f func(v tier.Live) (tier.EditResult, error)) (bool, error) {
+	if o.now != 0 {
+		return o.cache.EditAt(key, lists, create, o.now, f)
+	}
+	return o.cache.Edit(key, lists, create, f)
 }
 
 // servedPop is one pop handed to a blocked client: from key, and, for
@@ -83,7 +94,7 @@ func quick(v tier.Live) *list.Quick { return v.(*list.Quick) }
 // key is created unless onlyExisting (then the length is 0).
 func (o *listOps) push(key []byte, vals [][]byte, left, onlyExisting bool) (int, error) {
 	var length int
-	_, err := o.cache.Edit(key, lists, !onlyExisting, func(v tier.Live) (tier.EditResult, error) {
+	_, err := o.edit(key, !onlyExisting, func(v tier.Live) (tier.EditResult, error) {
 		q := quick(v)
 		if err := o.limits.Check(q.Len()+len(vals), q.PushSize(vals)); err != nil {
 			return tier.Unchanged, err
@@ -100,7 +111,7 @@ func (o *listOps) push(key []byte, vals [][]byte, left, onlyExisting bool) (int,
 // false if the key is absent. An emptied list is removed.
 func (o *listOps) pop(key []byte, left bool, count int) (exists bool, err error) {
 	o.answer()
-	exists, err = o.cache.Edit(key, lists, false, func(v tier.Live) (tier.EditResult, error) {
+	exists, err = o.edit(key, false, func(v tier.Live) (tier.EditResult, error) {
 		o.answer()
 		q := quick(v)
 		if count <= 0 || q.Len() == 0 {

@@ -52,7 +52,7 @@ var sets tier.LiveKind = setKind{}
 // exists is false if the key is absent; ok is false after an error,
 // which it has answered.
 func (c *conn) readLive(key []byte, lk tier.LiveKind, f func(v tier.Live)) (exists, ok bool) {
-	return c.readLiveAt(key, lk, c.s.cache.Now(), f)
+	return c.readLiveAt(key, lk, c.now(), f)
 }
 
 // readLiveAt is readLive at the time now (the cache's Now, read for the

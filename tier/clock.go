@@ -41,6 +41,29 @@ func (w *wallClock) now() int64 {
 	return b.UnixNano() + int64(d)
 }
 
+// at is the clock's time at t, a monotonic reading the caller took (or
+// derived from one by Add) since the last sync: no clock read. A t
+// before the last sync, or a second or more after it, reads the clock.
+func (w *wallClock) at(t time.Time) int64 {
+	b := w.base.Load()
+	d := t.Sub(*b) // both monotonic: arithmetic only
+	if d >= wallSyncEvery || d < 0 {
+		return w.now()
+	}
+	return b.UnixNano() + int64(d)
+}
+
 // Now is the cache's time, unix nanoseconds: what decides its TTLs
 // (Options.Clock). The server's hash field expiries follow it too.
 func (c *Cache) Now() int64 { return c.now() }
+
+// NowOf is Now at t, a time.Now reading (with its monotonic clock, or
+// one derived from such by Add) the caller took for the command it runs:
+// the default clock turns it into the cache's time without reading the
+// clock again; a Clock given in Options is read.
+func (c *Cache) NowOf(t time.Time) int64 {
+	if c.o.wall != nil {
+		return c.o.wall.at(t)
+	}
+	return c.now()
+}

@@ -30,3 +30,46 @@ func TestWallClockFollowsTheWallClock(t *testing.T) {
 		t.Fatalf("the stale base was kept: %v old", time.Since(*b))
 	}
 }
+
+// TestNowOfIsNowAtTheReading (T34): NowOf of a time.Now reading lies
+// between the cache's Now before and after it; a reading derived by Add
+// keeps its offset; a reading from before the last sync, and any reading
+// with a Clock given in Options, answer the clock's time.
+func TestNowOfIsNowAtTheReading(t *testing.T) {
+	c, err := Open(Options{HotBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 1000 {
+		before := c.Now()
+		got := c.NowOf(time.Now())
+		after := c.Now()
+		if got < before || got > after {
+			t.Fatalf("NowOf(time.Now()) = %d, outside [%d, %d]", got, before, after)
+		}
+	}
+	for try := 0; ; try++ { // again if the sweeper's clock read synced meanwhile
+		b := c.o.wall.base.Load()
+		got, want := c.NowOf(b.Add(300*time.Millisecond)), b.UnixNano()+int64(300*time.Millisecond)
+		if got == want {
+			break
+		}
+		if c.o.wall.base.Load() == b || try == 10 {
+			t.Fatalf("NowOf(sync + 300ms) = %d, want %d", got, want)
+		}
+	}
+	before := c.Now()
+	if got := c.NowOf(time.Now().Add(-time.Hour)); got < before {
+		t.Fatalf("a reading an hour old answered %d, before Now %d", got, before)
+	}
+	fixed := int64(42 * time.Second)
+	f, err := Open(Options{HotBytes: 1 << 20, Clock: func() int64 { return fixed }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := f.NowOf(time.Now()); got != fixed {
+		t.Fatalf("with a test Clock NowOf = %d, want the clock's %d", got, fixed)
+	}
+}

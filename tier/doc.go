@@ -326,7 +326,10 @@
 //     the wall clock at its last sync, and syncs again once a second has
 //     passed (or the monotonic reading went back): it stays within the
 //     slew of one second of time.Now, and follows a step of the system
-//     clock within a second (TestWallClockFollowsTheWallClock).
+//     clock within a second (TestWallClockFollowsTheWallClock). NowOf
+//     turns a caller's earlier monotonic reading into the same time
+//     without a clock read (a test Clock is read instead)
+//     (TestNowOfIsNowAtTheReading).
 //   - T35: with Options.Tenants, a key belongs to the tenant whose prefix
 //     it starts with, else to the default tenant; no prefix starts another,
 //     so the match is a binary search over the sorted prefixes, without a

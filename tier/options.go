@@ -93,6 +93,7 @@ type Options struct {
 	// the wall clock read through the monotonic one, synced every second:
 	// wallClock).
 	Clock  func() int64
+	wall   *wallClock // the default Clock's own (Cache.NowOf), nil with another
 	Logger *zap.Logger
 }
 
@@ -126,7 +127,8 @@ func (o *Options) EnsureDefaults() {
 		o.SweepInterval = time.Second
 	}
 	if o.Clock == nil {
-		o.Clock = newWallClock().now
+		o.wall = newWallClock()
+		o.Clock = o.wall.now
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()

@@ -58,6 +58,13 @@ type updateLocks struct {
 // and nothing changes. The stored value keeps the key's expiry (a new key
 // has none). Values over MaxValue are refused with ErrTooLarge.
 func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
+	return c.UpdateAt(key, c.now(), f)
+}
+
+// UpdateAt is Update at the time now (unix nanoseconds), as EditAt is
+// Edit: the first look at the key decides its expiry by now (one clock
+// read fewer); a look again after a concurrent write reads the clock.
+func (c *Cache) UpdateAt(key []byte, now int64, f func(cur Current) (Change, error)) error {
 	defer c.remoteAwait(key)
 	if len(key) == 0 {
 		return ErrEmptyKey
@@ -69,17 +76,24 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
 	stripe := lo % updateStripes
-	done, busy, err := c.updateInPlace(sh, key, f, &c.upd.busy[stripe])
+	done, busy, err := c.updateInPlace(sh, key, now, f, &c.upd.busy[stripe])
 	if done {
 		return err
 	}
+	return c.updateStripe(sh, key, lo, stripe, busy, f)
+}
+
+// updateStripe is Update's general path, under the key's stripe lock
+// (busy: an Update in place found the stripe busy and tries again
+// first). Apart from UpdateAt, whose few defers stay open-coded.
+func (c *Cache) updateStripe(sh *shard, key []byte, lo, stripe uint64, busy bool, f func(cur Current) (Change, error)) error {
 	mu := &c.upd.mu[stripe]
 	mu.Lock()
 	defer mu.Unlock()
 	c.upd.busy[stripe].Add(1)
 	defer c.upd.busy[stripe].Add(-1)
 	if busy {
-		if done, _, err := c.updateInPlace(sh, key, f, nil); done {
+		if done, _, err := c.updateInPlace(sh, key, c.now(), f, nil); done {
 			return err
 		}
 	}
@@ -142,7 +156,7 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 	return ErrKeyBusy
 }
 
-// updateInPlace is Update in one hold of the key's shard write lock, for
+// updateInPlace is Update at now in one hold of the key's shard write lock, for
 // a key whose value is a DRAM record (not being flushed, not suspect):
 // f is given the record itself, and its change applies at once, a value
 // of the record's size written in place (T11). done is false, nothing
@@ -152,7 +166,7 @@ func (c *Cache) Update(key []byte, f func(cur Current) (Change, error)) error {
 // Update of the stripe holds the stripe's lock (busy is 0 under the shard
 // lock, which such an Update raises before its first read takes): else
 // it reports busy, and the caller takes the lock and tries again.
-func (c *Cache) updateInPlace(sh *shard, key []byte, f func(cur Current) (Change, error), busy *atomic.Int32) (done, isBusy bool, err error) {
+func (c *Cache) updateInPlace(sh *shard, key []byte, now int64, f func(cur Current) (Change, error), busy *atomic.Int32) (done, isBusy bool, err error) {
 	if c.writeThrough() {
 		return false, false, nil
 	}
@@ -161,7 +175,7 @@ func (c *Cache) updateInPlace(sh *shard, key []byte, f func(cur Current) (Change
 		sh.mu.Unlock()
 		return false, true, nil
 	}
-	if e == nil || !e.live(c.now()) || e.loc == 0 || e.flushing || e.where == memLive || c.rt != nil && c.rt.suspect(e) {
+	if e == nil || !e.live(now) || e.loc == 0 || e.flushing || e.where == memLive || c.rt != nil && c.rt.suspect(e) {
 		sh.mu.Unlock()
 		return false, false, nil
 	}
