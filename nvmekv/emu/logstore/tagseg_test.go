@@ -64,12 +64,16 @@ func checkTagIndex(t *testing.T, x *tagIndex) {
 func TestTagIndexModel(t *testing.T) {
 	defer func(c int) { segCapSlots = c }(segCapSlots)
 	segCapSlots = 512
+	ops := 60_000
+	if testing.Short() {
+		ops = 15_000 // the race run: its masked tags' long segments cost O(n²) there
+	}
 	for _, mask := range []uint32{^uint32(0), 0xe0000000, 0x8000000f} {
 		rng := rand.New(rand.NewPCG(35, uint64(mask)))
 		x := newTagIndex(0, nil)
 		model := map[Loc]uint32{}
 		var locs []Loc
-		for op := 0; op < 60_000; op++ {
+		for op := 0; op < ops; op++ {
 			switch r := rng.IntN(10); {
 			case r < 6 || len(locs) == 0:
 				l := mkLoc(len(locs)%1000+1, 16, 16*(len(locs)/1000%4096), 64)
@@ -176,11 +180,15 @@ func TestTagIndexBytesBound(t *testing.T) {
 func TestTagIndexLoad(t *testing.T) {
 	defer func(c int) { segCapSlots = c }(segCapSlots)
 	segCapSlots = 512
+	n := 40_000
+	if testing.Short() {
+		n = 10_000 // the race run, as TestTagIndexModel
+	}
 	for _, mask := range []uint32{^uint32(0), 0xfff00000, 0xe0000000} {
 		rng := rand.New(rand.NewPCG(29, uint64(mask)))
 		x := newTagIndex(0, nil)
 		want := map[Loc]uint32{}
-		for i := 0; i < 40_000; i++ {
+		for i := 0; i < n; i++ {
 			tag, l := rng.Uint32()&mask, mkLoc(i%1000+1, 16, 16*(i/1000), 64)
 			x.add(tag, l)
 			want[l] = tag
