@@ -156,6 +156,7 @@ func (c *conn) serve() {
 		if r := recover(); r != nil {
 			c.s.log.Error("panic while serving a command; closing the connection",
 				zap.Int64("client", c.id), zap.Any("panic", r), zap.Stack("stack"))
+			c.out.own() // the pusher does not write past this reply
 			c.w.Error(errInternal)
 			c.flush()
 		}
@@ -172,6 +173,7 @@ func (c *conn) serve() {
 }
 
 func (c *conn) readFailed(err error) {
+	c.out.own() // a reply made here goes out before any later push (S32)
 	switch {
 	case isProtocolError(err):
 		c.s.stats.protocolError.Add(1)

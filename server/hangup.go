@@ -45,6 +45,12 @@ func (c *conn) watchHangup() (hup <-chan struct{}, stop func()) {
 			if c.s.isClosed() {
 				c.nc.SetReadDeadline(time.Now()) // Close's deadline is not lost
 			}
+			if c.out != nil && c.out.wakeSet.Load() {
+				// A Wake between the two deadlines above had its deadline
+				// cleared; wakeSet stays set until a read sees one, so set
+				// it again, or no later Wake would reach the connection.
+				c.nc.SetReadDeadline(time.Unix(1, 0))
+			}
 		}
 	}
 }
