@@ -123,6 +123,13 @@ func TestSoak(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	sample()
+	// The last scrape's connection is closed on the sidecar's side after its
+	// reply went out: a count taken right after it may still see it. A leak
+	// stays; that socket goes within moments.
+	for end := time.Now().Add(2 * time.Second); !peer && samples[len(samples)-1].fds > samples[0].fds && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond)
+		samples[len(samples)-1].fds, _ = countFDs(pid)
+	}
 	if err := load.err(); err != nil {
 		t.Fatal(err)
 	}
