@@ -48,14 +48,18 @@
 //     the command is kept as a chunk and the command goes on in a new
 //     buffer of its size, instead of being copied into one twice as large
 //     (TestReaderChunksKeepArguments, TestReaderManySmallArgsGrowsBuffer).
-//   - R6: a big bulk's first half is received into pieces of 1 MiB lent by
-//     a pool, and the bulk then gets one slice of exactly its size: a
-//     64 MiB value allocates its 64 MiB once (TestBigBulkAllocatesOnce),
-//     and a declared length commits memory only as bytes arrive, at most
-//     three times what arrived (TestBigBulkCutShort). Receiving it yields
-//     the P after each MiB (the server's S18). The Reader never reuses
-//     that slice: Owned names it, and the caller may keep it
-//     (TestBigBulkAllocatesOnce).
+//   - R6: a big bulk is received into a slice of its size class (at most
+//     1/8 over its size): one that an earlier big bulk gave back
+//     (Recycle), whose bytes are received once, straight into it, with
+//     no clearing (TestBigBulkRecycled); else its first half into pieces
+//     of 1 MiB lent by a pool, then a new slice: a 64 MiB value allocates
+//     its slice once (TestBigBulkAllocatesOnce), and a declared length
+//     commits memory only as bytes arrive, at most three times what
+//     arrived (TestBigBulkCutShort). Receiving it yields the P after each
+//     MiB (the server's S18). A slice the caller takes with Keep is never
+//     lent again; one not kept is lent again only after Recycle, which
+//     the caller calls once no reply refers to it (TestBigBulkAllocatesOnce,
+//     TestBigBulkRecycled).
 //   - R7: ParseInt is redis-server's string2ll, ParseFloat its string2ld
 //     (glibc strtold, rounded to a long double), ParseCursor its SCAN
 //     cursor's strtoul, and AppendFloat prints as its ld2string: each

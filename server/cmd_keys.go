@@ -41,9 +41,11 @@ func (c *conn) cmdSet(args [][]byte) {
 		return
 	}
 	// An absolute expiry in the past leaves the key absent, as in Redis
-	// (the Cache deletes it in the same step). A big value is the
-	// Reader's to give: the cache keeps it rather than copying it.
-	o.Owned = c.rd.Owned(val)
+	// (the Cache deletes it in the same step). A big value the cache
+	// would keep is the Reader's to give (rather than copied); one copied
+	// into DRAM leaves its slice to the Reader, to receive the next big
+	// value into.
+	o.Owned = c.s.cache.KeepsOwned(len(val)) && c.rd.Keep(val)
 	stored, err := c.s.cache.Set(key, val, o)
 	if err != nil {
 		c.cacheError(err)

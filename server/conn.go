@@ -112,8 +112,16 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	}
 	c.pushes()
 	c.rd.BeforeBlock = c.beforeRead
+	c.rd.MayKeep = c.mayKeep
 	c.rd.Dropped = &s.dropped
 	return c
+}
+
+// mayKeep says whether a SET would give the cache a big value of n bytes
+// (tier.Cache.KeepsOwned): the Reader receives it on the Go heap, and any
+// other big bulk into an off-heap buffer that it recycles (resp R6).
+func (c *conn) mayKeep(n int) bool {
+	return c.ready && c.lists.cache.KeepsOwned(n)
 }
 
 func (c *conn) flush() error {
@@ -122,10 +130,12 @@ func (c *conn) flush() error {
 	}
 	if c.w.Buffered() == 0 {
 		c.chunks.Release() // flushed inside the reply (Writer.BulkShared)
-		return c.w.Err()   // which may have failed
+		c.rd.Recycle()
+		return c.w.Err() // which may have failed
 	}
 	err := c.w.Flush()
 	c.chunks.Release() // every byte is with the socket or copied aside
+	c.rd.Recycle()     // so no reply refers to an earlier command's big bulk
 	if err != nil {
 		return err
 	}

@@ -226,6 +226,7 @@ type SetOptions struct {
 	// Owned gives value to the cache: a big value on its way to cold
 	// (writethrough, or one no DRAM log takes) is kept as it is instead
 	// of copied, so a value of hundreds of MiB is on the Go heap once.
-	// The caller must not change value once Set was called.
+	// The caller must not change value once Set was called. KeepsOwned
+	// tells whether the cache would keep a value of a size.
 	Owned bool
 }
