@@ -74,6 +74,21 @@ func putBig(b []byte) {
 	unmapAll(drop)
 }
 
+// LendBig returns an off-heap buffer of n bytes or more (len n) from the
+// big bulks' buffers, or nil when none could be mapped: a server reads a
+// big value into it and sends it from there. GiveBackBig takes it back
+// once nothing refers to it.
+func LendBig(n int) []byte {
+	b, err := getBig(n)
+	if err != nil {
+		return nil
+	}
+	return b[:n]
+}
+
+// GiveBackBig takes back a buffer LendBig returned.
+func GiveBackBig(b []byte) { putBig(b) }
+
 // TrimBigBuffers unmaps the free off-heap big buffers unused for idle or
 // longer (a server calls it from time to time, so that a burst of big
 // values leaves no memory behind), and returns the bytes still mapped.
