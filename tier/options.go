@@ -37,6 +37,10 @@ type Options struct {
 	// (or cold if warm cannot take them). Default 1 MiB, or a quarter of
 	// HotBytes if that is less.
 	HotMaxValue int
+	// HotNoHugePages leaves the hot arena on small pages; by default it
+	// asks for transparent huge pages (MADV_HUGEPAGE): a big value written
+	// into fresh pages takes a 512th of the page faults.
+	HotNoHugePages bool
 	// HotSegmentBytes is the hot log's segment, the largest value hot
 	// takes (default: HotBytes/64 within [4 KiB, 4 MiB], at least
 	// HotMaxValue, at most half of HotBytes).
