@@ -10,7 +10,8 @@ import (
 
 // Big values (K14). A record of more than chunkWindow chunks is written
 // and read chunkWindow chunks per submission, through chunk buffers the KV
-// lends and takes back (chunkBuf, releaseChunks) instead of fresh ones, and
+// lends and takes back (chunkBuf, releaseChunks; off the Go heap,
+// chunkbufs.go) instead of fresh ones, and
 // its CRC and copies run a stepBytes at a time with a yield between steps.
 // A 64 MiB value in one submission took 64 MiB of new zeroed buffers each
 // way, and its CRC and copies held a P for tens of milliseconds: other
@@ -36,21 +37,14 @@ func (kv *KV) window() int {
 
 // chunkBuf lends a buffer of ChunkHdrBytes+chunkMax bytes (the largest
 // chunk record); its bytes are not cleared.
-func (kv *KV) chunkBuf() []byte {
-	if p, ok := kv.chunkPool.Get().(*[]byte); ok {
-		return (*p)[:cap(*p)]
-	}
-	return make([]byte, ChunkHdrBytes+kv.chunkMax)
-}
+func (kv *KV) chunkBuf() []byte { return kv.chunkBufs.get() }
 
 // releaseChunks takes back the chunk buffers of ops, which are done: the
 // namespace no longer holds them once Do returned (Op.Buf caveat).
 func (kv *KV) releaseChunks(ops []*Op) {
 	for _, op := range ops {
-		if cap(op.Buf) == ChunkHdrBytes+kv.chunkMax {
-			b := op.Buf // only a chunk's slice header goes to the heap (&b)
+		if kv.chunkBufs.put(op.Buf) {
 			op.Buf = nil
-			kv.chunkPool.Put(&b)
 		}
 	}
 }
@@ -82,7 +76,7 @@ func (kv *KV) putWindows(ctx context.Context, r *record, key, value []byte) erro
 	}
 	defer func() {
 		for _, b := range bufs {
-			kv.chunkPool.Put(&b)
+			kv.chunkBufs.put(b)
 		}
 	}()
 	var written uint64
