@@ -31,8 +31,12 @@ func (c *conn) getKey(key []byte) {
 }
 
 // lendBig lends a GET an off-heap buffer of n bytes for a big value read
-// from cold (resp.LendBig), given back once the reply is flushed.
+// from cold (resp.LendBig), given back once the reply is flushed; none to
+// a script's connection, which never flushes (its replies are read back).
 func (c *conn) lendBig(n int) []byte {
+	if c.scriptOf != nil {
+		return nil
+	}
 	b := resp.LendBig(n)
 	if b != nil {
 		c.bigLent = append(c.bigLent, b)

@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"fmt"
-	"github.com/tiercache/tiercache/resp"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/tier"
 )
 
