@@ -10,7 +10,8 @@ import (
 
 // Big values (K14). A record of more than chunkWindow chunks is written
 // and read chunkWindow chunks per submission, through chunk buffers the KV
-// lends and takes back (chunkBuf, releaseChunks) instead of fresh ones, and
+// lends and takes back (chunkBuf, releaseChunks; off the Go heap,
+// chunkbufs.go) instead of fresh ones, and
 // its CRC and copies run a stepBytes at a time with a yield between steps.
 // A 64 MiB value in one submission took 64 MiB of new zeroed buffers each
 // way, and its CRC and copies held a P for tens of milliseconds: other
@@ -36,21 +37,14 @@ func (kv *KV) window() int {
 
 // chunkBuf lends a buffer of ChunkHdrBytes+chunkMax bytes (the largest
 // chunk record); its bytes are not cleared.
-func (kv *KV) chunkBuf() []byte {
-	if p, ok := kv.chunkPool.Get().(*[]byte); ok {
-		return (*p)[:cap(*p)]
-	}
-	return make([]byte, ChunkHdrBytes+kv.chunkMax)
-}
+func (kv *KV) chunkBuf() []byte { return kv.chunkBufs.get() }
 
 // releaseChunks takes back the chunk buffers of ops, which are done: the
 // namespace no longer holds them once Do returned (Op.Buf caveat).
 func (kv *KV) releaseChunks(ops []*Op) {
 	for _, op := range ops {
-		if cap(op.Buf) == ChunkHdrBytes+kv.chunkMax {
-			b := op.Buf // only a chunk's slice header goes to the heap (&b)
+		if kv.chunkBufs.put(op.Buf) {
 			op.Buf = nil
-			kv.chunkPool.Put(&b)
 		}
 	}
 }
@@ -82,7 +76,7 @@ func (kv *KV) putWindows(ctx context.Context, r *record, key, value []byte) erro
 	}
 	defer func() {
 		for _, b := range bufs {
-			kv.chunkPool.Put(&b)
+			kv.chunkBufs.put(b)
 		}
 	}()
 	var written uint64
@@ -128,9 +122,10 @@ func (kv *KV) putWindows(ctx context.Context, r *record, key, value []byte) erro
 // readWindows appends the value of g, a record of more than chunkWindow
 // chunks whose header was read, to dst: its chunks a window at a time
 // into lent buffers, each checked (put ID, index) and copied out and its
-// CRC taken a step at a time. dst grows once, to the value's length, when
-// that is within MaxValueBytes (a length read from the device is not
-// trusted beyond it).
+// CRC taken a step at a time, while the next window's reads are in
+// flight (two windows, so the device works while the CPU checks and
+// copies). dst grows once, to the value's length, when that is within
+// MaxValueBytes (a length read from the device is not trusted beyond it).
 func (kv *KV) readWindows(ctx context.Context, dst []byte, g *getState) ([]byte, error) {
 	start := len(dst)
 	if vl := g.hd.valueLen; vl <= uint64(kv.opts.MaxValueBytes) && uint64(cap(dst)-len(dst)) < vl {
@@ -139,26 +134,42 @@ func (kv *KV) readWindows(ctx context.Context, dst []byte, g *getState) ([]byte,
 		dst = nd
 	}
 	n, win := int(g.hd.chunks), kv.window()
-	ops := make([]*Op, 0, win)
-	defer func() { kv.releaseChunks(ops) }()
 	crc := headerCRC(g.op.Buf, g.hd.keyLen)
+	cur := kv.windowOps(g, 0, min(n, win))
+	err := kv.ns.Do(ctx, cur...)
+	var next []*Op
+	var nextErr error
+	done := make(chan error, 1)
 	for first := 0; first < n; first += win {
-		kv.releaseChunks(ops)
-		ops = ops[:0]
-		for i := first; i < min(n, first+win); i++ {
-			ops = append(ops, &Op{Code: OpRetrieve, Key: chunkKey(g.h, &g.hd, uint32(i)), Buf: kv.chunkBuf()})
+		next = nil
+		if err == nil && first+win < n {
+			next = kv.windowOps(g, first+win, min(n, first+2*win))
+			go func(ops []*Op) { done <- kv.ns.Do(ctx, ops...) }(next)
 		}
-		if err := kv.ns.Do(ctx, ops...); err != nil {
+		for j := 0; err == nil && j < len(cur); j++ {
+			dst, crc, err = kv.takeChunk(dst, g, first+j, n, cur[j], crc)
+		}
+		if next != nil {
+			nextErr = <-done // the namespace holds next's buffers until its Do returned
+		}
+		kv.releaseChunks(cur)
+		if err != nil {
+			kv.releaseChunks(next)
 			return dst[:start], err
 		}
-		for j, op := range ops {
-			var err error
-			if dst, crc, err = kv.takeChunk(dst, g, first+j, n, op, crc); err != nil {
-				return dst[:start], err
-			}
-		}
+		cur, err = next, nextErr
 	}
 	return kv.checkValue(dst, start, g, crc)
+}
+
+// windowOps is the Retrieves of chunks first..end-1 of g's record, each
+// into a lent chunk buffer.
+func (kv *KV) windowOps(g *getState, first, end int) []*Op {
+	ops := make([]*Op, 0, end-first)
+	for i := first; i < end; i++ {
+		ops = append(ops, &Op{Code: OpRetrieve, Key: chunkKey(g.h, &g.hd, uint32(i)), Buf: kv.chunkBuf()})
+	}
+	return ops
 }
 
 // takeChunk checks the Retrieve of chunk i (of n) of g's record and

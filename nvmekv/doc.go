@@ -95,8 +95,12 @@
 //     TestLeftoverChunksSwept).
 //   - K14: a record of more than 8 chunks (chunkWindow) is written and read
 //     8 chunks per submission, its header last and alone (K5 holds: a
-//     failed window stops the put before its header), through chunk
-//     buffers the KV lends again rather than fresh ones, with its CRC and
+//     failed window stops the put before its header); a read has the next
+//     window's reads in flight while it checks and copies one, and a
+//     failed chunk fails it once every read in flight ended
+//     (TestBigValueGetFailsMidWay); through chunk buffers off the Go heap
+//     that the KV lends again (up to 16 kept free) rather than fresh ones,
+//     with its CRC and
 //     copies a MiB at a time and a yield between: a warm Put of a big value
 //     allocates a small part of it, a Get about the value it returns (emu
 //     TestBigValueInWindows, TestBigValueAllocs,

@@ -52,7 +52,7 @@ type KV struct {
 	locks      [256]sync.Mutex
 	recs       recBufs   // header record buffers (headerOp, headerStore)
 	getBatches sync.Pool // *getBatchState
-	chunkPool  sync.Pool // *[]byte of ChunkHdrBytes+chunkMax (chunkBuf)
+	chunkBufs  chunkBufs // of ChunkHdrBytes+chunkMax bytes (chunkBuf)
 	putID      atomic.Uint64
 	closed     atomic.Bool
 	log        *zap.Logger
@@ -74,7 +74,7 @@ func NewKV(ns Namespace, opts KVOptions) (*KV, error) {
 	if lim.MaxValueLen < HeaderBytes+ChunkHdrBytes+64 {
 		return nil, fmt.Errorf("%w: namespace max value size %d is too small for KV records", ErrBadOptions, lim.MaxValueLen)
 	}
-	kv := &KV{ns: ns, opts: opts, lim: lim, chunkMax: lim.MaxValueLen - ChunkHdrBytes, log: opts.Logger, defHash: defaultHashed(opts.Hash)}
+	kv := &KV{ns: ns, opts: opts, lim: lim, chunkMax: lim.MaxValueLen - ChunkHdrBytes, chunkBufs: chunkBufs{size: lim.MaxValueLen}, log: opts.Logger, defHash: defaultHashed(opts.Hash)}
 	kv.putID.Store(rand.Uint64() | 1)
 	return kv, nil
 }
@@ -776,5 +776,7 @@ func (kv *KV) Close() error {
 	if kv.closed.Swap(true) {
 		return nil
 	}
-	return kv.ns.Close()
+	err := kv.ns.Close()
+	kv.chunkBufs.close()
+	return err
 }

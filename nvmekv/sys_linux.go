@@ -39,3 +39,12 @@ func openRW(path string) (int, error) {
 }
 
 func closeFd(fd int) error { return unix.Close(fd) }
+
+// mapAnon maps n bytes of anonymous memory (chunkBufs): page-aligned, off
+// the Go heap, backed by the kernel as it is first written.
+func mapAnon(n int) ([]byte, error) {
+	return unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+}
+
+// unmapAnon unmaps what mapAnon returned.
+func unmapAnon(b []byte) error { return unix.Munmap(b[:cap(b)]) }

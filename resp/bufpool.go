@@ -28,13 +28,22 @@ func poolFor(size int) *bufPool {
 
 // get returns a buffer of len p.size (its bytes are not cleared).
 func (p *bufPool) get() []byte {
-	if h, ok := p.pool.Get().(*[]byte); ok {
-		b := *h
-		*h = nil
-		p.holders.Put(h)
+	if b, ok := p.tryGet(); ok {
 		return b
 	}
 	return make([]byte, p.size)
+}
+
+// tryGet returns a buffer of len p.size that was given back, if any.
+func (p *bufPool) tryGet() ([]byte, bool) {
+	h, ok := p.pool.Get().(*[]byte)
+	if !ok {
+		return nil, false
+	}
+	b := *h
+	*h = nil
+	p.holders.Put(h)
+	return b, true
 }
 
 // put takes b back; a buffer of another size is left to the collector.

@@ -48,14 +48,21 @@
 //     the command is kept as a chunk and the command goes on in a new
 //     buffer of its size, instead of being copied into one twice as large
 //     (TestReaderChunksKeepArguments, TestReaderManySmallArgsGrowsBuffer).
-//   - R6: a big bulk's first half is received into pieces of 1 MiB lent by
-//     a pool, and the bulk then gets one slice of exactly its size: a
-//     64 MiB value allocates its 64 MiB once (TestBigBulkAllocatesOnce),
-//     and a declared length commits memory only as bytes arrive, at most
-//     three times what arrived (TestBigBulkCutShort). Receiving it yields
-//     the P after each MiB (the server's S18). The Reader never reuses
-//     that slice: Owned names it, and the caller may keep it
-//     (TestBigBulkAllocatesOnce).
+//   - R6: a big bulk that the Reader's MayKeep says the caller may not
+//     keep is received into an off-heap buffer of its size class (at most
+//     1/8 over its size; a mapping whose pages the kernel backs as bytes
+//     arrive): one an earlier big bulk gave back, with no clearing and no
+//     copy, else a new one; it goes back at the first Recycle after its
+//     command (the caller calls Recycle once its replies were flushed) or
+//     at Release, and Keep never gives it away (TestBigBulkRecycled).
+//     Any other big bulk gets a slice of the Go heap: its first half is
+//     received into pieces of 1 MiB lent by a pool, then one slice of
+//     exactly its size, so a 64 MiB value allocates its 64 MiB once
+//     (TestBigBulkAllocatesOnce), and a declared length commits memory
+//     only as bytes arrive, at most three times what arrived
+//     (TestBigBulkCutShort); Keep gives that slice to the caller, who may
+//     keep it (TestBigBulkAllocatesOnce). Receiving either yields the P
+//     after each MiB (the server's S18).
 //   - R7: ParseInt is redis-server's string2ll, ParseFloat its string2ld
 //     (glibc strtold, rounded to a long double), ParseCursor its SCAN
 //     cursor's strtoul, and AppendFloat prints as its ld2string: each

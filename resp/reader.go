@@ -15,8 +15,7 @@ const (
 	// maxCountLine bounds a "*<n>" or "$<n>" header line.
 	maxCountLine = 64
 	// bigMinChunk: a bulk longer than this (or than half the buffer) that is
-	// not yet fully buffered is read into its own slice (readBig), which is
-	// allocated only once half the bulk's bytes arrived.
+	// not yet fully buffered is read into a slice of its own (readBig).
 	bigMinChunk = 64 << 10
 )
 
@@ -56,6 +55,12 @@ type Reader struct {
 	// BeforeBlock, when set, runs before every read that may block (the
 	// connection flushes its pending replies there: one flush per batch).
 	BeforeBlock func() error
+	// MayKeep, when set, says whether the caller may keep (Keep) a big
+	// bulk of n bytes: one it may not is received into a recycled
+	// off-heap buffer (R6), and the caller then calls Recycle whenever
+	// its replies were flushed, and Release at the end (else the buffers
+	// stay mapped). Unset, every big bulk is a slice of the Go heap.
+	MayKeep func(n int) bool
 	// Dropped, when set, counts the bytes of the buffers a big command
 	// grew that the Reader lets go once it is done.
 	Dropped *atomic.Int64
@@ -67,28 +72,14 @@ type Reader struct {
 	base    int      // the command's offset of buf[0] (spans hold command offsets)
 	retired []chunk  // earlier buffers of the current command, in order
 	args    [][]byte
-	bigs    [][]byte
-	query   int // bytes of the current command held in bigs
+	bigs    []bigBulk // the current command's big bulks (R6)
+	done    [][]byte  // earlier commands' off-heap buffers, for Recycle
+	query   int       // bytes of the current command held in bigs
 	reads   uint64
 }
 
 // Reads counts the reads from the underlying reader so far.
 func (rd *Reader) Reads() uint64 { return rd.reads }
-
-// Owned reports whether arg, an argument of the last command read, is a
-// big bulk's own slice (R6): the Reader forgets it at the next command and
-// never reuses it, so the caller may keep it instead of copying it.
-func (rd *Reader) Owned(arg []byte) bool {
-	if len(arg) == 0 {
-		return false
-	}
-	for _, b := range rd.bigs {
-		if len(b) > 0 && &b[0] == &arg[0] {
-			return true
-		}
-	}
-	return false
-}
 
 // span is where an argument is: at command offsets off:end (in buf, or in
 // one of the retired chunks), or, when off < 0, bigs[-off-1][:end]. 8
@@ -199,8 +190,7 @@ func (rd *Reader) startCommand() {
 		dropped += 24 * cap(rd.args)
 		rd.args = nil
 	}
-	clear(rd.bigs) // not counted in Dropped: a big value is garbage that a workload of big values collects anyway
-	rd.bigs = rd.bigs[:0]
+	rd.retireBigs() // not counted in Dropped: Recycle lends them again
 	rd.query = 0
 	if rd.r == rd.w {
 		rd.r, rd.p, rd.w = 0, 0, 0
@@ -220,6 +210,7 @@ func (rd *Reader) startCommand() {
 func (rd *Reader) Release() {
 	rd.r, rd.w = 0, 0
 	rd.startCommand()
+	rd.Recycle() // the replies were sent or dropped
 	rd.buf = nil // one of the pool's size is left to the collector: it may still be in a caller's hands
 }
 
@@ -243,7 +234,7 @@ func (rd *Reader) appendArgs(spans []span, ci int) int {
 	for _, s := range spans {
 		switch {
 		case s.off < 0:
-			rd.args = append(rd.args, rd.bigs[-s.off-1][:s.end:s.end])
+			rd.args = append(rd.args, rd.bigs[-s.off-1].b[:s.end:s.end])
 		case int(s.off) >= rd.base:
 			rd.args = append(rd.args, rd.buf[int(s.off)-rd.base:int(s.end)-rd.base:int(s.end)-rd.base])
 		default:

@@ -5,21 +5,53 @@ import (
 	"math"
 	"time"
 
+	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/tier"
 )
 
 func (c *conn) cmdGet(args [][]byte) { c.getKey(args[1]) }
 
 // getKey answers GET key, and notes in c.coldGet whether that read the
-// cold device.
+// cold device. A big value read from cold goes into a buffer lent by
+// c.lendBig, and is sent from there.
 func (c *conn) getKey(key []byte) {
-	v, filled, ok, cold, err := c.s.cache.View(c.scratch[:0], key, c.into)
+	lent := len(c.bigLent)
+	v, filled, ok, cold, err := c.s.cache.ViewBig(c.scratch[:0], key, c.into, c.lendBig)
 	c.coldGet = cold
 	if filled && ok && err == nil {
 		c.st.hits.Add(1) // the value went straight into the reply buffer
 		return
 	}
+	if ok && err == nil && len(c.bigLent) > lent {
+		c.st.hits.Add(1)
+		c.w.BulkShared(v) // c.bigLent keeps it until the reply is flushed
+		return
+	}
 	c.valueReply(v, ok, err)
+}
+
+// lendBig lends a GET an off-heap buffer of n bytes for a big value read
+// from cold (resp.LendBig), given back once the reply is flushed; none to
+// a script's connection, which never flushes (its replies are read back).
+func (c *conn) lendBig(n int) []byte {
+	if c.scriptOf != nil {
+		return nil
+	}
+	b := resp.LendBig(n)
+	if b != nil {
+		c.bigLent = append(c.bigLent, b)
+	}
+	return b
+}
+
+// giveBackBig gives back the buffers lendBig lent (the replies sent from
+// them were flushed).
+func (c *conn) giveBackBig() {
+	for i, b := range c.bigLent {
+		resp.GiveBackBig(b)
+		c.bigLent[i] = nil
+	}
+	c.bigLent = c.bigLent[:0]
 }
 
 // cmdSet: SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL].
@@ -41,9 +73,11 @@ func (c *conn) cmdSet(args [][]byte) {
 		return
 	}
 	// An absolute expiry in the past leaves the key absent, as in Redis
-	// (the Cache deletes it in the same step). A big value is the
-	// Reader's to give: the cache keeps it rather than copying it.
-	o.Owned = c.rd.Owned(val)
+	// (the Cache deletes it in the same step). A big value the cache
+	// would keep is the Reader's to give (rather than copied); one copied
+	// into DRAM leaves its slice to the Reader, to receive the next big
+	// value into.
+	o.Owned = c.s.cache.KeepsOwned(len(val)) && c.rd.Keep(val)
 	stored, err := c.s.cache.Set(key, val, o)
 	if err != nil {
 		c.cacheError(err)

@@ -42,15 +42,18 @@ type conn struct {
 	// given back once those replies were flushed; getChunks hold a GET
 	// batch's values until they are copied into the reply.
 	chunks, getChunks tier.Chunks
-	agg               aggBuf    // reused buffers of the aggregate commands
-	typed             typedBufs // the set and sorted-set commands' decoded values
-	st                connCounters
-	tx                txState
-	watched           map[string]bool // WATCHed keys: did each exist at WATCH (watch.go)
-	dirty             atomic.Bool     // a watched key was written (set by other connections)
-	noop              bool            // the write command running changed nothing (see runWrite)
-	touched           bool            // it touched the keys it changed itself: runWrite touches none (SMOVE, ZMPOP, BZMPOP)
-	lists             listOps         // the list commands' buffers
+	// bigLent are the off-heap buffers big values read from cold were
+	// sent from (getKey), given back once those replies were flushed.
+	bigLent [][]byte
+	agg     aggBuf    // reused buffers of the aggregate commands
+	typed   typedBufs // the set and sorted-set commands' decoded values
+	st      connCounters
+	tx      txState
+	watched map[string]bool // WATCHed keys: did each exist at WATCH (watch.go)
+	dirty   atomic.Bool     // a watched key was written (set by other connections)
+	noop    bool            // the write command running changed nothing (see runWrite)
+	touched bool            // it touched the keys it changed itself: runWrite touches none (SMOVE, ZMPOP, BZMPOP)
+	lists   listOps         // the list commands' buffers
 	// blocked is the waiter a blocking command registered, waited on for
 	// at most blockFor (0: forever) once the command returns
 	// (awaitBlocked); inExec is set while EXEC runs, where nothing blocks.
@@ -112,8 +115,16 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	}
 	c.pushes()
 	c.rd.BeforeBlock = c.beforeRead
+	c.rd.MayKeep = c.mayKeep
 	c.rd.Dropped = &s.dropped
 	return c
+}
+
+// mayKeep says whether a SET would give the cache a big value of n bytes
+// (tier.Cache.KeepsOwned): the Reader receives it on the Go heap, and any
+// other big bulk into an off-heap buffer that it recycles (resp R6).
+func (c *conn) mayKeep(n int) bool {
+	return c.ready && c.lists.cache.KeepsOwned(n)
 }
 
 func (c *conn) flush() error {
@@ -122,10 +133,14 @@ func (c *conn) flush() error {
 	}
 	if c.w.Buffered() == 0 {
 		c.chunks.Release() // flushed inside the reply (Writer.BulkShared)
-		return c.w.Err()   // which may have failed
+		c.rd.Recycle()
+		c.giveBackBig()
+		return c.w.Err() // which may have failed
 	}
 	err := c.w.Flush()
 	c.chunks.Release() // every byte is with the socket or copied aside
+	c.rd.Recycle()     // so no reply refers to an earlier command's big bulk
+	c.giveBackBig()
 	if err != nil {
 		return err
 	}
@@ -149,6 +164,7 @@ func (c *conn) serve() {
 			c.out.Flush() // replies still unsent go out before the socket closes
 		}
 		c.chunks.Release()
+		c.giveBackBig()
 	}()
 	defer func() {
 		// A bug behind one command must not take the whole sidecar down:

@@ -198,7 +198,11 @@
 //     let go and a second passed without more, the free heap pages are
 //     returned to the OS (debug.FreeOSMemory, at most every 2 s: Go's own
 //     scavenger stops at the last collection's heap goal, and an idle
-//     server makes no collection) (TestIdleConnectionsHoldNoBuffers,
+//     server makes no collection). A big bulk a SET copies into DRAM is
+//     received off the heap into a buffer the connection gives back once
+//     its reply was flushed, for the next big bulk (resp R6); the same
+//     tick unmaps the free ones unused for 10 s (INFO memory
+//     big_bulk_buffer_bytes) (TestIdleConnectionsHoldNoBuffers,
 //     TestManyArgumentsMemory; scripts/bench-conn-memory measures RSS
 //     beside redis-server).
 //   - S18: receiving a big bulk shares the CPU: the resp.Reader yields

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/tier"
 )
 
@@ -102,6 +103,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 		kv("tier_live_heap_bytes", mem.LiveBytes)
 		kv("tier_heap_budget", mem.HeapBudget)
 		kv("go_memory_limit", debug.SetMemoryLimit(-1))
+		kv("big_bulk_buffer_bytes", resp.BigBufferBytes())
 		kv("go_heap_objects", m.HeapObjects)
 		kv("go_gc_cycles", m.NumGC)
 	case "persistence":

@@ -3,6 +3,8 @@ package server
 import (
 	"runtime/debug"
 	"time"
+
+	"github.com/tiercache/tiercache/resp"
 )
 
 // Returning memory after one-off bursts (S17). Go's background scavenger
@@ -21,6 +23,9 @@ const (
 	// closedConnBytes is what a closed connection is taken to leave free:
 	// its goroutine's stack, its structs, a grown stack's pages.
 	closedConnBytes = 16 << 10
+	// bigIdle: a free off-heap buffer of a big bulk (resp R6) unused this
+	// long is unmapped, at the next tick.
+	bigIdle = 10 * time.Second
 )
 
 // reclaimLoop runs from New until Close.
@@ -36,6 +41,7 @@ func (s *Server) reclaimLoop() {
 			return
 		case <-t.C:
 		}
+		resp.TrimBigBuffers(bigIdle)
 		// Wait for the burst to end (nothing dropped for a tick), so one
 		// reclaim returns all of it.
 		d := s.dropped.Load()

@@ -495,6 +495,12 @@
 //     (TestMemoryUsageIsMeasured); a key only the emulated cold store
 //     holds costs its entry and index entry alone
 //     (TestMemoryUsageOfAColdKey).
+//   - T52: ViewBig reads a value of more than 1 MiB from cold into the
+//     buffer its caller lends (big), not into a new slice of its size;
+//     declined, as View does (TestViewBigReadsColdIntoLentBuffer).
+//     KeepsOwned reports which sizes a Set with SetOptions.Owned keeps
+//     (T47), so the caller knows when its slice is free again once Set
+//     returned.
 //   - T44: an aggregate the layer above edits and reads through Edit and
 //     Read (a LiveKind says how its structures are made) is, in the DRAM
 //     tiers, a live structure on the Go heap that changes in place:

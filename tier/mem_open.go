@@ -56,11 +56,12 @@ func (o *Options) hotSegmentBytes() int {
 	return max(min(segmentBytes(o.HotBytes, 4<<10, 4<<20, o.HotMaxValue), int(o.HotBytes/2)&^4095), 4096)
 }
 
-// openLogs maps the DRAM tiers' arenas: hot in plain memory, faulted in as
-// it fills; warm as WarmArena places it.
+// openLogs maps the DRAM tiers' arenas: hot in plain memory (huge pages
+// unless HotNoHugePages), faulted in as it fills; warm as WarmArena
+// places it.
 func (o *Options) openLogs() (hot, warm *dram.Log[*entry], err error) {
 	hot, err = dram.New[*entry](dram.Options{Name: "hot", Bytes: o.HotBytes, SegmentBytes: o.hotSegmentBytes(),
-		Arena: numa.ArenaOptions{Node: numa.Unbound, NoPrefault: true, Logger: o.Logger}})
+		Arena: numa.ArenaOptions{Node: numa.Unbound, NoPrefault: true, HugePages: !o.HotNoHugePages, Logger: o.Logger}})
 	if err != nil {
 		return nil, nil, err
 	}

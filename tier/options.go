@@ -37,6 +37,10 @@ type Options struct {
 	// (or cold if warm cannot take them). Default 1 MiB, or a quarter of
 	// HotBytes if that is less.
 	HotMaxValue int
+	// HotNoHugePages leaves the hot arena on small pages; by default it
+	// asks for transparent huge pages (MADV_HUGEPAGE): a big value written
+	// into fresh pages takes a 512th of the page faults.
+	HotNoHugePages bool
 	// HotSegmentBytes is the hot log's segment, the largest value hot
 	// takes (default: HotBytes/64 within [4 KiB, 4 MiB], at least
 	// HotMaxValue, at most half of HotBytes).
@@ -226,6 +230,7 @@ type SetOptions struct {
 	// Owned gives value to the cache: a big value on its way to cold
 	// (writethrough, or one no DRAM log takes) is kept as it is instead
 	// of copied, so a value of hundreds of MiB is on the Go heap once.
-	// The caller must not change value once Set was called.
+	// The caller must not change value once Set was called. KeepsOwned
+	// tells whether the cache would keep a value of a size.
 	Owned bool
 }

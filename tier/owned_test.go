@@ -36,3 +36,40 @@ func TestOwnedBigValueIsNotCopied(t *testing.T) {
 		}
 	}
 }
+
+// TestViewBigReadsColdIntoLentBuffer: a big value read from cold goes into
+// the buffer ViewBig's big lends (no slice of its size is allocated), and
+// reads back byte for byte; declined (nil), it is read as View reads it.
+func TestViewBigReadsColdIntoLentBuffer(t *testing.T) {
+	const size = 16 << 20
+	c := openCold(t, func(o *Options) { o.MaxValue = 2 * size })
+	val := bytes.Repeat([]byte("lent!"), size/5+1)[:size]
+	if _, err := c.Set([]byte("big"), val, SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	lent := make([]byte, size+100)
+	for _, lend := range []bool{false, true, true} { // the first warms the cold store's chunk buffers
+		var asked int
+		big := func(n int) []byte {
+			asked = n
+			if !lend {
+				return nil
+			}
+			return lent[:n]
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, _, ok, cold, err := c.ViewBig(nil, []byte("big"), nil, big)
+		runtime.ReadMemStats(&after)
+		if err != nil || !ok || !cold || !bytes.Equal(got, val) {
+			t.Fatalf("lend %v: ViewBig: %d bytes, ok %v, cold %v, %v", lend, len(got), ok, cold, err)
+		}
+		if asked != size {
+			t.Fatalf("lend %v: big asked for %d bytes, want %d", lend, asked, size)
+		}
+		alloc := after.TotalAlloc - before.TotalAlloc
+		if lend && (&got[0] != &lent[0] || alloc > size/4) {
+			t.Fatalf("a lent buffer: the value is in it %v, %d bytes allocated", &got[0] == &lent[0], alloc)
+		}
+	}
+}

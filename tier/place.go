@@ -20,6 +20,14 @@ func (c *Cache) placeFor(n int) memTier {
 	return memNone
 }
 
+// KeepsOwned reports whether Set keeps a value of n bytes given with
+// SetOptions.Owned (T47): in writethrough, or when no DRAM log takes
+// values of its size. Otherwise the value is copied into a DRAM record,
+// and the caller may use its slice again once Set returned.
+func (c *Cache) KeepsOwned(n int) bool {
+	return n > joinStep && (c.writeThrough() || c.placeFor(n) == memNone)
+}
+
 // reservation is a DRAM record placeLocked will fill: a new one (loc in
 // log where), or e's own when it can be written in place.
 type reservation struct {

@@ -28,7 +28,17 @@ func (c *Cache) Get(dst, key []byte) ([]byte, bool, error) {
 // wait for the device once instead of once per key. A key of another kind
 // than KindString answers ErrWrongKind (T23), and into is not called.
 func (c *Cache) View(dst, key []byte, into func(n int) []byte) (value []byte, filled, ok, cold bool, err error) {
-	v, kind, filled, ok, cold, err := c.view(dst, key, into)
+	return c.ViewBig(dst, key, into, nil)
+}
+
+// ViewBig is View where a value of more than 1 MiB read from the cold
+// tier, when dst is empty and has no room for it, goes into big(n)[:0]
+// (big lends a slice of at least n bytes; it may return nil to decline):
+// the server lends a recycled buffer rather than have a new slice of the
+// value's size allocated and cleared. The value returned is then in that
+// slice; big may be called when nothing is returned in it.
+func (c *Cache) ViewBig(dst, key []byte, into, big func(n int) []byte) (value []byte, filled, ok, cold bool, err error) {
+	v, kind, filled, ok, cold, err := c.view(dst, key, into, big)
 	if ok && kind != KindString {
 		return dst, false, false, cold, ErrWrongKind
 	}
@@ -39,11 +49,11 @@ func (c *Cache) View(dst, key []byte, into func(n int) []byte) (value []byte, fi
 // (appended to dst; shared is always false: the DRAM tiers' records are
 // copied out).
 func (c *Cache) ViewAny(dst, key []byte) (value []byte, kind Kind, shared, ok, cold bool, err error) {
-	v, kind, _, ok, cold, err := c.view(dst, key, nil)
+	v, kind, _, ok, cold, err := c.view(dst, key, nil, nil)
 	return v, kind, false, ok, cold, err
 }
 
-func (c *Cache) view(dst, key []byte, into func(n int) []byte) (value []byte, kind Kind, filled, ok, cold bool, err error) {
+func (c *Cache) view(dst, key []byte, into, big func(n int) []byte) (value []byte, kind Kind, filled, ok, cold bool, err error) {
 	if len(key) == 0 {
 		return dst, 0, false, false, false, ErrEmptyKey
 	}
@@ -51,7 +61,7 @@ func (c *Cache) view(dst, key []byte, into func(n int) []byte) (value []byte, ki
 		return dst, 0, false, false, false, ErrClosed
 	}
 	lo, _ := hashKey(key)
-	v, t, kind, filled, ok := c.getInto(dst, key, lo, true, into, c.rt != nil)
+	v, t, kind, filled, ok := c.getInto(dst, key, lo, true, into, big, c.rt != nil)
 	c.count(key, t, ok)
 	c.exit()
 	return v, kind, filled, ok, t == policy.Cold, nil
@@ -86,15 +96,16 @@ func (c *Cache) served(p readPlan, lo uint64, sh *shard, n int) {
 // (appended to dst) and the tier it came from. rec says the access is to
 // be recorded for the promotion policy.
 func (c *Cache) get(dst, key []byte, lo uint64, rec bool) (v []byte, t policy.Tier, kind Kind, ok bool) {
-	v, t, kind, _, ok = c.getInto(dst, key, lo, rec, nil, false)
+	v, t, kind, _, ok = c.getInto(dst, key, lo, rec, nil, nil, false)
 	return v, t, kind, ok
 }
 
-// getInto is get with planRead's into: filled says the value went there.
+// getInto is get with planRead's into: filled says the value went there;
+// big is ViewBig's.
 // With validate, a copy that may be stale is checked against the remote
 // tier first (T42); the callers that decide on a key's entry validate it
 // in lockEntry instead.
-func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) []byte, validate bool) (v []byte, t policy.Tier, kind Kind, filled, ok bool) {
+func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into, big func(n int) []byte, validate bool) (v []byte, t policy.Tier, kind Kind, filled, ok bool) {
 	sh := c.dir.shard(lo)
 	for attempt := 0; attempt < 3; attempt++ {
 		sh.mu.RLock()
@@ -139,6 +150,11 @@ func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into func(n int) [
 			return v, policy.Cold, k, false, ok
 		case readCold:
 			c.record(&rec, lo)
+			if big != nil && len(dst) == 0 && p.size > joinStep && cap(dst) < p.size {
+				if b := big(p.size); cap(b) >= p.size {
+					dst = b[:0]
+				}
+			}
 			v, m, found, err := c.cold.Get(context.Background(), dst, key, p.size)
 			if err != nil {
 				c.coldError("get", err)
@@ -342,7 +358,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 	defer func() {
 		for _, i := range revalidate {
 			lo, _ := hashKey(keys[i])
-			v, t, kind, _, ok := c.getInto(nil, keys[i], lo, false, nil, true)
+			v, t, kind, _, ok := c.getInto(nil, keys[i], lo, false, nil, nil, true)
 			if ok {
 				out[i], kinds[i] = nonNil(v), kind
 			}
@@ -397,7 +413,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 	}
 	for _, i := range slow {
 		lo, _ := hashKey(keys[i])
-		v, t, kind, _, ok := c.getInto(nil, keys[i], lo, false, nil, c.rt != nil)
+		v, t, kind, _, ok := c.getInto(nil, keys[i], lo, false, nil, nil, c.rt != nil)
 		if ok {
 			out[i], kinds[i] = nonNil(v), kind
 		}

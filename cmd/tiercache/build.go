@@ -168,7 +168,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	}
 
 	to := tier.Options{
-		HotBytes: int64(c.Hot.Bytes), HotMaxValue: int(c.Hot.MaxValue),
+		HotBytes: int64(c.Hot.Bytes), HotMaxValue: int(c.Hot.MaxValue), HotNoHugePages: !c.Hot.HugePages,
 		MaxValue: int(c.MaxValue), Durability: tier.Durability(c.Durability), Logger: log,
 	}
 	to.WarmBytes = int64(c.Warm.Bytes)

@@ -72,8 +72,9 @@ type ServerConfig struct {
 
 // HotConfig is the DRAM tier.
 type HotConfig struct {
-	Bytes    ByteSize `yaml:"bytes"`
-	MaxValue ByteSize `yaml:"max_value"`
+	Bytes     ByteSize `yaml:"bytes"`
+	MaxValue  ByteSize `yaml:"max_value"`
+	HugePages bool     `yaml:"hugepages"`
 }
 
 // WarmConfig is the NUMA/CXL arena tier.
@@ -248,7 +249,7 @@ func defaultConfig() Config {
 			GoMemoryLimit: "auto", ColdGetBatch: 128, ColdGetBytes: 4 << 20, MaxHashFields: 1 << 20,
 			MaxListElements: 1 << 20, MaxSetMembers: 1 << 20, BusyScriptTime: Duration(5e9), PubSubOutputLimit: "32MiB 8MiB 60",
 			TrackingTableMaxKeys: 1_000_000},
-		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20},
+		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20, HugePages: true},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 0, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
 		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9), IndexNode: "auto"},
 		Remote: RemoteConfig{Addrs: AddrList{}, Prefix: "tiercache:", Timeout: Duration(50e6), DialTimeout: Duration(1e9),

@@ -22,12 +22,15 @@ type watchedNS struct {
 	maxBatch  int
 	chunks    int // chunk Stores seen
 	failChunk int // 0: none
+	gets      int // chunk Retrieves seen
+	failGet   int // 0: none; else the failGet-th chunk Retrieve fails with EIO
 }
 
 func (w *watchedNS) Do(ctx context.Context, ops ...*nvmekv.Op) error {
 	w.mu.Lock()
 	w.maxBatch = max(w.maxBatch, len(ops))
 	fail := -1
+	failGet := -1
 	for i, op := range ops {
 		if op.Code == nvmekv.OpStore && op.Link {
 			w.chunks++
@@ -35,8 +38,19 @@ func (w *watchedNS) Do(ctx context.Context, ops ...*nvmekv.Op) error {
 				fail = i
 			}
 		}
+		if op.Code == nvmekv.OpRetrieve && len(ops) > 1 { // a window's chunks (a header is read alone)
+			w.gets++
+			if w.gets == w.failGet {
+				failGet = i
+			}
+		}
 	}
 	w.mu.Unlock()
+	if failGet >= 0 {
+		err := w.Namespace.Do(ctx, ops...)
+		ops[failGet].Err = fmt.Errorf("injected: %w", syscall.EIO)
+		return err
+	}
 	if fail < 0 {
 		return w.Namespace.Do(ctx, ops...)
 	}
@@ -52,7 +66,7 @@ func (w *watchedNS) Do(ctx context.Context, ops ...*nvmekv.Op) error {
 
 func (w *watchedNS) reset(failChunk int) {
 	w.mu.Lock()
-	w.maxBatch, w.chunks, w.failChunk = 0, 0, failChunk
+	w.maxBatch, w.chunks, w.failChunk, w.gets, w.failGet = 0, 0, failChunk, 0, 0
 	w.mu.Unlock()
 }
 
@@ -117,6 +131,35 @@ func TestBigValueInWindows(t *testing.T) {
 	}
 	if st := kv.Stats(); st.ChunksWritten != 3*40 || st.Puts != 3 {
 		t.Errorf("stats: %d puts, %d chunks written; want 3 and 120", st.Puts, st.ChunksWritten)
+	}
+}
+
+// TestBigValueGetFailsMidWay (nvmekv K14): a Get reads the next window
+// while it checks and copies one; a chunk of a later window that fails
+// fails the Get with the device's error, having waited for every read in
+// flight, and the next Get reads the value back whole.
+func TestBigValueGetFailsMidWay(t *testing.T) {
+	w, kv := openWatched(t)
+	key, val := []byte("big"), bigValue(7, bigSize)
+	if err := kv.Put(ctx, key, val, nvmekv.Meta{Version: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, fail := range []int{3, 20, 40} { // the first window, a middle one, the last chunk
+		w.reset(0)
+		w.mu.Lock()
+		w.failGet = fail
+		w.mu.Unlock()
+		if got, _, err := kv.Get(ctx, nil, key); !errors.Is(err, syscall.EIO) || len(got) != 0 {
+			t.Fatalf("chunk %d failing: Get %d bytes, %v; want EIO", fail, len(got), err)
+		}
+		w.reset(0)
+		got, _, err := kv.Get(ctx, nil, key)
+		if err != nil || !bytes.Equal(got, val) {
+			t.Fatalf("after chunk %d failed: Get %d bytes (the value: %v), %v", fail, len(got), bytes.Equal(got, val), err)
+		}
+		if w.maxBatch > 8 {
+			t.Errorf("a submission of %d commands; want at most 8", w.maxBatch)
+		}
 	}
 }
 
