@@ -15,8 +15,8 @@ import (
 // Each record's index change goes to a bucket by its key's tag; once every
 // region is read, the buckets are settled (the last change of each key
 // wins) and the key index is loaded from them in tag order (tagreplay.go,
-// E37). With Options.ReplayBatch the scan replays into a keyed index
-// instead (full keys, 24 bytes a slot), in batches sorted by their keys'
+// tagbuild.go, E37). With Options.ReplayBatch the scan replays into a
+// keyed index instead (full keys, 24 bytes a slot), in batches sorted by their keys'
 // home slots (replay.go, E36), and builds the key index from it
 // (keyIndexFrom): the route before E37, BenchmarkOpen's peer.
 func (lg *Log) scan() error {
@@ -94,16 +94,17 @@ func (lg *Log) scan() error {
 	type inflight struct {
 		done     chan struct{} // read and walked
 		res      int32
-		ops      []regionOp
+		ch       *regionChanges
 		end, low int
 		torn     bool
 	}
 	nb := len(lg.bufs)
-	lists := make([][]regionOp, nb) // the change lists, reused
+	lists := make([]regionChanges, nb) // the change lists, reused
 	fl := make([]*inflight, len(found))
 	submit := func(i int) {
 		b, h := lg.bufs[i%nb], found[i]
-		f := &inflight{done: make(chan struct{}), ops: lists[i%nb][:0]}
+		f := &inflight{done: make(chan struct{}), ch: &lists[i%nb]}
+		f.ch.reset()
 		fl[i] = f
 		read := make(chan struct{})
 		// A region may take several reads (the device's largest transfer):
@@ -121,8 +122,11 @@ func (lg *Log) scan() error {
 				if rc.kind != kindDelete {
 					l = rc.locIn(h.r, off)
 				}
-				f.ops = append(f.ops, regionOp{rc.key, l})
+				f.ch.add(&rc.key, l, tr != nil)
 			})
+			if tr != nil {
+				f.ch.byBucket() // here, beside the replay
+			}
 			close(f.done)
 		}()
 	}
@@ -137,15 +141,15 @@ func (lg *Log) scan() error {
 			lg.log.Warn("logstore: unreadable region, its records are lost", zap.String("path", lg.o.Path), zap.Int("region", h.r), zap.Error(syscall.Errno(-f.res)))
 		}
 		lg.regs[h.r] = regionState{seq: h.seq}
-		for j := range f.ops {
-			op := &f.ops[j]
-			if tr != nil {
-				tr.add(&op.key, op.l)
-			} else if rp.add(&op.key, op.l) {
-				rp.apply(lg, tmp)
+		if tr != nil {
+			tr.addRegion(f.ch)
+		} else {
+			for j := range f.ch.ops {
+				if op := &f.ch.ops[j]; rp.add(op.k0, op.k1, op.l) {
+					rp.apply(lg, tmp)
+				}
 			}
 		}
-		lists[i%nb] = f.ops
 		end, low, torn := f.end, f.low, f.torn
 		if torn {
 			lg.st.TornTails++
@@ -166,8 +170,7 @@ func (lg *Log) scan() error {
 		clear(b.mem)
 	}
 	if tr != nil {
-		tr.settle()
-		lg.idx = tr.load(lg, lg.bindIdx)
+		lg.idx = tr.build(lg, lg.bindIdx)
 	} else {
 		rp.apply(lg, tmp)
 		rp.free()
@@ -176,13 +179,6 @@ func (lg *Log) scan() error {
 	last := found[len(found)-1]
 	lg.cur, lg.nextSeq = last.r, last.seq+1
 	return nil
-}
-
-// regionOp is a record's index change as its region's walk found it:
-// key now at l, or deleted (l 0).
-type regionOp struct {
-	key [16]byte
-	l   Loc
 }
 
 func cmpU64(a, b uint64) int {
