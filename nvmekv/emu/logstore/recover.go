@@ -89,23 +89,28 @@ func (lg *Log) scan() error {
 	}
 	// 2. Replay regions in seq order, reading up to len(lg.bufs) ahead.
 	// Each region is walked (records parsed, CRCs checked) on a goroutine
-	// of its own once read, so up to len(lg.bufs)-1 walks run beside the
-	// replay of the one before them, which stays in seq order here.
+	// of its own once read, which then reads the region len(lg.bufs) on
+	// into the buffer it is done with, so the reads go on while the
+	// replay, in seq order here, takes the changes the walks found: up to
+	// 2·len(lg.bufs) regions' changes, a walk waiting for the list it
+	// takes over to be replayed.
 	type inflight struct {
 		done     chan struct{} // read and walked
+		replayed chan struct{} // its changes taken: ch is free
 		res      int32
 		ch       *regionChanges
 		end, low int
 		torn     bool
+		next     *inflight // the region len(lg.bufs) on, once done
+		starter  *inflight // the region len(lg.bufs) before, until done
+		wait     *inflight // the region that used ch before, until walked
 	}
 	nb := len(lg.bufs)
-	lists := make([]regionChanges, nb) // the change lists, reused
-	fl := make([]*inflight, len(found))
-	submit := func(i int) {
+	lists := make([]regionChanges, 2*nb) // the change lists, reused
+	var submit func(i int, starter, wait *inflight) *inflight
+	submit = func(i int, starter, wait *inflight) *inflight {
 		b, h := lg.bufs[i%nb], found[i]
-		f := &inflight{done: make(chan struct{}), ch: &lists[i%nb]}
-		f.ch.reset()
-		fl[i] = f
+		f := &inflight{done: make(chan struct{}), replayed: make(chan struct{}), ch: &lists[i%len(lists)], starter: starter, wait: wait}
 		read := make(chan struct{})
 		// A region may take several reads (the device's largest transfer):
 		// f.res is the bytes read up to the first short piece, or -errno.
@@ -117,6 +122,11 @@ func (lg *Log) scan() error {
 			} else if int(f.res) < len(b.mem) {
 				clear(b.mem[f.res:])
 			}
+			if f.wait != nil {
+				<-f.wait.replayed
+				f.wait = nil
+			}
+			f.ch.reset()
 			f.end, f.low, f.torn = walkRegion(b.mem, h.seq, lg.o.RegionBytes, func(off int, rc *rec) {
 				var l Loc // a delete
 				if rc.kind != kindDelete {
@@ -127,16 +137,23 @@ func (lg *Log) scan() error {
 			if tr != nil {
 				f.ch.byBucket() // here, beside the replay
 			}
+			if i+nb < len(found) {
+				// Region i+nb takes the list of region i-nb (2·nb lists).
+				f.next = submit(i+nb, f, f.starter)
+			}
+			f.starter = nil
 			close(f.done)
 		}()
+		return f
 	}
+	ring := make([]*inflight, nb) // the next region of each buffer
 	for i := 0; i < min(len(found), nb); i++ {
-		submit(i)
+		ring[i] = submit(i, nil, nil)
 	}
 	for i, h := range found {
-		f := fl[i]
+		f := ring[i%nb]
 		<-f.done
-		fl[i] = nil
+		ring[i%nb] = f.next
 		if f.res < 0 {
 			lg.log.Warn("logstore: unreadable region, its records are lost", zap.String("path", lg.o.Path), zap.Int("region", h.r), zap.Error(syscall.Errno(-f.res)))
 		}
@@ -150,6 +167,7 @@ func (lg *Log) scan() error {
 				}
 			}
 		}
+		close(f.replayed)
 		end, low, torn := f.end, f.low, f.torn
 		if torn {
 			lg.st.TornTails++
@@ -160,9 +178,6 @@ func (lg *Log) scan() error {
 		if i == 0 && len(found) > 2 && rp != nil {
 			// Size the index once from the first region's record count.
 			tmp.reserve(int(float64(rp.pending()) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
-		}
-		if i+nb < len(found) {
-			submit(i + nb)
 		}
 		lg.prog.report("scan", int64(i+1)*R, int64(len(found))*R, pending())
 	}

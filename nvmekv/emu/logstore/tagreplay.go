@@ -145,21 +145,70 @@ func (rc *regionChanges) byBucket() {
 
 // sorted copies bk's changes out (ops) and returns them with pairs of
 // their tags and indices in ops, sorted by tag, stably: the scratch of
-// winners, valid until sc's next use.
+// winners, valid until sc's next use. The changes are copied grouped by
+// the tag's second byte (its first is the bucket's), stably, and each
+// group's pairs are then sorted by the tag's last two bytes (sortLow):
+// a group (about 1,500 changes a bucket of 390,000) stays in the CPU's
+// caches, where winners reads its changes in the order of the pairs.
 func (sc *settler) sorted(bk *tagBucket) (p []uint64, ops []tagOp) {
 	m := bk.n
 	if cap(sc.pairs) < m {
 		sc.pairs, sc.tmp, sc.ops = make([]uint64, m), make([]uint64, m), make([]tagOp, m)
 	}
-	p, ops = sc.pairs[:m], sc.ops[:0]
+	p, tmp, ops := sc.pairs[:m], sc.tmp[:m], sc.ops[:m]
+	var at [257]int
+	j := 0
 	for _, c := range bk.chunks {
-		ops = append(ops, c...)
+		for i := range c {
+			k := joinKey(c[i].k0, c[i].k1)
+			tag := tagOf(&k)
+			tmp[j] = uint64(tag) << 32
+			at[tag>>16&0xff+1]++
+			j++
+		}
 	}
-	for j := range ops {
-		k := joinKey(ops[j].k0, ops[j].k1)
-		p[j] = uint64(tagOf(&k))<<32 | uint64(j)
+	for d := 1; d < len(at); d++ {
+		at[d] += at[d-1]
 	}
-	return sortPairs(p, sc.tmp[:m]), ops
+	starts := at
+	j = 0
+	for _, c := range bk.chunks {
+		for i := range c {
+			d := tmp[j] >> 48 & 0xff
+			to := at[d]
+			at[d]++
+			ops[to] = c[i]
+			p[to] = tmp[j] | uint64(to)
+			j++
+		}
+	}
+	for d := 0; d < 256; d++ {
+		if s, e := starts[d], starts[d+1]; e-s > 1 {
+			sortLow(p[s:e], tmp[s:e])
+		}
+	}
+	return p, ops
+}
+
+// sortLow sorts p by bits 32 to 47 (the tag's last two bytes), stably,
+// through tmp: an LSD radix sort of two 8-bit digits, p sorted at the
+// end.
+func sortLow(p, tmp []uint64) {
+	for shift := uint(32); shift < 48; shift += 8 {
+		var count [257]int
+		for _, v := range p {
+			count[v>>shift&0xff+1]++
+		}
+		for d := 1; d < len(count); d++ {
+			count[d] += count[d-1]
+		}
+		for _, v := range p {
+			d := v >> shift & 0xff
+			tmp[count[d]] = v
+			count[d]++
+		}
+		p, tmp = tmp, p
+	}
 }
 
 // winners calls fn, in tag order, with the last change of each key in
@@ -220,28 +269,6 @@ func (sc *settler) settle(bk *tagBucket) {
 	clear(bk.chunks[ci+1:])
 	clear(bk.mem[ci+1:])
 	bk.chunks, bk.mem = bk.chunks[:ci+1], bk.mem[:ci+1]
-}
-
-// sortPairs sorts p by its top 32 bits (the tag; its top 8 bits are the
-// bucket's, the same for all), stably, through tmp: an LSD radix sort of
-// three 8-bit digits. It returns the sorted slice (p or tmp).
-func sortPairs(p, tmp []uint64) []uint64 {
-	for shift := uint(32); shift < 56; shift += 8 {
-		var count [257]int
-		for _, v := range p {
-			count[v>>shift&0xff+1]++
-		}
-		for d := 1; d < len(count); d++ {
-			count[d] += count[d-1]
-		}
-		for _, v := range p {
-			d := v >> shift & 0xff
-			tmp[count[d]] = v
-			count[d]++
-		}
-		p, tmp = tmp, p
-	}
-	return p
 }
 
 // free unmaps the bucket's mappings and drops its changes.
