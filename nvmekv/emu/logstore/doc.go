@@ -349,8 +349,9 @@
 //     = 2M, was the default scan before E37, and scan-inorder, n = 1, the
 //     replay in log order).
 //   - E37: each region a scan reads is walked (E4) on a goroutine of its
-//     own, up to len(WriteBuffers)-1 beside the replay, which takes their
-//     changes region by region in seq order. By default (ReplayBatch 0)
+//     own, up to len(WriteBuffers) at once beside the replay, which takes
+//     their changes region by region in seq order (a walk done reads the
+//     next region into its buffer, while its changes wait). By default (ReplayBatch 0)
 //     a region's walk groups its records' index changes (key, Loc or
 //     delete; 24 bytes), in log order, by the top 8 bits of their keys'
 //     tags, and the scan appends each group to one of 256 buckets. Once
@@ -367,8 +368,9 @@
 //     FullKeyItems, LiveBytes and every region's live count are those of
 //     a replay in log order. Beside the index a scan holds the changes,
 //     24 bytes each, off the heap in chunks of up to 3 MiB but for a
-//     bucket's first 92 KB, and the changes of the regions being walked
-//     and of one group per goroutine being settled; a bucket that
+//     bucket's first 92 KB, and the changes of up to 2·len(WriteBuffers)
+//     regions walked and not yet taken, and of one group per goroutine
+//     being settled; a bucket that
 //     reaches 2^19 changes and 4 per winner at its last settle (checked
 //     after each region's changes) is settled early (the chunks past its
 //     winners' unmapped, later changes appended after them, so a key's
