@@ -351,10 +351,11 @@
 //   - E37: each region a scan reads is walked (E4) on a goroutine of its
 //     own, up to len(WriteBuffers) at once beside the replay, which takes
 //     their changes region by region in seq order (a walk done reads the
-//     next region into its buffer, while its changes wait). By default (ReplayBatch 0)
-//     a region's walk groups its records' index changes (key, Loc or
-//     delete; 24 bytes), in log order, by the top 8 bits of their keys'
-//     tags, and the scan appends each group to one of 256 buckets. Once
+//     next region into its buffer, while its changes wait). By default
+//     (ReplayBatch 0) a region's walk groups its records' index changes
+//     (key, Loc or delete; 24 bytes), in log order, by the top 8 bits of
+//     their keys' tags, and the scan appends each group to one of 256
+//     buckets. Once
 //     every region is read, the key index's directory depth is chosen
 //     for the changes held (as for that many keys), so that a group of
 //     buckets covers whole segments (one bucket, or the buckets of one
