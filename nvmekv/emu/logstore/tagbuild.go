@@ -7,10 +7,9 @@ import (
 )
 
 // Building a scan's key index from its tag buckets (E37). The index's
-// directory depth is chosen for the changes the buckets hold (at least
-// the winners), as newTagIndex chooses it for expected keys, so that a
-// bucket covers whole segments (depth 8 or more) or a segment whole
-// buckets. Each such group of buckets is settled, then its segments are
+// directory depth is chosen for the winners expected, as newTagIndex
+// chooses it for expected keys, so that a bucket covers whole segments
+// (depth 8 or more) or a segment whole buckets. Each such group of buckets is settled, then its segments are
 // made, each sized for its own winners and 1/32 more, and loaded in tag
 // order as a checkpoint's are (ttable.load), the group's memory given
 // back: on as many goroutines as CPUs (up to 4), since groups share no
@@ -33,11 +32,27 @@ type buildPart struct {
 // build settles every bucket and loads the winners into a new key index,
 // giving lg each winner's live counts; it frees every bucket.
 func (tr *tagReplay) build(lg *Log, bind func(mem []byte) error) *keyIndex {
-	held := 0
+	held, big := 0, 0
 	for i := range tr.b {
 		held += tr.b[i].n
+		if tr.b[i].n > tr.b[big].n {
+			big = i
+		}
 	}
-	expected := max(held+held/32, minExpected)
+	// The winners are known only once settled: a log of many overwrites
+	// holds many more changes than keys, and a directory chosen for the
+	// changes would make many small segments (on the Go heap below 64
+	// KiB). The largest bucket is settled first to count its winners,
+	// and the changes held are scaled by its share (the tags spread the
+	// keys evenly; only the depth rests on it, not a segment's size).
+	if hb := tr.b[big].n; hb > 0 {
+		var sc settler
+		w := 0
+		p, ops := sc.sorted(&tr.b[big])
+		winners(p, ops, func(uint32, *tagOp) { w++ })
+		held = int(int64(held) * int64(w) / int64(hb))
+	}
+	expected := max(held+held/16, minExpected)
 	d := uint(0)
 	for d < maxDirDepth && float64(expected>>d)/tagMaxLoad > float64(segCapSlots) {
 		d++

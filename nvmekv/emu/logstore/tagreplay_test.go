@@ -174,3 +174,48 @@ func TestScanTagReplay(t *testing.T) {
 		})
 	}
 }
+
+// TestTagReplayBuildDepth checks tagReplay.build on a log of overwrites
+// (200,000 changes of 20,000 keys, segments capped at 64 slots): the
+// directory is as deep as for the winners, not for the changes, every
+// winner is in the index at its last Loc, and the regions' live counts
+// are the winners'.
+func TestTagReplayBuildDepth(t *testing.T) {
+	defer func(c int) { segCapSlots = c }(segCapSlots)
+	segCapSlots = 64
+	const keys, changes, regions = 20_000, 200_000, 8
+	tr := &tagReplay{}
+	last := map[[16]byte]Loc{}
+	for i := 0; i < changes; i++ {
+		var k [16]byte
+		k[0], k[1], k[2] = byte(i%keys), byte(i%keys>>8), 1
+		l := mkLoc(i%regions, 16, 16*(i/regions%1000), 64)
+		tr.add(&k, tagOf(&k), l)
+		last[k] = l
+	}
+	lg := &Log{regs: make([]regionState, regions)}
+	x := tr.build(lg, nil)
+	want, expected := uint(0), keys+keys/16
+	for float64(expected>>want)/tagMaxLoad > float64(segCapSlots) {
+		want++
+	}
+	if x.tags.depth > want {
+		t.Fatalf("a directory of depth %d for %d winners of %d changes, want at most %d", x.tags.depth, keys, changes, want)
+	}
+	checkTagIndex(t, x.tags)
+	if x.tags.len() != keys || x.full != keys {
+		t.Fatalf("%d entries (%d of 16-byte keys), want %d", x.tags.len(), x.full, keys)
+	}
+	for k, l := range last {
+		if s, _ := x.tags.findLoc(tagOf(&k), l); s == nil {
+			t.Fatalf("key %x: its last Loc %#x is not in the index", k, uint64(l))
+		}
+	}
+	n := 0
+	for _, r := range lg.regs {
+		n += int(r.live)
+	}
+	if n != keys || lg.liveBytes != int64(keys*64) {
+		t.Fatalf("%d live records of %d bytes, want %d of %d", n, lg.liveBytes, keys, keys*64)
+	}
+}
