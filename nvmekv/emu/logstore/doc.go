@@ -349,32 +349,45 @@
 //     = 2M, was the default scan before E37, and scan-inorder, n = 1, the
 //     replay in log order).
 //   - E37: each region a scan reads is walked (E4) on a goroutine of its
-//     own, up to len(WriteBuffers)-1 beside the replay, which takes their
-//     changes region by region in seq order. By default (ReplayBatch 0)
-//     the scan appends each record's index
-//     change (key, Loc or delete; 24 bytes) in log order to one of 256
-//     buckets by the top 8 bits of its key's tag, and once every region
-//     is read settles each bucket (the buckets on as many goroutines as
-//     CPUs, up to 4): its changes sorted by tag, stably (an
-//     LSD radix sort), the last change of each key wins, and a delete
-//     leaves the key absent. The key index is then sized for the winners
-//     and 1/32 more and loaded in tag order as a checkpoint's is (E29),
-//     each winner adding to its region's live count, and each bucket's
-//     memory goes back once loaded. The index, Items, FullKeyItems,
-//     LiveBytes and every region's live count are those of a replay in
-//     log order. Beside the index a scan holds only the changes, 24 bytes
-//     each, off the heap in chunks of up to 3 MiB but for a bucket's
-//     first 92 KB; a bucket that reaches 2^19 changes and 4 per winner at
-//     its last settle is settled early (the chunks past its winners'
-//     unmapped, later changes appended after them, so a key's changes
-//     stay in log order), so a scan holds at most about 3 GiB or 96 bytes
-//     per live key of changes, however many records are dead
+//     own, up to len(WriteBuffers) at once beside the replay, which takes
+//     their changes region by region in seq order (a walk done reads the
+//     next region into its buffer, while its changes wait). By default
+//     (ReplayBatch 0) a region's walk groups its records' index changes
+//     (key, Loc or delete; 24 bytes), in log order, by the top 8 bits of
+//     their keys' tags, and the scan appends each group to one of 256
+//     buckets. Once
+//     every region is read, the key index's directory depth is chosen
+//     for the winners expected (the changes held, scaled by the share of
+//     winners in the largest bucket, settled first), so that a group of
+//     buckets covers whole segments (one bucket, or the buckets of one
+//     segment), and the groups are settled and loaded on as many
+//     goroutines as CPUs (up to 4): a group's changes sorted by tag,
+//     stably (an LSD radix sort), the last change of each key wins, a
+//     delete leaves the key absent, and each of its segments is made for
+//     its winners and 1/32 more and loaded in tag order as a
+//     checkpoint's is (E29), each winner adding to its region's live
+//     count; the group's memory goes back once loaded. The index, Items,
+//     FullKeyItems, LiveBytes and every region's live count are those of
+//     a replay in log order. Beside the index a scan holds the changes,
+//     24 bytes each, off the heap in chunks of up to 3 MiB but for a
+//     bucket's first 92 KB, and the changes of up to 2·len(WriteBuffers)
+//     regions walked and not yet taken, and of one group per goroutine
+//     being settled; a bucket that
+//     reaches 2^19 changes and 4 per winner at its last settle (checked
+//     after each region's changes) is settled early (the chunks past its
+//     winners' unmapped, later changes appended after them, so a key's
+//     changes stay in log order), so a scan holds at most about 3 GiB or
+//     96 bytes per live key of changes, however many records are dead
 //     (TestTagReplaySettle: 200,000 changes of 20,000 keys, tags whole,
 //     cut to 3 top bits and to 3 low bits, settled at the end and early
 //     from 1000 changes;
 //     TestScanTagReplay: inline and extent records, keys of 1 to 16
 //     bytes, overwrites and deletes, reopened by both routes, tags whole
-//     and cut; BenchmarkOpen's scan against scan-keyed).
+//     and cut, segments capped at 87,381, 64 and 16 slots (one group of
+//     all buckets, 2 buckets a segment, 2 segments a bucket), the tag
+//     index checked for Robin Hood order; TestTagReplayBuildDepth:
+//     200,000 changes of 20,000 keys, the directory as deep as for the
+//     keys; BenchmarkOpen's scan against scan-keyed).
 //
 // # Caveats
 //

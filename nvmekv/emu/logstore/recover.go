@@ -15,8 +15,8 @@ import (
 // Each record's index change goes to a bucket by its key's tag; once every
 // region is read, the buckets are settled (the last change of each key
 // wins) and the key index is loaded from them in tag order (tagreplay.go,
-// E37). With Options.ReplayBatch the scan replays into a keyed index
-// instead (full keys, 24 bytes a slot), in batches sorted by their keys'
+// tagbuild.go, E37). With Options.ReplayBatch the scan replays into a
+// keyed index instead (full keys, 24 bytes a slot), in batches sorted by their keys'
 // home slots (replay.go, E36), and builds the key index from it
 // (keyIndexFrom): the route before E37, BenchmarkOpen's peer.
 func (lg *Log) scan() error {
@@ -89,22 +89,28 @@ func (lg *Log) scan() error {
 	}
 	// 2. Replay regions in seq order, reading up to len(lg.bufs) ahead.
 	// Each region is walked (records parsed, CRCs checked) on a goroutine
-	// of its own once read, so up to len(lg.bufs)-1 walks run beside the
-	// replay of the one before them, which stays in seq order here.
+	// of its own once read, which then reads the region len(lg.bufs) on
+	// into the buffer it is done with, so the reads go on while the
+	// replay, in seq order here, takes the changes the walks found: up to
+	// 2·len(lg.bufs) regions' changes, a walk waiting for the list it
+	// takes over to be replayed.
 	type inflight struct {
 		done     chan struct{} // read and walked
+		replayed chan struct{} // its changes taken: ch is free
 		res      int32
-		ops      []regionOp
+		ch       *regionChanges
 		end, low int
 		torn     bool
+		next     *inflight // the region len(lg.bufs) on, once done
+		starter  *inflight // the region len(lg.bufs) before, until done
+		wait     *inflight // the region that used ch before, until walked
 	}
 	nb := len(lg.bufs)
-	lists := make([][]regionOp, nb) // the change lists, reused
-	fl := make([]*inflight, len(found))
-	submit := func(i int) {
+	lists := make([]regionChanges, 2*nb) // the change lists, reused
+	var submit func(i int, starter, wait *inflight) *inflight
+	submit = func(i int, starter, wait *inflight) *inflight {
 		b, h := lg.bufs[i%nb], found[i]
-		f := &inflight{done: make(chan struct{}), ops: lists[i%nb][:0]}
-		fl[i] = f
+		f := &inflight{done: make(chan struct{}), replayed: make(chan struct{}), ch: &lists[i%len(lists)], starter: starter, wait: wait}
 		read := make(chan struct{})
 		// A region may take several reads (the device's largest transfer):
 		// f.res is the bytes read up to the first short piece, or -errno.
@@ -116,36 +122,52 @@ func (lg *Log) scan() error {
 			} else if int(f.res) < len(b.mem) {
 				clear(b.mem[f.res:])
 			}
+			if f.wait != nil {
+				<-f.wait.replayed
+				f.wait = nil
+			}
+			f.ch.reset()
 			f.end, f.low, f.torn = walkRegion(b.mem, h.seq, lg.o.RegionBytes, func(off int, rc *rec) {
 				var l Loc // a delete
 				if rc.kind != kindDelete {
 					l = rc.locIn(h.r, off)
 				}
-				f.ops = append(f.ops, regionOp{rc.key, l})
+				f.ch.add(&rc.key, l, tr != nil)
 			})
+			if tr != nil {
+				f.ch.byBucket() // here, beside the replay
+			}
+			if i+nb < len(found) {
+				// Region i+nb takes the list of region i-nb (2·nb lists).
+				f.next = submit(i+nb, f, f.starter)
+			}
+			f.starter = nil
 			close(f.done)
 		}()
+		return f
 	}
+	ring := make([]*inflight, nb) // the next region of each buffer
 	for i := 0; i < min(len(found), nb); i++ {
-		submit(i)
+		ring[i] = submit(i, nil, nil)
 	}
 	for i, h := range found {
-		f := fl[i]
+		f := ring[i%nb]
 		<-f.done
-		fl[i] = nil
+		ring[i%nb] = f.next
 		if f.res < 0 {
 			lg.log.Warn("logstore: unreadable region, its records are lost", zap.String("path", lg.o.Path), zap.Int("region", h.r), zap.Error(syscall.Errno(-f.res)))
 		}
 		lg.regs[h.r] = regionState{seq: h.seq}
-		for j := range f.ops {
-			op := &f.ops[j]
-			if tr != nil {
-				tr.add(&op.key, op.l)
-			} else if rp.add(&op.key, op.l) {
-				rp.apply(lg, tmp)
+		if tr != nil {
+			tr.addRegion(f.ch)
+		} else {
+			for j := range f.ch.ops {
+				if op := &f.ch.ops[j]; rp.add(op.k0, op.k1, op.l) {
+					rp.apply(lg, tmp)
+				}
 			}
 		}
-		lists[i%nb] = f.ops
+		close(f.replayed)
 		end, low, torn := f.end, f.low, f.torn
 		if torn {
 			lg.st.TornTails++
@@ -157,17 +179,13 @@ func (lg *Log) scan() error {
 			// Size the index once from the first region's record count.
 			tmp.reserve(int(float64(rp.pending()) * (float64(len(found)) - 0.5) * 1.01)) // last region assumed half full
 		}
-		if i+nb < len(found) {
-			submit(i + nb)
-		}
 		lg.prog.report("scan", int64(i+1)*R, int64(len(found))*R, pending())
 	}
 	for _, b := range lg.bufs {
 		clear(b.mem)
 	}
 	if tr != nil {
-		tr.settle()
-		lg.idx = tr.load(lg, lg.bindIdx)
+		lg.idx = tr.build(lg, lg.bindIdx)
 	} else {
 		rp.apply(lg, tmp)
 		rp.free()
@@ -176,13 +194,6 @@ func (lg *Log) scan() error {
 	last := found[len(found)-1]
 	lg.cur, lg.nextSeq = last.r, last.seq+1
 	return nil
-}
-
-// regionOp is a record's index change as its region's walk found it:
-// key now at l, or deleted (l 0).
-type regionOp struct {
-	key [16]byte
-	l   Loc
 }
 
 func cmpU64(a, b uint64) int {

@@ -39,10 +39,9 @@ type replay struct {
 // newReplay makes a batch of up to n changes, growing to it as filled.
 func newReplay(n int) *replay { return &replay{ops: make([]replayOp, 0, min(n, 4096)), n: n} }
 
-// add queues key's change to l (0: a delete) and reports whether the
-// batch is full (the caller applies it).
-func (rp *replay) add(k *[16]byte, l Loc) bool {
-	a, b := splitKey(k)
+// add queues the change of key (a, b) (splitKey) to l (0: a delete) and
+// reports whether the batch is full (the caller applies it).
+func (rp *replay) add(a, b uint64, l Loc) bool {
 	if len(rp.ops) == cap(rp.ops) {
 		rp.grow()
 	}

@@ -25,6 +25,17 @@ func (x *tagIndex) load(tag uint32, l Loc) {
 		x.add(tag, l)
 		return
 	}
+	if !s.load(tag, l) {
+		x.later = append(x.later, mkTslot(tag, l))
+		return
+	}
+	x.count++
+}
+
+// load places tag → l in s, which load alone has filled and which has
+// room (not full), and counts it; it reports false, placing nothing,
+// when the entry would wrap past the segment's end.
+func (s *ttable) load(tag uint32, l Loc) bool {
 	h := s.home(tag)
 	switch {
 	case h >= s.bulkHome && max(h, s.bulkEnd) < s.n:
@@ -37,11 +48,10 @@ func (x *tagIndex) load(tag uint32, l Loc) {
 			s.bulkEnd++
 		}
 	default:
-		x.later = append(x.later, mkTslot(tag, l))
-		return
+		return false
 	}
 	s.count++
-	x.count++
+	return true
 }
 
 // finishLoad adds the entries load left for later.
