@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/tier"
 )
 
@@ -22,6 +23,7 @@ var memoryRows = []struct {
 	{"tier_sketch_bytes", "memory_sketch_bytes", "The DRAM eviction policy's frequency sketch.", func(m tier.Memory) int64 { return m.SketchBytes }},
 	{"tier_remote_heap_bytes", "memory_remote_heap_bytes", "Go heap of the remote tier: changes queued and in flight, and its client's buffers.", func(m tier.Memory) int64 { return m.RemoteBytes }},
 	{"tier_live_heap_bytes", "memory_live_heap_bytes", "Go heap of the aggregates kept live in hot (inside hot.bytes: hot withholds as much of its arena; the Go memory limit adds it to the heap budget).", func(m tier.Memory) int64 { return m.LiveBytes }},
+	{"big_bulk_buffer_bytes", "memory_big_bulk_buffer_bytes", "Off-heap buffers big bulks are received into and big cold values are sent from, in use or free (outside hot.bytes and the Go memory limit; free ones are unmapped after 10 s idle).", func(tier.Memory) int64 { return resp.BigBufferBytes() }},
 	{"tier_heap_budget", "memory_heap_budget_bytes", "What the Go heap needs: directory, flusher, sketch, remote tier and slack.", func(m tier.Memory) int64 { return m.HeapBudget }},
 }
 
