@@ -86,6 +86,18 @@ func LendBig(n int) []byte {
 	return b[:n]
 }
 
+// PoisonByte is what Poison fills a buffer with (the Reader's PoisonBig
+// test seam).
+const PoisonByte = 0xA5
+
+// Poison overwrites the whole of b's capacity with PoisonByte.
+func Poison(b []byte) {
+	b = b[:cap(b)]
+	for i := range b {
+		b[i] = PoisonByte
+	}
+}
+
 // GiveBackBig takes back a buffer LendBig returned.
 func GiveBackBig(b []byte) { putBig(b) }
 

@@ -174,6 +174,9 @@ func (rd *Reader) Keep(arg []byte) bool {
 // replies were flushed.
 func (rd *Reader) Recycle() {
 	for i, b := range rd.done {
+		if rd.PoisonBig {
+			Poison(b)
+		}
 		putBig(b)
 		rd.done[i] = nil
 	}

@@ -54,7 +54,9 @@
 //     arrive): one an earlier big bulk gave back, with no clearing and no
 //     copy, else a new one; it goes back at the first Recycle after its
 //     command (the caller calls Recycle once its replies were flushed) or
-//     at Release, and Keep never gives it away (TestBigBulkRecycled).
+//     at Release, and Keep never gives it away (TestBigBulkRecycled;
+//     the PoisonBig test seam overwrites each buffer as it goes back, for
+//     the server's S50).
 //     Any other big bulk gets a slice of the Go heap: its first half is
 //     received into pieces of 1 MiB lent by a pool, then one slice of
 //     exactly its size, so a 64 MiB value allocates its 64 MiB once

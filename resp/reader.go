@@ -61,6 +61,10 @@ type Reader struct {
 	// its replies were flushed, and Release at the end (else the buffers
 	// stay mapped). Unset, every big bulk is a slice of the Go heap.
 	MayKeep func(n int) bool
+	// PoisonBig is a test seam: Recycle overwrites each off-heap buffer
+	// with PoisonByte before it goes back, so that whoever still refers
+	// to a recycled big bulk reads PoisonByte bytes and a test sees it.
+	PoisonBig bool
 	// Dropped, when set, counts the bytes of the buffers a big command
 	// grew that the Reader lets go once it is done.
 	Dropped *atomic.Int64

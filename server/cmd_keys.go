@@ -48,6 +48,9 @@ func (c *conn) lendBig(n int) []byte {
 // them were flushed).
 func (c *conn) giveBackBig() {
 	for i, b := range c.bigLent {
+		if c.s.opts.PoisonBigBuffers {
+			resp.Poison(b)
+		}
 		resp.GiveBackBig(b)
 		c.bigLent[i] = nil
 	}

@@ -116,6 +116,7 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c.pushes()
 	c.rd.BeforeBlock = c.beforeRead
 	c.rd.MayKeep = c.mayKeep
+	c.rd.PoisonBig = s.opts.PoisonBigBuffers
 	c.rd.Dropped = &s.dropped
 	return c
 }

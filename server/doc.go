@@ -413,6 +413,13 @@
 //     TestStringsAndHashesMatchRedis, TestTypedModelConcurrentCold,
 //     TestHashFieldExpiryModel with the hashes evicted to cold and loaded
 //     back, TestHashFieldExpiryMatchesRedis74).
+//   - S50: no value, key, field, member, queued command or message refers
+//     to an off-heap buffer once it went back (resp R6: a big bulk's at
+//     the flush after its command; a cold big value's read buffer at the
+//     flush after its reply): every command that keeps a big argument
+//     copies it. TestBigArgumentsOutliveTheirBuffers sends each such
+//     command big arguments with Options.PoisonBigBuffers set (a buffer
+//     going back is overwritten) and reads every one back intact.
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

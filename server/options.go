@@ -151,6 +151,12 @@ type Options struct {
 
 	// Logger defaults to zap.NewNop().
 	Logger *zap.Logger
+
+	// PoisonBigBuffers is a test seam: every off-heap buffer a big bulk
+	// was received into (resp R6) or a big cold value was read into is
+	// overwritten with resp.PoisonByte when it goes back, so that a value
+	// still referring to one reads back wrong (S50).
+	PoisonBigBuffers bool
 }
 
 // Listener is a listening socket for Options.Listeners.
