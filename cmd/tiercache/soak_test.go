@@ -374,7 +374,12 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); load.run(i, stop) }()
 	}
+	// At least 3 s, and on until an eviction reached cold (a slow run,
+	// under -race on a loaded machine, fills DRAM later), at most 60 s.
 	time.Sleep(3 * time.Second)
+	for end := time.Now().Add(57 * time.Second); sc.cache.Stats().Flushed == 0 && time.Now().Before(end); {
+		time.Sleep(100 * time.Millisecond)
+	}
 	close(stop)
 	wg.Wait()
 	load.close()
