@@ -526,9 +526,6 @@
 //     1,048,576); one written before a restart, or by another sidecar, and
 //     not touched since, keeps its expired fields out of sight until a
 //     command touches it, as a key only cold holds keeps its own expiry.
-//   - An expiry past the tier's clock's end (int64 nanoseconds, the year
-//     2262) is kept as that end: SET k v EX 10000000000 answers OK, as
-//     Redis does, and TTL then counts down to 2262.
 //   - The emulated cluster has no cluster bus (CLUSTER NODES gives its
 //     port as 0), no replica and no failover; the CLUSTER subcommands
 //     that change a cluster (MEET, ADDSLOTS, FAILOVER...) are refused.

@@ -615,12 +615,9 @@
 //     written with, and an adoption reads that one. It matters after a
 //     crash, after a restart in cache durability, and for a key the
 //     directory forgot (T15 keeps such keys until they are rewritten).
-//   - Expiries are unix nanoseconds: a TTL reaching past the year 2262 is
-//     kept as the latest time an int64 holds (TTL then reports less than
-//     was asked; Redis keeps milliseconds and the exact figure).
 //   - A value the cache dropped (queues full, flash budget, device error)
 //     reads as a miss: it is a cache, and Stats counts every drop.
-//   - The emulated namespace takes one 64 KiB read slot per key of a batched
+//   - The emulated namespace takes one 8 KiB read slot per key of a batched
 //     read and blocks while none is free, and one submission must fit its
 //     ring: coldstore.Open sizes both from backend.Params.Batch
 //     (MGetColdBatch); another store passed through OpenCold must do the
