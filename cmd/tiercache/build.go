@@ -242,6 +242,13 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	if err := vt.Validate(); err != nil {
 		bad(err)
 	}
+	if b.cold != nil { // the flusher is made when the cold store opens: check it now (C2)
+		fo := vt.Flusher
+		fo.EnsureDefaults()
+		if err := fo.ValidateTuning(); err != nil {
+			bad(err)
+		}
+	}
 	if len(errs) > 0 {
 		return nil, &configError{errs: errs}
 	}

@@ -90,6 +90,9 @@ cold:
 durability: eventually
 logging:
   level: loud
+flusher:
+  in_flight: 65
+  batch_items: -3
 `), "test")
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +104,7 @@ logging:
 	}
 	for _, want := range []string{"socket_mode", "requirepass", "server.procs", "server.cold_get_batch ",
 		"server.cold_get_batch_bytes", "server.max_list_elements", "warm.node", "warm.policy", "warm.fallback",
-		"cold.backend", "Durability", "logging.level"} {
+		"cold.backend", "Durability", "logging.level", "InFlight 65", "BatchItems -3"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
