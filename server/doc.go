@@ -347,8 +347,9 @@
 //   - S35: CONFIG SET changes notify-keyspace-events, busy-reply-threshold
 //     (lua-time-limit), tracking-table-max-keys and
 //     client-output-buffer-limit pubsub at once, accepts and keeps Redis's
-//     encoding knobs, applies all of a command's parameters or none, and
-//     refuses every other change naming the parameter and why
+//     encoding knobs, applies all of a command's parameters or none, takes
+//     each number within Redis's range and answers its range error byte for
+//     byte, and refuses every other change naming the parameter and why
 //     (TestConfigSet).
 //   - S40: the set commands (SADD ... SSCAN, the algebra and its STORE
 //     forms) answer as redis-server 7.0, byte for byte in RESP2 and RESP3,
