@@ -65,6 +65,9 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	if err := pubsubLimit(c.Server.PubSubOutputLimit, &b.server); err != nil {
 		bad(err)
 	}
+	if c.Server.BusyScriptTime < 0 {
+		bad(fmt.Errorf("server.busy_script_time %v must not be negative", time.Duration(c.Server.BusyScriptTime)))
+	}
 	if c.Server.MaxHashFields < 1 {
 		bad(fmt.Errorf("server.max_hash_fields %d: must be at least 1", c.Server.MaxHashFields))
 		b.server.MaxHashFields = 1

@@ -81,6 +81,7 @@ server:
   cold_get_batch: -1
   cold_get_batch_bytes: 0
   max_list_elements: 0
+  busy_script_time: -1s
 warm:
   node: left
   policy: sideways
@@ -105,7 +106,7 @@ metrics:
 		t.Fatalf("err = %v", err)
 	}
 	for _, want := range []string{"socket_mode", "requirepass", "server.procs", "server.cold_get_batch ",
-		"server.cold_get_batch_bytes", "server.max_list_elements", "warm.node", "warm.policy", "warm.fallback",
+		"server.cold_get_batch_bytes", "server.max_list_elements", "server.busy_script_time", "warm.node", "warm.policy", "warm.fallback",
 		"cold.backend", "Durability", "logging.level", "InFlight 65", "BatchItems -3", "metrics.listen"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
