@@ -21,8 +21,8 @@
 //   - B2: a value Get or GetMany returns is exactly one value PutMany
 //     stored for that key, with the Meta it was stored with (Expiry as the
 //     flusher last stamped it): never another key's, never a mix of two
-//     puts (coldstore TestRoundTrip, remote TestForeignValueIsAMiss,
-//     remote TestChunkedValueNeverMixes).
+//     puts (coldstore TestRoundTrip, remote TestStoreOnACluster/ForeignValueIsAMiss,
+//     remote TestStoreOnACluster/ChunkedValueNeverMixes).
 //   - B3: an expiry is unix nanoseconds up to the year 2262 and, past it,
 //     math.MinInt64 plus unix milliseconds: every time up to int64
 //     milliseconds (all Redis accepts) round-trips, expiries order by

@@ -56,7 +56,9 @@
 //     the free space, a kept namespace whose prefix overlaps a tenant's,
 //     and a single emulated namespace asked to give tenants their own,
 //     are refused with every problem named (ErrTenantMismatch) and
-//     nothing made, moved or dropped (TestMultiRefusesMismatch; a KV
+//     nothing made, moved or dropped (TestMultiRefusesMismatch; a size
+//     below the smallest is refused by Validate, before any file is made,
+//     TestTinyTenantSpaceRefusedByValidate; a KV
 //     SSD's through nsadmin NA4: a claimed namespace of another command
 //     set, two claims of one NSID, sizes past the unallocated capacity).
 //   - CS7: a tenant namespace is recorded as its tenant's (name and

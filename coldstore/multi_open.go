@@ -45,6 +45,9 @@ func (c *Config) validateTenants() []error {
 		if t.Bytes < 0 {
 			bad("Tenants[%d] (%s): Bytes %d is negative", i, t.Name, t.Bytes)
 		}
+		if t.Bytes > 0 && t.Namespace == "" && c.Mode != "passthrough" && roundMiB(t.Bytes) < c.minSpace() {
+			bad("%s", c.tooSmall(t.Name, t.Bytes)) // no namespace that small exists or is made (CS6): refused before Open makes anything
+		}
 		if t.Namespace != "" && c.Mode == "passthrough" {
 			if n, err := strconv.ParseUint(t.Namespace, 10, 32); err != nil || n == 0 {
 				bad("Tenants[%d] (%s): Namespace %q is not a KV namespace's NSID", i, t.Name, t.Namespace)

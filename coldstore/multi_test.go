@@ -184,6 +184,32 @@ func fileSum(t *testing.T, path string) [32]byte {
 // tenants, quotas past the free space, a tenant taking the default
 // namespace or a missing one, a quota below the smallest namespace, a
 // changed prefix, a single emulated store asked for tenant namespaces.
+// TestTinyTenantSpaceRefusedByValidate (CS6): a tenant's cold_bytes below
+// the smallest namespace is a configuration error that Validate reports,
+// with the real region size, so that Open of a fresh directory makes no
+// volume file for it.
+func TestTinyTenantSpaceRefusedByValidate(t *testing.T) {
+	dir := t.TempDir()
+	c := multiConfig(dir, TenantSpace{Name: "a", Bytes: 1 << 20}, TenantSpace{Name: "b", Bytes: 4 << 20})
+	err := c.Validate()
+	if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), `tenant "a": cold_bytes 1048576 is below the smallest namespace, 2097152 bytes (four 262144-byte log regions`) ||
+		strings.Contains(err.Error(), `"b"`) {
+		t.Fatalf("Validate() = %v", err)
+	}
+	if s, err := Open(c, backend.Params{MaxValue: 1 << 20, Batch: 16, WarmNode: -1, Tenants: multiTenants}); err == nil {
+		s.Close()
+		t.Fatal("opened")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("a refused configuration made %v", ents)
+	}
+	kv := c
+	kv.Mode, kv.Device, kv.DataDir = "passthrough", "/dev/ng9n9", ""
+	if err := kv.Validate(); err != nil {
+		t.Errorf("a KV SSD's namespace has no such minimum: %v", err)
+	}
+}
+
 func TestMultiRefusesMismatch(t *testing.T) {
 	dir := t.TempDir()
 	c := multiConfig(dir, TenantSpace{Name: "a", Bytes: 4 << 20})

@@ -24,11 +24,21 @@ func (c Config) volumeOptions(create bool) volume.Options {
 // minSpace is the smallest namespace a volume makes for c: four regions
 // of the log and its superblock, whole MiB.
 func (c Config) minSpace() int64 {
-	r := int64(c.RegionBytes)
-	if r == 0 {
-		r = 4 << 20
+	return (4*c.regionBytes() + 4096 + volume.Align - 1) / volume.Align * volume.Align
+}
+
+// regionBytes is the log's region size for c (emu's default, 4 MiB).
+func (c Config) regionBytes() int64 {
+	if c.RegionBytes == 0 {
+		return 4 << 20
 	}
-	return (4*r + 4096 + volume.Align - 1) / volume.Align * volume.Align
+	return int64(c.RegionBytes)
+}
+
+// tooSmall says that tenant's cold_bytes is below minSpace.
+func (c Config) tooSmall(tenant string, bytes int64) string {
+	return fmt.Sprintf("tenant %q: cold_bytes %d is below the smallest namespace, %d bytes (four %d-byte log regions and a superblock)",
+		tenant, bytes, c.minSpace(), c.regionBytes())
 }
 
 // openVolume opens (or makes) the volume, checks the configuration
@@ -163,7 +173,7 @@ func (m *Multi) planVolume(c Config, ws []want) (creates []volume.Want, kept []s
 		case w.Namespace != "":
 			bad("tenant %q takes namespace %q, which %s does not hold", w.Name, name, v.Path())
 		case w.Bytes < c.minSpace():
-			bad("tenant %q: cold_bytes %d is below the smallest namespace, %d bytes (four %d-byte log regions and a superblock)", w.Name, w.Bytes, c.minSpace(), max(c.RegionBytes, 4<<20))
+			bad("%s", c.tooSmall(w.Name, w.Bytes))
 		default:
 			creates = append(creates, volume.Want{Name: name, Bytes: w.Bytes})
 			newBytes += roundMiB(w.Bytes)

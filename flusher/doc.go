@@ -66,6 +66,9 @@
 //     first takes each class's oldest items up to its share of BatchItems
 //     (at least one), then fills from the oldest. Without Weights, one
 //     FIFO as above (TestSharesKeepAClassFromStarving).
+//   - F15: ValidateTuning checks every field but Store, each problem
+//     reported at once, as Validate does (TestValidateTuningWithoutStore),
+//     so that a configuration is refused before anything opens.
 //
 // # Caveats
 //

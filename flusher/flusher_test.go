@@ -338,6 +338,27 @@ func TestOptionsValidateReportsEverything(t *testing.T) {
 	}
 }
 
+// TestValidateTuningWithoutStore (F15): the tuning a configuration sets is
+// checked without a Store, every problem at once, and valid tuning passes.
+func TestValidateTuningWithoutStore(t *testing.T) {
+	o := Options{QueueItems: -1, BatchItems: 5000, InFlight: 100, BatchDelay: -time.Millisecond}
+	o.EnsureDefaults()
+	err := o.ValidateTuning()
+	for _, want := range []string{"QueueItems", "BatchItems", "InFlight", "BatchDelay"} {
+		if err == nil || !contains(err.Error(), want) {
+			t.Errorf("ValidateTuning() = %v, want it to name %s", err, want)
+		}
+	}
+	if err != nil && contains(err.Error(), "Store") {
+		t.Errorf("ValidateTuning() = %v, names Store", err)
+	}
+	ok := Options{QueueBytes: 8 << 20}
+	ok.EnsureDefaults()
+	if err := ok.ValidateTuning(); err != nil {
+		t.Errorf("defaults: ValidateTuning() = %v", err)
+	}
+}
+
 func contains(s, sub string) bool {
 	for i := 0; i+len(sub) <= len(s); i++ {
 		if s[i:i+len(sub)] == sub {

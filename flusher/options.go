@@ -180,6 +180,14 @@ func (o *Options) Validate() error {
 	if o.Store == nil {
 		errs = append(errs, fmt.Errorf("%w: Store is required", ErrInvalidOptions))
 	}
+	return errors.Join(append(errs, o.ValidateTuning())...)
+}
+
+// ValidateTuning reports every invalid field a configuration sets (all
+// but Store), so that a caller can refuse its configuration before it
+// opens anything (F15).
+func (o *Options) ValidateTuning() error {
+	var errs []error
 	if o.QueueItems < 1 {
 		errs = append(errs, fmt.Errorf("%w: QueueItems %d must be positive", ErrInvalidOptions, o.QueueItems))
 	}

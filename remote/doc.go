@@ -24,7 +24,8 @@
 //   - R2: a value read is exactly a value stored under that key, with its
 //     flags and expiry, and never past its expiry: bytes under the prefix
 //     that are not a record of ours, or whose CRC does not match, are a
-//     miss counted as foreign (TestRoundTrip, TestForeignValueIsAMiss).
+//     miss counted as foreign (TestStoreOnACluster: RoundTrip,
+//     ForeignValueIsAMiss).
 //   - R3: a put, delete or expiry change of a key through one store reaches
 //     the Watch of every other store that read or wrote the key since its
 //     last change, as that key, and never the writer's own (NOLOOP, and a
@@ -32,14 +33,15 @@
 //     write comes between); a Clear of another store reaches Watch as
 //     Cleared, and a connection that closed (its pushes may be lost) as
 //     Lost, once every node answers again and a cluster serves every slot
-//     (TestWatchSeesOtherWriters, TestClearIsFleetWide,
+//     (TestStoreOnACluster: WatchSeesOtherWriters, ClearIsFleetWide;
 //     TestResyncAfterLostConnection).
 //   - R4: a chunked value is read whole or not at all: its pieces are
 //     written before its header and named by the header's put ID, so a
 //     reader racing an overwrite or delete reads the old value, the new
-//     one, or a miss, never a mix (TestChunkedValueNeverMixes); the pieces
-//     of a replaced or deleted value expire after chunkGrace
-//     (TestReplacedPiecesExpire).
+//     one, or a miss, never a mix
+//     (TestStoreOnACluster/ChunkedValueNeverMixes); the pieces of a
+//     replaced or deleted value expire after chunkGrace
+//     (TestStoreOnACluster/ReplacedPiecesExpire).
 //   - R5: Open never fails for an unreachable store or refused
 //     credentials: the store starts unavailable, logs why once, and
 //     connects in the background; while unavailable or while its breaker
@@ -49,7 +51,7 @@
 //     TestWrongPassword, TestBreakerOpensAndCloses).
 //   - R6: Clear makes every key stored so far absent for every store at
 //     once (a new generation), and the keys of earlier generations are
-//     removed in the background (TestClearIsFleetWide).
+//     removed in the background (TestStoreOnACluster/ClearIsFleetWide).
 //
 // # Caveats
 //

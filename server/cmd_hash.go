@@ -475,7 +475,7 @@ func (c *conn) randFields(h *hash.Hash, now int64, args [][]byte, count int64, w
 	case count < 0:
 		k := -count
 		if k > maxRandCount {
-			c.w.Error(errRandCountTooLarge(maxRandCount))
+			c.w.Error(errRandCountTooLarge(maxRandCount, "fields"))
 			return
 		}
 		reply(int(k))

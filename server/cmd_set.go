@@ -187,7 +187,7 @@ func (c *conn) cmdSRandMember(args [][]byte) {
 	n := s.Len()
 	picks := randPicks(n, count)
 	if picks == nil && count < -maxRandCount {
-		c.w.Error(errRandCountTooLarge(maxRandCount))
+		c.w.Error(errRandCountTooLarge(maxRandCount, "members"))
 		return
 	}
 	c.w.Array(len(picks))

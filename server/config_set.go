@@ -82,12 +82,15 @@ func settables() []settable {
 			}},
 		{name: "busy-reply-threshold", alias: "lua-time-limit",
 			get: func(s *Server) string {
-				return strconv.FormatInt(s.scr.busyAfter.Load()/int64(time.Millisecond), 10)
+				return s.knobs.get("busy-reply-threshold", strconv.FormatInt(s.scr.busyAfter.Load()/int64(time.Millisecond), 10))
 			},
-			check: intParam(0, 1<<53, func(s *Server, n int64) { s.scr.busyAfter.Store(n * int64(time.Millisecond)) })},
+			check: intParam(0, 1<<63-1, func(s *Server, n int64) {
+				s.scr.busyAfter.Store(busyNanos(n))
+				s.knobs.set("busy-reply-threshold", strconv.FormatInt(n, 10)) // CONFIG GET answers what was set
+			})},
 		{name: "tracking-table-max-keys",
 			get:   func(s *Server) string { return strconv.FormatInt(s.conf.trackingMaxKeys.Load(), 10) },
-			check: intParam(0, 1<<62, func(s *Server, n int64) { s.conf.trackingMaxKeys.Store(n) })},
+			check: intParam(0, 1<<63-1, func(s *Server, n int64) { s.conf.trackingMaxKeys.Store(n) })},
 		{name: "client-output-buffer-limit", get: outputLimits, check: checkOutputLimits},
 	}
 	for _, k := range encodingKnobs {
@@ -106,6 +109,19 @@ func settables() []settable {
 			}})
 	}
 	return ps
+}
+
+// busyMaxNanos bounds busy-reply-threshold as the scripts' timer holds it
+// (146 years: a script's start plus it stays within an int64).
+const busyMaxNanos = 1 << 62
+
+// busyNanos is a busy-reply-threshold of ms milliseconds (Redis takes up to
+// LLONG_MAX) in nanoseconds, at most busyMaxNanos.
+func busyNanos(ms int64) int64 {
+	if ms >= busyMaxNanos/int64(time.Millisecond) {
+		return busyMaxNanos
+	}
+	return ms * int64(time.Millisecond)
 }
 
 // intParam checks an integer within [lo, hi] and applies it.

@@ -347,8 +347,9 @@
 //   - S35: CONFIG SET changes notify-keyspace-events, busy-reply-threshold
 //     (lua-time-limit), tracking-table-max-keys and
 //     client-output-buffer-limit pubsub at once, accepts and keeps Redis's
-//     encoding knobs, applies all of a command's parameters or none, and
-//     refuses every other change naming the parameter and why
+//     encoding knobs, applies all of a command's parameters or none, takes
+//     each number within Redis's range and answers its range error byte for
+//     byte, and refuses every other change naming the parameter and why
 //     (TestConfigSet).
 //   - S40: the set commands (SADD ... SSCAN, the algebra and its STORE
 //     forms) answer as redis-server 7.0, byte for byte in RESP2 and RESP3,
@@ -467,15 +468,17 @@
 //     ran; SYNC (the default) answers once the flushed keys' memory is
 //     freed, ASYNC at once. In writethrough mode FLUSHALL holds every other
 //     command until every key's cold delete is durable (tier T28).
-//   - A set or sorted set is one value as a list is: every write decodes
-//     and rewrites it, O(its bytes); ZRANGE from the head reads only the
-//     entries it answers. A lexicographic range over members of different
+//   - A set or sorted set is one key as a list is: a live structure in hot
+//     (tier T44), one record elsewhere, which a write there decodes and
+//     rewrites; ZRANGE from a record's head reads only the entries it
+//     answers. A lexicographic range over members of different
 //     scores, which Redis leaves undefined, may answer otherwise than its
 //     skiplist walk. A -0 score in a large sorted set is kept as -0 where
 //     Redis keeps 0 if that set was ever small (its encoding's history).
-//   - A list is one value: every write decodes and rewrites it, O(list
-//     bytes); LLEN reads its header, LPOP and LINDEX step over the elements
-//     before the one they want. LMOVE and RPOPLPUSH between two keys are two
+//   - A list is one key: a live structure in hot (tier T44), one record
+//     elsewhere, which a write there decodes and rewrites; LLEN and LRANGE
+//     of a list only cold holds read its header and the pieces they need
+//     (S45). LMOVE and RPOPLPUSH between two keys are two
 //     Updates (pop, then push; put back if the push fails): the element is
 //     never lost nor duplicated, but another client may see it on neither
 //     list for an instant. A push that serves blocked clients pops for them
@@ -483,15 +486,16 @@
 //     blocking command takes it too. A client's hangup while blocked is
 //     seen by peeking at its socket; one that pipelined more commands
 //     behind the blocking one is seen hanging up only once it is answered.
-//   - SCAN's cursor is a position in the cache's key directory (a shard
-//     number for tier.Cache, so a call returns whole shards and COUNT is a
-//     hint); MATCH is Redis's glob (globMatch). KEYS, as in Redis, walks
-//     every key and builds one reply: prefer SCAN on a large cache. Keys a
-//     cold store holds from an earlier run are listed once touched, as
-//     DBSIZE counts them. DBSIZE reads the cache's per-shard counters
-//     (tier.Cache.Keys, O(1) of the keyspace): a key whose expiry passed
-//     counts until the sweep removes it, within a second, as Redis counts
-//     it until its expiry cycle does.
+//   - SCAN's cursor is a position in the cache's key directory and, with
+//     the emulated cold store, its index (a tag, tier T37: a call returns
+//     a range of tags and COUNT is a hint); MATCH is Redis's glob
+//     (globMatch). KEYS, as in Redis, walks every key and builds one
+//     reply: prefer SCAN on a large cache. DBSIZE reads the cache's
+//     per-shard counters and the store's count of its keys (tier T37,
+//     O(shards)); with a KV SSD, keys of an earlier run are counted and
+//     listed once touched. A key whose expiry passed counts until the
+//     sweep removes it, within a second, as Redis counts it until its
+//     expiry cycle does.
 //   - WATCH counts a write command naming a watched key as a change unless
 //     it answered an error or reported that it changed nothing (SET NX of
 //     an existing key, DEL of absent keys, an EXPIRE whose condition
@@ -503,15 +507,14 @@
 //   - A command that blocks while holding the
 //     transaction lock shared (a reply to a client that reads nothing,
 //     S12) makes an EXEC, and every command behind it, wait for it.
-//   - A hash is one value: every write is O(hash size) (decode or scan,
-//     change, encode) and a read of one field reads the whole record
-//     (docs/DESIGN.md, "Data types"). INCRBYFLOAT and HINCRBYFLOAT compute
+//   - A hash is one key: a live structure in hot, one record elsewhere,
+//     stored in pieces in cold so that a read of one field reads a few
+//     blocks (docs/DESIGN.md, "Data types"; S45). INCRBYFLOAT and HINCRBYFLOAT compute
 //     as Redis's long double does (a 64-bit mantissa big.Float), so their
 //     replies are Redis's digits.
 //   - OBJECT ENCODING answers "raw" for every string (a value is stored as
 //     the bytes given, never as an integer or inline) and "listpack" for a
-//     hash whatever its size (one packed record in insertion order, read by
-//     a linear walk); OBJECT FREQ is the promotion policy's read estimate, 0
+//     hash, list, set or sorted set whatever its size; OBJECT FREQ is the promotion policy's read estimate, 0
 //     to 16 (tier.Cache.Frequency), not Redis's logarithmic counter; OBJECT
 //     IDLETIME answers Redis's error for an LFU policy.
 //   - Hash field expiry: an expired field is seen by no command, where
@@ -526,9 +529,6 @@
 //     1,048,576); one written before a restart, or by another sidecar, and
 //     not touched since, keeps its expired fields out of sight until a
 //     command touches it, as a key only cold holds keeps its own expiry.
-//   - An expiry past the tier's clock's end (int64 nanoseconds, the year
-//     2262) is kept as that end: SET k v EX 10000000000 answers OK, as
-//     Redis does, and TTL then counts down to 2262.
 //   - The emulated cluster has no cluster bus (CLUSTER NODES gives its
 //     port as 0), no replica and no failover; the CLUSTER subcommands
 //     that change a cluster (MEET, ADDSLOTS, FAILOVER...) are refused.

@@ -272,6 +272,10 @@ func TestHRandField(t *testing.T) {
 		{[]string{"HDEL", "h", "a", "b", "c"}, ":3"},
 		{[]string{"HRANDFIELD", "h", "-2", "WITHVALUES"}, "*[$d $4 $d $4]"},
 		{[]string{"HRANDFIELD", "h", "-" + strconv.Itoa(maxRandCount+1)}, "-ERR count is too large: at most 1048576 fields with repetitions"},
+		{[]string{"SADD", "s", "a"}, ":1"},
+		{[]string{"SRANDMEMBER", "s", "-" + strconv.Itoa(maxRandCount+1)}, "-ERR count is too large: at most 1048576 members with repetitions"},
+		{[]string{"ZADD", "z", "1", "a"}, ":1"},
+		{[]string{"ZRANDMEMBER", "z", "-" + strconv.Itoa(maxRandCount+1)}, "-ERR count is too large: at most 1048576 members with repetitions"},
 	})
 	r.cmd("HELLO", "3")
 	r.reply()

@@ -269,8 +269,11 @@ func errStringTooLong(max int) string {
 	return "ERR string exceeds maximum allowed size (max_value, " + strconv.Itoa(max) + " bytes)"
 }
 
-func errRandCountTooLarge(max int) string {
-	return "ERR count is too large: at most " + strconv.Itoa(max) + " fields with repetitions"
+// errRandCountTooLarge refuses a negative count past max: what are the
+// items picked ("fields" for HRANDFIELD, "members" for SRANDMEMBER and
+// ZRANDMEMBER).
+func errRandCountTooLarge(max int, what string) string {
+	return "ERR count is too large: at most " + strconv.Itoa(max) + " " + what + " with repetitions"
 }
 
 // replyError is an error a command's Update function returns to be

@@ -124,7 +124,7 @@ func (c *conn) cmdZRandMember(args [][]byte) {
 		}
 		picks := randPicks(n, count)
 		if picks == nil {
-			c.w.Error(errRandCountTooLarge(maxRandCount))
+			c.w.Error(errRandCountTooLarge(maxRandCount, "members"))
 			return
 		}
 		c.writeEntries(z, picks, withScores)

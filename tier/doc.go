@@ -577,10 +577,11 @@
 //
 // # Caveats
 //
-//   - Len and Scan are exact for the keys this process wrote or read. Keys
-//     left in a cold store by an earlier run are counted and listed once
-//     touched (adopted): the KV layer maps keys to hashes and cannot list
-//     user keys. For the same reason Flush leaves such keys' records in
+//   - With a KV SSD (a store without backend.Keyspace), Len and Scan are
+//     exact for the keys this process wrote or read. Keys left in it by an
+//     earlier run are counted and listed once touched (adopted): the KV
+//     layer maps keys to hashes and cannot list user keys. For the same
+//     reason Flush leaves such keys' records in
 //     the store, hidden by the floor (T14), until a read of the key deletes
 //     them or the store reclaims them; in Strict mode (writethrough) they
 //     would hold capacity, and writethrough clears such a store whole.
@@ -615,20 +616,17 @@
 //     written with, and an adoption reads that one. It matters after a
 //     crash, after a restart in cache durability, and for a key the
 //     directory forgot (T15 keeps such keys until they are rewritten).
-//   - Expiries are unix nanoseconds: a TTL reaching past the year 2262 is
-//     kept as the latest time an int64 holds (TTL then reports less than
-//     was asked; Redis keeps milliseconds and the exact figure).
 //   - A value the cache dropped (queues full, flash budget, device error)
 //     reads as a miss: it is a cache, and Stats counts every drop.
-//   - The emulated namespace takes one 64 KiB read slot per key of a batched
+//   - The emulated namespace takes one 8 KiB read slot per key of a batched
 //     read and blocks while none is free, and one submission must fit its
 //     ring: coldstore.Open sizes both from backend.Params.Batch
 //     (MGetColdBatch); another store passed through OpenCold must do the
 //     same.
 //   - Returned slices are the caller's (Get and View append to dst; MGet's
 //     values share one allocation).
-//   - The cold index's tables under 2 MiB (an index of up to about 78,000
-//     keys) live on the Go heap and are not bound whatever
+//   - The cold index's tag segments under 64 KiB and extent tables under
+//     2 MiB live on the Go heap and are not bound whatever
 //     coldstore.Config.IndexNode says (Stats.ColdIndexBoundBytes stays below ColdIndexBytes). AutoNode
 //     follows the warm arena's configuration, resolved before the arena
 //     is mapped (the cold store opens first): if the arena then falls
@@ -639,11 +637,12 @@
 //     budget (the LFU charges each its key and value bytes).
 //   - Tenants partition DRAM, not the logs' segments: a tenant's quota
 //     bounds the key and value bytes its keys keep, while where their
-//     records sit (hot or warm) is placement, shared (§3.1), and the cold
-//     tier and the flusher are shared. Two last resorts evict whatever a
+//     records sit (hot or warm) is placement, shared (§3.1), the flusher is
+//     shared by weight (T50), and the cold tier is shared but by the
+//     tenants with a namespace of their own (T49). Two last resorts evict whatever a
 //     segment holds, of any tenant: a cleaning that finds no room for a
 //     record in either log (DRAMStats.Dropped) and makeRoom's
 //     evictSegment after memRounds rounds.
-//     A quota unused by its tenant is not lent to others. Per-tenant cold
-//     bytes are not counted.
+//     A quota unused by its tenant is not lent to others. Cold keys and
+//     bytes are counted per tenant only for a namespace of its own (T49).
 package tier

@@ -72,8 +72,8 @@ type Options struct {
 	Flash policy.FlashOptions
 	// MGetColdBatch is the most cold lookups one MGet sends in one device
 	// submission (default 128); larger batches take several. The emulated
-	// namespace is sized for it (2 × 64 KiB read slots per key, see
-	// cold_open.go).
+	// namespace is sized for it (2 × 8 KiB read slots per key,
+	// coldstore's readSlots).
 	MGetColdBatch int
 	// MaxKeys bounds the directory, which keeps the keys it knows on the
 	// Go heap (DirEntryBytes each, T19): above it, keys whose only copy is

@@ -27,9 +27,8 @@ func viewBytes(s string) []byte {
 // An entry allocated together with its key's bytes (the directory's map key
 // points into it): a lookup that compares the key then reads the entry
 // touches one allocation, one cache line for a short key, instead of two.
-// The sizes are 64, 80 and 96 bytes: what an entry (48) and a separate key
-// string of 9..48 bytes take in Go's size classes, 8 bytes more for a key of
-// 1..8 bytes.
+// The sizes are 112, 128 and 144 bytes, each a Go size class: an entry (96)
+// and 16, 32 or 48 bytes of key.
 type (
 	entryKey16 struct {
 		e entry

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -64,6 +65,9 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	if err := pubsubLimit(c.Server.PubSubOutputLimit, &b.server); err != nil {
 		bad(err)
 	}
+	if c.Server.BusyScriptTime < 0 {
+		bad(fmt.Errorf("server.busy_script_time %v must not be negative", time.Duration(c.Server.BusyScriptTime)))
+	}
 	if c.Server.MaxHashFields < 1 {
 		bad(fmt.Errorf("server.max_hash_fields %d: must be at least 1", c.Server.MaxHashFields))
 		b.server.MaxHashFields = 1
@@ -114,6 +118,16 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 			bad(fmt.Errorf("server.go_memory_limit %q: must be auto, off or a size of at least 16MiB", l))
 		}
 		b.memLimit = int64(n)
+	}
+	if c.Server.TCP != "" {
+		if err := checkListenAddr(c.Server.TCP); err != nil {
+			bad(fmt.Errorf("server.tcp %q: %w", c.Server.TCP, err))
+		}
+	}
+	if l := c.Metrics.Listen; l != "" && l != "off" {
+		if err := checkListenAddr(l); err != nil {
+			bad(fmt.Errorf("metrics.listen %q: %w", l, err))
+		}
 	}
 	if c.Server.MaxBulk < c.MaxValue {
 		bad(fmt.Errorf("server.max_bulk %v is below max_value %v: the largest value could not be sent", c.Server.MaxBulk, c.MaxValue))
@@ -242,10 +256,34 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	if err := vt.Validate(); err != nil {
 		bad(err)
 	}
+	if b.cold != nil { // the flusher is made when the cold store opens: check it now (C2)
+		fo := vt.Flusher
+		fo.EnsureDefaults()
+		if err := fo.ValidateTuning(); err != nil {
+			bad(err)
+		}
+	}
 	if len(errs) > 0 {
 		return nil, &configError{errs: errs}
 	}
 	return b, nil
+}
+
+// checkListenAddr checks the form of a TCP listen address, host:port (a
+// numeric port at most 65535), so that a malformed one is a configuration
+// error (C2), not a failed listen after the start began. Whether it can be
+// bound is the listen's to say.
+func checkListenAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("not host:port")
+	}
+	if _, err := strconv.ParseUint(port, 10, 64); err == nil {
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return fmt.Errorf("port %s is above 65535", port)
+		}
+	}
+	return nil
 }
 
 // configError lists every configuration problem, one per line.

@@ -81,6 +81,7 @@ server:
   cold_get_batch: -1
   cold_get_batch_bytes: 0
   max_list_elements: 0
+  busy_script_time: -1s
 warm:
   node: left
   policy: sideways
@@ -90,6 +91,11 @@ cold:
 durability: eventually
 logging:
   level: loud
+flusher:
+  in_flight: 65
+  batch_items: -3
+metrics:
+  listen: notanaddr
 `), "test")
 	if err != nil {
 		t.Fatal(err)
@@ -100,10 +106,31 @@ logging:
 		t.Fatalf("err = %v", err)
 	}
 	for _, want := range []string{"socket_mode", "requirepass", "server.procs", "server.cold_get_batch ",
-		"server.cold_get_batch_bytes", "server.max_list_elements", "warm.node", "warm.policy", "warm.fallback",
-		"cold.backend", "Durability", "logging.level"} {
+		"server.cold_get_batch_bytes", "server.max_list_elements", "server.busy_script_time", "warm.node", "warm.policy", "warm.fallback",
+		"cold.backend", "Durability", "logging.level", "InFlight 65", "BatchItems -3", "metrics.listen"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// TestListenAddressForm (C2): a malformed listen address is refused with
+// the configuration, not by a failed listen after the start began.
+func TestListenAddressForm(t *testing.T) {
+	for _, tc := range []struct {
+		tcp, metrics string
+		want         string
+	}{
+		{"127.0.0.1:99999", "", "server.tcp"},
+		{"", "localhost", "metrics.listen"},
+		{"127.0.0.1:6380", "127.0.0.1:0", ""},
+		{"[::1]:6380", "off", ""},
+	} {
+		c := defaultConfig()
+		c.Server.TCP, c.Server.RequirePass, c.Metrics.Listen = tc.tcp, "x", tc.metrics
+		_, err := c.build(zap.NewNop())
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("tcp %q, metrics %q: %v, want %q", tc.tcp, tc.metrics, err, tc.want)
 		}
 	}
 }

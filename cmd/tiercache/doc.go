@@ -15,6 +15,9 @@
 //	                            manage a KV SSD's namespaces through the
 //	                            kernel's controller (nvmekv/nsadmin), or
 //	                            -connect HOST:PORT over NVMe/TCP
+//	tiercache tenant list|drop NAME
+//	                            the tenants' cold namespaces; delete a
+//	                            removed tenant's (sidecar stopped)
 //	tiercache probe live|ready  exit 0 if the sidecar answers PING / has
 //	                            its cache loaded (Kubernetes exec probes)
 //	tiercache version           print the version
@@ -32,7 +35,8 @@
 //     default (TestDefaultConfigFileMatchesDefaults).
 //   - C2: an invalid configuration is refused with one error listing every
 //     problem, before any file, socket or arena is created
-//     (TestInvalidConfigListsEveryProblem, TestServeRefusesInvalidConfig).
+//     (TestInvalidConfigListsEveryProblem, TestServeRefusesInvalidConfig,
+//     TestListenAddressForm).
 //   - C3: shutdown is ordered: RESP listeners, connections (each finishes
 //     its command and flushes), metrics endpoint, then tier.Cache.Close
 //     (flusher drained, ring, arenas, device); a second SIGTERM/SIGINT
@@ -46,12 +50,12 @@
 //     statsTable (S13): on the real sidecar every row is an INFO field and,
 //     but for the INFO-only ones, a tiercache_ metric of its type (per tier
 //     for a per-tier row, per tenant for a per-tenant row), and the only tiercache_ metrics besides the
-//     table's are the command latencies (per command and per family, C12)
+//     table's are the command latencies (per command and per family, C17)
 //     and INFO memory's figures of tier.Memory (memoryRows, tiercache_memory_*,
 //     each equal to its INFO field) (TestInfoAndMetricsAgree).
 //   - C7: with server.go_memory_limit auto (the default) and no GOMEMLIMIT
 //     in the environment, the sidecar sets Go's memory limit to its
-//     cache's heap budget (tier.Memory), follows it every second and
+//     cache's heap budget (tier.Memory), follows it every 100 ms and
 //     logs what it set; a size sets that limit, off none; Close puts the
 //     previous limit back (TestMemLimiterFollowsBudget). Under the churn
 //     of TestPeakRSSWithinBudget (1.5 KiB values, Zipf overwrites and

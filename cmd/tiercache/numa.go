@@ -65,9 +65,9 @@ func printColdIndexNode(w io.Writer, cfg *Config) bool {
 		fmt.Fprintf(w, "cold index config: node %s: UNUSABLE: %v\ntiercache serve would refuse to start (cold.index_node)\n", cfg.Cold.IndexNode, err)
 		return false
 	case n == numa.Unbound:
-		fmt.Fprintf(w, "cold index config: node %s: unbound (tables of 2MiB and more go where the kernel puts them)\n", cfg.Cold.IndexNode)
+		fmt.Fprintf(w, "cold index config: node %s: unbound (its off-heap tables, tag segments from 64KiB and extent tables from 2MiB, go where the kernel puts them)\n", cfg.Cold.IndexNode)
 	default:
-		fmt.Fprintf(w, "cold index config: node %s: NUMA node %d (tables of 2MiB and more, mbind)\n", cfg.Cold.IndexNode, n)
+		fmt.Fprintf(w, "cold index config: node %s: NUMA node %d (its off-heap tables, tag segments from 64KiB and extent tables from 2MiB, mbind)\n", cfg.Cold.IndexNode, n)
 	}
 	return true
 }

@@ -36,7 +36,7 @@ func (c *Config) buildRemote(to *tier.Options, log *zap.Logger) []error {
 	}
 	rc.EnsureDefaults()
 	if err := rc.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("remote: %w", err))
+		errs = append(errs, err) // each line names remote (ErrInvalidConfig)
 	}
 	ro := tier.RemoteOptions{Wait: time.Duration(r.Wait), Queue: behind.Options{QueueItems: r.QueueItems,
 		QueueBytes: int64(min(r.QueueBytes, 1<<50)), BatchItems: r.BatchItems, BatchDelay: time.Duration(r.BatchDelay)}}

@@ -195,7 +195,7 @@ func (s *sidecar) describe() string {
 		case "cold":
 			parts = append(parts, fmt.Sprintf("cold %s (%v free)", st.ColdBackend, ByteSize(st.ColdFreeBytes)))
 			if st.ColdIndexNode >= 0 {
-				parts = append(parts, fmt.Sprintf("cold index on NUMA node %d (tables of 2MiB and more)", st.ColdIndexNode))
+				parts = append(parts, fmt.Sprintf("cold index on NUMA node %d (its off-heap tables)", st.ColdIndexNode))
 			}
 		}
 	}

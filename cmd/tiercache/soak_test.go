@@ -355,7 +355,7 @@ func procStatus(pid int, field string) (int64, error) {
 
 // TestCloseLeavesNoGoroutine: an in-process sidecar (hot 4 MiB, warm 4
 // MiB, emulated cold) under the soak's mixed load from 6 connections for
-// 3 s, which pushes most keys to cold: no copy on its way to cold was
+// 3 s, and on until an eviction reached cold (60 s at most): no copy on its way to cold was
 // dropped and no key lost while the store had room (backpressure, tier
 // T25), and once the clients and the sidecar are closed, no goroutine the
 // sidecar started is left (goleak).
