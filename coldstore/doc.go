@@ -58,7 +58,9 @@
 //     are refused with every problem named (ErrTenantMismatch) and
 //     nothing made, moved or dropped (TestMultiRefusesMismatch; a size
 //     below the smallest is refused by Validate, before any file is made,
-//     TestTinyTenantSpaceRefusedByValidate; a KV
+//     TestTinyTenantSpaceRefusedByValidate; so are an emulated Capacity
+//     below four log regions and a fresh volume whose tenants leave the
+//     default namespace below the smallest, TestTinyCapacityRefusedByValidate; a KV
 //     SSD's through nsadmin NA4: a claimed namespace of another command
 //     set, two claims of one NSID, sizes past the unallocated capacity).
 //   - CS7: a tenant namespace is recorded as its tenant's (name and

@@ -387,3 +387,40 @@ func TestRemovedTenantKept(t *testing.T) {
 		t.Fatalf("after DropRemoved: %+v", m.vol.Namespaces())
 	}
 }
+
+// TestTinyCapacityRefusedByValidate (CS6): an emulated Capacity below four
+// log regions, and a fresh volume whose tenants leave the default
+// namespace below the smallest, are configuration errors Validate
+// reports, so that Open makes no file for them; an existing volume is
+// left to Open.
+func TestTinyCapacityRefusedByValidate(t *testing.T) {
+	dir := t.TempDir()
+	one := Config{DataDir: dir, Capacity: 1024, RegionBytes: 256 << 10}
+	err := one.Validate()
+	if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "Capacity 1024 (cold.capacity) holds fewer than four 262144-byte log regions") {
+		t.Fatalf("Validate() = %v", err)
+	}
+	c := multiConfig(dir, TenantSpace{Name: "a", Bytes: 30 << 20})
+	err = c.Validate()
+	if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "the default namespace would have 1048576 bytes of Capacity 33554432") {
+		t.Fatalf("Validate() = %v", err)
+	}
+	for _, c := range []Config{one, c} {
+		if s, err := Open(c, backend.Params{MaxValue: 1 << 20, Batch: 16, WarmNode: -1, Tenants: multiTenants}); err == nil {
+			s.Close()
+			t.Fatal("opened")
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("a refused configuration made %v", ents)
+	}
+	if err := multiConfig(dir, TenantSpace{Name: "a", Bytes: 4 << 20}).Validate(); err != nil {
+		t.Errorf("room for both: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cold.kv"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("an existing file is Open's to check: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -33,6 +34,37 @@ func (c Config) regionBytes() int64 {
 		return 4 << 20
 	}
 	return int64(c.RegionBytes)
+}
+
+// validateSpace checks an emulated store's Capacity before anything is
+// made (CS6): it holds four log regions at least, and a volume Open would
+// make for tenants' namespaces leaves the default namespace the smallest
+// size. An existing volume is checked by Open, against what it holds.
+func (c Config) validateSpace() []error {
+	if c.Mode != "emulated" || c.Capacity <= 0 {
+		return nil // 0: the emulator's default, or the file's or device's size
+	}
+	if c.Capacity < 4*c.regionBytes() {
+		return []error{fmt.Errorf("%w: Capacity %d (cold.capacity) holds fewer than four %d-byte log regions (%d bytes at least)",
+			ErrInvalidConfig, c.Capacity, c.regionBytes(), 4*c.regionBytes())}
+	}
+	if len(c.Tenants) == 0 || c.DefaultBytes != 0 {
+		return nil
+	}
+	if _, err := os.Stat(c.Path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var tenants int64
+	for _, t := range c.Tenants {
+		if t.Namespace == "" {
+			tenants += roundMiB(t.Bytes)
+		}
+	}
+	if size := c.Capacity - volume.DataStart - tenants; size < c.minSpace() {
+		return []error{fmt.Errorf("%w: the default namespace would have %d bytes of Capacity %d beside the tenants' %d, below the smallest namespace (%d): raise cold.capacity, or lower the tenants' cold_bytes",
+			ErrInvalidConfig, size, c.Capacity, tenants, c.minSpace())}
+	}
+	return nil
 }
 
 // tooSmall says that tenant's cold_bytes is below minSpace.

@@ -151,6 +151,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("%w: IndexNode %d is not a node id, numa.Unbound (-1) or numa.AutoNode (-2)", ErrInvalidConfig, c.IndexNode))
 	}
 	errs = append(errs, c.validateTenants()...)
+	errs = append(errs, c.validateSpace()...)
 	if c.StallAfter > 0 && c.StallAfter < uring.MinStallAfter {
 		errs = append(errs, fmt.Errorf("%w: StallAfter %v must be at least %v, or negative (off)", ErrInvalidConfig, c.StallAfter, uring.MinStallAfter))
 	}

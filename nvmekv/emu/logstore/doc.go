@@ -197,14 +197,14 @@
 //     those sized for a checkpoint, every one growth and splits make, and
 //     the keyed table a scan replays into — is given to the hook, whole
 //     mapping, before any of its slots is written, so a hook that binds it
-//     (tier: mbind to cold.index_node) places every page of it; a table on
+//     (coldstore: mbind to cold.index_node) places every page of it; a table on
 //     the Go heap (a tag segment under 64 KiB, an extent table under 2
 //     MiB) is never given, and cannot be placed. A hook that fails leaves that table unbound and the index
 //     working as without it; the first failure is logged and each counted
 //     (Stats.IndexBindErrors), and Stats.IndexBoundBytes against
 //     IndexOffHeapBytes says how much of the index is placed
-//     (TestIndexBindsEveryOffHeapTable, TestLogBindIndexHook; tier
-//     TestColdIndexBoundToNode with mbind to node 0; guest
+//     (TestIndexBindsEveryOffHeapTable, TestLogBindIndexHook;
+//     coldstore TestIndexBoundToNode with mbind to node 0; guest
 //     TestColdIndexOnNode1 on the CPU-less node).
 //   - E29: a clean close writes the index as checkpoint "CEMU_CK5": each
 //     inline entry as it is held, tag and Loc (12 bytes), then each extent

@@ -44,7 +44,7 @@
 //     it before submission when it says so (the refusal is the transfer's
 //     result); Chunks splits what is larger than the device's largest
 //     transfer, and every ring is set up with what the device needs
-//     (SQE128|CQE32 for passthrough) (TestChunks, TestRefusedNotSubmitted;
+//     (SQE128|CQE32 for passthrough) (TestChunks, refused pieces included;
 //     through the namespace TestDeviceSplitsTransfers,
 //     TestDeviceRingOptions; in the QEMU guest on /dev/ng1n1,
 //     TestNVMeNamespace).
