@@ -75,7 +75,7 @@ type runningScript struct {
 
 func newScripting(o *Options) *scripting {
 	sc := &scripting{eng: script.New(script.Options{Logger: o.Logger, Version: redisCompatVersion, MaxStringBytes: o.MaxValueBytes})}
-	sc.busyAfter.Store(int64(o.BusyScriptTime))
+	sc.busyAfter.Store(min(int64(o.BusyScriptTime), busyMaxNanos)) // a start plus it stays within an int64
 	sc.changed.L = &sc.mu
 	return sc
 }

@@ -311,7 +311,8 @@
 //     other commands answer BUSY (those flagged allow_busy excepted),
 //     SCRIPT KILL ends a script that called no write command and answers
 //     UNKILLABLE otherwise (TestBusyScriptAndKill,
-//     TestBusyAfterAnEarlierRun);
+//     TestBusyAfterAnEarlierRun); a threshold is held at most 2^62 ns, so
+//     a start plus it stays within an int64 (TestHugeBusyThreshold);
 //     Close stops a script still running after ShutdownTimeout.
 //   - S32: a publisher never waits for a subscriber: PUBLISH appends to
 //     each subscriber's push queue. The queue of a connection that waits

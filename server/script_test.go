@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -301,5 +302,23 @@ func TestScriptCommandLatencyFromItsRun(t *testing.T) {
 	defer mu.Unlock()
 	if longest == 0 || longest >= idle {
 		t.Fatalf("a script's SET observed %v (the connection idled %v before each script)", longest, idle)
+	}
+}
+
+// TestHugeBusyThreshold (S31): a busy-reply-threshold of the largest
+// duration (server.busy_script_time) is held within what a script's start
+// plus it can reach, so no client is ever answered BUSY under it.
+func TestHugeBusyThreshold(t *testing.T) {
+	s, path := startServer(t, func(o *Options) { o.BusyScriptTime = math.MaxInt64 })
+	if d := s.scr.busyAfter.Load(); d <= 0 || d > busyMaxNanos {
+		t.Fatalf("threshold held as %d ns", d)
+	}
+	a, b := dialPeer(t, path), dialPeer(t, path)
+	b.do("SET", "x", "1")
+	a.do("EVAL", "return 1", "0")
+	a.send("EVAL", "local i = 0 while i < 3000000 do i = i + 1 end return i", "0")
+	time.Sleep(50 * time.Millisecond)
+	if got := b.do("GET", "x"); got != "$1\r\n1\r\n" {
+		t.Fatalf("GET during a script under the largest threshold: %q", got)
 	}
 }
