@@ -124,8 +124,9 @@ func (kv *KV) putWindows(ctx context.Context, r *record, key, value []byte) erro
 // into lent buffers, each checked (put ID, index) and copied out and its
 // CRC taken a step at a time, while the next window's reads are in
 // flight (two windows, so the device works while the CPU checks and
-// copies). dst grows once, to the value's length, when that is within
-// MaxValueBytes (a length read from the device is not trusted beyond it).
+// copies; with one P too, K14). dst grows once, to the value's length,
+// when that is within MaxValueBytes (a length read from the device is not
+// trusted beyond it).
 func (kv *KV) readWindows(ctx context.Context, dst []byte, g *getState) ([]byte, error) {
 	start := len(dst)
 	if vl := g.hd.valueLen; vl <= uint64(kv.opts.MaxValueBytes) && uint64(cap(dst)-len(dst)) < vl {
@@ -145,8 +146,18 @@ func (kv *KV) readWindows(ctx context.Context, dst []byte, g *getState) ([]byte,
 		if err == nil && first+win < n {
 			next = kv.windowOps(g, first+win, min(n, first+2*win))
 			go func(ops []*Op) { done <- kv.ns.Do(ctx, ops...) }(next)
+			// With one P (a sidecar pinned to one core) the new goroutine
+			// would run only once this one blocks, after it checked and
+			// copied the whole window: the device idled meanwhile. Yield
+			// so that the next window's reads are submitted first.
+			runtime.Gosched()
 		}
 		for j := 0; err == nil && j < len(cur); j++ {
+			if j > 0 {
+				// Let the ring's owner reap and submit between chunks
+				// (one P: it waits for this goroutine to yield).
+				runtime.Gosched()
+			}
 			dst, crc, err = kv.takeChunk(dst, g, first+j, n, cur[j], crc)
 		}
 		if next != nil {

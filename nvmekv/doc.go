@@ -98,11 +98,14 @@
 //     failed window stops the put before its header); a read has the next
 //     window's reads in flight while it checks and copies one, and a
 //     failed chunk fails it once every read in flight ended
-//     (TestBigValueGetFailsMidWay); through chunk buffers off the Go heap
-//     that the KV lends again (up to 16 kept free) rather than fresh ones,
-//     with its CRC and
-//     copies a MiB at a time and a yield between: a warm Put of a big value
-//     allocates a small part of it, a Get about the value it returns (emu
+//     (TestBigValueGetFailsMidWay); with one P (GOMAXPROCS=1) too: the
+//     reader yields once it started the next window's Do, which is
+//     submitted before more than one chunk of the window ahead of it was
+//     copied, and yields between chunks (emu TestBigValueReadAheadOneP);
+//     through chunk buffers off the Go heap that the KV lends again (up to
+//     16 kept free) rather than fresh ones, with its CRC and copies a MiB
+//     at a time and a yield between: a warm Put of a big value allocates a
+//     small part of it, a Get about the value it returns (emu
 //     TestBigValueInWindows, TestBigValueAllocs,
 //     TestBigValueFailedWindowHidesHeader); a PutMany writes what it
 //     batched before a big value first, so items keep their order

@@ -24,11 +24,21 @@ type watchedNS struct {
 	failChunk int // 0: none
 	gets      int // chunk Retrieves seen
 	failGet   int // 0: none; else the failGet-th chunk Retrieve fails with EIO
+	windows   int // windows of chunk Retrieves seen
+	// onWindow, if set, is called with the window's index (from 0) as
+	// each window of chunk Retrieves is submitted.
+	onWindow func(i int)
 }
 
 func (w *watchedNS) Do(ctx context.Context, ops ...*nvmekv.Op) error {
 	w.mu.Lock()
 	w.maxBatch = max(w.maxBatch, len(ops))
+	if len(ops) > 1 && ops[0].Code == nvmekv.OpRetrieve && w.onWindow != nil {
+		w.onWindow(w.windows)
+	}
+	if len(ops) > 1 && ops[0].Code == nvmekv.OpRetrieve {
+		w.windows++
+	}
 	fail := -1
 	failGet := -1
 	for i, op := range ops {
@@ -66,7 +76,7 @@ func (w *watchedNS) Do(ctx context.Context, ops ...*nvmekv.Op) error {
 
 func (w *watchedNS) reset(failChunk int) {
 	w.mu.Lock()
-	w.maxBatch, w.chunks, w.failChunk, w.gets, w.failGet = 0, 0, failChunk, 0, 0
+	w.maxBatch, w.chunks, w.failChunk, w.gets, w.failGet, w.windows = 0, 0, failChunk, 0, 0, 0
 	w.mu.Unlock()
 }
 
