@@ -40,6 +40,9 @@
 //     (TestLFUKeepsNewestOfOneTimeItems).
 //   - P10: an LFU is deterministic: the same calls evict the same Nodes in
 //     the same order, whatever the machine is doing (TestLFUDeterministic).
+//   - P11: the LFU's frequency sketch is sized for twice its resident
+//     items until they weigh half its capacity, then for twice Items, and
+//     growing it changes no estimate (TestSketchGrowKeepsEstimates).
 //
 // # Caveats
 //

@@ -26,9 +26,11 @@ type LFUOptions struct {
 	// judges its last step, every SampleFactor × (items the sketch is
 	// sized for) accesses (default 10, TinyLFU's W/C).
 	SampleFactor int
-	// Items is the expected number of resident items, which sizes the
-	// frequency sketch at first (default: Capacity / 1 KiB, at least 64);
-	// the sketch grows with the resident count.
+	// Items is the expected number of resident items (default: Capacity
+	// / 1 KiB, at least 64), which sizes the frequency sketch once the
+	// resident items weigh half the capacity (Caffeine sizes its sketch
+	// that late too); before, the sketch is sized for the resident items,
+	// and it grows with their count, keeping its estimates (freqSketch.grow).
 	Items int
 	// NoClimb keeps the window at its first share (tests, comparisons).
 	NoClimb bool
@@ -75,7 +77,7 @@ func NewLFU(o LFUOptions) (*LFU, error) {
 		o.Items = int(min(o.Capacity/1024, math.MaxInt32))
 	}
 	p := &LFU{o: o, rnd: 0x9e3779b97f4a7c15}
-	p.sketch.ensure(2*o.Items, o.SampleFactor)
+	p.sketch.ensure(0, o.SampleFactor)
 	p.setCapacity(o.Capacity)
 	return p, nil
 }
@@ -98,7 +100,8 @@ func (p *LFU) Weight() int64 { return p.weight }
 func (p *LFU) Len() int { return p.resident }
 
 // SketchBytes is the Go heap the frequency sketch's table takes: sized
-// from the capacity at first (Items), it grows with the resident count.
+// for the resident items, and for Items once they weigh half the
+// capacity (growSketch).
 func (p *LFU) SketchBytes() int64 { return int64(len(p.sketch.table)) * 8 }
 
 // Frequency is the sketch's estimate of hash's recent accesses (0-15).
@@ -154,10 +157,8 @@ func (p *LFU) Add(n *Node, hash uint64, weight uint32, evict func(*Node)) {
 	p.sketch.increment(hash)
 	p.misses++
 	p.resident++
-	if p.resident > p.sketch.items/2 {
-		p.sketch.ensure(2*p.resident, p.o.SampleFactor)
-	}
 	p.weight += int64(weight)
+	p.growSketch()
 	n.queue = Window
 	p.window.pushBack(n)
 	p.evict(evict)
@@ -175,6 +176,7 @@ func (p *LFU) Update(n *Node, weight uint32, evict func(*Node)) {
 	d := int64(weight) - int64(n.weight)
 	n.weight = weight
 	p.weight += d
+	p.growSketch()
 	switch n.queue {
 	case Window:
 		p.window.weight += d
@@ -185,6 +187,20 @@ func (p *LFU) Update(n *Node, weight uint32, evict func(*Node)) {
 	}
 	p.reorder(n)
 	p.evict(evict)
+}
+
+// growSketch sizes the sketch for twice the resident items, and for
+// twice Items once they weigh half the capacity: a table sized for the
+// capacity from the start is one cache miss a hit in a cache far from
+// full (16 MiB for a GiB of DRAM), and it does not decide anything until
+// the weight nears the capacity. Growing keeps every estimate.
+func (p *LFU) growSketch() {
+	if p.resident > p.sketch.items/2 {
+		p.sketch.ensure(2*p.resident, p.o.SampleFactor)
+	}
+	if p.weight >= p.o.Capacity/2 && p.sketch.items < 2*p.o.Items {
+		p.sketch.ensure(2*p.o.Items, p.o.SampleFactor)
+	}
 }
 
 // Remove takes a resident item out (deleted, or overwritten by a copy the

@@ -22,8 +22,8 @@ type freqSketch struct {
 // asks for two 64-bit words, 32 counters, per resident item, twice what
 // Caffeine's FrequencySketch gives, which keeps small caches' estimates
 // apart), rounded up to a power of two, keeping the table if it is that
-// large already; a new table starts its counts over. The sample is
-// sampleFactor × items increments. Resizing starts the counts over.
+// large already. The sample is sampleFactor × items increments. A larger
+// table repeats the old one (grow): every estimate stays what it was.
 func (s *freqSketch) ensure(items, sampleFactor int) {
 	items = max(items, 64)
 	if items <= s.items {
@@ -35,10 +35,30 @@ func (s *freqSketch) ensure(items, sampleFactor int) {
 	if words == len(s.table) {
 		return
 	}
+	if s.table != nil {
+		s.grow(words)
+		return
+	}
 	s.table = make([]uint64, words)
 	s.epoch++
 	s.blockMask = uint64(words/8 - 1)
 	s.size = 0
+}
+
+// grow makes the table words long (a multiple of its length), each old
+// block copied to every new block its hashes may now fall in: a hash's
+// block index (slots) takes more of its low bits, the same ones and
+// more, and its counters within the block the same high bits, so block
+// b of the old table is block b + k × (old blocks) of the new one for
+// every k, and every estimate, the sample's count and the saturated
+// marks of the epoch stay as they were.
+func (s *freqSketch) grow(words int) {
+	t := make([]uint64, words)
+	for off := 0; off < words; off += len(s.table) {
+		copy(t[off:], s.table)
+	}
+	s.table = t
+	s.blockMask = uint64(words/8 - 1)
 }
 
 // spread mixes a 64-bit hash once more, so that the block index and the

@@ -182,3 +182,56 @@ func TestLFUAdmitsTheMoreFrequent(t *testing.T) {
 		t.Fatal("a candidate seen 6 times lost its place to items seen once")
 	}
 }
+
+// TestSketchGrowKeepsEstimates: growing the LFU's sketch (P11) keeps
+// every key's estimate, the sample's count and the epoch, and the LFU
+// sizes it for its resident items until they weigh half its capacity,
+// then for Items.
+func TestSketchGrowKeepsEstimates(t *testing.T) {
+	var s freqSketch
+	s.ensure(64, 10)
+	hs := make([]uint64, 300)
+	for i := range hs {
+		hs[i] = uint64(i+1) * 0x9e3779b97f4a7c15
+		for range i % 17 {
+			s.increment(hs[i])
+		}
+	}
+	before := make([]int, len(hs))
+	for i, h := range hs {
+		before[i] = s.frequency(h)
+	}
+	size, epoch := s.size, s.epoch
+	for _, items := range []int{128, 1000, 1 << 14} {
+		s.ensure(items, 10)
+		if len(s.table) < items {
+			t.Fatalf("ensure(%d): table of %d words", items, len(s.table))
+		}
+		for i, h := range hs {
+			if f := s.frequency(h); f != before[i] {
+				t.Fatalf("table of %d words: key %d estimated %d, %d before it grew", len(s.table), i, f, before[i])
+			}
+		}
+		if s.size != size || s.epoch != epoch {
+			t.Fatalf("table of %d words: size %d epoch %d, before %d %d", len(s.table), s.size, s.epoch, size, epoch)
+		}
+	}
+
+	p, _ := NewLFU(LFUOptions{Capacity: 100 << 20, Items: 100_000})
+	var items []*lfuItem
+	add := func(n int, weight uint32) {
+		for range n {
+			it := &lfuItem{id: len(items)}
+			items = append(items, it)
+			p.Add(&it.Node, uint64(len(items))*0x94d049bb133111eb, weight, func(*Node) {})
+		}
+	}
+	add(1000, 1000)
+	if got, want := len(p.sketch.table), 2048; got != want {
+		t.Fatalf("1000 items far below half the capacity: sketch of %d words, want %d (two a resident item)", got, want)
+	}
+	add(1, 50<<20)
+	if got, want := len(p.sketch.table), 1<<18; got != want {
+		t.Fatalf("items weighing half the capacity: sketch of %d words, want %d (two per Items, a power of two)", got, want)
+	}
+}

@@ -9,14 +9,14 @@ import (
 	"github.com/tiercache/tiercache/tier"
 )
 
-func (c *conn) cmdGet(args [][]byte) { c.getKey(args[1]) }
+func (c *conn) cmdGet(args [][]byte) { c.getKey(args[1], c.now()) }
 
-// getKey answers GET key, and notes in c.coldGet whether that read the
-// cold device. A big value read from cold goes into a buffer lent by
-// c.lendBig, and is sent from there.
-func (c *conn) getKey(key []byte) {
+// getKey answers GET key at the cache's time now, and notes in c.coldGet
+// whether that read the cold device. A big value read from cold goes into
+// a buffer lent by c.lendBig, and is sent from there.
+func (c *conn) getKey(key []byte, now int64) {
 	lent := len(c.bigLent)
-	v, filled, ok, cold, err := c.s.cache.ViewBig(c.scratch[:0], key, c.into, c.lendBig)
+	v, filled, ok, cold, err := c.s.cache.ViewBigAt(c.scratch[:0], key, now, c.into, c.lendBig)
 	c.coldGet = cold
 	if filled && ok && err == nil {
 		c.st.hits.Add(1) // the value went straight into the reply buffer
@@ -81,6 +81,7 @@ func (c *conn) cmdSet(args [][]byte) {
 	// into DRAM leaves its slice to the Reader, to receive the next big
 	// value into.
 	o.Owned = c.s.cache.KeepsOwned(len(val)) && c.rd.Keep(val)
+	o.Now = c.now()
 	stored, err := c.s.cache.Set(key, val, o)
 	if err != nil {
 		c.cacheError(err)

@@ -73,3 +73,38 @@ func TestNowOfIsNowAtTheReading(t *testing.T) {
 		t.Fatalf("with a test Clock NowOf = %d, want the clock's %d", got, fixed)
 	}
 }
+
+// TestReadsAndWritesAtTheCallersTime: ViewBigAt decides a key's expiry by
+// the caller's time, and a Set with SetOptions.Now counts its TTL from
+// it (T53); 0 takes the cache's clock.
+func TestReadsAndWritesAtTheCallersTime(t *testing.T) {
+	clock := int64(1000 * time.Second)
+	c, err := Open(Options{HotBytes: 1 << 20, Clock: func() int64 { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	at := int64(2000 * time.Second) // not the cache's clock
+	if _, err := c.Set([]byte("k"), []byte("v"), SetOptions{TTL: 10 * time.Second, Now: at}); err != nil {
+		t.Fatal(err)
+	}
+	exp, ok := c.ExpireTime([]byte("k"))
+	if !ok || exp.UnixNano() != at+int64(10*time.Second) {
+		t.Fatalf("Set at %d with TTL 10s: expiry %v (%v), want %d", at, exp.UnixNano(), ok, at+int64(10*time.Second))
+	}
+	for _, tc := range []struct {
+		now  int64
+		want bool
+	}{{at + int64(9*time.Second), true}, {at + int64(10*time.Second), false}, {0, true}} {
+		_, _, ok, _, err := c.ViewBigAt(nil, []byte("k"), tc.now, nil, nil)
+		if err != nil || ok != tc.want {
+			t.Fatalf("ViewBigAt(now %d) found %v (%v), want %v", tc.now, ok, err, tc.want)
+		}
+	}
+	if _, err := c.Set([]byte("j"), []byte("v"), SetOptions{TTL: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if exp, _ := c.ExpireTime([]byte("j")); exp.UnixNano() != clock+int64(time.Second) {
+		t.Fatalf("Set without Now: expiry %d, want the cache's clock + 1s = %d", exp.UnixNano(), clock+int64(time.Second))
+	}
+}

@@ -501,6 +501,10 @@
 //     KeepsOwned reports which sizes a Set with SetOptions.Owned keeps
 //     (T47), so the caller knows when its slice is free again once Set
 //     returned.
+//   - T53: ViewBigAt decides expiry by the caller's time for its first
+//     look (a retry reads the clock), and a Set with SetOptions.Now
+//     counts a TTL from it; 0 reads the cache's clock
+//     (TestReadsAndWritesAtTheCallersTime).
 //   - T44: an aggregate the layer above edits and reads through Edit and
 //     Read (a LiveKind says how its structures are made) is, in the DRAM
 //     tiers, a live structure on the Go heap that changes in place:

@@ -55,7 +55,7 @@ type Memory struct {
 	DirectoryKeys  int64 // directory entries, tombstones and flushed entries not purged yet included
 	DirectoryBytes int64 // their Go heap, at DirEntryBytes each
 	FlusherBytes   int64 // the key and value bytes the flusher holds on the heap now (HeapHeld: copies queued and in flight; records it writes from DRAM are off the heap)
-	SketchBytes    int64 // the LFU's frequency sketch, sized from the DRAM budget (8 B a counter word, two words a KiB of DRAM, a power of two)
+	SketchBytes    int64 // the LFU's frequency sketch (8 B a counter word, a power of two: two words a resident key, and two a KiB of DRAM once the keys weigh half of it)
 	// RemoteBytes is the remote tier's Go heap now: the changes queued and
 	// in flight to it, and its client's connection buffers (0 without one).
 	RemoteBytes int64

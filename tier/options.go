@@ -233,4 +233,8 @@ type SetOptions struct {
 	// The caller must not change value once Set was called. KeepsOwned
 	// tells whether the cache would keep a value of a size.
 	Owned bool
+	// Now is the write's time (unix nanoseconds, from NowOf: the server's
+	// reading before the command), which saves a clock read; 0: the
+	// cache reads its clock.
+	Now int64
 }

@@ -38,7 +38,15 @@ func (c *Cache) View(dst, key []byte, into func(n int) []byte) (value []byte, fi
 // value's size allocated and cleared. The value returned is then in that
 // slice; big may be called when nothing is returned in it.
 func (c *Cache) ViewBig(dst, key []byte, into, big func(n int) []byte) (value []byte, filled, ok, cold bool, err error) {
-	v, kind, filled, ok, cold, err := c.view(dst, key, into, big)
+	return c.ViewBigAt(dst, key, 0, into, big)
+}
+
+// ViewBigAt is ViewBig at the caller's time now (unix nanoseconds, from
+// NowOf: the server's reading before the command), which saves a clock
+// read; 0 reads the clock. A read that has to try again (a copy moving,
+// or checked with the remote tier first) reads the clock then.
+func (c *Cache) ViewBigAt(dst, key []byte, now int64, into, big func(n int) []byte) (value []byte, filled, ok, cold bool, err error) {
+	v, kind, filled, ok, cold, err := c.view(dst, key, now, into, big)
 	if ok && kind != KindString {
 		return dst, false, false, cold, ErrWrongKind
 	}
@@ -49,11 +57,11 @@ func (c *Cache) ViewBig(dst, key []byte, into, big func(n int) []byte) (value []
 // (appended to dst; shared is always false: the DRAM tiers' records are
 // copied out).
 func (c *Cache) ViewAny(dst, key []byte) (value []byte, kind Kind, shared, ok, cold bool, err error) {
-	v, kind, _, ok, cold, err := c.view(dst, key, nil, nil)
+	v, kind, _, ok, cold, err := c.view(dst, key, 0, nil, nil)
 	return v, kind, false, ok, cold, err
 }
 
-func (c *Cache) view(dst, key []byte, into, big func(n int) []byte) (value []byte, kind Kind, filled, ok, cold bool, err error) {
+func (c *Cache) view(dst, key []byte, now int64, into, big func(n int) []byte) (value []byte, kind Kind, filled, ok, cold bool, err error) {
 	if len(key) == 0 {
 		return dst, 0, false, false, false, ErrEmptyKey
 	}
@@ -61,7 +69,7 @@ func (c *Cache) view(dst, key []byte, into, big func(n int) []byte) (value []byt
 		return dst, 0, false, false, false, ErrClosed
 	}
 	lo, _ := hashKey(key)
-	v, t, kind, filled, ok := c.getInto(dst, key, lo, true, into, big, c.rt != nil)
+	v, t, kind, filled, ok := c.getInto(dst, key, lo, now, true, into, big, c.rt != nil)
 	c.count(key, t, ok)
 	c.exit()
 	return v, kind, filled, ok, t == policy.Cold, nil
@@ -96,20 +104,25 @@ func (c *Cache) served(p readPlan, lo uint64, sh *shard, n int) {
 // (appended to dst) and the tier it came from. rec says the access is to
 // be recorded for the promotion policy.
 func (c *Cache) get(dst, key []byte, lo uint64, rec bool) (v []byte, t policy.Tier, kind Kind, ok bool) {
-	v, t, kind, _, ok = c.getInto(dst, key, lo, rec, nil, nil, false)
+	v, t, kind, _, ok = c.getInto(dst, key, lo, 0, rec, nil, nil, false)
 	return v, t, kind, ok
 }
 
 // getInto is get with planRead's into: filled says the value went there;
-// big is ViewBig's.
+// big is ViewBig's; now is the read's time for its first try (0: the
+// clock's).
 // With validate, a copy that may be stale is checked against the remote
 // tier first (T42); the callers that decide on a key's entry validate it
 // in lockEntry instead.
-func (c *Cache) getInto(dst, key []byte, lo uint64, rec bool, into, big func(n int) []byte, validate bool) (v []byte, t policy.Tier, kind Kind, filled, ok bool) {
+func (c *Cache) getInto(dst, key []byte, lo uint64, now int64, rec bool, into, big func(n int) []byte, validate bool) (v []byte, t policy.Tier, kind Kind, filled, ok bool) {
 	sh := c.dir.shard(lo)
 	for attempt := 0; attempt < 3; attempt++ {
+		if now == 0 {
+			now = c.now()
+		}
 		sh.mu.RLock()
-		v, p := c.planRead(dst, key, lo, sh, c.now(), into, validate)
+		v, p := c.planRead(dst, key, lo, sh, now, into, validate)
+		now = 0 // a retry reads the clock
 		sh.mu.RUnlock()
 		switch p.act {
 		case readValidate:
@@ -358,7 +371,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 	defer func() {
 		for _, i := range revalidate {
 			lo, _ := hashKey(keys[i])
-			v, t, kind, _, ok := c.getInto(nil, keys[i], lo, false, nil, nil, true)
+			v, t, kind, _, ok := c.getInto(nil, keys[i], lo, 0, false, nil, nil, true)
 			if ok {
 				out[i], kinds[i] = nonNil(v), kind
 			}
@@ -413,7 +426,7 @@ func (c *Cache) mget(ch *Chunks, keys [][]byte) (out [][]byte, kinds []Kind) {
 	}
 	for _, i := range slow {
 		lo, _ := hashKey(keys[i])
-		v, t, kind, _, ok := c.getInto(nil, keys[i], lo, false, nil, nil, c.rt != nil)
+		v, t, kind, _, ok := c.getInto(nil, keys[i], lo, 0, false, nil, nil, c.rt != nil)
 		if ok {
 			out[i], kinds[i] = nonNil(v), kind
 		}

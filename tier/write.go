@@ -54,7 +54,10 @@ func (c *Cache) setKey(key, value []byte, o SetOptions, admit bool) (bool, error
 // key's current version is ifVer (0: the key is absent) and otherwise
 // returns retry (SetGet, T16).
 func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (stored, retry bool, err error) {
-	now := c.now()
+	now := o.Now
+	if now == 0 {
+		now = c.now()
+	}
 	var exp int64
 	switch {
 	case o.TTL > 0:
