@@ -93,6 +93,7 @@ func (sh *shard) adoptLocked(key []byte, m backend.Meta, size int, tenant uint8)
 	lo, _ := hashKey(key)
 	e, ks := newEntry(key, lo, tenant)
 	e.write(m.Version, m.Expiry, int64(size), kindOfFlags(m.Flags))
+	sh.noteExpiry(m.Expiry)
 	e.coldWritten(m.Version, m.Expiry)
 	e.mark(markRecent)
 	sh.m[ks] = e
@@ -187,6 +188,18 @@ type shard struct {
 	// slice header takes the padding that kept shards on separate cache
 	// lines).
 	tenantLive []atomic.Int64
+	// mayExpire says that an entry of m was given an expiry since the
+	// sweep last walked m (T54): a shard without one is not walked.
+	// Set and cleared under mu.
+	mayExpire bool
+}
+
+// noteExpiry records that an entry of sh was given expiry exp (sh.mu
+// held for writing): the sweep walks sh until no live entry in it has one.
+func (sh *shard) noteExpiry(exp int64) {
+	if exp != 0 {
+		sh.mayExpire = true
+	}
 }
 
 type directory struct {

@@ -505,6 +505,12 @@
 //     look (a retry reads the clock), and a Set with SetOptions.Now
 //     counts a TTL from it; 0 reads the cache's clock
 //     (TestReadsAndWritesAtTheCallersTime).
+//   - T54: the expiry sweep walks only the directory shards that may hold
+//     a live key with an expiry: one given an expiry (Set, Expire, GetEx,
+//     adoption from cold) marks its shard, and a walk that leaves no such
+//     key there unmarks it; every expired key is still purged by the
+//     first sweep after its expiry (TestSweepWalksOnlyShardsWithExpiries,
+//     TestExpirySweepAndLen).
 //   - T44: an aggregate the layer above edits and reads through Edit and
 //     Read (a LiveKind says how its structures are made) is, in the DRAM
 //     tiers, a live structure on the Go heap that changes in place:

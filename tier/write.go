@@ -214,6 +214,7 @@ func (c *Cache) versionLocked(sh *shard, e *entry, fresh bool, key []byte, exp, 
 	if e.write(ver, exp, size, kind) { // a new entry, or a tombstone coming back to life
 		sh.addLive(e, 1)
 	}
+	sh.noteExpiry(exp)
 	c.markValidLocked(e) // written here: as new as the remote's (T42)
 	return ver
 }
@@ -626,6 +627,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 		}
 		if !c.writeThrough() {
 			e.retime(exp)
+			sh.noteExpiry(exp)
 			c.remoteRetimeLocked(key, exp)
 			sh.mu.Unlock()
 			return true, nil
