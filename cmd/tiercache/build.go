@@ -68,6 +68,28 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	if c.Server.BusyScriptTime < 0 {
 		bad(fmt.Errorf("server.busy_script_time %v must not be negative", time.Duration(c.Server.BusyScriptTime)))
 	}
+	// 0 takes the default (server.Options.EnsureDefaults); below it is
+	// refused here, by the key's name, and the server is given the default
+	// so the problem is said once.
+	for _, k := range []struct {
+		name     string
+		v, least int
+		field    *int
+	}{
+		{"max_clients", c.Server.MaxClients, 1, &b.server.MaxConns},
+		{"max_args", c.Server.MaxArgs, 1, &b.server.MaxArgs},
+		{"max_inline", int(c.Server.MaxInline), 16, &b.server.MaxInlineBytes},
+		{"tracking_table_max_keys", c.Server.TrackingTableMaxKeys, 0, &b.server.TrackingTableMaxKeys},
+	} {
+		switch {
+		case k.v < 0 && k.least == 0:
+			bad(fmt.Errorf("server.%s %d: must not be negative (0 takes the default)", k.name, k.v))
+			*k.field = 0
+		case k.v != 0 && k.v < k.least:
+			bad(fmt.Errorf("server.%s %d: must be at least %d (0 takes the default)", k.name, k.v, k.least))
+			*k.field = 0
+		}
+	}
 	if c.Server.MaxHashFields < 1 {
 		bad(fmt.Errorf("server.max_hash_fields %d: must be at least 1", c.Server.MaxHashFields))
 		b.server.MaxHashFields = 1

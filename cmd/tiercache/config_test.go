@@ -82,6 +82,10 @@ server:
   cold_get_batch_bytes: 0
   max_list_elements: 0
   busy_script_time: -1s
+  max_clients: -1
+  max_args: -2
+  max_inline: 8
+  tracking_table_max_keys: -5
 warm:
   node: left
   policy: sideways
@@ -106,7 +110,8 @@ metrics:
 		t.Fatalf("err = %v", err)
 	}
 	for _, want := range []string{"socket_mode", "requirepass", "server.procs", "server.cold_get_batch ",
-		"server.cold_get_batch_bytes", "server.max_list_elements", "server.busy_script_time", "warm.node", "warm.policy", "warm.fallback",
+		"server.cold_get_batch_bytes", "server.max_list_elements", "server.busy_script_time",
+		"server.max_clients -1", "server.max_args -2", "server.max_inline 8", "server.tracking_table_max_keys -5", "warm.node", "warm.policy", "warm.fallback",
 		"cold.backend", "Durability", "logging.level", "InFlight 65", "BatchItems -3", "metrics.listen"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
