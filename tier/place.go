@@ -457,8 +457,10 @@ func (c *Cache) compactLocking(w memTier, wait bool) bool {
 }
 
 // compactGain: a compaction moves a segment's records only if that frees
-// at least 1/compactGain of a segment; below that the LFU makes room.
-const compactGain = 64
+// at least 1/compactGain of a segment; below that the LFU makes room. A
+// compaction copies up to compactGain-1 bytes for each it frees
+// (docs/BENCHMARKS.md weighs that copying against the hit ratio).
+const compactGain = 16
 
 // compact runs one round of log w's compaction, no lock held: its
 // sparsest segment's records move within the log, if that frees a
