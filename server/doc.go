@@ -429,8 +429,8 @@
 //     commands are observed one by one), a command that blocked, and a
 //     read end a run, and the wait for input is never part of it. Its
 //     commands take the reading before the first as the cache's time
-//     (conn.now). Observations are made before the replies are flushed
-//     (TestPipelinedCommandsObservedTogether).
+//     (conn.now). A run is observed before the connection reads again or
+//     closes (TestPipelinedCommandsObservedTogether).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
