@@ -35,7 +35,7 @@ type command struct {
 	// inSubscribed ones run on a RESP2 connection with subscriptions.
 	readonly, inSubscribed bool
 	run                    func(c *conn, args [][]byte)
-	observe                func(time.Duration)
+	observe                func(d time.Duration, n int)
 	// keyNum is the position of a numkeys argument whose keys follow it
 	// (EVAL's 2, ZUNIONSTORE's 2), 0 = none: Redis's movable keys
 	// (eachKey, crossslot.go).
@@ -170,10 +170,12 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 	}
 }
 
-// run executes a checked command, timing it when observed. One clock read
-// per command: a command's time runs from the end of the one before it in
-// the same batch (or, first after a read, from just before it), so parsing
-// counts with the command and the wait for input never does.
+// run executes a checked command, timing it when observed. A command's
+// time runs from the end of the one before it in the same batch (or,
+// first after a read, from just before it), so parsing counts with the
+// command and the wait for input never does. The clock is read once per
+// run of the same command pipelined in one read, not once per command
+// (observeLater, S51).
 func (c *conn) run(cmd *command, args [][]byte) {
 	c.cmd = cmd
 	if c.trk != nil || c.scriptOf != nil {
@@ -186,14 +188,22 @@ func (c *conn) run(cmd *command, args [][]byte) {
 	}
 	if r := c.rd.Reads(); r != c.timedReads {
 		c.timedReads = r
-		c.mark = c.s.clock()
+		if c.pending > 0 {
+			c.observePending() // read without BeforeBlock (a big bulk's rest): mark is read now
+		} else {
+			c.mark = c.s.clock()
+		}
+	} else if c.pending > 0 && c.pendingCmd != cmd {
+		c.observePending()
 	}
 	c.timed = true
 	cmd.run(c, args)
 	c.timed = false
-	t := c.s.clock()
-	cmd.observe(t - c.mark)
-	c.mark = t
+	c.pendingCmd = cmd
+	c.pending++
+	if !c.observeLater(cmd) {
+		c.observePending()
+	}
 }
 
 // runWrite runs a command and, for a write command that changed
@@ -242,8 +252,9 @@ func (c *conn) tracked(cmd *command, args [][]byte) {
 
 // now is the cache's time (unix nanoseconds) for the running command,
 // which must not wait (a blocking command reads the cache's clock):
-// taken from run's reading before the command when it is timed (no clock
-// read, as Redis's command time snapshot), else the cache's clock read.
+// taken from run's reading before the command, or before the first of
+// its pipelined run (S51), when it is timed (no clock read, as Redis's
+// command time snapshot), else the cache's clock read.
 func (c *conn) now() int64 {
 	if c.timed {
 		return c.s.cache.NowOf(c.s.start.Add(c.mark))

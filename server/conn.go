@@ -85,6 +85,10 @@ type conn struct {
 	mark       time.Duration
 	timedReads uint64
 	timed      bool // a timed command runs: mark was read before it (now)
+	// pending runs of pendingCmd ran since mark and are not observed yet
+	// (observeLater).
+	pending    int
+	pendingCmd *command
 }
 
 // connCounters are one connection's statistics: written by its goroutine
@@ -173,6 +177,7 @@ func (c *conn) serve() {
 		if r := recover(); r != nil {
 			c.s.log.Error("panic while serving a command; closing the connection",
 				zap.Int64("client", c.id), zap.Any("panic", r), zap.Stack("stack"))
+			c.observePending()
 			c.out.own() // the pusher does not write past this reply
 			c.w.Error(errInternal)
 			c.flush()
@@ -186,10 +191,12 @@ func (c *conn) serve() {
 		}
 		c.dispatch(args)
 	}
+	c.observePending()
 	c.flush()
 }
 
 func (c *conn) readFailed(err error) {
+	c.observePending()
 	c.out.own() // a reply made here goes out before any later push (S32)
 	switch {
 	case isProtocolError(err):

@@ -422,6 +422,15 @@
 //     copies it. TestBigArgumentsOutliveTheirBuffers sends each such
 //     command big arguments with Options.PoisonBigBuffers set (a buffer
 //     going back is overwritten) and reads every one back intact.
+//   - S51: with Options.ObserveLatency set, a run of the same command
+//     pipelined in one read, at most 16 (pendingMax), is observed with one
+//     clock read and one call, each of its commands counted once with an
+//     equal share of the run's time; a different command, EXEC (whose
+//     commands are observed one by one), a command that blocked, and a
+//     read end a run, and the wait for input is never part of it. Its
+//     commands take the reading before the first as the cache's time
+//     (conn.now). A run is observed before the connection reads again or
+//     closes (TestPipelinedCommandsObservedTogether).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -1,7 +1,5 @@
 package server
 
-import "time"
-
 // getRun answers the one-key GETs buffered right behind a GET without
 // ReadCommand and dispatch: Reader.NextGet parses exactly that form, so a
 // pipelined run of GETs, what a cache is sent most, costs a few compares
@@ -22,7 +20,7 @@ func (c *conn) getRun() {
 		switch {
 		case n%getRunClockEvery != 0:
 		case n == 0 && c.s.get.observe != nil:
-			now = c.s.cache.NowOf(c.s.start.Add(c.mark)) // the GET before the run just set mark
+			now = c.s.cache.NowOf(c.s.start.Add(c.mark)) // read before the GET before the run, or after the command before it
 		default:
 			now = c.s.cache.Now()
 		}
@@ -104,17 +102,17 @@ func (c *conn) getBatch() {
 	c.batch = keys[:0]
 }
 
-// observeBatch records n GETs answered together, each with an equal share
-// of the time since the last command ended (run's clock).
+// observeBatch records n GETs answered together, and the GETs run left to
+// observe with them (observeLater), each with an equal share of the time
+// since mark.
 func (c *conn) observeBatch(n int) {
-	obs := c.s.get.observe
-	if obs == nil {
+	if c.s.get.observe == nil {
 		return
 	}
-	t := c.s.clock()
-	share := (t - c.mark) / time.Duration(n)
-	for range n {
-		obs(share)
+	if c.pending > 0 && c.pendingCmd != c.s.get {
+		c.observePending()
 	}
-	c.mark = t
+	c.pendingCmd = c.s.get
+	c.pending += n
+	c.observePending()
 }

@@ -79,12 +79,12 @@ func TestColdGetBatch(t *testing.T) {
 	var mu sync.Mutex
 	observed := 0
 	s, tc, path := startColdServer(t, func(o *Options) {
-		o.ObserveLatency = func(cmd string) func(time.Duration) {
-			return func(d time.Duration) {
+		o.ObserveLatency = func(cmd string) func(time.Duration, int) {
+			return func(_ time.Duration, n int) {
 				mu.Lock()
 				defer mu.Unlock()
 				if cmd == "get" {
-					observed++
+					observed += n
 				}
 			}
 		}
@@ -225,10 +225,10 @@ func TestGetRun(t *testing.T) {
 	var mu sync.Mutex
 	observed := map[string]int{}
 	s, path := startServer(t, func(o *Options) {
-		o.ObserveLatency = func(cmd string) func(time.Duration) {
-			return func(time.Duration) {
+		o.ObserveLatency = func(cmd string) func(time.Duration, int) {
+			return func(_ time.Duration, n int) {
 				mu.Lock()
-				observed[cmd]++
+				observed[cmd] += n
 				mu.Unlock()
 			}
 		}

@@ -138,9 +138,10 @@ type Options struct {
 	ShutdownTimeout time.Duration
 
 	// ObserveLatency, when set, is called once per command name at New and
-	// returns the function that records each execution's duration (cmd/
+	// returns the function that records n executions of duration d each
+	// (pipelined commands observed together share their time, S51; cmd/
 	// wires it to a Prometheus histogram). nil = no timing.
-	ObserveLatency func(command string) func(time.Duration)
+	ObserveLatency func(command string) func(d time.Duration, n int)
 
 	// Version is reported by INFO and HELLO. Default "dev".
 	Version string

@@ -282,8 +282,8 @@ func TestScriptCommandLatencyFromItsRun(t *testing.T) {
 	var mu sync.Mutex
 	var longest time.Duration
 	_, path := startServer(t, func(o *Options) {
-		o.ObserveLatency = func(cmd string) func(time.Duration) {
-			return func(d time.Duration) {
+		o.ObserveLatency = func(cmd string) func(time.Duration, int) {
+			return func(d time.Duration, _ int) {
 				mu.Lock()
 				defer mu.Unlock()
 				if cmd == "set" && d > longest {

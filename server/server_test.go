@@ -501,10 +501,10 @@ func TestObserveLatency(t *testing.T) {
 	seen := map[string]int{}
 	var longest time.Duration
 	_, path := startServer(t, func(o *Options) {
-		o.ObserveLatency = func(cmd string) func(time.Duration) {
-			return func(d time.Duration) {
+		o.ObserveLatency = func(cmd string) func(time.Duration, int) {
+			return func(d time.Duration, n int) {
 				mu.Lock()
-				seen[cmd]++
+				seen[cmd] += n
 				if d < 0 {
 					t.Errorf("%s observed a negative duration %v", cmd, d)
 				}

@@ -11,7 +11,7 @@ import (
 // flags, key positions and handler. A command's variants (LPUSH and
 // RPUSH, INCR and DECRBY, EXPIRE and PEXPIREAT...) are bound here, as the
 // arguments of one handler: a handler never looks at its command's name.
-func newCommandTable(observe func(string) func(time.Duration)) map[string]*command {
+func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*command {
 	cmds := []*command{
 		// connection
 		{name: "ping", arity: -1, flags: []string{"fast", "stale"}, noAuth: false, run: (*conn).cmdPing},

@@ -12,7 +12,8 @@ import (
 )
 
 // Command latencies: one latencyHist per command, observed by the server
-// after each command (server.Options.ObserveLatency) and exported when
+// after each command, or once for a pipelined run of the same command
+// (server.Options.ObserveLatency, server S51) and exported when
 // scraped as tiercache_command_duration_seconds{command} and, summed by
 // family (commandFamilies), tiercache_command_family_duration_seconds{family}
 // (C17). An observation is two atomic adds on integers: no float, no
@@ -46,11 +47,11 @@ type latencyHist struct {
 	_        [128 - (latencyBounds+2)*8]byte
 }
 
-// observe records one command's time.
-func (h *latencyHist) observe(d time.Duration) {
+// observe records n executions of a command, of time d each.
+func (h *latencyHist) observe(d time.Duration, n int) {
 	ns := uint64(max(d, 0))
-	h.counts[latencyBucket(ns)].Add(1)
-	h.sumNanos.Add(ns)
+	h.counts[latencyBucket(ns)].Add(uint64(n))
+	h.sumNanos.Add(ns * uint64(n))
 }
 
 // histSum is a histogram read out: cumulative counts as exported.
@@ -99,7 +100,7 @@ func newCmdLatency() *cmdLatency {
 
 // observer returns the function that records cmd's times (one histogram
 // per command however often it is asked).
-func (l *cmdLatency) observer(cmd string) func(time.Duration) {
+func (l *cmdLatency) observer(cmd string) func(time.Duration, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h := l.cmds[cmd]

@@ -110,7 +110,8 @@ func TestFamilyHistogramSumsCommands(t *testing.T) {
 // TestLatencyHistMatchesPrometheus: a command's histogram, fed the same
 // durations as client_golang's own histogram with the same bounds (the
 // reference), exports the same count, cumulative buckets and sum;
-// durations on, just under and just over every bound included.
+// durations on, just under and just over every bound included, some
+// observed 2 or 3 at a time (a pipelined run).
 func TestLatencyHistMatchesPrometheus(t *testing.T) {
 	l := newCmdLatency()
 	obs := l.observer("get")
@@ -125,9 +126,12 @@ func TestLatencyHistMatchesPrometheus(t *testing.T) {
 		ds = append(ds, time.Duration(math.Exp(rng.Float64()*math.Log(1e10)))) // 1 ns .. 10 s, log-uniform
 	}
 	ds = append(ds, 0, -5, time.Hour)
-	for _, d := range ds {
-		obs(d)
-		ref.Observe(max(d, 0).Seconds())
+	for i, d := range ds {
+		n := 1 + i%3 // n executions observed together, as pipelined commands are
+		obs(d, n)
+		for range n {
+			ref.Observe(max(d, 0).Seconds())
+		}
 	}
 	var want dto.Metric
 	if err := ref.Write(&want); err != nil {
@@ -160,7 +164,8 @@ func TestLatencyHistMatchesPrometheus(t *testing.T) {
 // concurrent GETs do; and the same with client_golang's histogram, which
 // the sidecar used before latencyHist, for the ratio.
 func BenchmarkObserveLatency(b *testing.B) {
-	obs := newMetrics().observe("get")
+	get := newMetrics().observe("get")
+	obs := func(d time.Duration) { get(d, 1) }
 	b.Run("latencyHist", func(b *testing.B) { benchObserve(b, obs) })
 	// What the server adds per command: one clock read (time.Since of a
 	// monotonic start, as server's clock) and the observation.

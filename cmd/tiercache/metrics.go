@@ -73,7 +73,7 @@ func newMetrics() *metrics {
 var cpuClasses = collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/cpu/classes/.*`)}
 
 // observe is server.Options.ObserveLatency.
-func (m *metrics) observe(cmd string) func(time.Duration) { return m.lat.observer(cmd) }
+func (m *metrics) observe(cmd string) func(time.Duration, int) { return m.lat.observer(cmd) }
 
 // attach makes s (and its cache) the source of the scraped counters; nil
 // detaches it, and the cache with it (attachCache).

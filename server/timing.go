@@ -1,0 +1,34 @@
+package server
+
+import "time"
+
+// observeLater says whether the command cmd that just ran (counted in
+// c.pending) may be observed together with the same commands after it:
+// when more input is already buffered and fewer than pendingMax are
+// waiting, and cmd neither nests commands (EXEC, whose own commands are
+// timed one by one), runs inside EXEC or a script, nor blocked (the wait
+// is not its time).
+func (c *conn) observeLater(cmd *command) bool {
+	return c.pending < pendingMax && !cmd.txControl && !c.inExec && c.blocked == nil && c.rd.Buffered() > 0
+}
+
+// pendingMax is how many pipelined commands share one clock read at
+// most: the cache's time a command sees (conn.now, taken before the
+// first of them) is at most that many commands late, as a GET run's is
+// (getRunClockEvery).
+const pendingMax = 16
+
+// observePending records the c.pending runs of c.pendingCmd not yet
+// observed, each with an equal share of the time since mark, which
+// becomes now.
+func (c *conn) observePending() {
+	n := c.pending
+	if n == 0 {
+		return
+	}
+	c.pending = 0
+	t := c.s.clock()
+	share := (t - c.mark) / time.Duration(n)
+	c.pendingCmd.observe(share, n)
+	c.mark = t
+}
