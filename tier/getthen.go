@@ -70,7 +70,7 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 			return c.beginSetLocked(sh, key, k, nv, alloc, exp, e.kind)
 		}
 		e.retime(exp)
-		sh.noteExpiry(exp)
+		sh.fileExpiry(e)
 		c.remoteRetimeLocked(key, exp)
 		return nil, nil
 	})

@@ -196,6 +196,7 @@ func (c *Cache) purgeStaleLocked(sh *shard, e *entry) {
 	}
 	e.cold = coldNone
 	e.leave()
+	sh.fileExpiry(e) // out of the index, if one of sh's maps since has it
 }
 
 // queueColdDelete queues the cold delete of key's copy (a version no

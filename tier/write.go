@@ -214,7 +214,7 @@ func (c *Cache) versionLocked(sh *shard, e *entry, fresh bool, key []byte, exp, 
 	if e.write(ver, exp, size, kind) { // a new entry, or a tombstone coming back to life
 		sh.addLive(e, 1)
 	}
-	sh.noteExpiry(exp)
+	sh.fileExpiry(e)
 	c.markValidLocked(e) // written here: as new as the remote's (T42)
 	return ver
 }
@@ -368,6 +368,7 @@ func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
 			sh.addLive(e, -1)
 		}
 		e.tombstone(tomb)
+		sh.fileExpiry(e) // out of the expiry index
 		c.st.tombstones.Add(1)
 		return
 	}
@@ -627,7 +628,7 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 		}
 		if !c.writeThrough() {
 			e.retime(exp)
-			sh.noteExpiry(exp)
+			sh.fileExpiry(e)
 			c.remoteRetimeLocked(key, exp)
 			sh.mu.Unlock()
 			return true, nil

@@ -195,7 +195,7 @@ func (c *Cache) placeDurableLocked(sh *shard, key, k, v []byte, alloc int, ver u
 	if e.write(ver, exp, int64(len(v)), kind) {
 		sh.addLive(e, 1)
 	}
-	sh.noteExpiry(exp)
+	sh.fileExpiry(e)
 	c.markValidLocked(e)
 	e.cold = coldHolds // written with exp: no moved expiry
 	sh.setHeader(e, true)
