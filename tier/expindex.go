@@ -11,7 +11,8 @@ import (
 // Hierarchical Timing Wheels", SOSP 1987), so the sweep visits the keys
 // whose expiry's second came and not every key. An entry is filed in
 // O(1), taken out in O(1), and moved down at most wheelLevels-1 times
-// before its second comes.
+// before its second comes (visited once more if filed in a slot whose
+// span starts at the first tick not visited).
 //
 // A tick is a second of the cache's clock. Level L has wheelSlots slots
 // of wheelSlots^L ticks each: level 0 the next 64 seconds one by one,
