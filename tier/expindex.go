@@ -165,14 +165,16 @@ func (x *expIndex) slotOf(e *entry) uint32 {
 	return i
 }
 
-// take gives e a slot, in no list.
+// take gives e a slot, in no list; 0 if every slot is taken (16M keys
+// with an expiry in one shard, 4G in the cache: far beyond the heap their
+// entries would take), and then e is not filed: it expires only when read.
 func (x *expIndex) take(e *entry) uint32 {
 	i := x.free
 	if i != 0 {
 		x.free = x.link(i).next
 	} else {
 		if x.used == maxSlots {
-			panic("tier: more keys with an expiry in a shard than its expiry index can hold")
+			return 0
 		}
 		i = x.used
 		x.used++
@@ -302,7 +304,9 @@ func (sh *shard) fileExpiry(e *entry) {
 		}
 		return
 	case i == 0:
-		i = x.take(e)
+		if i = x.take(e); i == 0 {
+			return
+		}
 	}
 	x.file(i, e)
 }
