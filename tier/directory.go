@@ -99,7 +99,7 @@ func (sh *shard) adoptLocked(key []byte, m backend.Meta, size int, tenant uint8)
 	e.coldWritten(m.Version, m.Expiry)
 	e.mark(markRecent)
 	sh.m[ks] = e
-	sh.fileExpiry(e)
+	sh.fileExpiry(e, 0)
 	sh.addLive(e, 1)
 	sh.setHeader(e, true)
 }
@@ -128,7 +128,7 @@ func (sh *shard) removeLocked(ks string, e *entry) {
 	}
 	sh.setHeader(e, false)
 	e.leave()
-	sh.fileExpiry(e) // out of the expiry index
+	sh.unfileExpiry(e)
 	delete(sh.m, ks)
 	sh.epoch++
 	sh.slotRemovals[e.node.Hash()%removalSlots]++

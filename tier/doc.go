@@ -512,7 +512,8 @@
 //     shard's late list once that second was visited; nothing else is
 //     filed (checkExpiryIndex, checked at every step of the model tests).
 //     Every write, retime, delete, eviction, forgetting and Flush keeps
-//     it so. A sweep at now purges every live key expired at now but one
+//     it so (an expiry moved later leaves the entry where it is: its slot
+//     is visited earlier still). A sweep at now purges every live key expired at now but one
 //     with a writethrough change in flight (the next sweep takes it): a
 //     key goes within SweepInterval of its expiry, never before. It
 //     visits an entry filed within the wheel's 194 days at most

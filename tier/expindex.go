@@ -281,32 +281,44 @@ func (x *expIndex) popDue() (uint32, *entry) {
 	return i, x.ent(i)
 }
 
-// fileExpiry files e, an entry of sh's map just written, retimed,
-// deleted or dropped, in sh's expiry index if it is live with an expiry
-// and takes it out otherwise (sh.mu held for writing).
-func (sh *shard) fileExpiry(e *entry) {
+// fileExpiry files e, an entry of sh's map just written or retimed from
+// expiry old, in sh's expiry index if it is live with an expiry, and
+// takes it out otherwise (sh.mu held for writing). An entry filed already
+// whose expiry moved later stays where it is, visited no later than its
+// old expiry's tick, when the sweep files it again: a key set again and
+// again with a TTL costs the index nothing until then.
+func (sh *shard) fileExpiry(e *entry, old int64) {
+	if !e.indexed() {
+		sh.unfileExpiry(e)
+		return
+	}
+	if e.expSlot() != 0 && old > 0 && e.exp >= old {
+		return // an entry of the map with a slot is filed in sh.exps
+	}
 	x := sh.exps
 	if x == nil {
-		if !e.indexed() {
-			return
-		}
 		x = newExpIndex(sh.clock())
 		sh.exps = x
 	}
 	i := x.slotOf(e)
-	if i != 0 {
-		x.unlink(i)
-	}
 	switch {
-	case !e.indexed():
-		if i != 0 {
-			x.release(i, e)
-		}
-		return
-	case i == 0:
+	case i != 0:
+		x.unlink(i)
+	default:
 		if i = x.take(e); i == 0 {
 			return
 		}
 	}
 	x.file(i, e)
+}
+
+// unfileExpiry takes e, an entry of sh's map deleted, dropped or given no
+// expiry, out of sh's expiry index (sh.mu held for writing).
+func (sh *shard) unfileExpiry(e *entry) {
+	if x := sh.exps; x != nil {
+		if i := x.slotOf(e); i != 0 {
+			x.unlink(i)
+			x.release(i, e)
+		}
+	}
 }

@@ -195,8 +195,7 @@ func (c *Cache) purgeStaleLocked(sh *shard, e *entry) {
 		c.queueColdDelete(viewBytes(e.key), "flush")
 	}
 	e.cold = coldNone
-	e.leave()
-	sh.fileExpiry(e) // out of the index, if one of sh's maps since has it
+	e.leave() // in no index of sh's: Flush dropped the one it was in
 }
 
 // queueColdDelete queues the cold delete of key's copy (a version no
