@@ -516,10 +516,10 @@
 //     is visited earlier still). A sweep at now purges every live key expired at now but one
 //     with a writethrough change in flight (the next sweep takes it): a
 //     key goes within SweepInterval of its expiry, never before. It
-//     visits an entry filed within the wheel's 194 days at most
-//     wheelLevels+1 times (once a level it moves down, once more if filed
-//     at the start of its slot's span), plus once a sweep while it is
-//     late, and holds a shard's lock for at most sweepBatch entries at a
+//     visits an entry, for each expiry within the wheel's 194 days it is
+//     filed for, at most wheelLevels+1 times (once a level it moves down,
+//     once more if filed at the start of its slot's span), plus once a
+//     sweep while it is late, and holds a shard's lock for at most sweepBatch entries at a
 //     time. The index takes 16 bytes a key with an expiry and the entry
 //     none (TestSweepVisitsOnlyDueKeys,
 //     TestSweepModel, TestSweepLetsGoBetweenBatches,
