@@ -97,6 +97,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 		kv("tier_hot_budget", mem.HotBytes)
 		kv("tier_warm_arena", mem.WarmBytes)
 		kv("tier_directory_bytes", mem.DirectoryBytes)
+		kv("tier_expiry_index_bytes", mem.ExpiryIndexBytes)
 		kv("tier_flusher_bytes", mem.FlusherBytes)
 		kv("tier_sketch_bytes", mem.SketchBytes)
 		kv("tier_remote_heap_bytes", mem.RemoteBytes)

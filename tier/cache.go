@@ -126,6 +126,7 @@ func Open(opts Options) (*Cache, error) {
 	c := &Cache{upd: new(updateLocks), o: opts, log: opts.Logger, dir: newDirectory(len(ten.names)), tr: newTransit(), ten: ten,
 		lt:   new([shardCount]liveShard),
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	c.dir.setClock(c.now)
 	c.verSeq.Store(uint64(time.Now().UnixNano()))
 	c.yield.Store(newYielder())
 	var err error

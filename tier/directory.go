@@ -24,7 +24,10 @@ type entry struct {
 	node policy.Node
 	ver  uint64 // version of the newest write (or of the delete, for a tombstone)
 	exp  int64  // unix ns, 0 = none
-	size int64  // value bytes
+	// sizeSlot: the value's bytes in its low sizeBits (valueSize), and
+	// the entry's slot in its shard's expiry index in the rest (expSlot,
+	// expindex.go, T55; 0: none). Changed under the shard's write lock.
+	sizeSlot uint64
 	// key is the entry's key; the map's key shares its bytes.
 	key string
 	// loc is where the DRAM record of version ver is (in the log where
@@ -93,10 +96,10 @@ func (sh *shard) adoptLocked(key []byte, m backend.Meta, size int, tenant uint8)
 	lo, _ := hashKey(key)
 	e, ks := newEntry(key, lo, tenant)
 	e.write(m.Version, m.Expiry, int64(size), kindOfFlags(m.Flags))
-	sh.noteExpiry(m.Expiry)
 	e.coldWritten(m.Version, m.Expiry)
 	e.mark(markRecent)
 	sh.m[ks] = e
+	sh.fileExpiry(e, 0)
 	sh.addLive(e, 1)
 	sh.setHeader(e, true)
 }
@@ -125,6 +128,7 @@ func (sh *shard) removeLocked(ks string, e *entry) {
 	}
 	sh.setHeader(e, false)
 	e.leave()
+	sh.unfileExpiry(e)
 	delete(sh.m, ks)
 	sh.epoch++
 	sh.slotRemovals[e.node.Hash()%removalSlots]++
@@ -188,22 +192,23 @@ type shard struct {
 	// slice header takes the padding that kept shards on separate cache
 	// lines).
 	tenantLive []atomic.Int64
-	// mayExpire says that an entry of m was given an expiry since the
-	// sweep last walked m (T54): a shard without one is not walked.
-	// Set and cleared under mu.
-	mayExpire bool
-}
-
-// noteExpiry records that an entry of sh was given expiry exp (sh.mu
-// held for writing): the sweep walks sh until no live entry in it has one.
-func (sh *shard) noteExpiry(exp int64) {
-	if exp != 0 {
-		sh.mayExpire = true
-	}
+	// exps is the expiry index of m's live entries with an expiry
+	// (expindex.go, T55), nil until the first; Flush drops it with m.
+	// Changed under mu.
+	exps *expIndex
+	// clock is the cache's clock (Cache.now): a new wheel starts at it.
+	clock func() int64
 }
 
 type directory struct {
 	shards [shardCount]shard
+}
+
+// setClock gives every shard the cache's clock.
+func (d *directory) setClock(now func() int64) {
+	for i := range d.shards {
+		d.shards[i].clock = now
+	}
 }
 
 // newDirectory makes an empty directory counting the live keys of

@@ -505,12 +505,25 @@
 //     look (a retry reads the clock), and a Set with SetOptions.Now
 //     counts a TTL from it; 0 reads the cache's clock
 //     (TestReadsAndWritesAtTheCallersTime).
-//   - T54: the expiry sweep walks only the directory shards that may hold
-//     a live key with an expiry: one given an expiry (Set, Expire, GetEx,
-//     adoption from cold) marks its shard, and a walk that leaves no such
-//     key there unmarks it; every expired key is still purged by the
-//     first sweep after its expiry (TestSweepWalksOnlyShardsWithExpiries,
-//     TestExpirySweepAndLen).
+//   - T55: the expiry sweep visits the keys whose expiry's second came,
+//     not every key: each shard files each live entry with an expiry
+//     (before 2262) once in its expiry index (expindex.go), in a timing
+//     wheel slot visited at or before its expiry's second, or in the
+//     shard's late list once that second was visited; nothing else is
+//     filed (checkExpiryIndex, checked at every step of the model tests).
+//     Every write, retime, delete, eviction, forgetting and Flush keeps
+//     it so (an expiry moved later leaves the entry where it is: its slot
+//     is visited earlier still). A sweep at now purges every live key expired at now but one
+//     with a writethrough change in flight (the next sweep takes it): a
+//     key goes within SweepInterval of its expiry, never before. It
+//     visits an entry, for each expiry within the wheel's 194 days it is
+//     filed for, at most wheelLevels+1 times (once a level it moves down,
+//     once more if filed at the start of its slot's span), plus once a
+//     sweep while it is late, and holds a shard's lock for at most sweepBatch entries at a
+//     time. The index takes 16 bytes a key with an expiry and the entry
+//     none (TestSweepVisitsOnlyDueKeys,
+//     TestSweepModel, TestSweepLetsGoBetweenBatches,
+//     TestExpirySweepAndLen, TestDirectoryCostCoversHeap).
 //   - T44: an aggregate the layer above edits and reads through Edit and
 //     Read (a LiveKind says how its structures are made) is, in the DRAM
 //     tiers, a live structure on the Go heap that changes in place:

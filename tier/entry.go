@@ -81,7 +81,8 @@ func (s coldState) String() string {
 // holds is the caller's to settle first (invalidateLocked).
 func (e *entry) write(ver uint64, exp, size int64, kind Kind) (revived bool) {
 	revived = e.state != stateLive || e.ver == 0
-	e.ver, e.exp, e.size, e.state, e.expMoved, e.kind = ver, exp, size, stateLive, false, kind
+	e.ver, e.exp, e.state, e.expMoved, e.kind = ver, exp, stateLive, false, kind
+	e.setValueSize(size)
 	return revived
 }
 
@@ -121,7 +122,8 @@ func (e *entry) coldWritten(ver uint64, exp int64) {
 func (e *entry) coldForgotten() { e.cold = coldNone }
 
 // retime changes a live entry's expiry; a cold copy keeps the one it was
-// written with until it is rewritten (T17).
+// written with until it is rewritten (T17). The caller files it again in
+// the expiry index (shard.fileExpiry).
 func (e *entry) retime(exp int64) { e.exp, e.expMoved = exp, true }
 
 // live reports whether the key exists at now.
@@ -152,8 +154,8 @@ func (e *entry) check(key string) error {
 		return fmt.Errorf("L5: entry of %q has no DRAM record but flushing %v, where %d, %d bytes", key, e.flushing, e.where, e.recSize)
 	case e.loc != 0 && e.where == memLive && (e.flushing || e.recSize != 0):
 		return fmt.Errorf("L5: entry of %q has a live structure but flushing %v, a record of %d bytes", key, e.flushing, e.recSize)
-	case e.loc != 0 && e.where != memLive && (e.where != memHot && e.where != memWarm || int64(e.recSize) != e.size):
-		return fmt.Errorf("L5: entry of %q: a record of %d bytes in log %d for a value of %d", key, e.recSize, e.where, e.size)
+	case e.loc != 0 && e.where != memLive && (e.where != memHot && e.where != memWarm || int64(e.recSize) != e.valueSize()):
+		return fmt.Errorf("L5: entry of %q: a record of %d bytes in log %d for a value of %d", key, e.recSize, e.where, e.valueSize())
 	}
 	return nil
 }

@@ -79,6 +79,8 @@ func (c *Cache) flush() error {
 			fl.n += int64(len(sh.m))
 			fl.old[i], sh.m = sh.m, fl.fresh[i]
 			sh.resetLive()
+			// The old entries' slots stay in the old index (T55).
+			sh.exps = nil
 			sh.epoch++ // removals: a reader that planned an adoption plans again (T4)
 			sh.swaps++
 		}

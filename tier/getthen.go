@@ -69,8 +69,9 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 			k, nv, alloc := joinKV(key, v)
 			return c.beginSetLocked(sh, key, k, nv, alloc, exp, e.kind)
 		}
+		old := e.exp
 		e.retime(exp)
-		sh.noteExpiry(exp)
+		sh.fileExpiry(e, old)
 		c.remoteRetimeLocked(key, exp)
 		return nil, nil
 	})

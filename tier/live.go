@@ -96,7 +96,7 @@ func (c *Cache) installLiveLocked(e *entry, v Live) {
 	hb := v.HeapBytes()
 	ls.slots[i] = liveSlot{v: v, e: e, bytes: hb}
 	e.loc, e.where, e.recSize = dram.Loc(i)+1, memLive, 0
-	e.size = int64(v.RecordSize())
+	e.setValueSize(int64(v.RecordSize()))
 	e.unmark(markTouched)
 	m := c.mem
 	m.mu.Lock()
@@ -111,7 +111,7 @@ func (c *Cache) installLiveLocked(e *entry, v Live) {
 // shard write lock held): its heap bytes, its LFU weight, e's size.
 func (c *Cache) rechargeLocked(e *entry) {
 	s := c.liveSlotOf(e)
-	e.size = int64(s.v.RecordSize())
+	e.setValueSize(int64(s.v.RecordSize()))
 	hb := s.v.HeapBytes()
 	m := c.mem
 	m.mu.Lock()
@@ -362,7 +362,7 @@ func (c *Cache) ReadAt(key []byte, lk LiveKind, now int64, f func(v Live) error)
 			c.count(key, policy.Hot, true)
 			return true, err
 		}
-		where, n := e.where, int(e.size)
+		where, n := e.where, int(e.valueSize())
 		sh.mu.RUnlock()
 		if where == memNone || c.writeThrough() || where == memWarm && c.pro.Promote(lo, n, policy.Warm) != policy.Hot {
 			break

@@ -289,8 +289,8 @@ func checkLiveShard(c *Cache, i int, sh *shard) error {
 		if j >= len(ls.slots) || ls.slots[j].e != e || ls.slots[j].v == nil {
 			return fmt.Errorf("T44: live entry of %q names slot %d of %d, which is not its", k, j, len(ls.slots))
 		}
-		if n := ls.slots[j].v.RecordSize(); int64(n) != e.size {
-			return fmt.Errorf("T44: live entry of %q has size %d, its structure's record %d", k, e.size, n)
+		if n := ls.slots[j].v.RecordSize(); int64(n) != e.valueSize() {
+			return fmt.Errorf("T44: live entry of %q has size %d, its structure's record %d", k, e.valueSize(), n)
 		}
 	}
 	for j := range ls.slots {

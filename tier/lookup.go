@@ -65,7 +65,7 @@ func (c *Cache) planRead(dst, key []byte, lo uint64, sh *shard, now int64, into 
 	if !e.live(now) {
 		return dst, readPlan{act: readMiss}
 	}
-	p := readPlan{e: e, ver: e.ver, size: int(e.size), kind: e.kind}
+	p := readPlan{e: e, ver: e.ver, size: int(e.valueSize()), kind: e.kind}
 	if validate && c.rt.suspect(e) {
 		p.act = readValidate
 		return dst, p

@@ -3,7 +3,8 @@ package tier
 // The memory model (docs/DESIGN.md §6): the values of the DRAM tiers live
 // off the Go heap, in the hot and warm logs' arenas (HotBytes + WarmBytes,
 // mapped once); the Go heap holds the directory (DirEntryBytes a key, the
-// LFU's links and its sketch among them), the copies on their way to cold
+// LFU's links and its sketch among them), its expiry index (16 bytes a key
+// with an expiry, ExpiryIndexBytes, T55), the copies on their way to cold
 // that are not written from DRAM (values too large for it, drain and
 // writethrough writes: the flusher's queue and batches), the LFU's
 // frequency sketch, and slack. Memory
@@ -54,8 +55,12 @@ type Memory struct {
 	WarmBytes      int64 // the warm arena, mapped off the Go heap
 	DirectoryKeys  int64 // directory entries, tombstones and flushed entries not purged yet included
 	DirectoryBytes int64 // their Go heap, at DirEntryBytes each
-	FlusherBytes   int64 // the key and value bytes the flusher holds on the heap now (HeapHeld: copies queued and in flight; records it writes from DRAM are off the heap)
-	SketchBytes    int64 // the LFU's frequency sketch (8 B a counter word, a power of two: two words a resident key, and two a KiB of DRAM once the keys weigh half of it)
+	// ExpiryIndexBytes is the Go heap of the shards' expiry indexes (T55),
+	// measured: 16 bytes a key with an expiry (at the most the shard held
+	// at once) in chunks of 256, and 2 KiB a shard that had one.
+	ExpiryIndexBytes int64
+	FlusherBytes     int64 // the key and value bytes the flusher holds on the heap now (HeapHeld: copies queued and in flight; records it writes from DRAM are off the heap)
+	SketchBytes      int64 // the LFU's frequency sketch (8 B a counter word, a power of two: two words a resident key, and two a KiB of DRAM once the keys weigh half of it)
 	// RemoteBytes is the remote tier's Go heap now: the changes queued and
 	// in flight to it, and its client's connection buffers (0 without one).
 	RemoteBytes int64
@@ -64,7 +69,7 @@ type Memory struct {
 	// covers it and HeapBudget does not count it), yet on the Go heap:
 	// GoLimit adds it.
 	LiveBytes  int64
-	HeapBudget int64 // DirectoryBytes + FlusherBytes + SketchBytes + RemoteBytes + slack: what the Go heap needs beside what hot covers
+	HeapBudget int64 // DirectoryBytes + ExpiryIndexBytes + FlusherBytes + SketchBytes + RemoteBytes + slack: what the Go heap needs beside what hot covers
 }
 
 // GoLimit is what the Go memory limit follows: the heap budget and the
@@ -79,6 +84,9 @@ func (c *Cache) Memory() Memory {
 		sh := &c.dir.shards[i]
 		sh.mu.RLock()
 		m.DirectoryKeys += int64(len(sh.m))
+		if sh.exps != nil {
+			m.ExpiryIndexBytes += sh.exps.bytes()
+		}
 		sh.mu.RUnlock()
 	}
 	m.DirectoryKeys += c.pg.pending.Load() // out of the maps, on the heap until purged (T14)
@@ -97,7 +105,7 @@ func (c *Cache) Memory() Memory {
 			m.RemoteBytes += rs.ClientBytes
 		}
 	}
-	held := m.DirectoryBytes + m.FlusherBytes + m.SketchBytes + m.RemoteBytes
+	held := m.DirectoryBytes + m.ExpiryIndexBytes + m.FlusherBytes + m.SketchBytes + m.RemoteBytes
 	m.HeapBudget = held + slack(c.o.HotBytes, c.o.WarmBytes, held)
 	return m
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // heapInUse is the live Go heap after two collections.
@@ -17,32 +18,44 @@ func heapInUse() int64 {
 
 // TestDirectoryCostCoversHeap: a key of up to 16 bytes held in DRAM takes
 // at most DirEntryBytes of Go heap in all: its entry, map slot, DRAM
-// segment owner slot and share of the LFU's sketch.
+// segment owner slot and share of the LFU's sketch; a key with an expiry
+// adds its slot in the expiry index (16 bytes, and the chunks' and heads'
+// share, Memory.ExpiryIndexBytes, T55).
 func TestDirectoryCostCoversHeap(t *testing.T) {
-	const n = 200_000
-	o := smallOptions(newFakeClock())
-	o.HotBytes, o.HotMaxValue, o.WarmBytes = 16<<20, 4<<10, 0
-	before := heapInUse()
-	c, err := Open(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	val := make([]byte, 16)
-	for i := 0; i < n; i++ {
-		if _, err := c.Set([]byte(fmt.Sprintf("user:%011d", i)), val, SetOptions{}); err != nil { // 16 bytes
-			t.Fatal(err)
-		}
-	}
-	settle(t, c)
-	if st := c.Stats(); st.Tiers[0].Items != n {
-		t.Fatalf("hot holds %d of %d keys", st.Tiers[0].Items, n)
-	}
-	per := float64(heapInUse()-before) / n
-	runtime.KeepAlive(c)
-	t.Logf("directory: %.1f bytes of heap per key (DirEntryBytes %d)", per, DirEntryBytes)
-	if per > DirEntryBytes {
-		t.Fatalf("a key takes %.1f bytes of heap, more than DirEntryBytes %d", per, DirEntryBytes)
+	for _, ttl := range []time.Duration{0, time.Hour} {
+		t.Run(fmt.Sprint("ttl=", ttl), func(t *testing.T) {
+			const n = 200_000
+			o := smallOptions(newFakeClock())
+			o.HotBytes, o.HotMaxValue, o.WarmBytes = 16<<20, 4<<10, 0
+			before := heapInUse()
+			c, err := Open(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			val := make([]byte, 16)
+			for i := 0; i < n; i++ {
+				if _, err := c.Set([]byte(fmt.Sprintf("user:%011d", i)), val, SetOptions{TTL: ttl}); err != nil { // 16 bytes
+					t.Fatal(err)
+				}
+			}
+			settle(t, c)
+			if st := c.Stats(); st.Tiers[0].Items != n {
+				t.Fatalf("hot holds %d of %d keys", st.Tiers[0].Items, n)
+			}
+			per := float64(heapInUse()-before) / n
+			idx := float64(c.Memory().ExpiryIndexBytes) / n
+			runtime.KeepAlive(c)
+			t.Logf("directory: %.1f bytes of heap per key (DirEntryBytes %d), %.1f of them the expiry index's", per, DirEntryBytes, idx)
+			if per > DirEntryBytes+idx {
+				t.Fatalf("a key takes %.1f bytes of heap, more than DirEntryBytes %d and the expiry index's %.1f", per, DirEntryBytes, idx)
+			}
+			// 16 bytes a key with an expiry, and at most a chunk's rounding
+			// and the heads (with the index's header) a shard.
+			if limit := float64(16*n+shardCount*(16*idxChunk+4<<10)) / n; ttl == 0 && idx != 0 || idx > limit {
+				t.Fatalf("the expiry index takes %.1f bytes a key, more than %.1f", idx, limit)
+			}
+		})
 	}
 }
 

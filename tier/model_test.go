@@ -167,6 +167,7 @@ func runModel(t *testing.T, c *Cache, clk *fakeClock, steps, keys, maxVal int, s
 			}
 		case op < 98:
 			clk.Advance(int64(time.Duration(r.IntN(3000)) * time.Millisecond))
+			checkSweep(t, step, c)
 		case op < 99:
 			checkModelLen(t, step, c, model, live)
 		default:
@@ -267,6 +268,10 @@ func checkEntries(t *testing.T, c *Cache, step int) {
 			}
 		}
 		if err := checkLiveShard(c, i, sh); err != nil {
+			sh.mu.RUnlock()
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if err := sh.checkExpiryIndex(); err != nil {
 			sh.mu.RUnlock()
 			t.Fatalf("step %d: %v", step, err)
 		}

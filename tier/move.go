@@ -3,8 +3,6 @@ package tier
 import (
 	"time"
 
-	"github.com/tiercache/tiercache/backend"
-
 	"github.com/tiercache/tiercache/flusher"
 )
 
@@ -218,34 +216,4 @@ func (c *Cache) lostLocked(sh *shard, key []byte, e *entry, ver uint64, coldGone
 	c.purgeLocked(sh, key, e)
 	c.st.lost.Add(1)
 	c.removed(key, Evicted)
-}
-
-// sweep purges expired keys. It walks only the shards that may hold a
-// live key with an expiry (shard.mayExpire, T54), and a shard stays
-// marked while one is left after its walk.
-func (c *Cache) sweep(now int64) {
-	for i := range c.dir.shards {
-		sh := &c.dir.shards[i]
-		sh.mu.Lock()
-		if !sh.mayExpire {
-			sh.mu.Unlock()
-			continue
-		}
-		c.st.sweepWalks.Add(1)
-		left := false
-		for k, e := range sh.m {
-			if e.state != stateLive || e.exp == 0 {
-				continue
-			}
-			if backend.Expired(e.exp, now) && !sh.pendingLocked([]byte(k)) {
-				c.purgeLocked(sh, []byte(k), e)
-				c.st.expired.Add(1)
-				c.removed([]byte(k), Expired)
-				continue
-			}
-			left = true
-		}
-		sh.mayExpire = left
-		sh.mu.Unlock()
-	}
 }

@@ -37,7 +37,7 @@ func (c *Cache) ReadPieces(key []byte, lk LiveKind, choose func(t []backend.Piec
 	var ver uint64
 	var size int
 	if ok {
-		ver, size = e.ver, int(e.size)
+		ver, size = e.ver, int(e.valueSize())
 		_, _, inTransit := c.tr.get(nil, key, ver)
 		ok = !inTransit
 	}

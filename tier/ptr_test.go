@@ -20,7 +20,7 @@ func TestNewEntry(t *testing.T) {
 		if ks != want {
 			t.Fatalf("len %d: key %q, want %q", n, ks, want)
 		}
-		if e.ver != 0 || e.exp != 0 || e.size != 0 || e.cold != coldNone || e.state != stateLive || e.expMoved || e.loc != 0 || e.node.Resident() {
+		if e.ver != 0 || e.exp != 0 || e.sizeSlot != 0 || e.cold != coldNone || e.state != stateLive || e.expMoved || e.loc != 0 || e.node.Resident() {
 			t.Fatalf("len %d: entry not zero", n)
 		}
 		for i := range key {

@@ -195,7 +195,7 @@ func (c *Cache) purgeStaleLocked(sh *shard, e *entry) {
 		c.queueColdDelete(viewBytes(e.key), "flush")
 	}
 	e.cold = coldNone
-	e.leave()
+	e.leave() // in no index of sh's: Flush dropped the one it was in
 }
 
 // queueColdDelete queues the cold delete of key's copy (a version no

@@ -325,7 +325,7 @@ func (c *Cache) prefix(keys [][]byte, maxBytes int64) int {
 		sh := c.dir.shard(lo)
 		sh.mu.RLock()
 		if e := sh.m[viewString(key)]; e != nil {
-			size = e.size
+			size = e.valueSize()
 		}
 		sh.mu.RUnlock()
 		if total += size; i > 0 && total > maxBytes {

@@ -19,7 +19,7 @@ type counters struct {
 	promotions, demotions, forgotten, flushed, lost, phantoms, adopted, coldKept atomic.Uint64
 	coldErrors, coldDeletes, tombstones, expired, coldWrites                     atomic.Uint64
 	mgetSubmissions, purged, coldBehind                                          atomic.Uint64
-	sweepWalks                                                                   atomic.Uint64 // shards the sweep walked (T54)
+	sweepVisits                                                                  atomic.Uint64 // entries the sweep took from the expiry index (T55)
 }
 
 // count counts a read of key: served by tier t, or a miss; with Tenants,

@@ -2,87 +2,294 @@ package tier
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/tiercache/tiercache/backend"
 )
 
-// TestSweepWalksOnlyShardsWithExpiries (T54): the sweep walks no shard
-// while no key has an expiry, walks the shards of keys given one (by Set
-// or Expire) until they expired and were purged, and purges each.
-func TestSweepWalksOnlyShardsWithExpiries(t *testing.T) {
-	clock := int64(1000 * time.Second)
-	c, err := Open(Options{HotBytes: 4 << 20, Clock: func() int64 { return clock }, SweepInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
+// checkSweep sweeps c at its clock's time and fails if a live entry
+// expired by then is left in the directory (T55); that no key goes
+// before its expiry is the model's to see.
+func checkSweep(t *testing.T, step int, c *Cache) {
+	t.Helper()
+	now := c.now()
+	for i := range c.dir.shards {
+		sh := &c.dir.shards[i]
+		sh.mu.RLock()
+		err := sh.checkExpiryIndex()
+		sh.mu.RUnlock()
+		if err != nil {
+			t.Fatalf("step %d: before the sweep: %v", step, err)
+		}
 	}
-	defer c.Close()
-	for i := range 2000 {
+	c.sweep(now)
+	for i := range c.dir.shards {
+		sh := &c.dir.shards[i]
+		sh.mu.RLock()
+		for k, e := range sh.m {
+			if e.state == stateLive && backend.Expired(e.exp, now) && !sh.pendingLocked([]byte(k)) {
+				sh.mu.RUnlock()
+				t.Fatalf("step %d: T55: %q expired %v ago and the sweep left it", step, k, time.Duration(now-e.exp))
+			}
+		}
+		err := sh.checkExpiryIndex()
+		sh.mu.RUnlock()
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+	}
+}
+
+// openSwept opens a cache of hot hot bytes on clk whose sweep runs only
+// when the test calls it; Close runs at cleanup.
+func openSwept(tb testing.TB, clk *fakeClock, hot int64) *Cache {
+	tb.Helper()
+	c, err := Open(Options{HotBytes: hot, Clock: clk.Now, SweepInterval: time.Hour})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// sweepVisits sweeps c at now and returns how many entries it took from
+// the expiry index.
+func sweepVisits(c *Cache, now int64) uint64 {
+	before := c.st.sweepVisits.Load()
+	c.sweep(now)
+	return c.st.sweepVisits.Load() - before
+}
+
+// TestSweepVisitsOnlyDueKeys (T55): with every key given an expiry an hour
+// away, the sweep visits none of them each second until their time; keys
+// expiring in seconds are each visited once, by the sweep of their
+// second, and purged; a jump past the hour purges all, each visited at
+// most once a level of the wheel.
+func TestSweepVisitsOnlyDueKeys(t *testing.T) {
+	clk := newFakeClock()
+	clk.Advance(int64(300 * time.Millisecond)) // not on a second
+	c := openSwept(t, clk, 8<<20)
+	const n = 4000
+	for i := range n {
+		if _, err := c.Set([]byte(fmt.Sprintf("ttl:%d", i)), []byte("v"), SetOptions{TTL: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := c.Set([]byte(fmt.Sprintf("plain:%d", i)), []byte("v"), SetOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	walks := func() uint64 {
-		before := c.st.sweepWalks.Load()
-		c.sweep(c.now())
-		return c.st.sweepWalks.Load() - before
+	for s := range 60 {
+		clk.Advance(int64(time.Second))
+		if v := sweepVisits(c, c.now()); v != 0 {
+			t.Fatalf("second %d: the sweep visited %d entries, none expiring within the minute", s, v)
+		}
 	}
-	if n := walks(); n != 0 {
-		t.Fatalf("the sweep walked %d shards where no key has an expiry", n)
-	}
-	if _, err := c.Set([]byte("ttl:set"), []byte("v"), SetOptions{TTL: time.Second}); err != nil {
-		t.Fatal(err)
+	for i := range 10 {
+		if _, err := c.Set([]byte(fmt.Sprintf("soon:%d", i)), []byte("v"), SetOptions{TTL: time.Duration(1+i%5) * time.Second}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if !c.Expire([]byte("plain:7"), 2*time.Second) {
 		t.Fatal("Expire of a key that exists answered false")
 	}
-	if n := walks(); n == 0 || n > 2 {
-		t.Fatalf("the sweep walked %d shards for 2 keys with an expiry, not expired yet", n)
+	expired := c.st.expired.Load()
+	var visits uint64
+	for range 6 {
+		clk.Advance(int64(time.Second))
+		visits += sweepVisits(c, c.now())
 	}
-	clock += int64(3 * time.Second)
-	if n := walks(); n == 0 || n > 2 {
-		t.Fatalf("the sweep walked %d shards for 2 expired keys", n)
+	if got := c.st.expired.Load() - expired; got != 11 || visits != 11 {
+		t.Fatalf("11 keys expired within 6 s: the sweep purged %d, visiting %d entries", got, visits)
 	}
-	for _, k := range []string{"ttl:set", "plain:7"} {
-		if _, ok, _ := c.Get(nil, []byte(k)); ok {
-			t.Errorf("%s expired and is still there", k)
-		}
+	if _, ok, _ := c.Get(nil, []byte("plain:7")); ok {
+		t.Fatal("plain:7 expired and is still there")
 	}
-	if c.st.expired.Load() < 2 {
-		t.Errorf("expired %d keys, want 2", c.st.expired.Load())
+	clk.Advance(int64(time.Hour))
+	expired = c.st.expired.Load()
+	visits = sweepVisits(c, c.now())
+	if got := c.st.expired.Load() - expired; got != n || visits > wheelLevels*n {
+		t.Fatalf("%d keys expired in the hour: the sweep purged %d, visiting %d entries", n, got, visits)
 	}
-	if n := walks(); n != 0 {
-		t.Fatalf("the sweep walked %d shards once every key with an expiry was purged", n)
-	}
-	if _, ok, _ := c.Get(nil, []byte("plain:8")); !ok {
-		t.Error("a key without an expiry was lost")
+	if st := c.Stats(); st.DirectoryKeys != n-1 {
+		t.Fatalf("%d keys left, want the %d without an expiry", st.DirectoryKeys, n-1)
 	}
 }
 
-// BenchmarkSweep: one sweep over 1M directory entries, with no key given
-// an expiry (no shard walked, T54) and with one far-off expiry in every
-// shard (every shard walked, as every sweep did before T54).
-func BenchmarkSweep(b *testing.B) {
-	c, err := Open(Options{HotBytes: 256 << 20, SweepInterval: time.Hour})
-	if err != nil {
-		b.Fatal(err)
+// TestSweepLetsGoBetweenBatches (T55): one hold of a shard's lock takes at
+// most sweepBatch entries from its expiry index, and the holds that
+// follow purge the rest.
+func TestSweepLetsGoBetweenBatches(t *testing.T) {
+	clk := newFakeClock()
+	c := openSwept(t, clk, 8<<20)
+	const n = 3 * sweepBatch
+	target := -1
+	for i, set := 0, 0; set < n; i++ {
+		k := []byte(fmt.Sprintf("k%d", i))
+		lo, _ := hashKey(k)
+		sh := shardOfTag(tagOfHash(lo))
+		if target < 0 {
+			target = sh
+		}
+		if sh != target {
+			continue
+		}
+		if _, err := c.Set(k, []byte("v"), SetOptions{TTL: time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		set++
 	}
-	defer c.Close()
-	for i := range 1_000_000 {
-		if _, err := c.Set([]byte(fmt.Sprintf("k:%d", i)), []byte("v"), SetOptions{}); err != nil {
-			b.Fatal(err)
+	clk.Advance(int64(2 * time.Second))
+	sh := &c.dir.shards[target]
+	holds := 0
+	for done := false; !done; holds++ {
+		before := c.st.sweepVisits.Load()
+		sh.mu.Lock()
+		done = c.sweepShardLocked(sh, c.now(), holds == 0)
+		sh.mu.Unlock()
+		if v := c.st.sweepVisits.Load() - before; v > sweepBatch {
+			t.Fatalf("one hold of the shard's lock visited %d entries, more than %d", v, sweepBatch)
 		}
 	}
-	b.Run("none", func(b *testing.B) {
-		for range b.N {
-			c.sweep(c.now())
-		}
-	})
-	for i := 0; i < 100_000; i++ { // far more than shards: each gets some
-		c.Expire([]byte(fmt.Sprintf("k:%d", i)), time.Hour)
+	if holds < n/sweepBatch || sh.live.Load() != 0 {
+		t.Fatalf("%d holds left %d of %d expired keys", holds, sh.live.Load(), n)
 	}
-	b.Run("every-shard", func(b *testing.B) {
-		for range b.N {
-			c.sweep(c.now())
+}
+
+// TestSweepModel (T55): random writes, expiries and deletes on keys over
+// many shards, against a map, with a fake clock moved by up to seconds,
+// sometimes by minutes, days or a year: after each sweep the directory
+// holds exactly the keys of the map not expired (none went early, every
+// expired one went) and the expiry index holds each of them once.
+func TestSweepModel(t *testing.T) {
+	clk := newFakeClock()
+	c := openSwept(t, clk, 32<<20)
+	r := rand.New(rand.NewPCG(55, 1))
+	model := map[string]int64{} // key → expiry (0: none)
+	ttl := func() time.Duration {
+		switch r.IntN(6) {
+		case 0:
+			return time.Duration(1+r.IntN(2000)) * time.Millisecond
+		case 1:
+			return time.Duration(1+r.IntN(120)) * time.Second
+		case 2:
+			return time.Duration(1+r.IntN(5000)) * time.Minute
+		case 3:
+			return time.Duration(1+r.IntN(400)) * 24 * time.Hour
+		case 4:
+			return time.Duration(1+r.IntN(70)) * time.Second
 		}
-	})
+		return time.Duration(1+r.IntN(10)) * time.Second
+	}
+	alive := func(k string) bool {
+		exp, ok := model[k]
+		return ok && !backend.Expired(exp, clk.Now())
+	}
+	steps := steps(t, 60000)
+	for step := range steps {
+		k := fmt.Sprintf("k%d", r.IntN(3000))
+		kb := []byte(k)
+		now := clk.Now()
+		switch op := r.IntN(100); {
+		case op < 30:
+			o := SetOptions{TTL: ttl()}
+			exp := backend.ExpiryAfter(now, o.TTL)
+			switch r.IntN(4) {
+			case 0:
+				o.TTL, exp = 0, 0
+			case 1:
+				o.TTL, o.KeepTTL, exp = 0, true, 0
+				if alive(k) {
+					exp = model[k]
+				}
+			}
+			if _, err := c.Set(kb, []byte("v"), o); err != nil {
+				t.Fatal(err)
+			}
+			model[k] = exp
+		case op < 45:
+			d := ttl()
+			if c.Expire(kb, d) != alive(k) {
+				t.Fatalf("step %d: Expire(%s) disagrees with the model", step, k)
+			}
+			if alive(k) {
+				model[k] = backend.ExpiryAfter(now, d)
+			}
+		case op < 52:
+			ok, err := c.Persist(kb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != (alive(k) && model[k] != 0) {
+				t.Fatalf("step %d: Persist(%s) = %v, model %v", step, k, ok, model[k])
+			}
+			if alive(k) {
+				model[k] = 0
+			}
+		case op < 60:
+			x := Expiry{TTL: ttl()}
+			if r.IntN(3) == 0 {
+				x = Expiry{Persist: true}
+			}
+			_, ok, err := c.GetEx(nil, kb, x)
+			if err != nil || ok != alive(k) {
+				t.Fatalf("step %d: GetEx(%s) = %v, %v, model %v", step, k, ok, err, alive(k))
+			}
+			if ok && x.Persist {
+				model[k] = 0
+			} else if ok {
+				model[k] = backend.ExpiryAfter(now, x.TTL)
+			}
+		case op < 70:
+			if _, err := c.Delete(kb); err != nil {
+				t.Fatal(err)
+			}
+			delete(model, k)
+		case op < 74:
+			dst := fmt.Sprintf("k%d", r.IntN(3000))
+			ok, err := c.Rename(kb, []byte(dst), false)
+			if err != nil && alive(k) {
+				t.Fatalf("step %d: Rename(%s, %s): %v", step, k, dst, err)
+			}
+			if ok != alive(k) {
+				t.Fatalf("step %d: Rename(%s) = %v, model %v", step, k, ok, alive(k))
+			}
+			if ok && dst != k {
+				model[dst] = model[k]
+				delete(model, k)
+			}
+		case op < 99:
+			switch r.IntN(40) {
+			case 0:
+				clk.Advance(int64(time.Duration(1+r.IntN(120)) * time.Minute))
+			case 1:
+				clk.Advance(int64(time.Duration(1+r.IntN(20)) * 24 * time.Hour))
+			case 2:
+				clk.Advance(int64(time.Duration(1+r.IntN(400)) * 24 * time.Hour))
+			default:
+				clk.Advance(int64(time.Duration(r.IntN(3000)) * time.Millisecond))
+			}
+			checkSweep(t, step, c)
+			now := clk.Now()
+			for k, exp := range model {
+				if backend.Expired(exp, now) {
+					delete(model, k)
+				}
+			}
+			if got := c.Stats().DirectoryKeys; got != int64(len(model)) {
+				t.Fatalf("step %d: after the sweep the directory holds %d keys, the model %d", step, got, len(model))
+			}
+			for k := range model {
+				if c.Where([]byte(k)) == "" {
+					t.Fatalf("step %d: %s, expiring in %v, is gone after the sweep", step, k, time.Duration(model[k]-now))
+				}
+			}
+		default:
+			if err := c.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			clear(model)
+		}
+	}
 }

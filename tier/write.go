@@ -211,10 +211,11 @@ func (c *Cache) versionLocked(sh *shard, e *entry, fresh bool, key []byte, exp, 
 	} else {
 		c.invalidateLocked(key, e, e.ver)
 	}
+	old := e.exp
 	if e.write(ver, exp, size, kind) { // a new entry, or a tombstone coming back to life
 		sh.addLive(e, 1)
 	}
-	sh.noteExpiry(exp)
+	sh.fileExpiry(e, old)
 	c.markValidLocked(e) // written here: as new as the remote's (T42)
 	return ver
 }
@@ -368,6 +369,7 @@ func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
 			sh.addLive(e, -1)
 		}
 		e.tombstone(tomb)
+		sh.unfileExpiry(e)
 		c.st.tombstones.Add(1)
 		return
 	}
@@ -626,8 +628,9 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 			return err == nil, err
 		}
 		if !c.writeThrough() {
+			old := e.exp
 			e.retime(exp)
-			sh.noteExpiry(exp)
+			sh.fileExpiry(e, old)
 			c.remoteRetimeLocked(key, exp)
 			sh.mu.Unlock()
 			return true, nil

@@ -192,10 +192,11 @@ func (c *Cache) placeDurableLocked(sh *shard, key, k, v []byte, alloc int, ver u
 	} else {
 		c.tr.forget(key) // the cold put replaced the old record
 	}
+	old := e.exp
 	if e.write(ver, exp, int64(len(v)), kind) {
 		sh.addLive(e, 1)
 	}
-	sh.noteExpiry(exp)
+	sh.fileExpiry(e, old)
 	c.markValidLocked(e)
 	e.cold = coldHolds // written with exp: no moved expiry
 	sh.setHeader(e, true)
