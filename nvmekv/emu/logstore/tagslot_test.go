@@ -1,0 +1,95 @@
+package logstore
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestTagSlotLayout (E8): a tag slot gives back the tag and the Loc it
+// was made of, for stores of every size a Loc names, read in a segment of
+// depth d0 or deeper; d0 is what the slot's bits leave to the prefix (0
+// for a store of 255 regions of 4 MiB, 15 for the largest); a Loc the
+// layout cannot hold panics, and a store a Loc cannot name is refused.
+func TestTagSlotLayout(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 10))
+	for _, c := range []struct {
+		regions, regionBytes int
+		d0                   uint
+	}{
+		{255, 4 << 20, 0}, {256, 4 << 20, 1}, {512, 4 << 20, 2}, {2048, 4 << 20, 4}, {19200, 4 << 20, 7},
+		{1 << 15, 4 << 20, 8}, {3, MinRegionBytes, 0}, {maxRegions, MaxRegionBytes, 15}, {1023, 64 << 10, 0},
+	} {
+		y, err := newSlotLayout(c.regions, c.regionBytes)
+		if err != nil || y.d0 != c.d0 {
+			t.Fatalf("%d regions of %d bytes: d0 %d, %v; want %d", c.regions, c.regionBytes, y.d0, err, c.d0)
+		}
+		for i := 0; i < 20_000; i++ {
+			tag := rng.Uint32()
+			r, off := rng.IntN(c.regions), 16*rng.IntN(c.regionBytes/16)
+			switch i % 4 { // the extremes
+			case 0:
+				r, off = c.regions-1, c.regionBytes-16
+			case 1:
+				r, off = 0, 0
+			}
+			l := mkLoc(r, 1+rng.IntN(16), off, 16*(1+rng.IntN(maxRecordBytes/16)))
+			if i%4 == 0 {
+				l = mkLoc(r, 16, off, maxRecordBytes&^15)
+			}
+			s := y.pack(tag, l)
+			for _, depth := range []uint{y.d0, y.d0 + 3} {
+				lo := uint32(uint64(tag) >> (32 - depth) << (32 - depth)) // the prefix of a segment holding tag
+				if s.empty() || y.tag(&s, lo) != tag || y.loc(&s) != l {
+					t.Fatalf("%d regions of %d bytes: tag %#x Loc %#x gave back tag %#x Loc %#x (empty %v) at depth %d",
+						c.regions, c.regionBytes, tag, uint64(l), y.tag(&s, lo), uint64(y.loc(&s)), s.empty(), depth)
+				}
+			}
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Fatalf("%d regions of %d bytes: a Loc in region %d packed", c.regions, c.regionBytes, 1<<y.rBits)
+				}
+			}()
+			y.pack(1, mkLoc(1<<y.rBits-1, 16, 0, 64))
+		}()
+	}
+	for _, c := range [][2]int{{0, 4 << 20}, {maxRegions + 1, 4 << 20}, {8, MaxRegionBytes * 2}} {
+		if _, err := newSlotLayout(c[0], c[1]); !errors.Is(err, ErrBadOptions) {
+			t.Fatalf("%d regions of %d bytes: %v, want ErrBadOptions", c[0], c[1], err)
+		}
+	}
+}
+
+// TestTagFalsePositiveRate (E8): in an index of N random tags, a lookup
+// of a random tag finds an entry (a key it would check in vain, were the
+// tag an absent key's) with probability ≈ N/2^32: the count over M
+// lookups lies within a factor 1.5 of N·M/2^32 (one seeded run: the
+// expectation is 233 at N = M = 1M, 21 at 300k under -short), with
+// slots holding whole tags and under prefixes of at least 9 bits.
+func TestTagFalsePositiveRate(t *testing.T) {
+	n := 1_000_000
+	if testing.Short() {
+		n = 300_000
+	}
+	for _, lay := range []*slotLayout{testLay, deepLay} {
+		rng := rand.New(rand.NewPCG(8, 11))
+		x := newTagIndex(0, lay, nil)
+		for i := 0; i < n; i++ {
+			x.add(rng.Uint32(), mkLoc(i%1000+1, 16, 16*(i/1000%4096), 64))
+		}
+		hits := 0
+		for i := 0; i < n; i++ {
+			c := x.cands(rng.Uint32())
+			if s, _ := c.next(); s != nil {
+				hits++
+			}
+		}
+		want := float64(n) * float64(n) / (1 << 32)
+		if r := float64(hits) / want; r < 1/1.5 || r > 1.5 {
+			t.Fatalf("d0 %d: %d of %d lookups of random tags found an entry, want about %.0f", lay.d0, hits, n, want)
+		}
+		t.Logf("d0 %d: %d of %d lookups found an entry (N/2^32 predicts %.0f)", lay.d0, hits, n, want)
+	}
+}
