@@ -240,6 +240,8 @@
 //     the tag index in tag order too (E37). A checkpoint that
 //     fails any check is dropped for a scan, as before (TestCheckpointImage:
 //     CK5, CK3 and CK4 written through a test seam, flipped bytes;
+//     TestCheckpointInlineLocPastRegion: an inline Loc past its region's
+//     end under a good CRC, which no tag slot holds, is scanned instead;
 //     TestTagIndexLoad: entries in each's order, in tag order and
 //     shuffled, into an index sized for them and one an eighth of that,
 //     checked for Robin Hood order; BenchmarkTagIndexLoad).
