@@ -341,7 +341,9 @@
 //     goes down to the first bit that divides them, an empty 64-slot
 //     segment taking each prefix in between, and a segment that no bit
 //     within D ≤ 16 divides (forced tag collisions) grows past the cap
-//     instead. The directory never has fewer than 2^d0 segments (E8). So a
+//     instead. Growth and splits move a segment's entries in the order of
+//     their homes, each straight to its slot, as a checkpoint's load does
+//     (E29). The directory never has fewer than 2^d0 segments (E8). So a
 //     change reinserts at most one segment (≈ 96,000 entries, 1.5 to 2 ms
 //     here, but for a segment past the cap), every lookup probes one
 //     segment, and an index filled from empty, as a log's is, holds at

@@ -94,16 +94,34 @@ func (x *tagIndex) makeRoom(s *ttable) {
 	old.free()
 }
 
-// moveAll inserts every entry of s, in slot order, into the segment dst
-// names for its tag (which counts it), leaving s's slots as they are.
+// moveAll inserts every entry of s into the segment dst names for its
+// tag (new, which counts it), leaving s's slots as they are. The entries
+// go in the order of their homes (from s's first empty slot, around its
+// end), so each lands where Robin Hood insertion would put it, at the
+// first empty slot from its home on, at once, as a checkpoint's do
+// (ttable.load), but those that would wrap past the end, which take the
+// insertion's walk.
 func (s *ttable) moveAll(dst func(tag uint32) *ttable) {
-	for i := range s.slots {
-		if !s.emptyAt(i) {
-			tag := s.tagAt(i)
-			t := dst(tag)
-			t.insert(tag, s.locAt(i))
-			t.count++
+	e := 0
+	for e < s.n && !s.emptyAt(e) {
+		e++ // there is one: a segment is at most tagMaxLoad full
+	}
+	for k := 1; k <= s.n; k++ {
+		i := e + k
+		if i >= s.n {
+			i -= s.n
 		}
+		if s.emptyAt(i) {
+			continue
+		}
+		tag, l := s.tagAt(i), s.locAt(i)
+		t := dst(tag)
+		if t.bulkEnd >= 0 && t.load(tag, l) {
+			continue
+		}
+		t.insert(tag, l)
+		t.count++
+		t.bulkEnd = -1
 	}
 }
 
