@@ -347,7 +347,9 @@
 //     change reinserts at most one segment (≈ 96,000 entries, 1.5 to 2 ms
 //     here, but for a segment past the cap), every lookup probes one
 //     segment, and an index filled from empty, as a log's is, holds at
-//     most 12 bytes a key at every count above 100,000 (10 × 1.1 / 0.92 =
+//     most 12 bytes a key at every count above 100,000 and about 2^d0·60
+//     (the 2^d0 least segments, of 64 slots, full: 2M keys for the largest
+//     store, d0 = 15; under 100,000 up to d0 = 10) (10 × 1.1 / 0.92 =
 //     11.96 right after a growth or split, 10.87 just before; the
 //     directory and the segments' headers add about 0.01). A replaced
 //     segment's mapping is unmapped at once. Deletes never shrink a
