@@ -100,7 +100,8 @@
 //     2^15 segments of 64 slots (21 MB). A Loc the layout cannot hold
 //     panics rather than be cut (TestTagSlotLayout: tags and Locs at the
 //     extremes of each size packed and given back, read at depth d0 and
-//     deeper). An extent record's entry keeps its full key, a 24-byte
+//     deeper; TestLogDeepSlotLayout: a sparse store of 2^16 regions, d0 =
+//     3, its keys found before a close, from the checkpoint and by scan). An extent record's entry keeps its full key, a 24-byte
 //     slot (≈ 26.7 B per key): an extent is read alone, without the header
 //     that names its key (readpath E10, E13), and checking a tag there
 //     would cost a second read per Retrieve. Extent keys start in a

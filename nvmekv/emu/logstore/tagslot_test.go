@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -93,4 +94,76 @@ func TestTagFalsePositiveRate(t *testing.T) {
 		}
 		t.Logf("d0 %d: %d of %d lookups found an entry (N/2^32 predicts %.0f)", lay.d0, hits, n, want)
 	}
+}
+
+// TestLogDeepSlotLayout (E8, E29, E37): a store of 2^16 regions (a sparse
+// 4 GiB file) packs its Locs in 51 bits, so its slots hold a tag's low 29
+// bits and every segment's prefix is at least d0 = 3 bits long: inline
+// and extent records stored, overwritten and deleted are found where they
+// are, before a close, from the checkpoint and by a scan.
+func TestLogDeepSlotLayout(t *testing.T) {
+	o := testOptions(t)
+	o.Capacity, o.Sparse = 1<<16*int64(o.RegionBytes), true
+	l := mustOpenLog(t, o)
+	if l.lay.d0 != 3 {
+		t.Fatalf("d0 %d, want 3", l.lay.d0)
+	}
+	rng := rand.New(rand.NewPCG(8, 12))
+	keyOf := func(i int) string { return fmt.Sprintf("%0*d", 1+i%16, i) }
+	for i := 0; i < 6000; i++ {
+		key := keyOf(rng.IntN(3000))
+		if rng.IntN(6) == 0 {
+			var k [16]byte
+			copy(k[:], key)
+			l.Lock()
+			if loc, ok, err := l.FindLocked(&k, len(key)); err == nil && ok {
+				if st := l.DeleteLocked(&k, len(key), loc); st != 0 {
+					l.Unlock()
+					t.Fatalf("delete %s: %#x", key, st)
+				}
+			}
+			l.Unlock()
+			continue
+		}
+		n := 1 + rng.IntN(300)
+		if rng.IntN(50) == 0 {
+			n = 4096 // an extent
+		}
+		l.store(t, key, testValue(i, 0, n))
+	}
+	want := map[string]Loc{}
+	for i := 0; i < 3000; i++ {
+		if loc, ok := l.lookup(keyOf(i)); ok {
+			want[keyOf(i)] = loc
+		}
+	}
+	check := func(l *testLog, how string) {
+		t.Helper()
+		if got := l.Stats().Recovered; got != how {
+			t.Fatalf("recovered by %q, want %q", got, how)
+		}
+		for _, s := range l.idx.tags.dir {
+			if s.depth < 3 {
+				t.Fatalf("%s: a segment of depth %d", how, s.depth)
+			}
+		}
+		if l.idx.len() != len(want) {
+			t.Fatalf("%s: %d keys, want %d", how, l.idx.len(), len(want))
+		}
+		for i := 0; i < 3000; i++ {
+			got, ok := l.lookup(keyOf(i))
+			if w, live := want[keyOf(i)]; ok != live || got != w {
+				t.Fatalf("%s: %s at %#x (found %v), want %#x (live %v)", how, keyOf(i), got, ok, w, live)
+			}
+		}
+	}
+	check(l, "fresh")
+	l.close(t)
+	l = mustOpenLog(t, o)
+	check(l, "checkpoint")
+	l.close(t)
+	o.CheckpointPath = "-"
+	l = mustOpenLog(t, o)
+	defer l.close(t)
+	check(l, "scan")
 }
