@@ -56,8 +56,8 @@ type Options struct {
 	// block device (it is then always scanned). "-" disables checkpoints.
 	CheckpointPath string
 	// ExpectedItems sizes the DRAM index's tag index of inline records up
-	// front (12 bytes a slot); default 4096 keys. It grows a segment at a
-	// time, each by 1.2x at 92% load or split in two at 1 MiB (E35). The
+	// front (10 bytes a slot); default 4096 keys. It grows a segment at a
+	// time, each by 1.1x at 92% load or split in two at 1 MiB (E35). The
 	// table of extent records' keys starts at 1024 and grows by 1.5x at 90%
 	// load, moving entries a few at a time (E25).
 	ExpectedItems int

@@ -35,10 +35,10 @@ func TestIndexBindsEveryOffHeapTable(t *testing.T) {
 				}
 				return nil
 			}
-			if small := newKeyIndex(1000, bind); len(small.mappings()) != 2 || small.ext.cur.off != nil || len(given) != 0 {
+			if small := newKeyIndex(1000, testLay, bind); len(small.mappings()) != 2 || small.ext.cur.off != nil || len(given) != 0 {
 				t.Fatalf("a heap table went to the hook (%d calls)", len(given))
 			}
-			x := newKeyIndex(hugeTableBytes/tslotBytes, bind)
+			x := newKeyIndex(hugeTableBytes/tslotBytes, testLay, bind)
 			tables := map[uintptr]bool{}
 			check := func() {
 				t.Helper()

@@ -103,7 +103,7 @@ func (lg *Log) loadCheckpoint() error {
 	if err != nil {
 		return err
 	}
-	idx := newKeyIndex(max(int(count)+int(count)/32, lg.expected()), lg.bindIdx)
+	idx := newKeyIndex(max(int(count)+int(count)/32, lg.expected()), &lg.lay, lg.bindIdx)
 	var live int64
 	buf := make([]byte, 24*checkpointChunk)
 	done := int64(ckHdrBytes + 16*len(regs))
@@ -162,7 +162,8 @@ func (lg *Log) maxCkKeys() uint64 { return uint64(lg.nReg) * uint64(lg.o.RegionB
 
 // checkCkLoc refuses a checkpoint entry whose Loc lies outside the log.
 func (lg *Log) checkCkLoc(l Loc) error {
-	if l.Region() < 0 || l.Region() >= lg.nReg || (l.Ext() && l.ExtOff()+extBytes(l.VLen()) > lg.o.RegionBytes) {
+	if l.Region() < 0 || l.Region() >= lg.nReg || (l.Ext() && l.ExtOff()+extBytes(l.VLen()) > lg.o.RegionBytes) ||
+		(!l.Ext() && l.Off()+l.Size() > lg.o.RegionBytes) { // a tag slot holds offsets in the region only (E8)
 		return fmt.Errorf("%w: checkpoint %s has an entry outside the log", ErrFormat, lg.ckpt)
 	}
 	return nil

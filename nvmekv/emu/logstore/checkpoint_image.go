@@ -93,7 +93,7 @@ func (lg *Log) loadImage(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc 
 	if uint64(t.count) != ck.count {
 		return fmt.Errorf("%w: checkpoint %s holds %d entries, its header says %d", ErrFormat, lg.ckpt, t.count, ck.count)
 	}
-	lg.adoptCheckpoint(keyIndexFrom(indexOf(t, nil), lg.bindIdx), regs, ck, live)
+	lg.adoptCheckpoint(keyIndexFrom(indexOf(t, nil), &lg.lay, lg.bindIdx), regs, ck, live)
 	return nil
 }
 

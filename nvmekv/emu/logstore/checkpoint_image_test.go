@@ -3,6 +3,7 @@ package logstore
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"testing"
 )
@@ -92,5 +93,51 @@ func TestCheckpointImage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckpointInlineLocPastRegion (E29, E8): a checkpoint whose CRC
+// holds but whose inline entry names an offset past its region's end
+// (which no tag slot holds) is refused, and Open scans the regions
+// instead, finding every key.
+func TestCheckpointInlineLocPastRegion(t *testing.T) {
+	o := testOptions(t)
+	o.Capacity = 16 * (64 << 10)
+	l := mustOpenLog(t, o)
+	want := map[string]Loc{}
+	for i := 0; i < 500; i++ {
+		k := fmt.Sprintf("k%d", i)
+		l.store(t, k, testValue(i, 0, 40+i%100))
+	}
+	for i := 0; i < 500; i++ {
+		k := fmt.Sprintf("k%d", i)
+		want[k], _ = l.lookup(k)
+	}
+	regions := len(l.regs)
+	l.close(t)
+	b, err := os.ReadFile(o.Path + ".ckpt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if binary.LittleEndian.Uint64(b) != ckMagicTags {
+		t.Fatalf("checkpoint magic %#x, want CK5's", binary.LittleEndian.Uint64(b))
+	}
+	e := ckTagsHdrBytes + 16*regions // the first inline entry: u32 tag, u64 Loc
+	loc := Loc(binary.LittleEndian.Uint64(b[e+4:]))
+	past := mkLoc(loc.Region(), loc.KLen(), 2*o.RegionBytes, loc.Size())
+	binary.LittleEndian.PutUint64(b[e+4:], uint64(past))
+	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
+	if err := os.WriteFile(o.Path+".ckpt", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l = mustOpenLog(t, o)
+	defer l.close(t)
+	if got := l.Stats().Recovered; got != "scan" {
+		t.Fatalf("recovered by %q, want scan", got)
+	}
+	for k, loc := range want {
+		if got, ok := l.lookup(k); !ok || got != loc {
+			t.Fatalf("%s: %#x %v, want %#x", k, got, ok, loc)
+		}
 	}
 }

@@ -69,7 +69,7 @@ func (lg *Log) loadTags(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc h
 	if err != nil {
 		return err
 	}
-	idx := &keyIndex{tags: newTagIndex(max(int(inline)+int(inline)/32, lg.expected()), lg.bindIdx),
+	idx := &keyIndex{tags: newTagIndex(max(int(inline)+int(inline)/32, lg.expected()), &lg.lay, lg.bindIdx),
 		ext: newExtIndex(int(exts)+int(exts)/32, lg.bindIdx)}
 	var live int64
 	buf := make([]byte, ckExtEntry*checkpointChunk)

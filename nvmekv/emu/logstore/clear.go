@@ -79,7 +79,7 @@ func (lg *Log) clearLocked() {
 			h.release(cap(h.mem)) // its pages go back to the kernel now, not at the next GC
 		}
 	}
-	lg.idx = newKeyIndex(lg.expected(), lg.bindIdx)
+	lg.idx = newKeyIndex(lg.expected(), &lg.lay, lg.bindIdx)
 	for r := range lg.regs {
 		lg.regs[r] = regionState{seq: lg.regs[r].seq}
 	}

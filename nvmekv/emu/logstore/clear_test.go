@@ -88,7 +88,7 @@ func TestClear(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := l.Stats()
-			fresh := newKeyIndex(l.expected(), nil).bytes()
+			fresh := newKeyIndex(l.expected(), &l.lay, nil).bytes()
 			if s.Items != 0 || s.LiveBytes != 0 || s.IndexBytes != fresh || s.Clears != 1 {
 				t.Fatalf("after Clear: Items %d LiveBytes %d IndexBytes %d (a fresh index: %d, before: %d) Clears %d",
 					s.Items, s.LiveBytes, s.IndexBytes, fresh, full.IndexBytes, s.Clears)

@@ -19,10 +19,10 @@
 // extents) is written with one write; Flush writes the open region's
 // unwritten forward blocks and new extents and syncs the device. The DRAM
 // index (E8) is Robin Hood tables over non-pointer arrays, growing with
-// the keys: an inline record's entry is a 32-bit tag of its device key +
-// the 8-byte Loc packing region, key length, offset and size, 12 bytes a
+// the keys: an inline record's entry is a 32-bit tag of its device key
+// and its Loc (region, key length, offset and size) packed in a 10-byte
 // slot, in the segments of a tag index (E35) at up to 92% load, growing
-// 1.2 times or splitting a segment at a time (13.0 to 15.7 B per key);
+// 1.1 times or splitting a segment at a time (10.9 to 12.0 B per key);
 // the record header holds the full key, and whoever uses a Loc found by
 // its tag checks it there (E30). An extent record's entry keeps the
 // 16-byte key + the Loc (extent block and value length), 24 bytes a slot
@@ -82,14 +82,26 @@
 //     keep working, also after reopening (TestInjectedEIO, TestENOSPC).
 //   - E8: the index's slots hold no Go pointers (the tag index's
 //     directory and segment headers are the only ones). An inline record's
-//     entry is a tag slot of 12 bytes, three uint32s with no padding (tag,
-//     Loc low, Loc high; TestTagSlotBytes checks unsafe.Sizeof), in tag
-//     segments at up to 92% load: 13.0 to 15.7 B per key (E35;
-//     BenchmarkOpen reports bytes per item). The tag is 32 bits of a mix
-//     of all 16 device-key bytes (tagOf), its top bits pick the segment,
-//     and the home slot is fastrange of the bits below the segment's
-//     prefix, so a segment grows, splits, probes and is checkpointed
-//     without keys. An extent record's entry keeps its full key, a 24-byte
+//     entry is a tag slot of 10 bytes (TestTagSlotBytes checks
+//     unsafe.Sizeof), in tag segments at up to 92% load: 10.9 to 12.0 B
+//     per key (E35; BenchmarkOpen reports bytes per item). The tag is 32
+//     bits of a mix of all 16 device-key bytes (tagOf), its top bits pick
+//     the segment, and the home slot is fastrange of the bits below the
+//     segment's prefix, so a segment grows, splits, probes and is
+//     checkpointed without keys. The slot's 80 bits hold the Loc in the
+//     fewest bits the store needs, L = bits(regions+1) + 4 (key length) +
+//     bits(region bytes/16) + 18 (size/16, records under 4 MiB), and the
+//     tag's low 32-d0 bits above it, d0 = max(0, L-48): the tag's top d0
+//     bits are the prefix of its segment, as the directory starts at
+//     depth d0 and a segment never gets a shorter prefix, so every tag is
+//     kept whole. Regions of 4 MiB give d0 = 0 up to 255 of them, 1 at
+//     256 (1 GiB), 4 at 2,048, 7 at 19,200 (75 GiB), and the largest store
+//     a Loc names (2^19-2 regions of 64 MiB) 15: an index of at least
+//     2^15 segments of 64 slots (21 MB). A Loc the layout cannot hold
+//     panics rather than be cut (TestTagSlotLayout: tags and Locs at the
+//     extremes of each size packed and given back, read at depth d0 and
+//     deeper; TestLogDeepSlotLayout: a sparse store of 2^16 regions, d0 =
+//     3, its keys found before a close, from the checkpoint and by scan). An extent record's entry keeps its full key, a 24-byte
 //     slot (≈ 26.7 B per key): an extent is read alone, without the header
 //     that names its key (readpath E10, E13), and checking a tag there
 //     would cost a second read per Retrieve. Extent keys start in a
@@ -105,8 +117,10 @@
 //     present key on the device, none when its region is still in a write
 //     buffer; for an absent key, a read only on a tag false positive. A
 //     lookup compares about 6 slots' tags (BenchmarkTagIndex at 10M keys:
-//     6.0 for an absent tag, 7.0 for a present one), so a false positive
-//     comes with probability ≈ 6/2^32 ≈ 1.4·10⁻⁹ per lookup.
+//     6.0 for an absent tag, 7.0 for a present one), and finds every entry
+//     of its tag, so an absent key meets another key's entry with
+//     probability ≈ N/2^32 for N inline keys: 2.3·10⁻⁴ at 1M keys, 2.3%
+//     at 100M (TestTagFalsePositiveRate).
 //     List needs the keys of inline records, which only their records
 //     hold: it reads every region holding a live inline record (a
 //     sequential read of up to the whole log; eachKeyLocked). An extent
@@ -162,8 +176,9 @@
 //     an old record past the written end of a new region is replayed by a
 //     scan (TestReformatIgnoresEarlierStore).
 //   - E25: the index grows with the keys, not with the capacity: a new log
-//     sizes its tag index for Options.ExpectedItems or 4096 keys (one 53
-//     KB segment) and its extent table for 1024 keys (27 KB); a checkpoint
+//     sizes its tag index for Options.ExpectedItems or 4096 keys (one 44
+//     KB segment, or 2^d0 of at least 64 slots, E8) and its extent table
+//     for 1024 keys (27 KB); a checkpoint
 //     sizes them for its keys and 1/32 more, a scan for what it found
 //     (E29). The tag index grows a segment at a time (E35). A keyed table
 //     (the extent table, and the one a scan replays into) at 90% load
@@ -207,12 +222,13 @@
 //     coldstore TestIndexBoundToNode with mbind to node 0; guest
 //     TestColdIndexOnNode1 on the CPU-less node).
 //   - E29: a clean close writes the index as checkpoint "CEMU_CK5": each
-//     inline entry as it is held, tag and Loc (12 bytes), then each extent
+//     inline entry, its whole tag and Loc (12 bytes: not the slot's
+//     packing, E8, which the checkpoint does not depend on), then each extent
 //     entry, key and Loc (24 bytes), under the file's CRC; the inline
 //     entries go segment by segment, each's in the order of their home
 //     slots (from its first empty slot, around its end). Open inserts
 //     them into tag segments and an extent table sized for them and 1/32
-//     more (≈ 13.5 B per inline key), in the order written, so the inserts
+//     more (≈ 11.2 B per inline key), in the order written, so the inserts
 //     sweep each segment once, and an entry whose home is at or after
 //     those before it in its segment goes straight to the slot Robin Hood
 //     insertion would give it, the first empty one from its home on
@@ -225,6 +241,8 @@
 //     the tag index in tag order too (E37). A checkpoint that
 //     fails any check is dropped for a scan, as before (TestCheckpointImage:
 //     CK5, CK3 and CK4 written through a test seam, flipped bytes;
+//     TestCheckpointInlineLocPastRegion: an inline Loc past its region's
+//     end under a good CRC, which no tag slot holds, is scanned instead;
 //     TestTagIndexLoad: entries in each's order, in tag order and
 //     shuffled, into an index sized for them and one an eighth of that,
 //     checked for Robin Hood order; BenchmarkTagIndexLoad).
@@ -317,24 +335,30 @@
 //     a directory of 2^D segment pointers, indexed by a tag's top D bits
 //     (D ≤ 16), each segment a tag table of the tags of a d-bit prefix (d
 //     ≤ D) at up to 92% load. One more entry in a full segment first makes
-//     room in it: one under the 1 MiB cap grows into a table 1.2 times
+//     room in it: one under the 1 MiB cap grows into a table 1.1 times
 //     larger, and one at the cap splits into two of prefix depth d+1 (the
 //     directory doubles when d+1 passes D), each sized for its entries
-//     times 1.2; a split of a segment whose entries share the next bits
+//     times 1.1; a split of a segment whose entries share the next bits
 //     goes down to the first bit that divides them, an empty 64-slot
 //     segment taking each prefix in between, and a segment that no bit
 //     within D ≤ 16 divides (forced tag collisions) grows past the cap
-//     instead. So a change reinserts at most one segment (≈ 80,000
-//     entries, 1.5 to 2 ms here, but for a segment past the cap), every
-//     lookup probes one segment, and an index filled from empty, as a
-//     log's is, holds at most 16 bytes a key at every count above 100,000
-//     (12 × 1.2 / 0.92 = 15.65 right after a growth or split, 13.04 just
-//     before; the directory and the segments' headers add about 0.01). A
-//     replaced segment's mapping is unmapped at once. Deletes never shrink
-//     a segment (TestTagIndexBytesBound: 2M keys, 500k under -short, at
-//     most 16 B a key from 100k on, checked every 1000; TestTagIndexModel:
+//     instead. Growth and splits move a segment's entries in the order of
+//     their homes, each straight to its slot, as a checkpoint's load does
+//     (E29). The directory never has fewer than 2^d0 segments (E8). So a
+//     change reinserts at most one segment (≈ 96,000 entries, 1.5 to 2 ms
+//     here, but for a segment past the cap), every lookup probes one
+//     segment, and an index filled from empty, as a log's is, holds at
+//     most 12 bytes a key at every count above 100,000 and about 2^d0·60
+//     (the 2^d0 least segments, of 64 slots, full: 2M keys for the largest
+//     store, d0 = 15; under 100,000 up to d0 = 10) (10 × 1.1 / 0.92 =
+//     11.96 right after a growth or split, 10.87 just before; the
+//     directory and the segments' headers add about 0.01). A replaced
+//     segment's mapping is unmapped at once. Deletes never shrink a
+//     segment (TestTagIndexBytesBound: 2M keys, 500k under -short, at most
+//     12 B a key from 100k on, checked every 1000; TestTagIndexModel:
 //     adds, repoints and removals against a map with a 512-slot cap, tags
-//     even and cut to a few bits; TestTagCollisionModel through a log;
+//     even and cut to a few bits, and slots holding a tag's low 23 bits
+//     under prefixes of at least 9; TestTagCollisionModel through a log;
 //     BenchmarkTagIndex: lookups and adds at 10M entries).
 //   - E36: with Options.ReplayBatch n > 0, a scan (E4) replays into a
 //     keyed table (24-byte slots: a later record of a key finds the
@@ -400,7 +424,7 @@
 //     next GC after the log is dropped. It is not counted in the Go heap,
 //     so GOGC does not see it.
 //   - Only off-heap tables can be placed (E28): a tag segment under 64
-//     KiB (an index of up to about 4,900 inline keys) or an extent table
+//     KiB (an index of up to about 6,000 inline keys) or an extent table
 //     under 2 MiB (about 78,000 extent keys at 90% load) lives on the Go
 //     heap, on whatever node the runtime's memory is, whatever BindIndex
 //     does.
@@ -417,7 +441,7 @@
 //     its region is still in a write buffer: a synchronous read each. List
 //     reads every region holding a live inline record.
 //   - A Retrieve of an absent key whose tag has one entry reads that
-//     entry's record (probability ≈ 1.4·10⁻⁹ per lookup, E8).
+//     entry's record (probability ≈ N/2^32 for N inline keys, E8).
 //   - A Flush pads to a block boundary: frequent flushes of small records
 //     cost up to 4 KiB each.
 //   - A scan (E37) holds 24 bytes for every record of the log until a

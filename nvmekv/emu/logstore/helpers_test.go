@@ -90,3 +90,17 @@ func testValue(id, gen, n int) []byte {
 	}
 	return v
 }
+
+// testLay's slots hold whole tags and the Locs index tests make (regions
+// up to 1022 of 64 KiB); deepLay's, those of 2^19-2 regions of 1 MiB,
+// hold a tag's low 23 bits, its segment's prefix of 9 or more the rest
+// (E8).
+var testLay, deepLay = mustLayout(1023, 64<<10), mustLayout(maxRegions, 1<<20)
+
+func mustLayout(regions, regionBytes int) *slotLayout {
+	y, err := newSlotLayout(regions, regionBytes)
+	if err != nil {
+		panic(err)
+	}
+	return &y
+}

@@ -6,7 +6,7 @@ import (
 )
 
 // keyIndex is the log's index of live records (E8): the Loc of every
-// inline record under the 32-bit tag of its key (tags, 12 bytes a slot),
+// inline record under the 32-bit tag of its key (tags, 10 bytes a slot),
 // and the Loc of every extent record under its full key (ext, 24 bytes a
 // slot). A key is in at most one of them. An inline record's key is
 // checked in the record itself (the record header names it, and every
@@ -31,8 +31,8 @@ func fullOf(l Loc) int {
 
 // newKeyIndex makes an index sized for expected inline keys (extent keys
 // start at minExtExpected and grow).
-func newKeyIndex(expected int, bind func(mem []byte) error) *keyIndex {
-	return &keyIndex{tags: newTagIndex(expected, bind), ext: newExtIndex(0, bind)}
+func newKeyIndex(expected int, lay *slotLayout, bind func(mem []byte) error) *keyIndex {
+	return &keyIndex{tags: newTagIndex(expected, lay, bind), ext: newExtIndex(0, bind)}
 }
 
 // minExtExpected is the extent index's least size: 1024 keys, a 27 KB
@@ -45,13 +45,13 @@ func newExtIndex(expected int, bind func(mem []byte) error) *index {
 
 // keyIndexFrom builds the key index of the entries of a keyed index
 // (a scan's, or an older checkpoint's), sized for them and 1/32 more
-// (tag segments about 89% full: 13.5 bytes a key), and consumes x: its
+// (tag segments about 89% full: 11.2 bytes a key), and consumes x: its
 // table's memory holds the inline entries while they are sorted. They
 // are inserted in order of their tags: segments and, within one, home
 // slots follow the tag, so each insert lands at the end of the entries
 // placed before it and the inserts sweep the new segments once instead
 // of touching them at random (10M random inserts took 4.8 s here).
-func keyIndexFrom(x *index, bind func(mem []byte) error) *keyIndex {
+func keyIndexFrom(x *index, lay *slotLayout, bind func(mem []byte) error) *keyIndex {
 	x.drain()
 	t := x.cur
 	exts := 0
@@ -60,7 +60,7 @@ func keyIndexFrom(x *index, bind func(mem []byte) error) *keyIndex {
 			exts++
 		}
 	}
-	k := &keyIndex{tags: newTagIndex(t.count-exts+(t.count-exts)/32, bind), ext: newExtIndex(exts+exts/32, bind)}
+	k := &keyIndex{tags: newTagIndex(t.count-exts+(t.count-exts)/32, lay, bind), ext: newExtIndex(exts+exts/32, bind)}
 	// The n 24-byte slots, seen as 2n tag slots: the inline entries are
 	// packed into the first n (entry j is written over bytes of slots up
 	// to j, already read), and the sort's second buffer is the last n.
@@ -68,7 +68,7 @@ func keyIndexFrom(x *index, bind func(mem []byte) error) *keyIndex {
 	if n == 0 {
 		return k
 	}
-	a := unsafe.Slice((*tslot)(unsafe.Pointer(unsafe.SliceData(t.slots))), 2*n)
+	a := unsafe.Slice((*tent)(unsafe.Pointer(unsafe.SliceData(t.slots))), 2*n)
 	j := 0
 	for i := range t.slots {
 		s := t.slots[i]
@@ -80,7 +80,7 @@ func keyIndexFrom(x *index, bind func(mem []byte) error) *keyIndex {
 		default:
 			k.full += fullOf(s.l)
 			key := joinKey(s.k0, s.k1)
-			a[j] = mkTslot(tagOf(&key), s.l)
+			a[j] = mkTent(tagOf(&key), s.l)
 			j++
 		}
 	}
@@ -95,7 +95,7 @@ func keyIndexFrom(x *index, bind func(mem []byte) error) *keyIndex {
 
 // sortByTag sorts s by tag (an LSD radix sort, a byte a pass, through
 // tmp, as long as s) and returns the sorted slots: s or tmp.
-func sortByTag(s, tmp []tslot) []tslot {
+func sortByTag(s, tmp []tent) []tent {
 	for shift := 0; shift < 32; shift += 8 {
 		var count [257]int
 		for i := range s {
@@ -194,10 +194,10 @@ func (k *keyIndex) delIf(key *[16]byte, l Loc) bool {
 // dropRegion removes every inline entry in region r and returns their
 // Locs (reclaim of a region it cannot read: their keys are unknown).
 func (k *keyIndex) dropRegion(r int) []Loc {
-	var drop []tslot
+	var drop []tent
 	k.tags.each(func(tag uint32, l Loc) {
 		if l.Region() == r {
-			drop = append(drop, mkTslot(tag, l))
+			drop = append(drop, mkTent(tag, l))
 		}
 	})
 	locs := make([]Loc, len(drop))

@@ -163,6 +163,7 @@ type Log struct {
 
 	mu        sync.RWMutex
 	idx       *keyIndex
+	lay       slotLayout // how the index's tag slots pack (E8)
 	regs      []regionState
 	bufs      []*wbuf
 	act       *wbuf // nil until the first write
@@ -326,6 +327,9 @@ func (lg *Log) open(size int64) error {
 		sb = superblock{version: sbVersion, regionBytes: uint64(R), regions: uint64(n), storeID: binary.LittleEndian.Uint64(id[:]) | 1}
 	}
 	lg.sb, lg.nReg = sb, int(sb.regions)
+	if lg.lay, err = newSlotLayout(lg.nReg, int(sb.regionBytes)); err != nil {
+		return fmt.Errorf("logstore: %s: %w", lg.o.Path, err)
+	}
 	lg.prog = progress{f: lg.o.Progress, start: time.Now()}
 	if !lg.isBlock && size < lg.dataOff+int64(lg.nReg)*R {
 		if err := lg.d.Resize(lg.dataOff + int64(lg.nReg)*R); err != nil {
@@ -390,7 +394,7 @@ func (lg *Log) reserve(n int64, formatted bool) error {
 }
 
 func (lg *Log) fresh() {
-	lg.idx = newKeyIndex(lg.expected(), lg.bindIdx)
+	lg.idx = newKeyIndex(lg.expected(), &lg.lay, lg.bindIdx)
 	lg.regs = make([]regionState, lg.nReg)
 	lg.cur, lg.nextSeq = lg.nReg-1, max(lg.sb.firstSeq(), lg.sb.clearSeq)
 	lg.curEnd, lg.curLow = 0, lg.o.RegionBytes

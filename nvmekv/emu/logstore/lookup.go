@@ -27,7 +27,7 @@ func (lg *Log) SlotLocked(key *[16]byte) (Loc, error) {
 	}
 	c := lg.idx.tags.cands(tagOf(key))
 	for t, i := c.next(); t != nil; t, i = c.next() {
-		l := t.slots[i].loc()
+		l := t.locAt(i)
 		ok, err := lg.keyAtLocked(key, l)
 		if err != nil {
 			return 0, err
@@ -72,7 +72,7 @@ func (lg *Log) CandidateLocked(key *[16]byte, kl int) (Loc, bool, error) {
 	if t == nil {
 		return 0, false, nil
 	}
-	first := t.slots[i].loc()
+	first := t.locAt(i)
 	if t2, _ := c.next(); t2 == nil {
 		return first, first.KLen() == kl, nil
 	}

@@ -189,7 +189,7 @@ func (lg *Log) scan() error {
 	} else {
 		rp.apply(lg, tmp)
 		rp.free()
-		lg.idx = keyIndexFrom(tmp, lg.bindIdx)
+		lg.idx = keyIndexFrom(tmp, &lg.lay, lg.bindIdx)
 	}
 	last := found[len(found)-1]
 	lg.cur, lg.nextSeq = last.r, last.seq+1

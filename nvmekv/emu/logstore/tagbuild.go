@@ -23,9 +23,9 @@ type buildPart struct {
 	bytes       int64    // the winners' bytes
 	full        int      // winners with 16-byte keys (fullOf)
 	inline      int      // entries placed in segments
-	later       []tslot  // inline winners left for tagIndex.add
+	later       []tent   // inline winners left for tagIndex.add
 	exts        []tagOp  // extent winners
-	win         []tslot  // the group's inline winners, in tag order
+	win         []tent   // the group's inline winners, in tag order
 	sc          settler
 }
 
@@ -53,11 +53,11 @@ func (tr *tagReplay) build(lg *Log, bind func(mem []byte) error) *keyIndex {
 		held = int(int64(held) * int64(w) / int64(hb))
 	}
 	expected := max(held+held/16, minExpected)
-	d := uint(0)
+	d := lg.lay.d0
 	for d < maxDirDepth && float64(expected>>d)/tagMaxLoad > float64(segCapSlots) {
 		d++
 	}
-	x := &tagIndex{dir: make([]*ttable, 1<<d), depth: d, bind: bind}
+	x := &tagIndex{dir: make([]*ttable, 1<<d), depth: d, bind: bind, lay: &lg.lay}
 	per := uint(max(0, 8-int(d))) // a group is 1<<per buckets
 	groups := tagBuckets >> per
 	parts := make([]buildPart, min(runtime.GOMAXPROCS(0), 4, groups))
@@ -116,7 +116,7 @@ func (p *buildPart) group(tr *tagReplay, x *tagIndex, g int, per uint) {
 					p.exts = append(p.exts, *op)
 					return
 				}
-				p.win = append(p.win, mkTslot(tag, op.l))
+				p.win = append(p.win, mkTent(tag, op.l))
 			})
 		}
 		bk.free()
@@ -129,7 +129,7 @@ func (p *buildPart) group(tr *tagReplay, x *tagIndex, g int, per uint) {
 		for n < len(w) && uint64(w[n].tag)>>shift == j {
 			n++
 		}
-		s := newSeg(x.depth, j<<shift, max(n+n/32, minExpected>>x.depth), x.bind)
+		s := x.newSeg(x.depth, j<<shift, max(n+n/32, minExpected>>x.depth))
 		x.dir[j] = s
 		for _, e := range w[:n] {
 			if s.bulkEnd < 0 || s.full() || !s.load(e.tag, e.loc()) {

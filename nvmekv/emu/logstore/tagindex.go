@@ -24,7 +24,9 @@ type tagIndex struct {
 	count int
 	// later holds the entries load could not place without wrapping
 	// past their segment's end; finishLoad adds them.
-	later []tslot
+	later []tent
+	// lay is how the slots pack a tag and a Loc (E8).
+	lay *slotLayout
 	// bind places every off-heap segment this index makes (Options.BindIndex
 	// through Log.bindIndex; nil: none is bound, E28).
 	bind func(mem []byte) error
@@ -106,7 +108,7 @@ func (x *tagIndex) add(tag uint32, l Loc) {
 }
 
 // setAt points the entry at slot i of segment s to l.
-func (x *tagIndex) setAt(s *ttable, i int, l Loc) { s.slots[i] = mkTslot(s.slots[i].tag, l) }
+func (x *tagIndex) setAt(s *ttable, i int, l Loc) { s.slots[i] = x.lay.pack(s.tagAt(i), l) }
 
 // removeAt removes the entry at slot i of segment s.
 func (x *tagIndex) removeAt(s *ttable, i int) {
@@ -121,7 +123,7 @@ func (x *tagIndex) removeAt(s *ttable, i int) {
 func (x *tagIndex) each(fn func(tag uint32, l Loc)) {
 	x.segs(0, TagSpace, func(t *ttable) {
 		e := 0
-		for e < t.n && t.slots[e].lo|t.slots[e].hi != 0 {
+		for e < t.n && !t.emptyAt(e) {
 			e++ // there is one: a segment is at most tagMaxLoad full
 		}
 		for k := 1; k <= t.n; k++ {
@@ -129,8 +131,8 @@ func (x *tagIndex) each(fn func(tag uint32, l Loc)) {
 			if i >= t.n {
 				i -= t.n
 			}
-			if s := &t.slots[i]; s.lo|s.hi != 0 {
-				fn(s.tag, s.loc())
+			if !t.emptyAt(i) {
+				fn(t.tagAt(i), t.locAt(i))
 			}
 		}
 	})

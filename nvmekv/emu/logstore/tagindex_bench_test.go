@@ -49,11 +49,11 @@ func BenchmarkTagIndex(b *testing.B) {
 func BenchmarkTagIndexLoad(b *testing.B) {
 	x, tags := benchTagIndex(-1)
 	n := len(tags)
-	ents := make([]tslot, 0, n)
-	x.each(func(tag uint32, l Loc) { ents = append(ents, mkTslot(tag, l)) })
+	ents := make([]tent, 0, n)
+	x.each(func(tag uint32, l Loc) { ents = append(ents, mkTent(tag, l)) })
 	x = nil
 	for b.Loop() {
-		y := newTagIndex(n+n/32, nil)
+		y := newTagIndex(n+n/32, testLay, nil)
 		for i := range ents {
 			y.load(ents[i].tag, ents[i].loc())
 		}
@@ -77,7 +77,7 @@ func benchTagIndex(expected int) (*tagIndex, []uint32) {
 		expected = n
 	}
 	rng := rand.New(rand.NewPCG(35, 1))
-	x := newTagIndex(expected, nil)
+	x := newTagIndex(expected, testLay, nil)
 	tags := make([]uint32, n)
 	for i := range tags {
 		tags[i] = rng.Uint32()

@@ -26,7 +26,7 @@ func (x *tagIndex) load(tag uint32, l Loc) {
 		return
 	}
 	if !s.load(tag, l) {
-		x.later = append(x.later, mkTslot(tag, l))
+		x.later = append(x.later, mkTent(tag, l))
 		return
 	}
 	x.count++
@@ -40,11 +40,11 @@ func (s *ttable) load(tag uint32, l Loc) bool {
 	switch {
 	case h >= s.bulkHome && max(h, s.bulkEnd) < s.n:
 		i := max(h, s.bulkEnd)
-		s.slots[i] = mkTslot(tag, l)
+		s.slots[i] = s.lay.pack(tag, l)
 		s.bulkEnd, s.bulkHome = i+1, h
 	case h < s.bulkHome && s.bulkEnd < s.n:
 		s.insert(tag, l)
-		if e := &s.slots[s.bulkEnd]; e.lo|e.hi != 0 {
+		if !s.emptyAt(s.bulkEnd) {
 			s.bulkEnd++
 		}
 	default:

@@ -11,17 +11,17 @@ import (
 	"github.com/tiercache/tiercache/nvmekv/emu/dev"
 )
 
-// TestTagSlotBytes (E8): a tag slot is 12 bytes, a key slot 24.
+// TestTagSlotBytes (E8): a tag slot is 10 bytes, a key slot 24.
 func TestTagSlotBytes(t *testing.T) {
-	if n := unsafe.Sizeof(tslot{}); n != 12 {
-		t.Fatalf("a tag slot is %d bytes, want 12", n)
+	if n := unsafe.Sizeof(tslot{}); n != 10 || tslotBytes != 10 {
+		t.Fatalf("a tag slot is %d bytes (tslotBytes %d), want 10", n, tslotBytes)
 	}
 	if n := unsafe.Sizeof(slot{}); n != 24 {
 		t.Fatalf("a key slot is %d bytes, want 24", n)
 	}
-	x := newTagIndex(100_000, nil)
-	if per := float64(x.bytes()) / 100_000; per > 12/tagMaxLoad+0.1 {
-		t.Fatalf("a tag index for 100,000 keys takes %.2f bytes a key, want %.2f", per, 12/tagMaxLoad)
+	x := newTagIndex(100_000, testLay, nil)
+	if per := float64(x.bytes()) / 100_000; per > 10/tagMaxLoad+0.1 {
+		t.Fatalf("a tag index for 100,000 keys takes %.2f bytes a key, want %.2f", per, 10/tagMaxLoad)
 	}
 }
 

@@ -31,8 +31,7 @@ func (x *ttable) walkRange(from, next uint64, fn func(tag uint32, l Loc)) {
 		if i >= x.n {
 			i -= x.n
 		}
-		s := &x.slots[i]
-		if s.lo|s.hi == 0 {
+		if x.emptyAt(i) {
 			if k >= span {
 				return // past the range's homes, and a run ends
 			}
@@ -41,8 +40,8 @@ func (x *ttable) walkRange(from, next uint64, fn func(tag uint32, l Loc)) {
 		if k >= span && x.dist(i) <= k-span {
 			return // home ≥ he: this entry and the rest of its run are past the range
 		}
-		if t := uint64(s.tag); t >= from && t < next {
-			fn(s.tag, s.loc())
+		if t := x.tagAt(i); uint64(t) >= from && uint64(t) < next {
+			fn(t, x.locAt(i))
 		}
 	}
 }

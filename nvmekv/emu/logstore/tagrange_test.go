@@ -17,7 +17,7 @@ func TestTagRangeWalk(t *testing.T) {
 	defer func(c int) { segCapSlots = c }(segCapSlots)
 	segCapSlots = 256
 	rng := rand.New(rand.NewPCG(32, 1))
-	x := newTagIndex(0, nil)
+	x := newTagIndex(0, testLay, nil)
 	want := map[Loc]uint32{}
 	for i := 1; i <= 30_000; i++ {
 		tag := rng.Uint32()

@@ -193,7 +193,7 @@ func TestTagReplayBuildDepth(t *testing.T) {
 		tr.add(&k, tagOf(&k), l)
 		last[k] = l
 	}
-	lg := &Log{regs: make([]regionState, regions)}
+	lg := &Log{regs: make([]regionState, regions), lay: *testLay}
 	x := tr.build(lg, nil)
 	want, expected := uint(0), keys+keys/16
 	for float64(expected>>want)/tagMaxLoad > float64(segCapSlots) {

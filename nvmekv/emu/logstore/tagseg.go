@@ -8,11 +8,11 @@ import "math/bits"
 // larger, one at the cap splits into two segments of one more bit of
 // prefix, each sized for its entries times segGrowth, so right after
 // either a segment's slots are segGrowth/tagMaxLoad of its entries:
-// 12·1.2/0.92 = 15.65 bytes a key, 13.04 just before. Each moves at most
+// 10·1.1/0.92 = 11.96 bytes a key, 10.87 just before. Each moves at most
 // the cap's entries (about 80,000), under the caller's lock.
 const (
 	tagMaxLoad = 0.92
-	segGrowth  = 1.2
+	segGrowth  = 1.1
 	// segCapBytes is the size at which a full segment splits rather than
 	// grows: about a millisecond of reinserting.
 	segCapBytes = 1 << 20
@@ -30,19 +30,19 @@ const (
 var segCapSlots = segCapBytes / tslotBytes
 
 // newTagIndex makes a tag index for expected keys (at least minExpected):
-// 2^d segments of depth d, the least d that leaves each at most the cap,
-// each for its share of the keys. Off-heap segments are given to bind
+// 2^d segments of depth d, the least d from the layout's d0 (E8) that
+// leaves each at most the cap, each for its share of the keys. Off-heap segments are given to bind
 // (E28).
-func newTagIndex(expected int, bind func(mem []byte) error) *tagIndex {
+func newTagIndex(expected int, lay *slotLayout, bind func(mem []byte) error) *tagIndex {
 	expected = max(expected, minExpected)
-	d := uint(0)
+	d := lay.d0
 	for d < maxDirDepth && float64(expected>>d)/tagMaxLoad > float64(segCapSlots) {
 		d++
 	}
-	x := &tagIndex{dir: make([]*ttable, 1<<d), depth: d, bind: bind}
+	x := &tagIndex{dir: make([]*ttable, 1<<d), depth: d, bind: bind, lay: lay}
 	per := (expected + 1<<d - 1) >> d
 	for i := range x.dir {
-		x.dir[i] = newSeg(d, uint64(i)<<(32-d), per, bind)
+		x.dir[i] = x.newSeg(d, uint64(i)<<(32-d), per)
 		x.dir[i].cold = x.dir[i].off != nil
 	}
 	return x
@@ -60,16 +60,16 @@ func (s *ttable) warm() {
 // newSeg makes an empty segment of prefix depth d starting at tag lo, for
 // expected entries at tagMaxLoad (at least 64 slots): off the heap from
 // segOffHeapBytes, where its slots fill the mapping's last page too,
-// given to bind and then made resident (prefault).
-func newSeg(d uint, lo uint64, expected int, bind func(mem []byte) error) *ttable {
+// given to the index's bind and then made resident (prefault).
+func (x *tagIndex) newSeg(d uint, lo uint64, expected int) *ttable {
 	n := max(64, int(float64(expected)/tagMaxLoad)+1)
-	s := &ttable{depth: d, lo: lo}
+	s := &ttable{depth: d, lo: lo, lay: x.lay}
 	if n*tslotBytes < segOffHeapBytes {
 		s.slots, s.n = make([]tslot, n), n
 		return s
 	}
 	n = (n*tslotBytes + pageBytes - 1) &^ (pageBytes - 1) / tslotBytes
-	s.slots, s.off = mappedSlots[tslot](n, mapPages, pageBytes, bind)
+	s.slots, s.off = mappedSlots[tslot](n, mapPages, pageBytes, x.bind)
 	s.n = n
 	if s.off != nil {
 		prefault(s.off.mem[:cap(s.off.mem)]) // its growth or split fills it now: a fault per page would cost more
@@ -87,22 +87,41 @@ func (x *tagIndex) makeRoom(s *ttable) {
 	if n > segCapSlots && x.split(s) {
 		return
 	}
-	g := newSeg(s.depth, s.lo, int(float64(n)*tagMaxLoad), x.bind)
+	g := x.newSeg(s.depth, s.lo, int(float64(n)*tagMaxLoad))
 	s.moveAll(func(uint32) *ttable { return g })
 	old := s.off
 	s.slots, s.n, s.off, s.count, s.bulkEnd = g.slots, g.n, g.off, g.count, -1
 	old.free()
 }
 
-// moveAll inserts every entry of s, in slot order, into the segment dst
-// names for its tag (which counts it), leaving s's slots as they are.
+// moveAll inserts every entry of s into the segment dst names for its
+// tag (new, which counts it), leaving s's slots as they are. The entries
+// go in the order of their homes (from s's first empty slot, around its
+// end), so each lands where Robin Hood insertion would put it, at the
+// first empty slot from its home on, at once, as a checkpoint's do
+// (ttable.load), but those that would wrap past the end, which take the
+// insertion's walk.
 func (s *ttable) moveAll(dst func(tag uint32) *ttable) {
-	for i := range s.slots {
-		if e := &s.slots[i]; e.lo|e.hi != 0 {
-			t := dst(e.tag)
-			t.insert(e.tag, e.loc())
-			t.count++
+	e := 0
+	for e < s.n && !s.emptyAt(e) {
+		e++ // there is one: a segment is at most tagMaxLoad full
+	}
+	for k := 1; k <= s.n; k++ {
+		i := e + k
+		if i >= s.n {
+			i -= s.n
 		}
+		if s.emptyAt(i) {
+			continue
+		}
+		tag, l := s.tagAt(i), s.locAt(i)
+		t := dst(tag)
+		if t.bulkEnd >= 0 && t.load(tag, l) {
+			continue
+		}
+		t.insert(tag, l)
+		t.count++
+		t.bulkEnd = -1
 	}
 }
 
@@ -117,11 +136,11 @@ func (x *tagIndex) split(s *ttable) bool {
 	var first, diff uint32
 	seen := false
 	for i := range s.slots {
-		if e := &s.slots[i]; e.lo|e.hi != 0 {
+		if !s.emptyAt(i) {
 			if !seen {
-				first, seen = e.tag, true
+				first, seen = s.tagAt(i), true
 			}
-			diff |= e.tag ^ first
+			diff |= s.tagAt(i) ^ first
 		}
 	}
 	c := uint(bits.LeadingZeros32(diff)) // diff has no bit in s's prefix
@@ -133,17 +152,17 @@ func (x *tagIndex) split(s *ttable) bool {
 	}
 	pre := func(k uint) uint64 { return uint64(first) >> (32 - k) << (32 - k) } // first's k-bit prefix, as a tag
 	for k := s.depth + 1; k <= c; k++ {
-		x.place(newSeg(k, pre(k)^1<<(32-k), 0, x.bind)) // the half first is not in: empty
+		x.place(x.newSeg(k, pre(k)^1<<(32-k), 0)) // the half first is not in: empty
 	}
 	var half [2]int
 	for i := range s.slots {
-		if e := &s.slots[i]; e.lo|e.hi != 0 {
-			half[e.tag>>(31-c)&1]++
+		if !s.emptyAt(i) {
+			half[s.tagAt(i)>>(31-c)&1]++
 		}
 	}
 	lo := pre(c)
-	a := newSeg(c+1, lo, int(float64(half[0])*segGrowth), x.bind)
-	b := newSeg(c+1, lo|1<<(31-c), int(float64(half[1])*segGrowth), x.bind)
+	a := x.newSeg(c+1, lo, int(float64(half[0])*segGrowth))
+	b := x.newSeg(c+1, lo|1<<(31-c), int(float64(half[1])*segGrowth))
 	s.moveAll(func(tag uint32) *ttable {
 		if tag>>(31-c)&1 == 0 {
 			return a

@@ -25,23 +25,24 @@ func checkTagIndex(t *testing.T, x *tagIndex) {
 			continue // counted at its first entry
 		}
 		n := 0
-		for j, e := range s.slots {
-			if e.lo|e.hi == 0 {
+		for j := range s.slots {
+			if s.emptyAt(j) {
 				continue
 			}
 			n++
-			if uint64(e.tag) < s.lo || uint64(e.tag) >= s.end() {
-				t.Fatalf("tag %#x in the segment of [%#x, %#x)", e.tag, s.lo, s.end())
+			tag := s.tagAt(j)
+			if uint64(tag) < s.lo || uint64(tag) >= s.end() || s.depth < x.lay.d0 {
+				t.Fatalf("tag %#x in the segment of [%#x, %#x), depth %d, layout d0 %d", tag, s.lo, s.end(), s.depth, x.lay.d0)
 			}
-			for k := s.home(e.tag); k != j; {
-				if s.slots[k].lo|s.slots[k].hi == 0 {
+			for k := s.home(tag); k != j; {
+				if s.emptyAt(k) {
 					t.Fatalf("the entry at slot %d has an empty slot %d in its probe sequence", j, k)
 				}
 				if k++; k == s.n {
 					k = 0
 				}
 			}
-			if nx := (j + 1) % s.n; s.slots[nx].lo|s.slots[nx].hi != 0 && s.dist(nx) > s.dist(j)+1 {
+			if nx := (j + 1) % s.n; !s.emptyAt(nx) && s.dist(nx) > s.dist(j)+1 {
 				t.Fatalf("slot %d is %d from its home after slot %d at %d: not in Robin Hood order", nx, s.dist(nx), j, s.dist(j))
 			}
 		}
@@ -61,6 +62,10 @@ func checkTagIndex(t *testing.T, x *tagIndex) {
 // (segments whose entries no split divides grow past the cap instead);
 // each entry is found by its tag and Loc, every entry of a tag is among
 // its candidates, and the structure holds (checkTagIndex).
+//
+// The slots hold whole tags (testLay), and, with tags spread evenly,
+// their low 23 bits, the segments' prefixes of at least 9 the rest
+// (deepLay, E8).
 func TestTagIndexModel(t *testing.T) {
 	defer func(c int) { segCapSlots = c }(segCapSlots)
 	segCapSlots = 512
@@ -68,9 +73,13 @@ func TestTagIndexModel(t *testing.T) {
 	if testing.Short() {
 		ops = 15_000 // the race run: its masked tags' long segments cost O(n²) there
 	}
-	for _, mask := range []uint32{^uint32(0), 0xe0000000, 0x8000000f} {
+	for _, c := range []struct {
+		mask uint32
+		lay  *slotLayout
+	}{{^uint32(0), testLay}, {0xe0000000, testLay}, {0x8000000f, testLay}, {^uint32(0), deepLay}} {
+		mask := c.mask
 		rng := rand.New(rand.NewPCG(35, uint64(mask)))
-		x := newTagIndex(0, nil)
+		x := newTagIndex(0, c.lay, nil)
 		model := map[Loc]uint32{}
 		var locs []Loc
 		for op := 0; op < ops; op++ {
@@ -118,10 +127,10 @@ func TestTagIndexModel(t *testing.T) {
 				tag, seen := model[l], false
 				c := x.cands(tag)
 				for s, i := c.next(); s != nil; s, i = c.next() {
-					if s.slots[i].tag != tag {
-						t.Fatalf("mask %#x: a candidate of tag %#x has tag %#x", mask, tag, s.slots[i].tag)
+					if s.tagAt(i) != tag {
+						t.Fatalf("mask %#x: a candidate of tag %#x has tag %#x", mask, tag, s.tagAt(i))
 					}
-					seen = seen || s.slots[i].loc() == l
+					seen = seen || s.locAt(i) == l
 				}
 				if !seen {
 					t.Fatalf("mask %#x op %d: Loc %#x is not among the candidates of its tag %#x", mask, op, uint64(l), tag)
@@ -142,12 +151,12 @@ func TestTagIndexModel(t *testing.T) {
 }
 
 // TestTagIndexBytesBound (E35): a tag index filled from empty, as a new
-// log's is, holds at most 16 bytes a key (segments, their headers and
+// log's is, holds at most 12 bytes a key (segments, their headers and
 // the directory) at every count from 100,000 keys up to 2M, and its
 // segments split at the cap.
 func TestTagIndexBytesBound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 16))
-	x := newTagIndex(0, nil)
+	x := newTagIndex(0, testLay, nil)
 	keys := 2_000_000
 	if testing.Short() {
 		keys = 500_000
@@ -160,8 +169,8 @@ func TestTagIndexBytesBound(t *testing.T) {
 		}
 		per := float64(x.bytes()) / float64(i)
 		worst = max(worst, per)
-		if per > 16 {
-			t.Fatalf("%d keys take %d bytes of tag index: %.2f a key, want at most 16", i, x.bytes(), per)
+		if per > 12 {
+			t.Fatalf("%d keys take %d bytes of tag index: %.2f a key, want at most 12", i, x.bytes(), per)
 		}
 	}
 	if x.depth == 0 {
@@ -186,24 +195,24 @@ func TestTagIndexLoad(t *testing.T) {
 	}
 	for _, mask := range []uint32{^uint32(0), 0xfff00000, 0xe0000000} {
 		rng := rand.New(rand.NewPCG(29, uint64(mask)))
-		x := newTagIndex(0, nil)
+		x := newTagIndex(0, testLay, nil)
 		want := map[Loc]uint32{}
 		for i := 0; i < n; i++ {
 			tag, l := rng.Uint32()&mask, mkLoc(i%1000+1, 16, 16*(i/1000), 64)
 			x.add(tag, l)
 			want[l] = tag
 		}
-		var each []tslot
-		x.each(func(tag uint32, l Loc) { each = append(each, mkTslot(tag, l)) })
-		sorted := sortByTag(append([]tslot(nil), each...), make([]tslot, len(each)))
-		shuffled := append([]tslot(nil), each...)
+		var each []tent
+		x.each(func(tag uint32, l Loc) { each = append(each, mkTent(tag, l)) })
+		sorted := sortByTag(append([]tent(nil), each...), make([]tent, len(each)))
+		shuffled := append([]tent(nil), each...)
 		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		for _, order := range []struct {
 			name string
-			ents []tslot
+			ents []tent
 		}{{"each", each}, {"sorted", sorted}, {"shuffled", shuffled}} {
 			for _, size := range []int{len(each) + len(each)/32, len(each) / 8} {
-				y := newTagIndex(size, nil)
+				y := newTagIndex(size, testLay, nil)
 				for _, e := range order.ents {
 					y.load(e.tag, e.loc())
 				}

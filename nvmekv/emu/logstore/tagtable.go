@@ -1,17 +1,9 @@
 package logstore
 
-import "unsafe"
-
-var (
-	_ [unsafe.Sizeof(tslot{}) - 12]byte
-	_ [12 - unsafe.Sizeof(tslot{})]byte
-)
-
 // ttable is one segment of the tag index (tagIndex, E35): a Robin Hood
-// table of tag slots (E8), per slot a 32-bit tag of the device key and
-// the 64-bit Loc of its record, 12 bytes with no padding (three
-// uint32s), holding the entries whose tags start with its depth-bit
-// prefix. The home slot is derived from the tag alone: fastrange of the
+// table of tag slots (E8), per slot a device key's tag and its record's
+// Loc packed in 10 bytes (tagslot.go), holding the entries whose tags
+// start with its depth-bit prefix. The home slot is derived from the tag alone: fastrange of the
 // tag's bits below the prefix, (tag<<depth)·n >> 32, which never
 // decreases with the tag within the segment, so growth, splits, probe
 // distances and the checkpoint need no key, and the slots hold the
@@ -32,19 +24,13 @@ type ttable struct {
 	bulkEnd, bulkHome int
 	// cold: the mapping's pages are not resident yet (warm).
 	cold bool
+	lay  *slotLayout // the index's
 }
 
-// tslot is one entry; lo|hi == 0 (Loc 0) is an empty slot.
-type tslot struct {
-	tag, lo, hi uint32
-}
-
-func mkTslot(tag uint32, l Loc) tslot { return tslot{tag, uint32(l), uint32(l >> 32)} }
-
-func (s *tslot) loc() Loc { return Loc(s.hi)<<32 | Loc(s.lo) }
-
-// tslotBytes is a tag slot's size.
-const tslotBytes = int(unsafe.Sizeof(tslot{}))
+// tagAt, locAt and emptyAt read slot i.
+func (x *ttable) tagAt(i int) uint32 { return x.lay.tag(&x.slots[i], uint32(x.lo)) }
+func (x *ttable) locAt(i int) Loc    { return x.lay.loc(&x.slots[i]) }
+func (x *ttable) emptyAt(i int) bool { return x.slots[i].empty() }
 
 func (x *ttable) home(tag uint32) int { return int(uint64(tag<<x.depth) * uint64(x.n) >> 32) }
 
@@ -52,7 +38,7 @@ func (x *ttable) home(tag uint32) int { return int(uint64(tag<<x.depth) * uint64
 func (x *ttable) end() uint64 { return x.lo + 1<<(32-x.depth) }
 
 func (x *ttable) dist(i int) int {
-	d := i - x.home(x.slots[i].tag)
+	d := i - x.home(x.tagAt(i))
 	if d < 0 {
 		d += x.n
 	}
@@ -73,8 +59,15 @@ func (x *ttable) probe(tag uint32) probe { return probe{t: x, tag: tag, i: x.hom
 func (p *probe) next() int {
 	x := p.t
 	for {
-		s := &x.slots[p.i]
-		if s.lo|s.hi == 0 || x.dist(p.i) < p.d {
+		if x.emptyAt(p.i) {
+			return -1
+		}
+		t := x.tagAt(p.i)
+		d := p.i - x.home(t)
+		if d < 0 {
+			d += x.n
+		}
+		if d < p.d {
 			return -1
 		}
 		i := p.i
@@ -82,7 +75,7 @@ func (p *probe) next() int {
 			p.i = 0
 		}
 		p.d++
-		if s.tag == p.tag {
+		if t == p.tag {
 			return i
 		}
 	}
@@ -92,7 +85,7 @@ func (p *probe) next() int {
 func (x *ttable) findLoc(tag uint32, l Loc) int {
 	p := x.probe(tag)
 	for i := p.next(); i >= 0; i = p.next() {
-		if x.slots[i].loc() == l {
+		if x.locAt(i) == l {
 			return i
 		}
 	}
@@ -102,11 +95,11 @@ func (x *ttable) findLoc(tag uint32, l Loc) int {
 // insert places an entry with Robin Hood displacement; the caller counts
 // it.
 func (x *ttable) insert(tag uint32, l Loc) {
-	e := mkTslot(tag, l)
+	e := x.lay.pack(tag, l)
 	i := x.home(tag)
 	for d := 0; ; d++ {
 		s := &x.slots[i]
-		if s.lo|s.hi == 0 {
+		if s.empty() {
 			*s = e
 			return
 		}
@@ -126,7 +119,7 @@ func (x *ttable) removeAt(i int) {
 		if j == x.n {
 			j = 0
 		}
-		if s := x.slots[j]; s.lo|s.hi == 0 || x.dist(j) == 0 {
+		if x.emptyAt(j) || x.dist(j) == 0 {
 			x.slots[i] = tslot{}
 			break
 		}
