@@ -488,10 +488,11 @@
 //     drops its own, and a tenant within its share keeps every key through the
 //     flood (TestTenantFlushShareKeepsOthersWrites).
 //   - T51: MemoryUsage is the DRAM a key holds from measured per-key
-//     costs (directory entry, DRAM record or live structure's heap, the
-//     cold index's entry); added up over 20,000 keys it is within +25% /
-//     -10% of the heap growth and hot log bytes measured for them, for
-//     values in the hot log and for live structures
+//     costs (directory entry, expiry index slot, DRAM record or live
+//     structure's heap, the cold index's entry); added up over 20,000
+//     keys (200,000 with an expiry) it is within +25% / -10% of the heap
+//     growth and hot log bytes measured for them, for values in the hot
+//     log, with an expiry and without, and for live structures
 //     (TestMemoryUsageIsMeasured); a key only the emulated cold store
 //     holds costs its entry and index entry alone
 //     (TestMemoryUsageOfAColdKey).

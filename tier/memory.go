@@ -21,6 +21,10 @@ package tier
 // length rounded up to 16. Measured by TestDirectoryCostCoversHeap.
 const DirEntryBytes = 200
 
+// ExpiryIndexKeyBytes is the Go heap a key with an expiry takes in its
+// shard's expiry index (T55): its slot's entry pointer and two links.
+const ExpiryIndexKeyBytes = 16
+
 // ColdIndexBytes is the most the emulated cold store's index takes a key
 // (nvmekv/emu E25: the table grows with the keys, 24 to 67 bytes a key,
 // measured at most 72 with its growth). With a cold tier, a key's index

@@ -5,7 +5,8 @@ import "github.com/tiercache/tiercache/backend"
 // MemoryUsage is the DRAM key holds now (MEMORY USAGE), from the costs
 // measured for each part: its directory entry (DirEntryBytes, a key
 // longer than 16 bytes adding its excess rounded up to 16: T19's
-// TestDirectoryCostCoversHeap), its value's record where a DRAM log holds
+// TestDirectoryCostCoversHeap) and, with an expiry, its slot in the
+// expiry index (ExpiryIndexKeyBytes), its value's record where a DRAM log holds
 // it (hot or warm: the record is the value's bytes alone, dram A3), or
 // the Go heap of its live structure (Live.HeapBytes, what hot is charged
 // for it, measured within 2% by the value packages), and its entry in the
@@ -19,6 +20,9 @@ func (c *Cache) MemoryUsage(key []byte) (n int64, exists bool) {
 		n = DirEntryBytes
 		if len(key) > 16 {
 			n += int64(len(key)-16+15) &^ 15
+		}
+		if e.indexed() {
+			n += ExpiryIndexKeyBytes
 		}
 		switch {
 		case e.loc == 0:
