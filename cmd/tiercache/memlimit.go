@@ -169,14 +169,29 @@ func (l *memLimiter) follow(stop, stopped chan struct{}) {
 			return
 		case <-t.C:
 		}
-		l.mu.Lock()
-		for c, s := range l.caches {
-			if s.auto {
-				s.bytes = c.Memory().GoLimit()
-				l.caches[c] = s
-			}
+		if !l.refresh(stop) {
+			return
 		}
-		l.applyLocked()
-		l.mu.Unlock()
 	}
+}
+
+// refresh re-reads the auto shares and sets the limit, unless the
+// follower that stop belongs to was stopped meanwhile (remove clears
+// l.stop under the lock, before it closes stop): the last cache's remove
+// put the previous limit back, which a refresh after it would overwrite
+// with a sum of no shares, 0.
+func (l *memLimiter) refresh(stop chan struct{}) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stop != stop {
+		return false
+	}
+	for c, s := range l.caches {
+		if s.auto {
+			s.bytes = c.Memory().GoLimit()
+			l.caches[c] = s
+		}
+	}
+	l.applyLocked()
+	return true
 }

@@ -193,3 +193,20 @@ func TestMemLimiterFollowsBudget(t *testing.T) {
 	}
 	sc.Close()
 }
+
+// TestMemLimiterRefreshAfterRemove: a follower's refresh that comes after
+// the last cache's remove (its tick raced the remove) leaves the limit
+// remove put back, where it set the sum of no shares, 0.
+func TestMemLimiterRefreshAfterRemove(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	l := &memLimiter{caches: map[*tier.Cache]memLimit{}}
+	stop := make(chan struct{}) // a follower's, which remove took off l.stop before closing it
+	debug.SetMemoryLimit(300 << 20)
+	if l.refresh(stop) {
+		t.Fatal("a stopped follower refreshed")
+	}
+	if got := debug.SetMemoryLimit(-1); got != 300<<20 {
+		t.Fatalf("limit %d after a stopped follower's refresh, want %d", got, 300<<20)
+	}
+}
