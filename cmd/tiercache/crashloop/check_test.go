@@ -149,4 +149,21 @@ func TestAggregateStates(t *testing.T) {
 	if b := a.clone(); !b.equal(a) || func() bool { b.fields["f1"] = 5; return b.equal(a) }() {
 		t.Fatal("clone shares the fields, or equal is wrong")
 	}
+
+	// A push in flight at a kill and not applied (the list came back as
+	// acknowledged) is no part of its history: a later kill that gives
+	// back the pushes after it, older than acknowledged, is a state the
+	// list had.
+	l := &aggLog{list: true, acked: aggState{elems: []uint64{1, 2}}, runs: [][]uint64{{1, 2, 3}}}
+	l.pending = &aggState{elems: []uint64{1, 2, 3}}
+	var tally Tally
+	l.settle(t, "k", aggState{elems: []uint64{1, 2}}, false, false, &tally)
+	for _, seq := range []uint64{4, 5} { // pushed and acknowledged after the restart
+		l.runs[len(l.runs)-1] = append(l.runs[len(l.runs)-1], seq)
+		l.acked.elems = append(l.acked.elems, seq)
+	}
+	l.settle(t, "k", aggState{elems: []uint64{2, 4}}, false, false, &tally) // older: 5 lost, LPOP of 1 kept
+	if tally.Torn != 0 || tally.StaleAfterKill != 1 {
+		t.Fatalf("tally %+v: want the older state counted stale, nothing torn", tally)
+	}
 }

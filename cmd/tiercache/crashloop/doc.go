@@ -43,7 +43,8 @@
 //     otherwise (drain after a kill, and drain before a clean stop, the key
 //     maybe dropped while it ran) as it could have been at some point (a
 //     list a run of one of its histories: its pushes since it was empty,
-//     or since a restart gave it an older state, after that state; a
+//     or since a restart gave it an older state or left its push in
+//     flight unapplied, after that state; a
 //     hash's values HSETs of their fields); an item no operation of the
 //     key wrote is torn (TestAggregateStates).
 //
