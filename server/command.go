@@ -165,8 +165,11 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 	}
 	defer c.s.tx.excl.RUnlock() // a panicking command must not keep it
 	c.runWrite(cmd, args)
-	if cmd == c.s.get && c.trk == nil { // a tracking client's GETs each remember their key
+	switch {
+	case cmd == c.s.get && c.trk == nil: // a tracking client's GETs each remember their key
 		c.getRun()
+	case cmd == c.s.set && !c.s.noSetRun:
+		c.setRun()
 	}
 }
 
