@@ -156,7 +156,7 @@ func (c *conn) lockShared(cmd *command) bool {
 	return true
 }
 
-// runShared runs a command (and the GETs pipelined behind a GET) holding
+// runShared runs a command (and the GETs or SETs pipelined behind one) holding
 // the transaction lock shared, so that it never runs inside another
 // connection's EXEC (S15), and touches the WATCHed keys it changed (runWrite).
 func (c *conn) runShared(cmd *command, args [][]byte) {
