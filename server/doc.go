@@ -439,7 +439,8 @@
 //     counts are those of the same stream run one by one, for valid and
 //     malformed frames and any read boundaries (resp R3;
 //     TestSetRunMatchesOneByOne). A push waiting for the client ends the
-//     run, so it goes out before the next reply, as dispatch sends it.
+//     run, so it goes out before the next reply, as dispatch sends it
+//     (TestSetRunPushesInOrder).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -117,3 +117,26 @@ func setRunState(t *testing.T, path string) string {
 	c.nc.Close()
 	return b.String()
 }
+
+// TestSetRunPushesInOrder (S52): a RESP3 client subscribed to its own
+// SETs' keyspace events gets each event and reply in the order of the
+// SETs one by one when they are pipelined.
+func TestSetRunPushesInOrder(t *testing.T) {
+	var stream string
+	for _, cmd := range [][]string{
+		{"HELLO", "3"}, {"CONFIG", "SET", "notify-keyspace-events", "E$"}, {"SUBSCRIBE", "__keyevent@0__:set"},
+		{"SET", "a", "1"}, {"SET", "b", "2"}, {"set", "c", "3"}, {"SET", "d", "4"},
+	} {
+		stream += pipeline(cmd)
+	}
+	one, onePath := startServer(t, nil)
+	one.noSetRun = true
+	_, runPath := startServer(t, nil)
+	want := exchangeCut(t, onePath, stream, len(stream))
+	if !bytes.Contains(want, []byte("$1\r\nd\r\n")) {
+		t.Fatalf("one by one, no event for d: %q", want)
+	}
+	if got := exchangeCut(t, runPath, stream, len(stream)); !bytes.Equal(got, want) {
+		t.Fatalf("pipelined %q, one by one %q", got, want)
+	}
+}
