@@ -8,9 +8,10 @@
 // of its own.
 //
 // A Reader reads one connection's commands: ReadCommand returns the next
-// command's arguments, and NextGet takes a GET of one key that is already
-// wholly buffered without parsing anything else (a pipelined run of GETs
-// costs a few compares each). A Writer encodes replies into one buffer
+// command's arguments, and NextGet takes a GET of one key (NextSet a SET
+// of one key to a value, with no option) that is already wholly buffered
+// without parsing anything else (a pipelined run of GETs or SETs costs a
+// few compares each). A Writer encodes replies into one buffer
 // that goes out on Flush; the bytes of a large cached value passed to
 // BulkShared are sent from where they are, with the buffer's pieces
 // around them, in one writev. A connection that can wait for input
@@ -30,7 +31,8 @@
 //     (ParseInt): "*01", "$04", "*-0" and "$-0" are protocol errors
 //     (TestReaderCommands).
 //   - R3: the Reader yields the same commands whatever the read boundaries,
-//     and taking GETs with NextGet leaves the command stream unchanged;
+//     and taking GETs with NextGet and SETs with NextSet leaves the
+//     command stream unchanged;
 //     any byte stream yields commands or an error, never a panic nor an
 //     argument past the limits (FuzzReader, with the stream split into
 //     single bytes).
@@ -80,7 +82,7 @@
 //
 // # Caveats
 //
-//   - The arguments ReadCommand and NextGet return alias the Reader's
+//   - The arguments ReadCommand, NextGet and NextSet return alias the Reader's
 //     buffers: they are valid until the next ReadCommand.
 //   - A Reader and a Writer belong to one goroutine each.
 //   - A bulk not followed by CRLF, which redis-server reads past unchecked,

@@ -13,8 +13,8 @@ import (
 // FuzzReader: any byte stream yields commands or an error, never a panic,
 // never an argument longer than the limits, and the same commands whether
 // the stream arrives at once or one byte at a time, and whether or not
-// buffered GETs are taken with NextGet after each command (as a cold GET's
-// batch does).
+// buffered GETs and SETs are taken with NextGet and NextSet after each
+// command (as a GET's or a SET's run does).
 func FuzzReader(f *testing.F) {
 	for _, s := range []string{
 		"*1\r\n$4\r\nPING\r\n",
@@ -32,6 +32,9 @@ func FuzzReader(f *testing.F) {
 		"\r\n\r\nPING\r\n*1\r\n$4\r\nPING\r\n",
 		"SET k \"\\xff\\n\" \r\n",
 		"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$600\r\n" + strings.Repeat("v", 600) + "\r\n",
+		"*3\r\n$3\r\nset\r\n$1\r\na\r\n$1\r\n1\r\n*3\r\n$3\r\nSeT\r\n$2\r\nbb\r\n$0\r\n\r\n*3\r\n$3\r\nSET\r\n$0\r\n\r\n$1\r\nx\r\n",
+		"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n*4\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n$2\r\nNX\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\nabcd\r\n",
+		"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$70000\r\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -81,7 +84,7 @@ func FuzzReader(f *testing.F) {
 
 // collect reads every command and flattens each to its args as netstrings
 // ("<len>:<bytes>"), the command name in lower case. With gets, every command is followed by
-// the GETs NextGet takes.
+// the GETs and SETs NextGet and NextSet take.
 func collect(r io.Reader, lim Limits, gets bool) ([][]byte, error) {
 	rd := NewReader(r, lim)
 	var out [][]byte
@@ -108,14 +111,21 @@ func collect(r io.Reader, lim Limits, gets bool) ([][]byte, error) {
 		}
 		out = append(out, flat)
 		for gets {
-			key, ok := rd.NextGet()
+			if key, ok := rd.NextGet(); ok {
+				if len(key) == 0 || len(key) > lim.MaxBulkBytes {
+					return nil, io.ErrShortBuffer
+				}
+				out = append(out, appendNetstring([]byte("3:get"), key))
+				continue
+			}
+			name, key, val, ok := rd.NextSet()
 			if !ok {
 				break
 			}
-			if len(key) == 0 || len(key) > lim.MaxBulkBytes {
+			if !bytes.EqualFold(name, []byte("set")) || len(key) == 0 || len(key) > lim.MaxBulkBytes || len(val) > lim.MaxBulkBytes {
 				return nil, io.ErrShortBuffer
 			}
-			out = append(out, appendNetstring([]byte("3:get"), key))
+			out = append(out, appendNetstring(appendNetstring([]byte("3:set"), key), val))
 		}
 	}
 }

@@ -156,7 +156,7 @@ func (c *conn) lockShared(cmd *command) bool {
 	return true
 }
 
-// runShared runs a command (and the GETs pipelined behind a GET) holding
+// runShared runs a command (and the GETs or SETs pipelined behind one) holding
 // the transaction lock shared, so that it never runs inside another
 // connection's EXEC (S15), and touches the WATCHed keys it changed (runWrite).
 func (c *conn) runShared(cmd *command, args [][]byte) {
@@ -165,8 +165,11 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 	}
 	defer c.s.tx.excl.RUnlock() // a panicking command must not keep it
 	c.runWrite(cmd, args)
-	if cmd == c.s.get && c.trk == nil { // a tracking client's GETs each remember their key
+	switch {
+	case cmd == c.s.get && c.trk == nil: // a tracking client's GETs each remember their key
 		c.getRun()
+	case cmd == c.s.set && !c.s.noSetRun:
+		c.setRun()
 	}
 }
 

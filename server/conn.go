@@ -36,6 +36,7 @@ type conn struct {
 	into    func(n int) []byte // c.w.BulkInto, made once (a method value allocates)
 	coldGet bool               // the last GET read the cold device (see getBatch)
 	batch   [][]byte           // reused keys of a getBatch
+	setArgv [3][]byte          // a setRun's SET
 	kvs     [][2][]byte        // reused MSET pairs
 	num     [20]byte           // INCR's new value in decimal (a local would escape to the heap)
 	// chunks hold the values MGET replies name by reference (BulkShared),

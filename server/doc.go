@@ -431,6 +431,16 @@
 //     commands take the reading before the first as the cache's time
 //     (conn.now). A run is observed before the connection reads again or
 //     closes (TestPipelinedCommandsObservedTogether).
+//   - S52: the SETs of one key to a value with no option, wholly buffered
+//     behind a SET, up to the first other command, are taken with
+//     Reader.NextSet instead of ReadCommand and dispatch (setRun) and each
+//     run as dispatch runs it (runWrite): the replies byte for byte, the
+//     errors and limits (max_bulk, max_value), the keys and the command
+//     counts are those of the same stream run one by one, for valid and
+//     malformed frames and any read boundaries (resp R3;
+//     TestSetRunMatchesOneByOne). A push waiting for the client ends the
+//     run, so it goes out before the next reply, as dispatch sends it
+//     (TestSetRunPushesInOrder).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -25,7 +25,10 @@ type Server struct {
 	log   *zap.Logger
 	cmds  map[string]*command
 	get   *command // s.cmds["get"], for getBatch
-	start time.Time
+	set   *command // s.cmds["set"], for setRun
+	// noSetRun (tests) runs every SET through ReadCommand and dispatch.
+	noSetRun bool
+	start    time.Time
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -155,6 +158,7 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s.setLimits = set.Limits{MaxMembers: opts.MaxSetMembers, MaxBytes: opts.MaxValueBytes}
 	s.cmds = newCommandTable(opts.ObserveLatency)
 	s.get = s.cmds["get"]
+	s.set = s.cmds["set"]
 	go s.reclaimLoop()
 	go s.hfeLoop()
 	return s, nil

@@ -1,0 +1,27 @@
+package server
+
+// setRun runs the SETs of a key to a value, with no option, wholly
+// buffered behind a SET, without ReadCommand's general parse, the command
+// table's lookup and dispatch's checks: Reader.NextSet parses exactly that
+// form, and what dispatch checks (authentication, loading, MULTI, a
+// subscribed RESP2 client, a busy script, the cluster's slots of one key)
+// cannot have changed since the SET before it, which passed them under the
+// same shared transaction lock. Each SET then runs as one from dispatch
+// does (runWrite: its WATCHed keys, keyspace hooks, tracking, its latency
+// run), so replies, errors, limits and state are those of the SETs one by
+// one (S52). A push waiting for this client ends the run, so that it goes
+// out before the next SET's reply as dispatch sends it.
+func (c *conn) setRun() {
+	args := c.setArgv[:]
+	for !c.quit && c.blocked == nil && !c.push.pending.Load() {
+		name, key, val, ok := c.rd.NextSet()
+		if !ok {
+			break
+		}
+		c.st.commands.Add(1)
+		args[0], args[1], args[2] = name, key, val
+		c.runWrite(c.s.set, args)
+		c.s.trk.flushBcast()
+	}
+	clear(args) // they point into the read buffer
+}
