@@ -205,6 +205,11 @@
 //     policy deems frequent moves to hot (its warm record freed), and
 //     cleaning hot moves records to warm; neither changes what the LFU
 //     keeps (TestPromotionLeavesWarm).
+//   - T56: a warm hit moves to hot only if the LFU counts its key more
+//     often than the records hot's cleaning demoted to warm lately (a
+//     moving average over about 64 demotions, mem.demotedFreq): swapping
+//     a record for one read as often gains nothing and costs copies
+//     (TestPromotionOutranksDemoted).
 //   - T23: every version of a key has one Kind, opaque to the cache: the
 //     entry holds it (entry.kind), every cold write carries it in the
 //     record's flags (set at enqueue, stamped again by flushCurrent), and an

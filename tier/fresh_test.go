@@ -171,3 +171,34 @@ func warmKey(t *testing.T) (*Cache, []byte, int) {
 
 // warmKeySize is the value size warmKey writes.
 const warmKeySize = 1 << 10
+
+// TestPromotionOutranksDemoted (T56): a warm hit moves to hot only while
+// the LFU counts its key more often than the records hot's cleaning
+// demoted lately; the cleaning keeps that average.
+func TestPromotionOutranksDemoted(t *testing.T) {
+	c, key, _ := warmKey(t)
+	c.mem.mu.Lock()
+	demoted := c.mem.demotedFreq
+	c.mem.demotedFreq = 15 * demotedScale // no count passes it
+	c.mem.mu.Unlock()
+	if demoted <= 0 {
+		t.Fatalf("hot demoted records to warm, yet their average count is %d", demoted)
+	}
+	for i := 0; i < 8; i++ {
+		if _, ok, _ := c.Get(nil, key); !ok {
+			t.Fatalf("%s does not read", key)
+		}
+	}
+	if w := c.Where(key); w != "warm" {
+		t.Fatalf("%s read 8 times with no count above the demoted ones' is in %q, not warm", key, w)
+	}
+	c.mem.mu.Lock()
+	c.mem.demotedFreq = 0
+	c.mem.mu.Unlock()
+	if _, ok, _ := c.Get(nil, key); !ok {
+		t.Fatalf("%s does not read", key)
+	}
+	if w := c.Where(key); w != "hot" {
+		t.Fatalf("%s read again, counted above the demoted ones, is in %q, not hot", key, w)
+	}
+}

@@ -98,6 +98,10 @@ type mem struct {
 	compact   uint64 // records moved within a log by its cleaning
 	dropped   uint64 // records a cleaning found no room for in either log (evicted)
 	forced    uint64 // times the LFU evicted below its capacity for want of a segment worth cleaning
+	// demotedFreq is the LFU's count of the records hot's cleaning demotes
+	// to warm, averaged over the last demotions (demotedWindow), times
+	// demotedScale: the bar a warm hit's count passes to move to hot (T56).
+	demotedFreq int64
 	// liveDemoted counts the live structures demoted for hot's room (to
 	// warm records, or out of DRAM), live_mem.go.
 	liveDemoted uint64

@@ -129,6 +129,36 @@ func (c *Cache) memAccess(e *entry) {
 	c.mem.mu.Unlock()
 }
 
+// memAccessOutranks is memAccess for a warm hit: it also reports whether
+// the LFU counts e's key more often than the records hot's cleaning
+// demoted lately (T56): moving it to hot pushes one of those out, and a
+// swap with a record read as often gains nothing and costs copies (the
+// promotion's, the demotion's, and warm's compaction to take the
+// demoted record back: docs/BENCHMARKS.md).
+func (c *Cache) memAccessOutranks(e *entry) bool {
+	m := c.mem
+	m.mu.Lock()
+	l := m.lfuOf(e)
+	l.Access(&e.node)
+	ok := int64(l.Frequency(e.node.Hash()))*demotedScale > m.demotedFreq
+	m.mu.Unlock()
+	return ok
+}
+
+// demotedScale is the fixed point of mem.demotedFreq, and demotedWindow
+// the number of demotions its moving average weighs most.
+const (
+	demotedScale  = 1024
+	demotedWindow = 64
+)
+
+// noteDemotedLocked counts e's demotion from hot into mem.demotedFreq
+// (mem.mu held).
+func (m *mem) noteDemotedLocked(e *entry) {
+	f := int64(m.lfuOf(e).Frequency(e.node.Hash())) * demotedScale
+	m.demotedFreq += (f - m.demotedFreq) / demotedWindow
+}
+
 // hashOf is the hash the LFU and the shards use for e's key.
 func hashOf(e *entry) uint64 {
 	lo, _ := hashKey(viewBytes(e.key))
@@ -603,6 +633,7 @@ func (c *Cache) moveOut(e *entry, from memTier, seg int, demote bool, rescued *i
 		switch {
 		case from != to:
 			m.moved++
+			m.noteDemotedLocked(e)
 			c.st.demotions.Add(1)
 		case demote:
 			m.rescued++

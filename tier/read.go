@@ -89,13 +89,17 @@ func (c *Cache) record(rec *bool, lo uint64) {
 
 // served does what follows a read served from memory (no lock held): the
 // LFU counts a DRAM hit, and a warm hit the promotion policy deems
-// frequent moves up to hot.
+// frequent moves up to hot if the LFU counts it more often than the
+// records hot demotes (T56).
 func (c *Cache) served(p readPlan, lo uint64, sh *shard, n int) {
 	if p.tier != policy.Hot && p.tier != policy.Warm {
 		return
 	}
-	c.memAccess(p.e)
-	if p.tier == policy.Warm && c.pro.Promote(lo, n, policy.Warm) == policy.Hot {
+	if p.tier == policy.Hot {
+		c.memAccess(p.e)
+		return
+	}
+	if c.memAccessOutranks(p.e) && c.pro.Promote(lo, n, policy.Warm) == policy.Hot {
 		c.promote(p.e, sh, p.ver, n)
 	}
 }
