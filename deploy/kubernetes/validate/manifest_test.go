@@ -244,7 +244,7 @@ func TestSecurityContext(t *testing.T) {
 // deploy/kubernetes/README.md derives from the ConfigMap: 1.10 × the DRAM
 // tiers, a directory entry (200 B, tier.DirEntryBytes) for up to twice the
 // keys DRAM holds (tier T37) at values of 1.5 KiB, the cold index (at
-// most 15.7 B a record, logstore E35) for cold.capacity of such values,
+// most 12 B a record, logstore E35) for cold.capacity of such values,
 // the cold store's registered buffers (14 MiB) and 32 MiB.
 func TestMemoryCoversBudget(t *testing.T) {
 	o := load(t)
@@ -252,7 +252,7 @@ func TestMemoryCoversBudget(t *testing.T) {
 	tc, _ := o.sidecar(t)
 	dram := bytesOf(t, cfg.Hot.Bytes) + bytesOf(t, cfg.Warm.Bytes)
 	capacity := bytesOf(t, cfg.Cold.Capacity)
-	const value, entry, index = 1536, 200, 15.7
+	const value, entry, index = 1536, 200, 12.0
 	need := int64(1.10*float64(dram)) + 2*(dram/value)*entry + int64(index*float64(capacity/value)) + 14<<20 + 32<<20
 	req, lim := tc.Resources.Requests.Memory(), tc.Resources.Limits.Memory()
 	if lim.Value() < need || req.Cmp(*lim) != 0 {
