@@ -168,7 +168,7 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 	switch {
 	case cmd == c.s.get && c.trk == nil: // a tracking client's GETs each remember their key
 		c.getRun()
-	case cmd == c.s.set && !c.s.noSetRun:
+	case cmd == c.s.set && !c.s.opts.noSetRun:
 		c.setRun()
 	}
 }

@@ -158,6 +158,10 @@ type Options struct {
 	// overwritten with resp.PoisonByte when it goes back, so that a value
 	// still referring to one reads back wrong (S50).
 	PoisonBigBuffers bool
+
+	// noSetRun (tests) runs every SET through ReadCommand and dispatch
+	// (S52's peer).
+	noSetRun bool
 }
 
 // Listener is a listening socket for Options.Listeners.

@@ -26,9 +26,7 @@ type Server struct {
 	cmds  map[string]*command
 	get   *command // s.cmds["get"], for getBatch
 	set   *command // s.cmds["set"], for setRun
-	// noSetRun (tests) runs every SET through ReadCommand and dispatch.
-	noSetRun bool
-	start    time.Time
+	start time.Time
 
 	mu        sync.Mutex
 	listeners []net.Listener

@@ -24,7 +24,7 @@ func TestSetRunMatchesOneByOne(t *testing.T) {
 		"*3\r\n$3\r\nsEt\r\n$1\r\nk\r\n$0\r\n\r\n",
 		"*3\r\n$3\r\nset\r\n$2\r\nk2\r\n$4\r\na\r\nb\r\n",
 		"*3\r\n$3\r\nSET\r\n$0\r\n\r\n$1\r\nx\r\n",
-		"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$40\r\n" + big + "\r\n",     // over max_value
+		"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$40\r\n" + big + "\r\n",       // over max_value
 		"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$70\r\n" + big + big + "\r\n", // over max_bulk
 		"*5\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n$2\r\nEX\r\n$2\r\n10\r\n",
 		"*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n$2\r\nNX\r\n",
@@ -44,8 +44,7 @@ func TestSetRunMatchesOneByOne(t *testing.T) {
 	opts := func(o *Options) { o.MaxBulkBytes, o.MaxValueBytes = 64, 32 }
 	for _, f := range frames {
 		stream := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\nold\r\n" + f + tail
-		one, onePath := startServer(t, opts)
-		one.noSetRun = true
+		one, onePath := startServer(t, func(o *Options) { opts(o); o.noSetRun = true })
 		run, runPath := startServer(t, opts)
 		want := exchangeCut(t, onePath, stream, len(stream))
 		wantN := settledCommands(one, 0)
@@ -129,8 +128,7 @@ func TestSetRunPushesInOrder(t *testing.T) {
 	} {
 		stream += pipeline(cmd)
 	}
-	one, onePath := startServer(t, nil)
-	one.noSetRun = true
+	_, onePath := startServer(t, func(o *Options) { o.noSetRun = true })
 	_, runPath := startServer(t, nil)
 	want := exchangeCut(t, onePath, stream, len(stream))
 	if !bytes.Contains(want, []byte("$1\r\nd\r\n")) {
