@@ -1,6 +1,8 @@
 package logstore
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/tiercache/tiercache/nvmekv/emu/dev"
@@ -103,4 +105,35 @@ func mustLayout(regions, regionBytes int) *slotLayout {
 		panic(err)
 	}
 	return &y
+}
+
+// churnKey is the i-th key churn writes: 1 to 16 bytes.
+func churnKey(i int) string { return fmt.Sprintf("%0*d", 1+i%16, i) }
+
+// churn runs ops random writes over keys churnKey(0..keys-1): one in
+// delEvery deletes the key (if found), the rest store 1..maxValue bytes,
+// or 4096 (an extent) one time in extentEvery.
+func (l *testLog) churn(t testing.TB, r *rand.Rand, keys, ops, delEvery, maxValue, extentEvery int) {
+	t.Helper()
+	for i := 0; i < ops; i++ {
+		key := churnKey(r.IntN(keys))
+		if r.IntN(delEvery) == 0 {
+			var k [16]byte
+			copy(k[:], key)
+			l.Lock()
+			if loc, ok, err := l.FindLocked(&k, len(key)); err == nil && ok {
+				if st := l.DeleteLocked(&k, len(key), loc); st != 0 {
+					l.Unlock()
+					t.Fatalf("delete %s: %#x", key, st)
+				}
+			}
+			l.Unlock()
+			continue
+		}
+		n := 1 + r.IntN(maxValue)
+		if r.IntN(extentEvery) == 0 {
+			n = 4096 // an extent
+		}
+		l.store(t, key, testValue(i, 0, n))
+	}
 }

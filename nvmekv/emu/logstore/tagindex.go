@@ -121,21 +121,7 @@ func (x *tagIndex) removeAt(s *ttable, i int) {
 // order of their homes (a run that wraps past the end comes last, after
 // the entries it follows: a checkpoint loads in that order, load).
 func (x *tagIndex) each(fn func(tag uint32, l Loc)) {
-	x.segs(0, TagSpace, func(t *ttable) {
-		e := 0
-		for e < t.n && !t.emptyAt(e) {
-			e++ // there is one: a segment is at most tagMaxLoad full
-		}
-		for k := 1; k <= t.n; k++ {
-			i := e + k
-			if i >= t.n {
-				i -= t.n
-			}
-			if !t.emptyAt(i) {
-				fn(t.tagAt(i), t.locAt(i))
-			}
-		}
-	})
+	x.segs(0, TagSpace, func(t *ttable) { t.inHomeOrder(fn) })
 }
 
 func (x *tagIndex) len() int { return x.count }

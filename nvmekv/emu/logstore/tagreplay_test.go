@@ -107,29 +107,8 @@ func TestScanTagReplay(t *testing.T) {
 			segCapSlots = c.cap
 			o := testOptions(t)
 			l := mustOpenLog(t, o)
-			r := rand.New(rand.NewPCG(37, 2))
-			keyOf := func(i int) string { return fmt.Sprintf("%0*d", 1+i%16, i) }
-			for i := 0; i < 2500; i++ {
-				key := keyOf(r.IntN(400))
-				var k [16]byte
-				copy(k[:], key)
-				if r.IntN(5) == 0 {
-					l.Lock()
-					if loc, ok, err := l.FindLocked(&k, len(key)); err == nil && ok {
-						if st := l.DeleteLocked(&k, len(key), loc); st != 0 {
-							l.Unlock()
-							t.Fatalf("delete %s: %#x", key, st)
-						}
-					}
-					l.Unlock()
-					continue
-				}
-				n := 1 + r.IntN(200)
-				if r.IntN(40) == 0 {
-					n = 4096 // an extent
-				}
-				l.store(t, key, testValue(i, 0, n))
-			}
+			l.churn(t, rand.New(rand.NewPCG(37, 2)), 400, 2500, 5, 200, 40)
+			keyOf := churnKey
 			before := l.Stats()
 			locs := map[string]Loc{}
 			for i := 0; i < 400; i++ {

@@ -102,6 +102,21 @@ func (x *tagIndex) makeRoom(s *ttable) {
 // (ttable.load), but those that would wrap past the end, which take the
 // insertion's walk.
 func (s *ttable) moveAll(dst func(tag uint32) *ttable) {
+	s.inHomeOrder(func(tag uint32, l Loc) {
+		t := dst(tag)
+		if t.bulkEnd >= 0 && t.load(tag, l) {
+			return
+		}
+		t.insert(tag, l)
+		t.count++
+		t.bulkEnd = -1
+	})
+}
+
+// inHomeOrder calls fn for every entry of s in slot order from its first
+// empty slot on, around its end: the order of their homes, but that a run
+// wrapping past the end comes last, after the entries it follows.
+func (s *ttable) inHomeOrder(fn func(tag uint32, l Loc)) {
 	e := 0
 	for e < s.n && !s.emptyAt(e) {
 		e++ // there is one: a segment is at most tagMaxLoad full
@@ -111,17 +126,9 @@ func (s *ttable) moveAll(dst func(tag uint32) *ttable) {
 		if i >= s.n {
 			i -= s.n
 		}
-		if s.emptyAt(i) {
-			continue
+		if !s.emptyAt(i) {
+			fn(s.tagAt(i), s.locAt(i))
 		}
-		tag, l := s.tagAt(i), s.locAt(i)
-		t := dst(tag)
-		if t.bulkEnd >= 0 && t.load(tag, l) {
-			continue
-		}
-		t.insert(tag, l)
-		t.count++
-		t.bulkEnd = -1
 	}
 }
 

@@ -2,7 +2,6 @@ package logstore
 
 import (
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -108,29 +107,8 @@ func TestLogDeepSlotLayout(t *testing.T) {
 	if l.lay.d0 != 3 {
 		t.Fatalf("d0 %d, want 3", l.lay.d0)
 	}
-	rng := rand.New(rand.NewPCG(8, 12))
-	keyOf := func(i int) string { return fmt.Sprintf("%0*d", 1+i%16, i) }
-	for i := 0; i < 6000; i++ {
-		key := keyOf(rng.IntN(3000))
-		if rng.IntN(6) == 0 {
-			var k [16]byte
-			copy(k[:], key)
-			l.Lock()
-			if loc, ok, err := l.FindLocked(&k, len(key)); err == nil && ok {
-				if st := l.DeleteLocked(&k, len(key), loc); st != 0 {
-					l.Unlock()
-					t.Fatalf("delete %s: %#x", key, st)
-				}
-			}
-			l.Unlock()
-			continue
-		}
-		n := 1 + rng.IntN(300)
-		if rng.IntN(50) == 0 {
-			n = 4096 // an extent
-		}
-		l.store(t, key, testValue(i, 0, n))
-	}
+	l.churn(t, rand.New(rand.NewPCG(8, 12)), 3000, 6000, 6, 300, 50)
+	keyOf := churnKey
 	want := map[string]Loc{}
 	for i := 0; i < 3000; i++ {
 		if loc, ok := l.lookup(keyOf(i)); ok {
