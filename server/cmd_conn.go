@@ -29,6 +29,16 @@ func (c *conn) cmdPing(args [][]byte) {
 
 func (c *conn) cmdEcho(args [][]byte) { c.w.Bulk(args[1]) }
 
+// cmdTime: TIME, the server's clock as two bulk strings, the Unix time in
+// seconds and the microseconds within that second, as Redis answers.
+func (c *conn) cmdTime(args [][]byte) {
+	now := time.Now()
+	var b [20]byte
+	c.w.Array(2)
+	c.w.Bulk(strconv.AppendInt(b[:0], now.Unix(), 10))
+	c.w.Bulk(strconv.AppendInt(b[:0], int64(now.Nanosecond()/1000), 10))
+}
+
 // cmdHello: HELLO [protover [AUTH username password] [SETNAME clientname]].
 func (c *conn) cmdHello(args [][]byte) {
 	proto := c.w.Proto()

@@ -37,7 +37,7 @@
 // together (S11), so a client that pipelines n cold reads waits for the
 // device about twice, not n times.
 //
-// Commands: PING ECHO HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO)
+// Commands: PING ECHO TIME HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO)
 // COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET SET RESETSTAT
 // REWRITE HELP) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
 // PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
@@ -270,7 +270,7 @@
 //     garbage, and no reply is ever written from a chunk another
 //     connection has taken (TestMGetChunksOutliveTheirReply).
 //   - S27: a Server made by NewLoading listens before it has its cache.
-//     Until Loaded hands it one, it answers PING, ECHO, INFO and the
+//     Until Loaded hands it one, it answers PING, ECHO, TIME, INFO and the
 //     connection commands (servedWhileLoading), INFO with loading:1 and
 //     the progress (Redis's loading_* fields, and tiercache's
 //     loading_loaded_keys, loading_elapsed_seconds and loading_method),

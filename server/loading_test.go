@@ -10,7 +10,7 @@ import (
 	"github.com/tiercache/tiercache/tier"
 )
 
-// TestLoading (S27): a server made by NewLoading answers PING, ECHO,
+// TestLoading (S27): a server made by NewLoading answers PING, ECHO, TIME,
 // HELLO, CLIENT, SELECT and INFO (loading:1 with the progress) before it
 // has its cache, and "-LOADING ..." to every command that touches data,
 // queued in MULTI too (EXEC then aborts) and pipelined GETs alike; once
@@ -34,6 +34,7 @@ func TestLoading(t *testing.T) {
 	c.expect([]step{
 		{[]string{"PING"}, "+PONG"},
 		{[]string{"ECHO", "hi"}, "$hi"},
+		{[]string{"TIME", "x"}, "-ERR wrong number of arguments for 'time' command"},
 		{[]string{"CLIENT", "SETNAME", "loader"}, "+OK"},
 		{[]string{"SELECT", "0"}, "+OK"},
 		{[]string{"GET", "k"}, loading},

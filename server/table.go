@@ -16,6 +16,7 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		// connection
 		{name: "ping", arity: -1, flags: []string{"fast", "stale"}, noAuth: false, run: (*conn).cmdPing},
 		{name: "echo", arity: 2, flags: []string{"fast"}, run: (*conn).cmdEcho},
+		{name: "time", arity: 1, flags: []string{"loading", "stale", "fast"}, lockFree: true, run: (*conn).cmdTime},
 		{name: "hello", arity: -1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, run: (*conn).cmdHello},
 		{name: "auth", arity: -2, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, run: (*conn).cmdAuth},
 		{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, run: (*conn).cmdClient},
