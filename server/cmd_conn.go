@@ -301,6 +301,40 @@ func (c *conn) cmdSelect(args [][]byte) {
 	c.w.OK()
 }
 
+// cmdShutdown: SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT], Redis's
+// syntax. It asks the process to stop (Options.Shutdown: the sidecar then
+// shuts down as on SIGTERM, its data kept as its durability keeps it; SAVE
+// and NOSAVE change nothing) and closes the connection without a reply,
+// as Redis does. ABORT: no shutdown here waits to be aborted.
+func (c *conn) cmdShutdown(args [][]byte) {
+	var save, nosave, abort bool
+	for _, a := range args[1:] {
+		switch strings.ToLower(string(a)) {
+		case "save":
+			save = true
+		case "nosave":
+			nosave = true
+		case "now", "force":
+		case "abort":
+			abort = true
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	}
+	switch {
+	case (save && nosave) || (abort && len(args) > 2):
+		c.w.Error(errSyntax)
+	case abort:
+		c.w.Error(errNoShutdown)
+	case c.s.opts.Shutdown == nil:
+		c.w.Error(errNoShutdownHook)
+	default:
+		c.s.opts.Shutdown()
+		c.quit = true
+	}
+}
+
 func (c *conn) cmdQuit(args [][]byte) {
 	c.w.OK()
 	c.quit = true

@@ -28,6 +28,9 @@ type command struct {
 	// while a script is past busy-reply-threshold (flags of the same
 	// names, set by newCommandTable).
 	noscript, mayReplicate, allowBusy bool
+	// noMulti commands are refused inside MULTI, before queueing (Redis's
+	// no_multi flag: SHUTDOWN).
+	noMulti bool
 	// lockFree commands touch no key and run without the transaction
 	// lock (SCRIPT, pub/sub, CLIENT, AUTH, HELLO, CONFIG).
 	lockFree bool
@@ -90,6 +93,11 @@ func (c *conn) dispatch(args [][]byte) {
 	}
 	if rs := c.s.scr.cur.Load(); rs != nil && rs.past.Load() && !cmd.allowBusy {
 		c.w.Error(errBusyScript) // before queueing, as Redis: EXEC then aborts
+		c.tx.fail()
+		return
+	}
+	if c.tx.active && cmd.noMulti {
+		c.w.Error(errNoMulti) // EXEC then aborts, as in Redis
 		c.tx.fail()
 		return
 	}

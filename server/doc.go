@@ -37,7 +37,7 @@
 // together (S11), so a client that pipelines n cold reads waits for the
 // device about twice, not n times.
 //
-// Commands: PING ECHO TIME HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO)
+// Commands: PING ECHO TIME SHUTDOWN HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO)
 // COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET SET RESETSTAT
 // REWRITE HELP) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
 // PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
@@ -441,6 +441,12 @@
 //     TestSetRunMatchesOneByOne). A push waiting for the client ends the
 //     run, so it goes out before the next reply, as dispatch sends it
 //     (TestSetRunPushesInOrder).
+//   - S53: SHUTDOWN takes Redis's arguments and errors (a syntax error,
+//     ABORT with nothing to abort, refused in MULTI before queueing as
+//     Redis's no_multi commands are, and in scripts), calls
+//     Options.Shutdown once and closes its connection without a reply;
+//     with no Options.Shutdown it answers an error and the server goes on
+//     (TestShutdown). It is served while loading.
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

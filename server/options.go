@@ -133,6 +133,12 @@ type Options struct {
 	// unbounded. CONFIG SET changes it.
 	TrackingTableMaxKeys int
 
+	// Shutdown, when set, is what SHUTDOWN calls to stop the process (cmd/
+	// stops as on SIGTERM: Close, then the cache's); SHUTDOWN closes the
+	// connection without a reply, as Redis does. nil: SHUTDOWN answers an
+	// error and changes nothing.
+	Shutdown func()
+
 	// ShutdownTimeout bounds how long Close waits for connections to finish
 	// their current command. Default 5 s.
 	ShutdownTimeout time.Duration

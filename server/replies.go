@@ -74,6 +74,9 @@ const (
 	errCachingNotTracking       = "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled"
 	errCachingYes               = "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode."
 	errCachingNo                = "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode."
+	// SHUTDOWN (cmd_conn.go) and no_multi commands in MULTI
+	errNoMulti    = "ERR Command not allowed inside a transaction"
+	errNoShutdown = "ERR No shutdown in progress."
 	// scripting (cmd_script.go)
 	errNoScript         = "NOSCRIPT No matching script. Please use EVAL."
 	errBusyScript       = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
@@ -255,6 +258,7 @@ const (
 	configImmutable   = "tiercache cannot change it at runtime; set it in the configuration file and restart" // why CONFIG SET failed
 	configNormalLimit = "the normal class's limit is server.max_output_buffer, set in the configuration file (a hard limit; no soft one)"
 	errNoFunctions    = "ERR tiercache does not implement Redis functions (FUNCTION, FCALL, FCALL_RO): load the code as a script with SCRIPT LOAD and call it with EVALSHA"
+	errNoShutdownHook = "ERR SHUTDOWN is not available in this process: it has no way to stop (server.Options.Shutdown is unset)"
 )
 
 // errClusterFixed answers the CLUSTER subcommands that change a

@@ -189,6 +189,7 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "flushall", arity: -1, flags: []string{"write"}, run: (*conn).cmdFlush},
 		{name: "flushdb", arity: -1, flags: []string{"write"}, run: (*conn).cmdFlush},
 		{name: "info", arity: -1, flags: []string{"loading", "stale"}, run: (*conn).cmdInfo},
+		{name: "shutdown", arity: -1, flags: []string{"admin", "noscript", "loading", "stale", "no_multi", "allow_busy"}, lockFree: true, run: (*conn).cmdShutdown},
 	}
 	cmds = append(cmds, clusterCommands()...) // cluster.go
 	cmds = append(cmds, scriptCommands()...)
@@ -198,6 +199,7 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		cmd.noscript = slices.Contains(cmd.flags, "noscript")
 		cmd.mayReplicate = slices.Contains(cmd.flags, "may_replicate")
 		cmd.allowBusy = slices.Contains(cmd.flags, "allow_busy")
+		cmd.noMulti = slices.Contains(cmd.flags, "no_multi")
 		cmd.whileLoading = slices.Contains(servedWhileLoading, cmd.name)
 		if observe != nil {
 			cmd.observe = observe(cmd.name)

@@ -40,7 +40,9 @@
 //   - C3: shutdown is ordered: RESP listeners, connections (each finishes
 //     its command and flushes), metrics endpoint, then tier.Cache.Close
 //     (flusher drained, ring, arenas, device); a second SIGTERM/SIGINT
-//     exits at once with status 2 (TestSecondSignalForcesExit).
+//     exits at once with status 2 (TestSecondSignalForcesExit). The
+//     SHUTDOWN command starts the same shutdown, once however often it
+//     comes, and the process exits 0 (TestShutdownCommandStops).
 //   - C4: with durability drain, a clean shutdown and a restart on the same
 //     data directory serve every key again (TestRestartKeepsColdKeys).
 //   - C5: every Redis client used in the tests (go-redis v9 in RESP2 and

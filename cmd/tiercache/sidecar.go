@@ -80,6 +80,9 @@ type startEnv struct {
 	passed *activation
 	out    progressOut
 	open   openFunc
+	// shutdown is what the SHUTDOWN command calls (server.Options.
+	// Shutdown); nil: SHUTDOWN answers an error.
+	shutdown func()
 }
 
 // openFunc opens the cache from its options; progress is what the cold
@@ -100,6 +103,7 @@ func startSidecarWith(cfg *Config, log *zap.Logger, env startEnv) (*sidecar, err
 			return nil, err
 		}
 	}
+	b.server.Shutdown = env.shutdown
 	if cfg.Server.Procs > 0 {
 		runtime.GOMAXPROCS(cfg.Server.Procs)
 	}
@@ -253,8 +257,8 @@ func (s *sidecar) Close() error {
 	return s.closeErr
 }
 
-// cmdServe runs the sidecar until SIGTERM or SIGINT; a second signal
-// forces the exit. Under systemd it serves the sockets passed to it
+// cmdServe runs the sidecar until SIGTERM, SIGINT or the SHUTDOWN command;
+// a second signal forces the exit. Under systemd it serves the sockets passed to it
 // (C12) and tells the manager when it is loaded and when it stops (C13).
 func cmdServe(args []string, stdout, stderr io.Writer) int {
 	cfg, err := loadConfig("serve", args, os.Environ(), stderr)
@@ -278,7 +282,16 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	defer log.Sync()
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	sc, err := startSidecarWith(cfg, log, startEnv{passed: passed, out: progressOut{tty: tty, notify: note}})
+	var once sync.Once // a second SHUTDOWN does not force the exit as a second signal does
+	shutdown := func() {
+		once.Do(func() {
+			select {
+			case sigs <- shutdownCommand{}: // as a SIGTERM
+			default: // two signals are queued already
+			}
+		})
+	}
+	sc, err := startSidecarWith(cfg, log, startEnv{passed: passed, out: progressOut{tty: tty, notify: note}, shutdown: shutdown})
 	if err != nil {
 		note.failed(err)
 		return exitCode(err, stderr)
@@ -291,6 +304,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return sc.Close()
 	}, log)
 }
+
+// shutdownCommand is the SHUTDOWN command's request to stop, sent to
+// awaitShutdown as a signal is.
+type shutdownCommand struct{}
+
+func (shutdownCommand) String() string { return "SHUTDOWN command" }
+func (shutdownCommand) Signal()        {}
 
 // awaitShutdown waits for a signal, then runs closeFn; a second signal
 // before closeFn returns gives up on it and returns 2.

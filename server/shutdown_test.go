@@ -1,0 +1,48 @@
+package server
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"sync/atomic"
+	"testing"
+)
+
+// TestShutdown checks S53: SHUTDOWN's syntax and errors are Redis's and
+// change nothing; in MULTI it is refused before queueing (EXEC aborts), in
+// a script refused; it calls Options.Shutdown once and closes the
+// connection without a reply; with no Options.Shutdown it answers an
+// error and the connection goes on.
+func TestShutdown(t *testing.T) {
+	var calls atomic.Int32
+	_, path := startServer(t, func(o *Options) { o.Shutdown = func() { calls.Add(1) } })
+	c := dialRaw(t, path)
+	const script = "return redis.call('shutdown')"
+	sum := sha1.Sum([]byte(script))
+	c.expect([]step{
+		{[]string{"SET", "k", "v"}, "+OK"},
+		{[]string{"SHUTDOWN", "SAVE", "NOSAVE"}, "-ERR syntax error"},
+		{[]string{"SHUTDOWN", "NOW", "LATER"}, "-ERR syntax error"},
+		{[]string{"SHUTDOWN", "ABORT", "NOW"}, "-ERR syntax error"},
+		{[]string{"SHUTDOWN", "abort"}, "-ERR No shutdown in progress."},
+		{[]string{"EVAL", script, "0"}, "-" + errScriptNoScript + " script: " + hex.EncodeToString(sum[:]) + ", on @user_script:1."},
+		{[]string{"MULTI"}, "+OK"},
+		{[]string{"SHUTDOWN"}, "-ERR Command not allowed inside a transaction"},
+		{[]string{"EXEC"}, "-EXECABORT Transaction discarded because of previous errors."},
+		{[]string{"GET", "k"}, "$v"},
+	})
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("Options.Shutdown called %d times by refused SHUTDOWNs", n)
+	}
+	c.cmd("SHUTDOWN", "NOSAVE", "NOW", "FORCE")
+	c.expectClosed()
+	if n := calls.Load(); n != 1 {
+		t.Errorf("Options.Shutdown called %d times, want 1", n)
+	}
+
+	_, path = startServer(t, nil)
+	c = dialRaw(t, path)
+	c.expect([]step{
+		{[]string{"SHUTDOWN"}, "-" + errNoShutdownHook},
+		{[]string{"PING"}, "+PONG"},
+	})
+}
