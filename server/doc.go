@@ -440,7 +440,10 @@
 //     malformed frames and any read boundaries (resp R3;
 //     TestSetRunMatchesOneByOne). A push waiting for the client ends the
 //     run, so it goes out before the next reply, as dispatch sends it
-//     (TestSetRunPushesInOrder).
+//     (TestSetRunPushesInOrder); each SET's BCAST invalidations go out
+//     before the next SET runs, and tracking (every mode, to the client
+//     and to others), WATCH, MULTI, keyspace events and AUTH around a run
+//     give every connection what one by one gives (TestSetRunScenarios).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
