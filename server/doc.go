@@ -159,7 +159,9 @@
 //     every field of tier.Stats (with flusher.Stats and tier.TierLevel) and
 //     of Stats is read by a row or listed with the reason it is not
 //     exported (TestStatsTableCoversStats). cmd/tiercache's C6 checks the
-//     /metrics side.
+//     /metrics side. Stats' commands processed and keyspace hits and
+//     misses never decrease, also while connections close and their
+//     counts move to the server's totals (TestStatsNeverGoBack).
 //   - S14: every value has a kind (kind.go: string, hash, list), kept by
 //     the cache beside it (tier.Kind). A string command on a key of another
 //     kind answers WRONGTYPE and changes nothing, also inside a pipelined
