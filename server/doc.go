@@ -159,7 +159,9 @@
 //     every field of tier.Stats (with flusher.Stats and tier.TierLevel) and
 //     of Stats is read by a row or listed with the reason it is not
 //     exported (TestStatsTableCoversStats). cmd/tiercache's C6 checks the
-//     /metrics side.
+//     /metrics side. Stats' commands processed and keyspace hits and
+//     misses never decrease, also while connections close and their
+//     counts move to the server's totals (TestStatsNeverGoBack).
 //   - S14: every value has a kind (kind.go: string, hash, list), kept by
 //     the cache beside it (tier.Kind). A string command on a key of another
 //     kind answers WRONGTYPE and changes nothing, also inside a pipelined
@@ -440,7 +442,10 @@
 //     malformed frames and any read boundaries (resp R3;
 //     TestSetRunMatchesOneByOne). A push waiting for the client ends the
 //     run, so it goes out before the next reply, as dispatch sends it
-//     (TestSetRunPushesInOrder).
+//     (TestSetRunPushesInOrder); each SET's BCAST invalidations go out
+//     before the next SET runs, and tracking (every mode, to the client
+//     and to others), WATCH, MULTI, keyspace events and AUTH around a run
+//     give every connection what one by one gives (TestSetRunScenarios).
 //   - S53: SHUTDOWN takes Redis's arguments and errors (a syntax error,
 //     ABORT with nothing to abort, refused in MULTI before queueing as
 //     Redis's no_multi commands are, and in scripts), calls

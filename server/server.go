@@ -164,8 +164,8 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats {
+	s.mu.Lock() // untrack moves a closing connection's counts to the totals holding it
 	cmds, hits, misses := s.stats.commands.Load(), s.stats.hits.Load(), s.stats.misses.Load()
-	s.mu.Lock()
 	for c := range s.conns {
 		cmds += c.st.commands.Load()
 		hits += c.st.hits.Load()

@@ -9,11 +9,18 @@ package server
 // same shared transaction lock. Each SET then runs as one from dispatch
 // does (runWrite: its WATCHed keys, keyspace hooks, tracking, its latency
 // run), so replies, errors, limits and state are those of the SETs one by
-// one (S52). A push waiting for this client ends the run, so that it goes
-// out before the next SET's reply as dispatch sends it.
+// one (S52). The BCAST invalidations of the SET before go out before the
+// next SET runs, as dispatch sends them after each command (the SET
+// dispatch ran is the first; dispatch sends the last's). A push waiting
+// for this client then ends the run, so that it goes out before the next
+// SET's reply as dispatch sends it.
 func (c *conn) setRun() {
 	args := c.setArgv[:]
-	for !c.quit && c.blocked == nil && !c.push.pending.Load() {
+	for {
+		c.s.trk.flushBcast()
+		if c.quit || c.blocked != nil || c.push.pending.Load() {
+			break
+		}
 		name, key, val, ok := c.rd.NextSet()
 		if !ok {
 			break
@@ -21,7 +28,6 @@ func (c *conn) setRun() {
 		c.st.commands.Add(1)
 		args[0], args[1], args[2] = name, key, val
 		c.runWrite(c.s.set, args)
-		c.s.trk.flushBcast()
 	}
 	clear(args) // they point into the read buffer
 }
