@@ -321,8 +321,9 @@ func (c *conn) blockReply(w *waiter, res blockResult) {
 
 // awaitBlocked waits, holding no lock, for the waiter the last command
 // registered: until it is served, its timeout passes (a nil array), its
-// client hangs up (the connection ends; an element served in that instant
-// goes back where it came from) or the server shuts down.
+// client hangs up or is killed (CLIENT KILL; the connection ends, an
+// element served in that instant goes back where it came from) or the
+// server shuts down.
 func (c *conn) awaitBlocked() {
 	w := c.blocked
 	c.blocked = nil
@@ -347,13 +348,21 @@ func (c *conn) awaitBlocked() {
 		}
 		c.blockServed(w, <-w.ch)
 	case <-hup:
-		c.quit = true
-		if c.s.blk.cancel(w) {
-			return
-		}
-		if res := <-w.ch; res.err == nil && !res.closed && !w.move {
-			c.pushBack(w, res)
-		}
+		c.hungUp(w)
+	case <-c.killed: // CLIENT KILL
+		c.hungUp(w)
+	}
+}
+
+// hungUp ends a blocked wait whose client is gone: an element served to
+// it in that instant goes back where it came from.
+func (c *conn) hungUp(w *waiter) {
+	c.quit = true
+	if c.s.blk.cancel(w) {
+		return
+	}
+	if res := <-w.ch; res.err == nil && !res.closed && !w.move {
+		c.pushBack(w, res)
 	}
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,8 +86,13 @@ func (c *conn) cmdHello(args [][]byte) {
 			c.w.Error(errClientName)
 			return
 		}
-		c.name = string(name)
 	}
+	c.setMeta(func(m *clientMeta) {
+		if setName {
+			m.name = string(name)
+		}
+		m.proto = proto
+	})
 	c.w.SetProto(proto)
 	c.push.resp3.Store(proto == 3)
 	c.w.Map(7)
@@ -152,14 +158,14 @@ func (c *conn) cmdClient(args [][]byte) {
 			c.w.Error(errClientName)
 			return
 		}
-		c.name = string(args[2])
+		c.setMeta(func(m *clientMeta) { m.name = string(args[2]) })
 		c.w.OK()
 	case "getname":
-		if c.name == "" {
+		if name := c.meta.Load().name; name != "" {
+			c.w.BulkString(name)
+		} else {
 			c.w.Null()
-			return
 		}
-		c.w.BulkString(c.name)
 	case "setinfo":
 		if len(args) != 4 {
 			c.wrongArgs("client|setinfo")
@@ -169,11 +175,11 @@ func (c *conn) cmdClient(args [][]byte) {
 			c.w.Error(errSetInfoValue(args[2]))
 			return
 		}
-		switch strings.ToLower(string(args[2])) {
+		switch v := string(args[3]); strings.ToLower(string(args[2])) {
 		case "lib-name":
-			c.libName = string(args[3])
+			c.setMeta(func(m *clientMeta) { m.libName = v })
 		case "lib-ver":
-			c.libVer = string(args[3])
+			c.setMeta(func(m *clientMeta) { m.libVer = v })
 		default:
 			c.w.Error(errUnrecognizedOption(args[2]))
 			return
@@ -185,9 +191,17 @@ func (c *conn) cmdClient(args [][]byte) {
 		c.w.Int(c.id)
 	case "info":
 		c.w.Verbatim("txt", c.describe()+"\n")
+	case "list":
+		c.clientList(args) // cmd_clientlist.go
+	case "kill":
+		c.clientKill(args)
+	case "no-evict":
+		c.clientNoEvict(args)
 	case "help":
 		help := []string{"CLIENT <subcommand> [<arg> ...]. Subcommands are:", "GETNAME", "SETNAME <name>",
-			"SETINFO <LIB-NAME|LIB-VER> <value>", "ID", "INFO", "HELP"}
+			"SETINFO <LIB-NAME|LIB-VER> <value>", "ID", "INFO", "LIST [TYPE (NORMAL|PUBSUB)] [ID <id> [<id> ...]]",
+			"KILL <ip:port> | KILL (ID <id>|ADDR <ip:port>|LADDR <ip:port>|TYPE <type>|USER default|SKIPME (YES|NO)|MAXAGE <secs>) ...",
+			"NO-EVICT (ON|OFF)", "HELP"}
 		c.w.Array(len(help))
 		for _, h := range help {
 			c.w.Simple(h)
@@ -197,12 +211,25 @@ func (c *conn) cmdClient(args [][]byte) {
 	}
 }
 
-// describe is the CLIENT INFO line.
+// describe is the CLIENT INFO and CLIENT LIST line; other connections
+// call it (it reads nothing their goroutine changes in place).
 func (c *conn) describe() string {
-	return "id=" + strconv.FormatInt(c.id, 10) + " addr=" + c.nc.RemoteAddr().String() +
+	m := c.meta.Load()
+	flags := "" // Redis's letters, in its order
+	if c.subs.Load() > 0 {
+		flags += "P"
+	}
+	if _, ok := c.nc.LocalAddr().(*net.UnixAddr); ok {
+		flags += "U"
+	}
+	if flags == "" {
+		flags = "N"
+	}
+	return "id=" + strconv.FormatInt(c.id, 10) + " addr=" + clientAddr(c.nc.RemoteAddr(), c.nc.LocalAddr()) +
+		" laddr=" + clientAddr(c.nc.LocalAddr(), c.nc.LocalAddr()) +
 		" age=" + strconv.FormatInt(int64(time.Since(c.created)/time.Second), 10) +
-		" name=" + c.name + " db=0 resp=" + strconv.Itoa(c.w.Proto()) +
-		" lib-name=" + c.libName + " lib-ver=" + c.libVer
+		" name=" + m.name + " flags=" + flags + " db=0 user=default resp=" + strconv.Itoa(m.proto) +
+		" lib-name=" + m.libName + " lib-ver=" + m.libVer
 }
 
 // cmdCommand answers COMMAND, COMMAND COUNT, COMMAND LIST, COMMAND INFO and

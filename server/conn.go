@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,16 +19,16 @@ import (
 
 // conn is one client connection; its goroutine owns every field.
 type conn struct {
-	s       *Server
-	nc      net.Conn
-	out     *outConn // nc with unsent replies kept aside (S12); nil if nc is no socket
-	rd      *resp.Reader
-	w       *resp.Writer
-	cmd     *command // the command running (or last run): its name for error replies
-	id      int64
-	name    string
-	libName string
-	libVer  string
+	s   *Server
+	nc  net.Conn
+	out *outConn // nc with unsent replies kept aside (S12); nil if nc is no socket
+	rd  *resp.Reader
+	w   *resp.Writer
+	cmd *command // the command running (or last run): its name for error replies
+	id  int64
+	// meta is what CLIENT SETNAME, SETINFO and HELLO set, read by other
+	// connections' CLIENT LIST: replaced whole, never changed in place.
+	meta    atomic.Pointer[clientMeta]
 	authed  bool
 	quit    bool
 	ready   bool // the server has its cache (loading.go); false: ask conn.loaded
@@ -77,10 +78,14 @@ type conn struct {
 	trk         *trackState
 	keepCaching bool
 	gone        atomic.Bool
-	events      []keyEvent
-	evKeys      [][]byte
-	pre         []bool   // the running write's keys existed before it (beforeWrite)
-	newKeys     [][]byte // the keys it created ("new" events)
+	// killed is closed by CLIENT KILL (killOnce), which also closes nc: a
+	// blocked command ends on it as on a hangup (awaitBlocked).
+	killed   chan struct{}
+	killOnce sync.Once
+	events   []keyEvent
+	evKeys   [][]byte
+	pre      []bool   // the running write's keys existed before it (beforeWrite)
+	newKeys  [][]byte // the keys it created ("new" events)
 	// mark is when the last timed command ended (Server.clock), valid while
 	// the Reader's read count is still timedReads.
 	mark       time.Duration
@@ -102,7 +107,9 @@ type connCounters struct {
 const maxScratch = 1 << 20
 
 func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
-	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, created: time.Now(), ready: !s.loading.Load()}
+	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, created: time.Now(), ready: !s.loading.Load(),
+		killed: make(chan struct{})}
+	c.meta.Store(&clientMeta{proto: 2})
 	var rw io.ReadWriter = nc
 	if c.out = newOutConn(nc, s.opts.MaxOutputBytes, s.opts.ShutdownTimeout); c.out != nil {
 		rw = c.out

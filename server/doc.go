@@ -37,7 +37,7 @@
 // together (S11), so a client that pipelines n cold reads waits for the
 // device about twice, not n times.
 //
-// Commands: PING ECHO TIME SHUTDOWN HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO)
+// Commands: PING ECHO TIME SHUTDOWN HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO LIST KILL NO-EVICT)
 // COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET SET RESETSTAT
 // REWRITE HELP) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
 // PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
@@ -452,6 +452,13 @@
 //     Options.Shutdown once and closes its connection without a reply;
 //     with no Options.Shutdown it answers an error and the server goes on
 //     (TestShutdown). It is served while loading.
+//   - S54: CLIENT LIST has a line for each open connection (CLIENT INFO's
+//     fields: what it set with SETNAME, SETINFO and HELLO, read without a
+//     lock from other connections: clientMeta), TYPE and ID select as in
+//     Redis 7.0; CLIENT KILL closes what its filters select (the caller
+//     only with SKIPME no, after its reply), ending a blocked command as a
+//     hangup does; their refusals and NO-EVICT's are redis-server's
+//     (TestClientListAndKill, TestClientListKillErrorsMatchRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

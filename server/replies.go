@@ -77,6 +77,10 @@ const (
 	// SHUTDOWN (cmd_conn.go) and no_multi commands in MULTI
 	errNoMulti    = "ERR Command not allowed inside a transaction"
 	errNoShutdown = "ERR No shutdown in progress."
+	// CLIENT LIST and KILL (cmd_clientlist.go)
+	errInvalidClientID  = "ERR Invalid client ID"
+	errNoSuchClient     = "ERR No such client"
+	errClientIDPositive = "ERR client-id should be greater than 0"
 	// scripting (cmd_script.go)
 	errNoScript         = "NOSCRIPT No matching script. Please use EVAL."
 	errBusyScript       = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
@@ -150,6 +154,13 @@ func errAtLeastOneKey(cmd string) string {
 func errWrongArgs(name string) string {
 	return "ERR wrong number of arguments for '" + name + "' command"
 }
+
+// errUnknownClientType is CLIENT LIST's and KILL's reply to a TYPE they
+// do not know.
+func errUnknownClientType(t []byte) string { return "ERR Unknown client type '" + string(t) + "'" }
+
+// errNoSuchUser is CLIENT KILL's reply to a USER that does not exist.
+func errNoSuchUser(u []byte) string { return "ERR No such user '" + string(u) + "'" }
 
 // errUnknownCommand is processCommand's text: each argument quoted, the
 // list cut near 128 bytes.

@@ -1,0 +1,146 @@
+package server
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestClientListKillErrorsMatchRedis: CLIENT LIST's, KILL's and NO-EVICT's
+// refusals are redis-server's byte for byte, and those matching no
+// connection answer as it does (S54).
+func TestClientListKillErrorsMatchRedis(t *testing.T) {
+	p := newPeerPair(t)
+	p.same([][]string{
+		{"CLIENT", "LIST", "TYPE", "foo"}, {"CLIENT", "LIST", "ID", "x"}, {"CLIENT", "LIST", "FOO"},
+		{"CLIENT", "LIST", "TYPE", "normal", "ID", "1"}, {"CLIENT", "LIST", "ID", "99999"}, {"CLIENT", "LIST", "TYPE", "master"},
+		{"CLIENT", "KILL", "1.2.3.4:5"}, {"CLIENT", "KILL", "ID", "x"}, {"CLIENT", "KILL", "ID", "0"},
+		{"CLIENT", "KILL", "ID", "99999"}, {"CLIENT", "KILL", "TYPE", "foo"}, {"CLIENT", "KILL", "USER", "nobody"},
+		{"CLIENT", "KILL", "SKIPME", "maybe"}, {"CLIENT", "KILL", "ID"}, {"CLIENT", "KILL", "MAXAGE", "x"},
+		{"CLIENT", "KILL", "FOO", "bar"}, {"CLIENT", "KILL", "ADDR", "x", "LADDR", "y"}, {"CLIENT", "KILL", "TYPE", "replica"},
+		{"CLIENT", "NO-EVICT", "on"}, {"CLIENT", "NO-EVICT", "off"}, {"CLIENT", "NO-EVICT", "maybe"}, {"CLIENT", "NO-EVICT"},
+	})
+}
+
+// clientLines are CLIENT LIST's lines (the rendered verbatim string), by
+// id, each as its fields.
+func clientLines(t *testing.T, reply string) map[int64]map[string]string {
+	t.Helper()
+	body := strings.TrimPrefix(reply, "=txt:")
+	body = strings.TrimPrefix(body, "$")
+	out := map[int64]map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+		if line == "" {
+			continue
+		}
+		f := map[string]string{}
+		for _, kv := range strings.Fields(line) {
+			k, v, _ := strings.Cut(kv, "=")
+			f[k] = v
+		}
+		id, err := strconv.ParseInt(f["id"], 10, 64)
+		if err != nil {
+			t.Fatalf("CLIENT LIST line without an id: %q", line)
+		}
+		out[id] = f
+	}
+	return out
+}
+
+func clientID(t *testing.T, c *rawConn) int64 {
+	t.Helper()
+	c.cmd("CLIENT", "ID")
+	id, err := strconv.ParseInt(strings.TrimPrefix(c.reply(), ":"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestClientListAndKill checks S54: CLIENT LIST has a line for each open
+// connection with what it set (SETNAME, SETINFO, HELLO's protocol), TYPE
+// and ID select, and read from other connections while they change it
+// (run under -race); CLIENT KILL closes the connections its filters
+// select (not the caller unless SKIPME no, which gets its reply first),
+// ends a blocked BLPOP with nothing lost, and the old addr form answers
+// +OK.
+func TestClientListAndKill(t *testing.T) {
+	_, path := startServer(t, nil)
+	a, b, sub := dialRaw(t, path), dialRaw(t, path), dialRaw(t, path)
+	ida, idb, idsub := clientID(t, a), clientID(t, b), clientID(t, sub)
+	b.expect([]step{
+		{[]string{"CLIENT", "SETNAME", "worker-b"}, "+OK"},
+		{[]string{"CLIENT", "SETINFO", "LIB-NAME", "redis-py"}, "+OK"},
+	})
+	b.cmd("HELLO", "3")
+	b.reply()
+	sub.cmd("SUBSCRIBE", "ch")
+	sub.reply()
+
+	a.cmd("CLIENT", "LIST")
+	all := clientLines(t, a.reply())
+	if len(all) != 3 || all[idb]["name"] != "worker-b" || all[idb]["lib-name"] != "redis-py" || all[idb]["resp"] != "3" ||
+		all[ida]["name"] != "" || all[ida]["resp"] != "2" || !strings.Contains(all[idsub]["flags"], "P") {
+		t.Fatalf("CLIENT LIST: %v", all)
+	}
+	a.cmd("CLIENT", "LIST", "TYPE", "pubsub")
+	if got := clientLines(t, a.reply()); len(got) != 1 || got[idsub] == nil {
+		t.Errorf("CLIENT LIST TYPE pubsub: %v", got)
+	}
+	a.cmd("CLIENT", "LIST", "ID", fmt.Sprint(ida), fmt.Sprint(idb), "999999")
+	if got := clientLines(t, a.reply()); len(got) != 2 || got[ida] == nil || got[idb] == nil {
+		t.Errorf("CLIENT LIST ID: %v", got)
+	}
+
+	// Names change while another connection lists them.
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; i < 200; i++ {
+			b.cmd("CLIENT", "SETNAME", fmt.Sprintf("n%d", i))
+			b.reply()
+		}
+	}()
+	for i := 0; i < 50; i++ {
+		a.cmd("CLIENT", "LIST")
+		a.reply()
+	}
+	wg.Wait()
+
+	// A blocked BLPOP is killed; the element pushed after stays.
+	b.cmd("BLPOP", "q", "0")
+	a.cmd("CLIENT", "KILL", "ID", fmt.Sprint(idb))
+	if got := a.reply(); got != ":1" {
+		t.Fatalf("CLIENT KILL ID of a blocked client: %q", got)
+	}
+	b.expectClosed()
+	a.expect([]step{
+		{[]string{"RPUSH", "q", "x"}, ":1"},
+		{[]string{"LRANGE", "q", "0", "-1"}, "*[$x]"},
+		{[]string{"CLIENT", "KILL", "TYPE", "normal"}, ":0"}, // SKIPME yes: not a itself
+	})
+	addr := clientLines(t, func() string { a.cmd("CLIENT", "INFO"); return a.reply() }())[ida]["addr"]
+	if addr == "" {
+		t.Fatal("CLIENT INFO without an addr")
+	}
+	a.cmd("CLIENT", "KILL", "TYPE", "pubsub")
+	if got := a.reply(); got != ":1" {
+		t.Fatalf("CLIENT KILL TYPE pubsub: %q", got)
+	}
+	sub.expectClosed()
+	a.cmd("CLIENT", "KILL", "SKIPME", "no")
+	if got := a.reply(); got != ":1" {
+		t.Fatalf("CLIENT KILL SKIPME no: %q", got)
+	}
+	a.expectClosed()
+
+	c := dialRaw(t, path)
+	c.cmd("CLIENT", "KILL", addr) // the old form: every Unix socket client has the listener's path
+	if got := c.reply(); got != "+OK" {
+		t.Errorf("CLIENT KILL %s: %q", addr, got)
+	}
+	c.expectClosed()
+}

@@ -1,0 +1,244 @@
+package server
+
+import (
+	"net"
+	"slices"
+	"strings"
+	"time"
+)
+
+// clientMeta is what a client said of itself (CLIENT SETNAME, SETINFO,
+// HELLO): a connection replaces it whole (setMeta), so that other
+// connections' CLIENT LIST reads it without a lock.
+type clientMeta struct {
+	name, libName, libVer string
+	proto                 int
+}
+
+// setMeta replaces c's clientMeta with a copy that change altered; only
+// c's goroutine calls it.
+func (c *conn) setMeta(change func(m *clientMeta)) {
+	m := *c.meta.Load()
+	change(&m)
+	c.meta.Store(&m)
+}
+
+// clientAddr is an address as CLIENT LIST gives it: host:port, or for a
+// Unix socket its path (local: the listener's, which both ends report in
+// Redis) and port 0.
+func clientAddr(a, local net.Addr) string {
+	if _, ok := a.(*net.UnixAddr); ok {
+		return local.String() + ":0"
+	}
+	return a.String()
+}
+
+// clientFilter is what CLIENT LIST and CLIENT KILL select connections by.
+type clientFilter struct {
+	ids         []int64
+	typ         string // "", "normal" or "pubsub"
+	addr, laddr string
+	skip        *conn // SKIPME yes: the caller
+	maxAge      time.Duration
+}
+
+func (f *clientFilter) matches(c *conn) bool {
+	if len(f.ids) > 0 && !slices.Contains(f.ids, c.id) {
+		return false
+	}
+	switch f.typ {
+	case "normal":
+		if c.subs.Load() > 0 {
+			return false
+		}
+	case "pubsub":
+		if c.subs.Load() == 0 {
+			return false
+		}
+	}
+	if f.addr != "" && clientAddr(c.nc.RemoteAddr(), c.nc.LocalAddr()) != f.addr {
+		return false
+	}
+	if f.laddr != "" && clientAddr(c.nc.LocalAddr(), c.nc.LocalAddr()) != f.laddr {
+		return false
+	}
+	if f.maxAge > 0 && time.Since(c.created) < f.maxAge {
+		return false
+	}
+	return c != f.skip
+}
+
+// clientType checks a TYPE argument: master, replica and slave are
+// Redis's types no connection here has.
+func clientType(b []byte) (string, bool) {
+	t := strings.ToLower(string(b))
+	switch t {
+	case "normal", "pubsub", "master", "replica", "slave":
+		return t, true
+	}
+	return "", false
+}
+
+// clients are the server's connections that f selects, in id order.
+func (s *Server) clients(f *clientFilter) []*conn {
+	s.mu.Lock()
+	var cs []*conn
+	for c := range s.conns {
+		if f.matches(c) {
+			cs = append(cs, c)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(cs, func(a, b *conn) int { return int(a.id - b.id) })
+	return cs
+}
+
+// clientList: CLIENT LIST [TYPE normal|master|replica|pubsub] | [ID id
+// [id ...]], one filter as in Redis 7.0: a line a connection (describe).
+func (c *conn) clientList(args [][]byte) {
+	f := clientFilter{}
+	switch {
+	case len(args) == 2:
+	case len(args) == 4 && strings.EqualFold(string(args[2]), "type"):
+		t, ok := clientType(args[3])
+		if !ok {
+			c.w.Error(errUnknownClientType(args[3]))
+			return
+		}
+		f.typ = t
+	case len(args) > 3 && strings.EqualFold(string(args[2]), "id"):
+		for _, a := range args[3:] {
+			id, ok := parseInt(a)
+			if !ok || id <= 0 {
+				c.w.Error(errInvalidClientID)
+				return
+			}
+			f.ids = append(f.ids, id)
+		}
+	default:
+		c.w.Error(errSyntax)
+		return
+	}
+	var b strings.Builder
+	if f.typ != "master" && f.typ != "replica" && f.typ != "slave" {
+		for _, o := range c.s.clients(&f) {
+			b.WriteString(o.describe())
+			b.WriteByte('\n')
+		}
+	}
+	c.w.Verbatim("txt", b.String())
+}
+
+// clientKill: CLIENT KILL addr:port (+OK, or an error if no connection
+// has it), or CLIENT KILL with filters (ID, TYPE, USER, ADDR, LADDR,
+// SKIPME, MAXAGE; every one must match; SKIPME yes by default): the count
+// killed. A killed connection is closed at once; the caller, if it killed
+// itself, after this reply.
+func (c *conn) clientKill(args [][]byte) {
+	if len(args) == 3 {
+		f := clientFilter{addr: string(args[2])}
+		cs := c.s.clients(&f)
+		if len(cs) == 0 {
+			c.w.Error(errNoSuchClient)
+			return
+		}
+		c.w.OK()
+		c.killAll(cs)
+		return
+	}
+	if len(args)%2 != 0 {
+		c.w.Error(errSyntax)
+		return
+	}
+	f := clientFilter{skip: c}
+	for i := 2; i < len(args); i += 2 {
+		v := args[i+1]
+		switch strings.ToLower(string(args[i])) {
+		case "id":
+			id, ok := parseInt(v)
+			if !ok || id <= 0 {
+				c.w.Error(errClientIDPositive)
+				return
+			}
+			f.ids = append(f.ids[:0], id)
+		case "type":
+			t, ok := clientType(v)
+			if !ok {
+				c.w.Error(errUnknownClientType(v))
+				return
+			}
+			f.typ = t
+		case "user":
+			if string(v) != "default" {
+				c.w.Error(errNoSuchUser(v))
+				return
+			}
+		case "addr":
+			f.addr = string(v)
+		case "laddr":
+			f.laddr = string(v)
+		case "skipme":
+			switch strings.ToLower(string(v)) {
+			case "yes":
+				f.skip = c
+			case "no":
+				f.skip = nil
+			default:
+				c.w.Error(errSyntax)
+				return
+			}
+		case "maxage":
+			n, ok := parseInt(v)
+			if !ok {
+				c.w.Error(errSyntax)
+				return
+			}
+			f.maxAge = time.Duration(n) * time.Second
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	}
+	var cs []*conn
+	if f.typ != "master" && f.typ != "replica" && f.typ != "slave" {
+		cs = c.s.clients(&f)
+	}
+	c.w.Int(int64(len(cs)))
+	c.killAll(cs)
+}
+
+// killAll kills cs; c itself, if among them, quits after its reply.
+func (c *conn) killAll(cs []*conn) {
+	for _, o := range cs {
+		if o == c {
+			c.quit = true
+			continue
+		}
+		o.kill()
+	}
+}
+
+// kill ends c from another connection (CLIENT KILL): its socket is closed,
+// so a read or write it is in fails and it ends, and killed wakes a
+// blocked command.
+func (c *conn) kill() {
+	c.killOnce.Do(func() {
+		close(c.killed)
+		c.nc.Close()
+	})
+}
+
+// clientNoEvict: CLIENT NO-EVICT on|off. Redis evicts clients only past
+// maxmemory-clients; tiercache evicts none, so either answer is true.
+func (c *conn) clientNoEvict(args [][]byte) {
+	if len(args) != 3 {
+		c.wrongArgs("client|no-evict")
+		return
+	}
+	switch strings.ToLower(string(args[2])) {
+	case "on", "off":
+		c.w.OK()
+	default:
+		c.w.Error(errSyntax)
+	}
+}
