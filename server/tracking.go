@@ -29,9 +29,10 @@ type tracker struct {
 	mu      sync.Mutex
 	keys    map[string][]*conn // default mode: who read each key
 	bcast   map[*conn]bool     // BCAST connections
-	// pending holds the BCAST invalidations of the command running now
-	// (one message per client and command, as Redis sends one per event
-	// loop cycle); flushBcast sends them once it ended.
+	// pending holds the BCAST invalidations of the command running now:
+	// one message per client and command, where Redis sends one per event
+	// loop cycle (so for a pipelined batch, one after all its replies);
+	// flushBcast sends them once it ended.
 	pending  map[*conn][]string
 	pendingN atomic.Bool
 	evicted  atomic.Uint64 // keys invalidated to keep within tracking-table-max-keys
