@@ -99,6 +99,9 @@ func (lg *Log) loadCheckpoint() error {
 		return err
 	}
 	count := ck.count
+	if err := lg.checkCkSize(ckHdrBytes, 24*int64(count), total); err != nil {
+		return err
+	}
 	regs, err := lg.readRegions(r)
 	if err != nil {
 		return err
@@ -159,6 +162,16 @@ func (lg *Log) parseCkHeader(h [ckHdrBytes]byte) (ckHeader, error) {
 
 // maxCkKeys is the most records the log's regions can hold.
 func (lg *Log) maxCkKeys() uint64 { return uint64(lg.nReg) * uint64(lg.o.RegionBytes) / recHdrBytes }
+
+// checkCkSize refuses a checkpoint whose header counts more entries than
+// its file holds (entries bytes of them after a hdr-byte header and the
+// regions): the index is sized for the count before the CRC is checked.
+func (lg *Log) checkCkSize(hdr, entries, total int64) error {
+	if hdr+16*int64(lg.nReg)+entries+4 > total {
+		return fmt.Errorf("%w: checkpoint %s counts more entries than its %d bytes hold", ErrFormat, lg.ckpt, total)
+	}
+	return nil
+}
 
 // checkCkLoc refuses a checkpoint entry whose Loc lies outside the log.
 func (lg *Log) checkCkLoc(l Loc) error {

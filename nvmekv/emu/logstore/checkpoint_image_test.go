@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"sync/atomic"
 	"testing"
 )
 
@@ -139,5 +140,50 @@ func TestCheckpointInlineLocPastRegion(t *testing.T) {
 		if got, ok := l.lookup(k); !ok || got != loc {
 			t.Fatalf("%s: %#x %v, want %#x", k, got, ok, loc)
 		}
+	}
+}
+
+// TestCheckpointCountPastFile (E29, E27): a checkpoint whose header counts
+// more entries than its file holds (a damaged count, in CK5 and in CK3)
+// is refused before an index is sized for that count, and Open scans:
+// the index tables the reopen maps (through Options.BindIndex, E28) are
+// what the store's 500 keys need, not the 75 MB of 6.7M keys.
+func TestCheckpointCountPastFile(t *testing.T) {
+	defer func(f int) { ckWriteFormat = f }(ckWriteFormat)
+	for _, format := range []int{5, 3} {
+		t.Run(fmt.Sprint("CK", format), func(t *testing.T) {
+			ckWriteFormat = format
+			o := testOptions(t)
+			o.Capacity, o.Sparse = 1<<12*int64(o.RegionBytes), true
+			var mapped atomic.Int64
+			o.BindIndex = func(mem []byte) error { mapped.Add(int64(len(mem))); return nil }
+			l := mustOpenLog(t, o)
+			for i := 0; i < 500; i++ {
+				l.store(t, fmt.Sprintf("k%d", i), testValue(i, 0, 40+i%100))
+			}
+			maxKeys := l.maxCkKeys()
+			l.close(t)
+			b, err := os.ReadFile(o.Path + ".ckpt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			binary.LittleEndian.PutUint64(b[56:], maxKeys) // the header's entry count
+			binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
+			if err := os.WriteFile(o.Path+".ckpt", b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			mapped.Store(0)
+			l = mustOpenLog(t, o)
+			defer l.close(t)
+			if got := l.Stats().Recovered; got != "scan" {
+				t.Fatalf("recovered by %q, want scan", got)
+			}
+			if n := l.idx.len(); n != 500 {
+				t.Fatalf("%d keys after the scan, want 500", n)
+			}
+			if m := mapped.Load(); m > 4<<20 {
+				t.Fatalf("the reopen mapped %d bytes of index tables for a checkpoint counting %d entries in %d bytes", m, maxKeys, len(b))
+			}
+		})
 	}
 }

@@ -65,6 +65,9 @@ func (lg *Log) loadTags(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc h
 		return fmt.Errorf("%w: checkpoint %s header is inconsistent", ErrFormat, lg.ckpt)
 	}
 	inline := ck.count - exts
+	if err := lg.checkCkSize(ckTagsHdrBytes, ckTagEntry*int64(inline)+ckExtEntry*int64(exts), total); err != nil {
+		return err
+	}
 	regs, err := lg.readRegions(r)
 	if err != nil {
 		return err

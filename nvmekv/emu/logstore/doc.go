@@ -243,6 +243,10 @@
 //     CK5, CK3 and CK4 written through a test seam, flipped bytes;
 //     TestCheckpointInlineLocPastRegion: an inline Loc past its region's
 //     end under a good CRC, which no tag slot holds, is scanned instead;
+//     a header counting more entries than the file holds is dropped
+//     before an index is sized for the count, which would map up to 11
+//     bytes for every 40 of the log before the CRC is read
+//     (TestCheckpointCountPastFile, CK5 and CK3);
 //     TestTagIndexLoad: entries in each's order, in tag order and
 //     shuffled, into an index sized for them and one an eighth of that,
 //     checked for Robin Hood order; BenchmarkTagIndexLoad).
