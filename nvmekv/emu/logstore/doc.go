@@ -63,8 +63,10 @@
 //     value that was stored for that key, and everything flushed is present
 //     (TestCrashRecovery: 50 SIGKILLed writers). Every walk of a region
 //     (the scan at Open, Cache-mode reclaim, Strict-mode evacuation)
-//     checks each record's CRC32C, an extent's over its header and value
-//     (FuzzWalkRegion, FuzzRegionRecords, TestWalkExtentSeeds; emu
+//     checks each record's CRC32C, an extent's over its header and value,
+//     and takes no value larger than MaxValueBytes, which no Loc holds
+//     (FuzzWalkRegion, FuzzRegionRecords, TestWalkExtentSeeds,
+//     TestWalkRefusesOversizedValue; emu
 //     TestTornExtent, TestStrictEvacuatesExtents).
 //   - E5: Open trusts the checkpoint only if the superblock says clean with
 //     the same store id and generation; Open marks it dirty before writing
