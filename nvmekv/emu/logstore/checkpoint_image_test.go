@@ -187,3 +187,47 @@ func TestCheckpointCountPastFile(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckpointDuplicateEntry (E29, E6): a CK5 checkpoint whose CRC
+// holds but which names one record twice (its second inline entry a copy
+// of its first), so that its regions' counts are not what its entries
+// hold, is refused, and Open scans: every key is found where it is, and
+// the accounting adds up. Loaded, it lost the key whose entry the copy
+// took, and the copy would outlive the other key's Delete.
+func TestCheckpointDuplicateEntry(t *testing.T) {
+	o := testOptions(t)
+	l := mustOpenLog(t, o)
+	for i := 0; i < 500; i++ {
+		l.store(t, fmt.Sprintf("k%d", i), testValue(i, 0, 40+i%100))
+	}
+	want := map[string]Loc{}
+	for i := 0; i < 500; i++ {
+		k := fmt.Sprintf("k%d", i)
+		want[k], _ = l.lookup(k)
+	}
+	regions := len(l.regs)
+	l.close(t)
+	b, err := os.ReadFile(o.Path + ".ckpt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := ckTagsHdrBytes + 16*regions // the first inline entry
+	copy(b[e+ckTagEntry:e+2*ckTagEntry], b[e:e+ckTagEntry])
+	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
+	if err := os.WriteFile(o.Path+".ckpt", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l = mustOpenLog(t, o)
+	defer l.close(t)
+	if got := l.Stats().Recovered; got != "scan" {
+		t.Fatalf("recovered by %q, want scan", got)
+	}
+	for k, loc := range want {
+		if got, ok := l.lookup(k); !ok || got != loc {
+			t.Fatalf("%s: %#x %v, want %#x", k, got, ok, loc)
+		}
+	}
+	if err := l.CheckAccounting(); err != nil {
+		t.Fatal(err)
+	}
+}

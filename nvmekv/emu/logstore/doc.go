@@ -249,7 +249,9 @@
 //     a header counting more entries than the file holds is dropped
 //     before an index is sized for the count, which would map up to 11
 //     bytes for every 40 of the log before the CRC is read
-//     (TestCheckpointCountPastFile, CK5 and CK3);
+//     (TestCheckpointCountPastFile, CK5 and CK3); one whose regions'
+//     live counts are not what its entries hold (an entry given twice)
+//     is dropped too (TestCheckpointDuplicateEntry);
 //     TestTagIndexLoad: entries in each's order, in tag order and
 //     shuffled, into an index sized for them and one an eighth of that,
 //     checked for Robin Hood order; BenchmarkTagIndexLoad).
