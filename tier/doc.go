@@ -209,7 +209,10 @@
 //     often than the records hot's cleaning demoted to warm lately (a
 //     moving average over about 64 demotions, mem.demotedFreq): swapping
 //     a record for one read as often gains nothing and costs copies
-//     (TestPromotionOutranksDemoted).
+//     (TestPromotionOutranksDemoted). While hot holds a free segment
+//     beyond those its writers keep, a promotion demotes nothing and
+//     every warm hit the policy deems frequent moves up, however high
+//     the average that hot's last demotions left (TestPromotionWhileHotHasRoom).
 //   - T23: every version of a key has one Kind, opaque to the cache: the
 //     entry holds it (entry.kind), every cold write carries it in the
 //     record's flags (set at enqueue, stamped again by flushCurrent), and an

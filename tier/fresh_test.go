@@ -202,3 +202,37 @@ func TestPromotionOutranksDemoted(t *testing.T) {
 		t.Fatalf("%s read again, counted above the demoted ones, is in %q, not hot", key, w)
 	}
 }
+
+// TestPromotionWhileHotHasRoom (T56): the bar holds only while hot has no
+// segment to spare: once its keys are deleted, hot demotes nothing, and a
+// warm hit moves up however often the records it demoted earlier were
+// read (the average of those is not renewed while hot has room).
+func TestPromotionWhileHotHasRoom(t *testing.T) {
+	c, key, _ := warmKey(t)
+	c.mem.mu.Lock()
+	c.mem.demotedFreq = 14 * demotedScale // the records demoted lately were read often
+	c.mem.mu.Unlock()
+	var hot [][]byte
+	for i := 0; i < dramFit(c, warmKeySize, 0.5); i++ {
+		if k := []byte(fmt.Sprint("fresh", i)); c.Where(k) == "hot" {
+			hot = append(hot, k)
+		}
+	}
+	if n, err := c.Delete(hot...); err != nil || n != len(hot) || n == 0 {
+		t.Fatalf("deleted %d of the %d keys in hot: %v", n, len(hot), err)
+	}
+	c.mem.mu.Lock()
+	free := c.mem.logs[memHot].FreeSegments()
+	c.mem.mu.Unlock()
+	if free <= writerKeep {
+		t.Fatalf("hot holds %d free segments with its keys deleted", free)
+	}
+	for i := 0; i < 4 && c.Where(key) != "hot"; i++ {
+		if _, ok, _ := c.Get(nil, key); !ok {
+			t.Fatalf("%s does not read", key)
+		}
+	}
+	if w := c.Where(key); w != "hot" {
+		t.Fatalf("%s read 4 times while hot has %d free segments is in %q, not hot", key, free, w)
+	}
+}

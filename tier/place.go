@@ -134,13 +134,15 @@ func (c *Cache) memAccess(e *entry) {
 // demoted lately (T56): moving it to hot pushes one of those out, and a
 // swap with a record read as often gains nothing and costs copies (the
 // promotion's, the demotion's, and warm's compaction to take the
-// demoted record back: docs/BENCHMARKS.md).
+// demoted record back: docs/BENCHMARKS.md). While hot has a free segment
+// beyond those its writers keep, a promotion pushes nothing out, and the
+// average, renewed only by demotions, may be stale: any count passes.
 func (c *Cache) memAccessOutranks(e *entry) bool {
 	m := c.mem
 	m.mu.Lock()
 	l := m.lfuOf(e)
 	l.Access(&e.node)
-	ok := int64(l.Frequency(e.node.Hash()))*demotedScale > m.demotedFreq
+	ok := m.logs[memHot].FreeSegments() > writerKeep || int64(l.Frequency(e.node.Hash()))*demotedScale > m.demotedFreq
 	m.mu.Unlock()
 	return ok
 }

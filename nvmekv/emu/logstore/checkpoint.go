@@ -99,12 +99,16 @@ func (lg *Log) loadCheckpoint() error {
 		return err
 	}
 	count := ck.count
+	if err := lg.checkCkSize(ckHdrBytes, 24*int64(count), total); err != nil {
+		return err
+	}
 	regs, err := lg.readRegions(r)
 	if err != nil {
 		return err
 	}
 	idx := newKeyIndex(max(int(count)+int(count)/32, lg.expected()), &lg.lay, lg.bindIdx)
 	var live int64
+	counts := make(ckCounts, lg.nReg)
 	buf := make([]byte, 24*checkpointChunk)
 	done := int64(ckHdrBytes + 16*len(regs))
 	lg.prog.report("checkpoint", done, total, 0)
@@ -125,12 +129,16 @@ func (lg *Log) loadCheckpoint() error {
 			k := [16]byte(b[:16])
 			idx.load(&k, l)
 			live += int64(l.Size())
+			counts.add(l)
 		}
 		left -= n
 		done += int64(24 * n)
 		lg.prog.report("checkpoint", min(done, total), total, idx.len())
 	}
 	if err := lg.checkCkCRC(br, crc); err != nil {
+		return err
+	}
+	if err := lg.checkCkCounts(counts, regs); err != nil {
 		return err
 	}
 	lg.adoptCheckpoint(idx, regs, ck, live)
@@ -159,6 +167,40 @@ func (lg *Log) parseCkHeader(h [ckHdrBytes]byte) (ckHeader, error) {
 
 // maxCkKeys is the most records the log's regions can hold.
 func (lg *Log) maxCkKeys() uint64 { return uint64(lg.nReg) * uint64(lg.o.RegionBytes) / recHdrBytes }
+
+// checkCkSize refuses a checkpoint whose header counts more entries than
+// its file holds (entries bytes of them after a hdr-byte header and the
+// regions): the index is sized for the count before the CRC is checked.
+func (lg *Log) checkCkSize(hdr, entries, total int64) error {
+	if hdr+16*int64(lg.nReg)+entries+4 > total {
+		return fmt.Errorf("%w: checkpoint %s counts more entries than its %d bytes hold", ErrFormat, lg.ckpt, total)
+	}
+	return nil
+}
+
+// ckCounts is the records and bytes a checkpoint's entries hold in each
+// region, which must be the counts it gives the regions: Close writes
+// them so (CheckAccounting), and a region counted short could be reused
+// with live records in Strict mode (E6).
+type ckCounts []struct{ live, liveB uint64 }
+
+func (c ckCounts) add(l Loc) {
+	e := &c[l.Region()]
+	e.live++
+	e.liveB += uint64(l.Size())
+}
+
+// checkCkCounts refuses a checkpoint whose regions' counts differ from
+// what its entries hold (c).
+func (lg *Log) checkCkCounts(c ckCounts, regs []regionState) error {
+	for r := range regs {
+		if uint64(regs[r].live) != c[r].live || uint64(regs[r].liveB) != c[r].liveB {
+			return fmt.Errorf("%w: checkpoint %s counts %d records of %d bytes in region %d, its entries %d of %d",
+				ErrFormat, lg.ckpt, regs[r].live, regs[r].liveB, r, c[r].live, c[r].liveB)
+		}
+	}
+	return nil
+}
 
 // checkCkLoc refuses a checkpoint entry whose Loc lies outside the log.
 func (lg *Log) checkCkLoc(l Loc) error {

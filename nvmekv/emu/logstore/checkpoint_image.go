@@ -79,6 +79,7 @@ func (lg *Log) loadImage(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc 
 		return err
 	}
 	var live int64
+	counts := make(ckCounts, lg.nReg)
 	for i := range t.slots {
 		l := t.slots[i].l
 		if l == 0 {
@@ -89,9 +90,13 @@ func (lg *Log) loadImage(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc 
 		}
 		t.count++
 		live += int64(l.Size())
+		counts.add(l)
 	}
 	if uint64(t.count) != ck.count {
 		return fmt.Errorf("%w: checkpoint %s holds %d entries, its header says %d", ErrFormat, lg.ckpt, t.count, ck.count)
+	}
+	if err := lg.checkCkCounts(counts, regs); err != nil {
+		return err
 	}
 	lg.adoptCheckpoint(keyIndexFrom(indexOf(t, nil), &lg.lay, lg.bindIdx), regs, ck, live)
 	return nil

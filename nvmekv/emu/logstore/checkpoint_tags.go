@@ -65,6 +65,9 @@ func (lg *Log) loadTags(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc h
 		return fmt.Errorf("%w: checkpoint %s header is inconsistent", ErrFormat, lg.ckpt)
 	}
 	inline := ck.count - exts
+	if err := lg.checkCkSize(ckTagsHdrBytes, ckTagEntry*int64(inline)+ckExtEntry*int64(exts), total); err != nil {
+		return err
+	}
 	regs, err := lg.readRegions(r)
 	if err != nil {
 		return err
@@ -72,6 +75,7 @@ func (lg *Log) loadTags(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc h
 	idx := &keyIndex{tags: newTagIndex(max(int(inline)+int(inline)/32, lg.expected()), &lg.lay, lg.bindIdx),
 		ext: newExtIndex(int(exts)+int(exts)/32, lg.bindIdx)}
 	var live int64
+	counts := make(ckCounts, lg.nReg)
 	buf := make([]byte, ckExtEntry*checkpointChunk)
 	done := int64(ckTagsHdrBytes + 16*len(regs))
 	lg.prog.report("checkpoint", done, total, 0)
@@ -107,12 +111,16 @@ func (lg *Log) loadTags(h [ckHdrBytes]byte, r io.Reader, br *bufio.Reader, crc h
 			}
 			idx.full += fullOf(l)
 			live += int64(l.Size())
+			counts.add(l)
 		}
 		left -= n
 		done += int64(size) * int64(n)
 		lg.prog.report("checkpoint", min(done, total), total, idx.len())
 	}
 	if err := lg.checkCkCRC(br, crc); err != nil {
+		return err
+	}
+	if err := lg.checkCkCounts(counts, regs); err != nil {
 		return err
 	}
 	idx.tags.finishLoad()

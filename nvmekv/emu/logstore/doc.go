@@ -63,8 +63,10 @@
 //     value that was stored for that key, and everything flushed is present
 //     (TestCrashRecovery: 50 SIGKILLed writers). Every walk of a region
 //     (the scan at Open, Cache-mode reclaim, Strict-mode evacuation)
-//     checks each record's CRC32C, an extent's over its header and value
-//     (FuzzWalkRegion, FuzzRegionRecords, TestWalkExtentSeeds; emu
+//     checks each record's CRC32C, an extent's over its header and value,
+//     and takes no value larger than MaxValueBytes, which no Loc holds
+//     (FuzzWalkRegion, FuzzRegionRecords, TestWalkExtentSeeds,
+//     TestWalkRefusesOversizedValue; emu
 //     TestTornExtent, TestStrictEvacuatesExtents).
 //   - E5: Open trusts the checkpoint only if the superblock says clean with
 //     the same store id and generation; Open marks it dirty before writing
@@ -97,7 +99,8 @@
 //     kept whole. Regions of 4 MiB give d0 = 0 up to 255 of them, 1 at
 //     256 (1 GiB), 4 at 2,048, 7 at 19,200 (75 GiB), and the largest store
 //     a Loc names (2^19-2 regions of 64 MiB) 15: an index of at least
-//     2^15 segments of 64 slots (21 MB). A Loc the layout cannot hold
+//     2^15 segments of 64 slots (21 MB, and 3.4 MB of their headers and
+//     directory). A Loc the layout cannot hold
 //     panics rather than be cut (TestTagSlotLayout: tags and Locs at the
 //     extremes of each size packed and given back, read at depth d0 and
 //     deeper; TestLogDeepSlotLayout: a sparse store of 2^16 regions, d0 =
@@ -243,6 +246,12 @@
 //     CK5, CK3 and CK4 written through a test seam, flipped bytes;
 //     TestCheckpointInlineLocPastRegion: an inline Loc past its region's
 //     end under a good CRC, which no tag slot holds, is scanned instead;
+//     a header counting more entries than the file holds is dropped
+//     before an index is sized for the count, which would map up to 11
+//     bytes for every 40 of the log before the CRC is read
+//     (TestCheckpointCountPastFile, CK5 and CK3); one whose regions'
+//     live counts are not what its entries hold (an entry given twice)
+//     is dropped too (TestCheckpointDuplicateEntry);
 //     TestTagIndexLoad: entries in each's order, in tag order and
 //     shuffled, into an index sized for them and one an eighth of that,
 //     checked for Robin Hood order; BenchmarkTagIndexLoad).
@@ -336,7 +345,8 @@
 //     (D ≤ 16), each segment a tag table of the tags of a d-bit prefix (d
 //     ≤ D) at up to 92% load. One more entry in a full segment first makes
 //     room in it: one under the 1 MiB cap grows into a table 1.1 times
-//     larger, and one at the cap splits into two of prefix depth d+1 (the
+//     larger (off the heap, rounded down to whole pages while that leaves
+//     room), and one at the cap splits into two of prefix depth d+1 (the
 //     directory doubles when d+1 passes D), each sized for its entries
 //     times 1.1; a split of a segment whose entries share the next bits
 //     goes down to the first bit that divides them, an empty 64-slot
@@ -348,14 +358,18 @@
 //     change reinserts at most one segment (≈ 96,000 entries, 1.5 to 2 ms
 //     here, but for a segment past the cap), every lookup probes one
 //     segment, and an index filled from empty, as a log's is, holds at
-//     most 12 bytes a key at every count above 100,000 and about 2^d0·60
-//     (the 2^d0 least segments, of 64 slots, full: 2M keys for the largest
-//     store, d0 = 15; under 100,000 up to d0 = 10) (10 × 1.1 / 0.92 =
-//     11.96 right after a growth or split, 10.87 just before; the
-//     directory and the segments' headers add about 0.01). A replaced
+//     most 12 bytes a key at every count above 100,000 and about 2^d0·180
+//     (the 2^d0 first segments, of at least 64 slots and a 104-byte
+//     header and directory slot each, grow in step: up to d0 = 9 from
+//     100,000 on, 185,000 keys at d0 = 10, 5.9M for the largest store, d0
+//     = 15) (10 × 1.1 / 0.92 = 11.96 right after a growth or split, 10.87
+//     just before; rounding an off-heap segment up to whole pages, a page
+//     more each as they grow in step, took a directory of depth 4 to 9
+//     past 12, to 12.16). A replaced
 //     segment's mapping is unmapped at once. Deletes never shrink a
 //     segment (TestTagIndexBytesBound: 2M keys, 500k under -short, at most
-//     12 B a key from 100k on, checked every 1000; TestTagIndexModel:
+//     12 B a key from 100k on, checked every 1000, at d0 = 0, 4 and 8;
+//     TestTagIndexModel:
 //     adds, repoints and removals against a map with a 512-slot cap, tags
 //     even and cut to a few bits, and slots holding a tag's low 23 bits
 //     under prefixes of at least 9; TestTagCollisionModel through a log;

@@ -99,3 +99,32 @@ func TestVersion2StoreOpens(t *testing.T) {
 		t.Fatal("a key stored in the version-2 store is gone after a scan")
 	}
 }
+
+// TestWalkRefusesOversizedValue (E4, E8): a record whose value is larger
+// than MaxValueBytes, which no Store writes and no Loc holds (its size
+// would spill into the Loc's offset, its extent's length into the
+// extent's block), is not taken by a walk of a region large enough for
+// it, though its CRC holds: the walk stops there as at a torn record,
+// inline or extent.
+func TestWalkRefusesOversizedValue(t *testing.T) {
+	const seq, R = 9, 16 << 20
+	for _, ext := range []bool{false, true} {
+		img := make([]byte, R)
+		testSB.putRegionHdr(img, seq)
+		putRecord(img[regionHdr:], kindStore, seq, []byte("a"), []byte("small"))
+		off, big := regionHdr+recSize(5), testValue(2, 0, MaxValueBytes+(1<<20))
+		if ext {
+			big = big[:4<<20+blockBytes] // an extent's whole blocks
+			putExtRecord(img, off, seq, []byte("big"), R-extBytes(len(big)), big)
+		} else {
+			putRecord(img[off:], kindStore, seq, []byte("big"), big)
+		}
+		var got []string
+		end, _, torn := walkRegion(img, seq, R, func(o int, r *rec) {
+			got = append(got, fmt.Sprintf("%s at %d, Loc size %d", r.key[:r.klen], o, r.locIn(0, o).Size()))
+		})
+		if len(got) != 1 || !torn || end != off {
+			t.Fatalf("extent %v: walked %q, end %d (torn %v); want the first record alone, torn at %d", ext, got, end, torn, off)
+		}
+	}
+}

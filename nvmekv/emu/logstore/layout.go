@@ -265,8 +265,9 @@ func (r *rec) value(mem []byte, off int) []byte {
 	return mem[off+recHdrBytes : off+recHdrBytes+r.vlen]
 }
 
-// parseRecord checks the record at mem[off:]: magic, sizes, seq and CRC
-// (for kind 3 over its extent, which must lie in [alignUp(off+48), low)). It
+// parseRecord checks the record at mem[off:]: magic, sizes (a value of at
+// most maxValue and MaxValueBytes, which a Loc holds), seq and CRC (for
+// kind 3 over its extent, which must lie in [alignUp(off+48), low)). It
 // returns ok=false for anything else (padding is checked by the caller).
 func parseRecord(mem []byte, off int, wantSeq uint64, maxValue int, low int) (r rec, ok bool) {
 	le := binary.LittleEndian
@@ -275,7 +276,7 @@ func parseRecord(mem []byte, off int, wantSeq uint64, maxValue int, low int) (r 
 		return r, false
 	}
 	r.kind, r.klen, r.vlen, r.seq = b[4], int(b[5]), int(le.Uint32(b[8:])), le.Uint64(b[16:])
-	if r.kind < kindStore || r.kind > kindExtent || r.klen < 1 || r.klen > 16 || r.vlen > maxValue || r.seq != wantSeq {
+	if r.kind < kindStore || r.kind > kindExtent || r.klen < 1 || r.klen > 16 || r.vlen > min(maxValue, MaxValueBytes) || r.seq != wantSeq {
 		return r, false
 	}
 	crc := crc32.Update(crc32.Checksum(b[:12], castagnoli), castagnoli, b[16:40])

@@ -129,7 +129,7 @@ func (p *buildPart) group(tr *tagReplay, x *tagIndex, g int, per uint) {
 		for n < len(w) && uint64(w[n].tag)>>shift == j {
 			n++
 		}
-		s := x.newSeg(x.depth, j<<shift, max(n+n/32, minExpected>>x.depth))
+		s := x.newSeg(x.depth, j<<shift, max(n+n/32, minExpected>>x.depth), false)
 		x.dir[j] = s
 		for _, e := range w[:n] {
 			if s.bulkEnd < 0 || s.full() || !s.load(e.tag, e.loc()) {

@@ -42,7 +42,7 @@ func newTagIndex(expected int, lay *slotLayout, bind func(mem []byte) error) *ta
 	x := &tagIndex{dir: make([]*ttable, 1<<d), depth: d, bind: bind, lay: lay}
 	per := (expected + 1<<d - 1) >> d
 	for i := range x.dir {
-		x.dir[i] = x.newSeg(d, uint64(i)<<(32-d), per)
+		x.dir[i] = x.newSeg(d, uint64(i)<<(32-d), per, false)
 		x.dir[i].cold = x.dir[i].off != nil
 	}
 	return x
@@ -60,15 +60,25 @@ func (s *ttable) warm() {
 // newSeg makes an empty segment of prefix depth d starting at tag lo, for
 // expected entries at tagMaxLoad (at least 64 slots): off the heap from
 // segOffHeapBytes, where its slots fill the mapping's last page too,
-// given to the index's bind and then made resident (prefault).
-func (x *tagIndex) newSeg(d uint, lo uint64, expected int) *ttable {
+// given to the index's bind and then made resident (prefault). grown
+// says expected holds segGrowth's margin over the entries it takes now
+// (growth, splits): an off-heap segment's slots then round down to whole
+// pages, not up, while they hold those entries and one more below
+// tagMaxLoad. The segments of a directory deeper than 0 grow in step,
+// and a page more each (6% of a 64 KiB one) would take the index past
+// 12 bytes a key (E35).
+func (x *tagIndex) newSeg(d uint, lo uint64, expected int, grown bool) *ttable {
 	n := max(64, int(float64(expected)/tagMaxLoad)+1)
 	s := &ttable{depth: d, lo: lo, lay: x.lay}
 	if n*tslotBytes < segOffHeapBytes {
 		s.slots, s.n = make([]tslot, n), n
 		return s
 	}
+	down := n * tslotBytes &^ (pageBytes - 1) / tslotBytes
 	n = (n*tslotBytes + pageBytes - 1) &^ (pageBytes - 1) / tslotBytes
+	if grown && float64(down)*tagMaxLoad >= float64(expected)/segGrowth+1 {
+		n = down
+	}
 	s.slots, s.off = mappedSlots[tslot](n, mapPages, pageBytes, x.bind)
 	s.n = n
 	if s.off != nil {
@@ -87,7 +97,7 @@ func (x *tagIndex) makeRoom(s *ttable) {
 	if n > segCapSlots && x.split(s) {
 		return
 	}
-	g := x.newSeg(s.depth, s.lo, int(float64(n)*tagMaxLoad))
+	g := x.newSeg(s.depth, s.lo, int(float64(n)*tagMaxLoad), true)
 	s.moveAll(func(uint32) *ttable { return g })
 	old := s.off
 	s.slots, s.n, s.off, s.count, s.bulkEnd = g.slots, g.n, g.off, g.count, -1
@@ -159,7 +169,7 @@ func (x *tagIndex) split(s *ttable) bool {
 	}
 	pre := func(k uint) uint64 { return uint64(first) >> (32 - k) << (32 - k) } // first's k-bit prefix, as a tag
 	for k := s.depth + 1; k <= c; k++ {
-		x.place(x.newSeg(k, pre(k)^1<<(32-k), 0)) // the half first is not in: empty
+		x.place(x.newSeg(k, pre(k)^1<<(32-k), 0, false)) // the half first is not in: empty
 	}
 	var half [2]int
 	for i := range s.slots {
@@ -168,8 +178,8 @@ func (x *tagIndex) split(s *ttable) bool {
 		}
 	}
 	lo := pre(c)
-	a := x.newSeg(c+1, lo, int(float64(half[0])*segGrowth))
-	b := x.newSeg(c+1, lo|1<<(31-c), int(float64(half[1])*segGrowth))
+	a := x.newSeg(c+1, lo, int(float64(half[0])*segGrowth), true)
+	b := x.newSeg(c+1, lo|1<<(31-c), int(float64(half[1])*segGrowth), true)
 	s.moveAll(func(tag uint32) *ttable {
 		if tag>>(31-c)&1 == 0 {
 			return a

@@ -153,31 +153,44 @@ func TestTagIndexModel(t *testing.T) {
 // TestTagIndexBytesBound (E35): a tag index filled from empty, as a new
 // log's is, holds at most 12 bytes a key (segments, their headers and
 // the directory) at every count from 100,000 keys up to 2M, and its
-// segments split at the cap.
+// segments split at the cap: with slots holding whole tags (d0 = 0), and
+// under directories that start at depth 4 and 8 (stores of 2,048 and
+// 2^15 regions of 4 MiB, E8), whose segments grow in step, so that the
+// pages an off-heap one's slots are rounded to come at once (500k keys
+// for d0 = 4; under -short, the race run, 500k at d0 = 0, 200k at d0 =
+// 4, none at d0 = 8).
 func TestTagIndexBytesBound(t *testing.T) {
-	rng := rand.New(rand.NewPCG(35, 16))
-	x := newTagIndex(0, testLay, nil)
-	keys := 2_000_000
-	if testing.Short() {
-		keys = 500_000
-	}
-	worst := 0.0
-	for i := 1; i <= keys; i++ {
-		x.add(rng.Uint32(), mkLoc(i%1000+1, 16, 16*(i/1000%4096), 64))
-		if i < 100_000 || i%1000 != 0 {
+	for _, c := range []struct {
+		lay         *slotLayout
+		keys, short int
+	}{{testLay, 2_000_000, 500_000}, {mustLayout(2048, 4<<20), 500_000, 200_000}, {mustLayout(1<<15, 4<<20), 2_000_000, 0}} {
+		keys := c.keys
+		if testing.Short() {
+			keys = c.short
+		}
+		if keys == 0 {
 			continue
 		}
-		per := float64(x.bytes()) / float64(i)
-		worst = max(worst, per)
-		if per > 12 {
-			t.Fatalf("%d keys take %d bytes of tag index: %.2f a key, want at most 12", i, x.bytes(), per)
+		rng := rand.New(rand.NewPCG(35, 16))
+		x := newTagIndex(0, c.lay, nil)
+		worst := 0.0
+		for i := 1; i <= keys; i++ {
+			x.add(rng.Uint32(), mkLoc(i%1000+1, 16, 16*(i/1000%4096), 64))
+			if i < 100_000 || i%1000 != 0 {
+				continue
+			}
+			per := float64(x.bytes()) / float64(i)
+			worst = max(worst, per)
+			if per > 12 {
+				t.Fatalf("d0 %d: %d keys take %d bytes of tag index: %.2f a key, want at most 12", c.lay.d0, i, x.bytes(), per)
+			}
 		}
+		if x.depth == 0 {
+			t.Fatalf("%d keys in one segment", keys)
+		}
+		checkTagIndex(t, x)
+		t.Logf("d0 %d, %d keys: at most %.2f bytes a key from 100,000 on; directory depth %d", c.lay.d0, keys, worst, x.depth)
 	}
-	if x.depth == 0 {
-		t.Fatalf("%d keys in one segment", keys)
-	}
-	checkTagIndex(t, x)
-	t.Logf("%d keys: at most %.2f bytes a key from 100,000 on; directory depth %d", keys, worst, x.depth)
 }
 
 // TestTagIndexLoad (E29): load, in the order each gives the entries (a
