@@ -520,7 +520,9 @@
 //     Every write, retime, delete, eviction, forgetting and Flush keeps
 //     it so (an expiry moved later leaves the entry where it is: its slot
 //     is visited earlier still). A sweep at now purges every live key expired at now but one
-//     with a writethrough change in flight (the next sweep takes it): a
+//     with a writethrough change in flight (the next sweep takes it), even
+//     with another sweep beside it (one runs at a time:
+//     TestOverlappingSweepsPurgeEveryExpiredKey): a
 //     key goes within SweepInterval of its expiry, never before. It
 //     visits an entry, for each expiry within the wheel's 194 days it is
 //     filed for, at most wheelLevels+1 times (once a level it moves down,

@@ -3,6 +3,7 @@ package tier
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -117,6 +118,27 @@ func TestSweepVisitsOnlyDueKeys(t *testing.T) {
 	}
 }
 
+// setInOneShard sets n keys of one shard with a ttl and returns the
+// shard's index.
+func setInOneShard(t *testing.T, c *Cache, n int, ttl time.Duration) int {
+	t.Helper()
+	target := -1
+	for i, set := 0, 0; set < n; i++ {
+		k := []byte(fmt.Sprintf("k%d", i))
+		lo, _ := hashKey(k)
+		if sh := shardOfTag(tagOfHash(lo)); target < 0 {
+			target = sh
+		} else if sh != target {
+			continue
+		}
+		if _, err := c.Set(k, []byte("v"), SetOptions{TTL: ttl}); err != nil {
+			t.Fatal(err)
+		}
+		set++
+	}
+	return target
+}
+
 // TestSweepLetsGoBetweenBatches (T55): one hold of a shard's lock takes at
 // most sweepBatch entries from its expiry index, and the holds that
 // follow purge the rest.
@@ -124,22 +146,7 @@ func TestSweepLetsGoBetweenBatches(t *testing.T) {
 	clk := newFakeClock()
 	c := openSwept(t, clk, 8<<20)
 	const n = 3 * sweepBatch
-	target := -1
-	for i, set := 0, 0; set < n; i++ {
-		k := []byte(fmt.Sprintf("k%d", i))
-		lo, _ := hashKey(k)
-		sh := shardOfTag(tagOfHash(lo))
-		if target < 0 {
-			target = sh
-		}
-		if sh != target {
-			continue
-		}
-		if _, err := c.Set(k, []byte("v"), SetOptions{TTL: time.Second}); err != nil {
-			t.Fatal(err)
-		}
-		set++
-	}
+	target := setInOneShard(t, c, n, time.Second)
 	clk.Advance(int64(2 * time.Second))
 	sh := &c.dir.shards[target]
 	holds := 0
@@ -291,5 +298,59 @@ func TestSweepModel(t *testing.T) {
 			}
 			clear(model)
 		}
+	}
+}
+
+// TestOverlappingSweepsPurgeEveryExpiredKey (T55): a sweep at now purges
+// every key expired at now even while another sweep, at an earlier now,
+// runs on the same shard (Close's drain sweeps while the background
+// goroutine may): the earlier one must not take the keys the later one
+// found due and file them again for the next sweep.
+func TestOverlappingSweepsPurgeEveryExpiredKey(t *testing.T) {
+	clk := newFakeClock()
+	c := openSwept(t, clk, 8<<20)
+	const n = 8 * sweepBatch
+	target := setInOneShard(t, c, n, 1500*time.Millisecond)
+	start := clk.Now()
+	earlier, later := start+int64(1200*time.Millisecond), start+int64(1600*time.Millisecond)
+	clk.Advance(later - start)
+	done := make(chan struct{})
+	var removals atomic.Int64
+	c.OnRemoval(func(_ []byte, why Removal) {
+		if why != Expired {
+			return
+		}
+		// The later sweep holds the shard's lock: at its first removal the
+		// earlier sweep starts and comes to wait for that lock; a pause
+		// at the start of each batch lets it run and wait long enough to
+		// be handed the lock between the later one's batches.
+		r := removals.Add(1)
+		if r == 1 {
+			go func() {
+				c.sweep(earlier)
+				close(done)
+			}()
+		}
+		if r%sweepBatch == 1 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+	c.sweep(later)
+	<-done
+	c.OnRemoval(nil)
+	sh := &c.dir.shards[target]
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	left := 0
+	for _, e := range sh.m {
+		if e.state == stateLive && backend.Expired(e.exp, later) {
+			left++
+		}
+	}
+	if left != 0 {
+		t.Fatalf("a sweep at %v past the keys' expiry left %d of %d expired keys while an earlier sweep ran beside it", time.Duration(later-start-int64(1500*time.Millisecond)), left, n)
+	}
+	if err := sh.checkExpiryIndex(); err != nil {
+		t.Fatal(err)
 	}
 }
