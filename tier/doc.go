@@ -530,7 +530,7 @@
 //     sweep while it is late, and holds a shard's lock for at most sweepBatch entries at a
 //     time. The index takes 16 bytes a key with an expiry and the entry
 //     none (TestSweepVisitsOnlyDueKeys,
-//     TestSweepModel, TestSweepLetsGoBetweenBatches,
+//     TestSweepModel, TestSweepLetsGoBetweenBatches, TestSweepBesideWriters,
 //     TestExpirySweepAndLen, TestDirectoryCostCoversHeap).
 //   - T44: an aggregate the layer above edits and reads through Edit and
 //     Read (a LiveKind says how its structures are made) is, in the DRAM

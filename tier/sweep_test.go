@@ -164,6 +164,19 @@ func TestSweepLetsGoBetweenBatches(t *testing.T) {
 	}
 }
 
+// randomSetOptions picks a Set's options at now, one time in n without
+// a TTL and one with KEEPTTL, else with ttl, and returns them with the
+// key's expiry after the Set (kept: its expiry before, 0 if absent).
+func randomSetOptions(r *rand.Rand, n int, now int64, ttl time.Duration, kept int64) (SetOptions, int64) {
+	switch r.IntN(n) {
+	case 0:
+		return SetOptions{}, 0
+	case 1:
+		return SetOptions{KeepTTL: true}, kept
+	}
+	return SetOptions{TTL: ttl}, backend.ExpiryAfter(now, ttl)
+}
+
 // TestSweepModel (T55): random writes, expiries and deletes on keys over
 // many shards, against a map, with a fake clock moved by up to seconds,
 // sometimes by minutes, days or a year: after each sweep the directory
@@ -200,17 +213,11 @@ func TestSweepModel(t *testing.T) {
 		now := clk.Now()
 		switch op := r.IntN(100); {
 		case op < 30:
-			o := SetOptions{TTL: ttl()}
-			exp := backend.ExpiryAfter(now, o.TTL)
-			switch r.IntN(4) {
-			case 0:
-				o.TTL, exp = 0, 0
-			case 1:
-				o.TTL, o.KeepTTL, exp = 0, true, 0
-				if alive(k) {
-					exp = model[k]
-				}
+			var kept int64
+			if alive(k) {
+				kept = model[k]
 			}
+			o, exp := randomSetOptions(r, 4, now, ttl(), kept)
 			if _, err := c.Set(kb, []byte("v"), o); err != nil {
 				t.Fatal(err)
 			}
