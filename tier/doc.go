@@ -529,7 +529,8 @@
 //     once more if filed at the start of its slot's span), plus once a
 //     sweep while it is late, and holds a shard's lock for at most sweepBatch entries at a
 //     time. The index takes 16 bytes a key with an expiry and the entry
-//     none (TestSweepVisitsOnlyDueKeys,
+//     none, and a sweep that leaves a shard no key with an expiry drops
+//     its index (TestExpiryIndexDroppedWhenEmpty, TestSweepVisitsOnlyDueKeys,
 //     TestSweepModel, TestSweepLetsGoBetweenBatches, TestSweepBesideWriters,
 //     TestExpirySweepAndLen, TestDirectoryCostCoversHeap).
 //   - T44: an aggregate the layer above edits and reads through Edit and

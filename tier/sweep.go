@@ -49,6 +49,9 @@ func (c *Cache) sweepShardLocked(sh *shard, now int64, start bool) bool {
 				// are passed, so entries filed from now on go no higher
 				// than they need (each moves down less often).
 				x.cur = max(x.cur, last+1)
+				if x.n == 0 {
+					sh.exps = nil // no entry left: its heap goes back
+				}
 				return true
 			}
 			x.visit(t)

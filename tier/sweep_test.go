@@ -361,3 +361,61 @@ func TestOverlappingSweepsPurgeEveryExpiredKey(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestExpiryIndexDroppedWhenEmpty (T55): once no key with an expiry is
+// left, whether they expired, were deleted or persisted, the next sweep
+// drops the shards' expiry indexes (Memory.ExpiryIndexBytes back to 0),
+// and a key given an expiry afterwards is filed and swept as before.
+func TestExpiryIndexDroppedWhenEmpty(t *testing.T) {
+	clk := newFakeClock()
+	c := openSwept(t, clk, 32<<20)
+	const n = 20_000
+	key := func(i int) []byte { return fmt.Appendf(nil, "k%d", i) }
+	for _, how := range []string{"expired", "deleted", "persisted"} {
+		for i := range n {
+			if _, err := c.Set(key(i), []byte("v"), SetOptions{TTL: time.Second}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if b := c.Memory().ExpiryIndexBytes; b < n*ExpiryIndexKeyBytes {
+			t.Fatalf("%d keys with an expiry: the expiry index takes %d bytes", n, b)
+		}
+		for i := range n {
+			switch how {
+			case "deleted":
+				if _, err := c.Delete(key(i)); err != nil {
+					t.Fatal(err)
+				}
+			case "persisted":
+				if !persist(c, key(i)) {
+					t.Fatalf("Persist(%s) answered false", key(i))
+				}
+			}
+		}
+		clk.Advance(int64(2 * time.Second))
+		c.sweep(c.now())
+		if b := c.Memory().ExpiryIndexBytes; b != 0 {
+			t.Fatalf("every key with an expiry %s and swept: the expiry index still takes %d bytes", how, b)
+		}
+		if _, err := c.Delete(keysOf(n, key)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Set([]byte("later"), []byte("v"), SetOptions{TTL: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(int64(2 * time.Second))
+	c.sweep(c.now())
+	if c.Keys() != 0 || c.Memory().ExpiryIndexBytes != 0 {
+		t.Fatalf("a key set with an expiry after the indexes went: %d keys left, the index %d bytes", c.Keys(), c.Memory().ExpiryIndexBytes)
+	}
+}
+
+// keysOf is key(i) for i in [0, n).
+func keysOf(n int, key func(int) []byte) [][]byte {
+	ks := make([][]byte, n)
+	for i := range ks {
+		ks[i] = key(i)
+	}
+	return ks
+}
