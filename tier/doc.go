@@ -103,7 +103,9 @@
 //     Stats.Keys) adds the keys only cold holds (T37), kept by per-shard
 //     counters instead of a walk, so they cost O(shards) at any number of keys
 //     (checkKeyCount in the model, concurrency and restart tests); a key
-//     whose expiry passed counts until the sweep removes it. Len walks and
+//     whose expiry passed counts until the sweep removes it, but one only
+//     cold holds (forgotten, T37), which the sweep does not know: it
+//     counts until a write or delete of it, or cold reclaiming it. Len walks and
 //     also leaves out expired keys (TestExpirySweepAndLen).
 //   - T13: a whole Scan (from cursor 0 until it returns 0) returns each key
 //     that stays live through it exactly once, and never a deleted or
