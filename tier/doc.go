@@ -532,7 +532,8 @@
 //     sweep while it is late, and holds a shard's lock for at most sweepBatch entries at a
 //     time. The index takes 16 bytes a key with an expiry and the entry
 //     none, and a sweep that leaves a shard no key with an expiry drops
-//     its index (TestExpiryIndexDroppedWhenEmpty, TestSweepVisitsOnlyDueKeys,
+//     its index (TestExpiryIndexDroppedWhenEmpty, TestSizeSlotPacking,
+//     TestSweepVisitsOnlyDueKeys,
 //     TestSweepModel, TestSweepLetsGoBetweenBatches, TestSweepBesideWriters,
 //     TestExpirySweepAndLen, TestDirectoryCostCoversHeap).
 //   - T44: an aggregate the layer above edits and reads through Edit and
