@@ -533,7 +533,9 @@
 //     O(shards)); with a KV SSD, keys of an earlier run are counted and
 //     listed once touched. A key whose expiry passed counts until the
 //     sweep removes it, within a second, as Redis counts it until its
-//     expiry cycle does.
+//     expiry cycle does; one only the cold store holds (the directory
+//     forgot it, tier T37) counts until it is written or deleted, or the
+//     store reclaims it.
 //   - WATCH counts a write command naming a watched key as a change unless
 //     it answered an error or reported that it changed nothing (SET NX of
 //     an existing key, DEL of absent keys, an EXPIRE whose condition

@@ -90,6 +90,12 @@ type Cache struct {
 	// must not record it for a cache that then refuses the flush.
 	flushMu sync.Mutex
 
+	// sweepMu serializes sweeps (the background goroutine's and Close's
+	// drain): a sweep lets a shard's lock go between batches, and another
+	// sweep at an earlier time would take the entries it found due and
+	// file them again for the next sweep (T55).
+	sweepMu sync.Mutex
+
 	lostMu sync.Mutex
 	lostq  []lostKey
 	kick   chan struct{}

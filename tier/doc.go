@@ -103,7 +103,9 @@
 //     Stats.Keys) adds the keys only cold holds (T37), kept by per-shard
 //     counters instead of a walk, so they cost O(shards) at any number of keys
 //     (checkKeyCount in the model, concurrency and restart tests); a key
-//     whose expiry passed counts until the sweep removes it. Len walks and
+//     whose expiry passed counts until the sweep removes it, but one only
+//     cold holds (forgotten, T37), which the sweep does not know: it
+//     counts until a write or delete of it, or cold reclaiming it. Len walks and
 //     also leaves out expired keys (TestExpirySweepAndLen).
 //   - T13: a whole Scan (from cursor 0 until it returns 0) returns each key
 //     that stays live through it exactly once, and never a deleted or
@@ -523,15 +525,19 @@
 //     Every write, retime, delete, eviction, forgetting and Flush keeps
 //     it so (an expiry moved later leaves the entry where it is: its slot
 //     is visited earlier still). A sweep at now purges every live key expired at now but one
-//     with a writethrough change in flight (the next sweep takes it): a
+//     with a writethrough change in flight (the next sweep takes it), even
+//     with another sweep beside it (one runs at a time:
+//     TestOverlappingSweepsPurgeEveryExpiredKey): a
 //     key goes within SweepInterval of its expiry, never before. It
 //     visits an entry, for each expiry within the wheel's 194 days it is
 //     filed for, at most wheelLevels+1 times (once a level it moves down,
 //     once more if filed at the start of its slot's span), plus once a
 //     sweep while it is late, and holds a shard's lock for at most sweepBatch entries at a
 //     time. The index takes 16 bytes a key with an expiry and the entry
-//     none (TestSweepVisitsOnlyDueKeys,
-//     TestSweepModel, TestSweepLetsGoBetweenBatches,
+//     none, and a sweep that leaves a shard no key with an expiry drops
+//     its index (TestExpiryIndexDroppedWhenEmpty, TestSizeSlotPacking,
+//     TestSweepVisitsOnlyDueKeys,
+//     TestSweepModel, TestSweepLetsGoBetweenBatches, TestSweepBesideWriters,
 //     TestExpirySweepAndLen, TestDirectoryCostCoversHeap).
 //   - T44: an aggregate the layer above edits and reads through Edit and
 //     Read (a LiveKind says how its structures are made) is, in the DRAM

@@ -27,7 +27,8 @@ import (
 // the entry itself grows by nothing. Slots come in chunks of idxChunk (4
 // KiB), allocated as the shard's entries with an expiry first reach them
 // and reused through a free list: 16 bytes a key with an expiry, at the
-// most keys with one the shard held at once (Memory.ExpiryIndexBytes).
+// most keys with one the shard held at once (Memory.ExpiryIndexBytes),
+// until none is left: the sweep then drops the index.
 
 const (
 	wheelBits   = 6
@@ -80,6 +81,7 @@ type expIndex struct {
 	links []*[idxChunk]expLinks // by slot, from firstFree
 	used  uint32                // slots handed out so far
 	free  uint32                // the first free slot (linked through next), 0 for none
+	n     uint32                // slots entries hold: none left, the sweep drops the index
 	// cur is the first tick not visited yet: an entry in a wheel slot is
 	// visited at a tick in [cur, its expiry's tick] (T55).
 	cur int64
@@ -185,6 +187,7 @@ func (x *expIndex) take(e *entry) uint32 {
 	*x.link(i) = expLinks{i, i}
 	x.setEnt(i, e)
 	e.setExpSlot(i)
+	x.n++
 	return i
 }
 
@@ -194,6 +197,7 @@ func (x *expIndex) release(i uint32, e *entry) {
 	e.setExpSlot(0)
 	*x.link(i) = expLinks{i, x.free}
 	x.free = i
+	x.n--
 }
 
 // tickOf is the tick holding unix nanosecond t (t > 0).

@@ -5,8 +5,9 @@ import "fmt"
 // checkExpiryIndex reports how sh's expiry index breaks T55 (sh.mu held):
 // every live entry of the map with an expiry (before 2262) is filed
 // once, in a wheel slot visited no later than its expiry's tick, or in
-// late, which the next sweep takes; nothing else is filed. Not while a
-// sweep is between batches.
+// late, which the next sweep takes; nothing else is filed, and every
+// other slot handed out is on the free list. Not while a sweep is
+// between batches.
 func (sh *shard) checkExpiryIndex() error {
 	want := 0
 	x := sh.exps
@@ -59,6 +60,17 @@ func (sh *shard) checkExpiryIndex() error {
 	}
 	if got != want {
 		return fmt.Errorf("T55: the expiry index links %d entries, the map has %d live ones with an expiry", got, want)
+	}
+	// Every slot handed out is an entry's or free: none leaked, none
+	// freed twice.
+	free := uint32(0)
+	for i := x.free; i != 0; i = x.link(i).next {
+		if free++; x.ent(i) != nil || free > x.used-firstFree {
+			return fmt.Errorf("T55: the expiry index's free list holds slot %d, an entry's, or loops", i)
+		}
+	}
+	if int(x.n) != got || x.n+free != x.used-firstFree {
+		return fmt.Errorf("T55: the expiry index counts %d entries and links %d, with %d slots free of %d handed out", x.n, got, free, x.used-firstFree)
 	}
 	return nil
 }

@@ -61,7 +61,8 @@ type Memory struct {
 	DirectoryBytes int64 // their Go heap, at DirEntryBytes each
 	// ExpiryIndexBytes is the Go heap of the shards' expiry indexes (T55),
 	// measured: 16 bytes a key with an expiry (at the most the shard held
-	// at once) in chunks of 256, and 2 KiB a shard that had one.
+	// at once) in chunks of 256, and 2 KiB a shard that has one; a sweep
+	// that leaves a shard no key with an expiry drops its index.
 	ExpiryIndexBytes int64
 	FlusherBytes     int64 // the key and value bytes the flusher holds on the heap now (HeapHeld: copies queued and in flight; records it writes from DRAM are off the heap)
 	SketchBytes      int64 // the LFU's frequency sketch (8 B a counter word, a power of two: two words a resident key, and two a KiB of DRAM once the keys weigh half of it)

@@ -6,11 +6,14 @@ import "github.com/tiercache/tiercache/backend"
 // at or before now, but one with a writethrough change in flight, which
 // the next sweep takes (T55). It visits only the entries filed in the
 // slots of each shard's expiry index whose ticks came (expindex.go), and
-// holds a shard's lock for at most sweepBatch of them at a time.
+// holds a shard's lock for at most sweepBatch of them at a time. One
+// sweep runs at a time (sweepMu).
 func (c *Cache) sweep(now int64) {
 	if now <= 0 {
 		return
 	}
+	c.sweepMu.Lock()
+	defer c.sweepMu.Unlock()
 	for i := range c.dir.shards {
 		sh := &c.dir.shards[i]
 		for start := true; ; start = false {
@@ -46,6 +49,9 @@ func (c *Cache) sweepShardLocked(sh *shard, now int64, start bool) bool {
 				// are passed, so entries filed from now on go no higher
 				// than they need (each moves down less often).
 				x.cur = max(x.cur, last+1)
+				if x.n == 0 {
+					sh.exps = nil // no entry left: its heap goes back
+				}
 				return true
 			}
 			x.visit(t)

@@ -3,6 +3,7 @@ package tier
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -117,6 +118,27 @@ func TestSweepVisitsOnlyDueKeys(t *testing.T) {
 	}
 }
 
+// setInOneShard sets n keys of one shard with a ttl and returns the
+// shard's index.
+func setInOneShard(t *testing.T, c *Cache, n int, ttl time.Duration) int {
+	t.Helper()
+	target := -1
+	for i, set := 0, 0; set < n; i++ {
+		k := []byte(fmt.Sprintf("k%d", i))
+		lo, _ := hashKey(k)
+		if sh := shardOfTag(tagOfHash(lo)); target < 0 {
+			target = sh
+		} else if sh != target {
+			continue
+		}
+		if _, err := c.Set(k, []byte("v"), SetOptions{TTL: ttl}); err != nil {
+			t.Fatal(err)
+		}
+		set++
+	}
+	return target
+}
+
 // TestSweepLetsGoBetweenBatches (T55): one hold of a shard's lock takes at
 // most sweepBatch entries from its expiry index, and the holds that
 // follow purge the rest.
@@ -124,22 +146,7 @@ func TestSweepLetsGoBetweenBatches(t *testing.T) {
 	clk := newFakeClock()
 	c := openSwept(t, clk, 8<<20)
 	const n = 3 * sweepBatch
-	target := -1
-	for i, set := 0, 0; set < n; i++ {
-		k := []byte(fmt.Sprintf("k%d", i))
-		lo, _ := hashKey(k)
-		sh := shardOfTag(tagOfHash(lo))
-		if target < 0 {
-			target = sh
-		}
-		if sh != target {
-			continue
-		}
-		if _, err := c.Set(k, []byte("v"), SetOptions{TTL: time.Second}); err != nil {
-			t.Fatal(err)
-		}
-		set++
-	}
+	target := setInOneShard(t, c, n, time.Second)
 	clk.Advance(int64(2 * time.Second))
 	sh := &c.dir.shards[target]
 	holds := 0
@@ -155,6 +162,19 @@ func TestSweepLetsGoBetweenBatches(t *testing.T) {
 	if holds < n/sweepBatch || sh.live.Load() != 0 {
 		t.Fatalf("%d holds left %d of %d expired keys", holds, sh.live.Load(), n)
 	}
+}
+
+// randomSetOptions picks a Set's options at now, one time in n without
+// a TTL and one with KEEPTTL, else with ttl, and returns them with the
+// key's expiry after the Set (kept: its expiry before, 0 if absent).
+func randomSetOptions(r *rand.Rand, n int, now int64, ttl time.Duration, kept int64) (SetOptions, int64) {
+	switch r.IntN(n) {
+	case 0:
+		return SetOptions{}, 0
+	case 1:
+		return SetOptions{KeepTTL: true}, kept
+	}
+	return SetOptions{TTL: ttl}, backend.ExpiryAfter(now, ttl)
 }
 
 // TestSweepModel (T55): random writes, expiries and deletes on keys over
@@ -193,17 +213,11 @@ func TestSweepModel(t *testing.T) {
 		now := clk.Now()
 		switch op := r.IntN(100); {
 		case op < 30:
-			o := SetOptions{TTL: ttl()}
-			exp := backend.ExpiryAfter(now, o.TTL)
-			switch r.IntN(4) {
-			case 0:
-				o.TTL, exp = 0, 0
-			case 1:
-				o.TTL, o.KeepTTL, exp = 0, true, 0
-				if alive(k) {
-					exp = model[k]
-				}
+			var kept int64
+			if alive(k) {
+				kept = model[k]
 			}
+			o, exp := randomSetOptions(r, 4, now, ttl(), kept)
 			if _, err := c.Set(kb, []byte("v"), o); err != nil {
 				t.Fatal(err)
 			}
@@ -292,4 +306,116 @@ func TestSweepModel(t *testing.T) {
 			clear(model)
 		}
 	}
+}
+
+// TestOverlappingSweepsPurgeEveryExpiredKey (T55): a sweep at now purges
+// every key expired at now even while another sweep, at an earlier now,
+// runs on the same shard (Close's drain sweeps while the background
+// goroutine may): the earlier one must not take the keys the later one
+// found due and file them again for the next sweep.
+func TestOverlappingSweepsPurgeEveryExpiredKey(t *testing.T) {
+	clk := newFakeClock()
+	c := openSwept(t, clk, 8<<20)
+	const n = 8 * sweepBatch
+	target := setInOneShard(t, c, n, 1500*time.Millisecond)
+	start := clk.Now()
+	earlier, later := start+int64(1200*time.Millisecond), start+int64(1600*time.Millisecond)
+	clk.Advance(later - start)
+	done := make(chan struct{})
+	var removals atomic.Int64
+	c.OnRemoval(func(_ []byte, why Removal) {
+		if why != Expired {
+			return
+		}
+		// The later sweep holds the shard's lock: at its first removal the
+		// earlier sweep starts and comes to wait for that lock; a pause
+		// at the start of each batch lets it run and wait long enough to
+		// be handed the lock between the later one's batches.
+		r := removals.Add(1)
+		if r == 1 {
+			go func() {
+				c.sweep(earlier)
+				close(done)
+			}()
+		}
+		if r%sweepBatch == 1 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+	c.sweep(later)
+	<-done
+	c.OnRemoval(nil)
+	sh := &c.dir.shards[target]
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	left := 0
+	for _, e := range sh.m {
+		if e.state == stateLive && backend.Expired(e.exp, later) {
+			left++
+		}
+	}
+	if left != 0 {
+		t.Fatalf("a sweep at %v past the keys' expiry left %d of %d expired keys while an earlier sweep ran beside it", time.Duration(later-start-int64(1500*time.Millisecond)), left, n)
+	}
+	if err := sh.checkExpiryIndex(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExpiryIndexDroppedWhenEmpty (T55): once no key with an expiry is
+// left, whether they expired, were deleted or persisted, the next sweep
+// drops the shards' expiry indexes (Memory.ExpiryIndexBytes back to 0),
+// and a key given an expiry afterwards is filed and swept as before.
+func TestExpiryIndexDroppedWhenEmpty(t *testing.T) {
+	clk := newFakeClock()
+	c := openSwept(t, clk, 32<<20)
+	const n = 20_000
+	key := func(i int) []byte { return fmt.Appendf(nil, "k%d", i) }
+	for _, how := range []string{"expired", "deleted", "persisted"} {
+		for i := range n {
+			if _, err := c.Set(key(i), []byte("v"), SetOptions{TTL: time.Second}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if b := c.Memory().ExpiryIndexBytes; b < n*ExpiryIndexKeyBytes {
+			t.Fatalf("%d keys with an expiry: the expiry index takes %d bytes", n, b)
+		}
+		for i := range n {
+			switch how {
+			case "deleted":
+				if _, err := c.Delete(key(i)); err != nil {
+					t.Fatal(err)
+				}
+			case "persisted":
+				if !persist(c, key(i)) {
+					t.Fatalf("Persist(%s) answered false", key(i))
+				}
+			}
+		}
+		clk.Advance(int64(2 * time.Second))
+		c.sweep(c.now())
+		if b := c.Memory().ExpiryIndexBytes; b != 0 {
+			t.Fatalf("every key with an expiry %s and swept: the expiry index still takes %d bytes", how, b)
+		}
+		if _, err := c.Delete(keysOf(n, key)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Set([]byte("later"), []byte("v"), SetOptions{TTL: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(int64(2 * time.Second))
+	c.sweep(c.now())
+	if c.Keys() != 0 || c.Memory().ExpiryIndexBytes != 0 {
+		t.Fatalf("a key set with an expiry after the indexes went: %d keys left, the index %d bytes", c.Keys(), c.Memory().ExpiryIndexBytes)
+	}
+}
+
+// keysOf is key(i) for i in [0, n).
+func keysOf(n int, key func(int) []byte) [][]byte {
+	ks := make([][]byte, n)
+	for i := range ks {
+		ks[i] = key(i)
+	}
+	return ks
 }

@@ -663,7 +663,9 @@ func (c *Cache) retime(key []byte, f func(now int64, e *entry) (int64, bool)) (b
 // whose expiry passed counts until the sweep, or a read of it, removes it
 // (SweepInterval, 1 s by default). With a cold store that counts its user
 // keys (ColdKeyspace), the keys only cold holds count too, those of an
-// earlier run included; without one, they count once touched.
+// earlier run included, and expired ones until a write or delete of them
+// or cold reclaims them (the sweep knows only the directory's keys);
+// without one, they count once touched.
 func (c *Cache) Keys() int {
 	if !c.enter() {
 		return 0
