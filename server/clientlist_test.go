@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,12 @@ func TestClientListKillErrorsMatchRedis(t *testing.T) {
 		{"CLIENT", "KILL", "SKIPME", "maybe"}, {"CLIENT", "KILL", "ID"}, {"CLIENT", "KILL", "MAXAGE", "x"},
 		{"CLIENT", "KILL", "FOO", "bar"}, {"CLIENT", "KILL", "ADDR", "x", "LADDR", "y"}, {"CLIENT", "KILL", "TYPE", "replica"},
 		{"CLIENT", "NO-EVICT", "on"}, {"CLIENT", "NO-EVICT", "off"}, {"CLIENT", "NO-EVICT", "maybe"}, {"CLIENT", "NO-EVICT"},
+		// Arguments are checked in order, a pair at a time; KILL without
+		// one is refused (it killed every other client).
+		{"CLIENT", "KILL"}, {"CLIENT", "KILL", "ID", "x", "TYPE"}, {"CLIENT", "KILL", "TYPE", "normal", "ID"},
+		{"CLIENT", "KILL", "SKIPME", "maybe", "ID"}, {"CLIENT", "KILL", "USER", "nobody", "TYPE"},
+		// LIST ID takes any integer; one no connection has matches nothing.
+		{"CLIENT", "LIST", "ID", "0"}, {"CLIENT", "LIST", "ID", "-1"}, {"CLIENT", "LIST", "ID", "0", "x"},
 	})
 }
 
@@ -47,6 +54,21 @@ func clientLines(t *testing.T, reply string) map[int64]map[string]string {
 		out[id] = f
 	}
 	return out
+}
+
+// clientIDs are the ids of CLIENT LIST's lines, in order.
+func clientIDs(t *testing.T, reply string) []int64 {
+	t.Helper()
+	var ids []int64
+	for _, line := range strings.Split(strings.TrimSpace(strings.TrimPrefix(reply, "$")), "\n") {
+		id, ok := strings.CutPrefix(strings.Fields(line)[0], "id=")
+		n, err := strconv.ParseInt(id, 10, 64)
+		if !ok || err != nil {
+			t.Fatalf("CLIENT LIST line without an id: %q", line)
+		}
+		ids = append(ids, n)
+	}
+	return ids
 }
 
 func clientID(t *testing.T, c *rawConn) int64 {
@@ -92,6 +114,17 @@ func TestClientListAndKill(t *testing.T) {
 	a.cmd("CLIENT", "LIST", "ID", fmt.Sprint(ida), fmt.Sprint(idb), "999999")
 	if got := clientLines(t, a.reply()); len(got) != 2 || got[ida] == nil || got[idb] == nil {
 		t.Errorf("CLIENT LIST ID: %v", got)
+	}
+	// CLIENT KILL with no filter is refused; it killed every other client.
+	a.cmd("CLIENT", "KILL")
+	if got := a.reply(); got != "-ERR wrong number of arguments for 'client|kill' command" {
+		t.Errorf("CLIENT KILL: %q", got)
+	}
+	b.expect([]step{{[]string{"PING"}, "+PONG"}})
+	// As Redis: a line per ID given, in their order.
+	a.cmd("CLIENT", "LIST", "ID", fmt.Sprint(idb), fmt.Sprint(ida), fmt.Sprint(idb))
+	if got, want := clientIDs(t, a.reply()), []int64{idb, ida, idb}; !slices.Equal(got, want) {
+		t.Errorf("CLIENT LIST ID %d %d %d: lines of %v", idb, ida, idb, got)
 	}
 
 	// Names change while another connection lists them.

@@ -107,14 +107,8 @@ func (c *conn) clientList(args [][]byte) {
 		}
 		f.typ = t
 	case len(args) > 3 && strings.EqualFold(string(args[2]), "id"):
-		for _, a := range args[3:] {
-			id, ok := parseInt(a)
-			if !ok || id <= 0 {
-				c.w.Error(errInvalidClientID)
-				return
-			}
-			f.ids = append(f.ids, id)
-		}
+		c.clientListIDs(args[3:])
+		return
 	default:
 		c.w.Error(errSyntax)
 		return
@@ -122,6 +116,33 @@ func (c *conn) clientList(args [][]byte) {
 	var b strings.Builder
 	if f.typ != "master" && f.typ != "replica" && f.typ != "slave" {
 		for _, o := range c.s.clients(&f) {
+			b.WriteString(o.describe())
+			b.WriteByte('\n')
+		}
+	}
+	c.w.Verbatim("txt", b.String())
+}
+
+// clientListIDs: CLIENT LIST ID id [id ...], as Redis answers it: any
+// integer is an ID (one no connection has matches nothing), and there is
+// a line per ID given that a connection has, in their order.
+func (c *conn) clientListIDs(args [][]byte) {
+	ids := make([]int64, len(args))
+	for i, a := range args {
+		id, ok := parseInt(a)
+		if !ok {
+			c.w.Error(errInvalidClientID)
+			return
+		}
+		ids[i] = id
+	}
+	byID := map[int64]*conn{}
+	for _, o := range c.s.clients(&clientFilter{ids: ids}) {
+		byID[o.id] = o
+	}
+	var b strings.Builder
+	for _, id := range ids {
+		if o := byID[id]; o != nil {
 			b.WriteString(o.describe())
 			b.WriteByte('\n')
 		}
@@ -146,12 +167,16 @@ func (c *conn) clientKill(args [][]byte) {
 		c.killAll(cs)
 		return
 	}
-	if len(args)%2 != 0 {
-		c.w.Error(errSyntax)
+	if len(args) < 3 {
+		c.wrongArgs("client|kill")
 		return
 	}
 	f := clientFilter{skip: c}
 	for i := 2; i < len(args); i += 2 {
+		if i+1 == len(args) { // a filter without its value: as Redis, once the pairs before it are checked
+			c.w.Error(errSyntax)
+			return
+		}
 		v := args[i+1]
 		switch strings.ToLower(string(args[i])) {
 		case "id":

@@ -334,7 +334,7 @@ func (c *conn) cmdSelect(args [][]byte) {
 // and NOSAVE change nothing) and closes the connection without a reply,
 // as Redis does. ABORT: no shutdown here waits to be aborted.
 func (c *conn) cmdShutdown(args [][]byte) {
-	var save, nosave, abort bool
+	var save, nosave, nowOrForce, abort bool
 	for _, a := range args[1:] {
 		switch strings.ToLower(string(a)) {
 		case "save":
@@ -342,6 +342,7 @@ func (c *conn) cmdShutdown(args [][]byte) {
 		case "nosave":
 			nosave = true
 		case "now", "force":
+			nowOrForce = true
 		case "abort":
 			abort = true
 		default:
@@ -350,7 +351,7 @@ func (c *conn) cmdShutdown(args [][]byte) {
 		}
 	}
 	switch {
-	case (save && nosave) || (abort && len(args) > 2):
+	case (save && nosave) || (abort && (save || nosave || nowOrForce)):
 		c.w.Error(errSyntax)
 	case abort:
 		c.w.Error(errNoShutdown)

@@ -24,6 +24,8 @@ func TestShutdown(t *testing.T) {
 		{[]string{"SHUTDOWN", "NOW", "LATER"}, "-ERR syntax error"},
 		{[]string{"SHUTDOWN", "ABORT", "NOW"}, "-ERR syntax error"},
 		{[]string{"SHUTDOWN", "abort"}, "-ERR No shutdown in progress."},
+		{[]string{"SHUTDOWN", "ABORT", "abort"}, "-ERR No shutdown in progress."}, // a flag twice is no error in Redis
+		{[]string{"SHUTDOWN", "NOSAVE", "nosave", "ABORT"}, "-ERR syntax error"},
 		{[]string{"EVAL", script, "0"}, "-" + errScriptNoScript + " script: " + hex.EncodeToString(sum[:]) + ", on @user_script:1."},
 		{[]string{"MULTI"}, "+OK"},
 		{[]string{"SHUTDOWN"}, "-ERR Command not allowed inside a transaction"},
