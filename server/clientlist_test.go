@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestClientListKillErrorsMatchRedis: CLIENT LIST's, KILL's and NO-EVICT's
@@ -176,4 +177,37 @@ func TestClientListAndKill(t *testing.T) {
 		t.Errorf("CLIENT KILL %s: %q", addr, got)
 	}
 	c.expectClosed()
+}
+
+// TestClientKillEndsPipeline checks S54: once CLIENT KILL answered, the
+// client it killed runs nothing more. Its command then running finishes
+// (here a script; in Redis a KILL cannot land inside one), but the SET it
+// pipelined behind it never runs, and a second KILL finds it gone (:0),
+// as in Redis, where the killed client is freed at once.
+func TestClientKillEndsPipeline(t *testing.T) {
+	srv, path := startServer(t, nil)
+	a, b := dialRaw(t, path), dialRaw(t, path)
+	idb := clientID(t, b)
+	const busy = "local s = redis.call('TIME') repeat local n = redis.call('TIME') until (n[1]-s[1])*1000000 + (n[2]-s[2]) > 300000 return 1"
+	b.send(fmt.Sprintf("*3\r\n$4\r\nEVAL\r\n$%d\r\n%s\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$5\r\nafter\r\n$1\r\n1\r\n", len(busy), busy))
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.scr.cur.Load() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the script never started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	a.expect([]step{
+		{[]string{"CLIENT", "KILL", "ID", fmt.Sprint(idb)}, ":1"},
+		{[]string{"CLIENT", "KILL", "ID", fmt.Sprint(idb)}, ":0"},
+		{[]string{"CLIENT", "LIST", "ID", fmt.Sprint(idb)}, "$"},
+	})
+	b.expectClosed()
+	for srv.stats.connsOpen.Load() > 1 { // b's goroutine has ended: whatever it would run, it ran
+		if time.Now().After(deadline) {
+			t.Fatal("the killed connection did not end")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	a.expect([]step{{[]string{"EXISTS", "after"}, ":0"}})
 }

@@ -43,6 +43,9 @@ type clientFilter struct {
 }
 
 func (f *clientFilter) matches(c *conn) bool {
+	if c.isKilled() { // gone already, as a client Redis killed is
+		return false
+	}
 	if len(f.ids) > 0 && !slices.Contains(f.ids, c.id) {
 		return false
 	}
@@ -251,6 +254,16 @@ func (c *conn) kill() {
 		close(c.killed)
 		c.nc.Close()
 	})
+}
+
+// isKilled reports whether CLIENT KILL killed c.
+func (c *conn) isKilled() bool {
+	select {
+	case <-c.killed:
+		return true
+	default:
+		return false
+	}
 }
 
 // clientNoEvict: CLIENT NO-EVICT on|off. Redis evicts clients only past

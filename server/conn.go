@@ -79,7 +79,8 @@ type conn struct {
 	keepCaching bool
 	gone        atomic.Bool
 	// killed is closed by CLIENT KILL (killOnce), which also closes nc: a
-	// blocked command ends on it as on a hangup (awaitBlocked).
+	// blocked command ends on it as on a hangup (awaitBlocked), and no
+	// command read after runs (serve).
 	killed   chan struct{}
 	killOnce sync.Once
 	events   []keyEvent
@@ -196,6 +197,9 @@ func (c *conn) serve() {
 		if err != nil {
 			c.readFailed(err)
 			return
+		}
+		if c.isKilled() { // what it sent after CLIENT KILL answered never runs (S54)
+			break
 		}
 		c.dispatch(args)
 	}

@@ -457,8 +457,11 @@
 //     lock from other connections: clientMeta), TYPE and ID select as in
 //     Redis 7.0; CLIENT KILL closes what its filters select (the caller
 //     only with SKIPME no, after its reply), ending a blocked command as a
-//     hangup does; their refusals and NO-EVICT's are redis-server's
-//     (TestClientListAndKill, TestClientListKillErrorsMatchRedis).
+//     hangup does; a killed client is gone from LIST and KILL at once, and
+//     of what it sent only the command it was running when killed may
+//     still run (TestClientKillEndsPipeline); their refusals and
+//     NO-EVICT's are redis-server's (TestClientListAndKill,
+//     TestClientListKillErrorsMatchRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
