@@ -329,9 +329,10 @@ func (c *conn) cmdSelect(args [][]byte) {
 }
 
 // cmdShutdown: SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT], Redis's
-// syntax. It asks the process to stop (Options.Shutdown: the sidecar then
-// shuts down as on SIGTERM, its data kept as its durability keeps it; SAVE
-// and NOSAVE change nothing) and closes the connection without a reply,
+// syntax (and its refusal while a script is busy, BUSY but with NOSAVE).
+// It asks the process to stop (Options.Shutdown: the sidecar then
+// shuts down as on SIGTERM, its data kept as its durability keeps it
+// whatever SAVE or NOSAVE say) and closes the connection without a reply,
 // as Redis does. ABORT: no shutdown here waits to be aborted.
 func (c *conn) cmdShutdown(args [][]byte) {
 	var save, nosave, nowOrForce, abort bool
@@ -355,6 +356,10 @@ func (c *conn) cmdShutdown(args [][]byte) {
 		c.w.Error(errSyntax)
 	case abort:
 		c.w.Error(errNoShutdown)
+	case !nosave && c.s.scriptBusy():
+		// As Redis: only NOSAVE stops a server whose script ran past
+		// busy-reply-threshold, since what it did so far would be kept.
+		c.w.Error(errBusyScript)
 	case c.s.opts.Shutdown == nil:
 		c.w.Error(errNoShutdownHook)
 	default:

@@ -91,7 +91,7 @@ func (c *conn) dispatch(args [][]byte) {
 		c.tx.fail()
 		return
 	}
-	if rs := c.s.scr.cur.Load(); rs != nil && rs.past.Load() && !cmd.allowBusy {
+	if !cmd.allowBusy && c.s.scriptBusy() {
 		c.w.Error(errBusyScript) // before queueing, as Redis: EXEC then aborts
 		c.tx.fail()
 		return
@@ -123,6 +123,12 @@ func (c *conn) dispatch(args [][]byte) {
 	if c.blocked != nil {
 		c.awaitBlocked() // outside the transaction lock: a blocked client holds no lock
 	}
+}
+
+// scriptBusy reports whether a script runs past busy-reply-threshold.
+func (s *Server) scriptBusy() bool {
+	rs := s.scr.cur.Load()
+	return rs != nil && rs.past.Load()
 }
 
 // lookup finds the command named name (any case), or nil.

@@ -451,7 +451,9 @@
 //     Redis's no_multi commands are, and in scripts), calls
 //     Options.Shutdown once and closes its connection without a reply;
 //     with no Options.Shutdown it answers an error and the server goes on
-//     (TestShutdown). It is served while loading.
+//     (TestShutdown). It is served while loading. While a script runs past
+//     busy-reply-threshold only SHUTDOWN NOSAVE is taken; any other answers
+//     BUSY, as in Redis (TestShutdownDuringBusyScript).
 //   - S54: CLIENT LIST has a line for each open connection (CLIENT INFO's
 //     fields: what it set with SETNAME, SETINFO and HELLO, read without a
 //     lock from other connections: clientMeta), TYPE and ID select as in
