@@ -211,3 +211,87 @@ func TestClientKillEndsPipeline(t *testing.T) {
 	}
 	a.expect([]step{{[]string{"EXISTS", "after"}, ":0"}})
 }
+
+// TestClientInfoFieldsMatchRedis checks S54's line: CLIENT INFO and
+// CLIENT LIST have redis-server 7.0's fields in its order (then 7.2's
+// lib-name and lib-ver), each integer one an integer (redis-py's
+// client_info reads qbuf, idle, sub... and fails without them), and what
+// other connections see of a client is what it did: its subscriptions,
+// the commands it queued in MULTI, a blocked command, tracking and its
+// redirect, NO-EVICT.
+func TestClientInfoFieldsMatchRedis(t *testing.T) {
+	p := newPeerPair(t)
+	keys := func(reply string) []string {
+		var ks []string
+		for _, kv := range strings.Fields(strings.TrimPrefix(reply, "$")) {
+			k, _, _ := strings.Cut(kv, "=")
+			ks = append(ks, k)
+		}
+		return ks
+	}
+	for _, args := range [][]string{{"CLIENT", "INFO"}, {"CLIENT", "LIST"}} {
+		ours, peer := p.do(args...)
+		if got, want := keys(ours), append(keys(peer), "lib-name", "lib-ver"); !slices.Equal(got, want) {
+			t.Errorf("%v: fields %v, redis-server 7.0's %v", args, got, want)
+		}
+		line := clientLines(t, ours)
+		for _, f := range line {
+			for _, k := range []string{"id", "age", "idle", "db", "sub", "psub", "multi", "qbuf", "qbuf-free", "obl", "argv-mem", "oll", "omem", "tot-mem"} {
+				if _, err := strconv.Atoi(f[k]); err != nil {
+					t.Errorf("%v: %s=%q is no integer", args, k, f[k])
+				}
+			}
+			if f["cmd"] != strings.ToLower(strings.Join(args, "|")) {
+				t.Errorf("%v: cmd=%s", args, f["cmd"])
+			}
+		}
+	}
+
+	_, path := startServer(t, nil)
+	a, sub, tx, blk := dialRaw(t, path), dialRaw(t, path), dialRaw(t, path), dialRaw(t, path)
+	ida := clientID(t, a)
+	sub.expect([]step{{[]string{"CLIENT", "NO-EVICT", "on"}, "+OK"}})
+	sub.cmd("SUBSCRIBE", "c1", "c2")
+	sub.reply()
+	sub.reply()
+	sub.cmd("PSUBSCRIBE", "p*")
+	sub.reply()
+	tx.expect([]step{
+		{[]string{"CLIENT", "TRACKING", "on", "REDIRECT", fmt.Sprint(ida)}, "+OK"},
+		{[]string{"MULTI"}, "+OK"},
+		{[]string{"SET", "k", "v"}, "+QUEUED"},
+		{[]string{"GET", "k"}, "+QUEUED"},
+	})
+	idsub, idtx, idblk := clientID(t, a)+1, int64(0), clientID(t, blk)
+	blk.cmd("BLPOP", "q", "0")
+	var all map[int64]map[string]string
+	deadline := time.Now().Add(10 * time.Second)
+	for { // BLPOP shows once the command blocked
+		a.cmd("CLIENT", "LIST")
+		all = clientLines(t, a.reply())
+		if all[idblk]["cmd"] == "blpop" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for id, f := range all {
+		switch {
+		case f["sub"] == "2":
+			idsub = id
+		case f["multi"] == "2":
+			idtx = id
+		}
+	}
+	if f := all[idsub]; f["psub"] != "1" || f["flags"] != "PUe" || f["cmd"] != "psubscribe" {
+		t.Errorf("the subscriber's line: %v", f)
+	}
+	if f := all[idtx]; f["flags"] != "xtU" || f["redir"] != fmt.Sprint(ida) || f["cmd"] != "get" {
+		t.Errorf("the line of the client in MULTI, tracking: %v", f)
+	}
+	if f := all[idblk]; f["flags"] != "bU" || f["multi"] != "-1" || f["redir"] != "-1" {
+		t.Errorf("the blocked client's line: %v", f)
+	}
+	if f := all[ida]; f["flags"] != "U" || f["cmd"] != "client|list" || f["sub"] != "0" {
+		t.Errorf("the caller's line: %v", f)
+	}
+}

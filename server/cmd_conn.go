@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -190,7 +189,7 @@ func (c *conn) cmdClient(args [][]byte) {
 	case "id":
 		c.w.Int(c.id)
 	case "info":
-		c.w.Verbatim("txt", c.describe()+"\n")
+		c.w.Verbatim("txt", c.describe("client|info")+"\n")
 	case "list":
 		c.clientList(args) // cmd_clientlist.go
 	case "kill":
@@ -209,27 +208,6 @@ func (c *conn) cmdClient(args [][]byte) {
 	default:
 		c.unknownSubcommand("client", args[1])
 	}
-}
-
-// describe is the CLIENT INFO and CLIENT LIST line; other connections
-// call it (it reads nothing their goroutine changes in place).
-func (c *conn) describe() string {
-	m := c.meta.Load()
-	flags := "" // Redis's letters, in its order
-	if c.subs.Load() > 0 {
-		flags += "P"
-	}
-	if _, ok := c.nc.LocalAddr().(*net.UnixAddr); ok {
-		flags += "U"
-	}
-	if flags == "" {
-		flags = "N"
-	}
-	return "id=" + strconv.FormatInt(c.id, 10) + " addr=" + clientAddr(c.nc.RemoteAddr(), c.nc.LocalAddr()) +
-		" laddr=" + clientAddr(c.nc.LocalAddr(), c.nc.LocalAddr()) +
-		" age=" + strconv.FormatInt(int64(time.Since(c.created)/time.Second), 10) +
-		" name=" + m.name + " flags=" + flags + " db=0 user=default resp=" + strconv.Itoa(m.proto) +
-		" lib-name=" + m.libName + " lib-ver=" + m.libVer
 }
 
 // cmdCommand answers COMMAND, COMMAND COUNT, COMMAND LIST, COMMAND INFO and

@@ -103,6 +103,8 @@ func (c *conn) dispatch(args [][]byte) {
 	}
 	if c.tx.active && !cmd.txControl {
 		c.tx.queue(cmd, args)
+		c.cmd = cmd // the last command, as CLIENT LIST shows it (Redis's lastcmd)
+		c.showMulti()
 		c.w.Simple("QUEUED")
 		return
 	}

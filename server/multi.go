@@ -47,6 +47,7 @@ func (c *conn) cmdMulti(args [][]byte) {
 		return
 	}
 	c.tx.active = true
+	c.showMulti()
 	c.w.OK()
 }
 
@@ -61,6 +62,7 @@ func (c *conn) cmdExec(args [][]byte) {
 	}
 	tx := c.tx
 	c.tx.reset()
+	c.showMulti()
 	if tx.failed {
 		c.unwatch()
 		c.w.Error(errExecAbort)
@@ -96,6 +98,7 @@ func (c *conn) cmdDiscard(args [][]byte) {
 		return
 	}
 	c.tx.reset()
+	c.showMulti()
 	c.unwatch()
 	c.w.OK()
 }
