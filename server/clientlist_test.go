@@ -294,4 +294,11 @@ func TestClientInfoFieldsMatchRedis(t *testing.T) {
 	if f := all[ida]; f["flags"] != "U" || f["cmd"] != "client|list" || f["sub"] != "0" {
 		t.Errorf("the caller's line: %v", f)
 	}
+	// idle: the seconds since the client's latest command was read.
+	time.Sleep(1100 * time.Millisecond)
+	a.cmd("CLIENT", "LIST")
+	all = clientLines(t, a.reply())
+	if all[idblk]["idle"] == "0" || all[ida]["idle"] != "0" {
+		t.Errorf("idle after 1.1 s: blocked client %s, caller %s", all[idblk]["idle"], all[ida]["idle"])
+	}
 }

@@ -303,7 +303,8 @@ func (c *conn) clientNoEvict(args [][]byte) {
 // every integer one), then 7.2's lib-name and lib-ver. cmd is the command
 // that lists c when c itself runs it, else "": then c's last command
 // before it last waited for input or blocked (lastCmd; Redis's subcommand
-// is not known then). Other connections call it: it reads only what c
+// is not known then); idle counts from the read of its latest command.
+// Other connections call it: it reads only what c
 // never changes, atomics, and c's tracking under the tracker's lock. The
 // memory fields are 0 but for omem and tot-mem, c's unsent replies
 // (outConn, S12): tiercache's buffers are not tracked per client.
@@ -376,10 +377,19 @@ func (c *conn) isUnix() bool {
 	return ok
 }
 
-// showIdle records, for CLIENT LIST, that c has answered what it read
-// (it waits for input or blocks): the time (idle) and its last command.
+// showRead records, for CLIENT LIST's idle, when c read the command it
+// is about to run: the clock is read once per read from the socket, not
+// per command.
+func (c *conn) showRead() {
+	if r := c.rd.Reads(); r != c.ioReads {
+		c.ioReads = r
+		c.lastIO.Store(int64(c.s.clock()))
+	}
+}
+
+// showIdle records, for CLIENT LIST, c's last command once c has answered
+// what it read (it waits for input or blocks).
 func (c *conn) showIdle() {
-	c.lastIO.Store(int64(c.s.clock()))
 	if c.cmd != nil {
 		c.lastCmd.Store(c.cmd)
 	}

@@ -86,11 +86,13 @@ type conn struct {
 	// What CLIENT LIST shows of c to other connections (describe): its
 	// descriptor; the commands it queued in MULTI (-1 outside); whether a
 	// blocking command waits; when it last answered what it read
-	// (Server.clock) and its last command then (showIdle).
+	// (Server.clock: the read of its latest command, ioReads that read's
+	// count; showRead) and its last command (showIdle).
 	fd         int
 	multi      atomic.Int32
 	blockedNow atomic.Bool
 	lastIO     atomic.Int64
+	ioReads    uint64
 	lastCmd    atomic.Pointer[command]
 	events     []keyEvent
 	evKeys     [][]byte
@@ -213,6 +215,7 @@ func (c *conn) serve() {
 		if c.isKilled() { // what it sent after CLIENT KILL answered never runs (S54)
 			break
 		}
+		c.showRead()
 		c.dispatch(args)
 	}
 	c.observePending()
