@@ -302,3 +302,45 @@ func TestClientInfoFieldsMatchRedis(t *testing.T) {
 		t.Errorf("idle after 1.1 s: blocked client %s, caller %s", all[idblk]["idle"], all[ida]["idle"])
 	}
 }
+
+// TestClientKillWhileWaitingForLock checks S54 for commands a killed
+// client had started but that wait for the transaction lock (another
+// client's script holds it): a SET, an EXEC and an EVAL. None of them
+// runs after CLIENT KILL answered, though the killed clients sent them
+// before it.
+func TestClientKillWhileWaitingForLock(t *testing.T) {
+	srv, path := startServer(t, nil)
+	a, killer := dialRaw(t, path), dialRaw(t, path)
+	waiters := []*rawConn{dialRaw(t, path), dialRaw(t, path), dialRaw(t, path)}
+	var ids []string
+	for _, w := range waiters {
+		ids = append(ids, fmt.Sprint(clientID(t, w)))
+	}
+	const busy = "local s = redis.call('TIME') repeat local n = redis.call('TIME') until (n[1]-s[1])*1000000 + (n[2]-s[2]) > 400000 return 1"
+	a.cmd("EVAL", busy, "0")
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.scr.cur.Load() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the script never started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	waiters[0].cmd("SET", "set", "1")
+	waiters[1].expect([]step{{[]string{"MULTI"}, "+OK"}, {[]string{"SET", "exec", "1"}, "+QUEUED"}})
+	waiters[1].cmd("EXEC")
+	waiters[2].cmd("EVAL", "redis.call('SET', 'eval', '1')", "0")
+	time.Sleep(100 * time.Millisecond) // they reach the lock and wait (were they not there yet, the check before dispatch stops them)
+	for _, id := range ids {
+		killer.expect([]step{{[]string{"CLIENT", "KILL", "ID", id}, ":1"}})
+	}
+	if got := a.reply(); got != ":1" {
+		t.Fatalf("the script: %q", got)
+	}
+	for srv.stats.connsOpen.Load() > 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the killed connections did not end")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	a.expect([]step{{[]string{"EXISTS", "set", "exec", "eval"}, ":0"}})
+}

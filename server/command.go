@@ -116,6 +116,9 @@ func (c *conn) dispatch(args [][]byte) {
 	if cmd.exclusive {
 		c.s.tx.excl.Lock()
 		defer c.s.tx.excl.Unlock()
+		if c.isKilled() { // while it waited (S54)
+			return
+		}
 		c.runWrite(cmd, args)
 		c.s.trk.flushBcast()
 		return
@@ -150,13 +153,18 @@ func (s *Server) lookup(name []byte) *command {
 
 // lockShared takes the transaction lock shared for cmd. While a script
 // holds it past busy-reply-threshold a command that is not allowBusy is
-// answered BUSY instead (false), also one that was already waiting.
+// answered BUSY instead (false), also one that was already waiting. A
+// client killed while it waited gets no lock (false, nothing answered):
+// its command does not run after CLIENT KILL answered (S54).
 func (c *conn) lockShared(cmd *command) bool {
 	s := c.s
+	if s.tx.excl.TryRLock() {
+		return true
+	}
 	for !s.tx.excl.TryRLock() {
 		if s.scr.waiting.Load() == 0 {
 			s.tx.excl.RLock() // EXEC or an exclusive command: wait for it
-			return true
+			break
 		}
 		rs := s.scr.cur.Load()
 		switch {
@@ -168,6 +176,10 @@ func (c *conn) lockShared(cmd *command) bool {
 		default:
 			s.scr.waitScript(rs, rs.past.Load())
 		}
+	}
+	if c.isKilled() {
+		s.tx.excl.RUnlock()
+		return false
 	}
 	return true
 }

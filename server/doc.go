@@ -464,8 +464,11 @@
 //     Redis 7.0; CLIENT KILL closes what its filters select (the caller
 //     only with SKIPME no, after its reply), ending a blocked command as a
 //     hangup does; a killed client is gone from LIST and KILL at once, and
-//     of what it sent only the command it was running when killed may
-//     still run (TestClientKillEndsPipeline); their refusals and
+//     of what it sent only a command already running when killed may
+//     still finish: neither what it pipelined behind nor a command waiting
+//     for the transaction lock (a SET, EXEC or EVAL behind another
+//     client's script) runs (TestClientKillEndsPipeline,
+//     TestClientKillWhileWaitingForLock); their refusals and
 //     NO-EVICT's are redis-server's (TestClientListAndKill,
 //     TestClientListKillErrorsMatchRedis).
 //

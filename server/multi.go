@@ -73,6 +73,9 @@ func (c *conn) cmdExec(args [][]byte) {
 	}
 	c.s.tx.excl.Lock()
 	defer c.s.tx.excl.Unlock()
+	if c.isKilled() { // while it waited: nothing runs after CLIENT KILL answered (S54)
+		return
+	}
 	broken := c.watchBroken()
 	c.unwatch() // as Redis: the keys are unwatched before the commands run
 	if broken {
