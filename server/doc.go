@@ -451,9 +451,10 @@
 //     Redis's no_multi commands are, and in scripts), calls
 //     Options.Shutdown once and closes its connection without a reply;
 //     with no Options.Shutdown it answers an error and the server goes on
-//     (TestShutdown). It is served while loading. While a script runs past
-//     busy-reply-threshold only SHUTDOWN NOSAVE is taken; any other answers
-//     BUSY, as in Redis (TestShutdownDuringBusyScript).
+//     (TestShutdown). It is served while loading (TestShutdownWhileLoading).
+//     While a script runs past busy-reply-threshold only SHUTDOWN NOSAVE
+//     is taken; any other answers BUSY, as in Redis
+//     (TestShutdownDuringBusyScript).
 //   - S54: CLIENT LIST has a line for each open connection (CLIENT INFO's:
 //     redis-server 7.0's fields in its order, then lib-name and lib-ver;
 //     what it set with SETNAME, SETINFO, HELLO and NO-EVICT read without a

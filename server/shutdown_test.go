@@ -82,3 +82,25 @@ func TestShutdownDuringBusyScript(t *testing.T) {
 		t.Errorf("SHUTDOWN NOSAVE during a busy script called Options.Shutdown %d times, want 1", n)
 	}
 }
+
+// TestShutdownWhileLoading checks S53 before the cache is open: SHUTDOWN
+// is served (not -LOADING), calls Options.Shutdown and closes its
+// connection; what the process then does is its own (cmd/tiercache stops
+// once the open returns, as on SIGTERM).
+func TestShutdownWhileLoading(t *testing.T) {
+	var calls atomic.Int32
+	o := Options{UnixSocket: shortSocket(t), ShutdownTimeout: 2 * time.Second, Shutdown: func() { calls.Add(1) }}
+	s, err := NewLoading(o, func() LoadProgress { return LoadProgress{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	startClosed(t, s)
+	c, other := dialRaw(t, o.UnixSocket), dialRaw(t, o.UnixSocket)
+	c.expect([]step{{[]string{"GET", "k"}, "-LOADING Redis is loading the dataset in memory"}})
+	c.cmd("SHUTDOWN")
+	c.expectClosed()
+	if n := calls.Load(); n != 1 {
+		t.Errorf("SHUTDOWN while loading called Options.Shutdown %d times, want 1", n)
+	}
+	other.expect([]step{{[]string{"PING"}, "+PONG"}})
+}
