@@ -328,6 +328,9 @@ func (c *conn) awaitBlocked() {
 	w := c.blocked
 	c.blocked = nil
 	c.flush() // the replies before this one go out now
+	c.showIdle()
+	c.blockedNow.Store(true)
+	defer c.blockedNow.Store(false)
 	// What serves it reads the clock (conn.now).
 	c.timed = false
 	var timeout <-chan time.Time

@@ -2,10 +2,12 @@ package server
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestClientListKillErrorsMatchRedis: CLIENT LIST's, KILL's and NO-EVICT's
@@ -21,6 +23,12 @@ func TestClientListKillErrorsMatchRedis(t *testing.T) {
 		{"CLIENT", "KILL", "SKIPME", "maybe"}, {"CLIENT", "KILL", "ID"}, {"CLIENT", "KILL", "MAXAGE", "x"},
 		{"CLIENT", "KILL", "FOO", "bar"}, {"CLIENT", "KILL", "ADDR", "x", "LADDR", "y"}, {"CLIENT", "KILL", "TYPE", "replica"},
 		{"CLIENT", "NO-EVICT", "on"}, {"CLIENT", "NO-EVICT", "off"}, {"CLIENT", "NO-EVICT", "maybe"}, {"CLIENT", "NO-EVICT"},
+		// Arguments are checked in order, a pair at a time; KILL without
+		// one is refused (it killed every other client).
+		{"CLIENT", "KILL"}, {"CLIENT", "KILL", "ID", "x", "TYPE"}, {"CLIENT", "KILL", "TYPE", "normal", "ID"},
+		{"CLIENT", "KILL", "SKIPME", "maybe", "ID"}, {"CLIENT", "KILL", "USER", "nobody", "TYPE"},
+		// LIST ID takes any integer; one no connection has matches nothing.
+		{"CLIENT", "LIST", "ID", "0"}, {"CLIENT", "LIST", "ID", "-1"}, {"CLIENT", "LIST", "ID", "0", "x"},
 	})
 }
 
@@ -47,6 +55,21 @@ func clientLines(t *testing.T, reply string) map[int64]map[string]string {
 		out[id] = f
 	}
 	return out
+}
+
+// clientIDs are the ids of CLIENT LIST's lines, in order.
+func clientIDs(t *testing.T, reply string) []int64 {
+	t.Helper()
+	var ids []int64
+	for _, line := range strings.Split(strings.TrimSpace(strings.TrimPrefix(reply, "$")), "\n") {
+		id, ok := strings.CutPrefix(strings.Fields(line)[0], "id=")
+		n, err := strconv.ParseInt(id, 10, 64)
+		if !ok || err != nil {
+			t.Fatalf("CLIENT LIST line without an id: %q", line)
+		}
+		ids = append(ids, n)
+	}
+	return ids
 }
 
 func clientID(t *testing.T, c *rawConn) int64 {
@@ -92,6 +115,17 @@ func TestClientListAndKill(t *testing.T) {
 	a.cmd("CLIENT", "LIST", "ID", fmt.Sprint(ida), fmt.Sprint(idb), "999999")
 	if got := clientLines(t, a.reply()); len(got) != 2 || got[ida] == nil || got[idb] == nil {
 		t.Errorf("CLIENT LIST ID: %v", got)
+	}
+	// CLIENT KILL with no filter is refused; it killed every other client.
+	a.cmd("CLIENT", "KILL")
+	if got := a.reply(); got != "-ERR wrong number of arguments for 'client|kill' command" {
+		t.Errorf("CLIENT KILL: %q", got)
+	}
+	b.expect([]step{{[]string{"PING"}, "+PONG"}})
+	// As Redis: a line per ID given, in their order.
+	a.cmd("CLIENT", "LIST", "ID", fmt.Sprint(idb), fmt.Sprint(ida), fmt.Sprint(idb))
+	if got, want := clientIDs(t, a.reply()), []int64{idb, ida, idb}; !slices.Equal(got, want) {
+		t.Errorf("CLIENT LIST ID %d %d %d: lines of %v", idb, ida, idb, got)
 	}
 
 	// Names change while another connection lists them.
@@ -143,4 +177,170 @@ func TestClientListAndKill(t *testing.T) {
 		t.Errorf("CLIENT KILL %s: %q", addr, got)
 	}
 	c.expectClosed()
+}
+
+// TestClientKillEndsPipeline checks S54: once CLIENT KILL answered, the
+// client it killed runs nothing more. Its command then running finishes
+// (here a script; in Redis a KILL cannot land inside one), but the SET it
+// pipelined behind it never runs, and a second KILL finds it gone (:0),
+// as in Redis, where the killed client is freed at once.
+func TestClientKillEndsPipeline(t *testing.T) {
+	srv, path := startServer(t, nil)
+	a, b := dialRaw(t, path), dialRaw(t, path)
+	idb := clientID(t, b)
+	const busy = "local s = redis.call('TIME') repeat local n = redis.call('TIME') until (n[1]-s[1])*1000000 + (n[2]-s[2]) > 300000 return 1"
+	b.send(fmt.Sprintf("*3\r\n$4\r\nEVAL\r\n$%d\r\n%s\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$5\r\nafter\r\n$1\r\n1\r\n", len(busy), busy))
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.scr.cur.Load() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the script never started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	a.expect([]step{
+		{[]string{"CLIENT", "KILL", "ID", fmt.Sprint(idb)}, ":1"},
+		{[]string{"CLIENT", "KILL", "ID", fmt.Sprint(idb)}, ":0"},
+		{[]string{"CLIENT", "LIST", "ID", fmt.Sprint(idb)}, "$"},
+	})
+	b.expectClosed()
+	for srv.stats.connsOpen.Load() > 1 { // b's goroutine has ended: whatever it would run, it ran
+		if time.Now().After(deadline) {
+			t.Fatal("the killed connection did not end")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	a.expect([]step{{[]string{"EXISTS", "after"}, ":0"}})
+}
+
+// TestClientInfoFieldsMatchRedis checks S54's line: CLIENT INFO and
+// CLIENT LIST have redis-server 7.0's fields in its order (then 7.2's
+// lib-name and lib-ver), each integer one an integer (redis-py's
+// client_info reads qbuf, idle, sub... and fails without them), and what
+// other connections see of a client is what it did: its subscriptions,
+// the commands it queued in MULTI, a blocked command, tracking and its
+// redirect, NO-EVICT.
+func TestClientInfoFieldsMatchRedis(t *testing.T) {
+	p := newPeerPair(t)
+	keys := func(reply string) []string {
+		var ks []string
+		for _, kv := range strings.Fields(strings.TrimPrefix(reply, "$")) {
+			k, _, _ := strings.Cut(kv, "=")
+			ks = append(ks, k)
+		}
+		return ks
+	}
+	for _, args := range [][]string{{"CLIENT", "INFO"}, {"CLIENT", "LIST"}} {
+		ours, peer := p.do(args...)
+		if got, want := keys(ours), append(keys(peer), "lib-name", "lib-ver"); !slices.Equal(got, want) {
+			t.Errorf("%v: fields %v, redis-server 7.0's %v", args, got, want)
+		}
+		line := clientLines(t, ours)
+		for _, f := range line {
+			for _, k := range []string{"id", "age", "idle", "db", "sub", "psub", "multi", "qbuf", "qbuf-free", "obl", "argv-mem", "oll", "omem", "tot-mem"} {
+				if _, err := strconv.Atoi(f[k]); err != nil {
+					t.Errorf("%v: %s=%q is no integer", args, k, f[k])
+				}
+			}
+			if f["cmd"] != strings.ToLower(strings.Join(args, "|")) {
+				t.Errorf("%v: cmd=%s", args, f["cmd"])
+			}
+		}
+	}
+
+	_, path := startServer(t, nil)
+	a, sub, tx, blk := dialRaw(t, path), dialRaw(t, path), dialRaw(t, path), dialRaw(t, path)
+	ida := clientID(t, a)
+	sub.expect([]step{{[]string{"CLIENT", "NO-EVICT", "on"}, "+OK"}})
+	sub.cmd("SUBSCRIBE", "c1", "c2")
+	sub.reply()
+	sub.reply()
+	sub.cmd("PSUBSCRIBE", "p*")
+	sub.reply()
+	tx.expect([]step{
+		{[]string{"CLIENT", "TRACKING", "on", "REDIRECT", fmt.Sprint(ida)}, "+OK"},
+		{[]string{"MULTI"}, "+OK"},
+		{[]string{"SET", "k", "v"}, "+QUEUED"},
+		{[]string{"GET", "k"}, "+QUEUED"},
+	})
+	idsub, idtx, idblk := clientID(t, a)+1, int64(0), clientID(t, blk)
+	blk.cmd("BLPOP", "q", "0")
+	var all map[int64]map[string]string
+	deadline := time.Now().Add(10 * time.Second)
+	for { // BLPOP shows once the command blocked
+		a.cmd("CLIENT", "LIST")
+		all = clientLines(t, a.reply())
+		if all[idblk]["cmd"] == "blpop" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for id, f := range all {
+		switch {
+		case f["sub"] == "2":
+			idsub = id
+		case f["multi"] == "2":
+			idtx = id
+		}
+	}
+	if f := all[idsub]; f["psub"] != "1" || f["flags"] != "PUe" || f["cmd"] != "psubscribe" {
+		t.Errorf("the subscriber's line: %v", f)
+	}
+	if f := all[idtx]; f["flags"] != "xtU" || f["redir"] != fmt.Sprint(ida) || f["cmd"] != "get" {
+		t.Errorf("the line of the client in MULTI, tracking: %v", f)
+	}
+	if f := all[idblk]; f["flags"] != "bU" || f["multi"] != "-1" || f["redir"] != "-1" {
+		t.Errorf("the blocked client's line: %v", f)
+	}
+	if f := all[ida]; f["flags"] != "U" || f["cmd"] != "client|list" || f["sub"] != "0" {
+		t.Errorf("the caller's line: %v", f)
+	}
+	// idle: the seconds since the client's latest command was read.
+	time.Sleep(1100 * time.Millisecond)
+	a.cmd("CLIENT", "LIST")
+	all = clientLines(t, a.reply())
+	if all[idblk]["idle"] == "0" || all[ida]["idle"] != "0" {
+		t.Errorf("idle after 1.1 s: blocked client %s, caller %s", all[idblk]["idle"], all[ida]["idle"])
+	}
+}
+
+// TestClientKillWhileWaitingForLock checks S54 for commands a killed
+// client had started but that wait for the transaction lock (another
+// client's script holds it): a SET, an EXEC and an EVAL. None of them
+// runs after CLIENT KILL answered, though the killed clients sent them
+// before it.
+func TestClientKillWhileWaitingForLock(t *testing.T) {
+	srv, path := startServer(t, nil)
+	a, killer := dialRaw(t, path), dialRaw(t, path)
+	waiters := []*rawConn{dialRaw(t, path), dialRaw(t, path), dialRaw(t, path)}
+	var ids []string
+	for _, w := range waiters {
+		ids = append(ids, fmt.Sprint(clientID(t, w)))
+	}
+	const busy = "local s = redis.call('TIME') repeat local n = redis.call('TIME') until (n[1]-s[1])*1000000 + (n[2]-s[2]) > 400000 return 1"
+	a.cmd("EVAL", busy, "0")
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.scr.cur.Load() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the script never started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	waiters[0].cmd("SET", "set", "1")
+	waiters[1].expect([]step{{[]string{"MULTI"}, "+OK"}, {[]string{"SET", "exec", "1"}, "+QUEUED"}})
+	waiters[1].cmd("EXEC")
+	waiters[2].cmd("EVAL", "redis.call('SET', 'eval', '1')", "0")
+	time.Sleep(100 * time.Millisecond) // they reach the lock and wait (were they not there yet, the check before dispatch stops them)
+	for _, id := range ids {
+		killer.expect([]step{{[]string{"CLIENT", "KILL", "ID", id}, ":1"}})
+	}
+	if got := a.reply(); got != ":1" {
+		t.Fatalf("the script: %q", got)
+	}
+	for srv.stats.connsOpen.Load() > 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the killed connections did not end")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	a.expect([]step{{[]string{"EXISTS", "set", "exec", "eval"}, ":0"}})
 }

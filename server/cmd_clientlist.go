@@ -3,7 +3,9 @@ package server
 import (
 	"net"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -13,6 +15,7 @@ import (
 type clientMeta struct {
 	name, libName, libVer string
 	proto                 int
+	noEvict               bool // CLIENT NO-EVICT on: the e flag
 }
 
 // setMeta replaces c's clientMeta with a copy that change altered; only
@@ -43,6 +46,9 @@ type clientFilter struct {
 }
 
 func (f *clientFilter) matches(c *conn) bool {
+	if c.isKilled() { // gone already, as a client Redis killed is
+		return false
+	}
 	if len(f.ids) > 0 && !slices.Contains(f.ids, c.id) {
 		return false
 	}
@@ -107,14 +113,8 @@ func (c *conn) clientList(args [][]byte) {
 		}
 		f.typ = t
 	case len(args) > 3 && strings.EqualFold(string(args[2]), "id"):
-		for _, a := range args[3:] {
-			id, ok := parseInt(a)
-			if !ok || id <= 0 {
-				c.w.Error(errInvalidClientID)
-				return
-			}
-			f.ids = append(f.ids, id)
-		}
+		c.clientListIDs(args[3:])
+		return
 	default:
 		c.w.Error(errSyntax)
 		return
@@ -122,7 +122,43 @@ func (c *conn) clientList(args [][]byte) {
 	var b strings.Builder
 	if f.typ != "master" && f.typ != "replica" && f.typ != "slave" {
 		for _, o := range c.s.clients(&f) {
-			b.WriteString(o.describe())
+			b.WriteString(o.describe(c.cmdOf(o)))
+			b.WriteByte('\n')
+		}
+	}
+	c.w.Verbatim("txt", b.String())
+}
+
+// cmdOf is the cmd field of o's line in c's CLIENT LIST: c's own command
+// is CLIENT LIST; "" for another connection (describe: its last command).
+func (c *conn) cmdOf(o *conn) string {
+	if o == c {
+		return "client|list"
+	}
+	return ""
+}
+
+// clientListIDs: CLIENT LIST ID id [id ...], as Redis answers it: any
+// integer is an ID (one no connection has matches nothing), and there is
+// a line per ID given that a connection has, in their order.
+func (c *conn) clientListIDs(args [][]byte) {
+	ids := make([]int64, len(args))
+	for i, a := range args {
+		id, ok := parseInt(a)
+		if !ok {
+			c.w.Error(errInvalidClientID)
+			return
+		}
+		ids[i] = id
+	}
+	byID := map[int64]*conn{}
+	for _, o := range c.s.clients(&clientFilter{ids: ids}) {
+		byID[o.id] = o
+	}
+	var b strings.Builder
+	for _, id := range ids {
+		if o := byID[id]; o != nil {
+			b.WriteString(o.describe(c.cmdOf(o)))
 			b.WriteByte('\n')
 		}
 	}
@@ -146,12 +182,16 @@ func (c *conn) clientKill(args [][]byte) {
 		c.killAll(cs)
 		return
 	}
-	if len(args)%2 != 0 {
-		c.w.Error(errSyntax)
+	if len(args) < 3 {
+		c.wrongArgs("client|kill")
 		return
 	}
 	f := clientFilter{skip: c}
 	for i := 2; i < len(args); i += 2 {
+		if i+1 == len(args) { // a filter without its value: as Redis, once the pairs before it are checked
+			c.w.Error(errSyntax)
+			return
+		}
 		v := args[i+1]
 		switch strings.ToLower(string(args[i])) {
 		case "id":
@@ -228,17 +268,139 @@ func (c *conn) kill() {
 	})
 }
 
+// isKilled reports whether CLIENT KILL killed c.
+func (c *conn) isKilled() bool {
+	select {
+	case <-c.killed:
+		return true
+	default:
+		return false
+	}
+}
+
 // clientNoEvict: CLIENT NO-EVICT on|off. Redis evicts clients only past
-// maxmemory-clients; tiercache evicts none, so either answer is true.
+// maxmemory-clients; tiercache evicts none, so either answer is true; the
+// line in CLIENT LIST shows it (e) as Redis's does.
 func (c *conn) clientNoEvict(args [][]byte) {
 	if len(args) != 3 {
 		c.wrongArgs("client|no-evict")
 		return
 	}
 	switch strings.ToLower(string(args[2])) {
-	case "on", "off":
+	case "on":
+		c.setMeta(func(m *clientMeta) { m.noEvict = true })
+		c.w.OK()
+	case "off":
+		c.setMeta(func(m *clientMeta) { m.noEvict = false })
 		c.w.OK()
 	default:
 		c.w.Error(errSyntax)
+	}
+}
+
+// describe is the CLIENT INFO and CLIENT LIST line: redis-server 7.0's
+// fields in its order (clients parse them: redis-py's client_info wants
+// every integer one), then 7.2's lib-name and lib-ver. cmd is the command
+// that lists c when c itself runs it, else "": then c's last command
+// before it last waited for input or blocked (lastCmd; Redis's subcommand
+// is not known then); idle counts from the read of its latest command.
+// Other connections call it: it reads only what c
+// never changes, atomics, and c's tracking under the tracker's lock. The
+// memory fields are 0 but for omem and tot-mem, c's unsent replies
+// (outConn, S12): tiercache's buffers are not tracked per client.
+func (c *conn) describe(cmd string) string {
+	m := c.meta.Load()
+	var redir int64 = -1
+	var tracking, broken, bcast bool
+	c.s.trk.mu.Lock()
+	if st := c.trk; st != nil && st.on {
+		redir, tracking, broken, bcast = st.redirect, true, st.broken, st.bcast
+	}
+	c.s.trk.mu.Unlock()
+	var sub, psub int
+	if c.subs.Load() > 0 {
+		own := c.s.ps.Of(c.push)
+		sub, psub = len(own.Channels), len(own.Patterns)
+	}
+	multi := c.multi.Load()
+	flags := "" // Redis's letters, in its order
+	for _, f := range []struct {
+		on bool
+		l  string
+	}{{sub+psub > 0, "P"}, {multi >= 0, "x"}, {c.blockedNow.Load(), "b"}, {tracking, "t"}, {broken, "R"},
+		{bcast, "B"}, {c.isUnix(), "U"}, {m.noEvict, "e"}} {
+		if f.on {
+			flags += f.l
+		}
+	}
+	if flags == "" {
+		flags = "N"
+	}
+	if cmd == "" {
+		cmd = "NULL" // as Redis, before any command
+		if lc := c.lastCmd.Load(); lc != nil {
+			cmd = lc.name
+		}
+	}
+	var omem int64
+	events := "r"
+	if c.out != nil {
+		if omem = c.out.unsent.Load(); omem > 0 {
+			events = "rw"
+		}
+	}
+	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
+	return "id=" + itoa(c.id) + " addr=" + clientAddr(c.nc.RemoteAddr(), c.nc.LocalAddr()) +
+		" laddr=" + clientAddr(c.nc.LocalAddr(), c.nc.LocalAddr()) + " fd=" + itoa(int64(c.fd)) +
+		" name=" + m.name + " age=" + itoa(int64(time.Since(c.created)/time.Second)) +
+		" idle=" + itoa((int64(c.s.clock())-c.lastIO.Load())/int64(time.Second)) + " flags=" + flags + " db=0" +
+		" sub=" + itoa(int64(sub)) + " psub=" + itoa(int64(psub)) + " ssub=0 multi=" + itoa(int64(multi)) +
+		" qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=" + itoa(omem) +
+		" tot-mem=" + itoa(omem) + " events=" + events + " cmd=" + cmd + " user=default redir=" + itoa(redir) +
+		" resp=" + strconv.Itoa(m.proto) + " lib-name=" + m.libName + " lib-ver=" + m.libVer
+}
+
+// fdOf is nc's file descriptor, -1 if it has none (a net.Pipe in tests).
+func fdOf(nc net.Conn) int {
+	fd := -1
+	if sc, ok := nc.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			rc.Control(func(f uintptr) { fd = int(f) })
+		}
+	}
+	return fd
+}
+
+// isUnix reports whether c came through a Unix socket.
+func (c *conn) isUnix() bool {
+	_, ok := c.nc.LocalAddr().(*net.UnixAddr)
+	return ok
+}
+
+// showRead records, for CLIENT LIST's idle, when c read the command it
+// is about to run: the clock is read once per read from the socket, not
+// per command.
+func (c *conn) showRead() {
+	if r := c.rd.Reads(); r != c.ioReads {
+		c.ioReads = r
+		c.lastIO.Store(int64(c.s.clock()))
+	}
+}
+
+// showIdle records, for CLIENT LIST, c's last command once c has answered
+// what it read (it waits for input or blocks).
+func (c *conn) showIdle() {
+	if c.cmd != nil {
+		c.lastCmd.Store(c.cmd)
+	}
+}
+
+// showMulti records, for CLIENT LIST, the commands c has queued in MULTI,
+// -1 outside MULTI.
+func (c *conn) showMulti() {
+	if c.tx.active {
+		c.multi.Store(int32(len(c.tx.cmds)))
+	} else {
+		c.multi.Store(-1)
 	}
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -190,7 +189,7 @@ func (c *conn) cmdClient(args [][]byte) {
 	case "id":
 		c.w.Int(c.id)
 	case "info":
-		c.w.Verbatim("txt", c.describe()+"\n")
+		c.w.Verbatim("txt", c.describe("client|info")+"\n")
 	case "list":
 		c.clientList(args) // cmd_clientlist.go
 	case "kill":
@@ -209,27 +208,6 @@ func (c *conn) cmdClient(args [][]byte) {
 	default:
 		c.unknownSubcommand("client", args[1])
 	}
-}
-
-// describe is the CLIENT INFO and CLIENT LIST line; other connections
-// call it (it reads nothing their goroutine changes in place).
-func (c *conn) describe() string {
-	m := c.meta.Load()
-	flags := "" // Redis's letters, in its order
-	if c.subs.Load() > 0 {
-		flags += "P"
-	}
-	if _, ok := c.nc.LocalAddr().(*net.UnixAddr); ok {
-		flags += "U"
-	}
-	if flags == "" {
-		flags = "N"
-	}
-	return "id=" + strconv.FormatInt(c.id, 10) + " addr=" + clientAddr(c.nc.RemoteAddr(), c.nc.LocalAddr()) +
-		" laddr=" + clientAddr(c.nc.LocalAddr(), c.nc.LocalAddr()) +
-		" age=" + strconv.FormatInt(int64(time.Since(c.created)/time.Second), 10) +
-		" name=" + m.name + " flags=" + flags + " db=0 user=default resp=" + strconv.Itoa(m.proto) +
-		" lib-name=" + m.libName + " lib-ver=" + m.libVer
 }
 
 // cmdCommand answers COMMAND, COMMAND COUNT, COMMAND LIST, COMMAND INFO and
@@ -329,12 +307,13 @@ func (c *conn) cmdSelect(args [][]byte) {
 }
 
 // cmdShutdown: SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT], Redis's
-// syntax. It asks the process to stop (Options.Shutdown: the sidecar then
-// shuts down as on SIGTERM, its data kept as its durability keeps it; SAVE
-// and NOSAVE change nothing) and closes the connection without a reply,
+// syntax (and its refusal while a script is busy, BUSY but with NOSAVE).
+// It asks the process to stop (Options.Shutdown: the sidecar then
+// shuts down as on SIGTERM, its data kept as its durability keeps it
+// whatever SAVE or NOSAVE say) and closes the connection without a reply,
 // as Redis does. ABORT: no shutdown here waits to be aborted.
 func (c *conn) cmdShutdown(args [][]byte) {
-	var save, nosave, abort bool
+	var save, nosave, nowOrForce, abort bool
 	for _, a := range args[1:] {
 		switch strings.ToLower(string(a)) {
 		case "save":
@@ -342,6 +321,7 @@ func (c *conn) cmdShutdown(args [][]byte) {
 		case "nosave":
 			nosave = true
 		case "now", "force":
+			nowOrForce = true
 		case "abort":
 			abort = true
 		default:
@@ -350,10 +330,14 @@ func (c *conn) cmdShutdown(args [][]byte) {
 		}
 	}
 	switch {
-	case (save && nosave) || (abort && len(args) > 2):
+	case (save && nosave) || (abort && (save || nosave || nowOrForce)):
 		c.w.Error(errSyntax)
 	case abort:
 		c.w.Error(errNoShutdown)
+	case !nosave && c.s.scriptBusy():
+		// As Redis: only NOSAVE stops a server whose script ran past
+		// busy-reply-threshold, since what it did so far would be kept.
+		c.w.Error(errBusyScript)
 	case c.s.opts.Shutdown == nil:
 		c.w.Error(errNoShutdownHook)
 	default:

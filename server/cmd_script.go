@@ -147,6 +147,9 @@ func (c *conn) evalCmd(args [][]byte, sha, ro bool) {
 		s.tx.excl.Unlock()
 		s.scr.waiting.Add(-1)
 	}()
+	if c.isKilled() { // while it waited (S54)
+		return
+	}
 	c.runScript(sc, keys, argv, readOnly)
 }
 

@@ -91,7 +91,7 @@ func (c *conn) dispatch(args [][]byte) {
 		c.tx.fail()
 		return
 	}
-	if rs := c.s.scr.cur.Load(); rs != nil && rs.past.Load() && !cmd.allowBusy {
+	if !cmd.allowBusy && c.s.scriptBusy() {
 		c.w.Error(errBusyScript) // before queueing, as Redis: EXEC then aborts
 		c.tx.fail()
 		return
@@ -103,6 +103,8 @@ func (c *conn) dispatch(args [][]byte) {
 	}
 	if c.tx.active && !cmd.txControl {
 		c.tx.queue(cmd, args)
+		c.cmd = cmd // the last command, as CLIENT LIST shows it (Redis's lastcmd)
+		c.showMulti()
 		c.w.Simple("QUEUED")
 		return
 	}
@@ -114,6 +116,9 @@ func (c *conn) dispatch(args [][]byte) {
 	if cmd.exclusive {
 		c.s.tx.excl.Lock()
 		defer c.s.tx.excl.Unlock()
+		if c.isKilled() { // while it waited (S54)
+			return
+		}
 		c.runWrite(cmd, args)
 		c.s.trk.flushBcast()
 		return
@@ -123,6 +128,12 @@ func (c *conn) dispatch(args [][]byte) {
 	if c.blocked != nil {
 		c.awaitBlocked() // outside the transaction lock: a blocked client holds no lock
 	}
+}
+
+// scriptBusy reports whether a script runs past busy-reply-threshold.
+func (s *Server) scriptBusy() bool {
+	rs := s.scr.cur.Load()
+	return rs != nil && rs.past.Load()
 }
 
 // lookup finds the command named name (any case), or nil.
@@ -142,13 +153,18 @@ func (s *Server) lookup(name []byte) *command {
 
 // lockShared takes the transaction lock shared for cmd. While a script
 // holds it past busy-reply-threshold a command that is not allowBusy is
-// answered BUSY instead (false), also one that was already waiting.
+// answered BUSY instead (false), also one that was already waiting. A
+// client killed while it waited gets no lock (false, nothing answered):
+// its command does not run after CLIENT KILL answered (S54).
 func (c *conn) lockShared(cmd *command) bool {
 	s := c.s
+	if s.tx.excl.TryRLock() {
+		return true
+	}
 	for !s.tx.excl.TryRLock() {
 		if s.scr.waiting.Load() == 0 {
 			s.tx.excl.RLock() // EXEC or an exclusive command: wait for it
-			return true
+			break
 		}
 		rs := s.scr.cur.Load()
 		switch {
@@ -160,6 +176,10 @@ func (c *conn) lockShared(cmd *command) bool {
 		default:
 			s.scr.waitScript(rs, rs.past.Load())
 		}
+	}
+	if c.isKilled() {
+		s.tx.excl.RUnlock()
+		return false
 	}
 	return true
 }

@@ -79,13 +79,25 @@ type conn struct {
 	keepCaching bool
 	gone        atomic.Bool
 	// killed is closed by CLIENT KILL (killOnce), which also closes nc: a
-	// blocked command ends on it as on a hangup (awaitBlocked).
+	// blocked command ends on it as on a hangup (awaitBlocked), and no
+	// command read after runs (serve).
 	killed   chan struct{}
 	killOnce sync.Once
-	events   []keyEvent
-	evKeys   [][]byte
-	pre      []bool   // the running write's keys existed before it (beforeWrite)
-	newKeys  [][]byte // the keys it created ("new" events)
+	// What CLIENT LIST shows of c to other connections (describe): its
+	// descriptor; the commands it queued in MULTI (-1 outside); whether a
+	// blocking command waits; when it last answered what it read
+	// (Server.clock: the read of its latest command, ioReads that read's
+	// count; showRead) and its last command (showIdle).
+	fd         int
+	multi      atomic.Int32
+	blockedNow atomic.Bool
+	lastIO     atomic.Int64
+	ioReads    uint64
+	lastCmd    atomic.Pointer[command]
+	events     []keyEvent
+	evKeys     [][]byte
+	pre        []bool   // the running write's keys existed before it (beforeWrite)
+	newKeys    [][]byte // the keys it created ("new" events)
 	// mark is when the last timed command ended (Server.clock), valid while
 	// the Reader's read count is still timedReads.
 	mark       time.Duration
@@ -110,6 +122,9 @@ func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
 	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, created: time.Now(), ready: !s.loading.Load(),
 		killed: make(chan struct{})}
 	c.meta.Store(&clientMeta{proto: 2})
+	c.fd = fdOf(nc)
+	c.multi.Store(-1)
+	c.lastIO.Store(int64(s.clock()))
 	var rw io.ReadWriter = nc
 	if c.out = newOutConn(nc, s.opts.MaxOutputBytes, s.opts.ShutdownTimeout); c.out != nil {
 		rw = c.out
@@ -197,6 +212,10 @@ func (c *conn) serve() {
 			c.readFailed(err)
 			return
 		}
+		if c.isKilled() { // what it sent after CLIENT KILL answered never runs (S54)
+			break
+		}
+		c.showRead()
 		c.dispatch(args)
 	}
 	c.observePending()

@@ -451,14 +451,27 @@
 //     Redis's no_multi commands are, and in scripts), calls
 //     Options.Shutdown once and closes its connection without a reply;
 //     with no Options.Shutdown it answers an error and the server goes on
-//     (TestShutdown). It is served while loading.
-//   - S54: CLIENT LIST has a line for each open connection (CLIENT INFO's
-//     fields: what it set with SETNAME, SETINFO and HELLO, read without a
-//     lock from other connections: clientMeta), TYPE and ID select as in
+//     (TestShutdown). It is served while loading (TestShutdownWhileLoading).
+//     While a script runs past busy-reply-threshold only SHUTDOWN NOSAVE
+//     is taken; any other answers BUSY, as in Redis
+//     (TestShutdownDuringBusyScript).
+//   - S54: CLIENT LIST has a line for each open connection (CLIENT INFO's:
+//     redis-server 7.0's fields in its order, then lib-name and lib-ver;
+//     what it set with SETNAME, SETINFO, HELLO and NO-EVICT read without a
+//     lock from other connections: clientMeta; its subscriptions, MULTI
+//     queue, blocked command, tracking, idle time and last command as
+//     others see them; the buffer fields 0 but omem and tot-mem, its unsent
+//     replies: TestClientInfoFieldsMatchRedis), TYPE and ID select as in
 //     Redis 7.0; CLIENT KILL closes what its filters select (the caller
 //     only with SKIPME no, after its reply), ending a blocked command as a
-//     hangup does; their refusals and NO-EVICT's are redis-server's
-//     (TestClientListAndKill, TestClientListKillErrorsMatchRedis).
+//     hangup does; a killed client is gone from LIST and KILL at once, and
+//     of what it sent only a command already running when killed may
+//     still finish: neither what it pipelined behind nor a command waiting
+//     for the transaction lock (a SET, EXEC or EVAL behind another
+//     client's script) runs (TestClientKillEndsPipeline,
+//     TestClientKillWhileWaitingForLock); their refusals and
+//     NO-EVICT's are redis-server's (TestClientListAndKill,
+//     TestClientListKillErrorsMatchRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

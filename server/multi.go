@@ -47,6 +47,7 @@ func (c *conn) cmdMulti(args [][]byte) {
 		return
 	}
 	c.tx.active = true
+	c.showMulti()
 	c.w.OK()
 }
 
@@ -61,6 +62,7 @@ func (c *conn) cmdExec(args [][]byte) {
 	}
 	tx := c.tx
 	c.tx.reset()
+	c.showMulti()
 	if tx.failed {
 		c.unwatch()
 		c.w.Error(errExecAbort)
@@ -71,6 +73,9 @@ func (c *conn) cmdExec(args [][]byte) {
 	}
 	c.s.tx.excl.Lock()
 	defer c.s.tx.excl.Unlock()
+	if c.isKilled() { // while it waited: nothing runs after CLIENT KILL answered (S54)
+		return
+	}
 	broken := c.watchBroken()
 	c.unwatch() // as Redis: the keys are unwatched before the commands run
 	if broken {
@@ -96,6 +101,7 @@ func (c *conn) cmdDiscard(args [][]byte) {
 		return
 	}
 	c.tx.reset()
+	c.showMulti()
 	c.unwatch()
 	c.w.OK()
 }

@@ -122,6 +122,7 @@ func (c *conn) beforeRead() error {
 		return err
 	}
 	c.markIdle()
+	c.showIdle()
 	return nil
 }
 
