@@ -379,11 +379,12 @@ func (c *conn) isUnix() bool {
 
 // showRead records, for CLIENT LIST's idle, when c read the command it
 // is about to run: the clock is read once per read from the socket, not
-// per command.
+// per command, and run's timing starts from the same reading (readAt).
 func (c *conn) showRead() {
 	if r := c.rd.Reads(); r != c.ioReads {
 		c.ioReads = r
-		c.lastIO.Store(int64(c.s.clock()))
+		c.readAt = c.s.clock()
+		c.lastIO.Store(int64(c.readAt))
 	}
 }
 

@@ -221,6 +221,8 @@ func (c *conn) run(cmd *command, args [][]byte) {
 		c.timedReads = r
 		if c.pending > 0 {
 			c.observePending() // read without BeforeBlock (a big bulk's rest): mark is read now
+		} else if c.ioReads == r {
+			c.mark = c.readAt // showRead's clock read for this read
 		} else {
 			c.mark = c.s.clock()
 		}

@@ -93,6 +93,7 @@ type conn struct {
 	blockedNow atomic.Bool
 	lastIO     atomic.Int64
 	ioReads    uint64
+	readAt     time.Duration // the clock at read ioReads (showRead)
 	lastCmd    atomic.Pointer[command]
 	events     []keyEvent
 	evKeys     [][]byte
