@@ -343,7 +343,9 @@
 //     expiry, an eviction out of the cache, another sidecar's change
 //     through the remote tier (TestTrackingMatchesRedis,
 //     TestRemovalsNotifyAndInvalidate, TestTrackingHearsOtherSidecars); a
-//     move between tiers sends none. The table keeps at most
+//     move between tiers sends none. A read-only command's keys are
+//     remembered before it reads them, so a write beside the read
+//     invalidates what it read (TestTrackingReadBesideWrite). The table keeps at most
 //     tracking-table-max-keys keys, invalidating others to make room
 //     (TestTrackingTableBounded). If the cache's removals outrun the
 //     events goroutine, every tracking client is told every key changed.

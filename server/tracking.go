@@ -65,9 +65,9 @@ func (c *conn) trackingClient() *conn {
 	return c
 }
 
-// remember notes the keys a read-only command read, for its client in the
-// default mode (trackingRememberKeys): OPTIN only after CLIENT CACHING
-// yes, OPTOUT unless CLIENT CACHING no.
+// remember notes the keys a read-only command reads, before it reads
+// them, for its client in the default mode (trackingRememberKeys): OPTIN
+// only after CLIENT CACHING yes, OPTOUT unless CLIENT CACHING no.
 func (c *conn) remember(cmd *command, args [][]byte) {
 	tc := c.trackingClient()
 	st := tc.trk
