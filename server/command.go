@@ -195,7 +195,7 @@ func (c *conn) run(cmd *command, args [][]byte) {
 			// its invalidation follows the value read (TestTrackingReadBesideWrite)
 			c.remember(cmd, args)
 		}
-		defer c.tracked()
+		defer c.tracked(cmd)
 	}
 	if cmd.observe == nil {
 		c.timed = false
@@ -251,15 +251,12 @@ func (c *conn) runWrite(cmd *command, args [][]byte) {
 }
 
 // tracked, after a command of a connection that tracks keys (or runs a
-// script for one), ends CLIENT CACHING's effect after the command it was
-// given for.
-func (c *conn) tracked() {
-	if c.trk != nil && !c.inExec && !c.tx.active {
-		if c.keepCaching {
-			c.keepCaching = false
-		} else {
-			c.trk.caching = false
-		}
+// script for one), ends CLIENT CACHING's effect: after any command but
+// CLIENT's, outside MULTI and EXEC, as Redis's resetClient
+// (TestTrackingCachingSpansClientCommands).
+func (c *conn) tracked(cmd *command) {
+	if c.trk != nil && !c.inExec && !c.tx.active && cmd.name != "client" {
+		c.trk.caching = false
 	}
 }
 

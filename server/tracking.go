@@ -431,7 +431,6 @@ func (c *conn) clientCaching(args [][]byte) {
 		return
 	}
 	st.caching = true
-	c.keepCaching = true
 	c.w.OK()
 }
 

@@ -117,3 +117,28 @@ func TestTrackingTableBounded(t *testing.T) {
 		t.Fatalf("%d keys invalidated to make room, want at least 90", s.trk.evicted.Load())
 	}
 }
+
+// TestTrackingCachingSpansClientCommands (S34): CLIENT CACHING holds
+// past any CLIENT command, as Redis keeps it (resetClient) up to the next
+// command of another kind: OPTIN's GET after CLIENT CACHING YES and
+// CLIENT TRACKINGINFO is tracked, and invalidated, as redis-server 7.0
+// does; inside MULTI it holds for the transaction only.
+func TestTrackingCachingSpansClientCommands(t *testing.T) {
+	p := newPeers(t, 2, 3, nil)
+	drain := func() {
+		for p.sameRead(0, 40*time.Millisecond, "invalidation") != "" {
+		}
+	}
+	p.same(0, "CLIENT", "TRACKING", "ON", "OPTIN")
+	for _, c := range [][]string{
+		{"CLIENT", "CACHING", "YES"}, {"CLIENT", "TRACKINGINFO"}, {"CLIENT", "TRACKINGINFO"}, {"CLIENT", "GETREDIR"},
+		{"GET", "a"}, {"GET", "b"}, {"MULTI"}, {"CLIENT", "CACHING", "YES"}, {"GET", "c"}, {"EXEC"}, {"GET", "d"},
+		{"CLIENT", "CACHING", "YES"}, {"MULTI"}, {"GET", "e"}, {"EXEC"}, {"CLIENT", "TRACKINGINFO"},
+	} {
+		p.same(0, c...)
+	}
+	for _, k := range []string{"a", "b", "c", "d", "e"} {
+		p.same(1, "SET", k, "1")
+		drain()
+	}
+}
