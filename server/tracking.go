@@ -224,7 +224,9 @@ func (t *tracker) sendLocked(c *conn, keys []byte) {
 	if st.redirect != 0 {
 		r := st.redir
 		if r == nil || r.gone.Load() {
-			if !st.broken && c.push.resp3.Load() {
+			// each time, as Redis: the client may have read keys since
+			// (TestTrackingBrokenRedirectEveryTime)
+			if c.push.resp3.Load() {
 				b := resp.AppendBulk(resp.AppendArray(nil, 2), []byte("tracking-redir-broken"))
 				b = append(b, ':')
 				b = strconv.AppendInt(b, st.redirect, 10)

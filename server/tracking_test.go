@@ -1,6 +1,7 @@
 package server
 
 import (
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -140,5 +141,43 @@ func TestTrackingCachingSpansClientCommands(t *testing.T) {
 	for _, k := range []string{"a", "b", "c", "d", "e"} {
 		p.same(1, "SET", k, "1")
 		drain()
+	}
+}
+
+
+// TestTrackingBrokenRedirectEveryTime (S34): once the client a tracking
+// client redirects to is gone, every invalidation it would have been
+// sent tells the tracking client so (["tracking-redir-broken", id]), as
+// redis-server 7.0 does, not only the first: a key read again after the
+// first is otherwise changed with no word to the client that caches it.
+func TestTrackingBrokenRedirectEveryTime(t *testing.T) {
+	p := newPeers(t, 3, 3, nil)
+	for _, side := range [][]*rawPeer{p.ours, p.peer} {
+		id := side[2].do("CLIENT", "ID")
+		if r := side[0].do("CLIENT", "TRACKING", "ON", "REDIRECT", id[1:len(id)-2]); r != "+OK\r\n" {
+			t.Fatalf("CLIENT TRACKING ON REDIRECT: %q", r)
+		}
+		side[2].nc.Close()
+	}
+	time.Sleep(100 * time.Millisecond) // both redirect targets are gone
+	// The connection ids differ between the servers: each side's own is
+	// cut from its pushes.
+	id := regexp.MustCompile(`(tracking-redir-broken\r\n:)\d+`)
+	for _, c := range [][]string{{"GET", "a"}, {"GET", "b"}, {"1", "SET", "a", "1"}, {"1", "SET", "b", "1"}, {"GET", "a"},
+		{"1", "SET", "a", "2"}, {"1", "FLUSHALL"}} {
+		i := 0
+		if c[0] == "1" {
+			i, c = 1, c[1:]
+		}
+		p.same(i, c...)
+		for {
+			a, b := p.ours[0].read(50*time.Millisecond), p.peer[0].read(50*time.Millisecond)
+			if a, b = id.ReplaceAllString(a, "${1}ID"), id.ReplaceAllString(b, "${1}ID"); a != b {
+				t.Errorf("after %q:\n tiercache    %q\n redis-server %q", c, a, b)
+			}
+			if a == "" || b == "" {
+				break
+			}
+		}
 	}
 }
