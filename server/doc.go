@@ -347,7 +347,9 @@
 //     remembered before it reads them, so a write beside the read
 //     invalidates what it read (TestTrackingReadBesideWrite). The table keeps at most
 //     tracking-table-max-keys keys, invalidating others to make room
-//     (TestTrackingTableBounded). If the cache's removals outrun the
+//     (TestTrackingTableBounded); the keys a closed client read are
+//     forgotten lazily, without keeping its connection alive
+//     (TestTrackingForgetsClosedClients). If the cache's removals outrun the
 //     events goroutine, every tracking client is told every key changed.
 //   - S35: CONFIG SET changes notify-keyspace-events, busy-reply-threshold
 //     (lua-time-limit), tracking-table-max-keys and

@@ -2,9 +2,11 @@ package server
 
 import (
 	"regexp"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
+	"weak"
 )
 
 // TestTrackingMatchesRedis (S34): invalidations for each way a command
@@ -144,7 +146,6 @@ func TestTrackingCachingSpansClientCommands(t *testing.T) {
 	}
 }
 
-
 // TestTrackingBrokenRedirectEveryTime (S34): once the client a tracking
 // client redirects to is gone, every invalidation it would have been
 // sent tells the tracking client so (["tracking-redir-broken", id]), as
@@ -179,5 +180,37 @@ func TestTrackingBrokenRedirectEveryTime(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestTrackingForgetsClosedClients (S34): the keys a client read stay in
+// the tracking table after it closes, forgotten lazily as Redis forgets
+// ids, but they do not keep the closed connection (its buffers) alive.
+func TestTrackingForgetsClosedClients(t *testing.T) {
+	s, path := startServer(t, nil)
+	tr := dialPeer(t, path)
+	tr.do("HELLO", "3")
+	id := tr.do("CLIENT", "ID")
+	n, _ := strconv.ParseInt(id[1:len(id)-2], 10, 64)
+	tr.do("CLIENT", "TRACKING", "ON")
+	tr.do("GET", "never-written")
+	gone := weak.Make(s.connByID(n))
+	tr.nc.Close()
+	for deadline := time.Now().Add(5 * time.Second); s.connByID(n) != nil; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the connection never closed")
+		}
+	}
+	for i := 0; i < 20 && gone.Value() != nil; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if gone.Value() != nil {
+		t.Fatal("a closed tracking connection is still reachable: the tracking table keeps it")
+	}
+	s.trk.mu.Lock()
+	defer s.trk.mu.Unlock()
+	if len(s.trk.keys) != 1 {
+		t.Fatalf("tracking table holds %d keys, want the one read", len(s.trk.keys))
 	}
 }
