@@ -104,7 +104,9 @@ func (c *conn) cmdPubSub(args [][]byte) {
 		for _, h := range help {
 			c.w.Simple(h)
 		}
-	case sub == "channels" || sub == "numpat" || sub == "help":
+	case sub == "channels": // its arity is -2: more arguments reach pubsubCommand's syntax error
+		c.w.Error(errSubcommandSyntax("PUBSUB", args[1]))
+	case sub == "numpat" || sub == "help":
 		c.wrongArgs("pubsub|" + sub)
 	default:
 		c.unknownSubcommand("pubsub", args[1])
