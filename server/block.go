@@ -328,6 +328,13 @@ func (c *conn) awaitBlocked() {
 	w := c.blocked
 	c.blocked = nil
 	c.flush() // the replies before this one go out now
+	// While it waits, what is pushed to it (messages, invalidations) is
+	// written by the pusher, as to a connection waiting for input
+	// (TestPushesReachABlockedClient); nothing else would send them, as
+	// it reads nothing.
+	c.push.used.Store(true)
+	c.markIdle()
+	defer c.endIdle()
 	// What serves it reads the clock (conn.now).
 	c.timed = false
 	var timeout <-chan time.Time
@@ -340,8 +347,10 @@ func (c *conn) awaitBlocked() {
 	defer stop()
 	select {
 	case res := <-w.ch:
+		c.endIdle()
 		c.blockServed(w, res)
 	case <-timeout:
+		c.endIdle()
 		if c.s.blk.cancel(w) {
 			c.w.NullArray()
 			return

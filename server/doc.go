@@ -325,7 +325,8 @@
 //     goroutine writes the queue between its replies before each flush
 //     (pushes.go, pushwrite.go). Each subscriber gets its messages in
 //     order and never ahead of a reply already produced
-//     (TestIdleSubscriberWrittenDirectly). Replies and messages are
+//     (TestIdleSubscriberWrittenDirectly), also while it is blocked in a
+//     command such as BLPOP (TestPushesReachABlockedClient). Replies and messages are
 //     Redis's in RESP2 (subscribed mode) and RESP3 (pushes)
 //     (TestPubSubMatchesRedis).
 //     A subscriber whose unread output passes client-output-buffer-limit

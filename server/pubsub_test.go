@@ -114,3 +114,26 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 		}
 	}
 }
+
+// TestPushesReachABlockedClient (S32, S34): a RESP3 client blocked in
+// BLPOP receives the messages published meanwhile and its tracking
+// invalidations at once, as redis-server 7.0 writes them, not when the
+// BLPOP ends.
+func TestPushesReachABlockedClient(t *testing.T) {
+	p := newPeers(t, 2, 3, nil)
+	p.same(0, "SUBSCRIBE", "ch")
+	p.same(0, "CLIENT", "TRACKING", "ON")
+	p.same(0, "GET", "k")
+	p.ours[0].send("BLPOP", "l", "0")
+	p.peer[0].send("BLPOP", "l", "0")
+	time.Sleep(100 * time.Millisecond) // blocked on both
+	p.same(1, "PUBLISH", "ch", "hi")
+	p.sameRead(0, pushWait, "the message published while blocked")
+	p.same(1, "SET", "k", "1")
+	p.sameRead(0, pushWait, "the invalidation sent while blocked")
+	p.same(1, "RPUSH", "l", "x")
+	p.sameRead(0, pushWait, "BLPOP's reply")
+	p.same(1, "PUBLISH", "ch", "after")
+	p.sameRead(0, pushWait, "the message after BLPOP")
+	p.same(0, "PING")
+}
