@@ -2,6 +2,7 @@ package server
 
 import (
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -136,4 +137,28 @@ func TestPushesReachABlockedClient(t *testing.T) {
 	p.same(1, "PUBLISH", "ch", "after")
 	p.sameRead(0, pushWait, "the message after BLPOP")
 	p.same(0, "PING")
+}
+
+// TestBlockedHangupAfterAPush (S32): a client blocked in BLPOP that is
+// sent more pushes than its socket takes (so it is woken) and then hangs
+// up is seen gone: the element pushed after is kept, not served to the
+// closed connection and lost.
+func TestBlockedHangupAfterAPush(t *testing.T) {
+	_, path := startServer(t, nil)
+	b, w := dialPeer(t, path), dialPeer(t, path)
+	b.do("HELLO", "3")
+	b.do("SUBSCRIBE", "ch")
+	b.send("BLPOP", "l", "0")
+	time.Sleep(100 * time.Millisecond) // blocked
+	msg := strings.Repeat("m", 100<<10)
+	for range 30 { // 3 MB, past what the socket takes
+		w.do("PUBLISH", "ch", msg)
+	}
+	time.Sleep(100 * time.Millisecond)
+	b.nc.Close()
+	time.Sleep(200 * time.Millisecond) // the hangup is seen
+	w.do("RPUSH", "l", "x")
+	if r := w.do("LLEN", "l"); r != ":1\r\n" {
+		t.Fatalf("LLEN after the blocked client hung up: %q, want the element kept", r)
+	}
 }
