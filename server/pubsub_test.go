@@ -162,3 +162,48 @@ func TestBlockedHangupAfterAPush(t *testing.T) {
 		t.Fatalf("LLEN after the blocked client hung up: %q, want the element kept", r)
 	}
 }
+
+// TestNoMessageAfterUnsubscribe (S32): once a client has UNSUBSCRIBE's
+// answer for a channel it gets no message of that channel, as in Redis,
+// while a publisher floods it: a message published during the command
+// comes before the answer.
+func TestNoMessageAfterUnsubscribe(t *testing.T) {
+	_, path := startServer(t, nil)
+	sub, pub := dialPeer(t, path), dialPeer(t, path)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		batch := strings.Repeat("*3\r\n$7\r\nPUBLISH\r\n$1\r\nc\r\n$1\r\nm\r\n", 64)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			pub.nc.Write([]byte(batch))
+			for range 64 {
+				pub.read(5 * time.Second)
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	unsub := "*3\r\n$11\r\nunsubscribe\r\n$1\r\nc\r\n:0\r\n"
+	msg := "*3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\nm\r\n"
+	for round := 0; round < 5000; round++ {
+		sub.send("SUBSCRIBE", "c")
+		sub.send("UNSUBSCRIBE", "c")
+		sub.send("PING")
+		after := false
+		for r := sub.read(5 * time.Second); r != "+PONG\r\n"; r = sub.read(5 * time.Second) {
+			switch {
+			case r == "":
+				t.Fatal("no PONG")
+			case r == unsub:
+				after = true
+			case r == msg && after:
+				t.Fatalf("round %d: a message of c after UNSUBSCRIBE's answer", round)
+			}
+		}
+	}
+}
