@@ -332,7 +332,9 @@
 //     A subscriber whose unread output passes client-output-buffer-limit
 //     pubsub (hard, or soft for its seconds) is closed, counted
 //     (pubsub_output_limit_disconnections) and logged, while the others
-//     receive every message (TestSlowSubscriberIsDisconnected).
+//     receive every message (TestSlowSubscriberIsDisconnected); a client
+//     that subscribes to nothing is bounded by MaxOutputBytes instead
+//     (TestTrackingClientIsNotPubSubLimited).
 //   - S33: with notify-keyspace-events on, each write command that
 //     changed something publishes Redis 7.0's events in its order, inside
 //     scripts and EXEC too (notify_events.go; TestKeyspaceNotificationsMatchRedis),

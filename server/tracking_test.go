@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 	"weak"
@@ -212,5 +213,55 @@ func TestTrackingForgetsClosedClients(t *testing.T) {
 	defer s.trk.mu.Unlock()
 	if len(s.trk.keys) != 1 {
 		t.Fatalf("tracking table holds %d keys, want the one read", len(s.trk.keys))
+	}
+}
+
+// TestTrackingClientIsNotPubSubLimited (S34, S32): client-output-buffer-
+// limit pubsub bounds subscribers only, as Redis's client classes do: a
+// BCAST tracking client that subscribes to nothing, blocked in BLPOP and
+// reading nothing while far more than that limit of invalidations is
+// sent to it, stays connected and then reads them all.
+func TestTrackingClientIsNotPubSubLimited(t *testing.T) {
+	s, path := startServer(t, nil)
+	w, tr := dialPeer(t, path), dialPeer(t, path)
+	if r := w.do("CONFIG", "SET", "client-output-buffer-limit", "pubsub 64kb 32kb 1"); r != "+OK\r\n" {
+		t.Fatalf("CONFIG SET: %q", r)
+	}
+	tr.do("HELLO", "3")
+	tr.do("CLIENT", "TRACKING", "ON", "BCAST")
+	tr.send("BLPOP", "l", "0") // not read while the invalidations come
+	time.Sleep(100 * time.Millisecond)
+	const n = 20000 // about 1 MB of invalidations
+	for i := 0; i < n; i += 500 {
+		var b strings.Builder
+		for j := i; j < i+500; j++ {
+			k := "key:" + strconv.Itoa(j)
+			b.WriteString("*3\r\n$3\r\nSET\r\n$" + strconv.Itoa(len(k)) + "\r\n" + k + "\r\n$1\r\nv\r\n")
+		}
+		w.nc.Write([]byte(b.String()))
+		for range 500 {
+			w.read(5 * time.Second)
+		}
+	}
+	if got := s.stats.pubsubLimit.Load(); got != 0 {
+		t.Fatalf("%d connections closed at the pubsub limit, none subscribes", got)
+	}
+	w.do("RPUSH", "l", "x")
+	got := 0
+	for r := tr.read(5 * time.Second); ; r = tr.read(5 * time.Second) {
+		if r == "" {
+			t.Fatalf("BLPOP's reply never came, after %d invalidations", got)
+		}
+		if strings.HasPrefix(r, ">2\r\n$10\r\ninvalidate\r\n") {
+			got++
+			continue
+		}
+		if r != "*2\r\n$1\r\nl\r\n$1\r\nx\r\n" {
+			t.Fatalf("after %d invalidations: %.60q", got, r)
+		}
+		break
+	}
+	if got != n+1 { // the RPUSH's too, before the reply it serves
+		t.Fatalf("%d invalidations, want %d", got, n+1)
 	}
 }
