@@ -331,6 +331,13 @@ func (c *conn) awaitBlocked() {
 	c.showIdle()
 	c.blockedNow.Store(true)
 	defer c.blockedNow.Store(false)
+	// While it waits, what is pushed to it (messages, invalidations) is
+	// written by the pusher, as to a connection waiting for input
+	// (TestPushesReachABlockedClient); nothing else would send them, as
+	// it reads nothing.
+	c.push.used.Store(true)
+	c.markIdle()
+	defer c.endIdle()
 	// What serves it reads the clock (conn.now).
 	c.timed = false
 	var timeout <-chan time.Time
@@ -343,8 +350,10 @@ func (c *conn) awaitBlocked() {
 	defer stop()
 	select {
 	case res := <-w.ch:
+		c.endIdle()
 		c.blockServed(w, res)
 	case <-timeout:
+		c.endIdle()
 		if c.s.blk.cancel(w) {
 			c.w.NullArray()
 			return

@@ -55,12 +55,12 @@ func (c *conn) cmdGetDel(args [][]byte) {
 // its expiry changed in the same step (an EXAT/PXAT in the past deletes
 // it); nil if absent.
 func (c *conn) cmdGetEx(args [][]byte) {
-	x, set, ok := c.getExArgs(args[2:])
+	x, _, ok := c.getExArgs(args[2:])
 	if !ok {
 		return
 	}
-	v, ok, err := c.s.cache.GetEx(c.scratch[:0], args[1], x)
-	c.noop = !ok || !set // GETEX without an option changes nothing
+	v, ok, changed, err := c.s.cache.GetExChanged(c.scratch[:0], args[1], x)
+	c.noop = !changed // GETEX without an option, or PERSIST of a key without an expiry, changes nothing
 	c.valueReply(v, ok, err)
 }
 

@@ -15,6 +15,13 @@ func (c *conn) renameCmd(args [][]byte, nx bool) {
 	switch {
 	case err != nil:
 		c.cacheError(err)
+	case string(args[1]) == string(args[2]): // Redis answers and changes nothing (renameGenericCommand)
+		c.noop = true
+		if nx {
+			c.w.Int(0)
+		} else {
+			c.w.OK()
+		}
 	case !nx:
 		c.w.OK()
 		c.s.hfe.carried(args[1], args[2])

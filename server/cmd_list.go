@@ -229,8 +229,8 @@ func (c *conn) cmdLTrim(args [][]byte) {
 	if !ok {
 		return
 	}
-	changed, err := c.lists.trim(args[1], start, stop)
-	c.noop = !changed
+	exists, err := c.lists.trim(args[1], start, stop)
+	c.noop = !exists // Redis signals every LTRIM of a list (ltrimCommand)
 	if c.listDone(err) {
 		c.w.OK()
 	}

@@ -53,6 +53,11 @@ func (c *conn) unsubscribeCmd(args [][]byte, pattern bool) {
 	}
 	for _, ch := range names {
 		c.subs.Store(int64(c.s.ps.Unsubscribe(c.push, string(ch), pattern)))
+		if c.push.pending.Load() {
+			// a message published before the registry let go of c goes
+			// before the answer (TestNoMessageAfterUnsubscribe)
+			c.drainPushes()
+		}
 		c.subscription(kind, ch, c.subs.Load())
 	}
 }
@@ -104,7 +109,9 @@ func (c *conn) cmdPubSub(args [][]byte) {
 		for _, h := range help {
 			c.w.Simple(h)
 		}
-	case sub == "channels" || sub == "numpat" || sub == "help":
+	case sub == "channels": // its arity is -2: more arguments reach pubsubCommand's syntax error
+		c.w.Error(errSubcommandSyntax("PUBSUB", args[1]))
+	case sub == "numpat" || sub == "help":
 		c.wrongArgs("pubsub|" + sub)
 	default:
 		c.unknownSubcommand("pubsub", args[1])

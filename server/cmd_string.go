@@ -214,6 +214,7 @@ func (c *conn) cmdSetRange(args [][]byte) {
 		n = len(out)
 		return out, true, nil
 	})
+	c.noop = len(val) == 0 // the length is answered, nothing changed (setrangeCommand)
 	c.numReply(int64(n), err)
 }
 

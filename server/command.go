@@ -210,7 +210,12 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 func (c *conn) run(cmd *command, args [][]byte) {
 	c.cmd = cmd
 	if c.trk != nil || c.scriptOf != nil {
-		defer c.tracked(cmd, args)
+		if cmd.readonly {
+			// before the read: a write beside it finds the key tracked, and
+			// its invalidation follows the value read (TestTrackingReadBesideWrite)
+			c.remember(cmd, args)
+		}
+		defer c.tracked(cmd)
 	}
 	if cmd.observe == nil {
 		c.timed = false
@@ -268,18 +273,12 @@ func (c *conn) runWrite(cmd *command, args [][]byte) {
 }
 
 // tracked, after a command of a connection that tracks keys (or runs a
-// script for one), remembers the keys a read-only one read, and ends
-// CLIENT CACHING's effect after the command it was given for.
-func (c *conn) tracked(cmd *command, args [][]byte) {
-	if cmd.readonly {
-		c.remember(cmd, args)
-	}
-	if c.trk != nil && !c.inExec && !c.tx.active {
-		if c.keepCaching {
-			c.keepCaching = false
-		} else {
-			c.trk.caching = false
-		}
+// script for one), ends CLIENT CACHING's effect: after any command but
+// CLIENT's, outside MULTI and EXEC, as Redis's resetClient
+// (TestTrackingCachingSpansClientCommands).
+func (c *conn) tracked(cmd *command) {
+	if c.trk != nil && !c.inExec && !c.tx.active && cmd.name != "client" {
+		c.trk.caching = false
 	}
 }
 

@@ -69,15 +69,13 @@ type conn struct {
 	script   *scriptConn
 	scriptOf *conn
 	// push queues what other goroutines send c (pushes.go); subs counts
-	// its channels and patterns; trk is its tracking mode (tracking.go),
-	// keepCaching keeps CLIENT CACHING for the command after it; gone is
-	// set once it closed. events are the running write's keyspace
+	// its channels and patterns; trk is its tracking mode (tracking.go);
+	// gone is set once it closed. events are the running write's keyspace
 	// events (notify.go), evKeys their keys.
-	push        *pushQueue
-	subs        atomic.Int64
-	trk         *trackState
-	keepCaching bool
-	gone        atomic.Bool
+	push *pushQueue
+	subs atomic.Int64
+	trk  *trackState
+	gone atomic.Bool
 	// killed is closed by CLIENT KILL (killOnce), which also closes nc: a
 	// blocked command ends on it as on a hangup (awaitBlocked), and no
 	// command read after runs (serve).

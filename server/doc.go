@@ -325,13 +325,16 @@
 //     goroutine writes the queue between its replies before each flush
 //     (pushes.go, pushwrite.go). Each subscriber gets its messages in
 //     order and never ahead of a reply already produced
-//     (TestIdleSubscriberWrittenDirectly). Replies and messages are
+//     (TestIdleSubscriberWrittenDirectly), also while it is blocked in a
+//     command such as BLPOP (TestPushesReachABlockedClient). Replies and messages are
 //     Redis's in RESP2 (subscribed mode) and RESP3 (pushes)
 //     (TestPubSubMatchesRedis).
 //     A subscriber whose unread output passes client-output-buffer-limit
 //     pubsub (hard, or soft for its seconds) is closed, counted
 //     (pubsub_output_limit_disconnections) and logged, while the others
-//     receive every message (TestSlowSubscriberIsDisconnected).
+//     receive every message (TestSlowSubscriberIsDisconnected); a client
+//     that subscribes to nothing is bounded by MaxOutputBytes instead
+//     (TestTrackingClientIsNotPubSubLimited).
 //   - S33: with notify-keyspace-events on, each write command that
 //     changed something publishes Redis 7.0's events in its order, inside
 //     scripts and EXEC too (notify_events.go; TestKeyspaceNotificationsMatchRedis),
@@ -343,9 +346,13 @@
 //     expiry, an eviction out of the cache, another sidecar's change
 //     through the remote tier (TestTrackingMatchesRedis,
 //     TestRemovalsNotifyAndInvalidate, TestTrackingHearsOtherSidecars); a
-//     move between tiers sends none. The table keeps at most
+//     move between tiers sends none. A read-only command's keys are
+//     remembered before it reads them, so a write beside the read
+//     invalidates what it read (TestTrackingReadBesideWrite). The table keeps at most
 //     tracking-table-max-keys keys, invalidating others to make room
-//     (TestTrackingTableBounded). If the cache's removals outrun the
+//     (TestTrackingTableBounded); the keys a closed client read are
+//     forgotten lazily, without keeping its connection alive
+//     (TestTrackingForgetsClosedClients). If the cache's removals outrun the
 //     events goroutine, every tracking client is told every key changed.
 //   - S35: CONFIG SET changes notify-keyspace-events, busy-reply-threshold
 //     (lua-time-limit), tracking-table-max-keys and

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -23,14 +24,24 @@ func (c *conn) watchHangup() (hup <-chan struct{}, stop func()) {
 	}
 	h := make(chan struct{})
 	done := make(chan struct{})
+	var stopping atomic.Bool
 	go func() {
 		defer close(done)
 		eof := false
-		rc.Read(func(fd uintptr) bool {
-			var ready bool
-			eof, ready = peekHangup(int(fd))
-			return ready
-		})
+		for {
+			err := rc.Read(func(fd uintptr) bool {
+				var ready bool
+				eof, ready = peekHangup(int(fd))
+				return ready
+			})
+			// A push's Wake (its read deadline) while the command waits
+			// does not end the watch: the push goes out after the command,
+			// and a hangup meanwhile must still be seen
+			// (TestBlockedHangupAfterAPush).
+			if eof || stopping.Load() || c.out == nil || !c.out.interrupted(err) {
+				break
+			}
+		}
 		if eof {
 			close(h)
 		}
@@ -39,6 +50,7 @@ func (c *conn) watchHangup() (hup <-chan struct{}, stop func()) {
 		select {
 		case <-done:
 		default:
+			stopping.Store(true)
 			c.nc.SetReadDeadline(time.Now())
 			<-done
 			c.nc.SetReadDeadline(time.Time{})

@@ -160,18 +160,17 @@ func (o *listOps) rewrite(key []byte, f func(items [][]byte) ([][]byte, bool, er
 }
 
 // trim keeps the elements of key's list from start to stop (LTRIM's
-// range), removing an emptied list; changed reports whether any went.
-func (o *listOps) trim(key []byte, start, stop int64) (changed bool, err error) {
-	_, err = o.cache.Edit(key, lists, false, func(v tier.Live) (tier.EditResult, error) {
+// range), removing an emptied list; exists is false if the key is absent.
+func (o *listOps) trim(key []byte, start, stop int64) (exists bool, err error) {
+	return o.cache.Edit(key, lists, false, func(v tier.Live) (tier.EditResult, error) {
 		q := quick(v)
 		lo, hi := list.Range(start, stop, q.Len())
-		if changed = hi-lo != q.Len(); !changed {
+		if hi-lo == q.Len() {
 			return tier.Unchanged, nil
 		}
 		q.Trim(lo, hi)
 		return emptiedOr(q), nil
 	})
-	return changed, err
 }
 
 // move pops one element from src's head (fromLeft) or tail and pushes it

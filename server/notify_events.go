@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -41,7 +42,7 @@ var commandEvents = map[string]eventFunc{
 	"persist":      evOne(notifyGeneric, "persist"),
 	"rename":       evRename,
 	"renamenx":     evRename,
-	"copy":         func(c *conn, a [][]byte) { c.emit(notifyGeneric, "copy_to", a[2]) },
+	"copy":         evCopy,
 	"lpush":        evOne(notifyList, "lpush"),
 	"lpushx":       evOne(notifyList, "lpush"),
 	"rpush":        evOne(notifyList, "rpush"),
@@ -350,9 +351,25 @@ func evDel(c *conn, a [][]byte) {
 }
 
 func evRename(c *conn, a [][]byte) {
+	c.madeAnew(a[2])
 	c.emitNew(a[2]) // dbAdd of the destination comes first
 	c.emit(notifyGeneric, "rename_from", a[1])
 	c.emit(notifyGeneric, "rename_to", a[2])
+}
+
+func evCopy(c *conn, a [][]byte) {
+	c.madeAnew(a[2])
+	c.emit(notifyGeneric, "copy_to", a[2])
+}
+
+// madeAnew notes that the running command made key anew ("new") even if
+// it existed: RENAME's and COPY's destination, which Redis deletes and
+// adds again (dbDelete, dbAdd).
+func (c *conn) madeAnew(key []byte) {
+	if c.s.conf.notify.Load()&notifyNew == 0 || slices.ContainsFunc(c.newKeys, func(k []byte) bool { return bytes.Equal(k, key) }) {
+		return
+	}
+	c.newKeys = append(c.newKeys, key)
 }
 
 // evMove: LMOVE src dst LEFT|RIGHT LEFT|RIGHT: the push on dst, the pop on

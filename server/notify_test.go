@@ -48,6 +48,13 @@ var notifyCases = [][]string{
 	{"BZMPOP", "1", "1", "zm", "MAX", "COUNT", "1"}, {"BZMPOP", "1", "2", "nokey", "zm", "MIN", "COUNT", "5"},
 	{"RPUSH", "bl", "1", "2"}, {"BLPOP", "bl", "1"}, {"BRPOP", "nokey", "bl", "1"},
 	{"MULTI"}, {"SET", "tx", "1"}, {"INCR", "tx"}, {"EXEC"},
+	// writes that change nothing send nothing; an LTRIM of a list sends
+	// "ltrim" even when it keeps every element; RENAME and COPY ... REPLACE
+	// onto an existing key make it anew ("new")
+	{"SET", "nr", "1"}, {"SETRANGE", "nr", "0", ""}, {"SETRANGE", "nope", "0", ""}, {"GETEX", "nr", "PERSIST"},
+	{"RENAME", "nr", "nr"}, {"RENAMENX", "nr", "nr"}, {"RPUSH", "lt", "a"}, {"LTRIM", "lt", "0", "-1"},
+	{"LTRIM", "nope", "0", "-1"}, {"SET", "nr2", "x"}, {"RENAME", "nr", "nr2"}, {"SET", "cp", "y"},
+	{"COPY", "nr2", "cp", "REPLACE"}, {"COPY", "nr2", "cp"},
 }
 
 // TestKeyspaceNotificationsMatchRedis (S33): with notify-keyspace-events

@@ -2,6 +2,7 @@ package server
 
 import (
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,6 +36,9 @@ func TestPubSubMatchesRedis(t *testing.T) {
 			p.same(3, "PUBSUB", "NUMPAT")
 			p.same(3, "PUBSUB", "CHANNELS", "sp*")
 			p.same(3, "PUBSUB", "NOSUCH")
+			p.same(3, "PUBSUB", "channels", "a", "b")
+			p.same(3, "PUBSUB", "NUMPAT", "a")
+			p.same(3, "PUBSUB", "HELP", "a")
 			p.same(0, "PING")
 			p.same(0, "PING", "hi")
 			p.same(0, "GET", "x")
@@ -108,6 +112,98 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	for {
 		if _, err := slow.nc.Read(buf); err != nil {
 			break // closed
+		}
+	}
+}
+
+// TestPushesReachABlockedClient (S32, S34): a RESP3 client blocked in
+// BLPOP receives the messages published meanwhile and its tracking
+// invalidations at once, as redis-server 7.0 writes them, not when the
+// BLPOP ends.
+func TestPushesReachABlockedClient(t *testing.T) {
+	p := newPeers(t, 2, 3, nil)
+	p.same(0, "SUBSCRIBE", "ch")
+	p.same(0, "CLIENT", "TRACKING", "ON")
+	p.same(0, "GET", "k")
+	p.ours[0].send("BLPOP", "l", "0")
+	p.peer[0].send("BLPOP", "l", "0")
+	time.Sleep(100 * time.Millisecond) // blocked on both
+	p.same(1, "PUBLISH", "ch", "hi")
+	p.sameRead(0, pushWait, "the message published while blocked")
+	p.same(1, "SET", "k", "1")
+	p.sameRead(0, pushWait, "the invalidation sent while blocked")
+	p.same(1, "RPUSH", "l", "x")
+	p.sameRead(0, pushWait, "BLPOP's reply")
+	p.same(1, "PUBLISH", "ch", "after")
+	p.sameRead(0, pushWait, "the message after BLPOP")
+	p.same(0, "PING")
+}
+
+// TestBlockedHangupAfterAPush (S32): a client blocked in BLPOP that is
+// sent more pushes than its socket takes (so it is woken) and then hangs
+// up is seen gone: the element pushed after is kept, not served to the
+// closed connection and lost.
+func TestBlockedHangupAfterAPush(t *testing.T) {
+	_, path := startServer(t, nil)
+	b, w := dialPeer(t, path), dialPeer(t, path)
+	b.do("HELLO", "3")
+	b.do("SUBSCRIBE", "ch")
+	b.send("BLPOP", "l", "0")
+	time.Sleep(100 * time.Millisecond) // blocked
+	msg := strings.Repeat("m", 100<<10)
+	for range 30 { // 3 MB, past what the socket takes
+		w.do("PUBLISH", "ch", msg)
+	}
+	time.Sleep(100 * time.Millisecond)
+	b.nc.Close()
+	time.Sleep(200 * time.Millisecond) // the hangup is seen
+	w.do("RPUSH", "l", "x")
+	if r := w.do("LLEN", "l"); r != ":1\r\n" {
+		t.Fatalf("LLEN after the blocked client hung up: %q, want the element kept", r)
+	}
+}
+
+// TestNoMessageAfterUnsubscribe (S32): once a client has UNSUBSCRIBE's
+// answer for a channel it gets no message of that channel, as in Redis,
+// while a publisher floods it: a message published during the command
+// comes before the answer.
+func TestNoMessageAfterUnsubscribe(t *testing.T) {
+	_, path := startServer(t, nil)
+	sub, pub := dialPeer(t, path), dialPeer(t, path)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		batch := strings.Repeat("*3\r\n$7\r\nPUBLISH\r\n$1\r\nc\r\n$1\r\nm\r\n", 64)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			pub.nc.Write([]byte(batch))
+			for range 64 {
+				pub.read(5 * time.Second)
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	unsub := "*3\r\n$11\r\nunsubscribe\r\n$1\r\nc\r\n:0\r\n"
+	msg := "*3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\nm\r\n"
+	for round := 0; round < 5000; round++ {
+		sub.send("SUBSCRIBE", "c")
+		sub.send("UNSUBSCRIBE", "c")
+		sub.send("PING")
+		after := false
+		for r := sub.read(5 * time.Second); r != "+PONG\r\n"; r = sub.read(5 * time.Second) {
+			switch {
+			case r == "":
+				t.Fatal("no PONG")
+			case r == unsub:
+				after = true
+			case r == msg && after:
+				t.Fatalf("round %d: a message of c after UNSUBSCRIBE's answer", round)
+			}
 		}
 	}
 }

@@ -19,7 +19,8 @@ import (
 // subscriber has not read, queued here and unsent in its socket's spill,
 // is bounded like Redis's client-output-buffer-limit pubsub: past the
 // hard limit, or past the soft one for longer than its seconds, the
-// connection is closed, counted and logged.
+// connection is closed, counted and logged; a connection that subscribes
+// to nothing (tracking only) is bounded by MaxOutputBytes instead.
 type pushQueue struct {
 	c     *conn
 	resp3 atomic.Bool // the connection speaks RESP3: messages go as pushes
@@ -73,13 +74,25 @@ func (q *pushQueue) deliver(b []byte, first byte) bool {
 	if q.c.out != nil {
 		total += q.c.out.unsent.Load()
 	}
-	if why := q.overLimit(total, &s.conf); why != "" {
+	// The pubsub class is a subscriber's; a client that only tracks keys
+	// is of the normal class, as in Redis (getClientType), bounded by
+	// MaxOutputBytes (TestTrackingClientIsNotPubSubLimited).
+	subscriber := q.c.subs.Load() > 0
+	why := ""
+	if subscriber {
+		why = q.overLimit(total, &s.conf)
+	} else if total > int64(s.opts.MaxOutputBytes) {
+		why = "normal"
+	}
+	if why != "" {
 		q.dead = true
 		q.buf, q.spare = nil, nil
 		q.pending.Store(false)
 		q.mu.Unlock()
-		s.stats.pubsubLimit.Add(1)
-		s.log.Warn("client output buffer limit (pubsub) reached: a subscriber does not read its messages fast enough; closing its connection",
+		if subscriber {
+			s.stats.pubsubLimit.Add(1)
+		}
+		s.log.Warn("client output buffer limit reached: a client does not read its pushes (messages, invalidations) fast enough; closing its connection",
 			zap.Int64("client", q.c.id), zap.Int64("unsent_bytes", total), zap.String("limit", why))
 		q.c.nc.Close()
 		return false

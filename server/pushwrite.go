@@ -139,6 +139,15 @@ func (c *conn) markIdle() {
 	q.mu.Unlock()
 }
 
+// endIdle ends the idle of a blocked command's wait: the pusher stops
+// writing to the socket, and what it left queued goes before the reply.
+func (c *conn) endIdle() {
+	c.out.own()
+	if c.push.pending.Load() {
+		c.drainPushes()
+	}
+}
+
 // own ends idle: once it returns the pusher is not writing to the
 // socket, nor will it until the next markIdle. A nil outConn ignores it.
 func (o *outConn) own() {

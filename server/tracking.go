@@ -27,8 +27,12 @@ type tracker struct {
 	s       *Server
 	clients atomic.Int64 // connections with tracking on
 	mu      sync.Mutex
-	keys    map[string][]*conn // default mode: who read each key
-	bcast   map[*conn]bool     // BCAST connections
+	// keys: default mode, who read each key. A client is named by its
+	// trackState, which lets go of the connection as it closes: the keys
+	// it read are forgotten lazily, as Redis's ids, without keeping a
+	// closed connection's buffers alive.
+	keys  map[string][]*trackState
+	bcast map[*conn]bool // BCAST connections
 	// pending holds the BCAST invalidations of the command running now:
 	// one message per client and command, where Redis sends one per event
 	// loop cycle (so for a pipelined batch, one after all its replies);
@@ -42,6 +46,7 @@ type tracker struct {
 // trackState is a connection's tracking mode: written by its goroutine
 // holding tracker.mu, read by others holding it.
 type trackState struct {
+	c                                *conn // nil once off
 	on, bcast, optin, optout, noloop bool
 	caching                          bool // CLIENT CACHING for the next command (its goroutine only)
 	redirect                         int64
@@ -51,7 +56,7 @@ type trackState struct {
 }
 
 func newTracker(s *Server) *tracker {
-	return &tracker{s: s, keys: map[string][]*conn{}, bcast: map[*conn]bool{}}
+	return &tracker{s: s, keys: map[string][]*trackState{}, bcast: map[*conn]bool{}}
 }
 
 func (t *tracker) active() bool { return t.clients.Load() > 0 }
@@ -65,9 +70,9 @@ func (c *conn) trackingClient() *conn {
 	return c
 }
 
-// remember notes the keys a read-only command read, for its client in the
-// default mode (trackingRememberKeys): OPTIN only after CLIENT CACHING
-// yes, OPTOUT unless CLIENT CACHING no.
+// remember notes the keys a read-only command reads, before it reads
+// them, for its client in the default mode (trackingRememberKeys): OPTIN
+// only after CLIENT CACHING yes, OPTOUT unless CLIENT CACHING no.
 func (c *conn) remember(cmd *command, args [][]byte) {
 	tc := c.trackingClient()
 	st := tc.trk
@@ -83,8 +88,8 @@ func (c *conn) remember(cmd *command, args [][]byte) {
 	for i := cmd.first; i <= last && i < len(args); i += max(cmd.step, 1) {
 		k := string(args[i])
 		list := t.keys[k]
-		if !slices.Contains(list, tc) {
-			t.keys[k] = append(list, tc)
+		if !slices.Contains(list, st) {
+			t.keys[k] = append(list, st)
 		}
 	}
 	over := int64(len(t.keys)) - c.s.conf.trackingMaxKeys.Load()
@@ -175,17 +180,16 @@ func (t *tracker) flushBcastLocked() {
 
 // sendKeyLocked sends [key] to each of list still tracking in the default
 // mode, but to writer in NOLOOP mode.
-func (t *tracker) sendKeyLocked(writer *conn, key []byte, list []*conn) {
+func (t *tracker) sendKeyLocked(writer *conn, key []byte, list []*trackState) {
 	var one []byte
-	for _, c := range list {
-		st := c.trk
-		if st == nil || !st.on || st.bcast || st.noloop && c == writer {
+	for _, st := range list {
+		if !st.on || st.bcast || st.noloop && st.c == writer {
 			continue
 		}
 		if one == nil {
 			one = resp.AppendBulk(resp.AppendArray(nil, 1), key)
 		}
-		t.sendLocked(c, one)
+		t.sendLocked(st.c, one)
 	}
 }
 
@@ -197,7 +201,7 @@ func (t *tracker) invalidateAll() {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.keys = map[string][]*conn{}
+	t.keys = map[string][]*trackState{}
 	t.s.mu.Lock()
 	conns := make([]*conn, 0, len(t.s.conns))
 	for c := range t.s.conns {
@@ -224,7 +228,9 @@ func (t *tracker) sendLocked(c *conn, keys []byte) {
 	if st.redirect != 0 {
 		r := st.redir
 		if r == nil || r.gone.Load() {
-			if !st.broken && c.push.resp3.Load() {
+			// each time, as Redis: the client may have read keys since
+			// (TestTrackingBrokenRedirectEveryTime)
+			if c.push.resp3.Load() {
 				b := resp.AppendBulk(resp.AppendArray(nil, 2), []byte("tracking-redir-broken"))
 				b = append(b, ':')
 				b = strconv.AppendInt(b, st.redirect, 10)
@@ -382,7 +388,7 @@ func (c *conn) clientTracking(args [][]byte) {
 		prefixes = append(prefixes, o.prefixes...)
 		t.bcast[c] = true
 	}
-	*st = trackState{on: true, bcast: o.bcast, optin: o.optin, optout: o.optout, noloop: o.noloop,
+	*st = trackState{c: c, on: true, bcast: o.bcast, optin: o.optin, optout: o.optout, noloop: o.noloop,
 		redirect: o.redirect, redir: redir, prefixes: prefixes}
 	c.trk = st
 	t.mu.Unlock()
@@ -431,7 +437,6 @@ func (c *conn) clientCaching(args [][]byte) {
 		return
 	}
 	st.caching = true
-	c.keepCaching = true
 	c.w.OK()
 }
 

@@ -1,9 +1,13 @@
 package server
 
 import (
+	"regexp"
+	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+	"weak"
 )
 
 // TestTrackingMatchesRedis (S34): invalidations for each way a command
@@ -115,5 +119,154 @@ func TestTrackingTableBounded(t *testing.T) {
 	}
 	if s.trk.evicted.Load() < 90 {
 		t.Fatalf("%d keys invalidated to make room, want at least 90", s.trk.evicted.Load())
+	}
+}
+
+// TestTrackingCachingSpansClientCommands (S34): CLIENT CACHING holds
+// past any CLIENT command, as Redis keeps it (resetClient) up to the next
+// command of another kind: OPTIN's GET after CLIENT CACHING YES and
+// CLIENT TRACKINGINFO is tracked, and invalidated, as redis-server 7.0
+// does; inside MULTI it holds for the transaction only.
+func TestTrackingCachingSpansClientCommands(t *testing.T) {
+	p := newPeers(t, 2, 3, nil)
+	drain := func() {
+		for p.sameRead(0, 40*time.Millisecond, "invalidation") != "" {
+		}
+	}
+	p.same(0, "CLIENT", "TRACKING", "ON", "OPTIN")
+	for _, c := range [][]string{
+		{"CLIENT", "CACHING", "YES"}, {"CLIENT", "TRACKINGINFO"}, {"CLIENT", "TRACKINGINFO"}, {"CLIENT", "GETREDIR"},
+		{"GET", "a"}, {"GET", "b"}, {"MULTI"}, {"CLIENT", "CACHING", "YES"}, {"GET", "c"}, {"EXEC"}, {"GET", "d"},
+		{"CLIENT", "CACHING", "YES"}, {"MULTI"}, {"GET", "e"}, {"EXEC"}, {"CLIENT", "TRACKINGINFO"},
+	} {
+		p.same(0, c...)
+	}
+	for _, k := range []string{"a", "b", "c", "d", "e"} {
+		p.same(1, "SET", k, "1")
+		drain()
+	}
+}
+
+// TestTrackingBrokenRedirectEveryTime (S34): once the client a tracking
+// client redirects to is gone, every invalidation it would have been
+// sent tells the tracking client so (["tracking-redir-broken", id]), as
+// redis-server 7.0 does, not only the first: a key read again after the
+// first is otherwise changed with no word to the client that caches it.
+func TestTrackingBrokenRedirectEveryTime(t *testing.T) {
+	p := newPeers(t, 3, 3, nil)
+	for _, side := range [][]*rawPeer{p.ours, p.peer} {
+		id := side[2].do("CLIENT", "ID")
+		if r := side[0].do("CLIENT", "TRACKING", "ON", "REDIRECT", id[1:len(id)-2]); r != "+OK\r\n" {
+			t.Fatalf("CLIENT TRACKING ON REDIRECT: %q", r)
+		}
+		side[2].nc.Close()
+	}
+	time.Sleep(100 * time.Millisecond) // both redirect targets are gone
+	// The connection ids differ between the servers: each side's own is
+	// cut from its pushes.
+	id := regexp.MustCompile(`(tracking-redir-broken\r\n:)\d+`)
+	for _, c := range [][]string{{"GET", "a"}, {"GET", "b"}, {"1", "SET", "a", "1"}, {"1", "SET", "b", "1"}, {"GET", "a"},
+		{"1", "SET", "a", "2"}, {"1", "FLUSHALL"}} {
+		i := 0
+		if c[0] == "1" {
+			i, c = 1, c[1:]
+		}
+		p.same(i, c...)
+		for {
+			a, b := p.ours[0].read(50*time.Millisecond), p.peer[0].read(50*time.Millisecond)
+			if a, b = id.ReplaceAllString(a, "${1}ID"), id.ReplaceAllString(b, "${1}ID"); a != b {
+				t.Errorf("after %q:\n tiercache    %q\n redis-server %q", c, a, b)
+			}
+			if a == "" || b == "" {
+				break
+			}
+		}
+	}
+}
+
+// TestTrackingForgetsClosedClients (S34): the keys a client read stay in
+// the tracking table after it closes, forgotten lazily as Redis forgets
+// ids, but they do not keep the closed connection (its buffers) alive.
+func TestTrackingForgetsClosedClients(t *testing.T) {
+	s, path := startServer(t, nil)
+	tr := dialPeer(t, path)
+	tr.do("HELLO", "3")
+	id := tr.do("CLIENT", "ID")
+	n, _ := strconv.ParseInt(id[1:len(id)-2], 10, 64)
+	tr.do("CLIENT", "TRACKING", "ON")
+	tr.do("GET", "never-written")
+	gone := weak.Make(s.connByID(n))
+	tr.nc.Close()
+	for deadline := time.Now().Add(5 * time.Second); s.connByID(n) != nil; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the connection never closed")
+		}
+	}
+	for i := 0; i < 20 && gone.Value() != nil; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if gone.Value() != nil {
+		t.Fatal("a closed tracking connection is still reachable: the tracking table keeps it")
+	}
+	s.trk.mu.Lock()
+	defer s.trk.mu.Unlock()
+	if len(s.trk.keys) != 1 {
+		t.Fatalf("tracking table holds %d keys, want the one read", len(s.trk.keys))
+	}
+}
+
+// TestTrackingClientIsNotPubSubLimited (S34, S32): client-output-buffer-
+// limit pubsub bounds subscribers only, as Redis's client classes do: a
+// BCAST tracking client that subscribes to nothing, blocked in BLPOP and
+// reading nothing while far more than that limit of invalidations is
+// sent to it, stays connected and then reads them all.
+func TestTrackingClientIsNotPubSubLimited(t *testing.T) {
+	s, path := startServer(t, nil)
+	w, tr := dialPeer(t, path), dialPeer(t, path)
+	if r := w.do("CONFIG", "SET", "client-output-buffer-limit", "pubsub 64kb 32kb 1"); r != "+OK\r\n" {
+		t.Fatalf("CONFIG SET: %q", r)
+	}
+	tr.do("HELLO", "3")
+	tr.do("CLIENT", "TRACKING", "ON", "BCAST")
+	tr.send("BLPOP", "l", "0") // not read while the invalidations come
+	time.Sleep(100 * time.Millisecond)
+	const n = 20000 // about 1 MB of invalidations
+	for i := 0; i < n; i += 500 {
+		var b strings.Builder
+		for j := i; j < i+500; j++ {
+			k := "key:" + strconv.Itoa(j)
+			b.WriteString("*3\r\n$3\r\nSET\r\n$" + strconv.Itoa(len(k)) + "\r\n" + k + "\r\n$1\r\nv\r\n")
+		}
+		w.nc.Write([]byte(b.String()))
+		for range 500 {
+			w.read(5 * time.Second)
+		}
+	}
+	if got := s.stats.pubsubLimit.Load(); got != 0 {
+		t.Fatalf("%d connections closed at the pubsub limit, none subscribes", got)
+	}
+	w.do("RPUSH", "l", "x")
+	got := 0
+	for r := tr.read(5 * time.Second); ; r = tr.read(5 * time.Second) {
+		if r == "" {
+			t.Fatalf("BLPOP's reply never came, after %d invalidations", got)
+		}
+		if strings.HasPrefix(r, ">2\r\n$10\r\ninvalidate\r\n") {
+			got++
+			continue
+		}
+		if r != "*2\r\n$1\r\nl\r\n$1\r\nx\r\n" {
+			t.Fatalf("after %d invalidations: %.60q", got, r)
+		}
+		break
+	}
+	if got == n { // the RPUSH's may follow the reply it serves: the pusher writes it beside the woken connection
+		if r := tr.read(5 * time.Second); strings.HasPrefix(r, ">2\r\n$10\r\ninvalidate\r\n") {
+			got++
+		}
+	}
+	if got != n+1 { // the RPUSH's too
+		t.Fatalf("%d invalidations, want %d", got, n+1)
 	}
 }

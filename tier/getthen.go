@@ -46,10 +46,19 @@ func (c *Cache) GetDel(dst, key []byte) ([]byte, bool, error) {
 // returned), as EXPIREAT does. In writethrough mode the value is written
 // again with its new expiry, durably, before the call returns (T28).
 func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
+	v, ok, _, err := c.GetExChanged(dst, key, x)
+	return v, ok, err
+}
+
+// GetExChanged is GetEx that also reports whether it changed the key: a
+// Persist of a key without an expiry changes nothing (GETEX PERSIST then
+// sends no keyspace event).
+func (c *Cache) GetExChanged(dst, key []byte, x Expiry) (v []byte, ok, changed bool, err error) {
 	if x == (Expiry{}) {
-		return c.Get(dst, key)
+		v, ok, err = c.Get(dst, key)
+		return v, ok, false, err
 	}
-	return c.getThen(dst, key, func(sh *shard, e *entry, now int64, v []byte) (*pendOp, error) {
+	v, ok, err = c.getThen(dst, key, func(sh *shard, e *entry, now int64, v []byte) (*pendOp, error) {
 		var exp int64
 		switch {
 		case x.Persist:
@@ -61,6 +70,7 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 		default:
 			exp = backend.ExpiryAt(x.At)
 		}
+		changed = true
 		if backend.Expired(exp, now) {
 			c.remoteDelLocked(key)
 			return c.beginPurgeLocked(sh, key, e)
@@ -75,6 +85,7 @@ func (c *Cache) GetEx(dst, key []byte, x Expiry) ([]byte, bool, error) {
 		c.remoteRetimeLocked(key, exp)
 		return nil, nil
 	})
+	return v, ok, ok && changed, err
 }
 
 // SetGet is Set that also returns the value it replaced (SET ... GET), in
