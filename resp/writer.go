@@ -308,7 +308,16 @@ func (w *Writer) Verbatim(format, s string) {
 		return
 	}
 	w.prefixInt('=', int64(len(s)+4))
+	// The format is three bytes, whatever was given: cut, or padded with
+	// spaces, as Redis's addReplyVerbatim makes it (a script's
+	// verbatim_string table can hold any format).
+	if len(format) > 3 {
+		format = format[:3]
+	}
 	w.writeString(format)
+	for i := len(format); i < 3; i++ {
+		w.writeByte(' ')
+	}
 	w.writeByte(':')
 	w.writeString(s)
 	w.writeString("\r\n")

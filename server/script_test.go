@@ -32,6 +32,10 @@ var scriptCases = [][]string{
 	{"EVAL", "return {map={a=1}}", "0"},
 	{"EVAL", "return {set={a=true}}", "0"},
 	{"EVAL", "return {verbatim_string={format='txt', string='hi'}}", "0"},
+	{"EVAL", "return {verbatim_string={format='toolong', string='x'}}", "0"},
+	{"EVAL", "return {verbatim_string={format='ab', string='x'}}", "0"},
+	{"EVAL", "return {verbatim_string={format='', string='x'}}", "0"},
+	{"PING"}, // the connection still in step after them
 	{"EVAL", "return redis.call('nosuch')", "0"},
 	{"EVAL", "return redis.pcall('nosuch')", "0"},
 	{"EVAL", "return redis.call('incr', 'k')", "0"},
