@@ -65,7 +65,7 @@ func (e *Engine) call(L *lua.LState, raiseErr bool) int {
 	for i := 1; i <= n; i++ {
 		switch v := L.Get(i).(type) {
 		case lua.LNumber:
-			e.argBuf = strconv.AppendFloat(e.argBuf, float64(v), 'g', 17, 64)
+			e.argBuf = appendNumberArg(e.argBuf, float64(v))
 		case lua.LString:
 			e.argBuf = append(e.argBuf, v...)
 		default:
