@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/subtle"
+	"strings"
 	"time"
 )
 
@@ -91,7 +92,7 @@ func (c *conn) dispatch(args [][]byte) {
 		c.tx.fail()
 		return
 	}
-	if rs := c.s.scr.cur.Load(); rs != nil && rs.past.Load() && !cmd.allowBusy {
+	if rs := c.s.scr.cur.Load(); rs != nil && rs.past.Load() && !cmd.busyAllowed(args) {
 		c.w.Error(errBusyScript) // before queueing, as Redis: EXEC then aborts
 		c.tx.fail()
 		return
@@ -123,6 +124,13 @@ func (c *conn) dispatch(args [][]byte) {
 	if c.blocked != nil {
 		c.awaitBlocked() // outside the transaction lock: a blocked client holds no lock
 	}
+}
+
+// busyAllowed reports that args run beside a script past
+// busy-reply-threshold: an allow_busy command, or SCRIPT KILL (of SCRIPT's
+// subcommands only KILL is allow_busy in Redis 7.0).
+func (cmd *command) busyAllowed(args [][]byte) bool {
+	return cmd.allowBusy || cmd.name == "script" && len(args) == 2 && strings.EqualFold(string(args[1]), "kill")
 }
 
 // lookup finds the command named name (any case), or nil.

@@ -210,6 +210,14 @@ func TestBusyScriptAndKill(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	p.same(1, "GET", "x")
+	// Of SCRIPT, only KILL is allow_busy.
+	p.same(1, "SCRIPT", "LOAD", "return 'busy'")
+	p.same(1, "SCRIPT", "EXISTS", "0123456789012345678901234567890123456789")
+	p.same(1, "SCRIPT", "FLUSH")
+	p.same(1, "SCRIPT", "HELP")
+	p.same(1, "MULTI")
+	p.same(1, "GET", "x")
+	p.same(1, "DISCARD")
 	p.same(2, "SCRIPT", "KILL")
 	p.sameRead(0, 5*time.Second, "the killed script's reply")
 	p.same(1, "SET", "x", "1")
