@@ -26,10 +26,12 @@
 //     read-only: an assignment, rawset, table.insert or setmetatable
 //     answers "Attempt to modify a readonly table", reading a global that
 //     does not exist "Script attempted to access nonexistent global
-//     variable"; os, io, loadfile, dofile, print, require, package and
-//     debug are absent. Whatever a script changes past that (setfenv(0)) is
-//     found after the run and the interpreter is built anew, so no
-//     script sees another's globals (TestSandbox; server
+//     variable"; os, io, loadfile, dofile, print, require, module,
+//     getfenv, setfenv, newproxy, package and debug are absent, as in
+//     redis-server 7.0. Whatever a script changed past that (the
+//     environment, the string metatable) would be found after the run and
+//     the interpreter built anew, so no script sees another's globals
+//     (TestSandbox; server
 //     TestScriptSandboxLeaksNothing). KEYS, ARGV and {ok="OK"} replies
 //     are tables of earlier runs, reused when left as they were made:
 //     a run sees them as new tables (TestKeysAndArgvAreFresh,

@@ -7,17 +7,18 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// The globals a script sees, as Redis 7.0 allows them (script_lua.c,
-// lua_builtins_allow_list and libraries_allow_list): the base functions
-// below, and the libraries string, table, math, coroutine, cjson and redis.
-// dofile, loadfile, print, require, module, io, os, package and debug are
-// not there. bit, struct and cmsgpack, which Redis compiles in, are
-// missing: no maintained Go library gives them for gopher-lua.
+// The globals a script sees, as redis-server 7.0 has them: the base
+// functions below (gcinfo and collectgarbage are gc.go's), and the
+// libraries string, table, math, coroutine, cjson and redis. dofile,
+// loadfile, print, require, module, getfenv, setfenv, newproxy, io, os,
+// package and debug are not there. bit, struct and cmsgpack, which Redis
+// compiles in, are missing: no maintained Go library gives them for
+// gopher-lua.
 var baseAllowed = []string{
-	"xpcall", "tostring", "getfenv", "setmetatable", "next", "assert", "tonumber",
-	"rawequal", "collectgarbage", "getmetatable", "rawset", "pcall", "type",
-	"select", "unpack", "pairs", "rawget", "loadstring", "ipairs", "setfenv",
-	"load", "error", "newproxy", "_VERSION",
+	"xpcall", "tostring", "setmetatable", "next", "assert", "tonumber",
+	"rawequal", "getmetatable", "rawset", "pcall", "type",
+	"select", "unpack", "pairs", "rawget", "loadstring", "ipairs",
+	"load", "error", "_VERSION",
 }
 
 var libraries = []struct {
@@ -153,6 +154,8 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 	}
 	real.RawSetString("redis", sb.redis)
 	real.RawSetString("pcall", L.NewFunction(luaPcall))
+	real.RawSetString("collectgarbage", L.NewFunction(collectgarbage))
+	real.RawSetString("gcinfo", L.NewFunction(gcinfo))
 	real.RawSetString("tonumber", L.NewFunction(tonumber(opened.RawGetString("tonumber").(*lua.LFunction).GFunction)))
 	real.RawSetString("rawset", L.NewFunction(sb.rawset))
 	real.RawSetString("setmetatable", L.NewFunction(sb.setmetatable))

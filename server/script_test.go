@@ -97,6 +97,12 @@ var scriptCases = [][]string{
 	{"EVAL", "return package", "0"},
 	{"EVAL", "return debug", "0"},
 	{"EVAL", "return type(string.rep)", "0"},
+	{"EVAL", "return type(getfenv)", "0"},
+	{"EVAL", "return type(setfenv)", "0"},
+	{"EVAL", "return type(newproxy)", "0"},
+	{"EVAL", "return type(module)", "0"},
+	{"EVAL", "return {type(gcinfo()), type(collectgarbage('count')), collectgarbage(), collectgarbage('collect')}", "0"},
+	{"EVAL", "return {type(load), type(loadstring), type(rawget), type(rawequal), type(gcinfo), type(coroutine)}", "0"},
 	// read-only scripts and shebangs
 	{"EVAL_RO", "return redis.call('set','a','b')", "0"},
 	{"EVAL_RO", "return redis.call('get','a')", "0"},
