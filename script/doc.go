@@ -24,7 +24,9 @@
 //     redis.call returns its text (TestErrorTexts).
 //   - SC3: the globals, the library tables and the string metatable are
 //     read-only: an assignment, rawset, table.insert or setmetatable
-//     answers "Attempt to modify a readonly table", reading a global that
+//     answers "Attempt to modify a readonly table" (setmetatable takes
+//     only a table: no script sets what every nil, boolean, number or
+//     function shares), reading a global that
 //     does not exist "Script attempted to access nonexistent global
 //     variable"; os, io, loadfile, dofile, print, require, module,
 //     getfenv, setfenv, newproxy, package and debug are absent, as in

@@ -225,9 +225,20 @@ func (sb *sandbox) rawset(L *lua.LState) int {
 	return 0
 }
 
-// setmetatable is Lua's setmetatable, refusing the read-only tables.
+// setmetatable is Lua's setmetatable, refusing the read-only tables. Its
+// first argument is a table, as Lua 5.1's (lbaselib.c luaB_setmetatable):
+// gopher-lua's would set the metatable every nil, boolean, number or
+// function shares, which later scripts would see.
 func (sb *sandbox) setmetatable(L *lua.LState) int {
-	if t, ok := L.Get(1).(*lua.LTable); ok && sb.proxies[t] {
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok {
+		got := "no value"
+		if L.GetTop() > 0 {
+			got = L.Get(1).Type().String()
+		}
+		L.RaiseError("bad argument #1 to 'setmetatable' (table expected, got %s)", got)
+	}
+	if sb.proxies[t] {
 		L.Error(lua.LString(errReadonly), 0)
 	}
 	L.CheckTypes(2, lua.LTNil, lua.LTTable)

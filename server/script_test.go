@@ -88,6 +88,10 @@ var scriptCases = [][]string{
 	{"EVAL", "getmetatable('').x = 1", "0"},
 	{"EVAL", "return tostring(getmetatable('').__index == string)", "0"},
 	{"EVAL", "setmetatable(_G, nil)", "0"},
+	{"EVAL", "setmetatable(1, {})", "0"},
+	{"EVAL", "setmetatable(nil, {})", "0"},
+	{"EVAL", "setmetatable()", "0"},
+	{"EVAL", "return type(setmetatable({}, {}))", "0"},
 	{"EVAL", "return os", "0"},
 	{"EVAL", "return io", "0"},
 	{"EVAL", "return loadfile", "0"},
@@ -162,6 +166,10 @@ func TestScriptSandboxLeaksNothing(t *testing.T) {
 		"local mt = getmetatable(''); mt.x = 1",
 		"pcall(rawset, _G, 'leak', 1)",
 		"pcall(table.insert, string, 1, 'leak')",
+		"pcall(setmetatable, nil, {__index = function() return 'leak' end})",
+		"pcall(setmetatable, true, {__index = function() return 'leak' end})",
+		"pcall(setmetatable, 1, {__index = function() return 'leak' end})",
+		"pcall(setmetatable, redis.call, {__index = function() return 'leak' end})",
 	} {
 		c.do("EVAL", escape, "0")
 		if got := c.do("EVAL", "return string.upper('ok')", "0"); got != "$2\r\nOK\r\n" {
@@ -169,6 +177,11 @@ func TestScriptSandboxLeaksNothing(t *testing.T) {
 		}
 		if got := c.do("EVAL", "return type(redis.call)", "0"); got != "$8\r\nfunction\r\n" {
 			t.Errorf("after %q, type(redis.call) = %q", escape, got)
+		}
+		// No value but a table has a metatable a script set.
+		indexable := "local function f(v) return (pcall(function() return v.x end)) end; return tostring(f(nil) or f(true) or f(1) or f(redis.call))"
+		if got := c.do("EVAL", indexable, "0"); got != "$5\r\nfalse\r\n" {
+			t.Errorf("after %q, a nil, boolean, number or function can be indexed: %q", escape, got)
 		}
 	}
 }
