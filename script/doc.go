@@ -52,10 +52,10 @@
 //     compile errors' (Redis's "Error compiling script (new function):
 //     user_script:1: ..." prefix and location are kept). tostring of a
 //     non-integer number is Go's shortest form, not "%.14g".
-//   - cjson is encoding/json's through miniredis's gopher-json (its
-//     error texts and its output for edge cases differ from lua-cjson);
-//     bit, struct and cmsgpack are absent: no maintained library gives
-//     them for gopher-lua.
+//   - cjson is written here (cjson.go) after lua-cjson 2.1's behaviour
+//     at Redis's settings; an object's keys come in gopher-lua's order,
+//     not Lua 5.1's hash order. bit, struct and cmsgpack are absent: no
+//     maintained library gives them for gopher-lua.
 //   - The script cache is bounded by Options.MaxCacheBytes (64 MiB): past
 //     it the oldest scripts go, and EVALSHA of one answers NOSCRIPT.
 //     Redis 7.0 keeps every script.

@@ -41,6 +41,13 @@ func str2d(s string) (float64, bool) {
 	if s == "" || strings.ContainsAny(s, "_ \t\n\v\f\r") { // Go's digit separators are not C's
 		return 0, false
 	}
+	if (s[0] == '+' || s[0] == '-') && strings.EqualFold(s[1:], "nan") { // ParseFloat takes no sign there
+		sign := 1.0
+		if s[0] == '-' {
+			sign = -1
+		}
+		return math.Copysign(math.NaN(), sign), true
+	}
 	digits := strings.TrimLeft(s, "+-")
 	if len(digits) > 1 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') && !strings.ContainsAny(digits, "pP") {
 		s += "p0" // strtod's hexadecimal needs no exponent, ParseFloat's does

@@ -3,7 +3,6 @@ package script
 import (
 	"strings"
 
-	json "github.com/alicebob/miniredis/v2/gopher-json"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -132,10 +131,7 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 		L.Push(lua.LString(strings.Repeat(s, n)))
 		return 1
 	}))
-	cjson := L.NewTable()
-	cjson.RawSetString("encode", L.NewFunction(cjsonEncode))
-	cjson.RawSetString("decode", L.NewFunction(cjsonDecode))
-	real.RawSetString("cjson", cjson)
+	real.RawSetString("cjson", (&cjson{null: L.NewUserData()}).table(L))
 	// table.insert writes raw, as rawset does: it refuses the proxies too.
 	tab := opened.RawGetString(lua.TabLibName).(*lua.LTable)
 	insert := tab.RawGetString("insert").(*lua.LFunction).GFunction
@@ -291,22 +287,4 @@ func (a *argTable) fill(L *lua.LState, real *lua.LTable, name string, ss [][]byt
 func (a *argTable) reusable() bool {
 	array, keys, ok := tableShape(a.t)
 	return ok && a.t.Metatable == lua.LNil && keys == 0 && array <= a.n
-}
-
-func cjsonEncode(L *lua.LState) int {
-	b, err := json.Encode(L.CheckAny(1))
-	if err != nil {
-		L.RaiseError("%s", err.Error())
-	}
-	L.Push(lua.LString(b))
-	return 1
-}
-
-func cjsonDecode(L *lua.LState) int {
-	v, err := json.Decode(L, []byte(L.CheckString(1)))
-	if err != nil {
-		L.RaiseError("%s", err.Error())
-	}
-	L.Push(v)
-	return 1
 }
