@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -146,7 +148,7 @@ func (e *Engine) Load(body []byte) (*Script, error) {
 		proto.IsVarArg &^= lua.VarArgNeedsArg
 	}
 	if err != nil {
-		return nil, &ReplyError{Msg: "ERR Error compiling script (new function): " + compileError(err), Err: ErrCompile}
+		return nil, &ReplyError{Msg: "ERR Error compiling script (new function): " + compileError(err, body[skip:]), Err: ErrCompile}
 	}
 	sc := &Script{SHA: sha, Body: bytes.Clone(body), Flags: flags, proto: proto}
 	e.mu.Lock()
@@ -175,9 +177,15 @@ const chunkName = "user_script"
 
 var parseErr = regexp.MustCompile(`^user_script line:(\d+)\(column:\d+\) near '(.*)':\s*(.*?)\s*$`)
 
-// compileError words a parse error as Lua 5.1 places it: "user_script:
-// LINE: what near 'token'".
-func compileError(err error) string {
+// compileError words a parse error of chunk as Lua 5.1 places it:
+// "user_script:LINE: what near 'token'", at the end of the chunk "near
+// '<eof>'" on its last line (Lua counts a "\r\n" as one line feed).
+func compileError(err error, chunk []byte) string {
+	var pe *parse.Error
+	if errors.As(err, &pe) && pe.Pos.Line == parse.EOF {
+		line := 1 + bytes.Count(chunk, []byte("\n"))
+		return chunkName + ":" + strconv.Itoa(line) + ": " + strings.TrimSpace(pe.Message) + " near '<eof>'"
+	}
 	msg := strings.TrimSpace(err.Error())
 	if m := parseErr.FindStringSubmatch(msg); m != nil {
 		return chunkName + ":" + m[1] + ": " + m[3] + " near '" + m[2] + "'"

@@ -74,6 +74,12 @@ func TestErrorTexts(t *testing.T) {
 		{"return redis.pcall('x')", "-ERR nope\r\n"},
 		{"local ok, e = pcall(redis.call, 'x'); return e", "$8\r\nERR nope\r\n"},
 		{"error('boom')", "-ERR user_script:1: boom script: " + SHA1Hex([]byte("error('boom')")) + ", on @user_script:1.\r\n"},
+		// Compile errors keep Lua's "user_script:LINE:" location, at the
+		// end of the body too (the wording is gopher-lua's).
+		{"return +", "-ERR Error compiling script (new function): user_script:1: syntax error near '+'"},
+		{"return 1 +", "-ERR Error compiling script (new function): user_script:1: syntax error near '<eof>'"},
+		{"#!lua\nlocal x = 1\nreturn 1 +\n", "-ERR Error compiling script (new function): user_script:4: syntax error near '<eof>'"},
+		{"return 'open", "-ERR Error compiling script (new function): user_script:1: unterminated string near '<eof>'"},
 	} {
 		if got := run(t, e, c.body, nil, bad); got != c.want {
 			t.Errorf("%q: %q, want %q", c.body, got, c.want)
