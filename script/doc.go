@@ -14,8 +14,10 @@
 //     number, verbatim string; numbers truncated to integers, booleans as
 //     1/nil in RESP2); a map a script returns keeps the order its pairs
 //     were added; a number passed to redis.call is "%.17g" ("inf",
-//     "-nan" as C prints them), and tonumber reads a string as Lua 5.1's
-//     strtod does ("1e2", 2^63) (TestConversions; server
+//     "-nan" as C prints them), tonumber reads a string as Lua 5.1's
+//     strtod does ("1e2", 2^63), and the library functions take a string
+//     that reads as a number where they take a number (string.sub(s,
+//     ARGV[1]), string.format('%x', ARGV[1])) (TestConversions; server
 //     TestScriptsMatchRedis, byte for byte against redis-server).
 //   - SC2: a failed run answers Redis's text: the error, then " script:
 //     SHA, on @user_script:LINE." with the line of the Lua code that

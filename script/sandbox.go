@@ -153,6 +153,7 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 	real.RawSetString("collectgarbage", L.NewFunction(collectgarbage))
 	real.RawSetString("gcinfo", L.NewFunction(gcinfo))
 	real.RawSetString("tonumber", L.NewFunction(tonumber(opened.RawGetString("tonumber").(*lua.LFunction).GFunction)))
+	coerceLibraries(L, real)
 	real.RawSetString("rawset", L.NewFunction(sb.rawset))
 	real.RawSetString("setmetatable", L.NewFunction(sb.setmetatable))
 	sb.real = real

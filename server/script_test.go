@@ -57,6 +57,14 @@ var scriptCases = [][]string{
 	{"EVAL", "return {tonumber(' 1.5e1 '), tonumber('0x10'), tonumber('.5e1'), tonumber('5.')}", "0"},
 	{"EVAL", "return {tonumber('1e') == nil, tonumber('0x') == nil, tonumber('') == nil, tonumber('1 2') == nil, tonumber('1_0') == nil}", "0"},
 	{"EVAL", "return {tonumber('ff', 16), tonumber('10', 2), tonumber('1e2', 10), tonumber(7)}", "0"},
+	// library functions take strings that read as numbers where they take
+	// numbers (luaL_checkint): ARGV's values are strings
+	{"EVAL", "return {string.sub('hello', ARGV[1], ARGV[2]), string.rep('x', ARGV[2]), string.char(ARGV[3]), string.byte('abc', ARGV[1])}", "0", "2", "3", "65"},
+	{"EVAL", "return {table.concat({1,2,3}, ',', ARGV[1], ARGV[2]), table.remove({1,2,3}, ARGV[1]), unpack({1,2,3}, ARGV[2])}", "0", "2", "3"},
+	{"EVAL", "local t = {1,2}; table.insert(t, ARGV[1], 0); table.insert(t, ARGV[1]); return t", "0", "1"},
+	{"EVAL", "return {string.find('hello', 'l', ARGV[1]), string.gsub('aaa', 'a', 'b', ARGV[2]), select(ARGV[2], 'a', 'b'), select('#', 1, 2)}", "0", "4", "2"},
+	{"EVAL", "math.randomseed(ARGV[1]); return {math.random(ARGV[1]), math.ldexp(1, ARGV[1]), tonumber('10', ARGV[2])}", "0", "1", "2"},
+	{"EVAL", "return string.format('%5.1f|%x|%c|%d|%s|%q|%%|%-3d|', ARGV[1], ARGV[2], ARGV[3], ARGV[1], ARGV[1], ARGV[1], ARGV[1])", "0", "5", "255", "65"},
 	// numbers as arguments: "%.17g", as C prints infinities and NaNs
 	{"EVAL", "redis.call('set', 'n', 1/0); return redis.call('get', 'n')", "0"},
 	{"EVAL", "redis.call('set', 'n', -1/0); return redis.call('get', 'n')", "0"},
