@@ -417,3 +417,25 @@ func TestHugeBusyThreshold(t *testing.T) {
 		t.Fatalf("GET during a script under the largest threshold: %q", got)
 	}
 }
+
+// TestScriptCountInInfoMemory: number_of_cached_scripts is in INFO
+// memory, where Redis 7.0 has it (clients and Redis's own tests read it
+// there), and follows SCRIPT LOAD and SCRIPT FLUSH.
+func TestScriptCountInInfoMemory(t *testing.T) {
+	_, path := startServer(t, nil)
+	r := dialRaw(t, path)
+	for i := range 3 {
+		r.cmd("SCRIPT", "LOAD", fmt.Sprintf("return %d", i))
+		r.reply()
+	}
+	r.cmd("INFO", "memory")
+	if l := lineWith(r.reply(), "number_of_cached_scripts:"); l != "number_of_cached_scripts:3" {
+		t.Fatalf("INFO memory after 3 SCRIPT LOADs: %q", l)
+	}
+	r.cmd("SCRIPT", "FLUSH", "ASYNC")
+	r.reply()
+	r.cmd("INFO", "memory")
+	if l := lineWith(r.reply(), "number_of_cached_scripts:"); l != "number_of_cached_scripts:0" {
+		t.Fatalf("INFO memory after SCRIPT FLUSH: %q", l)
+	}
+}
