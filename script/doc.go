@@ -54,6 +54,9 @@
 //     compile errors' (Redis's "Error compiling script (new function):
 //     user_script:1: ..." prefix and location are kept). tostring of a
 //     non-integer number is Go's shortest form, not "%.14g".
+//   - math.random draws from a generator of the interpreter's own:
+//     math.randomseed makes its sequence repeat (TestRandomSeed), but the
+//     numbers are not redis-server's.
 //   - cjson is written here (cjson.go) after lua-cjson 2.1's behaviour
 //     at Redis's settings; an object's keys come in gopher-lua's order,
 //     not Lua 5.1's hash order. bit, struct and cmsgpack are absent: no

@@ -3,6 +3,7 @@ package script
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 
@@ -74,4 +75,44 @@ func appendNumberArg(b []byte, n float64) []byte {
 		return append(b, "nan"...)
 	}
 	return strconv.AppendFloat(b, n, 'g', 17, 64)
+}
+
+// random is math.random and math.randomseed as Lua 5.1's (lmathlib.c
+// math_random, math_randomseed) on a generator of the interpreter's own:
+// gopher-lua's use math/rand's global source, which rand.Seed no longer
+// seeds (Go 1.24), so a seeded script's numbers did not repeat.
+type random struct {
+	r *rand.Rand
+}
+
+func newRandom() *random {
+	return &random{r: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+}
+
+func (g *random) seed(L *lua.LState) int {
+	g.r = rand.New(rand.NewPCG(uint64(L.CheckInt64(1)), 0))
+	return 0
+}
+
+func (g *random) random(L *lua.LState) int {
+	r := g.r.Float64()
+	switch L.GetTop() {
+	case 0:
+		L.Push(lua.LNumber(r))
+	case 1:
+		u := L.CheckInt(1)
+		if u < 1 {
+			L.ArgError(1, "interval is empty")
+		}
+		L.Push(lua.LNumber(math.Floor(r*float64(u)) + 1))
+	case 2:
+		l, u := L.CheckInt(1), L.CheckInt(2)
+		if l > u {
+			L.ArgError(2, "interval is empty")
+		}
+		L.Push(lua.LNumber(math.Floor(r*float64(u-l+1)) + float64(l)))
+	default:
+		L.RaiseError("wrong number of arguments")
+	}
+	return 1
 }

@@ -251,3 +251,35 @@ func TestTableShape(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomSeed: math.randomseed makes math.random's sequence repeat, as
+// in Lua 5.1 (Redis's unit/scripting "Scripting engine PRNG can be seeded
+// correctly"); without a new seed the sequence goes on from run to run.
+func TestRandomSeed(t *testing.T) {
+	e := New(Options{})
+	seeded := "math.randomseed(ARGV[1]); return {tostring(math.random()), math.random(10), math.random(5, 7)}"
+	call := func(body string, args ...string) string {
+		c := &Call{Command: func([][]byte, int) []byte { return nil }}
+		for _, a := range args {
+			c.Args = append(c.Args, []byte(a))
+		}
+		return runCall(t, e, body, c)
+	}
+	a, b, other := call(seeded, "10"), call(seeded, "10"), call(seeded, "20")
+	if a != b || a == other {
+		t.Fatalf("seed 10: %q then %q; seed 20: %q", a, b, other)
+	}
+	first, next := call("return tostring(math.random())"), call("return tostring(math.random())")
+	if first == next {
+		t.Fatalf("two runs drew the same number %q", first)
+	}
+	for _, c := range []struct{ body, want string }{
+		{"return math.random(0)", "interval is empty"},
+		{"return math.random(3, 2)", "interval is empty"},
+		{"return math.random(1, 2, 3)", "wrong number of arguments"},
+	} {
+		if got := call(c.body); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want it to say %q", c.body, got, c.want)
+		}
+	}
+}
