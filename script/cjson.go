@@ -2,6 +2,7 @@ package script
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,21 +19,137 @@ import (
 // nesting at most either way. Its error texts are lua-cjson's.
 type cjson struct {
 	null *lua.LUserData // cjson.null, lua-cjson's NULL lightuserdata
+	cfg  cjsonConfig
 }
 
-// Limits and settings of lua-cjson (lua_cjson.c DEFAULT_*).
-const (
-	cjsonMaxDepth    = 1000
-	cjsonSparseRatio = 2
-	cjsonSparseSafe  = 10
-)
+// cjsonConfig is lua-cjson's json_config_t: what the encode_* and
+// decode_* functions set, kept by the interpreter from run to run as
+// Redis's is.
+type cjsonConfig struct {
+	sparseConvert             int // 0 off, 1 on
+	sparseRatio, sparseSafe   int
+	encodeDepth, decodeDepth  int
+	precision                 int
+	keepBuffer, decodeInvalid int // 0 off, 1 on
+	encodeInvalid             int // 0 off, 1 on, 2 null
+}
+
+// newCjson is a cjson with lua-cjson's defaults (lua_cjson.c DEFAULT_*).
+func newCjson(null *lua.LUserData) *cjson {
+	return &cjson{null: null, cfg: cjsonConfig{sparseRatio: 2, sparseSafe: 10, encodeDepth: 1000, decodeDepth: 1000,
+		precision: 14, keepBuffer: 1, decodeInvalid: 1}}
+}
 
 func (cj *cjson) table(L *lua.LState) *lua.LTable {
 	t := L.NewTable()
-	t.RawSetString("encode", L.NewFunction(cj.encode))
-	t.RawSetString("decode", L.NewFunction(cj.decode))
+	c := &cj.cfg
+	fns := map[string]lua.LGFunction{
+		"encode": cj.encode,
+		"decode": cj.decode,
+		"new":    func(L *lua.LState) int { L.Push(newCjson(cj.null).table(L)); return 1 },
+		"encode_sparse_array": func(L *lua.LState) int {
+			cjsonArgs(L, "encode_sparse_array", 3)
+			convert := cjsonEnum(L, "encode_sparse_array", 1, &c.sparseConvert, nil)
+			ratio := cjsonInt(L, "encode_sparse_array", 2, &c.sparseRatio, 0)
+			safe := cjsonInt(L, "encode_sparse_array", 3, &c.sparseSafe, 0)
+			return push(L, convert, ratio, safe)
+		},
+		"encode_max_depth": func(L *lua.LState) int {
+			cjsonArgs(L, "encode_max_depth", 1)
+			return push(L, cjsonInt(L, "encode_max_depth", 1, &c.encodeDepth, 1))
+		},
+		"decode_max_depth": func(L *lua.LState) int {
+			cjsonArgs(L, "decode_max_depth", 1)
+			return push(L, cjsonInt(L, "decode_max_depth", 1, &c.decodeDepth, 1))
+		},
+		"encode_number_precision": func(L *lua.LState) int {
+			cjsonArgs(L, "encode_number_precision", 1)
+			return push(L, cjsonInt(L, "encode_number_precision", 1, &c.precision, 1, 14))
+		},
+		"encode_keep_buffer": func(L *lua.LState) int {
+			cjsonArgs(L, "encode_keep_buffer", 1)
+			return push(L, cjsonEnum(L, "encode_keep_buffer", 1, &c.keepBuffer, nil))
+		},
+		"encode_invalid_numbers": func(L *lua.LState) int {
+			cjsonArgs(L, "encode_invalid_numbers", 1)
+			return push(L, cjsonEnum(L, "encode_invalid_numbers", 1, &c.encodeInvalid, []string{"off", "on", "null"}))
+		},
+		"decode_invalid_numbers": func(L *lua.LState) int {
+			cjsonArgs(L, "decode_invalid_numbers", 1)
+			return push(L, cjsonEnum(L, "decode_invalid_numbers", 1, &c.decodeInvalid, nil))
+		},
+	}
+	for name, fn := range fns {
+		t.RawSetString(name, L.NewFunction(fn))
+	}
 	t.RawSetString("null", cj.null)
+	t.RawSetString("_NAME", lua.LString("cjson"))
+	t.RawSetString("_VERSION", lua.LString("2.1.0"))
 	return t
+}
+
+// push pushes vs and returns how many.
+func push(L *lua.LState, vs ...lua.LValue) int {
+	for _, v := range vs {
+		L.Push(v)
+	}
+	return len(vs)
+}
+
+// cjsonArgs refuses more than n arguments (json_arg_init).
+func cjsonArgs(L *lua.LState, fn string, n int) {
+	if L.GetTop() > n {
+		L.RaiseError("bad argument #%d to '%s' (found too many arguments)", n+1, fn)
+	}
+}
+
+// cjsonInt sets *v from argument i when given, between lo and hi
+// (default the largest int32), and returns it (json_integer_option).
+func cjsonInt(L *lua.LState, fn string, i int, v *int, lo int, hi ...int) lua.LValue {
+	max := math.MaxInt32
+	if len(hi) > 0 {
+		max = hi[0]
+	}
+	if a := L.Get(i); a != lua.LNil {
+		toNumber(L, i)
+		n, ok := L.Get(i).(lua.LNumber)
+		if !ok || int(n) < lo || int(n) > max {
+			L.RaiseError("bad argument #%d to '%s' (expected integer between %d and %d)", i, fn, lo, max)
+		}
+		*v = int(n)
+	}
+	return lua.LNumber(*v)
+}
+
+// cjsonEnum sets *v from argument i when given, a boolean or one of
+// options (off and on when nil), and returns it: a boolean for off and
+// on, else its name (json_enum_option).
+func cjsonEnum(L *lua.LState, fn string, i int, v *int, options []string) lua.LValue {
+	if options == nil {
+		options = []string{"off", "on"}
+	}
+	switch a := L.Get(i).(type) {
+	case *lua.LNilType:
+	case lua.LBool:
+		*v = 0
+		if a {
+			*v = 1
+		}
+	default:
+		s := lua.LVAsString(a)
+		if _, isStr := a.(lua.LString); !isStr && a.Type() != lua.LTNumber {
+			L.RaiseError("bad argument #%d to '%s' (string expected, got %s)", i, fn, a.Type().String())
+		}
+		k := slices.Index(options, s)
+		if k < 0 {
+			L.RaiseError("bad argument #%d to '%s' (invalid option '%s')", i, fn, s)
+		}
+		*v = k
+	}
+	if *v <= 1 {
+		return lua.LBool(*v == 1)
+	}
+	return lua.LString(options[*v])
 }
 
 func (cj *cjson) encode(L *lua.LState) int {
@@ -53,7 +170,7 @@ func (cj *cjson) appendValue(b []byte, v lua.LValue, depth int) ([]byte, string)
 	case lua.LString:
 		return appendJSONString(b, string(v)), ""
 	case lua.LNumber:
-		return appendJSONNumber(b, float64(v))
+		return cj.appendNumber(b, float64(v))
 	case lua.LBool:
 		return strconv.AppendBool(b, bool(v)), ""
 	case *lua.LNilType:
@@ -69,10 +186,10 @@ func (cj *cjson) appendValue(b []byte, v lua.LValue, depth int) ([]byte, string)
 }
 
 func (cj *cjson) appendTable(b []byte, t *lua.LTable, depth int) ([]byte, string) {
-	if depth > cjsonMaxDepth {
+	if depth > cj.cfg.encodeDepth {
 		return b, "Cannot serialise, excessive nesting (" + strconv.Itoa(depth) + ")"
 	}
-	n, err := arrayLength(t)
+	n, err := cj.arrayLength(t)
 	if err != "" {
 		return b, err
 	}
@@ -101,7 +218,7 @@ func (cj *cjson) appendTable(b []byte, t *lua.LTable, depth int) ([]byte, string
 			b = appendJSONString(b, string(k))
 		case lua.LNumber:
 			b = append(b, '"')
-			if b, bad = appendJSONNumber(b, float64(k)); bad != "" {
+			if b, bad = cj.appendNumber(b, float64(k)); bad != "" {
 				return b, bad
 			}
 			b = append(b, '"')
@@ -117,8 +234,9 @@ func (cj *cjson) appendTable(b []byte, t *lua.LTable, depth int) ([]byte, string
 }
 
 // arrayLength is lua-cjson's lua_array_length: the largest key when every
-// key is a positive integer (0 for an empty table), -1 when not an array.
-func arrayLength(t *lua.LTable) (int, string) {
+// key is a positive integer (0 for an empty table), -1 when not an array
+// or, with encode_sparse_array's convert on, too sparse.
+func (cj *cjson) arrayLength(t *lua.LTable) (int, string) {
 	max, items := 0, 0
 	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
 		n, ok := k.(lua.LNumber)
@@ -128,17 +246,34 @@ func arrayLength(t *lua.LTable) (int, string) {
 		max = int(math.Min(float64(n), math.MaxInt32))
 		items++
 	}
-	if max > items*cjsonSparseRatio && max > cjsonSparseSafe {
-		return -1, "Cannot serialise table: excessively sparse array"
+	c := &cj.cfg
+	if c.sparseRatio > 0 && max > items*c.sparseRatio && max > c.sparseSafe {
+		if c.sparseConvert == 0 {
+			return -1, "Cannot serialise table: excessively sparse array"
+		}
+		return -1, ""
 	}
 	return max, ""
 }
 
-func appendJSONNumber(b []byte, f float64) ([]byte, string) {
+// appendNumber is lua-cjson's json_append_number: "%.14g" (or
+// encode_number_precision's digits); NaN and the infinities are refused,
+// or written as nan and %g prints the infinities, or as null
+// (encode_invalid_numbers).
+func (cj *cjson) appendNumber(b []byte, f float64) ([]byte, string) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return b, "Cannot serialise number: must not be NaN or Inf"
+		switch cj.cfg.encodeInvalid {
+		case 0:
+			return b, "Cannot serialise number: must not be NaN or Inf"
+		case 2:
+			return append(b, "null"...), ""
+		}
+		if math.IsNaN(f) {
+			return append(b, "nan"...), ""
+		}
+		return appendNumberArg(b, f), ""
 	}
-	return strconv.AppendFloat(b, f, 'g', 14, 64), ""
+	return strconv.AppendFloat(b, f, 'g', cj.cfg.precision, 64), ""
 }
 
 // appendJSONString escapes as lua-cjson's char2escape: '"', '\\' and '/',
@@ -185,7 +320,7 @@ func (cj *cjson) decode(L *lua.LState) int {
 	if len(s) >= 2 && (s[0] == 0 || s[1] == 0) {
 		L.RaiseError("JSON parser does not support UTF-16 or UTF-32")
 	}
-	d := &jsonDecoder{L: L, s: s, null: cj.null}
+	d := &jsonDecoder{L: L, s: s, null: cj.null, cfg: &cj.cfg}
 	v := d.value(d.next())
 	if t := d.next(); t.kind != tEnd {
 		d.fail("the end", t)
@@ -226,6 +361,7 @@ type jsonDecoder struct {
 	pos   int
 	depth int
 	null  *lua.LUserData
+	cfg   *cjsonConfig
 }
 
 // fail raises lua-cjson's json_throw_parse_error.
@@ -253,7 +389,7 @@ func (d *jsonDecoder) value(t jsonToken) lua.LValue {
 }
 
 func (d *jsonDecoder) descend() {
-	if d.depth++; d.depth > cjsonMaxDepth {
+	if d.depth++; d.depth > d.cfg.decodeDepth {
 		d.L.RaiseError("Found too many nested data structures (%d) at character %d", d.depth, d.pos)
 	}
 }
@@ -330,7 +466,10 @@ func (d *jsonDecoder) next() jsonToken {
 	switch c := s[at]; {
 	case c == '"':
 		return d.str()
-	case c == '-' || c == '+' || '0' <= c && c <= '9' || hasFoldPrefix(s[at:], "inf") || hasFoldPrefix(s[at:], "nan"):
+	case c == '-' || c == '+' || '0' <= c && c <= '9' || d.cfg.decodeInvalid == 1 && nonJSONNumber(s[at:]):
+		if d.cfg.decodeInvalid == 0 && nonJSONNumber(s[at:]) {
+			return jsonToken{kind: tError, at: at, err: "invalid number"}
+		}
 		n := strtodPrefix(s[at:])
 		f, ok := str2d(s[at : at+n])
 		if n == 0 || !ok {
@@ -424,6 +563,22 @@ func unicodeEscape(s string) (rune, int) {
 		return 0, 0
 	}
 	return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 12
+}
+
+// nonJSONNumber reports that s starts with a number JSON does not have
+// (lua-cjson's json_is_invalid_number): hexadecimal, a leading zero, inf
+// or nan.
+func nonJSONNumber(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	switch {
+	case s == "":
+		return false
+	case s[0] == '0':
+		return len(s) > 1 && (s[1]|0x20 == 'x' || isDigit(s[1]))
+	case s[0] <= '9':
+		return false
+	}
+	return hasFoldPrefix(s, "inf") || hasFoldPrefix(s, "nan")
 }
 
 // strtodPrefix is the length of the longest prefix of s that strtod

@@ -57,9 +57,11 @@
 //   - math.random draws from a generator of the interpreter's own:
 //     math.randomseed makes its sequence repeat (TestRandomSeed), but the
 //     numbers are not redis-server's.
-//   - cjson is written here (cjson.go) after lua-cjson 2.1's behaviour
-//     at Redis's settings; an object's keys come in gopher-lua's order,
-//     not Lua 5.1's hash order. bit, struct and cmsgpack are absent: no
+//   - cjson is written here (cjson.go) after lua-cjson 2.1's behaviour,
+//     its settings (encode_max_depth and the like) included: as in
+//     Redis, what a script sets stays for later scripts until SCRIPT
+//     FLUSH. An object's keys come in gopher-lua's order, not Lua 5.1's
+//     hash order. bit, struct and cmsgpack are absent: no
 //     maintained library gives them for gopher-lua.
 //   - The script cache is bounded by Options.MaxCacheBytes (64 MiB): past
 //     it the oldest scripts go, and EVALSHA of one answers NOSCRIPT.

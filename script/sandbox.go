@@ -131,7 +131,7 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 		L.Push(lua.LString(strings.Repeat(s, n)))
 		return 1
 	}))
-	real.RawSetString("cjson", (&cjson{null: L.NewUserData()}).table(L))
+	real.RawSetString("cjson", newCjson(L.NewUserData()).table(L))
 	// table.insert writes raw, as rawset does: it refuses the proxies too.
 	tab := opened.RawGetString(lua.TabLibName).(*lua.LTable)
 	insert := tab.RawGetString("insert").(*lua.LFunction).GFunction

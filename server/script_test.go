@@ -120,6 +120,23 @@ var scriptCases = [][]string{
 	{"EVAL", "return cjson.decode('\"\\q\"')", "0"},
 	{"EVAL", "return cjson.decode('\"\\u12\"')", "0"},
 	{"EVAL", "return cjson.decode('-')", "0"},
+	// lua-cjson's settings, kept by the interpreter from run to run
+	{"EVAL", "return {cjson._NAME, cjson._VERSION, cjson.encode_max_depth(), cjson.decode_max_depth(), cjson.encode_number_precision(), cjson.encode_keep_buffer(), cjson.decode_invalid_numbers()}", "0"},
+	{"EVAL", "return {cjson.encode_invalid_numbers(), cjson.encode_sparse_array()}", "0"},
+	{"EVAL", "return cjson.encode_max_depth(0)", "0"},
+	{"EVAL", "return cjson.encode_max_depth(5, 6)", "0"},
+	{"EVAL", "return cjson.encode_number_precision(15)", "0"},
+	{"EVAL", "return cjson.encode_keep_buffer('x')", "0"},
+	{"EVAL", "return {cjson.encode_invalid_numbers('null'), cjson.encode({1/0}), cjson.encode_invalid_numbers(true), cjson.encode({1/0, -1/0}), cjson.encode_invalid_numbers(false)}", "0"},
+	// (the errors of pcall(cjson.encode, ...) compared without gopher-lua's
+	// "user_script:1: ", which Redis's C functions do not get under pcall)
+	{"EVAL", "cjson.encode_max_depth(1); local ok, e = pcall(cjson.encode, {{1}}); return {ok, (e:gsub('^user_script:1: ', ''))}", "0"},
+	{"EVAL", "local ok, e = pcall(cjson.encode, {{1}}); return {ok, (e:gsub('^user_script:1: ', '')), cjson.encode_max_depth(1000)}", "0"},
+	{"EVAL", "cjson.decode_max_depth(1); local ok, e = pcall(cjson.decode, '[[1]]'); cjson.decode_max_depth(1000); return {ok, (e:gsub('^user_script:1: ', ''))}", "0"},
+	{"EVAL", "cjson.encode_number_precision(3); local s = cjson.encode({1/3}); cjson.encode_number_precision(14); return s", "0"},
+	{"EVAL", "cjson.encode_sparse_array(true); local s = cjson.encode({[1]=1, [30]=3}); cjson.encode_sparse_array(false); return {s, cjson.encode_sparse_array()}", "0"},
+	{"EVAL", "cjson.decode_invalid_numbers(false); local a = {pcall(cjson.decode, '0x10')}; local b = {pcall(cjson.decode, '[1, 012]')}; cjson.decode_invalid_numbers(true); return {(a[2]:gsub('^user_script:1: ', '')), (b[2]:gsub('^user_script:1: ', ''))}", "0"},
+	{"EVAL", "local j = cjson.new(); j.encode_number_precision(2); return {j.encode({1/3}), cjson.encode({1/3})}", "0"},
 	{"EVAL", "return {cjson.decode('+1'), cjson.decode('0x10'), cjson.decode('-inf')}", "0"},
 	{"EVAL", "return cjson.decode('1e')", "0"},
 	{"EVAL", "return cjson.decode('1-2')", "0"},
