@@ -22,8 +22,10 @@
 //   - SC2: a failed run answers Redis's text: the error, then " script:
 //     SHA, on @user_script:LINE." with the line of the Lua code that
 //     raised it (for redis.call, its caller's); redis.call raises a
-//     command's error reply, redis.pcall returns it, and Lua's pcall of a
-//     redis.call returns its text (TestErrorTexts).
+//     command's error reply, redis.pcall returns it (marked
+//     ignore_error_stats_update: passed on as the script's reply it is not
+//     counted again), and Lua's pcall of a redis.call returns its text
+//     (TestErrorTexts; server TestScriptErrorsCountedOnce).
 //   - SC3: the globals, the library tables and the string metatable are
 //     read-only: an assignment, rawset, table.insert or setmetatable
 //     answers "Attempt to modify a readonly table" (setmetatable takes

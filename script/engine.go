@@ -254,7 +254,8 @@ func (e *Engine) Run(sc *Script, c *Call) {
 		L.RemoveContext()
 	}
 	if err != nil {
-		c.W.Error(e.runError(sc, c, err))
+		msg, t := e.runError(sc, c, err)
+		writeError(c.W, msg, t)
 	} else {
 		v := L.Get(-1)
 		L.Pop(1)
@@ -272,12 +273,14 @@ func (e *Engine) Run(sc *Script, c *Call) {
 
 // runError words a failed run as Redis 7.0 does (luaCallFunction): the
 // error's text, then " script: SHA, on @user_script:LINE." where the error
-// was raised.
-func (e *Engine) runError(sc *Script, c *Call, err error) string {
+// was raised; and the error table raised, if any.
+func (e *Engine) runError(sc *Script, c *Call, err error) (string, *lua.LTable) {
 	msg := "ERR " + err.Error()
 	var source, line string
+	var raised *lua.LTable
 	if ae, ok := err.(*lua.ApiError); ok {
 		if t, ok := ae.Object.(*lua.LTable); ok {
+			raised = t
 			if s, ok := t.RawGetString("err").(lua.LString); ok {
 				msg = string(s)
 			}
@@ -297,7 +300,7 @@ func (e *Engine) runError(sc *Script, c *Call, err error) string {
 	if source != "" && line != "" {
 		msg += " script: " + sc.SHA + ", on " + source + ":" + line + "."
 	}
-	return msg
+	return msg, raised
 }
 
 // errorHandler is Redis's __redis__err__handler: it turns a string error

@@ -41,6 +41,7 @@ var scriptCases = [][]string{
 	{"EVAL", "return redis.call('incr', 'k')", "0"},
 	{"EVAL", "local ok, e = pcall(redis.call, 'incr', 'k'); return e", "0"},
 	{"EVAL", "return redis.pcall('incr', 'k')", "0"},
+	{"EVAL", "local t = redis.pcall('incr', 'k'); return {tostring(t.ignore_error_stats_update), t.err}", "0"},
 	{"EVAL", "return redis.call('get')", "0"},
 	{"EVAL", "return redis.call('eval', 'return 1', '0')", "0"},
 	{"EVAL", "return redis.call()", "0"},
@@ -455,4 +456,61 @@ func TestScriptCountInInfoMemory(t *testing.T) {
 	if l := lineWith(r.reply(), "number_of_cached_scripts:"); l != "number_of_cached_scripts:0" {
 		t.Fatalf("INFO memory after SCRIPT FLUSH: %q", l)
 	}
+}
+
+// TestScriptErrorsCountedOnce: an error a script's command answered is
+// counted in INFO errorstats once, where the command answered it, whether
+// the script raises it, returns it or catches it, as redis-server 7.0
+// counts it (ignore_error_stats_update); a script's own error once.
+func TestScriptErrorsCountedOnce(t *testing.T) {
+	p := newPeers(t, 1, 2, nil)
+	p.same(0, "SET", "str", "abc")
+	counts := func(c *rawPeer) string {
+		var out []string
+		for _, l := range strings.Split(c.do("INFO", "errorstats"), "\r\n") {
+			if strings.HasPrefix(l, "errorstat_ERR:") || strings.HasPrefix(l, "errorstat_WRONGTYPE:") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	for _, script := range []string{
+		"return redis.call('incr', 'str')",
+		"return redis.pcall('incr', 'str')",
+		"local ok = pcall(redis.call, 'incr', 'str'); return 1",
+		"redis.pcall('incr', 'str'); return 1",
+		"return redis.call('incr', 'a', 'b')",
+		"return redis.pcall('nosuch')",
+		"return redis.call('lpush', 'str', 'x')",
+		"return redis.error_reply('ERR mine')",
+		"error('boom')",
+		"return redis.call()",
+	} {
+		ob, pb := counts(p.ours[0]), counts(p.peer[0])
+		p.same(0, "EVAL", script, "0")
+		oa, pa := counts(p.ours[0]), counts(p.peer[0])
+		if !sameDelta(ob, oa, pb, pa) {
+			t.Errorf("%s: tiercache %q -> %q, redis-server %q -> %q", script, ob, oa, pb, pa)
+		}
+	}
+}
+
+// sameDelta reports that the errorstat counts of "errorstat_X:count=N ..."
+// lines rose by as much from b1 to a1 as from b2 to a2.
+func sameDelta(b1, a1, b2, a2 string) bool {
+	parse := func(s string) map[string]int {
+		m := map[string]int{}
+		for _, f := range strings.Fields(s) {
+			k, v, _ := strings.Cut(f, ":count=")
+			m[k], _ = strconv.Atoi(v)
+		}
+		return m
+	}
+	x1, y1, x2, y2 := parse(b1), parse(a1), parse(b2), parse(a2)
+	for _, k := range []string{"errorstat_ERR", "errorstat_WRONGTYPE"} {
+		if y1[k]-x1[k] != y2[k]-x2[k] {
+			return false
+		}
+	}
+	return true
 }
