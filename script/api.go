@@ -1,6 +1,7 @@
 package script
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -229,4 +230,25 @@ func luaPcall(L *lua.LState) int {
 	}
 	L.Insert(lua.LTrue, 1)
 	return L.GetTop()
+}
+
+// luaError is Lua 5.1's error (lbaselib.c luaB_error): a string or number
+// message gets the position of the function level levels up the stack
+// (luaL_where: none when that is not a Lua function, as under pcall(error,
+// msg), or when there is none); gopher-lua's placed every message at the
+// nearest Lua function.
+func luaError(L *lua.LState) int {
+	v, level := L.Get(1), L.OptInt(2, 1)
+	switch m := v.(type) {
+	case lua.LString, lua.LNumber:
+		if level > 0 {
+			if d, ok := L.GetStack(level); ok {
+				if _, err := L.GetInfo("Sl", d, lua.LNil); err == nil && d.What != "G" && d.CurrentLine > 0 {
+					v = lua.LString(fmt.Sprintf("%s:%d: %s", d.Source, d.CurrentLine, m.String()))
+				}
+			}
+		}
+	}
+	L.Error(v, 0)
+	return 0
 }

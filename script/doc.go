@@ -21,7 +21,8 @@
 //     TestScriptsMatchRedis, byte for byte against redis-server).
 //   - SC2: a failed run answers Redis's text: the error, then " script:
 //     SHA, on @user_script:LINE." with the line of the Lua code that
-//     raised it (for redis.call, its caller's); redis.call raises a
+//     raised it (for redis.call, its caller's); error(msg, level) places
+//     msg as Lua 5.1's does; redis.call raises a
 //     command's error reply, redis.pcall returns it (marked
 //     ignore_error_stats_update: passed on as the script's reply it is not
 //     counted again), and Lua's pcall of a redis.call returns its text

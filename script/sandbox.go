@@ -150,6 +150,7 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 	}
 	real.RawSetString("redis", sb.redis)
 	real.RawSetString("pcall", L.NewFunction(luaPcall))
+	real.RawSetString("error", L.NewFunction(luaError))
 	real.RawSetString("collectgarbage", L.NewFunction(collectgarbage))
 	real.RawSetString("gcinfo", L.NewFunction(gcinfo))
 	real.RawSetString("tonumber", L.NewFunction(tonumber(opened.RawGetString("tonumber").(*lua.LFunction).GFunction)))
