@@ -487,7 +487,11 @@
 //     answered CROSSSLOT and runs nothing; each refusal counts in INFO
 //     stats crossslot_refusals and errorstat_CROSSSLOT
 //     (TestClusterMatchesRedis, TestCrossSlotCounted; key positions,
-//     TestEachKey).
+//     TestEachKey). Inside a script a command of several slots is refused
+//     with Redis's "non local key" error, and, unless the script has no
+//     shebang or flags=allow-cross-slot-keys, one of another slot than the
+//     script's declared keys (or its first command's); a no-cluster script
+//     does not run (TestClusterScriptsMatchRedis).
 //   - CL3: without cluster mode CLUSTER, READONLY, READWRITE and ASKING
 //     answer redis-server's "cluster support disabled" and nothing else
 //     changes: INFO says cluster_enabled:0, keys of any slots go together

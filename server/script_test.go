@@ -523,3 +523,33 @@ func sameDelta(b1, a1, b2, a2 string) bool {
 	}
 	return true
 }
+
+// TestClusterScriptsMatchRedis (CL2): in cluster mode a script's commands
+// keep to one slot as in Redis Cluster: a command of several slots, or a
+// key of another slot than the script's first (unless
+// allow-cross-slot-keys), is refused inside the script with Redis's
+// error, and a no-cluster script does not run.
+func TestClusterScriptsMatchRedis(t *testing.T) {
+	peer, _, _ := startRedisCluster(t)
+	_, sock, _ := startClusterServer(t, nil)
+	p := &peerPair{t: t, ours: dialRaw(t, sock), peer: peer}
+	// b (3300), f (3168); {b}x is b's slot.
+	for _, args := range [][]string{
+		{"EVAL", "return redis.call('mset', 'b', '1', 'f', '2')", "0"},
+		{"EVAL", "return redis.pcall('mget', 'b', 'f')", "0"},
+		{"EVAL", "redis.call('set', 'b', '1'); return redis.call('set', 'f', '1')", "0"},
+		{"EVAL", "redis.call('set', KEYS[1], '2'); return redis.call('set', 'f', '2')", "1", "b"},
+		{"EVAL", "redis.call('set', 'b', '3'); return redis.call('set', '{b}x', '3')", "0"},
+		{"EVAL", "return redis.call('get', 'f')", "1", "b"},
+		{"EVAL", "#!lua\nredis.call('set', 'b', '4'); return redis.call('set', 'f', '4')", "0"},
+		{"EVAL", "#!lua flags=allow-cross-slot-keys\nredis.call('set', 'b', '5'); return redis.call('set', 'f', '5')", "0"},
+		{"EVAL", "#!lua flags=allow-cross-slot-keys\nreturn redis.pcall('mget', 'b', 'f')", "0"},
+		{"EVAL", "#!lua flags=no-cluster\nreturn 1", "0"},
+		{"EVAL_RO", "#!lua flags=no-cluster,no-writes\nreturn 1", "0"},
+		{"MGET", "b", "{b}x"}, {"GET", "f"},
+	} {
+		if ours, peer := p.do(args...); ours != peer {
+			t.Errorf("%q: tiercache %q, redis-server %q", args, ours, peer)
+		}
+	}
+}
