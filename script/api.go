@@ -17,6 +17,7 @@ func (e *Engine) api() map[string]lua.LGFunction {
 		"call":               func(L *lua.LState) int { return e.call(L, true) },
 		"pcall":              func(L *lua.LState) int { return e.call(L, false) },
 		"sha1hex":            sha1hex,
+		"acl_check_cmd":      e.aclCheckCmd,
 		"error_reply":        errorReply,
 		"status_reply":       statusReply,
 		"log":                e.log,
@@ -57,28 +58,8 @@ func (e *Engine) call(L *lua.LState, raiseErr bool) int {
 	if c == nil {
 		return raise(L, "redis.call/pcall can only be called inside a script invocation")
 	}
-	n := L.GetTop()
-	if n == 0 {
-		return e.fail(L, raiseErr, "Please specify at least one argument for this redis lib call")
-	}
-	e.argBuf, e.args = e.argBuf[:0], e.args[:0]
-	ends := e.ends[:0]
-	for i := 1; i <= n; i++ {
-		switch v := L.Get(i).(type) {
-		case lua.LNumber:
-			e.argBuf = appendNumberArg(e.argBuf, float64(v))
-		case lua.LString:
-			e.argBuf = append(e.argBuf, v...)
-		default:
-			return e.fail(L, raiseErr, "Lua redis lib command arguments must be strings or integers")
-		}
-		ends = append(ends, len(e.argBuf))
-	}
-	e.ends = ends
-	start := 0
-	for _, end := range ends {
-		e.args = append(e.args, e.argBuf[start:end:end])
-		start = end
+	if msg := e.readArgs(L); msg != "" {
+		return e.fail(L, raiseErr, msg)
 	}
 	reply := c.Command(e.args, e.proto)
 	L.SetTop(0)
@@ -93,6 +74,53 @@ func (e *Engine) call(L *lua.LState, raiseErr bool) int {
 		return 0
 	}
 	L.Push(v)
+	return 1
+}
+
+// readArgs reads the arguments of a redis.call into e.args (luaArgsToRedisArgv),
+// or returns Redis's refusal: none, or one neither a string nor a number
+// (a number as "%.17g" formats it).
+func (e *Engine) readArgs(L *lua.LState) string {
+	n := L.GetTop()
+	if n == 0 {
+		return "Please specify at least one argument for this redis lib call"
+	}
+	e.argBuf, e.args = e.argBuf[:0], e.args[:0]
+	ends := e.ends[:0]
+	for i := 1; i <= n; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LNumber:
+			e.argBuf = appendNumberArg(e.argBuf, float64(v))
+		case lua.LString:
+			e.argBuf = append(e.argBuf, v...)
+		default:
+			return "Lua redis lib command arguments must be strings or integers"
+		}
+		ends = append(ends, len(e.argBuf))
+	}
+	e.ends = ends
+	start := 0
+	for _, end := range ends {
+		e.args = append(e.args, e.argBuf[start:end:end])
+		start = end
+	}
+	return ""
+}
+
+// aclCheckCmd is redis.acl_check_cmd: true for a command the server has
+// (no ACL user is ever refused one here), Redis's error for one it has not.
+func (e *Engine) aclCheckCmd(L *lua.LState) int {
+	c := e.cur
+	if c == nil {
+		return raise(L, "redis.acl_check_cmd can only be called inside a script invocation")
+	}
+	if msg := e.readArgs(L); msg != "" {
+		return raise(L, msg)
+	}
+	if c.Known == nil || !c.Known(e.args[0]) {
+		return raise(L, "Invalid command passed to redis.acl_check_cmd()")
+	}
+	L.Push(lua.LTrue)
 	return 1
 }
 

@@ -76,6 +76,9 @@ type Call struct {
 	// reply as RESP bytes, valid until the next Command. Refusals (an
 	// unknown command, a write in a read-only script) are error replies.
 	Command func(args [][]byte, proto int) []byte
+	// Known reports that the server has the command named name
+	// (redis.acl_check_cmd); nil: none.
+	Known func(name []byte) bool
 	// W receives the script's reply or error.
 	W *resp.Writer
 }

@@ -396,6 +396,7 @@ func (c *conn) scriptConn() *scriptConn {
 	fc.inExec = true // nothing blocks in a script
 	sc.c = fc
 	sc.call.Command = sc.command
+	sc.call.Known = func(name []byte) bool { return sc.lookup(name) != nil }
 	c.script = sc
 	return sc
 }
