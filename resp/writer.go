@@ -219,10 +219,17 @@ func (w *Writer) OK() { w.writeString("+OK\r\n") }
 // Error writes an error reply; msg starts with its code ("ERR ...") and has
 // CR and LF replaced by spaces so the reply stays one line.
 func (w *Writer) Error(msg string) {
-	w.nerr++
 	if w.CountError != nil {
 		w.CountError(msg)
 	}
+	w.ErrorCounted(msg)
+}
+
+// ErrorCounted writes an error reply that was counted where it arose (a
+// command's error a script passes on: Redis's ERR_REPLY_FLAG_NO_STATS_UPDATE),
+// without calling CountError.
+func (w *Writer) ErrorCounted(msg string) {
+	w.nerr++
 	if w.room(len(msg) + 3) {
 		w.buf = AppendError(w.buf, msg)
 		return
@@ -308,7 +315,16 @@ func (w *Writer) Verbatim(format, s string) {
 		return
 	}
 	w.prefixInt('=', int64(len(s)+4))
+	// The format is three bytes, whatever was given: cut, or padded with
+	// spaces, as Redis's addReplyVerbatim makes it (a script's
+	// verbatim_string table can hold any format).
+	if len(format) > 3 {
+		format = format[:3]
+	}
 	w.writeString(format)
+	for i := len(format); i < 3; i++ {
+		w.writeByte(' ')
+	}
 	w.writeByte(':')
 	w.writeString(s)
 	w.writeString("\r\n")

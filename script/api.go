@@ -1,6 +1,7 @@
 package script
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,7 @@ func (e *Engine) api() map[string]lua.LGFunction {
 		"call":               func(L *lua.LState) int { return e.call(L, true) },
 		"pcall":              func(L *lua.LState) int { return e.call(L, false) },
 		"sha1hex":            sha1hex,
+		"acl_check_cmd":      e.aclCheckCmd,
 		"error_reply":        errorReply,
 		"status_reply":       statusReply,
 		"log":                e.log,
@@ -56,28 +58,8 @@ func (e *Engine) call(L *lua.LState, raiseErr bool) int {
 	if c == nil {
 		return raise(L, "redis.call/pcall can only be called inside a script invocation")
 	}
-	n := L.GetTop()
-	if n == 0 {
-		return e.fail(L, raiseErr, "Please specify at least one argument for this redis lib call")
-	}
-	e.argBuf, e.args = e.argBuf[:0], e.args[:0]
-	ends := e.ends[:0]
-	for i := 1; i <= n; i++ {
-		switch v := L.Get(i).(type) {
-		case lua.LNumber:
-			e.argBuf = strconv.AppendFloat(e.argBuf, float64(v), 'g', 17, 64)
-		case lua.LString:
-			e.argBuf = append(e.argBuf, v...)
-		default:
-			return e.fail(L, raiseErr, "Lua redis lib command arguments must be strings or integers")
-		}
-		ends = append(ends, len(e.argBuf))
-	}
-	e.ends = ends
-	start := 0
-	for _, end := range ends {
-		e.args = append(e.args, e.argBuf[start:end:end])
-		start = end
+	if msg := e.readArgs(L); msg != "" {
+		return e.fail(L, raiseErr, msg)
 	}
 	reply := c.Command(e.args, e.proto)
 	L.SetTop(0)
@@ -92,6 +74,53 @@ func (e *Engine) call(L *lua.LState, raiseErr bool) int {
 		return 0
 	}
 	L.Push(v)
+	return 1
+}
+
+// readArgs reads the arguments of a redis.call into e.args (luaArgsToRedisArgv),
+// or returns Redis's refusal: none, or one neither a string nor a number
+// (a number as "%.17g" formats it).
+func (e *Engine) readArgs(L *lua.LState) string {
+	n := L.GetTop()
+	if n == 0 {
+		return "Please specify at least one argument for this redis lib call"
+	}
+	e.argBuf, e.args = e.argBuf[:0], e.args[:0]
+	ends := e.ends[:0]
+	for i := 1; i <= n; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LNumber:
+			e.argBuf = appendNumberArg(e.argBuf, float64(v))
+		case lua.LString:
+			e.argBuf = append(e.argBuf, v...)
+		default:
+			return "Lua redis lib command arguments must be strings or integers"
+		}
+		ends = append(ends, len(e.argBuf))
+	}
+	e.ends = ends
+	start := 0
+	for _, end := range ends {
+		e.args = append(e.args, e.argBuf[start:end:end])
+		start = end
+	}
+	return ""
+}
+
+// aclCheckCmd is redis.acl_check_cmd: true for a command the server has
+// (no ACL user is ever refused one here), Redis's error for one it has not.
+func (e *Engine) aclCheckCmd(L *lua.LState) int {
+	c := e.cur
+	if c == nil {
+		return raise(L, "redis.acl_check_cmd can only be called inside a script invocation")
+	}
+	if msg := e.readArgs(L); msg != "" {
+		return raise(L, msg)
+	}
+	if c.Known == nil || !c.Known(e.args[0]) {
+		return raise(L, "Invalid command passed to redis.acl_check_cmd()")
+	}
+	L.Push(lua.LTrue)
 	return 1
 }
 
@@ -229,4 +258,25 @@ func luaPcall(L *lua.LState) int {
 	}
 	L.Insert(lua.LTrue, 1)
 	return L.GetTop()
+}
+
+// luaError is Lua 5.1's error (lbaselib.c luaB_error): a string or number
+// message gets the position of the function level levels up the stack
+// (luaL_where: none when that is not a Lua function, as under pcall(error,
+// msg), or when there is none); gopher-lua's placed every message at the
+// nearest Lua function.
+func luaError(L *lua.LState) int {
+	v, level := L.Get(1), L.OptInt(2, 1)
+	switch m := v.(type) {
+	case lua.LString, lua.LNumber:
+		if level > 0 {
+			if d, ok := L.GetStack(level); ok {
+				if _, err := L.GetInfo("Sl", d, lua.LNil); err == nil && d.What != "G" && d.CurrentLine > 0 {
+					v = lua.LString(fmt.Sprintf("%s:%d: %s", d.Source, d.CurrentLine, m.String()))
+				}
+			}
+		}
+	}
+	L.Error(v, 0)
+	return 0
 }

@@ -40,7 +40,7 @@ func toLua(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		}
 		return field(L, "ok", lua.LString(line)), rest
 	case '-':
-		return errTable(L, string(line)), rest
+		return replyErrTable(L, string(line)), rest
 	case ':':
 		return lua.LNumber(atoi(line)), rest
 	case '$', '=':
@@ -147,6 +147,28 @@ func errTable(L *lua.LState, line string) *lua.LTable {
 	return field(L, "err", lua.LString(errText(line)))
 }
 
+// replyErrTable is errTable for a command's error reply, marked
+// ignore_error_stats_update as Redis marks it
+// (redisProtocolToLuaType_Error): it was counted when the command
+// answered it, and is not counted again as the script's reply.
+func replyErrTable(L *lua.LState, line string) *lua.LTable {
+	t := errTable(L, line)
+	t.RawSetString(ignoreStats, lua.LTrue)
+	return t
+}
+
+const ignoreStats = "ignore_error_stats_update"
+
+// writeError writes a script's error reply, counted unless t is marked
+// ignore_error_stats_update.
+func writeError(w *resp.Writer, msg string, t *lua.LTable) {
+	if t != nil && t.RawGetString(ignoreStats) == lua.LTrue {
+		w.ErrorCounted(msg)
+		return
+	}
+	w.Error(msg)
+}
+
 func errText(line string) string {
 	code, msg, ok := strings.Cut(line, " ")
 	if !ok {
@@ -187,7 +209,7 @@ func writeReply(w *resp.Writer, v lua.LValue, proto, depth int) {
 
 func writeTable(w *resp.Writer, t *lua.LTable, proto, depth int) {
 	if e, ok := t.RawGetString("err").(lua.LString); ok {
-		w.Error(string(e))
+		writeError(w, string(e), t)
 		return
 	}
 	if s, ok := t.RawGetString("ok").(lua.LString); ok {

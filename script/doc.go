@@ -13,21 +13,32 @@
 //     bulk false or nil, map {map}, set {set}, double {double}, big
 //     number, verbatim string; numbers truncated to integers, booleans as
 //     1/nil in RESP2); a map a script returns keeps the order its pairs
-//     were added (TestConversions; server TestScriptsMatchRedis, byte for
-//     byte against redis-server).
+//     were added; a number passed to redis.call is "%.17g" ("inf",
+//     "-nan" as C prints them), tonumber reads a string as Lua 5.1's
+//     strtod does ("1e2", 2^63), and the library functions take a string
+//     that reads as a number where they take a number (string.sub(s,
+//     ARGV[1]), string.format('%x', ARGV[1])) (TestConversions; server
+//     TestScriptsMatchRedis, byte for byte against redis-server).
 //   - SC2: a failed run answers Redis's text: the error, then " script:
 //     SHA, on @user_script:LINE." with the line of the Lua code that
-//     raised it (for redis.call, its caller's); redis.call raises a
-//     command's error reply, redis.pcall returns it, and Lua's pcall of a
-//     redis.call returns its text (TestErrorTexts).
+//     raised it (for redis.call, its caller's); error(msg, level) places
+//     msg as Lua 5.1's does; redis.call raises a
+//     command's error reply, redis.pcall returns it (marked
+//     ignore_error_stats_update: passed on as the script's reply it is not
+//     counted again), and Lua's pcall of a redis.call returns its text
+//     (TestErrorTexts; server TestScriptErrorsCountedOnce).
 //   - SC3: the globals, the library tables and the string metatable are
 //     read-only: an assignment, rawset, table.insert or setmetatable
-//     answers "Attempt to modify a readonly table", reading a global that
+//     answers "Attempt to modify a readonly table" (setmetatable takes
+//     only a table: no script sets what every nil, boolean, number or
+//     function shares), reading a global that
 //     does not exist "Script attempted to access nonexistent global
-//     variable"; os, io, loadfile, dofile, print, require, package and
-//     debug are absent. Whatever a script changes past that (setfenv(0)) is
-//     found after the run and the interpreter is built anew, so no
-//     script sees another's globals (TestSandbox; server
+//     variable"; os, io, loadfile, dofile, print, require, module,
+//     getfenv, setfenv, newproxy, package and debug are absent, as in
+//     redis-server 7.0. Whatever a script changed past that (the
+//     environment, the string metatable) would be found after the run and
+//     the interpreter built anew, so no script sees another's globals
+//     (TestSandbox; server
 //     TestScriptSandboxLeaksNothing). KEYS, ARGV and {ok="OK"} replies
 //     are tables of earlier runs, reused when left as they were made:
 //     a run sees them as new tables (TestKeysAndArgvAreFresh,
@@ -46,10 +57,15 @@
 //     compile errors' (Redis's "Error compiling script (new function):
 //     user_script:1: ..." prefix and location are kept). tostring of a
 //     non-integer number is Go's shortest form, not "%.14g".
-//   - cjson is encoding/json's through miniredis's gopher-json (its
-//     error texts and its output for edge cases differ from lua-cjson);
-//     bit, struct and cmsgpack are absent: no maintained library gives
-//     them for gopher-lua.
+//   - math.random draws from a generator of the interpreter's own:
+//     math.randomseed makes its sequence repeat (TestRandomSeed), but the
+//     numbers are not redis-server's.
+//   - cjson is written here (cjson.go) after lua-cjson 2.1's behaviour,
+//     its settings (encode_max_depth and the like) included: as in
+//     Redis, what a script sets stays for later scripts until SCRIPT
+//     FLUSH. An object's keys come in gopher-lua's order, not Lua 5.1's
+//     hash order. bit, struct and cmsgpack are absent: no
+//     maintained library gives them for gopher-lua.
 //   - The script cache is bounded by Options.MaxCacheBytes (64 MiB): past
 //     it the oldest scripts go, and EVALSHA of one answers NOSCRIPT.
 //     Redis 7.0 keeps every script.

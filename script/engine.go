@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,6 +76,9 @@ type Call struct {
 	// reply as RESP bytes, valid until the next Command. Refusals (an
 	// unknown command, a write in a read-only script) are error replies.
 	Command func(args [][]byte, proto int) []byte
+	// Known reports that the server has the command named name
+	// (redis.acl_check_cmd); nil: none.
+	Known func(name []byte) bool
 	// W receives the script's reply or error.
 	W *resp.Writer
 }
@@ -146,7 +151,7 @@ func (e *Engine) Load(body []byte) (*Script, error) {
 		proto.IsVarArg &^= lua.VarArgNeedsArg
 	}
 	if err != nil {
-		return nil, &ReplyError{Msg: "ERR Error compiling script (new function): " + compileError(err), Err: ErrCompile}
+		return nil, &ReplyError{Msg: "ERR Error compiling script (new function): " + compileError(err, body[skip:]), Err: ErrCompile}
 	}
 	sc := &Script{SHA: sha, Body: bytes.Clone(body), Flags: flags, proto: proto}
 	e.mu.Lock()
@@ -175,9 +180,15 @@ const chunkName = "user_script"
 
 var parseErr = regexp.MustCompile(`^user_script line:(\d+)\(column:\d+\) near '(.*)':\s*(.*?)\s*$`)
 
-// compileError words a parse error as Lua 5.1 places it: "user_script:
-// LINE: what near 'token'".
-func compileError(err error) string {
+// compileError words a parse error of chunk as Lua 5.1 places it:
+// "user_script:LINE: what near 'token'", at the end of the chunk "near
+// '<eof>'" on its last line (Lua counts a "\r\n" as one line feed).
+func compileError(err error, chunk []byte) string {
+	var pe *parse.Error
+	if errors.As(err, &pe) && pe.Pos.Line == parse.EOF {
+		line := 1 + bytes.Count(chunk, []byte("\n"))
+		return chunkName + ":" + strconv.Itoa(line) + ": " + strings.TrimSpace(pe.Message) + " near '<eof>'"
+	}
 	msg := strings.TrimSpace(err.Error())
 	if m := parseErr.FindStringSubmatch(msg); m != nil {
 		return chunkName + ":" + m[1] + ": " + m[3] + " near '" + m[2] + "'"
@@ -246,7 +257,8 @@ func (e *Engine) Run(sc *Script, c *Call) {
 		L.RemoveContext()
 	}
 	if err != nil {
-		c.W.Error(e.runError(sc, c, err))
+		msg, t := e.runError(sc, c, err)
+		writeError(c.W, msg, t)
 	} else {
 		v := L.Get(-1)
 		L.Pop(1)
@@ -264,12 +276,14 @@ func (e *Engine) Run(sc *Script, c *Call) {
 
 // runError words a failed run as Redis 7.0 does (luaCallFunction): the
 // error's text, then " script: SHA, on @user_script:LINE." where the error
-// was raised.
-func (e *Engine) runError(sc *Script, c *Call, err error) string {
+// was raised; and the error table raised, if any.
+func (e *Engine) runError(sc *Script, c *Call, err error) (string, *lua.LTable) {
 	msg := "ERR " + err.Error()
 	var source, line string
+	var raised *lua.LTable
 	if ae, ok := err.(*lua.ApiError); ok {
 		if t, ok := ae.Object.(*lua.LTable); ok {
+			raised = t
 			if s, ok := t.RawGetString("err").(lua.LString); ok {
 				msg = string(s)
 			}
@@ -289,7 +303,7 @@ func (e *Engine) runError(sc *Script, c *Call, err error) string {
 	if source != "" && line != "" {
 		msg += " script: " + sc.SHA + ", on " + source + ":" + line + "."
 	}
-	return msg
+	return msg, raised
 }
 
 // errorHandler is Redis's __redis__err__handler: it turns a string error

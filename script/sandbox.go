@@ -3,21 +3,21 @@ package script
 import (
 	"strings"
 
-	json "github.com/alicebob/miniredis/v2/gopher-json"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// The globals a script sees, as Redis 7.0 allows them (script_lua.c,
-// lua_builtins_allow_list and libraries_allow_list): the base functions
-// below, and the libraries string, table, math, coroutine, cjson and redis.
-// dofile, loadfile, print, require, module, io, os, package and debug are
-// not there. bit, struct and cmsgpack, which Redis compiles in, are
-// missing: no maintained Go library gives them for gopher-lua.
+// The globals a script sees, as redis-server 7.0 has them: the base
+// functions below (gcinfo and collectgarbage are gc.go's), and the
+// libraries string, table, math, coroutine, cjson and redis. dofile,
+// loadfile, print, require, module, getfenv, setfenv, newproxy, io, os,
+// package and debug are not there. bit, struct and cmsgpack, which Redis
+// compiles in, are missing: no maintained Go library gives them for
+// gopher-lua.
 var baseAllowed = []string{
-	"xpcall", "tostring", "getfenv", "setmetatable", "next", "assert", "tonumber",
-	"rawequal", "collectgarbage", "getmetatable", "rawset", "pcall", "type",
-	"select", "unpack", "pairs", "rawget", "loadstring", "ipairs", "setfenv",
-	"load", "error", "newproxy", "_VERSION",
+	"xpcall", "tostring", "setmetatable", "next", "assert", "tonumber",
+	"rawequal", "getmetatable", "rawset", "pcall", "type",
+	"select", "unpack", "pairs", "rawget", "loadstring", "ipairs",
+	"load", "error", "_VERSION",
 }
 
 var libraries = []struct {
@@ -131,10 +131,7 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 		L.Push(lua.LString(strings.Repeat(s, n)))
 		return 1
 	}))
-	cjson := L.NewTable()
-	cjson.RawSetString("encode", L.NewFunction(cjsonEncode))
-	cjson.RawSetString("decode", L.NewFunction(cjsonDecode))
-	real.RawSetString("cjson", cjson)
+	real.RawSetString("cjson", newCjson(L.NewUserData()).table(L))
 	// table.insert writes raw, as rawset does: it refuses the proxies too.
 	tab := opened.RawGetString(lua.TabLibName).(*lua.LTable)
 	insert := tab.RawGetString("insert").(*lua.LFunction).GFunction
@@ -153,6 +150,14 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 	}
 	real.RawSetString("redis", sb.redis)
 	real.RawSetString("pcall", L.NewFunction(luaPcall))
+	real.RawSetString("error", L.NewFunction(luaError))
+	real.RawSetString("collectgarbage", L.NewFunction(collectgarbage))
+	real.RawSetString("gcinfo", L.NewFunction(gcinfo))
+	real.RawSetString("tonumber", L.NewFunction(tonumber(opened.RawGetString("tonumber").(*lua.LFunction).GFunction)))
+	rnd, mathLib := newRandom(), real.RawGetString(lua.MathLibName).(*lua.LTable)
+	mathLib.RawSetString("random", L.NewFunction(rnd.random))
+	mathLib.RawSetString("randomseed", L.NewFunction(rnd.seed))
+	coerceLibraries(L, real)
 	real.RawSetString("rawset", L.NewFunction(sb.rawset))
 	real.RawSetString("setmetatable", L.NewFunction(sb.setmetatable))
 	sb.real = real
@@ -221,9 +226,20 @@ func (sb *sandbox) rawset(L *lua.LState) int {
 	return 0
 }
 
-// setmetatable is Lua's setmetatable, refusing the read-only tables.
+// setmetatable is Lua's setmetatable, refusing the read-only tables. Its
+// first argument is a table, as Lua 5.1's (lbaselib.c luaB_setmetatable):
+// gopher-lua's would set the metatable every nil, boolean, number or
+// function shares, which later scripts would see.
 func (sb *sandbox) setmetatable(L *lua.LState) int {
-	if t, ok := L.Get(1).(*lua.LTable); ok && sb.proxies[t] {
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok {
+		got := "no value"
+		if L.GetTop() > 0 {
+			got = L.Get(1).Type().String()
+		}
+		L.RaiseError("bad argument #1 to 'setmetatable' (table expected, got %s)", got)
+	}
+	if sb.proxies[t] {
 		L.Error(lua.LString(errReadonly), 0)
 	}
 	L.CheckTypes(2, lua.LTNil, lua.LTTable)
@@ -276,22 +292,4 @@ func (a *argTable) fill(L *lua.LState, real *lua.LTable, name string, ss [][]byt
 func (a *argTable) reusable() bool {
 	array, keys, ok := tableShape(a.t)
 	return ok && a.t.Metatable == lua.LNil && keys == 0 && array <= a.n
-}
-
-func cjsonEncode(L *lua.LState) int {
-	b, err := json.Encode(L.CheckAny(1))
-	if err != nil {
-		L.RaiseError("%s", err.Error())
-	}
-	L.Push(lua.LString(b))
-	return 1
-}
-
-func cjsonDecode(L *lua.LState) int {
-	v, err := json.Decode(L, []byte(L.CheckString(1)))
-	if err != nil {
-		L.RaiseError("%s", err.Error())
-	}
-	L.Push(v)
-	return 1
 }

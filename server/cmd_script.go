@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tiercache/tiercache/remote"
 	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/script"
 )
@@ -130,6 +131,10 @@ func (c *conn) evalCmd(args [][]byte, sha, ro bool) {
 		}
 	}
 	readOnly := ro || sc.Flags&script.FlagNoWrites != 0
+	if c.s.opts.Cluster && sc.Flags&script.FlagNoCluster != 0 {
+		c.w.Error(errScriptNoCluster)
+		return
+	}
 	if ro && sc.Flags&(script.FlagCompat|script.FlagNoWrites) == 0 {
 		c.w.Error(errWriteFlagRO)
 		return
@@ -170,6 +175,14 @@ func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) 
 	scr.mu.Unlock()
 	sconn := c.scriptConn()
 	sconn.ro, sconn.rs = readOnly, rs
+	// In cluster mode a script without shebang, or with
+	// allow-cross-slot-keys, may name keys of any slot; another keeps to
+	// its declared keys' slot, or its first command's.
+	sconn.anySlot = sc.Flags&(script.FlagCompat|script.FlagAllowCrossSlot) != 0
+	sconn.slot = -1
+	if len(keys) > 0 {
+		sconn.slot = int(remote.KeySlot(keys[0]))
+	}
 	// Its commands' latencies (conn.run) count from the script's start,
 	// then from the command before: not from the last script's end.
 	sconn.c.mark = rs.start
@@ -310,11 +323,14 @@ func (c *conn) cmdFunction(args [][]byte) {
 // scriptConn is the connection a script's commands run on: its replies go
 // to a buffer the engine reads back.
 type scriptConn struct {
-	c    *conn
-	buf  bytes.Buffer // what c.w flushed: a reply larger than its buffer
-	ro   bool         // a read-only script (EVAL_RO, or #!lua flags=no-writes)
-	rs   *runningScript
-	call script.Call // the run's, reused: its Command is made once
+	c   *conn
+	buf bytes.Buffer // what c.w flushed: a reply larger than its buffer
+	ro  bool         // a read-only script (EVAL_RO, or #!lua flags=no-writes)
+	rs  *runningScript
+	// anySlot and slot are the run's cluster rules (clusterRefusal).
+	anySlot bool
+	slot    int         // -1: none yet
+	call    script.Call // the run's, reused: its Command is made once
 	// recent are the commands last looked up, by the names the script
 	// gave (scripts call a few commands, by the same names, again and
 	// again): Server.lookup lowers and hashes the name.
@@ -342,6 +358,29 @@ func (sc *scriptConn) lookup(name []byte) *command {
 	return cmd
 }
 
+// clusterRefusal is Redis Cluster's refusal of a script's command
+// (script.c scriptVerifyClusterState), or "": keys of more than one slot
+// in the command, or, unless the script may name any slot, a key of
+// another slot than the script's.
+func (sc *scriptConn) clusterRefusal(cmd *command, args [][]byte) string {
+	if cmd.first == 0 && cmd.keyNum == 0 {
+		return ""
+	}
+	var own slotCheck
+	cmd.eachKey(args, func(k []byte) bool { return own.add(k) })
+	switch {
+	case own.cross:
+		return errScriptNonLocalKey
+	case !own.has || sc.anySlot:
+		return ""
+	case sc.slot < 0:
+		sc.slot = int(own.slot)
+	case int(own.slot) != sc.slot:
+		return errScriptCrossSlot
+	}
+	return ""
+}
+
 // scriptConn returns the connection c's scripts run their commands on,
 // made at its first script.
 func (c *conn) scriptConn() *scriptConn {
@@ -360,6 +399,7 @@ func (c *conn) scriptConn() *scriptConn {
 	fc.inExec = true // nothing blocks in a script
 	sc.c = fc
 	sc.call.Command = sc.command
+	sc.call.Known = func(name []byte) bool { return sc.lookup(name) != nil }
 	c.script = sc
 	return sc
 }
@@ -381,6 +421,8 @@ func (sc *scriptConn) command(args [][]byte, proto int) []byte {
 		refuse = errScriptNoScript
 	case sc.ro && (cmd.write || cmd.mayReplicate):
 		refuse = errScriptReadOnly
+	case fc.s.opts.Cluster:
+		refuse = sc.clusterRefusal(cmd, args)
 	}
 	if refuse != "" {
 		fc.s.errs.count(refuse)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/subtle"
+	"strings"
 	"time"
 )
 
@@ -91,7 +92,7 @@ func (c *conn) dispatch(args [][]byte) {
 		c.tx.fail()
 		return
 	}
-	if !cmd.allowBusy && c.s.scriptBusy() {
+	if !cmd.busyAllowed(args) && c.s.scriptBusy() {
 		c.w.Error(errBusyScript) // before queueing, as Redis: EXEC then aborts
 		c.tx.fail()
 		return
@@ -134,6 +135,13 @@ func (c *conn) dispatch(args [][]byte) {
 func (s *Server) scriptBusy() bool {
 	rs := s.scr.cur.Load()
 	return rs != nil && rs.past.Load()
+}
+
+// busyAllowed reports that args run beside a script past
+// busy-reply-threshold: an allow_busy command, or SCRIPT KILL (of SCRIPT's
+// subcommands only KILL is allow_busy in Redis 7.0).
+func (cmd *command) busyAllowed(args [][]byte) bool {
+	return cmd.allowBusy || cmd.name == "script" && len(args) == 2 && strings.EqualFold(string(args[1]), "kill")
 }
 
 // lookup finds the command named name (any case), or nil.

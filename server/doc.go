@@ -152,8 +152,10 @@
 //     TestGoRedisLongPipeline: 20,000 pipelined 4 KB SETs, then GETs).
 //   - S13: INFO's clients, stats, tiers and tenants sections are exactly the rows of
 //     statsTable (a per-tier row once per tier) besides the settings
-//     maxclients and blocked_clients, and its persistence section has the
-//     table's loading beside fixed fields (TestInfoHasEveryStat); each row names
+//     maxclients and blocked_clients, and its persistence and memory
+//     sections have the table's loading and number_of_cached_scripts (where
+//     Redis 7.0 has them) beside fixed fields (TestInfoHasEveryStat,
+//     TestScriptCountInInfoMemory); each row names
 //     its INFO field and its metric, by one naming rule but for Redis's
 //     own fields and names older than the table (TestStatsTableNames); and
 //     every field of tier.Stats (with flusher.Stats and tier.TierLevel) and
@@ -505,7 +507,11 @@
 //     answered CROSSSLOT and runs nothing; each refusal counts in INFO
 //     stats crossslot_refusals and errorstat_CROSSSLOT
 //     (TestClusterMatchesRedis, TestCrossSlotCounted; key positions,
-//     TestEachKey).
+//     TestEachKey). Inside a script a command of several slots is refused
+//     with Redis's "non local key" error, and, unless the script has no
+//     shebang or flags=allow-cross-slot-keys, one of another slot than the
+//     script's declared keys (or its first command's); a no-cluster script
+//     does not run (TestClusterScriptsMatchRedis).
 //   - CL3: without cluster mode CLUSTER, READONLY, READWRITE and ASKING
 //     answer redis-server's "cluster support disabled" and nothing else
 //     changes: INFO says cluster_enabled:0, keys of any slots go together

@@ -107,6 +107,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 		kv("big_bulk_buffer_bytes", resp.BigBufferBytes())
 		kv("go_heap_objects", m.HeapObjects)
 		kv("go_gc_cycles", m.NumGC)
+		writeStats(b, section, snap())
 	case "persistence":
 		// No RDB or AOF: the cold tier is the persistence, as durability says.
 		b.WriteString("# Persistence\r\n")

@@ -94,6 +94,11 @@ const (
 	errScriptArity      = "ERR Wrong number of args calling Redis command from script"
 	errScriptNoScript   = "ERR This Redis command is not allowed from script"
 	errScriptReadOnly   = "ERR Write commands are not allowed from read-only scripts."
+	// In cluster mode (script.c scriptVerifyClusterState, eval.c
+	// scriptPrepareForRun).
+	errScriptNonLocalKey = "ERR Script attempted to access a non local key in a cluster node"
+	errScriptCrossSlot   = "ERR Script attempted to access keys that do not hash to the same slot"
+	errScriptNoCluster   = "ERR Can not run script on cluster, 'no-cluster' flag is set."
 	// FUNCTION FLUSH and LIST (functions.c)
 	errFunctionFlushArg    = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
 	errFunctionLibraryName = "ERR library name argument was not given"

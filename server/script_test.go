@@ -32,11 +32,16 @@ var scriptCases = [][]string{
 	{"EVAL", "return {map={a=1}}", "0"},
 	{"EVAL", "return {set={a=true}}", "0"},
 	{"EVAL", "return {verbatim_string={format='txt', string='hi'}}", "0"},
+	{"EVAL", "return {verbatim_string={format='toolong', string='x'}}", "0"},
+	{"EVAL", "return {verbatim_string={format='ab', string='x'}}", "0"},
+	{"EVAL", "return {verbatim_string={format='', string='x'}}", "0"},
+	{"PING"}, // the connection still in step after them
 	{"EVAL", "return redis.call('nosuch')", "0"},
 	{"EVAL", "return redis.pcall('nosuch')", "0"},
 	{"EVAL", "return redis.call('incr', 'k')", "0"},
 	{"EVAL", "local ok, e = pcall(redis.call, 'incr', 'k'); return e", "0"},
 	{"EVAL", "return redis.pcall('incr', 'k')", "0"},
+	{"EVAL", "local t = redis.pcall('incr', 'k'); return {tostring(t.ignore_error_stats_update), t.err}", "0"},
 	{"EVAL", "return redis.call('get')", "0"},
 	{"EVAL", "return redis.call('eval', 'return 1', '0')", "0"},
 	{"EVAL", "return redis.call()", "0"},
@@ -46,19 +51,113 @@ var scriptCases = [][]string{
 	{"EVAL", "return 3.99", "0"},
 	{"EVAL", "return -3.99", "0"},
 	{"EVAL", "return 'x' .. 1", "0"},
+	// numbers read from strings as Lua 5.1's tonumber reads them (strtod)
+	{"EVAL", "return tonumber('1e2')", "0"},
+	{"EVAL", "return tostring(tonumber('1.0000000000000001e+20') == 1e20)", "0"},
+	{"EVAL", "return tostring(tonumber('9223372036854775808') == 2^63)", "0"},
+	{"EVAL", "return {tonumber(' 1.5e1 '), tonumber('0x10'), tonumber('.5e1'), tonumber('5.')}", "0"},
+	{"EVAL", "return {tonumber('1e') == nil, tonumber('0x') == nil, tonumber('') == nil, tonumber('1 2') == nil, tonumber('1_0') == nil}", "0"},
+	{"EVAL", "return {tonumber('ff', 16), tonumber('10', 2), tonumber('1e2', 10), tonumber(7)}", "0"},
+	// library functions take strings that read as numbers where they take
+	// numbers (luaL_checkint): ARGV's values are strings
+	{"EVAL", "return {string.sub('hello', ARGV[1], ARGV[2]), string.rep('x', ARGV[2]), string.char(ARGV[3]), string.byte('abc', ARGV[1])}", "0", "2", "3", "65"},
+	{"EVAL", "return {table.concat({1,2,3}, ',', ARGV[1], ARGV[2]), table.remove({1,2,3}, ARGV[1]), unpack({1,2,3}, ARGV[2])}", "0", "2", "3"},
+	{"EVAL", "local t = {1,2}; table.insert(t, ARGV[1], 0); table.insert(t, ARGV[1]); return t", "0", "1"},
+	{"EVAL", "return {string.find('hello', 'l', ARGV[1]), string.gsub('aaa', 'a', 'b', ARGV[2]), select(ARGV[2], 'a', 'b'), select('#', 1, 2)}", "0", "4", "2"},
+	{"EVAL", "math.randomseed(ARGV[1]); return {math.random(ARGV[1]), math.ldexp(1, ARGV[1]), tonumber('10', ARGV[2])}", "0", "1", "2"},
+	{"EVAL", "return string.format('%5.1f|%x|%c|%d|%s|%q|%%|%-3d|', ARGV[1], ARGV[2], ARGV[3], ARGV[1], ARGV[1], ARGV[1], ARGV[1])", "0", "5", "255", "65"},
+	// numbers as arguments: "%.17g", as C prints infinities and NaNs
+	{"EVAL", "redis.call('set', 'n', 1/0); return redis.call('get', 'n')", "0"},
+	{"EVAL", "redis.call('set', 'n', -1/0); return redis.call('get', 'n')", "0"},
+	{"EVAL", "redis.call('set', 'n', -(0/0)); return redis.call('get', 'n')", "0"},
+	{"EVAL", "redis.call('set', 'n', 0/0); return redis.call('get', 'n')", "0"},
+	{"EVAL", "redis.call('set', 'n', -0.0); return redis.call('get', 'n')", "0"},
+	{"EVAL", "redis.call('set', 'n', 1e-5); return redis.call('get', 'n')", "0"},
 	{"EVAL", "error('boom')", "0"},
 	{"EVAL", "error({err='MYERR custom'})", "0"},
+	// error(msg, level) places msg as Lua 5.1's luaL_where(level) does
+	{"EVAL", "error(123)", "0"},
+	{"EVAL", "error('boom', 2)", "0"},
+	{"EVAL", "error('boom', 0)", "0"},
+	{"EVAL", "local function f() error('deep', 2) end\nf()", "0"},
+	{"EVAL", "local ok, e = pcall(error, 'x'); return {tostring(ok), e}", "0"},
+	{"EVAL", "local ok, e = pcall(function() error('x') end); return e", "0"},
+	{"EVAL", "local ok, e = pcall(error); return {tostring(ok), tostring(e)}", "0"},
+	{"EVAL", "local ok, e = pcall(error, {1}); return {tostring(ok), type(e)}", "0"},
 	{"EVAL", "return redis.error_reply('My Error')", "0"},
 	{"EVAL", "return redis.error_reply('-MY x')", "0"},
 	{"EVAL", "return redis.status_reply('FINE')", "0"},
 	{"EVAL", "return {err='boom'}", "0"},
 	{"EVAL", "return redis.sha1hex('')", "0"},
+	{"EVAL", "return {redis.acl_check_cmd('get', 'x'), redis.acl_check_cmd('SET', 'x', 1), redis.acl_check_cmd('get')}", "0"},
+	{"EVAL", "return redis.acl_check_cmd('nosuch')", "0"},
+	{"EVAL", "return redis.acl_check_cmd()", "0"},
+	{"EVAL", "return redis.acl_check_cmd({})", "0"},
 	{"EVAL", "return redis.sha1hex()", "0"},
 	{"EVAL", "return redis.setresp(4)", "0"},
 	{"EVAL", "redis.log(redis.LOG_WARNING, 'from a test')", "0"},
 	{"EVAL", "return redis.log(9, 'x')", "0"},
 	{"EVAL", "return cjson.encode({1,2})", "0"},
 	{"EVAL", "return cjson.decode('[1,2]')", "0"},
+	// cjson as lua-cjson 2.1 (Redis's): nulls kept as cjson.null, {} an
+	// object, %.14g numbers, '/' escaped, shared tables, its error texts
+	{"EVAL", "return cjson.decode('[1,null,3]')", "0"},
+	{"EVAL", "local t = cjson.decode('{\"a\":null}'); return {t.a == cjson.null, type(cjson.null)}", "0"},
+	{"EVAL", "return cjson.encode({cjson.null, cjson.decode('null')})", "0"},
+	{"EVAL", "return cjson.encode({})", "0"},
+	{"EVAL", "return cjson.encode(cjson.decode('{\"a\":[]}'))", "0"},
+	{"EVAL", `return cjson.encode({a='<b>/&"\\\n\0\1\127\200'})`, "0"},
+	{"EVAL", "return cjson.encode({1/3, 1e20, 0.1, 100, -0.0, 2^53})", "0"},
+	{"EVAL", "return cjson.encode({[1]=1, [3]=3})", "0"},
+	{"EVAL", "return cjson.encode({[1]=1, [30]=3})", "0"},
+	{"EVAL", "return cjson.encode({[1.5]=1})", "0"},
+	{"EVAL", "return cjson.encode({[true]=1})", "0"},
+	{"EVAL", "local x = {1}; return cjson.encode({x, x})", "0"},
+	{"EVAL", "local x = {}; x[1] = x; return cjson.encode(x)", "0"},
+	{"EVAL", "return cjson.encode(function() end)", "0"},
+	{"EVAL", "return cjson.encode(1/0)", "0"},
+	{"EVAL", "return cjson.encode()", "0"},
+	{"EVAL", "return cjson.decode('[1]', 2)", "0"},
+	{"EVAL", "return cjson.decode(1)", "0"},
+	{"EVAL", "return cjson.decode({})", "0"},
+	{"EVAL", `return cjson.decode('"\\u00e9\\ud83d\\ude00\\/\\t"')`, "0"},
+	{"EVAL", "return {cjson.decode('1e2'), cjson.decode('-0'), cjson.decode(' true '), cjson.decode('false')}", "0"},
+	{"EVAL", "return cjson.decode('bad')", "0"},
+	{"EVAL", "return cjson.decode('')", "0"},
+	{"EVAL", "return cjson.decode('[1,2')", "0"},
+	{"EVAL", "return cjson.decode('[1,]')", "0"},
+	{"EVAL", "return cjson.decode('1 2')", "0"},
+	{"EVAL", "return cjson.decode('{\"a\":1,}')", "0"},
+	{"EVAL", "return cjson.decode('{\"a\" 1}')", "0"},
+	{"EVAL", "return cjson.decode('{1:1}')", "0"},
+	{"EVAL", "return cjson.decode('\"abc')", "0"},
+	{"EVAL", "return cjson.decode('\"\\q\"')", "0"},
+	{"EVAL", "return cjson.decode('\"\\u12\"')", "0"},
+	{"EVAL", "return cjson.decode('-')", "0"},
+	// lua-cjson's settings, kept by the interpreter from run to run
+	{"EVAL", "return {cjson._NAME, cjson._VERSION, cjson.encode_max_depth(), cjson.decode_max_depth(), cjson.encode_number_precision(), cjson.encode_keep_buffer(), cjson.decode_invalid_numbers()}", "0"},
+	{"EVAL", "return {cjson.encode_invalid_numbers(), cjson.encode_sparse_array()}", "0"},
+	{"EVAL", "return cjson.encode_max_depth(0)", "0"},
+	{"EVAL", "return cjson.encode_max_depth(5, 6)", "0"},
+	{"EVAL", "return cjson.encode_number_precision(15)", "0"},
+	{"EVAL", "return cjson.encode_keep_buffer('x')", "0"},
+	{"EVAL", "return {cjson.encode_invalid_numbers('null'), cjson.encode({1/0}), cjson.encode_invalid_numbers(true), cjson.encode({1/0, -1/0}), cjson.encode_invalid_numbers(false)}", "0"},
+	// (the errors of pcall(cjson.encode, ...) compared without gopher-lua's
+	// "user_script:1: ", which Redis's C functions do not get under pcall)
+	{"EVAL", "cjson.encode_max_depth(1); local ok, e = pcall(cjson.encode, {{1}}); return {ok, (e:gsub('^user_script:1: ', ''))}", "0"},
+	{"EVAL", "local ok, e = pcall(cjson.encode, {{1}}); return {ok, (e:gsub('^user_script:1: ', '')), cjson.encode_max_depth(1000)}", "0"},
+	{"EVAL", "cjson.decode_max_depth(1); local ok, e = pcall(cjson.decode, '[[1]]'); cjson.decode_max_depth(1000); return {ok, (e:gsub('^user_script:1: ', ''))}", "0"},
+	{"EVAL", "cjson.encode_number_precision(3); local s = cjson.encode({1/3}); cjson.encode_number_precision(14); return s", "0"},
+	{"EVAL", "cjson.encode_sparse_array(true); local s = cjson.encode({[1]=1, [30]=3}); cjson.encode_sparse_array(false); return {s, cjson.encode_sparse_array()}", "0"},
+	{"EVAL", "cjson.decode_invalid_numbers(false); local a = {pcall(cjson.decode, '0x10')}; local b = {pcall(cjson.decode, '[1, 012]')}; cjson.decode_invalid_numbers(true); return {(a[2]:gsub('^user_script:1: ', '')), (b[2]:gsub('^user_script:1: ', ''))}", "0"},
+	{"EVAL", "local j = cjson.new(); j.encode_number_precision(2); return {j.encode({1/3}), cjson.encode({1/3})}", "0"},
+	{"EVAL", "return {cjson.decode('+1'), cjson.decode('0x10'), cjson.decode('-inf')}", "0"},
+	{"EVAL", "return cjson.decode('1e')", "0"},
+	{"EVAL", "return cjson.decode('1-2')", "0"},
+	{"EVAL", "return cjson.encode({[1/0]=1})", "0"},
+	{"EVAL", "return {cjson.encode({[10]=1}), cjson.encode({x={[0]=1}}), cjson.encode({[2]=1})}", "0"},
+	{"EVAL", "return cjson.decode(string.rep('[', 1001) .. string.rep(']', 1001))", "0"},
+	{"EVAL", "return #cjson.encode(cjson.decode(string.rep('[', 1000) .. string.rep(']', 1000)))", "0"},
 	{"EVAL", "return #KEYS + #ARGV", "2", "a", "b", "c"},
 	// sandbox: globals are read-only, no os, io, loadfile, dofile, print
 	{"EVAL", "x = 1", "0"},
@@ -70,6 +169,10 @@ var scriptCases = [][]string{
 	{"EVAL", "getmetatable('').x = 1", "0"},
 	{"EVAL", "return tostring(getmetatable('').__index == string)", "0"},
 	{"EVAL", "setmetatable(_G, nil)", "0"},
+	{"EVAL", "setmetatable(1, {})", "0"},
+	{"EVAL", "setmetatable(nil, {})", "0"},
+	{"EVAL", "setmetatable()", "0"},
+	{"EVAL", "return type(setmetatable({}, {}))", "0"},
 	{"EVAL", "return os", "0"},
 	{"EVAL", "return io", "0"},
 	{"EVAL", "return loadfile", "0"},
@@ -79,6 +182,12 @@ var scriptCases = [][]string{
 	{"EVAL", "return package", "0"},
 	{"EVAL", "return debug", "0"},
 	{"EVAL", "return type(string.rep)", "0"},
+	{"EVAL", "return type(getfenv)", "0"},
+	{"EVAL", "return type(setfenv)", "0"},
+	{"EVAL", "return type(newproxy)", "0"},
+	{"EVAL", "return type(module)", "0"},
+	{"EVAL", "return {type(gcinfo()), type(collectgarbage('count')), collectgarbage(), collectgarbage('collect')}", "0"},
+	{"EVAL", "return {type(load), type(loadstring), type(rawget), type(rawequal), type(gcinfo), type(coroutine)}", "0"},
 	// read-only scripts and shebangs
 	{"EVAL_RO", "return redis.call('set','a','b')", "0"},
 	{"EVAL_RO", "return redis.call('get','a')", "0"},
@@ -127,8 +236,9 @@ func TestScriptsMatchRedis(t *testing.T) {
 
 // TestScriptSandboxLeaksNothing (S31): what one script does to the
 // globals and libraries (through every path that gets past the read-only
-// proxies, e.g. setfenv or the string metatable) is not seen by the
-// next.
+// proxies: setfenv, absent as in Redis 7.0, the string metatable, the
+// metatables nil, booleans, numbers and functions share) is not seen by
+// the next.
 func TestScriptSandboxLeaksNothing(t *testing.T) {
 	_, path := startServer(t, nil)
 	c := dialPeer(t, path)
@@ -138,6 +248,10 @@ func TestScriptSandboxLeaksNothing(t *testing.T) {
 		"local mt = getmetatable(''); mt.x = 1",
 		"pcall(rawset, _G, 'leak', 1)",
 		"pcall(table.insert, string, 1, 'leak')",
+		"pcall(setmetatable, nil, {__index = function() return 'leak' end})",
+		"pcall(setmetatable, true, {__index = function() return 'leak' end})",
+		"pcall(setmetatable, 1, {__index = function() return 'leak' end})",
+		"pcall(setmetatable, redis.call, {__index = function() return 'leak' end})",
 	} {
 		c.do("EVAL", escape, "0")
 		if got := c.do("EVAL", "return string.upper('ok')", "0"); got != "$2\r\nOK\r\n" {
@@ -145,6 +259,11 @@ func TestScriptSandboxLeaksNothing(t *testing.T) {
 		}
 		if got := c.do("EVAL", "return type(redis.call)", "0"); got != "$8\r\nfunction\r\n" {
 			t.Errorf("after %q, type(redis.call) = %q", escape, got)
+		}
+		// No value but a table has a metatable a script set.
+		indexable := "local function f(v) return (pcall(function() return v.x end)) end; return tostring(f(nil) or f(true) or f(1) or f(redis.call))"
+		if got := c.do("EVAL", indexable, "0"); got != "$5\r\nfalse\r\n" {
+			t.Errorf("after %q, a nil, boolean, number or function can be indexed: %q", escape, got)
 		}
 	}
 }
@@ -192,6 +311,14 @@ func TestBusyScriptAndKill(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	p.same(1, "GET", "x")
+	// Of SCRIPT, only KILL is allow_busy.
+	p.same(1, "SCRIPT", "LOAD", "return 'busy'")
+	p.same(1, "SCRIPT", "EXISTS", "0123456789012345678901234567890123456789")
+	p.same(1, "SCRIPT", "FLUSH")
+	p.same(1, "SCRIPT", "HELP")
+	p.same(1, "MULTI")
+	p.same(1, "GET", "x")
+	p.same(1, "DISCARD")
 	p.same(2, "SCRIPT", "KILL")
 	p.sameRead(0, 5*time.Second, "the killed script's reply")
 	p.same(1, "SET", "x", "1")
@@ -320,5 +447,114 @@ func TestHugeBusyThreshold(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if got := b.do("GET", "x"); got != "$1\r\n1\r\n" {
 		t.Fatalf("GET during a script under the largest threshold: %q", got)
+	}
+}
+
+// TestScriptCountInInfoMemory: number_of_cached_scripts is in INFO
+// memory, where Redis 7.0 has it (clients and Redis's own tests read it
+// there), and follows SCRIPT LOAD and SCRIPT FLUSH.
+func TestScriptCountInInfoMemory(t *testing.T) {
+	_, path := startServer(t, nil)
+	r := dialRaw(t, path)
+	for i := range 3 {
+		r.cmd("SCRIPT", "LOAD", fmt.Sprintf("return %d", i))
+		r.reply()
+	}
+	r.cmd("INFO", "memory")
+	if l := lineWith(r.reply(), "number_of_cached_scripts:"); l != "number_of_cached_scripts:3" {
+		t.Fatalf("INFO memory after 3 SCRIPT LOADs: %q", l)
+	}
+	r.cmd("SCRIPT", "FLUSH", "ASYNC")
+	r.reply()
+	r.cmd("INFO", "memory")
+	if l := lineWith(r.reply(), "number_of_cached_scripts:"); l != "number_of_cached_scripts:0" {
+		t.Fatalf("INFO memory after SCRIPT FLUSH: %q", l)
+	}
+}
+
+// TestScriptErrorsCountedOnce: an error a script's command answered is
+// counted in INFO errorstats once, where the command answered it, whether
+// the script raises it, returns it or catches it, as redis-server 7.0
+// counts it (ignore_error_stats_update); a script's own error once.
+func TestScriptErrorsCountedOnce(t *testing.T) {
+	p := newPeers(t, 1, 2, nil)
+	p.same(0, "SET", "str", "abc")
+	counts := func(c *rawPeer) string {
+		var out []string
+		for _, l := range strings.Split(c.do("INFO", "errorstats"), "\r\n") {
+			if strings.HasPrefix(l, "errorstat_ERR:") || strings.HasPrefix(l, "errorstat_WRONGTYPE:") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	for _, script := range []string{
+		"return redis.call('incr', 'str')",
+		"return redis.pcall('incr', 'str')",
+		"local ok = pcall(redis.call, 'incr', 'str'); return 1",
+		"redis.pcall('incr', 'str'); return 1",
+		"return redis.call('incr', 'a', 'b')",
+		"return redis.pcall('nosuch')",
+		"return redis.call('lpush', 'str', 'x')",
+		"return redis.error_reply('ERR mine')",
+		"error('boom')",
+		"return redis.call()",
+	} {
+		ob, pb := counts(p.ours[0]), counts(p.peer[0])
+		p.same(0, "EVAL", script, "0")
+		oa, pa := counts(p.ours[0]), counts(p.peer[0])
+		if !sameDelta(ob, oa, pb, pa) {
+			t.Errorf("%s: tiercache %q -> %q, redis-server %q -> %q", script, ob, oa, pb, pa)
+		}
+	}
+}
+
+// sameDelta reports that the errorstat counts of "errorstat_X:count=N ..."
+// lines rose by as much from b1 to a1 as from b2 to a2.
+func sameDelta(b1, a1, b2, a2 string) bool {
+	parse := func(s string) map[string]int {
+		m := map[string]int{}
+		for _, f := range strings.Fields(s) {
+			k, v, _ := strings.Cut(f, ":count=")
+			m[k], _ = strconv.Atoi(v)
+		}
+		return m
+	}
+	x1, y1, x2, y2 := parse(b1), parse(a1), parse(b2), parse(a2)
+	for _, k := range []string{"errorstat_ERR", "errorstat_WRONGTYPE"} {
+		if y1[k]-x1[k] != y2[k]-x2[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestClusterScriptsMatchRedis (CL2): in cluster mode a script's commands
+// keep to one slot as in Redis Cluster: a command of several slots, or a
+// key of another slot than the script's first (unless
+// allow-cross-slot-keys), is refused inside the script with Redis's
+// error, and a no-cluster script does not run.
+func TestClusterScriptsMatchRedis(t *testing.T) {
+	peer, _, _ := startRedisCluster(t)
+	_, sock, _ := startClusterServer(t, nil)
+	p := &peerPair{t: t, ours: dialRaw(t, sock), peer: peer}
+	// b (3300), f (3168); {b}x is b's slot.
+	for _, args := range [][]string{
+		{"EVAL", "return redis.call('mset', 'b', '1', 'f', '2')", "0"},
+		{"EVAL", "return redis.pcall('mget', 'b', 'f')", "0"},
+		{"EVAL", "redis.call('set', 'b', '1'); return redis.call('set', 'f', '1')", "0"},
+		{"EVAL", "redis.call('set', KEYS[1], '2'); return redis.call('set', 'f', '2')", "1", "b"},
+		{"EVAL", "redis.call('set', 'b', '3'); return redis.call('set', '{b}x', '3')", "0"},
+		{"EVAL", "return redis.call('get', 'f')", "1", "b"},
+		{"EVAL", "#!lua\nredis.call('set', 'b', '4'); return redis.call('set', 'f', '4')", "0"},
+		{"EVAL", "#!lua flags=allow-cross-slot-keys\nredis.call('set', 'b', '5'); return redis.call('set', 'f', '5')", "0"},
+		{"EVAL", "#!lua flags=allow-cross-slot-keys\nreturn redis.pcall('mget', 'b', 'f')", "0"},
+		{"EVAL", "#!lua flags=no-cluster\nreturn 1", "0"},
+		{"EVAL_RO", "#!lua flags=no-cluster,no-writes\nreturn 1", "0"},
+		{"MGET", "b", "{b}x"}, {"GET", "f"},
+	} {
+		if ours, peer := p.do(args...); ours != peer {
+			t.Errorf("%q: tiercache %q, redis-server %q", args, ours, peer)
+		}
 	}
 }

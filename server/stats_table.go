@@ -30,7 +30,7 @@ var statsTable = []Stat{
 	{"stats", "pubsub_patterns", "pubsub_patterns", StatGauge, "", "Patterns with at least one subscriber.", func(v statView) StatValue { return ofInt(v.Server.PubSubPatterns) }},
 	{"stats", "pubsub_output_limit_disconnections", "pubsub_output_limit_disconnections_total", StatCounter, "", "Subscribers closed because their unread output passed client-output-buffer-limit pubsub.", func(v statView) StatValue { return ofUint(v.Server.PubSubLimitCloses) }},
 	{"stats", "pubsub_messages_dropped", "pubsub_messages_dropped_total", StatCounter, "", "Messages a subscriber past its output limit did not get (it was being closed).", func(v statView) StatValue { return ofUint(v.Server.PubSubDropped) }},
-	{"stats", "number_of_cached_scripts", "number_of_cached_scripts", StatGauge, "", "Lua scripts in the script cache.", func(v statView) StatValue { return ofInt(v.Server.ScriptsCached) }},
+	{"memory", "number_of_cached_scripts", "number_of_cached_scripts", StatGauge, "", "Lua scripts in the script cache.", func(v statView) StatValue { return ofInt(v.Server.ScriptsCached) }},
 	{"stats", "scripts_killed", "scripts_killed_total", StatCounter, "", "Scripts ended by SCRIPT KILL.", func(v statView) StatValue { return ofUint(v.Server.ScriptsKilled) }},
 	{"stats", "scripts_busy", "scripts_busy_total", StatCounter, "", "Scripts that ran past busy-reply-threshold (others got BUSY meanwhile).", func(v statView) StatValue { return ofUint(v.Server.ScriptsBusy) }},
 	{"clients", "tracking_clients", "tracking_clients", StatGauge, "", "Connections with CLIENT TRACKING on.", func(v statView) StatValue { return ofInt(v.Server.TrackingClients) }},

@@ -155,7 +155,7 @@ var legacyNames = map[string]string{
 func TestStatsTableNames(t *testing.T) {
 	infos, metrics := map[string]bool{}, map[string]bool{}
 	for _, r := range statsTable {
-		if !slices.Contains([]string{"persistence", "clients", "stats", "tiers", "tenants"}, r.Section) {
+		if !slices.Contains([]string{"persistence", "memory", "clients", "stats", "tiers", "tenants"}, r.Section) {
 			t.Errorf("%s: section %q is not one INFO prints from the table", r.Info, r.Section)
 		}
 		if r.Help == "" || r.value == nil {
@@ -221,7 +221,8 @@ func TestStatsTableNames(t *testing.T) {
 // TestInfoHasEveryStat (S13): the clients, stats and tiers sections of
 // INFO are exactly the table's rows (per-tier rows once per tier), plus
 // clients' maxclients and blocked_clients, which are settings; the
-// persistence section has the table's loading besides its fixed fields.
+// persistence and memory sections have the table's rows (loading,
+// number_of_cached_scripts) besides their fixed fields.
 func TestInfoHasEveryStat(t *testing.T) {
 	s, path := startServer(t, nil)
 	c := dialRaw(t, path)
@@ -239,7 +240,11 @@ func TestInfoHasEveryStat(t *testing.T) {
 	}
 	want := map[string][]string{"clients": {"maxclients", "blocked_clients"},
 		"persistence": {"async_loading", "rdb_changes_since_last_save", "rdb_bgsave_in_progress", "rdb_last_bgsave_status",
-			"aof_enabled", "aof_rewrite_in_progress", "aof_last_write_status", "tier_durability", "tier_data_dir"}}
+			"aof_enabled", "aof_rewrite_in_progress", "aof_last_write_status", "tier_durability", "tier_data_dir"},
+		"memory": {"used_memory", "used_memory_human", "used_memory_rss", "used_memory_rss_human", "used_memory_peak_rss",
+			"maxmemory", "maxmemory_human", "tier_hot_budget", "tier_warm_arena", "tier_directory_bytes", "tier_expiry_index_bytes",
+			"tier_flusher_bytes", "tier_sketch_bytes", "tier_remote_heap_bytes", "tier_live_heap_bytes", "tier_heap_budget",
+			"go_memory_limit", "big_bulk_buffer_bytes", "go_heap_objects", "go_gc_cycles"}}
 	snap := s.Snapshot()
 	for i := range statsTable {
 		r := &statsTable[i]

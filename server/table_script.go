@@ -15,7 +15,7 @@ func scriptCommands() []*command {
 			run: func(c *conn, a [][]byte) { c.evalCmd(a, false, true) }},
 		{name: "evalsha_ro", arity: -3, flags: []string{"noscript", "skip_monitor", "no_mandatory_keys", "stale", "readonly"}, keyNum: 2, lockFree: true, // takes the lock itself
 			run: func(c *conn, a [][]byte) { c.evalCmd(a, true, true) }},
-		{name: "script", arity: -2, flags: []string{"noscript", "allow_busy"}, lockFree: true, run: (*conn).cmdScript},
+		{name: "script", arity: -2, flags: []string{"noscript"}, lockFree: true, run: (*conn).cmdScript}, // SCRIPT KILL runs beside a busy script: busyAllowed
 		{name: "function", arity: -2, flags: []string{"noscript"}, lockFree: true, run: (*conn).cmdFunction},
 		{name: "fcall", arity: -3, flags: []string{"noscript", "skip_monitor", "may_replicate", "no_mandatory_keys", "stale"}, keyNum: 2, lockFree: true, run: (*conn).cmdNoFunctions},
 		{name: "subscribe", arity: -2, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.subscribeCmd(a, false) }},
