@@ -34,7 +34,7 @@
 //     Cleared, and a connection that closed (its pushes may be lost) as
 //     Lost, once every node answers again and a cluster serves every slot
 //     (TestStoreOnACluster: WatchSeesOtherWriters, ClearIsFleetWide;
-//     TestResyncAfterLostConnection).
+//     TestResyncAfterLostConnection, TestClearAfterOwnClear).
 //   - R4: a chunked value is read whole or not at all: its pieces are
 //     written before its header and named by the header's put ID, so a
 //     reader racing an overwrite or delete reads the old value, the new

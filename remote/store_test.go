@@ -430,3 +430,29 @@ func TestResyncAfterLostConnection(t *testing.T) {
 	}
 	_ = backend.Params{}
 }
+
+// TestClearAfterOwnClear checks R3's Cleared and R6 for a store that
+// cleared before: its own INCR of the generation ended its tracking of the
+// generation key on the server (a write drops every tracker of the key,
+// NOLOOP only keeps the writer from hearing it), so it must read the key
+// again to hear of another store's later Clear.
+func TestClearAfterOwnClear(t *testing.T) {
+	srv := redistest.StartServer(t)
+	a, wa := openStore(t, []string{srv.Addr}, "t13:", nil)
+	b, _ := openStore(t, []string{srv.Addr}, "t13:", nil)
+	if err := a.Clear(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Second, "b takes a's generation", func() bool { return b.Stats().Remote.Generation == a.Stats().Remote.Generation })
+	put(t, a, "k", []byte("old"), 0, 0)
+	if err := b.Clear(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Second, "a is told b cleared the store", func() bool { wa.mu.Lock(); defer wa.mu.Unlock(); return wa.cleared > 0 })
+	if g, want := a.Stats().Remote.Generation, b.Stats().Remote.Generation; g != want {
+		t.Fatalf("a is at generation %d, b at %d", g, want)
+	}
+	if _, _, ok := get(t, a, "k"); ok {
+		t.Fatal("a key written before b's Clear was found through a after it")
+	}
+}
