@@ -229,6 +229,14 @@ func (q *Queue) Pending(key []byte) bool {
 	return q.pend[string(key)] != nil || q.flying[string(key)]
 }
 
+// Queued reports whether a change of key waits to be sent (not yet in
+// flight, W3).
+func (q *Queue) Queued(key []byte) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.pend[string(key)] != nil
+}
+
 // Wait returns true once no change of key is queued or in flight, false
 // if ctx ended first (W3).
 func (q *Queue) Wait(ctx context.Context, key []byte) bool {

@@ -433,8 +433,10 @@
 //     /WriteThrough).
 //   - T39: another sidecar's change of a key (the store's Watch) drops the
 //     key's local copies, DRAM and cold, and changes nothing remote; it is
-//     ignored while a change of the key made here is queued or in flight
-//     (it comes after, and decides). Every sidecar reads a change within a
+//     ignored while a change of the key made here is queued (it comes
+//     after, and decides), and waits for one in flight to be answered (the
+//     other write may have landed after it; TestRemoteInvalidationWhileInFlight).
+//     Every sidecar reads a change within a
 //     second of its write reaching the remote (TestRemoteTier/Model: 300
 //     changes through three sidecars, each read back on all three).
 //   - T40: a read the local tiers miss asks the remote, unless a change of

@@ -67,7 +67,10 @@ type remoteTier struct {
 	// inv holds invalidated keys until the remote goroutine drops their
 	// local copies; lost says some could not be held (or invalidations
 	// were lost), so every local copy is dropped instead.
-	inv     chan []byte
+	inv chan []byte
+	// later holds invalidated keys heard while a change of theirs made
+	// here was in flight, until it is answered (remote goroutine only).
+	later   map[string]struct{}
 	lost    atomic.Bool
 	cleared atomic.Bool // another sidecar's FLUSHALL: every local copy is dropped
 	// clearPending: a FLUSHALL could not clear the remote; until a retry
@@ -94,7 +97,7 @@ func (c *Cache) openRemote(pre bool) error {
 	qo := c.o.Remote.Queue
 	qo.Store, qo.Logger = s, c.log
 	r := &remoteTier{s: s, q: behind.New(qo), o: c.o.Remote, inv: make(chan []byte, 1<<16),
-		stop: make(chan struct{}), done: make(chan struct{})}
+		later: map[string]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
 	r.rgen.Store(1)
 	c.rt = r
 	s.Watch(c.remoteChanged)
@@ -158,6 +161,7 @@ func (c *Cache) remoteLoop() {
 		case k := <-r.inv:
 			c.invalidateLocal(k)
 		case <-t.C:
+			c.invalidateLater()
 			if r.cleared.Swap(false) {
 				c.flushLocal()
 			}
@@ -172,11 +176,25 @@ func (c *Cache) remoteLoop() {
 }
 
 // invalidateLocal drops key's local copies after another sidecar changed
-// it (T39), unless a change of the key made here is still on its way to
-// the remote (it comes after, and decides). It changes nothing remote.
+// it (T39), unless a change of the key made here is still queued for the
+// remote (it comes after, and decides). A change made here and in flight
+// may have landed before the other one: the key is dropped once it is
+// answered (invalidateLater). It changes nothing remote.
 func (c *Cache) invalidateLocal(key []byte) {
 	r := c.rt
-	if r.q.Pending(key) || !c.enter() {
+	if r.q.Queued(key) {
+		return
+	}
+	if r.q.Pending(key) {
+		if len(r.later) >= cap(r.inv) {
+			r.gen.Add(1)
+			r.lost.Store(true)
+			return
+		}
+		r.later[string(key)] = struct{}{}
+		return
+	}
+	if !c.enter() {
 		return
 	}
 	defer c.exit()
@@ -197,6 +215,22 @@ func (c *Cache) invalidateLocal(key []byte) {
 	if op != nil {
 		if err := c.finishPurge(op); err != nil {
 			c.log.Warn("remote: drop an invalidated key's local copy", zap.Error(err))
+		}
+	}
+}
+
+// invalidateLater drops the local copies of the keys invalidated while a
+// change of theirs was in flight, once it is answered; a change queued
+// since comes after the other sidecar's, and decides.
+func (c *Cache) invalidateLater() {
+	r := c.rt
+	for k := range r.later {
+		switch key := []byte(k); {
+		case r.q.Queued(key):
+			delete(r.later, k)
+		case !r.q.Pending(key):
+			delete(r.later, k)
+			c.invalidateLocal(key)
 		}
 	}
 }

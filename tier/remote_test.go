@@ -2,13 +2,17 @@ package tier
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tiercache/tiercache/backend"
+	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/remote"
 	"github.com/tiercache/tiercache/remote/redistest"
 )
@@ -391,4 +395,82 @@ func testRemoteRevalidate(t *testing.T, addrs []string) {
 	if v, _, _ := a.Get(nil, []byte("same")); string(v) != "v1" || a.Stats().Remote.Validated != 1 {
 		t.Fatal("a copy checked once is checked again")
 	}
+}
+
+// heldStore is the real remote store whose PutMany, once armed, returns
+// only when released: a batch whose other changes are still on their way
+// (one key's transaction answered, the batch not yet).
+type heldStore struct {
+	backend.Shared
+	arm     atomic.Bool
+	release chan struct{}
+}
+
+func (h *heldStore) PutMany(ctx context.Context, items []*flusher.Item) error {
+	err := h.Shared.PutMany(ctx, items)
+	if h.arm.Load() {
+		<-h.release
+	}
+	return err
+}
+
+// TestRemoteInvalidationWhileInFlight checks T39 for a change heard while
+// this sidecar's own change of the key is in flight: the other sidecar's
+// write landed after ours (its invalidation came after our answer), so it
+// decides, and our local copy is dropped once our batch is answered.
+func TestRemoteInvalidationWhileInFlight(t *testing.T) {
+	srv := redistest.StartServer(t)
+	held := &heldStore{release: make(chan struct{})}
+	a := openWith(t, remoteOptions([]string{srv.Addr}, "inflight:", func(o *Options) {
+		open := o.OpenRemote
+		o.OpenRemote = func(p backend.Params) (backend.Shared, error) {
+			s, err := open(p)
+			held.Shared = s
+			return held, err
+		}
+	}))
+	b := openWith(t, remoteOptions([]string{srv.Addr}, "inflight:", nil))
+	k := []byte("k")
+	if _, err := a.Set(k, []byte("v0"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settleRemote(t, a)
+	held.arm.Store(true)
+	if _, err := a.Set(k, []byte("v1"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !remoteHolds(t, srv, "inflight:", "k", "v1") {
+		if time.Now().After(deadline) {
+			t.Fatal("a's v1 did not reach the remote")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	heard := a.Stats().Remote.Store.Invalidations
+	if _, err := b.Set(k, []byte("v2"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settleRemote(t, b)
+	for a.Stats().Remote.Store.Invalidations == heard {
+		if time.Now().After(deadline) {
+			t.Fatal("a did not hear of b's write")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // a's remote goroutine handles the invalidation
+	held.arm.Store(false)
+	close(held.release)
+	settleRemote(t, a)
+	coherent(t, []*Cache{a, b}, "k", []byte("v2"), time.Second)
+}
+
+// remoteHolds reports whether the server at srv holds want as key's
+// record under prefix (generation 1).
+func remoteHolds(t *testing.T, srv *redistest.Server, prefix, key, want string) bool {
+	t.Helper()
+	v, err := srv.Do("GET", prefix+"d1:"+key)
+	if err != nil {
+		return false
+	}
+	return strings.HasSuffix(v, want)
 }
