@@ -17,10 +17,11 @@
 //
 // # Invariants
 //
-//   - R1: a round trip is bounded by Config.Timeout (writes by the
-//     deadline plus 10 ns a byte): past it, or on any error, a read is a
-//     miss carrying the error and a write fails, both counted; nothing
-//     blocks longer (TestSlowRemoteIsAMiss).
+//   - R1: a round trip is bounded by Config.Timeout (writes, and the
+//     read of a chunked value's pieces, by the deadline plus 10 ns a
+//     byte): past it, or on any error, a read is a miss carrying the
+//     error and a write fails, both counted; nothing blocks longer
+//     (TestSlowRemoteIsAMiss, TestBigValueReadsWithinItsBound).
 //   - R2: a value read is exactly a value stored under that key, with its
 //     flags and expiry, and never past its expiry: bytes under the prefix
 //     that are not a record of ours, or whose CRC does not match, are a

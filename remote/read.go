@@ -21,7 +21,7 @@ func (s *Store) Get(ctx context.Context, dst, key []byte, _ int) ([]byte, backen
 
 // GetMany reads keys in one round trip to each node they live on (keys of
 // one slot in one MGET, each key's PEXPIRETIME beside them), and chunked
-// values' pieces in a second; a key
+// values' pieces in a second (bounded as a write of their bytes); a key
 // whose round trip failed or timed out is a miss with its error (R1, R2).
 func (s *Store) GetMany(ctx context.Context, keys [][]byte, _ []int, dsts [][]byte) []backend.Result {
 	out := make([]backend.Result, len(keys))
@@ -32,7 +32,8 @@ func (s *Store) GetMany(ctx context.Context, keys [][]byte, _ []int, dsts [][]by
 		}
 		return out
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(parent, s.cfg.Timeout)
 	defer cancel()
 	start := time.Now()
 	gen := s.gen.Load()
@@ -138,7 +139,14 @@ func (s *Store) GetMany(ctx context.Context, keys [][]byte, _ []int, dsts [][]by
 		}
 	}
 	if len(chunked) > 0 {
-		firstErr = cmp(firstErr, s.readPieces(ctx, c, gen, chunked, dsts, out))
+		// The pieces have the time their write had (R1).
+		n := 0
+		for _, p := range chunked {
+			n += int(p.h.length)
+		}
+		pctx, cancel := context.WithTimeout(parent, s.bulkTimeout(n))
+		firstErr = cmp(firstErr, s.readPieces(pctx, c, gen, chunked, dsts, out))
+		cancel()
 	}
 	s.outcome(start, firstErr)
 	return out

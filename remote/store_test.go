@@ -456,3 +456,21 @@ func TestClearAfterOwnClear(t *testing.T) {
 		t.Fatal("a key written before b's Clear was found through a after it")
 	}
 }
+
+// TestBigValueReadsWithinItsBound checks R1 for a chunked value: its
+// pieces are read within the deadline plus 10 ns a byte, as they were
+// written, so a value the store took is read back, and reading it neither
+// times out nor opens the breaker.
+func TestBigValueReadsWithinItsBound(t *testing.T) {
+	srv := redistest.StartServer(t)
+	s, _ := openStore(t, []string{srv.Addr}, "t14:", func(c *Config) { c.Timeout, c.BreakerFailures = 20*time.Millisecond, 2 })
+	v := bytes.Repeat([]byte("0123456789abcdef"), 32<<20/16)
+	put(t, s, "big", v, 0, 0)
+	for i := 0; i < 3; i++ {
+		got, _, ok := get(t, s, "big")
+		if !ok {
+			t.Fatalf("read %d of a 32 MiB value missed: %d timeouts, breaker %s", i, s.Stats().Remote.Timeouts, s.Stats().Remote.Breaker)
+		}
+		mustEqual(t, "big", got, v)
+	}
+}

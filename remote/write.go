@@ -39,7 +39,7 @@ func (s *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
 	for _, it := range items {
 		bytes += len(it.Value)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.writeTimeout(bytes))
+	ctx, cancel := context.WithTimeout(ctx, s.bulkTimeout(bytes))
 	defer cancel()
 	start := time.Now()
 	gen := s.gen.Load()
