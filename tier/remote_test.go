@@ -406,6 +406,16 @@ type heldStore struct {
 	release chan struct{}
 }
 
+// wrap makes o's remote store h around the real one.
+func (h *heldStore) wrap(o *Options) {
+	open := o.OpenRemote
+	o.OpenRemote = func(p backend.Params) (backend.Shared, error) {
+		s, err := open(p)
+		h.Shared = s
+		return h, err
+	}
+}
+
 func (h *heldStore) PutMany(ctx context.Context, items []*flusher.Item) error {
 	err := h.Shared.PutMany(ctx, items)
 	if h.arm.Load() {
@@ -421,14 +431,7 @@ func (h *heldStore) PutMany(ctx context.Context, items []*flusher.Item) error {
 func TestRemoteInvalidationWhileInFlight(t *testing.T) {
 	srv := redistest.StartServer(t)
 	held := &heldStore{release: make(chan struct{})}
-	a := openWith(t, remoteOptions([]string{srv.Addr}, "inflight:", func(o *Options) {
-		open := o.OpenRemote
-		o.OpenRemote = func(p backend.Params) (backend.Shared, error) {
-			s, err := open(p)
-			held.Shared = s
-			return held, err
-		}
-	}))
+	a := openWith(t, remoteOptions([]string{srv.Addr}, "inflight:", held.wrap))
 	b := openWith(t, remoteOptions([]string{srv.Addr}, "inflight:", nil))
 	k := []byte("k")
 	if _, err := a.Set(k, []byte("v0"), SetOptions{}); err != nil {
@@ -462,6 +465,32 @@ func TestRemoteInvalidationWhileInFlight(t *testing.T) {
 	close(held.release)
 	settleRemote(t, a)
 	coherent(t, []*Cache{a, b}, "k", []byte("v2"), time.Second)
+}
+
+// TestRemoteWriteThroughMSetWaitsOnce checks T38's bound for a call of
+// many keys: an MSET waits for the remote at most Wait in all (one wait,
+// counted once), not Wait for each pair.
+func TestRemoteWriteThroughMSetWaitsOnce(t *testing.T) {
+	srv := redistest.StartServer(t)
+	held := &heldStore{release: make(chan struct{})}
+	defer func() { held.arm.Store(false); close(held.release) }()
+	const wait = 50 * time.Millisecond
+	a := openWith(t, remoteOptions([]string{srv.Addr}, "msetwait:", func(o *Options) {
+		o.Remote.WriteThrough, o.Remote.Wait = true, wait
+		held.wrap(o)
+	}))
+	held.arm.Store(true) // no batch is answered: every wait runs out
+	kvs := make([][2][]byte, 5)
+	for i := range kvs {
+		kvs[i] = [2][]byte{[]byte(fmt.Sprint("k", i)), []byte("v")}
+	}
+	start := time.Now()
+	if err := a.MSet(kvs); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.Stats().Remote.WaitTimeouts; n != 1 {
+		t.Fatalf("MSET of %d pairs waited %v and gave up %d times; want once", len(kvs), time.Since(start), n)
+	}
 }
 
 // remoteHolds reports whether the server at srv holds want as key's
