@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -328,22 +327,9 @@ func testKeySlotMatchesRedis(t *testing.T, c *redistest.Cluster) {
 // connections and never answers: Open returns, reads miss within about
 // the deadline, and timeouts are counted.
 func TestSlowRemoteIsAMiss(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // hold it, read nothing
-		}
-	}()
+	addr := redistest.Silent(t)
 	start := time.Now()
-	s, _ := openStore(t, []string{l.Addr().String()}, "t8:", func(c *Config) { c.Timeout = 50 * time.Millisecond; c.DialTimeout = 100 * time.Millisecond })
+	s, _ := openStore(t, []string{addr}, "t8:", func(c *Config) { c.Timeout = 50 * time.Millisecond; c.DialTimeout = 100 * time.Millisecond })
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("Open took %v against a silent server", d)
 	}

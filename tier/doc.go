@@ -431,7 +431,8 @@
 //     (RemoteOptions.WriteThrough) returns once the remote answered, at
 //     most Wait later in all for a call of many keys, else counts the wait
 //     once (TestRemoteTier/Model, /WriteThrough;
-//     TestRemoteWriteThroughMSetWaitsOnce).
+//     TestRemoteWriteThroughMSetWaitsOnce; server
+//     TestMSetNXWaitsForTheRemoteOnce).
 //   - T39: another sidecar's change of a key (the store's Watch) drops the
 //     key's local copies, DRAM and cold, and changes nothing remote; it is
 //     ignored while a change of the key made here is queued (it comes

@@ -368,6 +368,12 @@ func (c *Cache) remoteAwait(keys ...[]byte) {
 	}
 }
 
+// AwaitRemote waits, write-through, for the remote's answer to the
+// changes of keys made so far, at most RemoteOptions.Wait in all (T38):
+// what a command of many keys whose Sets did not wait
+// (SetOptions.NoRemoteWait) calls once.
+func (c *Cache) AwaitRemote(keys ...[]byte) { c.remoteAwait(keys...) }
+
 // remoteRead looks key up in the remote after the local tiers missed it
 // (T40): a hit is appended to dst and, if the promotion policy takes it
 // as it takes a cold hit, admitted locally; a change of the key made or

@@ -29,7 +29,7 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 // setKey is Set; admit: wait for the flusher first, and for the remote
 // after (MSet waits once for all its pairs).
 func (c *Cache) setKey(key, value []byte, o SetOptions, admit bool) (bool, error) {
-	if admit {
+	if admit && !o.NoRemoteWait {
 		defer c.remoteAwait(key) // write-through: the remote answered (T38)
 	}
 	switch {
