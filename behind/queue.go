@@ -229,12 +229,14 @@ func (q *Queue) Pending(key []byte) bool {
 	return q.pend[string(key)] != nil || q.flying[string(key)]
 }
 
-// Queued reports whether a change of key waits to be sent (not yet in
-// flight, W3).
-func (q *Queue) Queued(key []byte) bool {
+// QueuedValue reports whether a put or a delete of key waits to be sent
+// (not yet in flight, W3): the key's value in the store is decided by it.
+// A queued new expiry carries no value, so it does not count.
+func (q *Queue) QueuedValue(key []byte) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.pend[string(key)] != nil
+	c := q.pend[string(key)]
+	return c != nil && c.kind != retime
 }
 
 // Wait returns true once no change of key is queued or in flight, false

@@ -218,8 +218,10 @@ func TestPendingAndWait(t *testing.T) {
 	q := New(Options{Store: s})
 	defer q.Close()
 	q.Put([]byte("k"), []byte("v"), 0, 0)
-	if !q.Pending([]byte("k")) || q.Pending([]byte("other")) || !q.Queued([]byte("k")) || q.Queued([]byte("other")) {
-		t.Fatal("Pending or Queued is wrong")
+	q.Retime([]byte("r"), 1)
+	if !q.Pending([]byte("k")) || q.Pending([]byte("other")) || !q.QueuedValue([]byte("k")) || q.QueuedValue([]byte("other")) ||
+		!q.Pending([]byte("r")) || q.QueuedValue([]byte("r")) {
+		t.Fatal("Pending or QueuedValue is wrong")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
@@ -228,7 +230,7 @@ func TestPendingAndWait(t *testing.T) {
 	}
 	s.down.Store(false)
 	waitIdle(t, q, "k")
-	if q.Pending([]byte("k")) || q.Queued([]byte("k")) {
+	if q.Pending([]byte("k")) || q.QueuedValue([]byte("k")) {
 		t.Fatal("pending after the store took it")
 	}
 }

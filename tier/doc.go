@@ -435,9 +435,12 @@
 //     TestMSetNXWaitsForTheRemoteOnce).
 //   - T39: another sidecar's change of a key (the store's Watch) drops the
 //     key's local copies, DRAM and cold, and changes nothing remote; it is
-//     ignored while a change of the key made here is queued (it comes
-//     after, and decides), and waits for one in flight to be answered (the
-//     other write may have landed after it; TestRemoteInvalidationWhileInFlight).
+//     ignored while a put or delete of the key made here is queued (it
+//     comes after, and decides), and waits for a change in flight to be
+//     answered (the other write may have landed after it) and for a
+//     queued new expiry, which carries no value
+//     (TestRemoteInvalidationWhileInFlight,
+//     TestRemoteInvalidationWhileRetimeQueued).
 //     Every sidecar reads a change within a
 //     second of its write reaching the remote (TestRemoteTier/Model: 300
 //     changes through three sidecars, each read back on all three).

@@ -69,7 +69,8 @@ type remoteTier struct {
 	// were lost), so every local copy is dropped instead.
 	inv chan []byte
 	// later holds invalidated keys heard while a change of theirs made
-	// here was in flight, until it is answered (remote goroutine only).
+	// here was in flight or a new expiry queued, until it is answered
+	// (remote goroutine only).
 	later   map[string]struct{}
 	lost    atomic.Bool
 	cleared atomic.Bool // another sidecar's FLUSHALL: every local copy is dropped
@@ -176,13 +177,14 @@ func (c *Cache) remoteLoop() {
 }
 
 // invalidateLocal drops key's local copies after another sidecar changed
-// it (T39), unless a change of the key made here is still queued for the
-// remote (it comes after, and decides). A change made here and in flight
-// may have landed before the other one: the key is dropped once it is
-// answered (invalidateLater). It changes nothing remote.
+// it (T39), unless a put or delete of the key made here is still queued
+// for the remote (it comes after, and decides). A change made here and in
+// flight may have landed before the other one, and a queued new expiry
+// carries no value: the key is dropped once they are answered
+// (invalidateLater). It changes nothing remote.
 func (c *Cache) invalidateLocal(key []byte) {
 	r := c.rt
-	if r.q.Queued(key) {
+	if r.q.QueuedValue(key) {
 		return
 	}
 	if r.q.Pending(key) {
@@ -220,13 +222,14 @@ func (c *Cache) invalidateLocal(key []byte) {
 }
 
 // invalidateLater drops the local copies of the keys invalidated while a
-// change of theirs was in flight, once it is answered; a change queued
-// since comes after the other sidecar's, and decides.
+// change of theirs was in flight or a new expiry queued, once it is
+// answered; a put or delete queued since comes after the other sidecar's
+// change, and decides.
 func (c *Cache) invalidateLater() {
 	r := c.rt
 	for k := range r.later {
 		switch key := []byte(k); {
-		case r.q.Queued(key):
+		case r.q.QueuedValue(key):
 			delete(r.later, k)
 		case !r.q.Pending(key):
 			delete(r.later, k)

@@ -429,10 +429,29 @@ func (h *heldStore) PutMany(ctx context.Context, items []*flusher.Item) error {
 // write landed after ours (its invalidation came after our answer), so it
 // decides, and our local copy is dropped once our batch is answered.
 func TestRemoteInvalidationWhileInFlight(t *testing.T) {
+	heardWhileOwnChange(t, "inflight:", nil)
+}
+
+// TestRemoteInvalidationWhileRetimeQueued checks T39 for a change heard
+// while only a new expiry of the key made here is queued: the expiry
+// carries no value, so it does not decide the key's value, and the other
+// sidecar's value replaces the local copy.
+func TestRemoteInvalidationWhileRetimeQueued(t *testing.T) {
+	heardWhileOwnChange(t, "retimeq:", func(a *Cache) {
+		if !a.Expire([]byte("k"), time.Hour) { // queued behind the put in flight
+			t.Fatal("EXPIRE of a key a holds")
+		}
+	})
+}
+
+// heardWhileOwnChange has sidecar a put k=v1, answered by the remote but
+// its batch held in flight, then calls also (nil: nothing), then has b put
+// k=v2, which a hears of; once a's batch is answered both read v2.
+func heardWhileOwnChange(t *testing.T, prefix string, also func(a *Cache)) {
 	srv := redistest.StartServer(t)
 	held := &heldStore{release: make(chan struct{})}
-	a := openWith(t, remoteOptions([]string{srv.Addr}, "inflight:", held.wrap))
-	b := openWith(t, remoteOptions([]string{srv.Addr}, "inflight:", nil))
+	a := openWith(t, remoteOptions([]string{srv.Addr}, prefix, held.wrap))
+	b := openWith(t, remoteOptions([]string{srv.Addr}, prefix, nil))
 	k := []byte("k")
 	if _, err := a.Set(k, []byte("v0"), SetOptions{}); err != nil {
 		t.Fatal(err)
@@ -443,11 +462,14 @@ func TestRemoteInvalidationWhileInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for !remoteHolds(t, srv, "inflight:", "k", "v1") {
+	for !remoteHolds(t, srv, prefix, "k", "v1") {
 		if time.Now().After(deadline) {
 			t.Fatal("a's v1 did not reach the remote")
 		}
 		time.Sleep(time.Millisecond)
+	}
+	if also != nil {
+		also(a)
 	}
 	heard := a.Stats().Remote.Store.Invalidations
 	if _, err := b.Set(k, []byte("v2"), SetOptions{}); err != nil {
