@@ -52,7 +52,8 @@
 //     TestWrongPassword, TestBreakerOpensAndCloses).
 //   - R6: Clear makes every key stored so far absent for every store at
 //     once (a new generation), and the keys of earlier generations are
-//     removed in the background (TestStoreOnACluster/ClearIsFleetWide).
+//     removed in the background (TestStoreOnACluster/ClearIsFleetWide;
+//     TestClearBesideResync).
 //
 // # Caveats
 //

@@ -29,6 +29,7 @@ type Store struct {
 	client rueidis.Client // nil until a seed answered
 
 	gen      atomic.Uint64
+	genMu    sync.Mutex // a Clear and a reload of the generation, one at a time
 	br       breaker
 	st       counters
 	lat      histogram

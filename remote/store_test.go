@@ -460,3 +460,30 @@ func TestBigValueReadsWithinItsBound(t *testing.T) {
 		mustEqual(t, "big", got, v)
 	}
 }
+
+// TestClearBesideResync checks R6 when a Clear runs while the health
+// loop reloads the generation: the store ends at the generation the
+// server holds, never an earlier one.
+func TestClearBesideResync(t *testing.T) {
+	srv := redistest.StartServer(t)
+	s, _ := openStore(t, []string{srv.Addr}, "t15:", func(c *Config) { c.Health = 10 * time.Second })
+	s.mu.RLock()
+	c := s.client
+	s.mu.RUnlock()
+	for i := 0; i < 300; i++ {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); s.resyncNow(c) }()
+		if err := s.Clear(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		v, err := srv.Do("GET", s.genKey())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(s.gen.Load()); got != v {
+			t.Fatalf("round %d: the store is at generation %s, the server at %s", i, got, v)
+		}
+	}
+}

@@ -56,6 +56,8 @@ func (s *Store) Clear(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
+	s.genMu.Lock()
+	defer s.genMu.Unlock()
 	start := time.Now()
 	// The INCR ends this connection's tracking of the generation key (a
 	// write drops every tracker of a key; NOLOOP only keeps the writer
