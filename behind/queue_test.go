@@ -94,6 +94,9 @@ func (s *memShared) RetimeMany(_ context.Context, keys [][]byte, exps []int64) [
 	}
 	return make([]error, len(keys))
 }
+func (s *memShared) HasMany(_ context.Context, keys [][]byte) ([]bool, []error) {
+	return make([]bool, len(keys)), make([]error, len(keys))
+}
 func (s *memShared) Get(context.Context, []byte, []byte, int) ([]byte, backend.Meta, bool, error) {
 	return nil, backend.Meta{}, false, nil
 }

@@ -25,8 +25,9 @@
 //   - R2: a value read is exactly a value stored under that key, with its
 //     flags and expiry, and never past its expiry: bytes under the prefix
 //     that are not a record of ours, or whose CRC does not match, are a
-//     miss counted as foreign (TestStoreOnACluster: RoundTrip,
-//     ForeignValueIsAMiss).
+//     miss counted as foreign; HasMany reads headers and expiries alone,
+//     never a value (TestStoreOnACluster: RoundTrip, ForeignValueIsAMiss;
+//     TestHasManyReadsNoValues).
 //   - R3: a put, delete or expiry change of a key through one store reaches
 //     the Watch of every other store that read or wrote the key since its
 //     last change, as that key, and never the writer's own (NOLOOP, and a

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -509,20 +508,7 @@ func TestReplacingBigValuesMovesHeadersOnly(t *testing.T) {
 		keys[i] = []byte(fmt.Sprint("k", i))
 		put(t, s, string(keys[i]), v, 0, 0)
 	}
-	sent := func() int {
-		info, err := srv.Do("INFO", "stats")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b int
-		for _, l := range strings.Split(info, "\n") {
-			if _, err := fmt.Sscanf(strings.TrimSpace(l), "total_net_output_bytes:%d", &b); err == nil {
-				return b
-			}
-		}
-		t.Fatal("INFO stats has no total_net_output_bytes")
-		return 0
-	}
+	sent := func() int { return sentBytes(t, srv) }
 	items := make([]*flusher.Item, n/2)
 	for i := range items {
 		items[i] = &flusher.Item{Key: keys[i], Value: []byte("small")}
@@ -546,6 +532,50 @@ func TestReplacingBigValuesMovesHeadersOnly(t *testing.T) {
 	for _, k := range keys[n/2:] {
 		if _, _, ok := get(t, s, string(k)); ok {
 			t.Fatalf("%s found after its delete", k)
+		}
+	}
+}
+
+// sentBytes is the bytes srv has sent to its clients.
+func sentBytes(t *testing.T, srv *redistest.Server) int {
+	t.Helper()
+	n, err := srv.SentBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestHasManyReadsNoValues checks R2 for HasMany (EXISTS): it finds live
+// values, inline and chunked, and not absent, expired or foreign ones,
+// reading their headers alone.
+func TestHasManyReadsNoValues(t *testing.T) {
+	srv := redistest.StartServer(t)
+	s, _ := openStore(t, []string{srv.Addr}, "t17:", func(c *Config) { c.ChunkBytes = 64 << 10 })
+	put(t, s, "inline", bytes.Repeat([]byte("i"), 60<<10), 0, 0)
+	put(t, s, "chunked", bytes.Repeat([]byte("c"), 8<<20), 0, 0)
+	put(t, s, "empty", nil, 0, 0)
+	put(t, s, "expiring", []byte("v"), time.Now().Add(50*time.Millisecond).UnixNano(), 0)
+	if _, err := srv.Do("SET", "t17:d1:foreign", "not a record"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Do("RPUSH", "t17:d1:list", "x"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(60 * time.Millisecond)
+	want := map[string]bool{"inline": true, "chunked": true, "empty": true, "expiring": false, "foreign": false, "list": false, "absent": false}
+	var keys [][]byte
+	for k := range want {
+		keys = append(keys, []byte(k))
+	}
+	before := sentBytes(t, srv)
+	has, errs := s.HasMany(context.Background(), keys)
+	if d := sentBytes(t, srv) - before; d > len(keys)*HeaderBytes*4 {
+		t.Fatalf("HasMany of %d keys read %d bytes", len(keys), d)
+	}
+	for i, k := range keys {
+		if errs[i] != nil || has[i] != want[string(k)] {
+			t.Errorf("HasMany: %s: %v %v, want %v", k, has[i], errs[i], want[string(k)])
 		}
 	}
 }

@@ -450,9 +450,11 @@
 //     and no change of the key was made or heard of since the read began
 //     (per-class epochs, resync generation); a call that decides on a
 //     key's entry (lockEntry with adopt: NX, XX, INCR, GETDEL, EXPIRE,
-//     TTL, TYPE, DEL) first admits a key only the remote holds. A remote
-//     error or timeout is a miss, counted (TestRemoteTier/
-//     ReadThroughWriteBehind, /ConditionalWritesSeeTheRemote).
+//     TTL, TYPE, DEL) first admits a key only the remote holds; EXISTS
+//     asks the remote for headers alone and admits nothing
+//     (TestRemoteExistsReadsNoValue). A remote error or timeout is a
+//     miss, counted (TestRemoteTier/ReadThroughWriteBehind,
+//     /ConditionalWritesSeeTheRemote).
 //   - T41: Flush clears the remote for every sidecar (backend.Shared.Clear)
 //     and drops the changes queued for it; if the remote cannot clear, it
 //     is neither read nor written until a retry does

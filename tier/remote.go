@@ -529,8 +529,8 @@ func (c *Cache) remoteMany(keys [][]byte, idx []int, out [][]byte, kinds []Kind)
 	}
 }
 
-// remoteHas reports which of keys the remote holds, without admitting them
-// (EXISTS, TIER).
+// remoteHas reports which of keys the remote holds, without admitting or
+// reading them (EXISTS, TIER).
 func (c *Cache) remoteHas(keys [][]byte) []bool {
 	r := c.rt
 	has := make([]bool, len(keys))
@@ -547,9 +547,10 @@ func (c *Cache) remoteHas(keys [][]byte) []bool {
 	if len(ask) == 0 {
 		return has
 	}
-	for j, res := range r.s.GetMany(context.Background(), ask, nil, nil) {
-		has[at[j]] = res.Found
-		if res.Err != nil {
+	found, errs := r.s.HasMany(context.Background(), ask)
+	for j := range ask {
+		has[at[j]] = found[j]
+		if errs[j] != nil {
 			r.st.errors.Add(1)
 		}
 	}

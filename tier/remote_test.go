@@ -515,6 +515,36 @@ func TestRemoteWriteThroughMSetWaitsOnce(t *testing.T) {
 	}
 }
 
+// TestRemoteExistsReadsNoValue checks T40's EXISTS: a key only the remote
+// holds is counted from its header alone, its value (chunked here) not
+// read, and not admitted.
+func TestRemoteExistsReadsNoValue(t *testing.T) {
+	srv := redistest.StartServer(t)
+	cs := sidecars(t, 2, []string{srv.Addr}, "exists:", func(o *Options) { o.WarmBytes, o.WarmSegmentBytes = 16<<20, 4<<20 })
+	a, b := cs[0], cs[1]
+	if _, err := a.Set([]byte("big"), bytes.Repeat([]byte("b"), 2<<20), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settleRemote(t, a)
+	before, err := srv.SentBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := b.Exists([]byte("big"), []byte("absent")); n != 1 {
+		t.Fatalf("Exists counts %d, want 1", n)
+	}
+	after, err := srv.SentBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after-before > 64<<10 {
+		t.Fatalf("EXISTS of a 2 MiB key only the remote holds read %d bytes from it", after-before)
+	}
+	if w := b.Where([]byte("big")); w != "remote" {
+		t.Fatalf("after EXISTS b holds the key in %q", w)
+	}
+}
+
 // remoteHolds reports whether the server at srv holds want as key's
 // record under prefix (generation 1).
 func remoteHolds(t *testing.T, srv *redistest.Server, prefix, key, want string) bool {
