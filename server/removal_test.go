@@ -105,7 +105,7 @@ func TestTrackingHearsOtherSidecars(t *testing.T) {
 // TestMSetNXWaitsForTheRemoteOnce (tier T38): with remote.write through,
 // MSETNX waits for the remote at most the wait in all, once, as MSET
 // does, not the wait for each key (it holds the transaction lock while it
-// runs). The remote here never answers, so every wait runs out.
+// runs). The remote here never answers, so every wait is given up.
 func TestMSetNXWaitsForTheRemoteOnce(t *testing.T) {
 	rc := remote.Config{Addrs: []string{redistest.Silent(t)}, Prefix: "msetnx:", Timeout: 20 * time.Millisecond, DialTimeout: 50 * time.Millisecond}
 	c, path := startRemoteSidecar(t, rc, func(o *tier.Options) {

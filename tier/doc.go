@@ -430,8 +430,10 @@
 //     copies and drops change nothing remote. Write-through
 //     (RemoteOptions.WriteThrough) returns once the remote answered, at
 //     most Wait later in all for a call of many keys, else counts the wait
-//     once (TestRemoteTier/Model, /WriteThrough;
-//     TestRemoteWriteThroughMSetWaitsOnce; server
+//     once; while the remote is unavailable it gives the wait up at once,
+//     counted (TestRemoteTier/Model, /WriteThrough;
+//     TestRemoteWriteThroughMSetWaitsOnce,
+//     TestRemoteWriteThroughUnavailableWaitsNot; server
 //     TestMSetNXWaitsForTheRemoteOnce).
 //   - T39: another sidecar's change of a key (the store's Watch) drops the
 //     key's local copies, DRAM and cold, and changes nothing remote; it is

@@ -29,7 +29,8 @@ type RemoteOptions struct {
 	// are written behind.
 	WriteThrough bool
 	// Wait bounds a write-through wait (default 100 ms): past it the call
-	// returns, its change still queued, and the wait is counted.
+	// returns, its change still queued, and the wait is counted; while the
+	// remote is unavailable (nothing is sent) the call does not wait.
 	Wait time.Duration
 	// Queue tunes the write-behind queue (Store is set by the cache).
 	Queue behind.Options
@@ -355,10 +356,20 @@ func (c *Cache) remoteRetimeLocked(key []byte, exp int64) {
 }
 
 // remoteAwait waits, write-through, for the remote's answer to the
-// changes of keys queued so far (at most Wait in all; T38).
+// changes of keys queued so far (at most Wait in all; T38), unless the
+// remote is unavailable: it is then given up at once, counted.
 func (c *Cache) remoteAwait(keys ...[]byte) {
 	r := c.rt
 	if r == nil || !r.o.WriteThrough || r.clearPending.Load() {
+		return
+	}
+	if !r.s.Available() { // nothing is sent (behind W4): no answer can come
+		for _, k := range keys {
+			if r.q.Pending(k) {
+				r.st.waitTimeouts.Add(1)
+				return
+			}
+		}
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.o.Wait)

@@ -545,6 +545,33 @@ func TestRemoteExistsReadsNoValue(t *testing.T) {
 	}
 }
 
+// TestRemoteWriteThroughUnavailableWaitsNot checks T38 with the remote
+// unavailable (its breaker open, nothing sent, behind W4): a write-through
+// call does not wait for an answer that cannot come; the wait is counted
+// as given up.
+func TestRemoteWriteThroughUnavailableWaitsNot(t *testing.T) {
+	rc := remote.Config{Addrs: []string{redistest.Silent(t)}, Prefix: "unavail:", Timeout: 20 * time.Millisecond, DialTimeout: 50 * time.Millisecond}
+	o := remoteOptions(nil, "", func(o *Options) {
+		o.Remote.WriteThrough, o.Remote.Wait = true, 2*time.Second
+		o.Remote.Queue.CloseWait = 10 * time.Millisecond // at Close: nothing will be sent
+	})
+	o.OpenRemote = func(p backend.Params) (backend.Shared, error) { return remote.Open(rc, p) }
+	a := openWith(t, o)
+	start := time.Now()
+	if _, err := a.Set([]byte("k"), []byte("v"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d >= time.Second {
+		t.Fatalf("a write-through Set waited %v for a remote that is unavailable", d)
+	}
+	if n := a.Stats().Remote.WaitTimeouts; n != 1 {
+		t.Fatalf("%d waits given up, want 1", n)
+	}
+	if v, ok, _ := a.Get(nil, []byte("k")); !ok || string(v) != "v" {
+		t.Fatalf("the local copy: %q %v", v, ok)
+	}
+}
+
 // remoteHolds reports whether the server at srv holds want as key's
 // record under prefix (generation 1).
 func remoteHolds(t *testing.T, srv *redistest.Server, prefix, key, want string) bool {
