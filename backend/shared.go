@@ -14,6 +14,10 @@ type Shared interface {
 	// DeleteMany deletes keys together; errs[i] is keys[i]'s outcome (B1:
 	// an absent key is not an error).
 	DeleteMany(ctx context.Context, keys [][]byte) (errs []error)
+	// HasMany reports which keys the store holds, live, without reading
+	// their values (EXISTS); errs[i] is keys[i]'s outcome (an error: not
+	// known to be held).
+	HasMany(ctx context.Context, keys [][]byte) (has []bool, errs []error)
 	// RetimeMany sets the expiry of each key's stored copy (unix ns, 0:
 	// none) without sending its value; an absent key is not an error.
 	RetimeMany(ctx context.Context, keys [][]byte, exps []int64) (errs []error)

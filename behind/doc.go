@@ -15,8 +15,9 @@
 //     is in flight, and a change made meanwhile waits for that one
 //     (TestOrderPerKey).
 //   - W3: Pending(key) is true from a change's call until the store
-//     answered it (or it was dropped); Wait(key) returns true once it is
-//     false, false if its context ended first (TestPendingAndWait).
+//     answered it (or it was dropped), QueuedValue(key) while a put or
+//     delete of it waits to be sent; Wait(key) returns true once Pending
+//     is false, false if its context ended first (TestPendingAndWait).
 //   - W4: while the store is not Available, nothing is sent: changes wait,
 //     bounded by W1; a batch the store fails is counted per change and not
 //     retried (TestWaitsWhileUnavailable).

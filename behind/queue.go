@@ -229,6 +229,16 @@ func (q *Queue) Pending(key []byte) bool {
 	return q.pend[string(key)] != nil || q.flying[string(key)]
 }
 
+// QueuedValue reports whether a put or a delete of key waits to be sent
+// (not yet in flight, W3): the key's value in the store is decided by it.
+// A queued new expiry carries no value, so it does not count.
+func (q *Queue) QueuedValue(key []byte) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	c := q.pend[string(key)]
+	return c != nil && c.kind != retime
+}
+
 // Wait returns true once no change of key is queued or in flight, false
 // if ctx ended first (W3).
 func (q *Queue) Wait(ctx context.Context, key []byte) bool {

@@ -94,6 +94,9 @@ func (s *memShared) RetimeMany(_ context.Context, keys [][]byte, exps []int64) [
 	}
 	return make([]error, len(keys))
 }
+func (s *memShared) HasMany(_ context.Context, keys [][]byte) ([]bool, []error) {
+	return make([]bool, len(keys)), make([]error, len(keys))
+}
 func (s *memShared) Get(context.Context, []byte, []byte, int) ([]byte, backend.Meta, bool, error) {
 	return nil, backend.Meta{}, false, nil
 }
@@ -218,8 +221,10 @@ func TestPendingAndWait(t *testing.T) {
 	q := New(Options{Store: s})
 	defer q.Close()
 	q.Put([]byte("k"), []byte("v"), 0, 0)
-	if !q.Pending([]byte("k")) || q.Pending([]byte("other")) {
-		t.Fatal("Pending is wrong")
+	q.Retime([]byte("r"), 1)
+	if !q.Pending([]byte("k")) || q.Pending([]byte("other")) || !q.QueuedValue([]byte("k")) || q.QueuedValue([]byte("other")) ||
+		!q.Pending([]byte("r")) || q.QueuedValue([]byte("r")) {
+		t.Fatal("Pending or QueuedValue is wrong")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
@@ -228,7 +233,7 @@ func TestPendingAndWait(t *testing.T) {
 	}
 	s.down.Store(false)
 	waitIdle(t, q, "k")
-	if q.Pending([]byte("k")) {
+	if q.Pending([]byte("k")) || q.QueuedValue([]byte("k")) {
 		t.Fatal("pending after the store took it")
 	}
 }

@@ -17,15 +17,17 @@
 //
 // # Invariants
 //
-//   - R1: a round trip is bounded by Config.Timeout (writes by the
-//     deadline plus 10 ns a byte): past it, or on any error, a read is a
-//     miss carrying the error and a write fails, both counted; nothing
-//     blocks longer (TestSlowRemoteIsAMiss).
+//   - R1: a round trip is bounded by Config.Timeout (writes, and the
+//     read of a chunked value's pieces, by the deadline plus 10 ns a
+//     byte): past it, or on any error, a read is a miss carrying the
+//     error and a write fails, both counted; nothing blocks longer
+//     (TestSlowRemoteIsAMiss, TestBigValueReadsWithinItsBound).
 //   - R2: a value read is exactly a value stored under that key, with its
 //     flags and expiry, and never past its expiry: bytes under the prefix
 //     that are not a record of ours, or whose CRC does not match, are a
-//     miss counted as foreign (TestStoreOnACluster: RoundTrip,
-//     ForeignValueIsAMiss).
+//     miss counted as foreign; HasMany reads headers and expiries alone,
+//     never a value (TestStoreOnACluster: RoundTrip, ForeignValueIsAMiss;
+//     TestHasManyReadsNoValues).
 //   - R3: a put, delete or expiry change of a key through one store reaches
 //     the Watch of every other store that read or wrote the key since its
 //     last change, as that key, and never the writer's own (NOLOOP, and a
@@ -34,7 +36,7 @@
 //     Cleared, and a connection that closed (its pushes may be lost) as
 //     Lost, once every node answers again and a cluster serves every slot
 //     (TestStoreOnACluster: WatchSeesOtherWriters, ClearIsFleetWide;
-//     TestResyncAfterLostConnection).
+//     TestResyncAfterLostConnection, TestClearAfterOwnClear).
 //   - R4: a chunked value is read whole or not at all: its pieces are
 //     written before its header and named by the header's put ID, so a
 //     reader racing an overwrite or delete reads the old value, the new
@@ -51,7 +53,8 @@
 //     TestWrongPassword, TestBreakerOpensAndCloses).
 //   - R6: Clear makes every key stored so far absent for every store at
 //     once (a new generation), and the keys of earlier generations are
-//     removed in the background (TestStoreOnACluster/ClearIsFleetWide).
+//     removed in the background (TestStoreOnACluster/ClearIsFleetWide;
+//     TestClearBesideResync).
 //
 // # Caveats
 //

@@ -95,6 +95,8 @@ func (s *Store) clusterOK(c rueidis.Client) bool {
 func (s *Store) resyncNow(c rueidis.Client) {
 	ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.Timeout, 100*time.Millisecond))
 	defer cancel()
+	s.genMu.Lock() // a Clear between the read and the Swap would be undone
+	defer s.genMu.Unlock()
 	s.resync.Store(false)
 	g, err := s.loadGen(ctx, c)
 	if err != nil {

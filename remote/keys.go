@@ -13,9 +13,10 @@ import (
 //	P + "c" + gen + ":" + put ID (hex) + ":" + i   piece i of a chunked value
 //
 // A user key may hold any bytes; it only ever follows "d<gen>:", so no
-// user key makes a generation or chunk key. The clients track P+"d" and
-// P+"g" (BCAST), so another writer's change of a value or of the
-// generation reaches every sidecar; pieces are not tracked.
+// user key makes a generation or chunk key. Each connection tracks the
+// data keys and the generation key it read (the default tracking mode,
+// doc.go), so another writer's change of a value or of the generation
+// reaches every sidecar that holds it.
 
 func (s *Store) genKey() string { return s.cfg.Prefix + "g" }
 

@@ -21,7 +21,7 @@ func (s *Store) Get(ctx context.Context, dst, key []byte, _ int) ([]byte, backen
 
 // GetMany reads keys in one round trip to each node they live on (keys of
 // one slot in one MGET, each key's PEXPIRETIME beside them), and chunked
-// values' pieces in a second; a key
+// values' pieces in a second (bounded as a write of their bytes); a key
 // whose round trip failed or timed out is a miss with its error (R1, R2).
 func (s *Store) GetMany(ctx context.Context, keys [][]byte, _ []int, dsts [][]byte) []backend.Result {
 	out := make([]backend.Result, len(keys))
@@ -32,7 +32,8 @@ func (s *Store) GetMany(ctx context.Context, keys [][]byte, _ []int, dsts [][]by
 		}
 		return out
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(parent, s.cfg.Timeout)
 	defer cancel()
 	start := time.Now()
 	gen := s.gen.Load()
@@ -138,7 +139,14 @@ func (s *Store) GetMany(ctx context.Context, keys [][]byte, _ []int, dsts [][]by
 		}
 	}
 	if len(chunked) > 0 {
-		firstErr = cmp(firstErr, s.readPieces(ctx, c, gen, chunked, dsts, out))
+		// The pieces have the time their write had (R1).
+		n := 0
+		for _, p := range chunked {
+			n += int(p.h.length)
+		}
+		pctx, cancel := context.WithTimeout(parent, s.bulkTimeout(n))
+		firstErr = cmp(firstErr, s.readPieces(pctx, c, gen, chunked, dsts, out))
+		cancel()
 	}
 	s.outcome(start, firstErr)
 	return out
@@ -221,4 +229,59 @@ func (s *Store) readPieces(ctx context.Context, c rueidis.Client, gen uint64, va
 		out[p.i] = backend.Result{Value: dst, Meta: p.m, Found: true}
 	}
 	return firstErr
+}
+
+// HasMany reports which keys the store holds, live, from each record's
+// header and expiry alone (GETRANGE of the header and PEXPIRETIME, one
+// pipeline a node): no value is read. A key whose round trip failed is
+// absent with its error (R1); bytes that are not a record of ours are
+// absent, counted as foreign (R2).
+func (s *Store) HasMany(ctx context.Context, keys [][]byte) ([]bool, []error) {
+	has, errs := make([]bool, len(keys)), make([]error, len(keys))
+	c := s.conn()
+	if c == nil {
+		for i := range errs {
+			errs[i] = ErrUnavailable
+		}
+		return has, errs
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	start := time.Now()
+	gen := s.gen.Load()
+	cmds := make(rueidis.Commands, 0, 2*len(keys))
+	for _, k := range keys {
+		dk := s.dataKey(gen, k)
+		cmds = append(cmds, s.headerCmd(c, dk), c.B().Pexpiretime().Key(dk).Build())
+	}
+	res := s.doMany(ctx, c, cmds)
+	now := time.Now().UnixNano()
+	var firstErr error
+	for i := range keys {
+		b, err := res[2*i].AsBytes()
+		ms, err2 := res[2*i+1].AsInt64()
+		switch {
+		case wrongType(err):
+			s.st.foreign.Add(1)
+			continue
+		case err == nil:
+			err = err2
+		}
+		if err != nil {
+			if !rueidis.IsRedisNil(err) {
+				errs[i], firstErr = err, cmp(firstErr, err)
+			}
+			continue
+		}
+		if len(b) == 0 || ms == -2 || ms > 0 && backend.Expired(backend.ExpiryFromMillis(ms), now) {
+			continue // absent (GETRANGE answers "" for an absent key), or past its expiry
+		}
+		if h, ok := parseHeader(b); !ok || h.length > uint64(s.maxValue) {
+			s.st.foreign.Add(1)
+			continue
+		}
+		has[i] = true
+	}
+	s.outcome(start, firstErr)
+	return has, errs
 }

@@ -79,9 +79,20 @@ func (h *header) encode(b []byte) {
 
 func headerCRC(b []byte) uint32 { return crc32.Checksum(b[:56], castagnoli) }
 
-// decodeHeader reads a header; ok is false for bytes that are not one of
-// ours (a foreign value under our prefix, a torn write of another format).
+// decodeHeader reads the header of record b; ok is false for bytes that
+// are not one of ours (a foreign value under our prefix, a torn write of
+// another format).
 func decodeHeader(b []byte) (h header, ok bool) {
+	h, ok = parseHeader(b)
+	if ok && !h.chunked && uint64(len(b)-HeaderBytes) != h.length {
+		return h, false
+	}
+	return h, ok
+}
+
+// parseHeader reads a header from b's first HeaderBytes alone (the rest
+// of the record may be absent: a GETRANGE of the header).
+func parseHeader(b []byte) (h header, ok bool) {
 	if len(b) < HeaderBytes || string(b[:4]) != recordMagic || b[4] != recordVersion || b[5]&^1 != 0 ||
 		binary.LittleEndian.Uint32(b[56:]) != headerCRC(b) {
 		return h, false
@@ -94,7 +105,7 @@ func decodeHeader(b []byte) (h header, ok bool) {
 	h.chunks = binary.LittleEndian.Uint32(b[48:])
 	h.chunkBytes = binary.LittleEndian.Uint32(b[52:])
 	switch {
-	case !h.chunked && (h.chunks != 0 || uint64(len(b)-HeaderBytes) != h.length):
+	case !h.chunked && h.chunks != 0:
 		return h, false
 	case h.chunked && (h.chunks == 0 || h.chunkBytes == 0 || len(b) != HeaderBytes ||
 		(h.length+uint64(h.chunkBytes)-1)/uint64(h.chunkBytes) != uint64(h.chunks)):

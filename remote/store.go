@@ -29,6 +29,7 @@ type Store struct {
 	client rueidis.Client // nil until a seed answered
 
 	gen      atomic.Uint64
+	genMu    sync.Mutex // a Clear and a reload of the generation, one at a time
 	br       breaker
 	st       counters
 	lat      histogram
@@ -192,9 +193,10 @@ func roundTripErr(res []rueidis.RedisResult) error {
 	return nil
 }
 
-// writeTimeout bounds a write of n bytes: the deadline, plus time to move
-// the bytes at 100 MB/s.
-func (s *Store) writeTimeout(n int) time.Duration {
+// bulkTimeout bounds a round trip that moves n bytes (a write, a chunked
+// value's pieces read): the deadline, plus time to move the bytes at
+// 100 MB/s.
+func (s *Store) bulkTimeout(n int) time.Duration {
 	return s.cfg.Timeout + time.Duration(n)*10*time.Nanosecond
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -328,22 +327,9 @@ func testKeySlotMatchesRedis(t *testing.T, c *redistest.Cluster) {
 // connections and never answers: Open returns, reads miss within about
 // the deadline, and timeouts are counted.
 func TestSlowRemoteIsAMiss(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // hold it, read nothing
-		}
-	}()
+	addr := redistest.Silent(t)
 	start := time.Now()
-	s, _ := openStore(t, []string{l.Addr().String()}, "t8:", func(c *Config) { c.Timeout = 50 * time.Millisecond; c.DialTimeout = 100 * time.Millisecond })
+	s, _ := openStore(t, []string{addr}, "t8:", func(c *Config) { c.Timeout = 50 * time.Millisecond; c.DialTimeout = 100 * time.Millisecond })
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("Open took %v against a silent server", d)
 	}
@@ -429,4 +415,167 @@ func TestResyncAfterLostConnection(t *testing.T) {
 		t.Fatal("not available after the restart")
 	}
 	_ = backend.Params{}
+}
+
+// TestClearAfterOwnClear checks R3's Cleared and R6 for a store that
+// cleared before: its own INCR of the generation ended its tracking of the
+// generation key on the server (a write drops every tracker of the key,
+// NOLOOP only keeps the writer from hearing it), so it must read the key
+// again to hear of another store's later Clear.
+func TestClearAfterOwnClear(t *testing.T) {
+	srv := redistest.StartServer(t)
+	a, wa := openStore(t, []string{srv.Addr}, "t13:", nil)
+	b, _ := openStore(t, []string{srv.Addr}, "t13:", nil)
+	if err := a.Clear(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Second, "b takes a's generation", func() bool { return b.Stats().Remote.Generation == a.Stats().Remote.Generation })
+	put(t, a, "k", []byte("old"), 0, 0)
+	if err := b.Clear(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Second, "a is told b cleared the store", func() bool { wa.mu.Lock(); defer wa.mu.Unlock(); return wa.cleared > 0 })
+	if g, want := a.Stats().Remote.Generation, b.Stats().Remote.Generation; g != want {
+		t.Fatalf("a is at generation %d, b at %d", g, want)
+	}
+	if _, _, ok := get(t, a, "k"); ok {
+		t.Fatal("a key written before b's Clear was found through a after it")
+	}
+}
+
+// TestBigValueReadsWithinItsBound checks R1 for a chunked value: its
+// pieces are read within the deadline plus 10 ns a byte, as they are
+// written, so a value the store took reads back even when the bare
+// deadline (1 ms here) could not move it. A read may still miss on a
+// loaded machine: one of five must find it (under the bare deadline none
+// can).
+func TestBigValueReadsWithinItsBound(t *testing.T) {
+	srv := redistest.StartServer(t)
+	w, _ := openStore(t, []string{srv.Addr}, "t14:", func(c *Config) { c.Timeout = 10 * time.Second })
+	r, _ := openStore(t, []string{srv.Addr}, "t14:", func(c *Config) { c.Timeout, c.BreakerFailures = time.Millisecond, 100 })
+	v := bytes.Repeat([]byte("0123456789abcdef"), 32<<20/16)
+	put(t, w, "big", v, 0, 0)
+	for i := 0; i < 5; i++ {
+		got, _, ok, err := r.Get(context.Background(), nil, []byte("big"), -1)
+		if ok {
+			mustEqual(t, "big", got, v)
+			return
+		}
+		t.Logf("read %d missed: %v", i, err)
+	}
+	t.Fatalf("five reads of a 32 MiB value missed: %d timeouts", r.Stats().Remote.Timeouts)
+}
+
+// TestClearBesideResync checks R6 when a Clear runs while the health
+// loop reloads the generation: the store ends at the generation the
+// server holds, never an earlier one.
+func TestClearBesideResync(t *testing.T) {
+	srv := redistest.StartServer(t)
+	s, _ := openStore(t, []string{srv.Addr}, "t15:", func(c *Config) { c.Health = 10 * time.Second })
+	s.mu.RLock()
+	c := s.client
+	s.mu.RUnlock()
+	for i := 0; i < 300; i++ {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); s.resyncNow(c) }()
+		if err := s.Clear(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		v, err := srv.Do("GET", s.genKey())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(s.gen.Load()); got != v {
+			t.Fatalf("round %d: the store is at generation %s, the server at %s", i, got, v)
+		}
+	}
+}
+
+// TestReplacingBigValuesMovesHeadersOnly checks R1 for overwrites and
+// deletes of big values: the store reads back only the old record's
+// header (to find a chunked value's pieces), not the old value, so a
+// batch of them is bounded by the bytes it writes; the server's own
+// count of the bytes it sent says so.
+func TestReplacingBigValuesMovesHeadersOnly(t *testing.T) {
+	srv := redistest.StartServer(t)
+	s, _ := openStore(t, []string{srv.Addr}, "t16:", nil)
+	const n, size = 32, 1<<20 - HeaderBytes
+	v := bytes.Repeat([]byte("x"), size)
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprint("k", i))
+		put(t, s, string(keys[i]), v, 0, 0)
+	}
+	sent := func() int { return sentBytes(t, srv) }
+	items := make([]*flusher.Item, n/2)
+	for i := range items {
+		items[i] = &flusher.Item{Key: keys[i], Value: []byte("small")}
+	}
+	before := sent()
+	if err := s.PutMany(context.Background(), items); err != nil {
+		t.Fatalf("overwriting %d values of 1 MiB: %v", len(items), err)
+	}
+	if d := sent() - before; d > n*HeaderBytes*4 {
+		t.Fatalf("overwriting %d values of 1 MiB read %d bytes back", len(items), d)
+	}
+	before = sent()
+	for i, err := range s.DeleteMany(context.Background(), keys[n/2:]) {
+		if err != nil {
+			t.Fatalf("delete %d of a value of 1 MiB: %v", i, err)
+		}
+	}
+	if d := sent() - before; d > n*HeaderBytes*4 {
+		t.Fatalf("deleting %d values of 1 MiB read %d bytes back", n/2, d)
+	}
+	for _, k := range keys[n/2:] {
+		if _, _, ok := get(t, s, string(k)); ok {
+			t.Fatalf("%s found after its delete", k)
+		}
+	}
+}
+
+// sentBytes is the bytes srv has sent to its clients.
+func sentBytes(t *testing.T, srv *redistest.Server) int {
+	t.Helper()
+	n, err := srv.SentBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestHasManyReadsNoValues checks R2 for HasMany (EXISTS): it finds live
+// values, inline and chunked, and not absent, expired or foreign ones,
+// reading their headers alone.
+func TestHasManyReadsNoValues(t *testing.T) {
+	srv := redistest.StartServer(t)
+	s, _ := openStore(t, []string{srv.Addr}, "t17:", func(c *Config) { c.ChunkBytes = 64 << 10 })
+	put(t, s, "inline", bytes.Repeat([]byte("i"), 60<<10), 0, 0)
+	put(t, s, "chunked", bytes.Repeat([]byte("c"), 8<<20), 0, 0)
+	put(t, s, "empty", nil, 0, 0)
+	put(t, s, "expiring", []byte("v"), time.Now().Add(50*time.Millisecond).UnixNano(), 0)
+	if _, err := srv.Do("SET", "t17:d1:foreign", "not a record"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Do("RPUSH", "t17:d1:list", "x"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(60 * time.Millisecond)
+	want := map[string]bool{"inline": true, "chunked": true, "empty": true, "expiring": false, "foreign": false, "list": false, "absent": false}
+	var keys [][]byte
+	for k := range want {
+		keys = append(keys, []byte(k))
+	}
+	before := sentBytes(t, srv)
+	has, errs := s.HasMany(context.Background(), keys)
+	if d := sentBytes(t, srv) - before; d > len(keys)*HeaderBytes*4 {
+		t.Fatalf("HasMany of %d keys read %d bytes", len(keys), d)
+	}
+	for i, k := range keys {
+		if errs[i] != nil || has[i] != want[string(k)] {
+			t.Errorf("HasMany: %s: %v %v, want %v", k, has[i], errs[i], want[string(k)])
+		}
+	}
 }

@@ -56,8 +56,18 @@ func (s *Store) Clear(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
+	s.genMu.Lock()
+	defer s.genMu.Unlock()
 	start := time.Now()
-	g, err := c.Do(ctx, c.B().Incr().Key(s.genKey()).Build()).AsInt64()
+	// The INCR ends this connection's tracking of the generation key (a
+	// write drops every tracker of a key; NOLOOP only keeps the writer
+	// from hearing of it): the GET in the same transaction tracks it
+	// again, so another store's later Clear reaches this one (R3).
+	res, err := s.tx(ctx, c, c.B().Incr().Key(s.genKey()).Build(), c.B().Get().Key(s.genKey()).Build())
+	var g int64
+	if err == nil {
+		g, err = res[0].AsInt64()
+	}
 	s.outcome(start, err)
 	if err != nil {
 		return fmt.Errorf("remote: start a new generation: %w", err)

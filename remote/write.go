@@ -15,8 +15,8 @@ import (
 	"github.com/tiercache/tiercache/flusher"
 )
 
-// Every write of a data key is a transaction of its own, MULTI, the write,
-// PEXPIRETIME of the key, EXEC: a write (ours too, under NOLOOP) ends this
+// Every write of a data key is a transaction of its own, MULTI, GETRANGE of
+// the old record's header, the write, PEXPIRETIME of the key, EXEC: a write (ours too, under NOLOOP) ends this
 // connection's tracking of the key on the server, and the read after it in
 // the same transaction starts it again, with no other client's write
 // between the two (R3). Transactions of many keys run together: the client
@@ -24,8 +24,8 @@ import (
 
 // PutMany stores every item (a put: Key, Value, Expiry, Flags; the
 // Version is the writer's and is not kept): the pieces of chunked values
-// first, then each record with SET ... GET, whose reply is the record it
-// replaced; a replaced chunked record's pieces get a short expiry (R4).
+// first, then each record with SET, after the header of the record it
+// replaces; a replaced chunked record's pieces get a short expiry (R4).
 // items[i].Err is its outcome.
 func (s *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
 	c := s.conn()
@@ -39,7 +39,7 @@ func (s *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
 	for _, it := range items {
 		bytes += len(it.Value)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.writeTimeout(bytes))
+	ctx, cancel := context.WithTimeout(ctx, s.bulkTimeout(bytes))
 	defer cancel()
 	start := time.Now()
 	gen := s.gen.Load()
@@ -96,30 +96,18 @@ func (s *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
 	s.each(len(todo), func(j int) {
 		it := items[todo[j]]
 		dk := s.dataKey(gen, it.Key)
-		set := func(get bool) rueidis.Completed {
-			b := c.B().Set().Key(dk).Value(rueidis.BinaryString(recs[todo[j]]))
-			switch {
-			case get && it.Expiry != 0:
-				return b.Get().PxatMillisecondsTimestamp(pxatMs(it.Expiry, 0)).Build()
-			case get:
-				return b.Get().Build()
-			case it.Expiry != 0:
-				return b.PxatMillisecondsTimestamp(pxatMs(it.Expiry, 0)).Build()
-			}
-			return b.Build()
+		set := c.B().Set().Key(dk).Value(rueidis.BinaryString(recs[todo[j]]))
+		var cmd rueidis.Completed
+		if it.Expiry != 0 {
+			cmd = set.PxatMillisecondsTimestamp(pxatMs(it.Expiry, 0)).Build()
+		} else {
+			cmd = set.Build()
 		}
-		res, err := s.tx(ctx, c, set(true), c.B().Pexpiretime().Key(dk).Build())
-		if err == nil && wrongType(res[0].Error()) {
-			// A key of another type, not ours: replaced all the same.
-			res, err = s.tx(ctx, c, c.B().Unlink().Key(dk).Build(), set(false), c.B().Pexpiretime().Key(dk).Build())
-			if err == nil {
-				res = res[1:]
-			}
-		}
+		// The old record's header alone (a key of another type answers
+		// WRONGTYPE there, and SET replaces it all the same).
+		res, err := s.tx(ctx, c, s.headerCmd(c, dk), cmd, c.B().Pexpiretime().Key(dk).Build())
 		if err == nil {
-			if e := res[0].Error(); e != nil && !rueidis.IsRedisNil(e) {
-				err = e
-			}
+			err = res[1].Error()
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -135,6 +123,12 @@ func (s *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
 	s.outcome(start, firstErr)
 	s.expirePieces(ctx, c, gen, olds)
 	return firstErr
+}
+
+// headerCmd reads the first HeaderBytes of key: the header of the record
+// a write replaces, without its value.
+func (s *Store) headerCmd(c rueidis.Client, key string) rueidis.Completed {
+	return c.B().Getrange().Key(key).Start(0).End(HeaderBytes - 1).Build()
 }
 
 // tx runs cmds as one MULTI/EXEC transaction and returns EXEC's replies,
@@ -192,8 +186,8 @@ func wrongType(err error) bool {
 	return ok && strings.HasPrefix(re.Error(), "WRONGTYPE")
 }
 
-// chunkedHeader is the header of a chunked record r's reply holds (SET
-// ... GET's or GETDEL's old value, or GETRANGE's first bytes).
+// chunkedHeader is the header of a chunked record r's reply holds
+// (GETRANGE's first bytes of a record).
 func chunkedHeader(r rueidis.RedisResult) (header, bool) {
 	b, err := r.AsBytes()
 	if err != nil || len(b) < HeaderBytes {
@@ -252,9 +246,10 @@ func (s *Store) Delete(ctx context.Context, key []byte) error {
 	return s.DeleteMany(ctx, [][]byte{key})[0]
 }
 
-// DeleteMany removes keys with GETDEL in one pipeline a node; the pieces
-// of chunked values get a short expiry (R4). This store holds no copy of
-// a deleted key, so it needs no tracking of it afterwards.
+// DeleteMany removes keys, each in a transaction that reads its header
+// and deletes it, many in flight together; the pieces of chunked values
+// get a short expiry (R4). This store holds no copy of a deleted key, so
+// it needs no tracking of it afterwards.
 func (s *Store) DeleteMany(ctx context.Context, keys [][]byte) []error {
 	errs := make([]error, len(keys))
 	c := s.conn()
@@ -268,26 +263,28 @@ func (s *Store) DeleteMany(ctx context.Context, keys [][]byte) []error {
 	defer cancel()
 	start := time.Now()
 	gen := s.gen.Load()
-	cmds := make(rueidis.Commands, len(keys))
-	for i, k := range keys {
-		cmds[i] = c.B().Getdel().Key(s.dataKey(gen, k)).Build()
-	}
+	var mu sync.Mutex
 	var olds []header
 	var firstErr error
-	for i, r := range s.doMany(ctx, c, cmds) {
-		if err := r.Error(); err != nil && !rueidis.IsRedisNil(err) {
-			if wrongType(err) {
-				c.Do(ctx, c.B().Unlink().Key(s.dataKey(gen, keys[i])).Build()) // not ours: removed all the same
-				continue
-			}
+	s.each(len(keys), func(i int) {
+		dk := s.dataKey(gen, keys[i])
+		// DEL removes a key of any type (GETRANGE answers WRONGTYPE for
+		// one not ours).
+		res, err := s.tx(ctx, c, s.headerCmd(c, dk), c.B().Del().Key(dk).Build())
+		if err == nil {
+			err = res[1].Error()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
 			errs[i] = err
 			firstErr = cmp(firstErr, err)
-			continue
+			return
 		}
-		if h, ok := chunkedHeader(r); ok {
+		if h, ok := chunkedHeader(res[0]); ok {
 			olds = append(olds, h)
 		}
-	}
+	})
 	s.outcome(start, firstErr)
 	s.expirePieces(ctx, c, gen, olds)
 	return errs
@@ -314,8 +311,7 @@ func (s *Store) RetimeMany(ctx context.Context, keys [][]byte, exps []int64) []e
 	var firstErr error
 	s.each(len(keys), func(i int) {
 		dk := s.dataKey(gen, keys[i])
-		res, err := s.tx(ctx, c, c.B().Getrange().Key(dk).Start(0).End(HeaderBytes-1).Build(),
-			s.expireCmd(c, dk, exps[i], 0), c.B().Pexpiretime().Key(dk).Build())
+		res, err := s.tx(ctx, c, s.headerCmd(c, dk), s.expireCmd(c, dk, exps[i], 0), c.B().Pexpiretime().Key(dk).Build())
 		if err == nil {
 			err = res[1].Error()
 		}

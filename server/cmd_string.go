@@ -259,8 +259,9 @@ func (s *Server) msetnx(kv [][]byte) (bool, error) {
 	if s.cache.Exists(keys...) > 0 {
 		return false, nil
 	}
+	defer s.cache.AwaitRemote(keys...) // once for every key (tier T38)
 	for j, k := range keys {
-		stored, err := s.cache.Set(k, kv[last[string(k)]], tier.SetOptions{NX: true})
+		stored, err := s.cache.Set(k, kv[last[string(k)]], tier.SetOptions{NX: true, NoRemoteWait: true})
 		if err != nil || !stored {
 			for _, done := range keys[:j] {
 				s.undoSet(done, kv[last[string(done)]])

@@ -11,6 +11,24 @@ import (
 	"github.com/tiercache/tiercache/tier"
 )
 
+// startRemoteSidecar serves a cache of small local tiers on the remote tier
+// rc (edit tunes its options), closed at the end of the test.
+func startRemoteSidecar(t *testing.T, rc remote.Config, edit func(*tier.Options)) (*tier.Cache, string) {
+	t.Helper()
+	o := tier.Options{HotBytes: testHotBytes, HotMaxValue: 1 << 20}
+	o.OpenRemote = func(p backend.Params) (backend.Shared, error) { return remote.Open(rc, p) }
+	if edit != nil {
+		edit(&o)
+	}
+	c, err := tier.Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_, path := startServerWith(t, c, nil)
+	return c, path
+}
+
 // waitPush reads from c until a reply containing want arrives, failing
 // after timeout.
 func waitPush(t *testing.T, c *rawPeer, want string, timeout time.Duration) {
@@ -65,15 +83,7 @@ func TestRemovalsNotifyAndInvalidate(t *testing.T) {
 func TestTrackingHearsOtherSidecars(t *testing.T) {
 	rs := redistest.StartServer(t)
 	open := func() string {
-		o := tier.Options{HotBytes: testHotBytes, HotMaxValue: 1 << 20}
-		rc := remote.Config{Addrs: []string{rs.Addr}, Prefix: "trk:", Timeout: 500 * time.Millisecond}
-		o.OpenRemote = func(p backend.Params) (backend.Shared, error) { return remote.Open(rc, p) }
-		c, err := tier.Open(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		_, path := startServerWith(t, c, nil)
+		_, path := startRemoteSidecar(t, remote.Config{Addrs: []string{rs.Addr}, Prefix: "trk:", Timeout: 500 * time.Millisecond}, nil)
 		return path
 	}
 	a, b := open(), open()
@@ -90,4 +100,26 @@ func TestTrackingHearsOtherSidecars(t *testing.T) {
 	}
 	wb.do("SET", "shared", "2")
 	waitPush(t, ta, "invalidate", 5*time.Second)
+}
+
+// TestMSetNXWaitsForTheRemoteOnce (tier T38): with remote.write through,
+// MSETNX waits for the remote at most the wait in all, once, as MSET
+// does, not the wait for each key (it holds the transaction lock while it
+// runs). The remote here never answers, so every wait is given up.
+func TestMSetNXWaitsForTheRemoteOnce(t *testing.T) {
+	rc := remote.Config{Addrs: []string{redistest.Silent(t)}, Prefix: "msetnx:", Timeout: 20 * time.Millisecond, DialTimeout: 50 * time.Millisecond}
+	c, path := startRemoteSidecar(t, rc, func(o *tier.Options) {
+		o.Remote.WriteThrough, o.Remote.Wait = true, 20*time.Millisecond
+		o.Remote.Queue.CloseWait = 10 * time.Millisecond // at Close: nothing will be sent
+	})
+	p := dialPeer(t, path)
+	for _, cmd := range [][]string{{"MSETNX", "a", "1", "b", "2", "c", "3", "d", "4"}, {"MSET", "e", "1", "f", "2", "g", "3", "h", "4"}} {
+		before := c.Stats().Remote.WaitTimeouts
+		if r := p.do(cmd...); r != ":1\r\n" && r != "+OK\r\n" {
+			t.Fatalf("%v: %q", cmd, r)
+		}
+		if n := c.Stats().Remote.WaitTimeouts - before; n != 1 {
+			t.Fatalf("%s of 4 keys gave up waiting for the remote %d times; want once", cmd[0], n)
+		}
+	}
 }

@@ -429,12 +429,21 @@
 //     order they were made (behind W2); the expiry sweep, evictions, lost
 //     copies and drops change nothing remote. Write-through
 //     (RemoteOptions.WriteThrough) returns once the remote answered, at
-//     most Wait later, else counts the wait (TestRemoteTier/Model,
-//     /WriteThrough).
+//     most Wait later in all for a call of many keys, else counts the wait
+//     once; while the remote is unavailable it gives the wait up at once,
+//     counted (TestRemoteTier/Model, /WriteThrough;
+//     TestRemoteWriteThroughMSetWaitsOnce,
+//     TestRemoteWriteThroughUnavailableWaitsNot; server
+//     TestMSetNXWaitsForTheRemoteOnce).
 //   - T39: another sidecar's change of a key (the store's Watch) drops the
 //     key's local copies, DRAM and cold, and changes nothing remote; it is
-//     ignored while a change of the key made here is queued or in flight
-//     (it comes after, and decides). Every sidecar reads a change within a
+//     ignored while a put or delete of the key made here is queued (it
+//     comes after, and decides), and waits for a change in flight to be
+//     answered (the other write may have landed after it) and for a
+//     queued new expiry, which carries no value
+//     (TestRemoteInvalidationWhileInFlight,
+//     TestRemoteInvalidationWhileRetimeQueued).
+//     Every sidecar reads a change within a
 //     second of its write reaching the remote (TestRemoteTier/Model: 300
 //     changes through three sidecars, each read back on all three).
 //   - T40: a read the local tiers miss asks the remote, unless a change of
@@ -443,9 +452,11 @@
 //     and no change of the key was made or heard of since the read began
 //     (per-class epochs, resync generation); a call that decides on a
 //     key's entry (lockEntry with adopt: NX, XX, INCR, GETDEL, EXPIRE,
-//     TTL, TYPE, DEL) first admits a key only the remote holds. A remote
-//     error or timeout is a miss, counted (TestRemoteTier/
-//     ReadThroughWriteBehind, /ConditionalWritesSeeTheRemote).
+//     TTL, TYPE, DEL) first admits a key only the remote holds; EXISTS
+//     asks the remote for headers alone and admits nothing
+//     (TestRemoteExistsReadsNoValue). A remote error or timeout is a
+//     miss, counted (TestRemoteTier/ReadThroughWriteBehind,
+//     /ConditionalWritesSeeTheRemote).
 //   - T41: Flush clears the remote for every sidecar (backend.Shared.Clear)
 //     and drops the changes queued for it; if the remote cannot clear, it
 //     is neither read nor written until a retry does

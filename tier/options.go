@@ -237,4 +237,8 @@ type SetOptions struct {
 	// reading before the command), which saves a clock read; 0: the
 	// cache reads its clock.
 	Now int64
+	// NoRemoteWait: with a write-through remote tier, Set returns without
+	// waiting for the remote; the caller of a command of many keys waits
+	// once for all of them (AwaitRemote), at most RemoteOptions.Wait.
+	NoRemoteWait bool
 }

@@ -29,7 +29,8 @@ type RemoteOptions struct {
 	// are written behind.
 	WriteThrough bool
 	// Wait bounds a write-through wait (default 100 ms): past it the call
-	// returns, its change still queued, and the wait is counted.
+	// returns, its change still queued, and the wait is counted; while the
+	// remote is unavailable (nothing is sent) the call does not wait.
 	Wait time.Duration
 	// Queue tunes the write-behind queue (Store is set by the cache).
 	Queue behind.Options
@@ -67,7 +68,11 @@ type remoteTier struct {
 	// inv holds invalidated keys until the remote goroutine drops their
 	// local copies; lost says some could not be held (or invalidations
 	// were lost), so every local copy is dropped instead.
-	inv     chan []byte
+	inv chan []byte
+	// later holds invalidated keys heard while a change of theirs made
+	// here was in flight or a new expiry queued, until it is answered
+	// (remote goroutine only).
+	later   map[string]struct{}
 	lost    atomic.Bool
 	cleared atomic.Bool // another sidecar's FLUSHALL: every local copy is dropped
 	// clearPending: a FLUSHALL could not clear the remote; until a retry
@@ -94,7 +99,7 @@ func (c *Cache) openRemote(pre bool) error {
 	qo := c.o.Remote.Queue
 	qo.Store, qo.Logger = s, c.log
 	r := &remoteTier{s: s, q: behind.New(qo), o: c.o.Remote, inv: make(chan []byte, 1<<16),
-		stop: make(chan struct{}), done: make(chan struct{})}
+		later: map[string]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
 	r.rgen.Store(1)
 	c.rt = r
 	s.Watch(c.remoteChanged)
@@ -158,6 +163,7 @@ func (c *Cache) remoteLoop() {
 		case k := <-r.inv:
 			c.invalidateLocal(k)
 		case <-t.C:
+			c.invalidateLater()
 			if r.cleared.Swap(false) {
 				c.flushLocal()
 			}
@@ -172,11 +178,26 @@ func (c *Cache) remoteLoop() {
 }
 
 // invalidateLocal drops key's local copies after another sidecar changed
-// it (T39), unless a change of the key made here is still on its way to
-// the remote (it comes after, and decides). It changes nothing remote.
+// it (T39), unless a put or delete of the key made here is still queued
+// for the remote (it comes after, and decides). A change made here and in
+// flight may have landed before the other one, and a queued new expiry
+// carries no value: the key is dropped once they are answered
+// (invalidateLater). It changes nothing remote.
 func (c *Cache) invalidateLocal(key []byte) {
 	r := c.rt
-	if r.q.Pending(key) || !c.enter() {
+	if r.q.QueuedValue(key) {
+		return
+	}
+	if r.q.Pending(key) {
+		if len(r.later) >= cap(r.inv) {
+			r.gen.Add(1)
+			r.lost.Store(true)
+			return
+		}
+		r.later[string(key)] = struct{}{}
+		return
+	}
+	if !c.enter() {
 		return
 	}
 	defer c.exit()
@@ -197,6 +218,23 @@ func (c *Cache) invalidateLocal(key []byte) {
 	if op != nil {
 		if err := c.finishPurge(op); err != nil {
 			c.log.Warn("remote: drop an invalidated key's local copy", zap.Error(err))
+		}
+	}
+}
+
+// invalidateLater drops the local copies of the keys invalidated while a
+// change of theirs was in flight or a new expiry queued, once it is
+// answered; a put or delete queued since comes after the other sidecar's
+// change, and decides.
+func (c *Cache) invalidateLater() {
+	r := c.rt
+	for k := range r.later {
+		switch key := []byte(k); {
+		case r.q.QueuedValue(key):
+			delete(r.later, k)
+		case !r.q.Pending(key):
+			delete(r.later, k)
+			c.invalidateLocal(key)
 		}
 	}
 }
@@ -318,10 +356,20 @@ func (c *Cache) remoteRetimeLocked(key []byte, exp int64) {
 }
 
 // remoteAwait waits, write-through, for the remote's answer to the
-// changes of keys queued so far (at most Wait in all; T38).
+// changes of keys queued so far (at most Wait in all; T38), unless the
+// remote is unavailable: it is then given up at once, counted.
 func (c *Cache) remoteAwait(keys ...[]byte) {
 	r := c.rt
 	if r == nil || !r.o.WriteThrough || r.clearPending.Load() {
+		return
+	}
+	if !r.s.Available() { // nothing is sent (behind W4): no answer can come
+		for _, k := range keys {
+			if r.q.Pending(k) {
+				r.st.waitTimeouts.Add(1)
+				return
+			}
+		}
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.o.Wait)
@@ -333,6 +381,12 @@ func (c *Cache) remoteAwait(keys ...[]byte) {
 		}
 	}
 }
+
+// AwaitRemote waits, write-through, for the remote's answer to the
+// changes of keys made so far, at most RemoteOptions.Wait in all (T38):
+// what a command of many keys whose Sets did not wait
+// (SetOptions.NoRemoteWait) calls once.
+func (c *Cache) AwaitRemote(keys ...[]byte) { c.remoteAwait(keys...) }
 
 // remoteRead looks key up in the remote after the local tiers missed it
 // (T40): a hit is appended to dst and, if the promotion policy takes it
@@ -486,8 +540,8 @@ func (c *Cache) remoteMany(keys [][]byte, idx []int, out [][]byte, kinds []Kind)
 	}
 }
 
-// remoteHas reports which of keys the remote holds, without admitting them
-// (EXISTS, TIER).
+// remoteHas reports which of keys the remote holds, without admitting or
+// reading them (EXISTS, TIER).
 func (c *Cache) remoteHas(keys [][]byte) []bool {
 	r := c.rt
 	has := make([]bool, len(keys))
@@ -504,9 +558,10 @@ func (c *Cache) remoteHas(keys [][]byte) []bool {
 	if len(ask) == 0 {
 		return has
 	}
-	for j, res := range r.s.GetMany(context.Background(), ask, nil, nil) {
-		has[at[j]] = res.Found
-		if res.Err != nil {
+	found, errs := r.s.HasMany(context.Background(), ask)
+	for j := range ask {
+		has[at[j]] = found[j]
+		if errs[j] != nil {
 			r.st.errors.Add(1)
 		}
 	}

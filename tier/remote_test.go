@@ -2,13 +2,17 @@ package tier
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tiercache/tiercache/backend"
+	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/remote"
 	"github.com/tiercache/tiercache/remote/redistest"
 )
@@ -391,4 +395,190 @@ func testRemoteRevalidate(t *testing.T, addrs []string) {
 	if v, _, _ := a.Get(nil, []byte("same")); string(v) != "v1" || a.Stats().Remote.Validated != 1 {
 		t.Fatal("a copy checked once is checked again")
 	}
+}
+
+// heldStore is the real remote store whose PutMany, once armed, returns
+// only when released: a batch whose other changes are still on their way
+// (one key's transaction answered, the batch not yet).
+type heldStore struct {
+	backend.Shared
+	arm     atomic.Bool
+	release chan struct{}
+}
+
+// wrap makes o's remote store h around the real one.
+func (h *heldStore) wrap(o *Options) {
+	open := o.OpenRemote
+	o.OpenRemote = func(p backend.Params) (backend.Shared, error) {
+		s, err := open(p)
+		h.Shared = s
+		return h, err
+	}
+}
+
+func (h *heldStore) PutMany(ctx context.Context, items []*flusher.Item) error {
+	err := h.Shared.PutMany(ctx, items)
+	if h.arm.Load() {
+		<-h.release
+	}
+	return err
+}
+
+// TestRemoteInvalidationWhileInFlight checks T39 for a change heard while
+// this sidecar's own change of the key is in flight: the other sidecar's
+// write landed after ours (its invalidation came after our answer), so it
+// decides, and our local copy is dropped once our batch is answered.
+func TestRemoteInvalidationWhileInFlight(t *testing.T) {
+	heardWhileOwnChange(t, "inflight:", nil)
+}
+
+// TestRemoteInvalidationWhileRetimeQueued checks T39 for a change heard
+// while only a new expiry of the key made here is queued: the expiry
+// carries no value, so it does not decide the key's value, and the other
+// sidecar's value replaces the local copy.
+func TestRemoteInvalidationWhileRetimeQueued(t *testing.T) {
+	heardWhileOwnChange(t, "retimeq:", func(a *Cache) {
+		if !a.Expire([]byte("k"), time.Hour) { // queued behind the put in flight
+			t.Fatal("EXPIRE of a key a holds")
+		}
+	})
+}
+
+// heardWhileOwnChange has sidecar a put k=v1, answered by the remote but
+// its batch held in flight, then calls also (nil: nothing), then has b put
+// k=v2, which a hears of; once a's batch is answered both read v2.
+func heardWhileOwnChange(t *testing.T, prefix string, also func(a *Cache)) {
+	srv := redistest.StartServer(t)
+	held := &heldStore{release: make(chan struct{})}
+	a := openWith(t, remoteOptions([]string{srv.Addr}, prefix, held.wrap))
+	b := openWith(t, remoteOptions([]string{srv.Addr}, prefix, nil))
+	k := []byte("k")
+	if _, err := a.Set(k, []byte("v0"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settleRemote(t, a)
+	held.arm.Store(true)
+	if _, err := a.Set(k, []byte("v1"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !remoteHolds(t, srv, prefix, "k", "v1") {
+		if time.Now().After(deadline) {
+			t.Fatal("a's v1 did not reach the remote")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if also != nil {
+		also(a)
+	}
+	heard := a.Stats().Remote.Store.Invalidations
+	if _, err := b.Set(k, []byte("v2"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settleRemote(t, b)
+	for a.Stats().Remote.Store.Invalidations == heard {
+		if time.Now().After(deadline) {
+			t.Fatal("a did not hear of b's write")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // a's remote goroutine handles the invalidation
+	held.arm.Store(false)
+	close(held.release)
+	settleRemote(t, a)
+	coherent(t, []*Cache{a, b}, "k", []byte("v2"), time.Second)
+}
+
+// TestRemoteWriteThroughMSetWaitsOnce checks T38's bound for a call of
+// many keys: an MSET waits for the remote at most Wait in all (one wait,
+// counted once), not Wait for each pair.
+func TestRemoteWriteThroughMSetWaitsOnce(t *testing.T) {
+	srv := redistest.StartServer(t)
+	held := &heldStore{release: make(chan struct{})}
+	defer func() { held.arm.Store(false); close(held.release) }()
+	const wait = 50 * time.Millisecond
+	a := openWith(t, remoteOptions([]string{srv.Addr}, "msetwait:", func(o *Options) {
+		o.Remote.WriteThrough, o.Remote.Wait = true, wait
+		held.wrap(o)
+	}))
+	held.arm.Store(true) // no batch is answered: every wait runs out
+	kvs := make([][2][]byte, 5)
+	for i := range kvs {
+		kvs[i] = [2][]byte{[]byte(fmt.Sprint("k", i)), []byte("v")}
+	}
+	start := time.Now()
+	if err := a.MSet(kvs); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.Stats().Remote.WaitTimeouts; n != 1 {
+		t.Fatalf("MSET of %d pairs waited %v and gave up %d times; want once", len(kvs), time.Since(start), n)
+	}
+}
+
+// TestRemoteExistsReadsNoValue checks T40's EXISTS: a key only the remote
+// holds is counted from its header alone, its value (chunked here) not
+// read, and not admitted.
+func TestRemoteExistsReadsNoValue(t *testing.T) {
+	srv := redistest.StartServer(t)
+	cs := sidecars(t, 2, []string{srv.Addr}, "exists:", func(o *Options) { o.WarmBytes, o.WarmSegmentBytes = 16<<20, 4<<20 })
+	a, b := cs[0], cs[1]
+	if _, err := a.Set([]byte("big"), bytes.Repeat([]byte("b"), 2<<20), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settleRemote(t, a)
+	before, err := srv.SentBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := b.Exists([]byte("big"), []byte("absent")); n != 1 {
+		t.Fatalf("Exists counts %d, want 1", n)
+	}
+	after, err := srv.SentBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after-before > 64<<10 {
+		t.Fatalf("EXISTS of a 2 MiB key only the remote holds read %d bytes from it", after-before)
+	}
+	if w := b.Where([]byte("big")); w != "remote" {
+		t.Fatalf("after EXISTS b holds the key in %q", w)
+	}
+}
+
+// TestRemoteWriteThroughUnavailableWaitsNot checks T38 with the remote
+// unavailable (its breaker open, nothing sent, behind W4): a write-through
+// call does not wait for an answer that cannot come; the wait is counted
+// as given up.
+func TestRemoteWriteThroughUnavailableWaitsNot(t *testing.T) {
+	rc := remote.Config{Addrs: []string{redistest.Silent(t)}, Prefix: "unavail:", Timeout: 20 * time.Millisecond, DialTimeout: 50 * time.Millisecond}
+	o := remoteOptions(nil, "", func(o *Options) {
+		o.Remote.WriteThrough, o.Remote.Wait = true, 2*time.Second
+		o.Remote.Queue.CloseWait = 10 * time.Millisecond // at Close: nothing will be sent
+	})
+	o.OpenRemote = func(p backend.Params) (backend.Shared, error) { return remote.Open(rc, p) }
+	a := openWith(t, o)
+	start := time.Now()
+	if _, err := a.Set([]byte("k"), []byte("v"), SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d >= time.Second {
+		t.Fatalf("a write-through Set waited %v for a remote that is unavailable", d)
+	}
+	if n := a.Stats().Remote.WaitTimeouts; n != 1 {
+		t.Fatalf("%d waits given up, want 1", n)
+	}
+	if v, ok, _ := a.Get(nil, []byte("k")); !ok || string(v) != "v" {
+		t.Fatalf("the local copy: %q %v", v, ok)
+	}
+}
+
+// remoteHolds reports whether the server at srv holds want as key's
+// record under prefix (generation 1).
+func remoteHolds(t *testing.T, srv *redistest.Server, prefix, key, want string) bool {
+	t.Helper()
+	v, err := srv.Do("GET", prefix+"d1:"+key)
+	if err != nil {
+		return false
+	}
+	return strings.HasSuffix(v, want)
 }

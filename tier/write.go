@@ -26,10 +26,12 @@ func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
 	return c.setKey(key, value, o, true)
 }
 
-// setKey is Set; admit: wait for the flusher first (MSet waits once for
-// all its pairs).
+// setKey is Set; admit: wait for the flusher first, and for the remote
+// after (MSet waits once for all its pairs).
 func (c *Cache) setKey(key, value []byte, o SetOptions, admit bool) (bool, error) {
-	defer c.remoteAwait(key) // write-through: the remote answered (T38)
+	if admit && !o.NoRemoteWait {
+		defer c.remoteAwait(key) // write-through: the remote answered (T38)
+	}
 	switch {
 	case len(key) == 0:
 		return false, ErrEmptyKey
@@ -383,11 +385,11 @@ func (c *Cache) purgeLocked(sh *shard, key []byte, e *entry) {
 // many pairs were stored. Otherwise it stops at the first failing Set
 // (ErrNoSpace, or a cold write of a value warm cannot hold).
 func (c *Cache) MSet(kvs [][2][]byte) error {
-	defer func() {
-		for _, kv := range kvs {
-			c.remoteAwait(kv[0])
-		}
-	}()
+	keys := make([][]byte, len(kvs))
+	for i, kv := range kvs {
+		keys[i] = kv[0]
+	}
+	defer c.remoteAwait(keys...) // at most RemoteOptions.Wait in all (T38)
 	for _, kv := range kvs {
 		switch {
 		case len(kv[0]) == 0:

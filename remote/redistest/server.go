@@ -118,6 +118,22 @@ func (s *Server) Running() bool {
 	return s.cmd != nil
 }
 
+// SentBytes is the bytes the server sent its clients so far (INFO's
+// total_net_output_bytes): what a test checks a client read no more than
+// it needed.
+func (s *Server) SentBytes() (int, error) {
+	info, err := s.Do("INFO", "stats")
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "total_net_output_bytes:"); ok {
+			return strconv.Atoi(v)
+		}
+	}
+	return 0, fmt.Errorf("redistest: INFO stats has no total_net_output_bytes")
+}
+
 // Log is the server's log file.
 func (s *Server) Log() string {
 	b, _ := os.ReadFile(filepath.Join(s.dir, "redis.log"))
