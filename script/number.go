@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tiercache/tiercache/resp"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -61,20 +62,13 @@ func str2d(s string) (float64, bool) {
 }
 
 // appendNumberArg appends n as Redis formats a number a script passes to
-// redis.call ("%.17g", script_lua.c luaRedisGenericCommand): as Go's 'g'
-// with 17 digits, but infinities and NaNs as C prints them.
+// redis.call ("%.17g", script_lua.c luaRedisGenericCommand): as resp's
+// doubles, but a NaN with its sign bit set as C prints it.
 func appendNumberArg(b []byte, n float64) []byte {
-	switch {
-	case math.IsInf(n, 1):
-		return append(b, "inf"...)
-	case math.IsInf(n, -1):
-		return append(b, "-inf"...)
-	case math.IsNaN(n) && math.Signbit(n):
+	if math.IsNaN(n) && math.Signbit(n) {
 		return append(b, "-nan"...)
-	case math.IsNaN(n):
-		return append(b, "nan"...)
 	}
-	return strconv.AppendFloat(b, n, 'g', 17, 64)
+	return resp.AppendDouble(b, n)
 }
 
 // random is math.random and math.randomseed as Lua 5.1's (lmathlib.c
