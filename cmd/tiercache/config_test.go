@@ -211,6 +211,14 @@ func TestEnvRemote(t *testing.T) {
 			t.Errorf("bad remote settings: %v; want it to name %s", err, want)
 		}
 	}
+	// TLS files without TLS: refused, not silently ignored.
+	plain, err := loadConfig("serve", nil, []string{"TIERCACHE_REMOTE_ADDRS=127.0.0.1:6379", "TIERCACHE_REMOTE_TLS_CA_FILE=/etc/ca.pem"}, os.Stderr)
+	if err == nil {
+		_, err = plain.build(zap.NewNop())
+	}
+	if err == nil || !strings.Contains(err.Error(), "remote.tls.enabled is false") {
+		t.Errorf("remote.tls.ca_file without enabled: %v", err)
+	}
 }
 
 func TestByteSize(t *testing.T) {

@@ -33,6 +33,10 @@ func (c *Config) buildRemote(to *tier.Options, log *zap.Logger) []error {
 			errs = append(errs, err)
 		}
 		rc.TLS = cfg
+	} else if t := r.TLS; t.CAFile != "" || t.CertFile != "" || t.KeyFile != "" || t.ServerName != "" || t.InsecureSkipVerify {
+		// Settings for a TLS that would not be used: the connections would
+		// go in clear text to a deployment that meant them encrypted.
+		bad("remote.tls has files or settings but remote.tls.enabled is false: the remote would be reached without TLS (set enabled: true, or remove them)")
 	}
 	rc.EnsureDefaults()
 	if err := rc.Validate(); err != nil {
