@@ -60,11 +60,11 @@ func (s *ttable) warm() {
 // newSeg makes an empty segment of prefix depth d starting at tag lo, for
 // expected entries at tagMaxLoad (at least 64 slots): off the heap from
 // segOffHeapBytes, where its slots fill the mapping's last page too,
-// given to the index's bind and then made resident (prefault). grown
-// says expected holds segGrowth's margin over the entries it takes now
-// (growth, splits): an off-heap segment's slots then round down to whole
-// pages, not up, while they hold those entries and one more below
-// tagMaxLoad. The segments of a directory deeper than 0 grow in step,
+// given to the index's bind; made resident (prefault) at once if grown,
+// else at its first entry (warm). grown says expected holds segGrowth's
+// margin over the entries it takes now (growth, splits): an off-heap
+// segment's slots then round down to whole pages, not up, while they
+// hold those entries and one more below tagMaxLoad. The segments of a directory deeper than 0 grow in step,
 // and a page more each (6% of a 64 KiB one) would take the index past
 // 12 bytes a key (E35).
 func (x *tagIndex) newSeg(d uint, lo uint64, expected int, grown bool) *ttable {
@@ -81,7 +81,7 @@ func (x *tagIndex) newSeg(d uint, lo uint64, expected int, grown bool) *ttable {
 	}
 	s.slots, s.off = mappedSlots[tslot](n, mapPages, pageBytes, x.bind)
 	s.n = n
-	if s.off != nil {
+	if s.off != nil && grown {
 		prefault(s.off.mem[:cap(s.off.mem)]) // its growth or split fills it now: a fault per page would cost more
 	}
 	return s
