@@ -62,7 +62,9 @@
 //     below the smallest is refused by Validate, before any file is made,
 //     TestTinyTenantSpaceRefusedByValidate; so are an emulated Capacity
 //     below four log regions and a fresh volume whose tenants leave the
-//     default namespace below the smallest, TestTinyCapacityRefusedByValidate; a KV
+//     default namespace below the smallest, TestTinyCapacityRefusedByValidate,
+//     or whose DefaultBytes is below the smallest or does not fit beside
+//     them, TestDefaultBytesRefusedByValidate; a KV
 //     SSD's through nsadmin NA4: a claimed namespace of another command
 //     set, two claims of one NSID, sizes past the unallocated capacity).
 //   - CS7: a tenant namespace is recorded as its tenant's (name and

@@ -2,6 +2,7 @@ package coldstore
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -35,5 +36,37 @@ func TestKeptNamespaceOfAConfiguredTenantRefused(t *testing.T) {
 	defer m.Close()
 	if !holds(t, m.spaceOf("a"), "a:1") {
 		t.Fatal("a's namespace lost its key")
+	}
+}
+
+// TestDefaultBytesRefusedByValidate (CS6): a fresh volume's default
+// namespace asked (DefaultBytes) below the smallest namespace, or too
+// large to fit beside the tenants' in Capacity, is refused by Validate
+// and by Open with no file made, as when the tenants leave it too little
+// (TestTinyCapacityRefusedByValidate): a refused start left an empty
+// volume of the refused Capacity behind.
+func TestDefaultBytesRefusedByValidate(t *testing.T) {
+	dir := t.TempDir()
+	over := multiConfig(dir, TenantSpace{Name: "a", Bytes: 16 << 20})
+	over.DefaultBytes = 20 << 20
+	small := multiConfig(dir, TenantSpace{Name: "a", Bytes: 4 << 20})
+	small.DefaultBytes = 1 << 20
+	for c, want := range map[*Config]string{&over: "the default namespace's 20971520 bytes (DefaultBytes) and the tenants' 16777216 do not fit",
+		&small: "DefaultBytes 1048576 is below the smallest namespace"} {
+		if err := c.Validate(); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want %q", err, want)
+		}
+		if s, err := Open(*c, backend.Params{MaxValue: 1 << 20, Batch: 16, WarmNode: -1, Tenants: multiTenants}); err == nil {
+			s.Close()
+			t.Fatal("opened")
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Fatalf("a refused configuration made %v", ents)
+		}
+	}
+	fits := multiConfig(dir, TenantSpace{Name: "a", Bytes: 4 << 20})
+	fits.DefaultBytes = 8 << 20
+	if err := fits.Validate(); err != nil {
+		t.Errorf("room for both: %v", err)
 	}
 }
