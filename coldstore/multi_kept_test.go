@@ -33,9 +33,19 @@ func TestKeptNamespaceOfAConfiguredTenantRefused(t *testing.T) {
 		}
 	}
 	m = openMultiT(t, multiConfig(dir, TenantSpace{Name: "a", Bytes: 4 << 20}), backend.Tenant{Name: "a", Prefix: "a:"})
-	defer m.Close()
 	if !holds(t, m.spaceOf("a"), "a:1") {
 		t.Fatal("a's namespace lost its key")
+	}
+	m.Close()
+	// The namespace's name, not its tenant's, is what tenant drop takes:
+	// tenant r took namespace a by its cold_namespace.
+	m = openMultiT(t, multiConfig(dir, TenantSpace{Name: "r", Namespace: "a"}), backend.Tenant{Name: "r", Prefix: "a:"})
+	m.Close()
+	for _, ts := range [][]backend.Tenant{{{Name: "r", Prefix: "a:"}}, {{Name: "q", Prefix: "a:x"}}} {
+		_, err := Open(multiConfig(dir), backend.Params{MaxValue: 1 << 20, Batch: 16, WarmNode: -1, Tenants: ts})
+		if !errors.Is(err, ErrTenantMismatch) || !strings.Contains(err.Error(), "tiercache tenant drop a,") {
+			t.Fatalf("namespace a kept from tenant r, tenants %+v: %v", ts, err)
+		}
 	}
 }
 
