@@ -53,14 +53,18 @@
 //     before it makes or drops anything: a namespace asked with another
 //     size (namespaces do not grow), taken by two tenants, missing, the
 //     default one, of a changed prefix, below the smallest size or past
-//     the free space, a kept namespace whose prefix overlaps a tenant's,
-//     and a single emulated namespace asked to give tenants their own,
-//     are refused with every problem named (ErrTenantMismatch) and
-//     nothing made, moved or dropped (TestMultiRefusesMismatch; a size
+//     the free space, a kept namespace whose prefix overlaps a tenant's
+//     or whose tenant is configured without one
+//     (TestKeptNamespaceOfAConfiguredTenantRefused), and a single
+//     emulated namespace asked to give tenants their own, are refused
+//     with every problem named (ErrTenantMismatch) and nothing made,
+//     moved or dropped (TestMultiRefusesMismatch; a size
 //     below the smallest is refused by Validate, before any file is made,
 //     TestTinyTenantSpaceRefusedByValidate; so are an emulated Capacity
 //     below four log regions and a fresh volume whose tenants leave the
-//     default namespace below the smallest, TestTinyCapacityRefusedByValidate; a KV
+//     default namespace below the smallest, TestTinyCapacityRefusedByValidate,
+//     or whose DefaultBytes is below the smallest or does not fit beside
+//     them, TestDefaultBytesRefusedByValidate; a KV
 //     SSD's through nsadmin NA4: a claimed namespace of another command
 //     set, two claims of one NSID, sizes past the unallocated capacity).
 //   - CS7: a tenant namespace is recorded as its tenant's (name and

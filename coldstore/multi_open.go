@@ -210,13 +210,20 @@ func (m *Multi) addSpace(s *space) {
 	}
 }
 
-// checkKept refuses a kept namespace whose prefix overlaps a tenant's.
+// checkKept refuses a kept namespace of a tenant configured (without a
+// namespace of its own: its row and the kept one would share a name), or
+// whose prefix overlaps a tenant's.
 func (m *Multi) checkKept(name string, rec tenantRec) error {
 	for _, r := range m.rows[1:] {
+		if r.name == rec.Name {
+			return fmt.Errorf("%w: namespace %q holds the keys of prefix %q of tenant %q, and tenant %q is configured without a cold namespace of its own (prefix %q): "+
+				"give it its cold_bytes (the namespace's size) or cold_namespace back to keep its keys, or remove the tenant from the configuration, drop the namespace (tiercache tenant drop %s, which deletes its keys) and add the tenant again",
+				ErrTenantMismatch, name, rec.Prefix, rec.Name, r.name, r.prefix, strings.TrimPrefix(name, registryPrefix))
+		}
 		if r.prefix != "" && (strings.HasPrefix(r.prefix, rec.Prefix) || strings.HasPrefix(rec.Prefix, r.prefix)) {
 			return fmt.Errorf("%w: namespace %q is kept from tenant %q, no longer configured, with the keys of prefix %q, which overlaps tenant %q's prefix %q: "+
 				"drop it first (tiercache tenant drop %s, which deletes its keys) or give the tenant another prefix",
-				ErrTenantMismatch, name, rec.Name, rec.Prefix, r.name, r.prefix, rec.Name)
+				ErrTenantMismatch, name, rec.Name, rec.Prefix, r.name, r.prefix, strings.TrimPrefix(name, registryPrefix))
 		}
 	}
 	return nil

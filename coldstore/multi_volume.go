@@ -48,7 +48,7 @@ func (c Config) validateSpace() []error {
 		return []error{fmt.Errorf("%w: Capacity %d (cold.capacity) holds fewer than four %d-byte log regions (%d bytes at least)",
 			ErrInvalidConfig, c.Capacity, c.regionBytes(), 4*c.regionBytes())}
 	}
-	if len(c.Tenants) == 0 || c.DefaultBytes != 0 {
+	if len(c.Tenants) == 0 {
 		return nil
 	}
 	if _, err := os.Stat(c.Path); !errors.Is(err, fs.ErrNotExist) {
@@ -59,6 +59,17 @@ func (c Config) validateSpace() []error {
 		if t.Namespace == "" {
 			tenants += roundMiB(t.Bytes)
 		}
+	}
+	switch {
+	case c.DefaultBytes == 0:
+	case c.DefaultBytes < c.minSpace():
+		return []error{fmt.Errorf("%w: DefaultBytes %d is below the smallest namespace, %d bytes (four %d-byte log regions and a superblock)",
+			ErrInvalidConfig, c.DefaultBytes, c.minSpace(), c.regionBytes())}
+	case roundMiB(c.DefaultBytes)+tenants > c.Capacity-volume.DataStart:
+		return []error{fmt.Errorf("%w: the default namespace's %d bytes (DefaultBytes) and the tenants' %d do not fit in Capacity %d (%d for namespaces): raise cold.capacity, or lower them",
+			ErrInvalidConfig, c.DefaultBytes, tenants, c.Capacity, c.Capacity-volume.DataStart)}
+	default:
+		return nil
 	}
 	if size := c.Capacity - volume.DataStart - tenants; size < c.minSpace() {
 		return []error{fmt.Errorf("%w: the default namespace would have %d bytes of Capacity %d beside the tenants' %d, below the smallest namespace (%d): raise cold.capacity, or lower the tenants' cold_bytes",

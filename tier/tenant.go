@@ -2,6 +2,7 @@ package tier
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -95,7 +96,7 @@ func validateTenants(ts []Tenant, dram int64) []error {
 		if t.Quota < 1 {
 			bad("Tenants[%d].Quota %d must be positive", i, t.Quota)
 		} else {
-			sum += t.Quota
+			sum += min(t.Quota, math.MaxInt64-sum) // saturated: never wraps below dram
 		}
 	}
 	// Sorted, a prefix that starts another is followed by one that starts
@@ -108,7 +109,11 @@ func validateTenants(ts []Tenant, dram int64) []error {
 		}
 	}
 	if sum > dram {
-		bad("Tenants: the quotas sum to %d bytes, above HotBytes + WarmBytes %d: oversubscription is refused (a quota is DRAM its tenant can count on)", sum, dram)
+		total := fmt.Sprintf("%d bytes", sum)
+		if sum == math.MaxInt64 {
+			total = "more than int64 holds"
+		}
+		bad("Tenants: the quotas sum to %s, above HotBytes + WarmBytes %d: oversubscription is refused (a quota is DRAM its tenant can count on)", total, dram)
 	}
 	return errs
 }

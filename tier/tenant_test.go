@@ -87,6 +87,12 @@ func TestTenantsValidate(t *testing.T) {
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "overlaps") {
 		t.Fatalf("two tenants of one prefix: %v", err)
 	}
+	// Quotas whose sum is past int64 are oversubscription too (the sum
+	// wrapped below the budget, and was accepted).
+	o.Tenants = []Tenant{{Name: "a", Prefix: "a:", Quota: math.MaxInt64}, {Name: "b", Prefix: "b:", Quota: math.MaxInt64}, {Name: "c", Prefix: "c:", Quota: 2}}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "oversubscription is refused") {
+		t.Fatalf("quotas summing past int64: %v", err)
+	}
 }
 
 // TestTenantQuotaEvictsItsOwn: a tenant written past its quota keeps at

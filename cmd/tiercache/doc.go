@@ -175,7 +175,9 @@
 //     (coldstore.Config.Tenants) and INFO tenants its cold figures; a
 //     tenant removed from the config keeps its namespace and keys until
 //     `tiercache tenant drop NAME`, which is refused while the sidecar
-//     runs or while NAME is still configured; a config that no longer
+//     runs or while NAME is still configured (a tenant's name, or the
+//     volume namespace its cold_namespace takes:
+//     TestTenantDropRefusesATakenNamespace); a config that no longer
 //     matches the device (a quota changed, more than the free capacity,
 //     two tenants taking one namespace) fails the start naming it, the
 //     store untouched (TestTenantNamespacesOnTheSidecar).

@@ -20,7 +20,8 @@ const tenantUsage = `usage: tiercache tenant list [-config FILE] [-json]
                                   the cold store's tenant namespaces and its unallocated bytes
        tiercache tenant drop NAME [-config FILE]
                                   delete tenant NAME's cold namespace and every key in it
-                                  (the sidecar must be stopped and NAME gone from the config;
+                                  (the sidecar must be stopped and NAME gone from the config,
+                                  as a tenant's name and as a cold_namespace;
                                   a KV namespace this host did not make is only forgotten)
 The cold store is the one the config (and TIERCACHE_* environment) names, as the sidecar opens it.
 `
@@ -86,6 +87,12 @@ func cmdTenant(args []string, stdout, stderr io.Writer) int {
 	case "drop":
 		if slices.ContainsFunc(cfg.Tenants, func(t TenantConfig) bool { return t.Name == name }) {
 			fmt.Fprintf(stderr, "tiercache tenant drop %s: tenant %s is still configured (tenants in the config); remove it there first\n", name, name)
+			return 1
+		}
+		// A volume's namespace a tenant takes by name (a KV SSD's
+		// cold_namespace is an NSID; its registry name is the tenant's).
+		if i := slices.IndexFunc(cfg.Tenants, func(t TenantConfig) bool { return t.ColdNamespace == name }); i >= 0 && b.cold.Mode != "passthrough" {
+			fmt.Fprintf(stderr, "tiercache tenant drop %s: namespace %s is tenant %s's (cold_namespace), which is still configured; remove it there first\n", name, name, cfg.Tenants[i].Name)
 			return 1
 		}
 		if err := b.cold.DropTenant(ctx, name); err != nil {

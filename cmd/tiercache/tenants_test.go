@@ -234,3 +234,44 @@ func fileSum(t *testing.T, path string) [32]byte {
 	}
 	return sha256.Sum256(b)
 }
+
+// TestTenantDropRefusesATakenNamespace (C23): `tiercache tenant drop NAME`
+// is refused while a configured tenant takes namespace NAME by its
+// cold_namespace, as it is for a tenant named NAME: the tenant's keys
+// stay, and its next start finds its namespace.
+func TestTenantDropRefusesATakenNamespace(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	t.Setenv("TIERCACHE_COLD_DATA_DIR", dir)
+	t.Setenv("TIERCACHE_COLD_CAPACITY", "256MiB")
+	start := func(ts []TenantConfig) *sidecar {
+		cfg := testConfig(t, dir)
+		cfg.Cold.Capacity, cfg.Durability, cfg.Tenants = 256<<20, "drain", ts
+		sc, err := startSidecar(cfg, zap.NewNop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	sc := start([]TenantConfig{{Name: "a", Prefix: "a:", Quota: 8 << 20, ColdBytes: 32 << 20}})
+	rc := newClient(t, sc, 3)
+	if err := rc.Set(ctx, "a:1", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rc.Close()
+	if err := sc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rag := []TenantConfig{{Name: "rag", Prefix: "a:", Quota: 8 << 20, ColdNamespace: "a"}}
+	t.Setenv("TIERCACHE_TENANTS", `[{name: rag, prefix: "a:", quota: 8MiB, cold_namespace: a}]`)
+	var out, errb strings.Builder
+	if code := run([]string{"tenant", "drop", "a"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "namespace a is tenant rag's (cold_namespace)") {
+		t.Fatalf("tenant drop of a namespace a configured tenant takes: exit %d: %s%s", code, out.String(), errb.String())
+	}
+	sc = start(rag)
+	defer sc.Close()
+	rc = newClient(t, sc, 3)
+	if v, err := rc.Get(ctx, "a:1").Result(); err != nil || v != "v" {
+		t.Fatalf("a:1 in rag's namespace: %q %v", v, err)
+	}
+}
