@@ -289,7 +289,9 @@
 //     TestWriteThroughRenameErrorChangesNothing, TestWriteThroughRenameUndo,
 //     TestConcurrentRenameWriteThrough, TestWriteThroughMultiKeyReadOnly,
 //     TestWriteThroughPartialDelete, TestMSetChecksEveryPairFirst,
-//     and cmd/tiercache TestCrashLoop.
+//     and cmd/tiercache TestCrashLoop. A key named twice in one DEL is
+//     deleted and counted once, as in redis-server
+//     (TestWriteThroughDeleteCountsEachKeyOnce).
 //   - T29: in writethrough mode Open asks the cold store to be strict
 //     (backend.Params.Strict) and refuses one whose Stats.Strict is false:
 //     the emulated store then copies live records forward instead of

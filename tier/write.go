@@ -486,9 +486,21 @@ func (c *Cache) Delete(keys ...[]byte) (int, error) {
 	n := 0
 	var ops []*pendOp
 	pe := &PartialError{Op: "DEL"}
+	// A writethrough delete publishes only once durable: a key named
+	// twice would still be live, and counted again, at its second name.
+	var seen map[string]struct{}
+	if c.writeThrough() && len(keys) > 1 {
+		seen = make(map[string]struct{}, len(keys))
+	}
 	for _, key := range keys {
 		if len(key) == 0 {
 			continue
+		}
+		if seen != nil {
+			if _, dup := seen[string(key)]; dup {
+				continue
+			}
+			seen[string(key)] = struct{}{}
 		}
 		c.ensureRemote(key) // a key only the remote holds counts as deleted
 		known := c.coldUnknown.Load() && c.known(key)
