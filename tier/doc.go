@@ -291,7 +291,10 @@
 //     TestWriteThroughPartialDelete, TestMSetChecksEveryPairFirst,
 //     and cmd/tiercache TestCrashLoop. A key named twice in one DEL is
 //     deleted and counted once, as in redis-server
-//     (TestWriteThroughDeleteCountsEachKeyOnce).
+//     (TestWriteThroughDeleteCountsEachKeyOnce). A delete that failed
+//     leaves the key readable, also once forgotten and adopted again: its
+//     failed Sync delete is not pending (F8)
+//     (TestWriteThroughFailedDeleteKeepsKeyReadable).
 //   - T29: in writethrough mode Open asks the cold store to be strict
 //     (backend.Params.Strict) and refuses one whose Stats.Strict is false:
 //     the emulated store then copies live records forward instead of
