@@ -239,6 +239,10 @@
 //     QueueBytes (admitWrite), and while records on their way to cold hold
 //     the DRAM room it needs (awaitRoom); past Flusher.Wait in all it gets
 //     ErrColdBehind and nothing changed (TestBackpressureRefusesAfterWait).
+//     One Flusher.Wait from the start of the write bounds its waits for
+//     room over all its tries, and for the cold write of a value no DRAM
+//     log took (past it that write stays queued and readable in transit,
+//     T5, and the write is acknowledged) (TestBackpressureWaitBoundsEachWrite).
 //     In Shed mode a writer waits after its write instead (throttle, at
 //     most throttleWait), the flusher drops its oldest copies when full,
 //     and after a wait that timed out writers do not wait for
