@@ -254,7 +254,9 @@ func (f *Flusher) run(rb *runBufs, id uint64) {
 		delete(f.inflight, it.kh)
 		// A failed delete stays counted: the store may still hold the
 		// copy, so DeletePending stays true for the flusher's life (F8).
-		if it.Delete && it.Err == nil {
+		// A Sync one does not: its waiter was told, and its caller keeps
+		// the key as it was, the copy included (writethrough, T28).
+		if it.Delete && (it.Err == nil || it.Sync) {
 			if f.dels[string(it.Key)]--; f.dels[string(it.Key)] <= 0 {
 				delete(f.dels, string(it.Key))
 			}

@@ -34,7 +34,8 @@
 //     until the store completed it (and OnDone returned): a caller that
 //     sees false after the delete was enqueued knows the store no longer
 //     holds the deleted copy. A delete the store failed stays pending for
-//     the flusher's life (TestDeletePending).
+//     the flusher's life, but for a Sync one: its waiter is told, and its
+//     caller keeps the key, copy included (TestDeletePending).
 //   - F9: a batch's deletes reach a store that is a ManyDeleter in one
 //     DeleteMany call, each item with its own outcome (TestDeletesBatched),
 //     and run beside the batch's puts, which are of other keys (F3); the

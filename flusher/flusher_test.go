@@ -464,6 +464,14 @@ func TestDeletePending(t *testing.T) {
 	if !f.DeletePending([]byte("f")) {
 		t.Fatal("DeletePending false after the store failed the delete")
 	}
+	// A failed Sync delete's waiter is told, and keeps the key as it was:
+	// its copy is no longer being deleted.
+	if err := f.Wait(context.Background(), &Item{Key: []byte("s"), Delete: true}); err == nil {
+		t.Fatal("a Sync delete the store failed returned nil")
+	}
+	if f.DeletePending([]byte("s")) {
+		t.Fatal("DeletePending true after the store failed a Sync delete, whose waiter keeps the key")
+	}
 }
 
 // manyDelStore is a recStore that also deletes in batches (ManyDeleter);

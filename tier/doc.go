@@ -239,6 +239,10 @@
 //     QueueBytes (admitWrite), and while records on their way to cold hold
 //     the DRAM room it needs (awaitRoom); past Flusher.Wait in all it gets
 //     ErrColdBehind and nothing changed (TestBackpressureRefusesAfterWait).
+//     One Flusher.Wait from the start of the write bounds its waits for
+//     room over all its tries, and for the cold write of a value no DRAM
+//     log took (past it that write stays queued and readable in transit,
+//     T5, and the write is acknowledged) (TestBackpressureWaitBoundsEachWrite).
 //     In Shed mode a writer waits after its write instead (throttle, at
 //     most throttleWait), the flusher drops its oldest copies when full,
 //     and after a wait that timed out writers do not wait for
@@ -289,7 +293,12 @@
 //     TestWriteThroughRenameErrorChangesNothing, TestWriteThroughRenameUndo,
 //     TestConcurrentRenameWriteThrough, TestWriteThroughMultiKeyReadOnly,
 //     TestWriteThroughPartialDelete, TestMSetChecksEveryPairFirst,
-//     and cmd/tiercache TestCrashLoop.
+//     and cmd/tiercache TestCrashLoop. A key named twice in one DEL is
+//     deleted and counted once, as in redis-server
+//     (TestWriteThroughDeleteCountsEachKeyOnce). A delete that failed
+//     leaves the key readable, also once forgotten and adopted again: its
+//     failed Sync delete is not pending (F8)
+//     (TestWriteThroughFailedDeleteKeepsKeyReadable).
 //   - T29: in writethrough mode Open asks the cold store to be strict
 //     (backend.Params.Strict) and refuses one whose Stats.Strict is false:
 //     the emulated store then copies live records forward instead of

@@ -1,7 +1,6 @@
 package tier
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -57,6 +56,7 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 	if err := c.admitWrite(); err != nil {
 		return false, false, err
 	}
+	until := c.waitUntil()
 	defer c.wtLock(src, dst)()
 	slo, _ := hashKey(src)
 	dlo, _ := hashKey(dst)
@@ -156,10 +156,8 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 		if err != nil {
 			return true, false, err
 		}
-		if wait != nil {
-			if err := c.fl.Wait(context.Background(), wait); err != nil {
-				return true, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(v), err)
-			}
+		if err := c.awaitStraight(wait, until); err != nil {
+			return true, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(v), err)
 		}
 		c.throttle() // as set: the write may push copies towards cold (T25)
 		return true, true, nil

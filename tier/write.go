@@ -71,8 +71,9 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
+	until := c.waitUntil() // the end of the tries' waits (awaitRoom, awaitStraight)
 	for try := 0; ; try++ {
-		stored, retry, err := c.setOnce(sh, key, value, o, ifVer, check, now, exp)
+		stored, retry, err := c.setOnce(sh, key, value, o, ifVer, check, now, exp, until)
 		if errors.Is(err, errNoRoom) {
 			if try < noRoomTries {
 				continue
@@ -84,12 +85,13 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 }
 
 // setOnce is one try of set: room first, then the write under the shard
-// lock; errNoRoom when the room made was taken before the write.
-func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64, check bool, now, exp int64) (stored, retry bool, err error) {
+// lock; errNoRoom when the room made was taken before the write. Its wait
+// for room ends at until, shared by every try.
+func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64, check bool, now, exp int64, until time.Time) (stored, retry bool, err error) {
 	if w := c.placeFor(len(value)); w != memNone {
 		// Before any lock: a cleaning takes other keys' locks.
 		if !c.makeRoom(w, len(value), key) {
-			if err := c.awaitRoom(w, len(value), key); err != nil {
+			if err := c.awaitRoom(w, len(value), key, until); err != nil {
 				return false, false, err
 			}
 		}
@@ -143,13 +145,38 @@ func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64
 	if err != nil {
 		return false, false, err
 	}
-	if wait != nil {
-		if err := c.fl.Wait(context.Background(), wait); err != nil {
-			return false, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(value), err)
-		}
+	if err := c.awaitStraight(wait, until); err != nil {
+		return false, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(value), err)
 	}
 	c.throttle()
 	return true, false, nil
+}
+
+// waitUntil is when a write starting now stops waiting for the flusher:
+// Flusher.Wait from now (zero without a cold tier).
+func (c *Cache) waitUntil() time.Time {
+	if c.fl == nil {
+		return time.Time{}
+	}
+	return time.Now().Add(c.fl.Options().Wait)
+}
+
+// awaitStraight waits for wait, the cold write of a value no DRAM log
+// took (nil: none), until until: past it the write stays queued, its
+// value readable in transit (T5) and never dropped (a Sync item, F2), and
+// the writer goes on, so that it waits at most Flusher.Wait in all (T25)
+// even behind a full queue on a slow device. It returns the store's error
+// if the write failed in time.
+func (c *Cache) awaitStraight(wait *flusher.Item, until time.Time) error {
+	if wait == nil {
+		return nil
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), until)
+	defer cancel()
+	if err := c.fl.Wait(ctx, wait); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
 }
 
 // writeLocked stores value as key's new version with expiry exp and kind,
@@ -257,13 +284,15 @@ func (c *Cache) admitWrite() error {
 
 // awaitRoom is for a writer that found no room in log w, in Backpressure
 // mode: while records on their way to cold hold room, it waits for one
-// of their writes, at most Flusher.Wait, and cleans again; a device that
-// completed no write in that time is ErrColdBehind (T25). Without the
+// of their writes, until until (Flusher.Wait from the write's start,
+// shared by its tries: a write whose room is taken again before it
+// writes tries again), and cleans again; a device that completed no
+// write in that time is ErrColdBehind (T25). Without the
 // wait the value would go straight to cold, and its writer wait for a
 // stalled device unbounded. When the wait ended in time, or nothing is
 // on its way to cold, or when shedding, it returns nil: the value goes
 // where room is, else straight to cold.
-func (c *Cache) awaitRoom(w memTier, n int, key []byte) error {
+func (c *Cache) awaitRoom(w memTier, n int, key []byte, until time.Time) error {
 	if c.fl == nil || c.shed {
 		return nil
 	}
@@ -272,7 +301,7 @@ func (c *Cache) awaitRoom(w memTier, n int, key []byte) error {
 		return nil
 	}
 	wait := c.fl.Options().Wait
-	ctx, cancel := context.WithTimeout(c.yield.Load().ctx, wait)
+	ctx, cancel := context.WithDeadline(c.yield.Load().ctx, until)
 	defer cancel()
 	if c.fl.WaitRoom(ctx, held-1) {
 		c.makeRoom(w, n, key)
@@ -486,9 +515,21 @@ func (c *Cache) Delete(keys ...[]byte) (int, error) {
 	n := 0
 	var ops []*pendOp
 	pe := &PartialError{Op: "DEL"}
+	// A writethrough delete publishes only once durable: a key named
+	// twice would still be live, and counted again, at its second name.
+	var seen map[string]struct{}
+	if c.writeThrough() && len(keys) > 1 {
+		seen = make(map[string]struct{}, len(keys))
+	}
 	for _, key := range keys {
 		if len(key) == 0 {
 			continue
+		}
+		if seen != nil {
+			if _, dup := seen[string(key)]; dup {
+				continue
+			}
+			seen[string(key)] = struct{}{}
 		}
 		c.ensureRemote(key) // a key only the remote holds counts as deleted
 		known := c.coldUnknown.Load() && c.known(key)
