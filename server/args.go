@@ -455,9 +455,7 @@ func (c *conn) unitArg(args [][]byte, i int) (isBit, ok bool) {
 // randCountArgs parses HRANDFIELD's count [WITHVALUES] (args after the
 // key, at least one).
 func (c *conn) randCountArgs(args [][]byte) (count int64, withValues, ok bool) {
-	count, ok = parseInt(args[0])
-	if !ok || count == math.MinInt64 {
-		c.w.Error(errNotInt)
+	if count, ok = c.randCountArg(args[0]); !ok {
 		return 0, false, false
 	}
 	if len(args) > 2 || len(args) == 2 && word(args[1]) != "WITHVALUES" {

@@ -196,7 +196,7 @@ func (c *conn) cmdSRandMember(args [][]byte) {
 	}
 }
 
-// randCountArg reads SRANDMEMBER's and ZRANDMEMBER's count: an integer
+// randCountArg reads HRANDFIELD's, SRANDMEMBER's and ZRANDMEMBER's count: an integer
 // from -LONG_MAX to LONG_MAX.
 func (c *conn) randCountArg(b []byte) (int64, bool) {
 	n, ok := parseInt(b)

@@ -269,6 +269,11 @@ func TestHRandField(t *testing.T) {
 	}
 	r.expect([]step{
 		{[]string{"HRANDFIELD", "h", "10"}, "*[$a $b $c $d]"},
+		// Redis reads the count from -LONG_MAX to LONG_MAX (t_hash.c:
+		// hrandfieldCommand, getRangeLongFromObjectOrReply).
+		{[]string{"HRANDFIELD", "h", "-9223372036854775808"}, "-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"},
+		{[]string{"HRANDFIELD", "h", "-9223372036854775808", "WITHVALUES"}, "-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"},
+		{[]string{"HRANDFIELD", "h", "x"}, "-ERR value is not an integer or out of range"},
 		{[]string{"HDEL", "h", "a", "b", "c"}, ":3"},
 		{[]string{"HRANDFIELD", "h", "-2", "WITHVALUES"}, "*[$d $4 $d $4]"},
 		{[]string{"HRANDFIELD", "h", "-" + strconv.Itoa(maxRandCount+1)}, "-ERR count is too large: at most 1048576 fields with repetitions"},
