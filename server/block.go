@@ -290,12 +290,28 @@ func (c *conn) serveOrRegister(b blockCmd, w *waiter) (int, blockResult) {
 		r.waiting.Add(-1)
 		return blockNil, blockResult{}
 	}
+	if c.isKilled() { // CLIENT KILL came first (killWaiter): nothing waits for it
+		r.waiting.Add(-1)
+		return blockNil, blockResult{}
+	}
 	w.keys = w.keys[:0]
 	for _, k := range b.keys {
 		w.keys = append(w.keys, string(k))
 	}
 	r.add(w)
+	c.waiter = w
 	return blockRegistered, blockResult{}
+}
+
+// killWaiter hands the waiter c registered last a closed result if it
+// still waits (CLIENT KILL, S54): it leaves the registry before the KILL
+// answers. c's goroutine then ends its wait as on a server shutdown.
+func (r *blockRegistry) killWaiter(c *conn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if w := c.waiter; w != nil && !w.done {
+		r.finish(w, blockResult{closed: true})
+	}
 }
 
 // blockReply answers a served waiter.

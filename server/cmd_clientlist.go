@@ -259,12 +259,14 @@ func (c *conn) killAll(cs []*conn) {
 }
 
 // kill ends c from another connection (CLIENT KILL): its socket is closed,
-// so a read or write it is in fails and it ends, and killed wakes a
-// blocked command.
+// so a read or write it is in fails and it ends, killed wakes a blocked
+// command, and a waiter it registered is taken out at once, so that no
+// push after CLIENT KILL answered serves it.
 func (c *conn) kill() {
 	c.killOnce.Do(func() {
 		close(c.killed)
 		c.nc.Close()
+		c.s.blk.killWaiter(c)
 	})
 }
 

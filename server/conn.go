@@ -79,7 +79,10 @@ type conn struct {
 	// killed is closed by CLIENT KILL (killOnce), which also closes nc: a
 	// blocked command ends on it as on a hangup (awaitBlocked), and no
 	// command read after runs (serve).
-	killed   chan struct{}
+	killed chan struct{}
+	// waiter is the last waiter c registered (serveOrRegister), guarded
+	// by the block registry's mu, for killWaiter.
+	waiter   *waiter
 	killOnce sync.Once
 	// What CLIENT LIST shows of c to other connections (describe): its
 	// descriptor; the commands it queued in MULTI (-1 outside); whether a

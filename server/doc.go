@@ -473,7 +473,9 @@
 //     replies: TestClientInfoFieldsMatchRedis), TYPE and ID select as in
 //     Redis 7.0; CLIENT KILL closes what its filters select (the caller
 //     only with SKIPME no, after its reply), ending a blocked command as a
-//     hangup does; a killed client is gone from LIST and KILL at once, and
+//     hangup does, its waiter out of the registry before KILL answers (no
+//     push after it serves the killed client: TestClientListAndKill's
+//     RPUSH); a killed client is gone from LIST and KILL at once, and
 //     of what it sent only a command already running when killed may
 //     still finish: neither what it pipelined behind nor a command waiting
 //     for the transaction lock (a SET, EXEC or EVAL behind another
