@@ -15,6 +15,7 @@ import (
 	"github.com/tiercache/tiercache/coldstore"
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/numa"
+	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/server"
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/uring"
@@ -64,6 +65,18 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	b.server.TrackingTableMaxKeys = c.Server.TrackingTableMaxKeys
 	if err := pubsubLimit(c.Server.PubSubOutputLimit, &b.server); err != nil {
 		bad(err)
+	}
+	if !server.NotifyKeyspaceEventsValid(c.Server.NotifyKeyspaceEvents) {
+		bad(fmt.Errorf("server.notify_keyspace_events %q: a letter is no class of Redis's notify-keyspace-events (Ag$lshzxeKEtmdn)", c.Server.NotifyKeyspaceEvents))
+		b.server.NotifyKeyspaceEvents = "" // said once
+	}
+	if c.Server.ShutdownTimeout < 0 {
+		bad(fmt.Errorf("server.shutdown_timeout %v must not be negative (0 takes the default)", c.Server.ShutdownTimeout))
+		b.server.ShutdownTimeout = 0
+	}
+	if c.Server.MaxBulk > resp.DefaultMaxQuery {
+		bad(fmt.Errorf("server.max_bulk %v: at most %v, the most one request may hold", c.Server.MaxBulk, ByteSize(resp.DefaultMaxQuery)))
+		b.server.MaxBulkBytes = 0
 	}
 	if c.Server.BusyScriptTime < 0 {
 		bad(fmt.Errorf("server.busy_script_time %v must not be negative", time.Duration(c.Server.BusyScriptTime)))

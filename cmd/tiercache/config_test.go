@@ -402,3 +402,26 @@ func TestWarmSegmentBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestServerValuesNamedByKey (C2): a bad server.max_bulk, shutdown_timeout
+// or notify_keyspace_events is refused at start naming its key, once, not
+// by the server package's own words for it.
+func TestServerValuesNamedByKey(t *testing.T) {
+	c := defaultConfig()
+	if err := c.loadYAML([]byte("server: {max_bulk: 2GiB, shutdown_timeout: -1s, notify_keyspace_events: Q}"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.build(zap.NewNop())
+	var ce *configError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v", err)
+	}
+	for _, want := range []string{"server.max_bulk 2GiB", "server.shutdown_timeout -1s", `server.notify_keyspace_events "Q"`} {
+		if strings.Count(err.Error(), want) != 1 {
+			t.Errorf("error does not name %q once:\n%v", want, err)
+		}
+	}
+	if len(ce.errs) != 3 {
+		t.Errorf("%d problems, want 3:\n%v", len(ce.errs), err)
+	}
+}
