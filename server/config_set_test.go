@@ -99,3 +99,19 @@ func TestConfigSetValuesAsRedis(t *testing.T) {
 		t.Errorf("client-output-buffer-limit changed by refused calls: %q, was %q", r, limits)
 	}
 }
+
+// TestConfigGetEchoesName (S35): CONFIG GET answers an exact name as it
+// was typed, a glob's matches by their own names, and a parameter once,
+// under the first pattern that matched it, as redis-server 7.0 does.
+func TestConfigGetEchoesName(t *testing.T) {
+	p := newPeers(t, 1, 2, nil)
+	for _, c := range [][]string{
+		{"CONFIG", "GET", "NOTIFY-keyspace-events"},
+		{"CONFIG", "GET", "Lua-Time-Limit"},
+		{"CONFIG", "GET", "notify-keyspace-events", "NOTIFY-KEYSPACE-EVENTS"},
+		{"CONFIG", "GET", "NOTIFY-KEYSPACE-EVENTS", "notify*"},
+		{"CONFIG", "GET", "notify*", "NOTIFY-KEYSPACE-EVENTS"},
+	} {
+		p.same(0, c...)
+	}
+}
