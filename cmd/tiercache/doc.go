@@ -34,8 +34,8 @@
 //   - C1: configs/tiercache.yaml sets every key to exactly the embedded
 //     default (TestDefaultConfigFileMatchesDefaults).
 //   - C2: an invalid configuration is refused with one error listing every
-//     problem by its key's name, before any file, socket or arena is
-//     created (TestInvalidConfigListsEveryProblem,
+//     problem, before any file, socket or arena is created
+//     (TestInvalidConfigListsEveryProblem,
 //     TestServeRefusesInvalidConfig, TestListenAddressForm,
 //     TestWarmSegmentBounds, TestServerValuesNamedByKey).
 //   - C3: shutdown is ordered: RESP listeners, connections (each finishes
