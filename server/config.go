@@ -55,6 +55,9 @@ func (c *conn) cmdConfig(args [][]byte) {
 		for _, p := range append(c.configParams(), c.runtimeParams()...) {
 			for _, pat := range args[2:] {
 				if globMatch(strings.ToLower(string(pat)), p[0]) {
+					if !strings.ContainsAny(string(pat), "[*?") {
+						p[0] = string(pat) // an exact name is answered as typed (configGetCommand)
+					}
 					out = append(out, p)
 					break
 				}

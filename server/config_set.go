@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,23 +27,23 @@ type settable struct {
 	check func(s *Server, v string) (apply func(), why string)
 }
 
-// encodingKnobs are Redis 7.0's encoding parameters and their defaults
-// (config.c): kept, not used.
+// encodingKnobs are Redis 7.0's encoding parameters, their defaults and
+// bounds (config.c): kept, not used.
 var encodingKnobs = []struct {
 	name, alias, def string
 	memory           bool  // a size (1kb), else an integer
-	lo               int64 // the least integer
+	lo, hi           int64 // the integer's bounds (a size's are 0 and LONG_MAX)
 }{
-	{"hash-max-listpack-entries", "hash-max-ziplist-entries", "512", false, 0},
-	{"hash-max-listpack-value", "hash-max-ziplist-value", "64", true, 0},
-	{"list-max-listpack-size", "list-max-ziplist-size", "-2", false, -1 << 31},
-	{"list-compress-depth", "", "0", false, 0},
-	{"set-max-intset-entries", "", "512", false, 0},
-	{"zset-max-listpack-entries", "zset-max-ziplist-entries", "128", false, 0},
-	{"zset-max-listpack-value", "zset-max-ziplist-value", "64", true, 0},
-	{"stream-node-max-bytes", "", "4096", true, 0},
-	{"stream-node-max-entries", "", "100", false, 0},
-	{"hll-sparse-max-bytes", "", "3000", true, 0},
+	{"hash-max-listpack-entries", "hash-max-ziplist-entries", "512", false, 0, math.MaxInt64},
+	{"hash-max-listpack-value", "hash-max-ziplist-value", "64", true, 0, 0},
+	{"list-max-listpack-size", "list-max-ziplist-size", "-2", false, math.MinInt32, math.MaxInt32},
+	{"list-compress-depth", "", "0", false, 0, math.MaxInt32},
+	{"set-max-intset-entries", "", "512", false, 0, math.MaxInt64},
+	{"zset-max-listpack-entries", "zset-max-ziplist-entries", "128", false, 0, math.MaxInt64},
+	{"zset-max-listpack-value", "zset-max-ziplist-value", "64", true, 0, 0},
+	{"stream-node-max-bytes", "", "4096", true, 0, 0},
+	{"stream-node-max-entries", "", "100", false, 0, math.MaxInt64},
+	{"hll-sparse-max-bytes", "", "3000", true, 0, 0},
 }
 
 // knobValues holds the encoding knobs' values.
@@ -98,13 +99,16 @@ func settables() []settable {
 			get: func(s *Server) string { return s.knobs.get(k.name, k.def) },
 			check: func(s *Server, v string) (func(), string) {
 				if !k.memory {
-					return intParam(k.lo, 1<<63-1, func(s *Server, n int64) { s.knobs.set(k.name, strconv.FormatInt(n, 10)) })(s, v)
+					return intParam(k.lo, k.hi, func(s *Server, n int64) { s.knobs.set(k.name, strconv.FormatInt(n, 10)) })(s, v)
 				}
 				n, ok := parseMemory(v)
 				if !ok {
 					return nil, "argument must be a memory value"
 				}
-				out := strconv.FormatInt(n, 10)
+				if n > math.MaxInt64 { // Redis holds it as a long long: out of its bounds
+					return nil, "argument must be between 0 and 9223372036854775807 inclusive"
+				}
+				out := strconv.FormatUint(n, 10)
 				return func() { s.knobs.set(k.name, out) }, ""
 			}})
 	}
@@ -160,7 +164,7 @@ func checkOutputLimits(s *Server, v string) (func(), string) {
 		class := strings.ToLower(f[i])
 		hard, ok1 := parseMemory(f[i+1])
 		soft, ok2 := parseMemory(f[i+2])
-		secs, err := strconv.ParseInt(f[i+3], 10, 64)
+		secs, err := strconv.ParseInt(f[i+3], 10, 64) // as strtoll: "+5" too
 		if class != "normal" && class != "slave" && class != "replica" && class != "pubsub" {
 			return nil, "Invalid client class specified in buffer limit configuration."
 		}
@@ -170,12 +174,12 @@ func checkOutputLimits(s *Server, v string) (func(), string) {
 		switch class {
 		case "pubsub":
 			apply = func() {
-				s.conf.pubsubHard.Store(hard)
-				s.conf.pubsubSoft.Store(soft)
+				s.conf.pubsubHard.Store(int64(min(hard, math.MaxInt64)))
+				s.conf.pubsubSoft.Store(int64(min(soft, math.MaxInt64)))
 				s.conf.pubsubSoftSeconds.Store(secs)
 			}
 		case "normal":
-			if hard != int64(s.opts.MaxOutputBytes) || soft != 0 || secs != 0 {
+			if hard != uint64(s.opts.MaxOutputBytes) || soft != 0 || secs != 0 {
 				return nil, configNormalLimit
 			}
 		}
@@ -186,22 +190,39 @@ func checkOutputLimits(s *Server, v string) (func(), string) {
 	return apply, ""
 }
 
-// parseMemory reads a size as Redis's memtoull does: a number, or with
-// k, kb, m, mb, g, gb (k = 1000, kb = 1024; any case).
-func parseMemory(v string) (int64, bool) {
-	l := strings.ToLower(v)
-	mul := int64(1)
-	for _, u := range []struct {
-		s string
-		m int64
-	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}} {
-		if strings.HasSuffix(l, u.s) {
-			l, mul = strings.TrimSuffix(l, u.s), u.m
-			break
-		}
+// parseMemory reads a size as Redis's memtoull (util.c) does: digits
+// (none is 0), then nothing, b, k, kb, m, mb, g or gb in any case
+// (k = 1000, kb = 1024); no sign, nothing past the unit; too many digits
+// are 2^64-1, and a unit that overflows that is refused.
+func parseMemory(v string) (uint64, bool) {
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
 	}
-	n, ok := resp.ParseInt([]byte(l))
-	if !ok || n < 0 && mul != 1 {
+	var mul uint64
+	switch strings.ToLower(v[i:]) {
+	case "", "b":
+		mul = 1
+	case "k":
+		mul = 1000
+	case "kb":
+		mul = 1 << 10
+	case "m":
+		mul = 1000 * 1000
+	case "mb":
+		mul = 1 << 20
+	case "g":
+		mul = 1000 * 1000 * 1000
+	case "gb":
+		mul = 1 << 30
+	default:
+		return 0, false
+	}
+	var n uint64
+	if i > 0 {
+		n, _ = strconv.ParseUint(v[:i], 10, 64) // digits only: too many saturate, as strtoull's do
+	}
+	if n > math.MaxUint64/mul {
 		return 0, false
 	}
 	return n * mul, true
@@ -220,7 +241,9 @@ func (c *conn) runtimeParams() [][2]string {
 	return out
 }
 
-// configSet: CONFIG SET parameter value [parameter value ...].
+// configSet: CONFIG SET parameter value [parameter value ...]. As
+// configSetCommand (config.c) does, every name is checked first (the
+// first unknown or repeated one is the error), then every value in order.
 func (c *conn) configSet(args [][]byte) {
 	if len(args) < 4 || len(args)%2 != 0 {
 		c.wrongArgs("config|set")
@@ -228,39 +251,49 @@ func (c *conn) configSet(args [][]byte) {
 	}
 	params := settables()
 	fixed := c.configParams()
-	var applies []func()
+	type change struct {
+		name, v string
+		p       *settable // nil: one of fixed
+		fixed   string    // its value, when fixed
+	}
+	var changes []change
 	seen := map[string]bool{}
 	for i := 2; i < len(args); i += 2 {
-		name, v := strings.ToLower(string(args[i])), string(args[i+1])
-		var p *settable
+		ch := change{name: strings.ToLower(string(args[i])), v: string(args[i+1])}
+		key := ""
 		for j := range params {
-			if params[j].name == name || params[j].alias != "" && params[j].alias == name {
-				p = &params[j]
+			if params[j].name == ch.name || params[j].alias != "" && params[j].alias == ch.name {
+				ch.p, key = &params[j], params[j].name
 			}
 		}
-		if p == nil {
-			j := 0
-			for j < len(fixed) && fixed[j][0] != name {
-				j++
+		for j := 0; ch.p == nil && j < len(fixed); j++ {
+			if fixed[j][0] == ch.name {
+				ch.fixed, key = fixed[j][1], ch.name
 			}
-			switch {
-			case j == len(fixed):
-				c.w.Error(errConfigSetUnknown(args[i]))
-				return
-			case fixed[j][1] != v:
-				c.w.Error(errConfigSetFailed(name, configImmutable))
+		}
+		if key == "" {
+			c.w.Error(errConfigSetUnknown(args[i]))
+			return
+		}
+		if seen[key] {
+			c.w.Error(errConfigSetFailed(string(args[i]), "duplicate parameter"))
+			return
+		}
+		seen[key] = true
+		changes = append(changes, ch)
+	}
+	var applies []func()
+	for _, ch := range changes {
+		if ch.p == nil {
+			if ch.fixed != ch.v {
+				c.w.Error(errConfigSetFailed(ch.name, configImmutable))
 				return
 			}
 			continue
 		}
-		if seen[p.name] {
-			c.w.Error(errConfigSetFailed(name, "duplicate parameter"))
-			return
-		}
-		seen[p.name] = true
-		apply, why := p.check(c.s, v)
+		apply, why := ch.p.check(c.s, ch.v)
 		if why != "" {
-			c.w.Error(errConfigSetFailed(name, why))
+			c.w.Error(errConfigSetFailed(ch.name, why))
 			return
 		}
 		applies = append(applies, apply)

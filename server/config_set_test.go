@@ -64,3 +64,54 @@ func TestConfigSet(t *testing.T) {
 		t.Errorf("client-output-buffer-limit: %q", r)
 	}
 }
+
+// TestConfigSetValuesAsRedis (S35): sizes are read as Redis's memtoull
+// reads them (no sign, a b unit, no overflow), integers keep Redis's
+// bounds, and a call's names are checked (unknown, duplicate) before any
+// value, with redis-server 7.0's replies; a refused call changes nothing.
+func TestConfigSetValuesAsRedis(t *testing.T) {
+	p := newPeers(t, 1, 2, nil)
+	limits := p.ours[0].do("CONFIG", "GET", "client-output-buffer-limit")
+	for _, c := range [][]string{
+		{"CONFIG", "SET", "hash-max-listpack-value", "-5"},
+		{"CONFIG", "SET", "hash-max-listpack-value", "+5"},
+		{"CONFIG", "SET", "hash-max-listpack-value", "10000000000gb"},
+		{"CONFIG", "SET", "hash-max-listpack-value", "99999999999999999999"},
+		{"CONFIG", "SET", "hash-max-listpack-value", "1b"},
+		{"CONFIG", "GET", "hash-max-listpack-value"},
+		{"CONFIG", "SET", "hash-max-listpack-value", "2KB"},
+		{"CONFIG", "GET", "hash-max-listpack-value"},
+		{"CONFIG", "SET", "hash-max-listpack-value", ""},
+		{"CONFIG", "GET", "hash-max-listpack-value"},
+		{"CONFIG", "SET", "list-max-listpack-size", "3000000000"},
+		{"CONFIG", "SET", "list-compress-depth", "3000000000"},
+		{"CONFIG", "SET", "client-output-buffer-limit", "pubsub -1 1 1"},
+		{"CONFIG", "SET", "client-output-buffer-limit", "pubsub 1 1 5x"},
+		{"CONFIG", "SET", "Notify-keyspace-events", "K", "NOTIFY-keyspace-events", "K"},
+		{"CONFIG", "SET", "save", "", "save", ""},
+		{"CONFIG", "SET", "busy-reply-threshold", "x", "nosuch", "1"},
+		{"CONFIG", "SET", "busy-reply-threshold", "x", "notify-keyspace-events", "K", "busy-reply-threshold", "1"},
+		{"CONFIG", "GET", "notify-keyspace-events"},
+	} {
+		p.same(0, c...)
+	}
+	if r := p.ours[0].do("CONFIG", "GET", "client-output-buffer-limit"); r != limits {
+		t.Errorf("client-output-buffer-limit changed by refused calls: %q, was %q", r, limits)
+	}
+}
+
+// TestConfigGetEchoesName (S35): CONFIG GET answers an exact name as it
+// was typed, a glob's matches by their own names, and a parameter once,
+// under the first pattern that matched it, as redis-server 7.0 does.
+func TestConfigGetEchoesName(t *testing.T) {
+	p := newPeers(t, 1, 2, nil)
+	for _, c := range [][]string{
+		{"CONFIG", "GET", "NOTIFY-keyspace-events"},
+		{"CONFIG", "GET", "Lua-Time-Limit"},
+		{"CONFIG", "GET", "notify-keyspace-events", "NOTIFY-KEYSPACE-EVENTS"},
+		{"CONFIG", "GET", "NOTIFY-KEYSPACE-EVENTS", "notify*"},
+		{"CONFIG", "GET", "notify*", "NOTIFY-KEYSPACE-EVENTS"},
+	} {
+		p.same(0, c...)
+	}
+}

@@ -72,3 +72,27 @@ func TestConfig(t *testing.T) {
 		{[]string{"PING"}, "+PONG"},
 	})
 }
+
+// TestInfoKeyspaceExpires (S20): INFO keyspace's expires counts the keys
+// with a TTL, as redis-server 7.0's does, through EXPIRE, PERSIST, SET
+// without KEEPTTL and DEL.
+func TestInfoKeyspaceExpires(t *testing.T) {
+	p := newPeers(t, 1, 2, nil)
+	expires := func(info string) string {
+		_, rest, _ := strings.Cut(info, "db0:")
+		_, rest, _ = strings.Cut(rest, "expires=")
+		n, _, _ := strings.Cut(rest, ",")
+		return n
+	}
+	for _, c := range [][]string{
+		{"SET", "a", "1"}, {"SET", "b", "1", "EX", "100"}, {"SET", "c", "1", "PX", "100000"},
+		{"HSET", "h", "f", "v"}, {"EXPIRE", "h", "100"}, {"SET", "d", "1", "EX", "100"},
+		{"PERSIST", "c"}, {"SET", "d", "2"}, {"SET", "e", "1", "EX", "100"}, {"DEL", "e"},
+	} {
+		p.same(0, c...)
+		ours, peer := p.ours[0].do("INFO", "keyspace"), p.peer[0].do("INFO", "keyspace")
+		if o, r := expires(ours), expires(peer); o != r {
+			t.Errorf("after %q: expires=%s, redis-server %s", c, o, r)
+		}
+	}
+}

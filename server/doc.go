@@ -228,7 +228,8 @@
 //     refused with an error before the new value is allocated and changes
 //     nothing (TestAggregateLimits); HSCAN returns a field present for the
 //     whole scan exactly once (TestHScanLargeHash); HRANDFIELD keeps to its
-//     count's contract (TestHRandField).
+//     count's contract (TestHRandField); INFO keyspace's expires counts
+//     the keys with a TTL (TestInfoKeyspaceExpires).
 //   - S21: each read-modify-write is one tier.Cache.Update: concurrent INCR,
 //     INCRBY, HINCRBY, HINCRBYFLOAT and HSET from many connections lose no
 //     update, and keep the key's TTL (GETSET clears it, as SET)
@@ -361,8 +362,11 @@
 //     client-output-buffer-limit pubsub at once, accepts and keeps Redis's
 //     encoding knobs, applies all of a command's parameters or none, takes
 //     each number within Redis's range and answers its range error byte for
-//     byte, and refuses every other change naming the parameter and why
-//     (TestConfigSet).
+//     byte, reads sizes as memtoull does and checks every name before any
+//     value, and refuses every other change naming the parameter and why
+//     (TestConfigSet, TestConfigSetValuesAsRedis); CONFIG GET answers an
+//     exact name as typed (TestConfigGetEchoesName); a pubsub soft_seconds
+//     of any size is a wait, not an overflow (TestPubSubSoftSecondsHuge).
 //   - S40: the set commands (SADD ... SSCAN, the algebra and its STORE
 //     forms) answer as redis-server 7.0, byte for byte in RESP2 and RESP3,
 //     a set's members in any order and random picks by shape

@@ -149,7 +149,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 	case "keyspace":
 		b.WriteString("# Keyspace\r\n")
 		if n := snap().Cache.Keys; n > 0 {
-			kv("db0", fmt.Sprintf("keys=%d,expires=0,avg_ttl=0", n))
+			kv("db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=0", n, snap().Cache.Expiring))
 		}
 	case "cluster":
 		// Clients read cluster_enabled before they choose a cluster client

@@ -44,6 +44,13 @@ var notifyLetters = []struct {
 
 // parseNotifyFlags reads class letters (keyspaceEventsStringToFlags);
 // false for a letter that is no class.
+// NotifyKeyspaceEventsValid says whether s is a notify-keyspace-events
+// value Options.NotifyKeyspaceEvents takes.
+func NotifyKeyspaceEventsValid(s string) bool {
+	_, ok := parseNotifyFlags(s)
+	return ok
+}
+
 func parseNotifyFlags(s string) (uint32, bool) {
 	var f uint32
 	for i := 0; i < len(s); i++ {

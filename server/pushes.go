@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -120,7 +121,10 @@ func (q *pushQueue) deliver(b []byte, first byte) bool {
 // overLimit says which limit total passes, or "": the hard one, or the
 // soft one for longer than its seconds. Called with mu held.
 func (q *pushQueue) overLimit(total int64, cf *runtimeConfig) string {
-	hard, soft, softFor := cf.pubsubHard.Load(), cf.pubsubSoft.Load(), time.Duration(cf.pubsubSoftSeconds.Load())*time.Second
+	hard, soft, softFor := cf.pubsubHard.Load(), cf.pubsubSoft.Load(), time.Duration(math.MaxInt64)
+	if secs := cf.pubsubSoftSeconds.Load(); secs < int64(softFor/time.Second) {
+		softFor = time.Duration(secs) * time.Second // else: longer than a Duration holds, for ever
+	}
 	if hard > 0 && total > hard {
 		return "hard"
 	}

@@ -46,3 +46,19 @@ func TestIdleSubscriberWrittenDirectly(t *testing.T) {
 		t.Errorf("the pusher wrote %d of %d messages, want all but the first of each subscriber", n, 2*count)
 	}
 }
+
+// TestPubSubSoftSecondsHuge (S35): a soft_seconds CONFIG SET takes (any
+// number that fits a long long, as Redis's) is a wait no subscriber
+// outlives, not one that overflows into an immediate close.
+func TestPubSubSoftSecondsHuge(t *testing.T) {
+	var cf runtimeConfig
+	cf.pubsubSoft.Store(10)
+	cf.pubsubSoftSeconds.Store(10_000_000_000)
+	var q pushQueue
+	for i := range 3 {
+		if why := q.overLimit(100, &cf); why != "" {
+			t.Fatalf("check %d over a soft limit of 10 billion seconds: closed for %q", i, why)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -266,6 +266,21 @@ func (d *directory) keyCount() int64 {
 	return n
 }
 
+// expiringCount is the number of entries filed in the shards' expiry
+// indexes (T55), taking each shard's read lock in turn.
+func (d *directory) expiringCount() int64 {
+	var n int64
+	for i := range d.shards {
+		sh := &d.shards[i]
+		sh.mu.RLock()
+		if sh.exps != nil {
+			n += int64(sh.exps.n)
+		}
+		sh.mu.RUnlock()
+	}
+	return n
+}
+
 // headerCount is the number of entries whose key cold holds a header of
 // (hdr), without walking the map.
 func (d *directory) headerCount() int64 {

@@ -51,7 +51,11 @@ type Stats struct {
 	// DirectoryKeys is the live keys of the directory: those in DRAM, in
 	// flight, or only in cold but not forgotten yet (T12, T15, T37).
 	DirectoryKeys int64
-	Tiers         []TierLevel // hot, warm, cold, remote in that order (absent tiers omitted)
+	// Expiring is the directory's keys with an expiry (the expiry index's
+	// entries, T55), expired ones not yet swept among them: INFO
+	// keyspace's expires. O(shards).
+	Expiring int64
+	Tiers    []TierLevel // hot, warm, cold, remote in that order (absent tiers omitted)
 
 	Misses      uint64 // Get/MGet keys found nowhere
 	Promotions  uint64 // warm hits moved to hot, and cold hits given a DRAM record
@@ -160,7 +164,7 @@ type DRAMStats struct {
 
 // Stats returns a snapshot.
 func (c *Cache) Stats() Stats {
-	s := Stats{Keys: c.keyCount(), DirectoryKeys: c.dir.keyCount(), WarmNode: -1, ColdIndexNode: -1, ColdIndexPlacement: -1}
+	s := Stats{Keys: c.keyCount(), DirectoryKeys: c.dir.keyCount(), Expiring: c.dir.expiringCount(), WarmNode: -1, ColdIndexNode: -1, ColdIndexPlacement: -1}
 	m := c.mem
 	m.mu.Lock()
 	var ls policy.LFUStats

@@ -15,6 +15,7 @@ import (
 	"github.com/tiercache/tiercache/coldstore"
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/numa"
+	"github.com/tiercache/tiercache/resp"
 	"github.com/tiercache/tiercache/server"
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/uring"
@@ -64,6 +65,18 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	b.server.TrackingTableMaxKeys = c.Server.TrackingTableMaxKeys
 	if err := pubsubLimit(c.Server.PubSubOutputLimit, &b.server); err != nil {
 		bad(err)
+	}
+	if !server.NotifyKeyspaceEventsValid(c.Server.NotifyKeyspaceEvents) {
+		bad(fmt.Errorf("server.notify_keyspace_events %q: a letter is no class of Redis's notify-keyspace-events (Ag$lshzxeKEtmdn)", c.Server.NotifyKeyspaceEvents))
+		b.server.NotifyKeyspaceEvents = "" // said once
+	}
+	if c.Server.ShutdownTimeout < 0 {
+		bad(fmt.Errorf("server.shutdown_timeout %v must not be negative (0 takes the default)", c.Server.ShutdownTimeout))
+		b.server.ShutdownTimeout = 0
+	}
+	if c.Server.MaxBulk > resp.DefaultMaxQuery {
+		bad(fmt.Errorf("server.max_bulk %v: at most %v, the most one request may hold", c.Server.MaxBulk, ByteSize(resp.DefaultMaxQuery)))
+		b.server.MaxBulkBytes = 0
 	}
 	if c.Server.BusyScriptTime < 0 {
 		bad(fmt.Errorf("server.busy_script_time %v must not be negative", time.Duration(c.Server.BusyScriptTime)))
@@ -208,7 +221,19 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		MaxValue: int(c.MaxValue), Durability: tier.Durability(c.Durability), Logger: log,
 	}
 	to.WarmBytes = int64(c.Warm.Bytes)
-	to.WarmSegmentBytes = int(c.Warm.Segment)
+	to.WarmSegmentBytes = int(min(c.Warm.Segment, 1<<40))
+	// A segment costs about 70 bytes of Go heap (dram.Log's bookkeeping):
+	// below 4KiB that is more than 2% of it, and a 1-byte segment makes
+	// warm.bytes' worth of them before the socket answers. dram.Options
+	// takes at most 1GiB.
+	if s := c.Warm.Segment; s != 0 && (s < 4<<10 || s > 1<<30) {
+		bad(fmt.Errorf("warm.segment %v: must be 0 (a 64th of warm.bytes within 64KiB-4MiB) or from 4KiB to 1GiB", s))
+		to.WarmSegmentBytes = 0 // said once
+	} else if s != 0 && c.Warm.Bytes/s > maxWarmSegments {
+		bad(fmt.Errorf("warm.segment %v makes %d segments of warm.bytes %v: at most %d (about 70 bytes of heap each); take a larger segment or 0",
+			s, c.Warm.Bytes/s, c.Warm.Bytes, maxWarmSegments))
+		to.WarmSegmentBytes = 0
+	}
 	to.WarmArena = numa.ArenaOptions{Node: node, Policy: pol, Mode: pmode, Fallback: fb, HugePages: c.Warm.HugePages, Logger: log}
 	cc := coldstore.Config{Mode: c.Cold.Backend, Device: c.Cold.Device, IOPoll: c.Cold.IOPoll, SQPoll: c.Cold.SQPoll,
 		Capacity: int64(c.Cold.Capacity), IndexNode: indexNode, DataDir: c.Cold.DataDir, DefaultBytes: int64(min(c.Cold.DefaultBytes, 1<<62)),
@@ -290,6 +315,10 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	}
 	return b, nil
 }
+
+// maxWarmSegments bounds warm.bytes / warm.segment: 16Mi segments are
+// about 1.1GiB of dram.Log bookkeeping (64GiB of warm at 4KiB segments).
+const maxWarmSegments = 1 << 24
 
 // checkListenAddr checks the form of a TCP listen address, host:port (a
 // numeric port at most 65535), so that a malformed one is a configuration

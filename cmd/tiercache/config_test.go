@@ -371,3 +371,57 @@ func TestGoMemoryLimitConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestWarmSegmentBounds (C2): a warm.segment so small that warm.bytes
+// makes millions of segments (1 byte: 268 million for the default 256MiB,
+// 16GiB of bookkeeping before the socket answers) is refused at start by
+// its key's name, as are one above dram's 1GiB and one that makes more
+// than 16Mi segments of warm.bytes; 0 and 4KiB are taken.
+func TestWarmSegmentBounds(t *testing.T) {
+	for _, seg := range []string{"1", "4095", "2GiB", "4KiB"} {
+		c := defaultConfig()
+		c.Warm.Bytes = 8 << 30
+		if seg == "4KiB" {
+			c.Warm.Bytes = 1 << 40 // 256Mi segments of 4KiB
+		}
+		if err := c.loadYAML([]byte("warm: {segment: "+seg+"}"), "test"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.build(zap.NewNop()); err == nil || !strings.Contains(err.Error(), "warm.segment") {
+			t.Errorf("warm.segment %s: %v, want a refusal naming warm.segment", seg, err)
+		}
+	}
+	for _, seg := range []string{"0", "4KiB"} {
+		c := defaultConfig()
+		c.Cold.DataDir = t.TempDir()
+		if err := c.loadYAML([]byte("warm: {segment: "+seg+"}"), "test"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.build(zap.NewNop()); err != nil {
+			t.Errorf("warm.segment %s: %v", seg, err)
+		}
+	}
+}
+
+// TestServerValuesNamedByKey (C2): a bad server.max_bulk, shutdown_timeout
+// or notify_keyspace_events is refused at start naming its key, once, not
+// by the server package's own words for it.
+func TestServerValuesNamedByKey(t *testing.T) {
+	c := defaultConfig()
+	if err := c.loadYAML([]byte("server: {max_bulk: 2GiB, shutdown_timeout: -1s, notify_keyspace_events: Q}"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.build(zap.NewNop())
+	var ce *configError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v", err)
+	}
+	for _, want := range []string{"server.max_bulk 2GiB", "server.shutdown_timeout -1s", `server.notify_keyspace_events "Q"`} {
+		if strings.Count(err.Error(), want) != 1 {
+			t.Errorf("error does not name %q once:\n%v", want, err)
+		}
+	}
+	if len(ce.errs) != 3 {
+		t.Errorf("%d problems, want 3:\n%v", len(ce.errs), err)
+	}
+}

@@ -35,8 +35,9 @@
 //     default (TestDefaultConfigFileMatchesDefaults).
 //   - C2: an invalid configuration is refused with one error listing every
 //     problem, before any file, socket or arena is created
-//     (TestInvalidConfigListsEveryProblem, TestServeRefusesInvalidConfig,
-//     TestListenAddressForm).
+//     (TestInvalidConfigListsEveryProblem,
+//     TestServeRefusesInvalidConfig, TestListenAddressForm,
+//     TestWarmSegmentBounds, TestServerValuesNamedByKey).
 //   - C3: shutdown is ordered: RESP listeners, connections (each finishes
 //     its command and flushes), metrics endpoint, then tier.Cache.Close
 //     (flusher drained, ring, arenas, device); a second SIGTERM/SIGINT
