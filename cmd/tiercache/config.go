@@ -288,8 +288,10 @@ func (c *Config) loadYAML(b []byte, name string) error {
 // e.g. TIERCACHE_SERVER_SOCKET, TIERCACHE_WARM_BYTES, TIERCACHE_DURABILITY.
 const envPrefix = "TIERCACHE_"
 
-// applyEnv applies every TIERCACHE_* variable that names a config key;
-// values are parsed like YAML scalars. It returns one error per bad value.
+// applyEnv applies every TIERCACHE_* variable that names a config key:
+// a string key takes the text as it is unless it starts with a quote (then
+// a quoted YAML scalar), other keys' values are parsed like YAML scalars.
+// It returns one error per bad value.
 func (c *Config) applyEnv(environ []string) []error {
 	fields := map[string]reflect.Value{}
 	collectFields(reflect.ValueOf(c).Elem(), envPrefix, fields)
@@ -303,10 +305,14 @@ func (c *Config) applyEnv(environ []string) []error {
 		if !ok {
 			continue
 		}
+		if f.Kind() == reflect.String && !strings.HasPrefix(val, `"`) && !strings.HasPrefix(val, "'") {
+			f.SetString(val) // the text as it is: "p@ss #1" keeps its " #1", which YAML reads as a comment
+			continue
+		}
 		var node yaml.Node
 		err := yaml.Unmarshal([]byte(val), &node)
 		if f.Kind() == reflect.String && (err != nil || len(node.Content) == 0 || node.Content[0].Kind != yaml.ScalarNode) {
-			f.SetString(val) // not one YAML scalar ("", "tiercache:", "a: b"): the text as it is
+			f.SetString(val) // a quote that does not make one YAML scalar: the text as it is
 			continue
 		}
 		if err != nil || len(node.Content) == 0 {

@@ -184,17 +184,20 @@ func TestEnvAndFlagsOverride(t *testing.T) {
 }
 
 // TestEnvRemote: the remote section from the environment: addrs as a
-// comma-separated list, a prefix ending in a colon (not one YAML scalar:
-// taken as it is), a quoted password; and a bad write policy is an error.
+// comma-separated list, a prefix ending in a colon (taken as it is), a
+// quoted password, an unquoted one with " #" in it (as it is, not cut at
+// YAML's comment); and a bad write policy is an error.
 func TestEnvRemote(t *testing.T) {
 	env := []string{"TIERCACHE_REMOTE_ADDRS=10.0.0.5:6379, 10.0.0.6:6379", "TIERCACHE_REMOTE_PREFIX=bench1:",
-		"TIERCACHE_REMOTE_PASSWORD=\"p: w\"", "TIERCACHE_REMOTE_WRITE=through", "TIERCACHE_SERVER_SOCKET=a: b"}
+		"TIERCACHE_REMOTE_PASSWORD=\"p: w\"", "TIERCACHE_REMOTE_WRITE=through", "TIERCACHE_SERVER_SOCKET=a: b",
+		"TIERCACHE_SERVER_REQUIREPASS=p@ss #1 "}
 	c, err := loadConfig("serve", nil, env, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(c.Remote.Addrs, AddrList{"10.0.0.5:6379", "10.0.0.6:6379"}) || c.Remote.Prefix != "bench1:" ||
-		c.Remote.Password != "p: w" || c.Remote.Write != "through" || c.Server.Socket != "a: b" {
+		c.Remote.Password != "p: w" || c.Remote.Write != "through" || c.Server.Socket != "a: b" ||
+		c.Server.RequirePass != "p@ss #1 " {
 		t.Fatalf("remote from the environment: %+v, socket %q", c.Remote, c.Server.Socket)
 	}
 	b, err := c.build(zap.NewNop())
