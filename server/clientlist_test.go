@@ -12,9 +12,16 @@ import (
 
 // TestClientListKillErrorsMatchRedis: CLIENT LIST's, KILL's and NO-EVICT's
 // refusals are redis-server's byte for byte, and those matching no
-// connection answer as it does (S54).
+// connection answer as it does, in RESP2 and RESP3 (S54).
 func TestClientListKillErrorsMatchRedis(t *testing.T) {
+	for _, proto := range []string{"2", "3"} {
+		t.Run("RESP"+proto, func(t *testing.T) { clientListKillMatchRedis(t, proto) })
+	}
+}
+
+func clientListKillMatchRedis(t *testing.T, proto string) {
 	p := newPeerPair(t)
+	p.do("HELLO", proto) // the servers' own names and versions differ
 	p.same([][]string{
 		{"CLIENT", "LIST", "TYPE", "foo"}, {"CLIENT", "LIST", "ID", "x"}, {"CLIENT", "LIST", "FOO"},
 		{"CLIENT", "LIST", "TYPE", "normal", "ID", "1"}, {"CLIENT", "LIST", "ID", "99999"}, {"CLIENT", "LIST", "TYPE", "master"},
