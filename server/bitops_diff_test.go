@@ -5,6 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tiercache/tiercache/remote"
+	"github.com/tiercache/tiercache/remote/redistest"
 )
 
 // bitopsCases are BITOP, BITFIELD, BITFIELD_RO and LCS edge cases, each
@@ -248,4 +252,38 @@ func TestBitOpsTenants(t *testing.T) {
 			t.Errorf("rag holds rag:f and rag:d: %q", line)
 		}
 	}
+}
+
+// TestBitOpsThroughRemote (S55, tier T39): what BITFIELD and BITOP write on
+// one sidecar reaches another through the shared remote tier, as any
+// write's: each reads the strings the other made and changed.
+func TestBitOpsThroughRemote(t *testing.T) {
+	rs := redistest.StartServer(t)
+	open := func() *rawPeer {
+		_, path := startRemoteSidecar(t, remote.Config{Addrs: []string{rs.Addr}, Prefix: "bits:", Timeout: 500 * time.Millisecond}, nil)
+		return dialPeer(t, path)
+	}
+	a, b := open(), open()
+	await := func(c *rawPeer, key, want string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for c.do("GET", key) != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("GET %s never answered %q (last %q)", key, want, c.do("GET", key))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if r := b.do("BITFIELD", "f", "SET", "u8", "0", "65"); r != "*1\r\n:0\r\n" {
+		t.Fatalf("BITFIELD: %q", r)
+	}
+	if r := b.do("BITOP", "OR", "d", "f", "nosuch"); r != ":1\r\n" {
+		t.Fatalf("BITOP: %q", r)
+	}
+	await(a, "f", "$1\r\nA\r\n")
+	await(a, "d", "$1\r\nA\r\n")
+	a.do("BITFIELD", "d", "INCRBY", "u8", "0", "1")
+	await(b, "d", "$1\r\nB\r\n")
+	b.do("BITOP", "AND", "d", "nosuch")
+	await(a, "d", "$-1\r\n")
 }

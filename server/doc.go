@@ -507,7 +507,10 @@
 //     result; a BITFIELD offset past max_value gets Redis's bit offset
 //     error, a field ending past it the value limit's, and an LCS table
 //     past it Redis's proto-max-bulk-len error (TestBitOpsLimits). Their
-//     keys are their tenant's (TestBitOpsTenants).
+//     keys are their tenant's (TestBitOpsTenants) and their writes reach
+//     other sidecars through the remote tier (TestBitOpsThroughRemote);
+//     bitfield.go's arithmetic is checked on its own too
+//     (TestBitfieldArithmetic).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
