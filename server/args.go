@@ -429,6 +429,12 @@ func (c *conn) lposArgs(args [][]byte) (rank, count, maxlen int64, ok bool) {
 // the largest value (max_value), as Redis bounds it by proto-max-bulk-len.
 func (c *conn) bitOffsetArg(b []byte) (int64, bool) {
 	off, ok := parseInt(b)
+	return c.bitOffsetIn(off, ok)
+}
+
+// bitOffsetIn checks a parsed bit offset as bitOffsetArg does (BITFIELD's
+// #n offsets too, once multiplied: Redis's getBitOffsetFromArgument).
+func (c *conn) bitOffsetIn(off int64, ok bool) (int64, bool) {
 	if !ok || off < 0 || off>>3 >= int64(c.s.opts.MaxValueBytes) {
 		c.w.Error(errBitOffset)
 		return 0, false

@@ -140,6 +140,8 @@ func TestClusterMatchesRedis(t *testing.T) {
 		{"RENAMENX", "b", "f"}, {"COPY", "b", "f"}, {"MSET", "b", "1", "f", "2"}, {"MSET", "b", "1", "f"},
 		{"MSETNX", "b", "1", "f", "2"}, {"BLPOP", "b", "f", "1"}, {"BRPOP", "f", "b", "1"}, {"LMOVE", "b", "f", "LEFT", "LEFT"},
 		{"RPOPLPUSH", "b", "f"}, {"BLMOVE", "b", "f", "LEFT", "LEFT", "1"}, {"BRPOPLPUSH", "b", "f", "1"},
+		{"BITOP", "AND", "b", "f"}, {"BITOP", "OR", "b", "{b}x", "f"}, {"BITOP", "OR", "b", "{b}x"}, {"LCS", "b", "f"}, {"LCS", "b", "{b}x"},
+		{"BITFIELD", "b", "GET", "u8", "0"}, {"BITFIELD_RO", "f", "GET", "u8", "0"},
 		{"NOSUCH", "b", "f"}, {"GET", "b"}, {"MGET", "b", "{b}x"}, {"EXISTS", "b", "f", "k2"},
 		{"WATCH", "b", "f"}, {"WATCH", "b", "{b}x"}, {"UNWATCH"},
 		// Transactions: a refused command makes EXEC abort; commands of
@@ -158,6 +160,7 @@ func TestClusterMatchesRedis(t *testing.T) {
 		{"COMMAND", "GETKEYS", "copy", "a", "b", "db", "0"}, {"COMMAND", "GETKEYS", "watch", "a", "b"},
 		{"COMMAND", "GETKEYS", "mget"}, {"COMMAND", "GETKEYS"}, {"COMMAND", "GETKEYS", "select", "0", "1"},
 		{"COMMAND", "GETKEYS", "Mget", "A"},
+		{"COMMAND", "GETKEYS", "bitop", "and", "d", "a", "b"}, {"COMMAND", "GETKEYS", "lcs", "a", "b"}, {"COMMAND", "GETKEYS", "bitfield", "a", "get", "u8", "0"},
 	})
 	// RESP3: the topology again.
 	p.do("HELLO", "3")

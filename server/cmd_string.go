@@ -14,7 +14,17 @@ import (
 // stringRead reads key's string for a read command; ok false means the
 // error reply is written.
 func (c *conn) stringRead(key []byte) (v []byte, exists, ok bool) {
-	v, kind, shared, exists, _, err := c.s.cache.ViewAny(c.scratch[:0], key)
+	v, exists, ok = c.stringReadInto(c.scratch[:0], key)
+	if exists && cap(v) <= maxScratch && cap(v) > cap(c.scratch) {
+		c.scratch = v[:0]
+	}
+	return v, exists, ok
+}
+
+// stringReadInto is stringRead appending the value to dst (BITOP reads
+// its sources into one buffer).
+func (c *conn) stringReadInto(dst, key []byte) (v []byte, exists, ok bool) {
+	v, kind, _, exists, _, err := c.s.cache.ViewAny(dst, key)
 	switch {
 	case err != nil:
 		c.cacheError(err)
@@ -24,9 +34,6 @@ func (c *conn) stringRead(key []byte) (v []byte, exists, ok bool) {
 	case kind != kindString:
 		c.w.Error(errWrongType)
 		return nil, false, false
-	}
-	if !shared && cap(v) <= maxScratch && cap(v) > cap(c.scratch) {
-		c.scratch = v[:0]
 	}
 	return v, true, true
 }

@@ -48,7 +48,9 @@
 // tier.Cache.Rename, tier.Cache.Copy).
 // The string read-modify-writes: INCR DECR INCRBY DECRBY INCRBYFLOAT
 // APPEND GETRANGE SUBSTR SETRANGE GETSET MSETNX SETBIT GETBIT BITCOUNT
-// BITPOS (cmd_string.go, cmd_bit.go). The hashes: HSET HMSET HSETNX HGET
+// BITPOS BITFIELD BITFIELD_RO (cmd_string.go, cmd_bit.go,
+// cmd_bitfield.go on bitfield.go), and BITOP and LCS, which read several
+// keys (cmd_bitop.go, cmd_lcs.go). The hashes: HSET HMSET HSETNX HGET
 // HMGET HGETALL HDEL HEXISTS HLEN HKEYS HVALS HSTRLEN HINCRBY HINCRBYFLOAT
 // HRANDFIELD HSCAN (value/hash is the record a hash is stored as, and its
 // operations; cmd_hash.go, cmd_hscan.go), and field expiry: HEXPIRE
@@ -487,6 +489,28 @@
 //     TestClientKillWhileWaitingForLock); their refusals and
 //     NO-EVICT's are redis-server's (TestClientListAndKill,
 //     TestClientListKillErrorsMatchRedis).
+//   - S55: BITOP, BITFIELD, BITFIELD_RO and LCS answer as redis-server
+//     7.0 does, byte for byte in RESP2 and RESP3: every argument error's
+//     text and order, WRONGTYPE (LCS's own error), OVERFLOW's WRAP, SAT
+//     and FAIL with Redis's range checks, # offsets, the replies of IDX
+//     and WITHMATCHLEN, in MULTI and in scripts (TestBitOpsMatchRedis;
+//     TestBitOpsDifferential: random BITFIELD subcommand lists, BITOP and
+//     LCS on random strings, compared reply for reply and string for
+//     string). A refused command changes nothing: BITFIELD parses every
+//     subcommand before its one Cache.Update. BITFIELD's write that
+//     changed no field touches nothing (no WATCH, no event) though it may
+//     make or grow the string, as in Redis; BITOP touches only its
+//     destination, which it replaces whatever it held, without an expiry,
+//     or deletes when the result is empty ("set" or "del";
+//     TestKeyspaceNotificationsMatchRedis, TestTrackingMatchesRedis,
+//     TestClusterMatchesRedis). BITOP holds at most one source and the
+//     result; a BITFIELD offset past max_value gets Redis's bit offset
+//     error, a field ending past it the value limit's, and an LCS table
+//     past it Redis's proto-max-bulk-len error (TestBitOpsLimits). Their
+//     keys are their tenant's (TestBitOpsTenants) and their writes reach
+//     other sidecars through the remote tier (TestBitOpsThroughRemote);
+//     bitfield.go's arithmetic is checked on its own too
+//     (TestBitfieldArithmetic).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -584,6 +608,12 @@
 //     blocks (docs/DESIGN.md, "Data types"; S45). INCRBYFLOAT and HINCRBYFLOAT compute
 //     as Redis's long double does (a 64-bit mantissa big.Float), so their
 //     replies are Redis's digits.
+//   - A BITFIELD write whose field ends past max_value is refused with
+//     the value limit's error, where Redis, whose offsets are bounded by
+//     proto-max-bulk-len as here, stores up to 8 bytes past it. BITOP and
+//     LCS hold the transaction lock exclusively while they compute, as
+//     Redis's one thread does: an LCS of two long strings (its table up
+//     to max_value bytes) holds every other command meanwhile.
 //   - OBJECT ENCODING answers "raw" for every string (a value is stored as
 //     the bytes given, never as an integer or inline) and "listpack" for a
 //     hash, list, set or sorted set whatever its size; OBJECT FREQ is the promotion policy's read estimate, 0

@@ -25,10 +25,13 @@ func FuzzCommands(f *testing.F) {
 		"BLPOP\x00l\x00x\x000", "BLMOVE\x00x\x00l\x00LEFT\x00LEFT\x000.1", "LRANGE\x00l\x00-100\x00100",
 		"CLUSTER\x00GETKEYSINSLOT\x003300\x001", "CLUSTER\x00SHARDS", "COMMAND\x00GETKEYS\x00mset\x00a\x001\x00b",
 		"MGET\x00b\x00f\x00{b}x", "EXEC", "CLUSTER\x00COUNT-FAILURE-REPORTS\x00x",
+		"BITFIELD\x00k\x00OVERFLOW\x00SAT\x00INCRBY\x00i64\x00#3\x00-1\x00GET\x00u63\x000", "BITOP\x00XOR\x00d\x00k\x00h",
+		"LCS\x00k\x00d\x00IDX\x00MINMATCHLEN\x001\x00WITHMATCHLEN", "BITFIELD_RO\x00k\x00GET\x00i1\x00#8388607",
 	} {
 		f.Add([]byte(s))
 	}
-	// Values of at most 1 MiB: SETRANGE and SETBIT may build one.
+	// Values of at most 1 MiB: SETRANGE, SETBIT, BITFIELD and BITOP may build
+	// one, and LCS's table is at most 1 MiB.
 	s, err := New(newClockedCache(f, newTestClock()), Options{UnixSocket: "unused", MaxValueBytes: 1 << 20})
 	if err != nil {
 		f.Fatal(err)

@@ -33,6 +33,8 @@ var commandEvents = map[string]eventFunc{
 	"append":       evOne(notifyString, "append"),
 	"setrange":     evOne(notifyString, "setrange"),
 	"setbit":       evOne(notifyString, "setbit"),
+	"bitfield":     evOne(notifyString, "setbit"),
+	"bitop":        evBitOp,
 	"del":          evDel,
 	"unlink":       evDel,
 	"expire":       evExpire,
@@ -97,6 +99,16 @@ var commandEvents = map[string]eventFunc{
 	"hgetdel":    evHFE("", ""),
 	"hgetex":     evHGetEx,
 	"hsetex":     evHSetEx,
+}
+
+// evBitOp: "set" on the destination, or "del" when an empty result
+// deleted it (bitopCommand).
+func evBitOp(c *conn, a [][]byte) {
+	if c.exists(a[2]) {
+		c.emit(notifyString, "set", a[2])
+		return
+	}
+	c.emit(notifyGeneric, "del", a[2])
 }
 
 // evSMove: "srem" on the source, "del" if it emptied, "sadd" on the

@@ -96,6 +96,10 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "getbit", arity: 3, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetBit},
 		{name: "bitcount", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdBitCount},
 		{name: "bitpos", arity: -3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdBitPos},
+		{name: "bitop", arity: -4, flags: []string{"write", "denyoom"}, first: 2, last: -1, step: 1, exclusive: true, run: (*conn).cmdBitOp},
+		{name: "bitfield", arity: -2, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.cmdBitField(a, false) }},
+		{name: "bitfield_ro", arity: -2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.cmdBitField(a, true) }},
+		{name: "lcs", arity: -3, flags: []string{"readonly"}, first: 1, last: 2, step: 1, exclusive: true, run: (*conn).cmdLCS},
 		// hashes (cmd_hash.go)
 		{name: "hset", arity: -4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.hsetCmd(a, false) }},
 		{name: "hmset", arity: -4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.hsetCmd(a, true) }},

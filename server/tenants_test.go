@@ -12,13 +12,7 @@ import (
 // stats table as <Info>=<value> in table order; without tenants the
 // section is its header alone, and INFO everything holds it after tiers.
 func TestInfoTenants(t *testing.T) {
-	c, err := tier.Open(tier.Options{HotBytes: 8 << 20, HotMaxValue: 1 << 20,
-		Tenants: []tier.Tenant{{Name: "rag", Prefix: "rag:", Quota: 1 << 20}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	_, path := startServerWith(t, c, nil)
+	_, path := startServerWith(t, newRagTenantCache(t), nil)
 	rc := dialRaw(t, path)
 	rc.cmd("SET", "rag:1", "v")
 	rc.reply()
@@ -61,4 +55,17 @@ func TestInfoTenants(t *testing.T) {
 	if i, j := strings.Index(all, "# Tiers\r\n"), strings.Index(all, "# Tenants\r\n"); i < 0 || j < i || !strings.HasSuffix(all, "# Tenants\r\n") {
 		t.Fatalf("INFO everything without tenants: tiers at %d, tenants at %d, ends %q", i, j, all[max(len(all)-40, 0):])
 	}
+}
+
+// newRagTenantCache is a cache with one tenant, "rag", of the keys
+// prefixed "rag:", beside the default tenant.
+func newRagTenantCache(t *testing.T) *tier.Cache {
+	t.Helper()
+	c, err := tier.Open(tier.Options{HotBytes: 8 << 20, HotMaxValue: 1 << 20,
+		Tenants: []tier.Tenant{{Name: "rag", Prefix: "rag:", Quota: 1 << 20}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }
