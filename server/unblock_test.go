@@ -67,7 +67,8 @@ func TestClientUnblockMatchesRedis(t *testing.T) {
 // would serve the same blocked client at the same moment have exactly one
 // outcome (run it with -race): either UNBLOCK answers 1, the client gets
 // its timeout's (or ERROR's) answer and the element stays on the list, or
-// it answers 0 and the client gets the element.
+// it answers 0 and the client gets the element; and likewise against the
+// blocked command's own timeout.
 func TestClientUnblockRacesPush(t *testing.T) {
 	s, path := startServerWith(t, newTierCache(t), nil)
 	blocked, pusher, unblocker := dialExact(t, path), dialRaw(t, path), dialRaw(t, path)
@@ -116,4 +117,27 @@ func TestClientUnblockRacesPush(t *testing.T) {
 		t.Fatalf("%d waiters left", s.blk.waiting.Load())
 	}
 	t.Logf("UNBLOCK first %d times, the push %d", won[0], won[1])
+
+	// Against the blocked command's own timeout (1 ms): UNBLOCK ERROR
+	// answers 1 and the client gets -UNBLOCKED, or 0 (it timed out, or
+	// had not blocked yet) and the client gets its timeout's null; never
+	// both, never neither.
+	won = [2]int{}
+	for i := range rounds {
+		blocked.send("BLPOP", "race", "0.001")
+		unblocker.cmd("CLIENT", "UNBLOCK", id, "ERROR")
+		unblocked, got := unblocker.reply(), blocked.reply()
+		switch {
+		case unblocked == ":1" && got == "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n":
+			won[0]++
+		case unblocked == ":0" && got == "*-1\r\n":
+			won[1]++
+		default:
+			t.Fatalf("round %d: UNBLOCK %q, the blocked client got %q", i, unblocked, got)
+		}
+	}
+	if s.blk.waiting.Load() != 0 {
+		t.Fatalf("%d waiters left", s.blk.waiting.Load())
+	}
+	t.Logf("against the timeout: UNBLOCK first %d times, not %d", won[0], won[1])
 }
