@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestClientReplyMatchesRedis checks S55's CLIENT REPLY against
+// TestClientReplyMatchesRedis checks S56's CLIENT REPLY against
 // redis-server 7.0, in RESP2 and RESP3, each sequence pipelined in one
 // write: OFF drops every reply (errors, QUEUED, a protocol's refusals)
 // until ON answers +OK; SKIP drops the next command's, whatever it is

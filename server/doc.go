@@ -487,7 +487,7 @@
 //     TestClientKillWhileWaitingForLock); their refusals and
 //     NO-EVICT's are redis-server's (TestClientListAndKill,
 //     TestClientListKillErrorsMatchRedis).
-//   - S55: RESET, CLIENT REPLY, CLIENT UNBLOCK and LASTSAVE answer as
+//   - S56: RESET, CLIENT REPLY, CLIENT UNBLOCK and LASTSAVE answer as
 //     redis-server 7.0 does, reply for reply in RESP2 and RESP3. RESET
 //     (cmd_reset.go) discards MULTI, unwatches, leaves every channel and
 //     pattern without a notification, turns tracking off and the

@@ -95,7 +95,7 @@ func (p *peers) sameInfo(i int, what string) {
 	}
 }
 
-// TestResetMatchesRedis checks S55's RESET: after SETNAME, TRACKING,
+// TestResetMatchesRedis checks S56's RESET: after SETNAME, TRACKING,
 // WATCH, SUBSCRIBE, PSUBSCRIBE, MULTI and HELLO 3 it answers +RESET and
 // leaves the connection as redis-server 7.0 leaves it (CLIENT INFO, no
 // message for its channels, WATCH and MULTI gone, tracking off, RESP2),
@@ -155,7 +155,7 @@ func TestResetMatchesRedis(t *testing.T) {
 	})
 }
 
-// TestResetRequiresAuthAgain checks S55's RESET on a connection that had
+// TestResetRequiresAuthAgain checks S56's RESET on a connection that had
 // to AUTH (a TCP one here, every one in redis-server with requirepass):
 // RESET is taken before AUTH, and after it the connection must AUTH
 // again, as redis-server 7.0 answers.
@@ -183,7 +183,7 @@ func TestResetRequiresAuthAgain(t *testing.T) {
 	}
 }
 
-// TestLastSave checks LASTSAVE (S55): redis-server's arity error, and
+// TestLastSave checks LASTSAVE (S56): redis-server's arity error, and
 // the server's start time in Unix seconds, which INFO persistence gives
 // as rdb_last_save_time, as a redis-server that has not saved answers;
 // in a script and in MULTI too.

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestClientUnblockMatchesRedis checks S55's CLIENT UNBLOCK against
+// TestClientUnblockMatchesRedis checks S56's CLIENT UNBLOCK against
 // redis-server 7.0, in RESP2 and RESP3: its errors (the reason checked
 // before the id), 0 for a client that is not blocked or does not exist,
 // and for each blocking command 1 and the blocked client's answer: its
