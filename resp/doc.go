@@ -79,6 +79,10 @@
 //     AppendDouble prints as its addReplyDouble ("%.17g", "inf", "-inf")
 //     (TestParseDouble, TestAppendDouble; the server's
 //     TestZSetDifferential compares scores with a redis-server 7.0).
+//   - R9: a muted Writer (Mute) adds nothing to its buffer and writes
+//     nothing, by any of its methods (BulkInto answers nil), while what
+//     was buffered before stays and is flushed; an Error reply still
+//     counts (TestWriterMute).
 //
 // # Caveats
 //

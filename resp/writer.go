@@ -28,6 +28,7 @@ type Writer struct {
 	num   [24]byte
 	dnum  [32]byte // Double's digits (a local array would escape to the heap)
 	nerr  uint64   // Error replies written
+	mute  bool     // replies are dropped (Mute)
 
 	// CountError, when set, is called with every Error reply's message
 	// (a server counts them by code).
@@ -63,6 +64,16 @@ func (w *Writer) Buffered() int { return len(w.buf) + w.held }
 
 // Err is the first write error, which every later Flush returns too.
 func (w *Writer) Err() error { return w.err }
+
+// Mute drops (on) or writes again (off) every reply written from now on,
+// and returns whether replies were dropped before: a server's CLIENT
+// REPLY OFF and SKIP. Nothing already buffered is dropped, and Error
+// replies still count (Errors, CountError), as Redis counts an error it
+// does not send.
+func (w *Writer) Mute(on bool) (was bool) {
+	was, w.mute = w.mute, on
+	return was
+}
 
 // Errors counts the Error replies written so far.
 func (w *Writer) Errors() uint64 { return w.nerr }
@@ -129,6 +140,9 @@ func (w *Writer) room(n int) bool {
 }
 
 func (w *Writer) write(b []byte) {
+	if w.mute {
+		return
+	}
 	if w.room(len(b)) {
 		w.buf = append(w.buf, b...)
 		return
@@ -139,6 +153,9 @@ func (w *Writer) write(b []byte) {
 }
 
 func (w *Writer) writeString(s string) {
+	if w.mute {
+		return
+	}
 	if w.room(len(s)) {
 		w.buf = append(w.buf, s...)
 		return
@@ -149,7 +166,7 @@ func (w *Writer) writeString(s string) {
 }
 
 func (w *Writer) writeByte(c byte) {
-	if w.room(1) {
+	if !w.mute && w.room(1) {
 		w.buf = append(w.buf, c)
 	}
 }
@@ -158,8 +175,11 @@ func (w *Writer) writeByte(c byte) {
 // the buffer and returns the n bytes between them for the caller to fill
 // at once (a cache copying a value straight into the reply), or nil,
 // writing nothing, when the buffer has no room for it without a flush: it
-// never flushes, so a cache may call it holding a lock.
+// never flushes, so a cache may call it holding a lock. Muted, it is nil.
 func (w *Writer) BulkInto(n int) []byte {
+	if w.mute {
+		return nil
+	}
 	if w.buf == nil {
 		w.buf = w.pool.get()[:0]
 	}
@@ -179,7 +199,7 @@ func (w *Writer) BulkInto(n int) []byte {
 // until the next Flush returned (an immutable cached value): a large one is
 // written from where it is, without copying it into the buffer.
 func (w *Writer) BulkShared(b []byte) {
-	if len(b) < GatherMin {
+	if len(b) < GatherMin || w.mute {
 		w.Bulk(b)
 		return
 	}
@@ -230,6 +250,9 @@ func (w *Writer) Error(msg string) {
 // without calling CountError.
 func (w *Writer) ErrorCounted(msg string) {
 	w.nerr++
+	if w.mute {
+		return
+	}
 	if w.room(len(msg) + 3) {
 		w.buf = AppendError(w.buf, msg)
 		return

@@ -216,3 +216,50 @@ func TestWriterDetach(t *testing.T) {
 		t.Fatalf("written %q, want %q", out.String(), want)
 	}
 }
+
+// TestWriterMute (R9): while muted no method adds a byte, what was
+// buffered before is still flushed, and errors still count.
+func TestWriterMute(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out, 64)
+	counted := 0
+	w.CountError = func(string) { counted++ }
+	w.OK()
+	if was := w.Mute(true); was {
+		t.Fatal("a new Writer is muted")
+	}
+	big := bytes.Repeat([]byte("x"), 4*GatherMin) // larger than the buffer: written through unless muted
+	w.Simple("PONG")
+	w.Int(1)
+	w.Bulk(big)
+	w.BulkString("s")
+	w.BulkShared(big)
+	w.Null()
+	w.NullArray()
+	w.Array(2)
+	w.Map(1)
+	w.Set(1)
+	w.Verbatim("txt", "v")
+	w.Push(3)
+	w.Raw([]byte("+raw\r\n"))
+	w.Bool(true)
+	w.Double(1.5)
+	w.BigNumber("1")
+	w.Error("ERR muted")
+	if b := w.BulkInto(3); b != nil {
+		t.Fatalf("BulkInto while muted: %q", b)
+	}
+	if w.Errors() != 1 || counted != 1 {
+		t.Fatalf("errors %d, counted %d: want 1, 1", w.Errors(), counted)
+	}
+	if was := w.Mute(false); !was {
+		t.Fatal("Mute(false) did not report the muted Writer")
+	}
+	w.Int(2)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "+OK\r\n:2\r\n" {
+		t.Fatalf("written %q, want +OK and :2 only", out.String())
+	}
+}

@@ -40,6 +40,9 @@ type blockResult struct {
 	popped []zset.Entry // a sorted set's members popped, in order
 	err    error
 	closed bool // the server is shutting down
+	// unblocked: CLIENT UNBLOCK ended the wait (unblock.go), answered as
+	// a timeout or an error; nothing was popped.
+	unblocked unblockHow
 }
 
 // blockRegistry is the server's waiters by key.
@@ -389,7 +392,7 @@ func (c *conn) hungUp(w *waiter) {
 	if c.s.blk.cancel(w) {
 		return
 	}
-	if res := <-w.ch; res.err == nil && !res.closed && !w.move {
+	if res := <-w.ch; res.err == nil && !res.closed && res.unblocked == notUnblocked && !w.move {
 		c.pushBack(w, res)
 	}
 }
@@ -413,9 +416,14 @@ func (c *conn) pushBack(w *waiter, res blockResult) {
 }
 
 func (c *conn) blockServed(w *waiter, res blockResult) {
-	if res.closed {
+	switch {
+	case res.closed:
 		c.quit = true
-		return
+	case res.unblocked == unblockTimeout:
+		c.w.NullArray() // as its timeout answers
+	case res.unblocked == unblockError:
+		c.w.Error(errUnblocked)
+	default:
+		c.blockReply(w, res)
 	}
-	c.blockReply(w, res)
 }

@@ -39,6 +39,13 @@ func (c *conn) cmdTime(args [][]byte) {
 	c.w.Bulk(strconv.AppendInt(b[:0], int64(now.Nanosecond()/1000), 10))
 }
 
+// cmdLastSave: LASTSAVE, the Unix time of the last successful save. There
+// is no RDB save: the cold tier is the persistence, and the store's
+// checkpoint is written only when it closes; so, as a redis-server that
+// has not saved since it started answers, the server's start time (INFO
+// persistence's rdb_last_save_time).
+func (c *conn) cmdLastSave(args [][]byte) { c.w.Int(c.s.start.Unix()) }
+
 // cmdHello: HELLO [protover [AUTH username password] [SETNAME clientname]].
 func (c *conn) cmdHello(args [][]byte) {
 	proto := c.w.Proto()
@@ -196,11 +203,15 @@ func (c *conn) cmdClient(args [][]byte) {
 		c.clientKill(args)
 	case "no-evict":
 		c.clientNoEvict(args)
+	case "reply":
+		c.clientReply(args) // clientreply.go
+	case "unblock":
+		c.clientUnblock(args) // unblock.go
 	case "help":
 		help := []string{"CLIENT <subcommand> [<arg> ...]. Subcommands are:", "GETNAME", "SETNAME <name>",
 			"SETINFO <LIB-NAME|LIB-VER> <value>", "ID", "INFO", "LIST [TYPE (NORMAL|PUBSUB)] [ID <id> [<id> ...]]",
 			"KILL <ip:port> | KILL (ID <id>|ADDR <ip:port>|LADDR <ip:port>|TYPE <type>|USER default|SKIPME (YES|NO)|MAXAGE <secs>) ...",
-			"NO-EVICT (ON|OFF)", "HELP"}
+			"NO-EVICT (ON|OFF)", "REPLY (ON|OFF|SKIP)", "UNBLOCK <clientid> [TIMEOUT|ERROR]", "HELP"}
 		c.w.Array(len(help))
 		for _, h := range help {
 			c.w.Simple(h)

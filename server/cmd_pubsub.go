@@ -63,7 +63,10 @@ func (c *conn) unsubscribeCmd(args [][]byte, pattern bool) {
 }
 
 // subscription writes [kind, channel (null if nil), count].
+// It is a push, sent under CLIENT REPLY OFF too, as by redis-server 7.0
+// (addReplyPubsubSubscribed and its kin set CLIENT_PUSHING).
 func (c *conn) subscription(kind string, ch []byte, n int64) {
+	defer c.w.Mute(c.w.Mute(false))
 	c.w.Push(3)
 	c.w.BulkString(kind)
 	if ch == nil {

@@ -202,6 +202,7 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 	defer c.s.tx.excl.RUnlock() // a panicking command must not keep it
 	c.runWrite(cmd, args)
 	switch {
+	case c.skipping(): // CLIENT REPLY SKIP: the next command's reply is sent (replied)
 	case cmd == c.s.get && c.trk == nil: // a tracking client's GETs each remember their key
 		c.getRun()
 	case cmd == c.s.set && !c.s.opts.noSetRun:

@@ -40,6 +40,10 @@ type conn struct {
 	setArgv [3][]byte          // a setRun's SET
 	kvs     [][2][]byte        // reused MSET pairs
 	num     [20]byte           // INCR's new value in decimal (a local would escape to the heap)
+	// needAuth: c came through a listener that requires AUTH, which RESET
+	// asks for again. reply is CLIENT REPLY's OFF and SKIP (clientreply.go).
+	needAuth bool
+	reply    replyFlags
 	// chunks hold the values MGET replies name by reference (BulkShared),
 	// given back once those replies were flushed; getChunks hold a GET
 	// batch's values until they are copied into the reply.
@@ -121,7 +125,7 @@ type connCounters struct {
 const maxScratch = 1 << 20
 
 func (s *Server) newConn(nc net.Conn, requireAuth bool) *conn {
-	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, created: time.Now(), ready: !s.loading.Load(),
+	c := &conn{s: s, nc: nc, id: s.nextID.Add(1), authed: !requireAuth, needAuth: requireAuth, created: time.Now(), ready: !s.loading.Load(),
 		killed: make(chan struct{})}
 	c.meta.Store(&clientMeta{proto: 2})
 	c.fd = fdOf(nc)
@@ -219,6 +223,9 @@ func (c *conn) serve() {
 		}
 		c.showRead()
 		c.dispatch(args)
+		if c.reply != 0 {
+			c.replied()
+		}
 	}
 	c.observePending()
 	c.flush()

@@ -37,8 +37,8 @@
 // together (S11), so a client that pipelines n cold reads waits for the
 // device about twice, not n times.
 //
-// Commands: PING ECHO TIME SHUTDOWN HELLO AUTH CLIENT(SETNAME GETNAME SETINFO ID INFO LIST KILL NO-EVICT)
-// COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET SET RESETSTAT
+// Commands: PING ECHO TIME LASTSAVE SHUTDOWN HELLO AUTH RESET CLIENT(SETNAME GETNAME SETINFO ID INFO LIST KILL
+// NO-EVICT REPLY UNBLOCK) COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET SET RESETSTAT
 // REWRITE HELP) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
 // PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
 // EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME TTL PTTL PERSIST RENAME
@@ -511,6 +511,27 @@
 //     other sidecars through the remote tier (TestBitOpsThroughRemote);
 //     bitfield.go's arithmetic is checked on its own too
 //     (TestBitfieldArithmetic).
+//   - S56: RESET, CLIENT REPLY, CLIENT UNBLOCK and LASTSAVE answer as
+//     redis-server 7.0 does, reply for reply in RESP2 and RESP3. RESET
+//     (cmd_reset.go) discards MULTI, unwatches, leaves every channel and
+//     pattern without a notification, turns tracking off and the
+//     connection back to RESP2 with no name and CLIENT REPLY OFF undone,
+//     and asks for AUTH again where its listener requires it; it runs at
+//     once inside MULTI and on a subscribed RESP2 connection, and CLIENT
+//     INFO shows the state it left (TestResetMatchesRedis,
+//     TestResetRequiresAuthAgain). Under CLIENT REPLY OFF, and for the one
+//     command after SKIP, the connection's resp.Writer is muted (resp R9):
+//     no reply, error or QUEUED goes out, errors count as sent, pushes
+//     (messages, subscription confirmations, invalidations) still go out,
+//     and nothing else changes; the GETs and SETs pipelined behind one are
+//     taken together (getRun, setRun) only while no SKIP is pending, so
+//     each reply is dropped or sent as one by one
+//     (TestClientReplyMatchesRedis). CLIENT UNBLOCK takes the waiter out of
+//     the block registry under its mutex, as a push serving it or its
+//     timeout does, so exactly one of them answers the blocked client
+//     (TestClientUnblockMatchesRedis, TestClientUnblockRacesPush under
+//     -race). LASTSAVE, and INFO persistence's rdb_last_save_time, is the
+//     server's start time (TestLastSave).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -646,6 +667,11 @@
 //     bind the path; the window is microseconds.
 //   - HELLO reports server "tiercache" and version 7.2.0, the Redis version
 //     whose protocol is implemented.
+//   - RESET asks for AUTH again only on a listener that requires AUTH
+//     (TCP, S7): a Unix-socket client never had to AUTH. It keeps CLIENT
+//     NO-EVICT on, as Redis 7.0 does (7.2 turns it off). LASTSAVE is the
+//     start time: there is no RDB save, and the cold store's checkpoint is
+//     written only as it closes.
 //   - A command that needs the transaction lock exclusively (EXEC, EVAL,
 //     MSETNX, LMOVE) and arrived before a script passed
 //     busy-reply-threshold waits for the script instead of answering BUSY.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -9,7 +10,18 @@ import (
 // errorPrefixes are the error codes the server replies with, as INFO
 // errorstats counts them (errorstat_<code>:count=n); a reply starting
 // with another code counts as the last one, OTHER.
-var errorPrefixes = [...]string{"ERR", "WRONGTYPE", "EXECABORT", "NOAUTH", "WRONGPASS", "NOPROTO", "CROSSSLOT", "OTHER"}
+var errorPrefixes = [...]string{"ERR", "WRONGTYPE", "EXECABORT", "NOAUTH", "WRONGPASS", "NOPROTO", "CROSSSLOT", "UNBLOCKED", "OTHER"}
+
+// errorOrder is errorPrefixes' indexes in the codes' byte order: Redis
+// lists its errorstats so (a radix tree's walk).
+var errorOrder = func() []int {
+	order := make([]int, len(errorPrefixes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(errorPrefixes[a], errorPrefixes[b]) })
+	return order
+}()
 
 // errorCounts counts error replies by code, for every connection.
 type errorCounts struct {
@@ -28,7 +40,8 @@ func (e *errorCounts) count(msg string) {
 
 // writeInfo writes INFO errorstats' lines: the codes replied at least once.
 func (e *errorCounts) writeInfo(b *strings.Builder) {
-	for i, p := range errorPrefixes {
+	for _, i := range errorOrder {
+		p := errorPrefixes[i]
 		if n := e.n[i].Load(); n > 0 {
 			b.WriteString("errorstat_" + p + ":count=")
 			b.WriteString(strconv.FormatUint(n, 10))

@@ -118,6 +118,7 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 		}
 		kv("rdb_changes_since_last_save", 0)
 		kv("rdb_bgsave_in_progress", 0)
+		kv("rdb_last_save_time", s.start.Unix()) // LASTSAVE's (cmd_conn.go)
 		kv("rdb_last_bgsave_status", "ok")
 		kv("aof_enabled", 0)
 		kv("aof_rewrite_in_progress", 0)

@@ -17,7 +17,7 @@ import (
 // subcommands that count keys) answers too, where Redis answers -LOADING:
 // a cluster client learns the topology, then retries -LOADING.
 var servedWhileLoading = []string{"ping", "echo", "time", "hello", "auth", "client", "command", "select", "quit", "info",
-	"multi", "exec", "discard", "unwatch", "cluster", "readonly", "readwrite", "asking", "shutdown"}
+	"multi", "exec", "discard", "unwatch", "cluster", "readonly", "readwrite", "asking", "shutdown", "reset", "lastsave"}
 
 // LoadProgress is how far the cache's opening got, for INFO while the
 // server is loading (NewLoading). The zero value is "nothing known yet".

@@ -11,7 +11,7 @@ import (
 )
 
 // TestLoading (S27): a server made by NewLoading answers PING, ECHO, TIME,
-// HELLO, CLIENT, SELECT and INFO (loading:1 with the progress) before it
+// HELLO, CLIENT, SELECT, RESET, LASTSAVE and INFO (loading:1 with the progress) before it
 // has its cache, and "-LOADING ..." to every command that touches data,
 // queued in MULTI too (EXEC then aborts) and pipelined GETs alike; once
 // Loaded hands it a real tier.Cache, a connection made before and one
@@ -46,7 +46,15 @@ func TestLoading(t *testing.T) {
 		{[]string{"GET", "k"}, loading},
 		{[]string{"PING"}, "+QUEUED"},
 		{[]string{"EXEC"}, "-EXECABORT Transaction discarded because of previous errors."},
+		{[]string{"MULTI"}, "+OK"},
+		{[]string{"RESET"}, "+RESET"},
+		{[]string{"CLIENT", "GETNAME"}, "nil"},
+		{[]string{"EXEC"}, "-ERR EXEC without MULTI"},
 	})
+	c.cmd("LASTSAVE")
+	if got := c.reply(); !strings.HasPrefix(got, ":") {
+		t.Errorf("LASTSAVE while loading: %q", got)
+	}
 	c.send("*2\r\n$3\r\nGET\r\n$1\r\na\r\n*2\r\n$3\r\nGET\r\n$1\r\nb\r\n")
 	for i := 0; i < 2; i++ {
 		if got := c.reply(); got != loading {

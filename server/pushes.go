@@ -157,6 +157,7 @@ func (c *conn) drainPushes() {
 	q.spare = nil
 	q.pending.Store(false)
 	q.mu.Unlock()
+	defer c.w.Mute(c.w.Mute(false)) // a push is sent under CLIENT REPLY OFF, as by redis-server 7.0
 	c.w.Raw(b)
 	if cap(b) <= 1<<20 {
 		q.mu.Lock()

@@ -89,6 +89,9 @@ const (
 	errInvalidClientID  = "ERR Invalid client ID"
 	errNoSuchClient     = "ERR No such client"
 	errClientIDPositive = "ERR client-id should be greater than 0"
+	// CLIENT UNBLOCK (unblock.go): the caller's refusal, the blocked client's answer
+	errUnblockReason = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
+	errUnblocked     = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 	// scripting (cmd_script.go)
 	errNoScript         = "NOSCRIPT No matching script. Please use EVAL."
 	errBusyScript       = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."

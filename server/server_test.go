@@ -386,12 +386,7 @@ func (c *countingConn) Write(b []byte) (int, error) {
 
 func TestTCPRequiresAuth(t *testing.T) {
 	s, _ := startServer(t, func(o *Options) { o.TCPAddr = "127.0.0.1:0"; o.RequirePass = "s3cret" })
-	var addr string
-	for _, a := range s.Addrs() {
-		if a.Network() == "tcp" {
-			addr = a.String()
-		}
-	}
+	addr := tcpAddr(s)
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

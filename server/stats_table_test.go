@@ -240,7 +240,7 @@ func TestInfoHasEveryStat(t *testing.T) {
 		}
 	}
 	want := map[string][]string{"clients": {"maxclients", "blocked_clients"},
-		"persistence": {"async_loading", "rdb_changes_since_last_save", "rdb_bgsave_in_progress", "rdb_last_bgsave_status",
+		"persistence": {"async_loading", "rdb_changes_since_last_save", "rdb_bgsave_in_progress", "rdb_last_save_time", "rdb_last_bgsave_status",
 			"aof_enabled", "aof_rewrite_in_progress", "aof_last_write_status", "tier_durability", "tier_data_dir"},
 		"memory": {"used_memory", "used_memory_human", "used_memory_rss", "used_memory_rss_human", "used_memory_peak_rss",
 			"maxmemory", "maxmemory_human", "tier_hot_budget", "tier_warm_arena", "tier_directory_bytes", "tier_expiry_index_bytes",

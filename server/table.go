@@ -27,6 +27,8 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "exec", arity: 1, flags: []string{"noscript", "loading", "stale", "skip_slowlog"}, txControl: true, run: (*conn).cmdExec},
 		{name: "discard", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, txControl: true, run: (*conn).cmdDiscard},
 		{name: "watch", arity: -2, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, first: 1, last: -1, step: 1, txControl: true, run: (*conn).cmdWatch},
+		{name: "reset", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"}, noAuth: true, txControl: true, run: (*conn).cmdReset},
+		{name: "lastsave", arity: 1, flags: []string{"loading", "stale", "fast"}, lockFree: true, run: (*conn).cmdLastSave},
 		{name: "unwatch", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, run: (*conn).cmdUnwatch},
 		{name: "config", arity: -2, flags: []string{"admin", "noscript", "loading", "stale"}, run: (*conn).cmdConfig},
 		// keys and values

@@ -263,7 +263,7 @@ func (t *tracker) sendLocked(c *conn, keys []byte) {
 // invalidateChannel is where invalidations go for RESP2 clients.
 const invalidateChannel = "__redis__:invalidate"
 
-// forget ends c's tracking as it closes.
+// forget ends c's tracking as it closes or RESETs.
 func (t *tracker) forget(c *conn) {
 	if c.trk == nil {
 		return
