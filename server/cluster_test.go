@@ -140,6 +140,8 @@ func TestClusterMatchesRedis(t *testing.T) {
 		{"RENAMENX", "b", "f"}, {"COPY", "b", "f"}, {"MSET", "b", "1", "f", "2"}, {"MSET", "b", "1", "f"},
 		{"MSETNX", "b", "1", "f", "2"}, {"BLPOP", "b", "f", "1"}, {"BRPOP", "f", "b", "1"}, {"LMOVE", "b", "f", "LEFT", "LEFT"},
 		{"RPOPLPUSH", "b", "f"}, {"BLMOVE", "b", "f", "LEFT", "LEFT", "1"}, {"BRPOPLPUSH", "b", "f", "1"},
+		{"LMPOP", "2", "b", "f", "LEFT"}, {"BLMPOP", "1", "2", "f", "b", "RIGHT"}, {"LMPOP", "2", "b", "{b}x", "LEFT"},
+		{"LMPOP", "0", "b", "LEFT"}, {"LMPOP", "3", "b", "LEFT"}, {"BLMPOP", "x", "2", "f", "b", "LEFT"}, {"WAIT", "0", "0"},
 		{"NOSUCH", "b", "f"}, {"GET", "b"}, {"MGET", "b", "{b}x"}, {"EXISTS", "b", "f", "k2"},
 		{"WATCH", "b", "f"}, {"WATCH", "b", "{b}x"}, {"UNWATCH"},
 		// Transactions: a refused command makes EXEC abort; commands of
@@ -158,6 +160,9 @@ func TestClusterMatchesRedis(t *testing.T) {
 		{"COMMAND", "GETKEYS", "copy", "a", "b", "db", "0"}, {"COMMAND", "GETKEYS", "watch", "a", "b"},
 		{"COMMAND", "GETKEYS", "mget"}, {"COMMAND", "GETKEYS"}, {"COMMAND", "GETKEYS", "select", "0", "1"},
 		{"COMMAND", "GETKEYS", "Mget", "A"},
+		{"COMMAND", "GETKEYS", "lmpop", "2", "a", "b", "left"}, {"COMMAND", "GETKEYS", "lmpop", "0", "a", "left"},
+		{"COMMAND", "GETKEYS", "blmpop", "0", "1", "a", "left"}, {"COMMAND", "GETKEYS", "blmpop", "0", "3", "a", "left"},
+		{"COMMAND", "GETKEYS", "wait", "0", "0"},
 	})
 	// RESP3: the topology again.
 	p.do("HELLO", "3")
