@@ -1,9 +1,10 @@
 package server
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // waitCases are WAIT's replies on a server without replicas: 0 at once
@@ -23,18 +24,22 @@ var waitCases = [][]string{
 // TestWaitMatchesRedis (S55): WAIT answers as redis-server 7.0 without
 // replicas does, in RESP2 and RESP3 (waitCases): 0 at once when it asks
 // for no replica or runs in MULTI, its errors, refused in a script, and
-// 0 once its timeout passes; blocked, it counts in blocked_clients.
+// 0 once its timeout passes; blocked, it counts in blocked_clients and
+// CLIENT LIST shows it (flags=b, cmd=wait) as Redis does.
 func TestWaitMatchesRedis(t *testing.T) {
 	eachProto(t, 2, func(p *peers, _ int) {
 		for _, c := range waitCases {
 			p.same(0, c...)
 		}
-		p.ours[1].send("WAIT", "1", "50")
-		p.peer[1].send("WAIT", "1", "50")
-		p.sameRead(1, 5*time.Second, "WAIT at its timeout")
+		p.same(1, "WAIT", "1", "50") // 0 at its timeout
 		p.ours[1].send("WAIT", "3", "0")
 		p.peer[1].send("WAIT", "3", "0")
 		p.waitBlocked(0, 1) // until it is killed
+		flagsAndCmd := regexp.MustCompile(`flags=\S+|cmd=\S+`)
+		o, r := p.ours[0].do("CLIENT", "LIST"), p.peer[0].do("CLIENT", "LIST")
+		if a, b := flagsAndCmd.FindAllString(o, -1), flagsAndCmd.FindAllString(r, -1); !slices.Equal(a, b) {
+			t.Errorf("CLIENT LIST beside a blocked WAIT: tiercache %q, redis-server %q", a, b)
+		}
 	})
 }
 
