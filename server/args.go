@@ -243,6 +243,62 @@ func parseTimeout(b []byte) (time.Duration, string) {
 	return msDuration(ms), ""
 }
 
+// parseTimeoutMs reads WAIT's timeout, integer milliseconds (0 waits
+// forever), as redis-server does (getTimeoutFromObjectOrReply with
+// UNIT_MILLISECONDS), past the clock's range refused as 7.2 refuses it,
+// as parseTimeout does. It returns the error to answer, "" when ok.
+func parseTimeoutMs(b []byte) (time.Duration, string) {
+	ms, ok := parseInt(b)
+	switch {
+	case !ok:
+		return 0, errTimeoutNotInt
+	case ms < 0:
+		return 0, errTimeoutNegative
+	case ms > math.MaxInt64-time.Now().UnixMilli():
+		return 0, errTimeoutRange
+	}
+	return msDuration(ms), ""
+}
+
+// mpopArgs parses numkeys key... END [COUNT count] from args[at] (the
+// numkeys), END one of ends (ZMPOP's MIN|MAX, LMPOP's LEFT|RIGHT; second
+// reports the second), with Redis 7.0's errors in its order
+// (zmpopGenericCommand, lmpopGenericCommand: a numkeys past the arguments
+// is a syntax error). count is 1 when not given.
+func (c *conn) mpopArgs(args [][]byte, at int, ends [2]string) (keys [][]byte, second bool, count int64, ok bool) {
+	n, ok := parseInt(args[at])
+	if !ok || n < 1 {
+		c.w.Error(errNumKeysPositive)
+		return nil, false, 0, false
+	}
+	if n > int64(len(args)-at-2) { // no room for END after the keys
+		c.w.Error(errSyntax)
+		return nil, false, 0, false
+	}
+	where := at + int(n) + 1
+	switch word(args[where]) {
+	case ends[0]:
+	case ends[1]:
+		second = true
+	default:
+		c.w.Error(errSyntax)
+		return nil, false, 0, false
+	}
+	count = -1
+	for j := where + 1; j < len(args); j++ {
+		if count != -1 || word(args[j]) != "COUNT" || j+1 >= len(args) {
+			c.w.Error(errSyntax)
+			return nil, false, 0, false
+		}
+		j++
+		if count, ok = parseInt(args[j]); !ok || count < 1 {
+			c.w.Error(errCountPositive)
+			return nil, false, 0, false
+		}
+	}
+	return args[at+1 : where], second, max(count, 1), true
+}
+
 // flushArgs parses FLUSHALL's and FLUSHDB's [ASYNC|SYNC].
 func (c *conn) flushArgs(args [][]byte) (async, ok bool) {
 	switch {

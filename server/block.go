@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -8,17 +9,17 @@ import (
 	"github.com/tiercache/tiercache/value/zset"
 )
 
-// The blocking list commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH) wait for a
-// push on another connection without polling and without holding any
-// server-wide lock while they wait (S22). A blocked connection registers a
-// waiter under each of its keys in the server's blockRegistry; a command
-// that pushes onto a list calls Server.wake, which serves the key's
-// waiters in the order they blocked (Redis's FIFO), popping for each in
-// turn while the list has elements, and hands each its element on a
-// channel. Registering (after a last look at the keys) and serving both
+// The blocking list commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP)
+// wait for a push on another connection without polling and without
+// holding any server-wide lock while they wait (S22). A blocked connection
+// registers a waiter under each of its keys in the server's
+// blockRegistry; a command that pushes onto a list calls Server.wake,
+// which serves the key's waiters in the order they blocked (Redis's
+// FIFO), popping for each in turn while the list has elements, and hands
+// each its element on a channel. Registering (after a last look at the keys) and serving both
 // hold the registry's mutex, so a push between the look and the
 // registration cannot be missed; the pushes themselves never take it while
-// nobody waits.
+// nobody waits. WAIT waits here too, on no key (wait.go).
 
 // waiter is one blocked connection.
 type waiter struct {
@@ -28,7 +29,8 @@ type waiter struct {
 	dst    []byte
 	toLeft bool
 	zpop   zpopEnd          // BZPOPMIN, BZPOPMAX: pop from a sorted set
-	mpop   int64            // BZMPOP: pop up to this many, answered as ZMPOP answers
+	mpop   int64            // BZMPOP, BLMPOP: pop up to this many, answered as ZMPOP or LMPOP answers
+	wait   bool             // WAIT: on no key, served by nothing, 0 at its timeout (wait.go)
 	ch     chan blockResult // buffered: a server never waits for the waiter
 	done   bool             // served or cancelled (under the registry's mutex)
 }
@@ -37,6 +39,7 @@ type waiter struct {
 type blockResult struct {
 	key    string
 	val    []byte       // a list's element popped
+	vals   [][]byte     // a list's elements popped by LMPOP, in order
 	popped []zset.Entry // a sorted set's members popped, in order
 	err    error
 	closed bool // the server is shutting down
@@ -49,6 +52,7 @@ type blockResult struct {
 type blockRegistry struct {
 	mu      sync.Mutex
 	keys    map[string][]*waiter
+	alone   map[*waiter]bool // waiters on no key (WAIT)
 	closed  bool
 	waiting atomic.Int64 // registered waiters (INFO blocked_clients)
 }
@@ -57,6 +61,12 @@ type blockRegistry struct {
 func (r *blockRegistry) add(w *waiter) {
 	if r.keys == nil {
 		r.keys = make(map[string][]*waiter)
+	}
+	if len(w.keys) == 0 {
+		if r.alone == nil {
+			r.alone = make(map[*waiter]bool)
+		}
+		r.alone[w] = true
 	}
 	for _, k := range w.keys {
 		r.keys[k] = append(r.keys[k], w)
@@ -79,6 +89,7 @@ func (r *blockRegistry) finish(w *waiter, res blockResult) {
 			r.keys[k] = q
 		}
 	}
+	delete(r.alone, w)
 	w.done = true
 	r.waiting.Add(-1)
 	w.ch <- res
@@ -109,6 +120,9 @@ func (r *blockRegistry) shutdown() {
 			}
 		}
 	}
+	for w := range r.alone {
+		r.finish(w, blockResult{closed: true})
+	}
 }
 
 // serveOne tries to serve w from key with ops; false when key has nothing
@@ -127,9 +141,16 @@ func (ops *listOps) serveOne(w *waiter, key string) (blockResult, bool) {
 		}
 		return blockResult{key: key, val: append([]byte(nil), ops.outs[0]...)}, true
 	}
-	exists, err := ops.pop([]byte(key), w.left, 1)
+	count := 1
+	if w.mpop > 0 {
+		count = int(min(w.mpop, 1<<40))
+	}
+	exists, err := ops.pop([]byte(key), w.left, count)
 	if err != nil || !exists || len(ops.outs) == 0 {
 		return blockResult{}, false // a key that stopped being a list serves nobody
+	}
+	if w.mpop > 0 {
+		return blockResult{key: key, vals: ops.copyOuts()}, true
 	}
 	return blockResult{key: key, val: append([]byte(nil), ops.outs[0]...)}, true
 }
@@ -324,6 +345,8 @@ func (c *conn) blockReply(w *waiter, res blockResult) {
 		c.cacheError(res.err)
 	case w.move:
 		c.w.Bulk(res.val)
+	case w.mpop > 0 && w.zpop == zpopNone:
+		c.lmpopReply(res.key, res.vals)
 	case w.mpop > 0:
 		c.zmpopReply(res.key, res.popped)
 	case w.zpop != zpopNone:
@@ -374,7 +397,7 @@ func (c *conn) awaitBlocked() {
 	case <-timeout:
 		c.endIdle()
 		if c.s.blk.cancel(w) {
-			c.w.NullArray()
+			c.timedOut(w)
 			return
 		}
 		c.blockServed(w, <-w.ch)
@@ -409,7 +432,12 @@ func (c *conn) pushBack(w *waiter, res blockResult) {
 		c.zpushBack(key, res)
 		return
 	}
-	if _, err := c.lists.push(key, [][]byte{res.val}, w.left, false); err == nil {
+	vals := [][]byte{res.val}
+	if w.mpop > 0 { // LMPOP's, in the order popped: pushed back in turn, the last popped first
+		vals = slices.Clone(res.vals)
+		slices.Reverse(vals)
+	}
+	if _, err := c.lists.push(key, vals, w.left, false); err == nil {
 		c.s.touch(touchKeys, [][]byte{nil, key})
 		c.s.wake(&c.lists, key)
 	}
@@ -420,7 +448,7 @@ func (c *conn) blockServed(w *waiter, res blockResult) {
 	case res.closed:
 		c.quit = true
 	case res.unblocked == unblockTimeout:
-		c.w.NullArray() // as its timeout answers
+		c.timedOut(w) // as its timeout answers: WAIT 0, a pop a nil array
 	case res.unblocked == unblockError:
 		c.w.Error(errUnblocked)
 	default:

@@ -16,7 +16,7 @@ import (
 // SETs (getRun, setRun) are dropped or answered one by one; pushes
 // (messages, subscription confirmations, invalidations) still come.
 func TestClientReplyMatchesRedis(t *testing.T) {
-	eachProto(t, func(t *testing.T, p *peers, proto int) {
+	eachProto(t, 2, func(t *testing.T, p *peers, proto int) {
 		cr := func(mode string) []string { return []string{"CLIENT", "REPLY", mode} }
 		p.same(0, "CLIENT", "REPLY")
 		p.same(0, "CLIENT", "REPLY", "on", "x")

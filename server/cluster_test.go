@@ -142,6 +142,8 @@ func TestClusterMatchesRedis(t *testing.T) {
 		{"RPOPLPUSH", "b", "f"}, {"BLMOVE", "b", "f", "LEFT", "LEFT", "1"}, {"BRPOPLPUSH", "b", "f", "1"},
 		{"BITOP", "AND", "b", "f"}, {"BITOP", "OR", "b", "{b}x", "f"}, {"BITOP", "OR", "b", "{b}x"}, {"LCS", "b", "f"}, {"LCS", "b", "{b}x"},
 		{"BITFIELD", "b", "GET", "u8", "0"}, {"BITFIELD_RO", "f", "GET", "u8", "0"},
+		{"LMPOP", "2", "b", "f", "LEFT"}, {"BLMPOP", "1", "2", "f", "b", "RIGHT"}, {"LMPOP", "2", "b", "{b}x", "LEFT"},
+		{"LMPOP", "0", "b", "LEFT"}, {"LMPOP", "3", "b", "LEFT"}, {"BLMPOP", "x", "2", "f", "b", "LEFT"}, {"WAIT", "0", "0"},
 		{"NOSUCH", "b", "f"}, {"GET", "b"}, {"MGET", "b", "{b}x"}, {"EXISTS", "b", "f", "k2"},
 		{"WATCH", "b", "f"}, {"WATCH", "b", "{b}x"}, {"UNWATCH"},
 		// Transactions: a refused command makes EXEC abort; commands of
@@ -161,6 +163,9 @@ func TestClusterMatchesRedis(t *testing.T) {
 		{"COMMAND", "GETKEYS", "mget"}, {"COMMAND", "GETKEYS"}, {"COMMAND", "GETKEYS", "select", "0", "1"},
 		{"COMMAND", "GETKEYS", "Mget", "A"},
 		{"COMMAND", "GETKEYS", "bitop", "and", "d", "a", "b"}, {"COMMAND", "GETKEYS", "lcs", "a", "b"}, {"COMMAND", "GETKEYS", "bitfield", "a", "get", "u8", "0"},
+		{"COMMAND", "GETKEYS", "lmpop", "2", "a", "b", "left"}, {"COMMAND", "GETKEYS", "lmpop", "0", "a", "left"},
+		{"COMMAND", "GETKEYS", "blmpop", "0", "1", "a", "left"}, {"COMMAND", "GETKEYS", "blmpop", "0", "3", "a", "left"},
+		{"COMMAND", "GETKEYS", "wait", "0", "0"},
 	})
 	// RESP3: the topology again.
 	p.do("HELLO", "3")

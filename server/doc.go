@@ -58,9 +58,10 @@
 // HPERSIST (Redis 7.4) HGETDEL HGETEX HSETEX (Redis 8) (cmd_hfe.go,
 // args_hfe.go; the sweeper, fieldexpiry.go). The lists: LPUSH RPUSH LPUSHX
 // RPUSHX LPOP RPOP LRANGE LLEN LINDEX LSET LINSERT LREM LTRIM LPOS LMOVE
-// RPOPLPUSH and the blocking BLPOP BRPOP BLMOVE BRPOPLPUSH (value/list is
-// the value a list is stored as, and its operations; cmd_list.go,
-// listops.go, block.go). OBJECT. Each read-modify-write is one
+// RPOPLPUSH LMPOP and the blocking BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP
+// (value/list is the value a list is stored as, and its operations;
+// cmd_list.go, listops.go, block.go, mpop.go). WAIT (wait.go: no
+// replicas). OBJECT. Each read-modify-write is one
 // tier.Cache.Update. Issue 33's: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT
 // (cmd_script.go, on package script), SUBSCRIBE UNSUBSCRIBE PSUBSCRIBE
 // PUNSUBSCRIBE PUBLISH PUBSUB (cmd_pubsub.go, on package pubsub, pushes
@@ -532,6 +533,25 @@
 //     (TestClientUnblockMatchesRedis, TestClientUnblockRacesPush under
 //     -race). LASTSAVE, and INFO persistence's rdb_last_save_time, is the
 //     server's start time (TestLastSave).
+//   - S57: LMPOP and BLMPOP answer as redis-server 7.0, byte for byte in
+//     RESP2 and RESP3: every argument error with its text in its order,
+//     [key, [element...]] from the first key holding a list (WRONGTYPE for
+//     another kind before it), a nil array (RESP3 _) when none does, at
+//     BLMPOP's timeout, and at once in MULTI and in scripts
+//     (TestLMPopMatchesRedis; TestListDifferential's random sequences). A
+//     blocked BLMPOP waits in BLPOP's queue and is woken by another
+//     connection's push (after an EXEC's), in the order the clients
+//     blocked, with up to its COUNT; LMPOP touches for WATCH only the key
+//     it popped, and invalidates it for tracking clients
+//     (TestLMPopMatchesRedis); its events are lpop/rpop and del as Redis's
+//     (TestKeyspaceNotificationsMatchRedis, TestBlockedPopEventsMatchRedis).
+//     What was served to a client that hung up goes back in its order
+//     (TestLMPopServedToAGoneClientGoesBack). WAIT answers as a 7.0
+//     master without replicas: 0 at once for numreplicas ≤ 0 and in
+//     MULTI, else 0 at its timeout, its errors Redis's, refused in scripts
+//     (TestWaitMatchesRedis); a blocked BLMPOP or WAIT ends on CLIENT
+//     KILL, a hangup and Server.Close, taking nothing
+//     (TestBlockedLMPopAndWaitEnd).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -616,8 +636,9 @@
 //   - WATCH counts a write command naming a watched key as a change unless
 //     it answered an error or reported that it changed nothing (SET NX of
 //     an existing key, DEL of absent keys, an EXPIRE whose condition
-//     failed: runWrite), as Redis does (SMOVE, ZMPOP and BZMPOP touch
-//     only the keys they changed, c.touched); what is left is coarser than
+//     failed: runWrite), as Redis does (SMOVE, ZMPOP, BZMPOP, LMPOP and
+//     BLMPOP touch only the keys they changed, c.touched); what is left is
+//     coarser than
 //     Redis's: a DEL that removed some of its keys touches all of them,
 //     GETEX PERSIST of a key without an expiry touches it. Such an EXEC
 //     aborts where Redis's would run, which an optimistic client retries.

@@ -174,10 +174,30 @@ func randListCommand(r *rand.Rand) []string {
 		return []string{"RPOPLPUSH", key(), key()}
 	case 19:
 		// The blocking commands with data, or inside MULTI, answer at once.
-		if r.IntN(2) == 0 {
+		switch r.IntN(4) {
+		case 0:
 			return []string{"BLPOP", key(), key(), []string{"0.01", "x", "-1", "1e30"}[r.IntN(4)]}
+		case 1:
+			return []string{"BRPOP", key(), "0.01"}
 		}
-		return []string{"BRPOP", key(), "0.01"}
+		cmd := []string{"LMPOP"}
+		if r.IntN(2) == 0 {
+			cmd = []string{"BLMPOP", []string{"0.01", "x", "-1"}[r.IntN(3)]}
+		}
+		n := 1 + r.IntN(3)
+		numkeys := strconv.Itoa(n)
+		if r.IntN(8) == 0 {
+			numkeys = []string{"0", "4"}[r.IntN(2)]
+		}
+		cmd = append(cmd, numkeys)
+		for range n {
+			cmd = append(cmd, key())
+		}
+		cmd = append(cmd, where())
+		if r.IntN(2) == 0 {
+			cmd = append(cmd, "COUNT", []string{"1", "2", "10", "0", "x"}[r.IntN(5)])
+		}
+		return cmd
 	case 20:
 		return []string{"TYPE", key()}
 	default:

@@ -86,6 +86,19 @@ func (o *listOps) answered() {
 	}
 }
 
+// copyOuts is a copy of the elements answered (outs), in one buffer,
+// for a waiter served after the buffers are reused.
+func (o *listOps) copyOuts() [][]byte {
+	buf := append([]byte(nil), o.out...)
+	vals := make([][]byte, len(o.ends))
+	start := 0
+	for i, end := range o.ends {
+		vals[i] = buf[start:end:end]
+		start = end
+	}
+	return vals
+}
+
 // quick is the list structure an Edit or Read function is given.
 func quick(v tier.Live) *list.Quick { return v.(*list.Quick) }
 

@@ -73,6 +73,8 @@ var commandEvents = map[string]eventFunc{
 	"bzpopmax": evServed,
 	"bzmpop":   evServed,
 	"zmpop":    evServed,
+	"blmpop":   evServed,
+	"lmpop":    evServed,
 	// sets and sorted sets (t_set.c, t_zset.c); their STORE commands' are
 	// storeResult's (typed.go), BZPOPMIN's and BZPOPMAX's the served
 	// pops' (servedEvents)

@@ -3,7 +3,6 @@ package server
 import (
 	"strconv"
 	"testing"
-	"time"
 )
 
 // notifyCases are write commands of every class, each followed by the
@@ -52,6 +51,9 @@ var notifyCases = [][]string{
 	{"ZADD", "zm", "1", "a", "2", "b", "3", "c"}, {"ZMPOP", "2", "nokey", "zm", "MIN"}, {"ZMPOP", "1", "nokey", "MAX"},
 	{"BZMPOP", "1", "1", "zm", "MAX", "COUNT", "1"}, {"BZMPOP", "1", "2", "nokey", "zm", "MIN", "COUNT", "5"},
 	{"RPUSH", "bl", "1", "2"}, {"BLPOP", "bl", "1"}, {"BRPOP", "nokey", "bl", "1"},
+	{"RPUSH", "lm", "1", "2", "3"}, {"LMPOP", "2", "nokey", "lm", "LEFT"}, {"LMPOP", "1", "nokey", "RIGHT"},
+	{"LMPOP", "1", "lm", "RIGHT", "COUNT", "5"}, {"RPUSH", "lm", "a", "b"}, {"BLMPOP", "1", "2", "nokey", "lm", "LEFT", "COUNT", "1"},
+	{"BLMPOP", "1", "1", "lm", "RIGHT", "COUNT", "3"}, {"LMPOP", "1", "lm", "LEFT"},
 	{"MULTI"}, {"SET", "tx", "1"}, {"INCR", "tx"}, {"EXEC"},
 	// writes that change nothing send nothing; an LTRIM of a list sends
 	// "ltrim" even when it keeps every element; RENAME and COPY ... REPLACE
@@ -86,8 +88,8 @@ func TestKeyspaceNotificationsMatchRedis(t *testing.T) {
 	}
 }
 
-// TestBlockedPopEventsMatchRedis (S33): a blocked BLPOP, BLMOVE, BZPOPMIN
-// or BZMPOP served by another client's push publishes, after the push's
+// TestBlockedPopEventsMatchRedis (S33): a blocked BLPOP, BLMOVE, BZPOPMIN,
+// BZMPOP or BLMPOP served by another client's push publishes, after the push's
 // events, its pop (the move's push first) and "del" when it emptied the
 // key, as redis-server 7.0 does; also when the push ran in EXEC.
 func TestBlockedPopEventsMatchRedis(t *testing.T) {
@@ -106,14 +108,11 @@ func TestBlockedPopEventsMatchRedis(t *testing.T) {
 		{[]string{"BZPOPMIN", "bz3", "5"}, [][]string{{"MULTI"}, {"ZADD", "bz3", "1", "a"}, {"SET", "other", "1"}, {"EXEC"}}},
 		{[]string{"BZMPOP", "5", "2", "bz4", "bz5", "MAX", "COUNT", "2"}, [][]string{{"ZADD", "bz5", "1", "a", "2", "b", "3", "c"}}},
 		{[]string{"BZMPOP", "5", "1", "bz6", "MIN", "COUNT", "9"}, [][]string{{"ZADD", "bz6", "1", "a", "2", "b"}}},
+		{[]string{"BLMPOP", "5", "2", "bl4", "bl5", "RIGHT", "COUNT", "2"}, [][]string{{"RPUSH", "bl5", "a", "b", "c"}}},
+		{[]string{"BLMPOP", "5", "1", "bl6", "LEFT", "COUNT", "9"}, [][]string{{"RPUSH", "bl6", "a", "b"}}},
+		{[]string{"BLMPOP", "5", "1", "bl7", "LEFT"}, [][]string{{"MULTI"}, {"RPUSH", "bl7", "a"}, {"SET", "other", "1"}, {"EXEC"}}},
 	} {
-		p.ours[2].send(tc.block...)
-		p.peer[2].send(tc.block...)
-		time.Sleep(100 * time.Millisecond) // blocked on both
-		for _, c := range tc.push {
-			p.same(0, c...)
-		}
-		p.sameRead(2, 5*time.Second, "the reply of "+tc.block[0])
+		p.blockThenPush(2, tc.block, tc.push...)
 		p.events(1, "events of "+tc.block[0]+" served")
 	}
 }

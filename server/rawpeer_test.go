@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -147,6 +148,43 @@ func (p *peers) sameRead(i int, timeout time.Duration, what string) string {
 		p.t.Errorf("conn %d %s:\n tiercache    %q\n redis-server %q", i, what, a, b)
 	}
 	return a
+}
+
+// waitBlocked waits until n clients are blocked on both servers, asking
+// on connection i (INFO clients' blocked_clients).
+func (p *peers) waitBlocked(i, n int) {
+	p.t.Helper()
+	want := "blocked_clients:" + strconv.Itoa(n) + "\r\n"
+	deadline := time.Now().Add(20 * time.Second)
+	for side, c := range []*rawPeer{p.ours[i], p.peer[i]} {
+		for info := ""; !strings.Contains(info, want); info = c.do("INFO", "clients") {
+			if time.Now().After(deadline) {
+				p.t.Fatalf("not %d blocked clients after 20s on %s: %q", n, []string{"tiercache", "redis-server"}[side], info)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// eachProto runs f on new peers of n connections, in RESP2 and in RESP3.
+func eachProto(t *testing.T, n int, f func(t *testing.T, p *peers, proto int)) {
+	for _, proto := range []int{2, 3} {
+		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) { f(t, newPeers(t, n, proto, nil), proto) })
+	}
+}
+
+// blockThenPush sends block on connection i of both, waits until it
+// blocks on both (no other client blocked), runs push on connection 0
+// and compares the replies of block.
+func (p *peers) blockThenPush(i int, block []string, push ...[]string) {
+	p.t.Helper()
+	p.ours[i].send(block...)
+	p.peer[i].send(block...)
+	p.waitBlocked(0, 1)
+	for _, c := range push {
+		p.same(0, c...)
+	}
+	p.sameRead(i, 5*time.Second, "the reply of "+strings.Join(block, " "))
 }
 
 // events reads, on connection i of both (subscribed), the messages that

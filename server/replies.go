@@ -70,6 +70,7 @@ const (
 	errMaxlenNegative  = "ERR MAXLEN can't be negative"
 	errTimeoutNotFloat = "ERR timeout is not a float or out of range"
 	errTimeoutNegative = "ERR timeout is negative"
+	errTimeoutNotInt   = "ERR timeout is not an integer or out of range"
 	errIdleTimeNotLRU  = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
 	// client tracking (tracking.go)
 	errTrackingOneRedirect      = "ERR A client can only redirect to a single other client"

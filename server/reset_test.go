@@ -48,14 +48,6 @@ func (p *peers) pipeline(i int, cmds ...[]string) string {
 	return got[0]
 }
 
-// eachProto runs test in RESP2 and in RESP3, each on two connections to
-// a new tiercache and a new redis-server (newPeers).
-func eachProto(t *testing.T, test func(t *testing.T, p *peers, proto int)) {
-	for _, proto := range []int{2, 3} {
-		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) { test(t, newPeers(t, 2, proto, nil), proto) })
-	}
-}
-
 // tcpAddr is s's TCP listener's address.
 func tcpAddr(s *Server) string {
 	for _, a := range s.Addrs() {
@@ -102,7 +94,7 @@ func (p *peers) sameInfo(i int, what string) {
 // inside MULTI and on a subscribed RESP2 connection too, in RESP2 and
 // RESP3.
 func TestResetMatchesRedis(t *testing.T) {
-	eachProto(t, func(t *testing.T, p *peers, proto int) {
+	eachProto(t, 2, func(t *testing.T, p *peers, proto int) {
 		p.same(0, "RESET", "x")
 		p.same(0, "reset")
 		p.sameInfo(0, "RESET of a fresh connection")

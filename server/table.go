@@ -31,6 +31,7 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "lastsave", arity: 1, flags: []string{"loading", "stale", "fast"}, lockFree: true, run: (*conn).cmdLastSave},
 		{name: "unwatch", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"}, run: (*conn).cmdUnwatch},
 		{name: "config", arity: -2, flags: []string{"admin", "noscript", "loading", "stale"}, run: (*conn).cmdConfig},
+		{name: "wait", arity: 3, flags: []string{"noscript"}, run: (*conn).cmdWait}, // wait.go
 		// keys and values
 		{name: "get", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGet},
 		{name: "getdel", arity: 2, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdGetDel},
@@ -60,7 +61,7 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "renamenx", arity: 3, flags: []string{"write", "fast"}, first: 1, last: 2, step: 1, run: func(c *conn, a [][]byte) { c.renameCmd(a, true) }},
 		{name: "copy", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, run: (*conn).cmdCopy},
 		{name: "randomkey", arity: 1, flags: []string{"readonly"}, run: (*conn).cmdRandomKey},
-		// lists (cmd_list.go, block.go)
+		// lists (cmd_list.go, block.go, mpop.go)
 		{name: "lpush", arity: -3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.pushCmd(a, true, false) }},
 		{name: "rpush", arity: -3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.pushCmd(a, false, false) }},
 		{name: "lpushx", arity: -3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.pushCmd(a, true, true) }},
@@ -81,6 +82,8 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "brpop", arity: -3, flags: []string{"write", "noscript", "blocking"}, first: 1, last: -2, step: 1, run: func(c *conn, a [][]byte) { c.bpopCmd(a, false) }},
 		{name: "blmove", arity: 6, flags: []string{"write", "denyoom", "noscript", "blocking"}, first: 1, last: 2, step: 1, run: (*conn).cmdBLMove},
 		{name: "brpoplpush", arity: 4, flags: []string{"write", "denyoom", "noscript", "blocking"}, first: 1, last: 2, step: 1, run: (*conn).cmdBRPopLPush},
+		{name: "lmpop", arity: -4, flags: []string{"write"}, keyNum: 1, run: func(c *conn, a [][]byte) { c.mpopCmd(a, false, lmpopEnds) }},
+		{name: "blmpop", arity: -5, flags: []string{"write", "blocking"}, keyNum: 2, run: func(c *conn, a [][]byte) { c.mpopCmd(a, true, lmpopEnds) }},
 		{name: "tier", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdTier},
 		// strings: read-modify-write (cmd_string.go, cmd_bit.go)
 		{name: "incr", arity: 2, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.incrCmd(a[1], 1) }},
@@ -150,7 +153,7 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "sdiffstore", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: -1, step: 1, exclusive: true, run: func(c *conn, a [][]byte) { c.setAlgebraCmd(a, setDiff, true) }},
 		{name: "sintercard", arity: -3, flags: []string{"readonly"}, keyNum: 1, exclusive: true, run: (*conn).cmdSInterCard},
 		{name: "sscan", arity: -3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdSScan},
-		// sorted sets (cmd_zset.go, zset_range.go, zset_pop.go, zset_algebra.go, block_zset.go)
+		// sorted sets (cmd_zset.go, zset_range.go, zset_pop.go, zset_algebra.go, block_zset.go, mpop.go)
 		{name: "zadd", arity: -4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.zaddCmd(a, false) }},
 		{name: "zincrby", arity: 4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.zaddCmd(a, true) }},
 		{name: "zrem", arity: -3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdZRem},
@@ -175,8 +178,8 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "zpopmax", arity: -2, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.zpopCmd(a, true) }},
 		{name: "bzpopmin", arity: -3, flags: []string{"write", "noscript", "blocking", "fast"}, first: 1, last: -2, step: 1, run: func(c *conn, a [][]byte) { c.bzpopCmd(a, zpopMin) }},
 		{name: "bzpopmax", arity: -3, flags: []string{"write", "noscript", "blocking", "fast"}, first: 1, last: -2, step: 1, run: func(c *conn, a [][]byte) { c.bzpopCmd(a, zpopMax) }},
-		{name: "zmpop", arity: -4, flags: []string{"write"}, keyNum: 1, run: (*conn).cmdZMPop},
-		{name: "bzmpop", arity: -5, flags: []string{"write", "blocking"}, keyNum: 2, run: (*conn).cmdBZMPop},
+		{name: "zmpop", arity: -4, flags: []string{"write"}, keyNum: 1, run: func(c *conn, a [][]byte) { c.mpopCmd(a, false, zmpopEnds) }},
+		{name: "bzmpop", arity: -5, flags: []string{"write", "blocking"}, keyNum: 2, run: func(c *conn, a [][]byte) { c.mpopCmd(a, true, zmpopEnds) }},
 		{name: "zrandmember", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdZRandMember},
 		{name: "zscan", arity: -3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdZScan},
 		{name: "zunionstore", arity: -4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, keyNum: 2, exclusive: true, run: func(c *conn, a [][]byte) { c.zalgebraCmd(a, zset.Union, true, false) }},

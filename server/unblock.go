@@ -15,7 +15,8 @@ const (
 // clientCommand: the reason is checked before the id, and the answer is 1
 // when the client waited in a blocking command (every one here may be
 // unblocked: lists and sorted sets, Redis's BLOCKED_LIST and
-// BLOCKED_ZSET), else 0 (no such client, or not blocked).
+// BLOCKED_ZSET, and WAIT, BLOCKED_WAIT, which TIMEOUT answers 0), else 0
+// (no such client, or not blocked).
 func (c *conn) clientUnblock(args [][]byte) {
 	switch {
 	case len(args) < 3:

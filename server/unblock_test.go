@@ -15,7 +15,7 @@ import (
 // timeout's null with TIMEOUT (the default), -UNBLOCKED with ERROR; the
 // client then runs what it pipelined behind.
 func TestClientUnblockMatchesRedis(t *testing.T) {
-	eachProto(t, func(t *testing.T, p *peers, proto int) {
+	eachProto(t, 2, func(t *testing.T, p *peers, proto int) {
 		ours, peer := p.ours[0].do("CLIENT", "ID"), p.peer[0].do("CLIENT", "ID")
 		id := func(raw string) string { return strings.TrimSuffix(strings.TrimPrefix(raw, ":"), "\r\n") }
 		oid, pid := id(ours), id(peer)
@@ -43,7 +43,8 @@ func TestClientUnblockMatchesRedis(t *testing.T) {
 		for _, block := range [][]string{
 			{"BLPOP", "l1", "l2", "0"}, {"BRPOP", "l1", "0"}, {"BLMOVE", "l1", "d", "LEFT", "RIGHT", "0"},
 			{"BRPOPLPUSH", "l1", "d", "0"}, {"BZPOPMIN", "z1", "0"}, {"BZPOPMAX", "z1", "100"},
-			{"BZMPOP", "0", "2", "z1", "z2", "MIN", "COUNT", "2"},
+			{"BZMPOP", "0", "2", "z1", "z2", "MIN", "COUNT", "2"}, {"BLMPOP", "0", "2", "l1", "l2", "LEFT"},
+			{"WAIT", "1", "0"},
 		} {
 			for _, how := range [][]string{nil, {"TIMEOUT"}, {"error"}} {
 				p.ours[0].send(block...)

@@ -15,7 +15,7 @@ var commandFamilies = map[string][]string{
 		"hexpire", "hpexpire", "hexpireat", "hpexpireat", "httl", "hpttl", "hexpiretime", "hpexpiretime",
 		"hpersist", "hgetdel", "hgetex", "hsetex"},
 	"list": {"lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "lrange", "llen", "lindex", "lset",
-		"linsert", "lrem", "ltrim", "lpos", "lmove", "rpoplpush"},
+		"linsert", "lrem", "ltrim", "lpos", "lmove", "rpoplpush", "lmpop"},
 	"set": {"sadd", "srem", "smembers", "sismember", "smismember", "scard", "spop", "srandmember", "smove",
 		"sinter", "sunion", "sdiff", "sinterstore", "sunionstore", "sdiffstore", "sintercard", "sscan"},
 	"zset": {"zadd", "zincrby", "zrem", "zcard", "zscore", "zmscore", "zrank", "zrevrank", "zrange",
@@ -23,9 +23,9 @@ var commandFamilies = map[string][]string{
 		"zcount", "zlexcount", "zremrangebyscore", "zremrangebyrank", "zremrangebylex", "zpopmin", "zpopmax",
 		"zrandmember", "zscan", "zunionstore", "zinterstore", "zdiffstore", "zunion", "zinter", "zdiff",
 		"zintercard", "zmpop"},
-	// The blocking pops' time includes their wait for a push: apart, so
-	// they do not make the list family's p99 a timeout.
-	"blocking": {"blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax", "bzmpop"},
+	// The blocking pops' time includes their wait for a push (WAIT's its
+	// timeout): apart, so they do not make the list family's p99 a timeout.
+	"blocking": {"blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax", "bzmpop", "blmpop", "wait"},
 	"keyspace": {"del", "unlink", "exists", "expire", "pexpire", "expireat", "pexpireat", "ttl", "pttl",
 		"expiretime", "pexpiretime", "persist", "type", "touch", "rename", "renamenx", "copy", "randomkey",
 		"object", "memory", "tier", "dbsize", "scan", "keys"},
