@@ -176,7 +176,10 @@ func TestSidecarTenantNamespacesOnKVSSD(t *testing.T) {
 	// tenant are within theirs and write nothing yet.
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
 		a := tenantRow(t, rc, "a")
-		if infoInt(t, a, "cold_writes") > 0 && infoInt(t, info(t, rc, "tiers"), "flusher_queue") == 0 {
+		// cold_writes counts a batch when the flusher hands it to the
+		// namespace, the device's bytes once its write completed: wait for both.
+		if infoInt(t, a, "cold_writes") > 0 && infoInt(t, a, "cold_device_written_bytes") >= tenantValue &&
+			infoInt(t, info(t, rc, "tiers"), "flusher_queue") == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
