@@ -64,10 +64,12 @@
 // replicas). OBJECT. Each read-modify-write is one
 // tier.Cache.Update. Issue 33's: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT
 // (cmd_script.go, on package script), SUBSCRIBE UNSUBSCRIBE PSUBSCRIBE
-// PUNSUBSCRIBE PUBLISH PUBSUB (cmd_pubsub.go, on package pubsub, pushes
-// through pushes.go), keyspace notifications (notify.go,
-// notify_events.go, events.go), CLIENT TRACKING CACHING GETREDIR
-// TRACKINGINFO (tracking.go), CONFIG SET at runtime (config_set.go);
+// PUNSUBSCRIBE PUBLISH, Redis 7.0's sharded SSUBSCRIBE SUNSUBSCRIBE
+// SPUBLISH, PUBSUB (CHANNELS NUMSUB NUMPAT SHARDCHANNELS SHARDNUMSUB)
+// (cmd_pubsub.go, on package pubsub, pushes through pushes.go),
+// keyspace notifications (notify.go, notify_events.go, events.go), CLIENT
+// TRACKING CACHING GETREDIR TRACKINGINFO (tracking.go), CONFIG SET at
+// runtime (config_set.go);
 // FUNCTION, FCALL and FCALL_RO answer an error (FUNCTION FLUSH and LIST
 // answer as with no function loaded).
 //
@@ -552,6 +554,23 @@
 //     (TestWaitMatchesRedis); a blocked BLMPOP or WAIT ends on CLIENT
 //     KILL, a hangup and Server.Close, taking nothing
 //     (TestBlockedLMPopAndWaitEnd).
+//   - S58: sharded pub/sub is Redis 7.0's: shard channels are a namespace
+//     of their own (SPUBLISH reaches only SSUBSCRIBE subscribers, as
+//     smessage, PUBLISH never them); the count of an ssubscribe or
+//     sunsubscribe reply is the connection's shard channels alone, that
+//     of the other kinds its channels and patterns; a RESP2 connection
+//     with any subscription left, shard channels included, stays in
+//     subscribed mode; SSUBSCRIBE inside EXEC is refused, SPUBLISH runs
+//     in MULTI and from redis.call; PUBSUB SHARDCHANNELS and SHARDNUMSUB,
+//     CLIENT LIST's ssub, INFO's pubsubshard_channels and COMMAND GETKEYS
+//     (no key: the channels are not keys) answer as redis-server byte for
+//     byte in RESP2 and RESP3 (TestShardedPubSubMatchesRedis). In cluster
+//     mode a shard channel hashes as a key (CL2: CROSSSLOT for channels of
+//     two slots, a script's slot; TestShardedPubSubClusterMatchesRedis;
+//     go-redis's ClusterClient, cmd/tiercache C20). A shard subscriber is
+//     bounded by client-output-buffer-limit pubsub as any subscriber
+//     (TestSlowSubscriberIsDisconnected/shard). SPUBLISH, like PUBLISH,
+//     reaches this server's subscribers only, not another sidecar's.
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -578,7 +597,8 @@
 //     answered CROSSSLOT and runs nothing; each refusal counts in INFO
 //     stats crossslot_refusals and errorstat_CROSSSLOT
 //     (TestClusterMatchesRedis, TestCrossSlotCounted; key positions,
-//     TestEachKey). Inside a script a command of several slots is refused
+//     TestEachKey); the shard channels of SSUBSCRIBE, SUNSUBSCRIBE and
+//     SPUBLISH are hashed as keys (TestShardedPubSubClusterMatchesRedis). Inside a script a command of several slots is refused
 //     with Redis's "non local key" error, and, unless the script has no
 //     shebang or flags=allow-cross-slot-keys, one of another slot than the
 //     script's declared keys (or its first command's); a no-cluster script

@@ -58,17 +58,24 @@ func TestPubSubMatchesRedis(t *testing.T) {
 	}
 }
 
-// TestSlowSubscriberIsDisconnected (S32): a subscriber that stops
+// TestSlowSubscriberIsDisconnected (S32, S55): a subscriber that stops
 // reading is closed at client-output-buffer-limit pubsub and counted,
 // while the publisher never waits and another subscriber receives every
-// message.
+// message; a shard channel's subscriber (SSUBSCRIBE, SPUBLISH) too.
 func TestSlowSubscriberIsDisconnected(t *testing.T) {
+	t.Run("channel", func(t *testing.T) { slowSubscriber(t, "SUBSCRIBE", "PUBLISH") })
+	t.Run("shard", func(t *testing.T) { slowSubscriber(t, "SSUBSCRIBE", "SPUBLISH") })
+}
+
+// slowSubscriber is TestSlowSubscriberIsDisconnected with the given
+// subscribe and publish commands.
+func slowSubscriber(t *testing.T, subscribe, publish string) {
 	s, path := startServer(t, nil)
 	admin := dialPeer(t, path)
 	admin.do("CONFIG", "SET", "client-output-buffer-limit", "pubsub 1mb 256kb 1")
 	slow, fast := dialPeer(t, path), dialPeer(t, path)
-	slow.do("SUBSCRIBE", "c")
-	fast.do("SUBSCRIBE", "c")
+	slow.do(subscribe, "c")
+	fast.do(subscribe, "c")
 	msg := string(make([]byte, 4096))
 	done := make(chan int)
 	var got atomic.Int64
@@ -89,7 +96,7 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	start := time.Now()
 	for i := 0; i < count; i += 16 { // 64 KiB at a time, the reading subscriber never further behind
 		for j := 0; j < 16; j++ {
-			pub.send("PUBLISH", "c", msg)
+			pub.send(publish, "c", msg)
 		}
 		for j := 0; j < 16; j++ {
 			pub.read(10 * time.Second)
