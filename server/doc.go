@@ -561,7 +561,9 @@
 //     of the other kinds its channels and patterns; a RESP2 connection
 //     with any subscription left, shard channels included, stays in
 //     subscribed mode; SSUBSCRIBE inside EXEC is refused, SPUBLISH runs
-//     in MULTI and from redis.call; PUBSUB SHARDCHANNELS and SHARDNUMSUB,
+//     in MULTI and from redis.call; a RESP3 client subscribed to what it
+//     publishes gets the message before the answer (of PUBLISH, SPUBLISH,
+//     a script; inside EXEC's array); PUBSUB SHARDCHANNELS and SHARDNUMSUB,
 //     CLIENT LIST's ssub, INFO's pubsubshard_channels and COMMAND GETKEYS
 //     (no key: the channels are not keys) answer as redis-server byte for
 //     byte in RESP2 and RESP3 (TestShardedPubSubMatchesRedis). In cluster
