@@ -571,8 +571,11 @@
 //     two slots, a script's slot; TestShardedPubSubClusterMatchesRedis;
 //     go-redis's ClusterClient, cmd/tiercache C20). A shard subscriber is
 //     bounded by client-output-buffer-limit pubsub as any subscriber
-//     (TestSlowSubscriberIsDisconnected/shard). SPUBLISH, like PUBLISH,
-//     reaches this server's subscribers only, not another sidecar's.
+//     (TestSlowSubscriberIsDisconnected/shard) and gets no message of a
+//     shard channel after SUNSUBSCRIBE's answer for it, however fast it
+//     is published (TestNoMessageAfterUnsubscribe/shard). SPUBLISH, like
+//     PUBLISH, reaches this server's subscribers only, not another
+//     sidecar's.
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -170,18 +171,25 @@ func TestBlockedHangupAfterAPush(t *testing.T) {
 	}
 }
 
-// TestNoMessageAfterUnsubscribe (S32): once a client has UNSUBSCRIBE's
-// answer for a channel it gets no message of that channel, as in Redis,
-// while a publisher floods it: a message published during the command
-// comes before the answer.
+// TestNoMessageAfterUnsubscribe (S32, S55): once a client has
+// UNSUBSCRIBE's (SUNSUBSCRIBE's) answer for a channel (shard channel) it
+// gets no message of that channel, as in Redis, while a publisher floods
+// it: a message published during the command comes before the answer.
 func TestNoMessageAfterUnsubscribe(t *testing.T) {
+	t.Run("channel", func(t *testing.T) { noMessageAfterUnsubscribe(t, "SUBSCRIBE", "UNSUBSCRIBE", "PUBLISH", "message") })
+	t.Run("shard", func(t *testing.T) { noMessageAfterUnsubscribe(t, "SSUBSCRIBE", "SUNSUBSCRIBE", "SPUBLISH", "smessage") })
+}
+
+// noMessageAfterUnsubscribe is TestNoMessageAfterUnsubscribe with the
+// given commands and message kind.
+func noMessageAfterUnsubscribe(t *testing.T, subscribe, unsubscribe, publish, kind string) {
 	_, path := startServer(t, nil)
 	sub, pub := dialPeer(t, path), dialPeer(t, path)
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		batch := strings.Repeat("*3\r\n$7\r\nPUBLISH\r\n$1\r\nc\r\n$1\r\nm\r\n", 64)
+		batch := strings.Repeat(fmt.Sprintf("*3\r\n$%d\r\n%s\r\n$1\r\nc\r\n$1\r\nm\r\n", len(publish), publish), 64)
 		for {
 			select {
 			case <-stop:
@@ -195,11 +203,11 @@ func TestNoMessageAfterUnsubscribe(t *testing.T) {
 		}
 	}()
 	defer func() { close(stop); <-done }()
-	unsub := "*3\r\n$11\r\nunsubscribe\r\n$1\r\nc\r\n:0\r\n"
-	msg := "*3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\nm\r\n"
+	unsub := fmt.Sprintf("*3\r\n$%d\r\n%s\r\n$1\r\nc\r\n:0\r\n", len(unsubscribe), strings.ToLower(unsubscribe))
+	msg := fmt.Sprintf("*3\r\n$%d\r\n%s\r\n$1\r\nc\r\n$1\r\nm\r\n", len(kind), kind)
 	for round := 0; round < 5000; round++ {
-		sub.send("SUBSCRIBE", "c")
-		sub.send("UNSUBSCRIBE", "c")
+		sub.send(subscribe, "c")
+		sub.send(unsubscribe, "c")
 		sub.send("PING")
 		after := false
 		for r := sub.read(5 * time.Second); r != "+PONG\r\n"; r = sub.read(5 * time.Second) {
@@ -209,8 +217,11 @@ func TestNoMessageAfterUnsubscribe(t *testing.T) {
 			case r == unsub:
 				after = true
 			case r == msg && after:
-				t.Fatalf("round %d: a message of c after UNSUBSCRIBE's answer", round)
+				t.Fatalf("round %d: a message of c after %s's answer", round, unsubscribe)
 			}
+		}
+		if !after {
+			t.Fatalf("round %d: no answer %q to %s", round, unsub, unsubscribe)
 		}
 	}
 }
