@@ -566,7 +566,9 @@
 //     a script; inside EXEC's array); PUBSUB SHARDCHANNELS and SHARDNUMSUB,
 //     CLIENT LIST's ssub, INFO's pubsubshard_channels and COMMAND GETKEYS
 //     (no key: the channels are not keys) answer as redis-server byte for
-//     byte in RESP2 and RESP3 (TestShardedPubSubMatchesRedis). In cluster
+//     byte in RESP2 and RESP3 (TestShardedPubSubMatchesRedis), and so
+//     does COMMAND INFO of the pub/sub commands, may_replicate hidden as
+//     Redis hides it (TestPubSubCommandInfoMatchesRedis). In cluster
 //     mode a shard channel hashes as a key (CL2: CROSSSLOT for channels of
 //     two slots, a script's slot; TestShardedPubSubClusterMatchesRedis;
 //     go-redis's ClusterClient, cmd/tiercache C20). A shard subscriber is

@@ -211,3 +211,24 @@ func TestShardedPubSubClusterMatchesRedis(t *testing.T) {
 		})
 	}
 }
+
+// TestPubSubCommandInfoMatchesRedis (S55): COMMAND INFO of the pub/sub
+// commands, sharded ones included, gives redis-server 7.0's arity, flags
+// (may_replicate hidden, as Redis hides it) and key positions.
+func TestPubSubCommandInfoMatchesRedis(t *testing.T) {
+	p := newPeerPair(t)
+	for _, name := range []string{"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "publish",
+		"ssubscribe", "sunsubscribe", "spublish", "eval"} {
+		o, r := p.do("COMMAND", "INFO", name)
+		om, rm := commandInfoRE.FindStringSubmatch(o), commandInfoRE.FindStringSubmatch(r)
+		if om == nil || rm == nil {
+			t.Fatalf("COMMAND INFO %s: tiercache %q, redis-server %q", name, o, r)
+		}
+		of, rf := strings.Fields(om[3]), strings.Fields(rm[3])
+		slices.Sort(of)
+		slices.Sort(rf)
+		if !slices.Equal(om[1:3], rm[1:3]) || !slices.Equal(of, rf) || !slices.Equal(om[4:], rm[4:]) {
+			t.Errorf("COMMAND INFO %s:\n tiercache    %q\n redis-server %q", name, om[1:], rm[1:])
+		}
+	}
+}
