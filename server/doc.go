@@ -516,8 +516,9 @@
 //     (TestBitfieldArithmetic).
 //   - S56: RESET, CLIENT REPLY, CLIENT UNBLOCK and LASTSAVE answer as
 //     redis-server 7.0 does, reply for reply in RESP2 and RESP3. RESET
-//     (cmd_reset.go) discards MULTI, unwatches, leaves every channel and
-//     pattern without a notification, turns tracking off and the
+//     (cmd_reset.go) discards MULTI, unwatches, leaves every channel,
+//     pattern and shard channel without a notification (S58's
+//     TestShardedPubSubMatchesRedis), turns tracking off and the
 //     connection back to RESP2 with no name and CLIENT REPLY OFF undone,
 //     and asks for AUTH again where its listener requires it; it runs at
 //     once inside MULTI and on a subscribed RESP2 connection, and CLIENT

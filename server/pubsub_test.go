@@ -59,7 +59,7 @@ func TestPubSubMatchesRedis(t *testing.T) {
 	}
 }
 
-// TestSlowSubscriberIsDisconnected (S32, S55): a subscriber that stops
+// TestSlowSubscriberIsDisconnected (S32, S58): a subscriber that stops
 // reading is closed at client-output-buffer-limit pubsub and counted,
 // while the publisher never waits and another subscriber receives every
 // message; a shard channel's subscriber (SSUBSCRIBE, SPUBLISH) too.
@@ -171,7 +171,7 @@ func TestBlockedHangupAfterAPush(t *testing.T) {
 	}
 }
 
-// TestNoMessageAfterUnsubscribe (S32, S55): once a client has
+// TestNoMessageAfterUnsubscribe (S32, S58): once a client has
 // UNSUBSCRIBE's (SUNSUBSCRIBE's) answer for a channel (shard channel) it
 // gets no message of that channel, as in Redis, while a publisher floods
 // it: a message published during the command comes before the answer.

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestShardedPubSubMatchesRedis (S55): SSUBSCRIBE, SUNSUBSCRIBE,
+// TestShardedPubSubMatchesRedis (S58): SSUBSCRIBE, SUNSUBSCRIBE,
 // SPUBLISH and PUBSUB SHARDCHANNELS and SHARDNUMSUB answer, and the
 // messages arrive, byte for byte as redis-server 7.0's, in RESP2 and
 // RESP3: the counts of ssubscribe replies are the shard channels alone,
@@ -127,6 +127,22 @@ func TestShardedPubSubMatchesRedis(t *testing.T) {
 			p.same(2, "SUNSUBSCRIBE")
 			p.same(2, "PING")
 			p.same(3, "PUBSUB", "SHARDCHANNELS")
+
+			// RESET leaves the shard channels too, without a notification.
+			p.same(2, "SSUBSCRIBE", "r")
+			p.same(2, "RESET")
+			p.same(2, "PUBSUB", "SHARDNUMSUB", "r")
+			p.same(2, "GET", "k")
+			// Under CLIENT REPLY OFF the ssubscribe and sunsubscribe replies
+			// and the smessages still go out, as pushes (Redis's
+			// pubsubshard.tcl "PubSubShard with CLIENT REPLY OFF").
+			p.ours[3].send("CLIENT", "REPLY", "OFF")
+			p.peer[3].send("CLIENT", "REPLY", "OFF")
+			p.same(3, "SSUBSCRIBE", "r")
+			p.same(2, "SPUBLISH", "r", "muted")
+			p.sameRead(3, pushWait, "smessage under CLIENT REPLY OFF")
+			p.same(3, "SUNSUBSCRIBE", "r")
+			p.same(3, "CLIENT", "REPLY", "ON")
 		})
 	}
 }
@@ -151,7 +167,7 @@ func sameClientFields(t *testing.T, p *peers, i, sub int) {
 	}
 }
 
-// TestShardedPubSubClusterMatchesRedis (S55, CL2): in cluster mode
+// TestShardedPubSubClusterMatchesRedis (S58, CL2): in cluster mode
 // SSUBSCRIBE and SUNSUBSCRIBE of channels of two slots, and an EXEC of
 // SPUBLISHes to two slots, answer CROSSSLOT as a redis-server 7.0 in
 // cluster mode that owns every slot does (a shard channel hashes as a
@@ -212,7 +228,7 @@ func TestShardedPubSubClusterMatchesRedis(t *testing.T) {
 	}
 }
 
-// TestPubSubCommandInfoMatchesRedis (S55): COMMAND INFO of the pub/sub
+// TestPubSubCommandInfoMatchesRedis (S58): COMMAND INFO of the pub/sub
 // commands, sharded ones included, gives redis-server 7.0's arity, flags
 // (may_replicate hidden, as Redis hides it) and key positions.
 func TestPubSubCommandInfoMatchesRedis(t *testing.T) {

@@ -53,7 +53,7 @@ func goRedisShardedTranscript(t *testing.T, addrs []string, pw string, proto int
 }
 
 // TestGoRedisClusterShardedPubSub checks C20 for sharded pub/sub (server
-// S55): go-redis's ClusterClient SSubscribe and SPublish get, step for
+// S58): go-redis's ClusterClient SSubscribe and SPublish get, step for
 // step, what they get from a real Redis Cluster, in RESP2 and RESP3.
 func TestGoRedisClusterShardedPubSub(t *testing.T) {
 	peerAddrs := clusterPeer(t)
