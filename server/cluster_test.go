@@ -26,9 +26,18 @@ func freePort(t testing.TB) int {
 // returns a connection on its Unix socket and its port and bus port.
 func startRedisCluster(t *testing.T) (conn *rawConn, port, bus string) {
 	t.Helper()
+	conn, _, port, bus = startRedisClusterAt(t)
+	return conn, port, bus
+}
+
+// startRedisClusterAt is startRedisCluster that also returns the Unix
+// socket's path, for more connections.
+func startRedisClusterAt(t *testing.T) (conn *rawConn, sock, port, bus string) {
+	t.Helper()
 	port, bus = strconv.Itoa(freePort(t)), strconv.Itoa(freePort(t))
-	conn = dialRaw(t, startRedis(t, "--port", port, "--cluster-enabled", "yes", "--cluster-port", bus,
-		"--cluster-announce-ip", "127.0.0.1"))
+	sock = startRedis(t, "--port", port, "--cluster-enabled", "yes", "--cluster-port", bus,
+		"--cluster-announce-ip", "127.0.0.1")
+	conn = dialRaw(t, sock)
 	conn.expect([]step{{[]string{"CLUSTER", "ADDSLOTSRANGE", "0", "16383"}, "+OK"}})
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -42,7 +51,7 @@ func startRedisCluster(t *testing.T) (conn *rawConn, port, bus string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return conn, port, bus
+	return conn, sock, port, bus
 }
 
 // startClusterServer starts a Server in cluster mode with a TCP listener

@@ -319,17 +319,17 @@ func (c *conn) describe(cmd string) string {
 		redir, tracking, broken, bcast = st.redirect, true, st.broken, st.bcast
 	}
 	c.s.trk.mu.Unlock()
-	var sub, psub int
+	var sub, psub, ssub int
 	if c.subs.Load() > 0 {
 		own := c.s.ps.Of(c.push)
-		sub, psub = len(own.Channels), len(own.Patterns)
+		sub, psub, ssub = len(own.Channels), len(own.Patterns), len(own.Shards)
 	}
 	multi := c.multi.Load()
 	flags := "" // Redis's letters, in its order
 	for _, f := range []struct {
 		on bool
 		l  string
-	}{{sub+psub > 0, "P"}, {multi >= 0, "x"}, {c.blockedNow.Load(), "b"}, {tracking, "t"}, {broken, "R"},
+	}{{sub+psub+ssub > 0, "P"}, {multi >= 0, "x"}, {c.blockedNow.Load(), "b"}, {tracking, "t"}, {broken, "R"},
 		{bcast, "B"}, {c.isUnix(), "U"}, {m.noEvict, "e"}} {
 		if f.on {
 			flags += f.l
@@ -356,7 +356,7 @@ func (c *conn) describe(cmd string) string {
 		" laddr=" + clientAddr(c.nc.LocalAddr(), c.nc.LocalAddr()) + " fd=" + itoa(int64(c.fd)) +
 		" name=" + m.name + " age=" + itoa(int64(time.Since(c.created)/time.Second)) +
 		" idle=" + itoa((int64(c.s.clock())-c.lastIO.Load())/int64(time.Second)) + " flags=" + flags + " db=0" +
-		" sub=" + itoa(int64(sub)) + " psub=" + itoa(int64(psub)) + " ssub=0 multi=" + itoa(int64(multi)) +
+		" sub=" + itoa(int64(sub)) + " psub=" + itoa(int64(psub)) + " ssub=" + itoa(int64(ssub)) + " multi=" + itoa(int64(multi)) +
 		" qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=" + itoa(omem) +
 		" tot-mem=" + itoa(omem) + " events=" + events + " cmd=" + cmd + " user=default redir=" + itoa(redir) +
 		" resp=" + strconv.Itoa(m.proto) + " lib-name=" + m.libName + " lib-ver=" + m.libVer

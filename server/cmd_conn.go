@@ -285,9 +285,12 @@ func (c *conn) writeCommandInfo(cmd *command) {
 	c.w.BulkString(cmd.name)
 	c.w.Int(int64(cmd.arity))
 	movable := cmd.keyNum > 0 // Redis's movablekeys: the keys follow a numkeys argument
-	c.w.Set(len(cmd.flags) + boolInt(movable))
+	hidden := boolInt(cmd.mayReplicate)
+	c.w.Set(len(cmd.flags) - hidden + boolInt(movable))
 	for _, f := range cmd.flags {
-		c.w.Simple(f)
+		if f != "may_replicate" { // hidden on purpose by Redis (server.c addReplyCommandFlags)
+			c.w.Simple(f)
+		}
 	}
 	if movable {
 		c.w.Simple("movablekeys")

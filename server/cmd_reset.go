@@ -2,11 +2,12 @@ package server
 
 // cmdReset: RESET, as Redis 7.0's resetCommand and
 // clearClientConnectionState (networking.c): MULTI is discarded and every
-// key unwatched, every channel and pattern left without a notification,
-// tracking turned off, RESP2 again, the name CLIENT SETNAME gave cleared,
-// CLIENT REPLY OFF and a SKIP asked for undone (a SKIP in effect still
-// drops RESET's own +RESET), and a connection of a listener that requires
-// AUTH (TCP, S7) must AUTH again; SELECT 0 is the only database anyway.
+// key unwatched, every channel, pattern and shard channel left without a
+// notification, tracking turned off, RESP2 again, the name CLIENT SETNAME
+// gave cleared, CLIENT REPLY OFF and a SKIP asked for undone (a SKIP in
+// effect still drops RESET's own +RESET), and a connection of a listener
+// that requires AUTH (TCP, S7) must AUTH again; SELECT 0 is the only
+// database anyway.
 // It runs at once inside MULTI and on a subscribed RESP2 connection,
 // before AUTH, while loading and beside a busy script, as in Redis. Redis
 // 7.0 keeps CLIENT NO-EVICT (7.2 clears it) and the library's name and

@@ -433,6 +433,11 @@ func (sc *scriptConn) command(args [][]byte, proto int) []byte {
 	}
 	fc.w.SetProto(proto)
 	fc.runWrite(cmd, args)
+	if o := fc.scriptOf; o.push != nil && o.push.pending.Load() {
+		// what it published to the script's own client goes before the
+		// script's answer, as Redis adds it to the client's output at once
+		o.drainPushes()
+	}
 	if sc.buf.Len() == 0 {
 		if b, ok := fc.w.Detach(); ok { // nothing held by reference: the chunks may go
 			fc.chunks.Release()

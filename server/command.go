@@ -44,6 +44,11 @@ type command struct {
 	// (EVAL's 2, ZUNIONSTORE's 2), 0 = none: Redis's movable keys
 	// (eachKey, crossslot.go).
 	keyNum int
+	// notKey: the key positions name channels, not keys (Redis's key
+	// specs flagged not_key: SSUBSCRIBE, SUNSUBSCRIBE, SPUBLISH). The
+	// cluster's slot rules read them (CROSSSLOT, a script's slot), COMMAND
+	// INFO shows them; COMMAND GETKEYS answers that there is no key.
+	notKey bool
 }
 
 // CommandNames lists the commands the server implements, lower case.
@@ -88,8 +93,7 @@ func (c *conn) dispatch(args [][]byte) {
 		return
 	}
 	if c.subscribedOnly(cmd) {
-		c.w.Error(errSubscribedOnly(cmd.name))
-		c.tx.fail()
+		c.refuseSubscribed(cmd)
 		return
 	}
 	if !cmd.busyAllowed(args) && c.s.scriptBusy() {

@@ -73,7 +73,8 @@ type conn struct {
 	script   *scriptConn
 	scriptOf *conn
 	// push queues what other goroutines send c (pushes.go); subs counts
-	// its channels and patterns; trk is its tracking mode (tracking.go);
+	// its channels, patterns and shard channels (cmd_pubsub.go); trk is
+	// its tracking mode (tracking.go);
 	// gone is set once it closed. events are the running write's keyspace
 	// events (notify.go), evKeys their keys.
 	push *pushQueue

@@ -131,7 +131,7 @@ func (c *conn) commandGetKeys(args [][]byte) {
 	case cmd == nil:
 		c.w.Error(errGetKeysUnknown)
 		return
-	case cmd.first == 0 && cmd.keyNum == 0:
+	case cmd.first == 0 && cmd.keyNum == 0 || cmd.notKey:
 		c.w.Error(errGetKeysNone)
 		return
 	case cmd.arity > 0 && len(args) != cmd.arity || cmd.arity < 0 && len(args) < -cmd.arity:

@@ -64,10 +64,12 @@
 // replicas). OBJECT. Each read-modify-write is one
 // tier.Cache.Update. Issue 33's: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT
 // (cmd_script.go, on package script), SUBSCRIBE UNSUBSCRIBE PSUBSCRIBE
-// PUNSUBSCRIBE PUBLISH PUBSUB (cmd_pubsub.go, on package pubsub, pushes
-// through pushes.go), keyspace notifications (notify.go,
-// notify_events.go, events.go), CLIENT TRACKING CACHING GETREDIR
-// TRACKINGINFO (tracking.go), CONFIG SET at runtime (config_set.go);
+// PUNSUBSCRIBE PUBLISH, Redis 7.0's sharded SSUBSCRIBE SUNSUBSCRIBE
+// SPUBLISH, PUBSUB (CHANNELS NUMSUB NUMPAT SHARDCHANNELS SHARDNUMSUB)
+// (cmd_pubsub.go, on package pubsub, pushes through pushes.go),
+// keyspace notifications (notify.go, notify_events.go, events.go), CLIENT
+// TRACKING CACHING GETREDIR TRACKINGINFO (tracking.go), CONFIG SET at
+// runtime (config_set.go);
 // FUNCTION, FCALL and FCALL_RO answer an error (FUNCTION FLUSH and LIST
 // answer as with no function loaded).
 //
@@ -514,8 +516,9 @@
 //     (TestBitfieldArithmetic).
 //   - S56: RESET, CLIENT REPLY, CLIENT UNBLOCK and LASTSAVE answer as
 //     redis-server 7.0 does, reply for reply in RESP2 and RESP3. RESET
-//     (cmd_reset.go) discards MULTI, unwatches, leaves every channel and
-//     pattern without a notification, turns tracking off and the
+//     (cmd_reset.go) discards MULTI, unwatches, leaves every channel,
+//     pattern and shard channel without a notification (S58's
+//     TestShardedPubSubMatchesRedis), turns tracking off and the
 //     connection back to RESP2 with no name and CLIENT REPLY OFF undone,
 //     and asks for AUTH again where its listener requires it; it runs at
 //     once inside MULTI and on a subscribed RESP2 connection, and CLIENT
@@ -552,6 +555,30 @@
 //     (TestWaitMatchesRedis); a blocked BLMPOP or WAIT ends on CLIENT
 //     KILL, a hangup and Server.Close, taking nothing
 //     (TestBlockedLMPopAndWaitEnd).
+//   - S58: sharded pub/sub is Redis 7.0's: shard channels are a namespace
+//     of their own (SPUBLISH reaches only SSUBSCRIBE subscribers, as
+//     smessage, PUBLISH never them); the count of an ssubscribe or
+//     sunsubscribe reply is the connection's shard channels alone, that
+//     of the other kinds its channels and patterns; a RESP2 connection
+//     with any subscription left, shard channels included, stays in
+//     subscribed mode; SSUBSCRIBE inside EXEC is refused, SPUBLISH runs
+//     in MULTI and from redis.call; a RESP3 client subscribed to what it
+//     publishes gets the message before the answer (of PUBLISH, SPUBLISH,
+//     a script; inside EXEC's array); PUBSUB SHARDCHANNELS and SHARDNUMSUB,
+//     CLIENT LIST's ssub, INFO's pubsubshard_channels and COMMAND GETKEYS
+//     (no key: the channels are not keys) answer as redis-server byte for
+//     byte in RESP2 and RESP3 (TestShardedPubSubMatchesRedis), and so
+//     does COMMAND INFO of the pub/sub commands, may_replicate hidden as
+//     Redis hides it (TestPubSubCommandInfoMatchesRedis). In cluster
+//     mode a shard channel hashes as a key (CL2: CROSSSLOT for channels of
+//     two slots, a script's slot; TestShardedPubSubClusterMatchesRedis;
+//     go-redis's ClusterClient, cmd/tiercache C20). A shard subscriber is
+//     bounded by client-output-buffer-limit pubsub as any subscriber
+//     (TestSlowSubscriberIsDisconnected/shard) and gets no message of a
+//     shard channel after SUNSUBSCRIBE's answer for it, however fast it
+//     is published (TestNoMessageAfterUnsubscribe/shard). SPUBLISH, like
+//     PUBLISH, reaches this server's subscribers only, not another
+//     sidecar's.
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -578,7 +605,8 @@
 //     answered CROSSSLOT and runs nothing; each refusal counts in INFO
 //     stats crossslot_refusals and errorstat_CROSSSLOT
 //     (TestClusterMatchesRedis, TestCrossSlotCounted; key positions,
-//     TestEachKey). Inside a script a command of several slots is refused
+//     TestEachKey); the shard channels of SSUBSCRIBE, SUNSUBSCRIBE and
+//     SPUBLISH are hashed as keys (TestShardedPubSubClusterMatchesRedis). Inside a script a command of several slots is refused
 //     with Redis's "non local key" error, and, unless the script has no
 //     shebang or flags=allow-cross-slot-keys, one of another slot than the
 //     script's declared keys (or its first command's); a no-cluster script

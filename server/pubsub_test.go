@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -58,17 +59,24 @@ func TestPubSubMatchesRedis(t *testing.T) {
 	}
 }
 
-// TestSlowSubscriberIsDisconnected (S32): a subscriber that stops
+// TestSlowSubscriberIsDisconnected (S32, S58): a subscriber that stops
 // reading is closed at client-output-buffer-limit pubsub and counted,
 // while the publisher never waits and another subscriber receives every
-// message.
+// message; a shard channel's subscriber (SSUBSCRIBE, SPUBLISH) too.
 func TestSlowSubscriberIsDisconnected(t *testing.T) {
+	t.Run("channel", func(t *testing.T) { slowSubscriber(t, "SUBSCRIBE", "PUBLISH") })
+	t.Run("shard", func(t *testing.T) { slowSubscriber(t, "SSUBSCRIBE", "SPUBLISH") })
+}
+
+// slowSubscriber is TestSlowSubscriberIsDisconnected with the given
+// subscribe and publish commands.
+func slowSubscriber(t *testing.T, subscribe, publish string) {
 	s, path := startServer(t, nil)
 	admin := dialPeer(t, path)
 	admin.do("CONFIG", "SET", "client-output-buffer-limit", "pubsub 1mb 256kb 1")
 	slow, fast := dialPeer(t, path), dialPeer(t, path)
-	slow.do("SUBSCRIBE", "c")
-	fast.do("SUBSCRIBE", "c")
+	slow.do(subscribe, "c")
+	fast.do(subscribe, "c")
 	msg := string(make([]byte, 4096))
 	done := make(chan int)
 	var got atomic.Int64
@@ -89,7 +97,7 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	start := time.Now()
 	for i := 0; i < count; i += 16 { // 64 KiB at a time, the reading subscriber never further behind
 		for j := 0; j < 16; j++ {
-			pub.send("PUBLISH", "c", msg)
+			pub.send(publish, "c", msg)
 		}
 		for j := 0; j < 16; j++ {
 			pub.read(10 * time.Second)
@@ -163,18 +171,25 @@ func TestBlockedHangupAfterAPush(t *testing.T) {
 	}
 }
 
-// TestNoMessageAfterUnsubscribe (S32): once a client has UNSUBSCRIBE's
-// answer for a channel it gets no message of that channel, as in Redis,
-// while a publisher floods it: a message published during the command
-// comes before the answer.
+// TestNoMessageAfterUnsubscribe (S32, S58): once a client has
+// UNSUBSCRIBE's (SUNSUBSCRIBE's) answer for a channel (shard channel) it
+// gets no message of that channel, as in Redis, while a publisher floods
+// it: a message published during the command comes before the answer.
 func TestNoMessageAfterUnsubscribe(t *testing.T) {
+	t.Run("channel", func(t *testing.T) { noMessageAfterUnsubscribe(t, "SUBSCRIBE", "UNSUBSCRIBE", "PUBLISH", "message") })
+	t.Run("shard", func(t *testing.T) { noMessageAfterUnsubscribe(t, "SSUBSCRIBE", "SUNSUBSCRIBE", "SPUBLISH", "smessage") })
+}
+
+// noMessageAfterUnsubscribe is TestNoMessageAfterUnsubscribe with the
+// given commands and message kind.
+func noMessageAfterUnsubscribe(t *testing.T, subscribe, unsubscribe, publish, kind string) {
 	_, path := startServer(t, nil)
 	sub, pub := dialPeer(t, path), dialPeer(t, path)
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		batch := strings.Repeat("*3\r\n$7\r\nPUBLISH\r\n$1\r\nc\r\n$1\r\nm\r\n", 64)
+		batch := strings.Repeat(fmt.Sprintf("*3\r\n$%d\r\n%s\r\n$1\r\nc\r\n$1\r\nm\r\n", len(publish), publish), 64)
 		for {
 			select {
 			case <-stop:
@@ -188,11 +203,11 @@ func TestNoMessageAfterUnsubscribe(t *testing.T) {
 		}
 	}()
 	defer func() { close(stop); <-done }()
-	unsub := "*3\r\n$11\r\nunsubscribe\r\n$1\r\nc\r\n:0\r\n"
-	msg := "*3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\nm\r\n"
+	unsub := fmt.Sprintf("*3\r\n$%d\r\n%s\r\n$1\r\nc\r\n:0\r\n", len(unsubscribe), strings.ToLower(unsubscribe))
+	msg := fmt.Sprintf("*3\r\n$%d\r\n%s\r\n$1\r\nc\r\n$1\r\nm\r\n", len(kind), kind)
 	for round := 0; round < 5000; round++ {
-		sub.send("SUBSCRIBE", "c")
-		sub.send("UNSUBSCRIBE", "c")
+		sub.send(subscribe, "c")
+		sub.send(unsubscribe, "c")
 		sub.send("PING")
 		after := false
 		for r := sub.read(5 * time.Second); r != "+PONG\r\n"; r = sub.read(5 * time.Second) {
@@ -202,8 +217,11 @@ func TestNoMessageAfterUnsubscribe(t *testing.T) {
 			case r == unsub:
 				after = true
 			case r == msg && after:
-				t.Fatalf("round %d: a message of c after UNSUBSCRIBE's answer", round)
+				t.Fatalf("round %d: a message of c after %s's answer", round, unsubscribe)
 			}
+		}
+		if !after {
+			t.Fatalf("round %d: no answer %q to %s", round, unsub, unsubscribe)
 		}
 	}
 }

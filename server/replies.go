@@ -225,6 +225,17 @@ func errPrefixOverlap(p, other string, existing bool) string {
 	return "ERR Prefix '" + p + "' overlaps with " + with + " prefix '" + other + "'. Prefixes for a single client must not overlap."
 }
 
+// errSSubscribeDenyBlocking is SSUBSCRIBE's refusal inside EXEC, where a
+// client must get one reply per command (pubsub.c ssubscribeCommand's
+// CLIENT_DENY_BLOCKING; SUBSCRIBE and PSUBSCRIBE are let through MULTI).
+const errSSubscribeDenyBlocking = "ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client"
+
+// errExecAbortBecause is EXEC's refusal for err (multi.c
+// execCommandAbort, "ERR " left out as Redis leaves it out).
+func errExecAbortBecause(err string) string {
+	return "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(err, "ERR ")
+}
+
 func errSubscribedOnly(name string) string {
 	return "ERR Can't execute '" + name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
 }

@@ -104,13 +104,14 @@ type Stats struct {
 	// CrossSlotRefusals counts the commands (and EXECs) refused with
 	// CROSSSLOT in cluster mode (Options.Cluster).
 	CrossSlotRefusals uint64
-	// Pub/sub, scripting and tracking (issue 33): channels and patterns
-	// with subscribers, subscribers closed at the pubsub output limit,
-	// messages they refused; cached scripts, SCRIPT KILLs, scripts that
+	// Pub/sub, scripting and tracking (issue 33): channels, patterns and
+	// shard channels with subscribers, subscribers closed at the pubsub
+	// output limit, messages they refused; cached scripts, SCRIPT KILLs, scripts that
 	// ran past busy-reply-threshold; tracking clients, keys in the
 	// tracking table, invalidations sent; the cache's removals dropped
 	// because the events goroutine fell behind.
 	PubSubChannels, PubSubPatterns       int64
+	PubSubShardChannels                  int64
 	PubSubLimitCloses, PubSubDropped     uint64
 	ScriptsCached                        int64
 	ScriptsKilled, ScriptsBusy           uint64
@@ -192,6 +193,7 @@ func (s *Server) Stats() Stats {
 func (st Stats) withPushes(s *Server) Stats {
 	ps := s.ps.Stats()
 	st.PubSubChannels, st.PubSubPatterns = int64(ps.Channels), int64(ps.Patterns)
+	st.PubSubShardChannels = int64(ps.ShardChannels)
 	st.PubSubLimitCloses, st.PubSubDropped = s.stats.pubsubLimit.Load(), ps.Dropped
 	st.ScriptsCached = int64(s.scr.eng.Stats().Scripts)
 	st.ScriptsKilled, st.ScriptsBusy = s.scr.killed.Load(), s.scr.busy.Load()

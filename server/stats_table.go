@@ -28,6 +28,7 @@ var statsTable = []Stat{
 	{"stats", "crossslot_refusals", "crossslot_refusals_total", StatCounter, "", "Commands and transactions refused with CROSSSLOT in cluster mode (server.cluster): their keys hash to more than one slot.", func(v statView) StatValue { return ofUint(v.Server.CrossSlotRefusals) }},
 	{"stats", "pubsub_channels", "pubsub_channels", StatGauge, "", "Channels with at least one subscriber.", func(v statView) StatValue { return ofInt(v.Server.PubSubChannels) }},
 	{"stats", "pubsub_patterns", "pubsub_patterns", StatGauge, "", "Patterns with at least one subscriber.", func(v statView) StatValue { return ofInt(v.Server.PubSubPatterns) }},
+	{"stats", "pubsubshard_channels", "pubsubshard_channels", StatGauge, "", "Shard channels (SSUBSCRIBE) with at least one subscriber.", func(v statView) StatValue { return ofInt(v.Server.PubSubShardChannels) }},
 	{"stats", "pubsub_output_limit_disconnections", "pubsub_output_limit_disconnections_total", StatCounter, "", "Subscribers closed because their unread output passed client-output-buffer-limit pubsub.", func(v statView) StatValue { return ofUint(v.Server.PubSubLimitCloses) }},
 	{"stats", "pubsub_messages_dropped", "pubsub_messages_dropped_total", StatCounter, "", "Messages a subscriber past its output limit did not get (it was being closed).", func(v statView) StatValue { return ofUint(v.Server.PubSubDropped) }},
 	{"memory", "number_of_cached_scripts", "number_of_cached_scripts", StatGauge, "", "Lua scripts in the script cache.", func(v statView) StatValue { return ofInt(v.Server.ScriptsCached) }},

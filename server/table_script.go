@@ -1,6 +1,10 @@
 package server
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/tiercache/tiercache/pubsub"
+)
 
 // The commands of issue 33 (scripting, pub/sub, client tracking), kept
 // apart from table.go's so that each family's entries sit together.
@@ -18,11 +22,17 @@ func scriptCommands() []*command {
 		{name: "script", arity: -2, flags: []string{"noscript"}, lockFree: true, run: (*conn).cmdScript}, // SCRIPT KILL runs beside a busy script: busyAllowed
 		{name: "function", arity: -2, flags: []string{"noscript"}, lockFree: true, run: (*conn).cmdFunction},
 		{name: "fcall", arity: -3, flags: []string{"noscript", "skip_monitor", "may_replicate", "no_mandatory_keys", "stale"}, keyNum: 2, lockFree: true, run: (*conn).cmdNoFunctions},
-		{name: "subscribe", arity: -2, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.subscribeCmd(a, false) }},
-		{name: "psubscribe", arity: -2, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.subscribeCmd(a, true) }},
-		{name: "unsubscribe", arity: -1, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.unsubscribeCmd(a, false) }},
-		{name: "punsubscribe", arity: -1, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.unsubscribeCmd(a, true) }},
+		{name: "subscribe", arity: -2, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.subscribeCmd(a, pubsub.Channel) }},
+		{name: "psubscribe", arity: -2, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.subscribeCmd(a, pubsub.Pattern) }},
+		{name: "unsubscribe", arity: -1, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.unsubscribeCmd(a, pubsub.Channel) }},
+		{name: "punsubscribe", arity: -1, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.unsubscribeCmd(a, pubsub.Pattern) }},
 		{name: "publish", arity: 3, flags: []string{"pubsub", "loading", "stale", "fast", "may_replicate"}, lockFree: true, run: (*conn).cmdPublish},
+		// Sharded pub/sub (Redis 7.0): the channels are at key positions, as
+		// Redis's key specs flagged not_key give them, for the cluster's
+		// slot rules; COMMAND GETKEYS names none (notKey).
+		{name: "ssubscribe", arity: -2, flags: []string{"pubsub", "noscript", "loading", "stale"}, first: 1, last: -1, step: 1, notKey: true, lockFree: true, run: func(c *conn, a [][]byte) { c.subscribeCmd(a, pubsub.Shard) }},
+		{name: "sunsubscribe", arity: -1, flags: []string{"pubsub", "noscript", "loading", "stale"}, first: 1, last: -1, step: 1, notKey: true, lockFree: true, run: func(c *conn, a [][]byte) { c.unsubscribeCmd(a, pubsub.Shard) }},
+		{name: "spublish", arity: 3, flags: []string{"pubsub", "loading", "stale", "fast", "may_replicate"}, first: 1, last: 1, step: 1, notKey: true, lockFree: true, run: (*conn).cmdSPublish},
 		{name: "pubsub", arity: -2, flags: []string{"pubsub", "loading", "stale"}, lockFree: true, run: (*conn).cmdPubSub},
 		{name: "fcall_ro", arity: -3, flags: []string{"noscript", "skip_monitor", "no_mandatory_keys", "stale", "readonly"}, keyNum: 2, lockFree: true, run: (*conn).cmdNoFunctions},
 	}
@@ -36,7 +46,8 @@ var (
 )
 
 // subscribedCommands run on a RESP2 connection with subscriptions.
-var subscribedCommands = []string{"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "ping", "quit", "reset"}
+var subscribedCommands = []string{"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "ssubscribe", "sunsubscribe",
+	"ping", "quit", "reset"}
 
 // markCommands sets lockFree and allowBusy on table.go's commands.
 func markCommands(t map[string]*command) {

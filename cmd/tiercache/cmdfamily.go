@@ -31,9 +31,10 @@ var commandFamilies = map[string][]string{
 		"object", "memory", "tier", "dbsize", "scan", "keys"},
 	"transaction": {"multi", "exec", "discard", "watch", "unwatch"},
 	"script":      {"eval", "evalsha", "eval_ro", "evalsha_ro", "script", "function", "fcall", "fcall_ro"},
-	"pubsub":      {"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "publish", "pubsub"},
-	"connection":  {"ping", "echo", "time", "hello", "auth", "client", "command", "select", "quit", "reset", "readonly", "readwrite", "asking"},
-	"admin":       {"config", "info", "shutdown", "flushall", "flushdb", "cluster", "lastsave"},
+	"pubsub": {"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "publish", "pubsub",
+		"ssubscribe", "sunsubscribe", "spublish"},
+	"connection": {"ping", "echo", "time", "hello", "auth", "client", "command", "select", "quit", "reset", "readonly", "readwrite", "asking"},
+	"admin":      {"config", "info", "shutdown", "flushall", "flushdb", "cluster", "lastsave"},
 }
 
 // otherFamily is the family of a command commandFamilies does not list.

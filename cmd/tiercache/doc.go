@@ -153,8 +153,9 @@
 //     (topology from CLUSTER SLOTS and from CLUSTER SHARDS) seeded with its
 //     TCP address connect unchanged, and every step of their transcript
 //     (MGET of one slot, pipelines over every slot, transactions, and the
-//     CROSSSLOT refusals word for word) is a real Redis Cluster's
-//     (TestGoRedisClusterClient, TestRueidisClusterClient against
+//     CROSSSLOT refusals word for word, sharded pub/sub's SSubscribe and
+//     SPublish) is a real Redis Cluster's (TestGoRedisClusterClient,
+//     TestRueidisClusterClient, TestGoRedisClusterShardedPubSub against
 //     redistest's 3-master cluster); redis-py's RedisCluster and ioredis's
 //     Cluster likewise in scripts/test.d/30-clients and 35-npm. A bad
 //     server.cluster, or emulated without server.tcp, is one error naming
