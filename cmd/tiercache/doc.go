@@ -157,7 +157,11 @@
 //     SPublish) is a real Redis Cluster's (TestGoRedisClusterClient,
 //     TestRueidisClusterClient, TestGoRedisClusterShardedPubSub against
 //     redistest's 3-master cluster); redis-py's RedisCluster and ioredis's
-//     Cluster likewise in scripts/test.d/30-clients and 35-npm. A bad
+//     Cluster likewise in scripts/test.d/30-clients and 35-npm. On the
+//     Unix socket the node announces its TCP address: go-redis's
+//     ClusterClient with a Dialer that always dials the socket works
+//     there, and so does rueidis with ForceSingleClient, with CROSSSLOT
+//     refusals as on TCP (TestClusterOnTheUnixSocket). A bad
 //     server.cluster, or emulated without server.tcp, is one error naming
 //     the key (TestClusterConfig).
 //   - C21: kvtarget refuses a -listen address that is not loopback unless
