@@ -148,7 +148,8 @@
 //     run by scripts/test.d/40-watch, which also runs promtool check rules
 //     and promtool test rules).
 //   - C20: with server.cluster emulated (TIERCACHE_SERVER_CLUSTER), which
-//     needs server.tcp, the sidecar is a one-node Redis Cluster (server's
+//     needs server.tcp or, under systemd, a TCP socket passed as tcp
+//     (TestSocketActivationCluster), the sidecar is a one-node Redis Cluster (server's
 //     CL1-CL4): go-redis's ClusterClient and rueidis in cluster mode
 //     (topology from CLUSTER SLOTS and from CLUSTER SHARDS) seeded with its
 //     TCP address connect unchanged, and every step of their transcript
