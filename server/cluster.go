@@ -130,13 +130,18 @@ func (o *Options) servesTCP() bool {
 
 // clusterAddr is the address the node announces to c: the configured or
 // listened-on IP, else the local address c reached (a client on the Unix
-// socket, which reached none, is told the loopback address).
+// socket, which reached none, is told the loopback address). A script's
+// connection has no socket: its client's address is announced.
 func (c *conn) clusterAddr() (ip string, port int) {
 	n := &c.s.node
 	if n.ip != "" {
 		return n.ip, n.port
 	}
-	if a, ok := c.nc.LocalAddr().(*net.TCPAddr); ok && len(a.IP) > 0 && !a.IP.IsUnspecified() {
+	nc := c.nc
+	if c.scriptOf != nil {
+		nc = c.scriptOf.nc
+	}
+	if a, ok := nc.LocalAddr().(*net.TCPAddr); ok && len(a.IP) > 0 && !a.IP.IsUnspecified() {
 		return a.IP.String(), n.port
 	}
 	return "127.0.0.1", n.port

@@ -237,8 +237,8 @@ func TestClusterOff(t *testing.T) {
 // TestClusterAnnounce checks CL1's address: a node listening on one
 // address announces it; one listening on every address announces the
 // address each client reached it by (the loopback address to a client
-// of the Unix socket); Options.ClusterAnnounce replaces the IP, the port,
-// or both.
+// of the Unix socket, and a script its client's); Options.ClusterAnnounce
+// replaces the IP, the port, or both.
 func TestClusterAnnounce(t *testing.T) {
 	slots := func(r *rawConn) string {
 		t.Helper()
@@ -254,6 +254,11 @@ func TestClusterAnnounce(t *testing.T) {
 		r.cmd("CLUSTER", "NODES")
 		if s := r.reply(); !strings.Contains(s, " "+host+":"+port+"@0 myself,master ") {
 			t.Errorf("reached at %s: CLUSTER NODES = %q", host, s)
+		}
+		// A script's CLUSTER is told its client's address.
+		r.cmd("EVAL", "return redis.call('cluster', 'slots')", "0")
+		if s := r.reply(); !strings.HasPrefix(s, "*[*[:0 :16383 *[$"+host+" :"+port+" $") {
+			t.Errorf("reached at %s: CLUSTER SLOTS from a script = %q", host, s)
 		}
 	}
 	if s := slots(dialRaw(t, sock)); !strings.HasPrefix(s, "*[*[:0 :16383 *[$127.0.0.1 :"+port+" $") {

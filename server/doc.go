@@ -590,7 +590,8 @@
 //     (TestClusterMatchesRedis). The node announces the TCP listener's
 //     address, for a listener on every address the address each client
 //     reached, or Options.ClusterAnnounce's IP and port
-//     (TestClusterAnnounce); its id is 40 hex digits derived from the
+//     (TestClusterAnnounce), and a script's CLUSTER answers as its
+//     client's (TestClusterScriptsMatchRedis); its id is 40 hex digits derived from the
 //     host name and those addresses, the same after a restart
 //     (TestClusterNodeID). Cluster mode without a TCP listener, or an
 //     announce address that is no IP, is refused, and so is Serve in

@@ -535,9 +535,37 @@ func sameDelta(b1, a1, b2, a2 string) bool {
 // allow-cross-slot-keys), is refused inside the script with Redis's
 // error, and a no-cluster script does not run.
 func TestClusterScriptsMatchRedis(t *testing.T) {
-	peer, _, _ := startRedisCluster(t)
-	_, sock, _ := startClusterServer(t, nil)
+	peer, pPort, pBus := startRedisCluster(t)
+	// Listening on every address: the address announced is the one each
+	// client reached, 127.0.0.1 for the Unix socket's.
+	_, sock, port := startClusterServer(t, func(o *Options) { o.TCPAddr = "0.0.0.0:0" })
 	p := &peerPair{t: t, ours: dialRaw(t, sock), peer: peer}
+	// CLUSTER's topology from a script (its connection has no socket of
+	// its own: the address is its client's), in RESP2 and RESP3.
+	pID, oID := myID(t, peer), myID(t, p.ours)
+	for _, proto := range []string{"2", "3"} {
+		p.do("HELLO", proto)
+		for _, sub := range []string{"SLOTS", "SHARDS", "NODES", "MYID", "INFO", "LINKS", "KEYSLOT"} {
+			args := []string{"EVAL", "redis.setresp(" + proto + "); return redis.call('cluster', '" + sub + "', unpack(ARGV))", "0"}
+			if sub == "KEYSLOT" {
+				args = append(args, "{b}x")
+			}
+			o, r := p.do(args...)
+			if proto == "3" && sub == "SHARDS" {
+				// A RESP3 map comes back in the order of the script
+				// engine's Lua table, not Redis's Lua's: the same
+				// fields in another order (RESP2 above has them in order).
+				if no, nr := clusterNorm(o, oID, port, "0"), clusterNorm(r, pID, pPort, pBus); !strings.HasPrefix(no, "*[%[$slots") || len(no) != len(nr) {
+					t.Errorf("RESP3 %q: tiercache %q, redis-server %q", args, o, r)
+				}
+				continue
+			}
+			if no, nr := clusterNorm(o, oID, port, "0"), clusterNorm(r, pID, pPort, pBus); no != nr {
+				t.Errorf("RESP%s %q:\n tiercache    %q\n redis-server %q", proto, args, no, nr)
+			}
+		}
+	}
+	p.do("HELLO", "2")
 	// b (3300), f (3168); {b}x is b's slot.
 	for _, args := range [][]string{
 		{"EVAL", "return redis.call('mset', 'b', '1', 'f', '2')", "0"},

@@ -60,6 +60,11 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		MaxHashFields: c.Server.MaxHashFields, MaxListElements: c.Server.MaxListElements, MaxValueBytes: int(min(c.MaxValue, 1<<40)),
 		MaxSetMembers: c.Server.MaxSetMembers,
 	}
+	if c.passed != nil {
+		if err := c.passed.apply(&b.server); err != nil {
+			bad(err)
+		}
+	}
 	b.server.NotifyKeyspaceEvents = c.Server.NotifyKeyspaceEvents
 	b.server.BusyScriptTime = time.Duration(c.Server.BusyScriptTime)
 	b.server.TrackingTableMaxKeys = c.Server.TrackingTableMaxKeys
@@ -130,11 +135,15 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		bad(fmt.Errorf("server.cold_get_batch_bytes %v: must be at least 1 byte", c.Server.ColdGetBytes))
 		b.server.ColdGetBatchBytes = 1
 	}
+	servesTCP := c.Server.TCP != ""
+	if c.passed != nil { // the passed sockets replace server.socket and server.tcp
+		servesTCP = c.passed.tcp != nil
+	}
 	switch {
 	case c.Server.Cluster != "" && c.Server.Cluster != "emulated":
 		bad(fmt.Errorf("server.cluster %q: must be \"\" (off) or \"emulated\" (a one-node cluster for cluster-mode clients)", c.Server.Cluster))
-	case c.Server.Cluster == "emulated" && c.Server.TCP == "":
-		bad(errors.New("server.cluster emulated needs server.tcp: cluster-mode clients connect over TCP, to the address the node announces"))
+	case c.Server.Cluster == "emulated" && !servesTCP:
+		bad(errors.New("server.cluster emulated needs server.tcp (or, under systemd, a TCP socket passed as " + tcpFdName + "): cluster-mode clients connect over TCP, to the address the node announces"))
 		b.server.Cluster = false // said once
 	}
 	if c.Server.Socket == "" && c.Server.TCP == "" {

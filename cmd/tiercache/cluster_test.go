@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"slices"
@@ -244,5 +245,55 @@ func TestClusterConfig(t *testing.T) {
 		} else if strings.Contains(err.Error(), "problems") {
 			t.Errorf("%q: one problem said more than once: %v", tc.yaml, err)
 		}
+	}
+}
+
+// TestClusterOnTheUnixSocket checks what C20 says of the Unix socket in
+// cluster mode: the node announces its TCP address (127.0.0.1 and the TCP
+// port, the only address CLUSTER SLOTS can name), so a cluster client
+// seeded with the socket reaches the node only with a dialer that dials
+// the socket whatever address it is given (go-redis's ClusterClient with
+// such a Dialer), and rueidis on the socket is given ForceSingleClient as
+// README shows; the cluster rules (CROSSSLOT) hold on the socket too.
+func TestClusterOnTheUnixSocket(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.Server.Cluster, cfg.Server.TCP, cfg.Server.RequirePass = "emulated", "127.0.0.1:0", "pw"
+	sc := startTestSidecar(t, cfg)
+	sock, port := cfg.Server.Socket, ""
+	for _, a := range sc.srv.Addrs() {
+		if ta, ok := a.(*net.TCPAddr); ok {
+			port = fmt.Sprint(ta.Port)
+		}
+	}
+	ctx := context.Background()
+	dialSock := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", sock)
+	}
+	gc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"tiercache:0"}, Dialer: dialSock})
+	defer gc.Close()
+	slots, err := gc.ClusterSlots(ctx).Result()
+	if err != nil || len(slots) != 1 || slots[0].Nodes[0].Addr != "127.0.0.1:"+port {
+		t.Fatalf("CLUSTER SLOTS on the socket: %+v, %v; want the node at 127.0.0.1:%s", slots, err, port)
+	}
+	if err := gc.MSet(ctx, "{u}a", "1", "{u}b", "2").Err(); err != nil {
+		t.Fatalf("go-redis ClusterClient on the socket: MSET of one slot: %v", err)
+	}
+	if v, err := gc.MGet(ctx, "{u}a", "{u}b").Result(); err != nil || fmt.Sprint(v) != "[1 2]" {
+		t.Errorf("go-redis ClusterClient on the socket: MGET %v, %v", v, err)
+	}
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{sock}, ForceSingleClient: true,
+		DialCtxFn: func(ctx context.Context, a string, d *net.Dialer, _ *tls.Config) (net.Conn, error) {
+			return d.DialContext(ctx, "unix", a)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	if v, err := rc.Do(ctx, rc.B().Get().Key("{u}a").Build()).ToString(); v != "1" || err != nil {
+		t.Errorf("rueidis (ForceSingleClient) on the socket: GET %q, %v", v, err)
+	}
+	if err := rc.Do(ctx, rc.B().Mget().Key("a", "b").Build()).Error(); err == nil || !strings.HasPrefix(err.Error(), "CROSSSLOT") {
+		t.Errorf("rueidis on the socket: MGET across slots: %v, want CROSSSLOT", err)
 	}
 }

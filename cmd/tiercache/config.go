@@ -36,6 +36,11 @@ type Config struct {
 	Tenants []TenantConfig `yaml:"tenants"`
 	Metrics MetricsConfig  `yaml:"metrics"`
 	Logging LoggingConfig  `yaml:"logging"`
+
+	// passed is what the service manager passed (C12), served instead of
+	// server.socket and server.tcp; nil without socket activation. Not
+	// configuration: cmdServe and startSidecarWith set it before build.
+	passed *activation
 }
 
 // ServerConfig is the RESP listener.

@@ -148,7 +148,8 @@
 //     run by scripts/test.d/40-watch, which also runs promtool check rules
 //     and promtool test rules).
 //   - C20: with server.cluster emulated (TIERCACHE_SERVER_CLUSTER), which
-//     needs server.tcp, the sidecar is a one-node Redis Cluster (server's
+//     needs server.tcp or, under systemd, a TCP socket passed as tcp
+//     (TestSocketActivationCluster), the sidecar is a one-node Redis Cluster (server's
 //     CL1-CL4): go-redis's ClusterClient and rueidis in cluster mode
 //     (topology from CLUSTER SLOTS and from CLUSTER SHARDS) seeded with its
 //     TCP address connect unchanged, and every step of their transcript
@@ -157,7 +158,11 @@
 //     SPublish) is a real Redis Cluster's (TestGoRedisClusterClient,
 //     TestRueidisClusterClient, TestGoRedisClusterShardedPubSub against
 //     redistest's 3-master cluster); redis-py's RedisCluster and ioredis's
-//     Cluster likewise in scripts/test.d/30-clients and 35-npm. A bad
+//     Cluster likewise in scripts/test.d/30-clients and 35-npm. On the
+//     Unix socket the node announces its TCP address: go-redis's
+//     ClusterClient with a Dialer that always dials the socket works
+//     there, and so does rueidis with ForceSingleClient, with CROSSSLOT
+//     refusals as on TCP (TestClusterOnTheUnixSocket). A bad
 //     server.cluster, or emulated without server.tcp, is one error naming
 //     the key (TestClusterConfig).
 //   - C21: kvtarget refuses a -listen address that is not loopback unless

@@ -94,14 +94,11 @@ func startSidecarWith(cfg *Config, log *zap.Logger, env startEnv) (*sidecar, err
 	if openCache == nil {
 		openCache = func(o tier.Options, _ func(emu.Progress)) (*tier.Cache, error) { return tier.Open(o) }
 	}
-	b, err := cfg.build(log)
+	bc := *cfg
+	bc.passed = env.passed
+	b, err := bc.build(log)
 	if err != nil {
 		return nil, err
-	}
-	if env.passed != nil {
-		if err := env.passed.apply(&b.server); err != nil {
-			return nil, err
-		}
 	}
 	b.server.Shutdown = env.shutdown
 	if cfg.Server.Procs > 0 {
@@ -265,9 +262,6 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	if _, err := cfg.build(zap.NewNop()); err != nil {
-		return exitCode(err, stderr)
-	}
 	note, err := newNotifier()
 	if err != nil {
 		return exitCode(err, stderr)
@@ -275,6 +269,18 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	defer note.close()
 	passed, err := socketActivation()
 	if err != nil {
+		note.failed(err)
+		return exitCode(err, stderr)
+	}
+	// The configuration is checked with the passed sockets in place of
+	// server.socket and server.tcp (a passed TCP socket is cluster mode's
+	// TCP listener, C20).
+	check := *cfg
+	check.passed = passed
+	if _, err := check.build(zap.NewNop()); err != nil {
+		if passed != nil {
+			passed.close()
+		}
 		note.failed(err)
 		return exitCode(err, stderr)
 	}

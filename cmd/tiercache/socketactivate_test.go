@@ -64,6 +64,22 @@ func dialUntil(t *testing.T, network, addr string) net.Conn {
 	}
 }
 
+// readyOnPassedSocket waits until the sidecar p answers ready on the Unix
+// socket sock that systemd-socket-activate passes it, and returns a
+// client of that socket (closed at cleanup).
+func readyOnPassedSocket(t *testing.T, p *serveProc, sock string) *redis.Client {
+	t.Helper()
+	waitPath(t, sock)
+	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, MaxRetries: -1})
+	t.Cleanup(func() { rc.Close() })
+	for deadline := time.Now().Add(30 * time.Second); crashloop.Ready(context.Background(), rc) != nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready on the passed socket:\n%s", p.output())
+		}
+	}
+	return rc
+}
+
 // freeTCPAddr is a loopback address nothing listens on now.
 func freeTCPAddr(t *testing.T) string {
 	t.Helper()
@@ -85,15 +101,8 @@ func TestSocketActivationServes(t *testing.T) {
 	sock, unused, tcp := shortSocket(t), shortSocket(t), freeTCPAddr(t)
 	p := activated(t, []string{"-l", sock, "-l", tcp, "--fdname=tiercache.socket:tcp"},
 		"serve -socket "+unused+" -metrics off -log-level warn -requirepass pw -data "+t.TempDir())
-	waitPath(t, sock)
 	ctx := context.Background()
-	rc := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, MaxRetries: -1})
-	defer rc.Close()
-	for deadline := time.Now().Add(30 * time.Second); crashloop.Ready(ctx, rc) != nil; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("not ready on the passed socket:\n%s", p.output())
-		}
-	}
+	rc := readyOnPassedSocket(t, p, sock)
 	if err := rc.Set(ctx, "k", "v", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -218,4 +227,34 @@ func execWithListenPID(t *testing.T, serveArgs string, env []string, files ...*o
 	cmd.Env = append(append(os.Environ(), serveEnv+"="+serveArgs), env...)
 	cmd.ExtraFiles = files
 	return spawn(t, cmd)
+}
+
+// TestSocketActivationCluster (C12, C20): with server.cluster emulated
+// and no server.tcp, the TCP socket systemd passes (named tcp) is the
+// TCP listener cluster mode needs: the sidecar starts, and a go-redis
+// ClusterClient seeded with that address is told it in CLUSTER SLOTS and
+// works through it.
+func TestSocketActivationCluster(t *testing.T) {
+	needSocketActivate(t)
+	sock, tcp := shortSocket(t), freeTCPAddr(t)
+	p := activated(t, []string{"-l", sock, "-l", tcp, "--fdname=tiercache.socket:tcp", "-E", "TIERCACHE_SERVER_CLUSTER=emulated"},
+		"serve -metrics off -log-level warn -requirepass pw -data "+t.TempDir())
+	ctx := context.Background()
+	readyOnPassedSocket(t, p, sock)
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{tcp}, Password: "pw", MaxRedirects: 1})
+	defer cc.Close()
+	slots, err := cc.ClusterSlots(ctx).Result()
+	if err != nil || len(slots) != 1 || slots[0].Nodes[0].Addr != tcp {
+		t.Fatalf("CLUSTER SLOTS over the passed TCP socket: %+v, %v; want one node at %s", slots, err, tcp)
+	}
+	if err := cc.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatalf("ClusterClient SET: %v", err)
+	}
+	if v, err := cc.Get(ctx, "k").Result(); err != nil || v != "v" {
+		t.Errorf("ClusterClient GET: %q %v", v, err)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.exitOf(t); code != 0 {
+		t.Errorf("exit %d after SIGTERM, want 0", code)
+	}
 }
