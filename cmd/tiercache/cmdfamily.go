@@ -32,7 +32,7 @@ var commandFamilies = map[string][]string{
 	"script":      {"eval", "evalsha", "eval_ro", "evalsha_ro", "script", "function", "fcall", "fcall_ro"},
 	"pubsub":      {"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "publish", "pubsub"},
 	"connection":  {"ping", "echo", "time", "hello", "auth", "client", "command", "select", "quit", "readonly", "readwrite", "asking"},
-	"admin":       {"config", "info", "shutdown", "flushall", "flushdb", "cluster"},
+	"admin":       {"config", "info", "shutdown", "flushall", "flushdb", "cluster", "slowlog", "monitor"},
 }
 
 // otherFamily is the family of a command commandFamilies does not list.
