@@ -231,9 +231,14 @@ func (c *conn) run(cmd *command, args [][]byte) {
 		}
 		defer c.tracked(cmd)
 	}
+	c.refused = false
 	if !c.s.timing.Load() {
 		c.timed = false
-		c.exec(cmd, args)
+		if c.s.mon.list.Load() != nil {
+			c.execMonitored(cmd, args)
+		} else {
+			cmd.run(c, args)
+		}
 		return
 	}
 	if r := c.rd.Reads(); r != c.timedReads {
@@ -250,7 +255,11 @@ func (c *conn) run(cmd *command, args [][]byte) {
 		c.observePending(nil)
 	}
 	c.timed = true
-	c.exec(cmd, args)
+	if c.s.mon.list.Load() != nil {
+		c.execMonitored(cmd, args)
+	} else {
+		cmd.run(c, args)
+	}
 	c.timed = false
 	c.pendingCmd = cmd
 	c.pending++

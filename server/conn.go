@@ -56,7 +56,10 @@ type conn struct {
 	dirty   atomic.Bool     // a watched key was written (set by other connections)
 	noop    bool            // the write command running changed nothing (see runWrite)
 	touched bool            // it touched the keys it changed itself: runWrite touches none (SMOVE, ZMPOP, BZMPOP)
-	lists   listOps         // the list commands' buffers
+	// refused is set by the command running when it answered an error
+	// Redis gives before running a command (wrongArgs, unknownSubcommand).
+	refused bool
+	lists   listOps // the list commands' buffers
 	// blocked is the waiter a blocking command registered, waited on for
 	// at most blockFor (0: forever) once the command returns
 	// (awaitBlocked); inExec is set while EXEC runs, where nothing blocks.
@@ -118,9 +121,6 @@ type conn struct {
 	// buffer c builds the monitors' lines of its commands in.
 	monitoring atomic.Bool
 	monLine    []byte
-	// refused is set by the command running when it answered an error
-	// Redis gives before running a command (wrongArgs, unknownSubcommand).
-	refused bool
 }
 
 // connCounters are one connection's statistics: written by its goroutine

@@ -11,7 +11,7 @@ package server
 func (c *conn) getRun() {
 	if c.rd.Buffered() == 0 || c.s.mon.list.Load() != nil {
 		// Nothing pipelined behind it; or each GET goes through dispatch,
-		// shown to the monitors (exec).
+		// shown to the monitors (run, execMonitored).
 		c.coldGet = false
 		return
 	}

@@ -78,13 +78,11 @@ func (c *conn) leaveMonitor() {
 	}
 }
 
-// exec runs cmd, shown to the monitors if any.
-func (c *conn) exec(cmd *command, args [][]byte) {
-	c.refused = false
-	if c.s.mon.list.Load() == nil {
-		cmd.run(c, args)
-		return
-	}
+// execMonitored runs cmd and shows it to the monitors: before it runs for
+// Redis's skip_monitor commands (EVAL...), else once it ran. conn.run
+// calls it when the monitors' list is not nil (one atomic load), else
+// runs cmd itself.
+func (c *conn) execMonitored(cmd *command, args [][]byte) {
 	if cmd.monitorFirst {
 		c.feedMonitors(cmd, args)
 		cmd.run(c, args)
