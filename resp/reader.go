@@ -53,7 +53,9 @@ type Reader struct {
 	preAuth   bool
 
 	// BeforeBlock, when set, runs before every read that may block (the
-	// connection flushes its pending replies there: one flush per batch).
+	// connection flushes its pending replies there: one flush per batch),
+	// before the buffer is compacted: the arguments ReadCommand returned
+	// for the commands of the last read are still intact when it runs.
 	BeforeBlock func() error
 	// MayKeep, when set, says whether the caller may keep (Keep) a big
 	// bulk of n bytes: one it may not is received into a recycled
@@ -379,6 +381,15 @@ func (rd *Reader) line(tooBig string) (line []byte, ok bool, err error) {
 // the size: a command of a million small arguments takes its bytes once,
 // not once per doubling plus the copies left behind.
 func (rd *Reader) fill() error {
+	// BeforeBlock runs first, while the commands already parsed still
+	// lie where their arguments point: the caller may read them there
+	// (the server's slowlog keeps a pipelined command's arguments until
+	// this hook), and the compaction below moves bytes over them.
+	if rd.BeforeBlock != nil {
+		if err := rd.BeforeBlock(); err != nil {
+			return err
+		}
+	}
 	if rd.buf != nil && rd.w == len(rd.buf) && rd.p-rd.r >= len(rd.buf)/2 {
 		if err := rd.retire(); err != nil {
 			return err
@@ -402,11 +413,6 @@ func (rd *Reader) fill() error {
 		nb := make([]byte, min(2*len(rd.buf), rd.maxQuery-rd.query))
 		copy(nb, rd.buf[:rd.w])
 		rd.buf = nb
-	}
-	if rd.BeforeBlock != nil {
-		if err := rd.BeforeBlock(); err != nil {
-			return err
-		}
 	}
 	if rd.w == 0 && rd.idle != nil {
 		return rd.fillIdle()

@@ -329,7 +329,7 @@ func (c *conn) describe(cmd string) string {
 	for _, f := range []struct {
 		on bool
 		l  string
-	}{{sub+psub+ssub > 0, "P"}, {multi >= 0, "x"}, {c.blockedNow.Load(), "b"}, {tracking, "t"}, {broken, "R"},
+	}{{c.monitoring.Load(), "O"}, {sub+psub+ssub > 0, "P"}, {multi >= 0, "x"}, {c.blockedNow.Load(), "b"}, {tracking, "t"}, {broken, "R"},
 		{bcast, "B"}, {c.isUnix(), "U"}, {m.noEvict, "e"}} {
 		if f.on {
 			flags += f.l

@@ -3,7 +3,7 @@ package server
 // cmdReset: RESET, as Redis 7.0's resetCommand and
 // clearClientConnectionState (networking.c): MULTI is discarded and every
 // key unwatched, every channel, pattern and shard channel left without a
-// notification, tracking turned off, RESP2 again, the name CLIENT SETNAME
+// notification, tracking turned off, MONITOR ended, RESP2 again, the name CLIENT SETNAME
 // gave cleared, CLIENT REPLY OFF and a SKIP asked for undone (a SKIP in
 // effect still drops RESET's own +RESET), and a connection of a listener
 // that requires AUTH (TCP, S7) must AUTH again; SELECT 0 is the only
@@ -23,6 +23,8 @@ func (c *conn) cmdReset(args [][]byte) {
 	if c.trk != nil {
 		c.s.trk.forget(c)
 	}
+	c.leaveMonitor() // as Redis 7.0's clearClientConnectionState
+	c.monitoring.Store(false)
 	c.w.SetProto(2)
 	c.push.resp3.Store(false)
 	c.setMeta(func(m *clientMeta) {

@@ -40,6 +40,12 @@ type command struct {
 	readonly, inSubscribed bool
 	run                    func(c *conn, args [][]byte)
 	observe                func(d time.Duration, n int)
+	// admin commands are never shown to monitors (Redis's admin flag;
+	// containers: adminSubcommands); monitorFirst ones are shown before
+	// they run (skip_monitor: EVAL...), the others once they ran;
+	// skipSlowlog ones never enter the slow log (EXEC). Set by
+	// newCommandTable from the flags.
+	admin, monitorFirst, skipSlowlog bool
 	// keyNum is the position of a numkeys argument whose keys follow it
 	// (EVAL's 2, ZUNIONSTORE's 2), 0 = none: Redis's movable keys
 	// (eachKey, crossslot.go).
@@ -230,30 +236,42 @@ func (c *conn) run(cmd *command, args [][]byte) {
 		}
 		defer c.tracked(cmd)
 	}
-	if cmd.observe == nil {
+	c.refused = false
+	if !c.s.timing.Load() {
 		c.timed = false
-		cmd.run(c, args)
+		if c.s.mon.list.Load() != nil {
+			c.execMonitored(cmd, args)
+		} else {
+			cmd.run(c, args)
+		}
 		return
 	}
 	if r := c.rd.Reads(); r != c.timedReads {
 		c.timedReads = r
 		if c.pending > 0 {
-			c.observePending() // read without BeforeBlock (a big bulk's rest): mark is read now
+			c.dropKept()          // the read may have moved them
+			c.observePending(nil) // read without BeforeBlock (a big bulk's rest): mark is read now
 		} else if c.ioReads == r {
 			c.mark = c.readAt // showRead's clock read for this read
 		} else {
 			c.mark = c.s.clock()
 		}
 	} else if c.pending > 0 && c.pendingCmd != cmd {
-		c.observePending()
+		c.observePending(nil)
 	}
 	c.timed = true
-	cmd.run(c, args)
+	if c.s.mon.list.Load() != nil {
+		c.execMonitored(cmd, args)
+	} else {
+		cmd.run(c, args)
+	}
 	c.timed = false
 	c.pendingCmd = cmd
 	c.pending++
 	if !c.observeLater(cmd) {
-		c.observePending()
+		c.observePending(args)
+	} else {
+		c.keepArgs(args)
 	}
 }
 
@@ -312,13 +330,23 @@ func (c *conn) now() int64 {
 func (s *Server) clock() time.Duration { return time.Since(s.start) }
 
 // wrongArgs answers a wrong argument count of name (a command, or a
-// subcommand "client|setname").
-func (c *conn) wrongArgs(name string) { c.w.Error(errWrongArgs(name)) }
+// subcommand "client|setname"). Redis refuses such a command before
+// running it: it is neither shown to monitors nor logged as slow
+// (refused).
+func (c *conn) wrongArgs(name string) {
+	c.refused = true
+	c.w.Error(errWrongArgs(name))
+}
 
 // wrongArity answers a wrong argument count of the running command.
 func (c *conn) wrongArity() { c.wrongArgs(c.cmd.name) }
 
-func (c *conn) unknownSubcommand(cmd string, sub []byte) { c.w.Error(errUnknownSubcommand(cmd, sub)) }
+// unknownSubcommand answers an unknown subcommand, which Redis refuses
+// before running it, as wrongArgs.
+func (c *conn) unknownSubcommand(cmd string, sub []byte) {
+	c.refused = true
+	c.w.Error(errUnknownSubcommand(cmd, sub))
+}
 
 func (c *conn) checkPassword(user, pass []byte) bool {
 	if user != nil && string(user) != "default" {

@@ -11,8 +11,9 @@ import (
 )
 
 // CONFIG SET of what can change while the server runs: the keyspace
-// events, the pub/sub output limits, the tracking table's bound and the
-// busy-script threshold take effect at once; Redis's encoding knobs
+// events, the pub/sub output limits, the tracking table's bound, the
+// busy-script threshold and the slow log's two settings take effect at
+// once; Redis's encoding knobs
 // (which Redis's own test suite sets) are accepted and kept for CONFIG
 // GET, and change nothing in tiercache, whose values have one encoding
 // each. Every other parameter CONFIG GET shows is refused with the
@@ -93,6 +94,12 @@ func settables() []settable {
 			get:   func(s *Server) string { return strconv.FormatInt(s.conf.trackingMaxKeys.Load(), 10) },
 			check: intParam(0, 1<<63-1, func(s *Server, n int64) { s.conf.trackingMaxKeys.Store(n) })},
 		{name: "client-output-buffer-limit", get: outputLimits, check: checkOutputLimits},
+		{name: "slowlog-log-slower-than",
+			get:   func(s *Server) string { return strconv.FormatInt(s.slow.slowerThan.Load(), 10) },
+			check: intParam(-1, math.MaxInt64, (*Server).setSlowlogSlowerThan)},
+		{name: "slowlog-max-len",
+			get:   func(s *Server) string { return strconv.FormatInt(s.slow.maxLen.Load(), 10) },
+			check: intParam(0, math.MaxInt64, func(s *Server, n int64) { s.slow.maxLen.Store(n) })},
 	}
 	for _, k := range encodingKnobs {
 		ps = append(ps, settable{name: k.name, alias: k.alias,

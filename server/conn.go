@@ -38,6 +38,7 @@ type conn struct {
 	coldGet bool               // the last GET read the cold device (see getBatch)
 	batch   [][]byte           // reused keys of a getBatch
 	setArgv [3][]byte          // a setRun's SET
+	getArgv [2][]byte          // a getRun's last GET, for the slow log
 	kvs     [][2][]byte        // reused MSET pairs
 	num     [20]byte           // INCR's new value in decimal (a local would escape to the heap)
 	// needAuth: c came through a listener that requires AUTH, which RESET
@@ -59,7 +60,10 @@ type conn struct {
 	dirty   atomic.Bool     // a watched key was written (set by other connections)
 	noop    bool            // the write command running changed nothing (see runWrite)
 	touched bool            // it touched the keys it changed itself: runWrite touches none (SMOVE, ZMPOP, BZMPOP)
-	lists   listOps         // the list commands' buffers
+	// refused is set by the command running when it answered an error
+	// Redis gives before running a command (wrongArgs, unknownSubcommand).
+	refused bool
+	lists   listOps // the list commands' buffers
 	// blocked is the waiter a blocking command registered, waited on for
 	// at most blockFor (0: forever) once the command returns
 	// (awaitBlocked); inExec is set while EXEC runs, where nothing blocks.
@@ -114,6 +118,14 @@ type conn struct {
 	// (observeLater).
 	pending    int
 	pendingCmd *command
+	// kept are the first arguments of the last command of the pending
+	// run, and keptArgc their count, for the slow log (keepArgs).
+	kept     [][]byte
+	keptArgc int
+	// monitoring is set once c ran MONITOR (monitor.go); monLine is the
+	// buffer c builds the monitors' lines of its commands in.
+	monitoring atomic.Bool
+	monLine    []byte
 }
 
 // connCounters are one connection's statistics: written by its goroutine
@@ -207,7 +219,7 @@ func (c *conn) serve() {
 		if r := recover(); r != nil {
 			c.s.log.Error("panic while serving a command; closing the connection",
 				zap.Int64("client", c.id), zap.Any("panic", r), zap.Stack("stack"))
-			c.observePending()
+			c.observePending(nil)
 			c.out.own() // the pusher does not write past this reply
 			c.w.Error(errInternal)
 			c.flush()
@@ -228,12 +240,13 @@ func (c *conn) serve() {
 			c.replied()
 		}
 	}
-	c.observePending()
+	c.observePending(nil)
 	c.flush()
 }
 
 func (c *conn) readFailed(err error) {
-	c.observePending()
+	c.dropKept() // a failed read may have moved them
+	c.observePending(nil)
 	c.out.own() // a reply made here goes out before any later push (S32)
 	switch {
 	case isProtocolError(err):

@@ -39,7 +39,8 @@
 //
 // Commands: PING ECHO TIME LASTSAVE SHUTDOWN HELLO AUTH RESET CLIENT(SETNAME GETNAME SETINFO ID INFO LIST KILL
 // NO-EVICT REPLY UNBLOCK) COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET SET RESETSTAT
-// REWRITE HELP) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
+// REWRITE HELP) SLOWLOG(GET LEN RESET HELP) MONITOR (slowlog.go,
+// monitor.go) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
 // PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
 // EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME TTL PTTL PERSIST RENAME
 // RENAMENX COPY RANDOMKEY TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL
@@ -579,6 +580,37 @@
 //     is published (TestNoMessageAfterUnsubscribe/shard). SPUBLISH, like
 //     PUBLISH, reaches this server's subscribers only, not another
 //     sidecar's.
+//   - S59: SLOWLOG holds, newest first, at most slowlog-max-len entries
+//     (trimmed at the next entry, as Redis) of the commands whose time was
+//     at least slowlog-log-slower-than µs (-1: none; both CONFIG SET and
+//     Options): Redis 7.0's fields, ids going on across RESET, at most 32
+//     arguments of at most 128 bytes each cut as Redis cuts them, AUTH's,
+//     HELLO's and CONFIG SET requirepass's secrets "(redacted)" where
+//     Redis redacts them, a script's commands as Redis's script client
+//     ("?:0"), EXEC's commands one by one and not EXEC, commands refused
+//     before running (arity, unknown subcommand) not at all; SLOWLOG's
+//     replies and errors are redis-server's in RESP2 and RESP3
+//     (TestSlowlogMatchesRedis). The time is the latency observation's
+//     (S51), with no clock read of its own: a pipelined run of the same
+//     command is one entry, its time each command's share, its arguments
+//     the run's last command's, kept (32 slice headers, no copy) until
+//     the run is observed, before the Reader moves its buffer
+//     (TestSlowlogPipelinedRun). While slowlog-log-slower-than is not -1
+//     commands are timed without ObserveLatency too.
+//   - S60: a MONITOR connection receives, as redis-server 7.0's, a line
+//     for every command another client (or a script, "lua") ran, once it
+//     ran (EVAL and Redis's other skip_monitor commands before), with
+//     sdscatrepr's quoting and redis-server's redactions, and none for
+//     admin commands, commands refused before running or queued in MULTI
+//     (EXEC shows them after); MONITOR inside MULTI answers Redis's error
+//     in EXEC (TestMonitorMatchesRedis, RESP2 and RESP3). The lines go
+//     through the monitor's push queue (pushes.go): no client waits for a
+//     monitor, and one that reads too slowly is closed once its unsent
+//     lines pass MaxOutputBytes, counted in
+//     client_output_buffer_limit_disconnections
+//     (TestMonitorOutputLimit). With no monitor a command costs one atomic
+//     load (the monitors' list, nil), and pipelined GETs are answered
+//     together (S11) only then.
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -732,6 +764,14 @@
 //     them, within its second, not when a read finds them expired. The
 //     write commands of families without events here invalidate their
 //     keys for tracking clients and publish nothing.
+//   - SLOWLOG and MONITOR differ from Redis's where S51 times commands: a
+//     pipelined run of one command is one slow log entry (Redis logs each
+//     slow command), with the run's last arguments, or the name alone if
+//     a read without the Reader's BeforeBlock came between (a big bulk's
+//     rest); a CONFIG SET that turns the slow log on from -1 (with no
+//     ObserveLatency) is not itself logged, since it ran untimed. MONITOR
+//     ends only with its connection (no RESET). The MONITOR line's time
+//     is read when the line is made (Redis's too).
 //   - While loading (S27), PING answers PONG where Redis answers -LOADING,
 //     and WATCH and CONFIG answer -LOADING although COMMAND INFO lists
 //     Redis's "loading" flag for them. The cache's rows of INFO and

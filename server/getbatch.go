@@ -9,8 +9,15 @@ package server
 // the cache's time too: the run's start, read again every
 // getRunClockEvery GETs.
 func (c *conn) getRun() {
+	if c.rd.Buffered() == 0 || c.s.mon.list.Load() != nil {
+		// Nothing pipelined behind it; or each GET goes through dispatch,
+		// shown to the monitors (run, execMonitored).
+		c.coldGet = false
+		return
+	}
 	n := 0
 	var now int64
+	var last []byte
 	for !c.coldGet {
 		key, ok := c.rd.NextGet()
 		if !ok {
@@ -19,16 +26,17 @@ func (c *conn) getRun() {
 		c.st.commands.Add(1)
 		switch {
 		case n%getRunClockEvery != 0:
-		case n == 0 && c.s.get.observe != nil:
+		case n == 0 && c.s.timing.Load() && c.timedReads == c.rd.Reads():
 			now = c.s.cache.NowOf(c.s.start.Add(c.mark)) // read before the GET before the run, or after the command before it
 		default:
 			now = c.s.cache.Now()
 		}
 		c.getKey(key, now)
+		last = key
 		n++
 	}
 	if n > 0 {
-		c.observeBatch(n)
+		c.observeBatch(n, last)
 	}
 	if c.coldGet {
 		c.coldGet = false
@@ -95,7 +103,7 @@ func (c *conn) getBatch() {
 			}
 		}
 		c.getChunks.Release() // Bulk copied them
-		c.observeBatch(n)
+		c.observeBatch(n, rest[n-1])
 		rest = rest[n:]
 	}
 	clear(keys) // they point into the read buffer
@@ -104,15 +112,25 @@ func (c *conn) getBatch() {
 
 // observeBatch records n GETs answered together, and the GETs run left to
 // observe with them (observeLater), each with an equal share of the time
-// since mark.
-func (c *conn) observeBatch(n int) {
-	if c.s.get.observe == nil {
+// since mark; for the slow log the run is the GET of key, the last one,
+// spelled as the GET before the run was (the kept arguments).
+func (c *conn) observeBatch(n int, key []byte) {
+	if !c.s.timing.Load() || c.timedReads != c.rd.Reads() { // mark is this read's
 		return
 	}
 	if c.pending > 0 && c.pendingCmd != c.s.get {
-		c.observePending()
+		c.observePending(nil)
 	}
 	c.pendingCmd = c.s.get
 	c.pending += n
-	c.observePending()
+	c.getArgv = [2][]byte{getName, key}
+	if len(c.kept) > 0 {
+		c.getArgv[0] = c.kept[0]
+	}
+	c.observePending(c.getArgv[:])
+	c.getArgv = [2][]byte{}
 }
+
+// getName names a run's GETs in the slow log when the first one's
+// spelling is not at hand.
+var getName = []byte("GET")

@@ -132,6 +132,17 @@ type Options struct {
 	// tracking invalidates keys to make room. Default 1,000,000; 0:
 	// unbounded. CONFIG SET changes it.
 	TrackingTableMaxKeys int
+	// SlowlogLogSlowerThan and SlowlogMaxLen are Redis's
+	// slowlog-log-slower-than (microseconds: a command that took at least
+	// this long enters SLOWLOG; -1 none, 0 every one) and slowlog-max-len
+	// (the entries kept). They are taken as given when SlowlogSet is;
+	// unset, they are Redis's defaults, 10000 and 128. While the slow
+	// log takes entries, commands are timed (one clock read per command
+	// or pipelined run, S51) even without ObserveLatency. CONFIG SET
+	// changes both.
+	SlowlogLogSlowerThan int64
+	SlowlogMaxLen        int64
+	SlowlogSet           bool
 
 	// Shutdown, when set, is what SHUTDOWN calls to stop the process (cmd/
 	// stops as on SIGTERM: Close, then the cache's); SHUTDOWN closes the
@@ -240,6 +251,9 @@ func (o *Options) EnsureDefaults() {
 	if o.TrackingTableMaxKeys == 0 {
 		o.TrackingTableMaxKeys = 1_000_000
 	}
+	if !o.SlowlogSet {
+		o.SlowlogLogSlowerThan, o.SlowlogMaxLen, o.SlowlogSet = defaultSlowlogSlowerThan, defaultSlowlogMaxLen, true
+	}
 	if o.ShutdownTimeout == 0 {
 		o.ShutdownTimeout = 5 * time.Second
 	}
@@ -338,6 +352,12 @@ func (o *Options) Validate() error {
 	}
 	if o.TrackingTableMaxKeys < 0 {
 		bad("tracking table max keys %d must not be negative", o.TrackingTableMaxKeys)
+	}
+	if o.SlowlogLogSlowerThan < -1 {
+		bad("slowlog-log-slower-than %d must be -1 (off) or more", o.SlowlogLogSlowerThan)
+	}
+	if o.SlowlogMaxLen < 0 {
+		bad("slowlog-max-len %d must not be negative", o.SlowlogMaxLen)
 	}
 	if o.ShutdownTimeout < 0 {
 		bad("shutdown timeout %v is negative", o.ShutdownTimeout)

@@ -90,10 +90,13 @@ func (q *pushQueue) deliver(b []byte, first byte) bool {
 		q.buf, q.spare = nil, nil
 		q.pending.Store(false)
 		q.mu.Unlock()
-		if subscriber {
+		switch {
+		case subscriber:
 			s.stats.pubsubLimit.Add(1)
+		case q.c.monitoring.Load():
+			s.stats.outputLimit.Add(1) // a monitor's lines are its output (S60)
 		}
-		s.log.Warn("client output buffer limit reached: a client does not read its pushes (messages, invalidations) fast enough; closing its connection",
+		s.log.Warn("client output buffer limit reached: a client does not read its pushes (messages, invalidations, MONITOR lines) fast enough; closing its connection",
 			zap.Int64("client", q.c.id), zap.Int64("unsent_bytes", total), zap.String("limit", why))
 		q.c.nc.Close()
 		return false
@@ -175,6 +178,7 @@ func (c *conn) leavePushes() {
 		return
 	}
 	c.gone.Store(true)
+	c.leaveMonitor()
 	c.s.ps.Leave(q)
 	c.s.trk.forget(c)
 	q.mu.Lock()

@@ -117,7 +117,7 @@ func (q *pushQueue) writeIdle() {
 // go out, then the pusher may write to the socket while the connection
 // waits.
 func (c *conn) beforeRead() error {
-	c.observePending() // the commands before the read are observed before it
+	c.observePending(nil) // the commands before the read are observed before it
 	if err := c.flush(); err != nil {
 		return err
 	}

@@ -86,6 +86,9 @@ const (
 	// SHUTDOWN (cmd_conn.go) and no_multi commands in MULTI
 	errNoMulti    = "ERR Command not allowed inside a transaction"
 	errNoShutdown = "ERR No shutdown in progress."
+	// SLOWLOG GET's count and MONITOR inside MULTI (slowlog.c, replication.c)
+	errSlowlogCount  = "ERR count should be greater than or equal to -1"
+	errMonitorInExec = "ERR MONITOR isn't allowed for DENY BLOCKING client"
 	// CLIENT LIST and KILL (cmd_clientlist.go)
 	errInvalidClientID  = "ERR Invalid client ID"
 	errNoSuchClient     = "ERR No such client"

@@ -125,6 +125,13 @@ func TestResetMatchesRedis(t *testing.T) {
 		p.same(0, "EXEC") // the WATCH went with RESET
 		p.same(0, "PING") // no message and no invalidation came before it
 
+		// RESET ends MONITOR: the other connection's SET is not shown.
+		p.same(0, "MONITOR")
+		p.same(0, "RESET")
+		p.same(1, "SET", "k", "monitored?")
+		p.same(0, "PING")
+		p.sameInfo(0, "after MONITOR and RESET")
+
 		// RESET inside MULTI discards it, a failed one too.
 		p.pipeline(0, []string{"MULTI"}, []string{"SET", "k", "v"}, []string{"RESET"}, []string{"EXEC"}, []string{"GET", "k"})
 		p.pipeline(0, []string{"MULTI"}, []string{"NOSUCH"}, []string{"RESET"}, []string{"EXEC"})

@@ -58,6 +58,11 @@ type Server struct {
 	hashLimits hash.Limits
 	setLimits  set.Limits    // sets and sorted sets
 	blk        blockRegistry // clients blocked on lists (block.go)
+	slow       slowlog       // SLOWLOG (slowlog.go)
+	mon        monitors      // MONITOR (monitor.go)
+	// timing is set while commands are timed: Options.ObserveLatency is
+	// set or the slow log takes entries (timing.go).
+	timing atomic.Bool
 
 	// loading is set while the server waits for its cache (NewLoading,
 	// loading.go); cache is written once, before loading is cleared, and
@@ -124,6 +129,9 @@ type Stats struct {
 	HashFieldsExpired     uint64
 	HashFieldExpiryHashes int64
 	HashFieldsUntracked   uint64
+	// SlowlogLen is the entries SLOWLOG holds (SLOWLOG LEN);
+	// MonitorClients the connections in MONITOR mode.
+	SlowlogLen, MonitorClients int64
 }
 
 // New returns a Server for cache; it does not listen until Start.
@@ -147,6 +155,8 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s.ps = newPubSub()
 	s.trk = newTracker(s)
 	s.conf.init(&opts)
+	s.slow.maxLen.Store(opts.SlowlogMaxLen)
+	s.setSlowlogSlowerThan(opts.SlowlogLogSlowerThan)
 	s.evq = newEventQueue(s)
 	s.push = newPusher()
 	s.hfe = newHFEIndex()
@@ -204,6 +214,10 @@ func (st Stats) withPushes(s *Server) Stats {
 	st.TrackingInvalidations, st.EventsDropped = s.trk.sent.Load(), s.evq.dropped.Load()
 	st.HashFieldsExpired, st.HashFieldsUntracked = s.hfe.expired.Load(), s.hfe.untracked.Load()
 	st.HashFieldExpiryHashes = int64(s.hfe.len())
+	st.SlowlogLen = s.slow.n.Load()
+	if p := s.mon.list.Load(); p != nil {
+		st.MonitorClients = int64(len(*p))
+	}
 	return st
 }
 

@@ -35,6 +35,8 @@ var statsTable = []Stat{
 	{"stats", "scripts_killed", "scripts_killed_total", StatCounter, "", "Scripts ended by SCRIPT KILL.", func(v statView) StatValue { return ofUint(v.Server.ScriptsKilled) }},
 	{"stats", "scripts_busy", "scripts_busy_total", StatCounter, "", "Scripts that ran past busy-reply-threshold (others got BUSY meanwhile).", func(v statView) StatValue { return ofUint(v.Server.ScriptsBusy) }},
 	{"clients", "tracking_clients", "tracking_clients", StatGauge, "", "Connections with CLIENT TRACKING on.", func(v statView) StatValue { return ofInt(v.Server.TrackingClients) }},
+	{"clients", "monitor_clients", "monitor_clients", StatGauge, "", "Connections in MONITOR mode: each command is formatted and queued for each of them.", func(v statView) StatValue { return ofInt(v.Server.MonitorClients) }},
+	{"stats", "slowlog_len", "slowlog_len", StatGauge, "", "Entries in the slow log (SLOWLOG LEN): commands that took at least slowlog-log-slower-than microseconds, at most slowlog-max-len of them.", func(v statView) StatValue { return ofInt(v.Server.SlowlogLen) }},
 	{"stats", "tracking_total_keys", "tracking_total_keys", StatGauge, "", "Keys in the tracking table (default-mode tracking).", func(v statView) StatValue { return ofInt(v.Server.TrackingKeys) }},
 	{"stats", "tracking_invalidations", "tracking_invalidations_total", StatCounter, "", "Invalidation messages sent to tracking clients.", func(v statView) StatValue { return ofUint(v.Server.TrackingInvalidations) }},
 	{"stats", "expired_subkeys", "expired_subkeys_total", StatCounter, "", "Hash fields expired (HEXPIRE and the like): removed by the sweeper, dropped by a write, or given a time in the past.", func(v statView) StatValue { return ofUint(v.Server.HashFieldsExpired) }},

@@ -198,6 +198,8 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "flushall", arity: -1, flags: []string{"write"}, run: (*conn).cmdFlush},
 		{name: "flushdb", arity: -1, flags: []string{"write"}, run: (*conn).cmdFlush},
 		{name: "info", arity: -1, flags: []string{"loading", "stale"}, run: (*conn).cmdInfo},
+		{name: "slowlog", arity: -2, flags: []string{}, lockFree: true, run: (*conn).cmdSlowlog},
+		{name: "monitor", arity: 1, flags: []string{"admin", "noscript", "loading", "stale"}, lockFree: true, run: (*conn).cmdMonitor},
 		{name: "shutdown", arity: -1, flags: []string{"admin", "noscript", "loading", "stale", "no_multi", "allow_busy"}, lockFree: true, run: (*conn).cmdShutdown},
 	}
 	cmds = append(cmds, clusterCommands()...) // cluster.go
@@ -209,6 +211,9 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		cmd.mayReplicate = slices.Contains(cmd.flags, "may_replicate")
 		cmd.allowBusy = slices.Contains(cmd.flags, "allow_busy")
 		cmd.noMulti = slices.Contains(cmd.flags, "no_multi")
+		cmd.admin = slices.Contains(cmd.flags, "admin")
+		cmd.monitorFirst = slices.Contains(cmd.flags, "skip_monitor")
+		cmd.skipSlowlog = slices.Contains(cmd.flags, "skip_slowlog")
 		cmd.whileLoading = slices.Contains(servedWhileLoading, cmd.name)
 		if observe != nil {
 			cmd.observe = observe(cmd.name)

@@ -20,8 +20,9 @@ const pendingMax = 16
 
 // observePending records the c.pending runs of c.pendingCmd not yet
 // observed, each with an equal share of the time since mark, which
-// becomes now.
-func (c *conn) observePending() {
+// becomes now, and logs the run in the slow log if that share is slow
+// (args: its last command's, if at hand; nil: those keepArgs kept).
+func (c *conn) observePending(args [][]byte) {
 	n := c.pending
 	if n == 0 {
 		return
@@ -29,6 +30,12 @@ func (c *conn) observePending() {
 	c.pending = 0
 	t := c.s.clock()
 	share := (t - c.mark) / time.Duration(n)
-	c.pendingCmd.observe(share, n)
+	if c.pendingCmd.observe != nil {
+		c.pendingCmd.observe(share, n)
+	}
+	if int64(share) >= c.s.slow.atLeast.Load() {
+		c.logSlow(c.pendingCmd, args, share)
+	}
+	c.dropKept()
 	c.mark = t
 }

@@ -68,6 +68,15 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 	b.server.NotifyKeyspaceEvents = c.Server.NotifyKeyspaceEvents
 	b.server.BusyScriptTime = time.Duration(c.Server.BusyScriptTime)
 	b.server.TrackingTableMaxKeys = c.Server.TrackingTableMaxKeys
+	b.server.SlowlogLogSlowerThan, b.server.SlowlogMaxLen, b.server.SlowlogSet = c.Server.SlowlogLogSlowerThan, c.Server.SlowlogMaxLen, true
+	if c.Server.SlowlogLogSlowerThan < -1 {
+		bad(fmt.Errorf("server.slowlog_log_slower_than %d: must be -1 (off), 0 (every command) or more microseconds", c.Server.SlowlogLogSlowerThan))
+		b.server.SlowlogLogSlowerThan = -1
+	}
+	if c.Server.SlowlogMaxLen < 0 {
+		bad(fmt.Errorf("server.slowlog_max_len %d: must not be negative", c.Server.SlowlogMaxLen))
+		b.server.SlowlogMaxLen = 0
+	}
 	if err := pubsubLimit(c.Server.PubSubOutputLimit, &b.server); err != nil {
 		bad(err)
 	}

@@ -73,6 +73,10 @@ type ServerConfig struct {
 	BusyScriptTime       Duration `yaml:"busy_script_time"`
 	PubSubOutputLimit    string   `yaml:"pubsub_output_limit"`
 	TrackingTableMaxKeys int      `yaml:"tracking_table_max_keys"`
+	// Redis's slowlog-log-slower-than (µs; -1 off, 0 every command) and
+	// slowlog-max-len (CONFIG SET changes them too).
+	SlowlogLogSlowerThan int64 `yaml:"slowlog_log_slower_than"`
+	SlowlogMaxLen        int64 `yaml:"slowlog_max_len"`
 }
 
 // HotConfig is the DRAM tier.
@@ -253,7 +257,7 @@ func defaultConfig() Config {
 			MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10, MaxOutput: 256 << 20, ShutdownTimeout: Duration(5e9),
 			GoMemoryLimit: "auto", ColdGetBatch: 128, ColdGetBytes: 4 << 20, MaxHashFields: 1 << 20,
 			MaxListElements: 1 << 20, MaxSetMembers: 1 << 20, BusyScriptTime: Duration(5e9), PubSubOutputLimit: "32MiB 8MiB 60",
-			TrackingTableMaxKeys: 1_000_000},
+			TrackingTableMaxKeys: 1_000_000, SlowlogLogSlowerThan: 10000, SlowlogMaxLen: 128},
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20, HugePages: true},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 0, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
 		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9), IndexNode: "auto"},

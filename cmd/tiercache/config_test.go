@@ -86,6 +86,8 @@ server:
   max_args: -2
   max_inline: 8
   tracking_table_max_keys: -5
+  slowlog_log_slower_than: -2
+  slowlog_max_len: -1
 warm:
   node: left
   policy: sideways
@@ -111,7 +113,8 @@ metrics:
 	}
 	for _, want := range []string{"socket_mode", "requirepass", "server.procs", "server.cold_get_batch ",
 		"server.cold_get_batch_bytes", "server.max_list_elements", "server.busy_script_time",
-		"server.max_clients -1", "server.max_args -2", "server.max_inline 8", "server.tracking_table_max_keys -5", "warm.node", "warm.policy", "warm.fallback",
+		"server.max_clients -1", "server.max_args -2", "server.max_inline 8", "server.tracking_table_max_keys -5",
+		"server.slowlog_log_slower_than -2", "server.slowlog_max_len -1", "warm.node", "warm.policy", "warm.fallback",
 		"cold.backend", "Durability", "logging.level", "InFlight 65", "BatchItems -3", "metrics.listen"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
@@ -344,6 +347,30 @@ func TestMaxOutputBufferConfig(t *testing.T) {
 	}
 	if _, err := c.build(zap.NewNop()); err == nil || !strings.Contains(err.Error(), "server.max_output_buffer") {
 		t.Fatalf("4KiB: err = %v, want one naming server.max_output_buffer", err)
+	}
+}
+
+// TestSlowlogConfig: server.slowlog_log_slower_than and slowlog_max_len
+// reach the server as given, 0 included (log every command, keep none),
+// from the file and from the environment.
+func TestSlowlogConfig(t *testing.T) {
+	c := defaultConfig()
+	if err := c.loadYAML([]byte("server:\n  slowlog_log_slower_than: 0\n  slowlog_max_len: 5\n"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	if errs := c.applyEnv([]string{"TIERCACHE_SERVER_SLOWLOG_MAX_LEN=0"}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	b, err := c.build(zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := b.server; !o.SlowlogSet || o.SlowlogLogSlowerThan != 0 || o.SlowlogMaxLen != 0 {
+		t.Fatalf("slowlog options %v %d %d, want set, 0, 0", o.SlowlogSet, o.SlowlogLogSlowerThan, o.SlowlogMaxLen)
+	}
+	d := defaultConfig()
+	if b, err := d.build(zap.NewNop()); err != nil || b.server.SlowlogLogSlowerThan != 10000 || b.server.SlowlogMaxLen != 128 {
+		t.Fatalf("default slowlog options %d %d (%v), want Redis's 10000 128", b.server.SlowlogLogSlowerThan, b.server.SlowlogMaxLen, err)
 	}
 }
 

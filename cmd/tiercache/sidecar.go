@@ -106,7 +106,7 @@ func startSidecarWith(cfg *Config, log *zap.Logger, env startEnv) (*sidecar, err
 	}
 	s := &sidecar{cfg: cfg, log: log, met: newMetrics(), httpErr: make(chan error, 1), passed: env.passed != nil}
 	if cfg.Metrics.Listen != "" {
-		b.server.ObserveLatency = s.met.observe // no clock reads per command when nobody scrapes
+		b.server.ObserveLatency = s.met.observe // no histograms when nobody scrapes (the slow log may still time commands)
 	}
 	if cfg.Cold.Backend == "emulated" && cfg.Cold.DataDir != "" {
 		if err := os.MkdirAll(cfg.Cold.DataDir, 0o700); err != nil {
