@@ -57,8 +57,16 @@ func liveAt(s keyState, t time.Time) (live, sure bool) {
 	return t.Before(s.exp), false
 }
 
-// matches reports whether a read (v, found) at t is what s gives.
-func matches(key string, s keyState, v []byte, found bool, t time.Time) bool {
+// matches reports whether a read (v, found), sent at sent and answered at
+// got, is what s gives. The server judges expiry at one moment between the
+// two (its command's time, taken when the command starts, as Redis's
+// command time snapshot), so a value is checked at the earliest and a nil
+// at the latest.
+func matches(key string, s keyState, v []byte, found bool, sent, got time.Time) bool {
+	t := got
+	if found {
+		t = sent
+	}
 	live, sure := liveAt(s, t)
 	switch {
 	case !found:
@@ -72,12 +80,12 @@ func matches(key string, s keyState, v []byte, found bool, t time.Time) bool {
 // checkKey classifies one key read after a restart (invariants 1 and 3);
 // it returns the state the key now has (the log's acknowledged state from
 // here on) and, for a broken promise, what broke.
-func checkKey(key string, l *keyLog, v []byte, found bool, t time.Time, exact bool, tally *Tally) (keyState, string) {
+func checkKey(key string, l *keyLog, v []byte, found bool, sent, answered time.Time, exact bool, tally *Tally) (keyState, string) {
 	tally.Keys++
-	if matches(key, l.acked, v, found, t) {
+	if matches(key, l.acked, v, found, sent, answered) {
 		return l.acked, ""
 	}
-	if l.pending != nil && matches(key, *l.pending, v, found, t) {
+	if l.pending != nil && matches(key, *l.pending, v, found, sent, answered) {
 		return *l.pending, ""
 	}
 	var seq uint64
@@ -97,7 +105,7 @@ func checkKey(key string, l *keyLog, v []byte, found bool, t time.Time, exact bo
 		tally.StaleAfterKill++ // drain after a kill promises only values issued for the key
 		return got, ""
 	}
-	ackLive, _ := liveAt(l.acked, t)
+	ackLive, _ := liveAt(l.acked, sent) // found here: judged at the earliest, as matches does
 	switch {
 	case !found && l.pending != nil && l.pending.present:
 		tally.Vanished++
@@ -128,6 +136,7 @@ func checkAll(t testing.TB, rc *redis.Client, logs map[string]*keyLog, exact, he
 	sort.Strings(keys)
 	for i := 0; i < len(keys); i += 50 {
 		batch := keys[i:min(i+50, len(keys))]
+		sent := time.Now()
 		vals, err := rc.MGet(ctx, batch...).Result()
 		if err != nil {
 			t.Fatalf("MGET after the restart: %v", err)
@@ -147,7 +156,7 @@ func checkAll(t testing.TB, rc *redis.Client, logs map[string]*keyLog, exact, he
 				l.acked = keyState{}
 				continue
 			}
-			state, bad := checkKey(k, l, []byte(s), found, now, exact, tally)
+			state, bad := checkKey(k, l, []byte(s), found, sent, now, exact, tally)
 			if bad != "" {
 				t.Error(bad)
 			}

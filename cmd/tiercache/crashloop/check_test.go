@@ -91,7 +91,7 @@ func TestCheckKeyClassifies(t *testing.T) {
 	} {
 		var tally Tally
 		l := &keyLog{acked: c.acked, pending: c.pending, issued: issued}
-		_, bad := checkKey(key, l, c.v, c.found, now, c.exact, &tally)
+		_, bad := checkKey(key, l, c.v, c.found, now, now, c.exact, &tally)
 		switch {
 		case c.want == nil && (bad != "" || tally.Bad() != 0):
 			t.Errorf("%s: judged bad: %q %+v", c.name, bad, tally)
@@ -165,5 +165,26 @@ func TestAggregateStates(t *testing.T) {
 	l.settle(t, "k", aggState{elems: []uint64{2, 4}}, false, false, &tally) // older: 5 lost, LPOP of 1 kept
 	if tally.Torn != 0 || tally.StaleAfterKill != 1 {
 		t.Fatalf("tally %+v: want the older state counted stale, nothing torn", tally)
+	}
+}
+
+// TestMatchesJudgesAtTheReadWindow checks invariant 2's read window: a key
+// that expired while its read was on the way may read as its value or as
+// nil; one that expired before the read was sent may not read as its value.
+func TestMatchesJudgesAtTheReadWindow(t *testing.T) {
+	exp := time.Now()
+	s := keyState{present: true, seq: 1, size: 16, exp: exp, expHi: exp}
+	v := crashValue("k", 1, 16)
+	if !matches("k", s, v, true, exp.Add(-2*time.Second), exp.Add(5*time.Second)) {
+		t.Error("a value read by a command sent 2 s before its expiry and answered 5 s after: not matched")
+	}
+	if !matches("k", s, nil, false, exp.Add(-2*time.Second), exp.Add(5*time.Second)) {
+		t.Error("a nil read answered 5 s after the expiry: not matched")
+	}
+	if matches("k", s, v, true, exp.Add(2*time.Second), exp.Add(5*time.Second)) {
+		t.Error("a value read by a command sent 2 s after its expiry: matched")
+	}
+	if matches("k", s, nil, false, exp.Add(-5*time.Second), exp.Add(-2*time.Second)) {
+		t.Error("a nil read answered 2 s before the expiry: matched")
 	}
 }

@@ -20,7 +20,10 @@
 //     (TestCheckKeyClassifies).
 //  2. Near an expiry (within a second either side of the window in which
 //     the server may have set it) a key may read either way; everywhere
-//     else, present or absent is exact (TestLiveAtWindow).
+//     else, present or absent is exact (TestLiveAtWindow). The server
+//     judges a read's expiry at one moment between its sending and its
+//     answer (its command's time): a value read is judged at the sending,
+//     a nil at the answer (TestMatchesJudgesAtTheReadWindow).
 //  3. In an exact mode (writethrough) a missing key whose acknowledged
 //     state is live is a lost write, a present key whose acknowledged state
 //     is absent is a resurrected delete, and a missing key whose in-flight

@@ -71,11 +71,12 @@ func worker(rc *redis.Client, o *Options, w int, logs map[string]*keyLog, aggs m
 				next.expHi = time.Now().Add(ttl)
 			}
 		default: // GET: the live value is the acknowledged one
+			sent := time.Now()
 			v, gerr := rc.Get(ctx, key).Bytes()
 			if gerr != nil && !errors.Is(gerr, redis.Nil) {
 				return // the kill
 			}
-			if !matches(key, l.acked, v, gerr == nil, time.Now()) {
+			if !matches(key, l.acked, v, gerr == nil, sent, time.Now()) {
 				if gerr != nil && evictable && coldReclaimed(ctx, rc) {
 					l.acked = keyState{} // dropped: drain mode is a cache while it runs, and cold was full
 					continue
