@@ -55,6 +55,18 @@
 //     once (a new generation), and the keys of earlier generations are
 //     removed in the background (TestStoreOnACluster/ClearIsFleetWide;
 //     TestClearBesideResync).
+//   - R7: a write the remote refuses while it serves reads (-OOM at
+//     maxmemory with noeviction, -READONLY from a replica, -MISCONF,
+//     -NOREPLICAS) fails that key's write and is counted (Refused, and
+//     OOM or ReadOnly), never as a failure of the remote: it does not
+//     count toward the breaker, so reads go on; a store opened meanwhile
+//     connects on the generation another store made
+//     (TestOOMKeepsReadsOpen).
+//   - R8: a put or new expiry refused for memory removes the key's record
+//     instead (GETDEL, outside a transaction: at maxmemory Redis refuses
+//     every command queued in a MULTI), and a delete refused so is done
+//     that way, so no store reads the value a refused write replaced
+//     (TestOOMKeepsReadsOpen).
 //
 // # Caveats
 //

@@ -43,6 +43,7 @@ type Store struct {
 
 type counters struct {
 	errors, timeouts, skipped, foreign, torn, invalidations, resyncs, swept atomic.Uint64
+	refused, oom, readOnly                                                  atomic.Uint64 // writes of a key refused (R7)
 	bytesRead, bytesWritten                                                 atomic.Uint64
 }
 
@@ -128,10 +129,17 @@ func (s *Store) connect() error {
 
 // loadGen reads the generation, making it 1 if no sidecar did.
 func (s *Store) loadGen(ctx context.Context, c rueidis.Client) (uint64, error) {
-	if err := c.Do(ctx, c.B().Set().Key(s.genKey()).Value("1").Nx().Build()).Error(); err != nil && !rueidis.IsRedisNil(err) {
-		return 0, fmt.Errorf("remote: set the generation: %w", err)
+	// A server refusing writes (maxmemory with noeviction, a replica)
+	// still answers the GET: the generation another sidecar made is all a
+	// store needs to read and to be told of changes (R7).
+	setErr := c.Do(ctx, c.B().Set().Key(s.genKey()).Value("1").Nx().Build()).Error()
+	if setErr != nil && !rueidis.IsRedisNil(setErr) && refusedBy(setErr) == notRefused {
+		return 0, fmt.Errorf("remote: set the generation: %w", setErr)
 	}
 	v, err := c.Do(ctx, c.B().Get().Key(s.genKey()).Build()).ToString()
+	if rueidis.IsRedisNil(err) && setErr != nil {
+		return 0, fmt.Errorf("remote: the generation key %q is absent and the remote refuses to make it: %w", s.genKey(), setErr)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("remote: read the generation: %w", err)
 	}
@@ -208,7 +216,8 @@ func (s *Store) Stats() backend.Stats {
 	rs := &backend.RemoteStats{Connected: c != nil, Breaker: s.br.state(), BreakerOpens: s.br.opens.Load(),
 		Errors: s.st.errors.Load(), Timeouts: s.st.timeouts.Load(), Skipped: s.st.skipped.Load(), Foreign: s.st.foreign.Load(),
 		Torn: s.st.torn.Load(), Invalidations: s.st.invalidations.Load(), Resyncs: s.st.resyncs.Load(),
-		Generation: s.gen.Load(), Swept: s.st.swept.Load()}
+		Generation: s.gen.Load(), Swept: s.st.swept.Load(),
+		Refused: s.st.refused.Load(), OOM: s.st.oom.Load(), ReadOnly: s.st.readOnly.Load()}
 	if c != nil {
 		rs.Nodes = len(c.Nodes())
 		rs.ClientBytes = int64(rs.Nodes) * 2 * connBuffer
