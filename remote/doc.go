@@ -67,6 +67,14 @@
 //     every command queued in a MULTI), and a delete refused so is done
 //     that way, so no store reads the value a refused write replaced
 //     (TestOOMKeepsReadsOpen).
+//   - R9: the generation never goes back: a store that finds the
+//     generation key absent (never made, evicted by an allkeys-* policy,
+//     lost in a failover) makes one above every generation before (the
+//     microseconds since 1970, at least one more than the store's own),
+//     reports Cleared, and sweeps the keys of the generations before;
+//     each health round reads the key, so a change of it that no
+//     invalidation reported is found within a round
+//     (TestGenerationNeverGoesBack).
 //
 // # Caveats
 //
@@ -77,6 +85,10 @@
 //   - Redis replication is asynchronous: a write a master acknowledged and
 //     lost in a failover is gone. The remote tier is a cache; a lost write
 //     costs a recompute.
+//   - R9's fresh generation is above the ones before as long as the
+//     clocks of the sidecars that remake it differ by less than the time
+//     between two losses of the key; a store that saw a higher generation
+//     than the one remade follows the remade one.
 //   - A piece left by a writer that died between its pieces and its header
 //     has no header to find it: it expires with its value's expiry, if
 //     any, or is removed with its generation by a later Clear's sweep.

@@ -77,6 +77,6 @@ func (s *Store) Clear(ctx context.Context) error {
 		return fmt.Errorf("remote: start a new generation: %w", err)
 	}
 	s.gen.Store(uint64(g))
-	s.startSweep()
+	s.startSweep(c, uint64(g))
 	return nil
 }

@@ -576,7 +576,11 @@ func TestRemoteWriteThroughUnavailableWaitsNot(t *testing.T) {
 // record under prefix (generation 1).
 func remoteHolds(t *testing.T, srv *redistest.Server, prefix, key, want string) bool {
 	t.Helper()
-	v, err := srv.Do("GET", prefix+"d1:"+key)
+	gen, err := srv.Do("GET", prefix+"g")
+	if err != nil {
+		return false
+	}
+	v, err := srv.Do("GET", prefix+"d"+gen+":"+key)
 	if err != nil {
 		return false
 	}
