@@ -75,6 +75,12 @@
 //     each health round reads the key, so a change of it that no
 //     invalidation reported is found within a round
 //     (TestGenerationNeverGoesBack).
+//   - R10: a write answered READONLY (the master was demoted under the
+//     store's connections, or a seed is a replica) makes the health loop
+//     connect to the seeds again, at most once a BreakerBackoff, counted
+//     as a redial: a seed that names the master (a DNS name, a provider's
+//     primary endpoint) reaches the new one, and writes land there; a
+//     cluster client reads the topology again (TestReadOnlyAfterFailover).
 //
 // # Caveats
 //

@@ -53,6 +53,10 @@ func (s *Store) health() {
 		if s.br.probing() {
 			s.br.success()
 		}
+		if s.redial.Load() {
+			s.redialNow(c)
+			continue
+		}
 		if !s.resync.Load() {
 			s.checkGen(c)
 		}

@@ -2,8 +2,10 @@ package remote
 
 import (
 	"strings"
+	"time"
 
 	"github.com/redis/rueidis"
+	"go.uber.org/zap"
 )
 
 // A refusal is a server's answer that it is up and serving reads but will
@@ -53,10 +55,34 @@ func (s *Store) refused(err error) bool {
 		s.st.oom.Add(1)
 	case refusedReadOnly:
 		s.st.readOnly.Add(1)
+		s.redial.Store(true)
 	case refusedOther:
 	default:
 		return false
 	}
 	s.st.refused.Add(1)
 	return true
+}
+
+// redialNow replaces the client old, which a node answered READONLY
+// through, by a new one made from the seeds (R10): a seed that is a DNS
+// name or a provider's primary endpoint names the new master after a
+// failover, while the old client's connections stay on the demoted one;
+// a cluster client reads the topology again. At most once a
+// BreakerBackoff; the new client's tracking starts empty, so Watch is
+// told any key may have changed.
+func (s *Store) redialNow(old rueidis.Client) {
+	if time.Since(s.redialed) < s.cfg.BreakerBackoff {
+		return
+	}
+	s.redialed = time.Now()
+	s.redial.Store(false)
+	s.st.redials.Add(1)
+	s.log.Warn("remote tier refused a write as a replica (READONLY): connecting to the seeds again", zap.Strings("addrs", s.cfg.Addrs))
+	if err := s.connect(); err != nil {
+		s.log.Warn("remote: reconnect after READONLY", zap.Error(err))
+		return
+	}
+	old.Close()
+	s.resync.Store(true)
 }

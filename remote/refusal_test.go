@@ -109,3 +109,67 @@ func TestOOMKeepsReadsOpen(t *testing.T) {
 		t.Fatalf("after memory was freed: %q %v", v, ok)
 	}
 }
+
+// TestReadOnlyAfterFailover checks R7 and R10 for a failover behind one
+// address (a DNS name, a provider's primary endpoint: here a proxy): the
+// old master is demoted under the store's connection, so writes answer
+// READONLY; reads go on, the breaker stays closed, the refusals are
+// counted, and the store connects to the address again, which reaches the
+// new master, so writes land there.
+func TestReadOnlyAfterFailover(t *testing.T) {
+	m1 := redistest.StartServer(t, "--repl-diskless-sync-delay", "0")
+	m2 := redistest.StartServer(t, "--repl-diskless-sync-delay", "0")
+	replicaOf := func(r, m *redistest.Server) {
+		t.Helper()
+		if _, err := r.Do("REPLICAOF", "127.0.0.1", strconv.Itoa(m.Port)); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 10*time.Second, r.Addr+" syncs with its master", func() bool {
+			info, err := r.Do("INFO", "replication")
+			return err == nil && strings.Contains(info, "master_link_status:up")
+		})
+	}
+	replicaOf(m2, m1)
+	p := redistest.StartProxy(t, m1.Addr)
+	s, _ := openStore(t, []string{p.Addr}, "ro:", func(c *Config) { c.BreakerFailures, c.BreakerBackoff = 2, 50*time.Millisecond })
+	put(t, s, "k", []byte("v1"), 0, 0)
+	eventually(t, 5*time.Second, "the replica has the write", func() bool {
+		v, err := m2.Do("EXISTS", fmt.Sprintf("ro:d%d:k", s.Stats().Remote.Generation))
+		return err == nil && v == "1"
+	})
+	// The failover: m2 promoted, m1 demoted, the address moved.
+	if _, err := m2.Do("REPLICAOF", "NO", "ONE"); err != nil {
+		t.Fatal(err)
+	}
+	replicaOf(m1, m2)
+	p.Retarget(m2.Addr)
+	refused := 0
+	eventually(t, 10*time.Second, "a put lands on the new master", func() bool {
+		err := putErr(s, "k", []byte("v2"))
+		if err == nil {
+			return true
+		}
+		if !strings.Contains(err.Error(), "READONLY") {
+			t.Fatalf("a put after the failover: %v", err)
+		}
+		if refused++; refused == 1 {
+			if v, _, ok := get(t, s, "k"); !ok || string(v) != "v1" {
+				t.Fatalf("a read while writes answer READONLY: %q %v", v, ok)
+			}
+			if st := s.Stats().Remote; st.Breaker != "closed" || st.ReadOnly == 0 {
+				t.Fatalf("after READONLY: breaker %s, readonly %d", st.Breaker, st.ReadOnly)
+			}
+		}
+		return false
+	})
+	if refused == 0 {
+		t.Fatal("no put answered READONLY: the failover did not happen under the store")
+	}
+	direct, _ := openStore(t, []string{m2.Addr}, "ro:", nil)
+	if v, _, ok := get(t, direct, "k"); !ok || string(v) != "v2" {
+		t.Fatalf("the new master holds %q %v", v, ok)
+	}
+	if st := s.Stats().Remote; st.Redials == 0 || st.Breaker != "closed" {
+		t.Fatalf("after the redial: %d redials, breaker %s", st.Redials, st.Breaker)
+	}
+}

@@ -35,6 +35,8 @@ type Store struct {
 	lat      histogram
 	watch    atomic.Pointer[func(backend.Change)]
 	resync   atomic.Bool // invalidations may have been lost: tell Watch once every node answers
+	redial   atomic.Bool // a node answered READONLY: connect to the seeds again (R10)
+	redialed time.Time   // the last redial (health loop only)
 	closed   atomic.Bool
 	sweeping atomic.Bool
 	stop     chan struct{}
@@ -43,7 +45,7 @@ type Store struct {
 
 type counters struct {
 	errors, timeouts, skipped, foreign, torn, invalidations, resyncs, swept atomic.Uint64
-	refused, oom, readOnly                                                  atomic.Uint64 // writes of a key refused (R7)
+	refused, oom, readOnly, redials                                         atomic.Uint64 // writes of a key refused (R7), new clients after READONLY (R10)
 	bytesRead, bytesWritten                                                 atomic.Uint64
 }
 
@@ -237,7 +239,7 @@ func (s *Store) Stats() backend.Stats {
 		Errors: s.st.errors.Load(), Timeouts: s.st.timeouts.Load(), Skipped: s.st.skipped.Load(), Foreign: s.st.foreign.Load(),
 		Torn: s.st.torn.Load(), Invalidations: s.st.invalidations.Load(), Resyncs: s.st.resyncs.Load(),
 		Generation: s.gen.Load(), Swept: s.st.swept.Load(),
-		Refused: s.st.refused.Load(), OOM: s.st.oom.Load(), ReadOnly: s.st.readOnly.Load()}
+		Refused: s.st.refused.Load(), OOM: s.st.oom.Load(), ReadOnly: s.st.readOnly.Load(), Redials: s.st.redials.Load()}
 	if c != nil {
 		rs.Nodes = len(c.Nodes())
 		rs.ClientBytes = int64(rs.Nodes) * 2 * connBuffer
