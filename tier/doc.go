@@ -490,7 +490,9 @@
 //     "checked" back to the remote's older value by T42, and the other
 //     sidecars, whose tracking connection to the dead master closed,
 //     check their copies (T42) and read the new value once the writer's
-//     queue is empty (TestRemoteFailover).
+//     queue is empty; after a CLUSTER FAILOVER the demoted master keeps
+//     the connections and sends the invalidations of the writes it
+//     replicates (TestRemoteFailover/MasterKilled, /ManualFailover).
 //   - T43: an expiry is kept as backend.Meta.Expiry encodes it (B3): every
 //     time up to int64 milliseconds, past 2262 too, is kept exactly,
 //     ordered under ExpireAtIf's GT and LT, never expires before its time,

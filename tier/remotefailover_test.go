@@ -10,7 +10,8 @@ import (
 )
 
 // TestRemoteFailover checks T57 on a real 3+3 Redis Cluster: a master is
-// killed (SIGKILL) under two sidecars while one of them changes keys of
+// killed (SIGKILL), or replaced by its replica (CLUSTER FAILOVER), under
+// two sidecars while one of them changes keys of
 // its slots, which the other holds local copies of. The changes fail
 // while the replica takes over and are sent again (behind W7): they land
 // on the new master; the other sidecar, whose tracking connection to the
@@ -18,6 +19,13 @@ import (
 // values, never the old ones once the writer's queue is empty; both
 // breakers close; the counters say what happened.
 func TestRemoteFailover(t *testing.T) {
+	t.Run("MasterKilled", func(t *testing.T) { testRemoteFailover(t, true) })
+	t.Run("ManualFailover", func(t *testing.T) { testRemoteFailover(t, false) })
+}
+
+// testRemoteFailover kills the master (kill) or has its replica take over
+// with CLUSTER FAILOVER, the old master staying up as its replica.
+func testRemoteFailover(t *testing.T, kill bool) {
 	cl := redistest.StartCluster(t, 3, 1)
 	cs := sidecars(t, 2, cl.Addrs(), "fo:", nil)
 	a, b := cs[0], cs[1]
@@ -41,7 +49,18 @@ func TestRemoteFailover(t *testing.T) {
 		}
 	}
 
-	victim.Kill()
+	if kill {
+		victim.Kill()
+	} else {
+		r := cl.ReplicaOf(victim)
+		if r == nil {
+			t.Fatal("the master has no replica")
+		}
+		if _, err := r.Do("CLUSTER", "FAILOVER"); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 30*time.Second, "the replica takes over", func() bool { return cl.MasterOf(slotOf(keys[0])) == r })
+	}
 	for _, k := range keys {
 		a.Set([]byte(k), []byte("v2"), SetOptions{})
 	}
@@ -56,10 +75,10 @@ func TestRemoteFailover(t *testing.T) {
 		eventually(t, 30*time.Second, fmt.Sprint("sidecar ", i, "'s breaker closes"), func() bool { return c.Stats().Remote.Store.Breaker == "closed" })
 	}
 	sa, sb := a.Stats().Remote, b.Stats().Remote
-	if sa.Queue.Failed != 0 || sa.Queue.Retried == 0 {
+	if sa.Queue.Failed != 0 || kill && sa.Queue.Retried == 0 {
 		t.Fatalf("a's queue: %d failed, %d retried; want none failed, some retried", sa.Queue.Failed, sa.Queue.Retried)
 	}
-	if sb.Store.Resyncs == 0 || sb.Resyncs == 0 {
+	if kill && (sb.Store.Resyncs == 0 || sb.Resyncs == 0) {
 		t.Fatalf("b heard of no resync (store %d, tier %d) after its connection to the dead master closed", sb.Store.Resyncs, sb.Resyncs)
 	}
 	t.Logf("a: %d retried, %d errors, %d timeouts, %d breaker opens; b: %d resyncs, %d invalidated, %d validated, %d replaced",
