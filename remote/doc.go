@@ -81,6 +81,10 @@
 //     as a redial: a seed that names the master (a DNS name, a provider's
 //     primary endpoint) reaches the new one, and writes land there; a
 //     cluster client reads the topology again (TestReadOnlyAfterFailover).
+//   - R11: a Clear refused for memory (its INCR, at maxmemory under
+//     noeviction) unlinks the current generation's keys too, in the
+//     background, so that a retry finds room: a FLUSHALL is never lost
+//     for good to a full remote (TestClearAtMaxmemory).
 //
 // # Caveats
 //

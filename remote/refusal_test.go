@@ -173,3 +173,28 @@ func TestReadOnlyAfterFailover(t *testing.T) {
 		t.Fatalf("after the redial: %d redials, breaker %s", st.Redials, st.Breaker)
 	}
 }
+
+// TestClearAtMaxmemory checks R11: at maxmemory under noeviction a Clear
+// (FLUSHALL) is refused (its INCR may grow memory), and unlinks the
+// current generation's keys, so that a retry finds room and succeeds, and
+// no key stored before it is found again.
+func TestClearAtMaxmemory(t *testing.T) {
+	srv := redistest.StartServer(t, "--maxmemory-policy", "noeviction")
+	s, _ := openStore(t, []string{srv.Addr}, "clr:", nil)
+	for i := 0; i < 4; i++ {
+		put(t, s, fmt.Sprint("v", i), bytes.Repeat([]byte("v"), 900<<10), 0, 0)
+	}
+	atMaxmemory(t, srv)
+	if err := s.Clear(context.Background()); err == nil || !strings.Contains(err.Error(), "OOM") {
+		t.Fatalf("a Clear at maxmemory: %v, want OOM", err)
+	}
+	eventually(t, 10*time.Second, "a retried Clear succeeds", func() bool { return s.Clear(context.Background()) == nil })
+	for i := 0; i < 4; i++ {
+		if _, _, ok := get(t, s, fmt.Sprint("v", i)); ok {
+			t.Fatalf("v%d is found after the Clear", i)
+		}
+	}
+	if st := s.Stats().Remote; st.Breaker != "closed" || st.Errors != 0 {
+		t.Fatalf("breaker %s, errors %d", st.Breaker, st.Errors)
+	}
+}

@@ -70,6 +70,14 @@ func (s *Store) Clear(ctx context.Context) error {
 	}
 	if err != nil && s.refused(err) {
 		s.outcome(start, nil) // the remote answers: a refusal is no failure (R7)
+		if refusedBy(err) == refusedOOM {
+			// At maxmemory under noeviction the INCR is refused until
+			// memory is freed, and a FLUSHALL frees none: unlink this
+			// generation's keys too (UNLINK is taken at maxmemory), which
+			// the caller's retry then finds room after (R11). They are
+			// as good as gone: the Clear was asked for.
+			s.startSweep(c, s.gen.Load()+1)
+		}
 	} else {
 		s.outcome(start, err)
 	}
