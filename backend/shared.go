@@ -61,6 +61,10 @@ type RemoteStats struct {
 	Resyncs       uint64 // times Watch was told that any key may have changed
 	Generation    uint64 // the store's current generation (each Clear starts a new one)
 	Swept         uint64 // keys of earlier generations removed
+	Refused       uint64 // writes of a key the remote refused while serving reads (OOM, READONLY, MISCONF, NOREPLICAS)
+	OOM           uint64 // of which refused for maxmemory (noeviction)
+	ReadOnly      uint64 // of which refused by a replica (READONLY)
+	Redials       uint64 // new clients made from the seeds after a READONLY (the master moved)
 	// Latency of round trips (reads and writes): cumulative counts of
 	// those at most LatencyBounds[i], and their number and sum.
 	LatencyBounds []time.Duration

@@ -19,8 +19,8 @@
 //     delete of it waits to be sent; Wait(key) returns true once Pending
 //     is false, false if its context ended first (TestPendingAndWait).
 //   - W4: while the store is not Available, nothing is sent: changes wait,
-//     bounded by W1; a batch the store fails is counted per change and not
-//     retried (TestWaitsWhileUnavailable).
+//     bounded by W1; a change the store fails is retried (W7) and counted
+//     failed once given up (TestWaitsWhileUnavailable).
 //   - W5: Close sends what is pending within its deadline, drops the rest
 //     (counted), and returns once nothing is in flight; calls after Close
 //     are dropped (TestCloseSendsPending).
@@ -28,6 +28,11 @@
 //     expiry and flags its Fill gives when it is sent: the newest at that
 //     moment, never older than the change that queued it; a Fill that
 //     finds nothing sends nothing (TestLazyPutSendsTheValueAtSend).
+//   - W7: a change the store failed is queued again as its key's pending
+//     change and sent after RetryBackoff, doubling at each failure up to
+//     5 s, at most Retries times (then given up, counted failed): unless
+//     a put or delete of the key made since decides; a new expiry made
+//     since takes the failed change's value (TestRetriesFailedChanges).
 //
 // # Caveats
 //

@@ -24,7 +24,14 @@ type Options struct {
 	InFlight   int           // batches sent and not answered at once (default 4)
 	// CloseWait bounds how long Close sends what is pending (default 2 s).
 	CloseWait time.Duration
-	Logger    *zap.Logger
+	// Retries is how many times a change the store failed is sent again
+	// (default 10; -1: never), the first RetryBackoff after the failure
+	// (default 50 ms), each next one twice as long after, up to 5 s
+	// (W7): a failover's writes land on the new master. Attempts are made
+	// only while the store is Available.
+	Retries      int
+	RetryBackoff time.Duration
+	Logger       *zap.Logger
 }
 
 func (o *Options) ensureDefaults() {
@@ -48,6 +55,12 @@ func (o *Options) ensureDefaults() {
 	}
 	if o.CloseWait == 0 {
 		o.CloseWait = 2 * time.Second
+	}
+	if o.Retries == 0 {
+		o.Retries = 10
+	}
+	if o.RetryBackoff == 0 {
+		o.RetryBackoff = 50 * time.Millisecond
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
@@ -76,6 +89,9 @@ type change struct {
 	exp        int64
 	flags      uint32
 	at         time.Time // when the key's first pending change was made
+	tries      int       // sends the store failed (W7)
+	resets     uint64    // the queue's resets when the change was made
+	after      time.Time // a retried change is not sent before (W7)
 	prev, next *change
 }
 
@@ -94,6 +110,7 @@ type Queue struct {
 	batches    int             // batches in flight
 	flyBytes   int64           // key and value bytes of the batches in flight
 	closed     bool
+	resets     uint64 // Resets so far: a change made before one is not retried (W7)
 	// hurry: a caller waits for a key (Wait): the next batch goes
 	// without waiting for BatchDelay.
 	hurry   atomic.Bool
@@ -104,7 +121,7 @@ type Queue struct {
 	wg   sync.WaitGroup
 
 	st struct {
-		enqueued, merged, sent, dropped, failed, batches atomic.Uint64
+		enqueued, merged, sent, dropped, failed, retried, batches atomic.Uint64
 	}
 }
 
@@ -118,7 +135,8 @@ type Stats struct {
 	Merged        uint64 // changes merged into a pending change of their key
 	Sent          uint64 // changes the store took
 	Dropped       uint64 // changes dropped: queue full, or pending at Close
-	Failed        uint64 // changes the store failed (not retried)
+	Failed        uint64 // changes the store failed Retries+1 times (given up)
+	Retried       uint64 // sends the store failed, queued again (W7)
 	Batches       uint64 // batches sent
 }
 
@@ -178,7 +196,18 @@ func (q *Queue) addChange(key []byte, k kind, value []byte, exp int64, flags uin
 		q.mu.Unlock()
 		return
 	}
-	c := &change{key: string(key), kind: k, value: append([]byte(nil), value...), exp: exp, flags: flags, fill: fill, at: time.Now()}
+	c := &change{key: string(key), kind: k, value: append([]byte(nil), value...), exp: exp, flags: flags, fill: fill, at: time.Now(), resets: q.resets}
+	q.appendLocked(c)
+	wake := q.n == 1 || q.n >= q.o.BatchItems || q.bytes >= q.o.BatchBytes
+	q.mu.Unlock()
+	if wake {
+		q.wake()
+	}
+}
+
+// appendLocked makes c its key's pending change, the newest, dropping the
+// oldest while the queue is full (W1).
+func (q *Queue) appendLocked(c *change) {
 	for q.n > 0 && (q.n >= q.o.QueueItems || q.bytes+c.size() > q.o.QueueBytes) {
 		q.removeLocked(q.head)
 		q.st.dropped.Add(1)
@@ -191,11 +220,6 @@ func (q *Queue) addChange(key []byte, k kind, value []byte, exp int64, flags uin
 	}
 	q.n++
 	q.bytes += c.size()
-	wake := q.n == 1 || q.n >= q.o.BatchItems || q.bytes >= q.o.BatchBytes
-	q.mu.Unlock()
-	if wake {
-		q.wake()
-	}
 }
 
 func (q *Queue) removeLocked(c *change) {
@@ -261,10 +285,12 @@ func (q *Queue) Wait(ctx context.Context, key []byte) bool {
 }
 
 // Reset drops every pending change (a FLUSHALL made them moot), counted as
-// dropped; changes in flight complete.
+// dropped; changes in flight complete, and are not retried if they fail
+// (W7).
 func (q *Queue) Reset() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.resets++
 	for q.head != nil {
 		q.removeLocked(q.head)
 		q.st.dropped.Add(1)
@@ -278,6 +304,7 @@ func (q *Queue) Stats() Stats {
 	q.mu.Unlock()
 	s.Enqueued, s.Merged, s.Sent = q.st.enqueued.Load(), q.st.merged.Load(), q.st.sent.Load()
 	s.Dropped, s.Failed, s.Batches = q.st.dropped.Load(), q.st.failed.Load(), q.st.batches.Load()
+	s.Retried = q.st.retried.Load()
 	return s
 }
 
@@ -320,10 +347,10 @@ func (q *Queue) sendReady(force bool) time.Duration {
 				return d
 			}
 		}
-		batch := q.takeLocked()
-		if len(batch) == 0 { // every pending key has a change in flight
+		batch, retryIn := q.takeLocked(force)
+		if len(batch) == 0 { // every pending key has a change in flight, or waits to be retried
 			q.mu.Unlock()
-			return time.Hour
+			return retryIn
 		}
 		q.batches++
 		q.mu.Unlock()
@@ -334,13 +361,20 @@ func (q *Queue) sendReady(force bool) time.Duration {
 }
 
 // takeLocked takes up to BatchItems pending changes, oldest first, of keys
-// with no change in flight (W2), and marks their keys in flight.
-func (q *Queue) takeLocked() []*change {
-	var batch []*change
+// with no change in flight (W2) and not waiting to be retried (W7, unless
+// force), and marks their keys in flight; retryIn is how long until the
+// first change that waits to be retried may go (an hour if none).
+func (q *Queue) takeLocked(force bool) (batch []*change, retryIn time.Duration) {
+	retryIn = time.Hour
+	now := time.Now()
 	var bytes int64
 	for c := q.head; c != nil && len(batch) < q.o.BatchItems && bytes < q.o.BatchBytes; {
 		next := c.next
-		if !q.flying[c.key] {
+		switch {
+		case q.flying[c.key]:
+		case !force && now.Before(c.after):
+			retryIn = min(retryIn, c.after.Sub(now))
+		default:
 			q.removeLocked(c)
 			q.flying[c.key] = true
 			batch = append(batch, c)
@@ -349,14 +383,16 @@ func (q *Queue) takeLocked() []*change {
 		}
 		c = next
 	}
-	return batch
+	return batch, retryIn
 }
 
-// send writes one batch: its puts, deletes and retimes side by side.
+// send writes one batch: its puts, deletes and retimes side by side; the
+// changes the store failed are queued again (W7).
 func (q *Queue) send(batch []*change) {
 	defer q.wg.Done()
 	ctx := context.Background()
 	var puts []*flusher.Item
+	var putOf, delOf, retOf []*change
 	var dels, rets [][]byte
 	var exps []int64
 	var skipped uint64
@@ -368,20 +404,26 @@ func (q *Queue) send(batch []*change) {
 				skipped++
 				continue
 			}
-			c.value = v
 			q.mu.Lock()
-			q.flyBytes += int64(len(v))
+			q.flyBytes += int64(len(v) - len(c.value))
+			c.value = v
 			q.mu.Unlock()
-			puts = append(puts, &flusher.Item{Key: []byte(c.key), Value: v, Expiry: exp, Flags: flags})
+			puts, putOf = append(puts, &flusher.Item{Key: []byte(c.key), Value: v, Expiry: exp, Flags: flags}), append(putOf, c)
 		case c.kind == put:
-			puts = append(puts, &flusher.Item{Key: []byte(c.key), Value: c.value, Expiry: c.exp, Flags: c.flags})
+			puts, putOf = append(puts, &flusher.Item{Key: []byte(c.key), Value: c.value, Expiry: c.exp, Flags: c.flags}), append(putOf, c)
 		case c.kind == del:
-			dels = append(dels, []byte(c.key))
+			dels, delOf = append(dels, []byte(c.key)), append(delOf, c)
 		case c.kind == retime:
-			rets, exps = append(rets, []byte(c.key)), append(exps, c.exp)
+			rets, exps, retOf = append(rets, []byte(c.key)), append(exps, c.exp), append(retOf, c)
 		}
 	}
-	var failed atomic.Uint64
+	var fmu sync.Mutex
+	var failed []*change
+	fail := func(c *change) {
+		fmu.Lock()
+		failed = append(failed, c)
+		fmu.Unlock()
+	}
 	var wg sync.WaitGroup
 	run := func(f func()) {
 		wg.Add(1)
@@ -390,39 +432,40 @@ func (q *Queue) send(batch []*change) {
 	if len(puts) > 0 {
 		run(func() {
 			q.o.Store.PutMany(ctx, puts)
-			for _, it := range puts {
+			for i, it := range puts {
 				if it.Err != nil {
-					failed.Add(1)
+					fail(putOf[i])
 				}
 			}
 		})
 	}
 	if len(dels) > 0 {
 		run(func() {
-			for _, err := range q.o.Store.DeleteMany(ctx, dels) {
+			for i, err := range q.o.Store.DeleteMany(ctx, dels) {
 				if err != nil {
-					failed.Add(1)
+					fail(delOf[i])
 				}
 			}
 		})
 	}
 	if len(rets) > 0 {
 		run(func() {
-			for _, err := range q.o.Store.RetimeMany(ctx, rets, exps) {
+			for i, err := range q.o.Store.RetimeMany(ctx, rets, exps) {
 				if err != nil {
-					failed.Add(1)
+					fail(retOf[i])
 				}
 			}
 		})
 	}
 	wg.Wait()
-	f := failed.Load()
-	q.st.failed.Add(f)
-	q.st.sent.Add(uint64(len(batch)) - f - skipped)
+	q.st.sent.Add(uint64(len(batch)-len(failed)) - skipped)
 	q.mu.Lock()
 	for _, c := range batch {
 		delete(q.flying, c.key)
 		q.flyBytes -= c.size()
+	}
+	for _, c := range failed {
+		q.retryLocked(c)
 	}
 	q.batches--
 	close(q.changed)
@@ -430,6 +473,41 @@ func (q *Queue) send(batch []*change) {
 	q.mu.Unlock()
 	q.wake()
 }
+
+// retryLocked queues c, which the store failed, again (W7): after a
+// backoff, unless it failed Retries+1 times (given up, counted failed)
+// or a change of its key made since decides. A new expiry made since
+// carries no value: it becomes c (a put or a delete) with that expiry.
+func (q *Queue) retryLocked(c *change) {
+	if c.resets != q.resets { // a Reset (FLUSHALL) since: the change is moot
+		q.st.dropped.Add(1)
+		return
+	}
+	if p := q.pend[c.key]; p != nil {
+		if p.kind == retime && c.kind != retime {
+			q.bytes -= p.size()
+			p.kind, p.value, p.flags, p.fill = c.kind, c.value, c.flags, c.fill
+			if c.kind == del {
+				p.exp = 0
+			}
+			q.bytes += p.size()
+		}
+		return
+	}
+	if c.tries++; c.tries > q.o.Retries {
+		q.st.failed.Add(1)
+		return
+	}
+	q.st.retried.Add(1)
+	c.after = time.Now().Add(min(q.o.RetryBackoff<<(c.tries-1), maxRetryBackoff))
+	if c.fill != nil {
+		c.value = nil // filled again when sent
+	}
+	q.appendLocked(c)
+}
+
+// maxRetryBackoff bounds the wait before a change is sent again (W7).
+const maxRetryBackoff = 5 * time.Second
 
 // drain sends what is pending for at most CloseWait, then drops the rest
 // (W5).

@@ -239,11 +239,12 @@ func TestPendingAndWait(t *testing.T) {
 }
 
 // TestWaitsWhileUnavailable checks W4: nothing is sent while the store is
-// unavailable; failures are counted and not retried.
+// unavailable; failures are counted once given up (W7: Retries -1 gives
+// up at the first).
 func TestWaitsWhileUnavailable(t *testing.T) {
 	s := newMem()
 	s.down.Store(true)
-	q := New(Options{Store: s})
+	q := New(Options{Store: s, Retries: -1})
 	defer q.Close()
 	for i := 0; i < 10; i++ {
 		q.Put([]byte(fmt.Sprint(i)), []byte("v"), 0, 0)
@@ -329,5 +330,70 @@ func TestLazyPutSendsTheValueAtSend(t *testing.T) {
 	s.mu.Unlock()
 	if exp != 7 {
 		t.Fatalf("a's expiry %d, want Fill's 7", exp)
+	}
+}
+
+// TestRetriesFailedChanges checks W7: changes the store failed are sent
+// again once it takes them (a failover's writes land on the new master),
+// in order with the changes made meanwhile: a put or delete made since
+// decides, a new expiry made since keeps the failed change's value; a
+// change failed Retries+1 times is given up, counted; one in flight at a
+// Reset is not retried.
+func TestRetriesFailedChanges(t *testing.T) {
+	s := newMem()
+	q := New(Options{Store: s, RetryBackoff: time.Millisecond, Retries: 1000})
+	defer q.Close()
+	q.Put([]byte("pre"), []byte("old"), 0, 0)
+	q.Put([]byte("gone"), []byte("old"), 0, 0)
+	waitIdle(t, q, "pre", "gone")
+	s.fail.Store(true)
+	q.Put([]byte("a"), []byte("v1"), 0, 0)
+	q.Delete([]byte("gone"))
+	q.Put([]byte("pre"), []byte("new"), 0, 0)
+	for q.Stats().Retried < 3 {
+		time.Sleep(time.Millisecond)
+	}
+	q.Retime([]byte("pre"), 42) // a new expiry of a put the store failed
+	q.Put([]byte("a"), []byte("v2"), 0, 0)
+	s.fail.Store(false)
+	waitIdle(t, q, "a", "gone", "pre")
+	for k, want := range map[string]string{"a": "v2", "gone": "", "pre": "new"} {
+		if v, _ := s.get(k); v != want {
+			t.Fatalf("%s: the store holds %q, want %q", k, v, want)
+		}
+	}
+	s.mu.Lock()
+	pexp := s.exp["pre"]
+	s.mu.Unlock()
+	if pexp != 42 {
+		t.Fatalf("pre: expiry %d, want 42", pexp)
+	}
+	st := q.Stats()
+	if st.Failed != 0 || st.Queued != 0 {
+		t.Fatalf("after the store came back: %+v", st)
+	}
+	retried := st.Retried
+
+	s.fail.Store(true)
+	s.delay = 20 * time.Millisecond
+	q.Put([]byte("moot"), []byte("v"), 0, 0)
+	for q.Stats().InFlight == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	q.Reset() // a FLUSHALL while the put is in flight: it is not retried
+	waitIdle(t, q, "moot")
+	s.fail.Store(false)
+	s.delay = 0
+	if _, ok := s.get("moot"); ok || q.Stats().Retried != retried {
+		t.Fatal("a change made before a Reset was retried after it")
+	}
+
+	g := New(Options{Store: s, RetryBackoff: time.Millisecond, Retries: 2})
+	defer g.Close()
+	s.fail.Store(true)
+	g.Put([]byte("b"), []byte("v"), 0, 0)
+	waitIdle(t, g, "b")
+	if st := g.Stats(); st.Failed != 1 || st.Retried != 2 {
+		t.Fatalf("a change the store always fails: %d failed, %d retried; want 1 and 2", st.Failed, st.Retried)
 	}
 }

@@ -55,6 +55,36 @@
 //     once (a new generation), and the keys of earlier generations are
 //     removed in the background (TestStoreOnACluster/ClearIsFleetWide;
 //     TestClearBesideResync).
+//   - R7: a write the remote refuses while it serves reads (-OOM at
+//     maxmemory with noeviction, -READONLY from a replica, -MISCONF,
+//     -NOREPLICAS) fails that key's write and is counted (Refused, and
+//     OOM or ReadOnly), never as a failure of the remote: it does not
+//     count toward the breaker, so reads go on; a store opened meanwhile
+//     connects on the generation another store made
+//     (TestOOMKeepsReadsOpen).
+//   - R8: a put or new expiry refused for memory removes the key's record
+//     instead (GETDEL, outside a transaction: at maxmemory Redis refuses
+//     every command queued in a MULTI), and a delete refused so is done
+//     that way, so no store reads the value a refused write replaced
+//     (TestOOMKeepsReadsOpen).
+//   - R9: the generation never goes back: a store that finds the
+//     generation key absent (never made, evicted by an allkeys-* policy,
+//     lost in a failover) makes one above every generation before (the
+//     microseconds since 1970, at least one more than the store's own),
+//     reports Cleared, and sweeps the keys of the generations before;
+//     each health round reads the key, so a change of it that no
+//     invalidation reported is found within a round
+//     (TestGenerationNeverGoesBack).
+//   - R10: a write answered READONLY (the master was demoted under the
+//     store's connections, or a seed is a replica) makes the health loop
+//     connect to the seeds again, at most once a BreakerBackoff, counted
+//     as a redial: a seed that names the master (a DNS name, a provider's
+//     primary endpoint) reaches the new one, and writes land there; a
+//     cluster client reads the topology again (TestReadOnlyAfterFailover).
+//   - R11: a Clear refused for memory (its INCR, at maxmemory under
+//     noeviction) unlinks the current generation's keys too, in the
+//     background, so that a retry finds room: a FLUSHALL is never lost
+//     for good to a full remote (TestClearAtMaxmemory).
 //
 // # Caveats
 //
@@ -65,6 +95,10 @@
 //   - Redis replication is asynchronous: a write a master acknowledged and
 //     lost in a failover is gone. The remote tier is a cache; a lost write
 //     costs a recompute.
+//   - R9's fresh generation is above the ones before as long as the
+//     clocks of the sidecars that remake it differ by less than the time
+//     between two losses of the key; a store that saw a higher generation
+//     than the one remade follows the remade one.
 //   - A piece left by a writer that died between its pieces and its header
 //     has no header to find it: it expires with its value's expiry, if
 //     any, or is removed with its generation by a later Clear's sweep.

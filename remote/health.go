@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +53,13 @@ func (s *Store) health() {
 		if s.br.probing() {
 			s.br.success()
 		}
+		if s.redial.Load() {
+			s.redialNow(c)
+			continue
+		}
+		if !s.resync.Load() {
+			s.checkGen(c)
+		}
 		if s.resync.Load() && s.clusterOK(c) {
 			s.resyncNow(c)
 		}
@@ -74,6 +82,27 @@ func (s *Store) ping(c rueidis.Client) error {
 		}
 	}
 	return first
+}
+
+// checkGen reads the generation key and asks for a resync if it is not
+// the store's generation (R9): the key was evicted or lost, or another
+// sidecar's Clear was not heard of (an invalidation lost without the
+// connection closing). Reading it each health round also keeps it recent
+// for an LRU or LFU eviction policy.
+func (s *Store) checkGen(c rueidis.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.Timeout, 100*time.Millisecond))
+	defer cancel()
+	s.genMu.Lock() // a Clear of this store's between the read and the check is no change
+	defer s.genMu.Unlock()
+	v, err := c.Do(ctx, c.B().Get().Key(s.genKey()).Build()).ToString()
+	switch {
+	case rueidis.IsRedisNil(err):
+	case err != nil:
+		return // the ping answered: a timeout here is the next round's business
+	case v == strconv.FormatUint(s.gen.Load(), 10):
+		return
+	}
+	s.resync.Store(true)
 }
 
 // clusterOK reports whether the remote serves every slot now (CLUSTER
@@ -106,7 +135,7 @@ func (s *Store) resyncNow(c rueidis.Client) {
 	}
 	ch := backend.Change{Lost: true}
 	if old := s.gen.Swap(g); old != g {
-		s.log.Info("remote tier cleared by another sidecar", zap.Uint64("generation", g))
+		s.log.Info("remote tier cleared by another sidecar, or its generation key was evicted or lost", zap.Uint64("generation", g), zap.Uint64("was", old))
 		ch = backend.Change{Cleared: true}
 	}
 	s.st.resyncs.Add(1)
@@ -115,9 +144,9 @@ func (s *Store) resyncNow(c rueidis.Client) {
 	}
 }
 
-// startSweep starts removing the keys of earlier generations, unless a
-// sweep runs already (R6).
-func (s *Store) startSweep() {
+// startSweep starts removing the keys of generations before gen on c,
+// unless a sweep runs already (R6).
+func (s *Store) startSweep(c rueidis.Client, gen uint64) {
 	if s.sweeping.Swap(true) {
 		return
 	}
@@ -125,15 +154,15 @@ func (s *Store) startSweep() {
 	go func() {
 		defer s.wg.Done()
 		defer s.sweeping.Store(false)
-		if err := s.sweep(); err != nil && !errors.Is(err, context.Canceled) {
+		if err := s.sweep(c, gen); err != nil && !errors.Is(err, context.Canceled) {
 			s.log.Warn("remote: sweep of earlier generations stopped", zap.Error(err))
 		}
 	}()
 }
 
 // sweep walks every master with SCAN over the prefix's data and chunk keys
-// and unlinks those of an earlier generation.
-func (s *Store) sweep() error {
+// and unlinks those of a generation before gen.
+func (s *Store) sweep(c rueidis.Client, gen uint64) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -143,13 +172,6 @@ func (s *Store) sweep() error {
 		case <-ctx.Done():
 		}
 	}()
-	s.mu.RLock()
-	c := s.client
-	s.mu.RUnlock()
-	if c == nil {
-		return nil
-	}
-	gen := s.gen.Load()
 	match := globEscape(s.cfg.Prefix) + "[dc]*"
 	for _, n := range c.Nodes() {
 		role, err := n.Do(ctx, n.B().Role().Build()).ToArray()

@@ -118,3 +118,10 @@ func mustEqual(t *testing.T, what string, got, want []byte) {
 		t.Fatalf("%s: %d bytes, want %d", what, len(got), len(want))
 	}
 }
+
+// clears is how many times Watch was told Cleared.
+func (w *watched) clears() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cleared
+}

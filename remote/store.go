@@ -35,6 +35,8 @@ type Store struct {
 	lat      histogram
 	watch    atomic.Pointer[func(backend.Change)]
 	resync   atomic.Bool // invalidations may have been lost: tell Watch once every node answers
+	redial   atomic.Bool // a node answered READONLY: connect to the seeds again (R10)
+	redialed time.Time   // the last redial (health loop only)
 	closed   atomic.Bool
 	sweeping atomic.Bool
 	stop     chan struct{}
@@ -43,6 +45,7 @@ type Store struct {
 
 type counters struct {
 	errors, timeouts, skipped, foreign, torn, invalidations, resyncs, swept atomic.Uint64
+	refused, oom, readOnly, redials                                         atomic.Uint64 // writes of a key refused (R7), new clients after READONLY (R10)
 	bytesRead, bytesWritten                                                 atomic.Uint64
 }
 
@@ -126,12 +129,25 @@ func (s *Store) connect() error {
 	return nil
 }
 
-// loadGen reads the generation, making it 1 if no sidecar did.
+// loadGen reads the generation, making a fresh one if the key is absent:
+// no sidecar made it yet, or the remote evicted it (maxmemory-policy
+// allkeys-*) or lost it (a failover before it replicated). A fresh
+// generation is above every one used before (R9), so that no key written
+// before the loss is found again: not the 1 a first sidecar would make,
+// which the keys of a generation cleared long ago may still be under.
 func (s *Store) loadGen(ctx context.Context, c rueidis.Client) (uint64, error) {
-	if err := c.Do(ctx, c.B().Set().Key(s.genKey()).Value("1").Nx().Build()).Error(); err != nil && !rueidis.IsRedisNil(err) {
-		return 0, fmt.Errorf("remote: set the generation: %w", err)
+	// A server refusing writes (maxmemory with noeviction, a replica)
+	// still answers the GET: the generation another sidecar made is all a
+	// store needs to read and to be told of changes (R7).
+	fresh := strconv.FormatUint(s.freshGen(), 10)
+	setErr := c.Do(ctx, c.B().Set().Key(s.genKey()).Value(fresh).Nx().Build()).Error()
+	if setErr != nil && !rueidis.IsRedisNil(setErr) && refusedBy(setErr) == notRefused {
+		return 0, fmt.Errorf("remote: set the generation: %w", setErr)
 	}
 	v, err := c.Do(ctx, c.B().Get().Key(s.genKey()).Build()).ToString()
+	if rueidis.IsRedisNil(err) && setErr != nil {
+		return 0, fmt.Errorf("remote: the generation key %q is absent and the remote refuses to make it: %w", s.genKey(), setErr)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("remote: read the generation: %w", err)
 	}
@@ -139,7 +155,21 @@ func (s *Store) loadGen(ctx context.Context, c rueidis.Client) (uint64, error) {
 	if err != nil || g == 0 {
 		return 0, fmt.Errorf("remote: the generation key %q holds %q, not a generation: is another program using the prefix %q?", s.genKey(), v, s.cfg.Prefix)
 	}
+	if setErr == nil && v == fresh {
+		// This store made the generation: the keys of any before it (the
+		// key was evicted or lost) are its to sweep (R9).
+		s.startSweep(c, g)
+	}
 	return g, nil
+}
+
+// freshGen is a generation above every one used before, as far as this
+// store can tell (R9): the microseconds since 1970, which a generation
+// made by a Clear (one more than the last) reaches only after a million
+// Clears a second, and above the generation this store last saw, for a
+// clock that went back.
+func (s *Store) freshGen() uint64 {
+	return max(uint64(time.Now().UnixMicro()), s.gen.Load()+1)
 }
 
 // conn is the client while the store is worth asking, else nil (counted
@@ -208,7 +238,8 @@ func (s *Store) Stats() backend.Stats {
 	rs := &backend.RemoteStats{Connected: c != nil, Breaker: s.br.state(), BreakerOpens: s.br.opens.Load(),
 		Errors: s.st.errors.Load(), Timeouts: s.st.timeouts.Load(), Skipped: s.st.skipped.Load(), Foreign: s.st.foreign.Load(),
 		Torn: s.st.torn.Load(), Invalidations: s.st.invalidations.Load(), Resyncs: s.st.resyncs.Load(),
-		Generation: s.gen.Load(), Swept: s.st.swept.Load()}
+		Generation: s.gen.Load(), Swept: s.st.swept.Load(),
+		Refused: s.st.refused.Load(), OOM: s.st.oom.Load(), ReadOnly: s.st.readOnly.Load(), Redials: s.st.redials.Load()}
 	if c != nil {
 		rs.Nodes = len(c.Nodes())
 		rs.ClientBytes = int64(rs.Nodes) * 2 * connBuffer

@@ -556,10 +556,11 @@ func TestHasManyReadsNoValues(t *testing.T) {
 	put(t, s, "chunked", bytes.Repeat([]byte("c"), 8<<20), 0, 0)
 	put(t, s, "empty", nil, 0, 0)
 	put(t, s, "expiring", []byte("v"), time.Now().Add(50*time.Millisecond).UnixNano(), 0)
-	if _, err := srv.Do("SET", "t17:d1:foreign", "not a record"); err != nil {
+	dp := fmt.Sprintf("t17:d%d:", s.Stats().Remote.Generation)
+	if _, err := srv.Do("SET", dp+"foreign", "not a record"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.Do("RPUSH", "t17:d1:list", "x"); err != nil {
+	if _, err := srv.Do("RPUSH", dp+"list", "x"); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(60 * time.Millisecond)

@@ -68,11 +68,23 @@ func (s *Store) Clear(ctx context.Context) error {
 	if err == nil {
 		g, err = res[0].AsInt64()
 	}
-	s.outcome(start, err)
+	if err != nil && s.refused(err) {
+		s.outcome(start, nil) // the remote answers: a refusal is no failure (R7)
+		if refusedBy(err) == refusedOOM {
+			// At maxmemory under noeviction the INCR is refused until
+			// memory is freed, and a FLUSHALL frees none: unlink this
+			// generation's keys too (UNLINK is taken at maxmemory), which
+			// the caller's retry then finds room after (R11). They are
+			// as good as gone: the Clear was asked for.
+			s.startSweep(c, s.gen.Load()+1)
+		}
+	} else {
+		s.outcome(start, err)
+	}
 	if err != nil {
 		return fmt.Errorf("remote: start a new generation: %w", err)
 	}
 	s.gen.Store(uint64(g))
-	s.startSweep()
+	s.startSweep(c, uint64(g))
 	return nil
 }

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"math"
@@ -76,12 +77,10 @@ func (s *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
 		h.encode(recs[i])
 		s.st.bytesWritten.Add(HeaderBytes)
 	}
-	var firstErr error
 	if len(pieces) > 0 {
 		for j, r := range s.doMany(ctx, c, pieces) {
 			if err := r.Error(); err != nil {
 				items[pieceOf[j]].Err = cmp(items[pieceOf[j]].Err, err)
-				firstErr = cmp(firstErr, err)
 			}
 		}
 	}
@@ -113,17 +112,53 @@ func (s *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
 		defer mu.Unlock()
 		if err != nil {
 			it.Err = err
-			firstErr = cmp(firstErr, err)
 			return
 		}
 		if h, ok := chunkedHeader(res[0]); ok {
 			olds = append(olds, h)
 		}
 	})
-	s.outcome(start, firstErr)
 	s.expirePieces(ctx, c, gen, olds)
-	return firstErr
+	// A refused write is no failure of the remote (R7); a put refused for
+	// memory removes the key's old record instead (DEL is taken under
+	// maxmemory: Redis refuses only commands that may grow memory), so
+	// no store reads the value this put replaced (R8).
+	var failed writeErrs
+	var oom [][]byte
+	for _, it := range items {
+		if it.Err == nil || errors.Is(it.Err, ErrTooLarge) {
+			continue
+		}
+		if failed.add(s, it.Err) == refusedOOM {
+			oom = append(oom, it.Key)
+		}
+	}
+	if len(oom) > 0 {
+		for _, err := range s.dropRecords(ctx, c, gen, oom) {
+			if err != nil {
+				failed.add(s, err)
+			}
+		}
+	}
+	s.outcome(start, failed.failure)
+	return failed.first()
 }
+
+// writeErrs sorts the errors of a write's keys: the first failure (the
+// breaker's business) and the first refusal (R7).
+type writeErrs struct{ failure, refusal error }
+
+// add records err of one key and says whether it was a refusal, and which.
+func (w *writeErrs) add(s *Store, err error) refusal {
+	if s.refused(err) {
+		w.refusal = cmp(w.refusal, err)
+		return refusedBy(err)
+	}
+	w.failure = cmp(w.failure, err)
+	return notRefused
+}
+
+func (w *writeErrs) first() error { return cmp(w.failure, w.refusal) }
 
 // headerCmd reads the first HeaderBytes of key: the header of the record
 // a write replaces, without its value.
@@ -251,9 +286,9 @@ func (s *Store) Delete(ctx context.Context, key []byte) error {
 // get a short expiry (R4). This store holds no copy of a deleted key, so
 // it needs no tracking of it afterwards.
 func (s *Store) DeleteMany(ctx context.Context, keys [][]byte) []error {
-	errs := make([]error, len(keys))
 	c := s.conn()
 	if c == nil {
+		errs := make([]error, len(keys))
 		for i := range errs {
 			errs[i] = ErrUnavailable
 		}
@@ -262,10 +297,22 @@ func (s *Store) DeleteMany(ctx context.Context, keys [][]byte) []error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	start := time.Now()
-	gen := s.gen.Load()
+	errs := s.deleteMany(ctx, c, s.gen.Load(), keys)
+	var failed writeErrs
+	for _, err := range errs {
+		if err != nil {
+			failed.add(s, err)
+		}
+	}
+	s.outcome(start, failed.failure)
+	return errs
+}
+
+// deleteMany is DeleteMany's round trips on c in generation gen.
+func (s *Store) deleteMany(ctx context.Context, c rueidis.Client, gen uint64, keys [][]byte) []error {
+	errs := make([]error, len(keys))
 	var mu sync.Mutex
 	var olds []header
-	var firstErr error
 	s.each(len(keys), func(i int) {
 		dk := s.dataKey(gen, keys[i])
 		// DEL removes a key of any type (GETRANGE answers WRONGTYPE for
@@ -278,14 +325,53 @@ func (s *Store) DeleteMany(ctx context.Context, keys [][]byte) []error {
 		defer mu.Unlock()
 		if err != nil {
 			errs[i] = err
-			firstErr = cmp(firstErr, err)
 			return
 		}
 		if h, ok := chunkedHeader(res[0]); ok {
 			olds = append(olds, h)
 		}
 	})
-	s.outcome(start, firstErr)
+	s.expirePieces(ctx, c, gen, olds)
+	var oom []int
+	for i, err := range errs {
+		if refusedBy(err) == refusedOOM {
+			oom = append(oom, i)
+		}
+	}
+	if len(oom) > 0 {
+		ks := make([][]byte, len(oom))
+		for j, i := range oom {
+			ks[j] = keys[i]
+		}
+		for j, err := range s.dropRecords(ctx, c, gen, ks) {
+			errs[oom[j]] = err
+		}
+	}
+	return errs
+}
+
+// dropRecords removes keys' records with GETDEL, each a command of its own
+// (R8): at maxmemory Redis refuses every command queued in a MULTI, and
+// any command that may grow memory, but takes GETDEL and PEXPIRE (Redis
+// 7.0's command table: neither is flagged denyoom). The pieces of a
+// chunked record get the grace to live (R4). It reads a small record
+// whole; it serves writes the remote refused, not the common path.
+func (s *Store) dropRecords(ctx context.Context, c rueidis.Client, gen uint64, keys [][]byte) []error {
+	cmds := make(rueidis.Commands, len(keys))
+	for i, k := range keys {
+		cmds[i] = c.B().Getdel().Key(s.dataKey(gen, k)).Build()
+	}
+	errs := make([]error, len(keys))
+	var olds []header
+	for i, r := range s.doMany(ctx, c, cmds) {
+		if err := r.Error(); err != nil && !rueidis.IsRedisNil(err) && !wrongType(err) {
+			errs[i] = err
+			continue
+		}
+		if h, ok := chunkedHeader(r); ok {
+			olds = append(olds, h)
+		}
+	}
 	s.expirePieces(ctx, c, gen, olds)
 	return errs
 }
@@ -308,7 +394,7 @@ func (s *Store) RetimeMany(ctx context.Context, keys [][]byte, exps []int64) []e
 	gen := s.gen.Load()
 	var mu sync.Mutex
 	var pieces rueidis.Commands
-	var firstErr error
+	var failed writeErrs
 	s.each(len(keys), func(i int) {
 		dk := s.dataKey(gen, keys[i])
 		res, err := s.tx(ctx, c, s.headerCmd(c, dk), s.expireCmd(c, dk, exps[i], 0), c.B().Pexpiretime().Key(dk).Build())
@@ -319,7 +405,7 @@ func (s *Store) RetimeMany(ctx context.Context, keys [][]byte, exps []int64) []e
 		defer mu.Unlock()
 		if err != nil {
 			errs[i] = err
-			firstErr = cmp(firstErr, err)
+			failed.add(s, err)
 			return
 		}
 		h, ok := chunkedHeader(res[0])
@@ -331,9 +417,28 @@ func (s *Store) RetimeMany(ctx context.Context, keys [][]byte, exps []int64) []e
 		}
 	})
 	if len(pieces) > 0 {
-		firstErr = cmp(firstErr, roundTripErr(s.doMany(ctx, c, pieces)))
+		if err := roundTripErr(s.doMany(ctx, c, pieces)); err != nil && refusedBy(err) == notRefused {
+			failed.failure = cmp(failed.failure, err)
+		}
 	}
-	s.outcome(start, firstErr)
+	// A new expiry refused for memory drops the key (R8): no store reads
+	// it past the expiry it was given.
+	var oom [][]byte
+	var at []int
+	for i, err := range errs {
+		if refusedBy(err) == refusedOOM {
+			oom, at = append(oom, keys[i]), append(at, i)
+		}
+	}
+	if len(oom) > 0 {
+		for j, err := range s.dropRecords(ctx, c, gen, oom) {
+			if err != nil {
+				errs[at[j]] = err
+				failed.add(s, err)
+			}
+		}
+	}
+	s.outcome(start, failed.failure)
 	return errs
 }
 

@@ -484,6 +484,15 @@
 //     /LostInvalidationsRevalidate; cmd/tiercache TestSharedSidecars/
 //     MasterKilledUnderLoad: local hits keep being served through a
 //     failover).
+//   - T57: a change the remote failed (a master killed, its replica not
+//     yet promoted) stays pending and is sent again (behind W7) until it
+//     lands on the new master: the writer's own copy, pending, is never
+//     "checked" back to the remote's older value by T42, and the other
+//     sidecars, whose tracking connection to the dead master closed,
+//     check their copies (T42) and read the new value once the writer's
+//     queue is empty; after a CLUSTER FAILOVER the demoted master keeps
+//     the connections and sends the invalidations of the writes it
+//     replicates (TestRemoteFailover/MasterKilled, /ManualFailover).
 //   - T43: an expiry is kept as backend.Meta.Expiry encodes it (B3): every
 //     time up to int64 milliseconds, past 2262 too, is kept exactly,
 //     ordered under ExpireAtIf's GT and LT, never expires before its time,

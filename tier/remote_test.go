@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -451,6 +452,9 @@ func heardWhileOwnChange(t *testing.T, prefix string, also func(a *Cache)) {
 	srv := redistest.StartServer(t)
 	held := &heldStore{release: make(chan struct{})}
 	a := openWith(t, remoteOptions([]string{srv.Addr}, prefix, held.wrap))
+	var once sync.Once
+	release := func() { once.Do(func() { held.arm.Store(false); close(held.release) }) }
+	t.Cleanup(release) // before a's Close (cleanups run last first): a failed check does not hang it
 	b := openWith(t, remoteOptions([]string{srv.Addr}, prefix, nil))
 	k := []byte("k")
 	if _, err := a.Set(k, []byte("v0"), SetOptions{}); err != nil {
@@ -483,8 +487,7 @@ func heardWhileOwnChange(t *testing.T, prefix string, also func(a *Cache)) {
 		time.Sleep(time.Millisecond)
 	}
 	time.Sleep(100 * time.Millisecond) // a's remote goroutine handles the invalidation
-	held.arm.Store(false)
-	close(held.release)
+	release()
 	settleRemote(t, a)
 	coherent(t, []*Cache{a, b}, "k", []byte("v2"), time.Second)
 }
@@ -576,7 +579,11 @@ func TestRemoteWriteThroughUnavailableWaitsNot(t *testing.T) {
 // record under prefix (generation 1).
 func remoteHolds(t *testing.T, srv *redistest.Server, prefix, key, want string) bool {
 	t.Helper()
-	v, err := srv.Do("GET", prefix+"d1:"+key)
+	gen, err := srv.Do("GET", prefix+"g")
+	if err != nil {
+		return false
+	}
+	v, err := srv.Do("GET", prefix+"d"+gen+":"+key)
 	if err != nil {
 		return false
 	}

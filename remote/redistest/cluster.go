@@ -174,3 +174,33 @@ func (c *Cluster) RestartAll() {
 	}
 	c.WaitOK(60 * time.Second)
 }
+
+// ReplicaOf is a running replica of master m, by CLUSTER NODES of m, or
+// nil.
+func (c *Cluster) ReplicaOf(m *Server) *Server {
+	c.tb.Helper()
+	nodes, err := m.do("CLUSTER", "NODES")
+	if err != nil {
+		return nil
+	}
+	var id string
+	lines := strings.Split(nodes, "\n")
+	for _, line := range lines {
+		if f := strings.Fields(line); len(f) > 2 && strings.Contains(f[2], "myself") {
+			id = f[0]
+		}
+	}
+	for _, line := range lines {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[3] != id || !strings.Contains(f[2], "slave") || strings.Contains(f[2], "fail") {
+			continue
+		}
+		addr, _, _ := strings.Cut(f[1], "@")
+		for _, n := range c.Nodes {
+			if n.Addr == addr && n.Running() {
+				return n
+			}
+		}
+	}
+	return nil
+}

@@ -1,6 +1,8 @@
 package redistest
 
 import (
+	"bufio"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -51,5 +53,39 @@ func TestKillAndRestart(t *testing.T) {
 	c.WaitOK(30 * time.Second)
 	if _, err := m.Do("PING"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestProxyMovesNewConnections checks RT3: a connection made before a
+// Retarget keeps its server, one made after reaches the new target.
+func TestProxyMovesNewConnections(t *testing.T) {
+	a, b := StartServer(t), StartServer(t)
+	if _, err := a.Do("SET", "who", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Do("SET", "who", "b"); err != nil {
+		t.Fatal(err)
+	}
+	p := StartProxy(t, a.Addr)
+	old, err := net.Dial("tcp", p.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	r := bufio.NewReader(old)
+	if _, err := roundTrip(old, r, []string{"PING"}); err != nil { // the proxy dialed its target
+		t.Fatal(err)
+	}
+	p.Retarget(b.Addr)
+	if v, err := roundTrip(old, r, []string{"GET", "who"}); err != nil || v != "a" {
+		t.Fatalf("the connection made before Retarget: %q %v", v, err)
+	}
+	nc, err := net.Dial("tcp", p.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if v, err := roundTrip(nc, bufio.NewReader(nc), []string{"GET", "who"}); err != nil || v != "b" {
+		t.Fatalf("a connection made after Retarget: %q %v", v, err)
 	}
 }

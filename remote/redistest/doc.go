@@ -14,4 +14,7 @@
 //   - RT2: Kill stops a node at once (SIGKILL); Restart starts it again on
 //     its port with its node configuration, so it rejoins the cluster it
 //     was in (TestKillAndRestart).
+//   - RT3: a Proxy forwards each new connection to its target at the time
+//     of the connection; Retarget moves later connections only
+//     (TestProxyMovesNewConnections).
 package redistest
