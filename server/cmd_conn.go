@@ -285,9 +285,13 @@ func (c *conn) writeCommandInfo(cmd *command) {
 	c.w.BulkString(cmd.name)
 	c.w.Int(int64(cmd.arity))
 	movable := cmd.keyNum > 0 // Redis's movablekeys: the keys follow a numkeys argument
-	c.w.Set(len(cmd.flags) + boolInt(movable))
+	// may_replicate is not shown: Redis 7.0's addReplyCommandFlags hides it
+	// on purpose (server.c)
+	c.w.Set(len(cmd.flags) + boolInt(movable) - boolInt(cmd.mayReplicate))
 	for _, f := range cmd.flags {
-		c.w.Simple(f)
+		if f != "may_replicate" {
+			c.w.Simple(f)
+		}
 	}
 	if movable {
 		c.w.Simple("movablekeys")

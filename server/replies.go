@@ -7,6 +7,7 @@ import (
 
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/hash"
+	"github.com/tiercache/tiercache/value/hll"
 	"github.com/tiercache/tiercache/value/list"
 	"github.com/tiercache/tiercache/value/set"
 	"github.com/tiercache/tiercache/value/zset"
@@ -21,42 +22,50 @@ import (
 
 // redis-server's replies.
 const (
-	errWrongType       = "WRONGTYPE Operation against a key holding the wrong kind of value"
-	errNotInt          = "ERR value is not an integer or out of range"
-	errSyntax          = "ERR syntax error"
-	errNoAuth          = "NOAUTH Authentication required."
-	errWrongPass       = "WRONGPASS invalid username-password pair or user is disabled."
-	errNoProto         = "NOPROTO unsupported protocol version"
-	errProtoVersion    = "ERR Protocol version is not an integer or out of range"
-	errNoPassword      = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
-	errClientName      = "ERR Client names cannot contain spaces, newlines or special characters."
-	errDBIndex         = "ERR DB index is out of range"
-	errMaxClients      = "ERR max number of clients reached"
-	errLoading         = "LOADING Redis is loading the dataset in memory"
-	errMultiNested     = "ERR MULTI calls can not be nested"
-	errExecNoMulti     = "ERR EXEC without MULTI"
-	errDiscardNoMulti  = "ERR DISCARD without MULTI"
-	errExecAbort       = "EXECABORT Transaction discarded because of previous errors."
-	errWatchInMulti    = "ERR WATCH inside MULTI is not allowed"
-	errNoSuchKeyText   = "ERR no such key"
-	errSameObject      = "ERR source and destination objects are the same"
-	errInvalidCursor   = "ERR invalid cursor"
-	errNXAndXXGTLT     = "ERR NX and XX, GT or LT options at the same time are not compatible"
-	errGTAndLT         = "ERR GT and LT options at the same time are not compatible"
-	errOverflow        = "ERR increment or decrement would overflow"
-	errDecrOverflow    = "ERR decrement would overflow"
-	errNotFloat        = "ERR value is not a valid float"
-	errFloatNaNInf     = "ERR increment would produce NaN or Infinity"
-	errHashNotInt      = "ERR hash value is not an integer"
-	errHashNotFloat    = "ERR hash value is not a float"
-	errValueNaNInf     = "ERR value is NaN or Infinity"
-	errValueRange      = "ERR value is out of range"
-	errMustBePositive  = "ERR value is out of range, must be positive"
-	errOffsetRange     = "ERR offset is out of range"
-	errBitOffset       = "ERR bit offset is not an integer or out of range"
-	errBitValue        = "ERR bit is not an integer or out of range"
-	errBitArg          = "ERR The bit argument must be 1 or 0."
-	errBitopNot        = "ERR BITOP NOT must be called with a single source key."
+	errWrongType      = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	errNotInt         = "ERR value is not an integer or out of range"
+	errSyntax         = "ERR syntax error"
+	errNoAuth         = "NOAUTH Authentication required."
+	errWrongPass      = "WRONGPASS invalid username-password pair or user is disabled."
+	errNoProto        = "NOPROTO unsupported protocol version"
+	errProtoVersion   = "ERR Protocol version is not an integer or out of range"
+	errNoPassword     = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
+	errClientName     = "ERR Client names cannot contain spaces, newlines or special characters."
+	errDBIndex        = "ERR DB index is out of range"
+	errMaxClients     = "ERR max number of clients reached"
+	errLoading        = "LOADING Redis is loading the dataset in memory"
+	errMultiNested    = "ERR MULTI calls can not be nested"
+	errExecNoMulti    = "ERR EXEC without MULTI"
+	errDiscardNoMulti = "ERR DISCARD without MULTI"
+	errExecAbort      = "EXECABORT Transaction discarded because of previous errors."
+	errWatchInMulti   = "ERR WATCH inside MULTI is not allowed"
+	errNoSuchKeyText  = "ERR no such key"
+	errSameObject     = "ERR source and destination objects are the same"
+	errInvalidCursor  = "ERR invalid cursor"
+	errNXAndXXGTLT    = "ERR NX and XX, GT or LT options at the same time are not compatible"
+	errGTAndLT        = "ERR GT and LT options at the same time are not compatible"
+	errOverflow       = "ERR increment or decrement would overflow"
+	errDecrOverflow   = "ERR decrement would overflow"
+	errNotFloat       = "ERR value is not a valid float"
+	errFloatNaNInf    = "ERR increment would produce NaN or Infinity"
+	errHashNotInt     = "ERR hash value is not an integer"
+	errHashNotFloat   = "ERR hash value is not a float"
+	errValueNaNInf    = "ERR value is NaN or Infinity"
+	errValueRange     = "ERR value is out of range"
+	errMustBePositive = "ERR value is out of range, must be positive"
+	errOffsetRange    = "ERR offset is out of range"
+	errBitOffset      = "ERR bit offset is not an integer or out of range"
+	errBitValue       = "ERR bit is not an integer or out of range"
+	errBitArg         = "ERR The bit argument must be 1 or 0."
+	errBitopNot       = "ERR BITOP NOT must be called with a single source key."
+	// hyperloglog.c's isHLLObjectOrReply and invalid_hll_err (Redis 7.0)
+	errNotHLL     = "WRONGTYPE Key is not a valid HyperLogLog string value."
+	errCorruptHLL = "INVALIDOBJ Corrupted HLL object detected"
+	// pfdebugCommand's and pfselftestCommand's (tiercache answers any
+	// failure of its self test with this one of Redis's texts)
+	errPFDebugNoKey    = "ERR The specified key does not exist"
+	errHLLNotSparse    = "ERR HLL encoding is not sparse"
+	errHLLSelfTest     = "TESTFAILED dense/sparse disagree"
 	errBitfieldType    = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
 	errOverflowType    = "ERR Invalid OVERFLOW type specified"
 	errBitfieldRO      = "ERR BITFIELD_RO only supports the GET subcommand"
@@ -301,6 +310,9 @@ func errStringTooLong(max int) string {
 	return "ERR string exceeds maximum allowed size (max_value, " + strconv.Itoa(max) + " bytes)"
 }
 
+// errPFDebugUnknown refuses PFDEBUG's subcommand sub, as given.
+func errPFDebugUnknown(sub string) string { return "ERR Unknown PFDEBUG subcommand '" + sub + "'" }
+
 // errRandCountTooLarge refuses a negative count past max: what are the
 // items picked ("fields" for HRANDFIELD, "members" for SRANDMEMBER and
 // ZRANDMEMBER).
@@ -339,6 +351,10 @@ func errorReply(err error) string {
 		return errCorruptList
 	case errors.Is(err, set.ErrCorrupt), errors.Is(err, zset.ErrCorrupt):
 		return errCorruptSet
+	case errors.Is(err, hll.ErrNotHLL):
+		return errNotHLL
+	case errors.Is(err, hll.ErrCorrupt):
+		return errCorruptHLL
 	}
 	if re, ok := errors.AsType[replyError](err); ok {
 		return string(re)
