@@ -564,8 +564,11 @@
 //     ones, cached cardinalities, MULTI, scripts, WATCH, COMMAND GETKEYS,
 //     hll-sparse-max-bytes; TestHLLDifferential: random sequences going
 //     dense, with corrupting SETRANGEs, every reply and every key's string
-//     compared after each command). A refused PFADD changes nothing (Redis
-//     keeps the registers raised before the corrupt spot). PFCOUNT of one
+//     compared after each command; TestHLLCorruptSparseDifferential:
+//     random valid and corrupt sparse strings through every command;
+//     TestHLLStringsCrossServers: strings copied between the servers both
+//     ways). A refused PFADD changes nothing (Redis keeps the registers
+//     raised before the corrupt spot). PFCOUNT of one
 //     key that computes the cardinality stores it in the header as Redis
 //     does: WATCH and tracking clients are touched, no event is sent, and
 //     its caller remembers the key after the write, so only others are

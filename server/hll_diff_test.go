@@ -267,3 +267,130 @@ func TestHLLThroughRemote(t *testing.T) {
 		t.Fatalf("PFCOUNT m: %q", r)
 	}
 }
+
+// TestHLLStringsCrossServers (S60): a HyperLogLog string made by
+// redis-server's PFADD, copied here with SET, counts and merges as it
+// does in redis-server, and one made here reads the same in
+// redis-server: sparse and dense, cache stale and valid.
+func TestHLLStringsCrossServers(t *testing.T) {
+	ref := dialExact(t, startRedis(t))
+	_, ourSock := startServerWith(t, newTierCache(t), nil)
+	got := dialExact(t, ourSock)
+	bulk := func(r string) string { return r[strings.Index(r, "\r\n")+2 : len(r)-2] }
+	for _, n := range []int{1, 10, 200, 1000, 3000, 20000} {
+		add := []string{"PFADD", "src"}
+		for i := range n {
+			add = append(add, "m"+strconv.Itoa(i*7919))
+		}
+		for _, dir := range []struct {
+			name     string
+			from, to *exactConn
+		}{{"redis→tiercache", ref, got}, {"tiercache→redis", got, ref}} {
+			for _, c := range []*exactConn{ref, got} {
+				c.do("FLUSHALL")
+			}
+			dir.from.do(add...)
+			for _, cached := range []bool{false, true} {
+				if cached {
+					dir.from.do("PFCOUNT", "src")
+				}
+				v := bulk(dir.from.do("GET", "src"))
+				dir.to.do("SET", "src", v)
+				for _, c := range [][]string{{"PFCOUNT", "src"}, {"GET", "src"}, {"PFADD", "other", "x", "y"},
+					{"PFCOUNT", "src", "other"}, {"PFMERGE", "dst", "other", "src"}, {"GET", "dst"}, {"PFCOUNT", "dst"},
+					{"PFADD", "src", "extra"}, {"GET", "src"}} {
+					if w, h := dir.from.do(c...), dir.to.do(c...); w != h {
+						t.Fatalf("%s, %d elements, cached %v, %q: %.200q, then %.200q", dir.name, n, cached, c, w, h)
+					}
+				}
+				dir.from.do("SET", "src", v) // as before the commands, for the cached round
+				dir.to.do("DEL", "other", "dst")
+				dir.from.do("DEL", "other", "dst")
+			}
+		}
+	}
+}
+
+// randSparse is a random sparse HyperLogLog body: a few random opcodes,
+// most of the time padded with zeros to cover exactly 16384 registers,
+// now and then a byte flipped or the end cut.
+func randSparse(r *rand.Rand) string {
+	var b []byte
+	sum := 0
+	for n := r.IntN(8); n > 0; n-- {
+		switch r.IntN(3) {
+		case 0:
+			l := 1 + r.IntN(64)
+			b, sum = append(b, byte(l-1)), sum+l
+		case 1:
+			l := 1 + r.IntN(6000)
+			b, sum = append(b, byte((l-1)>>8)|0x40, byte(l-1)), sum+l
+		default:
+			v, l := 1+r.IntN(32), 1+r.IntN(4)
+			b, sum = append(b, byte((v-1)<<2|(l-1))|0x80), sum+l
+		}
+	}
+	if left := 16384 - sum; left > 0 && r.IntN(4) != 0 {
+		for left > 0 {
+			l := min(left, 16384)
+			b, left = append(b, byte((l-1)>>8)|0x40, byte(l-1)), left-l
+		}
+	}
+	if len(b) > 0 && r.IntN(5) == 0 {
+		b[r.IntN(len(b))] ^= byte(1 << r.IntN(8))
+	}
+	if len(b) > 0 && r.IntN(6) == 0 {
+		b = b[:r.IntN(len(b))]
+	}
+	return hllSparse(string(b))
+}
+
+// TestHLLCorruptSparseDifferential (S60): random sparse strings, valid
+// and corrupt, SET on redis-server 7.0 and on tiercache, then PFADD,
+// PFCOUNT, PFMERGE and PFDEBUG answer the same and leave the same
+// strings, but for a refused PFADD (see TestHLLDifferential).
+func TestHLLCorruptSparseDifferential(t *testing.T) {
+	ref := dialExact(t, startRedis(t))
+	_, ourSock := startServerWith(t, newTierCache(t), nil)
+	got := dialExact(t, ourSock)
+	r := rand.New(rand.NewPCG(diffSeed(t), 61))
+	for i := range 300 {
+		body := randSparse(r)
+		var cmd []string
+		switch r.IntN(7) {
+		case 0, 1:
+			cmd = []string{"PFADD", "k"}
+			for n := r.IntN(6); n > 0; n-- {
+				cmd = append(cmd, "e"+strconv.Itoa(r.IntN(1000)))
+			}
+		case 2:
+			cmd = []string{"PFCOUNT", "k"}
+		case 3:
+			cmd = []string{"PFCOUNT", "k", "k2"}
+		case 4:
+			cmd = []string{"PFMERGE", "k2", "k"}
+		case 5:
+			cmd = []string{"PFMERGE", "k", "k2"}
+		default:
+			cmd = []string{"PFDEBUG", []string{"DECODE", "TODENSE", "GETREG", "ENCODING"}[r.IntN(4)], "k"}
+		}
+		withK2 := r.IntN(2) == 0
+		for _, c := range []*exactConn{ref, got} {
+			c.do("SET", "k", body)
+			c.do("DEL", "k2")
+			if withK2 {
+				c.do("PFADD", "k2", "x", "y", "z")
+			}
+		}
+		want, have := ref.do(cmd...), got.do(cmd...)
+		if want != have {
+			t.Fatalf("step %d body %q %q: redis-server %.300q, tiercache %.300q", i, body, cmd, want, have)
+		}
+		for _, k := range []string{"k", "k2"} {
+			w, h := ref.do("GET", k), got.do("GET", k)
+			if w != h && !(cmd[0] == "PFADD" && k == "k" && strings.Contains(want, "INVALIDOBJ")) {
+				t.Fatalf("step %d body %q %q: %s is %.300q in redis-server, %.300q in tiercache", i, body, cmd, k, w, h)
+			}
+		}
+	}
+}

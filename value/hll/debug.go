@@ -13,6 +13,7 @@ import (
 // ToDense is the HyperLogLog v dense: v itself if it is, else a new
 // string (PFDEBUG TODENSE and GETREG). ErrNotHLL or ErrCorrupt.
 func ToDense(v []byte) ([]byte, error) {
+	v = clip(v)
 	if err := Check(v); err != nil {
 		return nil, err
 	}
@@ -35,6 +36,7 @@ func DenseRegisters(dst []uint8, v []byte) []uint8 {
 // ZERO, "Z:n" for XZERO, "v:value,n" for VAL, space separated. It does
 // not check that they cover the registers, as Redis does not.
 func Decode(v []byte) string {
+	v = clip(v)
 	var sb strings.Builder
 	s := v[HeaderSize:]
 	for p := 0; p < len(s); {

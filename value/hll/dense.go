@@ -39,9 +39,21 @@ func denseRaise(regs []byte, i int, count uint8) bool {
 	return true
 }
 
+// denseFour are the four registers three bytes of the dense encoding
+// hold (register 4k at bits 0-5 of byte 3k, and so on: the layout's
+// "11000000|22221111|33333322").
+func denseFour(b []byte) (r0, r1, r2, r3 uint8) {
+	b0, b1, b2 := b[0], b[1], b[2]
+	return b0 & registerMax, (b0>>6 | b1<<2) & registerMax, (b1>>4 | b2<<4) & registerMax, b2 >> 2
+}
+
 // denseHisto adds the dense registers' values to hist.
 func denseHisto(regs []byte, hist *[64]int) {
-	for i := range numRegisters {
-		hist[denseGet(regs, i)]++
+	for i := 0; i+3 <= len(regs); i += 3 {
+		r0, r1, r2, r3 := denseFour(regs[i : i+3])
+		hist[r0]++
+		hist[r1]++
+		hist[r2]++
+		hist[r3]++
 	}
 }

@@ -38,9 +38,11 @@
 // # Caveats
 //
 //   - Redis reads an XZERO opcode that is a sparse string's last byte
-//     with its string's terminator as second byte; here that byte is 0
-//     (at), which is what it is in Redis unless a PFADD on such a string
-//     split that XZERO (then Redis's next read of it sees a stray byte).
+//     with its string's terminator as second byte, which a split of such
+//     an XZERO overwrites with its sequence's last byte. Within one Add or
+//     Store that byte is kept past the buffer's length as Redis keeps it
+//     (at, terminate); a stored string has none, so a later command reads
+//     0 there where Redis may read the stray byte its string kept.
 //   - Add answers ErrCorrupt and changes nothing when an element's
 //     register is not covered; Redis keeps the registers it raised for
 //     the elements before it (the server's rule: a refused command

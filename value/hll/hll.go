@@ -19,7 +19,7 @@ func Add(v []byte, elems [][]byte, sparseMax int) ([]byte, bool, error) {
 		if err := Check(v); err != nil {
 			return nil, false, err
 		}
-		v = append(make([]byte, 0, len(v)+8), v...)
+		v = append(make([]byte, 0, len(v)+8), v...) // a zero terminator past it
 	}
 	for _, e := range elems {
 		var rose bool
@@ -50,6 +50,7 @@ func addOne(v, elem []byte, sparseMax int) ([]byte, bool, error) {
 // registers and fresh, a copy of v caching it, for the caller to store.
 // ErrNotHLL or ErrCorrupt as Add.
 func Count(v []byte) (card uint64, fresh []byte, err error) {
+	v = clip(v)
 	if err := Check(v); err != nil {
 		return 0, nil, err
 	}
@@ -80,14 +81,17 @@ type Registers struct {
 // Merge raises each register to v's where v's is larger (hllMerge).
 // ErrNotHLL or ErrCorrupt as Add; on an error r may be half merged.
 func (r *Registers) Merge(v []byte) error {
+	v = clip(v)
 	if err := Check(v); err != nil {
 		return err
 	}
 	if IsDense(v) {
 		r.dense = true
 		regs := v[HeaderSize:]
-		for i := range numRegisters {
-			r.r[i] = max(r.r[i], denseGet(regs, i))
+		for i, j := 0, 0; i+3 <= len(regs); i, j = i+3, j+4 {
+			r0, r1, r2, r3 := denseFour(regs[i : i+3])
+			m := r.r[j : j+4 : j+4]
+			m[0], m[1], m[2], m[3] = max(m[0], r0), max(m[1], r1), max(m[2], r2), max(m[3], r3)
 		}
 		return nil
 	}
@@ -124,7 +128,7 @@ func (r *Registers) Store(dst []byte, sparseMax int) ([]byte, error) {
 		if err := Check(dst); err != nil {
 			return nil, err
 		}
-		v = append([]byte(nil), dst...)
+		v = append(make([]byte, 0, len(dst)+8), dst...) // a zero terminator past it
 	}
 	if r.dense && !IsDense(v) {
 		d, err := toDense(v)

@@ -8,8 +8,12 @@ package hll
 //	VAL   1vvvvvxx           1..4 registers (xx+1) at 1..32 (vvvvv+1)
 //
 // A valid one covers exactly the 16384 registers. Redis reads an XZERO
-// that is a string's last byte with its terminator, a zero, as second
-// byte; at does the same, so nothing here reads past a slice.
+// that is a string's last byte with its terminator as second byte: a
+// zero, unless a split of such an XZERO wrote its last byte there. at
+// does the same with the byte past a private buffer's length (within its
+// capacity, kept as Redis keeps its terminator: terminate); an input
+// from outside is clipped to its length first (clip), so nothing here
+// reads past a slice or another value's bytes.
 
 const (
 	zeroMaxLen   = 64    // HLL_SPARSE_ZERO_MAX_LEN
@@ -19,13 +23,27 @@ const (
 	sparseScanOp = 5     // opcodes hllSparseSet's merge step looks at
 )
 
-// at is s[i], or 0 past its end (the string's terminator in Redis).
+// at is s[i], past its length the terminator kept in its capacity, or
+// 0 past that.
 func at(s []byte, i int) byte {
 	if i < len(s) {
 		return s[i]
 	}
+	if i < cap(s) {
+		return s[:i+1][i]
+	}
 	return 0
 }
+
+// terminate zeroes the byte past v's length, as sdsIncrLen does.
+func terminate(v []byte) {
+	if len(v) < cap(v) {
+		v[:len(v)+1][len(v)] = 0
+	}
+}
+
+// clip is v without capacity past its length: at reads 0 past its end.
+func clip(v []byte) []byte { return v[:len(v):len(v)] }
 
 func isZero(b byte) bool  { return b&0xc0 == 0 }
 func isXZero(b byte) bool { return b&0xc0 == 0x40 }
@@ -201,7 +219,11 @@ func sparseRaise(v []byte, index int, count uint8, sparseMax int) ([]byte, bool,
 		// two bytes in Redis's length: the sequence's last byte falls past
 		// the new end.
 		v = append(v[:start], seq...)
-		v = v[:min(len(v), oldLen+delta)]
+		if len(v) > oldLen+delta {
+			v = v[:oldLen+delta] // its last byte stays as the terminator
+		} else {
+			terminate(v)
+		}
 		return merged(v, prev), true, nil
 	}
 	if delta > 0 {
@@ -209,6 +231,7 @@ func sparseRaise(v []byte, index int, count uint8, sparseMax int) ([]byte, bool,
 	}
 	copy(v[start+len(seq):], v[HeaderSize+next:oldLen]) // overlapping: copy moves as memmove
 	v = v[:oldLen+delta]
+	terminate(v)
 	copy(v[start:], seq)
 	return merged(v, prev), true, nil
 }
@@ -236,6 +259,7 @@ func merged(v []byte, prev int) []byte {
 			if l := valLen(b) + valLen(v[p+1]); l <= valMaxLen {
 				v[p+1] = valByte(valValue(b), l)
 				v = append(v[:p], v[p+1:]...)
+				terminate(v)
 				continue // the merged VAL may merge with the next one
 			}
 		}
