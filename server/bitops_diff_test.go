@@ -100,7 +100,11 @@ var bitopsCases = [][]string{
 // TestBitOpsMatchRedis (S55): BITOP, BITFIELD, BITFIELD_RO and LCS answer
 // bitopsCases as redis-server 7.0 does, byte for byte in RESP2 and RESP3,
 // refusals included, and a refused command leaves the keys as they were.
-func TestBitOpsMatchRedis(t *testing.T) {
+func TestBitOpsMatchRedis(t *testing.T) { casesMatchRedis(t, bitopsCases) }
+
+// casesMatchRedis runs cases on a fresh redis-server and tiercache, in
+// RESP2 then RESP3, comparing each reply byte for byte.
+func casesMatchRedis(t *testing.T, cases [][]string) {
 	redisSock := startRedis(t)
 	_, ourSock := startServerWith(t, newTierCache(t), nil)
 	for _, proto := range []string{"2", "3"} {
@@ -109,9 +113,9 @@ func TestBitOpsMatchRedis(t *testing.T) {
 		got.do("FLUSHALL")
 		ref.do("HELLO", proto) // the replies name each server
 		got.do("HELLO", proto)
-		for i, c := range bitopsCases {
+		for i, c := range cases {
 			if want, have := ref.do(c...), got.do(c...); want != have {
-				t.Errorf("RESP%s case %d %q: redis-server %q, tiercache %q", proto, i, c, want, have)
+				t.Errorf("RESP%s case %d %.200q: redis-server %.300q, tiercache %.300q", proto, i, c, want, have)
 			}
 		}
 	}
@@ -258,22 +262,8 @@ func TestBitOpsTenants(t *testing.T) {
 // one sidecar reaches another through the shared remote tier, as any
 // write's: each reads the strings the other made and changed.
 func TestBitOpsThroughRemote(t *testing.T) {
-	rs := redistest.StartServer(t)
-	open := func() *rawPeer {
-		_, path := startRemoteSidecar(t, remote.Config{Addrs: []string{rs.Addr}, Prefix: "bits:", Timeout: 500 * time.Millisecond}, nil)
-		return dialPeer(t, path)
-	}
-	a, b := open(), open()
-	await := func(c *rawPeer, key, want string) {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for c.do("GET", key) != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("GET %s never answered %q (last %q)", key, want, c.do("GET", key))
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	a, b := remoteSidecarPair(t, "bits:")
+	await := func(c *rawPeer, key, want string) { t.Helper(); awaitGet(t, c, key, want) }
 	if r := b.do("BITFIELD", "f", "SET", "u8", "0", "65"); r != "*1\r\n:0\r\n" {
 		t.Fatalf("BITFIELD: %q", r)
 	}
@@ -286,4 +276,28 @@ func TestBitOpsThroughRemote(t *testing.T) {
 	await(b, "d", "$1\r\nB\r\n")
 	b.do("BITOP", "AND", "d", "nosuch")
 	await(a, "d", "$-1\r\n")
+}
+
+// remoteSidecarPair is two sidecars sharing one remote tier (a Redis
+// server, keys under prefix), a connection to each.
+func remoteSidecarPair(t *testing.T, prefix string) (a, b *rawPeer) {
+	rs := redistest.StartServer(t)
+	open := func() *rawPeer {
+		_, path := startRemoteSidecar(t, remote.Config{Addrs: []string{rs.Addr}, Prefix: prefix, Timeout: 500 * time.Millisecond}, nil)
+		return dialPeer(t, path)
+	}
+	return open(), open()
+}
+
+// awaitGet waits, up to 5 s, for GET key to answer want on c (a write
+// of another sidecar reaching c through the remote tier).
+func awaitGet(t *testing.T, c *rawPeer, key, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for c.do("GET", key) != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s never answered %q (last %q)", key, want, c.do("GET", key))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -151,6 +151,8 @@ func TestClusterMatchesRedis(t *testing.T) {
 		{"RPOPLPUSH", "b", "f"}, {"BLMOVE", "b", "f", "LEFT", "LEFT", "1"}, {"BRPOPLPUSH", "b", "f", "1"},
 		{"BITOP", "AND", "b", "f"}, {"BITOP", "OR", "b", "{b}x", "f"}, {"BITOP", "OR", "b", "{b}x"}, {"LCS", "b", "f"}, {"LCS", "b", "{b}x"},
 		{"BITFIELD", "b", "GET", "u8", "0"}, {"BITFIELD_RO", "f", "GET", "u8", "0"},
+		{"PFCOUNT", "b", "f"}, {"PFCOUNT", "b", "{b}x"}, {"PFMERGE", "b", "f"}, {"PFMERGE", "{b}x", "b"}, {"PFADD", "f", "x"},
+		{"COMMAND", "GETKEYS", "PFMERGE", "b", "f"}, {"COMMAND", "GETKEYS", "PFCOUNT", "b", "f", "k2"},
 		{"LMPOP", "2", "b", "f", "LEFT"}, {"BLMPOP", "1", "2", "f", "b", "RIGHT"}, {"LMPOP", "2", "b", "{b}x", "LEFT"},
 		{"LMPOP", "0", "b", "LEFT"}, {"LMPOP", "3", "b", "LEFT"}, {"BLMPOP", "x", "2", "f", "b", "LEFT"}, {"WAIT", "0", "0"},
 		{"NOSUCH", "b", "f"}, {"GET", "b"}, {"MGET", "b", "{b}x"}, {"EXISTS", "b", "f", "k2"},

@@ -46,6 +46,12 @@ type command struct {
 	// skipSlowlog ones never enter the slow log (EXEC). Set by
 	// newCommandTable from the flags.
 	admin, monitorFirst, skipSlowlog bool
+	// rememberAfter readonly commands may change the keys they read
+	// (PFCOUNT caching a cardinality): their keys are remembered for
+	// tracking clients after they ran, as Redis's call() remembers every
+	// read's, so that their own change does not invalidate them for their
+	// client. They are exclusive: no other write runs between.
+	rememberAfter bool
 	// keyNum is the position of a numkeys argument whose keys follow it
 	// (EVAL's 2, ZUNIONSTORE's 2), 0 = none: Redis's movable keys
 	// (eachKey, crossslot.go).
@@ -229,12 +235,15 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 func (c *conn) run(cmd *command, args [][]byte) {
 	c.cmd = cmd
 	if c.trk != nil || c.scriptOf != nil {
-		if cmd.readonly {
+		if cmd.readonly && !cmd.rememberAfter {
 			// before the read: a write beside it finds the key tracked, and
 			// its invalidation follows the value read (TestTrackingReadBesideWrite)
 			c.remember(cmd, args)
 		}
 		defer c.tracked(cmd)
+		if cmd.rememberAfter {
+			defer c.remember(cmd, args) // runs before tracked: CLIENT CACHING still counts
+		}
 	}
 	c.refused = false
 	if !c.s.timing.Load() {

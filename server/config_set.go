@@ -16,7 +16,8 @@ import (
 // once; Redis's encoding knobs
 // (which Redis's own test suite sets) are accepted and kept for CONFIG
 // GET, and change nothing in tiercache, whose values have one encoding
-// each. Every other parameter CONFIG GET shows is refused with the
+// each, but hll-sparse-max-bytes, which PFADD and PFMERGE follow as
+// Redis does. Every other parameter CONFIG GET shows is refused with the
 // reason. As in Redis 7.0, a CONFIG SET of several parameters applies
 // all of them or none.
 
@@ -29,7 +30,7 @@ type settable struct {
 }
 
 // encodingKnobs are Redis 7.0's encoding parameters, their defaults and
-// bounds (config.c): kept, not used.
+// bounds (config.c): kept, not used but hll-sparse-max-bytes (cmd_hll.go).
 var encodingKnobs = []struct {
 	name, alias, def string
 	memory           bool  // a size (1kb), else an integer
@@ -116,7 +117,12 @@ func settables() []settable {
 					return nil, "argument must be between 0 and 9223372036854775807 inclusive"
 				}
 				out := strconv.FormatUint(n, 10)
-				return func() { s.knobs.set(k.name, out) }, ""
+				return func() {
+					s.knobs.set(k.name, out)
+					if k.name == "hll-sparse-max-bytes" { // the one knob used: cmd_hll.go
+						s.conf.hllSparseMax.Store(int64(n))
+					}
+				}, ""
 			}})
 	}
 	return ps

@@ -51,7 +51,9 @@
 // APPEND GETRANGE SUBSTR SETRANGE GETSET MSETNX SETBIT GETBIT BITCOUNT
 // BITPOS BITFIELD BITFIELD_RO (cmd_string.go, cmd_bit.go,
 // cmd_bitfield.go on bitfield.go), and BITOP and LCS, which read several
-// keys (cmd_bitop.go, cmd_lcs.go). The hashes: HSET HMSET HSETNX HGET
+// keys (cmd_bitop.go, cmd_lcs.go). HyperLogLogs: PFADD PFCOUNT PFMERGE
+// PFDEBUG(GETREG DECODE ENCODING TODENSE) PFSELFTEST (cmd_hll.go,
+// cmd_pfdebug.go, on value/hll). The hashes: HSET HMSET HSETNX HGET
 // HMGET HGETALL HDEL HEXISTS HLEN HKEYS HVALS HSTRLEN HINCRBY HINCRBYFLOAT
 // HRANDFIELD HSCAN (value/hash is the record a hash is stored as, and its
 // operations; cmd_hash.go, cmd_hscan.go), and field expiry: HEXPIRE
@@ -611,6 +613,34 @@
 //     (TestMonitorOutputLimit). With no monitor a command costs one atomic
 //     load (the monitors' list, nil), and pipelined GETs are answered
 //     together (S11) only then.
+//   - S61: PFADD, PFCOUNT and PFMERGE answer as redis-server 7.0 (the
+//     7.0.15 of Debian 12, with the CVE-2025-32023 fix) does, byte for
+//     byte in RESP2 and RESP3, and store the same strings: a GET of a key
+//     they made shows redis-server's bytes, and a string copied from
+//     redis-server counts and merges the same (TestHLLMatchesRedis:
+//     errors, WRONGTYPE and "Key is not a valid HyperLogLog string value."
+//     for strings that are not HyperLogLogs, INVALIDOBJ for corrupt sparse
+//     ones, cached cardinalities, MULTI, scripts, WATCH, COMMAND GETKEYS,
+//     hll-sparse-max-bytes; TestHLLDifferential: random sequences going
+//     dense, with corrupting SETRANGEs, every reply and every key's string
+//     compared after each command; TestHLLCorruptSparseDifferential:
+//     random valid and corrupt sparse strings through every command;
+//     TestHLLStringsCrossServers: strings copied between the servers both
+//     ways). A refused PFADD changes nothing (Redis keeps the registers
+//     raised before the corrupt spot). PFCOUNT of one
+//     key that computes the cardinality stores it in the header as Redis
+//     does: WATCH and tracking clients are touched, no event is sent, and
+//     its caller remembers the key after the write, so only others are
+//     told (TestHLLTrackingMatchesRedis); PFADD sends "pfadd" when it
+//     changed something, PFMERGE "pfadd" on its destination only, which
+//     alone it touches (TestKeyspaceNotificationsMatchRedis,
+//     TestClusterMatchesRedis for CROSSSLOT). Their keys are their
+//     tenant's (TestHLLTenants) and their writes, PFCOUNT's cache
+//     included, reach other sidecars through the remote tier
+//     (TestHLLThroughRemote). PFDEBUG answers as Redis's and, like it,
+//     stores GETREG's and TODENSE's dense string silently (no WATCH, no
+//     event); PFSELFTEST runs value/hll's check, lighter than Redis's
+//     (TestHLLMatchesRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

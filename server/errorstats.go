@@ -10,7 +10,7 @@ import (
 // errorPrefixes are the error codes the server replies with, as INFO
 // errorstats counts them (errorstat_<code>:count=n); a reply starting
 // with another code counts as the last one, OTHER.
-var errorPrefixes = [...]string{"ERR", "WRONGTYPE", "EXECABORT", "NOAUTH", "WRONGPASS", "NOPROTO", "CROSSSLOT", "UNBLOCKED", "OTHER"}
+var errorPrefixes = [...]string{"ERR", "WRONGTYPE", "EXECABORT", "NOAUTH", "WRONGPASS", "NOPROTO", "CROSSSLOT", "UNBLOCKED", "INVALIDOBJ", "TESTFAILED", "OTHER"}
 
 // errorOrder is errorPrefixes' indexes in the codes' byte order: Redis
 // lists its errorstats so (a radix tree's walk).

@@ -35,6 +35,8 @@ var commandEvents = map[string]eventFunc{
 	"setbit":       evOne(notifyString, "setbit"),
 	"bitfield":     evOne(notifyString, "setbit"),
 	"bitop":        evBitOp,
+	"pfadd":        evOne(notifyString, "pfadd"),
+	"pfmerge":      evOne(notifyString, "pfadd"), // hyperloglog.c: a merge is a mass add
 	"del":          evDel,
 	"unlink":       evDel,
 	"expire":       evExpire,

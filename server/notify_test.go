@@ -18,6 +18,8 @@ var notifyCases = [][]string{
 	{"BITFIELD", "bf", "SET", "u8", "8", "0"}, {"BITFIELD", "bf", "SET", "u8", "8", "0"}, {"BITFIELD", "bf", "GET", "u65", "0"},
 	{"BITOP", "OR", "bo", "bf", "bits"}, {"BITOP", "NOT", "bo", "bo"}, {"BITOP", "AND", "bo", "nokey"}, {"BITOP", "AND", "bo", "nokey"},
 	{"BITOP", "NOT", "bo", "bf", "bits"}, {"LCS", "bf", "bits"},
+	{"PFADD", "hl", "a", "b"}, {"PFADD", "hl", "a"}, {"PFADD", "hl"}, {"PFADD", "hl2"}, {"PFCOUNT", "hl"}, {"PFCOUNT", "hl", "hl2"},
+	{"PFMERGE", "hl3", "hl", "hl2"}, {"PFMERGE", "hl3"}, {"PFADD", "bits", "x"}, {"PFMERGE", "hl3", "bits"},
 	{"GETEX", "se", "PERSIST"}, {"GETEX", "se", "EX", "100"}, {"GETEX", "se"}, {"GETDEL", "se"},
 	{"EXPIRE", "a", "100"}, {"PEXPIRE", "a", "100000"}, {"PERSIST", "a"}, {"EXPIRE", "a", "-1"},
 	{"DEL", "m1", "nope", "m2", "m1"}, {"UNLINK", "m3"}, {"SET", "r", "v"}, {"RENAME", "r", "r2"},

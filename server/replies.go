@@ -7,6 +7,7 @@ import (
 
 	"github.com/tiercache/tiercache/tier"
 	"github.com/tiercache/tiercache/value/hash"
+	"github.com/tiercache/tiercache/value/hll"
 	"github.com/tiercache/tiercache/value/list"
 	"github.com/tiercache/tiercache/value/set"
 	"github.com/tiercache/tiercache/value/zset"
@@ -315,6 +316,20 @@ func errStringTooLong(max int) string {
 	return "ERR string exceeds maximum allowed size (max_value, " + strconv.Itoa(max) + " bytes)"
 }
 
+// The HyperLogLog commands' texts (Redis 7.0, hyperloglog.c:
+// isHLLObjectOrReply, invalid_hll_err, pfdebugCommand; tiercache answers
+// any failure of PFSELFTEST's check with the last, one of Redis's).
+const (
+	errNotHLL       = "WRONGTYPE Key is not a valid HyperLogLog string value."
+	errCorruptHLL   = "INVALIDOBJ Corrupted HLL object detected"
+	errPFDebugNoKey = "ERR The specified key does not exist"
+	errHLLNotSparse = "ERR HLL encoding is not sparse"
+	errHLLSelfTest  = "TESTFAILED dense/sparse disagree"
+)
+
+// errPFDebugUnknown refuses PFDEBUG's subcommand sub, as given.
+func errPFDebugUnknown(sub string) string { return "ERR Unknown PFDEBUG subcommand '" + sub + "'" }
+
 // errRandCountTooLarge refuses a negative count past max: what are the
 // items picked ("fields" for HRANDFIELD, "members" for SRANDMEMBER and
 // ZRANDMEMBER).
@@ -353,6 +368,10 @@ func errorReply(err error) string {
 		return errCorruptList
 	case errors.Is(err, set.ErrCorrupt), errors.Is(err, zset.ErrCorrupt):
 		return errCorruptSet
+	case errors.Is(err, hll.ErrNotHLL):
+		return errNotHLL
+	case errors.Is(err, hll.ErrCorrupt):
+		return errCorruptHLL
 	}
 	if re, ok := errors.AsType[replyError](err); ok {
 		return string(re)

@@ -1,6 +1,10 @@
 package server
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/tiercache/tiercache/value/hll"
+)
 
 // runtimeConfig is what CONFIG SET may change while the server runs
 // (config_set.go), read by the commands as they run.
@@ -11,6 +15,9 @@ type runtimeConfig struct {
 	pubsubHard, pubsubSoft, pubsubSoftSeconds atomic.Int64
 	// trackingMaxKeys is tracking-table-max-keys (0: unbounded).
 	trackingMaxKeys atomic.Int64
+	// hllSparseMax is hll-sparse-max-bytes: the size past which a sparse
+	// HyperLogLog turns dense (cmd_hll.go).
+	hllSparseMax atomic.Int64
 }
 
 func (rc *runtimeConfig) init(o *Options) {
@@ -18,6 +25,7 @@ func (rc *runtimeConfig) init(o *Options) {
 	rc.pubsubSoft.Store(o.PubSubSoftLimit)
 	rc.pubsubSoftSeconds.Store(int64(o.PubSubSoftSeconds))
 	rc.trackingMaxKeys.Store(int64(o.TrackingTableMaxKeys))
+	rc.hllSparseMax.Store(hll.DefaultSparseMaxBytes)
 	if f, ok := parseNotifyFlags(o.NotifyKeyspaceEvents); ok {
 		rc.notify.Store(f)
 	}

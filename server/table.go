@@ -105,6 +105,12 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "bitfield", arity: -2, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.cmdBitField(a, false) }},
 		{name: "bitfield_ro", arity: -2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.cmdBitField(a, true) }},
 		{name: "lcs", arity: -3, flags: []string{"readonly"}, first: 1, last: 2, step: 1, exclusive: true, run: (*conn).cmdLCS},
+		// HyperLogLog (cmd_hll.go, cmd_pfdebug.go, on value/hll)
+		{name: "pfadd", arity: -2, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdPFAdd},
+		{name: "pfcount", arity: -2, flags: []string{"readonly", "may_replicate"}, first: 1, last: -1, step: 1, exclusive: true, rememberAfter: true, run: (*conn).cmdPFCount},
+		{name: "pfmerge", arity: -2, flags: []string{"write", "denyoom"}, first: 1, last: -1, step: 1, exclusive: true, run: (*conn).cmdPFMerge},
+		{name: "pfdebug", arity: 3, flags: []string{"write", "denyoom", "admin"}, first: 2, last: 2, step: 1, run: (*conn).cmdPFDebug},
+		{name: "pfselftest", arity: 1, flags: []string{"admin"}, run: (*conn).cmdPFSelfTest},
 		// hashes (cmd_hash.go)
 		{name: "hset", arity: -4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.hsetCmd(a, false) }},
 		{name: "hmset", arity: -4, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.hsetCmd(a, true) }},

@@ -24,7 +24,8 @@ func TestTrackingMatchesRedis(t *testing.T) {
 		{"SET", "k", "2"}, {"DEL", "k"}, {"EXPIRE", "k", "100"}, {"EVAL", "redis.call('incr', KEYS[1])", "1", "k"},
 		{"MULTI"}, {"APPEND", "k", "x"}, {"EXEC"},
 		{"BITFIELD", "k", "INCRBY", "u8", "0", "1"}, {"BITFIELD", "k", "GET", "u8", "0"}, {"BITOP", "NOT", "k", "k"},
-		{"BITOP", "AND", "k2", "k"}, {"BITOP", "AND", "k", "nokey"}, {"HSET", "k2", "f", "v"}, {"FLUSHALL"},
+		{"BITOP", "AND", "k2", "k"}, {"BITOP", "AND", "k", "nokey"}, {"HSET", "k2", "f", "v"},
+		{"PFADD", "k3", "a"}, {"PFMERGE", "k3", "k"}, {"FLUSHALL"},
 	}
 	modes := [][]string{
 		{"CLIENT", "TRACKING", "ON"},

@@ -1,5 +1,6 @@
 // Package value is the root of the value encodings: one package per kind
-// of aggregate value (value/hash, value/list, value/set, value/zset). Each
+// of aggregate value (value/hash, value/list, value/set, value/zset), and
+// value/hll, Redis's HyperLogLog string layout. Each
 // is plain code, with no server and no tier import: it defines the record
 // a value is stored as in every tier, the structure the DRAM tiers keep
 // live and change in place (a tier.Live, whose interface it satisfies
@@ -17,5 +18,6 @@
 // TestTableHeapBytes).
 //
 // Each package's invariants have its own prefix: VH for value/hash, VL
-// for value/list, VS for value/set, VZ for value/zset.
+// for value/list, VS for value/set, VZ for value/zset, VP for value/hll
+// (the PF commands' HyperLogLog strings, which are strings, not a kind).
 package value
