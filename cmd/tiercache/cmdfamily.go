@@ -7,9 +7,10 @@ package main
 // this list lacks is timed as "other" until it is added here.
 var commandFamilies = map[string][]string{
 	"string_read": {"get", "mget", "strlen", "getrange", "substr", "getbit", "bitcount", "bitpos",
-		"bitfield_ro", "lcs"},
+		"bitfield_ro", "lcs", "pfcount"},
 	"string_write": {"set", "setex", "psetex", "setnx", "mset", "msetnx", "getset", "getdel", "getex",
-		"incr", "decr", "incrby", "decrby", "incrbyfloat", "append", "setrange", "setbit", "bitfield", "bitop"},
+		"incr", "decr", "incrby", "decrby", "incrbyfloat", "append", "setrange", "setbit", "bitfield", "bitop",
+		"pfadd", "pfmerge"},
 	"hash": {"hset", "hmset", "hsetnx", "hget", "hmget", "hgetall", "hdel", "hexists", "hlen", "hkeys",
 		"hvals", "hstrlen", "hincrby", "hincrbyfloat", "hrandfield", "hscan",
 		"hexpire", "hpexpire", "hexpireat", "hpexpireat", "httl", "hpttl", "hexpiretime", "hpexpiretime",
@@ -34,7 +35,8 @@ var commandFamilies = map[string][]string{
 	"pubsub": {"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "publish", "pubsub",
 		"ssubscribe", "sunsubscribe", "spublish"},
 	"connection": {"ping", "echo", "time", "hello", "auth", "client", "command", "select", "quit", "reset", "readonly", "readwrite", "asking"},
-	"admin":      {"config", "info", "shutdown", "flushall", "flushdb", "cluster", "lastsave", "slowlog", "monitor"},
+	"admin": {"config", "info", "shutdown", "flushall", "flushdb", "cluster", "lastsave", "slowlog", "monitor",
+		"pfdebug", "pfselftest"},
 }
 
 // otherFamily is the family of a command commandFamilies does not list.
