@@ -122,7 +122,11 @@ func (c *Store) PutMany(ctx context.Context, items []*flusher.Item) error {
 	bp := kvItems.Get().(*[]nvmekv.Item)
 	kvs := slices.Grow((*bp)[:0], len(items))[:len(items)]
 	for i, it := range items {
-		kvs[i] = nvmekv.Item{Key: it.Key, Value: it.Value, Meta: nvmekv.Meta{Expiry: it.Expiry, Version: it.Version, Flags: it.Flags}}
+		// A strict store (writethrough) reads the record each put
+		// replaces, so that an inline value put over a chunked one (an
+		// aggregate or a string that shrank) deletes its chunks: nothing
+		// else would (nvmekv K22).
+		kvs[i] = nvmekv.Item{Key: it.Key, Value: it.Value, Meta: nvmekv.Meta{Expiry: it.Expiry, Version: it.Version, Flags: it.Flags}, Replaces: c.strict}
 		if c.cut == nil || it.Flags == 0 {
 			continue
 		}

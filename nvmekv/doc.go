@@ -166,6 +166,13 @@
 //     pieces its caller chooses, each checked against its own; a changed
 //     piece is ErrUnrecovered, and a record that is not pieced has bytes
 //     52-55 zero (emu TestPiecedRecords, FuzzRecordDecode).
+//   - K22: an item PutMany'd with Replaces reads the record it replaces
+//     even when its own value is inline, and deletes that record's chunks
+//     (plain or pieced) once its header is written, as a chunked put does
+//     (K11): the key then takes its header alone (emu
+//     TestInlinePutReplacingChunksDeletesThem). coldstore sets it for every
+//     put of a strict store (writethrough, where an overwrite's put
+//     replaces the copy in place; tier TestWriteThroughShrinkLeavesNoChunks).
 //
 // # Caveats
 //
@@ -173,9 +180,10 @@
 //     the caller must not touch them before Do returns.
 //   - Collisions are misses: two user keys with the same device key evict
 //     each other (the later Put wins); orphaned chunks of a collided record,
-//     or of a chunked record overwritten by an inline one stay on the
-//     device until reclaimed or overwritten; those of a Put cut short go
-//     at the next put of the key that writes or replaces chunks (K13).
+//     or of a chunked record overwritten by an inline one without
+//     Item.Replaces (K22) stay on the device until reclaimed or
+//     overwritten; those of a Put cut short go at the next put of the key
+//     that writes or replaces chunks (K13).
 //     Until then a chunk of a record written before K16 (a 16-byte key)
 //     counts in UserKeys as a user key; so does an expired record.
 //   - Get does not lock: a Get racing a Put of the same key can see the new

@@ -26,7 +26,14 @@ type Item struct {
 	// Pieces, when there are more than one, cut Value into the pieces of
 	// a pieced record (K20, pieces.go); PutMany only.
 	Pieces []Piece
-	Err    error
+	// Replaces says key may hold a chunked record that this put replaces
+	// even when its own value is inline: PutMany then reads that record's
+	// header and deletes its chunks once the new header is written, as a
+	// chunked put does (K11, K22). Without it an inline put reads nothing,
+	// and the chunks it replaces stay until the log reclaims them (the
+	// Caveats): for ever in a Strict namespace. PutMany only.
+	Replaces bool
+	Err      error
 }
 
 // KVStats are counters since NewKV.
@@ -148,11 +155,15 @@ func (kv *KV) planInto(r *record, key, value []byte, pieces []Piece, m Meta, cur
 		}
 		if cur != nil && cur.chunks > 0 {
 			r.hd.set = 1 - cur.set
-			for i := uint32(0); i < cur.chunks; i++ {
-				r.cleanup = append(r.cleanup, &Op{Code: OpDelete, Key: chunkKey(r.h, cur, i)})
-			}
 		}
 		r.sw.from[r.hd.set], r.sw.short[r.hd.set] = r.hd.chunks, true
+	}
+	// The chunks of the record replaced go once the header is written,
+	// an inline one's too (K22: its put read cur, Item.Replaces).
+	if cur != nil && cur.chunks > 0 {
+		for i := uint32(0); i < cur.chunks; i++ {
+			r.cleanup = append(r.cleanup, &Op{Code: OpDelete, Key: chunkKey(r.h, cur, i)})
+		}
 	}
 	return nil
 }
@@ -226,7 +237,7 @@ func (kv *KV) currentHeaders(ctx context.Context, items []Item, curs []curHeader
 	var gs []getState
 	var idx []int
 	for i := range items {
-		if kv.checkPut(items[i].Key, items[i].Value) == nil && (kv.chunked(items[i].Key, items[i].Value) || len(items[i].Pieces) > 1) {
+		if kv.checkPut(items[i].Key, items[i].Value) == nil && (kv.chunked(items[i].Key, items[i].Value) || len(items[i].Pieces) > 1 || items[i].Replaces) {
 			gs = append(gs, getState{key: items[i].Key, h: kv.opts.Hash(items[i].Key)})
 			idx = append(idx, i)
 		}
@@ -237,6 +248,9 @@ func (kv *KV) currentHeaders(ctx context.Context, items []Item, curs []curHeader
 	kv.readHeaders(ctx, gs)
 	for j, i := range idx {
 		hd, err := current(&gs[j])
+		if err != nil && !kv.chunked(items[i].Key, items[i].Value) && len(items[i].Pieces) <= 1 {
+			hd, err = nil, nil // read for Replaces alone: best effort, the put goes on (its chunks stay, as without)
+		}
 		if err != nil {
 			err = fmt.Errorf("nvmekv: put key of %d bytes: read the record it replaces: %w", len(items[i].Key), err)
 		}

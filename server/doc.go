@@ -641,6 +641,16 @@
 //     stores GETREG's and TODENSE's dense string silently (no WATCH, no
 //     event); PFSELFTEST runs value/hll's check, lighter than Redis's
 //     (TestHLLMatchesRedis).
+//   - S62: hashes, lists, sets and sorted sets that DRAM cannot hold,
+//     small and of thousands of elements, with elements past the hot
+//     tier's largest value, read and written in the cold tier's pieces,
+//     demoted and promoted, renamed and copied, in a tenant or not, with
+//     field expiries, answer every command as redis-server 7.0 does
+//     (orderless replies sorted; field expiry as Redis 7.4 defines it),
+//     and every key holds what redis-server's holds after every clean
+//     restart (drain, writethrough) and every SIGKILL (writethrough), while
+//     another connection's reads overlap; deleting every key leaves no
+//     key, DRAM byte or cold record behind (TestAggregatesColdModel).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -217,3 +217,41 @@ func TestLeftoverChunksSwept(t *testing.T) {
 		t.Errorf("LeftoverChunks = %d, want 3", n)
 	}
 }
+
+// TestInlinePutReplacingChunksDeletesThem (nvmekv K22): an inline value
+// PutMany'd with Replaces over a chunked record (a plain one, and a
+// pieced one) deletes its chunks once its header is written: the device
+// then holds the header alone, and the value reads back; without Replaces
+// the chunks stay (the Caveats), which is why a strict store sets it.
+func TestInlinePutReplacingChunksDeletesThem(t *testing.T) {
+	ns := mustOpen(t, testOptions(t))
+	kv, err := nvmekv.NewKV(ns, nvmekv.KVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	big := bytes.Repeat([]byte("a"), 18000) // 5 chunks of 4 KiB
+	small := []byte("small")
+	pieces := []nvmekv.Piece{{End: 4000}, {End: 8000}, {End: 12000}, {End: 16000}, {End: 18000}}
+	for _, tc := range []struct {
+		name     string
+		pieces   []nvmekv.Piece
+		replaces bool
+		left     int
+	}{{"chunked", nil, true, 0}, {"pieced", pieces, true, 0}, {"chunked without Replaces", nil, false, 5}} {
+		k := []byte("k-" + tc.name)
+		before := ns.Stats().Items
+		if err := kv.PutMany(ctx, []nvmekv.Item{{Key: k, Value: big, Pieces: tc.pieces}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := kv.PutMany(ctx, []nvmekv.Item{{Key: k, Value: small, Replaces: tc.replaces}}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, err := kv.Get(ctx, nil, k); err != nil || !bytes.Equal(got, small) {
+			t.Fatalf("%s: Get after the put: %q, %v", tc.name, got, err)
+		}
+		if got, want := ns.Stats().Items-before, 1+tc.left; got != want {
+			t.Errorf("%s: the key takes %d device records, want %d (its header and %d chunks)", tc.name, got, want, tc.left)
+		}
+	}
+}
