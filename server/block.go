@@ -297,6 +297,13 @@ func (c *conn) serveOrRegister(b blockCmd, w *waiter) (int, blockResult) {
 	r := &c.s.blk
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if c.isKilled() {
+		// CLIENT KILL came first (killWaiter takes mu after it marks c
+		// killed): nothing waits for it, and it pops nothing, not even what
+		// was pushed after the KILL answered while this goroutine lagged
+		// behind its own check before the command (S54).
+		return blockNil, blockResult{}
+	}
 	r.waiting.Add(1) // before the last look: a push after it then takes mu (wake)
 	for _, k := range b.keys {
 		w.keys = []string{string(k)}
@@ -311,10 +318,6 @@ func (c *conn) serveOrRegister(b blockCmd, w *waiter) (int, blockResult) {
 	}
 	c.noop = true // nothing changed (yet): WATCH is touched when it is served (wake)
 	if c.inExec || r.closed || b.now {
-		r.waiting.Add(-1)
-		return blockNil, blockResult{}
-	}
-	if c.isKilled() { // CLIENT KILL came first (killWaiter): nothing waits for it
 		r.waiting.Add(-1)
 		return blockNil, blockResult{}
 	}

@@ -351,3 +351,33 @@ func TestClientKillWhileWaitingForLock(t *testing.T) {
 	}
 	a.expect([]step{{[]string{"EXISTS", "set", "exec", "eval"}, ":0"}})
 }
+
+// TestKilledClientPopsNothing (S54): a killed client's blocking pop whose
+// goroutine lagged past its check before the command (here: run on the
+// killed connection after its goroutine ended) serves nothing, not even an
+// element pushed after the KILL answered, and registers no waiter; before,
+// it popped the element and lost it with the closed connection (seen once
+// in CI as TestClientListAndKill's "LRANGE q" reading empty).
+func TestKilledClientPopsNothing(t *testing.T) {
+	s, path := startServer(t, nil)
+	a, b := dialRaw(t, path), dialRaw(t, path)
+	idb := clientID(t, b)
+	o := s.connByID(idb)
+	a.cmd("CLIENT", "KILL", "ID", fmt.Sprint(idb))
+	if got := a.reply(); got != ":1" {
+		t.Fatalf("CLIENT KILL ID: %q", got)
+	}
+	b.expectClosed()
+	for s.connByID(idb) != nil { // its goroutine has ended (untrack is its last step)
+		time.Sleep(time.Millisecond)
+	}
+	a.expect([]step{{[]string{"RPUSH", "q", "x"}, ":1"}})
+	w := &waiter{left: true, ch: make(chan blockResult, 1)}
+	if out, _ := o.serveOrRegister(blockCmd{keys: [][]byte{[]byte("q")}, left: true}, w); out != blockNil {
+		t.Errorf("the killed client's BLPOP: outcome %d, want blockNil (%d)", out, blockNil)
+	}
+	if n := s.blk.waiting.Load(); n != 0 {
+		t.Errorf("%d waiters registered", n)
+	}
+	a.expect([]step{{[]string{"LRANGE", "q", "0", "-1"}, "*[$x]"}})
+}

@@ -492,7 +492,8 @@
 //     still finish: neither what it pipelined behind nor a command waiting
 //     for the transaction lock (a SET, EXEC or EVAL behind another
 //     client's script) runs (TestClientKillEndsPipeline,
-//     TestClientKillWhileWaitingForLock); their refusals and
+//     TestClientKillWhileWaitingForLock; a lagging blocking pop of a killed
+//     client pops nothing, TestKilledClientPopsNothing); their refusals and
 //     NO-EVICT's are redis-server's (TestClientListAndKill,
 //     TestClientListKillErrorsMatchRedis).
 //   - S55: BITOP, BITFIELD, BITFIELD_RO and LCS answer as redis-server
