@@ -15,7 +15,9 @@
 // and holds the table the large hashes and sets and the sorted sets'
 // member index share: Table, byte strings to byte strings in place (V2:
 // TestTableModel; V3, its HeapBytes within 2% of the heap's growth:
-// TestTableHeapBytes).
+// TestTableHeapBytes); and Uvarint, which refuses a uvarint written with more
+// bytes than it needs, so a record decoded with it encodes back to the same
+// bytes (V4: TestUvarintRefusesLongForms).
 //
 // Each package's invariants have its own prefix: VH for value/hash, VL
 // for value/list, VS for value/set, VZ for value/zset, VP for value/hll

@@ -70,14 +70,7 @@ func EntrySize(key, val []byte) int {
 }
 
 // UvarintLen is the length of n as a uvarint (encoding/binary).
-func UvarintLen(n int) int {
-	s := 1
-	for n >= 0x80 {
-		n >>= 7
-		s++
-	}
-	return s
-}
+func UvarintLen(n int) int { return UvarintLen64(uint64(n)) }
 
 func keyHash(key []byte) uint32 { return uint32(xxh3.Hash(key) >> 32) }
 

@@ -198,12 +198,6 @@ func appendChunk(dst, b []byte) []byte {
 	return append(binary.AppendUvarint(dst, uint64(len(b))), b...)
 }
 
-// uvarintLen is the length of u as a uvarint.
-func uvarintLen(u uint64) int {
-	var b [binary.MaxVarintLen64]byte
-	return binary.PutUvarint(b[:], u)
-}
-
 // Limits are the bounds a write is checked against before its new record
 // is allocated (VH4).
 type Limits struct {

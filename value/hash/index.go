@@ -128,3 +128,6 @@ func (h *Hash) indexRemoved(i, size, hd int) {
 	h.indexShift(0, -hd)
 	h.indexShift(i, -size)
 }
+
+// uvarintLen is the length of u as a uvarint.
+func uvarintLen(u uint64) int { return value.UvarintLen64(u) }

@@ -3,6 +3,8 @@ package list
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/tiercache/tiercache/value"
 )
 
 // Version is the first byte of a list value: a version byte, the element
@@ -65,11 +67,11 @@ func BodyItems(dst [][]byte, n int, body []byte) ([][]byte, error) {
 }
 
 // ItemSize is the encoded size of one element.
-func ItemSize(b []byte) int { return uvarintLen(uint64(len(b))) + len(b) }
+func ItemSize(b []byte) int { return value.UvarintLen64(uint64(len(b))) + len(b) }
 
 // Size is the encoded size of a list of n elements whose encoded elements
 // take body bytes.
-func Size(n, body int) int { return 1 + uvarintLen(uint64(n)) + body }
+func Size(n, body int) int { return 1 + value.UvarintLen64(uint64(n)) + body }
 
 // AppendHeader starts a list value of n elements.
 func AppendHeader(dst []byte, n int) []byte {
@@ -103,12 +105,6 @@ func growTo(b []byte, n int) []byte {
 	nb := make([]byte, len(b), n)
 	copy(nb, b)
 	return nb
-}
-
-// uvarintLen is the length of u as a uvarint.
-func uvarintLen(u uint64) int {
-	var b [binary.MaxVarintLen64]byte
-	return binary.PutUvarint(b[:], u)
 }
 
 // Limits are the bounds a list write is checked against before the new

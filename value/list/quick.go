@@ -368,17 +368,8 @@ func (q *Quick) dropNode(left bool) {
 
 // entrySize is the bytes an element of n bytes takes in a node.
 func entrySize(n int) int {
-	f := uvarintLen(uint64(n)) + n
-	return f + backSize(f)
-}
-
-func backSize(f int) int {
-	s := 1
-	for f >= 0x80 {
-		f >>= 7
-		s++
-	}
-	return s
+	f := value.UvarintLen64(uint64(n)) + n
+	return f + value.UvarintLen(f)
 }
 
 // putEntry writes v's entry at the start of b.
@@ -387,7 +378,7 @@ func putEntry(b []byte, v []byte) {
 	copy(b[h:], v)
 	f := h + len(v)
 	x := f
-	for i := backSize(f) - 1; i >= 0; i-- {
+	for i := value.UvarintLen(f) - 1; i >= 0; i-- {
 		c := byte(x & 0x7f)
 		if i != 0 {
 			c |= 0x80
@@ -403,7 +394,7 @@ func entryAt(b []byte, p int32) (s, e, next int32) {
 	l, h := binary.Uvarint(b[p:])
 	s = p + int32(h)
 	e = s + int32(l)
-	return s, e, e + int32(backSize(int(e-p)))
+	return s, e, e + int32(value.UvarintLen(int(e-p)))
 }
 
 // entryBefore reads the entry that ends at end: its element is b[s:e],

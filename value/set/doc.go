@@ -16,9 +16,9 @@
 //   - VS1: Encode then Decode gives the same members in ascending order,
 //     and Size is exactly the encoded length (TestEncodeDecode).
 //   - VS2: a record that does not decode (cut short, a trailing byte, a
-//     length past its end, members out of order or repeated, an unknown
-//     version) is refused with ErrCorrupt, never a panic (TestCorruptRecords,
-//     FuzzDecode).
+//     length past its end or written with more bytes than it needs,
+//     members out of order or repeated, an unknown version) is refused
+//     with ErrCorrupt, never a panic (TestCorruptRecords, FuzzDecode).
 //   - VS3: Members behaves as a set of strings: Add, Remove and Has agree
 //     with a map after any sequence of them, and Each visits the members
 //     in ascending order (TestMembersModel).

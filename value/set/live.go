@@ -63,7 +63,9 @@ func (l *Live) Random() []byte {
 
 // Size is the size of l's record: each member is one byte shorter there
 // than in the table's body, which has its empty value's length too.
-func (l *Live) Size() int { return 1 + uvarintLen(uint64(l.t.Len())) + l.t.BodySize() - l.t.Len() }
+func (l *Live) Size() int {
+	return 1 + value.UvarintLen64(uint64(l.t.Len())) + l.t.BodySize() - l.t.Len()
+}
 
 // RecordSize is Size (tier.Live).
 func (l *Live) RecordSize() int { return l.Size() }

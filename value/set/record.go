@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+
+	"github.com/tiercache/tiercache/value"
 )
 
 // Version is the first byte of a set record: a version byte, the member
@@ -20,7 +22,7 @@ func Count(rec []byte) (n, off int, err error) {
 	if len(rec) < 2 || rec[0] != Version {
 		return 0, 0, ErrCorrupt
 	}
-	u, w := binary.Uvarint(rec[1:])
+	u, w := value.Uvarint(rec[1:])
 	if w <= 0 || u > uint64(len(rec)) { // every member takes at least a byte
 		return 0, 0, ErrCorrupt
 	}
@@ -29,7 +31,7 @@ func Count(rec []byte) (n, off int, err error) {
 
 // chunk reads one length-prefixed item at rec[off:].
 func chunk(rec []byte, off int) (item []byte, next int, err error) {
-	u, w := binary.Uvarint(rec[off:])
+	u, w := value.Uvarint(rec[off:])
 	if w <= 0 || u > uint64(len(rec)-off-w) {
 		return nil, 0, ErrCorrupt
 	}
@@ -66,9 +68,9 @@ func (m *Members) Decode(rec []byte) error {
 
 // Size is the encoded size of the set.
 func (m *Members) Size() int {
-	n := 1 + uvarintLen(uint64(len(m.m)))
+	n := 1 + value.UvarintLen64(uint64(len(m.m)))
 	for _, b := range m.m {
-		n += uvarintLen(uint64(len(b))) + len(b)
+		n += value.UvarintLen64(uint64(len(b))) + len(b)
 	}
 	return n
 }
@@ -80,16 +82,6 @@ func (m *Members) AppendRecord(dst []byte) []byte {
 		dst = append(binary.AppendUvarint(dst, uint64(len(b))), b...)
 	}
 	return dst
-}
-
-// uvarintLen is the length of u as a uvarint.
-func uvarintLen(u uint64) int {
-	n := 1
-	for u >= 0x80 {
-		u >>= 7
-		n++
-	}
-	return n
 }
 
 // Limits are the bounds a set is checked against before its record is

@@ -21,9 +21,9 @@
 //   - VZ1: Encode then Decode gives the same entries in Redis's order, and
 //     Size is exactly the encoded length (TestEncodeDecode).
 //   - VZ2: a record that does not decode (cut short, a trailing byte, a
-//     length past its end, entries out of order, a NaN score, an unknown
-//     version) is refused with ErrCorrupt, never a panic (TestCorruptRecords,
-//     FuzzDecode).
+//     length past its end or written with more bytes than it needs,
+//     entries out of order, a NaN score, an unknown version) is refused
+//     with ErrCorrupt, never a panic (TestCorruptRecords, FuzzDecode).
 //   - VZ3: Entries behaves as a map of member to score kept in Redis's
 //     order: after any sequence of Put and Remove, Score, Rank, At and the
 //     range searches agree with a model that sorts a map (TestEntriesModel).

@@ -122,7 +122,7 @@ func (z *Sorted) HeapBytes() int64 {
 }
 
 // Size is the size of z's record.
-func (z *Sorted) Size() int { return 1 + uvarintLen(uint64(z.n)) + z.body }
+func (z *Sorted) Size() int { return 1 + value.UvarintLen64(uint64(z.n)) + z.body }
 
 // RecordSize is Size (tier.Live).
 func (z *Sorted) RecordSize() int { return z.Size() }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+
+	"github.com/tiercache/tiercache/value"
 )
 
 // Version is the first byte of a sorted-set record: a version byte, the
@@ -21,7 +23,7 @@ func Count(rec []byte) (n, off int, err error) {
 	if len(rec) < 2 || rec[0] != Version {
 		return 0, 0, ErrCorrupt
 	}
-	u, w := binary.Uvarint(rec[1:])
+	u, w := value.Uvarint(rec[1:])
 	if w <= 0 || u > uint64(len(rec)/9+1) { // every entry takes at least 9 bytes
 		return 0, 0, ErrCorrupt
 	}
@@ -38,7 +40,7 @@ func entryAt(rec []byte, off int) (e Entry, next int, err error) {
 		return e, 0, ErrCorrupt
 	}
 	off += 8
-	u, w := binary.Uvarint(rec[off:])
+	u, w := value.Uvarint(rec[off:])
 	if w <= 0 || u > uint64(len(rec)-off-w) {
 		return e, 0, ErrCorrupt
 	}
@@ -96,9 +98,9 @@ func Head(dst []Entry, rec []byte, n int) ([]Entry, int, error) {
 
 // Size is the encoded size of the sorted set.
 func (z *Entries) Size() int {
-	n := 1 + uvarintLen(uint64(len(z.e)))
+	n := 1 + value.UvarintLen64(uint64(len(z.e)))
 	for _, e := range z.e {
-		n += 8 + uvarintLen(uint64(len(e.Member))) + len(e.Member)
+		n += 8 + value.UvarintLen64(uint64(len(e.Member))) + len(e.Member)
 	}
 	return n
 }
@@ -111,14 +113,4 @@ func (z *Entries) AppendRecord(dst []byte) []byte {
 		dst = append(binary.AppendUvarint(dst, uint64(len(e.Member))), e.Member...)
 	}
 	return dst
-}
-
-// uvarintLen is the length of u as a uvarint.
-func uvarintLen(u uint64) int {
-	n := 1
-	for u >= 0x80 {
-		u >>= 7
-		n++
-	}
-	return n
 }
