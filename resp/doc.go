@@ -60,7 +60,8 @@
 //     the PoisonBig test seam overwrites each buffer as it goes back, for
 //     the server's S50).
 //     Any other big bulk gets a slice of the Go heap: its first half is
-//     received into pieces of 1 MiB lent by a pool, then one slice of
+//     received into pieces of 1 MiB lent by a pool (or new ones no larger
+//     than what arrived, R12), then one slice of
 //     exactly its size, so a 64 MiB value allocates its 64 MiB once
 //     (TestBigBulkAllocatesOnce), and a declared length commits memory
 //     only as bytes arrive, at most three times what arrived
@@ -102,6 +103,14 @@
 //     CR or LF (a vertical tab or form feed inside a word is kept), and a
 //     quote inside a word opens a quoted part of it
 //     (TestReaderLinesAsRedis).
+//   - R12: a declared length backs or allocates new memory only as its
+//     bytes arrive, not ahead of them by a page larger than 4 KiB nor a
+//     piece larger than 64 KiB: an off-heap buffer refuses huge pages
+//     until 2 MiB of it have arrived (a huge page is backed whole at its
+//     first byte), and a heap bulk's piece is a pooled one or a new one no
+//     larger than what arrived, so a client that declares 512 MiB and
+//     sends 100 bytes backs one page of the buffer, or allocates under
+//     512 KiB (TestBigBulkDeclaredCommitsAsArrives).
 //
 // # Caveats
 //
