@@ -658,8 +658,9 @@
 //     and splits them (resp R11): a long "*"/"$" header is an invalid
 //     length, "expected '$'" shows the byte sent, an inline line of
 //     64 KiB is read, inline words keep a vertical tab or form feed and
-//     take quotes inside them; each answered byte for byte as
-//     redis-server answers it (TestLinesMatchRedis).
+//     take quotes inside them, and an unknown command's error quotes its
+//     arguments up to redis-server's 128 bytes; each answered byte for
+//     byte as redis-server answers it (TestLinesMatchRedis).
 //   - S64: before AUTH, a multibulk count past 10 and a bulk past 16 KiB
 //     get redis-server 7.0's "unauthenticated multibulk length" and
 //     "unauthenticated bulk length" (resp R10), an inline command has no

@@ -107,6 +107,8 @@ func TestLinesMatchRedis(t *testing.T) {
 		"ECHO \"\\x4\" \"\\x41\\x4g\"\r\n",
 		"ECHO 'it\\'s'\r\n",
 		strings.Repeat(" ", 65535) + "\r\nECHO x\r\n",
+		"foo " + strings.Repeat("x", 300) + " y\r\n",
+		"foo " + strings.Repeat("abcdefgh ", 100) + "\r\n",
 	}
 	peer := startRedis(t)
 	_, ours := startServerWith(t, newTierCache(t), nil)
