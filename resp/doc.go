@@ -104,13 +104,14 @@
 //     quote inside a word opens a quoted part of it
 //     (TestReaderLinesAsRedis).
 //   - R12: a declared length backs or allocates new memory only as its
-//     bytes arrive, not ahead of them by a page larger than 4 KiB nor a
-//     piece larger than 64 KiB: an off-heap buffer refuses huge pages
-//     until 2 MiB of it have arrived (a huge page is backed whole at its
-//     first byte), and a heap bulk's piece is a pooled one or a new one no
-//     larger than what arrived, so a client that declares 512 MiB and
-//     sends 100 bytes backs one page of the buffer, or allocates under
-//     512 KiB (TestBigBulkDeclaredCommitsAsArrives).
+//     bytes arrive: an off-heap buffer refuses huge pages until 2 MiB of
+//     it have arrived (a huge page is backed whole at its first byte;
+//     past that point what is backed is at most twice what arrived), and
+//     a heap bulk's next piece is a pooled one or a new one the size of
+//     what arrived (at least 64 KiB, at most 1 MiB), so a client that
+//     declares 512 MiB and sends 100 bytes backs one 4 KiB page of the
+//     buffer, or allocates under 512 KiB
+//     (TestBigBulkDeclaredCommitsAsArrives).
 //
 // # Caveats
 //
