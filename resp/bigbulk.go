@@ -102,7 +102,7 @@ func (rd *Reader) readRest(b []byte, got int) error {
 // starting with what buf holds past p, into pieces lent by bigPieces; got
 // is how many bytes they hold. On an error the pieces are given back.
 func (rd *Reader) readPieces(need int) (pieces [][]byte, got int, err error) {
-	cur := bigPieces.get()[:0]
+	cur := newPiece(rd.w - rd.p)
 	cur = append(cur, rd.buf[rd.p:min(rd.w, rd.p+need)]...)
 	rd.p += len(cur)
 	got = len(cur)
@@ -110,7 +110,7 @@ func (rd *Reader) readPieces(need int) (pieces [][]byte, got int, err error) {
 	for got < need/2 {
 		if len(cur) == cap(cur) {
 			pieces = append(pieces, cur)
-			cur = bigPieces.get()[:0]
+			cur = newPiece(got)
 			if got-yielded >= yieldEvery {
 				// A long receive shares the CPU: others' requests wait at
 				// most about one yieldEvery's worth of reads.
@@ -204,3 +204,16 @@ const yieldEvery = 1 << 20
 const pieceBytes = 1 << 20
 
 var bigPieces = poolFor(pieceBytes)
+
+// newPiece returns an empty piece to receive a big bulk's bytes into once
+// got of them have arrived: one bigPieces lends (memory the process holds
+// already), else a new one of at most got bytes (at least bigMinChunk), so
+// that a declared length makes new memory only as bytes arrive: a client
+// that declares 512 MiB and sends a few bytes costs 64 KiB here, not a
+// piece of 1 MiB (R12).
+func newPiece(got int) []byte {
+	if b, ok := bigPieces.tryGet(); ok {
+		return b[:0]
+	}
+	return make([]byte, 0, min(pieceBytes, max(bigMinChunk, got)))
+}

@@ -21,7 +21,7 @@
 // # Invariants
 //
 //   - R1: every limit (bulk length, argument count, inline length, bytes
-//     of one command, and the smaller ones before AUTH) is checked before
+//     of one command, and the smaller ones before AUTH, R10) is checked before
 //     memory is committed for it; a declared length only bounds what may
 //     arrive, and buffers grow as bytes arrive
 //     (TestReaderDeclaredLengthDoesNotAllocate,
@@ -60,7 +60,8 @@
 //     the PoisonBig test seam overwrites each buffer as it goes back, for
 //     the server's S50).
 //     Any other big bulk gets a slice of the Go heap: its first half is
-//     received into pieces of 1 MiB lent by a pool, then one slice of
+//     received into pieces of 1 MiB lent by a pool (or new ones no larger
+//     than what arrived, R12), then one slice of
 //     exactly its size, so a 64 MiB value allocates its 64 MiB once
 //     (TestBigBulkAllocatesOnce), and a declared length commits memory
 //     only as bytes arrive, at most three times what arrived
@@ -83,12 +84,43 @@
 //     nothing, by any of its methods (BulkInto answers nil), while what
 //     was buffered before stays and is flushed; an Error reply still
 //     counts (TestWriterMute).
+//   - R10: before AUTH (SetPreAuth) a multibulk count past 10 is refused
+//     as "unauthenticated multibulk length" and a bulk past 16 KiB as
+//     "unauthenticated bulk length", redis-server 7.0's texts, after the
+//     checks of every client ("invalid ..." for an unreadable length or
+//     one past the limits); an inline command has no limit of its own
+//     before AUTH, as in redis-server: its line bounds it
+//     (TestReaderPreAuthLimits).
+//   - R11: lines are cut where redis-server 7.0 cuts them
+//     (networking.c processMultibulkBuffer, processInlineBuffer; sds.c
+//     sdssplitargs): a "*"/"$" header ends at its CR, so a long one is an
+//     invalid length, and only more than MaxInlineBytes (64 KiB, its
+//     PROTO_INLINE_MAX_SIZE) without a CR is "too big ... count string";
+//     a bulk header's first byte is judged once its line is whole, and
+//     "expected '$', got '%c'" shows the byte itself; an inline line is
+//     refused only once more than MaxInlineBytes wait without a LF;
+//     inline words are split on white space but end only at a space, tab,
+//     CR or LF (a vertical tab or form feed inside a word is kept), and a
+//     quote inside a word opens a quoted part of it
+//     (TestReaderLinesAsRedis).
+//   - R12: a declared length backs or allocates new memory only as its
+//     bytes arrive: an off-heap buffer refuses huge pages until 2 MiB of
+//     it have arrived (a huge page is backed whole at its first byte;
+//     past that point what is backed is at most twice what arrived), and
+//     a heap bulk's next piece is a pooled one or a new one the size of
+//     what arrived (at least 64 KiB, at most 1 MiB), so a client that
+//     declares 512 MiB and sends 100 bytes backs one 4 KiB page of the
+//     buffer, or allocates under 512 KiB
+//     (TestBigBulkDeclaredCommitsAsArrives).
 //
 // # Caveats
 //
 //   - The arguments ReadCommand, NextGet and NextSet return alias the Reader's
 //     buffers: they are valid until the next ReadCommand.
 //   - A Reader and a Writer belong to one goroutine each.
-//   - A bulk not followed by CRLF, which redis-server reads past unchecked,
-//     is a protocol error here.
+//   - A bulk not followed by CRLF, or a header's CR not followed by LF,
+//     which redis-server reads past unchecked, is a protocol error here.
+//   - A NUL byte is a byte like any other here: in an inline command or
+//     a header, redis-server's C-string search for the line's end stops
+//     at it, and it waits for more input (R11).
 package resp

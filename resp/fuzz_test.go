@@ -35,6 +35,11 @@ func FuzzReader(f *testing.F) {
 		"*3\r\n$3\r\nset\r\n$1\r\na\r\n$1\r\n1\r\n*3\r\n$3\r\nSeT\r\n$2\r\nbb\r\n$0\r\n\r\n*3\r\n$3\r\nSET\r\n$0\r\n\r\n$1\r\nx\r\n",
 		"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n*4\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n$2\r\nNX\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\nabcd\r\n",
 		"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$70000\r\n",
+		// R11: headers cut at their CR, words as sdssplitargs splits them.
+		"*1\r\n\r\r\n",
+		"*1\rX$4\r\nPING\r\n",
+		"*2\r\n$4\r\nECHO\r\n$" + strings.Repeat("0", 40) + "1\r\nx\r\n",
+		"ECHO a'b' c\v\"d\"\f'e'\vf\r\n",
 	} {
 		f.Add([]byte(s))
 	}

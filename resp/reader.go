@@ -12,7 +12,8 @@ import (
 const (
 	preAuthMaxArgs = 10
 	preAuthMaxBulk = 16 << 10
-	// maxCountLine bounds a "*<n>" or "$<n>" header line.
+	// maxCountLine bounds the "$<n>" header line NextGet and NextSet look
+	// for (past it they leave the command to ReadCommand).
 	maxCountLine = 64
 	// bigMinChunk: a bulk longer than this (or than half the buffer) that is
 	// not yet fully buffered is read into a slice of its own (readBig).
@@ -274,17 +275,22 @@ func (rd *Reader) parse() (done bool, err error) {
 				}
 				return done, err
 			}
-			line, ok, err := rd.line("too big mbulk count string")
+			line, lf, ok, err := rd.line("too big mbulk count string")
 			if !ok || err != nil {
 				return false, err
 			}
+			// redis-server 7.0 (networking.c processMultibulkBuffer): an
+			// unreadable count is invalid, and one past 10 before AUTH
+			// unauthenticated (R10).
 			n, ok := ParseInt(line[1:])
-			limit := rd.maxArgs
-			if rd.preAuth {
-				limit = preAuthMaxArgs
-			}
-			if !ok || n > int64(limit) {
+			if !ok || n > int64(rd.maxArgs) {
 				return false, protoErr("invalid multibulk length")
+			}
+			if rd.preAuth && n > preAuthMaxArgs {
+				return false, protoErr("unauthenticated multibulk length")
+			}
+			if !lf {
+				return false, protoErr(errNoLF)
 			}
 			if n <= 0 { // "*0" and "*-1" are empty commands: skip them
 				rd.r = rd.p
@@ -299,21 +305,25 @@ func (rd *Reader) parse() (done bool, err error) {
 			if rd.p >= rd.w {
 				return false, nil
 			}
-			if c := rd.buf[rd.p]; c != '$' {
-				return false, protoErr(fmt.Sprintf("expected '$', got '%s'", printable(c)))
-			}
 			hdr := rd.p
-			line, ok, err := rd.line("too big bulk count string")
+			// redis-server looks at the header's first byte once its line
+			// is whole (R11).
+			line, lf, ok, err := rd.line("too big bulk count string")
 			if !ok || err != nil {
 				return false, err
 			}
-			blen, ok := ParseInt(line[1:])
-			limit := rd.maxBulk
-			if rd.preAuth {
-				limit = preAuthMaxBulk
+			if c := rd.buf[hdr]; c != '$' { // line may be empty: "\r\r\n"
+				return false, protoErr(fmt.Sprintf("expected '$', got '%s'", printable(c)))
 			}
-			if !ok || blen < 0 || blen > int64(limit) {
+			blen, ok := ParseInt(line[1:])
+			if !ok || blen < 0 || blen > int64(rd.maxBulk) {
 				return false, protoErr("invalid bulk length")
+			}
+			if rd.preAuth && blen > preAuthMaxBulk {
+				return false, protoErr("unauthenticated bulk length")
+			}
+			if !lf {
+				return false, protoErr(errNoLF)
 			}
 			n := int(blen)
 			if avail := rd.w - rd.p; avail < n+2 {
@@ -353,26 +363,38 @@ func (rd *Reader) addSpan(sp span) {
 	rd.spans = append(rd.spans, sp)
 }
 
-// line returns the header line at p (without CRLF) and moves p past it.
+// line returns the header line at p up to its CR (without it) and moves
+// p past the CR and the byte after it, once that byte has arrived: as
+// redis-server 7.0 does (networking.c processMultibulkBuffer), which finds
+// a header's end by its CR and refuses one only once more than
+// PROTO_INLINE_MAX_SIZE bytes wait without a CR (R11). lf reports whether
+// the byte after the CR is a LF: the caller answers errNoLF if not, once
+// it has checked the line itself (redis-server skips that byte unread).
 // ok is false when the line is not complete yet.
-func (rd *Reader) line(tooBig string) (line []byte, ok bool, err error) {
-	seg := rd.buf[rd.p:rd.w]
-	if len(seg) > maxCountLine {
-		seg = seg[:maxCountLine]
+func (rd *Reader) line(tooBig string) (line []byte, lf, ok bool, err error) {
+	buffered := rd.buf[rd.p:rd.w]
+	seg := buffered
+	lim := rd.maxInline
+	if len(seg) > lim+1 {
+		seg = seg[:lim+1]
 	}
-	i := bytes.IndexByte(seg, '\n')
+	i := bytes.IndexByte(seg, '\r')
 	if i < 0 {
-		if len(seg) >= maxCountLine {
-			return nil, false, protoErr(tooBig)
+		if len(seg) > lim {
+			return nil, false, false, protoErr(tooBig)
 		}
-		return nil, false, nil
+		return nil, false, false, nil
 	}
-	if i == 0 || seg[i-1] != '\r' {
-		return nil, false, protoErr("line is not terminated by CRLF")
+	if i+1 >= len(buffered) {
+		return nil, false, false, nil // the byte after the CR is not here yet
 	}
-	rd.p += i + 1
-	return seg[:i-1], true, nil
+	rd.p += i + 2
+	return seg[:i], buffered[i+1] == '\n', true, nil
 }
+
+// errNoLF: a header's CR not followed by a LF, which redis-server skips
+// unread, is a protocol error here.
+const errNoLF = "line is not terminated by CRLF"
 
 // fill reads more bytes, compacting and (as bytes arrive) growing the
 // buffer. A full buffer whose first half or more holds arguments of the
@@ -472,9 +494,13 @@ func (rd *Reader) fillIdle() error {
 	}
 }
 
+// printable is the byte redis-server's "got '%c'" prints: the byte itself
+// (the error reply turns a CR or LF into a space, as redis-server's
+// does); a NUL, after which redis-server's C string would end, is shown
+// as \x00.
 func printable(c byte) string {
-	if c >= 0x20 && c < 0x7f {
-		return string(rune(c))
+	if c == 0 {
+		return "\\x00"
 	}
-	return fmt.Sprintf("\\x%02x", c)
+	return string([]byte{c})
 }

@@ -71,7 +71,7 @@ func TestReaderCommands(t *testing.T) {
 		{"zero bulk", "*2\r\n$4\r\nECHO\r\n$0\r\n\r\n", []string{"ECHO|"}, ""},
 		{"expected dollar", "*1\r\n:1\r\n", nil, "expected '$', got ':'"},
 		{"bad terminator", "*1\r\n$1\r\nab\r\n", nil, "not terminated by CRLF"},
-		{"long count line", "*1\r\n$" + strings.Repeat("1", 100) + "\r\n", nil, "too big bulk count string"},
+		{"long count line", "*1\r\n$" + strings.Repeat("1", 100) + "\r\n", nil, "invalid bulk length"},
 		{"truncated", "*2\r\n$3\r\nGET\r\n$1\r\n", nil, "unexpected EOF"},
 	}
 	for _, tc := range tests {
@@ -131,16 +131,101 @@ func TestReaderDeclaredCountDoesNotAllocate(t *testing.T) {
 	}
 }
 
+// TestReaderPreAuthLimits (R10): before AUTH a count past 10 is an
+// "unauthenticated multibulk length" and a bulk past 16 KiB an
+// "unauthenticated bulk length", redis-server 7.0's texts, while one
+// unreadable or past the limits of everyone is still "invalid"; an inline
+// command has no limit of its own before AUTH (redis-server has none).
 func TestReaderPreAuthLimits(t *testing.T) {
-	rd := NewReader(strings.NewReader("*11\r\n"), Limits{})
-	rd.SetPreAuth(true)
-	if _, err := rd.ReadCommand(); err == nil || !strings.Contains(err.Error(), "invalid multibulk length") {
-		t.Fatalf("11 args before auth: %v", err)
+	for _, tc := range []struct{ in, want string }{
+		{"*11\r\n", "unauthenticated multibulk length"},
+		{"*10\r\n$4\r\nAUTH\r\n", "unexpected EOF"},
+		{"*2001\r\n", "invalid multibulk length"},
+		{"*x\r\n", "invalid multibulk length"},
+		{"*2\r\n$4\r\nAUTH\r\n$20000\r\n", "unauthenticated bulk length"},
+		{"*2\r\n$4\r\nAUTH\r\n$16385\r\n", "unauthenticated bulk length"},
+		{"*2\r\n$4\r\nAUTH\r\n$16384\r\n", "unexpected EOF"},
+		{"*2\r\n$4\r\nAUTH\r\n$2000000\r\n", "invalid bulk length"},
+		{"*2\r\n$4\r\nAUTH\r\n$-2\r\n", "invalid bulk length"},
+	} {
+		rd := NewReader(strings.NewReader(tc.in), Limits{MaxArgs: 2000, MaxBulkBytes: 1 << 20})
+		rd.SetPreAuth(true)
+		if _, err := rd.ReadCommand(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q before auth: %v, want %q", tc.in, err, tc.want)
+		}
 	}
-	rd = NewReader(strings.NewReader("*2\r\n$4\r\nAUTH\r\n$20000\r\n"), Limits{})
+	words := strings.Repeat("w ", 30)
+	got, err := readAllPreAuth(words + "\r\n")
+	if err != nil || len(got) != 1 || len(got[0]) != 30 {
+		t.Fatalf("an inline command of 30 words before auth: %d commands, err %v", len(got), err)
+	}
+}
+
+func readAllPreAuth(in string) ([][][]byte, error) {
+	rd := NewReader(strings.NewReader(in), Limits{})
 	rd.SetPreAuth(true)
-	if _, err := rd.ReadCommand(); err == nil || !strings.Contains(err.Error(), "invalid bulk length") {
-		t.Fatalf("20000-byte bulk before auth: %v", err)
+	var out [][][]byte
+	for {
+		args, err := rd.ReadCommand()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, append([][]byte(nil), args...))
+	}
+}
+
+// TestReaderLinesAsRedis (R11): header lines and inline commands are cut
+// where redis-server 7.0 cuts them: a header ends at its CR (a long one
+// is an invalid length; only more than 64 KiB without a CR is "too big"),
+// its first byte is looked at once the line is whole, a CR not followed by
+// LF is a protocol error; an inline line is refused only once more than
+// 64 KiB wait without a LF; inline words split as sdssplitargs does.
+func TestReaderLinesAsRedis(t *testing.T) {
+	zeros := strings.Repeat("0", 70)
+	tests := []struct {
+		name, in string
+		want     []string
+		err      string
+	}{
+		{"long mbulk count", "*" + zeros + "1\r\n$4\r\nPING\r\n", nil, "invalid multibulk length"},
+		{"long bulk count", "*1\r\n$" + zeros + "4\r\nPING\r\n", nil, "invalid bulk length"},
+		{"no CR in 64 KiB mbulk", "*" + strings.Repeat("1", 70000), nil, "too big mbulk count string"},
+		{"no CR in 64 KiB bulk", "*1\r\n" + strings.Repeat("x", 70000), nil, "too big bulk count string"},
+		{"mbulk CR without LF", "*1\rX$4\r\nPING\r\n", nil, "line is not terminated by CRLF"},
+		{"bulk CR without LF", "*1\r\n$4\rXPING\r\n", nil, "line is not terminated by CRLF"},
+		{"bad mbulk before its CR without LF", "*x\rX", nil, "invalid multibulk length"},
+		{"LF only", "*1\n$4\r\nPING\r\n", nil, "invalid multibulk length"},
+		{"dollar looked at once the line is whole", "*1\r\n:1\r\n", nil, "expected '$', got ':'"},
+		{"CR for a dollar", "*1\r\n\r\r\n", nil, "expected '$', got '\r'"},
+		{"raw byte in expected dollar", "*1\r\n\x01\r\n", nil, "expected '$', got '\x01'"},
+		{"inline of 64 KiB with its CRLF", strings.Repeat(" ", 65535) + "\r\nPING\r\n", []string{"PING"}, ""},
+		{"inline of 64 KiB + 1", strings.Repeat("a", 65537) + "\n", nil, "too big inline request"},
+		{"vertical tab and form feed inside words", "ECHO a\vb c\fd\r\n", []string{"ECHO|a\vb|c\fd"}, ""},
+		{"leading vertical tab", "\vECHO\va\f\r\n", []string{"ECHO\va\f"}, ""},
+		{"quote inside a word", "ECHO a'b' c\"d e\"\r\n", []string{"ECHO|ab|cd e"}, ""},
+		{"closing quote inside a word", "ECHO a'b'c\r\n", nil, "unbalanced quotes"},
+		{"unbalanced quote inside a word", "ECHO a\"b\r\n", nil, "unbalanced quotes"},
+		{"closing quote then vertical tab", "ECHO \"a\"\vb\r\n", []string{"ECHO|a|b"}, ""},
+		{"closing quote then quote", "ECHO \"a\"\"b\"\r\n", nil, "unbalanced quotes"},
+		{"hex needs two digits", "ECHO \"\\x4\" \"\\x41\\x4g\"\r\n", []string{"ECHO|x4|Ax4g"}, ""},
+		{"single quote escapes", "ECHO 'it\\'s' '\\n'\r\n", []string{"ECHO|it's|\\n"}, ""},
+	}
+	for _, tc := range tests {
+		for _, oneByte := range []bool{false, true} {
+			got, err := readAll(t, tc.in, Limits{MaxArgs: 1000, MaxBulkBytes: 1 << 20}, oneByte)
+			if tc.err == "" {
+				if err != nil || strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+					t.Errorf("%s (oneByte=%v): got %q, %v; want %q", tc.name, oneByte, got, err, tc.want)
+				}
+				continue
+			}
+			if !isProtocolError(err) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s (oneByte=%v): err %v, want a protocol error %q", tc.name, oneByte, err, tc.err)
+			}
+		}
 	}
 }
 

@@ -86,13 +86,15 @@ func (c *conn) dispatch(args [][]byte) {
 		c.tx.fail()
 		return
 	}
-	if !c.authed && !cmd.noAuth {
-		c.w.Error(errNoAuth)
+	// redis-server 7.0's processCommand checks the arity before the
+	// authentication (S64).
+	if (cmd.arity > 0 && len(args) != cmd.arity) || (cmd.arity < 0 && len(args) < -cmd.arity) {
+		c.w.Error(errWrongArgs(cmd.name))
 		c.tx.fail()
 		return
 	}
-	if (cmd.arity > 0 && len(args) != cmd.arity) || (cmd.arity < 0 && len(args) < -cmd.arity) {
-		c.w.Error(errWrongArgs(cmd.name))
+	if !c.authed && !cmd.noAuth {
+		c.w.Error(errNoAuth)
 		c.tx.fail()
 		return
 	}

@@ -125,7 +125,9 @@
 //     refused; a live server's socket and non-socket files are left alone
 //     (TestStaleSocketHandling).
 //   - S7: a TCP listener requires AUTH; before AUTH only AUTH, HELLO and QUIT
-//     run, with at most 10 arguments and 16 KiB bulks (TestTCPRequiresAuth).
+//     run, with at most 10 arguments and 16 KiB bulks in multibulk form
+//     (an inline command is bounded by its line, as in redis-server; S64)
+//     (TestTCPRequiresAuth).
 //   - S8: any argument list gets a reply without a panic (FuzzCommands);
 //     any byte stream gets commands or a protocol error (resp R3).
 //   - S9: Close stops the listeners, lets each connection finish its
@@ -652,6 +654,19 @@
 //     restart (drain, writethrough) and every SIGKILL (writethrough), while
 //     another connection's reads overlap; deleting every key leaves no
 //     key, DRAM byte or cold record behind (TestAggregatesColdModel).
+//   - S63: request lines are cut and split where redis-server 7.0 cuts
+//     and splits them (resp R11): a long "*"/"$" header is an invalid
+//     length, "expected '$'" shows the byte sent, an inline line of
+//     64 KiB is read, inline words keep a vertical tab or form feed and
+//     take quotes inside them, and an unknown command's error quotes its
+//     arguments up to redis-server's 128 bytes; each answered byte for
+//     byte as redis-server answers it (TestLinesMatchRedis).
+//   - S64: before AUTH, a multibulk count past 10 and a bulk past 16 KiB
+//     get redis-server 7.0's "unauthenticated multibulk length" and
+//     "unauthenticated bulk length" (resp R10), an inline command has no
+//     such limit, and a command is checked as its processCommand does:
+//     its name (unknown command), its arity (wrong number of arguments),
+//     then the authentication (NOAUTH) (TestPreAuthMatchesRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

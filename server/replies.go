@@ -191,8 +191,9 @@ func errUnknownCommand(args [][]byte) string {
 		if sb.Len() >= 128 {
 			break
 		}
+		room := 128 - sb.Len() // redis-server's "'%.*s' " with 128 - sdslen(args)
 		sb.WriteByte('\'')
-		sb.Write(a[:min(len(a), 128-sb.Len())])
+		sb.Write(a[:min(len(a), room)])
 		sb.WriteString("' ")
 	}
 	return "ERR unknown command '" + string(args[0][:min(len(args[0]), 128)]) +

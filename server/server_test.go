@@ -409,7 +409,7 @@ func TestTCPRequiresAuth(t *testing.T) {
 	defer nc2.Close()
 	c2 := &rawConn{t: t, nc: nc2, rd: newTestReplyReader(nc2)}
 	c2.send("*2\r\n$4\r\nAUTH\r\n$100000\r\n")
-	if got := c2.reply(); got != "-ERR Protocol error: invalid bulk length" {
+	if got := c2.reply(); got != "-ERR Protocol error: unauthenticated bulk length" {
 		t.Fatalf("pre-auth big bulk: %q", got)
 	}
 }
