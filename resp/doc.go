@@ -76,7 +76,8 @@
 //     TestNumbersMatchRedis sends every case to a redis-server 7.0 and to
 //     tiercache through the commands that take numbers).
 //   - R8: ParseDouble is redis-server's getDoubleFromObject (a score),
-//     ParseDoubleLoose its zslParseRange's strtod (a range's end), and
+//     ParseDoubleLoose its zslParseRange's strtod (a range's end),
+//     ParseDoubleSort its SORT weight's strtod (TestSortMatchesRedis), and
 //     AppendDouble prints as its addReplyDouble ("%.17g", "inf", "-inf")
 //     (TestParseDouble, TestAppendDouble; the server's
 //     TestZSetDifferential compares scores with a redis-server 7.0).

@@ -2,7 +2,9 @@ package resp
 
 import (
 	"math"
+	"math/big"
 	"strconv"
+	"strings"
 )
 
 // redis-server keeps sorted-set scores in C doubles and reads them with
@@ -39,6 +41,44 @@ func ParseDoubleLoose(b []byte) (float64, bool) {
 	}
 	f, ok, _ := strtod(b[i:])
 	return f, ok
+}
+
+// ParseDoubleSort reads a SORT weight as redis-server 7.0's
+// sortCommandGeneric does: strtod, accepted when it stops on the NUL that
+// ends the C string (the argument up to its first NUL byte), did not set
+// ERANGE (an overflow or an underflow to zero) and is not NaN. Leading
+// space is skipped, as strtod skips it, but space alone converts nothing
+// and is refused; the empty string converts nothing and ends on the NUL,
+// so it weighs 0 (R8).
+func ParseDoubleSort(b []byte) (float64, bool) {
+	b = cString(b)
+	if len(b) == 0 {
+		return 0, true
+	}
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	if i == len(b) {
+		return 0, false
+	}
+	f, ok, exact := strtod(b[i:])
+	if !ok || !exact {
+		return 0, false
+	}
+	// glibc's strtod sets ERANGE also for a subnormal result that is not
+	// exact (a "tiny and inexact" result: 1e-310, but not 0x1p-1074).
+	if f != 0 && math.Abs(f) < 0x1p-1022 {
+		text := string(b[i:])
+		if hx := strings.TrimLeft(text, "+-"); len(hx) > 1 && hx[0] == '0' && hx[1]|0x20 == 'x' && !hasExponent([]byte(hx)) {
+			text += "p0"
+		}
+		exactly, _, err := big.ParseFloat(text, 0, 4096, big.ToNearestEven)
+		if err != nil || exactly.Cmp(new(big.Float).SetFloat64(f)) != 0 {
+			return 0, false
+		}
+	}
+	return f, true
 }
 
 // strtod reads s whole as a strtod number other than NaN; exact is false

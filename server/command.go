@@ -56,6 +56,15 @@ type command struct {
 	// (EVAL's 2, ZUNIONSTORE's 2), 0 = none: Redis's movable keys
 	// (eachKey, crossslot.go).
 	keyNum int
+	// movable commands' keys move without a numkeys argument (SORT and
+	// SORT_RO: COMMAND INFO's movablekeys); storeKey ones also name as a
+	// key the argument after their last STORE (Redis's sortGetKeys:
+	// eachKey).
+	movable, storeKey bool
+	// exclusiveFor, when set, decides for each call what exclusive
+	// decides for all: SORT runs exclusively only when it stores or reads
+	// keys other than the one it sorts (sortExclusive).
+	exclusiveFor func(args [][]byte) bool
 	// notKey: the key positions name channels, not keys (Redis's key
 	// specs flagged not_key: SSUBSCRIBE, SUNSUBSCRIBE, SPUBLISH). The
 	// cluster's slot rules read them (CROSSSLOT, a script's slot), COMMAND
@@ -132,7 +141,7 @@ func (c *conn) dispatch(args [][]byte) {
 		c.s.trk.flushBcast()
 		return
 	}
-	if cmd.exclusive {
+	if cmd.exclusive || cmd.exclusiveFor != nil && cmd.exclusiveFor(args) {
 		c.s.tx.excl.Lock()
 		defer c.s.tx.excl.Unlock()
 		if c.isKilled() { // while it waited (S54)

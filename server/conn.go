@@ -34,6 +34,7 @@ type conn struct {
 	ready   bool // the server has its cache (loading.go); false: ask conn.loaded
 	created time.Time
 	scratch []byte             // reused GET buffer
+	sortKey []byte             // SORT's pattern keys, built one at a time
 	into    func(n int) []byte // c.w.BulkInto, made once (a method value allocates)
 	coldGet bool               // the last GET read the cold device (see getBatch)
 	batch   [][]byte           // reused keys of a getBatch

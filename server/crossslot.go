@@ -44,12 +44,38 @@ func (cmd *command) eachKey(args [][]byte, f func(key []byte) bool) {
 			return
 		}
 	}
+	if cmd.storeKey {
+		if i := sortStoreKey(args); i > 0 {
+			f(args[i])
+		}
+	}
+}
+
+// sortStoreKey is the position of SORT's destination, 0 for none, found
+// as Redis 7.0's sortGetKeys finds it: LIMIT skips two arguments, GET and
+// BY one, and the last STORE followed by an argument names it (STORE
+// itself skips nothing).
+func sortStoreKey(args [][]byte) int {
+	at := 0
+	for i := 2; i < len(args); i++ {
+		switch sortWord(args[i]) {
+		case "LIMIT":
+			i += 2
+		case "GET", "BY":
+			i++
+		case "STORE":
+			if i+1 < len(args) {
+				at = i + 1
+			}
+		}
+	}
+	return at
 }
 
 // multiKey reports whether cmd may name more than one key: a command of
 // one key is never refused, and its key is not even hashed.
 func (cmd *command) multiKey() bool {
-	return cmd.keyNum > 0 || cmd.first > 0 && cmd.first != cmd.last
+	return cmd.keyNum > 0 || cmd.storeKey || cmd.first > 0 && cmd.first != cmd.last
 }
 
 // slotCheck follows the hash slot of the keys it is given, as Redis

@@ -75,6 +75,9 @@
 // runtime (config_set.go);
 // FUNCTION, FCALL and FCALL_RO answer an error (FUNCTION FLUSH and LIST
 // answer as with no function loaded).
+// SORT and SORT_RO (cmd_sort.go, sort_args.go, sort_pattern.go) sort a
+// list, set or sorted set by value or by BY pattern keys and hash fields,
+// with GET patterns, LIMIT, ALPHA, and SORT's STORE of a list.
 //
 // With Options.Cluster the server is the one node of an emulated Redis
 // Cluster that owns all 16,384 slots (cluster.go, clusterreply.go):
@@ -667,6 +670,30 @@
 //     such limit, and a command is checked as its processCommand does:
 //     its name (unknown command), its arity (wrong number of arguments),
 //     then the authentication (NOAUTH) (TestPreAuthMatchesRedis).
+//   - S68: SORT and SORT_RO answer as redis-server 7.0, byte for byte in
+//     RESP2 and RESP3, on lists, sets and sorted sets: numeric weights read
+//     as its strtod (ERANGE, a subnormal not exact included, refused as
+//     "One or more scores can't be converted into double"), ALPHA, ASC and
+//     DESC, LIMIT's clamps, BY and GET patterns ('*' and "->" searched up to
+//     a NUL, GET #, missing or other-kind keys a weight of 0 or nil), BY
+//     nosort keeping a list's or sorted set's order and sorting a set as
+//     strings when it is stored or read by a script, STORE of a list (the
+//     destination deleted for an empty result, "sortstore", "new" and
+//     "del" events, WATCH and tracking of the destination only, a client
+//     blocked on it served), option errors in Redis's order, SORT refused
+//     in a read-only script and SORT_RO not, COMMAND GETKEYS with the last
+//     STORE's destination (TestSortMatchesRedis, TestSortEdgesMatchRedis);
+//     in cluster mode a BY pattern with '*' and every GET are refused with
+//     7.0's texts, a destination of another slot is CROSSSLOT
+//     (TestSortClusterMatchesRedis); the stored list reaches other
+//     sidecars through the remote tier (TestSortThroughRemote).
+//   - S69: a SORT's result (reply or stored list) is refused, with
+//     nothing stored, once it grows past max_value bytes, before it is
+//     all built; a stored one past the list elements limit is refused
+//     with the list's error (TestSortBounded). SORT holds the transaction
+//     lock exclusively only when it stores or reads keys by a BY or GET
+//     pattern (sortExclusive, TestSortLocks): a SORT of one key runs
+//     beside other commands.
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -797,6 +824,19 @@
 //     -LOADING, so that a cluster client connects and retries -LOADING;
 //     COUNTKEYSINSLOT and GETKEYSINSLOT hash every key (Redis indexes
 //     keys by slot), O(keys) like KEYS, and answer -LOADING then.
+//   - SORT: a set's elements come in tiercache's set order where Redis's
+//     come in its hash table's (BY nosort outside a script and without
+//     STORE); elements whose ALPHA weights tie (equal or missing BY
+//     values) keep their input order (a stable sort, as glibc's qsort),
+//     which for a set or sorted set is tiercache's own, and Redis's
+//     partial quicksort under BY with LIMIT may order them otherwise.
+//     ALPHA without STORE compares as strcmp (Redis's strcoll in the C
+//     and C.UTF-8 locales), not by another locale's collation. Redis
+//     reads strtod's errno without clearing it, so after one weight it
+//     refused with ERANGE it may refuse later numeric SORTs that are
+//     valid: tiercache judges each weight alone. A result past max_value
+//     bytes is refused (S69) where Redis answers it. LIMIT whose end
+//     passes int64 (Redis's long overflows) runs to the end.
 //   - SCAN ... TYPE with a type name Redis 7.0 does not know is an error,
 //     as in Redis 7.2 (7.0 matches nothing).
 //   - The umask is narrowed process-wide for the instant of bind(2);

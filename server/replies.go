@@ -165,6 +165,13 @@ const (
 	errScoresWithLex   = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
 )
 
+// SORT's and SORT_RO's texts (Redis 7.0, sort.c sortCommandGeneric).
+const (
+	errSortScore      = "ERR One or more scores can't be converted into double"
+	errSortByCluster  = "ERR BY option of SORT denied in Cluster mode."
+	errSortGetCluster = "ERR GET option of SORT denied in Cluster mode."
+)
+
 // errAtLeastOneKey is the algebra's reply to a numkeys below 1.
 func errAtLeastOneKey(cmd string) string {
 	return "ERR at least 1 input key is needed for '" + cmd + "' command"
@@ -313,6 +320,12 @@ func errClusterFixed(sub []byte) string {
 
 // errStringTooLong is Redis's "string exceeds maximum allowed size", with
 // tiercache's limit named.
+// errSortTooBig refuses a SORT whose result (the reply, or the list to
+// store) grows past max_value bytes, before it is all built.
+func errSortTooBig(max int) string {
+	return "ERR SORT's result exceeds the limit (max_value) of " + strconv.Itoa(max) + " bytes"
+}
+
 func errStringTooLong(max int) string {
 	return "ERR string exceeds maximum allowed size (max_value, " + strconv.Itoa(max) + " bytes)"
 }

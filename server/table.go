@@ -195,6 +195,9 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "zinter", arity: -3, flags: []string{"readonly"}, keyNum: 1, exclusive: true, run: func(c *conn, a [][]byte) { c.zalgebraCmd(a, zset.Inter, false, false) }},
 		{name: "zdiff", arity: -3, flags: []string{"readonly"}, keyNum: 1, exclusive: true, run: func(c *conn, a [][]byte) { c.zalgebraCmd(a, zset.Diff, false, false) }},
 		{name: "zintercard", arity: -3, flags: []string{"readonly"}, keyNum: 1, exclusive: true, run: func(c *conn, a [][]byte) { c.zalgebraCmd(a, zset.Inter, false, true) }},
+		// SORT and SORT_RO (cmd_sort.go): SORT is a write for its STORE
+		{name: "sort", arity: -2, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, movable: true, storeKey: true, exclusiveFor: sortExclusive, run: func(c *conn, a [][]byte) { c.sortCmd(a, false) }},
+		{name: "sort_ro", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, movable: true, exclusiveFor: sortExclusive, run: func(c *conn, a [][]byte) { c.sortCmd(a, true) }},
 		{name: "object", arity: -2, flags: []string{"readonly"}, first: 2, last: 2, step: 1, run: (*conn).cmdObject},
 		{name: "memory", arity: -2, flags: []string{"readonly"}, first: 2, last: 2, step: 1, run: (*conn).cmdMemory},
 		// keyspace and server

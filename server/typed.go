@@ -69,14 +69,29 @@ func (c *conn) readZSet(key []byte, z *zset.Entries, own bool) (exists, ok bool)
 	return rec != nil, true
 }
 
-// storeResult replaces dst with v (kind k; none when v is empty, which
-// deletes dst), without an expiry, as a STORE command does (Redis's
-// setKey), and touches dst for WATCH. It answers v's size.
-func (c *conn) storeResult(dst []byte, v interface {
+// storedValue is a computed aggregate a STORE command stores.
+type storedValue interface {
 	Len() int
 	Size() int
 	AppendRecord([]byte) []byte
-}, k tier.Kind) {
+}
+
+// storeResult replaces dst with v (kind k; none when v is empty, which
+// deletes dst), without an expiry, as a STORE command does (Redis's
+// setKey), and touches dst for WATCH. It answers v's size. Its event is
+// the command's name (sinterstore ... zrangestore).
+func (c *conn) storeResult(dst []byte, v storedValue, k tier.Kind) {
+	class := notifySet
+	if k == kindZSet {
+		class = notifyZset
+	}
+	c.storeAs(dst, v, k, class, c.cmd.name)
+}
+
+// storeAs is storeResult with the event to publish when dst is written
+// (SORT's "sortstore", of the list class). A sorted set or list stored
+// serves the clients blocked on dst.
+func (c *conn) storeAs(dst []byte, v storedValue, k tier.Kind, class uint32, event string) {
 	c.noop = true // the sources are not touched: only dst (below)
 	n := v.Len()
 	hooks := c.s.keyHooks()
@@ -90,23 +105,18 @@ func (c *conn) storeResult(dst []byte, v interface {
 				c.emit(notifyGeneric, "del", dst)
 			}
 		}
-	} else if err = c.s.setLimits.Check(n, v.Size()); err == nil {
+	} else if err = c.storeCheck(k, n, v.Size()); err == nil {
 		c.typed.rec = v.AppendRecord(c.typed.rec[:0])
 		if _, err = c.s.cache.Set(dst, c.typed.rec, tier.SetOptions{Kind: k}); err == nil {
 			c.s.touch(touchKeys, [][]byte{nil, dst})
 			if hooks {
-				// Redis's setKey, then the command's event (its name:
-				// sinterstore ... zrangestore).
+				// Redis's setKey, then the command's event.
 				if !existed && c.s.conf.notify.Load()&notifyNew != 0 {
 					c.events = append(c.events, keyEvent{class: notifyNew, name: "new", key: dst})
 				}
-				class := notifySet
-				if k == kindZSet {
-					class = notifyZset
-				}
-				c.emit(class, c.cmd.name, dst)
+				c.emit(class, event, dst)
 			}
-			if k == kindZSet {
+			if k == kindZSet || k == kindList {
 				c.wakeAfter(dst)
 			}
 		}
@@ -114,6 +124,15 @@ func (c *conn) storeResult(dst []byte, v interface {
 	c.servedEvents()
 	c.flushEvents() // afterWrite does not run: the command is a noop for its sources
 	c.numReply(int64(n), err)
+}
+
+// storeCheck refuses a value of kind k of n elements and size bytes
+// past the limits of its kind.
+func (c *conn) storeCheck(k tier.Kind, n, size int) error {
+	if k == kindList {
+		return c.lists.limits.Check(n, size)
+	}
+	return c.s.setLimits.Check(n, size)
 }
 
 // setEdit changes key's set in place, in one Cache.Edit (editCounted).

@@ -140,6 +140,9 @@ type typedDiff struct {
 	state  func(key string) []string // a command whose reply is the key's whole state
 	resync func(ref, got *exactConn, key string)
 	setup  [][]string
+	// fill, when set, adds each round's random keys after setup (both
+	// sends a command to both servers).
+	fill func(r *rand.Rand, both func(args ...string))
 }
 
 func (d *typedDiff) run(rounds, steps int) {
@@ -153,6 +156,13 @@ func (d *typedDiff) run(rounds, steps int) {
 		both("FLUSHALL")
 		for _, c := range d.setup {
 			both(c...)
+		}
+		if d.fill != nil {
+			d.fill(r, func(args ...string) {
+				if w, h := both(args...); w != h {
+					t.Fatalf("setup %q: redis-server %q, tiercache %q", args, w, h)
+				}
+			})
 		}
 		if round%2 == 1 {
 			both("HELLO", "3")

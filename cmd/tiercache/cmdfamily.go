@@ -29,7 +29,7 @@ var commandFamilies = map[string][]string{
 	"blocking": {"blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax", "bzmpop", "blmpop", "wait"},
 	"keyspace": {"del", "unlink", "exists", "expire", "pexpire", "expireat", "pexpireat", "ttl", "pttl",
 		"expiretime", "pexpiretime", "persist", "type", "touch", "rename", "renamenx", "copy", "randomkey",
-		"object", "memory", "tier", "dbsize", "scan", "keys"},
+		"object", "memory", "tier", "dbsize", "scan", "keys", "sort", "sort_ro"},
 	"transaction": {"multi", "exec", "discard", "watch", "unwatch"},
 	"script":      {"eval", "evalsha", "eval_ro", "evalsha_ro", "script", "function", "fcall", "fcall_ro"},
 	"pubsub": {"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "publish", "pubsub",
