@@ -247,6 +247,14 @@
 //     most throttleWait), the flusher drops its oldest copies when full,
 //     and after a wait that timed out writers do not wait for
 //     throttleOffFor.
+//   - T60: in Backpressure mode an MSET stores every pair or, refused
+//     with ErrColdBehind, none: it is admitted once for all its pairs
+//     (admitWrite), and once a pair is stored no later pair is refused
+//     for want of DRAM room (awaitRoom): it goes where room is, else
+//     straight to cold (queued, readable in transit, never dropped). One
+//     Flusher.Wait from the MSET's start (and from a SET's, its wait to
+//     be admitted included) bounds all its waits for the flusher, not
+//     one per pair (TestMSetBehindStoresAllOrNone).
 //   - T26: Rename and Copy read the source's value, then, under both keys'
 //     shard write locks (the lower shard first), write it to the
 //     destination as a new version with the source's expiry and kind and
@@ -370,17 +378,36 @@
 //     another tenant's flood of 20 times its quota, a tenant's DRAM hit
 //     ratio on a hot/cold mix stays within four standard deviations of
 //     the quiet phase's and all but 2% of its hot keys stay in DRAM
-//     (one left, once, under -race); the tenants'
+//     (its own LFU may let one go; b's flood takes none, T61); the tenants'
 //     evictions add up to the DRAM tiers' (TestTenantQuotaEvictsItsOwn,
 //     TestTenantFloodKeepsOthersHitRatio). Writers of several tenants
 //     racing for room are never refused and no tenant ends over its
 //     capacity (TestConcurrentWritersFindRoom/tenants).
+//   - T61: while DRAM records are on their way to cold (evictions the
+//     flusher has not written, pinned in their segments), the last
+//     resorts of a cleaning for a tenant's room evict none of another
+//     tenant's keys: makeRoom's evictSegment evicts only that tenant's
+//     records, and a record of another tenant that a cleaning finds no
+//     room for in either log stays where it is (as one being flushed
+//     does). The room comes back as those writes complete; the writer
+//     waits for them (awaitRoom, T25) or writes straight to cold. Under
+//     b's writes far past its quota into a stalled device, a's keys
+//     within its quota all stay in DRAM and a counts no eviction
+//     (TestTenantKeepsDRAMWhileOthersFlushLag); before, b's writers'
+//     evictSegment took a's hot keys (TestTenantFloodKeepsOthersHitRatio
+//     found up to 7 of its 200 in cold). With no record pinned (no cold
+//     tier, or a flusher that keeps up) the last resorts evict whatever
+//     the segment holds, as without tenants.
 //   - T36: Flush holds other calls off only while it swaps each shard's
 //     map for an empty one, made before (O(shards), not O(keys), nothing
 //     allocated meanwhile; BenchmarkFlushGetWait), and before it waits for
 //     the calls in flight it ends their waits for the flusher (holdOff: a
 //     writer throttled by a stalled device, T25, would hold it up to a
-//     second; TestFlushDoesNotWaitForThrottledWriters). The entries of the
+//     second; TestFlushDoesNotWaitForThrottledWriters; one waiting for
+//     the cold write of a value no DRAM log took, up to Flusher.Wait,
+//     and every call behind Flush with it: its write stays queued and
+//     readable in transit, and is acknowledged, as past Flusher.Wait;
+//     TestFlushDoesNotWaitForStraightWrites). The entries of the
 //     old maps are stale (at or below the floor, T14) and a background
 //     purge takes them, purgeBatch at a time under their shard's write
 //     lock, with a yield after each: their DRAM records are freed, they
@@ -709,7 +736,9 @@
 //     tenants with a namespace of their own (T49). Two last resorts evict whatever a
 //     segment holds, of any tenant: a cleaning that finds no room for a
 //     record in either log (DRAMStats.Dropped) and makeRoom's
-//     evictSegment after memRounds rounds.
+//     evictSegment after memRounds rounds; but while DRAM records are on
+//     their way to cold they take only the keys of the tenant the room
+//     is for (T61).
 //     A quota unused by its tenant is not lent to others. Cold keys and
 //     bytes are counted per tenant only for a namespace of its own (T49).
 package tier

@@ -135,7 +135,8 @@ func newYielder() *yielder {
 }
 
 // holdOff takes c.life for writing. Calls in flight that wait for the
-// flusher (throttle, waitForFlusher: up to throttleWait, a second) stop
+// flusher (throttle, waitForFlusher: up to throttleWait, a second;
+// admitWrite, awaitRoom, awaitStraight: up to Flusher.Wait) stop
 // waiting first, and calls that start meanwhile do not wait, so that
 // taking it costs no more than the calls themselves; their waits resume
 // once it is held.

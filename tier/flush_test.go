@@ -527,6 +527,17 @@ func (g *stalledCold) PutMany(ctx context.Context, items []*flusher.Item) error 
 	return g.Cold.PutMany(ctx, items)
 }
 
+// stallCold wraps o's cold store in a stalledCold and returns what opens
+// its gate (once; at the test's cleanup if the test did not).
+func stallCold(t *testing.T, o *Options) (open func()) {
+	gate := make(chan struct{})
+	var once sync.Once
+	open = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(open)
+	wrapCold(o, func(in Cold) Cold { return &stalledCold{Cold: in, gate: gate} })
+	return open
+}
+
 // TestFlushDoesNotWaitForThrottledWriters (T36): a writer waiting for a
 // stalled device (throttle, T25, up to throttleWait) while it holds its
 // call open does not hold Flush up: Flush ends the wait (holdOff), which

@@ -104,7 +104,7 @@ func (c *Cache) SetGet(dst, key, value []byte, o SetOptions) (old []byte, had, s
 		return dst, false, false, ErrClosed
 	}
 	defer c.exit()
-	if err := c.admitWrite(); err != nil {
+	if err := c.admitWrite(c.waitUntil()); err != nil {
 		return dst, false, false, err
 	}
 	defer c.wtLock(key)()

@@ -231,6 +231,12 @@ func (m *mem) dropLocked(e *entry, w memTier) {
 	m.dropped++
 }
 
+// flusherLagLocked reports whether DRAM records are on their way to cold
+// (evictions the flusher has not written yet, pinned where they are):
+// their writes give room back, so a cleaning's last resorts take no
+// other tenant's keys meanwhile (T61). mem.mu held.
+func (m *mem) flusherLagLocked() bool { return m.pinned[memHot]+m.pinned[memWarm] > 0 }
+
 // beginClean starts the cleaning of log w's segment seg (BeginClean) and
 // returns its owners in m.owners[w] (mu and cleaning[w] held).
 func (m *mem) beginClean(w memTier, seg int) []*entry {

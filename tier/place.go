@@ -419,18 +419,18 @@ func (c *Cache) room(w memTier, n int, wait bool, tenant uint8) bool {
 				// the young records, and the LFU's rejections leave it most of
 				// the dead space), else warm compacts, else the LFU evicts.
 				m.mu.Unlock()
-				if !c.compact(memHot, n) && !c.compactLocking(memWarm, wait) {
+				if !c.compact(memHot, n, tenant) && !c.compactLocking(memWarm, wait, tenant) {
 					c.forceEvict(memWarm, &step, wait, tenant)
 				}
 				continue
 			}
 			owners := m.beginClean(w, seg)
 			m.mu.Unlock()
-			c.cleanSegment(w, seg, owners, true)
+			c.cleanSegment(w, seg, owners, true, tenant)
 			continue
 		}
 		m.mu.Unlock()
-		if !c.compact(w, n) {
+		if !c.compact(w, n, tenant) {
 			c.forceEvict(w, &step, wait, tenant)
 		}
 	}
@@ -439,7 +439,7 @@ func (c *Cache) room(w memTier, n int, wait bool, tenant uint8) bool {
 	}
 	// Still no room (a log of few segments, nearly all live): free the
 	// sparsest segment whole, evicting what it holds.
-	c.evictSegment(w)
+	c.evictSegment(w, tenant)
 	m.mu.Lock()
 	ok = l.CanAlloc(n, writerKeep)
 	m.mu.Unlock()
@@ -448,8 +448,10 @@ func (c *Cache) room(w memTier, n int, wait bool, tenant uint8) bool {
 
 // evictSegment frees log w's sparsest segment by evicting the keys whose
 // records it holds (to cold, or lost without a cold tier), the last resort
-// of makeRoom (w's cleaning lock held).
-func (c *Cache) evictSegment(w memTier) {
+// of makeRoom for tenant's room (w's cleaning lock held). While DRAM
+// records are on their way to cold (flusherLagLocked) it evicts tenant's
+// records only (T61).
+func (c *Cache) evictSegment(w memTier, tenant uint8) {
 	m := c.mem
 	m.mu.Lock()
 	seg, _ := m.logs[w].Sparsest()
@@ -458,12 +460,13 @@ func (c *Cache) evictSegment(w memTier) {
 		return
 	}
 	owners := m.beginClean(w, seg)
+	lag := m.flusherLagLocked()
 	m.mu.Unlock()
 	defer clear(owners)
 	for _, e := range owners {
 		sh := c.dir.shard(e.node.Hash())
 		sh.mu.Lock()
-		if e.loc != 0 && e.where == w && e.loc.Segment() == seg && !e.flushing && e.state == stateLive {
+		if e.loc != 0 && e.where == w && e.loc.Segment() == seg && !e.flushing && e.state == stateLive && (!lag || e.tenant == tenant) {
 			m.mu.Lock()
 			m.dropLocked(e, w)
 			m.mu.Unlock()
@@ -476,16 +479,17 @@ func (c *Cache) evictSegment(w memTier) {
 	m.mu.Unlock()
 }
 
-// compactLocking is compact(w, 0) under w's cleaning lock (a cleaning of
-// hot compacting warm); without wait it gives up if the lock is taken.
-func (c *Cache) compactLocking(w memTier, wait bool) bool {
+// compactLocking is compact(w, 0, tenant) under w's cleaning lock (a
+// cleaning of hot compacting warm); without wait it gives up if the lock
+// is taken.
+func (c *Cache) compactLocking(w memTier, wait bool, tenant uint8) bool {
 	if wait {
 		c.mem.cleaning[w].Lock()
 	} else if !c.mem.cleaning[w].TryLock() {
 		return false
 	}
 	defer c.mem.cleaning[w].Unlock()
-	return c.compact(w, 0)
+	return c.compact(w, 0, tenant)
 }
 
 // compactGain: a compaction moves a segment's records only if that frees
@@ -496,9 +500,9 @@ const compactGain = 16
 
 // compact runs one round of log w's compaction, no lock held: its
 // sparsest segment's records move within the log, if that frees a
-// 1/compactGain of a segment and at least need bytes. It reports whether
-// it ran.
-func (c *Cache) compact(w memTier, need int) bool {
+// 1/compactGain of a segment and at least need bytes, for tenant's room
+// (moveOut). It reports whether it ran.
+func (c *Cache) compact(w memTier, need int, tenant uint8) bool {
 	m := c.mem
 	l := m.logs[w]
 	m.mu.Lock()
@@ -509,7 +513,7 @@ func (c *Cache) compact(w memTier, need int) bool {
 	}
 	owners := m.beginClean(w, seg)
 	m.mu.Unlock()
-	c.cleanSegment(w, seg, owners, false)
+	c.cleanSegment(w, seg, owners, false, tenant)
 	return true
 }
 
@@ -567,11 +571,12 @@ func (m *mem) forceLocked(l *policy.LFU, want int64) {
 }
 
 // cleanSegment moves the records of segment seg of log w (whose cleaning
-// began with owners) and ends the cleaning.
-func (c *Cache) cleanSegment(w memTier, seg int, owners []*entry, demote bool) {
+// began with owners), a cleaning for tenant's room, and ends the
+// cleaning.
+func (c *Cache) cleanSegment(w memTier, seg int, owners []*entry, demote bool, tenant uint8) {
 	var rescued int64
 	for _, e := range owners {
-		c.moveOut(e, w, seg, demote, &rescued)
+		c.moveOut(e, w, seg, demote, &rescued, tenant)
 	}
 	clear(owners) // they are m.owners[w]: keep no entry alive
 	c.mem.mu.Lock()
@@ -592,8 +597,10 @@ func (m *mem) canTake(w memTier, live int64) bool {
 // hot (in its open segment) when it was read since it was placed, up to
 // half a segment a cleaning, or when warm has no room after all;
 // otherwise it moves within its log. A record no log has room for is
-// evicted (evictLocked). A record being flushed stays.
-func (c *Cache) moveOut(e *entry, from memTier, seg int, demote bool, rescued *int64) {
+// evicted (evictLocked), unless it is another tenant's than the one the
+// cleaning makes room for while DRAM records are on their way to cold
+// (T61): it stays, as a record being flushed does.
+func (c *Cache) moveOut(e *entry, from memTier, seg int, demote bool, rescued *int64, tenant uint8) {
 	m := c.mem
 	sh := c.dir.shard(e.node.Hash())
 	sh.mu.Lock()
@@ -643,6 +650,12 @@ func (c *Cache) moveOut(e *entry, from memTier, seg int, demote bool, rescued *i
 		default:
 			m.compact++
 		}
+		return
+	}
+	if e.tenant != tenant && m.flusherLagLocked() {
+		// Room comes back as those writes complete: the tenant that needs
+		// it waits for them (awaitRoom) or writes straight to cold, and
+		// takes nothing of a tenant within its quota (T61).
 		return
 	}
 	// No room anywhere: the key leaves DRAM.

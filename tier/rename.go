@@ -53,10 +53,10 @@ func (c *Cache) carry(src, dst []byte, move, overwrite bool) (found, done bool, 
 		return false, false, ErrClosed
 	}
 	defer c.exit()
-	if err := c.admitWrite(); err != nil {
+	until := c.waitUntil() // one Flusher.Wait in all, its wait to be admitted too
+	if err := c.admitWrite(until); err != nil {
 		return false, false, err
 	}
-	until := c.waitUntil()
 	defer c.wtLock(src, dst)()
 	slo, _ := hashKey(src)
 	dlo, _ := hashKey(dst)

@@ -69,17 +69,11 @@ func TestWritersWaitForTheFlusher(t *testing.T) {
 // read-modify-write); once the device takes writes again every
 // acknowledged key reads back and nothing was dropped.
 func TestBackpressureRefusesAfterWait(t *testing.T) {
-	gate := make(chan struct{})
-	opened := false
-	t.Cleanup(func() {
-		if !opened {
-			close(gate)
-		}
-	})
+	var open func()
 	c := openCold(t, func(o *Options) {
 		o.Flusher.QueueBytes = 4 * int64(o.WarmSegmentBytes)
 		o.Flusher.Wait = 100 * time.Millisecond
-		wrapCold(o, func(in Cold) Cold { return &stalledCold{Cold: in, gate: gate} }) // flush_test.go
+		open = stallCold(t, o) // flush_test.go
 	})
 	const size = 1000
 	val := func(i, round int) []byte { return []byte(fmt.Sprintf("%-*d", size, i*10+round)) }
@@ -121,8 +115,7 @@ func TestBackpressureRefusesAfterWait(t *testing.T) {
 	if st := c.Stats(); st.ColdBehind < 4 {
 		t.Errorf("ColdBehind %d, want at least the 4 refusals", st.ColdBehind)
 	}
-	close(gate)
-	opened = true
+	open()
 	settle(t, c)
 	if _, ok, _ := c.Get(nil, []byte("new")); ok {
 		t.Error("the refused MSET stored a pair")

@@ -137,7 +137,7 @@ func (c *Cache) updateStripe(sh *shard, key []byte, lo, stripe uint64, busy bool
 			if len(ch.Value) > c.o.MaxValue {
 				return fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, len(ch.Value), c.o.MaxValue)
 			}
-			if err := c.admitWrite(); err != nil {
+			if err := c.admitWrite(c.waitUntil()); err != nil {
 				return err
 			}
 			_, retry, err := c.set(key, ch.Value, SetOptions{KeepTTL: true, Kind: ch.Kind}, ver, true)

@@ -23,12 +23,23 @@ import (
 // is behind, at most Flusher.Wait, and past it fails with ErrColdBehind,
 // having changed nothing (T25).
 func (c *Cache) Set(key, value []byte, o SetOptions) (bool, error) {
-	return c.setKey(key, value, o, true)
+	return c.setKey(key, value, o, true, bound{})
 }
 
-// setKey is Set; admit: wait for the flusher first, and for the remote
-// after (MSet waits once for all its pairs).
-func (c *Cache) setKey(key, value []byte, o SetOptions, admit bool) (bool, error) {
+// bound is how a write waits for the flusher in Backpressure mode (T25):
+// until ends all its waits, whatever its tries or pairs; refuse says it
+// may still fail with ErrColdBehind, having stored nothing. An MSET that
+// stored a pair refuses no later one (T60): those go where DRAM has room,
+// else straight to cold (queued, readable in transit, never dropped).
+type bound struct {
+	until  time.Time
+	refuse bool
+}
+
+// setKey is Set; admit: wait for the flusher first, with the bound of a
+// write starting now, and for the remote after; else (MSet's pairs,
+// admitted once for all) within b.
+func (c *Cache) setKey(key, value []byte, o SetOptions, admit bool, b bound) (bool, error) {
 	if admit && !o.NoRemoteWait {
 		defer c.remoteAwait(key) // write-through: the remote answered (T38)
 	}
@@ -43,12 +54,13 @@ func (c *Cache) setKey(key, value []byte, o SetOptions, admit bool) (bool, error
 	}
 	defer c.exit()
 	if admit {
-		if err := c.admitWrite(); err != nil {
+		b = bound{until: c.waitUntil(), refuse: true} // one Flusher.Wait in all, its wait to be admitted too
+		if err := c.admitWrite(b.until); err != nil {
 			return false, err
 		}
 	}
 	defer c.wtLock(key)()
-	stored, _, err := c.set(key, value, o, 0, false)
+	stored, _, err := c.setWithin(key, value, o, 0, false, b)
 	return stored, err
 }
 
@@ -56,6 +68,12 @@ func (c *Cache) setKey(key, value []byte, o SetOptions, admit bool) (bool, error
 // key's current version is ifVer (0: the key is absent) and otherwise
 // returns retry (SetGet, T16).
 func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (stored, retry bool, err error) {
+	// the end of the tries' waits (awaitRoom, awaitStraight)
+	return c.setWithin(key, value, o, ifVer, check, bound{until: c.waitUntil(), refuse: true})
+}
+
+// setWithin is set, its waits for the flusher within b.
+func (c *Cache) setWithin(key, value []byte, o SetOptions, ifVer uint64, check bool, b bound) (stored, retry bool, err error) {
 	now := o.Now
 	if now == 0 {
 		now = c.now()
@@ -71,9 +89,8 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 	}
 	lo, _ := hashKey(key)
 	sh := c.dir.shard(lo)
-	until := c.waitUntil() // the end of the tries' waits (awaitRoom, awaitStraight)
 	for try := 0; ; try++ {
-		stored, retry, err := c.setOnce(sh, key, value, o, ifVer, check, now, exp, until)
+		stored, retry, err := c.setOnce(sh, key, value, o, ifVer, check, now, exp, b)
 		if errors.Is(err, errNoRoom) {
 			if try < noRoomTries {
 				continue
@@ -86,12 +103,12 @@ func (c *Cache) set(key, value []byte, o SetOptions, ifVer uint64, check bool) (
 
 // setOnce is one try of set: room first, then the write under the shard
 // lock; errNoRoom when the room made was taken before the write. Its wait
-// for room ends at until, shared by every try.
-func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64, check bool, now, exp int64, until time.Time) (stored, retry bool, err error) {
+// for room ends at b.until, shared by every try.
+func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64, check bool, now, exp int64, b bound) (stored, retry bool, err error) {
 	if w := c.placeFor(len(value)); w != memNone {
 		// Before any lock: a cleaning takes other keys' locks.
 		if !c.makeRoom(w, len(value), key) {
-			if err := c.awaitRoom(w, len(value), key, until); err != nil {
+			if err := c.awaitRoom(w, len(value), key, b); err != nil {
 				return false, false, err
 			}
 		}
@@ -145,7 +162,7 @@ func (c *Cache) setOnce(sh *shard, key, value []byte, o SetOptions, ifVer uint64
 	if err != nil {
 		return false, false, err
 	}
-	if err := c.awaitStraight(wait, until); err != nil {
+	if err := c.awaitStraight(wait, b.until); err != nil {
 		return false, false, fmt.Errorf("tier: write %d bytes to cold: %w", len(value), err)
 	}
 	c.throttle()
@@ -165,15 +182,16 @@ func (c *Cache) waitUntil() time.Time {
 // took (nil: none), until until: past it the write stays queued, its
 // value readable in transit (T5) and never dropped (a Sync item, F2), and
 // the writer goes on, so that it waits at most Flusher.Wait in all (T25)
-// even behind a full queue on a slow device. It returns the store's error
-// if the write failed in time.
+// even behind a full queue on a slow device. A Flush about to hold calls
+// off ends the wait as well (holdOff, T36): the write goes on the same
+// way. It returns the store's error if the write failed in time.
 func (c *Cache) awaitStraight(wait *flusher.Item, until time.Time) error {
 	if wait == nil {
 		return nil
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), until)
+	ctx, cancel := context.WithDeadline(c.yield.Load().ctx, until)
 	defer cancel()
-	if err := c.fl.Wait(ctx, wait); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err := c.fl.Wait(ctx, wait); err != nil && (ctx.Err() == nil || !errors.Is(err, ctx.Err())) {
 		return err
 	}
 	return nil
@@ -266,13 +284,14 @@ const throttleWait = time.Second
 // would have to drop. Past Flusher.Wait it is ErrColdBehind, and the
 // caller changes nothing. A Flush about to hold calls off ends the wait
 // (holdOff), and the write goes ahead. A per-tenant share of the flusher
-// would give each tenant a limit of its own here.
-func (c *Cache) admitWrite() error {
+// would give each tenant a limit of its own here. until is the end of
+// the write's waits (waitUntil when it started).
+func (c *Cache) admitWrite(until time.Time) error {
 	if c.fl == nil || c.shed || c.fl.Held() <= c.flushHigh {
 		return nil
 	}
 	wait := c.fl.Options().Wait
-	ctx, cancel := context.WithTimeout(c.yield.Load().ctx, wait)
+	ctx, cancel := context.WithDeadline(c.yield.Load().ctx, until)
 	defer cancel()
 	if c.fl.WaitRoom(ctx, c.flushHigh) || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil
@@ -284,15 +303,16 @@ func (c *Cache) admitWrite() error {
 
 // awaitRoom is for a writer that found no room in log w, in Backpressure
 // mode: while records on their way to cold hold room, it waits for one
-// of their writes, until until (Flusher.Wait from the write's start,
-// shared by its tries: a write whose room is taken again before it
-// writes tries again), and cleans again; a device that completed no
-// write in that time is ErrColdBehind (T25). Without the
+// of their writes, until b.until (Flusher.Wait from the write's start,
+// shared by its tries, and by an MSET's pairs: a write whose room is
+// taken again before it writes tries again), and cleans again; a device
+// that completed no write in that time is ErrColdBehind (T25) if
+// b.refuse, else nil (T60). Without the
 // wait the value would go straight to cold, and its writer wait for a
 // stalled device unbounded. When the wait ended in time, or nothing is
 // on its way to cold, or when shedding, it returns nil: the value goes
 // where room is, else straight to cold.
-func (c *Cache) awaitRoom(w memTier, n int, key []byte, until time.Time) error {
+func (c *Cache) awaitRoom(w memTier, n int, key []byte, b bound) error {
 	if c.fl == nil || c.shed {
 		return nil
 	}
@@ -301,14 +321,14 @@ func (c *Cache) awaitRoom(w memTier, n int, key []byte, until time.Time) error {
 		return nil
 	}
 	wait := c.fl.Options().Wait
-	ctx, cancel := context.WithDeadline(c.yield.Load().ctx, until)
+	ctx, cancel := context.WithDeadline(c.yield.Load().ctx, b.until)
 	defer cancel()
 	if c.fl.WaitRoom(ctx, held-1) {
 		c.makeRoom(w, n, key)
 		return nil
 	}
-	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return nil // a Flush holds calls off, or the flusher closed
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || !b.refuse {
+		return nil // a Flush holds calls off, the flusher closed, or an MSET stored a pair already
 	}
 	c.st.coldBehind.Add(1)
 	return fmt.Errorf("%w: no room in DRAM for %d bytes while %d bytes of it wait for the cold store, after %v (flusher.wait); nothing was stored",
@@ -433,15 +453,17 @@ func (c *Cache) MSet(kvs [][2][]byte) error {
 	if !c.enter() {
 		return ErrClosed
 	}
-	err := c.admitWrite() // once for every pair: a refused MSET stores none
+	b := bound{until: c.waitUntil(), refuse: true} // one Flusher.Wait for every pair (T60)
+	err := c.admitWrite(b.until)                   // once for every pair: a refused MSET stores none
 	c.exit()
 	if err != nil {
 		return err
 	}
 	for _, kv := range kvs {
-		if _, err := c.setKey(kv[0], kv[1], SetOptions{}, false); err != nil {
+		if _, err := c.setKey(kv[0], kv[1], SetOptions{}, false, b); err != nil {
 			return err
 		}
+		b.refuse = false // a pair is stored: an ErrColdBehind now would say nothing was (T60)
 	}
 	return nil
 }
