@@ -56,6 +56,10 @@ type command struct {
 	// (EVAL's 2, ZUNIONSTORE's 2), 0 = none: Redis's movable keys
 	// (eachKey, crossslot.go).
 	keyNum int
+	// storeKeys is where GEORADIUS's and GEORADIUSBYMEMBER's STORE and
+	// STOREDIST keywords are looked for, their keys following them
+	// (Redis's keyword key specs; movable keys), 0 = none.
+	storeKeys int
 	// notKey: the key positions name channels, not keys (Redis's key
 	// specs flagged not_key: SSUBSCRIBE, SUNSUBSCRIBE, SPUBLISH). The
 	// cluster's slot rules read them (CROSSSLOT, a script's slot), COMMAND

@@ -96,7 +96,7 @@ func (c *conn) storeResult(dst []byte, v interface {
 			c.s.touch(touchKeys, [][]byte{nil, dst})
 			if hooks {
 				// Redis's setKey, then the command's event (its name:
-				// sinterstore ... zrangestore).
+				// sinterstore ... zrangestore, geosearchstore).
 				if !existed && c.s.conf.notify.Load()&notifyNew != 0 {
 					c.events = append(c.events, keyEvent{class: notifyNew, name: "new", key: dst})
 				}
@@ -104,7 +104,7 @@ func (c *conn) storeResult(dst []byte, v interface {
 				if k == kindZSet {
 					class = notifyZset
 				}
-				c.emit(class, c.cmd.name, dst)
+				c.emit(class, storeEvent(c.cmd.name), dst)
 			}
 			if k == kindZSet {
 				c.wakeAfter(dst)
