@@ -185,7 +185,7 @@ func TestGeoDifferential(t *testing.T) {
 		},
 		resync: func(*exactConn, *exactConn, string) {},
 		setup:  [][]string{{"SET", "s", "string"}, {"ZADD", "z", "1", "a", "-3", "b", "1e20", "c"}}}
-	d.run(8, 500)
+	d.run(8, 400)
 }
 
 // nearReplies reports whether two replies are the same but for numbers
