@@ -124,20 +124,27 @@ func (c *conn) cmdZScore(args [][]byte) {
 
 // cmdZMScore: ZMSCORE key member... → each score, nil when absent.
 func (c *conn) cmdZMScore(args [][]byte) {
+	c.eachScore(args, c.w.Double, c.w.Null)
+}
+
+// eachScore answers an array of one reply for each member of args[2:] in
+// the sorted set args[1]: found's for a member's score, missing's for one
+// absent (every one when the key is).
+func (c *conn) eachScore(args [][]byte, found func(float64), missing func()) {
 	exists, ok := c.readLiveZSet(args[1], func(z *zset.Sorted) {
 		c.w.Array(len(args) - 2)
 		for _, m := range args[2:] {
 			if s, ok := z.Score(m); ok {
-				c.w.Double(s)
+				found(s)
 			} else {
-				c.w.Null()
+				missing()
 			}
 		}
 	})
 	if ok && !exists {
 		c.w.Array(len(args) - 2)
 		for range args[2:] {
-			c.w.Null()
+			missing()
 		}
 	}
 }

@@ -65,6 +65,10 @@ type command struct {
 	// decides for all: SORT runs exclusively only when it stores or reads
 	// keys other than the one it sorts (sortExclusive).
 	exclusiveFor func(args [][]byte) bool
+	// storeKeys is where GEORADIUS's and GEORADIUSBYMEMBER's STORE and
+	// STOREDIST keywords are looked for, their keys following them
+	// (Redis's keyword key specs; movable keys), 0 = none.
+	storeKeys int
 	// notKey: the key positions name channels, not keys (Redis's key
 	// specs flagged not_key: SSUBSCRIBE, SUNSUBSCRIBE, SPUBLISH). The
 	// cluster's slot rules read them (CROSSSLOT, a script's slot), COMMAND

@@ -49,6 +49,9 @@ func (cmd *command) eachKey(args [][]byte, f func(key []byte) bool) {
 			f(args[i])
 		}
 	}
+	if cmd.storeKeys > 0 {
+		storeKeys(args, cmd.storeKeys, f)
+	}
 }
 
 // sortStoreKey is the position of SORT's destination, 0 for none, found
@@ -72,10 +75,28 @@ func sortStoreKey(args [][]byte) int {
 	return at
 }
 
+// storeKeys calls f with the destinations of GEORADIUS's and
+// GEORADIUSBYMEMBER's STORE and STOREDIST, as redis-server 7.0's key
+// specs of the two find them: for each keyword in turn, the argument
+// after its first occurrence at or after from, none when it is the last.
+func storeKeys(args [][]byte, from int, f func(key []byte) bool) {
+	for _, kw := range [2]string{"STORE", "STOREDIST"} {
+		for i := from; i < len(args); i++ {
+			if !strings.EqualFold(string(args[i]), kw) {
+				continue
+			}
+			if i+1 < len(args) && !f(args[i+1]) {
+				return
+			}
+			break
+		}
+	}
+}
+
 // multiKey reports whether cmd may name more than one key: a command of
 // one key is never refused, and its key is not even hashed.
 func (cmd *command) multiKey() bool {
-	return cmd.keyNum > 0 || cmd.storeKey || cmd.first > 0 && cmd.first != cmd.last
+	return cmd.keyNum > 0 || cmd.storeKey || cmd.storeKeys > 0 || cmd.first > 0 && cmd.first != cmd.last
 }
 
 // slotCheck follows the hash slot of the keys it is given, as Redis

@@ -63,7 +63,11 @@
 // RPUSHX LPOP RPOP LRANGE LLEN LINDEX LSET LINSERT LREM LTRIM LPOS LMOVE
 // RPOPLPUSH LMPOP and the blocking BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP
 // (value/list is the value a list is stored as, and its operations;
-// cmd_list.go, listops.go, block.go, mpop.go). WAIT (wait.go: no
+// cmd_list.go, listops.go, block.go, mpop.go). The geo commands, on
+// sorted sets: GEOADD GEOPOS GEODIST GEOHASH GEOSEARCH GEOSEARCHSTORE and
+// the deprecated GEORADIUS GEORADIUSBYMEMBER GEORADIUS_RO
+// GEORADIUSBYMEMBER_RO (cmd_geo.go, geo_search.go, args_geo.go, on
+// value/geo). WAIT (wait.go: no
 // replicas). OBJECT. Each read-modify-write is one
 // tier.Cache.Update. Issue 33's: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT
 // (cmd_script.go, on package script), SUBSCRIBE UNSUBSCRIBE PSUBSCRIBE
@@ -670,6 +674,26 @@
 //     such limit, and a command is checked as its processCommand does:
 //     its name (unknown command), its arity (wrong number of arguments),
 //     then the authentication (NOAUTH) (TestPreAuthMatchesRedis).
+//   - S66: the geo commands answer as redis-server 7.0 does, byte for byte
+//     in RESP2 and RESP3: a GEOADD stores the scores Redis's stores (so
+//     ZRANGE, ZSCORE and the rest see the same sorted set) and answers,
+//     refuses and notifies as the ZADD it is ("zadd"); GEOPOS, GEODIST and
+//     GEOHASH print coordinates, distances and geohashes as Redis does;
+//     the searches find the same members in the same order (Redis's nine
+//     cells, its stable sort, its pqsort for COUNT, so members at one
+//     place too), with every option and every error in Redis's order, and
+//     their STORE forms store the same sorted set, publish
+//     "georadiusstore" or "geosearchstore" (or "del") on the destination
+//     and touch nothing else; GEORADIUS's STORE keys are where Redis's key
+//     specs put them (COMMAND GETKEYS, CROSSSLOT, movablekeys); MULTI,
+//     scripts and WATCH as Redis (TestGeoDifferential: random points and
+//     searches with every option, every reply and every key compared after
+//     each command; TestGeoMatchesRedis: edge cases, types, STORE, MULTI,
+//     scripts, WATCH, key positions; TestKeyspaceNotificationsMatchRedis;
+//     TestGeoTrackingMatchesRedis). A distance may differ in its last bits
+//     (value/geo's caveat: glibc's sin, cos and asin): the differential
+//     test allows a stored distance's 16th digit and a printed one's 4th
+//     decimal to differ by one.
 //   - S68: SORT and SORT_RO answer as redis-server 7.0, byte for byte in
 //     RESP2 and RESP3, on lists, sets and sorted sets: numeric weights read
 //     as its strtod (ERANGE, a subnormal not exact included, refused as

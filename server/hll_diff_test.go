@@ -197,14 +197,7 @@ func TestHLLDifferential(t *testing.T) {
 // cardinality of a key it did not track tells it nothing, as
 // redis-server 7.0 (RESP3 pushes, default mode and NOLOOP).
 func TestHLLTrackingMatchesRedis(t *testing.T) {
-	drain := func(p *peers, i int, what string) {
-		for p.sameRead(i, 40*time.Millisecond, what) != "" {
-		}
-	}
-	steps := []struct {
-		who int
-		cmd []string
-	}{
+	trackingMatchesRedis(t, []trackingStep{
 		{1, []string{"PFADD", "k", "a", "b"}}, {0, []string{"PFCOUNT", "k"}}, {1, []string{"PFADD", "k", "a"}},
 		{1, []string{"PFADD", "k", "c"}}, {0, []string{"GET", "k"}}, {1, []string{"PFCOUNT", "k"}}, {1, []string{"PFCOUNT", "k"}},
 		{0, []string{"PFCOUNT", "k", "k2"}}, {1, []string{"PFADD", "k2", "z"}}, {0, []string{"PFCOUNT", "k", "k2"}},
@@ -213,6 +206,22 @@ func TestHLLTrackingMatchesRedis(t *testing.T) {
 		{1, []string{"PFADD", "k4", "x"}}, {0, []string{"PFCOUNT", "k4"}}, {1, []string{"PFADD", "k4", "y"}},
 		{0, []string{"MULTI"}}, {0, []string{"PFCOUNT", "k4"}}, {0, []string{"EXEC"}},
 		{1, []string{"EVAL", "return redis.call('pfadd', KEYS[1], 'w')", "1", "k4"}}, {0, []string{"EVAL_RO", "return redis.call('pfcount', KEYS[1])", "1", "k4"}},
+	})
+}
+
+// trackingStep is a command of client who (0 tracks keys, 1 does not).
+type trackingStep struct {
+	who int
+	cmd []string
+}
+
+// trackingMatchesRedis runs steps on both servers with client 0
+// tracking keys (default mode, then NOLOOP) and compares every reply and
+// every invalidation it receives.
+func trackingMatchesRedis(t *testing.T, steps []trackingStep) {
+	drain := func(p *peers, i int, what string) {
+		for p.sameRead(i, 40*time.Millisecond, what) != "" {
+		}
 	}
 	for _, mode := range [][]string{{"CLIENT", "TRACKING", "ON"}, {"CLIENT", "TRACKING", "ON", "NOLOOP"}} {
 		p := newPeers(t, 2, 3, nil)
@@ -236,12 +245,19 @@ func TestHLLTenants(t *testing.T) {
 		{[]string{"PFADD", "other", "c"}, ":1"},
 		{[]string{"PFCOUNT", "rag:h", "other"}, ":3"},
 	})
+	ragHoldsTwo(t, r, "rag:h and rag:m")
+}
+
+// ragHoldsTwo checks that INFO tenants counts two keys (what) in the rag
+// tenant.
+func ragHoldsTwo(t *testing.T, r *rawConn, what string) {
+	t.Helper()
 	r.cmd("INFO", "tenants")
 	info := r.reply()
 	line := info[strings.Index(info, "tenant_rag:"):]
 	line = line[:strings.Index(line, "\r\n")]
 	if !strings.Contains(line, ",keys=2,") {
-		t.Errorf("rag holds rag:h and rag:m: %q", line)
+		t.Errorf("rag holds %s: %q", what, line)
 	}
 }
 

@@ -92,6 +92,9 @@ var commandEvents = map[string]eventFunc{
 	"zremrangebylex":   evPop(notifyZset, "zremrangebylex"),
 	"zpopmin":          evPop(notifyZset, "zpopmin"),
 	"zpopmax":          evPop(notifyZset, "zpopmax"),
+	// geo.c: GEOADD runs as a ZADD; the searches' STORE events are
+	// storeResult's ("georadiusstore", "geosearchstore": storeEvent)
+	"geoadd": evOne(notifyZset, "zadd"),
 	// hash field expiry (Redis 7.4's hashTypeSetExDone and hpersistCommand,
 	// Redis 8's hgetdelCommand, hgetexCommand, hsetexCommand); "hexpired"
 	// for fields found expired comes first (afterWrite)
@@ -409,4 +412,14 @@ func (c *conn) moveEvents(src, dst []byte, pop, push string) {
 	if !c.exists(src) {
 		c.emit(notifyGeneric, "del", src)
 	}
+}
+
+// storeEvent is the event a STORE command sends on its destination: its
+// name, but "georadiusstore" for GEORADIUS's and GEORADIUSBYMEMBER's STORE
+// (geo.c).
+func storeEvent(cmd string) string {
+	if cmd == "georadius" || cmd == "georadiusbymember" {
+		return "georadiusstore"
+	}
+	return cmd
 }

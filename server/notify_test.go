@@ -56,6 +56,16 @@ var notifyCases = [][]string{
 	{"RPUSH", "lm", "1", "2", "3"}, {"LMPOP", "2", "nokey", "lm", "LEFT"}, {"LMPOP", "1", "nokey", "RIGHT"},
 	{"LMPOP", "1", "lm", "RIGHT", "COUNT", "5"}, {"RPUSH", "lm", "a", "b"}, {"BLMPOP", "1", "2", "nokey", "lm", "LEFT", "COUNT", "1"},
 	{"BLMPOP", "1", "1", "lm", "RIGHT", "COUNT", "3"}, {"LMPOP", "1", "lm", "LEFT"},
+	// geo (S66): GEOADD is a ZADD; the searches' STORE "georadiusstore"
+	// and "geosearchstore", or "del" for an empty result
+	{"GEOADD", "geo", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"},
+	{"GEOADD", "geo", "NX", "13.361389", "38.115556", "Palermo"}, {"GEOADD", "geo", "XX", "CH", "13", "38", "Palermo"},
+	{"GEOADD", "geo", "200", "38", "bad"}, {"GEOSEARCH", "geo", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km"},
+	{"GEOSEARCHSTORE", "gd", "geo", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km"},
+	{"GEOSEARCHSTORE", "gd", "geo", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "STOREDIST"},
+	{"GEORADIUS", "geo", "15", "37", "200", "km", "STORE", "gd2"}, {"GEORADIUS", "geo", "15", "37", "200", "km"},
+	{"GEORADIUSBYMEMBER", "geo", "Palermo", "100", "km", "STOREDIST", "gd2"}, {"GEORADIUS", "geo", "0", "0", "1", "m", "STORE", "gd2"},
+	{"GEOSEARCHSTORE", "gd", "nokey", "FROMMEMBER", "x", "BYBOX", "1", "1", "m"}, {"GEOSEARCHSTORE", "gd", "nokey", "FROMMEMBER", "x", "BYBOX", "1", "1", "m"},
 	{"MULTI"}, {"SET", "tx", "1"}, {"INCR", "tx"}, {"EXEC"},
 	// writes that change nothing send nothing; an LTRIM of a list sends
 	// "ltrim" even when it keeps every element; RENAME and COPY ... REPLACE

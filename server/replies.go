@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -171,6 +172,54 @@ const (
 	errSortByCluster  = "ERR BY option of SORT denied in Cluster mode."
 	errSortGetCluster = "ERR GET option of SORT denied in Cluster mode."
 )
+
+// redis-server's replies of the geo commands (geo.c).
+const (
+	errGeoUnit           = "ERR unsupported unit provided. please use M, KM, FT, MI"
+	errGeoMember         = "ERR could not decode requested zset member"
+	errGeoRadiusNegative = "ERR radius cannot be negative"
+	errGeoBoxNegative    = "ERR height or width cannot be negative"
+	errGeoRadiusNotNum   = "ERR need numeric radius"
+	errGeoWidthNotNum    = "ERR need numeric width"
+	errGeoHeightNotNum   = "ERR need numeric height"
+	errGeoCount          = "ERR COUNT must be > 0"
+	errGeoAnyNeedsCount  = "ERR the ANY argument requires COUNT argument"
+	geoStoreSearch       = "GEOSEARCHSTORE"
+	geoStoreRadius       = "STORE option in GEORADIUS"
+)
+
+// errGeoPair is the reply to coordinates outside the indexable limits,
+// printed as C's "%f" prints a double.
+func errGeoPair(lon, lat float64) string {
+	return "ERR invalid longitude,latitude pair " + cFloat(lon) + "," + cFloat(lat)
+}
+
+// cFloat is C's "%f" of f (six decimals; inf and -inf).
+func cFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'f', 6, 64)
+}
+
+// errGeoStoreWith is the reply to STORE (what: geoStoreRadius) or
+// GEOSEARCHSTORE (geoStoreSearch) with WITHDIST, WITHHASH or WITHCOORD.
+func errGeoStoreWith(what string) string {
+	return "ERR " + what + " is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+}
+
+// errGeoFrom and errGeoBy are GEOSEARCH's replies to a missing centre or
+// shape; name is the command as the client spelled it.
+func errGeoFrom(name []byte) string {
+	return "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + string(name)
+}
+
+func errGeoBy(name []byte) string {
+	return "ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(name)
+}
 
 // errAtLeastOneKey is the algebra's reply to a numkeys below 1.
 func errAtLeastOneKey(cmd string) string {

@@ -79,13 +79,14 @@ type storedValue interface {
 // storeResult replaces dst with v (kind k; none when v is empty, which
 // deletes dst), without an expiry, as a STORE command does (Redis's
 // setKey), and touches dst for WATCH. It answers v's size. Its event is
-// the command's name (sinterstore ... zrangestore).
+// the command's name (sinterstore ... zrangestore, geosearchstore), or
+// georadiusstore (storeEvent).
 func (c *conn) storeResult(dst []byte, v storedValue, k tier.Kind) {
 	class := notifySet
 	if k == kindZSet {
 		class = notifyZset
 	}
-	c.storeAs(dst, v, k, class, c.cmd.name)
+	c.storeAs(dst, v, k, class, storeEvent(c.cmd.name))
 }
 
 // storeAs is storeResult with the event to publish when dst is written

@@ -24,6 +24,8 @@ var commandFamilies = map[string][]string{
 		"zcount", "zlexcount", "zremrangebyscore", "zremrangebyrank", "zremrangebylex", "zpopmin", "zpopmax",
 		"zrandmember", "zscan", "zunionstore", "zinterstore", "zdiffstore", "zunion", "zinter", "zdiff",
 		"zintercard", "zmpop"},
+	"geo": {"geoadd", "geopos", "geodist", "geohash", "geosearch", "geosearchstore", "georadius", "georadiusbymember",
+		"georadius_ro", "georadiusbymember_ro"},
 	// The blocking pops' time includes their wait for a push (WAIT's its
 	// timeout): apart, so they do not make the list family's p99 a timeout.
 	"blocking": {"blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax", "bzmpop", "blmpop", "wait"},
