@@ -35,7 +35,7 @@ func TestGenerationNeverGoesBack(t *testing.T) {
 	if _, err := srv.Do("DEL", "ev:g"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "the store takes a new generation", func() bool { return a.Stats().Remote.Generation != g })
+	redistest.Eventually(t, 5*time.Second, "the store takes a new generation", func() bool { return a.Stats().Remote.Generation != g })
 	if ng := a.Stats().Remote.Generation; ng < g {
 		t.Fatalf("the generation went back from %d to %d", g, ng)
 	}
@@ -44,7 +44,7 @@ func TestGenerationNeverGoesBack(t *testing.T) {
 	if v, _, ok := get(t, a, "k"); ok {
 		t.Fatalf("a key written before two FLUSHALLs is found after two more: %q", v)
 	}
-	eventually(t, 5*time.Second, "the lost generation's keys are swept", func() bool {
+	redistest.Eventually(t, 5*time.Second, "the lost generation's keys are swept", func() bool {
 		n, err := srv.Do("EXISTS", fmt.Sprintf("ev:d%d:k", g))
 		return err == nil && n == "0"
 	})
@@ -64,7 +64,7 @@ func TestGenerationNeverGoesBack(t *testing.T) {
 		}
 		flood.PutMany(context.Background(), items)
 	}
-	eventually(t, 5*time.Second, "the store takes a new generation", func() bool { return a.Stats().Remote.Generation != g })
+	redistest.Eventually(t, 5*time.Second, "the store takes a new generation", func() bool { return a.Stats().Remote.Generation != g })
 	if ng := a.Stats().Remote.Generation; ng < g {
 		t.Fatalf("after an eviction the generation went back from %d to %d", g, ng)
 	}

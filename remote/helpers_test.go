@@ -83,18 +83,6 @@ func (w *watched) all() int {
 	return w.alls
 }
 
-// eventually waits up to d for cond.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func put(t *testing.T, s *Store, key string, value []byte, exp int64, flags uint32) {
 	t.Helper()
 	it := &flusher.Item{Key: []byte(key), Value: value, Expiry: exp, Flags: flags}

@@ -97,7 +97,7 @@ func TestOOMKeepsReadsOpen(t *testing.T) {
 		t.Fatalf("a delete at maxmemory: %v", err)
 	}
 	late, _ := openStore(t, []string{srv.Addr}, "oom:", nil)
-	eventually(t, 5*time.Second, "a store opened at maxmemory connects", late.Available)
+	redistest.Eventually(t, 5*time.Second, "a store opened at maxmemory connects", late.Available)
 	if st.Generation != late.Stats().Remote.Generation {
 		t.Fatalf("generations %d and %d", st.Generation, late.Stats().Remote.Generation)
 	}
@@ -124,7 +124,7 @@ func TestReadOnlyAfterFailover(t *testing.T) {
 		if _, err := r.Do("REPLICAOF", "127.0.0.1", strconv.Itoa(m.Port)); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 10*time.Second, r.Addr+" syncs with its master", func() bool {
+		redistest.Eventually(t, 10*time.Second, r.Addr+" syncs with its master", func() bool {
 			info, err := r.Do("INFO", "replication")
 			return err == nil && strings.Contains(info, "master_link_status:up")
 		})
@@ -133,7 +133,7 @@ func TestReadOnlyAfterFailover(t *testing.T) {
 	p := redistest.StartProxy(t, m1.Addr)
 	s, _ := openStore(t, []string{p.Addr}, "ro:", func(c *Config) { c.BreakerFailures, c.BreakerBackoff = 2, 50*time.Millisecond })
 	put(t, s, "k", []byte("v1"), 0, 0)
-	eventually(t, 5*time.Second, "the replica has the write", func() bool {
+	redistest.Eventually(t, 5*time.Second, "the replica has the write", func() bool {
 		v, err := m2.Do("EXISTS", fmt.Sprintf("ro:d%d:k", s.Stats().Remote.Generation))
 		return err == nil && v == "1"
 	})
@@ -144,7 +144,7 @@ func TestReadOnlyAfterFailover(t *testing.T) {
 	replicaOf(m1, m2)
 	p.Retarget(m2.Addr)
 	refused := 0
-	eventually(t, 10*time.Second, "a put lands on the new master", func() bool {
+	redistest.Eventually(t, 10*time.Second, "a put lands on the new master", func() bool {
 		err := putErr(s, "k", []byte("v2"))
 		if err == nil {
 			return true
@@ -188,7 +188,7 @@ func TestClearAtMaxmemory(t *testing.T) {
 	if err := s.Clear(context.Background()); err == nil || !strings.Contains(err.Error(), "OOM") {
 		t.Fatalf("a Clear at maxmemory: %v, want OOM", err)
 	}
-	eventually(t, 10*time.Second, "a retried Clear succeeds", func() bool { return s.Clear(context.Background()) == nil })
+	redistest.Eventually(t, 10*time.Second, "a retried Clear succeeds", func() bool { return s.Clear(context.Background()) == nil })
 	for i := 0; i < 4; i++ {
 		if _, _, ok := get(t, s, fmt.Sprint("v", i)); ok {
 			t.Fatalf("v%d is found after the Clear", i)

@@ -140,7 +140,7 @@ func testWatchSeesOtherWriters(t *testing.T, addrs []string) {
 	ctx := context.Background()
 	hears := func(key string, n int, what string) {
 		t.Helper()
-		eventually(t, time.Second, "b hears of "+what, func() bool { return wb.count(key) >= n })
+		redistest.Eventually(t, time.Second, "b hears of "+what, func() bool { return wb.count(key) >= n })
 	}
 	put(t, a, "k1", []byte("v1"), 0, 0)
 	get(t, b, "k1")
@@ -287,7 +287,7 @@ func testClearIsFleetWide(t *testing.T, c *redistest.Cluster, addrs []string) {
 		t.Fatal(err)
 	}
 	put(t, a, "new", []byte("v"), 0, 0)
-	eventually(t, 2*time.Second, "b is told the store was cleared", func() bool { wb.mu.Lock(); defer wb.mu.Unlock(); return wb.cleared > 0 })
+	redistest.Eventually(t, 2*time.Second, "b is told the store was cleared", func() bool { wb.mu.Lock(); defer wb.mu.Unlock(); return wb.cleared > 0 })
 	for _, s := range []*Store{a, b} {
 		if _, _, ok := get(t, s, "old7"); ok {
 			t.Fatal("a key written before Clear was found after it")
@@ -296,7 +296,7 @@ func testClearIsFleetWide(t *testing.T, c *redistest.Cluster, addrs []string) {
 			t.Fatal("a key written after Clear was not found")
 		}
 	}
-	eventually(t, 5*time.Second, "the old generation is swept", func() bool { return a.Stats().Remote.Swept >= 50*4 })
+	redistest.Eventually(t, 5*time.Second, "the old generation is swept", func() bool { return a.Stats().Remote.Swept >= 50*4 })
 	n := 0
 	for _, node := range c.Nodes {
 		keys, _ := node.Do("DBSIZE")
@@ -358,7 +358,7 @@ func TestUnreachableAtStart(t *testing.T) {
 		t.Fatalf("Get while unavailable: %v %v after %v", ok, err, time.Since(start))
 	}
 	srv.Restart()
-	eventually(t, 5*time.Second, "the store connects once the server is up", s.Available)
+	redistest.Eventually(t, 5*time.Second, "the store connects once the server is up", s.Available)
 	put(t, s, "k", []byte("v"), 0, 0)
 	if v, _, ok := get(t, s, "k"); !ok || string(v) != "v" {
 		t.Fatal("no round trip after connecting")
@@ -389,7 +389,7 @@ func TestBreakerOpensAndCloses(t *testing.T) {
 	})
 	put(t, s, "k", []byte("v"), 0, 0)
 	srv.Kill()
-	eventually(t, 5*time.Second, "the breaker opens", func() bool {
+	redistest.Eventually(t, 5*time.Second, "the breaker opens", func() bool {
 		s.Get(context.Background(), nil, []byte("k"), -1)
 		return s.Stats().Remote.Breaker != "closed"
 	})
@@ -399,7 +399,7 @@ func TestBreakerOpensAndCloses(t *testing.T) {
 		t.Fatal("a call made a round trip while the breaker was open")
 	}
 	srv.Restart()
-	eventually(t, 10*time.Second, "the breaker closes once the server answers", func() bool { return s.Stats().Remote.Breaker == "closed" })
+	redistest.Eventually(t, 10*time.Second, "the breaker closes once the server answers", func() bool { return s.Stats().Remote.Breaker == "closed" })
 }
 
 // TestResyncAfterLostConnection checks R3's "all" for a lost connection:
@@ -410,7 +410,7 @@ func TestResyncAfterLostConnection(t *testing.T) {
 	s, w := openStore(t, []string{srv.Addr}, "t12:", nil)
 	put(t, s, "k", []byte("v"), 0, 0)
 	srv.Restart()
-	eventually(t, 10*time.Second, "Watch is told every key may have changed", func() bool { return w.all() > 0 })
+	redistest.Eventually(t, 10*time.Second, "Watch is told every key may have changed", func() bool { return w.all() > 0 })
 	if !s.Available() {
 		t.Fatal("not available after the restart")
 	}
@@ -429,12 +429,12 @@ func TestClearAfterOwnClear(t *testing.T) {
 	if err := a.Clear(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 2*time.Second, "b takes a's generation", func() bool { return b.Stats().Remote.Generation == a.Stats().Remote.Generation })
+	redistest.Eventually(t, 2*time.Second, "b takes a's generation", func() bool { return b.Stats().Remote.Generation == a.Stats().Remote.Generation })
 	put(t, a, "k", []byte("old"), 0, 0)
 	if err := b.Clear(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 2*time.Second, "a is told b cleared the store", func() bool { wa.mu.Lock(); defer wa.mu.Unlock(); return wa.cleared > 0 })
+	redistest.Eventually(t, 2*time.Second, "a is told b cleared the store", func() bool { wa.mu.Lock(); defer wa.mu.Unlock(); return wa.cleared > 0 })
 	if g, want := a.Stats().Remote.Generation, b.Stats().Remote.Generation; g != want {
 		t.Fatalf("a is at generation %d, b at %d", g, want)
 	}

@@ -20,6 +20,11 @@ func skipOrFail(t testing.TB, format string, a ...any) {
 	t.Skipf(format, a...)
 }
 
+// fullTests reports TIERCACHE_FULL=1: a test that runs fewer seeds in
+// scripts/test (CI), to keep its wall time, runs all of them (README,
+// "Tests").
+func fullTests() bool { return os.Getenv("TIERCACHE_FULL") == "1" }
+
 // shortSocket returns a socket path under /tmp short enough for sun_path.
 func shortSocket(t testing.TB) string {
 	t.Helper()

@@ -59,12 +59,12 @@ func testRemoteFailover(t *testing.T, kill bool) {
 		if _, err := r.Do("CLUSTER", "FAILOVER"); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 30*time.Second, "the replica takes over", func() bool { return cl.MasterOf(slotOf(keys[0])) == r })
+		redistest.Eventually(t, 30*time.Second, "the replica takes over", func() bool { return cl.MasterOf(slotOf(keys[0])) == r })
 	}
 	for _, k := range keys {
 		a.Set([]byte(k), []byte("v2"), SetOptions{})
 	}
-	eventually(t, 60*time.Second, "a's changes are written (or given up)", func() bool {
+	redistest.Eventually(t, 60*time.Second, "a's changes are written (or given up)", func() bool {
 		q := a.Stats().Remote.Queue
 		return q.Queued+q.InFlight == 0
 	})
@@ -72,7 +72,7 @@ func testRemoteFailover(t *testing.T, kill bool) {
 		coherent(t, cs, k, []byte("v2"), 10*time.Second)
 	}
 	for i, c := range cs {
-		eventually(t, 30*time.Second, fmt.Sprint("sidecar ", i, "'s breaker closes"), func() bool { return c.Stats().Remote.Store.Breaker == "closed" })
+		redistest.Eventually(t, 30*time.Second, fmt.Sprint("sidecar ", i, "'s breaker closes"), func() bool { return c.Stats().Remote.Store.Breaker == "closed" })
 	}
 	sa, sb := a.Stats().Remote, b.Stats().Remote
 	if sa.Queue.Failed != 0 || kill && sa.Queue.Retried == 0 {
@@ -83,16 +83,4 @@ func testRemoteFailover(t *testing.T, kill bool) {
 	}
 	t.Logf("a: %d retried, %d errors, %d timeouts, %d breaker opens; b: %d resyncs, %d invalidated, %d validated, %d replaced",
 		sa.Queue.Retried, sa.Store.Errors, sa.Store.Timeouts, sa.Store.BreakerOpens, sb.Resyncs, sb.Invalidated, sb.Validated, sb.Replaced)
-}
-
-// eventually waits up to d for cond, polling, and fails the test past it.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
