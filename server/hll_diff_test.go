@@ -135,14 +135,10 @@ func TestHLLDifferential(t *testing.T) {
 	keys := []string{"a", "b", "c", "l", "nosuch"}
 	dense := 0
 	for round := range 6 {
-		ref, got := dialExact(t, redisSock), dialExact(t, ourSock)
-		both := func(args ...string) (string, string) { return ref.do(args...), got.do(args...) }
-		both("FLUSHALL")
+		p := newDiffPair(t, redisSock, ourSock, round)
+		ref, got, both := p.ref, p.got, p.both
 		both("CONFIG", "SET", "hll-sparse-max-bytes", "3000")
 		both("RPUSH", "l", "x")
-		if round%2 == 1 {
-			both("HELLO", "3")
-		}
 		for i := range 250 {
 			cmd := randHLLCommand(r, keys[:4])
 			var before []string // for the failure's message

@@ -131,6 +131,23 @@ func diffSeed(t *testing.T) uint64 {
 	return seed
 }
 
+// diffPair is one round of a differential test: a connection to
+// redis-server (ref) and one to tiercache (got), both flushed, and in
+// RESP3 on odd rounds, so that the rounds alternate RESP2 and RESP3.
+type diffPair struct{ ref, got *exactConn }
+
+func newDiffPair(t *testing.T, redisSock, ourSock string, round int) diffPair {
+	p := diffPair{dialExact(t, redisSock), dialExact(t, ourSock)}
+	p.both("FLUSHALL")
+	if round%2 == 1 {
+		p.both("HELLO", "3")
+	}
+	return p
+}
+
+// both sends args to each server and returns their replies.
+func (p diffPair) both(args ...string) (string, string) { return p.ref.do(args...), p.got.do(args...) }
+
 // typedDiff runs rounds of random commands from gen on both servers and
 // compares each reply as kind says, then the state of keys through
 // state's command.
@@ -152,9 +169,8 @@ func (d *typedDiff) run(rounds, steps int) {
 	_, tcSock := startServerWith(t, newTierCache(t), nil)
 	r := rand.New(rand.NewPCG(diffSeed(t), 32))
 	for round := 0; round < rounds; round++ {
-		ref, got := dialExact(t, redisSock), dialExact(t, tcSock)
-		both := func(args ...string) (string, string) { return ref.do(args...), got.do(args...) }
-		both("FLUSHALL")
+		p := newDiffPair(t, redisSock, tcSock, round)
+		ref, got, both := p.ref, p.got, p.both
 		for _, c := range d.setup {
 			both(c...)
 		}
@@ -164,9 +180,6 @@ func (d *typedDiff) run(rounds, steps int) {
 					t.Fatalf("setup %q: redis-server %q, tiercache %q", args, w, h)
 				}
 			})
-		}
-		if round%2 == 1 {
-			both("HELLO", "3")
 		}
 		for i := 0; i < steps; i++ {
 			cmd, kind := d.gen(r)
