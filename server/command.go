@@ -57,18 +57,17 @@ type command struct {
 	// (eachKey, crossslot.go).
 	keyNum int
 	// movable commands' keys move without a numkeys argument (SORT and
-	// SORT_RO: COMMAND INFO's movablekeys); storeKey ones also name as a
-	// key the argument after their last STORE (Redis's sortGetKeys:
-	// eachKey).
-	movable, storeKey bool
+	// SORT_RO: COMMAND INFO's movablekeys).
+	movable bool
 	// exclusiveFor, when set, decides for each call what exclusive
 	// decides for all: SORT runs exclusively only when it stores or reads
 	// keys other than the one it sorts (sortExclusive).
 	exclusiveFor func(args [][]byte) bool
-	// storeKeys is where GEORADIUS's and GEORADIUSBYMEMBER's STORE and
-	// STOREDIST keywords are looked for, their keys following them
-	// (Redis's keyword key specs; movable keys), 0 = none.
-	storeKeys int
+	// storeKeys calls f with the destination keys that follow keywords
+	// (SORT's STORE: sortStoreKeys; GEORADIUS's STORE and STOREDIST:
+	// geoStoreKeys), after the keys at fixed positions (eachKey); nil =
+	// none. Such keys are movable (COMMAND INFO's movablekeys).
+	storeKeys func(args [][]byte, f func(key []byte) bool)
 	// notKey: the key positions name channels, not keys (Redis's key
 	// specs flagged not_key: SSUBSCRIBE, SUNSUBSCRIBE, SPUBLISH). The
 	// cluster's slot rules read them (CROSSSLOT, a script's slot), COMMAND

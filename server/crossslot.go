@@ -44,13 +44,16 @@ func (cmd *command) eachKey(args [][]byte, f func(key []byte) bool) {
 			return
 		}
 	}
-	if cmd.storeKey {
-		if i := sortStoreKey(args); i > 0 {
-			f(args[i])
-		}
+	if cmd.storeKeys != nil {
+		cmd.storeKeys(args, f)
 	}
-	if cmd.storeKeys > 0 {
-		storeKeys(args, cmd.storeKeys, f)
+}
+
+// sortStoreKeys calls f with SORT's destination, if it names one
+// (sortStoreKey).
+func sortStoreKeys(args [][]byte, f func(key []byte) bool) {
+	if i := sortStoreKey(args); i > 0 {
+		f(args[i])
 	}
 }
 
@@ -75,20 +78,23 @@ func sortStoreKey(args [][]byte) int {
 	return at
 }
 
-// storeKeys calls f with the destinations of GEORADIUS's and
-// GEORADIUSBYMEMBER's STORE and STOREDIST, as redis-server 7.0's key
-// specs of the two find them: for each keyword in turn, the argument
-// after its first occurrence at or after from, none when it is the last.
-func storeKeys(args [][]byte, from int, f func(key []byte) bool) {
-	for _, kw := range [2]string{"STORE", "STOREDIST"} {
-		for i := from; i < len(args); i++ {
-			if !strings.EqualFold(string(args[i]), kw) {
-				continue
+// geoStoreKeys returns the finder of GEORADIUS's and
+// GEORADIUSBYMEMBER's STORE and STOREDIST destinations, as redis-server
+// 7.0's key specs of the two find them: for each keyword in turn, the
+// argument after its first occurrence at or after from, none when it is
+// the last.
+func geoStoreKeys(from int) func(args [][]byte, f func(key []byte) bool) {
+	return func(args [][]byte, f func(key []byte) bool) {
+		for _, kw := range [2]string{"STORE", "STOREDIST"} {
+			for i := from; i < len(args); i++ {
+				if !strings.EqualFold(string(args[i]), kw) {
+					continue
+				}
+				if i+1 < len(args) && !f(args[i+1]) {
+					return
+				}
+				break
 			}
-			if i+1 < len(args) && !f(args[i+1]) {
-				return
-			}
-			break
 		}
 	}
 }
@@ -96,7 +102,7 @@ func storeKeys(args [][]byte, from int, f func(key []byte) bool) {
 // multiKey reports whether cmd may name more than one key: a command of
 // one key is never refused, and its key is not even hashed.
 func (cmd *command) multiKey() bool {
-	return cmd.keyNum > 0 || cmd.storeKey || cmd.storeKeys > 0 || cmd.first > 0 && cmd.first != cmd.last
+	return cmd.keyNum > 0 || cmd.storeKeys != nil || cmd.first > 0 && cmd.first != cmd.last
 }
 
 // slotCheck follows the hash slot of the keys it is given, as Redis

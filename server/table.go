@@ -196,7 +196,7 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "zdiff", arity: -3, flags: []string{"readonly"}, keyNum: 1, exclusive: true, run: func(c *conn, a [][]byte) { c.zalgebraCmd(a, zset.Diff, false, false) }},
 		{name: "zintercard", arity: -3, flags: []string{"readonly"}, keyNum: 1, exclusive: true, run: func(c *conn, a [][]byte) { c.zalgebraCmd(a, zset.Inter, false, true) }},
 		// SORT and SORT_RO (cmd_sort.go): SORT is a write for its STORE
-		{name: "sort", arity: -2, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, movable: true, storeKey: true, exclusiveFor: sortExclusive, run: func(c *conn, a [][]byte) { c.sortCmd(a, false) }},
+		{name: "sort", arity: -2, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, movable: true, storeKeys: sortStoreKeys, exclusiveFor: sortExclusive, run: func(c *conn, a [][]byte) { c.sortCmd(a, false) }},
 		{name: "sort_ro", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, movable: true, exclusiveFor: sortExclusive, run: func(c *conn, a [][]byte) { c.sortCmd(a, true) }},
 		// geo (cmd_geo.go, geo_search.go, args_geo.go, on value/geo): a geo set is a sorted set
 		{name: "geoadd", arity: -5, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdGeoAdd},
@@ -205,8 +205,8 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "geohash", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdGeoHash},
 		{name: "geosearch", arity: -7, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.geoSearchCmd(a, a[0], geoSearch) }},
 		{name: "geosearchstore", arity: -8, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, exclusive: true, run: func(c *conn, a [][]byte) { c.geoSearchCmd(a, a[0], geoSearchStore) }},
-		{name: "georadius", arity: -6, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, storeKeys: 6, exclusive: true, run: func(c *conn, a [][]byte) { c.geoSearchCmd(a, a[0], geoRadius) }},
-		{name: "georadiusbymember", arity: -5, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, storeKeys: 5, exclusive: true, run: func(c *conn, a [][]byte) { c.geoSearchCmd(a, a[0], geoRadiusMember) }},
+		{name: "georadius", arity: -6, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, storeKeys: geoStoreKeys(6), exclusive: true, run: func(c *conn, a [][]byte) { c.geoSearchCmd(a, a[0], geoRadius) }},
+		{name: "georadiusbymember", arity: -5, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, storeKeys: geoStoreKeys(5), exclusive: true, run: func(c *conn, a [][]byte) { c.geoSearchCmd(a, a[0], geoRadiusMember) }},
 		{name: "georadius_ro", arity: -6, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.geoSearchCmd(a, a[0], geoRadiusRO) }},
 		{name: "georadiusbymember_ro", arity: -5, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.geoSearchCmd(a, a[0], geoRadiusMemberRO) }},
 		{name: "object", arity: -2, flags: []string{"readonly"}, first: 2, last: 2, step: 1, run: (*conn).cmdObject},
