@@ -158,18 +158,6 @@ func (c *conn) subscribedOnly(cmd *command) bool {
 	return c.w.Proto() == 2 && c.subs.Load() > 0 && !cmd.inSubscribed
 }
 
-// refuseSubscribed answers a command subscribedOnly refuses. EXEC's
-// refusal reads as an abort, as Redis's rejectCommand words it
-// (execCommandAbort).
-func (c *conn) refuseSubscribed(cmd *command) {
-	err := errSubscribedOnly(cmd.name)
-	if cmd.name == "exec" {
-		err = errExecAbortBecause(err)
-	}
-	c.w.Error(err)
-	c.tx.fail()
-}
-
 // pingSubscribed: PING on a RESP2 connection with subscriptions answers
 // ["pong", message or ""] (pingCommand).
 func (c *conn) pingSubscribed(args [][]byte) {

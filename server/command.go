@@ -101,30 +101,26 @@ func (c *conn) dispatch(args [][]byte) {
 	// redis-server 7.0's processCommand checks the arity before the
 	// authentication (S64).
 	if (cmd.arity > 0 && len(args) != cmd.arity) || (cmd.arity < 0 && len(args) < -cmd.arity) {
-		c.w.Error(errWrongArgs(cmd.name))
-		c.tx.fail()
+		c.reject(cmd, errWrongArgs(cmd.name))
 		return
 	}
 	if !c.authed && !cmd.noAuth {
-		c.w.Error(errNoAuth)
-		c.tx.fail()
+		c.reject(cmd, errNoAuth)
 		return
 	}
 	if c.s.opts.Cluster && c.crossSlot(cmd, args) { // as Redis: before -LOADING and before queueing
 		return
 	}
 	if !c.ready && !cmd.whileLoading && !c.loaded() {
-		c.w.Error(errLoading) // before queueing, as Redis: EXEC then aborts
-		c.tx.fail()
+		c.reject(cmd, errLoading) // before queueing, as Redis
 		return
 	}
 	if c.subscribedOnly(cmd) {
-		c.refuseSubscribed(cmd)
+		c.reject(cmd, errSubscribedOnly(cmd.name))
 		return
 	}
 	if !cmd.busyAllowed(args) && c.s.scriptBusy() {
-		c.w.Error(errBusyScript) // before queueing, as Redis: EXEC then aborts
-		c.tx.fail()
+		c.reject(cmd, errBusyScript) // before queueing, as Redis
 		return
 	}
 	if c.tx.active && cmd.noMulti {
@@ -159,6 +155,23 @@ func (c *conn) dispatch(args [][]byte) {
 	if c.blocked != nil {
 		c.awaitBlocked() // outside the transaction lock: a blocked client holds no lock
 	}
+}
+
+// reject answers err for cmd, refused before it runs or is queued, as
+// redis-server 7.0's rejectCommand (server.c): an open MULTI block is
+// flagged, so that its EXEC aborts; a refused EXEC answers EXECABORT with
+// err and discards the block and the connection's WATCHes
+// (execCommandAbort), so the connection leaves MULTI (S77).
+func (c *conn) reject(cmd *command, err string) {
+	if cmd.name != "exec" {
+		c.w.Error(err)
+		c.tx.fail()
+		return
+	}
+	c.tx.reset()
+	c.showMulti()
+	c.unwatch()
+	c.w.Error(errExecAbortBecause(err))
 }
 
 // scriptBusy reports whether a script runs past busy-reply-threshold.

@@ -718,6 +718,11 @@
 //     lock exclusively only when it stores or reads keys by a BY or GET
 //     pattern (sortExclusive, TestSortLocks): a SORT of one key runs
 //     beside other commands.
+//   - S77: a command refused before it runs or is queued (its arity,
+//     NOAUTH, -LOADING, the subscribed context, a busy script) flags an
+//     open MULTI block; a refused EXEC answers EXECABORT with the refusal
+//     and discards the block and its WATCHes, as redis-server 7.0's
+//     rejectCommand (TestRejectedExecDiscards, TestBusyScriptAndKill).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

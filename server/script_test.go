@@ -319,6 +319,13 @@ func TestBusyScriptAndKill(t *testing.T) {
 	p.same(1, "MULTI")
 	p.same(1, "GET", "x")
 	p.same(1, "DISCARD")
+	// A refused EXEC aborts and leaves MULTI (S77), as Redis's unit/multi
+	// "EXEC and script timeout" checks.
+	p.same(1, "MULTI")
+	p.same(1, "INCR", "x")
+	p.same(1, "EXEC")
+	p.same(1, "PING", "asdf")
+	p.same(1, "EXEC")
 	p.same(2, "SCRIPT", "KILL")
 	p.sameRead(0, 5*time.Second, "the killed script's reply")
 	p.same(1, "SET", "x", "1")
