@@ -723,6 +723,10 @@
 //     open MULTI block; a refused EXEC answers EXECABORT with the refusal
 //     and discards the block and its WATCHes, as redis-server 7.0's
 //     rejectCommand (TestRejectedExecDiscards, TestBusyScriptAndKill).
+//   - S78: a BCAST client gets, after each command, one invalidation for
+//     each of its prefixes that keys changed under, in the prefixes'
+//     order with the keys sorted, as redis-server 7.0 sends one per prefix
+//     (TestTrackingMatchesRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

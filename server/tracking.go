@@ -34,14 +34,19 @@ type tracker struct {
 	keys  map[string][]*trackState
 	bcast map[*conn]bool // BCAST connections
 	// pending holds the BCAST invalidations of the command running now:
-	// one message per client and command, where Redis sends one per event
-	// loop cycle (so for a pipelined batch, one after all its replies);
-	// flushBcast sends them once it ended.
-	pending  map[*conn][]string
+	// one message per client, prefix and command, where Redis sends one
+	// per client and prefix each event loop cycle (so for a pipelined
+	// batch, one after all its replies); flushBcast sends them once it
+	// ended.
+	pending  map[*conn][]bcastKey
 	pendingN atomic.Bool
 	evicted  atomic.Uint64 // keys invalidated to keep within tracking-table-max-keys
 	sent     atomic.Uint64 // invalidation messages sent
 }
+
+// bcastKey is a key to invalidate for a BCAST client, under the prefix of
+// the client's that it starts with (a client's prefixes never overlap).
+type bcastKey struct{ prefix, key string }
 
 // trackState is a connection's tracking mode: written by its goroutine
 // holding tracker.mu, read by others holding it.
@@ -116,9 +121,9 @@ func (t *tracker) evictLocked(n int) {
 
 // invalidate tells the clients tracking keys that they changed, writer
 // (nil for the cache's own removals) having changed them
-// (trackingInvalidateKey); BCAST clients get one message with the keys
-// under their prefixes, sorted, without the ones a NOLOOP client changed
-// itself.
+// (trackingInvalidateKey); BCAST clients get a message for each of their
+// prefixes with the keys under it, sorted, without the ones a NOLOOP
+// client changed itself.
 func (t *tracker) invalidate(writer *conn, keys [][]byte) {
 	if !t.active() || len(keys) == 0 {
 		return
@@ -134,10 +139,10 @@ func (t *tracker) invalidate(writer *conn, keys [][]byte) {
 			for _, p := range c.trk.prefixes {
 				if bytes.HasPrefix(key, []byte(p)) {
 					if bc == nil {
-						bc = map[*conn][]string{}
+						bc = map[*conn][]bcastKey{}
 						t.pending = bc
 					}
-					bc[c] = append(bc[c], string(key))
+					bc[c] = append(bc[c], bcastKey{p, string(key)})
 					t.pendingN.Store(true)
 					break
 				}
@@ -153,8 +158,10 @@ func (t *tracker) invalidate(writer *conn, keys [][]byte) {
 	}
 }
 
-// flushBcast sends the BCAST invalidations pending, each client's keys
-// sorted and once (trackingBroadcastInvalidationMessages).
+// flushBcast sends the BCAST invalidations pending: to each client a
+// message for each of its prefixes with keys, in the prefixes' order, the
+// keys sorted and once, as Redis 7.0's trackingBroadcastInvalidationMessages
+// walks its prefix table (S78).
 func (t *tracker) flushBcast() {
 	if !t.pendingN.Load() {
 		return
@@ -166,13 +173,25 @@ func (t *tracker) flushBcast() {
 
 func (t *tracker) flushBcastLocked() {
 	for c, ks := range t.pending {
-		slices.Sort(ks)
+		slices.SortFunc(ks, func(a, b bcastKey) int {
+			if n := strings.Compare(a.prefix, b.prefix); n != 0 {
+				return n
+			}
+			return strings.Compare(a.key, b.key)
+		})
 		ks = slices.Compact(ks)
-		b := resp.AppendArray(nil, len(ks))
-		for _, k := range ks {
-			b = resp.AppendBulk(b, []byte(k))
+		for len(ks) > 0 {
+			n := 1
+			for n < len(ks) && ks[n].prefix == ks[0].prefix {
+				n++
+			}
+			b := resp.AppendArray(nil, n)
+			for _, k := range ks[:n] {
+				b = resp.AppendBulk(b, []byte(k.key))
+			}
+			t.sendLocked(c, b)
+			ks = ks[n:]
 		}
-		t.sendLocked(c, b)
 	}
 	t.pending = nil
 	t.pendingN.Store(false)

@@ -10,7 +10,7 @@ import (
 	"weak"
 )
 
-// TestTrackingMatchesRedis (S34): invalidations for each way a command
+// TestTrackingMatchesRedis (S34, S78): invalidations for each way a command
 // changes a key (a write, a DEL, an EXPIRE, inside a script and inside
 // EXEC, FLUSHALL), in the default mode, BCAST with prefixes, OPTIN,
 // OPTOUT and NOLOOP, RESP3 pushes and RESP2 REDIRECT to a
@@ -25,7 +25,9 @@ func TestTrackingMatchesRedis(t *testing.T) {
 		{"MULTI"}, {"APPEND", "k", "x"}, {"EXEC"},
 		{"BITFIELD", "k", "INCRBY", "u8", "0", "1"}, {"BITFIELD", "k", "GET", "u8", "0"}, {"BITOP", "NOT", "k", "k"},
 		{"BITOP", "AND", "k2", "k"}, {"BITOP", "AND", "k", "nokey"}, {"HSET", "k2", "f", "v"},
-		{"PFADD", "k3", "a"}, {"PFMERGE", "k3", "k"}, {"FLUSHALL"},
+		{"PFADD", "k3", "a"}, {"PFMERGE", "k3", "k"},
+		{"MSET", "z1", "1", "k", "3", "k2", "x"}, // keys under two BCAST prefixes: a message each (S78)
+		{"FLUSHALL"},
 	}
 	modes := [][]string{
 		{"CLIENT", "TRACKING", "ON"},
