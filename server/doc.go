@@ -43,7 +43,7 @@
 // monitor.go) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
 // PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
 // EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME TTL PTTL PERSIST RENAME
-// RENAMENX COPY RANDOMKEY TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL
+// RENAMENX COPY DUMP RESTORE(REPLACE ABSTTL IDLETIME FREQ) RANDOMKEY TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL
 // FLUSHDB INFO. GETDEL, GETEX, SET ... GET, RENAME and COPY read and
 // change keys in one step (tier.Cache.GetDel, tier.Cache.GetEx, tier.Cache.SetGet,
 // tier.Cache.Rename, tier.Cache.Copy).
@@ -718,6 +718,35 @@
 //     lock exclusively only when it stores or reads keys by a BY or GET
 //     pattern (sortExclusive, TestSortLocks): a SORT of one key runs
 //     beside other commands.
+//   - S73: DUMP answers a key's value as a payload redis-server 7.0's
+//     RESTORE makes the same value of, and RESTORE makes of redis-server
+//     7.0's DUMP payload the value it had, for every type and encoding
+//     7.0 writes (strings raw, int-encoded and LZF-compressed; lists as a
+//     quicklist of listpacks and plain nodes; intset and hashtable sets;
+//     listpack and skiplist sorted sets, scores -inf to +inf; listpack
+//     and hashtable hashes), and the ziplist payloads of Redis 3.2 to
+//     6.2 that 7.0 still restores; DUMP of a missing key is nil; a TTL,
+//     relative or ABSTTL, is the key's (TestDumpRestoreMatchRedis,
+//     TestRestoreZiplistsMatchRedis; the payload itself is value V5).
+//   - S74: RESTORE answers as redis-server 7.0's restoreCommand, in its
+//     order: the options (REPLACE, ABSTTL, IDLETIME, FREQ, their ranges
+//     and syntax), BUSYKEY without REPLACE, the TTL, the payload's
+//     version and checksum, its data ("Bad data format": an unknown or
+//     pre-7.0 type, an empty aggregate, a duplicate member, a NaN score);
+//     a TTL already past makes no key and with REPLACE deletes the old
+//     one ("del"); the events are Redis's ("new", "restore"; no "expire");
+//     a RESTORE that answers an error changes nothing
+//     (TestRestoreErrorsMatchRedis, RESP2 and RESP3).
+//   - S75: a payload whose value is past tiercache's limits (elements
+//     past the largest of the list, set and hash limits, or max_value
+//     bytes as it is read; then its kind's own limit) is refused before
+//     the value is built, with an error naming the limit, and the key
+//     keeps what it held (TestRestoreLimits).
+//   - S76: DUMP and RESTORE run in MULTI and in scripts, RESTORE
+//     touches WATCHed keys and invalidates tracking clients; DUMP of a
+//     hash with a field expiry left (HEXPIRE) is refused with
+//     errDumpFieldTTL, since 7.0's payload has no place for it, and of
+//     one whose fields were persisted answered (TestDumpRestoreEverywhere).
 //   - S77: a command refused before it runs or is queued (its arity,
 //     NOAUTH, -LOADING, the subscribed context, a busy script) flags an
 //     open MULTI block; a refused EXEC answers EXECABORT with the refusal
@@ -870,6 +899,14 @@
 //     valid: tiercache judges each weight alone. A result past max_value
 //     bytes is refused (S69) where Redis answers it. LIMIT whose end
 //     passes int64 (Redis's long overflows) runs to the end.
+//   - RESTORE refuses zipmaps (RDB type 9, Redis before 2.6), modules and
+//     streams with "Bad data format", where redis-server 7.0 reads them;
+//     and, reading every listpack and ziplist entry, it refuses one with
+//     a duplicate field, an odd entry count or an entry past its end
+//     where Redis without sanitize-dump-payload takes it. IDLETIME and FREQ are checked and then ignored (no LRU clock or
+//     LFU counter to give a key). DUMP writes the plain encodings (a
+//     count and strings; RDB_TYPE_LIST, SET, ZSET_2, HASH), not byte for
+//     byte Redis's payload.
 //   - SCAN ... TYPE with a type name Redis 7.0 does not know is an error,
 //     as in Redis 7.2 (7.0 matches nothing).
 //   - The umask is narrowed process-wide for the instant of bind(2);

@@ -2,7 +2,6 @@ package server
 
 import (
 	"testing"
-	"time"
 )
 
 // geoCases are the geo commands' edge cases: arguments of every kind,
@@ -128,16 +127,7 @@ func TestGeoTenants(t *testing.T) {
 // on one sidecar reaches another through the shared remote tier.
 func TestGeoThroughRemote(t *testing.T) {
 	a, b := remoteSidecarPair(t, "geo:")
-	await := func(c *rawPeer, want string, cmd ...string) {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for c.do(cmd...) != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("%q never answered %q (last %q)", cmd, want, c.do(cmd...))
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	await := func(c *rawPeer, want string, cmd ...string) { t.Helper(); awaitReply(t, c, want, cmd...) }
 	if r := b.do("GEOADD", "g", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"); r != ":2\r\n" {
 		t.Fatalf("GEOADD: %q", r)
 	}

@@ -47,6 +47,7 @@ var commandEvents = map[string]eventFunc{
 	"rename":       evRename,
 	"renamenx":     evRename,
 	"copy":         evCopy,
+	"restore":      evRestore,
 	"lpush":        evOne(notifyList, "lpush"),
 	"lpushx":       evOne(notifyList, "lpush"),
 	"rpush":        evOne(notifyList, "rpush"),
@@ -379,6 +380,18 @@ func evRename(c *conn, a [][]byte) {
 func evCopy(c *conn, a [][]byte) {
 	c.madeAnew(a[2])
 	c.emit(notifyGeneric, "copy_to", a[2])
+}
+
+// evRestore: "restore" on the key RESTORE made, anew even if it existed
+// (REPLACE: Redis's dbDelete then dbAdd); "del" when a TTL already past
+// only deleted the key it replaced (restoreCommand).
+func evRestore(c *conn, a [][]byte) {
+	if !c.exists(a[1]) {
+		c.emit(notifyGeneric, "del", a[1])
+		return
+	}
+	c.madeAnew(a[1])
+	c.emit(notifyGeneric, "restore", a[1])
 }
 
 // madeAnew notes that the running command made key anew ("new") even if

@@ -207,3 +207,16 @@ func (p *peers) events(i int, what string) {
 
 // isPong reports whether r is PING's answer on a subscribed connection.
 func isPong(r string) bool { return r == "+PONG\r\n" || r == "*2\r\n$4\r\npong\r\n$0\r\n\r\n" }
+
+// awaitReply waits until c answers args with want (a write on another
+// sidecar reaching c through the remote tier), failing after 5 s.
+func awaitReply(t *testing.T, c *rawPeer, want string, args ...string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for c.do(args...) != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q never answered %q (last %q)", args, want, c.do(args...))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

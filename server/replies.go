@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tiercache/tiercache/tier"
+	"github.com/tiercache/tiercache/value"
 	"github.com/tiercache/tiercache/value/hash"
 	"github.com/tiercache/tiercache/value/hll"
 	"github.com/tiercache/tiercache/value/list"
@@ -119,6 +120,14 @@ const (
 	// FUNCTION FLUSH and LIST (functions.c)
 	errFunctionFlushArg    = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
 	errFunctionLibraryName = "ERR library name argument was not given"
+	// RESTORE (cluster.c restoreCommand, Redis 7.0; BUSYKEY is server.c's
+	// shared.busykeyerr)
+	errBusyKey     = "BUSYKEY Target key name already exists."
+	errDumpPayload = "ERR DUMP payload version or checksum are wrong"
+	errBadData     = "ERR Bad data format"
+	errRestoreTTL  = "ERR Invalid TTL value, must be >= 0"
+	errRestoreIdle = "ERR Invalid IDLETIME value, must be >= 0"
+	errRestoreFreq = "ERR Invalid FREQ value, must be >= 0 and <= 255"
 )
 
 // errSubcommandSyntax is addReplySubcommandSyntaxError's text (cmd upper
@@ -359,7 +368,17 @@ const (
 	configNormalLimit = "the normal class's limit is server.max_output_buffer, set in the configuration file (a hard limit; no soft one)"
 	errNoFunctions    = "ERR tiercache does not implement Redis functions (FUNCTION, FCALL, FCALL_RO): load the code as a script with SCRIPT LOAD and call it with EVALSHA"
 	errNoShutdownHook = "ERR SHUTDOWN is not available in this process: it has no way to stop (server.Options.Shutdown is unset)"
+	errDumpFieldTTL   = "ERR DUMP of a hash with field expiries is not supported: Redis 7.0's payload (RDB version 10) cannot hold them; PERSIST the fields (HPERSIST) or copy the hash otherwise"
 )
+
+// errRestoreTooBig refuses a RESTORE payload whose value is past the
+// limits as it is read (value.DumpLimitError), before it is built.
+func errRestoreTooBig(le *value.DumpLimitError) string {
+	if le.Items {
+		return "ERR RESTORE payload's value has " + strconv.Itoa(le.N) + " elements, past the limit of " + strconv.Itoa(le.Limit) + " (server.max_list_elements, max_set_members, max_hash_fields)"
+	}
+	return "ERR RESTORE payload's value takes over " + strconv.Itoa(le.N) + " bytes, the limit (max_value) is " + strconv.Itoa(le.Limit)
+}
 
 // errClusterFixed answers the CLUSTER subcommands that change a
 // cluster's topology or configuration (MEET, ADDSLOTS, FAILOVER...).

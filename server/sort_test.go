@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestSortBounded (S69): a SORT whose result would pass max_value bytes
@@ -82,16 +81,7 @@ func TestSortLocks(t *testing.T) {
 // an empty result.
 func TestSortThroughRemote(t *testing.T) {
 	a, b := remoteSidecarPair(t, "sort:")
-	await := func(c *rawPeer, want string, args ...string) {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for c.do(args...) != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("%q never answered %q (last %q)", args, want, c.do(args...))
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	await := func(c *rawPeer, want string, args ...string) { t.Helper(); awaitReply(t, c, want, args...) }
 	b.do("RPUSH", "l", "3", "1", "2")
 	b.do("SET", "w_1", "9")
 	if r := b.do("SORT", "l", "BY", "w_*", "STORE", "d"); r != ":3\r\n" {

@@ -60,6 +60,8 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "rename", arity: 3, flags: []string{"write"}, first: 1, last: 2, step: 1, run: func(c *conn, a [][]byte) { c.renameCmd(a, false) }},
 		{name: "renamenx", arity: 3, flags: []string{"write", "fast"}, first: 1, last: 2, step: 1, run: func(c *conn, a [][]byte) { c.renameCmd(a, true) }},
 		{name: "copy", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, run: (*conn).cmdCopy},
+		{name: "dump", arity: 2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdDump},
+		{name: "restore", arity: -4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdRestore},
 		{name: "randomkey", arity: 1, flags: []string{"readonly"}, run: (*conn).cmdRandomKey},
 		// lists (cmd_list.go, block.go, mpop.go)
 		{name: "lpush", arity: -3, flags: []string{"write", "denyoom", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.pushCmd(a, true, false) }},

@@ -19,6 +19,15 @@
 // bytes than it needs, so a record decoded with it encodes back to the same
 // bytes (V4: TestUvarintRefusesLongForms).
 //
+// It also reads and writes the payloads of DUMP and RESTORE, one value in
+// Redis 7.0's RDB encoding (dump.go): DecodeDump reads every encoding
+// redis-server 7.0's DUMP writes (and the ziplists of Redis 3.2 to 6.2's
+// that 7.0's RESTORE still reads), and any input gives a value or an
+// error, never a panic, nor an allocation past its DumpLimits, and what it
+// reads EncodeDump writes back to a payload that reads the same (V5:
+// TestDecodeRedisPayloads, TestDumpRoundTrip, TestDumpRefusals,
+// FuzzDecodeDump).
+//
 // Each package's invariants have its own prefix: VH for value/hash, VL
 // for value/list, VS for value/set, VZ for value/zset, VP for value/hll
 // (the PF commands' HyperLogLog strings, which are strings, not a kind).
