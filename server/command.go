@@ -8,7 +8,8 @@ import (
 
 // command is one entry of the command table.
 type command struct {
-	name   string // lower case
+	stats  cmdStats // INFO commandstats (cmdstats.go)
+	name   string   // lower case
 	arity  int    // Redis convention: n exact, -n at least n (name included)
 	flags  []string
 	first  int // first key position, 0 = none
@@ -124,6 +125,7 @@ func (c *conn) dispatch(args [][]byte) {
 		return
 	}
 	if c.tx.active && cmd.noMulti {
+		cmd.stats.rejected.Add(1)
 		c.w.Error(errNoMulti) // EXEC then aborts, as in Redis
 		c.tx.fail()
 		return
@@ -163,6 +165,7 @@ func (c *conn) dispatch(args [][]byte) {
 // err and discards the block and the connection's WATCHes
 // (execCommandAbort), so the connection leaves MULTI (S77).
 func (c *conn) reject(cmd *command, err string) {
+	cmd.stats.rejected.Add(1)
 	if cmd.name != "exec" {
 		c.w.Error(err)
 		c.tx.fail()
@@ -273,6 +276,7 @@ func (c *conn) run(cmd *command, args [][]byte) {
 		}
 	}
 	c.refused = false
+	c.errMark = c.w.Errors()
 	if !c.s.timing.Load() {
 		c.timed = false
 		if c.s.mon.list.Load() != nil {
@@ -280,6 +284,7 @@ func (c *conn) run(cmd *command, args [][]byte) {
 		} else {
 			cmd.run(c, args)
 		}
+		c.countCall(cmd)
 		return
 	}
 	if r := c.rd.Reads(); r != c.timedReads {
@@ -301,6 +306,7 @@ func (c *conn) run(cmd *command, args [][]byte) {
 	} else {
 		cmd.run(c, args)
 	}
+	c.countCall(cmd)
 	c.timed = false
 	c.pendingCmd = cmd
 	c.pending++

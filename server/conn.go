@@ -64,6 +64,9 @@ type conn struct {
 	// refused is set by the command running when it answered an error
 	// Redis gives before running a command (wrongArgs, unknownSubcommand).
 	refused bool
+	// errMark is the Writer's error count when the running command
+	// started, or when the last command run inside it ended (countCall).
+	errMark uint64
 	lists   listOps // the list commands' buffers
 	// blocked is the waiter a blocking command registered, waited on for
 	// at most blockFor (0: forever) once the command returns

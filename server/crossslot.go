@@ -141,6 +141,7 @@ func (c *conn) crossSlot(cmd *command, args [][]byte) bool {
 	if !sc.cross {
 		return false
 	}
+	cmd.stats.rejected.Add(1)
 	c.refuseCrossSlot()
 	c.tx.fail()
 	return true

@@ -756,6 +756,11 @@
 //     each of its prefixes that keys changed under, in the prefixes'
 //     order with the keys sorted, as redis-server 7.0 sends one per prefix
 //     (TestTrackingMatchesRedis).
+//   - S79: INFO commandstats counts each command's calls, rejected calls
+//     (refused before it runs or is queued) and failed calls (ran and
+//     answered an error of its own: EXEC is not failed by the commands it
+//     ran) as redis-server 7.0; the section is in INFO all and
+//     everything, not in the default (TestCommandStatsMatchRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -16,29 +16,34 @@ import (
 )
 
 // infoSections are INFO's sections in print order (Redis 7.0's, then
-// tiers and tenants); "default", "all" and "everything" select every one of them, as
-// does INFO without arguments. A section asked for that is not here
-// (commandstats, latencystats) is left out, as Redis leaves out unknown
-// ones.
+// tiers and tenants); "all" and "everything" select every one of them,
+// "default" (as INFO without arguments) all but commandstats, as Redis's
+// default leaves it out. A section asked for that is not here
+// (latencystats) is left out, as Redis leaves out unknown ones.
 var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu",
-	"modules", "errorstats", "cluster", "keyspace", "tiers", "tenants"}
+	"modules", "commandstats", "errorstats", "cluster", "keyspace", "tiers", "tenants"}
 
 func (c *conn) cmdInfo(args [][]byte) {
 	want := map[string]bool{}
-	for _, a := range args[1:] {
-		s := strings.ToLower(string(a))
-		if s == "all" || s == "default" || s == "everything" {
-			for _, n := range infoSections {
+	all := func(dflt bool) {
+		for _, n := range infoSections {
+			if !dflt || n != "commandstats" {
 				want[n] = true
 			}
-			continue
 		}
-		want[s] = true
+	}
+	for _, a := range args[1:] {
+		switch s := strings.ToLower(string(a)); s {
+		case "all", "everything":
+			all(false)
+		case "default":
+			all(true)
+		default:
+			want[s] = true
+		}
 	}
 	if len(want) == 0 {
-		for _, n := range infoSections {
-			want[n] = true
-		}
+		all(true)
 	}
 	var b strings.Builder
 	snap := sync.OnceValue(func() *Snapshot { s := c.s.Snapshot(); return &s })
@@ -144,6 +149,8 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 		kv("used_cpu_user_children", "0.000000")
 	case "modules":
 		b.WriteString("# Modules\r\n")
+	case "commandstats":
+		s.writeCommandStats(b)
 	case "errorstats":
 		b.WriteString("# Errorstats\r\n")
 		s.errs.writeInfo(b)

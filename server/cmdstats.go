@@ -1,0 +1,65 @@
+package server
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// cmdStats are one command's INFO commandstats counters, as Redis 7.0's
+// (server.c genRedisInfoStringCommandStats): the calls that ran, their
+// time, the calls refused before running (rejected) and the calls that
+// ran and answered an error (failed, also counted in calls). Every
+// connection adds to them.
+type cmdStats struct {
+	calls, nanos, rejected, failed atomic.Uint64
+}
+
+// countCall counts a run of cmd that just ended: rejected if it answered
+// an error Redis gives before a command runs (c.refused: its arguments'
+// count, an unknown subcommand), else a call, failed if it answered an
+// error of its own since errMark. errMark then moves past its errors, so
+// that EXEC is not failed by a command it ran (Redis's
+// incrCommandStatsOnError keeps the count the same way).
+func (c *conn) countCall(cmd *command) {
+	errs := c.w.Errors()
+	switch {
+	case c.refused:
+		cmd.stats.rejected.Add(1)
+	case errs != c.errMark:
+		cmd.stats.calls.Add(1)
+		cmd.stats.failed.Add(1)
+	default:
+		cmd.stats.calls.Add(1)
+	}
+	c.errMark = errs
+}
+
+// writeCommandStats writes INFO's commandstats section: a line for each
+// command called, rejected or failed since the start, by name. The time
+// is what the latency histograms and the slow log measure, so it is
+// counted only while commands are timed (slowlog-log-slower-than not -1,
+// or latency metrics on); a subcommand counts under its command (Redis
+// names CLIENT LIST "client|list").
+func (s *Server) writeCommandStats(b *strings.Builder) {
+	b.WriteString("# Commandstats\r\n")
+	names := make([]string, 0, len(s.cmds))
+	for n, cmd := range s.cmds {
+		if cmd.stats.calls.Load() > 0 || cmd.stats.rejected.Load() > 0 || cmd.stats.failed.Load() > 0 {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		st := &s.cmds[n].stats
+		calls, us := st.calls.Load(), st.nanos.Load()/uint64(time.Microsecond)
+		per := 0.0
+		if calls > 0 {
+			per = float64(us) / float64(calls)
+		}
+		fmt.Fprintf(b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d\r\n",
+			n, calls, us, per, st.rejected.Load(), st.failed.Load())
+	}
+}

@@ -1,0 +1,43 @@
+package server
+
+import (
+	"regexp"
+	"testing"
+)
+
+// TestCommandStatsMatchRedis (S79): INFO commandstats counts calls,
+// rejected calls (refused before running: arity, inside MULTI, a refused
+// EXEC) and failed calls (ran and answered an error; EXEC not failed by
+// the commands it ran) as redis-server 7.0 does; the times are not
+// compared. INFO and INFO default leave the section out, INFO all has it.
+func TestCommandStatsMatchRedis(t *testing.T) {
+	p := newPeers(t, 1, 2, nil)
+	for _, cmd := range [][]string{
+		{"SET", "a", "1"}, {"GET", "a"}, {"GET", "a", "b"}, {"LPUSH", "a", "x"},
+		{"MULTI"}, {"LPUSH", "a", "x"}, {"INCR", "a"}, {"EXEC"},
+		{"MULTI"}, {"GET"}, {"EXEC"}, {"EXEC"}, {"EXEC", "x"},
+		{"HSET", "h", "f"}, {"HSET", "h", "f", "v"}, {"HGET", "h", "f"}, {"INCRBY", "a", "x"},
+	} {
+		p.same(0, cmd...)
+	}
+	line := regexp.MustCompile(`cmdstat_(\w+):calls=(\d+),usec=\d+,usec_per_call=[\d.]+,rejected_calls=(\d+),failed_calls=(\d+)`)
+	stats := func(info string) map[string]string {
+		m := map[string]string{}
+		for _, l := range line.FindAllStringSubmatch(info, -1) {
+			m[l[1]] = l[2] + "/" + l[3] + "/" + l[4]
+		}
+		return m
+	}
+	ours, peer := stats(p.ours[0].do("INFO", "commandstats")), stats(p.peer[0].do("INFO", "commandstats"))
+	for _, n := range []string{"set", "get", "lpush", "multi", "exec", "incr", "hset", "hget", "incrby"} {
+		if ours[n] == "" || ours[n] != peer[n] {
+			t.Errorf("cmdstat_%s calls/rejected/failed: tiercache %q, redis-server %q", n, ours[n], peer[n])
+		}
+	}
+	for _, args := range [][]string{{"INFO"}, {"INFO", "default"}, {"INFO", "all"}, {"INFO", "everything"}} {
+		o, r := len(stats(p.ours[0].do(args...))) > 0, len(stats(p.peer[0].do(args...))) > 0
+		if o != r {
+			t.Errorf("%q: commandstats shown by tiercache %v, by redis-server %v", args, o, r)
+		}
+	}
+}
