@@ -396,17 +396,23 @@ func (c *conn) awaitBlocked() {
 	select {
 	case res := <-w.ch:
 		c.endIdle()
+		woke := c.s.clock()
 		c.blockServed(w, res)
+		c.observeBlocked(woke)
 	case <-timeout:
 		c.endIdle()
+		woke := c.s.clock()
 		if c.s.blk.cancel(w) {
 			c.timedOut(w)
-			return
+		} else {
+			c.blockServed(w, <-w.ch)
 		}
-		c.blockServed(w, <-w.ch)
+		c.observeBlocked(woke)
 	case <-hup:
+		c.blockCmd, c.blockEntry = nil, nil
 		c.hungUp(w)
 	case <-c.killed: // CLIENT KILL
+		c.blockCmd, c.blockEntry = nil, nil
 		c.hungUp(w)
 	}
 }

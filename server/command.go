@@ -308,6 +308,10 @@ func (c *conn) run(cmd *command, args [][]byte) {
 	}
 	c.countCall(cmd)
 	c.timed = false
+	if c.blocked != nil {
+		c.deferBlocked(cmd, args) // observed once served (awaitBlocked)
+		return
+	}
 	c.pendingCmd = cmd
 	c.pending++
 	if !c.observeLater(cmd) {

@@ -64,6 +64,12 @@ type conn struct {
 	// refused is set by the command running when it answered an error
 	// Redis gives before running a command (wrongArgs, unknownSubcommand).
 	refused bool
+	// blockCmd is a blocked command not observed yet, blockRan the time
+	// it ran before it waited, blockEntry its slow log entry (nil: none)
+	// (deferBlocked, observeBlocked).
+	blockCmd   *command
+	blockRan   time.Duration
+	blockEntry *slowEntry
 	// errMark is the Writer's error count when the running command
 	// started, or when the last command run inside it ended (countCall).
 	errMark uint64

@@ -761,6 +761,11 @@
 //     answered an error of its own: EXEC is not failed by the commands it
 //     ran) as redis-server 7.0; the section is in INFO all and
 //     everything, not in the default (TestCommandStatsMatchRedis).
+//   - S80: a command that blocked is timed, counted and put in the slow
+//     log once it is served or times out, with the arguments it was sent
+//     with and the time it ran before and after its wait, not the wait;
+//     the commands after it are timed from then (TestSlowlogBlockedCommand,
+//     after Redis's updateStatsOnUnblock).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

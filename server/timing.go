@@ -40,3 +40,39 @@ func (c *conn) observePending(args [][]byte) {
 	c.dropKept()
 	c.mark = t
 }
+
+// deferBlocked holds back the observation of cmd, which blocked: Redis
+// times, counts and logs a blocked command once it is served or times out
+// (blocked.c updateStatsOnUnblock), with the time it ran before and after
+// the wait, not the wait (S80). The runs pipelined before it are observed
+// now; its slow log entry is made now, while its arguments are at hand.
+func (c *conn) deferBlocked(cmd *command, args [][]byte) {
+	c.observePending(nil)
+	c.blockCmd, c.blockRan, c.blockEntry = cmd, c.s.clock()-c.mark, nil
+	if c.s.slow.on() && !cmd.skipSlowlog {
+		e := c.slowEntryOf(cmd, args, len(args), 0)
+		c.blockEntry = &e
+	}
+}
+
+// observeBlocked observes the blocked command deferBlocked held back, now
+// answered, woke being when its wait ended; the commands after it are
+// timed from now, so the wait is no command's time.
+func (c *conn) observeBlocked(woke time.Duration) {
+	cmd, e := c.blockCmd, c.blockEntry
+	c.blockCmd, c.blockEntry = nil, nil
+	if cmd == nil {
+		return
+	}
+	now := c.s.clock()
+	d := max(c.blockRan+now-woke, 0)
+	if cmd.observe != nil {
+		cmd.observe(d, 1)
+	}
+	cmd.stats.nanos.Add(uint64(d))
+	if e != nil && int64(d) >= c.s.slow.atLeast.Load() {
+		e.unix, e.micros = time.Now().Unix(), int64(d/time.Microsecond)
+		c.s.slow.add(*e)
+	}
+	c.mark = now
+}
