@@ -10,7 +10,7 @@ import (
 type command struct {
 	stats  cmdStats // INFO commandstats (cmdstats.go)
 	name   string   // lower case
-	arity  int    // Redis convention: n exact, -n at least n (name included)
+	arity  int      // Redis convention: n exact, -n at least n (name included)
 	flags  []string
 	first  int // first key position, 0 = none
 	last   int // last key position, -1 = last argument

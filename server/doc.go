@@ -766,6 +766,10 @@
 //     with and the time it ran before and after its wait, not the wait;
 //     the commands after it are timed from then (TestSlowlogBlockedCommand,
 //     after Redis's updateStatsOnUnblock).
+//   - S81: a read-only command a script calls makes the script's caller
+//     track, in the default mode, the keys the script declared (KEYS),
+//     not those the command names; a script that calls none tracks
+//     nothing (TestTrackingScriptDeclaredKeys, against redis-server).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -78,20 +78,37 @@ func (c *conn) trackingClient() *conn {
 // remember notes the keys a read-only command reads, before it reads
 // them, for its client in the default mode (trackingRememberKeys): OPTIN
 // only after CLIENT CACHING yes, OPTOUT unless CLIENT CACHING no.
+//
+// A read-only command a script calls makes its caller track the keys the
+// script declared (KEYS), not the ones the command names, as Redis 7.0's
+// call() remembers the caller's keys (S81).
 func (c *conn) remember(cmd *command, args [][]byte) {
 	tc := c.trackingClient()
 	st := tc.trk
-	if st == nil || !st.on || st.bcast || st.optin && !st.caching || st.optout && st.caching || cmd.first == 0 {
+	if st == nil || !st.on || st.bcast || st.optin && !st.caching || st.optout && st.caching {
+		return
+	}
+	var keys [][]byte
+	if c.scriptOf != nil {
+		if tc.script != nil {
+			keys = tc.script.call.Keys
+		}
+	} else if cmd.first > 0 {
+		last := cmd.last
+		if last < 0 {
+			last += len(args)
+		}
+		for i := cmd.first; i <= last && i < len(args); i += max(cmd.step, 1) {
+			keys = append(keys, args[i])
+		}
+	}
+	if len(keys) == 0 {
 		return
 	}
 	t := c.s.trk
-	last := cmd.last
-	if last < 0 {
-		last += len(args)
-	}
 	t.mu.Lock()
-	for i := cmd.first; i <= last && i < len(args); i += max(cmd.step, 1) {
-		k := string(args[i])
+	for _, key := range keys {
+		k := string(key)
 		list := t.keys[k]
 		if !slices.Contains(list, st) {
 			t.keys[k] = append(list, st)

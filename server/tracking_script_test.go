@@ -1,0 +1,33 @@
+package server
+
+import (
+	"testing"
+	"time"
+)
+
+// TestTrackingScriptDeclaredKeys (S81): a script that calls a read-only
+// command makes its caller track the keys it declared, not the ones it
+// read; one that calls none tracks nothing; EVAL_RO the same, as
+// redis-server 7.0 (Redis's unit/tracking "Tracking only occurs for
+// scripts when a command calls a read-only command").
+func TestTrackingScriptDeclaredKeys(t *testing.T) {
+	p := newPeers(t, 2, 3, nil) // RESP3: the invalidations come as pushes
+	drain := func(what string) {
+		for p.sameRead(0, 40*time.Millisecond, what) != "" {
+		}
+	}
+	p.same(0, "CLIENT", "TRACKING", "on")
+	p.same(1, "MSET", "key2{t}", "1", "key2{t}", "1")
+	for _, script := range [][]string{
+		{"EVAL", "redis.call('set', 'key3{t}', 'bar')", "2", "key1{t}", "key2{t}"},
+		{"EVAL", "redis.call('get', 'key3{t}')", "2", "key1{t}", "key2{t}"},
+		{"EVAL_RO", "redis.call('ping')", "2", "key1{t}", "key2{t}"},
+		{"EVAL_RO", "redis.call('get', 'key1{t}')", "2", "key1{t}", "key2{t}"},
+		{"EVAL", "redis.call('get', 'key3{t}'); redis.call('get', 'key4{t}')", "1", "key4{t}"},
+	} {
+		p.same(0, script...)
+		drain("after " + script[1])
+		p.same(1, "MSET", "key2{t}", "2", "key1{t}", "2", "key3{t}", "2", "key4{t}", "2")
+		drain("invalidations after " + script[1])
+	}
+}
