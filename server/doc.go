@@ -769,7 +769,9 @@
 //   - S81: a read-only command a script calls makes the script's caller
 //     track, in the default mode, the keys the script declared (KEYS),
 //     not those the command names; a script that calls none tracks
-//     nothing (TestTrackingScriptDeclaredKeys, against redis-server).
+//     nothing, EVAL_RO and EVALSHA_RO track nothing of their own; other
+//     read-only commands track every key they name, after a numkeys
+//     argument too (TestTrackingScriptDeclaredKeys, against redis-server).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -93,14 +93,8 @@ func (c *conn) remember(cmd *command, args [][]byte) {
 		if tc.script != nil {
 			keys = tc.script.call.Keys
 		}
-	} else if cmd.first > 0 {
-		last := cmd.last
-		if last < 0 {
-			last += len(args)
-		}
-		for i := cmd.first; i <= last && i < len(args); i += max(cmd.step, 1) {
-			keys = append(keys, args[i])
-		}
+	} else if cmd.name != "eval_ro" && cmd.name != "evalsha_ro" { // tracked by what they call, as Redis's call()
+		cmd.eachKey(args, func(k []byte) bool { keys = append(keys, k); return true })
 	}
 	if len(keys) == 0 {
 		return

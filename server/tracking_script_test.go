@@ -9,7 +9,8 @@ import (
 // command makes its caller track the keys it declared, not the ones it
 // read; one that calls none tracks nothing; EVAL_RO the same, as
 // redis-server 7.0 (Redis's unit/tracking "Tracking only occurs for
-// scripts when a command calls a read-only command").
+// scripts when a command calls a read-only command"). Outside scripts, a
+// command's keys after a numkeys argument are tracked as the others.
 func TestTrackingScriptDeclaredKeys(t *testing.T) {
 	p := newPeers(t, 2, 3, nil) // RESP3: the invalidations come as pushes
 	drain := func(what string) {
@@ -30,4 +31,11 @@ func TestTrackingScriptDeclaredKeys(t *testing.T) {
 		p.same(1, "MSET", "key2{t}", "2", "key1{t}", "2", "key3{t}", "2", "key4{t}", "2")
 		drain("invalidations after " + script[1])
 	}
+	// Outside scripts every key a read-only command names is tracked,
+	// those after a numkeys argument too.
+	p.same(0, "ZUNION", "2", "za{t}", "zb{t}")
+	p.same(0, "SINTERCARD", "2", "sa{t}", "sb{t}")
+	p.same(1, "ZADD", "zb{t}", "1", "m")
+	p.same(1, "SADD", "sb{t}", "m")
+	drain("invalidations of numkeys commands' keys")
 }
