@@ -93,7 +93,10 @@ func settables() []settable {
 			})},
 		{name: "tracking-table-max-keys",
 			get:   func(s *Server) string { return strconv.FormatInt(s.conf.trackingMaxKeys.Load(), 10) },
-			check: intParam(0, 1<<63-1, func(s *Server, n int64) { s.conf.trackingMaxKeys.Store(n) })},
+			check: intParam(0, 1<<63-1, func(s *Server, n int64) {
+				s.conf.trackingMaxKeys.Store(n)
+				s.trk.limit(n) // the table shrinks to it now, not at the next read tracked
+			})},
 		{name: "client-output-buffer-limit", get: outputLimits, check: checkOutputLimits},
 		{name: "slowlog-log-slower-than",
 			get:   func(s *Server) string { return strconv.FormatInt(s.slow.slowerThan.Load(), 10) },

@@ -772,6 +772,9 @@
 //     nothing, EVAL_RO and EVALSHA_RO track nothing of their own; other
 //     read-only commands track every key they name, after a numkeys
 //     argument too (TestTrackingScriptDeclaredKeys, against redis-server).
+//   - S83: CONFIG SET tracking-table-max-keys shrinks the tracking table
+//     to the new limit at once, its clients told of each key dropped, as
+//     Redis's trackingLimitUsedSlots (TestTrackingTableBounded).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -108,11 +108,23 @@ func (c *conn) remember(cmd *command, args [][]byte) {
 			t.keys[k] = append(list, st)
 		}
 	}
-	over := int64(len(t.keys)) - c.s.conf.trackingMaxKeys.Load()
-	if c.s.conf.trackingMaxKeys.Load() > 0 && over > 0 {
+	t.limitLocked(c.s.conf.trackingMaxKeys.Load())
+	t.mu.Unlock()
+}
+
+// limit invalidates remembered keys until the table holds at most max (0:
+// unbounded), as Redis's trackingLimitUsedSlots does after CONFIG SET
+// tracking-table-max-keys (S83).
+func (t *tracker) limit(max int64) {
+	t.mu.Lock()
+	t.limitLocked(max)
+	t.mu.Unlock()
+}
+
+func (t *tracker) limitLocked(max int64) {
+	if over := int64(len(t.keys)) - max; max > 0 && over > 0 {
 		t.evictLocked(int(over))
 	}
-	t.mu.Unlock()
 }
 
 // evictLocked invalidates n remembered keys to keep the table within

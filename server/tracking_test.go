@@ -102,8 +102,9 @@ func TestTrackingMatchesRedis(t *testing.T) {
 	})
 }
 
-// TestTrackingTableBounded (S34): past tracking-table-max-keys, keys are
-// invalidated to make room, and the clients that read them are told.
+// TestTrackingTableBounded (S34, S83): past tracking-table-max-keys, keys
+// are invalidated to make room, and the clients that read them are told;
+// lowering the limit shrinks the table at once.
 func TestTrackingTableBounded(t *testing.T) {
 	s, path := startServer(t, nil)
 	c := dialPeer(t, path)
@@ -124,6 +125,19 @@ func TestTrackingTableBounded(t *testing.T) {
 	}
 	if s.trk.evicted.Load() < 90 {
 		t.Fatalf("%d keys invalidated to make room, want at least 90", s.trk.evicted.Load())
+	}
+	// A lower limit shrinks the table at once, its keys invalidated (S83).
+	c.do("CONFIG", "SET", "tracking-table-max-keys", "1")
+	for c.read(200*time.Millisecond) != "" {
+	}
+	s.trk.mu.Lock()
+	n = len(s.trk.keys)
+	s.trk.mu.Unlock()
+	if n > 1 {
+		t.Fatalf("tracking table holds %d keys after CONFIG SET tracking-table-max-keys 1", n)
+	}
+	if s.trk.evicted.Load() < 99 {
+		t.Fatalf("%d keys invalidated, want at least 99", s.trk.evicted.Load())
 	}
 }
 
