@@ -92,7 +92,7 @@ func settables() []settable {
 				s.knobs.set("busy-reply-threshold", strconv.FormatInt(n, 10)) // CONFIG GET answers what was set
 			})},
 		{name: "tracking-table-max-keys",
-			get:   func(s *Server) string { return strconv.FormatInt(s.conf.trackingMaxKeys.Load(), 10) },
+			get: func(s *Server) string { return strconv.FormatInt(s.conf.trackingMaxKeys.Load(), 10) },
 			check: intParam(0, 1<<63-1, func(s *Server, n int64) {
 				s.conf.trackingMaxKeys.Store(n)
 				s.trk.limit(n) // the table shrinks to it now, not at the next read tracked

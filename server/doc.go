@@ -775,6 +775,9 @@
 //   - S83: CONFIG SET tracking-table-max-keys shrinks the tracking table
 //     to the new limit at once, its clients told of each key dropped, as
 //     Redis's trackingLimitUsedSlots (TestTrackingTableBounded).
+//   - S84: INFO's tracking_total_keys, tracking_total_items and
+//     tracking_total_prefixes count as redis-server 7.0's
+//     (TestTrackingInfoTotals).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -121,6 +121,7 @@ type Stats struct {
 	ScriptsCached                        int64
 	ScriptsKilled, ScriptsBusy           uint64
 	TrackingClients, TrackingKeys        int64
+	TrackingItems, TrackingPrefixes      int64
 	TrackingInvalidations, EventsDropped uint64
 	// Hash field expiry: fields expired (Redis's expired_subkeys: by the
 	// sweeper, by a write that dropped them, by a time in the past), the
@@ -210,6 +211,7 @@ func (st Stats) withPushes(s *Server) Stats {
 	st.TrackingClients = s.trk.clients.Load()
 	s.trk.mu.Lock()
 	st.TrackingKeys = int64(len(s.trk.keys))
+	st.TrackingItems, st.TrackingPrefixes = int64(s.trk.items), int64(s.trk.prefixesLocked())
 	s.trk.mu.Unlock()
 	st.TrackingInvalidations, st.EventsDropped = s.trk.sent.Load(), s.evq.dropped.Load()
 	st.HashFieldsExpired, st.HashFieldsUntracked = s.hfe.expired.Load(), s.hfe.untracked.Load()

@@ -32,6 +32,7 @@ type tracker struct {
 	// it read are forgotten lazily, as Redis's ids, without keeping a
 	// closed connection's buffers alive.
 	keys  map[string][]*trackState
+	items int            // the clients of every key in keys, summed (INFO's tracking_total_items)
 	bcast map[*conn]bool // BCAST connections
 	// pending holds the BCAST invalidations of the command running now:
 	// one message per client, prefix and command, where Redis sends one
@@ -106,6 +107,7 @@ func (c *conn) remember(cmd *command, args [][]byte) {
 		list := t.keys[k]
 		if !slices.Contains(list, st) {
 			t.keys[k] = append(list, st)
+			t.items++
 		}
 	}
 	t.limitLocked(c.s.conf.trackingMaxKeys.Load())
@@ -136,6 +138,7 @@ func (t *tracker) evictLocked(n int) {
 			return
 		}
 		delete(t.keys, k)
+		t.items -= len(list)
 		t.sendKeyLocked(nil, []byte(k), list)
 		t.evicted.Add(1)
 		n--
@@ -173,6 +176,7 @@ func (t *tracker) invalidate(writer *conn, keys [][]byte) {
 		}
 		if list, ok := t.keys[string(key)]; ok {
 			delete(t.keys, string(key))
+			t.items -= len(list)
 			t.sendKeyLocked(writer, key, list)
 		}
 	}
@@ -244,6 +248,7 @@ func (t *tracker) invalidateAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.keys = map[string][]*trackState{}
+	t.items = 0
 	t.s.mu.Lock()
 	conns := make([]*conn, 0, len(t.s.conns))
 	for c := range t.s.conns {
@@ -575,4 +580,18 @@ func (c *conn) clientTrackingCmd(sub string, args [][]byte) {
 	default:
 		c.wrongArgs("client|" + sub)
 	}
+}
+
+// prefixesLocked counts the distinct prefixes BCAST clients track (INFO's
+// tracking_total_prefixes, Redis's PrefixTable size).
+func (t *tracker) prefixesLocked() int {
+	seen := map[string]bool{}
+	for c := range t.bcast {
+		if st := c.trk; st != nil {
+			for _, p := range st.prefixes {
+				seen[p] = true
+			}
+		}
+	}
+	return len(seen)
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -38,4 +39,39 @@ func TestTrackingScriptDeclaredKeys(t *testing.T) {
 	p.same(1, "ZADD", "zb{t}", "1", "m")
 	p.same(1, "SADD", "sb{t}", "m")
 	drain("invalidations of numkeys commands' keys")
+}
+
+// TestTrackingInfoTotals (S84): INFO's tracking_total_keys,
+// tracking_total_items and tracking_total_prefixes count as
+// redis-server 7.0's: keys tracked, their clients summed, distinct
+// BCAST prefixes.
+func TestTrackingInfoTotals(t *testing.T) {
+	p := newPeers(t, 4, 3, nil) // 0-2 track, 3 writes and asks
+	p.same(0, "CLIENT", "TRACKING", "on")
+	p.same(1, "CLIENT", "TRACKING", "on")
+	p.same(2, "CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "a:", "PREFIX", "b:")
+	p.same(0, "MGET", "k1", "k2", "k3")
+	p.same(1, "MGET", "k2", "k3")
+	totals := func(info string) string {
+		var out []string
+		for _, l := range strings.Split(info, "\r\n") {
+			if strings.HasPrefix(l, "tracking_total_") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	for _, step := range [][]string{nil, {"DEL", "k2"}, {"FLUSHALL"}} {
+		if step != nil {
+			p.same(3, step...)
+		}
+		ours, peer := totals(p.ours[3].do("INFO", "stats")), totals(p.peer[3].do("INFO", "stats"))
+		if ours == "" || ours != peer {
+			t.Errorf("after %q: tiercache %q, redis-server %q", step, ours, peer)
+		}
+		for i := range 3 { // the invalidations
+			for p.sameRead(i, 40*time.Millisecond, "invalidations") != "" {
+			}
+		}
+	}
 }
