@@ -220,6 +220,7 @@ func (c *conn) cmdFlush(args [][]byte) {
 		return
 	}
 	c.s.hfe.clear()
+	c.s.trk.forgetAll() // with a client tracking, afterWrite tells it too (invalidateAll)
 	if !async {
 		if err := c.s.cache.WaitPurge(context.Background()); err != nil {
 			c.cacheError(err)

@@ -239,16 +239,32 @@ func (t *tracker) sendKeyLocked(writer *conn, key []byte, list []*trackState) {
 	}
 }
 
+// forgetAll empties the table, as every flush does even while no client
+// tracks: a client that turns tracking on again would hear of keys it read
+// before (S85, trackingInvalidateKeysOnFlush).
+func (t *tracker) forgetAll() {
+	t.mu.Lock()
+	t.forgetLocked()
+	t.mu.Unlock()
+}
+
+func (t *tracker) forgetLocked() {
+	if len(t.keys) > 0 {
+		t.keys = map[string][]*trackState{}
+		t.items = 0
+	}
+}
+
 // invalidateAll tells every tracking client that every key changed (a
 // null), and forgets the table (trackingInvalidateKeysOnFlush).
 func (t *tracker) invalidateAll() {
 	if !t.active() {
+		t.forgetAll()
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.keys = map[string][]*trackState{}
-	t.items = 0
+	t.forgetLocked()
 	t.s.mu.Lock()
 	conns := make([]*conn, 0, len(t.s.conns))
 	for c := range t.s.conns {

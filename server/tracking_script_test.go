@@ -75,3 +75,24 @@ func TestTrackingInfoTotals(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackingFlushWithNoTracker (S85): FLUSHALL empties the tracking
+// table even while no client tracks: a client that read a key, turned
+// tracking off, and on again after the flush hears nothing of that key,
+// as from redis-server (trackingInvalidateKeysOnFlush).
+func TestTrackingFlushWithNoTracker(t *testing.T) {
+	p := newPeers(t, 2, 3, nil)
+	p.same(0, "CLIENT", "TRACKING", "on")
+	p.same(0, "GET", "key1")
+	p.same(0, "CLIENT", "TRACKING", "off")
+	p.same(1, "FLUSHALL")
+	p.same(0, "CLIENT", "TRACKING", "on")
+	p.same(1, "SET", "key1", "1")
+	p.sameRead(0, 100*time.Millisecond, "an invalidation of a key read before the flush")
+	ours, peer := p.ours[1].do("INFO", "stats"), p.peer[1].do("INFO", "stats")
+	for _, f := range []string{"tracking_total_keys:0\r\n", "tracking_total_items:0\r\n"} {
+		if strings.Contains(ours, f) != strings.Contains(peer, f) {
+			t.Errorf("%q: in tiercache's INFO %v, in redis-server's %v", f, strings.Contains(ours, f), strings.Contains(peer, f))
+		}
+	}
+}
