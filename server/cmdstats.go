@@ -37,6 +37,18 @@ func (c *conn) countCall(cmd *command) {
 	c.errMark = errs
 }
 
+// countGets counts n GETs a run answered without run (getRun, getBatch)
+// in GET's commandstats, failed as many as errors were answered since
+// errs.
+func (c *conn) countGets(n int, errs uint64) {
+	st := &c.s.get.stats
+	st.calls.Add(uint64(n))
+	if e := c.w.Errors() - errs; e > 0 {
+		st.failed.Add(e)
+	}
+	c.errMark = c.w.Errors()
+}
+
 // writeCommandStats writes INFO's commandstats section: a line for each
 // command called, rejected or failed since the start, by name. The time
 // is what the latency histograms and the slow log measure, so it is

@@ -3,13 +3,15 @@ package server
 import (
 	"regexp"
 	"testing"
+	"time"
 )
 
 // TestCommandStatsMatchRedis (S79): INFO commandstats counts calls,
 // rejected calls (refused before running: arity, inside MULTI, a refused
 // EXEC) and failed calls (ran and answered an error; EXEC not failed by
 // the commands it ran) as redis-server 7.0 does; the times are not
-// compared. INFO and INFO default leave the section out, INFO all has it.
+// compared; GETs answered as a pipelined run count one by one. INFO and
+// INFO default leave the section out, INFO all has it.
 func TestCommandStatsMatchRedis(t *testing.T) {
 	p := newPeers(t, 1, 2, nil)
 	for _, cmd := range [][]string{
@@ -20,6 +22,16 @@ func TestCommandStatsMatchRedis(t *testing.T) {
 	} {
 		p.same(0, cmd...)
 	}
+	// A pipelined run of GETs (getRun): each GET a call, WRONGTYPE failed.
+	p.same(0, "RPUSH", "l", "x")
+	for _, side := range [][]*rawPeer{p.ours, p.peer} {
+		for i := range 20 {
+			side[0].send("GET", []string{"a", "l", "nosuch"}[i%3])
+		}
+	}
+	for range 20 {
+		p.sameRead(0, 5*time.Second, "a pipelined GET's reply")
+	}
 	line := regexp.MustCompile(`cmdstat_(\w+):calls=(\d+),usec=\d+,usec_per_call=[\d.]+,rejected_calls=(\d+),failed_calls=(\d+)`)
 	stats := func(info string) map[string]string {
 		m := map[string]string{}
@@ -29,7 +41,7 @@ func TestCommandStatsMatchRedis(t *testing.T) {
 		return m
 	}
 	ours, peer := stats(p.ours[0].do("INFO", "commandstats")), stats(p.peer[0].do("INFO", "commandstats"))
-	for _, n := range []string{"set", "get", "lpush", "multi", "exec", "incr", "hset", "hget", "incrby"} {
+	for _, n := range []string{"set", "get", "lpush", "multi", "exec", "incr", "hset", "hget", "incrby", "rpush"} {
 		if ours[n] == "" || ours[n] != peer[n] {
 			t.Errorf("cmdstat_%s calls/rejected/failed: tiercache %q, redis-server %q", n, ours[n], peer[n])
 		}

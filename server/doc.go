@@ -778,9 +778,10 @@
 //   - S84: INFO's tracking_total_keys, tracking_total_items and
 //     tracking_total_prefixes count as redis-server 7.0's
 //     (TestTrackingInfoTotals).
-//   - S85: FLUSHALL empties the tracking table also while no client
-//     tracks, so that one turning tracking on again hears nothing of keys
-//     read before (TestTrackingFlushWithNoTracker).
+//   - S85: FLUSHALL empties the tracking table, and a write drops its
+//     keys from it, also while no client tracks, so that one turning
+//     tracking on again hears nothing of keys read before
+//     (TestTrackingFlushWithNoTracker).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -18,6 +18,7 @@ func (c *conn) getRun() {
 	n := 0
 	var now int64
 	var last []byte
+	errs := c.w.Errors()
 	for !c.coldGet {
 		key, ok := c.rd.NextGet()
 		if !ok {
@@ -36,6 +37,7 @@ func (c *conn) getRun() {
 		n++
 	}
 	if n > 0 {
+		c.countGets(n, errs)
 		c.observeBatch(n, last)
 	}
 	if c.coldGet {
@@ -77,6 +79,7 @@ func (c *conn) getBatch() {
 	}
 	c.s.stats.getBatches.Add(1)
 	c.s.stats.getBatched.Add(uint64(len(keys)))
+	defer c.countGets(len(keys), c.w.Errors())
 	for rest := keys; len(rest) > 0; {
 		vals, kinds, n, err := c.s.cache.MGetPrefixAnyIn(&c.getChunks, rest, int64(c.s.opts.ColdGetBatchBytes))
 		if err != nil || n < 1 {

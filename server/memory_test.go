@@ -31,8 +31,10 @@ func TestIdleConnectionsHoldNoBuffers(t *testing.T) {
 	s, path := startServer(t, nil)
 	const n = 500
 	idleConns(t, s, path, n)()
-	for s.Stats().ConnectedClients != 0 {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(20 * time.Second); s.Stats().ConnectedClients != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections still open 20 s after their clients closed", s.Stats().ConnectedClients)
+		}
 	}
 	before := heapAfterGC()
 	defer idleConns(t, s, path, n)()

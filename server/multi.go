@@ -93,6 +93,7 @@ func (c *conn) cmdExec(args [][]byte) {
 	for i, cmd := range tx.cmds {
 		c.runWrite(cmd, tx.args[i])
 	}
+	c.refused = false // its last command's refusal is not EXEC's (countCall, MONITOR)
 }
 
 func (c *conn) cmdDiscard(args [][]byte) {

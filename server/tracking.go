@@ -32,8 +32,11 @@ type tracker struct {
 	// it read are forgotten lazily, as Redis's ids, without keeping a
 	// closed connection's buffers alive.
 	keys  map[string][]*trackState
-	items int            // the clients of every key in keys, summed (INFO's tracking_total_items)
-	bcast map[*conn]bool // BCAST connections
+	items int // the clients of every key in keys, summed (INFO's tracking_total_items)
+	// tabled is len(keys), stored under mu after each change, read
+	// without it (active).
+	tabled atomic.Int64
+	bcast  map[*conn]bool // BCAST connections
 	// pending holds the BCAST invalidations of the command running now:
 	// one message per client, prefix and command, where Redis sends one
 	// per client and prefix each event loop cycle (so for a pipelined
@@ -65,7 +68,10 @@ func newTracker(s *Server) *tracker {
 	return &tracker{s: s, keys: map[string][]*trackState{}, bcast: map[*conn]bool{}}
 }
 
-func (t *tracker) active() bool { return t.clients.Load() > 0 }
+// active reports whether writes must reach the tracker: a client tracks,
+// or the table still holds keys read while one did (Redis removes a
+// written key from its table whether or not anyone tracks now).
+func (t *tracker) active() bool { return t.clients.Load() > 0 || t.tabled.Load() > 0 }
 
 // trackingClient is the connection whose tracking a command's reads and
 // writes count for: the script's caller for a script's commands.
@@ -94,7 +100,7 @@ func (c *conn) remember(cmd *command, args [][]byte) {
 		if tc.script != nil {
 			keys = tc.script.call.Keys
 		}
-	} else if cmd.name != "eval_ro" && cmd.name != "evalsha_ro" { // tracked by what they call, as Redis's call()
+	} else if cmd.name != "eval_ro" && cmd.name != "evalsha_ro" && cmd.name != "fcall_ro" { // tracked by what they call, as Redis's call()
 		cmd.eachKey(args, func(k []byte) bool { keys = append(keys, k); return true })
 	}
 	if len(keys) == 0 {
@@ -110,6 +116,7 @@ func (c *conn) remember(cmd *command, args [][]byte) {
 			t.items++
 		}
 	}
+	t.tabled.Store(int64(len(t.keys)))
 	t.limitLocked(c.s.conf.trackingMaxKeys.Load())
 	t.mu.Unlock()
 }
@@ -126,6 +133,7 @@ func (t *tracker) limit(max int64) {
 func (t *tracker) limitLocked(max int64) {
 	if over := int64(len(t.keys)) - max; max > 0 && over > 0 {
 		t.evictLocked(int(over))
+		t.tabled.Store(int64(len(t.keys)))
 	}
 }
 
@@ -176,6 +184,7 @@ func (t *tracker) invalidate(writer *conn, keys [][]byte) {
 		}
 		if list, ok := t.keys[string(key)]; ok {
 			delete(t.keys, string(key))
+			t.tabled.Store(int64(len(t.keys)))
 			t.items -= len(list)
 			t.sendKeyLocked(writer, key, list)
 		}
@@ -252,6 +261,7 @@ func (t *tracker) forgetLocked() {
 	if len(t.keys) > 0 {
 		t.keys = map[string][]*trackState{}
 		t.items = 0
+		t.tabled.Store(0)
 	}
 }
 

@@ -76,10 +76,11 @@ func TestTrackingInfoTotals(t *testing.T) {
 	}
 }
 
-// TestTrackingFlushWithNoTracker (S85): FLUSHALL empties the tracking
-// table even while no client tracks: a client that read a key, turned
-// tracking off, and on again after the flush hears nothing of that key,
-// as from redis-server (trackingInvalidateKeysOnFlush).
+// TestTrackingFlushWithNoTracker (S85): FLUSHALL, and a write of a key,
+// empty the tracking table of it even while no client tracks: a client
+// that read a key, turned tracking off, and on again after the flush or
+// the write hears nothing of that key, as from redis-server
+// (trackingInvalidateKeysOnFlush, trackingInvalidateKey).
 func TestTrackingFlushWithNoTracker(t *testing.T) {
 	p := newPeers(t, 2, 3, nil)
 	p.same(0, "CLIENT", "TRACKING", "on")
@@ -89,6 +90,13 @@ func TestTrackingFlushWithNoTracker(t *testing.T) {
 	p.same(0, "CLIENT", "TRACKING", "on")
 	p.same(1, "SET", "key1", "1")
 	p.sameRead(0, 100*time.Millisecond, "an invalidation of a key read before the flush")
+	// A write while no client tracks drops the key from the table too.
+	p.same(0, "GET", "key2")
+	p.same(0, "CLIENT", "TRACKING", "off")
+	p.same(1, "SET", "key2", "1")
+	p.same(0, "CLIENT", "TRACKING", "on")
+	p.same(1, "SET", "key2", "2")
+	p.sameRead(0, 100*time.Millisecond, "an invalidation of a key written while no client tracked")
 	ours, peer := p.ours[1].do("INFO", "stats"), p.peer[1].do("INFO", "stats")
 	for _, f := range []string{"tracking_total_keys:0\r\n", "tracking_total_items:0\r\n"} {
 		if strings.Contains(ours, f) != strings.Contains(peer, f) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 )
 
@@ -170,6 +171,15 @@ func TestDumpRefusals(t *testing.T) {
 	// An LZF string declaring 1 GiB is refused before it is allocated.
 	if _, err := DecodeDump(seal("\x00\xc3\x01\x81\x00\x00\x00\x00\x40\x00\x00\x00\x00a", 10), DumpLimits{MaxItems: 10, MaxBytes: 1 << 20}); !errors.As(err, &le) {
 		t.Fatalf("lzf: %v", err)
+	}
+	// One compressed byte declaring 1 MiB, within the limits, is refused
+	// before the MiB is taken: LZF yields at most 88 bytes a byte.
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	_, err := DecodeDump(seal("\x00\xc3\x01\x80\x00\x10\x00\x00a", 10), DumpLimits{MaxItems: 10, MaxBytes: 1 << 21})
+	runtime.ReadMemStats(&m1)
+	if !errors.Is(err, ErrDumpFormat) || m1.TotalAlloc-m0.TotalAlloc > 64<<10 {
+		t.Fatalf("lzf of 1 byte declaring 1 MiB: %v, %d bytes allocated", err, m1.TotalAlloc-m0.TotalAlloc)
 	}
 }
 

@@ -165,6 +165,13 @@ func (r *rdbReader) lzf() ([]byte, error) {
 	if err := r.addBytes(ulen); err != nil {
 		return nil, err
 	}
+	// An LZF back-reference (lzf_d.c: a control byte, a length byte, an
+	// offset byte) yields at most 7+255+2 = 264 bytes from 3, a literal
+	// run fewer than it takes: a length past 88 times the compressed
+	// bytes is a lie, refused before its memory is taken.
+	if ulen > 88*uint64(len(c)) {
+		return nil, ErrDumpFormat
+	}
 	out, ok := lzfDecompress(make([]byte, 0, ulen), c)
 	if !ok || uint64(len(out)) != ulen {
 		return nil, ErrDumpFormat
