@@ -87,7 +87,7 @@ type migrateItem struct {
 // answers before anything is sent. Each key the target acknowledged is
 // deleted unless COPY, also when a later one failed (Redis deletes as the
 // acknowledgements arrive): those deletions are DEL's, with "del"
-// events, WATCH and tracking (S94). MIGRATE holds the transaction lock
+// events, WATCH and tracking (S95). MIGRATE holds the transaction lock
 // exclusively, as Redis blocks while it migrates, so no write comes
 // between the read and the delete.
 func (c *conn) cmdMigrate(args [][]byte) {
@@ -137,7 +137,7 @@ func (c *conn) cmdMigrate(args [][]byte) {
 // migrated runs the hooks of DEL for keys MIGRATE deleted: WATCH is
 // touched, "del" published and tracking clients told, also when MIGRATE
 // answers an error (runWrite's hooks do not run then, and the command's
-// events are its own: evMigrate adds none).
+// events are its own: evNone adds none).
 func (c *conn) migrated(keys [][]byte) {
 	c.noop, c.touched = false, true
 	c.s.touch(touchKeys, append([][]byte{nil}, keys...))

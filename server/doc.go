@@ -812,7 +812,8 @@
 //     MULTI and in scripts, holds the transaction lock exclusively while
 //     it waits for the target (as Redis blocks), and in cluster mode is
 //     CROSSSLOT for keys of two slots and sends RESTORE-ASKING
-//     (TestMigrateEverywhere).
+//     (TestMigrateEverywhere; MULTI, scripts and the "del" events
+//     against redis-server in TestMigrateMatchesRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

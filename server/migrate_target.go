@@ -42,12 +42,12 @@ func migrate(host string, port []byte, o migrateArgs, items []migrateItem, clust
 	// (anetTcpNonBlockConnect): only a failure there is "connecting";
 	// a refused or timed out connect fails the first write
 	// (connSocketBlockingConnect reports success either way).
-	addr, err := net.ResolveTCPAddr("tcp", net.JoinHostPort(host, strconv.Itoa(atoi(port))))
-	if err != nil || host == "" { // getaddrinfo of "" fails; Go would dial the local host
+	addr := net.JoinHostPort(host, strconv.Itoa(atoi(port)))
+	if _, err := net.ResolveTCPAddr("tcp", addr); err != nil || host == "" { // getaddrinfo of "" fails; Go would dial the local host
 		return nil, errMigrateConnect
 	}
 	for retried := false; ; retried = true {
-		nc, err := net.DialTimeout("tcp", addr.String(), o.timeout)
+		nc, err := net.DialTimeout("tcp", addr, o.timeout) // each address the name has, in turn, as anetTcpGenericConnect
 		if err != nil {
 			if retried || timedOut(err) {
 				return nil, errMigrateIO(true)
