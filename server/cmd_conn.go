@@ -284,7 +284,7 @@ func (c *conn) writeCommandInfo(cmd *command) {
 	c.w.Array(10)
 	c.w.BulkString(cmd.name)
 	c.w.Int(int64(cmd.arity))
-	movable := cmd.keyNum > 0 || cmd.movable || cmd.storeKeys != nil // Redis's movablekeys: the keys follow a numkeys argument or a keyword, or SORT's
+	movable := cmd.keyNum > 0 || cmd.movable || cmd.storeKeys != nil || cmd.keysOf != nil // Redis's movablekeys: the keys follow a numkeys argument or a keyword, or SORT's
 	hidden := boolInt(cmd.mayReplicate)
 	c.w.Set(len(cmd.flags) - hidden + boolInt(movable))
 	for _, f := range cmd.flags {

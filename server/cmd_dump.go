@@ -22,34 +22,32 @@ import (
 // (S73). A hash with a field expiry left is refused (errDumpFieldTTL):
 // 7.0's payload has no place for it.
 func (c *conn) cmdDump(args [][]byte) {
-	rec, kind, _, exists, _, err := c.s.cache.ViewAny(nil, args[1])
+	c.valueReply(c.dumpPayload(args[1])) // the payload is a new buffer, which may be c.scratch next
+}
+
+// dumpPayload is key's value as DUMP's payload; exists is false when
+// there is no key (a hash whose fields all expired is none). A hash with
+// a field expiry left is refused with errDumpFieldTTL (DUMP, MIGRATE).
+func (c *conn) dumpPayload(key []byte) (payload []byte, exists bool, err error) {
+	rec, kind, _, exists, _, err := c.s.cache.ViewAny(nil, key)
 	if err == nil && exists && kind == kindHash {
 		var minExp int64
 		rec, minExp, _, err = hash.Live(nil, rec, c.now()/int64(time.Millisecond), false)
 		switch {
 		case err == nil && minExp != 0:
-			c.w.Error(errDumpFieldTTL)
-			return
+			return nil, true, replyError(errDumpFieldTTL)
 		case err == nil && hash.Empty(rec):
 			exists = false // every field expired: the hash is gone
 		}
 	}
-	switch {
-	case err != nil:
-		c.cacheError(err)
-		return
-	case !exists:
-		c.st.misses.Add(1)
-		c.w.Null()
-		return
+	if err != nil || !exists {
+		return nil, exists, err
 	}
-	c.st.hits.Add(1)
 	d, err := dumpedOf(rec, kind)
 	if err != nil {
-		c.cacheError(err)
-		return
+		return nil, true, err
 	}
-	c.w.Bulk(value.EncodeDump(make([]byte, 0, value.DumpSize(d)), d))
+	return value.EncodeDump(make([]byte, 0, value.DumpSize(d)), d), true, nil
 }
 
 // dumpedOf is the payload's value of rec, a record of kind k.

@@ -74,6 +74,11 @@ type command struct {
 	// cluster's slot rules read them (CROSSSLOT, a script's slot), COMMAND
 	// INFO shows them; COMMAND GETKEYS answers that there is no key.
 	notKey bool
+	// keysOf, when set, finds the keys in place of the key positions
+	// above (eachKey), which COMMAND INFO still shows as Redis's legacy
+	// range: MIGRATE's key argument or the keys after its KEYS
+	// (migrateKeys). Such keys are movable.
+	keysOf func(args [][]byte, f func(key []byte) bool)
 }
 
 // CommandNames lists the commands the server implements, lower case.

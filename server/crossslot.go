@@ -16,6 +16,10 @@ import (
 // are arguments, gives no key at all, as Redis's key functions of EVAL and
 // ZUNIONSTORE give none for a command that will be refused.
 func (cmd *command) eachKey(args [][]byte, f func(key []byte) bool) {
+	if cmd.keysOf != nil {
+		cmd.keysOf(args, f)
+		return
+	}
 	n := 0
 	if cmd.keyNum > 0 {
 		if cmd.keyNum >= len(args) {
@@ -102,7 +106,7 @@ func geoStoreKeys(from int) func(args [][]byte, f func(key []byte) bool) {
 // multiKey reports whether cmd may name more than one key: a command of
 // one key is never refused, and its key is not even hashed.
 func (cmd *command) multiKey() bool {
-	return cmd.keyNum > 0 || cmd.storeKeys != nil || cmd.first > 0 && cmd.first != cmd.last
+	return cmd.keyNum > 0 || cmd.storeKeys != nil || cmd.keysOf != nil || cmd.first > 0 && cmd.first != cmd.last
 }
 
 // slotCheck follows the hash slot of the keys it is given, as Redis

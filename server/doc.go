@@ -43,7 +43,7 @@
 // monitor.go) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
 // PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
 // EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME TTL PTTL PERSIST RENAME
-// RENAMENX COPY DUMP RESTORE(REPLACE ABSTTL IDLETIME FREQ) RANDOMKEY TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL
+// RENAMENX COPY DUMP RESTORE(REPLACE ABSTTL IDLETIME FREQ) MIGRATE(COPY REPLACE AUTH AUTH2 KEYS) RANDOMKEY TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL
 // FLUSHDB INFO. GETDEL, GETEX, SET ... GET, RENAME and COPY read and
 // change keys in one step (tier.Cache.GetDel, tier.Cache.GetEx, tier.Cache.SetGet,
 // tier.Cache.Rename, tier.Cache.Copy).
@@ -782,6 +782,38 @@
 //     keys from it, also while no client tracks, so that one turning
 //     tracking on again hears nothing of keys read before
 //     (TestTrackingFlushWithNoTracker).
+//   - S93: MIGRATE answers as redis-server 7.0's migrateCommand, in its
+//     order: the options (syntax errors, KEYS after a key that is not
+//     empty), the timeout, the database; NOKEY when none of the keys
+//     exists; then the target's first error passed on ("Target instance
+//     replied with error: ..."), or IOERR ("connecting to the client"
+//     when the address does not resolve, "writing" when the connect is
+//     refused or times out, "reading" when the target does not answer
+//     within the timeout), a socket error that is not a timeout retried
+//     once on a new connection; a database of -1 sends no SELECT, as on
+//     Redis's new connection; COMMAND GETKEYS names its keys as Redis's
+//     key specs then migrateGetKeys do, and monitors see AUTH's and
+//     AUTH2's arguments redacted (TestMigrateMatchesRedis, against
+//     redis-server as the source, RESP2 and RESP3).
+//   - S94: the keys of every type and encoding tiercache migrates to
+//     redis-server 7.0 arrive with the value and the TTL they had, one
+//     key or several (KEYS), to any database; COPY keeps them, REPLACE
+//     replaces the target's; a BUSYKEY or a target's AUTH refusal is
+//     passed on and the source keeps the key; a target that does not
+//     answer, closes, or is not there gets IOERR and the source is
+//     unchanged (TestMigrateToRedis).
+//   - S95: a key MIGRATE deletes (acknowledged by the target, no COPY) is
+//     deleted as DEL deletes it (tier.Cache.Delete: tenants, the remote
+//     tier), WATCH touched, "del" published and tracking clients told,
+//     also when a later key's error is answered, as Redis deletes each
+//     key as its RESTORE is acknowledged; COPY and a MIGRATE that
+//     deleted nothing touch nothing; a hash with a field expiry left is
+//     refused (errDumpFieldTTL) before anything is sent; MIGRATE runs in
+//     MULTI and in scripts, holds the transaction lock exclusively while
+//     it waits for the target (as Redis blocks), and in cluster mode is
+//     CROSSSLOT for keys of two slots and sends RESTORE-ASKING
+//     (TestMigrateEverywhere; MULTI, scripts and the "del" events
+//     against redis-server in TestMigrateMatchesRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -933,6 +965,18 @@
 //     LFU counter to give a key). DUMP writes the plain encodings (a
 //     count and strings; RDB_TYPE_LIST, SET, ZSET_2, HASH), not byte for
 //     byte Redis's payload.
+//   - MIGRATE dials the target for each call (migrate_target.go) where
+//     Redis keeps the connection for 10 s: each call sends AUTH if given
+//     and SELECT, so a call after one that authenticated needs its AUTH
+//     again (Redis's cached connection stays authenticated), and INFO has
+//     no migrate_cached_sockets. The RESTOREs follow the SELECT in the
+//     same write, as Redis's: a target that refuses the SELECT (a
+//     database other than 0 on tiercache, which is single-database)
+//     restores the keys in its current database while the source keeps
+//     them and answers the SELECT's error. Its wait for the target is
+//     bounded by the timeout for the connect, each 64 KiB written and each
+//     reply line; meanwhile it holds the transaction lock exclusively,
+//     so no other command that touches keys runs, as Redis blocks.
 //   - SCAN ... TYPE with a type name Redis 7.0 does not know is an error,
 //     as in Redis 7.2 (7.0 matches nothing).
 //   - The umask is narrowed process-wide for the instant of bind(2);

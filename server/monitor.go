@@ -210,7 +210,8 @@ const redactedText = "(redacted)"
 // (redactClientCommandArgument): AUTH's arguments unless it has more than
 // two; HELLO's AUTH username and password, if its protocol version is 2
 // or 3, up to an option it does not know; the value of CONFIG SET
-// requirepass and masterauth (its sensitive parameters).
+// requirepass and masterauth (its sensitive parameters); MIGRATE's AUTH
+// password and AUTH2 username and password.
 func redactedArgs(cmd *command, args [][]byte) func(i int) bool {
 	none := func(int) bool { return false }
 	switch cmd.name {
@@ -236,6 +237,23 @@ func redactedArgs(cmd *command, args [][]byte) func(i int) bool {
 			case opt == "setname" && more >= 1:
 				i++
 			default:
+				i = len(args)
+			}
+		}
+		return func(i int) bool { return slices.Contains(red, i) }
+	case "migrate": // migrateCommand redacts AUTH's and AUTH2's arguments as it parses them
+		var red []int
+		for i := 6; i < len(args); i++ {
+			more := len(args) - i - 1
+			switch opt := strings.ToLower(string(args[i])); {
+			case opt == "copy" || opt == "replace":
+			case opt == "auth" && more >= 1:
+				red = append(red, i+1)
+				i++
+			case opt == "auth2" && more >= 2:
+				red = append(red, i+1, i+2)
+				i += 2
+			default: // KEYS, or a syntax error
 				i = len(args)
 			}
 		}

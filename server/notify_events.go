@@ -48,6 +48,7 @@ var commandEvents = map[string]eventFunc{
 	"renamenx":     evRename,
 	"copy":         evCopy,
 	"restore":      evRestore,
+	"migrate":      evNone, // its "del"s are published as it deletes (cmdMigrate), also before an error
 	"lpush":        evOne(notifyList, "lpush"),
 	"lpushx":       evOne(notifyList, "lpush"),
 	"rpush":        evOne(notifyList, "rpush"),
@@ -436,3 +437,6 @@ func storeEvent(cmd string) string {
 	}
 	return cmd
 }
+
+// evNone: the command published its events itself (MIGRATE).
+func evNone(*conn, [][]byte) {}

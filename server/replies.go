@@ -128,7 +128,27 @@ const (
 	errRestoreTTL  = "ERR Invalid TTL value, must be >= 0"
 	errRestoreIdle = "ERR Invalid IDLETIME value, must be >= 0"
 	errRestoreFreq = "ERR Invalid FREQ value, must be >= 0 and <= 255"
+	// MIGRATE (cluster.c migrateCommand and migrateGetSocket, Redis 7.0)
+	errMigrateKeys    = "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string"
+	errMigrateConnect = "IOERR error or timeout connecting to the client"
+	migrateNoKey      = "NOKEY" // a status reply, not an error
 )
+
+// errMigrateIO is MIGRATE's refusal after a socket error or timeout
+// talking to the target (migrateCommand's socket_err: "-IOERR error or
+// timeout %s to target instance").
+func errMigrateIO(writing bool) string {
+	if writing {
+		return "IOERR error or timeout " + "writing" + " to target instance"
+	}
+	return "IOERR error or timeout " + "reading" + " to target instance"
+}
+
+// errMigrateTarget passes on the first error the target answered, its
+// leading '-' dropped ("Target instance replied with error: %s").
+func errMigrateTarget(text []byte) string {
+	return "ERR Target instance replied with error: " + string(text)
+}
 
 // errSubcommandSyntax is addReplySubcommandSyntaxError's text (cmd upper
 // case).
