@@ -137,9 +137,14 @@ func (c *conn) dispatch(args [][]byte) {
 		c.w.Simple("QUEUED")
 		return
 	}
+	// The clients the command served get their results once its
+	// invalidations went out (S90); deferred too, so that a panic in the
+	// command leaves none of them waiting.
+	defer c.handOff()
 	if cmd.txControl || cmd.lockFree {
 		c.run(cmd, args) // EXEC and EVAL take the transaction lock themselves
 		c.s.trk.flushBcast()
+		c.handOff()
 		return
 	}
 	if cmd.exclusive || cmd.exclusiveFor != nil && cmd.exclusiveFor(args) {
@@ -150,10 +155,12 @@ func (c *conn) dispatch(args [][]byte) {
 		}
 		c.runWrite(cmd, args)
 		c.s.trk.flushBcast()
+		c.handOff()
 		return
 	}
 	c.runShared(cmd, args)
 	c.s.trk.flushBcast()
+	c.handOff()
 	if c.blocked != nil {
 		c.awaitBlocked() // outside the transaction lock: a blocked client holds no lock
 	}

@@ -117,6 +117,8 @@ type conn struct {
 	lastCmd    atomic.Pointer[command]
 	events     []keyEvent
 	evKeys     [][]byte
+	servedTo   *conn    // the blocked client whose serve's events are being emitted (servedEvents)
+	evServed   []*conn  // flushEvents' clients served so far
 	pre        []bool   // the running write's keys existed before it (beforeWrite)
 	newKeys    [][]byte // the keys it created ("new" events)
 	// mark is when the last timed command ended (Server.clock), valid while

@@ -782,6 +782,17 @@
 //     keys from it, also while no client tracks, so that one turning
 //     tracking on again hears nothing of keys read before
 //     (TestTrackingFlushWithNoTracker).
+//   - S90: a tracking client blocked in BLMOVE, BRPOPLPUSH, BLPOP,
+//     BZPOPMIN... and served by another client's write gets the
+//     invalidations of that write first, then its reply, then those its
+//     serve caused (its NOLOOP counts the serve's changes as its own) and
+//     the BCAST ones, as redis-server 7.0, which serves a blocked client
+//     after the write as its current client: a waiter served while a
+//     client tracks is handed its result once the serving command's
+//     invalidations are queued, and what its serve caused waits in its
+//     push queue for its reply (TestServedWaiterInvalidationAfterReply,
+//     byte for byte against redis-server in RESP3 and RESP2 with REDIRECT;
+//     Redis's unit "Unblocked BLMOVE gets notification after response").
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
