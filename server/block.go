@@ -493,15 +493,25 @@ func (c *conn) pushBack(w *waiter, res blockResult) {
 	}
 }
 
+// blockServed answers a blocked command ended by something other than
+// its timeout. Ended by CLIENT UNBLOCK (TIMEOUT or ERROR) or served an
+// error it is failed in commandstats, as redis-server 7.0 counts it
+// (updateStatsOnUnblock, which CLIENT UNBLOCK calls with had_errors set,
+// S91); its call was counted as it blocked.
 func (c *conn) blockServed(w *waiter, res blockResult) {
 	switch {
 	case res.closed:
 		c.quit = true
 	case res.unblocked == unblockTimeout:
 		c.timedOut(w) // as its timeout answers: WAIT 0, a pop a nil array
+		c.cmd.stats.failed.Add(1)
 	case res.unblocked == unblockError:
 		c.w.Error(errUnblocked)
+		c.cmd.stats.failed.Add(1)
 	default:
 		c.blockReply(w, res)
+		if res.err != nil {
+			c.cmd.stats.failed.Add(1)
+		}
 	}
 }

@@ -214,7 +214,8 @@ func (s *Server) lookup(name []byte) *command {
 
 // lockShared takes the transaction lock shared for cmd. While a script
 // holds it past busy-reply-threshold a command that is not allowBusy is
-// answered BUSY instead (false), also one that was already waiting. A
+// answered BUSY instead (false), also one that was already waiting: refused
+// (rejected in commandstats, S91), as by Redis's processCommand. A
 // client killed while it waited gets no lock (false, nothing answered):
 // its command does not run after CLIENT KILL answered (S54).
 func (c *conn) lockShared(cmd *command) bool {
@@ -232,7 +233,7 @@ func (c *conn) lockShared(cmd *command) bool {
 		case rs == nil:
 			time.Sleep(50 * time.Microsecond) // a script is about to start, or just ended
 		case rs.past.Load() && !cmd.allowBusy:
-			c.w.Error(errBusyScript)
+			c.reject(cmd, errBusyScript)
 			return false
 		default:
 			s.scr.waitScript(rs, rs.past.Load())
@@ -282,7 +283,7 @@ func (c *conn) run(cmd *command, args [][]byte) {
 			defer c.remember(cmd, args) // runs before tracked: CLIENT CACHING still counts
 		}
 	}
-	c.refused = false
+	c.refused, c.errElsewhere = false, false
 	c.errMark = c.w.Errors()
 	if !c.s.timing.Load() {
 		c.timed = false
@@ -391,8 +392,12 @@ func (c *conn) wrongArgs(name string) {
 	c.w.Error(errWrongArgs(name))
 }
 
-// wrongArity answers a wrong argument count of the running command.
-func (c *conn) wrongArity() { c.wrongArgs(c.cmd.name) }
+// wrongArity answers a wrong argument count the running command finds
+// as it runs (HSET's odd pairs, LPOP's extra argument...): an error of the
+// command's own, failed in commandstats, as Redis's addReplyErrorArity
+// from inside the command (S91), unlike the count the command table
+// checks first (wrongArgs).
+func (c *conn) wrongArity() { c.w.Error(errWrongArgs(c.cmd.name)) }
 
 // unknownSubcommand answers an unknown subcommand, which Redis refuses
 // before running it, as wrongArgs.

@@ -64,6 +64,9 @@ type conn struct {
 	// refused is set by the command running when it answered an error
 	// Redis gives before running a command (wrongArgs, unknownSubcommand).
 	refused bool
+	// errElsewhere is set by the command running when it gave another
+	// client an error reply (CLIENT UNBLOCK ERROR): it failed (countCall).
+	errElsewhere bool
 	// blockCmd is a blocked command not observed yet, blockRan the time
 	// it ran before it waited, blockEntry its slow log entry (nil: none)
 	// (deferBlocked, observeBlocked).

@@ -793,6 +793,16 @@
 //     push queue for its reply (TestServedWaiterInvalidationAfterReply,
 //     byte for byte against redis-server in RESP3 and RESP2 with REDIRECT;
 //     Redis's unit "Unblocked BLMOVE gets notification after response").
+//   - S91: INFO commandstats counts as redis-server 7.0 what S79 leaves
+//     open: an arity error a command finds as it runs (HSET's odd pairs,
+//     LPOP's or PING's extra argument, MSETNX) is failed, not rejected, as
+//     Redis's addReplyErrorArity (CONFIG SET's odd count is its syntax
+//     error); a command answered BUSY, also after it waited for the
+//     script, is rejected; a blocked command ended by CLIENT UNBLOCK
+//     (TIMEOUT or ERROR) or served an error is failed, not one that timed
+//     out, and CLIENT UNBLOCK ERROR fails too, as Redis's
+//     updateStatsOnUnblock and call() count them
+//     (TestCommandStatsAfterTheRun).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
