@@ -970,9 +970,7 @@
 //   - A command that needs the transaction lock exclusively (EXEC, EVAL,
 //     MSETNX, LMOVE) and arrived before a script passed
 //     busy-reply-threshold waits for the script instead of answering BUSY.
-//     A client blocked in BLPOP receives its pushes once it is answered.
-//   - Keyspace events: a blocked client served by another's push sends no
-//     pop event; keymiss (m) is accepted and publishes nothing; expired
+//   - Keyspace events: keymiss (m) is accepted and publishes nothing; expired
 //     keys are published (and invalidated) when the cache's sweep removes
 //     them, within its second, not when a read finds them expired. The
 //     write commands of families without events here invalidate their
