@@ -32,6 +32,7 @@ type waiter struct {
 	mpop   int64            // BZMPOP, BLMPOP: pop up to this many, answered as ZMPOP or LMPOP answers
 	wait   bool             // WAIT: on no key, served by nothing, 0 at its timeout (wait.go)
 	ch     chan blockResult // buffered: a server never waits for the waiter
+	c      *conn            // the blocked connection
 	done   bool             // served or cancelled (under the registry's mutex)
 }
 
@@ -75,6 +76,13 @@ func (r *blockRegistry) add(w *waiter) {
 
 // finish takes w out of every queue and hands it res; the caller holds mu.
 func (r *blockRegistry) finish(w *waiter, res blockResult) {
+	r.take(w)
+	w.ch <- res
+}
+
+// take takes w out of every queue, done; the caller holds mu and hands
+// it its result.
+func (r *blockRegistry) take(w *waiter) {
 	for _, k := range w.keys {
 		q := r.keys[k]
 		for i, x := range q {
@@ -92,7 +100,6 @@ func (r *blockRegistry) finish(w *waiter, res blockResult) {
 	delete(r.alone, w)
 	w.done = true
 	r.waiting.Add(-1)
-	w.ch <- res
 }
 
 // cancel takes w out of the registry unless it was already served; it
@@ -175,25 +182,57 @@ func (s *Server) wake(ops *listOps, key []byte) {
 // The registry stays locked while it serves (a waiter's turn is its place
 // in the queue); the deferred unlock keeps a panic in a command from
 // wedging every blocked client.
+//
+// While a client tracks keys, a waiter served is handed its result only
+// once the serving command's invalidations went out (handOff), and those
+// its serve caused wait for its reply (holdPushes): redis-server 7.0
+// serves a blocked client after the command that pushed, as its current
+// client, so that the invalidations of the write come before the
+// receiver's reply and those of its serve after it (S90).
 func (s *Server) serveWaiters(ops *listOps, k string, next []string) []string {
 	s.blk.mu.Lock()
 	defer s.blk.mu.Unlock()
+	later := s.trk.active()
 	for {
 		w, res, ok := ops.serveFirst(s.blk.keys[k], k)
 		if !ok {
 			return next
 		}
-		s.blk.finish(w, res)
+		s.blk.take(w)
+		if later {
+			w.c.push.holdPushes()
+			ops.handoffs = append(ops.handoffs, handoff{w, res})
+		} else {
+			w.ch <- res
+		}
 		if res.err == nil {
 			s.touch(touchKeys, [][]byte{nil, []byte(k), w.dst}) // WATCH sees the pop (and the push)
 			if s.keyHooks() {
-				ops.served = append(ops.served, servedPop{key: []byte(k), dst: w.dst, left: w.left, toLeft: w.toLeft, move: w.move, zpop: w.zpop})
+				ops.served = append(ops.served, servedPop{key: []byte(k), dst: w.dst, left: w.left, toLeft: w.toLeft, move: w.move, zpop: w.zpop, to: w.c})
 			}
 		}
 		if w.move && res.err == nil {
 			next = append(next, string(w.dst))
 		}
 	}
+}
+
+// handoff is a served waiter's result, handed to it after the command
+// that served it (handOff).
+type handoff struct {
+	w   *waiter
+	res blockResult
+}
+
+// handOff hands the waiters the connection's last command served their
+// results, once its events are flushed (S90).
+func (c *conn) handOff() {
+	ops := &c.lists
+	for i, h := range ops.handoffs {
+		h.w.ch <- h.res
+		ops.handoffs[i] = handoff{}
+	}
+	ops.handoffs = ops.handoffs[:0]
 }
 
 // touchKeys is a command whose keys are all its arguments, for touching
@@ -248,7 +287,7 @@ func (c *conn) bmove(src, dst []byte, from, to bool, timeout []byte) {
 // else it registers a waiter, which the connection's loop waits on once
 // the command returns (awaitBlocked), holding no lock.
 func (c *conn) block(b blockCmd, d time.Duration) {
-	w := &waiter{left: b.left, move: b.move, dst: b.dst, toLeft: b.toLeft, zpop: b.zpop, mpop: b.mpop, ch: make(chan blockResult, 1)}
+	w := &waiter{left: b.left, move: b.move, dst: b.dst, toLeft: b.toLeft, zpop: b.zpop, mpop: b.mpop, ch: make(chan blockResult, 1), c: c}
 	if b.move {
 		w.dst = append([]byte(nil), b.dst...)
 	}
@@ -415,6 +454,7 @@ func (c *conn) awaitBlocked() {
 		c.blockCmd, c.blockEntry = nil, nil
 		c.hungUp(w)
 	}
+	c.push.releasePushes() // what its serve invalidated, after its reply (S90)
 }
 
 // hungUp ends a blocked wait whose client is gone: an element served to
@@ -426,6 +466,7 @@ func (c *conn) hungUp(w *waiter) {
 	}
 	if res := <-w.ch; res.err == nil && !res.closed && res.unblocked == notUnblocked && !w.move {
 		c.pushBack(w, res)
+		c.handOff() // the clients its element served in turn
 	}
 }
 
@@ -452,15 +493,25 @@ func (c *conn) pushBack(w *waiter, res blockResult) {
 	}
 }
 
+// blockServed answers a blocked command ended by something other than
+// its timeout. Ended by CLIENT UNBLOCK (TIMEOUT or ERROR) or served an
+// error it is failed in commandstats, as redis-server 7.0 counts it
+// (updateStatsOnUnblock, which CLIENT UNBLOCK calls with had_errors set,
+// S91); its call was counted as it blocked.
 func (c *conn) blockServed(w *waiter, res blockResult) {
 	switch {
 	case res.closed:
 		c.quit = true
 	case res.unblocked == unblockTimeout:
 		c.timedOut(w) // as its timeout answers: WAIT 0, a pop a nil array
+		c.cmd.stats.failed.Add(1)
 	case res.unblocked == unblockError:
 		c.w.Error(errUnblocked)
+		c.cmd.stats.failed.Add(1)
 	default:
 		c.blockReply(w, res)
+		if res.err != nil {
+			c.cmd.stats.failed.Add(1)
+		}
 	}
 }

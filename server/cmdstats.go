@@ -20,7 +20,9 @@ type cmdStats struct {
 // countCall counts a run of cmd that just ended: rejected if it answered
 // an error Redis gives before a command runs (c.refused: its arguments'
 // count, an unknown subcommand), else a call, failed if it answered an
-// error of its own since errMark. errMark then moves past its errors, so
+// error of its own since errMark, or gave another client one
+// (errElsewhere: CLIENT UNBLOCK ERROR, as Redis counts the error replies
+// added while a command runs, S91). errMark then moves past its errors, so
 // that EXEC is not failed by a command it ran (Redis's
 // incrCommandStatsOnError keeps the count the same way).
 func (c *conn) countCall(cmd *command) {
@@ -28,7 +30,7 @@ func (c *conn) countCall(cmd *command) {
 	switch {
 	case c.refused:
 		cmd.stats.rejected.Add(1)
-	case errs != c.errMark:
+	case errs != c.errMark || c.errElsewhere:
 		cmd.stats.calls.Add(1)
 		cmd.stats.failed.Add(1)
 	default:

@@ -142,9 +142,14 @@ func (c *conn) dispatch(args [][]byte) {
 		c.w.Simple("QUEUED")
 		return
 	}
+	// The clients the command served get their results once its
+	// invalidations went out (S90); deferred too, so that a panic in the
+	// command leaves none of them waiting.
+	defer c.handOff()
 	if cmd.txControl || cmd.lockFree {
 		c.run(cmd, args) // EXEC and EVAL take the transaction lock themselves
 		c.s.trk.flushBcast()
+		c.handOff()
 		return
 	}
 	if cmd.exclusive || cmd.exclusiveFor != nil && cmd.exclusiveFor(args) {
@@ -155,10 +160,12 @@ func (c *conn) dispatch(args [][]byte) {
 		}
 		c.runWrite(cmd, args)
 		c.s.trk.flushBcast()
+		c.handOff()
 		return
 	}
 	c.runShared(cmd, args)
 	c.s.trk.flushBcast()
+	c.handOff()
 	if c.blocked != nil {
 		c.awaitBlocked() // outside the transaction lock: a blocked client holds no lock
 	}
@@ -212,7 +219,8 @@ func (s *Server) lookup(name []byte) *command {
 
 // lockShared takes the transaction lock shared for cmd. While a script
 // holds it past busy-reply-threshold a command that is not allowBusy is
-// answered BUSY instead (false), also one that was already waiting. A
+// answered BUSY instead (false), also one that was already waiting: refused
+// (rejected in commandstats, S91), as by Redis's processCommand. A
 // client killed while it waited gets no lock (false, nothing answered):
 // its command does not run after CLIENT KILL answered (S54).
 func (c *conn) lockShared(cmd *command) bool {
@@ -230,7 +238,7 @@ func (c *conn) lockShared(cmd *command) bool {
 		case rs == nil:
 			time.Sleep(50 * time.Microsecond) // a script is about to start, or just ended
 		case rs.past.Load() && !cmd.allowBusy:
-			c.w.Error(errBusyScript)
+			c.reject(cmd, errBusyScript)
 			return false
 		default:
 			s.scr.waitScript(rs, rs.past.Load())
@@ -280,7 +288,7 @@ func (c *conn) run(cmd *command, args [][]byte) {
 			defer c.remember(cmd, args) // runs before tracked: CLIENT CACHING still counts
 		}
 	}
-	c.refused = false
+	c.refused, c.errElsewhere = false, false
 	c.errMark = c.w.Errors()
 	if !c.s.timing.Load() {
 		c.timed = false
@@ -389,8 +397,12 @@ func (c *conn) wrongArgs(name string) {
 	c.w.Error(errWrongArgs(name))
 }
 
-// wrongArity answers a wrong argument count of the running command.
-func (c *conn) wrongArity() { c.wrongArgs(c.cmd.name) }
+// wrongArity answers a wrong argument count the running command finds
+// as it runs (HSET's odd pairs, LPOP's extra argument...): an error of the
+// command's own, failed in commandstats, as Redis's addReplyErrorArity
+// from inside the command (S91), unlike the count the command table
+// checks first (wrongArgs).
+func (c *conn) wrongArity() { c.w.Error(errWrongArgs(c.cmd.name)) }
 
 // unknownSubcommand answers an unknown subcommand, which Redis refuses
 // before running it, as wrongArgs.

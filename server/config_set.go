@@ -261,8 +261,12 @@ func (c *conn) runtimeParams() [][2]string {
 // configSetCommand (config.c) does, every name is checked first (the
 // first unknown or repeated one is the error), then every value in order.
 func (c *conn) configSet(args [][]byte) {
-	if len(args) < 4 || len(args)%2 != 0 {
+	switch {
+	case len(args) < 4:
 		c.wrongArgs("config|set")
+		return
+	case len(args)%2 != 0: // an odd count past the arity: configSetCommand's syntax error
+		c.w.Error(errSyntax)
 		return
 	}
 	params := settables()

@@ -64,6 +64,9 @@ type conn struct {
 	// refused is set by the command running when it answered an error
 	// Redis gives before running a command (wrongArgs, unknownSubcommand).
 	refused bool
+	// errElsewhere is set by the command running when it gave another
+	// client an error reply (CLIENT UNBLOCK ERROR): it failed (countCall).
+	errElsewhere bool
 	// blockCmd is a blocked command not observed yet, blockRan the time
 	// it ran before it waited, blockEntry its slow log entry (nil: none)
 	// (deferBlocked, observeBlocked).
@@ -117,6 +120,8 @@ type conn struct {
 	lastCmd    atomic.Pointer[command]
 	events     []keyEvent
 	evKeys     [][]byte
+	servedTo   *conn    // the blocked client whose serve's events are being emitted (servedEvents)
+	evServed   []*conn  // flushEvents' clients served so far
 	pre        []bool   // the running write's keys existed before it (beforeWrite)
 	newKeys    [][]byte // the keys it created ("new" events)
 	// mark is when the last timed command ended (Server.clock), valid while

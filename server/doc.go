@@ -782,6 +782,27 @@
 //     keys from it, also while no client tracks, so that one turning
 //     tracking on again hears nothing of keys read before
 //     (TestTrackingFlushWithNoTracker).
+//   - S90: a tracking client blocked in BLMOVE, BRPOPLPUSH, BLPOP,
+//     BZPOPMIN... and served by another client's write gets the
+//     invalidations of that write first, then its reply, then those its
+//     serve caused (its NOLOOP counts the serve's changes as its own) and
+//     the BCAST ones, as redis-server 7.0, which serves a blocked client
+//     after the write as its current client: a waiter served while a
+//     client tracks is handed its result once the serving command's
+//     invalidations are queued, and what its serve caused waits in its
+//     push queue for its reply (TestServedWaiterInvalidationAfterReply,
+//     byte for byte against redis-server in RESP3 and RESP2 with REDIRECT;
+//     Redis's unit "Unblocked BLMOVE gets notification after response").
+//   - S91: INFO commandstats counts as redis-server 7.0 what S79 leaves
+//     open: an arity error a command finds as it runs (HSET's odd pairs,
+//     LPOP's or PING's extra argument, MSETNX) is failed, not rejected, as
+//     Redis's addReplyErrorArity (CONFIG SET's odd count is its syntax
+//     error); a command answered BUSY, also after it waited for the
+//     script, is rejected; a blocked command ended by CLIENT UNBLOCK
+//     (TIMEOUT or ERROR) or served an error is failed, not one that timed
+//     out, and CLIENT UNBLOCK ERROR fails too, as Redis's
+//     updateStatsOnUnblock and call() count them
+//     (TestCommandStatsAfterTheRun).
 //   - S93: MIGRATE answers as redis-server 7.0's migrateCommand, in its
 //     order: the options (syntax errors, KEYS after a key that is not
 //     empty), the timeout, the database; NOKEY when none of the keys
@@ -993,9 +1014,7 @@
 //   - A command that needs the transaction lock exclusively (EXEC, EVAL,
 //     MSETNX, LMOVE) and arrived before a script passed
 //     busy-reply-threshold waits for the script instead of answering BUSY.
-//     A client blocked in BLPOP receives its pushes once it is answered.
-//   - Keyspace events: a blocked client served by another's push sends no
-//     pop event; keymiss (m) is accepted and publishes nothing; expired
+//   - Keyspace events: keymiss (m) is accepted and publishes nothing; expired
 //     keys are published (and invalidated) when the cache's sweep removes
 //     them, within its second, not when a read finds them expired. The
 //     write commands of families without events here invalidate their

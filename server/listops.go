@@ -26,6 +26,9 @@ type listOps struct {
 	// (its pushes woke them, or it was BLPOP or BZPOPMIN served at once),
 	// for their keyspace events (servedEvents); collected while keyHooks.
 	served []servedPop
+	// handoffs are the results of the waiters served, handed over after
+	// the command (handOff).
+	handoffs []handoff
 	// now is the running command's time (conn.now) for push and pop, set
 	// by a command that does not wait; 0 reads the cache's clock.
 	now int64
@@ -46,6 +49,7 @@ type servedPop struct {
 	left, toLeft bool
 	move         bool
 	zpop         zpopEnd
+	to           *conn // the client served
 }
 
 // maxKeptBuffer is the largest buffer listOps keeps between commands.

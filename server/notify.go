@@ -120,7 +120,7 @@ func (s *Server) publishEvent(class uint32, event string, key []byte) {
 // command (flushEvents).
 func (c *conn) emit(class uint32, event string, key []byte) {
 	c.emitNew(key)
-	c.events = append(c.events, keyEvent{class: class, name: event, key: key})
+	c.events = append(c.events, keyEvent{class: class, name: event, key: key, by: c.servedTo})
 }
 
 // emitNew emits "new" for key if the running command created it, once:
@@ -128,7 +128,7 @@ func (c *conn) emit(class uint32, event string, key []byte) {
 func (c *conn) emitNew(key []byte) {
 	for i, k := range c.newKeys {
 		if bytes.Equal(k, key) {
-			c.events = append(c.events, keyEvent{class: notifyNew, name: "new", key: key})
+			c.events = append(c.events, keyEvent{class: notifyNew, name: "new", key: key, by: c.servedTo})
 			c.newKeys = append(c.newKeys[:i], c.newKeys[i+1:]...)
 			return
 		}
@@ -139,6 +139,7 @@ type keyEvent struct {
 	class uint32
 	name  string
 	key   []byte
+	by    *conn // the blocked client whose serve changed key (servedEvents), or nil
 }
 
 // flushEvents publishes the running command's events in order and
@@ -149,19 +150,43 @@ func (c *conn) flushEvents() {
 	}
 	s := c.s
 	keys := c.evKeys[:0]
+	var by *conn // whose serve changed keys (nil: the command's own changes)
+	served := c.evServed[:0]
 	for _, ev := range c.events {
 		if ev.class != 0 {
 			s.publishEvent(ev.class, ev.name, ev.key)
 		}
-		if ev.name != "keymiss" {
-			keys = append(keys, ev.key)
+		if ev.name == "keymiss" {
+			continue
 		}
+		if ev.by != by {
+			c.invalidateBy(by, keys, served)
+			keys, by = keys[:0], ev.by
+			served = append(served, by) // the serves' events come in the order served
+		}
+		keys = append(keys, ev.key)
 	}
-	s.trk.invalidate(c.trackingClient(), keys)
+	c.invalidateBy(by, keys, served)
+	clear(served)
+	c.evServed = served[:0]
 	clear(c.events)
 	c.events = c.events[:0]
 	clear(keys)
 	c.evKeys = keys[:0]
+}
+
+// invalidateBy invalidates keys the running command changed (by nil)
+// or that the serve of by's blocking command changed: those are by's own
+// writes (NOLOOP), and reach the clients served (served: by and those
+// before it) after their replies, as in redis-server 7.0, which serves
+// each blocked client after the write, as its current client, and
+// answers it then (S90).
+func (c *conn) invalidateBy(by *conn, keys [][]byte, served []*conn) {
+	if by == nil {
+		c.s.trk.invalidate(c.trackingClient(), keys)
+		return
+	}
+	c.s.trk.invalidateServed(by, keys, served)
 }
 
 // tierRemoval is the cache's OnRemoval hook: expired and evicted keys are

@@ -248,7 +248,9 @@ func evServed(c *conn, _ [][]byte) { c.servedEvents() }
 // BLMOVE the push on its destination, then the pop ("lpop", "rpop",
 // "zpopmin", "zpopmax"), then "del" when the key emptied.
 func (c *conn) servedEvents() {
+	defer func() { c.servedTo = nil }()
 	for _, p := range c.lists.served {
+		c.servedTo = p.to // its events are its serve's (S90)
 		if p.move {
 			push := "rpush"
 			if p.toLeft {

@@ -33,10 +33,15 @@ type pushQueue struct {
 	// listed: the queue is on the pusher's list (pushwrite.go).
 	listed bool
 
-	mu        sync.Mutex
-	buf       []byte
-	spare     []byte
-	dead      bool      // closed for its limit: refuses everything
+	mu    sync.Mutex
+	buf   []byte
+	spare []byte
+	dead  bool // closed for its limit: refuses everything
+	// holding: the connection was served in a blocking command and has
+	// not written its reply yet; held are the invalidations its serve
+	// caused, sent after that reply (S90: holdPushes, releasePushes).
+	holding   bool
+	held      []byte
 	overSince time.Time // when it passed the soft limit (zero: under it)
 }
 
@@ -63,6 +68,49 @@ func (q *pushQueue) Deliver(msg []byte) bool {
 	return q.deliver(msg, 0)
 }
 
+// holdPushes starts holding back the invalidations that come after the
+// serve of c's blocking command (deliverAfterReply): redis-server 7.0
+// sends them after its reply (trackingHandlePendingKeyInvalidations).
+func (q *pushQueue) holdPushes() {
+	q.mu.Lock()
+	q.holding = true
+	q.mu.Unlock()
+}
+
+// releasePushes queues what holdPushes held, once the reply of the
+// blocking command is written (its connection's goroutine, which sends
+// them at its next flush).
+func (q *pushQueue) releasePushes() {
+	q.mu.Lock()
+	if q.holding {
+		q.holding = false
+		if len(q.held) > 0 && !q.dead {
+			q.buf = append(q.buf, q.held...)
+			q.pending.Store(true)
+		}
+		q.held = nil
+	}
+	q.mu.Unlock()
+}
+
+// deliverAfterReply is deliver for an invalidation that comes after the
+// reply of a blocking command served but not answered yet: caused by its
+// serve, or a BCAST one (Redis sends those at the end of its event loop
+// cycle).
+func (q *pushQueue) deliverAfterReply(b []byte, first byte) bool {
+	q.mu.Lock()
+	if q.holding && !q.dead {
+		if first != 0 {
+			q.held = append(q.held, first)
+		}
+		q.held = append(q.held, b...)
+		q.mu.Unlock()
+		return true
+	}
+	q.mu.Unlock()
+	return q.deliver(b, first)
+}
+
 // deliver queues first (unless 0) then b.
 func (q *pushQueue) deliver(b []byte, first byte) bool {
 	s := q.c.s
@@ -87,7 +135,7 @@ func (q *pushQueue) deliver(b []byte, first byte) bool {
 	}
 	if why != "" {
 		q.dead = true
-		q.buf, q.spare = nil, nil
+		q.buf, q.spare, q.held = nil, nil, nil
 		q.pending.Store(false)
 		q.mu.Unlock()
 		switch {
@@ -183,6 +231,6 @@ func (c *conn) leavePushes() {
 	c.s.trk.forget(c)
 	q.mu.Lock()
 	q.dead = true
-	q.buf, q.spare = nil, nil
+	q.buf, q.spare, q.held = nil, nil, nil
 	q.mu.Unlock()
 }

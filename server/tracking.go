@@ -147,7 +147,7 @@ func (t *tracker) evictLocked(n int) {
 		}
 		delete(t.keys, k)
 		t.items -= len(list)
-		t.sendKeyLocked(nil, []byte(k), list)
+		t.sendKeyLocked(nil, []byte(k), list, nil)
 		t.evicted.Add(1)
 		n--
 	}
@@ -159,6 +159,22 @@ func (t *tracker) evictLocked(n int) {
 // prefixes with the keys under it, sorted, without the ones a NOLOOP
 // client changed itself.
 func (t *tracker) invalidate(writer *conn, keys [][]byte) {
+	t.invalidateAs(writer, keys, nil)
+}
+
+// invalidateServed invalidates the keys the serve of by's blocking
+// command changed: by changed them (NOLOOP), and what the clients served
+// (by and those served before it) get of them comes after their replies
+// (S90), as redis-server 7.0 serves a blocked client as its current
+// client and answers it then (serveClientsBlockedOnListKey,
+// trackingInvalidateKey's pending keys).
+func (t *tracker) invalidateServed(by *conn, keys [][]byte, served []*conn) {
+	t.invalidateAs(by, keys, served)
+}
+
+// invalidateAs is invalidate; served: the clients whose invalidations
+// follow their replies (invalidateServed).
+func (t *tracker) invalidateAs(writer *conn, keys [][]byte, served []*conn) {
 	if !t.active() || len(keys) == 0 {
 		return
 	}
@@ -186,7 +202,7 @@ func (t *tracker) invalidate(writer *conn, keys [][]byte) {
 			delete(t.keys, string(key))
 			t.tabled.Store(int64(len(t.keys)))
 			t.items -= len(list)
-			t.sendKeyLocked(writer, key, list)
+			t.sendKeyLocked(writer, key, list, served)
 		}
 	}
 	if writer == nil { // the cache's own removals: no command to wait for
@@ -225,7 +241,7 @@ func (t *tracker) flushBcastLocked() {
 			for _, k := range ks[:n] {
 				b = resp.AppendBulk(b, []byte(k.key))
 			}
-			t.sendLocked(c, b)
+			t.sendLocked(c, b, true) // after a served client's reply: Redis sends them as its event loop cycle ends
 			ks = ks[n:]
 		}
 	}
@@ -234,8 +250,9 @@ func (t *tracker) flushBcastLocked() {
 }
 
 // sendKeyLocked sends [key] to each of list still tracking in the default
-// mode, but to writer in NOLOOP mode.
-func (t *tracker) sendKeyLocked(writer *conn, key []byte, list []*trackState) {
+// mode, but to writer in NOLOOP mode; to the clients served, after their
+// replies (S90).
+func (t *tracker) sendKeyLocked(writer *conn, key []byte, list []*trackState, served []*conn) {
 	var one []byte
 	for _, st := range list {
 		if !st.on || st.bcast || st.noloop && st.c == writer {
@@ -244,7 +261,7 @@ func (t *tracker) sendKeyLocked(writer *conn, key []byte, list []*trackState) {
 		if one == nil {
 			one = resp.AppendBulk(resp.AppendArray(nil, 1), key)
 		}
-		t.sendLocked(st.c, one)
+		t.sendLocked(st.c, one, slices.Contains(served, st.c))
 	}
 }
 
@@ -287,15 +304,16 @@ func (t *tracker) invalidateAll() {
 			if c.push.resp3.Load() {
 				null = []byte("_\r\n")
 			}
-			t.sendLocked(c, null)
+			t.sendLocked(c, null, false)
 		}
 	}
 }
 
 // sendLocked sends one invalidation, keys being its RESP payload (an
 // array of keys, or a null), to c or to the client it redirects to
-// (sendTrackingMessage).
-func (t *tracker) sendLocked(c *conn, keys []byte) {
+// (sendTrackingMessage); after: it follows the reply of a blocking
+// command served to its recipient and not answered yet (S90).
+func (t *tracker) sendLocked(c *conn, keys []byte, after bool) {
 	st := c.trk
 	dst := c
 	if st.redirect != 0 {
@@ -320,13 +338,17 @@ func (t *tracker) sendLocked(c *conn, keys []byte) {
 	case q.resp3.Load():
 		b := resp.AppendBulk(resp.AppendArray(nil, 2), []byte("invalidate"))
 		b = append(b, keys...)
-		q.deliver(b[1:], '>')
+		if after {
+			q.deliverAfterReply(b[1:], '>')
+		} else {
+			q.deliver(b[1:], '>')
+		}
 	case dst != c && dst.subs.Load() > 0:
 		b := resp.AppendArray(nil, 3)
 		b = resp.AppendBulk(b, []byte("message"))
 		b = resp.AppendBulk(b, []byte(invalidateChannel))
 		b = append(b, keys...)
-		q.deliver(b, 0)
+		q.deliver(b, 0) // a subscriber: never blocked
 	default:
 		return // RESP2 without a subscribed redirect: nowhere to send it
 	}

@@ -58,15 +58,7 @@ func TestTrackingMatchesRedis(t *testing.T) {
 	}
 	t.Run("RESP2-REDIRECT", func(t *testing.T) {
 		p := newPeers(t, 3, 2, nil)
-		// connection ids differ between the servers: each side redirects
-		// to its own subscriber's.
-		for _, side := range [][]*rawPeer{p.ours, p.peer} {
-			id := side[2].do("CLIENT", "ID")
-			side[2].do("SUBSCRIBE", "__redis__:invalidate")
-			if r := side[0].do("CLIENT", "TRACKING", "ON", "REDIRECT", id[1:len(id)-2]); r != "+OK\r\n" {
-				t.Fatalf("CLIENT TRACKING ON REDIRECT: %q", r)
-			}
-		}
+		p.trackRedirected()
 		for _, w := range writes {
 			p.same(1, "SET", "k", "1")
 			p.same(0, "GET", "k")
@@ -287,5 +279,19 @@ func TestTrackingClientIsNotPubSubLimited(t *testing.T) {
 	}
 	if got != n+1 { // the RPUSH's too
 		t.Fatalf("%d invalidations, want %d", got, n+1)
+	}
+}
+
+// trackRedirected turns tracking on for connection 0 with REDIRECT to
+// connection 2, subscribed to __redis__:invalidate: connection ids differ
+// between the servers, so each side redirects to its own subscriber's.
+func (p *peers) trackRedirected() {
+	p.t.Helper()
+	for _, side := range [][]*rawPeer{p.ours, p.peer} {
+		id := side[2].do("CLIENT", "ID")
+		side[2].do("SUBSCRIBE", "__redis__:invalidate")
+		if r := side[0].do("CLIENT", "TRACKING", "ON", "REDIRECT", id[1:len(id)-2]); r != "+OK\r\n" {
+			p.t.Fatalf("CLIENT TRACKING ON REDIRECT: %q", r)
+		}
 	}
 }

@@ -47,6 +47,9 @@ func (c *conn) clientUnblock(args [][]byte) {
 		c.w.Int(0)
 		return
 	}
+	// The error the unblocked client gets is this command's failure too
+	// in Redis 7.0's commandstats (S91).
+	c.errElsewhere = how == unblockError
 	c.w.Int(1)
 }
 
