@@ -804,7 +804,8 @@
 //     element, each an entry of its own (name, arity, flags and keys as
 //     Redis's; empty ACL categories, tips and key specs, which tiercache
 //     has none of); COMMAND INFO finds "config|get"; COMMAND LIST lists
-//     the subcommands; COMMAND COUNT counts commands only; key specs and
+//     the subcommands; COMMAND GETKEYS reads a subcommand's keys and
+//     arity; COMMAND COUNT counts commands only; key specs and
 //     a command's empty subcommands are sets in RESP3, as Redis's
 //     (TestSubcommandInfoMatchesRedis, RESP2 and RESP3).
 //   - S90: a tracking client blocked in BLMOVE, BRPOPLPUSH, BLPOP,

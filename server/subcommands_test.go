@@ -207,8 +207,8 @@ func compareInfo(t *testing.T, ours, peer respNode) {
 // 7.0's (name, arity, flags, keys; the other elements of the same types),
 // in RESP2 and RESP3; COMMAND's entries are COMMAND INFO's; COMMAND INFO
 // finds "config|get"; COMMAND LIST lists the subcommands after their
-// container, all known to redis-server; COMMAND COUNT still counts
-// commands only.
+// container, all known to redis-server; COMMAND GETKEYS reads a
+// subcommand's keys and arity; COMMAND COUNT still counts commands only.
 func TestSubcommandInfoMatchesRedis(t *testing.T) {
 	for _, proto := range []int{2, 3} {
 		p := newPeers(t, 1, proto, nil)
@@ -260,6 +260,12 @@ func TestSubcommandInfoMatchesRedis(t *testing.T) {
 		}
 		if subs != count || len(list.elems)-subs != len(all.elems) {
 			t.Errorf("COMMAND LIST: %d subcommands of %d, %d commands of %d", subs, count, len(list.elems)-subs, len(all.elems))
+		}
+		for _, args := range [][]string{
+			{"object", "encoding", "k"}, {"OBJECT", "nosuch", "k"}, {"object", "encoding"}, {"memory", "usage", "k"},
+			{"memory", "usage"}, {"config", "get", "x"}, {"client", "list"}, {"object"},
+		} {
+			p.same(0, append([]string{"COMMAND", "GETKEYS"}, args...)...)
 		}
 		if got, want := p.ours[0].do("COMMAND", "COUNT"), ":"+strconv.Itoa(len(all.elems))+"\r\n"; got != want {
 			t.Errorf("COMMAND COUNT %q, COMMAND has %s", got, want)
