@@ -175,63 +175,54 @@ func (s *Server) writeClusterInfo(b *strings.Builder) {
 		"\r\ncluster_announce_ip:" + s.node.ip + "\r\ncluster_announce_port:" + strconv.Itoa(s.node.port) + "\r\n")
 }
 
-// clusterSub is one CLUSTER subcommand: its arity (CLUSTER and the
-// subcommand included, Redis's convention) and handler; a nil handler is
+// clusterSubs are the handlers of CLUSTER's subcommands, which
+// redis-server 7.0 has (their arities: subcommandSpecs); a nil handler is
 // a subcommand that changes a cluster's topology or configuration, which
 // a cluster of one fixed node refuses.
-type clusterSub struct {
-	arity int
-	run   func(c *conn, args [][]byte)
-}
-
-// clusterSubs are CLUSTER's subcommands as redis-server 7.0 has them.
-var clusterSubs = map[string]clusterSub{
-	"info":                  {2, (*conn).clusterInfo},
-	"myid":                  {2, func(c *conn, _ [][]byte) { c.w.BulkString(c.s.node.id) }},
-	"slots":                 {2, (*conn).clusterSlots},
-	"shards":                {2, (*conn).clusterShards},
-	"nodes":                 {2, (*conn).clusterNodes},
-	"links":                 {2, func(c *conn, _ [][]byte) { c.w.Array(0) }}, // no other node, no link
-	"keyslot":               {3, func(c *conn, a [][]byte) { c.w.Int(int64(remote.KeySlot(a[2]))) }},
-	"countkeysinslot":       {3, (*conn).clusterCountKeys},
-	"getkeysinslot":         {4, (*conn).clusterGetKeys},
-	"replicas":              {3, func(c *conn, a [][]byte) { c.ifMyID(a[2], func() { c.w.Array(0) }) }},
-	"slaves":                {3, func(c *conn, a [][]byte) { c.ifMyID(a[2], func() { c.w.Array(0) }) }},
-	"count-failure-reports": {3, func(c *conn, a [][]byte) { c.ifMyID(a[2], func() { c.w.Int(0) }) }},
-	"help":                  {2, (*conn).clusterHelp},
-	"addslots":              {-3, nil},
-	"addslotsrange":         {-4, nil},
-	"bumpepoch":             {2, nil},
-	"delslots":              {-3, nil},
-	"delslotsrange":         {-4, nil},
-	"failover":              {-2, nil},
-	"flushslots":            {2, nil},
-	"forget":                {3, nil},
-	"meet":                  {-4, nil},
-	"replicate":             {3, nil},
-	"reset":                 {-2, nil},
-	"saveconfig":            {2, nil},
-	"set-config-epoch":      {3, nil},
-	"setslot":               {-4, nil},
+var clusterSubs = map[string]func(c *conn, args [][]byte){
+	"info":                  (*conn).clusterInfo,
+	"myid":                  func(c *conn, _ [][]byte) { c.w.BulkString(c.s.node.id) },
+	"slots":                 (*conn).clusterSlots,
+	"shards":                (*conn).clusterShards,
+	"nodes":                 (*conn).clusterNodes,
+	"links":                 func(c *conn, _ [][]byte) { c.w.Array(0) }, // no other node, no link
+	"keyslot":               func(c *conn, a [][]byte) { c.w.Int(int64(remote.KeySlot(a[2]))) },
+	"countkeysinslot":       (*conn).clusterCountKeys,
+	"getkeysinslot":         (*conn).clusterGetKeys,
+	"replicas":              func(c *conn, a [][]byte) { c.ifMyID(a[2], func() { c.w.Array(0) }) },
+	"slaves":                func(c *conn, a [][]byte) { c.ifMyID(a[2], func() { c.w.Array(0) }) },
+	"count-failure-reports": func(c *conn, a [][]byte) { c.ifMyID(a[2], func() { c.w.Int(0) }) },
+	"help":                  (*conn).clusterHelp,
+	"addslots":              nil,
+	"addslotsrange":         nil,
+	"bumpepoch":             nil,
+	"delslots":              nil,
+	"delslotsrange":         nil,
+	"failover":              nil,
+	"flushslots":            nil,
+	"forget":                nil,
+	"meet":                  nil,
+	"replicate":             nil,
+	"reset":                 nil,
+	"saveconfig":            nil,
+	"set-config-epoch":      nil,
+	"setslot":               nil,
 }
 
 // cmdCluster: CLUSTER subcommand [arg...]. As in redis-server, an unknown
 // subcommand and a wrong argument count are answered before cluster
-// support is looked at.
+// support is looked at: before CLUSTER runs (dispatch, S86).
 func (c *conn) cmdCluster(args [][]byte) {
-	name := strings.ToLower(string(args[1]))
-	sub, ok := clusterSubs[name]
+	run, ok := clusterSubs[strings.ToLower(string(args[1]))]
 	switch {
 	case !ok:
 		c.unknownSubcommand("cluster", args[1])
-	case sub.arity > 0 && len(args) != sub.arity || sub.arity < 0 && len(args) < -sub.arity:
-		c.wrongArgs("cluster|" + name)
 	case !c.s.opts.Cluster:
 		c.w.Error(errClusterDisabled)
-	case sub.run == nil:
+	case run == nil:
 		c.w.Error(errClusterFixed(args[1]))
 	default:
-		sub.run(c, args)
+		run(c, args)
 	}
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -240,7 +241,14 @@ func (c *conn) cmdCommand(args [][]byte) {
 		}
 		c.w.Int(int64(len(c.s.cmds)))
 	case "list":
-		names := c.sortedCommands()
+		// Redis 7.0 lists each container's subcommands too (S88).
+		var names []string
+		for _, n := range c.sortedCommands() {
+			names = append(names, n)
+			for _, sub := range c.s.cmds[n].sortedSubcommands() {
+				names = append(names, sub.name)
+			}
+		}
 		c.w.Array(len(names))
 		for _, n := range names {
 			c.w.BulkString(n)
@@ -253,7 +261,7 @@ func (c *conn) cmdCommand(args [][]byte) {
 		}
 		c.w.Array(len(names))
 		for _, n := range names {
-			if cmd := c.s.cmds[strings.ToLower(string(n))]; cmd != nil {
+			if cmd := c.s.byFullName(string(n)); cmd != nil { // "config|get" too, as Redis 7.0
 				c.writeCommandInfo(cmd)
 			} else {
 				c.w.Null()
@@ -279,15 +287,22 @@ func (c *conn) sortedCommands() []string {
 
 // writeCommandInfo writes the 10-element COMMAND entry of Redis 7: name,
 // arity, flags, first key, last key, step, ACL categories, tips, key specs,
-// subcommands.
+// subcommands. A container is shown as redis-server 7.0 shows it: its
+// declared flags (containerInfoFlags), no keys (its subcommands have
+// them), and its subcommands, each an entry of its own (S88). tiercache
+// has no ACL categories, tips nor key specs: they are empty.
 func (c *conn) writeCommandInfo(cmd *command) {
+	flags, first, last, step := cmd.flags, cmd.first, cmd.last, cmd.step
+	if cmd.subs != nil {
+		flags, first, last, step = containerInfoFlags[cmd.name], 0, 0, 0
+	}
 	c.w.Array(10)
 	c.w.BulkString(cmd.name)
 	c.w.Int(int64(cmd.arity))
 	movable := cmd.keyNum > 0 || cmd.movable || cmd.storeKeys != nil || cmd.keysOf != nil // Redis's movablekeys: the keys follow a numkeys argument or a keyword, or SORT's
-	hidden := boolInt(cmd.mayReplicate)
-	c.w.Set(len(cmd.flags) - hidden + boolInt(movable))
-	for _, f := range cmd.flags {
+	hidden := boolInt(slices.Contains(flags, "may_replicate"))
+	c.w.Set(len(flags) - hidden + boolInt(movable))
+	for _, f := range flags {
 		if f != "may_replicate" { // hidden on purpose by Redis (server.c addReplyCommandFlags)
 			c.w.Simple(f)
 		}
@@ -295,13 +310,21 @@ func (c *conn) writeCommandInfo(cmd *command) {
 	if movable {
 		c.w.Simple("movablekeys")
 	}
-	c.w.Int(int64(cmd.first))
-	c.w.Int(int64(cmd.last))
-	c.w.Int(int64(cmd.step))
+	c.w.Int(int64(first))
+	c.w.Int(int64(last))
+	c.w.Int(int64(step))
 	c.w.Set(0)
 	c.w.Set(0)
-	c.w.Array(0)
-	c.w.Array(0)
+	c.w.Set(0) // key specs: a set in RESP3, as redis-server 7.0's
+	if cmd.subs == nil {
+		c.w.Set(0) // as redis-server 7.0 answers a command without subcommands
+		return
+	}
+	subs := cmd.sortedSubcommands()
+	c.w.Array(len(subs))
+	for _, sub := range subs {
+		c.writeCommandInfo(sub)
+	}
 }
 
 func (c *conn) cmdSelect(args [][]byte) {

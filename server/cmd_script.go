@@ -411,13 +411,17 @@ func (sc *scriptConn) command(args [][]byte, proto int) []byte {
 	fc := sc.c
 	sc.buf.Reset()
 	cmd := sc.lookup(args[0])
+	var sub *command // a container's subcommand is checked as a command (S86)
+	if cmd != nil {
+		sub = cmd.subcommand(args)
+	}
 	var refuse string
 	switch {
-	case cmd == nil:
+	case sub == nil:
 		refuse = errScriptUnknownCmd
-	case cmd.arity > 0 && len(args) != cmd.arity || cmd.arity < 0 && len(args) < -cmd.arity:
+	case !sub.arityOK(len(args)):
 		refuse = errScriptArity
-	case cmd.noscript:
+	case sub.noscript:
 		refuse = errScriptNoScript
 	case sc.ro && (cmd.write || cmd.mayReplicate):
 		refuse = errScriptReadOnly

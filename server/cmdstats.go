@@ -17,7 +17,8 @@ type cmdStats struct {
 	calls, nanos, rejected, failed atomic.Uint64
 }
 
-// countCall counts a run of cmd that just ended: rejected if it answered
+// countCall counts a run that just ended in st, its command's or
+// subcommand's counters (statsOf): rejected if it answered
 // an error Redis gives before a command runs (c.refused: its arguments'
 // count, an unknown subcommand), else a call, failed if it answered an
 // error of its own since errMark, or gave another client one
@@ -25,16 +26,16 @@ type cmdStats struct {
 // added while a command runs, S91). errMark then moves past its errors, so
 // that EXEC is not failed by a command it ran (Redis's
 // incrCommandStatsOnError keeps the count the same way).
-func (c *conn) countCall(cmd *command) {
+func (c *conn) countCall(st *cmdStats) {
 	errs := c.w.Errors()
 	switch {
 	case c.refused:
-		cmd.stats.rejected.Add(1)
+		st.rejected.Add(1)
 	case errs != c.errMark || c.errElsewhere:
-		cmd.stats.calls.Add(1)
-		cmd.stats.failed.Add(1)
+		st.calls.Add(1)
+		st.failed.Add(1)
 	default:
-		cmd.stats.calls.Add(1)
+		st.calls.Add(1)
 	}
 	c.errMark = errs
 }
@@ -55,25 +56,31 @@ func (c *conn) countGets(n int, errs uint64) {
 // command called, rejected or failed since the start, by name. The time
 // is what the latency histograms and the slow log measure, so it is
 // counted only while commands are timed (slowlog-log-slower-than not -1,
-// or latency metrics on); a subcommand counts under its command (Redis
-// names CLIENT LIST "client|list").
+// or latency metrics on); a container's subcommand counts under its own
+// name, as Redis 7.0 names CLIENT LIST "client|list" (S87).
 func (s *Server) writeCommandStats(b *strings.Builder) {
 	b.WriteString("# Commandstats\r\n")
-	names := make([]string, 0, len(s.cmds))
-	for n, cmd := range s.cmds {
+	var shown []*command
+	add := func(cmd *command) {
 		if cmd.stats.calls.Load() > 0 || cmd.stats.rejected.Load() > 0 || cmd.stats.failed.Load() > 0 {
-			names = append(names, n)
+			shown = append(shown, cmd)
 		}
 	}
-	slices.Sort(names)
-	for _, n := range names {
-		st := &s.cmds[n].stats
+	for _, cmd := range s.cmds {
+		add(cmd)
+		for _, sub := range cmd.subs {
+			add(sub)
+		}
+	}
+	slices.SortFunc(shown, func(a, b *command) int { return strings.Compare(a.name, b.name) })
+	for _, cmd := range shown {
+		st := &cmd.stats
 		calls, us := st.calls.Load(), st.nanos.Load()/uint64(time.Microsecond)
 		per := 0.0
 		if calls > 0 {
 			per = float64(us) / float64(calls)
 		}
 		fmt.Fprintf(b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d\r\n",
-			n, calls, us, per, st.rejected.Load(), st.failed.Load())
+			cmd.name, calls, us, per, st.rejected.Load(), st.failed.Load())
 	}
 }

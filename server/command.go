@@ -42,7 +42,7 @@ type command struct {
 	run                    func(c *conn, args [][]byte)
 	observe                func(d time.Duration, n int)
 	// admin commands are never shown to monitors (Redis's admin flag;
-	// containers: adminSubcommands); monitorFirst ones are shown before
+	// containers: their subcommands' admin); monitorFirst ones are shown before
 	// they run (skip_monitor: EVAL...), the others once they ran;
 	// skipSlowlog ones never enter the slow log (EXEC). Set by
 	// newCommandTable from the flags.
@@ -79,6 +79,10 @@ type command struct {
 	// range: MIGRATE's key argument or the keys after its KEYS
 	// (migrateKeys). Such keys are movable.
 	keysOf func(args [][]byte, f func(key []byte) bool)
+	// subs are a container's subcommands by name (CONFIG's "get"...),
+	// each with its own arity, flags, keys and commandstats
+	// (subcommands.go, S86-S88); nil for other commands.
+	subs map[string]*command
 }
 
 // CommandNames lists the commands the server implements, lower case.
@@ -104,29 +108,40 @@ func (c *conn) dispatch(args [][]byte) {
 		c.tx.fail()
 		return
 	}
+	// A container's subcommand is checked as a command of its own: one
+	// it does not have is refused as an unknown command is, counted
+	// nowhere; a refusal is counted in the subcommand's commandstats
+	// (server.c processCommand: commandCheckExistence, then rejectCommand
+	// on c->cmd, the subcommand; S86, S87).
+	sub := cmd.subcommand(args)
+	if sub == nil {
+		c.w.Error(errUnknownSubcommand(cmd.name, args[1]))
+		c.tx.fail()
+		return
+	}
 	// redis-server 7.0's processCommand checks the arity before the
 	// authentication (S64).
-	if (cmd.arity > 0 && len(args) != cmd.arity) || (cmd.arity < 0 && len(args) < -cmd.arity) {
-		c.reject(cmd, errWrongArgs(cmd.name))
+	if !sub.arityOK(len(args)) {
+		c.reject(sub, errWrongArgs(sub.name))
 		return
 	}
 	if !c.authed && !cmd.noAuth {
-		c.reject(cmd, errNoAuth)
+		c.reject(sub, errNoAuth)
 		return
 	}
 	if c.s.opts.Cluster && c.crossSlot(cmd, args) { // as Redis: before -LOADING and before queueing
 		return
 	}
 	if !c.ready && !cmd.whileLoading && !c.loaded() {
-		c.reject(cmd, errLoading) // before queueing, as Redis
+		c.reject(sub, errLoading) // before queueing, as Redis
 		return
 	}
 	if c.subscribedOnly(cmd) {
-		c.reject(cmd, errSubscribedOnly(cmd.name))
+		c.reject(sub, errSubscribedOnly(sub.name))
 		return
 	}
 	if !cmd.busyAllowed(args) && c.s.scriptBusy() {
-		c.reject(cmd, errBusyScript) // before queueing, as Redis
+		c.reject(sub, errBusyScript) // before queueing, as Redis
 		return
 	}
 	if c.tx.active && cmd.noMulti {
@@ -204,17 +219,12 @@ func (cmd *command) busyAllowed(args [][]byte) bool {
 
 // lookup finds the command named name (any case), or nil.
 func (s *Server) lookup(name []byte) *command {
-	var lower [24]byte
-	if len(name) > len(lower) {
+	var buf [24]byte
+	lower := lowerName(&buf, name)
+	if lower == nil {
 		return nil
 	}
-	for i, b := range name {
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
-		}
-		lower[i] = b
-	}
-	return s.cmds[string(lower[:len(name)])] // no allocation: map lookup of a converted slice
+	return s.cmds[string(lower)] // no allocation: map lookup of a converted slice
 }
 
 // lockShared takes the transaction lock shared for cmd. While a script
@@ -255,7 +265,11 @@ func (c *conn) lockShared(cmd *command) bool {
 // the transaction lock shared, so that it never runs inside another
 // connection's EXEC (S15), and touches the WATCHed keys it changed (runWrite).
 func (c *conn) runShared(cmd *command, args [][]byte) {
-	if !c.lockShared(cmd) {
+	lockFor := cmd
+	if sub := cmd.subcommand(args); sub != nil {
+		lockFor = sub // OBJECT ENCODING's BUSY is object|encoding's refusal (S87)
+	}
+	if !c.lockShared(lockFor) {
 		return
 	}
 	defer c.s.tx.excl.RUnlock() // a panicking command must not keep it
@@ -297,7 +311,7 @@ func (c *conn) run(cmd *command, args [][]byte) {
 		} else {
 			cmd.run(c, args)
 		}
-		c.countCall(cmd)
+		c.countCall(cmd.statsOf(args))
 		return
 	}
 	if r := c.rd.Reads(); r != c.timedReads {
@@ -310,8 +324,8 @@ func (c *conn) run(cmd *command, args [][]byte) {
 		} else {
 			c.mark = c.s.clock()
 		}
-	} else if c.pending > 0 && c.pendingCmd != cmd {
-		c.observePending(nil)
+	} else if c.pending > 0 && (c.pendingCmd != cmd || cmd.subs != nil) {
+		c.observePending(nil) // a container's runs are observed one by one, each in its subcommand's stats
 	}
 	c.timed = true
 	if c.s.mon.list.Load() != nil {
@@ -319,13 +333,14 @@ func (c *conn) run(cmd *command, args [][]byte) {
 	} else {
 		cmd.run(c, args)
 	}
-	c.countCall(cmd)
+	st := cmd.statsOf(args)
+	c.countCall(st)
 	c.timed = false
 	if c.blocked != nil {
 		c.deferBlocked(cmd, args) // observed once served (awaitBlocked)
 		return
 	}
-	c.pendingCmd = cmd
+	c.pendingCmd, c.pendingSt = cmd, st
 	c.pending++
 	if !c.observeLater(cmd) {
 		c.observePending(args)

@@ -130,9 +130,11 @@ type conn struct {
 	timedReads uint64
 	timed      bool // a timed command runs: mark was read before it (now)
 	// pending runs of pendingCmd ran since mark and are not observed yet
-	// (observeLater).
+	// (observeLater); pendingSt are the commandstats they count in when
+	// pendingCmd is a container (its subcommand's, statsOf).
 	pending    int
 	pendingCmd *command
+	pendingSt  *cmdStats
 	// kept are the first arguments of the last command of the pending
 	// run, and keptArgc their count, for the slow log (keepArgs).
 	kept     [][]byte

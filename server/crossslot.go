@@ -185,6 +185,9 @@ func (c *conn) commandGetKeys(args [][]byte) {
 	}
 	args = args[2:]
 	cmd := c.s.cmds[strings.ToLower(string(args[0]))]
+	if cmd != nil {
+		cmd = cmd.subcommand(args) // a container's keys are its subcommand's (S88)
+	}
 	switch {
 	case cmd == nil:
 		c.w.Error(errGetKeysUnknown)
@@ -192,7 +195,7 @@ func (c *conn) commandGetKeys(args [][]byte) {
 	case cmd.first == 0 && cmd.keyNum == 0 || cmd.notKey:
 		c.w.Error(errGetKeysNone)
 		return
-	case cmd.arity > 0 && len(args) != cmd.arity || cmd.arity < 0 && len(args) < -cmd.arity:
+	case !cmd.arityOK(len(args)):
 		c.w.Error(errGetKeysArity)
 		return
 	}

@@ -18,7 +18,9 @@
 //
 // The command table (table.go) binds each command, and each variant of
 // one (LPUSH and RPUSH, INCR and DECRBY, EXPIRE and PEXPIREAT), to its
-// handler in a cmd_*.go file by the handler's arguments; args.go is the
+// handler in a cmd_*.go file by the handler's arguments; the containers'
+// subcommands (CONFIG GET...) are subcommands.go's table, checked before
+// their container runs (S86); args.go is the
 // one grammar of arguments (numbers, times, counts, option words) and
 // replies.go holds every error text. Transactions are multi.go and
 // watch.go; INFO and the stats table are info.go, stat.go,
@@ -38,7 +40,7 @@
 // device about twice, not n times.
 //
 // Commands: PING ECHO TIME LASTSAVE SHUTDOWN HELLO AUTH RESET CLIENT(SETNAME GETNAME SETINFO ID INFO LIST KILL
-// NO-EVICT REPLY UNBLOCK) COMMAND(COUNT LIST INFO DOCS) SELECT QUIT CONFIG(GET SET RESETSTAT
+// NO-EVICT REPLY UNBLOCK) COMMAND(COUNT LIST INFO DOCS GETKEYS) SELECT QUIT CONFIG(GET SET RESETSTAT
 // REWRITE HELP) SLOWLOG(GET LEN RESET HELP) MONITOR (slowlog.go,
 // monitor.go) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
 // PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
@@ -782,6 +784,30 @@
 //     keys from it, also while no client tracks, so that one turning
 //     tracking on again hears nothing of keys read before
 //     (TestTrackingFlushWithNoTracker).
+//   - S86: a container command's subcommand (CLIENT, CONFIG, COMMAND,
+//     OBJECT, MEMORY, SLOWLOG, SCRIPT, FUNCTION, PUBSUB, CLUSTER: the
+//     subcommand table, subcommands.go, with Redis 7.0's arities) is
+//     checked before it runs or is queued, as a command of its own: an
+//     unknown one answers "unknown subcommand" (before NOAUTH, as an
+//     unknown command), a wrong argument count names "config|get"; both
+//     flag an open MULTI block, so that EXEC answers EXECABORT; in a
+//     script an unknown subcommand is an unknown command, and the
+//     subcommand's arity and noscript flag refuse it, as redis-server
+//     7.0's (TestSubcommandRefusedWhenQueued, RESP2 and RESP3).
+//   - S87: INFO commandstats counts a subcommand's calls, rejected and
+//     failed calls, and time, under its own name ("cmdstat_client|list"),
+//     the container's own arity refusal under the container, an unknown
+//     subcommand nowhere, as redis-server 7.0
+//     (TestSubcommandStatsMatchRedis).
+//   - S88: COMMAND and COMMAND INFO show a container as redis-server 7.0
+//     does (its declared flags, no keys) with its subcommands in the 10th
+//     element, each an entry of its own (name, arity, flags and keys as
+//     Redis's; empty ACL categories, tips and key specs, which tiercache
+//     has none of); COMMAND INFO finds "config|get"; COMMAND LIST lists
+//     the subcommands; COMMAND GETKEYS reads a subcommand's keys and
+//     arity; COMMAND COUNT counts commands only; key specs and
+//     a command's empty subcommands are sets in RESP3, as Redis's
+//     (TestSubcommandInfoMatchesRedis, RESP2 and RESP3).
 //   - S90: a tracking client blocked in BLMOVE, BRPOPLPUSH, BLPOP,
 //     BZPOPMIN... and served by another client's write gets the
 //     invalidations of that write first, then its reply, then those its

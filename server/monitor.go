@@ -182,24 +182,13 @@ func appendRepr(b, s []byte) []byte {
 // monitorHides says whether Redis keeps args of cmd from monitors: an
 // admin command, or an admin subcommand of a container (CONFIG GET, CLIENT
 // LIST, SLOWLOG LEN...; CONFIG HELP and SLOWLOG HELP are shown), as
-// redis-server 7.0's COMMAND INFO flags them.
+// redis-server 7.0's COMMAND INFO flags them (subcommandSpecs).
 func (cmd *command) monitorHides(args [][]byte) bool {
-	subs, ok := adminSubcommands[cmd.name]
-	if !ok {
+	if cmd.subs == nil {
 		return cmd.admin
 	}
-	return len(args) > 1 && slices.Contains(subs, strings.ToLower(string(args[1])))
-}
-
-// adminSubcommands are the subcommands redis-server 7.0 flags admin, of
-// the containers tiercache has.
-var adminSubcommands = map[string][]string{
-	"config":  {"get", "set", "resetstat", "rewrite"},
-	"client":  {"pause", "kill", "unpause", "unblock", "no-evict", "list"},
-	"slowlog": {"get", "len", "reset"},
-	"cluster": {"forget", "reset", "failover", "saveconfig", "delslots", "meet", "flushslots", "bumpepoch",
-		"replicate", "addslotsrange", "count-failure-reports", "addslots", "setslot", "slaves",
-		"set-config-epoch", "replicas", "delslotsrange"},
+	sub := cmd.subcommand(args)
+	return sub != nil && sub != cmd && sub.admin
 }
 
 // redactedText stands for an argument Redis redacts.

@@ -244,5 +244,6 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		t[cmd.name] = cmd
 	}
 	markCommands(t)
+	addSubcommands(t) // subcommands.go
 	return t
 }

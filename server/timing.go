@@ -30,7 +30,11 @@ func (c *conn) observePending(args [][]byte) {
 	c.pending = 0
 	t := c.s.clock()
 	share := (t - c.mark) / time.Duration(n)
-	c.pendingCmd.stats.nanos.Add(uint64(max(share, 0)) * uint64(n))
+	st := &c.pendingCmd.stats
+	if c.pendingCmd.subs != nil {
+		st = c.pendingSt // a container's subcommand (run)
+	}
+	st.nanos.Add(uint64(max(share, 0)) * uint64(n))
 	if c.pendingCmd.observe != nil {
 		c.pendingCmd.observe(share, n)
 	}
