@@ -1,7 +1,6 @@
 package server
 
 import (
-	"regexp"
 	"testing"
 	"time"
 )
@@ -32,14 +31,7 @@ func TestCommandStatsMatchRedis(t *testing.T) {
 	for range 20 {
 		p.sameRead(0, 5*time.Second, "a pipelined GET's reply")
 	}
-	line := regexp.MustCompile(`cmdstat_(\w+):calls=(\d+),usec=\d+,usec_per_call=[\d.]+,rejected_calls=(\d+),failed_calls=(\d+)`)
-	stats := func(info string) map[string]string {
-		m := map[string]string{}
-		for _, l := range line.FindAllStringSubmatch(info, -1) {
-			m[l[1]] = l[2] + "/" + l[3] + "/" + l[4]
-		}
-		return m
-	}
+	stats := cmdstatsOf
 	ours, peer := stats(p.ours[0].do("INFO", "commandstats")), stats(p.peer[0].do("INFO", "commandstats"))
 	for _, n := range []string{"set", "get", "lpush", "multi", "exec", "incr", "hset", "hget", "incrby", "rpush"} {
 		if ours[n] == "" || ours[n] != peer[n] {
