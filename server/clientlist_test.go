@@ -255,7 +255,10 @@ func TestClientInfoFieldsMatchRedis(t *testing.T) {
 	}
 
 	_, path := startServer(t, nil)
-	a, sub, tx, blk := dialRaw(t, path), dialRaw(t, path), dialRaw(t, path), dialRaw(t, path)
+	a, sub, tx, blk, cfg := dialRaw(t, path), dialRaw(t, path), dialRaw(t, path), dialRaw(t, path), dialRaw(t, path)
+	idcfg := clientID(t, cfg)
+	cfg.cmd("CONFIG", "GET", "maxmemory")
+	cfg.reply()
 	ida := clientID(t, a)
 	sub.expect([]step{{[]string{"CLIENT", "NO-EVICT", "on"}, "+OK"}})
 	sub.cmd("SUBSCRIBE", "c1", "c2")
@@ -297,6 +300,9 @@ func TestClientInfoFieldsMatchRedis(t *testing.T) {
 	}
 	if f := all[idblk]; f["flags"] != "bU" || f["multi"] != "-1" || f["redir"] != "-1" {
 		t.Errorf("the blocked client's line: %v", f)
+	}
+	if f := all[idcfg]; f["cmd"] != "config|get" { // Redis's lastcmd: the subcommand
+		t.Errorf("the line of a client that ran CONFIG GET: %v", f)
 	}
 	if f := all[ida]; f["flags"] != "U" || f["cmd"] != "client|list" || f["sub"] != "0" {
 		t.Errorf("the caller's line: %v", f)

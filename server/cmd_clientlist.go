@@ -304,10 +304,9 @@ func (c *conn) clientNoEvict(args [][]byte) {
 // fields in its order (clients parse them: redis-py's client_info wants
 // every integer one), then 7.2's lib-name and lib-ver. cmd is the command
 // that lists c when c itself runs it, else "": then c's last command
-// before it last waited for input or blocked (lastCmd; Redis's subcommand
-// is not known then); idle counts from the read of its latest command.
-// Other connections call it: it reads only what c
-// never changes, atomics, and c's tracking under the tracker's lock. The
+// before it last waited for input or blocked (lastCmd; a container's
+// subcommand, as "config|get"); idle counts from the read of its latest
+// command. Other connections call it: it reads only what c never changes, atomics, and c's tracking under the tracker's lock. The
 // memory fields are 0 but for omem and tot-mem, c's unsent replies
 // (outConn, S12): tiercache's buffers are not tracked per client.
 func (c *conn) describe(cmd string) string {
@@ -393,7 +392,10 @@ func (c *conn) showRead() {
 // showIdle records, for CLIENT LIST, c's last command once c has answered
 // what it read (it waits for input or blocks).
 func (c *conn) showIdle() {
-	if c.cmd != nil {
+	switch {
+	case c.sub != nil:
+		c.lastCmd.Store(c.sub) // Redis's lastcmd is the subcommand: config|get
+	case c.cmd != nil:
 		c.lastCmd.Store(c.cmd)
 	}
 }

@@ -152,7 +152,7 @@ func (c *conn) dispatch(args [][]byte) {
 	}
 	if c.tx.active && !cmd.txControl {
 		c.tx.queue(cmd, args)
-		c.cmd = cmd // the last command, as CLIENT LIST shows it (Redis's lastcmd)
+		c.cmd, c.sub = cmd, sub // the last command, as CLIENT LIST shows it (Redis's lastcmd)
 		c.showMulti()
 		c.w.Simple("QUEUED")
 		return
@@ -290,7 +290,10 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 // run of the same command pipelined in one read, not once per command
 // (observeLater, S51).
 func (c *conn) run(cmd *command, args [][]byte) {
-	c.cmd = cmd
+	c.cmd, c.sub = cmd, nil
+	if cmd.subs != nil {
+		c.sub = cmd.subcommand(args)
+	}
 	if c.trk != nil || c.scriptOf != nil {
 		if cmd.readonly && !cmd.rememberAfter {
 			// before the read: a write beside it finds the key tracked, and

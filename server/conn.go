@@ -118,6 +118,7 @@ type conn struct {
 	ioReads    uint64
 	readAt     time.Duration // the clock at read ioReads (showRead)
 	lastCmd    atomic.Pointer[command]
+	sub        *command // c.cmd's subcommand when it is a container's (CLIENT LIST's config|get), else nil
 	events     []keyEvent
 	evKeys     [][]byte
 	servedTo   *conn    // the blocked client whose serve's events are being emitted (servedEvents)

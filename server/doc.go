@@ -491,8 +491,8 @@
 //     redis-server 7.0's fields in its order, then lib-name and lib-ver;
 //     what it set with SETNAME, SETINFO, HELLO and NO-EVICT read without a
 //     lock from other connections: clientMeta; its subscriptions, MULTI
-//     queue, blocked command, tracking, idle time and last command as
-//     others see them; the buffer fields 0 but omem and tot-mem, its unsent
+//     queue, blocked command, tracking, idle time and last command (a
+//     container's subcommand: "config|get") as others see them; the buffer fields 0 but omem and tot-mem, its unsent
 //     replies: TestClientInfoFieldsMatchRedis), TYPE and ID select as in
 //     Redis 7.0; CLIENT KILL closes what its filters select (the caller
 //     only with SKIPME no, after its reply), ending a blocked command as a
