@@ -430,6 +430,9 @@ func (sc *scriptConn) command(args [][]byte, proto int) []byte {
 	}
 	if refuse != "" {
 		fc.s.errs.count(refuse)
+		if sub != nil {
+			sub.stats.rejected.Add(1) // script.c scriptCall's incrCommandStatsOnError
+		}
 		return resp.AppendError(sc.buf.Bytes(), refuse)
 	}
 	if cmd.write {

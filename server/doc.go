@@ -827,8 +827,10 @@
 //     script, is rejected; a blocked command ended by CLIENT UNBLOCK
 //     (TIMEOUT or ERROR) or served an error is failed, not one that timed
 //     out, and CLIENT UNBLOCK ERROR fails too, as Redis's
-//     updateStatsOnUnblock and call() count them
-//     (TestCommandStatsAfterTheRun).
+//     updateStatsOnUnblock and call() count them; a command a script's
+//     redis.call refuses (arity, noscript, a write from EVAL_RO, cluster)
+//     is rejected, a container's on its subcommand, an unknown one
+//     nowhere, as script.c scriptCall (TestCommandStatsAfterTheRun).
 //   - S93: MIGRATE answers as redis-server 7.0's migrateCommand, in its
 //     order: the options (syntax errors, KEYS after a key that is not
 //     empty), the timeout, the database; NOKEY when none of the keys
