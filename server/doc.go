@@ -808,6 +808,10 @@
 //     arity; COMMAND COUNT counts commands only; key specs and
 //     a command's empty subcommands are sets in RESP3, as Redis's
 //     (TestSubcommandInfoMatchesRedis, RESP2 and RESP3).
+//   - S89: a command that reads or writes the value of the key "" answers
+//     errEmptyKey (the tier takes no zero-length key; Redis does), and
+//     changes nothing; EXISTS, DEL and EXPIRE of it answer as of a
+//     missing key (TestEmptyKeyRefusedClearly).
 //   - S90: a tracking client blocked in BLMOVE, BRPOPLPUSH, BLPOP,
 //     BZPOPMIN... and served by another client's write gets the
 //     invalidations of that write first, then its reply, then those its

@@ -414,6 +414,10 @@ func errSortTooBig(max int) string {
 	return "ERR SORT's result exceeds the limit (max_value) of " + strconv.Itoa(max) + " bytes"
 }
 
+// errEmptyKey answers a command on the key "": Redis takes it, the tier
+// refuses a zero-length key (tier.ErrEmptyKey); a difference from Redis.
+const errEmptyKey = "ERR empty keys are not supported by tiercache (a key needs at least one byte)"
+
 func errStringTooLong(max int) string {
 	return "ERR string exceeds maximum allowed size (max_value, " + strconv.Itoa(max) + " bytes)"
 }
@@ -464,6 +468,8 @@ func errorReply(err error) string {
 		return errWrongType
 	case errors.Is(err, tier.ErrNoSuchKey):
 		return errNoSuchKeyText
+	case errors.Is(err, tier.ErrEmptyKey):
+		return errEmptyKey
 	case errors.Is(err, hash.ErrCorrupt):
 		return errCorruptHash
 	case errors.Is(err, list.ErrCorrupt):
