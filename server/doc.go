@@ -45,7 +45,7 @@
 // monitor.go) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
 // PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
 // EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME TTL PTTL PERSIST RENAME
-// RENAMENX COPY DUMP RESTORE(REPLACE ABSTTL IDLETIME FREQ) MIGRATE(COPY REPLACE AUTH AUTH2 KEYS) RANDOMKEY TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL
+// RENAMENX COPY DUMP RESTORE(REPLACE ABSTTL IDLETIME FREQ) RESTORE-ASKING MIGRATE(COPY REPLACE AUTH AUTH2 KEYS) RANDOMKEY TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL
 // FLUSHDB INFO. GETDEL, GETEX, SET ... GET, RENAME and COPY read and
 // change keys in one step (tier.Cache.GetDel, tier.Cache.GetEx, tier.Cache.SetGet,
 // tier.Cache.Rename, tier.Cache.Copy).
@@ -728,7 +728,8 @@
 //     listpack and skiplist sorted sets, scores -inf to +inf; listpack
 //     and hashtable hashes), and the ziplist payloads of Redis 3.2 to
 //     6.2 that 7.0 still restores; DUMP of a missing key is nil; a TTL,
-//     relative or ABSTTL, is the key's (TestDumpRestoreMatchRedis,
+//     relative or ABSTTL, is the key's; RESTORE-ASKING (a cluster-mode
+//     MIGRATE's) is RESTORE (TestDumpRestoreMatchRedis,
 //     TestRestoreZiplistsMatchRedis; the payload itself is value V5).
 //   - S74: RESTORE answers as redis-server 7.0's restoreCommand, in its
 //     order: the options (REPLACE, ABSTTL, IDLETIME, FREQ, their ranges

@@ -190,6 +190,12 @@ func TestDumpRestoreMatchRedis(t *testing.T) {
 			p.same(0, "RESTORE", "t1", "100000", payload)
 			p.same(0, "RESTORE", "t2", "99999999999999", payload, "ABSTTL")
 			p.same(0, "PEXPIRETIME", "t2")
+			// RESTORE-ASKING (what a cluster-mode MIGRATE sends) is RESTORE.
+			p.same(0, "RESTORE-ASKING", "ra", "0", payload)
+			p.same(0, "RESTORE-ASKING", "ra", "0", payload)
+			p.same(0, "RESTORE-ASKING", "ra", "0", payload, "REPLACE")
+			p.same(0, "RESTORE-ASKING", "ra")
+			p.same(0, "TYPE", "ra")
 			for _, k := range []string{"t1", "t2"} {
 				if ttl, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(o.do("TTL", k), ":"))); ttl <= 0 {
 					t.Fatalf("TTL %s after RESTORE with a TTL: %d", k, ttl)

@@ -62,6 +62,10 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "copy", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, run: (*conn).cmdCopy},
 		{name: "dump", arity: 2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdDump},
 		{name: "restore", arity: -4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdRestore},
+		// RESTORE-ASKING: RESTORE as a MIGRATE in cluster mode sends it
+		// (Redis 7.0 src/commands/restore-asking.json: restoreCommand, flags
+		// write denyoom asking)
+		{name: "restore-asking", arity: -4, flags: []string{"write", "denyoom", "asking"}, first: 1, last: 1, step: 1, run: (*conn).cmdRestore},
 		{name: "migrate", arity: -6, flags: []string{"write"}, first: 3, last: 3, step: 1, keysOf: migrateKeys, exclusive: true, run: (*conn).cmdMigrate}, // cmd_migrate.go
 		{name: "randomkey", arity: 1, flags: []string{"readonly"}, run: (*conn).cmdRandomKey},
 		// lists (cmd_list.go, block.go, mpop.go)
