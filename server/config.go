@@ -79,10 +79,11 @@ func (c *conn) cmdConfig(args [][]byte) {
 			c.w.Error(errConfigRewrite)
 			return
 		}
-		c.w.Error(errConfigReset)
+		c.s.resetStats() // resetstat.go
+		c.w.Simple("OK")
 	case "help":
 		help := []string{"CONFIG <subcommand> [<arg> ...]. Subcommands are:", "GET <pattern>", "SET <directive> <value>",
-			"RESETSTAT (refused: counters are cumulative)", "REWRITE (refused)", "HELP"}
+			"RESETSTAT (INFO's counters restart; /metrics' counters do not)", "REWRITE (refused)", "HELP"}
 		c.w.Array(len(help))
 		for _, h := range help {
 			c.w.Simple(h)

@@ -868,6 +868,16 @@
 //     CROSSSLOT for keys of two slots and sends RESTORE-ASKING
 //     (TestMigrateEverywhere; MULTI, scripts and the "del" events
 //     against redis-server in TestMigrateMatchesRedis).
+//   - S96: CONFIG RESETSTAT answers +OK as redis-server 7.0's
+//     configResetStatCommand (its extra argument the arity error,
+//     rejected): INFO commandstats and errorstats start over, and INFO's
+//     counters that resetServerStats zeroes (total_connections_received,
+//     total_commands_processed, rejected_connections, keyspace_hits and
+//     keyspace_misses, total_error_replies_protocol) count from the reset,
+//     as redis-server's after the same commands, also in MULTI
+//     (TestConfigResetStatMatchesRedis, RESP2 and RESP3); /metrics'
+//     counters (Snapshot) never go back: INFO subtracts a baseline taken
+//     at the reset (TestConfigResetStatKeepsMetrics).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

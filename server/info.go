@@ -46,7 +46,7 @@ func (c *conn) cmdInfo(args [][]byte) {
 		all(true)
 	}
 	var b strings.Builder
-	snap := sync.OnceValue(func() *Snapshot { s := c.s.Snapshot(); return &s })
+	snap := sync.OnceValue(func() *Snapshot { s := c.s.infoSnapshot(); return &s }) // counted from CONFIG RESETSTAT
 	for _, sec := range infoSections {
 		if !want[sec] {
 			continue

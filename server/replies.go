@@ -383,7 +383,6 @@ const (
 	errInternal       = "ERR internal error; connection closed"
 	errEmptyGetBatch  = "ERR internal error: the cache answered no key of a GET batch"
 	errConfigRewrite  = "ERR CONFIG REWRITE is not supported by tiercache: it does not write its configuration file; edit the file and restart"
-	errConfigReset    = "ERR CONFIG RESETSTAT is not supported by tiercache: its counters are cumulative (they feed Prometheus counters, which must not go back)"
 	configImmutable   = "tiercache cannot change it at runtime; set it in the configuration file and restart" // why CONFIG SET failed
 	configNormalLimit = "the normal class's limit is server.max_output_buffer, set in the configuration file (a hard limit; no soft one)"
 	errNoFunctions    = "ERR tiercache does not implement Redis functions (FUNCTION, FCALL, FCALL_RO): load the code as a script with SCRIPT LOAD and call it with EVALSHA"

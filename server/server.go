@@ -46,6 +46,9 @@ type Server struct {
 	// reclaim (reclaim.go); reclaimStop and reclaimDone stop its loop.
 	dropped                  atomic.Int64
 	reclaimStop, reclaimDone chan struct{}
+	// statBase is the counters at the last CONFIG RESETSTAT, which INFO
+	// subtracts (resetstat.go); nil before one.
+	statBase atomic.Pointer[Stats]
 
 	scr        *scripting // Lua scripts (cmd_script.go)
 	ps         *pubsub.Registry
