@@ -28,6 +28,8 @@ func TestClientPauseMatchesRedis(t *testing.T) {
 			{"CLIENT", "PAUSE", "x", "write"}, {"CLIENT", "PAUSE", "1", "WRITE", "extra"},
 			{"CLIENT", "UNPAUSE", "x"},
 			{"CLIENT", "PAUSE", "0"}, {"CLIENT", "PAUSE", "0", "all"}, {"CLIENT", "UNPAUSE"},
+			{"EVAL", "return redis.call('client','pause','10')", "0"}, {"MULTI"}, {"CLIENT", "PAUSE", "0", "write"},
+			{"CLIENT", "UNPAUSE"}, {"EXEC"}, {"CLIENT", "pause", "0", "WRITE", "x"}, {"client", "UNPAUSE", "now"},
 			{"SET", "k", "v"}, {"PFADD", "h", "a"},
 		} {
 			p.same(0, args...)
