@@ -74,3 +74,11 @@ func parseShebang(body []byte) (Flags, int, error) {
 	}
 	return f, end, nil
 }
+
+// ShebangFlags reads the flags body's shebang declares without compiling
+// it, as Redis 7.0's evalGetCommandFlags does for a script not in its
+// cache (evalExtractShebangFlags); ok is false for a bad shebang.
+func ShebangFlags(body []byte) (f Flags, ok bool) {
+	f, _, err := parseShebang(body)
+	return f, err == nil
+}

@@ -208,11 +208,16 @@ func (c *conn) cmdClient(args [][]byte) {
 		c.clientReply(args) // clientreply.go
 	case "unblock":
 		c.clientUnblock(args) // unblock.go
+	case "pause":
+		c.clientPause(args) // pause.go
+	case "unpause":
+		c.s.pause.unpause()
+		c.w.OK()
 	case "help":
 		help := []string{"CLIENT <subcommand> [<arg> ...]. Subcommands are:", "GETNAME", "SETNAME <name>",
 			"SETINFO <LIB-NAME|LIB-VER> <value>", "ID", "INFO", "LIST [TYPE (NORMAL|PUBSUB)] [ID <id> [<id> ...]]",
 			"KILL <ip:port> | KILL (ID <id>|ADDR <ip:port>|LADDR <ip:port>|TYPE <type>|USER default|SKIPME (YES|NO)|MAXAGE <secs>) ...",
-			"NO-EVICT (ON|OFF)", "REPLY (ON|OFF|SKIP)", "UNBLOCK <clientid> [TIMEOUT|ERROR]", "HELP"}
+			"NO-EVICT (ON|OFF)", "UNPAUSE", "PAUSE <timeout> [WRITE|ALL]", "REPLY (ON|OFF|SKIP)", "UNBLOCK <clientid> [TIMEOUT|ERROR]", "HELP"}
 		c.w.Array(len(help))
 		for _, h := range help {
 			c.w.Simple(h)

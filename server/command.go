@@ -150,6 +150,12 @@ func (c *conn) dispatch(args [][]byte) {
 		c.tx.fail()
 		return
 	}
+	// A pause holds the command here, before it is queued or runs, as
+	// Redis's processCommand blocks the client (BLOCKED_POSTPONE) after
+	// every check that may refuse it (S97).
+	if !c.holdWhilePaused(cmd, args) {
+		return
+	}
 	if c.tx.active && !cmd.txControl {
 		c.tx.queue(cmd, args)
 		c.cmd, c.sub = cmd, sub // the last command, as CLIENT LIST shows it (Redis's lastcmd)

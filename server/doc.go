@@ -40,7 +40,7 @@
 // device about twice, not n times.
 //
 // Commands: PING ECHO TIME LASTSAVE SHUTDOWN HELLO AUTH RESET CLIENT(SETNAME GETNAME SETINFO ID INFO LIST KILL
-// NO-EVICT REPLY UNBLOCK) COMMAND(COUNT LIST INFO DOCS GETKEYS) SELECT QUIT CONFIG(GET SET RESETSTAT
+// NO-EVICT REPLY UNBLOCK PAUSE UNPAUSE) COMMAND(COUNT LIST INFO DOCS GETKEYS) SELECT QUIT CONFIG(GET SET RESETSTAT
 // REWRITE HELP) SLOWLOG(GET LEN RESET HELP) MONITOR (slowlog.go,
 // monitor.go) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
 // PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
@@ -878,6 +878,29 @@
 //     (TestConfigResetStatMatchesRedis, RESP2 and RESP3); /metrics'
 //     counters (Snapshot) never go back: INFO subtracts a baseline taken
 //     at the reset (TestConfigResetStatKeepsMetrics).
+//   - S97: CLIENT PAUSE timeout [WRITE|ALL] and CLIENT UNPAUSE answer as
+//     redis-server 7.0's clientCommand (pause.go): the mode's error before
+//     the timeout's, a later PAUSE keeps the more restrictive mode and the
+//     later end (PAUSE 0 does not shorten one), UNPAUSE with none is OK. A
+//     pause holds a command after every check that may refuse it and
+//     before it is queued or runs, as processCommand blocks the client
+//     (BLOCKED_POSTPONE): ALL every command, CLIENT UNPAUSE too (only the
+//     timeout ends it); WRITE those flagged write or may_replicate (PUBLISH,
+//     PFCOUNT, WAIT, EVAL, EVALSHA and FCALL unless the script's shebang
+//     says no-writes; not EVAL_RO), a write inside MULTI, and an EXEC of a
+//     queued one. A held client is blocked (flag b in CLIENT LIST with the
+//     held command as cmd, INFO blocked_clients), sends nothing until the
+//     pause ends by UNPAUSE or its timeout, then runs the command in order
+//     (TestClientPauseMatchesRedis, RESP2 and RESP3 against redis-server;
+//     Redis's unit pause.tcl in scripts/test.d/32-redis-units).
+//   - S98: a client killed (CLIENT KILL) or hung up while a pause holds it
+//     leaves without its command run; CLIENT UNBLOCK does not end the hold
+//     (0; redis-server 7.0 panics on it); Close ends the holds
+//     (TestClientPauseHeldKilled). While paused the expiry sweeps stop, as
+//     Redis's active expiry does: the cache's (tier.Cache.HoldSweep, T62)
+//     and the hash fields' (hfeLoop); an expired key reads as gone but is
+//     removed, and its "expired" event sent, only after the pause
+//     (TestClientPauseHoldsExpiry).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

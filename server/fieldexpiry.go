@@ -179,7 +179,7 @@ func (s *Server) hfeLoop() {
 		case <-t.C:
 		case <-x.kick:
 		}
-		if s.loading.Load() {
+		if s.loading.Load() || s.pause.on.Load() { // no active expiry while clients are paused (S98)
 			continue
 		}
 		now := s.nowMs()

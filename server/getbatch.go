@@ -19,7 +19,7 @@ func (c *conn) getRun() {
 	var now int64
 	var last []byte
 	errs := c.w.Errors()
-	for !c.coldGet {
+	for !c.coldGet && !c.s.pause.on.Load() { // a pause: each GET through dispatch (S97)
 		key, ok := c.rd.NextGet()
 		if !ok {
 			break

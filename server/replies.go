@@ -98,6 +98,7 @@ const (
 	errClientIDPositive = "ERR client-id should be greater than 0"
 	// CLIENT UNBLOCK (unblock.go): the caller's refusal, the blocked client's answer
 	errUnblockReason = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
+	errPauseMode     = "ERR CLIENT PAUSE mode must be WRITE or ALL"
 	errUnblocked     = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 	// scripting (cmd_script.go)
 	errNoScript         = "NOSCRIPT No matching script. Please use EVAL."

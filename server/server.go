@@ -61,6 +61,7 @@ type Server struct {
 	hashLimits hash.Limits
 	setLimits  set.Limits    // sets and sorted sets
 	blk        blockRegistry // clients blocked on lists (block.go)
+	pause      pauseState    // CLIENT PAUSE (pause.go)
 	slow       slowlog       // SLOWLOG (slowlog.go)
 	mon        monitors      // MONITOR (monitor.go)
 	// timing is set while commands are timed: Options.ObserveLatency is
@@ -166,6 +167,7 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s.hfe = newHFEIndex()
 	if cache != nil {
 		cache.OnRemoval(s.tierRemoval)
+		cache.HoldSweep(s.pause.on.Load) // no expiry sweep while clients are paused (S98)
 	}
 	s.hashLimits = hash.Limits{MaxFields: opts.MaxHashFields, MaxBytes: opts.MaxValueBytes}
 	s.setLimits = set.Limits{MaxMembers: opts.MaxSetMembers, MaxBytes: opts.MaxValueBytes}
@@ -447,7 +449,8 @@ func (s *Server) Close() error {
 			c.nc.SetReadDeadline(time.Now())
 		}
 		s.mu.Unlock()
-		s.blk.shutdown() // blocked clients end too
+		s.blk.shutdown()   // blocked clients end too
+		s.pause.shutdown() // and those a pause holds
 		s.acceptWG.Wait()
 		s.spare.close()
 
@@ -474,6 +477,7 @@ func (s *Server) Close() error {
 		<-s.hfe.done
 		if s.cache != nil && !s.loading.Load() {
 			s.cache.OnRemoval(nil)
+			s.cache.HoldSweep(nil)
 		}
 		s.evq.close()
 		s.push.close()

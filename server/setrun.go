@@ -18,8 +18,8 @@ func (c *conn) setRun() {
 	args := c.setArgv[:]
 	for {
 		c.s.trk.flushBcast()
-		if c.quit || c.blocked != nil || c.push.pending.Load() {
-			break
+		if c.quit || c.blocked != nil || c.push.pending.Load() || c.s.pause.on.Load() {
+			break // a pause: the next SET goes through dispatch, which holds it (S97)
 		}
 		name, key, val, ok := c.rd.NextSet()
 		if !ok {

@@ -36,7 +36,7 @@ var (
 // "arity": -3, ADMIN NOSCRIPT LOADING STALE), which redis-server 7.0's
 // COMMAND INFO answers too (TestSubcommandInfoMatchesRedis). CLIENT
 // SETINFO is Redis 7.2's (client-setinfo.json). A subcommand not listed
-// is unknown (S86): MEMORY DOCTOR and STATS, CLIENT PAUSE and UNPAUSE,
+// is unknown (S86): MEMORY DOCTOR and STATS,
 // COMMAND HELP and GETKEYSANDFLAGS, SCRIPT DEBUG.
 var subcommandSpecs = map[string][]subSpec{
 	"client": { // client-*.json
@@ -49,12 +49,14 @@ var subcommandSpecs = map[string][]subSpec{
 		{"kill", -3, subAdmin, 0, 0, 0},
 		{"list", -2, subAdmin, 0, 0, 0},
 		{"no-evict", 3, subAdmin, 0, 0, 0},
+		{"pause", -3, subAdmin, 0, 0, 0}, // client-pause.json: ADMIN NOSCRIPT LOADING STALE (SENTINEL)
 		{"reply", 3, subConn, 0, 0, 0},
 		{"setinfo", 4, subConn, 0, 0, 0}, // Redis 7.2
 		{"setname", 3, subConn, 0, 0, 0},
 		{"tracking", -3, subConn, 0, 0, 0},
 		{"trackinginfo", 2, subConn, 0, 0, 0},
 		{"unblock", -3, subAdmin, 0, 0, 0},
+		{"unpause", 2, subAdmin, 0, 0, 0}, // client-unpause.json, as PAUSE's
 	},
 	"config": { // config-*.json
 		{"get", -3, subAdmin, 0, 0, 0},

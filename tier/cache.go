@@ -20,6 +20,10 @@ type Cache struct {
 	upd *updateLocks // Update's per-key-stripe locks
 	// onRemoval is told of keys leaving without a caller (hooks.go, T46).
 	onRemoval atomic.Pointer[func(key []byte, why Removal)]
+	// sweepHeld, when set and true, holds the background expiry sweep
+	// (HoldSweep, T62); heldSweeps counts the sweeps it held.
+	sweepHeld  atomic.Pointer[func() bool]
+	heldSweeps atomic.Int64
 	// flushHigh is the flusher's holding above which writers wait
 	// (throttle); throttleOff (unix ns) is when they wait again after a
 	// device that stalled.

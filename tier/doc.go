@@ -398,6 +398,11 @@
 //     found up to 7 of its 200 in cold). With no record pinned (no cold
 //     tier, or a flusher that keeps up) the last resorts evict whatever
 //     the segment holds, as without tenants.
+//   - T62: while HoldSweep's function reports true the background
+//     expiry sweep removes nothing (redis-server 7.0 stops active expiry
+//     during CLIENT PAUSE): an expired key stays in the directory, read
+//     as gone, and no removal is told; once it reports false the next
+//     sweep purges it (TestHoldSweep).
 //   - T36: Flush holds other calls off only while it swaps each shard's
 //     map for an empty one, made before (O(shards), not O(keys), nothing
 //     allocated meanwhile; BenchmarkFlushGetWait), and before it waits for

@@ -37,3 +37,17 @@ func (c *Cache) removed(key []byte, why Removal) {
 		(*fn)(key, why)
 	}
 }
+
+// HoldSweep sets the function that holds the background expiry sweep
+// while it reports true (nil: never held), as redis-server 7.0 stops
+// active expiry while clients are paused (expire.c activeExpireCycle).
+// An expired key the sweep leaves is still read as gone; the first sweep
+// after the hold purges it (T62). It must not block nor call the Cache.
+// Close's drain sweeps regardless.
+func (c *Cache) HoldSweep(held func() bool) {
+	if held == nil {
+		c.sweepHeld.Store(nil)
+		return
+	}
+	c.sweepHeld.Store(&held)
+}
