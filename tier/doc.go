@@ -401,7 +401,8 @@
 //   - T62: while HoldSweep's function reports true the background
 //     expiry sweep removes nothing (redis-server 7.0 stops active expiry
 //     during CLIENT PAUSE): an expired key stays in the directory, read
-//     as gone, and no removal is told; once it reports false the next
+//     as gone, and no removal is told; a sweep under way when the hold
+//     begins stops at its next shard; once it reports false the next
 //     sweep purges it (TestHoldSweep).
 //   - T36: Flush holds other calls off only while it swaps each shard's
 //     map for an empty one, made before (O(shards), not O(keys), nothing

@@ -15,6 +15,9 @@ func (c *Cache) sweep(now int64) {
 	c.sweepMu.Lock()
 	defer c.sweepMu.Unlock()
 	for i := range c.dir.shards {
+		if h := c.sweepHeld.Load(); h != nil && (*h)() {
+			return // held since the sweep began: the rest waits (T62)
+		}
 		sh := &c.dir.shards[i]
 		for start := true; ; start = false {
 			sh.mu.Lock()
