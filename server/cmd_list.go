@@ -313,6 +313,28 @@ func (c *conn) wakeAfter(key []byte) {
 	}
 }
 
+// scriptWakes serves the clients blocked on the lists a script on c
+// pushed onto (fc, its connection, puts them off as EXEC does: Redis
+// serves them once the script ended): at once, their events and
+// invalidations after the script's, their results handed over with c's
+// (handOff, S90); inside EXEC they join the EXEC's wakes (S99).
+func (c *conn) scriptWakes(fc *conn) {
+	if len(fc.wakes) == 0 {
+		return
+	}
+	if c.inExec {
+		c.wakes = append(c.wakes, fc.wakes...)
+		fc.wakes = nil
+		return
+	}
+	fc.execWakes()
+	fc.servedEvents()
+	fc.flushEvents()
+	c.lists.handoffs = append(c.lists.handoffs, fc.lists.handoffs...)
+	clear(fc.lists.handoffs)
+	fc.lists.handoffs = fc.lists.handoffs[:0]
+}
+
 // execWakes serves the wakes an EXEC put off.
 func (c *conn) execWakes() {
 	wakes := c.wakes

@@ -189,6 +189,7 @@ func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) 
 	call := &sconn.call
 	call.Ctx, call.Keys, call.Args, call.W = ctx, keys, argv, c.w
 	scr.eng.Run(sc, call)
+	c.scriptWakes(sconn.c)
 	sconn.c.w.Flush()               // nothing left: its buffer goes back to the pool
 	call.Keys, call.Args = nil, nil // they alias the connection's read buffer
 	scr.mu.Lock()
@@ -396,6 +397,7 @@ func (c *conn) scriptConn() *scriptConn {
 	fc.w.CountError = s.errs.count
 	fc.lists = c.lists
 	fc.lists.cache = s.cache
+	fc.lists.handoffs = nil // its own: scriptWakes moves them to c's
 	fc.inExec = true // nothing blocks in a script
 	sc.c = fc
 	sc.call.Command = sc.command

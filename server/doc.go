@@ -893,6 +893,12 @@
 //     pause ends by UNPAUSE or its timeout, then runs the command in order
 //     (TestClientPauseMatchesRedis, RESP2 and RESP3 against redis-server;
 //     Redis's unit pause.tcl in scripts/test.d/32-redis-units).
+//   - S99: a push by a script's redis.call serves the clients blocked on
+//     the list once the script ended (inside EXEC, once the EXEC's
+//     commands ran), as redis-server 7.0 serves them after the script;
+//     their events follow the script's, their results are handed over
+//     after its invalidations (S90) (TestScriptPushServesBlocked, RESP2
+//     and RESP3; TestServedWaiterInvalidationAfterReply's EVAL case).
 //   - S98: a client killed (CLIENT KILL) or hung up while a pause holds it
 //     leaves without its command run; CLIENT UNBLOCK does not end the hold
 //     (0; redis-server 7.0 panics on it); Close ends the holds

@@ -38,6 +38,8 @@ func TestServedWaiterInvalidationAfterReply(t *testing.T) {
 			[]string{"BLMOVE", "list1", "list2", "LEFT", "RIGHT", "0"}, []string{"RPUSH", "list1", "foo"}},
 		{"BZPOPMIN", nil, []string{"ZCARD", "z"},
 			[]string{"BZPOPMIN", "z", "0"}, []string{"ZADD", "z", "1", "m"}},
+		{"BLMOVE-by-EVAL", [][]string{{"RPUSH", "list2", "a"}}, []string{"LRANGE", "list2", "0", "-1"},
+			[]string{"BLMOVE", "list1", "list2", "LEFT", "LEFT", "0"}, []string{"EVAL", "return redis.call('rpush', KEYS[1], 'x', 'y')", "1", "list1"}},
 	}
 	modes := [][]string{
 		{"CLIENT", "TRACKING", "ON"},
@@ -138,4 +140,33 @@ func (p *peers) fence(i int, what string) {
 	if !slices.Equal(ours, peer) {
 		p.t.Fatalf("%s: up to PING's reply\n tiercache    %q\n redis-server %q", what, ours, peer)
 	}
+}
+
+// TestScriptPushServesBlocked checks S99: a push by a script's
+// redis.call serves the clients blocked on the list once the script
+// ended, as redis-server 7.0 serves them after the script (also when
+// EXEC runs the script), byte for byte in RESP2 and RESP3, and the list
+// keeps what the serves left.
+func TestScriptPushServesBlocked(t *testing.T) {
+	eachProto(t, 3, func(t *testing.T, p *peers, proto int) {
+		push := []string{"EVAL", "redis.call('rpush', KEYS[1], 'a'); return redis.call('lpush', KEYS[1], 'b')", "1", "q"}
+		for range 5 {
+			p.same(1, "DEL", "q", "d")
+			p.served([]string{"BLPOP", "q", "0"}, push, "BLPOP served by EVAL")
+			p.same(1, "LRANGE", "q", "0", "-1")
+			p.same(1, "DEL", "q")
+			p.served([]string{"BLMOVE", "q", "d", "RIGHT", "LEFT", "0"}, push, "BLMOVE served by EVAL")
+			p.same(1, "LRANGE", "q", "0", "-1")
+			p.same(1, "LRANGE", "d", "0", "-1")
+			p.same(1, "DEL", "q")
+			p.same(1, "MULTI")
+			p.same(1, push...)
+			p.ours[0].send("BRPOP", "q", "0")
+			p.peer[0].send("BRPOP", "q", "0")
+			p.waitBlocked(2, 1) // connection 1 is in MULTI
+			p.same(1, "EXEC")
+			p.fence(0, "BRPOP served by EVAL in EXEC")
+			p.same(1, "LRANGE", "q", "0", "-1")
+		}
+	})
 }
