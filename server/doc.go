@@ -887,7 +887,8 @@
 //     (BLOCKED_POSTPONE): ALL every command, CLIENT UNPAUSE too (only the
 //     timeout ends it); WRITE those flagged write or may_replicate (PUBLISH,
 //     PFCOUNT, WAIT, EVAL, EVALSHA and FCALL unless the script's shebang
-//     says no-writes; not EVAL_RO), a write inside MULTI, and an EXEC of a
+//     says no-writes; EVAL_RO and EVALSHA_RO when their shebang does not),
+//     a write inside MULTI, and an EXEC of a
 //     queued one. A held client is blocked (flag b in CLIENT LIST with the
 //     held command as cmd, INFO blocked_clients), sends nothing until the
 //     pause ends by UNPAUSE or its timeout, then runs the command in order

@@ -168,9 +168,10 @@ func (c *conn) clientPause(args [][]byte) {
 
 // mayReplicate reports whether a pause WRITE holds cmd with args:
 // Redis's is_may_replicate_command, a command flagged write or
-// may_replicate (PUBLISH, PFCOUNT, WAIT, EVAL, FCALL...), EVAL and
-// EVALSHA by the script's shebang flags when it has one (no-writes is
-// not held; evalGetCommandFlags, scriptFlagsToCmdFlags), and EXEC when
+// may_replicate (PUBLISH, PFCOUNT, WAIT, EVAL, FCALL...), EVAL, EVALSHA
+// and their _RO forms by the script's shebang flags when it has one
+// (written unless no-writes; evalGetCommandFlags, scriptFlagsToCmdFlags),
+// and EXEC when
 // a queued command is.
 func (c *conn) mayReplicate(cmd *command, args [][]byte) bool {
 	switch {
@@ -181,19 +182,23 @@ func (c *conn) mayReplicate(cmd *command, args [][]byte) bool {
 			}
 		}
 		return false
-	case (cmd.name == "eval" || cmd.name == "evalsha") && len(args) > 1:
+	case (cmd.name == "eval" || cmd.name == "evalsha" || cmd.name == "eval_ro" || cmd.name == "evalsha_ro") && len(args) > 1:
+		own := cmd.write || cmd.mayReplicate // EVAL's may_replicate; EVAL_RO's none
 		var f script.Flags
-		if cmd.name == "eval" {
+		if cmd.name == "eval" || cmd.name == "eval_ro" {
 			var ok bool
 			if f, ok = script.ShebangFlags(args[1]); !ok {
-				return true // the command's own flags
+				return own
 			}
 		} else if sc := c.s.scr.eng.Get(args[1]); sc != nil {
 			f = sc.Flags
 		} else {
-			return true
+			return own
 		}
-		return f&script.FlagCompat != 0 || f&script.FlagNoWrites == 0
+		if f&script.FlagCompat != 0 {
+			return own
+		}
+		return f&script.FlagNoWrites == 0 // scriptFlagsToCmdFlags: write unless no-writes, _RO too
 	}
 	if sub := cmd.subcommand(args); sub != nil {
 		cmd = sub

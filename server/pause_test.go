@@ -68,6 +68,7 @@ func TestClientPauseMatchesRedis(t *testing.T) {
 		p.same(3, "EXEC")
 		for _, held := range [][]string{
 			{"SET", "k", "v2"}, {"PUBLISH", "ch", "m"}, {"PFCOUNT", "h"}, {"EVAL", "return 2", "0"},
+			{"EVAL_RO", "#!lua\nreturn 1", "0"}, // a shebang without no-writes: a write (then refused)
 		} {
 			p.ours[1].send(held...)
 			p.peer[1].send(held...)
