@@ -175,6 +175,13 @@ func (c *conn) dispatch(args [][]byte) {
 	}
 	if cmd.exclusive || cmd.exclusiveFor != nil && cmd.exclusiveFor(args) {
 		c.s.tx.excl.Lock()
+		for c.pausedSince(cmd, args) {
+			c.s.tx.excl.Unlock()
+			if !c.holdWhilePaused(cmd, args) {
+				return
+			}
+			c.s.tx.excl.Lock()
+		}
 		defer c.s.tx.excl.Unlock()
 		if c.isKilled() { // while it waited (S54)
 			return
@@ -277,6 +284,12 @@ func (c *conn) runShared(cmd *command, args [][]byte) {
 	}
 	if !c.lockShared(lockFor) {
 		return
+	}
+	for c.pausedSince(cmd, args) {
+		c.s.tx.excl.RUnlock()
+		if !c.holdWhilePaused(cmd, args) || !c.lockShared(lockFor) {
+			return
+		}
 	}
 	defer c.s.tx.excl.RUnlock() // a panicking command must not keep it
 	c.runWrite(cmd, args)

@@ -809,10 +809,11 @@
 //     arity; COMMAND COUNT counts commands only; key specs and
 //     a command's empty subcommands are sets in RESP3, as Redis's
 //     (TestSubcommandInfoMatchesRedis, RESP2 and RESP3).
-//   - S89: a command that reads or writes the value of the key "" answers
-//     errEmptyKey (the tier takes no zero-length key; Redis does), and
-//     changes nothing; EXISTS, DEL and EXPIRE of it answer as of a
-//     missing key (TestEmptyKeyRefusedClearly).
+//   - S89: SET, GET, DUMP and the commands that write a value answer
+//     errEmptyKey for the key "" (the tier takes no zero-length key; Redis
+//     does) and change nothing; EXISTS, DEL and EXPIRE of it answer as of
+//     a missing key (TestEmptyKeyRefusedClearly; TYPE, MGET and the
+//     blocking pops do too, untested).
 //   - S90: a tracking client blocked in BLMOVE, BRPOPLPUSH, BLPOP,
 //     BZPOPMIN... and served by another client's write gets the
 //     invalidations of that write first, then its reply, then those its
@@ -889,7 +890,13 @@
 //     PFCOUNT, WAIT, EVAL, EVALSHA and FCALL unless the script's shebang
 //     says no-writes; EVAL_RO and EVALSHA_RO when their shebang does not),
 //     a write inside MULTI, and an EXEC of a
-//     queued one. A held client is blocked (flag b in CLIENT LIST with the
+//     queued one. CLIENT PAUSE runs holding the transaction lock
+//     exclusively (a command running ends before its +OK) and a command
+//     that waited for the lock looks again once it has it (pausedSince),
+//     so no single command it covers runs after its +OK
+//     (TestClientPauseNoWriteAfterOK); an EXEC or EVAL that passed the
+//     check and waited for the lock as the pause began still runs (they
+//     take the lock themselves: a difference left). A held client is blocked (flag b in CLIENT LIST with the
 //     held command as cmd, INFO blocked_clients), sends nothing until the
 //     pause ends by UNPAUSE or its timeout, then runs the command in order
 //     (TestClientPauseMatchesRedis, RESP2 and RESP3 against redis-server;

@@ -206,6 +206,25 @@ func (c *conn) mayReplicate(cmd *command, args [][]byte) bool {
 	return cmd.write || cmd.mayReplicate
 }
 
+// pauseExclusive: CLIENT PAUSE runs holding the transaction lock
+// exclusively, so that a command already running ends before its +OK
+// (the commands that wait for the lock meanwhile look again: pausedSince).
+func pauseExclusive(args [][]byte) bool {
+	return len(args) > 1 && strings.EqualFold(string(args[1]), "pause")
+}
+
+// pausedSince reports whether a pause that began while c waited for the
+// transaction lock covers cmd; the caller, holding the lock, lets it go
+// and holds the command (holdWhilePaused), so that no command it covers
+// runs after CLIENT PAUSE answered (S97).
+func (c *conn) pausedSince(cmd *command, args [][]byte) bool {
+	if !c.s.pause.on.Load() {
+		return false
+	}
+	_, held := c.s.pause.holding(func() bool { return c.mayReplicate(cmd, args) })
+	return held
+}
+
 // holdWhilePaused holds cmd while a pause covers it, as a blocked client
 // waits, then reports whether it may run: false when the client was
 // killed, hung up or the server shuts down while it was held.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -243,5 +244,51 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("never %s", what)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestClientPauseNoWriteAfterOK checks S97's promise that no write it
+// covers runs once CLIENT PAUSE WRITE answered: a SET sent while an EXEC
+// that pauses holds the transaction lock (its MIGRATE waits for a target
+// that never answers) runs only after UNPAUSE, whether it arrived while
+// the EXEC ran (it then waited for the lock and looks again) or after.
+func TestClientPauseNoWriteAfterOK(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() { // a target that takes connections and never answers
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	_, path := startServer(t, nil)
+	p, x, r := dialPeer(t, path), dialPeer(t, path), dialPeer(t, path)
+	r.do("SET", "k", "old")
+	r.do("SET", "m", "v")
+	for _, args := range [][]string{{"MULTI"}, {"MIGRATE", host, port, "m", "0", "300"}, {"CLIENT", "PAUSE", "1000000", "WRITE"}} {
+		p.do(args...)
+	}
+	p.send("EXEC")
+	time.Sleep(50 * time.Millisecond) // not a bound: the SET is checked either way
+	x.send("SET", "k", "new")
+	if rep := p.read(10 * time.Second); !strings.Contains(rep, "IOERR") || !strings.HasSuffix(rep, "+OK\r\n") {
+		t.Fatalf("EXEC: %q", rep)
+	}
+	if got := r.do("GET", "k"); got != "$3\r\nold\r\n" {
+		t.Errorf("GET k after CLIENT PAUSE WRITE answered: %q, want old (a SET ran in the pause)", got)
+	}
+	r.do("CLIENT", "UNPAUSE")
+	if rep := x.read(10 * time.Second); rep != "+OK\r\n" {
+		t.Errorf("the held SET after UNPAUSE: %q", rep)
+	}
+	if got := r.do("GET", "k"); got != "$3\r\nnew\r\n" {
+		t.Errorf("GET k after UNPAUSE: %q", got)
 	}
 }

@@ -19,7 +19,7 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "time", arity: 1, flags: []string{"loading", "stale", "fast"}, lockFree: true, run: (*conn).cmdTime},
 		{name: "hello", arity: -1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, run: (*conn).cmdHello},
 		{name: "auth", arity: -2, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, run: (*conn).cmdAuth},
-		{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, run: (*conn).cmdClient},
+		{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, exclusiveFor: pauseExclusive, run: (*conn).cmdClient},
 		{name: "command", arity: -1, flags: []string{"loading", "stale"}, run: (*conn).cmdCommand},
 		{name: "select", arity: 2, flags: []string{"loading", "stale", "fast"}, run: (*conn).cmdSelect},
 		{name: "quit", arity: -1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, txControl: true, run: (*conn).cmdQuit},
