@@ -52,10 +52,10 @@ func testRemoteFailover(t *testing.T, kill bool) {
 	if kill {
 		victim.Kill()
 	} else {
-		r := cl.ReplicaOf(victim)
-		if r == nil {
-			t.Fatal("the master has no replica")
-		}
+		// The master's CLUSTER NODES may not list its replica yet, or mark
+		// it fail? for a moment on a loaded machine: wait for it.
+		var r *redistest.Server
+		redistest.Eventually(t, 30*time.Second, "the master lists its replica", func() bool { r = cl.ReplicaOf(victim); return r != nil })
 		if _, err := r.Do("CLUSTER", "FAILOVER"); err != nil {
 			t.Fatal(err)
 		}
