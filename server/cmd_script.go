@@ -148,6 +148,17 @@ func (c *conn) evalCmd(args [][]byte, sha, ro bool) {
 	s := c.s
 	s.scr.waiting.Add(1)
 	s.tx.excl.Lock()
+	for c.pausedSince(c.cmd, args) {
+		// A pause began while it waited for the lock (S97): held, then it
+		// looks again; not counted as waiting for the lock meanwhile.
+		s.tx.excl.Unlock()
+		s.scr.waiting.Add(-1)
+		if !c.holdWhilePaused(c.cmd, args) {
+			return
+		}
+		s.scr.waiting.Add(1)
+		s.tx.excl.Lock()
+	}
 	defer func() {
 		s.tx.excl.Unlock()
 		s.scr.waiting.Add(-1)

@@ -893,10 +893,8 @@
 //     queued one. CLIENT PAUSE runs holding the transaction lock
 //     exclusively (a command running ends before its +OK) and a command
 //     that waited for the lock looks again once it has it (pausedSince),
-//     so no single command it covers runs after its +OK
-//     (TestClientPauseNoWriteAfterOK); an EXEC or EVAL that passed the
-//     check and waited for the lock as the pause began still runs (they
-//     take the lock themselves: a difference left). A held client is blocked (flag b in CLIENT LIST with the
+//     (EXEC and EVAL too, which take the lock themselves), so no command
+//     it covers runs after its +OK (TestClientPauseNoWriteAfterOK). A held client is blocked (flag b in CLIENT LIST with the
 //     held command as cmd, INFO blocked_clients), sends nothing until the
 //     pause ends by UNPAUSE or its timeout, then runs the command in order
 //     (TestClientPauseMatchesRedis, RESP2 and RESP3 against redis-server;

@@ -72,6 +72,18 @@ func (c *conn) cmdExec(args [][]byte) {
 		return
 	}
 	c.s.tx.excl.Lock()
+	for c.s.pause.on.Load() && c.txPausedSince(&tx) {
+		// A pause began while it waited for the lock (S97): held as the
+		// EXEC it is, then it looks again.
+		c.s.tx.excl.Unlock()
+		c.tx = tx
+		ok := c.holdWhilePaused(c.cmd, args)
+		c.tx.reset()
+		if !ok {
+			return
+		}
+		c.s.tx.excl.Lock()
+	}
 	defer c.s.tx.excl.Unlock()
 	if c.isKilled() { // while it waited: nothing runs after CLIENT KILL answered (S54)
 		return

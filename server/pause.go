@@ -176,12 +176,7 @@ func (c *conn) clientPause(args [][]byte) {
 func (c *conn) mayReplicate(cmd *command, args [][]byte) bool {
 	switch {
 	case cmd.txControl && cmd.name == "exec":
-		for i, q := range c.tx.cmds {
-			if c.mayReplicate(q, c.tx.args[i]) {
-				return true
-			}
-		}
-		return false
+		return c.txMayReplicate(&c.tx)
 	case (cmd.name == "eval" || cmd.name == "evalsha" || cmd.name == "eval_ro" || cmd.name == "evalsha_ro") && len(args) > 1:
 		own := cmd.write || cmd.mayReplicate // EVAL's may_replicate; EVAL_RO's none
 		var f script.Flags
@@ -222,6 +217,22 @@ func (c *conn) pausedSince(cmd *command, args [][]byte) bool {
 		return false
 	}
 	_, held := c.s.pause.holding(func() bool { return c.mayReplicate(cmd, args) })
+	return held
+}
+
+// txMayReplicate reports whether a command tx queued may replicate.
+func (c *conn) txMayReplicate(tx *txState) bool {
+	for i, q := range tx.cmds {
+		if c.mayReplicate(q, tx.args[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// txPausedSince is pausedSince for an EXEC of tx, taken off c.tx.
+func (c *conn) txPausedSince(tx *txState) bool {
+	_, held := c.s.pause.holding(func() bool { return c.txMayReplicate(tx) })
 	return held
 }
 
