@@ -409,7 +409,7 @@ func (c *conn) scriptConn() *scriptConn {
 	fc.lists = c.lists
 	fc.lists.cache = s.cache
 	fc.lists.handoffs = nil // its own: scriptWakes moves them to c's
-	fc.inExec = true // nothing blocks in a script
+	fc.inExec = true        // nothing blocks in a script
 	sc.c = fc
 	sc.call.Command = sc.command
 	sc.call.Known = func(name []byte) bool { return sc.lookup(name) != nil }

@@ -60,7 +60,7 @@ func (s *Server) Loaded(cache *tier.Cache) error {
 	s.cache = cache
 	cache.OnRemoval(s.tierRemoval)
 	cache.HoldSweep(s.pause.on.Load) // no expiry sweep while clients are paused (S98)
-	s.loading.Store(false) // publishes s.cache to whoever loads false
+	s.loading.Store(false)           // publishes s.cache to whoever loads false
 	return nil
 }
 
