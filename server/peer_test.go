@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/tiercache/tiercache/remote/redistest"
 )
 
 // startRedis runs a redis-server (the peer: Redis 7.0 semantics) on a Unix
@@ -24,7 +26,7 @@ func startRedis(t testing.TB, extra ...string) string {
 	sock := shortSocket(t)
 	cmd := exec.Command(bin, append([]string{"--port", "0", "--unixsocket", sock, "--save", "", "--appendonly", "no", "--dir", dir}, extra...)...)
 	cmd.Stdout, cmd.Stderr = nil, nil
-	if err := cmd.Start(); err != nil {
+	if err := redistest.Start(cmd); err != nil {
 		t.Fatalf("start redis-server: %v", err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })

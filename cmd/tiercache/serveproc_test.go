@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tiercache/tiercache/cmd/tiercache/crashloop"
+	"github.com/tiercache/tiercache/remote/redistest"
 )
 
 // serveProc is a server process of the test's own (the sidecar, or a
@@ -70,7 +71,7 @@ func spawn(t testing.TB, cmd *exec.Cmd) *serveProc {
 	t.Cleanup(func() { logf.Close() })
 	p := &serveProc{cmd: cmd, log: logf, done: make(chan error, 1)}
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
-	if err := p.cmd.Start(); err != nil {
+	if err := redistest.Start(p.cmd); err != nil {
 		t.Fatal(err)
 	}
 	go func() { p.done <- p.cmd.Wait() }()

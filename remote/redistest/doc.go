@@ -17,4 +17,8 @@
 //   - RT3: a Proxy forwards each new connection to its target at the time
 //     of the connection; Retarget moves later connections only
 //     (TestProxyMovesNewConnections).
+//   - RT4: a process started with Start (every redis-server here, and the
+//     tests' other children that use it) is killed when the test process
+//     dies, even by a -timeout panic or SIGKILL, and not when another of
+//     its threads ends (TestChildDiesWithTestProcess).
 package redistest

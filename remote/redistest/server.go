@@ -74,7 +74,7 @@ func (s *Server) start() {
 	s.tb.Helper()
 	bin, _ := binaries(s.tb)
 	cmd := exec.Command(bin, s.args...)
-	if err := cmd.Start(); err != nil {
+	if err := Start(cmd); err != nil {
 		s.tb.Fatalf("start redis-server on %s: %v", s.Addr, err)
 	}
 	s.mu.Lock()
