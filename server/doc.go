@@ -873,9 +873,13 @@
 //     configResetStatCommand (its extra argument the arity error,
 //     rejected): INFO commandstats and errorstats start over, and INFO's
 //     counters that resetServerStats zeroes (total_connections_received,
-//     total_commands_processed, rejected_connections, keyspace_hits and
-//     keyspace_misses, total_error_replies_protocol) count from the reset,
-//     as redis-server's after the same commands, also in MULTI
+//     total_commands_processed, total_net_input_bytes and
+//     total_net_output_bytes, rejected_connections, expired_keys,
+//     evicted_keys, keyspace_hits and keyspace_misses, total_error_replies
+//     and total_error_replies_protocol, total_reads_processed and
+//     total_writes_processed) count from the reset, and the instantaneous
+//     rates start over, the ones compared read as redis-server's after the
+//     same commands, also in MULTI
 //     (TestConfigResetStatMatchesRedis, RESP2 and RESP3); /metrics'
 //     counters (Snapshot) never go back: INFO subtracts a baseline taken
 //     at the reset (TestConfigResetStatKeepsMetrics).
@@ -913,6 +917,33 @@
 //     and the hash fields' (hfeLoop); an expired key reads as gone but is
 //     removed, and its "expired" event sent, only after the pause
 //     (TestClientPauseHoldsExpiry).
+//   - S102: INFO's expired_keys counts every key the expiry sweep removed
+//     and evicted_keys every key the cache dropped because no tier holds
+//     it any more (tier T46's Expired and Evicted removals, counted in
+//     tierRemoval whether or not notifications or tracking are on; moves
+//     between tiers are not evictions); neither grows while a pause holds
+//     the sweep; CONFIG RESETSTAT zeroes them in INFO, not on /metrics
+//     (TestExpiredAndEvictedKeys, TestClientPauseHoldsExpiry).
+//   - S103: total_net_input_bytes and total_net_output_bytes count the
+//     bytes read from and written to client sockets (replies and pushes,
+//     the pusher's too), total_reads_processed and total_writes_processed
+//     the reads and writes that moved bytes, each counted per system call
+//     in the connection's ioCounters and summed with the closed
+//     connections' under Server.mu (never going back); after CONFIG
+//     RESETSTAT they read as redis-server's for the same requests
+//     (TestNetBytesCounters, TestConfigResetStatMatchesRedis). The
+//     instantaneous_ops_per_sec and instantaneous_input/output_kbps rates
+//     are redis-server 7.0's: 16 samples 100 ms apart, their integer
+//     mean, kilobytes as a C float (TestInstantaneousMetricsAsRedis,
+//     TestInstantaneousMetricsSample).
+//   - S104: INFO stats prints redis-server 7.0's stats fields in its order,
+//     in its formats, all but those statsLeftOut lists with the reason
+//     (expired_stale_perc, expire_cycle_cpu_milliseconds, the eviction
+//     and active defrag times and counts, dump_payload_sanitizations,
+//     reply_buffer_*); those tiercache cannot have (replication, forks,
+//     I/O threads, cached MIGRATE sockets, client eviction, a time-capped
+//     expiry cycle) always read 0, as a fresh redis-server's, and are
+//     INFO only (TestInfoStatsMatchesRedis, RESP2 and RESP3).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -1067,8 +1098,8 @@
 //   - MIGRATE dials the target for each call (migrate_target.go) where
 //     Redis keeps the connection for 10 s: each call sends AUTH if given
 //     and SELECT, so a call after one that authenticated needs its AUTH
-//     again (Redis's cached connection stays authenticated), and INFO has
-//     no migrate_cached_sockets. The RESTOREs follow the SELECT in the
+//     again (Redis's cached connection stays authenticated), and INFO's
+//     migrate_cached_sockets is always 0. The RESTOREs follow the SELECT in the
 //     same write, as Redis's: a target that refuses the SELECT (a
 //     database other than 0 on tiercache, which is single-database)
 //     restores the keys in its current database while the source keeps

@@ -23,9 +23,12 @@ var errorOrder = func() []int {
 	return order
 }()
 
-// errorCounts counts error replies by code, for every connection.
+// errorCounts counts error replies by code, for every connection; total
+// counts them all (INFO's total_error_replies) and, cumulative for
+// /metrics, is not zeroed by reset (INFO subtracts a baseline instead).
 type errorCounts struct {
-	n [len(errorPrefixes)]atomic.Uint64
+	n     [len(errorPrefixes)]atomic.Uint64
+	total atomic.Uint64
 }
 
 // count counts one error reply msg (its code is up to the first space).
@@ -36,6 +39,7 @@ func (e *errorCounts) count(msg string) {
 		i++
 	}
 	e.n[i].Add(1)
+	e.total.Add(1)
 }
 
 // writeInfo writes INFO errorstats' lines: the codes replied at least once.

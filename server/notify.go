@@ -190,16 +190,19 @@ func (c *conn) invalidateBy(by *conn, keys [][]byte, served []*conn) {
 }
 
 // tierRemoval is the cache's OnRemoval hook: expired and evicted keys are
-// published and invalidated, keys another sidecar changed invalidated, a
-// resync invalidates every key. It runs under a tier lock: it hands the
-// key to the events goroutine (events.go) and never blocks.
+// counted (INFO's expired_keys and evicted_keys, whether or not anyone
+// listens), published and invalidated, keys another sidecar changed
+// invalidated, a resync invalidates every key. It runs under a tier lock:
+// it hands the key to the events goroutine (events.go) and never blocks.
 func (s *Server) tierRemoval(key []byte, why tier.Removal) {
 	switch why {
 	case tier.Expired:
+		s.stats.expired.Add(1)
 		if s.conf.notify.Load()&notifyExpired == 0 && !s.trk.active() {
 			return
 		}
 	case tier.Evicted:
+		s.stats.evicted.Add(1)
 		if s.conf.notify.Load()&notifyEvicted == 0 && !s.trk.active() {
 			return
 		}

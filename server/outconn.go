@@ -77,6 +77,8 @@ type outConn struct {
 	idleFn          func(uintptr) bool
 	get             func() []byte // ReadIdle's buffer source and sink
 	put             func([]byte)
+
+	io ioCounters // the socket's traffic, for INFO (netstats.go)
 }
 
 // newOutConn wraps nc, or returns nil if it is not a socket (net.Pipe in
@@ -277,6 +279,7 @@ func (o *outConn) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := o.nc.Read(p)
+	o.io.read(n)
 	if n == 0 && o.interrupted(err) {
 		return 0, nil
 	}
@@ -355,6 +358,7 @@ func (o *outConn) idleRaw(fd uintptr) bool {
 	}
 	var eof bool
 	o.n, eof, o.err = readNonblock(int(fd), o.rdBuf)
+	o.io.read(o.n)
 	switch {
 	case eof:
 		o.n = -1
@@ -427,12 +431,14 @@ func (o *outConn) readNow(p []byte) (n int, eof bool, err error) {
 
 func (o *outConn) writeRaw(fd uintptr) bool {
 	o.n, o.err = writevNonblock(int(fd), o.iov)
+	o.io.wrote(o.n)
 	return true
 }
 
 func (o *outConn) readRaw(fd uintptr) bool {
 	var eof bool
 	o.n, eof, o.err = readNonblock(int(fd), o.rdBuf)
+	o.io.read(o.n)
 	if eof {
 		o.n = -1
 	}

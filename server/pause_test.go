@@ -184,8 +184,9 @@ func waitBlockedN(t *testing.T, c *rawPeer, n int) {
 // both active and passive expires are skipped during client pause") read
 // as gone at once, but the expiry sweep takes them only after UNPAUSE:
 // while paused sweeps come and go (counted by the hold function) and
-// INFO's keys still counts them (nothing removed, so no "expired" event
-// either); after UNPAUSE both go and their "expired" events come.
+// INFO's keys still counts them and expired_keys does not grow (nothing
+// removed, so no "expired" event either); after UNPAUSE both go, counted
+// in expired_keys (S102), and their "expired" events come.
 func TestClientPauseHoldsExpiry(t *testing.T) {
 	cache, err := tier.Open(tier.Options{HotBytes: testHotBytes, SweepInterval: time.Millisecond})
 	if err != nil {
@@ -212,6 +213,7 @@ func TestClientPauseHoldsExpiry(t *testing.T) {
 		}
 		return ""
 	}
+	expired := func() float64 { return infoNum(t, c.do("INFO", "stats"), "expired_keys") }
 	for _, args := range [][]string{
 		// 100 ms: they expire once the pause is on, past a sweep that
 		// began before it (which stops at its next shard, T62)
@@ -226,8 +228,14 @@ func TestClientPauseHoldsExpiry(t *testing.T) {
 	if k := keys(); k != "keys:2" {
 		t.Errorf("S98: while paused INFO tiers %q, want keys:2 (the sweep removed an expired key)", k)
 	}
+	if n := expired(); n != 0 {
+		t.Errorf("S98: while paused expired_keys:%v, want 0", n)
+	}
 	c.do("CLIENT", "UNPAUSE")
 	waitUntil(t, "the sweep after UNPAUSE", func() bool { return keys() == "keys:0" })
+	if n := expired(); n != 2 {
+		t.Errorf("S102: after UNPAUSE expired_keys:%v, want 2", n)
+	}
 	for range 2 {
 		if r := sub.read(10 * time.Second); !strings.Contains(r, "expired") {
 			t.Errorf("an expired event after UNPAUSE: %q", r)

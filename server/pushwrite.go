@@ -180,5 +180,6 @@ func (o *outConn) writeDirect(b []byte) (int, error) {
 // directRaw is writeDirect's write.
 func (o *outConn) directRaw(fd uintptr) bool {
 	o.dn, o.derr = writevNonblock(int(fd), unsafe.Slice(&o.diov, 1))
+	o.io.wrote(o.dn)
 	return true
 }

@@ -48,12 +48,7 @@ func waitPush(t *testing.T, c *rawPeer, want string, timeout time.Duration) {
 // invalidates its trackers.
 func TestRemovalsNotifyAndInvalidate(t *testing.T) {
 	clock := newTestClock()
-	cache, err := tier.Open(tier.Options{HotBytes: 1 << 20, HotMaxValue: 64 << 10, Clock: clock.now, SweepInterval: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cache.Close() })
-	_, path := startServerWith(t, cache, nil)
+	_, path := startServerWith(t, newSmallSweptCache(t, clock), nil)
 	sub, tracker, w := dialPeer(t, path), dialPeer(t, path), dialPeer(t, path)
 	w.do("CONFIG", "SET", "notify-keyspace-events", "Exe")
 	sub.do("SUBSCRIBE", "__keyevent@0__:expired", "__keyevent@0__:evicted")

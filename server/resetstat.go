@@ -1,5 +1,7 @@
 package server
 
+import "time"
+
 // resetStats is CONFIG RESETSTAT, as redis-server 7.0's
 // configResetStatCommand (config.c): resetServerStats (server.c),
 // resetCommandTableStats and resetErrorTableStats. INFO commandstats and
@@ -7,10 +9,12 @@ package server
 // neither). The counters of Stats that resetServerStats zeroes are also
 // /metrics' Prometheus counters, which must never go down, so they keep
 // counting: INFO subtracts the baseline taken here (sinceReset), and
-// Snapshot (/metrics, the status page) stays cumulative (S96).
+// Snapshot (/metrics, the status page) stays cumulative (S96). The
+// instantaneous rates start over, on /metrics too (they are gauges).
 func (s *Server) resetStats() {
 	base := s.Stats()
 	s.statBase.Store(&base)
+	s.inst.reset(time.Now(), [instCount]uint64{instOps: base.CommandsProcessed, instIn: base.NetInputBytes, instOut: base.NetOutputBytes})
 	for _, cmd := range s.cmds {
 		cmd.stats.reset()
 		for _, sub := range cmd.subs {
@@ -36,25 +40,30 @@ func (s *Server) infoSnapshot() Snapshot {
 // sinceReset makes st's counters that redis-server 7.0's resetServerStats
 // zeroes count from base: total_connections_received
 // (stat_numconnections), total_commands_processed (stat_numcommands),
-// rejected_connections (stat_rejected_conn), keyspace_hits and
-// keyspace_misses, and total_error_replies_protocol, a part of Redis's
-// total_error_replies (stat_total_error_replies). INFO prints none of
-// Redis's other reset fields (expired_keys, evicted_keys, total_net_*,
-// instantaneous_*); tiercache's own counters keep counting.
+// total_net_input_bytes and total_net_output_bytes (stat_net_input_bytes,
+// stat_net_output_bytes), rejected_connections (stat_rejected_conn),
+// expired_keys (stat_expiredkeys), evicted_keys (stat_evictedkeys),
+// keyspace_hits and keyspace_misses, total_error_replies
+// (stat_total_error_replies) and total_error_replies_protocol, a part of
+// it, total_reads_processed and total_writes_processed
+// (stat_total_reads_processed, stat_total_writes_processed). The
+// instantaneous_* rates start over in resetStats; the other fields Redis
+// resets that INFO prints are always 0 here (expired_time_cap_reached_count,
+// evicted_clients, latest_fork_usec, total_forks, sync_*,
+// unexpected_error_replies, io_threaded_*); tiercache's own counters keep
+// counting.
 func (st *Stats) sinceReset(base *Stats) {
-	since := func(n *uint64, b uint64) {
-		if *n >= b {
-			*n -= b
-		} else {
-			*n = 0
-		}
+	b := base.resetCounters()
+	for i, n := range st.resetCounters() {
+		*n -= min(*n, *b[i])
 	}
-	since(&st.TotalConnections, base.TotalConnections)
-	since(&st.CommandsProcessed, base.CommandsProcessed)
-	since(&st.RejectedConns, base.RejectedConns)
-	since(&st.KeyspaceHits, base.KeyspaceHits)
-	since(&st.KeyspaceMisses, base.KeyspaceMisses)
-	since(&st.ProtocolErrors, base.ProtocolErrors)
+}
+
+// resetCounters are st's counters that sinceReset counts from a reset.
+func (st *Stats) resetCounters() []*uint64 {
+	return []*uint64{&st.TotalConnections, &st.CommandsProcessed, &st.NetInputBytes, &st.NetOutputBytes,
+		&st.RejectedConns, &st.ExpiredKeys, &st.EvictedKeys, &st.KeyspaceHits, &st.KeyspaceMisses,
+		&st.ErrorReplies, &st.ProtocolErrors, &st.ReadsProcessed, &st.WritesProcessed}
 }
 
 // reset zeroes one command's commandstats (resetCommandTableStats). A call

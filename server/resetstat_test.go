@@ -9,8 +9,12 @@ import (
 // resetStatFields are the INFO stats fields redis-server 7.0's
 // resetServerStats zeroes that tiercache prints and that count the same
 // on both servers for the commands TestConfigResetStatMatchesRedis sends.
+// The bytes read and written count the same: after the reset both read
+// the same requests and wrote the same replies (the INFO's own reply not
+// yet).
 var resetStatFields = []string{"total_connections_received", "total_commands_processed",
-	"rejected_connections", "keyspace_hits", "keyspace_misses"}
+	"total_net_input_bytes", "total_net_output_bytes", "rejected_connections", "expired_keys", "evicted_keys",
+	"keyspace_hits", "keyspace_misses", "total_error_replies"}
 
 // errorstatLines are the errorstat_ lines of an INFO reply.
 func errorstatLines(info string) string {
@@ -26,8 +30,10 @@ func errorstatLines(info string) string {
 // TestConfigResetStatMatchesRedis checks S96: CONFIG RESETSTAT answers +OK
 // (its extra argument the arity error, rejected) and INFO's counters that
 // redis-server 7.0 resets (total_connections_received,
-// total_commands_processed, keyspace hits and misses, commandstats'
-// calls, rejected and failed, errorstats) read as redis-server's after
+// total_commands_processed, the bytes read and written, expired_keys and
+// evicted_keys, keyspace hits and misses, total_error_replies,
+// commandstats' calls, rejected and failed, errorstats) read as
+// redis-server's after
 // hits, misses, a rejected, a failed and an unknown command on both sides
 // of the reset, a new connection and a reset inside MULTI, in RESP2 and
 // RESP3.

@@ -49,6 +49,7 @@ type Server struct {
 	// statBase is the counters at the last CONFIG RESETSTAT, which INFO
 	// subtracts (resetstat.go); nil before one.
 	statBase atomic.Pointer[Stats]
+	inst     instMetrics // INFO's instantaneous_* (instmetrics.go)
 
 	scr        *scripting // Lua scripts (cmd_script.go)
 	ps         *pubsub.Registry
@@ -90,8 +91,12 @@ type counters struct {
 	// and the GETs they answered.
 	getBatches, getBatched atomic.Uint64
 	crossSlot              atomic.Uint64 // commands refused with CROSSSLOT (crossslot.go)
-	// Totals of closed connections; live ones are summed from their conns.
-	commands, hits, misses atomic.Uint64
+	// expired and evicted count the keys the cache removed by itself
+	// (tierRemoval): INFO's expired_keys and evicted_keys.
+	expired, evicted atomic.Uint64
+	// closed holds the totals of closed connections; live ones are summed
+	// from their conns (ioTotals).
+	closed closedTotals
 }
 
 // Stats is a snapshot of the server's counters.
@@ -137,6 +142,21 @@ type Stats struct {
 	// SlowlogLen is the entries SLOWLOG holds (SLOWLOG LEN);
 	// MonitorClients the connections in MONITOR mode.
 	SlowlogLen, MonitorClients int64
+	// The client sockets' traffic (ioCounters): bytes read and written,
+	// reads that returned bytes and writes that sent some.
+	NetInputBytes, NetOutputBytes   uint64
+	ReadsProcessed, WritesProcessed uint64
+	// The instantaneous rates (instMetrics): commands per second and
+	// kilobytes per second read and written, each the mean of the last
+	// 16 samples taken 100 ms apart.
+	InstOpsPerSec                 int64
+	InstInputKbps, InstOutputKbps float64
+	// ExpiredKeys counts the keys the expiry sweep removed, EvictedKeys
+	// those the cache dropped because no tier holds them any more (tier
+	// T46's Expired and Evicted removals), whether or not anyone listens.
+	ExpiredKeys, EvictedKeys uint64
+	// ErrorReplies counts the error replies sent (every errorstats code).
+	ErrorReplies uint64
 }
 
 // New returns a Server for cache; it does not listen until Start.
@@ -174,6 +194,7 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s.cmds = newCommandTable(opts.ObserveLatency)
 	s.get = s.cmds["get"]
 	s.set = s.cmds["set"]
+	s.inst.init(s)
 	go s.reclaimLoop()
 	go s.hfeLoop()
 	return s, nil
@@ -181,28 +202,30 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats {
-	s.mu.Lock() // untrack moves a closing connection's counts to the totals holding it
-	cmds, hits, misses := s.stats.commands.Load(), s.stats.hits.Load(), s.stats.misses.Load()
-	for c := range s.conns {
-		cmds += c.st.commands.Load()
-		hits += c.st.hits.Load()
-		misses += c.st.misses.Load()
-	}
-	s.mu.Unlock()
-	return Stats{
+	io := s.ioTotals()
+	st := Stats{
 		Loading:           s.loading.Load(),
 		ConnectedClients:  s.stats.connsOpen.Load(),
 		TotalConnections:  s.stats.connsTotal.Load(),
 		RejectedConns:     s.stats.rejected.Load(),
-		CommandsProcessed: cmds,
-		KeyspaceHits:      hits,
-		KeyspaceMisses:    misses,
+		CommandsProcessed: io.commands,
+		KeyspaceHits:      io.hits,
+		KeyspaceMisses:    io.misses,
 		ProtocolErrors:    s.stats.protocolError.Load(),
 		OutputLimitCloses: s.stats.outputLimit.Load(),
 		ColdGetBatches:    s.stats.getBatches.Load(),
 		ColdGetBatched:    s.stats.getBatched.Load(),
 		CrossSlotRefusals: s.stats.crossSlot.Load(),
-	}.withPushes(s)
+		NetInputBytes:     io.inBytes,
+		NetOutputBytes:    io.outBytes,
+		ReadsProcessed:    io.reads,
+		WritesProcessed:   io.writes,
+		ExpiredKeys:       s.stats.expired.Load(),
+		EvictedKeys:       s.stats.evicted.Load(),
+		ErrorReplies:      s.errs.total.Load(),
+	}
+	st.InstOpsPerSec, st.InstInputKbps, st.InstOutputKbps = s.inst.rates()
+	return st.withPushes(s)
 }
 
 // withPushes fills in the counters of pub/sub, scripting and tracking.
@@ -409,9 +432,7 @@ func (s *Server) track(c *conn) bool {
 func (s *Server) untrack(c *conn) {
 	s.mu.Lock()
 	delete(s.conns, c)
-	s.stats.commands.Add(c.st.commands.Load())
-	s.stats.hits.Add(c.st.hits.Load())
-	s.stats.misses.Add(c.st.misses.Load())
+	s.stats.closed.add(c)
 	s.mu.Unlock()
 	s.stats.connsOpen.Add(-1)
 	s.dropped.Add(closedConnBytes)
@@ -473,6 +494,7 @@ func (s *Server) Close() error {
 		}
 		close(s.reclaimStop)
 		<-s.reclaimDone
+		s.inst.close()
 		close(s.hfe.stop)
 		<-s.hfe.done
 		if s.cache != nil && !s.loading.Load() {

@@ -127,6 +127,10 @@ func ofInt(n int64) StatValue { return StatValue{float64(n), strconv.FormatInt(n
 // ratio is a fraction, printed in INFO with four decimals.
 func ratio(f float64) StatValue { return StatValue{f, strconv.FormatFloat(f, 'f', 4, 64)} }
 
+// hundredths is a rate printed in INFO with two decimals, as Redis prints
+// its instantaneous_*_kbps (%.2f).
+func hundredths(f float64) StatValue { return StatValue{f, strconv.FormatFloat(f, 'f', 2, 64)} }
+
 // millis is a duration: seconds in /metrics (Prometheus's unit), whole
 // milliseconds in INFO (whose field ends _ms).
 func millis(d time.Duration) StatValue {
