@@ -2,7 +2,7 @@
 // writethrough writes) to the cold store: a bounded queue, batches that
 // close by count, bytes or age, each batch sent as one Store.PutMany (one
 // submission of linked chains: chunks, then header), completions handled
-// asynchronously by up to InFlight runners.
+// asynchronously by InFlight runner goroutines kept for the flusher's life.
 //
 // # Invariants
 //
@@ -70,6 +70,9 @@
 //   - F15: ValidateTuning checks every field but Store, each problem
 //     reported at once, as Validate does (TestValidateTuningWithoutStore),
 //     so that a configuration is refused before anything opens.
+//   - F16: batches run on InFlight runner goroutines started with the
+//     flusher and stopped by Close, never on a goroutine started for the
+//     batch (TestBatchesRunOnFixedRunners).
 //
 // # Caveats
 //
