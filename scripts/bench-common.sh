@@ -178,10 +178,24 @@ stat() {
 index_cost=${BENCH_INDEX_COST:-272}
 bound_mib() { awk -v d="$1" -v k="$2" -v c="$index_cost" 'BEGIN { printf "%.1f\n", (1.10 * d + c * k) / 1048576 + 32 }'; }
 
+# tc_version: the commit of the tiercache measured: TC_BIN's own (the
+# build's vcs.revision, "-dirty" when built from a modified tree, "TC_BIN"
+# beside it), else the working tree's.
+tc_version() {
+  if [ -n "${TC_BIN:-}" ]; then
+    go version -m "$TC_BIN" 2>/dev/null | awk -v bin="$TC_BIN" '
+      $1 == "build" && $2 ~ /^vcs.revision=/ { r = substr($2, 14, 7) }
+      $1 == "build" && $2 == "vcs.modified=true" { d = "-dirty" }
+      END { print (r == "" ? "?" : r) d " (TC_BIN " bin ")" }'
+  else
+    git describe --always --dirty 2>/dev/null || echo '?'
+  fi
+}
+
 # print_machine: versions and the machine, for the header.
 print_machine() {
   echo "machine:   $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r)"
-  echo "servers:   tiercache $(git describe --always --dirty 2>/dev/null || echo '?'); $(redis-server --version | cut -d' ' -f1-3)${1:+; $1}"
+  echo "servers:   tiercache $(tc_version); $(redis-server --version | cut -d' ' -f1-3)${1:+; $1}"
   [ -n "${BENCH_SERVER_CPUS:-}${BENCH_CLIENT_CPUS:-}" ] &&
     echo "pinned:    servers on CPUs ${BENCH_SERVER_CPUS:-any}, clients on CPUs ${BENCH_CLIENT_CPUS:-any}"
   [ -n "${GOMEMLIMIT:-}" ] && echo "GOMEMLIMIT=$GOMEMLIMIT (tiercache inherits it)"
