@@ -939,7 +939,8 @@
 //     a second (its longest), the last 160 kept, as redis-server 7.0's
 //     latency monitor: LATEST, HISTORY, GRAPH, DOCTOR and RESET after a
 //     slow script answer as Redis's do (TestLatencyMonitorMatchesRedis,
-//     TestLatencyEvents).
+//     TestLatencyEvents; GRAPH's drawing and DOCTOR's figures of several
+//     samples, TestLatencyGraphIsRedis).
 //   - S108: a latency histogram has the layout of Redis's hdr_histogram
 //     (1 ns to 1 s, 2 significant digits), so that LATENCY HISTOGRAM's
 //     buckets and INFO latencystats' percentiles are the values Redis

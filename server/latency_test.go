@@ -130,3 +130,29 @@ func BenchmarkLatencyRecord(b *testing.B) {
 		d ^= 0x3ff
 	}
 }
+
+// TestLatencyGraphIsRedis (S107): LATENCY GRAPH and DOCTOR's figures of
+// six samples are redis-server 7.0's for the same samples (DEBUG SLEEP
+// 0.005, 0.030, 0.012, 0.060, 0.002, 0.045 a second apart, threshold 1 ms;
+// its GRAPH one second after the last).
+func TestLatencyGraphIsRedis(t *testing.T) {
+	ev := latencyEvent{name: "command", max: 60}
+	for i, ms := range []int64{5, 30, 12, 60, 2, 45} {
+		ev.samples = append(ev.samples, latencySample{unix: 1796653048 + int64(i), ms: ms})
+	}
+	want := "command - high 60 ms, low 2 ms (all time high 60 ms)\n" +
+		"--------------------------------------------------------------------------------\n" +
+		"   #  \n" +
+		"   | #\n" +
+		" # | |\n" +
+		"_|#|_|\n" +
+		"      \n" +
+		"654321\n" +
+		"ssssss\n"
+	if got := latencyGraph(&ev, 1796653054); got != want {
+		t.Errorf("GRAPH:\n%s\nwant\n%s", got, want)
+	}
+	if n, avg, mad, period := ev.stats(1796653054); n != 6 || avg != 25 || mad != 19 || period != 6 {
+		t.Errorf("DOCTOR's figures: %d samples, average %d, deviation %d, period %d; want 6, 25, 19, 6", n, avg, mad, period)
+	}
+}
