@@ -12,9 +12,11 @@ import (
 // (server.c genRedisInfoStringCommandStats): the calls that ran, their
 // time, the calls refused before running (rejected) and the calls that
 // ran and answered an error (failed, also counted in calls). Every
-// connection adds to them.
+// connection adds to them. hist is its latency histogram, nil until its
+// first call timed while latency-tracking is on (latency_hist.go).
 type cmdStats struct {
 	calls, nanos, rejected, failed atomic.Uint64
+	hist                           atomic.Pointer[latencyHist]
 }
 
 // countCall counts a run that just ended in st, its command's or

@@ -105,6 +105,7 @@ func settables() []settable {
 			get:   func(s *Server) string { return strconv.FormatInt(s.slow.maxLen.Load(), 10) },
 			check: intParam(0, math.MaxInt64, func(s *Server, n int64) { s.slow.maxLen.Store(n) })},
 	}
+	ps = append(ps, latencySettables()...) // latency_config.go
 	for _, k := range encodingKnobs {
 		ps = append(ps, settable{name: k.name, alias: k.alias,
 			get: func(s *Server) string { return s.knobs.get(k.name, k.def) },

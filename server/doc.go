@@ -41,8 +41,9 @@
 //
 // Commands: PING ECHO TIME LASTSAVE SHUTDOWN HELLO AUTH RESET CLIENT(SETNAME GETNAME SETINFO ID INFO LIST KILL
 // NO-EVICT REPLY UNBLOCK PAUSE UNPAUSE) COMMAND(COUNT LIST INFO DOCS GETKEYS) SELECT QUIT CONFIG(GET SET RESETSTAT
-// REWRITE HELP) SLOWLOG(GET LEN RESET HELP) MONITOR (slowlog.go,
-// monitor.go) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
+// REWRITE HELP) SLOWLOG(GET LEN RESET HELP) LATENCY(LATEST HISTORY RESET
+// GRAPH DOCTOR HISTOGRAM HELP) MONITOR (slowlog.go, cmd_latency.go,
+// latency.go, latency_hist.go, monitor.go) MULTI EXEC DISCARD WATCH UNWATCH GET GETDEL GETEX SET SETEX
 // PSETEX SETNX STRLEN TYPE TOUCH DEL UNLINK EXISTS MGET MSET EXPIRE PEXPIRE
 // EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME TTL PTTL PERSIST RENAME
 // RENAMENX COPY DUMP RESTORE(REPLACE ABSTTL IDLETIME FREQ) RESTORE-ASKING MIGRATE(COPY REPLACE AUTH AUTH2 KEYS) RANDOMKEY TIER DBSIZE SCAN(MATCH COUNT TYPE) KEYS FLUSHALL
@@ -944,6 +945,38 @@
 //     I/O threads, cached MIGRATE sockets, client eviction, a time-capped
 //     expiry cycle) always read 0, as a fresh redis-server's, and are
 //     INFO only (TestInfoStatsMatchesRedis, RESP2 and RESP3).
+//   - S105: LATENCY's help, errors (each subcommand's arity, an unknown
+//     subcommand, GRAPH of an event without samples), LATEST and HISTORY
+//     with no event, RESET's counts, DOCTOR with the monitor never on,
+//     LATENCY in MULTI and in a script (refused but HELP: noscript), and
+//     CONFIG GET and SET of latency-monitor-threshold, latency-tracking
+//     and latency-tracking-info-percentiles with their refusals answer as
+//     redis-server 7.0's, byte for byte in RESP2 and RESP3
+//     (TestLatencyMatchesRedis; COMMAND INFO, TestSubcommandInfoMatchesRedis).
+//   - S106: while latency-tracking is on (the default) each command and
+//     subcommand that ran (not one refused before it ran) has a latency
+//     histogram, a blocked one counted once served: LATENCY HISTOGRAM, all
+//     or of the commands named and their subcommands, lists the commands
+//     redis-server 7.0 lists after the same commands, with the same calls,
+//     in Redis's shape (a map in RESP3), and INFO latencystats (not in the
+//     default INFO) their percentiles in Redis's format; CONFIG RESETSTAT
+//     drops the histograms, as Redis 7.0; with latency-tracking off INFO
+//     latencystats is empty and nothing is counted
+//     (TestLatencyHistogramMatchesRedis).
+//   - S107: while latency-monitor-threshold is above 0, a command that ran
+//     at least that many ms adds a sample to "command" ("fast-command" for
+//     one flagged fast; a blocked one's wake-to-reply time to
+//     "command-unblocking"; a script's own commands are not sampled), one
+//     a second (its longest), the last 160 kept, as redis-server 7.0's
+//     latency monitor: LATEST, HISTORY, GRAPH, DOCTOR and RESET after a
+//     slow script answer as Redis's do (TestLatencyMonitorMatchesRedis,
+//     TestLatencyEvents; GRAPH's drawing and DOCTOR's figures of several
+//     samples, TestLatencyGraphIsRedis).
+//   - S108: a latency histogram has the layout of Redis's hdr_histogram
+//     (1 ns to 1 s, 2 significant digits), so that LATENCY HISTOGRAM's
+//     buckets and INFO latencystats' percentiles are the values Redis
+//     computes for the same times; recording one is one atomic add
+//     (TestLatencyHistogramIsRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -17,17 +17,17 @@ import (
 
 // infoSections are INFO's sections in print order (Redis 7.0's, then
 // tiers and tenants); "all" and "everything" select every one of them,
-// "default" (as INFO without arguments) all but commandstats, as Redis's
-// default leaves it out. A section asked for that is not here
-// (latencystats) is left out, as Redis leaves out unknown ones.
+// "default" (as INFO without arguments) all but commandstats and
+// latencystats, as Redis's default leaves them out. A section asked for that is
+// not here is left out, as Redis leaves out unknown ones.
 var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu",
-	"modules", "commandstats", "errorstats", "cluster", "keyspace", "tiers", "tenants"}
+	"modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace", "tiers", "tenants"}
 
 func (c *conn) cmdInfo(args [][]byte) {
 	want := map[string]bool{}
 	all := func(dflt bool) {
 		for _, n := range infoSections {
-			if !dflt || n != "commandstats" {
+			if !dflt || n != "commandstats" && n != "latencystats" {
 				want[n] = true
 			}
 		}
@@ -149,6 +149,8 @@ func (s *Server) writeInfo(b *strings.Builder, section string, snap func() *Snap
 		kv("used_cpu_user_children", "0.000000")
 	case "modules":
 		b.WriteString("# Modules\r\n")
+	case "latencystats":
+		s.writeLatencyStats(b) // cmd_latency.go
 	case "commandstats":
 		s.writeCommandStats(b)
 	case "errorstats":

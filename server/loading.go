@@ -10,14 +10,14 @@ import (
 
 // servedWhileLoading are the commands that run before the cache is open
 // (S27): the connection's own, which touch no key, INFO, TIME, SHUTDOWN,
-// SLOWLOG, MONITOR and PING. Redis
+// SLOWLOG, LATENCY, MONITOR and PING. Redis
 // runs the commands it flags "loading", PING not among them; here PING
 // answers, so that a health check sees the server up, and WATCH and
 // CONFIG do not, since they read the cache. CLUSTER (but for the
 // subcommands that count keys) answers too, where Redis answers -LOADING:
 // a cluster client learns the topology, then retries -LOADING.
 var servedWhileLoading = []string{"ping", "echo", "time", "hello", "auth", "client", "command", "select", "quit", "info",
-	"multi", "exec", "discard", "unwatch", "cluster", "readonly", "readwrite", "asking", "shutdown", "reset", "lastsave", "slowlog", "monitor"}
+	"multi", "exec", "discard", "unwatch", "cluster", "readonly", "readwrite", "asking", "shutdown", "reset", "lastsave", "slowlog", "monitor", "latency"}
 
 // LoadProgress is how far the cache's opening got, for INFO while the
 // server is loading (NewLoading). The zero value is "nothing known yet".

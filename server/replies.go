@@ -290,6 +290,13 @@ func errUnknownSubcommand(cmd string, sub []byte) string {
 	return "ERR unknown subcommand '" + string(sub[:min(len(sub), 128)]) + "'. Try " + strings.ToUpper(cmd) + " HELP."
 }
 
+// errLatencyNoSamples is LATENCY GRAPH of an event with no series
+// (latency.c latencyCommand's nodataerr, through addReplyErrorFormat,
+// which makes line breaks spaces).
+func errLatencyNoSamples(event []byte) string {
+	return "ERR No samples available for event '" + strings.NewReplacer("\r", " ", "\n", " ").Replace(string(event)) + "'"
+}
+
 func errExpireTime(cmd string) string { return "ERR invalid expire time in '" + cmd + "' command" }
 
 func errUnsupportedOption(opt []byte) string { return "ERR Unsupported option " + string(opt) }

@@ -66,9 +66,11 @@ func (st *Stats) resetCounters() []*uint64 {
 		&st.ErrorReplies, &st.ProtocolErrors, &st.ReadsProcessed, &st.WritesProcessed}
 }
 
-// reset zeroes one command's commandstats (resetCommandTableStats). A call
-// that ends while it runs may count in part before and in part after.
+// reset zeroes one command's commandstats and drops its latency histogram
+// (resetCommandTableStats, which closes it in 7.0). A call that ends while
+// it runs may count in part before and in part after.
 func (st *cmdStats) reset() {
+	st.hist.Store(nil)
 	st.calls.Store(0)
 	st.nanos.Store(0)
 	st.rejected.Store(0)

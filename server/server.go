@@ -60,13 +60,15 @@ type Server struct {
 	conf       runtimeConfig // what CONFIG SET changes (config_set.go)
 	knobs      knobValues    // Redis's encoding knobs, kept for CONFIG GET
 	hashLimits hash.Limits
-	setLimits  set.Limits    // sets and sorted sets
-	blk        blockRegistry // clients blocked on lists (block.go)
-	pause      pauseState    // CLIENT PAUSE (pause.go)
-	slow       slowlog       // SLOWLOG (slowlog.go)
-	mon        monitors      // MONITOR (monitor.go)
+	setLimits  set.Limits     // sets and sorted sets
+	blk        blockRegistry  // clients blocked on lists (block.go)
+	pause      pauseState     // CLIENT PAUSE (pause.go)
+	slow       slowlog        // SLOWLOG (slowlog.go)
+	lat        latencyMonitor // LATENCY, latency tracking (latency.go)
+	mon        monitors       // MONITOR (monitor.go)
 	// timing is set while commands are timed: Options.ObserveLatency is
-	// set or the slow log takes entries (timing.go).
+	// set, the slow log takes entries, latency tracking or the latency
+	// monitor is on (timing.go, retime).
 	timing atomic.Bool
 
 	// loading is set while the server waits for its cache (NewLoading,
@@ -181,6 +183,7 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s.trk = newTracker(s)
 	s.conf.init(&opts)
 	s.slow.maxLen.Store(opts.SlowlogMaxLen)
+	s.lat.init() // before the timing is decided (retime)
 	s.setSlowlogSlowerThan(opts.SlowlogLogSlowerThan)
 	s.evq = newEventQueue(s)
 	s.push = newPusher()

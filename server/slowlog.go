@@ -69,10 +69,10 @@ func (l *slowlog) setSlowerThan(us int64) {
 }
 
 // setSlowlogSlowerThan sets slowlog-log-slower-than, and times commands
-// while the slow log or ObserveLatency needs it.
+// while the slow log or another of their observers needs it (retime).
 func (s *Server) setSlowlogSlowerThan(us int64) {
 	s.slow.setSlowerThan(us)
-	s.timing.Store(s.opts.ObserveLatency != nil || us >= 0)
+	s.retime()
 }
 
 // on says whether commands may be logged (slowlog-log-slower-than >= 0).

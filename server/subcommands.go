@@ -85,6 +85,15 @@ var subcommandSpecs = map[string][]subSpec{
 		{"purge", 2, subNone, 0, 0, 0},
 		{"usage", -3, subRead, 2, 2, 1},
 	},
+	"latency": { // latency-*.json
+		{"doctor", 2, subAdmin, 0, 0, 0},
+		{"graph", 3, subAdmin, 0, 0, 0},
+		{"help", 2, subInfo, 0, 0, 0},
+		{"histogram", -2, subAdmin, 0, 0, 0},
+		{"history", 3, subAdmin, 0, 0, 0},
+		{"latest", 2, subAdmin, 0, 0, 0},
+		{"reset", -2, subAdmin, 0, 0, 0},
+	},
 	"slowlog": { // slowlog-*.json
 		{"get", -2, subSlowlog, 0, 0, 0},
 		{"help", 2, subInfo, 0, 0, 0},

@@ -226,6 +226,7 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "flushdb", arity: -1, flags: []string{"write"}, run: (*conn).cmdFlush},
 		{name: "info", arity: -1, flags: []string{"loading", "stale"}, run: (*conn).cmdInfo},
 		{name: "slowlog", arity: -2, flags: []string{}, lockFree: true, run: (*conn).cmdSlowlog},
+		{name: "latency", arity: -2, flags: []string{}, lockFree: true, run: (*conn).cmdLatency}, // cmd_latency.go
 		{name: "monitor", arity: 1, flags: []string{"admin", "noscript", "loading", "stale"}, lockFree: true, run: (*conn).cmdMonitor},
 		{name: "shutdown", arity: -1, flags: []string{"admin", "noscript", "loading", "stale", "no_multi", "allow_busy"}, lockFree: true, run: (*conn).cmdShutdown},
 	}

@@ -38,6 +38,9 @@ func (c *conn) observePending(args [][]byte) {
 	if c.pendingCmd.observe != nil {
 		c.pendingCmd.observe(share, n)
 	}
+	if !c.refused {
+		c.observeLatency(c.pendingCmd, st, share, n) // latency.go
+	}
 	if int64(share) >= c.s.slow.atLeast.Load() {
 		c.logSlow(c.pendingCmd, args, share)
 	}
@@ -53,6 +56,7 @@ func (c *conn) observePending(args [][]byte) {
 func (c *conn) deferBlocked(cmd *command, args [][]byte) {
 	c.observePending(nil)
 	c.blockCmd, c.blockRan, c.blockEntry = cmd, c.s.clock()-c.mark, nil
+	c.s.commandEvent(cmd, &cmd.stats, c.blockRan) // call()'s sample, before the wait (latency.go)
 	if c.s.slow.on() && !cmd.skipSlowlog {
 		e := c.slowEntryOf(cmd, args, len(args), 0)
 		c.blockEntry = &e
@@ -74,6 +78,10 @@ func (c *conn) observeBlocked(woke time.Duration) {
 		cmd.observe(d, 1)
 	}
 	cmd.stats.nanos.Add(uint64(d))
+	if c.s.lat.tracking.Load() {
+		cmd.stats.record(d, 1)
+	}
+	c.s.lat.add("command-unblocking", now-woke)
 	if e != nil && int64(d) >= c.s.slow.atLeast.Load() {
 		e.unix, e.micros = time.Now().Unix(), int64(d/time.Microsecond)
 		c.s.slow.add(*e)

@@ -37,7 +37,7 @@ var commandFamilies = map[string][]string{
 	"pubsub": {"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "publish", "pubsub",
 		"ssubscribe", "sunsubscribe", "spublish"},
 	"connection": {"ping", "echo", "time", "hello", "auth", "client", "command", "select", "quit", "reset", "readonly", "readwrite", "asking"},
-	"admin": {"config", "info", "shutdown", "flushall", "flushdb", "cluster", "lastsave", "slowlog", "monitor",
+	"admin": {"config", "info", "shutdown", "flushall", "flushdb", "cluster", "lastsave", "slowlog", "latency", "monitor",
 		"pfdebug", "pfselftest"},
 }
 
