@@ -931,7 +931,9 @@
 //     the reads and writes that moved bytes, each counted per system call
 //     in the connection's ioCounters and summed with the closed
 //     connections' under Server.mu (never going back); after CONFIG
-//     RESETSTAT they read as redis-server's for the same requests
+//     RESETSTAT the two byte counters read as redis-server's for the same
+//     requests (the read and write counts do not: Redis counts each call
+//     of its read and write handlers, an empty read at a close too)
 //     (TestNetBytesCounters, TestConfigResetStatMatchesRedis). The
 //     instantaneous_ops_per_sec and instantaneous_input/output_kbps rates
 //     are redis-server 7.0's: 16 samples 100 ms apart, their integer
@@ -977,6 +979,11 @@
 //     buckets and INFO latencystats' percentiles are the values Redis
 //     computes for the same times; recording one is one atomic add
 //     (TestLatencyHistogramIsRedis).
+//   - S109: a client that sent QUIT counts as gone for the clients that
+//     redirect their invalidations to it before its +OK is written, so a
+//     write after the +OK was read sends them tracking-redir-broken, as
+//     Redis frees a quitting client before it serves another's command
+//     (TestTrackingRedirectQuitIsBroken).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
