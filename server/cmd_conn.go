@@ -388,7 +388,13 @@ func (c *conn) cmdShutdown(args [][]byte) {
 	}
 }
 
+// cmdQuit answers +OK and closes the connection. It counts as gone for
+// clients that redirect their invalidations to it before the +OK is sent,
+// as Redis frees a quitting client before it serves another's command: a
+// write after the client read its +OK tells them tracking-redir-broken
+// (S109).
 func (c *conn) cmdQuit(args [][]byte) {
+	c.gone.Store(true)
 	c.w.OK()
 	c.quit = true
 }

@@ -295,3 +295,33 @@ func (p *peers) trackRedirected() {
 		}
 	}
 }
+
+// TestTrackingRedirectQuitIsBroken checks S109: once a redirect target
+// read its QUIT's +OK, a write to a key the tracking client read tells it
+// tracking-redir-broken, as Redis's tracking unit ("CLIENT TRACKINGINFO
+// provides reasonable results when tracking redir broken") expects; the
+// target used to count as gone only once its connection closed, after the
+// +OK, so the write could find it still there and the push was lost.
+func TestTrackingRedirectQuitIsBroken(t *testing.T) {
+	_, path := startServer(t, nil)
+	w := dialPeer(t, path)
+	for i := 0; i < 50; i++ {
+		tr, target := dialPeer(t, path), dialPeer(t, path)
+		tr.do("HELLO", "3")
+		id := target.do("CLIENT", "ID")
+		if r := tr.do("CLIENT", "TRACKING", "ON", "REDIRECT", id[1:len(id)-2]); r != "+OK\r\n" {
+			t.Fatalf("CLIENT TRACKING ON REDIRECT: %q", r)
+		}
+		key := "quit-redir-" + strconv.Itoa(i)
+		tr.do("GET", key)
+		if r := target.do("QUIT"); r != "+OK\r\n" {
+			t.Fatalf("QUIT: %q", r)
+		}
+		w.do("SET", key, "1")
+		want := ">2\r\n$21\r\ntracking-redir-broken\r\n:" + id[1:]
+		if r := tr.read(5 * time.Second); r != want {
+			t.Fatalf("round %d: after the target's QUIT and a write, the tracking client read %q, want %q", i, r, want)
+		}
+		tr.nc.Close()
+	}
+}
