@@ -28,6 +28,12 @@ type cmdStats struct {
 // added while a command runs, S91). errMark then moves past its errors, so
 // that EXEC is not failed by a command it ran (Redis's
 // incrCommandStatsOnError keeps the count the same way).
+//
+// A call, not a refusal, also counts in total_commands_processed, as
+// Redis's call() counts stat_numcommands: a command refused before it ran
+// (unknown, wrong arity, -LOADING ...) or queued in MULTI is not counted
+// there, a queued one counts when EXEC runs it, and a script's redis.call
+// counts on the connection that ran the script (S110).
 func (c *conn) countCall(st *cmdStats) {
 	errs := c.w.Errors()
 	switch {
@@ -36,10 +42,22 @@ func (c *conn) countCall(st *cmdStats) {
 	case errs != c.errMark || c.errElsewhere:
 		st.calls.Add(1)
 		st.failed.Add(1)
+		c.countProcessed()
 	default:
 		st.calls.Add(1)
+		c.countProcessed()
 	}
 	c.errMark = errs
+}
+
+// countProcessed counts one command run in total_commands_processed: on
+// the connection, or on the one whose script ran it.
+func (c *conn) countProcessed() {
+	if c.scriptOf != nil {
+		c.scriptOf.st.commands.Add(1)
+		return
+	}
+	c.st.commands.Add(1)
 }
 
 // countGets counts n GETs a run answered without run (getRun, getBatch)

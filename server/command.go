@@ -97,7 +97,6 @@ func CommandNames() []string {
 
 // dispatch runs one command and never drops the connection for a bad one.
 func (c *conn) dispatch(args [][]byte) {
-	c.st.commands.Add(1)
 	c.out.own() // no push is written straight to the socket while a command runs (pushwrite.go)
 	if c.push.pending.Load() {
 		c.drainPushes() // what was published before the command comes before its reply, as in Redis

@@ -984,6 +984,10 @@
 //     write after the +OK was read sends them tracking-redir-broken, as
 //     Redis frees a quitting client before it serves another's command
 //     (TestTrackingRedirectQuitIsBroken).
+//   - S110: total_commands_processed counts the commands that ran, as
+//     redis-server 7.0's call() counts them: not one refused before it ran
+//     or queued in MULTI (counted when EXEC runs it), and a script's
+//     redis.call on the script's connection (TestCommandsProcessedAsRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -60,9 +60,8 @@ func TestConfigResetStatMatchesRedis(t *testing.T) {
 			if a, b := o.do("PING"), r.do("PING"); a != b {
 				t.Fatalf("PING on a new connection: %q, redis-server %q", a, b)
 			}
-			// Both count 5: redis-server the RESETSTAT (counted once it ran)
-			// and not the INFO, tiercache the INFO (counted as it starts)
-			// and not the RESETSTAT (counted before its baseline).
+			// Both count 5: the RESETSTAT (counted once it ran, after its
+			// baseline) and not the INFO (not yet run).
 			ours, peer := p.ours[0].do("INFO", "stats"), p.peer[0].do("INFO", "stats")
 			for _, f := range resetStatFields {
 				if a, b := lineWith(ours, f+":"), lineWith(peer, f+":"); a != b || a == "" {
@@ -93,6 +92,36 @@ func TestConfigResetStatMatchesRedis(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCommandsProcessedAsRedis checks S110: total_commands_processed counts
+// the commands that ran, as redis-server 7.0's (call()): not one refused
+// before it ran (unknown, wrong arity, a wrong subcommand, one refused in
+// MULTI) nor one queued until EXEC runs it, and a script's redis.call
+// calls too (a command refused inside the script not).
+func TestCommandsProcessedAsRedis(t *testing.T) {
+	rpath := startRedis(t)
+	_, opath := startServerWith(t, newTierCache(t), nil)
+	p := &peers{t: t, ours: []*rawPeer{dialPeer(t, opath)}, peer: []*rawPeer{dialPeer(t, rpath)}}
+	processed := func(when string) {
+		t.Helper()
+		f := "total_commands_processed:"
+		if a, b := lineWith(p.ours[0].do("INFO", "stats"), f), lineWith(p.peer[0].do("INFO", "stats"), f); a != b || a == "" {
+			t.Errorf("%s: tiercache %q, redis-server %q", when, a, b)
+		}
+	}
+	p.same(0, "CONFIG", "RESETSTAT")
+	for _, c := range [][]string{{"NOSUCH"}, {"NOSUCH", "x"}, {"GET"}, {"CONFIG", "NOSUCH"}, {"SET", "a", "1"}, {"GET", "a"}} {
+		p.same(0, c...)
+	}
+	processed("after refused commands and a SET and a GET")
+	for _, c := range [][]string{{"MULTI"}, {"SET", "b", "2"}, {"GET", "b"}, {"NOSUCH"}, {"EXEC"}, {"MULTI"}, {"INCR", "b"}, {"GET", "b"}, {"EXEC"}} {
+		p.same(0, c...)
+	}
+	processed("after MULTI/EXEC, one aborted")
+	p.same(0, "EVAL", "redis.call('SET', 'c', '1'); redis.call('GET', 'c'); return redis.call('INCR', 'c')", "0")
+	p.same(0, "EVAL", "return redis.pcall('NOSUCH')", "0")
+	processed("after scripts")
 }
 
 // TestConfigResetStatKeepsMetrics checks S96's other half: CONFIG
@@ -127,7 +156,8 @@ func TestConfigResetStatKeepsMetrics(t *testing.T) {
 			t.Errorf("/metrics counter %s went from %v to %v at CONFIG RESETSTAT", k, v, after[k])
 		}
 	}
-	if before["commands_total{}"] < 5 || before["keyspace_hits_total{}"] < 1 || before["keyspace_misses_total{}"] < 1 {
+	// Five sent; the GET without a key is refused before it runs, not counted (S110).
+	if before["commands_total{}"] < 4 || before["keyspace_hits_total{}"] < 1 || before["keyspace_misses_total{}"] < 1 {
 		t.Fatalf("counters before the reset: %v", before)
 	}
 	c.cmd("INFO", "stats")

@@ -25,8 +25,7 @@ func (c *conn) setRun() {
 		if !ok {
 			break
 		}
-		c.st.commands.Add(1)
-		args[0], args[1], args[2] = name, key, val
+		args[0], args[1], args[2] = name, key, val // counted by runWrite's run (countCall)
 		c.runWrite(c.s.set, args)
 	}
 	clear(args) // they point into the read buffer

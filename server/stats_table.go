@@ -17,7 +17,7 @@ var statsTable = []Stat{
 	{"clients", "connected_clients", "connected_clients", StatGauge, "", "Open client connections.", func(v statView) StatValue { return ofInt(v.Server.ConnectedClients) }},
 
 	{"stats", "total_connections_received", "connections_total", StatCounter, "", "Client connections accepted.", func(v statView) StatValue { return ofUint(v.Server.TotalConnections) }},
-	{"stats", "total_commands_processed", "commands_total", StatCounter, "", "Commands processed.", func(v statView) StatValue { return ofUint(v.Server.CommandsProcessed) }},
+	{"stats", "total_commands_processed", "commands_total", StatCounter, "", "Commands run, as Redis counts them: not one refused before it ran, a queued one when EXEC runs it, a script's redis.call too.", func(v statView) StatValue { return ofUint(v.Server.CommandsProcessed) }},
 	{"stats", "instantaneous_ops_per_sec", "instantaneous_ops_per_sec", StatGauge, "", "Commands per second: the mean of the last 16 rates sampled 100 ms apart, as Redis's.", func(v statView) StatValue { return ofInt(v.Server.InstOpsPerSec) }},
 	{"stats", "total_net_input_bytes", "net_input_bytes_total", StatCounter, "", "Bytes read from client sockets.", func(v statView) StatValue { return ofUint(v.Server.NetInputBytes) }},
 	{"stats", "total_net_output_bytes", "net_output_bytes_total", StatCounter, "", "Bytes written to client sockets (replies and pushes).", func(v statView) StatValue { return ofUint(v.Server.NetOutputBytes) }},
