@@ -119,7 +119,7 @@ func textShows(field, unit, value, text string) bool {
 		mult := map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50}[u]
 		return ok && err == nil && mult > 0 && f >= 1 && f < 1024 && math.Abs(f*mult-v) <= 0.05*mult+1
 	}
-	return text == groupThousands(int64(v))
+	return text == groupThousands(int64(math.Round(v))) // the page rounds a count (instantaneous_input_kbps 339.93: "340")
 }
 
 // loadStatusPage dumps the status page's DOM after Chromium ran it for
