@@ -194,9 +194,6 @@ func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) 
 	if len(keys) > 0 {
 		sconn.slot = int(remote.KeySlot(keys[0]))
 	}
-	// Its commands' latencies (conn.run) count from the script's start,
-	// then from the command before: not from the last script's end.
-	sconn.c.mark = rs.start
 	call := &sconn.call
 	call.Ctx, call.Keys, call.Args, call.W = ctx, keys, argv, c.w
 	scr.eng.Run(sc, call)
@@ -452,6 +449,11 @@ func (sc *scriptConn) command(args [][]byte, proto int) []byte {
 		sc.rs.dirty.Store(true)
 	}
 	fc.w.SetProto(proto)
+	if fc.s.timing.Load() {
+		// timed from here, as Redis's call() times a script's command:
+		// the script's own work before it is the script's (S111)
+		fc.mark = fc.s.clock()
+	}
 	fc.runWrite(cmd, args)
 	if o := fc.scriptOf; o.push != nil && o.push.pending.Load() {
 		// what it published to the script's own client goes before the

@@ -988,6 +988,10 @@
 //     redis-server 7.0's call() counts them: not one refused before it ran
 //     or queued in MULTI (counted when EXEC runs it), and a script's
 //     redis.call on the script's connection (TestCommandsProcessedAsRedis).
+//   - S111: a script's command is timed from its redis.call to its reply
+//     (commandstats, the slow log, latency tracking and the latency
+//     monitor), not from the script's command before it, as Redis's call()
+//     times it (TestScriptCommandTimedAlone).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -200,14 +200,11 @@ func (s *Server) retime() {
 
 // observeLatency records n runs of cmd (st: the counters they count in)
 // of d each in its latency histogram while latency-tracking is on, and
-// samples the command event. A script's commands are not sampled: their
-// times count the script's own work since the command before (from its
-// start for the first, cmd_script.go), which its EVAL's sample has.
+// samples the command event, a script's commands too, as Redis's call()
+// samples them (scriptCall calls it with CMD_CALL_SLOWLOG).
 func (c *conn) observeLatency(cmd *command, st *cmdStats, d time.Duration, n int) {
 	if c.s.lat.tracking.Load() {
 		st.record(d, n)
 	}
-	if c.scriptOf == nil {
-		c.s.commandEvent(cmd, st, d)
-	}
+	c.s.commandEvent(cmd, st, d)
 }
