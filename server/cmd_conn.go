@@ -276,9 +276,38 @@ func (c *conn) cmdCommand(args [][]byte) {
 		c.w.Map(0)
 	case "getkeys":
 		c.commandGetKeys(args) // crossslot.go
+	case "help":
+		c.w.Array(len(commandHelp))
+		for _, l := range commandHelp {
+			c.w.Simple(l)
+		}
 	default:
 		c.unknownSubcommand("command", args[1])
 	}
+}
+
+// commandHelp is COMMAND HELP's answer: Redis 7.0's lines (server.c
+// commandHelpCommand) for the subcommands tiercache has, DOCS's saying
+// what it answers.
+var commandHelp = []string{
+	"COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"(no subcommand)",
+	"    Return details about all Redis commands.",
+	"COUNT",
+	"    Return the total number of commands in this Redis server.",
+	"LIST",
+	"    Return a list of all commands in this Redis server.",
+	"INFO [<command-name> ...]",
+	"    Return details about multiple Redis commands.",
+	"    If no command names are given, documentation details for all",
+	"    commands are returned.",
+	"DOCS [<command-name> ...]",
+	"    Return documentation details about multiple Redis commands: tiercache",
+	"    keeps none, and answers an empty map.",
+	"GETKEYS <full-command>",
+	"    Return the keys from a full Redis command.",
+	"HELP",
+	"    Prints this help.",
 }
 
 func (c *conn) sortedCommands() []string {

@@ -3,7 +3,7 @@ package server
 import "testing"
 
 // TestHelpRepliesMatchRedis: the HELP subcommands of OBJECT, PUBSUB,
-// SCRIPT and MEMORY end as redis-server 7.0's do ("Prints this help."),
+// SCRIPT, MEMORY and COMMAND end as redis-server 7.0's do ("Prints this help."),
 // and HELP with an argument is an arity error, byte for byte.
 func TestHelpRepliesMatchRedis(t *testing.T) {
 	p := newPeerPair(t)
@@ -12,8 +12,9 @@ func TestHelpRepliesMatchRedis(t *testing.T) {
 		{"PUBSUB", "HELP", "x"},
 		{"SCRIPT", "HELP", "x"},
 		{"MEMORY", "HELP", "x"},
+		{"COMMAND", "HELP", "x"},
 	})
-	for _, cmd := range []string{"OBJECT", "PUBSUB", "SCRIPT", "MEMORY"} {
+	for _, cmd := range []string{"OBJECT", "PUBSUB", "SCRIPT", "MEMORY", "COMMAND"} {
 		ours, peer := p.do(cmd, "HELP")
 		if tail(ours) != tail(peer) {
 			t.Errorf("%s HELP ends %q, redis-server's %q", cmd, tail(ours), tail(peer))

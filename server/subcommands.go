@@ -69,6 +69,7 @@ var subcommandSpecs = map[string][]subSpec{
 		{"count", 2, subInfo, 0, 0, 0},
 		{"docs", -2, subInfo, 0, 0, 0},
 		{"getkeys", -4, subInfo, 0, 0, 0},
+		{"help", 2, subInfo, 0, 0, 0},
 		{"info", -2, subInfo, 0, 0, 0},
 		{"list", -2, subInfo, 0, 0, 0},
 	},
