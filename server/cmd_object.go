@@ -54,9 +54,9 @@ func (c *conn) cmdObject(args [][]byte) {
 	case "refcount":
 		c.w.Int(1)
 	case "freq":
-		// The promotion policy's estimate (tier.Cache.Frequency), which
-		// decides what goes to DRAM: 0 to 16, where Redis's LFU counter
-		// is logarithmic, 0 to 255.
+		// The cache's estimate of the key's recent reads
+		// (tier.Cache.Frequency: DRAM's LFU and the promotion policy's),
+		// 0 to 16, where Redis's LFU counter is logarithmic, 0 to 255.
 		f, ok := c.s.cache.Frequency(args[2])
 		if !ok {
 			c.w.Null()
@@ -76,8 +76,8 @@ var objectHelp = []string{
 	"    Return the kind of internal representation used in order to store the value",
 	"    associated with a <key>.",
 	"FREQ <key>",
-	"    Return the access frequency estimate of the <key>: the promotion policy's",
-	"    count of its recent reads, 0 to 16.",
+	"    Return the access frequency estimate of the <key>: the cache's count of its",
+	"    recent reads (its DRAM LFU's and its promotion policy's), 0 to 16.",
 	"IDLETIME <key>",
 	"    Return the idle time of the <key>, that is the approximated number of",
 	"    seconds elapsed since the last access to the key.",

@@ -404,6 +404,9 @@
 //     as gone, and no removal is told; a sweep under way when the hold
 //     begins stops at its next shard; once it reports false the next
 //     sweep purges it (TestHoldSweep).
+//   - T71: Frequency (OBJECT FREQ) counts a key's reads from DRAM: the
+//     larger of the promotion policy's estimate and its tenant's LFU's
+//     (TestFrequencyCountsHotReads).
 //   - T36: Flush holds other calls off only while it swaps each shard's
 //     map for an empty one, made before (O(shards), not O(keys), nothing
 //     allocated meanwhile; BenchmarkFlushGetWait), and before it waits for

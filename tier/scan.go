@@ -148,14 +148,22 @@ func (c *Cache) scanShardLocked(sh *shard, from, to uint64, now int64, match fun
 	return keys
 }
 
-// Frequency is the promotion policy's estimate of how often key was read
-// lately (policy.Promotion.Estimate: a count-min sketch of saturating
-// counters, 0 to 16, halved as it ages, fed one in policy.SampleEvery hot
-// hits), and whether the key exists (OBJECT FREQ).
+// Frequency is how often key was read lately, and whether it exists
+// (OBJECT FREQ): the larger of the promotion policy's estimate
+// (policy.Promotion.Estimate, 0 to 16, fed by reads from warm and cold)
+// and its tenant's DRAM LFU's (policy.LFU.Frequency, 0 to 15, fed by every
+// DRAM hit), both count-min sketches of saturating counters halved as
+// they age. A key read from hot is counted only by the second (T71).
 func (c *Cache) Frequency(key []byte) (int, bool) {
 	if _, ok := c.KindOf(key); !ok {
 		return 0, false
 	}
 	lo, _ := hashKey(key)
-	return c.pro.Estimate(lo), true
+	f := c.pro.Estimate(lo)
+	if m := c.mem; m != nil {
+		m.mu.Lock()
+		f = max(f, m.lfus[c.ten.of(key)].Frequency(lo))
+		m.mu.Unlock()
+	}
+	return f, true
 }
