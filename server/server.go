@@ -183,7 +183,7 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s.trk = newTracker(s)
 	s.conf.init(&opts)
 	s.slow.maxLen.Store(opts.SlowlogMaxLen)
-	s.lat.init() // before the timing is decided (retime)
+	s.lat.init(&opts) // before the timing is decided (retime)
 	s.setSlowlogSlowerThan(opts.SlowlogLogSlowerThan)
 	s.evq = newEventQueue(s)
 	s.push = newPusher()

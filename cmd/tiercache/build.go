@@ -77,6 +77,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		bad(fmt.Errorf("server.slowlog_max_len %d: must not be negative", c.Server.SlowlogMaxLen))
 		b.server.SlowlogMaxLen = 0
 	}
+	c.buildLatency(&b.server, bad)
 	if err := pubsubLimit(c.Server.PubSubOutputLimit, &b.server); err != nil {
 		bad(err)
 	}
@@ -424,4 +425,20 @@ func pubsubLimit(v string, o *server.Options) error {
 		o.PubSubSoftSeconds = -1 // all off (0 0 0 would take the defaults)
 	}
 	return nil
+}
+
+// buildLatency passes the latency settings to the server, each bad one
+// said by its key and value (the server is given its default, so that it
+// is said once).
+func (c *Config) buildLatency(o *server.Options, bad func(error)) {
+	o.LatencySet, o.LatencyMonitorThreshold, o.LatencyTracking = true, c.Server.LatencyMonitorThreshold, c.Server.LatencyTracking
+	if c.Server.LatencyMonitorThreshold < 0 {
+		bad(fmt.Errorf("server.latency_monitor_threshold %d: must be 0 (off) or more milliseconds", c.Server.LatencyMonitorThreshold))
+		o.LatencyMonitorThreshold = 0
+	}
+	ps, err := server.ParseLatencyPercentiles(c.Server.LatencyTrackingInfoPercentiles)
+	if err != nil {
+		bad(fmt.Errorf("server.latency_tracking_info_percentiles %q: %w (numbers apart, each within 0..100)", c.Server.LatencyTrackingInfoPercentiles, err))
+	}
+	o.LatencyTrackingInfoPercentiles = ps
 }
