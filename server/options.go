@@ -130,8 +130,9 @@ type Options struct {
 	// letters; "" (the default) publishes none. CONFIG SET changes it.
 	NotifyKeyspaceEvents string
 	// TrackingTableMaxKeys is tracking-table-max-keys: past it, client
-	// tracking invalidates keys to make room. Default 1,000,000; 0:
-	// unbounded. CONFIG SET changes it.
+	// tracking invalidates keys to make room. 0 takes the default,
+	// 1,000,000; -1 is unbounded (Redis's tracking-table-max-keys 0, which
+	// CONFIG GET then shows). CONFIG SET changes it.
 	TrackingTableMaxKeys int
 	// SlowlogLogSlowerThan and SlowlogMaxLen are Redis's
 	// slowlog-log-slower-than (microseconds: a command that took at least
@@ -368,8 +369,8 @@ func (o *Options) Validate() error {
 	if _, ok := parseNotifyFlags(o.NotifyKeyspaceEvents); !ok {
 		bad("notify-keyspace-events %q has a letter that is no class", o.NotifyKeyspaceEvents)
 	}
-	if o.TrackingTableMaxKeys < 0 {
-		bad("tracking table max keys %d must not be negative", o.TrackingTableMaxKeys)
+	if o.TrackingTableMaxKeys < -1 {
+		bad("tracking table max keys %d must be -1 (unbounded) or more", o.TrackingTableMaxKeys)
 	}
 	if o.SlowlogLogSlowerThan < -1 {
 		bad("slowlog-log-slower-than %d must be -1 (off) or more", o.SlowlogLogSlowerThan)

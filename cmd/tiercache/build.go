@@ -107,16 +107,19 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		{"max_clients", c.Server.MaxClients, 1, &b.server.MaxConns},
 		{"max_args", c.Server.MaxArgs, 1, &b.server.MaxArgs},
 		{"max_inline", int(c.Server.MaxInline), 16, &b.server.MaxInlineBytes},
-		{"tracking_table_max_keys", c.Server.TrackingTableMaxKeys, 0, &b.server.TrackingTableMaxKeys},
 	} {
 		switch {
-		case k.v < 0 && k.least == 0:
-			bad(fmt.Errorf("server.%s %d: must not be negative (0 takes the default)", k.name, k.v))
-			*k.field = 0
 		case k.v != 0 && k.v < k.least:
 			bad(fmt.Errorf("server.%s %d: must be at least %d (0 takes the default)", k.name, k.v, k.least))
 			*k.field = 0
 		}
+	}
+	switch {
+	case c.Server.TrackingTableMaxKeys < 0:
+		bad(fmt.Errorf("server.tracking_table_max_keys %d: must not be negative (0: unbounded)", c.Server.TrackingTableMaxKeys))
+		b.server.TrackingTableMaxKeys = 0 // the default: said once
+	case c.Server.TrackingTableMaxKeys == 0:
+		b.server.TrackingTableMaxKeys = -1 // unbounded, as tracking-table-max-keys 0 (the server's 0 is its default)
 	}
 	if c.Server.MaxHashFields < 1 {
 		bad(fmt.Errorf("server.max_hash_fields %d: must be at least 1", c.Server.MaxHashFields))

@@ -39,27 +39,56 @@ var runtimeParamsWant = map[string]string{
 	"latency-tracking-info-percentiles": "90 99.99",
 }
 
+// zeroParamsYAML sets the runtime parameters whose 0 or "" means
+// something (unbounded, every command, none, off), which must not be
+// taken for "the default".
+const zeroParamsYAML = `server:
+  tracking_table_max_keys: 0
+  slowlog_log_slower_than: 0
+  slowlog_max_len: 0
+  latency_tracking_info_percentiles: ""
+`
+
+var zeroParamsWant = map[string]string{
+	"tracking-table-max-keys":           "0",
+	"slowlog-log-slower-than":           "0",
+	"slowlog-max-len":                   "0",
+	"latency-monitor-threshold":         "0",
+	"latency-tracking":                  "yes",
+	"latency-tracking-info-percentiles": "",
+}
+
 // TestRuntimeParamsFromConfigFile (C24): a config file setting each
 // runtime parameter is what CONFIG GET answers over the socket, from the
-// first command; a TIERCACHE_SERVER_* variable overrides the file's.
+// first command, 0 and "" included; a TIERCACHE_SERVER_* variable
+// overrides the file's.
 func TestRuntimeParamsFromConfigFile(t *testing.T) {
-	cfg := testConfig(t, t.TempDir())
-	file := filepath.Join(t.TempDir(), "tc.yaml")
-	if err := os.WriteFile(file, []byte(runtimeParamsYAML), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := cfg.loadFile(file); err != nil {
-		t.Fatal(err)
-	}
-	if errs := cfg.applyEnv([]string{"TIERCACHE_SERVER_LATENCY_MONITOR_THRESHOLD=30"}); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	sc := startTestSidecar(t, cfg)
-	rc := sidecarClient(t, sc, cfg)
-	for name, want := range runtimeParamsWant {
-		got, err := rc.ConfigGet(context.Background(), name).Result()
-		if err != nil || got[name] != want {
-			t.Errorf("CONFIG GET %s: %q (%v), want %q", name, got[name], err, want)
+	for _, c := range []struct {
+		yaml string
+		env  []string
+		want map[string]string
+	}{
+		{runtimeParamsYAML, []string{"TIERCACHE_SERVER_LATENCY_MONITOR_THRESHOLD=30"}, runtimeParamsWant},
+		{zeroParamsYAML, nil, zeroParamsWant},
+	} {
+		cfg := testConfig(t, t.TempDir())
+		file := filepath.Join(t.TempDir(), "tc.yaml")
+		if err := os.WriteFile(file, []byte(c.yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.loadFile(file); err != nil {
+			t.Fatal(err)
+		}
+		if errs := cfg.applyEnv(c.env); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		sc := startTestSidecar(t, cfg)
+		rc := sidecarClient(t, sc, cfg)
+		for name, want := range c.want {
+			got, err := rc.ConfigGet(context.Background(), name).Result()
+			if err != nil || got[name] != want {
+				t.Errorf("%.40q: CONFIG GET %s: %q (%v), want %q", c.yaml, name, got[name], err, want)
+			}
 		}
 	}
 }
