@@ -47,9 +47,16 @@ func awaitInfo(t *testing.T, c *rawPeer, section, field string, want int) {
 // answered an error (the connection kept), a timeout closes the
 // connection and drops it from the cache, a cached connection the target
 // closed is replaced by one retry that answers OK, and a connection a
-// MIGRATE authenticated stays so for the next one without AUTH.
+// MIGRATE authenticated stays so for the next one without AUTH. In RESP2
+// and RESP3.
 func TestMigrateReusesConnection(t *testing.T) {
-	p := newPeers(t, 1, 2, nil)
+	for _, proto := range []int{2, 3} {
+		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) { testMigrateReusesConnection(t, proto) })
+	}
+}
+
+func testMigrateReusesConnection(t *testing.T, proto int) {
+	p := newPeers(t, 1, proto, nil)
 	t1sock, t1port := startRedisTCP(t, "--requirepass", "pw")
 	t2sock, t2port := startRedisTCP(t, "--requirepass", "pw")
 	t1, t2 := dialPeer(t, t1sock), dialPeer(t, t2sock)
