@@ -988,7 +988,7 @@
 //     redis-server 7.0's call() counts them: not one refused before it ran
 //     or queued in MULTI (counted when EXEC runs it), and a script's
 //     redis.call on the script's connection (TestCommandsProcessedAsRedis).
-//   - S111: Options' latency settings (LatencySet: latency-monitor-threshold,
+//   - S112: Options' latency settings (LatencySet: latency-monitor-threshold,
 //     latency-tracking, latency-tracking-info-percentiles) are what CONFIG
 //     GET answers from the first command and what the server does; unset,
 //     they are Redis's defaults (0, yes, 50 99 99.9); a negative threshold

@@ -61,7 +61,7 @@ type latencyMonitor struct {
 // Redis 7.0's defaults (config.c; server.c initServerConfig).
 var defaultLatencyPercentiles = []float64{50, 99, 99.9}
 
-// init sets the three settings from Options (defaulted: Redis's, S111).
+// init sets the three settings from Options (defaulted: Redis's, S112).
 func (m *latencyMonitor) init(o *Options) {
 	m.setThreshold(o.LatencyMonitorThreshold)
 	m.tracking.Store(o.LatencyTracking)

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestLatencyOptions (S111): Options' latency settings are what CONFIG
+// TestLatencyOptions (S112): Options' latency settings are what CONFIG
 // GET answers from the first command, and what the server does (a
 // threshold above 0 times commands even with the slow log off); unset
 // they are Redis's defaults; a negative threshold or a percentile out of

@@ -152,7 +152,7 @@ type Options struct {
 	// and INFO latencystats) and latency-tracking-info-percentiles (the
 	// percentiles INFO latencystats shows, each within [0, 100]; none is
 	// allowed). They are taken as given when LatencySet is; unset, they are
-	// Redis's defaults, 0, on and 50 99 99.9 (S111). CONFIG SET changes
+	// Redis's defaults, 0, on and 50 99 99.9 (S112). CONFIG SET changes
 	// all three.
 	LatencyMonitorThreshold        int64
 	LatencyTracking                bool
