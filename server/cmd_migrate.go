@@ -8,8 +8,8 @@ import (
 // MIGRATE host port key|"" destination-db timeout [COPY] [REPLACE]
 // [AUTH password] [AUTH2 username password] [KEYS key...], as Redis 7.0's
 // cluster.c migrateCommand: the keys that exist are sent to the target
-// as RESTOREs of their DUMP payloads (cmd_dump.go), over a connection
-// made for the call (migrate_target.go), and, unless COPY, each key the
+// as RESTOREs of their DUMP payloads (cmd_dump.go), over the cached
+// connection to the target (migrate_sockets.go, migrate_target.go), and, unless COPY, each key the
 // target restored is deleted here as DEL deletes it (S93-S95).
 
 // migrateArgs are MIGRATE's options.
@@ -120,7 +120,7 @@ func (c *conn) cmdMigrate(args [][]byte) {
 		c.w.Simple(migrateNoKey)
 		return
 	}
-	acked, reply := migrate(string(args[1]), args[2], o, items, c.s.opts.Cluster, c.s.cache.Now)
+	acked, reply := c.s.migr.migrate(string(args[1]), args[2], o, items, c.s.opts.Cluster, c.s.cache.Now)
 	if !o.copy && len(acked) > 0 {
 		if _, err := c.s.cache.Delete(acked...); err != nil {
 			reply = errorReply(err)

@@ -992,6 +992,26 @@
 //     (commandstats, the slow log, latency tracking and the latency
 //     monitor), not from the script's command before it, as Redis's call()
 //     times it (TestScriptCommandTimedAlone).
+//   - S112: Options' latency settings (LatencySet: latency-monitor-threshold,
+//     latency-tracking, latency-tracking-info-percentiles) are what CONFIG
+//     GET answers from the first command and what the server does; unset,
+//     they are Redis's defaults (0, yes, 50 99 99.9); a negative threshold
+//     or a percentile outside [0, 100] is refused by Validate naming the
+//     parameter (TestLatencyOptions).
+//   - S114: MIGRATE keeps one connection per host:port as Redis 7.0's
+//     socket cache does (migrate_sockets.go): MIGRATE on tiercache and on
+//     redis-server 7.0, each to its own redis-server target, answer the
+//     same and their targets accept as many connections and run as many
+//     SELECTs after each step: two MIGRATEs share one connection (INFO
+//     migrate_cached_sockets 1), SELECT only when the database changes and
+//     after the target answered an error (the connection kept), a timeout
+//     closes the connection and drops it, a connection the target closed
+//     is replaced by one retry, and a connection stays authenticated
+//     (TestMigrateReusesConnection).
+//   - S115: a cached MIGRATE connection unused for longer than
+//     migrateSocketTTL (10 s) is closed by the reclaim loop's once-a-second
+//     tick; the cache holds at most 64, a 65th target closing one; Close
+//     closes them all (TestMigrateSocketCacheBounds).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
@@ -1143,11 +1163,10 @@
 //     LFU counter to give a key). DUMP writes the plain encodings (a
 //     count and strings; RDB_TYPE_LIST, SET, ZSET_2, HASH), not byte for
 //     byte Redis's payload.
-//   - MIGRATE dials the target for each call (migrate_target.go) where
-//     Redis keeps the connection for 10 s: each call sends AUTH if given
-//     and SELECT, so a call after one that authenticated needs its AUTH
-//     again (Redis's cached connection stays authenticated), and INFO's
-//     migrate_cached_sockets is always 0. The RESTOREs follow the SELECT in the
+//   - MIGRATE's cached connection is closed at the first once-a-second
+//     tick more than 10 s after the call that last used it began, so 10
+//     to 11 s (Redis's cron compares whole seconds: up to 12 s). The
+//     RESTOREs follow the SELECT in the
 //     same write, as Redis's: a target that refuses the SELECT (a
 //     database other than 0 on tiercache, which is single-database)
 //     restores the keys in its current database while the source keeps

@@ -61,10 +61,14 @@ type latencyMonitor struct {
 // Redis 7.0's defaults (config.c; server.c initServerConfig).
 var defaultLatencyPercentiles = []float64{50, 99, 99.9}
 
-func (m *latencyMonitor) init() {
-	m.atLeast.Store(math.MaxInt64)
-	m.tracking.Store(true)
-	p := slices.Clone(defaultLatencyPercentiles)
+// init sets the three settings from Options (defaulted: Redis's, S112).
+func (m *latencyMonitor) init(o *Options) {
+	m.setThreshold(o.LatencyMonitorThreshold)
+	m.tracking.Store(o.LatencyTracking)
+	p := slices.Clone(o.LatencyTrackingInfoPercentiles)
+	if p == nil {
+		p = []float64{}
+	}
 	m.percentiles.Store(&p)
 }
 

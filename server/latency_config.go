@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -41,20 +42,50 @@ func latencySettables() []settable {
 	}
 }
 
-// checkPercentiles reads latency-tracking-info-percentiles as
-// setConfigLatencyTrackingInfoPercentilesOutputOption: numbers apart
-// (string2d: no space, no NaN), each within [0, 100].
-func checkPercentiles(s *Server, v string) (func(), string) {
+// Redis 7.0's reasons for a bad latency-tracking-info-percentiles
+// (config.c, setConfigLatencyTrackingInfoPercentilesOutputOption).
+var (
+	errPercentileSyntax = errors.New("Invalid latency-tracking-info-percentiles parameters")
+	errPercentileRange  = errors.New("latency-tracking-info-percentiles parameters should sit between [0.0,100.0]")
+)
+
+// ParseLatencyPercentiles reads latency-tracking-info-percentiles as
+// setConfigLatencyTrackingInfoPercentilesOutputOption does: numbers apart
+// (string2d: no space, no NaN), each within [0, 100]; "" is none. The
+// error is Redis's reason, as CONFIG SET gives it.
+func ParseLatencyPercentiles(v string) ([]float64, error) {
 	ps := []float64{}
 	for _, f := range strings.Fields(v) {
 		p, err := strconv.ParseFloat(f, 64) // out of range: refused, as string2d's ERANGE
 		if err != nil || math.IsNaN(p) {
-			return nil, "Invalid latency-tracking-info-percentiles parameters"
-		}
-		if p < 0 || p > 100 {
-			return nil, "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
+			return nil, errPercentileSyntax
 		}
 		ps = append(ps, p)
+	}
+	if err := checkLatencyPercentiles(ps); err != nil {
+		return nil, err
+	}
+	return ps, nil
+}
+
+// checkLatencyPercentiles is Redis's bound on each percentile.
+func checkLatencyPercentiles(ps []float64) error {
+	for _, p := range ps {
+		if math.IsNaN(p) {
+			return errPercentileSyntax
+		}
+		if p < 0 || p > 100 {
+			return errPercentileRange
+		}
+	}
+	return nil
+}
+
+// checkPercentiles is latency-tracking-info-percentiles for CONFIG SET.
+func checkPercentiles(s *Server, v string) (func(), string) {
+	ps, err := ParseLatencyPercentiles(v)
+	if err != nil {
+		return nil, err.Error()
 	}
 	return func() { s.lat.percentiles.Store(&ps) }, ""
 }

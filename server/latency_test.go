@@ -79,7 +79,9 @@ func TestLatencyHistogramIsRedis(t *testing.T) {
 // "fast-command", another "command", only at or past the threshold.
 func TestLatencyEvents(t *testing.T) {
 	var m latencyMonitor
-	m.init()
+	o := Options{}
+	o.EnsureDefaults()
+	m.init(&o)
 	for sec := int64(1); sec <= 200; sec++ {
 		m.addSample("e", sec%7, sec)
 		m.addSample("e", 100+sec%7, sec) // same second, longer: replaces it
@@ -120,7 +122,9 @@ func TestLatencyEvents(t *testing.T) {
 // atomic add.
 func BenchmarkLatencyRecord(b *testing.B) {
 	var m latencyMonitor
-	m.init()
+	o := Options{}
+	o.EnsureDefaults()
+	m.init(&o)
 	var st cmdStats
 	d := time.Duration(1500)
 	for b.Loop() {

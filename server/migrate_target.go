@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"errors"
 	"net"
 	"os"
@@ -12,13 +11,10 @@ import (
 )
 
 // MIGRATE's side of the conversation with the target, as Redis 7.0's
-// migrateCommand has it. Redis keeps the connection to a target for 10 s
-// (MIGRATE_SOCKET_CACHE_TTL) and sends SELECT only when the database
-// changed; tiercache dials the target for each call, so each call sends
-// what Redis sends on a fresh connection: AUTH when given, SELECT db
-// (unless db is -1, which Redis takes for the database already selected),
-// then one RESTORE per key. So, unlike Redis, a call after one that
-// authenticated needs AUTH again.
+// migrateCommand has it, over a connection of the cache
+// (migrate_sockets.go): AUTH when given, SELECT db when db is not the
+// database the connection last selected (a new connection's is -1, so -1
+// sends none), then one RESTORE per key.
 
 // migrateChunk is the most bytes written in one call, each bounded by the
 // timeout (migrateCommand writes "in 64K chunks").
@@ -37,7 +33,7 @@ var errEmptyLine = errors.New("server: MIGRATE target answered an empty line")
 // not a timeout, before any RESTORE was acknowledged, is retried once on
 // a new connection, as Redis retries (its may_retry). restoreCmd is
 // RESTORE-ASKING in cluster mode, as Redis's.
-func migrate(host string, port []byte, o migrateArgs, items []migrateItem, cluster bool, now func() int64) (acked [][]byte, reply string) {
+func (ms *migrateSockets) migrate(host string, port []byte, o migrateArgs, items []migrateItem, cluster bool, now func() int64) (acked [][]byte, reply string) {
 	// Redis resolves the address and starts a non-blocking connect
 	// (anetTcpNonBlockConnect): only a failure there is "connecting";
 	// a refused or timed out connect fails the first write
@@ -46,43 +42,43 @@ func migrate(host string, port []byte, o migrateArgs, items []migrateItem, clust
 	if _, err := net.ResolveTCPAddr("tcp", addr); err != nil || host == "" { // getaddrinfo of "" fails; Go would dial the local host
 		return nil, errMigrateConnect
 	}
+	name := host + ":" + string(port) // migrateGetSocket's key: the arguments as written
 	for retried := false; ; retried = true {
-		nc, err := net.DialTimeout("tcp", addr, o.timeout) // each address the name has, in turn, as anetTcpGenericConnect
+		cs, err := ms.get(name, addr, o.timeout)
 		if err != nil {
 			if retried || timedOut(err) {
 				return nil, errMigrateIO(true)
 			}
 			continue
 		}
-		if tc, ok := nc.(*net.TCPConn); ok {
-			tc.SetNoDelay(true)
+		cs.timeout = o.timeout
+		acked, reply, failed, retry := cs.exchange(o, items, cluster, now)
+		switch {
+		case failed:
+		case reply != "":
+			cs.lastDB = -1 // the target answered an error: SELECT again next time
+		default:
+			cs.lastDB = o.db
 		}
-		t := migrateTarget{nc: nc, br: bufio.NewReaderSize(nc, migrateLine), timeout: o.timeout}
-		acked, reply, retry := t.exchange(o, items, cluster, now)
-		nc.Close()
+		ms.done(cs, failed)
 		if !retry || retried {
 			return acked, reply
 		}
 	}
 }
 
-// migrateTarget is one connection to a MIGRATE's target.
-type migrateTarget struct {
-	nc      net.Conn
-	br      *bufio.Reader
-	timeout time.Duration
-}
-
-// exchange sends the request and reads its replies; retry: it failed
-// with a socket error that allows one more try (not a timeout, nothing
+// exchange sends the request and reads its replies; failed: a socket
+// error or a timeout happened (the connection is to be closed); retry: it
+// failed so that one more try is allowed (not a timeout, nothing
 // acknowledged).
-func (t *migrateTarget) exchange(o migrateArgs, items []migrateItem, cluster bool, now func() int64) (acked [][]byte, reply string, retry bool) {
-	req, sent := migrateRequest(o, items, cluster, now()/int64(time.Millisecond))
+func (t *migrateSocket) exchange(o migrateArgs, items []migrateItem, cluster bool, now func() int64) (acked [][]byte, reply string, failed, retry bool) {
+	sel := t.lastDB != o.db
+	req, sent := migrateRequest(o, sel, items, cluster, now()/int64(time.Millisecond))
 	for pos := 0; pos < len(req); {
 		n := min(len(req)-pos, migrateChunk)
 		t.nc.SetWriteDeadline(time.Now().Add(t.timeout))
 		if _, err := t.nc.Write(req[pos : pos+n]); err != nil {
-			return nil, errMigrateIO(true), !timedOut(err)
+			return nil, errMigrateIO(true), true, !timedOut(err)
 		}
 		pos += n
 	}
@@ -90,43 +86,44 @@ func (t *migrateTarget) exchange(o migrateArgs, items []migrateItem, cluster boo
 	var err error
 	if o.pass != nil {
 		if authLine, err = t.line(); err != nil {
-			return nil, errMigrateIO(false), !timedOut(err)
+			return nil, errMigrateIO(false), true, !timedOut(err)
 		}
 	}
-	if o.db != -1 {
+	if sel {
 		if selectLine, err = t.line(); err != nil {
-			return nil, errMigrateIO(false), !timedOut(err)
+			return nil, errMigrateIO(false), true, !timedOut(err)
 		}
 	}
-	var failed []byte // the first error the target answered
+	var refusal []byte // the first error the target answered
 	for j, it := range sent {
 		line, err := t.line()
 		if err != nil {
-			if failed != nil {
+			if refusal != nil {
+				failed = true // closed, and the target's error answered
 				break
 			}
-			return acked, errMigrateIO(false), j == 0 && !timedOut(err)
+			return acked, errMigrateIO(false), true, j == 0 && !timedOut(err)
 		}
 		bad := refused(authLine) || refused(selectLine) || refused(line)
 		if !bad {
 			acked = append(acked, it.key)
 			continue
 		}
-		if failed == nil {
+		if refusal == nil {
 			switch {
 			case refused(authLine):
-				failed = authLine
+				refusal = authLine
 			case refused(selectLine):
-				failed = selectLine
+				refusal = selectLine
 			default:
-				failed = line
+				refusal = line
 			}
 		}
 	}
-	if failed != nil {
-		return acked, errMigrateTarget(failed[1:]), false
+	if refusal != nil {
+		return acked, errMigrateTarget(refusal[1:]), failed, false
 	}
-	return acked, "", false
+	return acked, "", false, false
 }
 
 // refused reports whether a reply line is an error.
@@ -134,7 +131,7 @@ func refused(line []byte) bool { return len(line) > 0 && line[0] == '-' }
 
 // line reads one reply line within the timeout, without its CRLF, at most
 // migrateLine-1 bytes of it.
-func (t *migrateTarget) line() ([]byte, error) {
+func (t *migrateSocket) line() ([]byte, error) {
 	t.nc.SetReadDeadline(time.Now().Add(t.timeout))
 	var line []byte
 	for {
@@ -159,10 +156,10 @@ func (t *migrateTarget) line() ([]byte, error) {
 }
 
 // migrateRequest is what MIGRATE sends: AUTH or AUTH username password,
-// SELECT db (not for -1), and RESTORE key ttl payload [REPLACE] for each item not
+// SELECT db if sel, and RESTORE key ttl payload [REPLACE] for each item not
 // expired by nowMS (its TTL at least 1 ms), as migrateCommand writes
 // them; sent are those items.
-func migrateRequest(o migrateArgs, items []migrateItem, cluster bool, nowMS int64) (req []byte, sent []migrateItem) {
+func migrateRequest(o migrateArgs, sel bool, items []migrateItem, cluster bool, nowMS int64) (req []byte, sent []migrateItem) {
 	if o.pass != nil {
 		if o.user != nil {
 			req = appendCommand(req, []byte("AUTH"), o.user, o.pass)
@@ -170,7 +167,7 @@ func migrateRequest(o migrateArgs, items []migrateItem, cluster bool, nowMS int6
 			req = appendCommand(req, []byte("AUTH"), o.pass)
 		}
 	}
-	if o.db != -1 { // a new connection's last_dbid is -1: Redis sends SELECT for any other
+	if sel {
 		req = appendCommand(req, []byte("SELECT"), strconv.AppendInt(nil, o.db, 10))
 	}
 	restore := []byte("RESTORE")

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"net"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -129,8 +130,9 @@ type Options struct {
 	// letters; "" (the default) publishes none. CONFIG SET changes it.
 	NotifyKeyspaceEvents string
 	// TrackingTableMaxKeys is tracking-table-max-keys: past it, client
-	// tracking invalidates keys to make room. Default 1,000,000; 0:
-	// unbounded. CONFIG SET changes it.
+	// tracking invalidates keys to make room. 0 takes the default,
+	// 1,000,000; -1 is unbounded (Redis's tracking-table-max-keys 0, which
+	// CONFIG GET then shows). CONFIG SET changes it.
 	TrackingTableMaxKeys int
 	// SlowlogLogSlowerThan and SlowlogMaxLen are Redis's
 	// slowlog-log-slower-than (microseconds: a command that took at least
@@ -143,6 +145,19 @@ type Options struct {
 	SlowlogLogSlowerThan int64
 	SlowlogMaxLen        int64
 	SlowlogSet           bool
+	// LatencyMonitorThreshold, LatencyTracking and
+	// LatencyTrackingInfoPercentiles are Redis's latency-monitor-threshold
+	// (ms: a command that took at least this long is a LATENCY sample; 0
+	// off), latency-tracking (per-command histograms for LATENCY HISTOGRAM
+	// and INFO latencystats) and latency-tracking-info-percentiles (the
+	// percentiles INFO latencystats shows, each within [0, 100]; none is
+	// allowed). They are taken as given when LatencySet is; unset, they are
+	// Redis's defaults, 0, on and 50 99 99.9 (S112). CONFIG SET changes
+	// all three.
+	LatencyMonitorThreshold        int64
+	LatencyTracking                bool
+	LatencyTrackingInfoPercentiles []float64
+	LatencySet                     bool
 
 	// Shutdown, when set, is what SHUTDOWN calls to stop the process (cmd/
 	// stops as on SIGTERM: Close, then the cache's); SHUTDOWN closes the
@@ -254,6 +269,10 @@ func (o *Options) EnsureDefaults() {
 	if !o.SlowlogSet {
 		o.SlowlogLogSlowerThan, o.SlowlogMaxLen, o.SlowlogSet = defaultSlowlogSlowerThan, defaultSlowlogMaxLen, true
 	}
+	if !o.LatencySet {
+		o.LatencyMonitorThreshold, o.LatencyTracking, o.LatencySet = 0, true, true
+		o.LatencyTrackingInfoPercentiles = slices.Clone(defaultLatencyPercentiles)
+	}
 	if o.ShutdownTimeout == 0 {
 		o.ShutdownTimeout = 5 * time.Second
 	}
@@ -350,14 +369,20 @@ func (o *Options) Validate() error {
 	if _, ok := parseNotifyFlags(o.NotifyKeyspaceEvents); !ok {
 		bad("notify-keyspace-events %q has a letter that is no class", o.NotifyKeyspaceEvents)
 	}
-	if o.TrackingTableMaxKeys < 0 {
-		bad("tracking table max keys %d must not be negative", o.TrackingTableMaxKeys)
+	if o.TrackingTableMaxKeys < -1 {
+		bad("tracking table max keys %d must be -1 (unbounded) or more", o.TrackingTableMaxKeys)
 	}
 	if o.SlowlogLogSlowerThan < -1 {
 		bad("slowlog-log-slower-than %d must be -1 (off) or more", o.SlowlogLogSlowerThan)
 	}
 	if o.SlowlogMaxLen < 0 {
 		bad("slowlog-max-len %d must not be negative", o.SlowlogMaxLen)
+	}
+	if o.LatencyMonitorThreshold < 0 {
+		bad("latency-monitor-threshold %d must not be negative", o.LatencyMonitorThreshold)
+	}
+	if err := checkLatencyPercentiles(o.LatencyTrackingInfoPercentiles); err != nil {
+		bad("latency-tracking-info-percentiles %v: %w", o.LatencyTrackingInfoPercentiles, err)
 	}
 	if o.ShutdownTimeout < 0 {
 		bad("shutdown timeout %v is negative", o.ShutdownTimeout)

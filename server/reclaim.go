@@ -42,6 +42,7 @@ func (s *Server) reclaimLoop() {
 		case <-t.C:
 		}
 		resp.TrimBigBuffers(bigIdle)
+		s.migr.closeIdle(time.Now()) // serverCron's migrateCloseTimedoutSockets, once a second too
 		// Wait for the burst to end (nothing dropped for a tick), so one
 		// reclaim returns all of it.
 		d := s.dropped.Load()

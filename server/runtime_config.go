@@ -24,7 +24,7 @@ func (rc *runtimeConfig) init(o *Options) {
 	rc.pubsubHard.Store(o.PubSubHardLimit)
 	rc.pubsubSoft.Store(o.PubSubSoftLimit)
 	rc.pubsubSoftSeconds.Store(int64(o.PubSubSoftSeconds))
-	rc.trackingMaxKeys.Store(int64(o.TrackingTableMaxKeys))
+	rc.trackingMaxKeys.Store(max(int64(o.TrackingTableMaxKeys), 0)) // -1: unbounded, which the table's bound 0 is
 	rc.hllSparseMax.Store(hll.DefaultSparseMaxBytes)
 	if f, ok := parseNotifyFlags(o.NotifyKeyspaceEvents); ok {
 		rc.notify.Store(f)

@@ -65,6 +65,7 @@ type Server struct {
 	pause      pauseState     // CLIENT PAUSE (pause.go)
 	slow       slowlog        // SLOWLOG (slowlog.go)
 	lat        latencyMonitor // LATENCY, latency tracking (latency.go)
+	migr       migrateSockets // MIGRATE's connections (migrate_sockets.go)
 	mon        monitors       // MONITOR (monitor.go)
 	// timing is set while commands are timed: Options.ObserveLatency is
 	// set, the slow log takes entries, latency tracking or the latency
@@ -144,6 +145,9 @@ type Stats struct {
 	// SlowlogLen is the entries SLOWLOG holds (SLOWLOG LEN);
 	// MonitorClients the connections in MONITOR mode.
 	SlowlogLen, MonitorClients int64
+	// MigrateCachedSockets is the connections MIGRATE keeps to its
+	// targets (migrate_sockets.go).
+	MigrateCachedSockets int64
 	// The client sockets' traffic (ioCounters): bytes read and written,
 	// reads that returned bytes and writes that sent some.
 	NetInputBytes, NetOutputBytes   uint64
@@ -183,7 +187,8 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s.trk = newTracker(s)
 	s.conf.init(&opts)
 	s.slow.maxLen.Store(opts.SlowlogMaxLen)
-	s.lat.init() // before the timing is decided (retime)
+	s.migr.ttl = migrateSocketTTL
+	s.lat.init(&opts) // before the timing is decided (retime)
 	s.setSlowlogSlowerThan(opts.SlowlogLogSlowerThan)
 	s.evq = newEventQueue(s)
 	s.push = newPusher()
@@ -248,6 +253,7 @@ func (st Stats) withPushes(s *Server) Stats {
 	st.HashFieldsExpired, st.HashFieldsUntracked = s.hfe.expired.Load(), s.hfe.untracked.Load()
 	st.HashFieldExpiryHashes = int64(s.hfe.len())
 	st.SlowlogLen = s.slow.n.Load()
+	st.MigrateCachedSockets = s.migr.count()
 	if p := s.mon.list.Load(); p != nil {
 		st.MonitorClients = int64(len(*p))
 	}
@@ -497,6 +503,7 @@ func (s *Server) Close() error {
 		}
 		close(s.reclaimStop)
 		<-s.reclaimDone
+		s.migr.close()
 		s.inst.close()
 		close(s.hfe.stop)
 		<-s.hfe.done

@@ -47,7 +47,7 @@ var statsTable = []Stat{
 	{"stats", "pubsubshard_channels", "pubsubshard_channels", StatGauge, "", "Shard channels (SSUBSCRIBE) with at least one subscriber.", func(v statView) StatValue { return ofInt(v.Server.PubSubShardChannels) }},
 	{"stats", "latest_fork_usec", "", StatText, "", "INFO only: always 0, tiercache never forks (no RDB or AOF: the cold tier is the persistence).", func(statView) StatValue { return text("0") }},
 	{"stats", "total_forks", "", StatText, "", "INFO only: always 0, tiercache never forks.", func(statView) StatValue { return text("0") }},
-	{"stats", "migrate_cached_sockets", "", StatText, "", "INFO only: always 0, MIGRATE dials its target for each call and keeps no connection.", func(statView) StatValue { return text("0") }},
+	{"stats", "migrate_cached_sockets", "migrate_cached_sockets", StatGauge, "", "Connections MIGRATE keeps to its targets, one per host:port, each closed after 10 s unused (Redis's MIGRATE socket cache).", func(v statView) StatValue { return ofInt(v.Server.MigrateCachedSockets) }},
 	{"stats", "slave_expires_tracked_keys", "", StatText, "", "INFO only: always 0, tiercache is never a writable replica.", func(statView) StatValue { return text("0") }},
 	{"stats", "pubsub_output_limit_disconnections", "pubsub_output_limit_disconnections_total", StatCounter, "", "Subscribers closed because their unread output passed client-output-buffer-limit pubsub.", func(v statView) StatValue { return ofUint(v.Server.PubSubLimitCloses) }},
 	{"stats", "pubsub_messages_dropped", "pubsub_messages_dropped_total", StatCounter, "", "Messages a subscriber past its output limit did not get (it was being closed).", func(v statView) StatValue { return ofUint(v.Server.PubSubDropped) }},

@@ -77,6 +77,7 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		bad(fmt.Errorf("server.slowlog_max_len %d: must not be negative", c.Server.SlowlogMaxLen))
 		b.server.SlowlogMaxLen = 0
 	}
+	c.buildLatency(&b.server, bad)
 	if err := pubsubLimit(c.Server.PubSubOutputLimit, &b.server); err != nil {
 		bad(err)
 	}
@@ -106,16 +107,19 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		{"max_clients", c.Server.MaxClients, 1, &b.server.MaxConns},
 		{"max_args", c.Server.MaxArgs, 1, &b.server.MaxArgs},
 		{"max_inline", int(c.Server.MaxInline), 16, &b.server.MaxInlineBytes},
-		{"tracking_table_max_keys", c.Server.TrackingTableMaxKeys, 0, &b.server.TrackingTableMaxKeys},
 	} {
 		switch {
-		case k.v < 0 && k.least == 0:
-			bad(fmt.Errorf("server.%s %d: must not be negative (0 takes the default)", k.name, k.v))
-			*k.field = 0
 		case k.v != 0 && k.v < k.least:
 			bad(fmt.Errorf("server.%s %d: must be at least %d (0 takes the default)", k.name, k.v, k.least))
 			*k.field = 0
 		}
+	}
+	switch {
+	case c.Server.TrackingTableMaxKeys < 0:
+		bad(fmt.Errorf("server.tracking_table_max_keys %d: must not be negative (0: unbounded)", c.Server.TrackingTableMaxKeys))
+		b.server.TrackingTableMaxKeys = 0 // the default: said once
+	case c.Server.TrackingTableMaxKeys == 0:
+		b.server.TrackingTableMaxKeys = -1 // unbounded, as tracking-table-max-keys 0 (the server's 0 is its default)
 	}
 	if c.Server.MaxHashFields < 1 {
 		bad(fmt.Errorf("server.max_hash_fields %d: must be at least 1", c.Server.MaxHashFields))
@@ -424,4 +428,20 @@ func pubsubLimit(v string, o *server.Options) error {
 		o.PubSubSoftSeconds = -1 // all off (0 0 0 would take the defaults)
 	}
 	return nil
+}
+
+// buildLatency passes the latency settings to the server, each bad one
+// said by its key and value (the server is given its default, so that it
+// is said once).
+func (c *Config) buildLatency(o *server.Options, bad func(error)) {
+	o.LatencySet, o.LatencyMonitorThreshold, o.LatencyTracking = true, c.Server.LatencyMonitorThreshold, c.Server.LatencyTracking
+	if c.Server.LatencyMonitorThreshold < 0 {
+		bad(fmt.Errorf("server.latency_monitor_threshold %d: must be 0 (off) or more milliseconds", c.Server.LatencyMonitorThreshold))
+		o.LatencyMonitorThreshold = 0
+	}
+	ps, err := server.ParseLatencyPercentiles(c.Server.LatencyTrackingInfoPercentiles)
+	if err != nil {
+		bad(fmt.Errorf("server.latency_tracking_info_percentiles %q: %w (numbers apart, each within 0..100)", c.Server.LatencyTrackingInfoPercentiles, err))
+	}
+	o.LatencyTrackingInfoPercentiles = ps
 }

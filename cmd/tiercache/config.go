@@ -77,6 +77,12 @@ type ServerConfig struct {
 	// slowlog-max-len (CONFIG SET changes them too).
 	SlowlogLogSlowerThan int64 `yaml:"slowlog_log_slower_than"`
 	SlowlogMaxLen        int64 `yaml:"slowlog_max_len"`
+	// Redis's latency-monitor-threshold (ms; 0 off), latency-tracking and
+	// latency-tracking-info-percentiles (Redis's form: numbers apart, each
+	// within 0..100, "" none); CONFIG SET changes them too.
+	LatencyMonitorThreshold        int64  `yaml:"latency_monitor_threshold"`
+	LatencyTracking                bool   `yaml:"latency_tracking"`
+	LatencyTrackingInfoPercentiles string `yaml:"latency_tracking_info_percentiles"`
 }
 
 // HotConfig is the DRAM tier.
@@ -257,7 +263,8 @@ func defaultConfig() Config {
 			MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10, MaxOutput: 256 << 20, ShutdownTimeout: Duration(5e9),
 			GoMemoryLimit: "auto", ColdGetBatch: 128, ColdGetBytes: 4 << 20, MaxHashFields: 1 << 20,
 			MaxListElements: 1 << 20, MaxSetMembers: 1 << 20, BusyScriptTime: Duration(5e9), PubSubOutputLimit: "32MiB 8MiB 60",
-			TrackingTableMaxKeys: 1_000_000, SlowlogLogSlowerThan: 10000, SlowlogMaxLen: 128},
+			TrackingTableMaxKeys: 1_000_000, SlowlogLogSlowerThan: 10000, SlowlogMaxLen: 128,
+			LatencyTracking: true, LatencyTrackingInfoPercentiles: "50 99 99.9"},
 		Hot:  HotConfig{Bytes: 256 << 20, MaxValue: 1 << 20, HugePages: true},
 		Warm: WarmConfig{Bytes: 256 << 20, Segment: 0, Node: "auto", Policy: "bind", Mode: "range", Fallback: "preferred"},
 		Cold: ColdConfig{Backend: "emulated", DataDir: "./data", Capacity: 1 << 30, StallAfter: Duration(30e9), IndexNode: "auto"},
@@ -288,7 +295,7 @@ func (c *Config) loadYAML(b []byte, name string) error {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("config %s: %w", name, err)
+		return fmt.Errorf("config %s: %w", name, nameTypeErrors(b, err))
 	}
 	return nil
 }

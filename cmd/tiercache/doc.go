@@ -188,6 +188,18 @@
 //     matches the device (a quota changed, more than the free capacity,
 //     two tenants taking one namespace) fails the start naming it, the
 //     store untouched (TestTenantNamespacesOnTheSidecar).
+//   - C24: every parameter CONFIG SET changes that has a server.* key
+//     (notify_keyspace_events, busy_script_time, pubsub_output_limit,
+//     tracking_table_max_keys, slowlog_*, latency_monitor_threshold,
+//     latency_tracking, latency_tracking_info_percentiles; max_clients,
+//     which CONFIG SET refuses) is set from the file or a TIERCACHE_SERVER_*
+//     variable before the socket listens, and CONFIG GET answers it over
+//     the socket, a 0 or "" that means something (tracking_table_max_keys
+//     0: unbounded; slowlog 0; no percentiles) as given, not as the
+//     default (TestRuntimeParamsFromConfigFile); a bad value of each
+//     makes serve exit 1 without a socket, the error naming the key and
+//     the value, a value of the wrong YAML type (latency_tracking: maybe)
+//     included (TestRuntimeParamsBadValues).
 //
 // # Caveats
 //
