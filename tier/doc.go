@@ -404,6 +404,13 @@
 //     as gone, and no removal is told; a sweep under way when the hold
 //     begins stops at its next shard; once it reports false the next
 //     sweep purges it (TestHoldSweep).
+//   - T65: with forgetCold (T37), a key only cold holds is forgotten as
+//     the write of its evicted copy completes while the directory is
+//     above the trim pass's target, 90% of its bound (trimTarget), the
+//     forgettable conditions of T15 unchanged: a load that evicts keys to
+//     cold stays under the bound by these forgets, each with its entry in
+//     hand, and trim passes, which walk the shards' maps, are left the
+//     keys adopted by reads (TestCompletionForgetsDownToTrimTarget).
 //   - T71: Frequency (OBJECT FREQ) counts a key's reads from DRAM: the
 //     larger of the promotion policy's estimate and its tenant's LFU's
 //     (TestFrequencyCountsHotReads).
@@ -439,9 +446,10 @@
 //   - T37: with a cold store that counts and walks its user keys
 //     (ColdKeyspace: the emulated store, logstore E31, nvmekv K16) the
 //     directory keeps an entry for at most twice the keys DRAM holds plus
-//     trimSlack (4096): unless MaxKeys is set, above that bound a key only
-//     cold holds is forgotten (T15's forget, its conditions) as the write
-//     of its evicted copy completes, and a trim pass forgets the rest
+//     trimSlack (4096): unless MaxKeys is set, a key only cold holds is
+//     forgotten (T15's forget, its conditions) as the write of its
+//     evicted copy completes above 90% of that bound (T65), and above
+//     the bound a trim pass forgets the rest
 //     (keys adopted by a read and not kept in DRAM); the keys evicted or
 //     read last keep their entries, so their reads are sized and need no
 //     adoption. Each entry knows whether cold holds a

@@ -98,6 +98,9 @@ func (e *Namespace) do(ctx context.Context, depth int, ops []*nvmekv.Op, c *call
 		failAll(ops, ErrClosed)
 		return ErrClosed
 	}
+	if len(ops) > 1 {
+		e.lg.TouchLocked(ops) // the index misses of the batch's lookups, side by side
+	}
 	broken := false
 	stored := 0 // bytes stored since the lock was last let go
 	for i, op := range ops {

@@ -193,6 +193,9 @@ type Log struct {
 	// count them all (nil without a hook); bindErrs is that count.
 	bindIdx  func(mem []byte) error
 	bindErrs atomic.Uint64
+	// touched is what TouchLocked read last (kept only so that its loads
+	// are made).
+	touched atomic.Uint64
 
 	syncMu      sync.Mutex    // one Flush writes and syncs at a time
 	reclaims    atomic.Uint64 // regions reclaimed so far (a disk read rechecks its region if this moved)
