@@ -246,12 +246,38 @@ func (c *conn) cmdCommand(args [][]byte) {
 		}
 		c.w.Int(int64(len(c.s.cmds)))
 	case "list":
-		// Redis 7.0 lists each container's subcommands too (S88).
+		// Redis 7.0 lists each container's subcommands too (S88), and
+		// parses FILTERBY as commandListCommand does: only as the last
+		// three arguments, each later one a syntax error (S116).
+		keep := func(string) bool { return true }
+		for i := 2; i < len(args); i += 3 {
+			if word(args[i]) != "FILTERBY" || len(args)-1-i != 2 {
+				c.w.Error(errSyntax)
+				return
+			}
+			switch arg := string(args[i+2]); word(args[i+1]) {
+			case "MODULE":
+				keep = func(string) bool { return false } // no modules
+			case "ACLCAT":
+				c.w.Error(errNoACLCategories)
+				return
+			case "PATTERN":
+				pat := strings.ToLower(arg) // names are lower case: Redis matches without case
+				keep = func(n string) bool { return globMatch(pat, n) }
+			default:
+				c.w.Error(errSyntax)
+				return
+			}
+		}
 		var names []string
 		for _, n := range c.sortedCommands() {
-			names = append(names, n)
+			if keep(n) {
+				names = append(names, n)
+			}
 			for _, sub := range c.s.cmds[n].sortedSubcommands() {
-				names = append(names, sub.name)
+				if keep(sub.name) {
+					names = append(names, sub.name)
+				}
 			}
 		}
 		c.w.Array(len(names))

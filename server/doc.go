@@ -944,7 +944,7 @@
 //     (expired_stale_perc, expire_cycle_cpu_milliseconds, the eviction
 //     and active defrag times and counts, dump_payload_sanitizations,
 //     reply_buffer_*); those tiercache cannot have (replication, forks,
-//     I/O threads, cached MIGRATE sockets, client eviction, a time-capped
+//     I/O threads, client eviction, a time-capped
 //     expiry cycle) always read 0, as a fresh redis-server's, and are
 //     INFO only (TestInfoStatsMatchesRedis, RESP2 and RESP3).
 //   - S105: LATENCY's help, errors (each subcommand's arity, an unknown
@@ -968,7 +968,7 @@
 //   - S107: while latency-monitor-threshold is above 0, a command that ran
 //     at least that many ms adds a sample to "command" ("fast-command" for
 //     one flagged fast; a blocked one's wake-to-reply time to
-//     "command-unblocking"; a script's own commands are not sampled), one
+//     "command-unblocking"; a script's commands too, S111), one
 //     a second (its longest), the last 160 kept, as redis-server 7.0's
 //     latency monitor: LATEST, HISTORY, GRAPH, DOCTOR and RESET after a
 //     slow script answer as Redis's do (TestLatencyMonitorMatchesRedis,
@@ -1012,6 +1012,10 @@
 //     migrateSocketTTL (10 s) is closed by the reclaim loop's once-a-second
 //     tick; the cache holds at most 64, a 65th target closing one; Close
 //     closes them all (TestMigrateSocketCacheBounds).
+//   - S116: COMMAND LIST FILTERBY PATTERN (without case, over full names
+//     such as config|get) and MODULE (none) list what redis-server 7.0's
+//     lists, a misplaced, incomplete or unknown filter is its syntax error,
+//     and ACLCAT is refused (no ACL categories) (TestCommandListFilterAsRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

@@ -18,8 +18,7 @@ import (
 //   - "command" and "fast-command": a command (one flagged fast) that ran
 //     at least the threshold, by the time its observation measures
 //     (timing.go: a pipelined run of the same command is its share of the
-//     run's time, S51), as Redis's call(); a script's commands are not
-//     sampled (observeLatency), where Redis samples them too;
+//     run's time, S51), as Redis's call(), a script's commands too (S111);
 //   - "command-unblocking": a blocked command's time from its wake to its
 //     reply, as Redis's updateStatsOnUnblock.
 //

@@ -24,8 +24,9 @@ const migrateChunk = 64 * 1024
 // buf[1024]): the rest of a longer one is read and dropped.
 const migrateLine = 1024
 
-// errEmptyLine is a reply line with nothing in it, which Redis's
-// syncReadLine reports as a failed read.
+// errEmptyLine is a reply of a lone "\n", which Redis's syncReadLine
+// reports as a failed read (it reads 0 bytes; "\r\n" reads 1, an empty
+// line taken as an acknowledgement).
 var errEmptyLine = errors.New("server: MIGRATE target answered an empty line")
 
 // migrate sends items to host:port and returns the keys the target
@@ -133,7 +134,7 @@ func refused(line []byte) bool { return len(line) > 0 && line[0] == '-' }
 // migrateLine-1 bytes of it.
 func (t *migrateSocket) line() ([]byte, error) {
 	t.nc.SetReadDeadline(time.Now().Add(t.timeout))
-	var line []byte
+	line := []byte{}
 	for {
 		b, err := t.br.ReadByte()
 		if err != nil {
@@ -146,11 +147,12 @@ func (t *migrateSocket) line() ([]byte, error) {
 			line = append(line, b)
 		}
 	}
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	if len(line) == 0 {
+	n := len(line)
+	if n == 0 {
 		return nil, errEmptyLine
+	}
+	if line[n-1] == '\r' {
+		line = line[:n-1]
 	}
 	return line, nil
 }

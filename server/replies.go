@@ -24,9 +24,12 @@ import (
 
 // redis-server's replies.
 const (
-	errWrongType       = "WRONGTYPE Operation against a key holding the wrong kind of value"
-	errNotInt          = "ERR value is not an integer or out of range"
-	errSyntax          = "ERR syntax error"
+	errWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	errNotInt    = "ERR value is not an integer or out of range"
+	errSyntax    = "ERR syntax error"
+	// errNoACLCategories answers COMMAND LIST FILTERBY ACLCAT: tiercache
+	// has no ACL, and its commands no categories.
+	errNoACLCategories = "ERR tiercache keeps no ACL categories: COMMAND LIST FILTERBY takes MODULE or PATTERN"
 	errNoAuth          = "NOAUTH Authentication required."
 	errWrongPass       = "WRONGPASS invalid username-password pair or user is disabled."
 	errNoProto         = "NOPROTO unsupported protocol version"
