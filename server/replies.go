@@ -24,12 +24,9 @@ import (
 
 // redis-server's replies.
 const (
-	errWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
-	errNotInt    = "ERR value is not an integer or out of range"
-	errSyntax    = "ERR syntax error"
-	// errNoACLCategories answers COMMAND LIST FILTERBY ACLCAT: tiercache
-	// has no ACL, and its commands no categories.
-	errNoACLCategories = "ERR tiercache keeps no ACL categories: COMMAND LIST FILTERBY takes MODULE or PATTERN"
+	errWrongType       = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	errNotInt          = "ERR value is not an integer or out of range"
+	errSyntax          = "ERR syntax error"
 	errNoAuth          = "NOAUTH Authentication required."
 	errWrongPass       = "WRONGPASS invalid username-password pair or user is disabled."
 	errNoProto         = "NOPROTO unsupported protocol version"
@@ -427,6 +424,10 @@ func errSortTooBig(max int) string {
 // errEmptyKey answers a command on the key "": Redis takes it, the tier
 // refuses a zero-length key (tier.ErrEmptyKey); a difference from Redis.
 const errEmptyKey = "ERR empty keys are not supported by tiercache (a key needs at least one byte)"
+
+// errNoACLCategories answers COMMAND LIST FILTERBY ACLCAT: tiercache has
+// no ACL, and its commands no categories.
+const errNoACLCategories = "ERR tiercache keeps no ACL categories: COMMAND LIST FILTERBY takes MODULE or PATTERN"
 
 func errStringTooLong(max int) string {
 	return "ERR string exceeds maximum allowed size (max_value, " + strconv.Itoa(max) + " bytes)"
