@@ -45,6 +45,9 @@ cold:
 flusher:
   queue_items: 4096
   queue_bytes: 128MiB
+  # the guest runs under TCG on a shared host: a write may wait for the
+  # flusher longer than the default 2s before cold takes the batch
+  wait: 30s
 durability: drain
 max_value: 1MiB
 metrics:
