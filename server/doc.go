@@ -846,8 +846,9 @@
 //     when the address does not resolve, "writing" when the connect is
 //     refused or times out, "reading" when the target does not answer
 //     within the timeout), a socket error that is not a timeout retried
-//     once on a new connection; a database of -1 sends no SELECT, as on
-//     Redis's new connection; COMMAND GETKEYS names its keys as Redis's
+//     once on a new connection; a database of -1 sends no SELECT on a
+//     connection whose remembered database is -1 (a new one, or one whose
+//     target last answered an error; S114), as Redis; COMMAND GETKEYS names its keys as Redis's
 //     key specs then migrateGetKeys do, and monitors see AUTH's and
 //     AUTH2's arguments redacted (TestMigrateMatchesRedis, against
 //     redis-server as the source, RESP2 and RESP3).
@@ -1016,6 +1017,10 @@
 //     such as config|get) and MODULE (none) list what redis-server 7.0's
 //     lists, a misplaced, incomplete or unknown filter is its syntax error,
 //     and ACLCAT is refused (no ACL categories) (TestCommandListFilterAsRedis).
+//   - S117: Close does not wait past ShutdownTimeout for a MIGRATE whose
+//     target accepted and does not answer (its timeout is the client's):
+//     at the timeout every MIGRATE connection, in use or not, is closed
+//     and dials in progress end (TestCloseEndsWaitingMigrate).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

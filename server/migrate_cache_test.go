@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -167,4 +168,54 @@ func TestMigrateSocketCacheBounds(t *testing.T) {
 	awaitInfo(t, tgt, "clients", "connected_clients", migrateSocketCacheItems+1)
 	s.Close()
 	awaitInfo(t, tgt, "clients", "connected_clients", 1)
+}
+
+// TestCloseEndsWaitingMigrate checks S117: a MIGRATE waiting on a target
+// that accepted and never answers, with a timeout of days, does not hold
+// Close past ShutdownTimeout: its connection is closed at the timeout.
+func TestCloseEndsWaitingMigrate(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	read := make(chan net.Conn, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		c.Read(make([]byte, 4096)) // the request arrived; no reply ever
+		read <- c
+	}()
+	s, err := New(newTierCache(t), Options{UnixSocket: shortSocket(t), ShutdownTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	o := dialPeer(t, s.opts.UnixSocket)
+	o.do("SET", "k", "v")
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	o.send("MIGRATE", "127.0.0.1", port, "k", "0", "999999999") // about 11.6 days; its reply is not awaited
+	var tc net.Conn
+	select {
+	case tc = <-read:
+		defer tc.Close()
+	case <-time.After(30 * time.Second):
+		t.Fatal("the target got no request")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close still waits for the MIGRATE 30 s after its ShutdownTimeout of 100 ms")
+	}
+	// The target's side of the connection is closed too.
+	tc.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if n, err := tc.Read(make([]byte, 1)); err == nil {
+		t.Fatalf("the target's connection is still open (read %d bytes)", n)
+	}
 }

@@ -2,6 +2,8 @@ package server
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"math/rand/v2"
 	"net"
 	"sync"
@@ -50,8 +52,23 @@ type migrateSocket struct {
 type migrateSockets struct {
 	mu     sync.Mutex
 	m      map[string]*migrateSocket
+	loose  map[*migrateSocket]struct{} // in use and not cached: abort closes them too
 	ttl    time.Duration
 	closed bool // the server closed: nothing more is cached
+
+	// stop ends dials in progress (abort); set by init.
+	stop   context.Context
+	cancel context.CancelFunc
+}
+
+// errMigrateAborted fails a dial after abort.
+var errMigrateAborted = errors.New("server: MIGRATE's connections closed at shutdown")
+
+// init readies ms for its server; ttl is the idle time after which a
+// cached connection is closed.
+func (ms *migrateSockets) init(ttl time.Duration) {
+	ms.ttl = ttl
+	ms.stop, ms.cancel = context.WithCancel(context.Background())
 }
 
 // get returns name's cached connection, or dials addr within timeout.
@@ -67,7 +84,8 @@ func (ms *migrateSockets) get(name, addr string, timeout time.Duration) (*migrat
 		return cs, nil
 	}
 	ms.mu.Unlock()
-	nc, err := net.DialTimeout("tcp", addr, timeout) // each address the name has, in turn, as anetTcpGenericConnect
+	d := net.Dialer{Timeout: timeout}
+	nc, err := d.DialContext(ms.stop, "tcp", addr) // each address the name has, in turn, as anetTcpGenericConnect
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +95,15 @@ func (ms *migrateSockets) get(name, addr string, timeout time.Duration) (*migrat
 	cs := &migrateSocket{name: name, nc: nc, br: bufio.NewReaderSize(nc, migrateLine), lastDB: -1, lastUse: now, busy: true}
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
+	if ms.stop.Err() != nil { // aborted while dialing
+		nc.Close()
+		return nil, errMigrateAborted
+	}
 	if ms.closed || ms.m[name] != nil {
+		if ms.loose == nil {
+			ms.loose = map[*migrateSocket]struct{}{}
+		}
+		ms.loose[cs] = struct{}{}
 		return cs, nil
 	}
 	if len(ms.m) >= migrateSocketCacheItems { // full: one at random goes (dictGetRandomKey)
@@ -114,6 +140,7 @@ func (ms *migrateSockets) done(cs *migrateSocket, failed bool) {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
 	cs.busy = false
+	delete(ms.loose, cs)
 	if failed || !cs.cached || ms.closed {
 		if cs.cached && ms.m[cs.name] == cs {
 			delete(ms.m, cs.name)
@@ -138,6 +165,7 @@ func (ms *migrateSockets) closeIdle(now time.Time) {
 // close closes every cached connection not in use (one in use is closed
 // when its call ends) and caches nothing more.
 func (ms *migrateSockets) close() {
+	ms.cancel()
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
 	ms.closed = true
@@ -146,6 +174,24 @@ func (ms *migrateSockets) close() {
 			delete(ms.m, name)
 			cs.nc.Close()
 		}
+	}
+}
+
+// abort closes every connection, those in use too, and ends dials in
+// progress: a MIGRATE waiting on a target that does not answer (its
+// timeout is the client's, unbounded) fails at once with IOERR, so that
+// Close ends within ShutdownTimeout.
+func (ms *migrateSockets) abort() {
+	ms.cancel()
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	ms.closed = true
+	for name, cs := range ms.m {
+		delete(ms.m, name)
+		cs.nc.Close()
+	}
+	for cs := range ms.loose {
+		cs.nc.Close()
 	}
 }
 

@@ -187,7 +187,7 @@ func newServer(cache *tier.Cache, opts Options) (*Server, error) {
 	s.trk = newTracker(s)
 	s.conf.init(&opts)
 	s.slow.maxLen.Store(opts.SlowlogMaxLen)
-	s.migr.ttl = migrateSocketTTL
+	s.migr.init(migrateSocketTTL)
 	s.lat.init(&opts) // before the timing is decided (retime)
 	s.setSlowlogSlowerThan(opts.SlowlogLogSlowerThan)
 	s.evq = newEventQueue(s)
@@ -498,6 +498,7 @@ func (s *Server) Close() error {
 				c.nc.Close()
 			}
 			s.mu.Unlock()
+			s.migr.abort() // a MIGRATE waiting on its target
 			s.log.Warn("closed connections that did not finish in time", zap.Int("connections", n))
 			<-done
 		}

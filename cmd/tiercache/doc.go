@@ -199,7 +199,9 @@
 //     default (TestRuntimeParamsFromConfigFile); a bad value of each
 //     makes serve exit 1 without a socket, the error naming the key and
 //     the value, a value of the wrong YAML type (latency_tracking: maybe)
-//     included (TestRuntimeParamsBadValues).
+//     included (TestRuntimeParamsBadValues); a map or list in a scalar's
+//     place is named by its own key, and a line of several values of a
+//     flow mapping is left as yaml names it (TestTypeErrorsNameTheirKey).
 //
 // # Caveats
 //

@@ -193,8 +193,8 @@ type Log struct {
 	// count them all (nil without a hook); bindErrs is that count.
 	bindIdx  func(mem []byte) error
 	bindErrs atomic.Uint64
-	// touched is what TouchLocked read last (kept only so that its loads
-	// are made).
+	// touched is written by TouchLocked only when what it read sums to
+	// one unlikely value (so that its loads are used and made).
 	touched atomic.Uint64
 
 	syncMu      sync.Mutex    // one Flush writes and syncs at a time
