@@ -76,7 +76,7 @@ type runningScript struct {
 
 func newScripting(o *Options) *scripting {
 	sc := &scripting{eng: script.New(script.Options{Logger: o.Logger, Version: redisCompatVersion, MaxStringBytes: o.MaxValueBytes})}
-	sc.busyAfter.Store(min(int64(o.BusyScriptTime), busyMaxNanos)) // a start plus it stays within an int64
+	sc.busyAfter.Store(min(max(int64(o.BusyScriptTime), 0), busyMaxNanos)) // negative: none (0); a start plus it stays within an int64
 	sc.changed.L = &sc.mu
 	return sc
 }

@@ -115,7 +115,8 @@ type Options struct {
 
 	// BusyScriptTime is Redis's busy-reply-threshold (lua-time-limit): a
 	// script running longer makes other clients' commands answer BUSY,
-	// and SCRIPT KILL may end it. Default 5 s; CONFIG SET changes it.
+	// and SCRIPT KILL may end it. Default 5 s; negative: never busy (as
+	// CONFIG SET busy-reply-threshold 0 here); CONFIG SET changes it.
 	BusyScriptTime time.Duration
 
 	// PubSubHardLimit, PubSubSoftLimit and PubSubSoftSeconds are Redis's

@@ -93,8 +93,12 @@ func (c *Config) build(log *zap.Logger) (*built, error) {
 		bad(fmt.Errorf("server.max_bulk %v: at most %v, the most one request may hold", c.Server.MaxBulk, ByteSize(resp.DefaultMaxQuery)))
 		b.server.MaxBulkBytes = 0
 	}
-	if c.Server.BusyScriptTime < 0 {
-		bad(fmt.Errorf("server.busy_script_time %v must not be negative", time.Duration(c.Server.BusyScriptTime)))
+	switch {
+	case c.Server.BusyScriptTime < 0:
+		bad(fmt.Errorf("server.busy_script_time %v must not be negative (0: scripts are never busy)", time.Duration(c.Server.BusyScriptTime)))
+		b.server.BusyScriptTime = 0 // the default: said once
+	case c.Server.BusyScriptTime == 0:
+		b.server.BusyScriptTime = -1 // never busy, as CONFIG SET busy-reply-threshold 0 (the server's 0 is its default)
 	}
 	// 0 takes the default (server.Options.EnsureDefaults); below it is
 	// refused here, by the key's name, and the server is given the default

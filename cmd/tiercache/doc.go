@@ -195,7 +195,8 @@
 //     which CONFIG SET refuses) is set from the file or a TIERCACHE_SERVER_*
 //     variable before the socket listens, and CONFIG GET answers it over
 //     the socket, a 0 or "" that means something (tracking_table_max_keys
-//     0: unbounded; slowlog 0; no percentiles) as given, not as the
+//     0: unbounded; busy_script_time 0: no script busy; slowlog 0; no
+//     percentiles) as given, not as the
 //     default (TestRuntimeParamsFromConfigFile); a bad value of each
 //     makes serve exit 1 without a socket, the error naming the key and
 //     the value, a value of the wrong YAML type (latency_tracking: maybe)

@@ -44,6 +44,7 @@ var runtimeParamsWant = map[string]string{
 // taken for "the default".
 const zeroParamsYAML = `server:
   tracking_table_max_keys: 0
+  busy_script_time: 0s
   slowlog_log_slower_than: 0
   slowlog_max_len: 0
   latency_tracking_info_percentiles: ""
@@ -51,6 +52,7 @@ const zeroParamsYAML = `server:
 
 var zeroParamsWant = map[string]string{
 	"tracking-table-max-keys":           "0",
+	"busy-reply-threshold":              "0",
 	"slowlog-log-slower-than":           "0",
 	"slowlog-max-len":                   "0",
 	"latency-monitor-threshold":         "0",
