@@ -105,46 +105,59 @@ func isExpiryOpt(opt string) bool {
 }
 
 // setArgs parses SET's options: [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT
-// ms-ts|KEEPTTL].
+// ms-ts|KEEPTTL], as redis-server 7.0 (parseExtendedStringArgumentsOrReply):
+// an option may be repeated, the last expiry given wins, and only that
+// one is checked, once every option was read (so a later syntax error
+// is answered first).
 func (c *conn) setArgs(args [][]byte) (o tier.SetOptions, get, ok bool) {
-	expiry := false
+	var exp string // the expiry option given, upper case
+	var expArg []byte
 	for i := 0; i < len(args); i++ {
 		switch opt := word(args[i]); {
-		case (opt == "NX" || opt == "XX") && !o.NX && !o.XX:
-			o.NX, o.XX = opt == "NX", opt == "XX"
+		case opt == "NX" && !o.XX:
+			o.NX = true
+		case opt == "XX" && !o.NX:
+			o.XX = true
 		case opt == "GET":
 			get = true
-		case opt == "KEEPTTL" && !expiry:
-			o.KeepTTL, expiry = true, true
-		case isExpiryOpt(opt) && !expiry && i+1 < len(args):
+		case opt == "KEEPTTL" && exp == "":
+			o.KeepTTL = true
+		case isExpiryOpt(opt) && !o.KeepTTL && (exp == "" || exp == opt) && i+1 < len(args):
 			i++
-			if o.TTL, o.ExpireAt, ok = c.expiryArg(opt, args[i]); !ok {
-				return o, false, false
-			}
-			expiry = true
+			exp, expArg = opt, args[i]
 		default:
 			c.w.Error(errSyntax)
+			return o, false, false
+		}
+	}
+	if exp != "" {
+		if o.TTL, o.ExpireAt, ok = c.expiryArg(exp, expArg); !ok {
 			return o, false, false
 		}
 	}
 	return o, get, true
 }
 
-// getExArgs parses GETEX's options: [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST];
+// getExArgs parses GETEX's options: [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST]
+// as setArgs does (repeats allowed, the last expiry checked at the end);
 // set reports that one was given.
 func (c *conn) getExArgs(args [][]byte) (x tier.Expiry, set, ok bool) {
+	var exp string
+	var expArg []byte
 	for i := 0; i < len(args); i++ {
 		switch opt := word(args[i]); {
-		case opt == "PERSIST" && !set:
+		case opt == "PERSIST" && exp == "":
 			x.Persist, set = true, true
-		case isExpiryOpt(opt) && !set && i+1 < len(args):
+		case isExpiryOpt(opt) && !x.Persist && (exp == "" || exp == opt) && i+1 < len(args):
 			i++
-			if x.TTL, x.At, ok = c.expiryArg(opt, args[i]); !ok {
-				return x, false, false
-			}
-			set = true
+			exp, expArg, set = opt, args[i], true
 		default:
 			c.w.Error(errSyntax)
+			return x, false, false
+		}
+	}
+	if exp != "" {
+		if x.TTL, x.At, ok = c.expiryArg(exp, expArg); !ok {
 			return x, false, false
 		}
 	}

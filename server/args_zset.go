@@ -154,11 +154,11 @@ func (c *conn) zrangeArgs(args [][]byte, store bool, by zrangeBy, rev, revFixed 
 			}
 			q.offset, q.limit = o, l
 			j += 2
-		case !revFixed && w == "REV":
+		case !revFixed && !q.rev && w == "REV": // once, as each BY below: a second is a syntax error
 			q.rev = true
-		case by == byAuto && w == "BYLEX":
+		case q.by == byAuto && w == "BYLEX":
 			q.by = byLex
-		case by == byAuto && w == "BYSCORE":
+		case q.by == byAuto && w == "BYSCORE":
 			q.by = byScore
 		default:
 			c.w.Error(errSyntax)

@@ -63,20 +63,25 @@ func (c *conn) cmdHello(args [][]byte) {
 		proto = int(v)
 	}
 	var name []byte
-	setName := false
+	setName, auth := false, false
 	for i := 2; i < len(args); i++ {
 		more := len(args) - i - 1
 		switch {
 		case strings.EqualFold(string(args[i]), "auth") && more >= 2:
-			if c.s.opts.RequirePass != "" && !c.checkPassword(args[i+1], args[i+2]) {
+			// Checked where it stands, as Redis 7.0 (a bad password is
+			// answered before a later option's syntax error); the client
+			// is authenticated only once every option was read.
+			if !c.checkPassword(args[i+1], args[i+2]) {
 				c.w.Error(errWrongPass)
 				return
 			}
-			c.authed = true
-			c.rd.SetPreAuth(false)
-			c.out.SetPreAuth(false)
+			auth = true
 			i += 2
 		case strings.EqualFold(string(args[i]), "setname") && more >= 1:
+			if !validClientName(args[i+1]) { // where it stands, as Redis 7.0
+				c.w.Error(errClientName)
+				return
+			}
 			name, setName = args[i+1], true
 			i++
 		default:
@@ -84,15 +89,14 @@ func (c *conn) cmdHello(args [][]byte) {
 			return
 		}
 	}
+	if auth {
+		c.authed = true
+		c.rd.SetPreAuth(false)
+		c.out.SetPreAuth(false)
+	}
 	if !c.authed {
 		c.w.Error(errHelloNoAuth)
 		return
-	}
-	if setName {
-		if !validClientName(name) {
-			c.w.Error(errClientName)
-			return
-		}
 	}
 	c.setMeta(func(m *clientMeta) {
 		if setName {
@@ -125,7 +129,7 @@ func (c *conn) cmdAuth(args [][]byte) {
 		c.w.Error(errSyntax)
 		return
 	}
-	if c.s.opts.RequirePass == "" {
+	if len(args) == 2 && c.s.opts.RequirePass == "" { // the one-argument form only: "default" takes any password then
 		c.w.Error(errNoPassword)
 		return
 	}

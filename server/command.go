@@ -447,10 +447,17 @@ func (c *conn) unknownSubcommand(cmd string, sub []byte) {
 	c.w.Error(errUnknownSubcommand(cmd, sub))
 }
 
+// checkPassword reports whether user (nil: "default") may log in with
+// pass. The one user is "default"; without RequirePass it has no password
+// and takes any (Redis's nopass default user), as AUTH default x and
+// HELLO 2 AUTH default x answer on a redis-server without requirepass.
 func (c *conn) checkPassword(user, pass []byte) bool {
 	if user != nil && string(user) != "default" {
 		return false
 	}
 	want := c.s.opts.RequirePass
+	if want == "" {
+		return true
+	}
 	return subtle.ConstantTimeCompare(pass, []byte(want)) == 1
 }

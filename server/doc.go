@@ -1021,6 +1021,15 @@
 //     target accepted and does not answer (its timeout is the client's):
 //     at the timeout every MIGRATE connection, in use or not, is closed
 //     and dials in progress end (TestCloseEndsWaitingMigrate).
+//   - S118: SET's and GETEX's options may repeat, the last expiry given
+//     wins and only it is checked, after the options' syntax; ZRANGE's and
+//     ZRANGESTORE's REV, BYSCORE and BYLEX may not (a syntax error that
+//     stores nothing); without a password, AUTH and HELLO's AUTH take
+//     "default" with any password and refuse another user (WRONGPASS),
+//     the one-argument AUTH still refused as Redis's; HELLO answers each
+//     option's error where it stands, and authenticates only once every
+//     option was read: every reply as redis-server 7.0's
+//     (TestOptionRepeatsMatchRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

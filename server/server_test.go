@@ -122,7 +122,7 @@ func TestCommandReplies(t *testing.T) {
 		{[]string{"GETEX", "gx", "EX", "x"}, "-ERR value is not an integer or out of range"},
 		{[]string{"GETEX", "gx", "EX"}, "-ERR syntax error"},
 		{[]string{"GETEX", "gx", "EX", "10", "PERSIST"}, "-ERR syntax error"},
-		{[]string{"GETEX", "gx", "PERSIST", "PERSIST"}, "-ERR syntax error"},
+		{[]string{"GETEX", "gx", "PERSIST", "PERSIST"}, "$v"}, // a repeat is allowed, as Redis 7.0
 		{[]string{"GETEX", "gx", "KEEPTTL"}, "-ERR syntax error"},
 		{[]string{"GETEX", "nope", "EX", "10"}, "nil"},
 		{[]string{"GETEX", "gx", "PXAT", "1"}, "$v"},
