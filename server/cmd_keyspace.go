@@ -65,6 +65,8 @@ func (c *conn) cmdCopy(args [][]byte) {
 	default:
 		c.intReply(copied)
 		if copied {
+			c.s.touch(touchKeys, [][]byte{nil, args[2]}) // the source is only read: WATCH sees the destination
+			c.touched = true
 			c.s.hfe.carried(args[1], args[2])
 			c.wakeListAt(args[2])
 		}

@@ -296,11 +296,13 @@ func (c *conn) configSet(args [][]byte) {
 			c.w.Error(errConfigSetUnknown(args[i]))
 			return
 		}
-		if seen[key] {
+		// A name given twice is refused; a parameter and its alias are two
+		// names, applied in order, as Redis 7.0's alias configs.
+		if seen[ch.name] {
 			c.w.Error(errConfigSetFailed(string(args[i]), "duplicate parameter"))
 			return
 		}
-		seen[key] = true
+		seen[ch.name] = true
 		changes = append(changes, ch)
 	}
 	var applies []func()

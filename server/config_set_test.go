@@ -25,6 +25,14 @@ func TestConfigSet(t *testing.T) {
 		{"CONFIG", "SET", "hash-max-listpack-entries", "-1"},
 		{"CONFIG", "SET", "busy-reply-threshold", "2000"},
 		{"CONFIG", "GET", "lua-time-limit"},
+		{"CONFIG", "SET", "lua-time-limit", "6000", "busy-reply-threshold", "7000"}, // a name and its alias: both, in order
+		{"CONFIG", "GET", "lua-time-limit"},
+		{"CONFIG", "SET", "busy-reply-threshold", "5000", "lua-time-limit", "2000"},
+		{"CONFIG", "GET", "busy-reply-threshold"},
+		{"CONFIG", "SET", "list-max-listpack-size", "-2", "list-max-ziplist-size", "-3"},
+		{"CONFIG", "GET", "list-max-listpack-size"},
+		{"CONFIG", "SET", "slowlog-max-len", "30", "SLOWLOG-MAX-LEN", "40"}, // one name twice: refused
+		{"CONFIG", "GET", "slowlog-max-len"},
 		{"CONFIG", "SET", "lua-time-limit", "x"},
 		{"CONFIG", "SET", "busy-reply-threshold", "-1"},
 		{"CONFIG", "SET", "busy-reply-threshold", "10000000000000"},

@@ -383,7 +383,9 @@
 //     encoding knobs, applies all of a command's parameters or none, takes
 //     each number within Redis's range and answers its range error byte for
 //     byte, reads sizes as memtoull does and checks every name before any
-//     value, and refuses every other change naming the parameter and why
+//     value (a name given twice is a duplicate; a parameter and its alias
+//     are two names, applied in order, as Redis 7.0's alias configs),
+//     and refuses every other change naming the parameter and why
 //     (TestConfigSet, TestConfigSetValuesAsRedis); CONFIG GET answers an
 //     exact name as typed (TestConfigGetEchoesName); a pubsub soft_seconds
 //     of any size is a wait, not an overflow (TestPubSubSoftSecondsHuge).
@@ -1030,6 +1032,9 @@
 //     option's error where it stands, and authenticates only once every
 //     option was read: every reply as redis-server 7.0's
 //     (TestOptionRepeatsMatchRedis).
+//   - S119: COPY touches for WATCH its destination only, and only when
+//     it copied: a transaction watching the source runs, as on
+//     redis-server 7.0 (TestCopyWatchMatchesRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //
