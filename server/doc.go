@@ -1029,9 +1029,10 @@
 //     stores nothing); without a password, AUTH and HELLO's AUTH take
 //     "default" with any password and refuse another user (WRONGPASS),
 //     the one-argument AUTH still refused as Redis's; HELLO answers each
-//     option's error where it stands, and authenticates only once every
-//     option was read: every reply as redis-server 7.0's
-//     (TestOptionRepeatsMatchRedis).
+//     option's error where it stands: every reply as redis-server 7.0's
+//     (TestOptionRepeatsMatchRedis). Unlike Redis, which applies AUTH and
+//     SETNAME as it reads them, a HELLO that answers an error has
+//     authenticated and named nothing (TestHelloErrorChangesNothing).
 //   - S119: COPY touches for WATCH its destination only, and only when
 //     it copied: a transaction watching the source runs, as on
 //     redis-server 7.0 (TestCopyWatchMatchesRedis).

@@ -10,7 +10,7 @@ import (
 // syntax error), ZRANGE's and ZRANGESTORE's REV, BYSCORE and BYLEX may
 // not (a syntax error that stores nothing), AUTH and HELLO's AUTH take
 // any password of "default" and no other user without requirepass, and
-// HELLO checks each option where it stands, as redis-server 7.0.
+// HELLO answers each option's error where it stands, as redis-server 7.0.
 func TestOptionRepeatsMatchRedis(t *testing.T) {
 	p := newPeerPair(t)
 	var cmds [][]string
@@ -53,5 +53,31 @@ func TestOptionRepeatsMatchRedis(t *testing.T) {
 	ours, peer := p.do("HELLO", "2", "AUTH", "default", "anything")
 	if ours[0] != '*' || peer[0] != '*' {
 		t.Fatalf("HELLO 2 AUTH default anything: tiercache %q, redis-server %q", ours, peer)
+	}
+}
+
+// TestHelloErrorChangesNothing checks S118's difference from Redis: a
+// HELLO whose AUTH succeeded but which answers an error for a later
+// option leaves the client unauthenticated and unnamed.
+func TestHelloErrorChangesNothing(t *testing.T) {
+	_, sock := startServerWith(t, newTierCache(t), func(o *Options) { o.RequirePass, o.UnixRequireAuth = "pw", true })
+	c := dialPeer(t, sock)
+	for _, tc := range [][]string{
+		{"HELLO", "2", "AUTH", "default", "pw", "BAD"},
+		{"HELLO", "2", "AUTH", "default", "pw", "SETNAME", "a b"},
+		{"HELLO", "2", "SETNAME", "x", "AUTH", "default", "pw", "BAD"},
+	} {
+		if got := c.do(tc...); got[0] != '-' {
+			t.Fatalf("%q: %q, want an error", tc, got)
+		}
+		if got := c.do("PING"); !strings.HasPrefix(got, "-NOAUTH") {
+			t.Fatalf("PING after %q: %q, want NOAUTH", tc, got)
+		}
+	}
+	if got := c.do("AUTH", "pw"); got != "+OK\r\n" {
+		t.Fatalf("AUTH pw: %q", got)
+	}
+	if got := c.do("CLIENT", "GETNAME"); got != "$-1\r\n" {
+		t.Fatalf("CLIENT GETNAME after the refused HELLOs: %q, want no name", got)
 	}
 }
