@@ -164,34 +164,32 @@ func (ms *migrateSockets) closeIdle(now time.Time) {
 
 // close closes every cached connection not in use (one in use is closed
 // when its call ends) and caches nothing more.
-func (ms *migrateSockets) close() {
-	ms.cancel()
-	ms.mu.Lock()
-	defer ms.mu.Unlock()
-	ms.closed = true
-	for name, cs := range ms.m {
-		if !cs.busy {
-			delete(ms.m, name)
-			cs.nc.Close()
-		}
-	}
-}
+func (ms *migrateSockets) close() { ms.shut(false) }
 
 // abort closes every connection, those in use too, and ends dials in
 // progress: a MIGRATE waiting on a target that does not answer (its
 // timeout is the client's, unbounded) fails at once with IOERR, so that
 // Close ends within ShutdownTimeout.
-func (ms *migrateSockets) abort() {
+func (ms *migrateSockets) abort() { ms.shut(true) }
+
+// shut ends the cache: dials are cancelled, nothing more is cached, and
+// the cached connections not in use are closed, with busy those in use
+// (cached or not) too.
+func (ms *migrateSockets) shut(busy bool) {
 	ms.cancel()
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
 	ms.closed = true
 	for name, cs := range ms.m {
-		delete(ms.m, name)
-		cs.nc.Close()
+		if busy || !cs.busy {
+			delete(ms.m, name)
+			cs.nc.Close()
+		}
 	}
-	for cs := range ms.loose {
-		cs.nc.Close()
+	if busy {
+		for cs := range ms.loose {
+			cs.nc.Close()
+		}
 	}
 }
 
