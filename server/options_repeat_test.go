@@ -10,7 +10,8 @@ import (
 // syntax error), ZRANGE's and ZRANGESTORE's REV, BYSCORE and BYLEX may
 // not (a syntax error that stores nothing), AUTH and HELLO's AUTH take
 // any password of "default" and no other user without requirepass, and
-// HELLO answers each option's error where it stands, as redis-server 7.0.
+// HELLO answers each option's error where it stands, as redis-server 7.0,
+// in RESP2 and (all but AUTH and HELLO) RESP3.
 func TestOptionRepeatsMatchRedis(t *testing.T) {
 	p := newPeerPair(t)
 	var cmds [][]string
@@ -43,12 +44,17 @@ func TestOptionRepeatsMatchRedis(t *testing.T) {
 		add("ZRANGESTORE d z 0 -1 " + opts)
 		add("EXISTS d")
 	}
+	data := len(cmds)
 	for _, s := range []string{"AUTH default x", "AUTH a b", "AUTH x", "AUTH a b c", "HELLO 2 AUTH a b",
 		"HELLO 2 AUTH a b FOO", "HELLO 2 AUTH default x FOO", "HELLO 2 SETNAME a\x01b AUTH a b",
 		"HELLO 2 AUTH a b SETNAME a\x01b", "HELLO 2 AUTH default x SETNAME a\x01b"} {
 		add(s)
 	}
 	p.same(cmds)
+	// The same in RESP3 (the AUTH and HELLO 2 lines would switch back).
+	p.do("HELLO", "3")
+	p.same(append([][]string{{"FLUSHALL"}}, cmds[:data]...))
+	p.do("HELLO", "2")
 	// HELLO's own reply names the server: both answer a map.
 	ours, peer := p.do("HELLO", "2", "AUTH", "default", "anything")
 	if ours[0] != '*' || peer[0] != '*' {

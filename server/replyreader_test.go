@@ -37,7 +37,7 @@ func (r *testReplyReader) read() (string, error) {
 		return "", fmt.Errorf("empty reply line")
 	}
 	switch l[0] {
-	case '+', '-', ':':
+	case '+', '-', ':', ',', '#', '(': // RESP3's double, boolean and big number are one line too
 		return l, nil
 	case '_':
 		return "nil", nil
