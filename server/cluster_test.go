@@ -143,6 +143,7 @@ func TestClusterMatchesRedis(t *testing.T) {
 		{"CLUSTER", "GETKEYSINSLOT", "-1", "-1"}, {"CLUSTER", "GETKEYSINSLOT", "1"},
 		{"READONLY"}, {"READWRITE"}, {"ASKING"}, {"READONLY", "x"}, {"ASKING", "x"},
 		{"SELECT", "1"}, {"SELECT", "0"}, {"SELECT", "x"}, {"SELECT", "-1"}, {"CONFIG", "GET", "cluster-enabled"},
+		{"MOVE", "b", "0"}, {"MOVE", "b", "1"}, {"MOVE", "b", "x"}, {"SWAPDB", "0", "0"}, {"SWAPDB", "0", "x"},
 		// CROSSSLOT: b (3300), f (3168), k2 (449); {b}x is b's slot.
 		{"MGET", "b", "f"}, {"MGET", "b", "b"}, {"MGET", "b", "{b}x"}, {"MGET", "{b}x", "b", "f"}, {"MGET"},
 		{"DEL", "f", "b"}, {"UNLINK", "f", "b"}, {"EXISTS", "b", "f"}, {"TOUCH", "b", "f"}, {"RENAME", "b", "f"},

@@ -186,7 +186,14 @@ func (c *conn) ttlCmd(args [][]byte, unit time.Duration) {
 	case ttl < 0:
 		c.w.Int(-1)
 	default:
-		c.w.Int(int64((ttl + unit/2) / unit))
+		// Redis's TTL is its PTTL rounded to seconds, and its PTTL the
+		// expiry's millisecond less the clock's: the duration left in
+		// milliseconds rounded up (ttl > 0 here).
+		ms := (int64(ttl) + int64(time.Millisecond) - 1) / int64(time.Millisecond)
+		if unit == time.Second {
+			ms = (ms + 500) / 1000
+		}
+		c.w.Int(ms)
 	}
 }
 func (c *conn) cmdPersist(args [][]byte) {

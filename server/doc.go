@@ -407,7 +407,10 @@
 //   - S42: every expiry time redis-server accepts (int64 milliseconds,
 //     past the year 2262 too) orders under EXPIRE's GT and LT and reads
 //     back through EXPIRETIME, PEXPIRETIME, TTL and PTTL as in
-//     redis-server 7.0 (TestExpiriesPast2262MatchRedis; tier T43).
+//     redis-server 7.0 (TestExpiriesPast2262MatchRedis; tier T43), in
+//     Redis's unit: PTTL is the milliseconds left rounded up, TTL that
+//     rounded to seconds, and GT and LT compare milliseconds
+//     (TestTTLInMilliseconds).
 //   - S43: hash field expiry: the HEXPIRE family, the HTTL family and
 //     HPERSIST answer, and publish their keyspace events, as a Redis 7.4
 //     redis-server did, byte for byte in RESP2 and RESP3
@@ -810,8 +813,9 @@
 //     has none of); COMMAND INFO finds "config|get"; COMMAND LIST lists
 //     the subcommands; COMMAND GETKEYS reads a subcommand's keys and
 //     arity; COMMAND COUNT counts commands only; key specs and
-//     a command's empty subcommands are sets in RESP3, as Redis's
-//     (TestSubcommandInfoMatchesRedis, RESP2 and RESP3).
+//     a command's empty subcommands are sets in RESP3, as Redis's; every
+//     command both have has Redis's name, arity, flags (in Redis's order)
+//     and key positions (TestSubcommandInfoMatchesRedis, RESP2 and RESP3).
 //   - S89: SET, GET, DUMP and the commands that write a value answer
 //     errEmptyKey for the key "" (the tier takes no zero-length key; Redis
 //     does) and change nothing; EXISTS, DEL and EXPIRE of it answer as of
@@ -1036,6 +1040,10 @@
 //   - S119: COPY touches for WATCH its destination only, and only when
 //     it copied: a transaction watching the source runs, as on
 //     redis-server 7.0 (TestCopyWatchMatchesRedis).
+//   - S120: tiercache has one database: MOVE and SWAPDB answer as a
+//     redis-server 7.0 started with `databases 1` (SWAPDB 0 0 is OK and
+//     changes nothing; MOVE is always refused), in RESP2 and RESP3
+//     (TestMoveSwapDBMatchRedis).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

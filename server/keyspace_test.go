@@ -288,3 +288,35 @@ func TestExecIsolated(t *testing.T) {
 	default:
 	}
 }
+
+// TestTTLInMilliseconds checks S42's unit: PTTL is the milliseconds left
+// rounded up (Redis's expiry millisecond less its clock's), TTL that
+// rounded to seconds, and EXPIRE's GT compares milliseconds, a fraction
+// of a millisecond after the SET as in the SET's own millisecond.
+func TestTTLInMilliseconds(t *testing.T) {
+	clock := newTestClock()
+	clock.ns.Store(clock.now()/1e6*1e6 + 200_000) // 0.2 ms into a millisecond
+	_, path := startServerWith(t, newClockedCache(t, clock), nil)
+	c := dialRaw(t, path)
+	c.expect([]step{
+		{[]string{"SET", "a", "v", "PX", "1500"}, "+OK"},
+		{[]string{"SET", "b", "v", "PX", "2500"}, "+OK"},
+		{[]string{"SET", "c", "v", "EX", "100"}, "+OK"},
+	})
+	clock.advance(300 * time.Microsecond)
+	c.expect([]step{
+		{[]string{"PTTL", "a"}, ":1500"},
+		{[]string{"TTL", "a"}, ":2"},
+		{[]string{"TTL", "b"}, ":3"},
+		{[]string{"EXPIRE", "c", "100", "GT"}, ":0"},
+		{[]string{"PEXPIRE", "c", "99999", "LT"}, ":1"},
+	})
+	clock.advance(time.Millisecond)
+	c.expect([]step{
+		{[]string{"PTTL", "a"}, ":1499"},
+		{[]string{"EXPIRE", "c", "100", "GT"}, ":1"},
+		{[]string{"PTTL", "c"}, ":100000"},
+	})
+	clock.advance(600 * time.Millisecond)
+	c.expect([]step{{[]string{"TTL", "a"}, ":1"}}) // 899 ms left
+}

@@ -14,8 +14,8 @@ import (
 func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*command {
 	cmds := []*command{
 		// connection
-		{name: "ping", arity: -1, flags: []string{"fast", "stale"}, noAuth: false, run: (*conn).cmdPing},
-		{name: "echo", arity: 2, flags: []string{"fast"}, run: (*conn).cmdEcho},
+		{name: "ping", arity: -1, flags: []string{"fast"}, noAuth: false, run: (*conn).cmdPing},
+		{name: "echo", arity: 2, flags: []string{"loading", "stale", "fast"}, run: (*conn).cmdEcho},
 		{name: "time", arity: 1, flags: []string{"loading", "stale", "fast"}, lockFree: true, run: (*conn).cmdTime},
 		{name: "hello", arity: -1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, run: (*conn).cmdHello},
 		{name: "auth", arity: -2, flags: []string{"noscript", "loading", "stale", "fast", "no_auth"}, noAuth: true, run: (*conn).cmdAuth},
@@ -59,6 +59,8 @@ func newCommandTable(observe func(string) func(time.Duration, int)) map[string]*
 		{name: "pexpiretime", arity: 2, flags: []string{"readonly", "fast"}, first: 1, last: 1, step: 1, run: func(c *conn, a [][]byte) { c.expireTimeCmd(a, time.Millisecond) }},
 		{name: "rename", arity: 3, flags: []string{"write"}, first: 1, last: 2, step: 1, run: func(c *conn, a [][]byte) { c.renameCmd(a, false) }},
 		{name: "renamenx", arity: 3, flags: []string{"write", "fast"}, first: 1, last: 2, step: 1, run: func(c *conn, a [][]byte) { c.renameCmd(a, true) }},
+		{name: "move", arity: 3, flags: []string{"write", "fast"}, first: 1, last: 1, step: 1, run: (*conn).cmdMove},
+		{name: "swapdb", arity: 3, flags: []string{"write", "fast"}, run: (*conn).cmdSwapDB},
 		{name: "copy", arity: -3, flags: []string{"write", "denyoom"}, first: 1, last: 2, step: 1, run: (*conn).cmdCopy},
 		{name: "dump", arity: 2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: (*conn).cmdDump},
 		{name: "restore", arity: -4, flags: []string{"write", "denyoom"}, first: 1, last: 1, step: 1, run: (*conn).cmdRestore},

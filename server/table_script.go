@@ -11,17 +11,17 @@ import (
 
 func scriptCommands() []*command {
 	return []*command{
-		{name: "eval", arity: -3, flags: []string{"noscript", "skip_monitor", "may_replicate", "no_mandatory_keys", "stale"}, keyNum: 2, lockFree: true, // takes the lock itself
+		{name: "eval", arity: -3, flags: []string{"noscript", "stale", "skip_monitor", "may_replicate", "no_mandatory_keys"}, keyNum: 2, lockFree: true, // takes the lock itself
 			run: func(c *conn, a [][]byte) { c.evalCmd(a, false, false) }},
-		{name: "evalsha", arity: -3, flags: []string{"noscript", "skip_monitor", "may_replicate", "no_mandatory_keys", "stale"}, keyNum: 2, lockFree: true, // takes the lock itself
+		{name: "evalsha", arity: -3, flags: []string{"noscript", "stale", "skip_monitor", "may_replicate", "no_mandatory_keys"}, keyNum: 2, lockFree: true, // takes the lock itself
 			run: func(c *conn, a [][]byte) { c.evalCmd(a, true, false) }},
-		{name: "eval_ro", arity: -3, flags: []string{"noscript", "skip_monitor", "no_mandatory_keys", "stale", "readonly"}, keyNum: 2, lockFree: true, // takes the lock itself
+		{name: "eval_ro", arity: -3, flags: []string{"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys"}, keyNum: 2, lockFree: true, // takes the lock itself
 			run: func(c *conn, a [][]byte) { c.evalCmd(a, false, true) }},
-		{name: "evalsha_ro", arity: -3, flags: []string{"noscript", "skip_monitor", "no_mandatory_keys", "stale", "readonly"}, keyNum: 2, lockFree: true, // takes the lock itself
+		{name: "evalsha_ro", arity: -3, flags: []string{"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys"}, keyNum: 2, lockFree: true, // takes the lock itself
 			run: func(c *conn, a [][]byte) { c.evalCmd(a, true, true) }},
 		{name: "script", arity: -2, flags: []string{"noscript"}, lockFree: true, run: (*conn).cmdScript}, // SCRIPT KILL runs beside a busy script: busyAllowed
 		{name: "function", arity: -2, flags: []string{"noscript"}, lockFree: true, run: (*conn).cmdFunction},
-		{name: "fcall", arity: -3, flags: []string{"noscript", "skip_monitor", "may_replicate", "no_mandatory_keys", "stale"}, keyNum: 2, lockFree: true, run: (*conn).cmdNoFunctions},
+		{name: "fcall", arity: -3, flags: []string{"noscript", "stale", "skip_monitor", "may_replicate", "no_mandatory_keys"}, keyNum: 2, lockFree: true, run: (*conn).cmdNoFunctions},
 		{name: "subscribe", arity: -2, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.subscribeCmd(a, pubsub.Channel) }},
 		{name: "psubscribe", arity: -2, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.subscribeCmd(a, pubsub.Pattern) }},
 		{name: "unsubscribe", arity: -1, flags: []string{"pubsub", "noscript", "loading", "stale"}, lockFree: true, run: func(c *conn, a [][]byte) { c.unsubscribeCmd(a, pubsub.Channel) }},
@@ -34,7 +34,7 @@ func scriptCommands() []*command {
 		{name: "sunsubscribe", arity: -1, flags: []string{"pubsub", "noscript", "loading", "stale"}, first: 1, last: -1, step: 1, notKey: true, lockFree: true, run: func(c *conn, a [][]byte) { c.unsubscribeCmd(a, pubsub.Shard) }},
 		{name: "spublish", arity: 3, flags: []string{"pubsub", "loading", "stale", "fast", "may_replicate"}, first: 1, last: 1, step: 1, notKey: true, lockFree: true, run: (*conn).cmdSPublish},
 		{name: "pubsub", arity: -2, flags: []string{"pubsub", "loading", "stale"}, lockFree: true, run: (*conn).cmdPubSub},
-		{name: "fcall_ro", arity: -3, flags: []string{"noscript", "skip_monitor", "no_mandatory_keys", "stale", "readonly"}, keyNum: 2, lockFree: true, run: (*conn).cmdNoFunctions},
+		{name: "fcall_ro", arity: -3, flags: []string{"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys"}, keyNum: 2, lockFree: true, run: (*conn).cmdNoFunctions},
 	}
 }
 

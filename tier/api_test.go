@@ -445,3 +445,35 @@ func TestChunksKeepOnlySmallArrays(t *testing.T) {
 		t.Fatalf("the arrays of the MGet of 10 keys were not kept (cap %d)", cap(ch.vals))
 	}
 }
+
+// TestExpireGTInOneMillisecond checks T43's unit: GT and LT compare
+// expiries in whole milliseconds, so EXPIRE k 100 GT a fraction of a
+// millisecond after SET k v EX 100 does not apply (Redis's expiries are
+// milliseconds), and does a millisecond later; LT likewise.
+func TestExpireGTInOneMillisecond(t *testing.T) {
+	clock := newFakeClock()
+	c, err := Open(smallOptions(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	key := []byte("k")
+	clock.Advance(int64(200 * time.Microsecond)) // inside a millisecond
+	if _, err := c.Set(key, []byte("v"), SetOptions{TTL: 100 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(int64(300 * time.Microsecond)) // the same millisecond
+	if ok, err := c.ExpireIf(key, 100*time.Second, ExpireGT); ok || err != nil {
+		t.Errorf("GT in the same millisecond: %v, %v; want false", ok, err)
+	}
+	if ok, err := c.ExpireIf(key, 100*time.Second-400*time.Microsecond, ExpireLT); ok || err != nil {
+		t.Errorf("LT to the same millisecond: %v, %v; want false", ok, err)
+	}
+	clock.Advance(int64(time.Millisecond))
+	if ok, err := c.ExpireIf(key, 100*time.Second, ExpireGT); !ok || err != nil {
+		t.Errorf("GT a millisecond later: %v, %v; want true", ok, err)
+	}
+	if ok, err := c.ExpireIf(key, 99*time.Second, ExpireLT); !ok || err != nil {
+		t.Errorf("LT a second earlier: %v, %v; want true", ok, err)
+	}
+}

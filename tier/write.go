@@ -638,16 +638,28 @@ func (c *Cache) ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) (bool, 
 }
 
 // allows reports whether cond lets a key whose expiry is old (0: none)
-// take the expiry exp.
+// take the expiry exp. GT and LT compare the two in whole milliseconds
+// (rounded up, as PEXPIRETIME shows them), Redis's unit: EXPIRE k 100 GT
+// in the millisecond of SET k v EX 100 does not apply, as on
+// redis-server (T43).
 func (cond ExpireCond) allows(old, exp int64) bool {
 	never := old == 0
+	order := 0
+	if !never && cond&(ExpireGT|ExpireLT) != 0 {
+		order = cmpMillis(exp, old)
+	}
 	switch {
 	case cond&ExpireNX != 0 && !never, cond&ExpireXX != 0 && never,
-		cond&ExpireGT != 0 && (never || backend.ExpiryCompare(exp, old) <= 0),
-		cond&ExpireLT != 0 && !never && backend.ExpiryCompare(exp, old) >= 0:
+		cond&ExpireGT != 0 && (never || order <= 0),
+		cond&ExpireLT != 0 && !never && order >= 0:
 		return false
 	}
 	return true
+}
+
+// cmpMillis orders two expiries (neither 0) by their milliseconds.
+func cmpMillis(a, b int64) int {
+	return cmp.Compare(backend.ExpiryMillis(a), backend.ExpiryMillis(b))
 }
 
 // Persist removes the expiry; false if the key is absent or had none. In

@@ -30,7 +30,7 @@ var commandFamilies = map[string][]string{
 	// timeout): apart, so they do not make the list family's p99 a timeout.
 	"blocking": {"blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax", "bzmpop", "blmpop", "wait"},
 	"keyspace": {"del", "unlink", "exists", "expire", "pexpire", "expireat", "pexpireat", "ttl", "pttl",
-		"expiretime", "pexpiretime", "persist", "type", "touch", "rename", "renamenx", "copy", "dump", "restore", "restore-asking", "migrate", "randomkey",
+		"expiretime", "pexpiretime", "persist", "type", "touch", "rename", "renamenx", "move", "swapdb", "copy", "dump", "restore", "restore-asking", "migrate", "randomkey",
 		"object", "memory", "tier", "dbsize", "scan", "keys", "sort", "sort_ro"},
 	"transaction": {"multi", "exec", "discard", "watch", "unwatch"},
 	"script":      {"eval", "evalsha", "eval_ro", "evalsha_ro", "script", "function", "fcall", "fcall_ro"},
