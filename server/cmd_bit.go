@@ -20,14 +20,21 @@ func (c *conn) cmdSetBit(args [][]byte) {
 	}
 	on := args[3][0] == '1'
 	var old int64
-	err := c.stringUpdate(args[1], func(v []byte, _ bool) ([]byte, bool, error) {
+	var changed bool
+	err := c.stringUpdate(args[1], func(v []byte, exists bool) ([]byte, bool, error) {
 		i := int(off >> 3)
 		mask := byte(0x80) >> (off & 7)
-		out := c.grow(v, max(len(v), i+1))
 		old = 0
-		if out[i]&mask != 0 {
+		if i < len(v) && v[i]&mask != 0 {
 			old = 1
 		}
+		// Redis 7.0 (bitops.c setbitCommand) writes, signals and
+		// notifies only a string it made, grew or whose bit changed.
+		changed = !exists || i >= len(v) || (old == 1) != on
+		if !changed {
+			return nil, false, nil
+		}
+		out := c.grow(v, max(len(v), i+1))
 		if on {
 			out[i] |= mask
 		} else {
@@ -35,6 +42,7 @@ func (c *conn) cmdSetBit(args [][]byte) {
 		}
 		return out, true, nil
 	})
+	c.noop = err == nil && !changed
 	c.numReply(old, err)
 }
 
