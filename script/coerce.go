@@ -1,8 +1,6 @@
 package script
 
 import (
-	"strings"
-
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -36,9 +34,10 @@ var numericArgs = []struct {
 	{"", "tonumber", 2, 2},
 }
 
-// coerceLibraries wraps the functions of numericArgs, and string.format,
-// table.insert and select, whose numeric arguments depend on the others,
-// in the tables of real (the globals, before they are protected).
+// coerceLibraries wraps the functions of numericArgs, and table.insert
+// and select, whose numeric arguments depend on the others, in the tables
+// of real (the globals, before they are protected). string.format is
+// strlib.go's, which reads its numbers as luaL_checknumber.
 func coerceLibraries(L *lua.LState, real *lua.LTable) {
 	table := func(lib string) *lua.LTable {
 		if lib == "" {
@@ -72,17 +71,6 @@ func coerceLibraries(L *lua.LState, real *lua.LTable) {
 	})
 	// select(n, ...): n unless it is "#".
 	wrap("", "select", func(*lua.LState) (int, int) { return 1, 1 })
-	format := table(lua.StringLibName).RawGetString("format").(*lua.LFunction).GFunction
-	table(lua.StringLibName).RawSetString("format", L.NewFunction(func(L *lua.LState) int {
-		if f, ok := L.Get(1).(lua.LString); ok {
-			for i, numeric := range formatArgs(string(f)) {
-				if numeric {
-					toNumber(L, i+2)
-				}
-			}
-		}
-		return format(L)
-	}))
 }
 
 // toNumber replaces argument i with its number when it is a string that
@@ -93,27 +81,4 @@ func toNumber(L *lua.LState, i int) {
 			L.Replace(i, lua.LNumber(n))
 		}
 	}
-}
-
-// formatArgs tells, for each argument a string.format format consumes,
-// whether its conversion is numeric (lstrlib.c str_format: all but %s and
-// %q).
-func formatArgs(f string) []bool {
-	var numeric []bool
-	for i := 0; i < len(f); i++ {
-		if f[i] != '%' {
-			continue
-		}
-		i++
-		if i < len(f) && f[i] == '%' {
-			continue
-		}
-		for i < len(f) && strings.IndexByte("-+ #0123456789.", f[i]) >= 0 {
-			i++
-		}
-		if i < len(f) {
-			numeric = append(numeric, f[i] != 's' && f[i] != 'q')
-		}
-	}
-	return numeric
 }

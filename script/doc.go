@@ -49,6 +49,20 @@
 //   - SC5: #!lua shebang flags are read as Redis reads them, and their
 //     errors are its texts; the shebang line is not compiled, its line
 //     feed is, so line numbers stay the user's (TestShebang).
+//   - SC6: string.lower, string.upper and string.format are Lua 5.1's
+//     (lstrlib.c), written here (strlib.go): lower and upper change the
+//     ASCII letters and keep every other byte; format writes what C's
+//     sprintf writes for each item (%c one byte, an item cut at a NUL,
+//     unsigned conversions of a negative number wrapped, "inf" and "nan"),
+//     a number given for %s or %q as "%.14g", and raises Lua 5.1's errors
+//     for a missing or wrong argument and a bad format (TestStringLibrary;
+//     server TestScriptsMatchRedis).
+//   - SC7: the bit library is Lua BitOp's (bitlib.go): 32-bit operations
+//     on arguments brought to 32 bits as bit.c brings them (a fraction
+//     rounded to even, a number modulo 2^32, a numeric string read),
+//     signed results, shifts by their count modulo 32, tohex's widths and
+//     case, and its type errors (TestBitLibrary; server
+//     TestScriptsMatchRedis).
 //
 // # Caveats
 //
@@ -56,7 +70,8 @@
 //     from Lua 5.1's ("attempt to call a non-function object"), as are
 //     compile errors' (Redis's "Error compiling script (new function):
 //     user_script:1: ..." prefix and location are kept). tostring of a
-//     non-integer number is Go's shortest form, not "%.14g".
+//     non-integer number, and a number joined with "..", is Go's shortest
+//     form, not "%.14g" (string.format's %s is "%.14g", SC6).
 //   - math.random draws from a generator of the interpreter's own:
 //     math.randomseed makes its sequence repeat (TestRandomSeed), but the
 //     numbers are not redis-server's.
@@ -64,8 +79,8 @@
 //     its settings (encode_max_depth and the like) included: as in
 //     Redis, what a script sets stays for later scripts until SCRIPT
 //     FLUSH. An object's keys come in gopher-lua's order, not Lua 5.1's
-//     hash order. bit, struct and cmsgpack are absent: no
-//     maintained library gives them for gopher-lua.
+//     hash order. struct and cmsgpack are absent: no maintained
+//     library gives them for gopher-lua (bit is written here, SC7).
 //   - The script cache is bounded by Options.MaxCacheBytes (64 MiB): past
 //     it the oldest scripts go, and EVALSHA of one answers NOSCRIPT.
 //     Redis 7.0 keeps every script.

@@ -131,7 +131,11 @@ func newSandbox(api map[string]lua.LGFunction, consts map[string]lua.LValue, max
 		L.Push(lua.LString(strings.Repeat(s, n)))
 		return 1
 	}))
+	for name, fn := range map[string]lua.LGFunction{"lower": strLower, "upper": strUpper, "format": strFormat} {
+		opened.RawGetString(lua.StringLibName).(*lua.LTable).RawSetString(name, L.NewFunction(fn)) // strlib.go
+	}
 	real.RawSetString("cjson", newCjson(L.NewUserData()).table(L))
+	real.RawSetString("bit", openBit(L)) // bitlib.go
 	// table.insert writes raw, as rawset does: it refuses the proxies too.
 	tab := opened.RawGetString(lua.TabLibName).(*lua.LTable)
 	insert := tab.RawGetString("insert").(*lua.LFunction).GFunction

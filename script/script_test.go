@@ -3,6 +3,7 @@ package script
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -280,6 +281,86 @@ func TestRandomSeed(t *testing.T) {
 	} {
 		if got := call(c.body); !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want it to say %q", c.body, got, c.want)
+		}
+	}
+}
+
+// TestStringLibrary checks SC6: string.lower and string.upper change the
+// ASCII letters alone and keep every other byte (a binary value keeps its
+// length); string.format writes C's bytes (%c one byte, an item cut at a
+// NUL, %s of a number "%.14g") and raises Lua 5.1's errors.
+func TestStringLibrary(t *testing.T) {
+	e := New(Options{})
+	none := func([][]byte) string { return "+OK\r\n" }
+	for c := 0; c < 256; c++ {
+		want := byte(c)
+		if c >= 'A' && c <= 'Z' {
+			want = byte(c) + 32
+		}
+		if got := run(t, e, "return string.lower(string.char("+strconv.Itoa(c)+"))", nil, none); got != "$1\r\n"+string([]byte{want})+"\r\n" {
+			t.Errorf("string.lower of byte %d: %q", c, got)
+		}
+		want = byte(c)
+		if c >= 'a' && c <= 'z' {
+			want = byte(c) - 32
+		}
+		if got := run(t, e, "return string.upper(string.char("+strconv.Itoa(c)+"))", nil, none); got != "$1\r\n"+string([]byte{want})+"\r\n" {
+			t.Errorf("string.upper of byte %d: %q", c, got)
+		}
+	}
+	expectReplies(t, e, map[string]string{
+		"return string.format('%c', 200)":         "$1\r\n\xc8\r\n",
+		"return string.format('%c|%5c|', 0, 0)":   "$6\r\n|    |\r\n",
+		"return string.format('%s', 1/3)":         "$16\r\n0.33333333333333\r\n",
+		"return string.format('%s', 'a\\0b')":     "$1\r\na\r\n",
+		"return string.format('%x', -1)":          "$16\r\nffffffffffffffff\r\n",
+		"return string.format('%g|%f', 0.5, 1/0)": "$7\r\n0.5|inf\r\n",
+		"return string.format('%q', 'a\\n\\0')":   "$9\r\n\"a\\\n\\000\"\r\n",
+		"return string.format('%d', 'x')":         "-ERR user_script:1: bad argument #2 to 'format' (number expected, got string)",
+		"return string.format('%s %s', 1)":        "-ERR user_script:1: bad argument #3 to 'format' (no value)",
+		"return string.format('%a', 1)":           "-ERR user_script:1: invalid option '%a' to 'format'",
+		"return string.format('%-+ #00d', 1)":     "-ERR user_script:1: invalid format (repeated flags)",
+		"return string.format('%123d', 1)":        "-ERR user_script:1: invalid format (width or precision too long)",
+		"return string.lower()":                   "-ERR user_script:1: bad argument #1 to 'lower' (string expected, got no value)",
+	})
+}
+
+// TestBitLibrary checks SC7: Lua BitOp's operations on 32-bit integers,
+// signed results, arguments brought to 32 bits (fractions rounded to
+// even, modulo 2^32, numeric strings), shift counts modulo 32, tohex, and
+// its type errors.
+func TestBitLibrary(t *testing.T) {
+	e := New(Options{})
+	expectReplies(t, e, map[string]string{
+		"return bit.tobit(0xffffffff)":                                      ":-1\r\n",
+		"return bit.tobit(2^32 + 5)":                                        ":5\r\n",
+		"return {bit.tobit(2.5), bit.tobit(3.5), bit.tobit(-1.5)}":          "*3\r\n:2\r\n:4\r\n:-2\r\n",
+		"return bit.tobit(' 0x10 ')":                                        ":16\r\n",
+		"return bit.band(0xff, 0x0f, 0x3)":                                  ":3\r\n",
+		"return bit.bor(1, 2, 4, 8)":                                        ":15\r\n",
+		"return bit.bxor(0xff, 0x0f)":                                       ":240\r\n",
+		"return bit.bnot(0)":                                                ":-1\r\n",
+		"return {bit.lshift(1, 31), bit.lshift(1, 32), bit.rshift(-1, 28)}": "*3\r\n:-2147483648\r\n:1\r\n:15\r\n",
+		"return bit.arshift(-256, 4)":                                       ":-16\r\n",
+		"return {bit.rol(0x12345678, 4), bit.ror(0x12345678, 4)}":           "*2\r\n:591751041\r\n:-2128394905\r\n",
+		"return bit.bswap(0x12345678)":                                      ":2018915346\r\n",
+		"return {bit.tohex(255), bit.tohex(255, -2), bit.tohex(1, 20)}":     "*3\r\n$8\r\n000000ff\r\n$2\r\nFF\r\n$8\r\n00000001\r\n",
+		"return bit.tohex(1, -2147483648)":                                  "$0\r\n\r\n",
+		"return bit.band(1, 'x')":                                           "-ERR user_script:1: bad argument #2 to 'band' (number expected, got string)",
+		"return bit.tobit()":                                                "-ERR user_script:1: bad argument #1 to 'tobit' (number expected, got no value)",
+		"bit.band = nil":                                                    "-ERR user_script:1: Attempt to modify a readonly table",
+	})
+}
+
+// expectReplies runs each script body (its redis.call answered +OK) and
+// checks that its reply begins with want (an error's text before its
+// " script: SHA" suffix).
+func expectReplies(t *testing.T, e *Engine, cases map[string]string) {
+	t.Helper()
+	none := func([][]byte) string { return "+OK\r\n" }
+	for body, want := range cases {
+		if got := run(t, e, body, nil, none); !strings.HasPrefix(got, want) {
+			t.Errorf("%s: %q, want %q", body, got, want)
 		}
 	}
 }
