@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"time"
 
 	"go.uber.org/zap"
@@ -88,8 +89,12 @@ func (c *Config) Validate() error {
 		bad("Addrs is empty: give at least one seed address (host:port)")
 	}
 	for _, a := range c.Addrs {
-		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+		_, port, err := net.SplitHostPort(a)
+		switch n, nerr := strconv.ParseUint(port, 10, 64); {
+		case err != nil || port == "":
 			bad("address %q is not host:port", a)
+		case nerr == nil && (n == 0 || n > 65535):
+			bad("address %q: port %s is outside 1-65535", a, port)
 		}
 	}
 	if c.Timeout < time.Millisecond || c.Timeout > time.Minute {

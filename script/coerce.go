@@ -8,8 +8,7 @@ import (
 // luaL_checknumber, luaL_checkint or luaL_optint, which take a string
 // that reads as a number ("2"); gopher-lua's CheckInt and OptInt take
 // only numbers, so string.sub(ARGV[1], 1, ARGV[2]) or math.random(ARGV[1])
-// failed, and string.format('%x', ARGV[1]) printed the string's bytes.
-// The functions below have such arguments converted before they run,
+// failed. The functions below have such arguments converted before they run,
 // where they are strings that read as numbers (str2d); other strings are
 // left for the function to refuse.
 

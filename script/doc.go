@@ -51,7 +51,7 @@
 //     feed is, so line numbers stay the user's (TestShebang).
 //   - SC6: string.lower, string.upper and string.format are Lua 5.1's
 //     (lstrlib.c), written here (strlib.go): lower and upper change the
-//     ASCII letters and keep every other byte; format writes what C's
+//     ASCII letters and keep every other byte; format writes what glibc's
 //     sprintf writes for each item (%c one byte, an item cut at a NUL,
 //     unsigned conversions of a negative number wrapped, "inf" and "nan"),
 //     a number given for %s or %q as "%.14g", and raises Lua 5.1's errors

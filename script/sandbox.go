@@ -8,10 +8,10 @@ import (
 
 // The globals a script sees, as redis-server 7.0 has them: the base
 // functions below (gcinfo and collectgarbage are gc.go's), and the
-// libraries string, table, math, coroutine, cjson and redis. dofile,
-// loadfile, print, require, module, getfenv, setfenv, newproxy, io, os,
-// package and debug are not there. bit, struct and cmsgpack, which Redis
-// compiles in, are missing: no maintained Go library gives them for
+// libraries string, table, math, coroutine, cjson, bit and redis.
+// dofile, loadfile, print, require, module, getfenv, setfenv, newproxy,
+// io, os, package and debug are not there. struct and cmsgpack, which
+// Redis compiles in, are missing: no maintained Go library gives them for
 // gopher-lua.
 var baseAllowed = []string{
 	"xpcall", "tostring", "setmetatable", "next", "assert", "tonumber",

@@ -93,9 +93,9 @@ func numberString(f float64) string {
 // a run of more than five (sizeof(FLAGS) - 1).
 const formatFlags = "-+ #0"
 
-// strFormat is string.format: each item formatted as C's sprintf formats
-// it with the same flags, width (2 digits at most) and precision (2
-// digits at most), and cut at its first NUL as lstrlib.c's strlen cuts
+// strFormat is string.format: each item formatted as glibc's sprintf
+// formats it with the same flags, width (2 digits at most) and precision
+// (2 digits at most), and cut at its first NUL as lstrlib.c's strlen cuts
 // it; %q quoted as addquoted; %s of 100 bytes or more without a
 // precision copied whole.
 func strFormat(L *lua.LState) int {
@@ -124,20 +124,16 @@ func strFormat(L *lua.LState) int {
 		var item []byte
 		switch conv {
 		case 'c':
-			item = pad([]byte{byte(cInt(checkNumber(L, arg, "format")))}, spec)
+			item = pad([]byte{byte(cInt32(checkNumber(L, arg, "format")))}, spec)
 		case 'd', 'i':
-			item = fmt.Appendf(nil, "%"+spec.flags+spec.width+spec.precision()+"d", cInt(checkNumber(L, arg, "format")))
+			v := cInt(checkNumber(L, arg, "format"))
+			if v == 0 && spec.hasPrec && spec.prec == 0 { // C: no digits, the sign flag's character
+				item = pad([]byte(signOf(spec.flags)), spec)
+				break
+			}
+			item = fmt.Appendf(nil, "%"+spec.flags+spec.width+spec.precision()+"d", v)
 		case 'o', 'u', 'x', 'X':
-			v := cUint(checkNumber(L, arg, "format"))
-			flags := strings.NewReplacer("+", "", " ", "").Replace(spec.flags) // C ignores them for unsigned
-			if v == 0 && (conv == 'x' || conv == 'X') {
-				flags = strings.ReplaceAll(flags, "#", "") // no 0x before a zero
-			}
-			verb := conv
-			if conv == 'u' {
-				verb = 'd'
-			}
-			item = fmt.Appendf(nil, "%"+flags+spec.width+spec.precision()+string(verb), v)
+			item = formatUnsigned(cUint(checkNumber(L, arg, "format")), conv, spec)
 		case 'e', 'E', 'f', 'g', 'G':
 			item = formatFloat(checkNumber(L, arg, "format"), conv, spec)
 		case 'q':
@@ -170,6 +166,45 @@ func strFormat(L *lua.LState) int {
 	}
 	L.Push(lua.LString(b))
 	return 1
+}
+
+// formatUnsigned is sprintf's %o, %u, %x or %X of v: Go's fmt without
+// the sign flags (C ignores them for an unsigned conversion), with C's
+// "0x" counted in a zero-padded width, no "0x" before a zero, and no
+// digits for a zero at precision 0 ("0" for %#o).
+func formatUnsigned(v uint64, conv byte, s formatSpec) []byte {
+	flags := strings.NewReplacer("+", "", " ", "").Replace(s.flags)
+	sharp := strings.Contains(flags, "#")
+	switch {
+	case v == 0 && s.hasPrec && s.prec == 0:
+		if sharp && conv == 'o' {
+			return pad([]byte("0"), s)
+		}
+		return pad(nil, s)
+	case v == 0 && (conv == 'x' || conv == 'X'):
+		flags = strings.ReplaceAll(flags, "#", "")
+	}
+	width := s.width
+	if w, _ := strconv.Atoi(width); sharp && (conv == 'x' || conv == 'X') && v != 0 &&
+		strings.Contains(flags, "0") && !strings.Contains(flags, "-") && !s.hasPrec && w > 2 {
+		width = strconv.Itoa(w - 2) // Go pads the digits, then adds "0x"
+	}
+	verb := conv
+	if conv == 'u' {
+		verb = 'd'
+	}
+	return fmt.Appendf(nil, "%"+flags+width+s.precision()+string(verb), v)
+}
+
+// signOf is the sign a '+' or ' ' flag gives a non-negative number.
+func signOf(flags string) string {
+	switch {
+	case strings.Contains(flags, "+"):
+		return "+"
+	case strings.Contains(flags, " "):
+		return " "
+	}
+	return ""
 }
 
 // formatSpec is one conversion's flags, width and precision.
@@ -246,13 +281,10 @@ func formatFloat(f float64, conv byte, s formatSpec) []byte {
 		if conv == 'E' || conv == 'G' {
 			word = strings.ToUpper(word)
 		}
-		switch {
-		case math.Signbit(f):
+		if math.Signbit(f) {
 			word = "-" + word
-		case strings.Contains(s.flags, "+"):
-			word = "+" + word
-		case strings.Contains(s.flags, " "):
-			word = " " + word
+		} else {
+			word = signOf(s.flags) + word
 		}
 		return pad([]byte(word), s)
 	}
@@ -270,6 +302,15 @@ func cInt(f float64) int64 {
 		return math.MinInt64
 	}
 	return int64(f)
+}
+
+// cInt32 is a double converted to a C int as x86-64 converts it: INT_MIN
+// when it does not fit.
+func cInt32(f float64) int32 {
+	if math.IsNaN(f) || f >= 1<<31 || f < -(1<<31) {
+		return math.MinInt32
+	}
+	return int32(f)
 }
 
 // cUint is a double converted to a C unsigned long as gcc converts it on

@@ -224,8 +224,8 @@ func TestBlockedClientHoldsNoLock(t *testing.T) {
 }
 
 // TestRenameAndCopyWakeBlockedClients checks S22: a RENAME or COPY that
-// makes a key a list serves the clients blocked on it, as a push does
-// (Redis's dbAdd signals the key as ready).
+// makes a key a list or a sorted set serves the clients blocked on it, as
+// a push does (Redis's dbAdd signals the key as ready).
 func TestRenameAndCopyWakeBlockedClients(t *testing.T) {
 	s, path := startServerWith(t, newTierCache(t), nil)
 	p := dialRaw(t, path)
@@ -240,5 +240,18 @@ func TestRenameAndCopyWakeBlockedClients(t *testing.T) {
 			t.Errorf("%v: the blocked BLPOP got %q", move, got)
 		}
 		p.expect([]step{{[]string{"DEL", "src", "dst"}, fmt.Sprintf(":%d", map[bool]int{true: 1, false: 0}[move[0] == "COPY"])}})
+	}
+	// A sorted set made so serves BZPOPMIN.
+	for i, move := range [][]string{{"RENAME", "zsrc", "zdst"}, {"COPY", "zsrc", "zdst"}, {"RENAMENX", "zsrc", "zdst"}} {
+		w := dialExact(t, path)
+		w.send("BZPOPMIN", "zdst", "5")
+		waitBlocked(t, s, 1)
+		p.expect([]step{{[]string{"ZADD", "zsrc", "1", fmt.Sprint("m", i)}, ":1"}})
+		p.cmd(move...)
+		p.reply()
+		if got := w.reply(); got != fmt.Sprintf("*3\r\n$4\r\nzdst\r\n$2\r\nm%d\r\n$1\r\n1\r\n", i) {
+			t.Errorf("%v: the blocked BZPOPMIN got %q", move, got)
+		}
+		p.expect([]step{{[]string{"DEL", "zsrc", "zdst"}, fmt.Sprintf(":%d", map[bool]int{true: 1, false: 0}[move[0] == "COPY"])}})
 	}
 }

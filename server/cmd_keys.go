@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/tiercache/tiercache/resp"
@@ -165,37 +164,24 @@ func (c *conn) expireCmd(args [][]byte, unit time.Duration, at bool) {
 	c.intReplyErr(c.s.cache.ExpireIf(args[1], d, cond))
 }
 
-// ttlCmd: TTL key (unit time.Second), PTTL key (time.Millisecond): the
-// remaining time rounded to the unit, -1 without an expiry, -2 when the
-// key is absent.
+// ttlCmd: TTL key (unit time.Second), PTTL key (time.Millisecond): as
+// Redis counts them, the expiry's millisecond less the clock's (PTTL),
+// that rounded to seconds (TTL); -1 without an expiry, -2 when the key is
+// absent.
 func (c *conn) ttlCmd(args [][]byte, unit time.Duration) {
-	ttl, exists := c.s.cache.TTL(args[1])
-	if exists && ttl == math.MaxInt64 { // past what a Duration holds (the tier saturates it)
-		if at, ok := c.s.cache.ExpireTime(args[1]); ok && !at.IsZero() {
-			ms := at.UnixMilli() - time.Now().UnixMilli()
-			if unit == time.Second {
-				ms = (ms + 500) / 1000
-			}
-			c.w.Int(ms)
-			return
-		}
-	}
+	ms, exists := c.s.cache.TTLMillis(args[1])
 	switch {
 	case !exists:
 		c.w.Int(-2)
-	case ttl < 0:
+	case ms < 0:
 		c.w.Int(-1)
+	case unit == time.Second:
+		c.w.Int((ms + 500) / 1000)
 	default:
-		// Redis's TTL is its PTTL rounded to seconds, and its PTTL the
-		// expiry's millisecond less the clock's: the duration left in
-		// milliseconds rounded up (ttl > 0 here).
-		ms := (int64(ttl) + int64(time.Millisecond) - 1) / int64(time.Millisecond)
-		if unit == time.Second {
-			ms = (ms + 500) / 1000
-		}
 		c.w.Int(ms)
 	}
 }
+
 func (c *conn) cmdPersist(args [][]byte) {
 	c.intReplyErr(c.s.cache.Persist(args[1]))
 }

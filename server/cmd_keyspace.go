@@ -35,14 +35,14 @@ func (c *conn) renameCmd(args [][]byte, nx bool) {
 	}
 }
 
-// wakeListAt serves clients blocked on key (BLPOP and the other blocking
-// pops) after a RENAME or COPY made it a list, as Redis's dbAdd signals
-// the key as ready.
+// wakeListAt serves clients blocked on key (BLPOP, BZPOPMIN and the
+// other blocking pops) after a RENAME or COPY made it a list or a sorted
+// set, as Redis's dbAdd signals the key as ready.
 func (c *conn) wakeListAt(key []byte) {
 	if c.s.blk.waiting.Load() == 0 {
 		return
 	}
-	if k, ok := c.s.cache.KindOf(key); ok && k == kindList {
+	if k, ok := c.s.cache.KindOf(key); ok && (k == kindList || k == kindZSet) {
 		c.wakeAfter(key)
 	}
 }

@@ -196,6 +196,10 @@ func (c *conn) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) 
 	}
 	call := &sconn.call
 	call.Ctx, call.Keys, call.Args, call.W = ctx, keys, argv, c.w
+	if c.push != nil {
+		c.push.holdPushes() // the invalidations of its writes to c come after its reply (S122)
+		defer c.push.releasePushes()
+	}
 	scr.eng.Run(sc, call)
 	c.scriptWakes(sconn.c)
 	sconn.c.w.Flush()               // nothing left: its buffer goes back to the pool

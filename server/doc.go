@@ -271,8 +271,8 @@
 //     is a nil array, and inside EXEC nothing blocks (TestBlockingTimeout);
 //     a client that hangs up while blocked, or a server that closes, ends
 //     the wait and takes nothing (TestBlockingClientCloses). A RENAME or
-//     COPY that makes a key a list serves its blocked clients as a push
-//     does (TestRenameAndCopyWakeBlockedClients). INFO's blocked_clients
+//     COPY that makes a key a list or a sorted set serves its blocked
+//     clients as a push does (TestRenameAndCopyWakeBlockedClients). INFO's blocked_clients
 //     counts them.
 //   - S23: LMOVE and RPOPLPUSH hold the transaction lock exclusively, as
 //     MSETNX does, so the element is on one of the two lists for every
@@ -408,8 +408,8 @@
 //     past the year 2262 too) orders under EXPIRE's GT and LT and reads
 //     back through EXPIRETIME, PEXPIRETIME, TTL and PTTL as in
 //     redis-server 7.0 (TestExpiriesPast2262MatchRedis; tier T43), in
-//     Redis's unit: PTTL is the milliseconds left rounded up, TTL that
-//     rounded to seconds, and GT and LT compare milliseconds
+//     Redis's unit: PTTL is the expiry's millisecond less the clock's,
+//     TTL that rounded to seconds, and GT and LT compare milliseconds
 //     (TestTTLInMilliseconds).
 //   - S43: hash field expiry: the HEXPIRE family, the HTTL family and
 //     HPERSIST answer, and publish their keyspace events, as a Redis 7.4
@@ -1044,6 +1044,18 @@
 //     redis-server 7.0 started with `databases 1` (SWAPDB 0 0 is OK and
 //     changes nothing; MOVE is always refused), in RESP2 and RESP3
 //     (TestMoveSwapDBMatchRedis).
+//   - S121: a blocked client (BLPOP, BZPOPMIN, BLMOVE and the rest) that
+//     sent more requests while it waited and then closed or shut down its
+//     end is seen gone while it waits, as redis-server sees it: it stops
+//     being a blocked client, and no push is served to it and lost
+//     (TestBlockedPipelinedHangup).
+//   - S122: a script's writes to keys its caller tracks reach the caller
+//     (RESP3) after the script's reply, or after EXEC's, while what the
+//     script published to it comes before, as redis-server 7.0 keeps the
+//     current client's invalidations pending until it has answered
+//     (TestTrackingScriptWritesAfterReply); a RESP2 client that
+//     redirects to itself and subscribes to __redis__:invalidate gets
+//     them as messages (TestTrackingRedirectToItself).
 //
 // The CL numbers are the emulated cluster's (Options.Cluster):
 //

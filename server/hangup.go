@@ -10,9 +10,11 @@ import (
 // closes its end, without reading its requests: a goroutine waits in the
 // runtime's poller for the socket to become readable and peeks
 // (peekHangup). Requests pipelined behind the blocking command make it
-// readable too; the watch then ends without a hangup, and such a client's
-// close is noticed once the command is answered. stop ends the watch (by
-// a read deadline, then restored) and returns once the goroutine has.
+// readable too; the watch then goes on waiting (the poller's next edge is
+// more requests or the close), so a client that pipelined a request and
+// closed is not served a pop it can no longer read (S121). stop ends the
+// watch (by a read deadline, then restored) and returns once the
+// goroutine has.
 func (c *conn) watchHangup() (hup <-chan struct{}, stop func()) {
 	sc, ok := c.nc.(syscall.Conn)
 	if !ok {

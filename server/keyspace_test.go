@@ -289,10 +289,10 @@ func TestExecIsolated(t *testing.T) {
 	}
 }
 
-// TestTTLInMilliseconds checks S42's unit: PTTL is the milliseconds left
-// rounded up (Redis's expiry millisecond less its clock's), TTL that
-// rounded to seconds, and EXPIRE's GT compares milliseconds, a fraction
-// of a millisecond after the SET as in the SET's own millisecond.
+// TestTTLInMilliseconds checks S42's unit: PTTL is the expiry's
+// millisecond less the clock's (Redis's), TTL that rounded to seconds,
+// and EXPIRE's GT compares milliseconds, a fraction of a millisecond after
+// the SET as in the SET's own millisecond.
 func TestTTLInMilliseconds(t *testing.T) {
 	clock := newTestClock()
 	clock.ns.Store(clock.now()/1e6*1e6 + 200_000) // 0.2 ms into a millisecond
@@ -319,4 +319,13 @@ func TestTTLInMilliseconds(t *testing.T) {
 	})
 	clock.advance(600 * time.Millisecond)
 	c.expect([]step{{[]string{"TTL", "a"}, ":1"}}) // 899 ms left
+	// The clock's millisecond, not the time left: 0.9 ms after a SET
+	// 0.2 ms into a millisecond, PTTL has lost one.
+	clock.ns.Store(clock.now()/1e6*1e6 + 200_000)
+	c.expect([]step{{[]string{"SET", "d", "v", "PX", "1500"}, "+OK"}})
+	clock.advance(900 * time.Microsecond)
+	c.expect([]step{
+		{[]string{"PTTL", "d"}, ":1499"},
+		{[]string{"PEXPIREAT", "e", "1"}, ":0"},
+	})
 }

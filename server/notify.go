@@ -182,6 +182,13 @@ func (c *conn) flushEvents() {
 // each blocked client after the write, as its current client, and
 // answers it then (S90).
 func (c *conn) invalidateBy(by *conn, keys [][]byte, served []*conn) {
+	if by == nil && c.scriptOf != nil {
+		// a script's writes: its caller hears of its own keys after the
+		// script's reply (runScript holds its pushes), as Redis 7.0 keeps
+		// the current client's invalidations pending until it answered
+		c.s.trk.invalidateAs(c.scriptOf, keys, []*conn{c.scriptOf})
+		return
+	}
 	if by == nil {
 		c.s.trk.invalidate(c.trackingClient(), keys)
 		return

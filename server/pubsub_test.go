@@ -171,6 +171,50 @@ func TestBlockedHangupAfterAPush(t *testing.T) {
 	}
 }
 
+// TestBlockedPipelinedHangup (S121): a client that sent a request while
+// blocked in BLPOP, BZPOPMIN or BLMOVE and then closed is seen gone while it
+// waits, as redis-server sees it: it is no longer a blocked client, and
+// the next push is served to the next waiter instead of being popped
+// into the closed connection and lost.
+func TestBlockedPipelinedHangup(t *testing.T) {
+	for _, c := range []struct {
+		block, push []string
+		served      string
+	}{
+		{[]string{"BLPOP", "k", "0"}, []string{"RPUSH", "k", "v"}, "*2\r\n$1\r\nk\r\n$1\r\nv\r\n"},
+		{[]string{"BZPOPMIN", "z", "0"}, []string{"ZADD", "z", "1", "m"}, "*3\r\n$1\r\nz\r\n$1\r\nm\r\n$1\r\n1\r\n"},
+		{[]string{"BLMOVE", "s", "d", "LEFT", "LEFT", "0"}, []string{"RPUSH", "s", "v"}, "$1\r\nv\r\n"},
+	} {
+		t.Run(c.block[0], func(t *testing.T) {
+			_, path := startServer(t, nil)
+			gone, next, w := dialPeer(t, path), dialPeer(t, path), dialPeer(t, path)
+			blocked := func(n int) {
+				t.Helper()
+				want := "blocked_clients:" + strconv.Itoa(n) + "\r\n"
+				deadline := time.Now().Add(10 * time.Second)
+				for !strings.Contains(w.do("INFO", "clients"), want) {
+					if time.Now().After(deadline) {
+						t.Fatalf("not %s after 10 s", strings.TrimSpace(want))
+					}
+					time.Sleep(time.Millisecond)
+				}
+			}
+			gone.send(c.block...)
+			blocked(1)
+			gone.send("PING") // sent while blocked: unread in the socket
+			time.Sleep(50 * time.Millisecond)
+			gone.nc.Close()
+			blocked(0)
+			next.send(c.block...)
+			blocked(1)
+			w.do(c.push...)
+			if r := next.read(5 * time.Second); r != c.served {
+				t.Fatalf("the next waiter got %q, want %q", r, c.served)
+			}
+		})
+	}
+}
+
 // TestNoMessageAfterUnsubscribe (S32, S58): once a client has
 // UNSUBSCRIBE's (SUNSUBSCRIBE's) answer for a channel (shard channel) it
 // gets no message of that channel, as in Redis, while a publisher floods

@@ -120,8 +120,10 @@ func openSpare() (int, error) {
 func closeFd(fd int) { unix.Close(fd) }
 
 // peekHangup looks at the socket fd without taking anything from it: eof
-// if the peer closed with nothing unread, ready if it can tell (data or
-// the close arrived), false and false if nothing has arrived (EAGAIN).
+// if the peer closed or shut down its writing, with or without requests
+// still unread (POLLRDHUP or POLLHUP behind the unread bytes: a peek alone
+// cannot see a close queued after them); ready when it can tell, false and
+// false while nothing or only requests have arrived.
 func peekHangup(fd int) (eof, ready bool) {
 	var b [1]byte
 	for {
@@ -133,7 +135,17 @@ func peekHangup(fd int) (eof, ready bool) {
 			return false, false
 		case err != nil:
 			return true, true // a reset connection is gone too
+		case n == 0:
+			return true, true
 		}
-		return n == 0, true
+		// Requests are waiting: poll(2) with no wait tells whether the
+		// peer's close or shutdown came after them (tcp_poll and
+		// unix_poll set EPOLLRDHUP once the receive side is shut).
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+		if _, err := unix.Poll(fds, 0); err == unix.EINTR {
+			continue
+		}
+		hup := fds[0].Revents&(unix.POLLRDHUP|unix.POLLHUP|unix.POLLERR) != 0
+		return hup, hup
 	}
 }

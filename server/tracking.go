@@ -343,7 +343,7 @@ func (t *tracker) sendLocked(c *conn, keys []byte, after bool) {
 		} else {
 			q.deliver(b[1:], '>')
 		}
-	case dst != c && dst.subs.Load() > 0:
+	case st.redirect != 0 && dst.subs.Load() > 0: // itself too (sendTrackingMessage's using_redirection)
 		b := resp.AppendArray(nil, 3)
 		b = resp.AppendBulk(b, []byte("message"))
 		b = resp.AppendBulk(b, []byte(invalidateChannel))

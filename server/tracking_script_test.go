@@ -104,3 +104,27 @@ func TestTrackingFlushWithNoTracker(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackingScriptWritesAfterReply (S122): in RESP3 a script's caller
+// hears of the keys it tracks that the script wrote after the script's
+// reply, a message the script published to it before, and inside EXEC
+// after EXEC's reply, as redis-server 7.0 sends them.
+func TestTrackingScriptWritesAfterReply(t *testing.T) {
+	p := newPeers(t, 1, 3, nil)
+	p.same(0, "CLIENT", "TRACKING", "on")
+	p.same(0, "GET", "k1")
+	p.same(0, "GET", "k2")
+	p.same(0, "SUBSCRIBE", "ch")
+	p.same(0, "EVAL", "redis.call('set', KEYS[1], '1'); redis.call('publish', 'ch', 'm'); redis.call('set', KEYS[2], '1'); return 5", "2", "k1", "k2")
+	for _, what := range []string{"the script's reply", "k1's invalidation", "k2's invalidation"} {
+		p.sameRead(0, time.Second, what)
+	}
+	p.same(0, "GET", "k1")
+	p.same(0, "MULTI")
+	p.same(0, "EVAL", "redis.call('set', KEYS[1], '3'); return 6", "1", "k1")
+	p.same(0, "EXEC")
+	p.sameRead(0, time.Second, "k1's invalidation after EXEC")
+	if r := p.sameRead(0, 50*time.Millisecond, "nothing more"); r != "" {
+		t.Errorf("more after EXEC: %q", r)
+	}
+}

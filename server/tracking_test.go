@@ -325,3 +325,23 @@ func TestTrackingRedirectQuitIsBroken(t *testing.T) {
 		tr.nc.Close()
 	}
 }
+
+// TestTrackingRedirectToItself checks S122's RESP2 part: a RESP2 client
+// that redirects its invalidations to itself and then subscribes to
+// __redis__:invalidate gets them as messages, the FLUSHALL's null too, as
+// redis-server 7.0 sends them (sendTrackingMessage's using_redirection).
+func TestTrackingRedirectToItself(t *testing.T) {
+	p := newPeers(t, 2, 2, nil)
+	for _, side := range [][]*rawPeer{p.ours, p.peer} {
+		id := side[0].do("CLIENT", "ID")
+		if r := side[0].do("CLIENT", "TRACKING", "ON", "REDIRECT", id[1:len(id)-2]); r != "+OK\r\n" {
+			t.Fatalf("CLIENT TRACKING ON REDIRECT itself: %q", r)
+		}
+	}
+	p.same(0, "GET", "k")
+	p.same(0, "SUBSCRIBE", "__redis__:invalidate")
+	p.same(1, "SET", "k", "1")
+	p.sameRead(0, time.Second, "k's invalidation")
+	p.same(1, "FLUSHALL")
+	p.sameRead(0, time.Second, "the FLUSHALL's null")
+}

@@ -447,9 +447,10 @@ func TestChunksKeepOnlySmallArrays(t *testing.T) {
 }
 
 // TestExpireGTInOneMillisecond checks T43's unit: GT and LT compare
-// expiries in whole milliseconds, so EXPIRE k 100 GT a fraction of a
-// millisecond after SET k v EX 100 does not apply (Redis's expiries are
-// milliseconds), and does a millisecond later; LT likewise.
+// expiries in whole milliseconds rounded down, so EXPIRE k 100 GT a
+// fraction of a millisecond after SET k v EX 100 does not apply (Redis's
+// expiries are milliseconds), and does a millisecond later; LT likewise;
+// a past time is earlier than any live expiry.
 func TestExpireGTInOneMillisecond(t *testing.T) {
 	clock := newFakeClock()
 	c, err := Open(smallOptions(clock))
@@ -475,5 +476,29 @@ func TestExpireGTInOneMillisecond(t *testing.T) {
 	}
 	if ok, err := c.ExpireIf(key, 99*time.Second, ExpireLT); !ok || err != nil {
 		t.Errorf("LT a second earlier: %v, %v; want true", ok, err)
+	}
+	// Against an absolute expiry: milliseconds rounded down, Redis's.
+	at := time.Unix(0, clock.Now()).Truncate(time.Millisecond).Add(time.Second)
+	clock.Advance(int64(300 * time.Microsecond))
+	if ok, err := c.ExpireAtIf(key, at, 0); !ok || err != nil {
+		t.Fatalf("PEXPIREAT: %v, %v", ok, err)
+	}
+	if ok, _ := c.ExpireIf(key, time.Second, ExpireGT); ok {
+		t.Error("GT to the same millisecond as the PEXPIREAT's: applied")
+	}
+	if ok, _ := c.ExpireIf(key, 999*time.Millisecond, ExpireLT); !ok {
+		t.Error("LT a millisecond before the PEXPIREAT's: not applied")
+	}
+	// A time already past is earlier than any live key's expiry, even one
+	// within this millisecond: LT deletes.
+	if _, err := c.Set(key, []byte("v"), SetOptions{TTL: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(int64(900 * time.Microsecond))
+	if ok, err := c.ExpireIf(key, -time.Second, ExpireLT); !ok || err != nil {
+		t.Errorf("LT to a past time: %v, %v; want true", ok, err)
+	}
+	if _, ok := c.TTLMillis(key); ok {
+		t.Error("the key is still there after EXPIRE -1 LT")
 	}
 }

@@ -240,7 +240,8 @@ func Open(opts Options) (*Cache, error) {
 	go c.background()
 	c.log.Info("tier: cache open", zap.Int64("hot_bytes", opts.HotBytes), zap.Int64("warm_bytes", opts.WarmBytes),
 		zap.Int64("dram_capacity", c.mem.capacity()), zap.Int("tenants", len(opts.Tenants)),
-		zap.Bool("cold", c.cold != nil), zap.Bool("cold_preexisting", c.coldUnknown.Load()), zap.String("durability", string(opts.Durability)),
+		zap.Bool("cold", c.cold != nil), zap.Bool("cold_preexisting", c.cold != nil && c.cold.Stats().PreExisting),
+		zap.Bool("cold_keys_forgotten", c.forgetCold), zap.String("durability", string(opts.Durability)),
 		zap.Bool("remote", c.rt != nil))
 	return c, nil
 }

@@ -539,9 +539,9 @@
 //     replicates (TestRemoteFailover/MasterKilled, /ManualFailover).
 //   - T43: an expiry is kept as backend.Meta.Expiry encodes it (B3): every
 //     time up to int64 milliseconds, past 2262 too, is kept exactly,
-//     ordered under ExpireAtIf's GT and LT by its milliseconds (rounded
-//     up, Redis's unit: TestExpireGTInOneMillisecond), never expires
-//     before its time,
+//     ordered under ExpireAtIf's GT and LT by its millisecond (rounded
+//     down, Redis's unit; a past time before every live expiry:
+//     TestExpireGTInOneMillisecond), never expires before its time,
 //     and survives demotion to cold, adoption back and a restart
 //     (TestFarExpiriesAcrossColdAndRestart).
 //   - T46: OnRemoval's function is told of every key that leaves the

@@ -632,6 +632,19 @@ func (c *Cache) TTL(key []byte) (ttl time.Duration, exists bool) {
 	return ttl, exists
 }
 
+// TTLMillis is key's time to live as Redis counts it (PTTL): its
+// expiry's millisecond (expiryMillis) less the clock's, -1 without an
+// expiry; false when the key is absent (T43).
+func (c *Cache) TTLMillis(key []byte) (ms int64, exists bool) {
+	exists = c.withLive(key, func(e *entry, now int64) {
+		ms = -1
+		if e.exp != 0 {
+			ms = max(expiryMillis(e.exp)-now/int64(time.Millisecond), 0)
+		}
+	})
+	return ms, exists
+}
+
 // withLive runs f with key's entry, under its shard's read lock, and the
 // time it is live at (a key only cold holds is adopted first); false, f
 // not run, when the key is absent or expired or the cache closed.

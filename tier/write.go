@@ -629,24 +629,24 @@ const (
 // deletes the key, in writethrough mode durably (Delete).
 func (c *Cache) ExpireIf(key []byte, ttl time.Duration, cond ExpireCond) (bool, error) {
 	return c.retime(key, func(now int64, e *entry) (int64, bool) {
-		exp := now // ttl ≤ 0: delete
-		if ttl > 0 {
-			exp = backend.ExpiryAfter(now, ttl)
+		if ttl <= 0 {
+			return now, cond.allows(e.exp, now, true) // delete
 		}
-		return exp, cond.allows(e.exp, exp)
+		exp := backend.ExpiryAfter(now, ttl)
+		return exp, cond.allows(e.exp, exp, false)
 	})
 }
 
 // allows reports whether cond lets a key whose expiry is old (0: none)
-// take the expiry exp. GT and LT compare the two in whole milliseconds
-// (rounded up, as PEXPIRETIME shows them), Redis's unit: EXPIRE k 100 GT
-// in the millisecond of SET k v EX 100 does not apply, as on
-// redis-server (T43).
-func (cond ExpireCond) allows(old, exp int64) bool {
+// take the expiry exp, or an expiry already past (past: then earlier
+// than any live key's). GT and LT compare the two in whole milliseconds
+// (expiryMillis), Redis's unit: EXPIRE k 100 GT in the millisecond of
+// SET k v EX 100 does not apply, as on redis-server (T43).
+func (cond ExpireCond) allows(old, exp int64, past bool) bool {
 	never := old == 0
-	order := 0
-	if !never && cond&(ExpireGT|ExpireLT) != 0 {
-		order = cmpMillis(exp, old)
+	order := -1
+	if !past && !never && cond&(ExpireGT|ExpireLT) != 0 {
+		order = cmp.Compare(expiryMillis(exp), expiryMillis(old))
 	}
 	switch {
 	case cond&ExpireNX != 0 && !never, cond&ExpireXX != 0 && never,
@@ -655,11 +655,6 @@ func (cond ExpireCond) allows(old, exp int64) bool {
 		return false
 	}
 	return true
-}
-
-// cmpMillis orders two expiries (neither 0) by their milliseconds.
-func cmpMillis(a, b int64) int {
-	return cmp.Compare(backend.ExpiryMillis(a), backend.ExpiryMillis(b))
 }
 
 // Persist removes the expiry; false if the key is absent or had none. In

@@ -102,6 +102,8 @@ flusher:
   batch_items: -3
 metrics:
   listen: notanaddr
+remote:
+  addrs: [127.0.0.1:99999, "127.0.0.1:0", nocolon]
 `), "test")
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +117,8 @@ metrics:
 		"server.cold_get_batch_bytes", "server.max_list_elements", "server.busy_script_time",
 		"server.max_clients -1", "server.max_args -2", "server.max_inline 8", "server.tracking_table_max_keys -5",
 		"server.slowlog_log_slower_than -2", "server.slowlog_max_len -1", "warm.node", "warm.policy", "warm.fallback",
-		"cold.backend", "Durability", "logging.level", "InFlight 65", "BatchItems -3", "metrics.listen"} {
+		"cold.backend", "Durability", "logging.level", "InFlight 65", "BatchItems -3", "metrics.listen",
+		`"127.0.0.1:99999": port 99999 is outside 1-65535`, `"127.0.0.1:0": port 0`, `"nocolon" is not host:port`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}

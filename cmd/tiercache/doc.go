@@ -59,8 +59,11 @@
 //   - C7: with server.go_memory_limit auto (the default) and no GOMEMLIMIT
 //     in the environment, the sidecar sets Go's memory limit to its
 //     cache's heap budget (tier.Memory), follows it every 100 ms and
-//     logs what it set; a size sets that limit, off none; Close puts the
-//     previous limit back (TestMemLimiterFollowsBudget). Under the churn
+//     logs what it set, never below the live heap and a quarter more
+//     (heap the budget does not count must not leave the collector
+//     running without end: TestMemLimitLeavesLiveHeapRoom); a size sets
+//     that limit, off none; Close puts the previous limit back
+//     (TestMemLimiterFollowsBudget). Under the churn
 //     of TestPeakRSSWithinBudget (1.5 KiB values, Zipf overwrites and
 //     MGETs, no cold tier) peak RSS stays within 1.10 × (hot.bytes +
 //     warm.bytes) + tier.DirEntryBytes × keys + 32 MiB.

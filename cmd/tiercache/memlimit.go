@@ -36,6 +36,7 @@ type memLimiter struct {
 	caches   map[*tier.Cache]memLimit
 	prev     int64 // the limit before the first add
 	overhead int64 // runtimeOverhead when the limit was last set (auto shares only)
+	floor    int64 // liveFloor when the limit was last set (auto shares only)
 	stop     chan struct{}
 	stopped  chan struct{}
 }
@@ -106,19 +107,41 @@ func (l *memLimiter) remove(c *tier.Cache) {
 }
 
 // applyLocked sets the limit to the sum of the shares, and the runtime's
-// overhead when a share is auto.
+// overhead when a share is auto; with an auto share, never below
+// liveFloor.
 func (l *memLimiter) applyLocked() int64 {
 	var sum int64
-	l.overhead = 0
+	l.overhead, l.floor = 0, 0
 	for _, s := range l.caches {
 		sum += s.bytes
 		if s.auto && l.overhead == 0 {
-			l.overhead = runtimeOverhead()
+			l.overhead, l.floor = runtimeOverhead(), liveFloor()
 		}
 	}
-	sum += l.overhead
+	sum = max(sum, l.floor) + l.overhead
 	debug.SetMemoryLimit(sum)
 	return sum
+}
+
+// liveRoom is the share of the live heap the collector is always given
+// as room: a quarter, GOGC 25.
+const liveRoom = 4
+
+// liveFloor is the least an auto limit leaves the heap's objects: the
+// live heap after the last collection (/gc/heap/live) and a liveRoom-th
+// of it. What the shares do not count (a remote client's buffers,
+// scripts, the connections' state) could otherwise bring the limit under
+// the live heap, and the collector would run without end, idle or not:
+// 10-25 collections a second were seen on a sidecar with a remote tier
+// once a load had passed.
+func liveFloor() int64 {
+	s := []rtmetrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	rtmetrics.Read(s)
+	if s[0].Value.Kind() != rtmetrics.KindUint64 {
+		return 0
+	}
+	live := int64(s[0].Value.Uint64())
+	return live + live/liveRoom
 }
 
 // overheadClasses are the runtime/metrics memory classes Go's memory

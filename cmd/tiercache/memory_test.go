@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"runtime/debug"
 
 	"strings"
@@ -152,25 +153,27 @@ func TestMemLimiterFollowsBudget(t *testing.T) {
 	cfg.Cold.Backend = "none"
 	cfg.Server.GoMemoryLimit = "auto"
 	sc := startTestSidecar(t, cfg)
-	overhead := func() int64 {
+	// The limit set last: the budget or the live heap's floor, whichever
+	// is more, and the overhead, both read when it was set.
+	expected := func() (want, overhead int64) {
 		procMemLimit.mu.Lock()
 		defer procMemLimit.mu.Unlock()
-		return procMemLimit.overhead
+		return max(sc.cache.Memory().GoLimit(), procMemLimit.floor) + procMemLimit.overhead, procMemLimit.overhead
 	}
-	if got, want := debug.SetMemoryLimit(-1), sc.cache.Memory().GoLimit()+overhead(); got != want || overhead() <= 0 {
-		t.Fatalf("limit %d, want the heap budget, live structures and the runtime's overhead %d (overhead %d)", got, want, overhead())
+	if got, want, overhead := debug.SetMemoryLimit(-1), sc.cache.Memory().GoLimit(), procMemLimit.overhead; got < want+overhead || overhead <= 0 {
+		t.Fatalf("limit %d, want at least the heap budget, live structures and the runtime's overhead %d (overhead %d)", got, want+overhead, overhead)
 	}
 	for i := 0; i < 20000; i++ {
 		if _, err := sc.cache.Set([]byte(fmt.Sprint("k", i)), []byte("v"), tier.SetOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := sc.cache.Memory().GoLimit() + overhead()
+	want, _ := expected()
 	for deadline := time.Now().Add(5 * memLimitEvery); debug.SetMemoryLimit(-1) != want; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("limit %d did not follow the budget and overhead %d", debug.SetMemoryLimit(-1), want)
 		}
-		want = sc.cache.Memory().GoLimit() + overhead()
+		want, _ = expected()
 	}
 	sc.Close()
 	if got := debug.SetMemoryLimit(-1); got != before {
@@ -192,6 +195,39 @@ func TestMemLimiterFollowsBudget(t *testing.T) {
 		t.Fatalf("limit %d with go_memory_limit off, want %d", got, before)
 	}
 	sc.Close()
+}
+
+// TestMemLimitLeavesLiveHeapRoom checks C7's floor: heap the budget does
+// not count (here a 64 MiB object kept live) raises the auto limit to the
+// live heap and a quarter more, so the collector keeps room to work in.
+func TestMemLimitLeavesLiveHeapRoom(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set in the environment: auto leaves it alone")
+	}
+	cfg := testConfig(t, t.TempDir())
+	cfg.Cold.Backend = "none"
+	cfg.Server.GoMemoryLimit = "auto"
+	sc := startTestSidecar(t, cfg)
+	defer sc.Close()
+	ballast := make([]byte, 64<<20)
+	for i := range ballast {
+		ballast[i] = byte(i)
+	}
+	runtime.GC()
+	floor := func() int64 {
+		procMemLimit.mu.Lock()
+		defer procMemLimit.mu.Unlock()
+		return procMemLimit.floor
+	}
+	for deadline := time.Now().Add(5 * time.Second); floor() < int64(len(ballast))*5/4; time.Sleep(memLimitEvery) {
+		if time.Now().After(deadline) {
+			t.Fatalf("floor %d after 5 s, want at least %d: 64 MiB live and a quarter", floor(), len(ballast)*5/4)
+		}
+	}
+	if got := debug.SetMemoryLimit(-1); got < floor() {
+		t.Fatalf("limit %d under the live heap's floor %d", got, floor())
+	}
+	runtime.KeepAlive(ballast)
 }
 
 // TestMemLimiterRefreshAfterRemove: a follower's refresh that comes after
