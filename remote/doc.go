@@ -45,7 +45,8 @@
 //     replaced or deleted value expire after chunkGrace
 //     (TestStoreOnACluster/ReplacedPiecesExpire).
 //   - R5: Open never fails for an unreachable store or refused
-//     credentials: the store starts unavailable, logs why once, and
+//     credentials: the store starts unavailable, logs why once (refused
+//     credentials, or no seed answering, with TLS's likely cause), and
 //     connects in the background; while unavailable or while its breaker
 //     is open (BreakerFailures round trips in a row failed), calls make no
 //     round trip and say ErrUnavailable; the health probe closes the

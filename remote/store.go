@@ -74,13 +74,28 @@ func Open(cfg Config, p backend.Params) (*Store, error) {
 	s.br.init(cfg.BreakerFailures, cfg.BreakerBackoff, s.log)
 	s.lat.init()
 	if err := s.connect(); err != nil {
-		s.log.Warn("remote tier unreachable at start: serving the local tiers, retrying in the background",
+		s.log.Warn("remote tier unavailable at start: "+startFailure(err, cfg.TLS != nil)+"; serving the local tiers, retrying in the background",
 			zap.Strings("addrs", cfg.Addrs), zap.Error(err))
 		s.br.open(err)
 	}
 	s.wg.Add(1)
 	go s.health()
 	return s, nil
+}
+
+// startFailure says in words why the first connect failed: the seeds
+// refused the credentials (WRONGPASS, NOAUTH), or did not answer, which
+// with TLS on is what a server without TLS looks like (the handshake
+// waits for a reply that never comes).
+func startFailure(err error, tls bool) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "WRONGPASS"), strings.Contains(msg, "NOAUTH"), strings.Contains(msg, "invalid password"):
+		return "the seeds refused the credentials (remote.username, remote.password)"
+	case tls:
+		return "no seed completed a TLS handshake (is remote.tls meant for these servers?) or answered"
+	}
+	return "no seed answered"
 }
 
 // connect makes the client and reads the generation; on failure nothing

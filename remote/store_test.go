@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/tiercache/tiercache/backend"
 	"github.com/tiercache/tiercache/flusher"
 	"github.com/tiercache/tiercache/remote/redistest"
@@ -366,13 +369,18 @@ func TestUnreachableAtStart(t *testing.T) {
 }
 
 // TestWrongPassword checks R5 for refused credentials: Open succeeds, the
-// store stays unavailable and reads miss.
+// store stays unavailable and reads miss, and the log says the
+// credentials were refused, not that the seeds are unreachable.
 func TestWrongPassword(t *testing.T) {
 	srv := redistest.StartServer(t, "--requirepass", "right")
-	s, _ := openStore(t, []string{srv.Addr}, "t10:", func(c *Config) { c.Password = "wrong" })
+	core, logs := observer.New(zap.WarnLevel)
+	s, _ := openStore(t, []string{srv.Addr}, "t10:", func(c *Config) { c.Password = "wrong"; c.Logger = zap.New(core) })
 	time.Sleep(200 * time.Millisecond)
 	if s.Available() || s.Stats().Remote.Connected {
 		t.Fatal("connected with a wrong password")
+	}
+	if n := logs.FilterMessageSnippet("refused the credentials").Len(); n != 1 {
+		t.Errorf("%d start lines saying the credentials were refused, want 1: %v", n, logs.All())
 	}
 	ok, _ := openStore(t, []string{srv.Addr}, "t10:", func(c *Config) { c.Password = "right" })
 	if !ok.Available() {

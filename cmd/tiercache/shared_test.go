@@ -345,7 +345,7 @@ func TestSharedBadRemote(t *testing.T) {
 	if got := infoField(t, c, "tiers", "remote_connected"); got != "0" {
 		t.Errorf("remote_connected %q with unreachable seeds", got)
 	}
-	if logs.FilterMessageSnippet("remote tier unreachable at start").Len() == 0 {
+	if logs.FilterMessageSnippet("remote tier unavailable at start: no seed answered").Len() == 0 {
 		t.Error("the log does not say the remote tier is unreachable")
 	}
 
